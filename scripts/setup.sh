@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every Debian package tokbench needs to build, run and test. Idempotent: when all
+# packages are present it prints nothing and touches nothing. Run as root or with sudo.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config git ca-certificates
+  libcurl4-openssl-dev   # client transport (multi interface)
+  libboost-dev           # Asio + Beast for the simulator (header-only)
+  libsimdjson-dev        # JSON parsing
+  libcli11-dev           # command line
+  libfmt-dev libspdlog-dev
+  libgtest-dev libgmock-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "setup: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

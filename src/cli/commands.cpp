@@ -1,0 +1,153 @@
+#include "cli/commands.hpp"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <memory>
+
+#include "client/engine.hpp"
+#include "mock/mock_server.hpp"
+#include "runner/runner.hpp"
+
+namespace tokbench::cli {
+
+namespace {
+
+// Ctrl-C during a run: the first stops sending and drains, the second cancels in-flight
+// requests. A signal handler can only reach process-wide state, hence this one static.
+std::atomic<int> g_stop{client::kRunning};
+
+extern "C" void on_stop_signal(int) {
+  const int level = g_stop.load() + 1;
+  g_stop.store(level > client::kCancelNow ? client::kCancelNow : level);
+  constexpr char kMsg[] = "\ntokbench: stopping: no new requests; waiting for in-flight ones (Ctrl-C again cancels them)\n";
+  if (level == client::kDrain) (void)!write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
+}
+
+void add_run(CLI::App& app, std::function<int()>& action) {
+  auto cfg = std::make_shared<runner::RunConfig>();
+  auto* run = app.add_subcommand("run", "benchmark an OpenAI-compatible endpoint (default: the built-in simulator)");
+  auto& c = *cfg;
+  run->add_option("--url", c.url, "full endpoint URL, e.g. http://127.0.0.1:8000/v1/chat/completions");
+  run->add_option("--host", c.host, "server host (with --port and --endpoint) instead of --url");
+  run->add_option("--port", c.port, "server port")->capture_default_str();
+  run->add_option("--endpoint", c.endpoint, "chat | completions")->capture_default_str();
+  run->add_option("--model", c.model, "model name; empty = first id from GET /v1/models");
+  run->add_option("--api-key", c.api_key, "bearer token; default $OPENAI_API_KEY");
+  run->add_option("--header", c.headers, "extra 'Key: Value' header (repeatable)");
+  run->add_flag("--stream,!--no-stream", c.stream, "stream with SSE (default) or not")->capture_default_str();
+  run->add_option("--max-tokens", c.max_tokens, "max_tokens of each request; 0 = not sent")->capture_default_str();
+  run->add_flag("--ignore-eos", c.ignore_eos, "send ignore_eos: true (always produce max_tokens)");
+  run->add_option_function<int64_t>("--min-tokens", [&c](const int64_t& v) { c.min_tokens = v; },
+                                    "send min_tokens (only when given)");
+  run->add_option_function<double>("--temperature", [&c](const double& v) { c.temperature = v; },
+                                   "send temperature (only when given; else the server default)");
+  run->add_option("--extra-body", c.extra_body, "JSON object merged into every body at the top level");
+  run->add_flag("--continuous-usage", c.continuous_usage,
+                "ask for stream_options.continuous_usage_stats (exact per-token ITL with multi-token chunks)");
+  run->add_option("--concurrency", c.concurrency, "max requests in flight")->capture_default_str();
+  run->add_option("--num-prompts", c.num_prompts, "requests to send; 0 = one pass over the dataset")->capture_default_str();
+  run->add_option("--request-rate", c.request_rate, "Poisson arrivals, req/s; 0 = as fast as concurrency allows")
+      ->capture_default_str();
+  run->add_option("--timeout-s", c.timeout_s, "per-request timeout; 0 = none")->capture_default_str();
+  run->add_option("--retries", c.retries, "retries after a connection error")->capture_default_str();
+  run->add_option("--warmup", c.warmup, "warm-up requests, excluded from statistics")->capture_default_str();
+  run->add_option("--workers", c.workers, "client threads; 0 = automatic")->capture_default_str();
+  run->add_option("--seed", c.seed, "seed of the arrival schedule")->capture_default_str();
+  run->add_option("--drain-s", c.drain_s, "after Ctrl-C, seconds in-flight requests may finish")->capture_default_str();
+  run->add_option("--dataset", c.dataset, "builtin | qa:PATH | gsm8k:PATH")->capture_default_str();
+  run->add_option("--output-dir", c.output_dir, "where run folders go")->capture_default_str();
+  run->add_option("--model-abbr", c.model_abbr, "folder name under performances/; default: the model name");
+  run->add_option("--compat", c.compat, "metric definitions: tokbench | aisbench")->capture_default_str();
+  run->add_flag("--quiet", c.quiet, "no progress line");
+  run->callback([&action, cfg] {
+    action = [cfg] {
+      struct sigaction sa {};
+      sa.sa_handler = on_stop_signal;
+      sigemptyset(&sa.sa_mask);
+      sigaction(SIGINT, &sa, nullptr);
+      sigaction(SIGTERM, &sa, nullptr);
+      return runner::run_benchmark(*cfg, g_stop, stdout).exit_code;
+    };
+  });
+}
+
+void add_serve_mock(CLI::App& app, std::function<int()>& action) {
+  auto s = std::make_shared<mock::MockSettings>();
+  auto* cmd = app.add_subcommand("serve-mock", "run the built-in OpenAI-compatible simulator");
+  cmd->add_option("--host", s->host, "address to listen on")->capture_default_str();
+  cmd->add_option("--port", s->port, "port; 0 = any free port")->capture_default_str();
+  cmd->add_option("--model-name", s->model_name, "the model id it serves")->capture_default_str();
+  cmd->add_option("--ttft-ms", s->ttft_ms, "time to first token")->capture_default_str();
+  cmd->add_option("--tpot-ms", s->tpot_ms, "time between tokens")->capture_default_str();
+  cmd->add_option("--jitter-ms", s->jitter_ms, "seeded uniform jitter on TTFT and every gap")->capture_default_str();
+  cmd->add_option("--tokens-per-chunk", s->tokens_per_chunk, "tokens per content chunk after the first")
+      ->capture_default_str();
+  cmd->add_option("--eos-min-tokens", s->eos_min_tokens, "shortest output without ignore_eos")->capture_default_str();
+  cmd->add_option("--eos-max-tokens", s->eos_max_tokens, "longest output without ignore_eos")->capture_default_str();
+  cmd->add_option("--default-max-tokens", s->default_max_tokens, "output cap when a request sets none")
+      ->capture_default_str();
+  cmd->add_option("--seed", s->seed, "seed of lengths and jitter")->capture_default_str();
+  cmd->add_option("--trace", s->trace_path, "write each chunk's write time here (JSON lines)");
+  cmd->add_option("--threads", s->threads, "server threads")->capture_default_str();
+  cmd->add_option("--fail-every", s->fail_every, "answer every N-th completion with HTTP 500; 0 = never")
+      ->capture_default_str();
+  cmd->add_option("--drop-every", s->drop_every, "cut every N-th stream mid-way; 0 = never")->capture_default_str();
+  cmd->callback([&action, s] {
+    action = [s] {
+      if (auto errs = s->validate(); !errs.empty()) {
+        std::string all;
+        for (const auto& e : errs) all += (all.empty() ? "" : "\n") + e;
+        throw std::invalid_argument(all);
+      }
+      // Block the stop signals before any thread starts, then wait for one here.
+      sigset_t set;
+      sigemptyset(&set);
+      sigaddset(&set, SIGINT);
+      sigaddset(&set, SIGTERM);
+      pthread_sigmask(SIG_BLOCK, &set, nullptr);
+      mock::MockServer server(*s);
+      const uint16_t port = server.start();
+      const bool v6 = s->host.find(':') != std::string::npos;
+      fmt::print("tokbench serve-mock: listening on http://{}{}{}:{} (model {}, ttft {} ms, tpot {} ms)\n",
+                 v6 ? "[" : "", s->host, v6 ? "]" : "", port, s->model_name, s->ttft_ms, s->tpot_ms);
+      std::fflush(stdout);
+      int sig = 0;
+      sigwait(&set, &sig);
+      server.stop();
+      fmt::print("tokbench serve-mock: stopped after {} completion request(s)\n", server.completions_served());
+      return 0;
+    };
+  });
+}
+
+void add_report(CLI::App& app, std::function<int()>& action) {
+  struct Args {
+    std::string dir;
+    std::string compat;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("report", "recompute every output of a finished run from its details file");
+  cmd->add_option("dir", a->dir, "the run folder (outputs/<timestamp>)")->required();
+  cmd->add_option("--compat", a->compat, "recompute under other definitions: tokbench | aisbench");
+  cmd->callback([&action, a] {
+    action = [a] {
+      std::optional<std::string> compat;
+      if (!a->compat.empty()) compat = a->compat;
+      runner::recompute(a->dir, compat, stdout);
+      return 0;
+    };
+  });
+}
+
+}  // namespace
+
+void add_commands(CLI::App& app, std::function<int()>& action) {
+  add_run(app, action);
+  add_serve_mock(app, action);
+  add_report(app, action);
+}
+
+}  // namespace tokbench::cli

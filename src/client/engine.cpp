@@ -1,0 +1,399 @@
+#include "client/engine.hpp"
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <memory>
+#include <thread>
+
+#include <time.h>
+
+#include "client/chunk_parser.hpp"
+#include "client/sse.hpp"
+#include "common/clock.hpp"
+
+namespace tokbench::client {
+
+using record::ChunkEvent;
+using record::kNone;
+using record::Outcome;
+using record::RequestRecord;
+
+namespace {
+
+constexpr size_t kErrorBodyLimit = 1024;  // first KiB of a failing server's body is kept
+constexpr int64_t kIdlePollMs = 50;       // bounds how late a stop request is noticed
+
+struct Shared {
+  const EngineSettings& settings;
+  const std::vector<std::string>& bodies;
+  const std::vector<int64_t>& schedule;
+  int64_t origin_ns;
+  int64_t phase_start_ns;
+  bool warmup;
+  int64_t index_base;
+  const std::function<void(RequestRecord&&)>& on_done;
+  const std::atomic<int>& stop;
+  std::atomic<size_t> next{0};
+  curl_slist* headers = nullptr;
+};
+
+// One in-flight request: its easy handle, its framer and parser (reused across requests, so
+// the hot path allocates nothing per event), and the record being filled.
+struct Slot {
+  CURL* easy = nullptr;
+  bool active = false;
+  size_t job = 0;
+  int64_t origin_ns = 0;
+  bool stream = true;
+  RequestRecord rec;
+  SseFramer framer;
+  ChunkParser parser;
+  ChunkInfo info;
+  std::string body;            // non-streaming body, or the start of an error body
+  std::string protocol_error;  // first thing in the stream that broke the protocol
+  bool got_done = false;
+  int64_t events = 0;
+  int64_t bytes = 0;
+
+  int64_t now() const { return steady_now_ns() - origin_ns; }
+
+  void on_event(std::string_view data, int64_t t) {
+    if (got_done) return;  // nothing after [DONE] belongs to this response
+    if (data == "[DONE]") {
+      got_done = true;
+      rec.done_ns = t;
+      return;
+    }
+    ++events;
+    std::string why;
+    if (!parser.parse(data, info, &why)) {
+      if (protocol_error.empty()) protocol_error = fmt::format("invalid JSON in SSE event ({})", why);
+      return;
+    }
+    if (!info.error.empty() && protocol_error.empty())
+      protocol_error = fmt::format("error event in stream: {}", info.error);
+    ChunkEvent ev;
+    ev.t_ns = t;
+    ev.bytes = static_cast<int32_t>(data.size());
+    ev.cum_tokens = static_cast<int32_t>(info.completion_tokens);
+    ev.kind = info.kind;
+    rec.chunks.push_back(ev);
+    if (rec.first_event_ns == kNone) rec.first_event_ns = t;
+    rec.last_event_ns = t;
+    if (ev.has_text()) {
+      if (rec.first_token_ns == kNone) rec.first_token_ns = t;
+      rec.last_token_ns = t;
+      rec.output_chars += info.text_bytes;
+    }
+    take_usage();
+    if (!info.finish_reason.empty()) rec.finish_reason = std::string(info.finish_reason);
+    if (rec.request_id.empty() && !info.id.empty()) rec.request_id = std::string(info.id);
+  }
+
+  void take_usage() {
+    if (info.completion_tokens >= 0) rec.completion_tokens = info.completion_tokens;
+    if (info.prompt_tokens >= 0) rec.prompt_tokens = info.prompt_tokens;
+    if (info.cached_tokens >= 0) rec.cached_tokens = info.cached_tokens;
+  }
+
+  static size_t on_write(char* p, size_t size, size_t n, void* ud) {
+    auto& s = *static_cast<Slot*>(ud);
+    const size_t len = size * n;
+    const int64_t t = s.now();  // one stamp per read: events in one read arrived together
+    s.bytes += static_cast<int64_t>(len);
+    const bool error_status = s.rec.http_status < 200 || s.rec.http_status >= 300;
+    if (error_status) {
+      s.body.append(p, std::min(len, kErrorBodyLimit - std::min(kErrorBodyLimit, s.body.size())));
+    } else if (s.stream) {
+      s.framer.feed(std::string_view(p, len), [&](std::string_view data) { s.on_event(data, t); });
+    } else {
+      s.body.append(p, len);
+    }
+    return len;
+  }
+
+  static size_t on_header(char* p, size_t size, size_t n, void* ud) {
+    auto& s = *static_cast<Slot*>(ud);
+    const size_t len = size * n;
+    if (s.rec.first_byte_ns == kNone) s.rec.first_byte_ns = s.now();
+    std::string_view line(p, len);
+    if (line.starts_with("HTTP/")) {  // status line (a new one per response, e.g. after 100)
+      const size_t sp = line.find(' ');
+      if (sp != std::string_view::npos) {
+        int code = 0;
+        std::from_chars(line.data() + sp + 1, line.data() + line.size(), code);
+        s.rec.http_status = code;
+      }
+    }
+    return len;
+  }
+};
+
+int64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+Outcome classify_curl_error(CURLcode rc, bool got_bytes) {
+  switch (rc) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      return Outcome::ConnectError;
+    case CURLE_OPERATION_TIMEDOUT:
+      return Outcome::Timeout;
+    default:
+      // A connection dropped before any byte came back is a connection failure; after that,
+      // the response itself broke.
+      return got_bytes ? Outcome::StreamProtocol : Outcome::ConnectError;
+  }
+}
+
+class Worker {
+ public:
+  Worker(Shared& shared, int slots) : sh_(shared), slots_(static_cast<size_t>(slots)) {
+    multi_ = curl_multi_init();
+    curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(slots));
+    for (auto& s : slots_) {
+      s.easy = curl_easy_init();
+      s.origin_ns = sh_.origin_ns;
+      s.stream = sh_.settings.stream;
+      configure(s);
+    }
+  }
+  ~Worker() {
+    for (auto& s : slots_) {
+      if (s.active) curl_multi_remove_handle(multi_, s.easy);
+      curl_easy_cleanup(s.easy);
+    }
+    curl_multi_cleanup(multi_);
+  }
+
+  EngineCounters run() {
+    const int64_t cpu_start = thread_cpu_ns();
+    const auto& st = sh_.settings;
+    bool exhausted = false;
+    size_t pending = SIZE_MAX;  // claimed but not yet due (open loop)
+    int64_t drain_deadline = kNone;
+    while (true) {
+      const int stop = sh_.stop.load(std::memory_order_relaxed);
+      int64_t now = steady_now_ns() - sh_.origin_ns;
+      if (stop != kRunning) {
+        pending = SIZE_MAX;
+        exhausted = true;
+        if (drain_deadline == kNone) drain_deadline = now + st.drain_timeout_ms * 1'000'000;
+        if (stop == kCancelNow || now >= drain_deadline) cancel_all(now);
+      }
+      // Fill free slots with due requests.
+      int64_t wait_ms = kIdlePollMs;
+      while (!exhausted && free_slot() != nullptr) {
+        if (pending == SIZE_MAX) {
+          pending = sh_.next.fetch_add(1, std::memory_order_relaxed);
+          if (pending >= sh_.bodies.size()) {
+            pending = SIZE_MAX;
+            exhausted = true;
+            break;
+          }
+        }
+        int64_t scheduled = now;
+        if (!sh_.schedule.empty()) {
+          scheduled = sh_.phase_start_ns + sh_.schedule[pending];
+          if (scheduled > now) {
+            wait_ms = std::min<int64_t>(wait_ms, (scheduled - now + 999'999) / 1'000'000);
+            break;
+          }
+        }
+        start(*free_slot(), pending, scheduled, 1);
+        pending = SIZE_MAX;
+        now = steady_now_ns() - sh_.origin_ns;
+      }
+      if (exhausted && active_ == 0) break;
+      int running = 0;
+      curl_multi_perform(multi_, &running);
+      reap();
+      if (exhausted && active_ == 0) break;
+      curl_multi_poll(multi_, nullptr, 0, static_cast<int>(std::max<int64_t>(wait_ms, 0)), nullptr);
+      curl_multi_perform(multi_, &running);
+      reap();
+    }
+    EngineCounters c;
+    for (auto& s : slots_) {
+      c.events += s.events;
+      c.bytes += s.bytes;
+    }
+    c.cpu_ns = thread_cpu_ns() - cpu_start;
+    return c;
+  }
+
+ private:
+  void configure(Slot& s) {
+    const auto& st = sh_.settings;
+    CURL* e = s.easy;
+    curl_easy_setopt(e, CURLOPT_URL, st.url.c_str());
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, sh_.headers);
+    curl_easy_setopt(e, CURLOPT_POST, 1L);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &Slot::on_write);
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, &s);
+    curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &Slot::on_header);
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, &s);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, &s);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, "tokbench");
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(st.timeout_ms));
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(st.timeout_ms > 0 ? std::min<int64_t>(st.timeout_ms, 30'000) : 30'000));
+  }
+
+  Slot* free_slot() {
+    for (auto& s : slots_)
+      if (!s.active) return &s;
+    return nullptr;
+  }
+
+  void start(Slot& s, size_t job, int64_t scheduled, int attempt) {
+    const std::string& body = sh_.bodies[job];
+    s.job = job;
+    s.active = true;
+    s.rec = RequestRecord{};
+    s.rec.chunks.reserve(sh_.settings.reserve_chunks);
+    s.rec.index = sh_.index_base + static_cast<int64_t>(job);
+    s.rec.warmup = sh_.warmup;
+    s.rec.stream = s.stream;
+    s.rec.attempts = attempt;
+    s.rec.scheduled_ns = scheduled;
+    s.framer.reset();
+    s.body.clear();
+    s.protocol_error.clear();
+    s.got_done = false;
+    curl_easy_setopt(s.easy, CURLOPT_POSTFIELDS, body.data());
+    curl_easy_setopt(s.easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    ++active_;
+    s.rec.sent_ns = s.now();
+    curl_multi_add_handle(multi_, s.easy);
+  }
+
+  void reap() {
+    int left = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi_, &left)) {
+      if (msg->msg != CURLMSG_DONE) continue;
+      Slot* s = nullptr;
+      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&s));
+      const CURLcode rc = msg->data.result;
+      curl_multi_remove_handle(multi_, s->easy);
+      finish(*s, rc);
+    }
+  }
+
+  void finish(Slot& s, CURLcode rc) {
+    RequestRecord& r = s.rec;
+    const int64_t now = s.now();
+    if (rc == CURLE_OK) {
+      if (r.http_status < 200 || r.http_status >= 300) {
+        r.outcome = Outcome::HttpStatus;
+        r.error = fmt::format("HTTP {}: {}", r.http_status, s.body);
+      } else if (s.stream) {
+        if (!s.protocol_error.empty()) {
+          r.outcome = Outcome::StreamProtocol;
+          r.error = s.protocol_error;
+        } else if (!s.got_done) {
+          r.outcome = Outcome::StreamProtocol;
+          r.error = s.framer.has_partial() ? "stream cut in the middle of an SSE event"
+                    : r.chunks.empty()     ? "no SSE events in a streaming response (does the server honour \"stream\": true?)"
+                                           : "stream ended without data: [DONE]";
+        }
+      } else {
+        std::string why;
+        if (s.parser.parse(s.body, s.info, &why)) {
+          s.take_usage();
+          r.output_chars = s.info.text_bytes;
+          r.finish_reason = std::string(s.info.finish_reason);
+          r.request_id = std::string(s.info.id);
+          if (!s.info.error.empty()) {
+            r.outcome = Outcome::StreamProtocol;
+            r.error = fmt::format("error body: {}", s.info.error);
+          }
+        } else {
+          r.outcome = Outcome::StreamProtocol;
+          r.error = fmt::format("response body is not valid JSON ({})", why);
+        }
+      }
+    } else {
+      r.outcome = classify_curl_error(rc, r.first_byte_ns != kNone);
+      r.error = curl_easy_strerror(rc);
+    }
+    if (r.done_ns == kNone || r.outcome != Outcome::Ok) r.done_ns = std::max(r.done_ns, now);
+    --active_;
+    s.active = false;
+    if (r.outcome == Outcome::ConnectError && r.attempts <= sh_.settings.retries &&
+        sh_.stop.load(std::memory_order_relaxed) == kRunning) {
+      start(s, s.job, r.scheduled_ns, r.attempts + 1);  // same request, same intended time
+      return;
+    }
+    sh_.on_done(std::move(r));
+  }
+
+  void cancel_all(int64_t now) {
+    for (auto& s : slots_) {
+      if (!s.active) continue;
+      curl_multi_remove_handle(multi_, s.easy);
+      s.active = false;
+      --active_;
+      s.rec.outcome = Outcome::Cancelled;
+      s.rec.error = fmt::format("cancelled by stop request after {} chunk(s)", s.rec.chunks.size());
+      s.rec.done_ns = now;
+      sh_.on_done(std::move(s.rec));
+    }
+  }
+
+  Shared& sh_;
+  std::vector<Slot> slots_;
+  CURLM* multi_ = nullptr;
+  int active_ = 0;
+};
+
+}  // namespace
+
+void global_init() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+
+Engine::Engine(EngineSettings settings) : settings_(std::move(settings)) {}
+
+EngineCounters Engine::run(const std::vector<std::string>& bodies, const std::vector<int64_t>& schedule_ns,
+                           int64_t origin_ns, bool warmup, int64_t index_base,
+                           const std::function<void(RequestRecord&&)>& on_done,
+                           const std::atomic<int>& stop) {
+  Shared sh{settings_, bodies, schedule_ns, origin_ns, steady_now_ns() - origin_ns, warmup,
+            index_base, on_done, stop};
+  sh.headers = curl_slist_append(sh.headers, "Content-Type: application/json");
+  sh.headers = curl_slist_append(sh.headers, "Expect:");  // no 100-continue round trip
+  if (settings_.stream) sh.headers = curl_slist_append(sh.headers, "Accept: text/event-stream");
+  if (!settings_.api_key.empty()) {
+    sh.headers = curl_slist_append(sh.headers, ("Authorization: Bearer " + settings_.api_key).c_str());
+  }
+  for (const auto& h : settings_.headers) sh.headers = curl_slist_append(sh.headers, h.c_str());
+
+  const int conc = std::max(1, std::min<int>(settings_.concurrency, static_cast<int>(std::max<size_t>(1, bodies.size()))));
+  const int workers = std::clamp(settings_.workers, 1, conc);
+  std::vector<std::unique_ptr<Worker>> ws;
+  for (int w = 0; w < workers; ++w) ws.push_back(std::make_unique<Worker>(sh, conc / workers + (w < conc % workers)));
+  std::vector<EngineCounters> counters(static_cast<size_t>(workers));
+  std::vector<std::thread> threads;
+  for (int w = 0; w < workers; ++w)
+    threads.emplace_back([&, w] { counters[static_cast<size_t>(w)] = ws[static_cast<size_t>(w)]->run(); });
+  for (auto& t : threads) t.join();
+  ws.clear();
+  curl_slist_free_all(sh.headers);
+  EngineCounters total;
+  for (const auto& c : counters) {
+    total.events += c.events;
+    total.bytes += c.bytes;
+    total.cpu_ns += c.cpu_ns;
+  }
+  return total;
+}
+
+}  // namespace tokbench::client

@@ -1,0 +1,59 @@
+#pragma once
+// client/engine: sends requests with libcurl's multi interface on worker threads and turns
+// every response into a RequestRecord. Hot path: stamp steady_clock once per read, frame SSE,
+// classify each event, append a ChunkEvent to a pre-reserved vector. Statistics and formatting
+// happen elsewhere, after the fact. Decides nothing about WHEN beyond the schedule it is given.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "record/record.hpp"
+
+namespace tokbench::client {
+
+struct EngineSettings {
+  std::string url;                   ///< full endpoint URL
+  std::vector<std::string> headers;  ///< extra "Key: Value" headers
+  std::string api_key;               ///< sent as "Authorization: Bearer ..." when non-empty
+  bool stream = true;
+  int concurrency = 1;               ///< max requests in flight (keep-alive pool of that size)
+  int workers = 1;                   ///< threads, each with its own curl multi handle
+  int64_t timeout_ms = 600'000;      ///< whole-request limit; 0 = none
+  int retries = 0;                   ///< extra attempts after a connect_error
+  int64_t drain_timeout_ms = 5'000;  ///< after a stop request, wait this long for in-flight requests
+  size_t reserve_chunks = 512;       ///< per-request chunk capacity reserved up front
+};
+
+/// Stop levels, written by a signal handler and read by the workers.
+enum StopLevel : int { kRunning = 0, kDrain = 1, kCancelNow = 2 };
+
+struct EngineCounters {
+  int64_t events = 0;  ///< SSE data events parsed (the unit of the bench's CPU figure)
+  int64_t bytes = 0;   ///< response body bytes
+  int64_t cpu_ns = 0;  ///< CPU time of the worker threads (the client's own cost)
+};
+
+class Engine {
+ public:
+  explicit Engine(EngineSettings settings);
+
+  /// Sends bodies[0..n) and returns when all have ended (or a stop has drained or cancelled
+  /// them; requests never sent because of a stop are not started and produce no record).
+  /// `schedule_ns` empty: closed loop, each request starts when a slot frees up; otherwise
+  /// request i is due at phase_start_ns + schedule_ns[i]. All times are ns since `origin_ns`
+  /// (steady clock). `on_done` is called from worker threads, once per request.
+  EngineCounters run(const std::vector<std::string>& bodies, const std::vector<int64_t>& schedule_ns,
+                     int64_t origin_ns, bool warmup, int64_t index_base,
+                     const std::function<void(record::RequestRecord&&)>& on_done,
+                     const std::atomic<int>& stop);
+
+ private:
+  EngineSettings settings_;
+};
+
+/// libcurl's global initialization; call once from main before any thread starts.
+void global_init();
+
+}  // namespace tokbench::client

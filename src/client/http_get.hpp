@@ -1,0 +1,26 @@
+#pragma once
+// client/http_get: one blocking HTTP GET for set-up calls (GET /v1/models, /health), never on
+// the measured path.
+#include <string>
+#include <vector>
+
+namespace tokbench::client {
+
+struct GetResult {
+  bool reached = false;  ///< a response came back (any status)
+  int status = 0;
+  std::string body;
+  std::string error;  ///< libcurl's reason when nothing came back
+};
+
+GetResult http_get(const std::string& url, const std::vector<std::string>& headers,
+                   const std::string& api_key, long timeout_ms);
+
+/// "http://h:p/v1/chat/completions" -> "http://h:p/v1/models": the path up to and including
+/// "/v1" is kept; a URL without "/v1/" keeps only scheme://host:port.
+std::string models_url_for(const std::string& endpoint_url);
+
+/// The ids listed by an OpenAI /v1/models body, in order. Throws if the body is not that shape.
+std::vector<std::string> parse_model_ids(const std::string& body);
+
+}  // namespace tokbench::client

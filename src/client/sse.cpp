@@ -1,0 +1,17 @@
+#include "client/sse.hpp"
+
+namespace tokbench::client {
+
+void SseFramer::take_line(std::string_view line) {
+  if (line.front() == ':') return;  // comment / keep-alive
+  const size_t colon = line.find(':');
+  const std::string_view field = line.substr(0, colon);
+  if (field != "data") return;  // event:, id:, retry: carry nothing we count
+  std::string_view value = colon == std::string_view::npos ? std::string_view{} : line.substr(colon + 1);
+  if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  if (has_data_) data_.push_back('\n');
+  data_.append(value);
+  has_data_ = true;
+}
+
+}  // namespace tokbench::client

@@ -1,0 +1,22 @@
+#include "common/format.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace tokbench {
+
+double round_to(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
+}
+
+std::string format_round4(double v) {
+  if (!std::isfinite(v)) return "nan";
+  std::string s = fmt::format("{:.4f}", round_to(v, 4));
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.push_back('0');
+  if (s == "-0.0") s = "0.0";
+  return s;
+}
+
+}  // namespace tokbench

@@ -1,0 +1,78 @@
+#pragma once
+// metrics/: PURE functions from RequestRecords to the numbers people quote, under a named set of
+// definitions (tokbench's own, or AISBench's exactly as coded). No I/O, no formatting beyond
+// the names and units a report needs. docs/METRICS.md is the prose form of this file.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "metrics/stats.hpp"
+#include "record/record.hpp"
+
+namespace tokbench::metrics {
+
+enum class Definitions {
+  Tokbench,  ///< first token = first chunk with generated text; per-token ITL; TPOT over >1 token
+  Aisbench,  ///< AISBench's summarizer: first data event, per-chunk ITL, zeros kept, 4-decimal rounding
+};
+
+std::string_view definitions_name(Definitions d);
+std::optional<Definitions> definitions_from_name(std::string_view name);
+
+/// What the run was configured with (facts the records alone cannot tell).
+struct RunFacts {
+  int max_concurrency = 1;  ///< the configured in-flight cap
+  bool stream = true;
+};
+
+enum class Unit { Ms, TokensPerS, Tokens, Requests, ReqPerS, None };
+std::string_view unit_suffix(Unit u);  ///< "ms", "token/s", "req/s" or ""
+
+/// One row of the Performance Parameters table.
+struct Row {
+  std::string name;  ///< E2EL, TTFT, TPOT, ITL, InputTokens, ...
+  Unit unit = Unit::None;
+  std::optional<Summary> stats;  ///< empty when not applicable; see na_reason
+  std::string na_reason;         ///< e.g. "non-streaming"
+  std::string note;              ///< caveat shown under the table (e.g. estimated ITL)
+};
+
+/// One row of the Common Metric table.
+struct Common {
+  std::string name;  ///< "Benchmark Duration"
+  std::string key;   ///< "benchmark_duration" (result.json)
+  double value = 0;
+  Unit unit = Unit::None;
+};
+
+struct MetricSet {
+  Definitions definitions = Definitions::Tokbench;
+  std::vector<Row> rows;
+  std::vector<Common> common;
+  std::vector<Row> extra_rows;     ///< not in the AISBench table: TTFT to first event, send lag, ICL
+  int64_t observed_max_concurrency = 0;
+  int64_t itl_estimated_requests = 0;  ///< requests whose per-chunk token counts were inferred
+  int64_t output_tokens_from_chunks = 0;  ///< requests without usage: tokens = text chunks
+  std::vector<std::string> notes;
+
+  const Row* row(std::string_view name) const;
+  const Common* common_metric(std::string_view key) const;
+};
+
+/// Computes every statistic from the measured records (warm-up records are ignored).
+MetricSet compute(const std::vector<record::RequestRecord>& records, const RunFacts& facts,
+                  Definitions definitions);
+
+/// Output tokens of one request: usage.completion_tokens, else the number of text chunks.
+int64_t output_tokens(const record::RequestRecord& r);
+
+/// Per-token inter-token gaps of one streaming request, in ns (see docs/METRICS.md: a chunk
+/// carrying k tokens contributes k equal gaps; extra tokens in the first chunk give zero gaps).
+/// `estimated` is set when per-chunk token counts had to be spread evenly.
+std::vector<double> per_token_gaps_ns(const record::RequestRecord& r, bool* estimated);
+
+/// Human-readable definition of each metric under `d`, for reports and result.json.
+std::vector<std::pair<std::string, std::string>> definition_texts(Definitions d);
+
+}  // namespace tokbench::metrics

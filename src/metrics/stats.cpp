@@ -1,0 +1,31 @@
+#include "metrics/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace tokbench::metrics {
+
+double percentile_linear(const std::vector<double>& sorted, double p) {
+  const double h = (static_cast<double>(sorted.size()) - 1.0) * p / 100.0;
+  const auto lo = static_cast<size_t>(std::floor(h));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+Summary summarize(std::vector<double> values) {
+  Summary s;
+  s.n = static_cast<int64_t>(values.size());
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  s.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+  s.min = values.front();
+  s.max = values.back();
+  s.median = percentile_linear(values, 50);
+  s.p75 = percentile_linear(values, 75);
+  s.p90 = percentile_linear(values, 90);
+  s.p99 = percentile_linear(values, 99);
+  return s;
+}
+
+}  // namespace tokbench::metrics

@@ -1,0 +1,22 @@
+#pragma once
+// metrics/stats: descriptive statistics with one percentile definition, numpy's default
+// ("linear" interpolation), which AISBench and vLLM bench both use. Pure functions, no I/O.
+#include <cstdint>
+#include <vector>
+
+namespace tokbench::metrics {
+
+struct Summary {
+  double mean = 0, min = 0, max = 0, median = 0, p75 = 0, p90 = 0, p99 = 0;
+  int64_t n = 0;  ///< number of values summarized
+};
+
+/// numpy.percentile(values, p) with the default linear method: rank h = (n-1)·p/100, then
+/// interpolate between the two neighbours. `sorted` must be ascending and non-empty; p in [0,100].
+double percentile_linear(const std::vector<double>& sorted, double p);
+
+/// Mean, min, max and the linear percentiles of `values` (any order). Empty input: n = 0 and
+/// every statistic 0; callers decide whether such a row is shown.
+Summary summarize(std::vector<double> values);
+
+}  // namespace tokbench::metrics

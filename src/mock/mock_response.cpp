@@ -1,0 +1,248 @@
+#include "mock/mock_response.hpp"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <random>
+
+#include "common/json_writer.hpp"
+
+namespace tokbench::mock {
+
+std::vector<std::string> MockSettings::validate() const {
+  std::vector<std::string> errs;
+  auto check = [&](bool ok, std::string msg) {
+    if (!ok) errs.push_back(std::move(msg));
+  };
+  check(ttft_ms >= 0, fmt::format("--ttft-ms: bad value {} (expected >= 0)", ttft_ms));
+  check(tpot_ms >= 0, fmt::format("--tpot-ms: bad value {} (expected >= 0)", tpot_ms));
+  check(jitter_ms >= 0, fmt::format("--jitter-ms: bad value {} (expected >= 0)", jitter_ms));
+  check(tokens_per_chunk >= 1, fmt::format("--tokens-per-chunk: bad value {} (expected >= 1)", tokens_per_chunk));
+  check(eos_min_tokens >= 1 && eos_max_tokens >= eos_min_tokens,
+        fmt::format("--eos-min-tokens/--eos-max-tokens: bad range [{}, {}] (expected 1 <= min <= max)",
+                    eos_min_tokens, eos_max_tokens));
+  check(default_max_tokens >= 1, fmt::format("--default-max-tokens: bad value {} (expected >= 1)", default_max_tokens));
+  check(threads >= 1, fmt::format("--threads: bad value {} (expected >= 1)", threads));
+  check(fail_every >= 0, fmt::format("--fail-every: bad value {} (expected >= 0)", fail_every));
+  check(drop_every >= 0, fmt::format("--drop-every: bad value {} (expected >= 0)", drop_every));
+  check(!model_name.empty(), "--model-name: must not be empty");
+  return errs;
+}
+
+int64_t count_prompt_tokens(std::string_view text) {
+  return std::max<int64_t>(1, (static_cast<int64_t>(text.size()) + 3) / 4);
+}
+
+namespace {
+
+int64_t int_field(simdjson::dom::object o, std::string_view k) {
+  int64_t v = -1;
+  if (o[k].get_int64().get(v)) return -1;
+  return v;
+}
+
+bool bool_field(simdjson::dom::object o, std::string_view k) {
+  bool v = false;
+  if (o[k].get_bool().get(v)) return false;
+  return v;
+}
+
+// Sums the tokens of a string or a list of text parts; false when neither.
+bool count_content(simdjson::dom::element content, int64_t& tokens) {
+  std::string_view s;
+  if (!content.get_string().get(s)) {
+    tokens += count_prompt_tokens(s);
+    return true;
+  }
+  simdjson::dom::array parts;
+  if (content.get_array().get(parts)) return false;
+  for (auto part : parts) {
+    std::string_view text;
+    if (!part["text"].get_string().get(text)) tokens += count_prompt_tokens(text);
+    else if (!part.get_string().get(text)) tokens += count_prompt_tokens(text);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<CompletionRequest> parse_request(std::string_view body, bool chat, std::string* error) {
+  simdjson::dom::parser parser;
+  simdjson::dom::object o;
+  if (auto err = parser.parse(body.data(), body.size(), true).get_object().get(o)) {
+    *error = fmt::format("request body is not a JSON object ({})", simdjson::error_message(err));
+    return std::nullopt;
+  }
+  CompletionRequest r;
+  r.chat = chat;
+  std::string_view model;
+  if (!o["model"].get_string().get(model)) r.model = std::string(model);
+  r.stream = bool_field(o, "stream");
+  simdjson::dom::object so;
+  if (!o["stream_options"].get_object().get(so)) {
+    r.include_usage = bool_field(so, "include_usage");
+    r.continuous_usage = bool_field(so, "continuous_usage_stats");
+  }
+  r.max_tokens = int_field(o, "max_completion_tokens");
+  if (r.max_tokens < 0) r.max_tokens = int_field(o, "max_tokens");
+  r.min_tokens = int_field(o, "min_tokens");
+  r.ignore_eos = bool_field(o, "ignore_eos");
+  if (chat) {
+    simdjson::dom::array messages;
+    if (o["messages"].get_array().get(messages) || messages.size() == 0) {
+      *error = "\"messages\" must be a non-empty array";
+      return std::nullopt;
+    }
+    for (auto m : messages) {
+      simdjson::dom::element content;
+      if (m["content"].get(content) || !count_content(content, r.prompt_tokens)) {
+        *error = "each message needs \"content\": a string or a list of text parts";
+        return std::nullopt;
+      }
+      r.prompt_tokens += 1;  // the chat template's per-message overhead, roughly
+    }
+  } else {
+    simdjson::dom::element prompt;
+    if (o["prompt"].get(prompt) || !count_content(prompt, r.prompt_tokens)) {
+      *error = "\"prompt\" must be a string or a list of strings";
+      return std::nullopt;
+    }
+  }
+  return r;
+}
+
+Plan make_plan(const CompletionRequest& req, const MockSettings& s, uint64_t seq) {
+  std::mt19937_64 rng(s.seed ^ (seq * 0x9E3779B97F4A7C15ULL));
+  Plan p;
+  const int64_t cap = req.max_tokens > 0 ? req.max_tokens : s.default_max_tokens;
+  int64_t n = cap;
+  p.finish_reason = "length";
+  if (!req.ignore_eos) {
+    std::uniform_int_distribution<int64_t> eos(s.eos_min_tokens, s.eos_max_tokens);
+    const int64_t at = eos(rng);
+    if (at < cap) {
+      n = std::max<int64_t>(at, std::min(req.min_tokens, cap));
+      if (n < cap) p.finish_reason = "stop";
+    }
+  }
+  p.tokens = n;
+  std::uniform_real_distribution<double> jitter(-s.jitter_ms, s.jitter_ms);
+  auto jit = [&] { return s.jitter_ms > 0 ? jitter(rng) : 0.0; };
+  std::vector<double> token_ms(static_cast<size_t>(n));
+  double t = std::max(0.0, s.ttft_ms + jit());
+  for (int64_t j = 0; j < n; ++j) {
+    if (j > 0) t += std::max(0.0, s.tpot_ms + jit());
+    token_ms[static_cast<size_t>(j)] = t;
+  }
+  auto ns = [](double ms) { return static_cast<int64_t>(ms * 1e6); };
+  if (n > 0) {
+    p.chunk_at_ns.push_back(ns(token_ms[0]));
+    p.chunk_tokens.push_back(1);
+  }
+  for (int64_t j = 1; j < n; j += s.tokens_per_chunk) {
+    const int64_t last = std::min<int64_t>(n - 1, j + s.tokens_per_chunk - 1);
+    p.chunk_at_ns.push_back(ns(token_ms[static_cast<size_t>(last)]));
+    p.chunk_tokens.push_back(static_cast<int>(last - j + 1));
+  }
+  return p;
+}
+
+std::string_view token_text(uint64_t j) {
+  static constexpr std::string_view kWords[] = {
+      " the", " model", " streams", " tokens", " quickly", " and", " every", " chunk",
+      " arrives", " on", " time", " for", " a", " fair", " benchmark", " run"};
+  return kWords[j % std::size(kWords)];
+}
+
+namespace {
+
+void usage_object(JsonWriter& w, ChunkUsage u) {
+  w.key("usage").begin_object();
+  w.field("prompt_tokens", u.prompt);
+  w.field("total_tokens", u.prompt + u.completion);
+  w.field("completion_tokens", u.completion);
+  w.end_object();
+}
+
+void header(JsonWriter& w, bool chat, bool stream, std::string_view id, std::string_view model,
+            int64_t created) {
+  w.begin_object();
+  w.field("id", id);
+  w.field("object", chat ? (stream ? "chat.completion.chunk" : "chat.completion") : "text_completion");
+  w.field("created", created);
+  w.field("model", model);
+}
+
+void finish_field(JsonWriter& w, std::string_view finish_reason) {
+  w.key("finish_reason");
+  if (finish_reason.empty()) {
+    w.null();
+  } else {
+    w.value(finish_reason);
+  }
+}
+
+}  // namespace
+
+std::string stream_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
+                         bool role, std::string_view text, std::string_view finish_reason,
+                         const std::optional<ChunkUsage>& usage) {
+  JsonWriter w;
+  header(w, chat, true, id, model, created);
+  w.key("choices").begin_array().begin_object();
+  w.field("index", 0);
+  if (chat) {
+    w.key("delta").begin_object();
+    if (role) w.field("role", "assistant");
+    w.field("content", text);
+    w.end_object();
+  } else {
+    w.field("text", text);
+  }
+  w.key("logprobs").null();
+  finish_field(w, finish_reason);
+  w.end_object().end_array();
+  if (usage) usage_object(w, *usage);
+  w.end_object();
+  return w.take();
+}
+
+std::string usage_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
+                        ChunkUsage usage) {
+  JsonWriter w;
+  header(w, chat, true, id, model, created);
+  w.key("choices").begin_array().end_array();
+  usage_object(w, usage);
+  w.end_object();
+  return w.take();
+}
+
+std::string full_body(bool chat, std::string_view id, std::string_view model, int64_t created,
+                      std::string_view text, std::string_view finish_reason, ChunkUsage usage) {
+  JsonWriter w;
+  header(w, chat, false, id, model, created);
+  w.key("choices").begin_array().begin_object();
+  w.field("index", 0);
+  if (chat) {
+    w.key("message").begin_object().field("role", "assistant").field("content", text).end_object();
+  } else {
+    w.field("text", text);
+  }
+  w.key("logprobs").null();
+  finish_field(w, finish_reason);
+  w.end_object().end_array();
+  usage_object(w, usage);
+  w.end_object();
+  return w.take();
+}
+
+std::string error_body(std::string_view message, std::string_view type, int code) {
+  JsonWriter w;
+  w.begin_object().key("error").begin_object();
+  w.field("message", message).field("type", type).key("param").null().field("code", code);
+  w.end_object().end_object();
+  return w.take();
+}
+
+}  // namespace tokbench::mock

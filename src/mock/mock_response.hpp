@@ -1,0 +1,89 @@
+#pragma once
+// mock/mock_response: the simulator's pure parts — what a request asks for, when each token is
+// produced (the timing model), and the exact JSON of each chunk, vLLM-shaped. No sockets here;
+// mock_server writes these bytes at these times. Shares no state with the client.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tokbench::mock {
+
+struct MockSettings {
+  std::string host = "127.0.0.1";
+  uint16_t port = 8000;  ///< 0 = any free port (printed on start)
+  std::string model_name = "tokbench-mock";
+  double ttft_ms = 50;     ///< time from request arrival to the first token
+  double tpot_ms = 10;     ///< time between consecutive tokens
+  double jitter_ms = 0;    ///< each TTFT and gap gets a seeded uniform offset in [-j, +j]
+  int tokens_per_chunk = 1;  ///< tokens per content chunk after the first (which always has 1)
+  int eos_min_tokens = 16;   ///< without ignore_eos, output stops at a seeded length in
+  int eos_max_tokens = 512;  ///< [eos_min, eos_max], capped by max_tokens
+  int default_max_tokens = 256;  ///< when the request sets neither max_tokens nor max_completion_tokens
+  uint64_t seed = 42;
+  std::string trace_path;  ///< "" = no trace; else one JSON line per request with write times
+  int threads = 1;         ///< io_context threads
+  int fail_every = 0;      ///< every N-th completion request answers HTTP 500; 0 = never
+  int drop_every = 0;      ///< every N-th streaming request is cut mid-stream; 0 = never
+
+  /// Every problem at once, each naming the flag and the fix.
+  std::vector<std::string> validate() const;
+};
+
+struct CompletionRequest {
+  bool chat = true;
+  std::string model;
+  bool stream = false;
+  bool include_usage = false;
+  bool continuous_usage = false;
+  int64_t max_tokens = -1;  ///< max_completion_tokens wins over max_tokens; -1 = not given
+  int64_t min_tokens = -1;
+  bool ignore_eos = false;
+  int64_t prompt_tokens = 0;
+};
+
+/// Parses a /v1/chat/completions (chat = true) or /v1/completions body. Unknown fields are
+/// accepted; message content may be a string or a list of {"type":"text","text":...} parts.
+/// Returns nullopt and sets *error (an OpenAI-style message) when the body is unusable.
+std::optional<CompletionRequest> parse_request(std::string_view body, bool chat, std::string* error);
+
+/// The documented stand-in for a tokenizer until one exists: ceil(UTF-8 bytes / 4), at least 1,
+/// summed over every text part (chat adds 1 token of template per message).
+int64_t count_prompt_tokens(std::string_view text);
+
+/// When each content chunk is written and how many tokens it carries.
+struct Plan {
+  int64_t tokens = 0;
+  std::string finish_reason;           ///< "length" or "stop"
+  std::vector<int64_t> chunk_at_ns;    ///< offsets from request arrival, non-decreasing
+  std::vector<int> chunk_tokens;       ///< tokens in each content chunk
+};
+
+/// The timing model: token j is produced at ttft + j·tpot (+ seeded jitter); the first chunk
+/// carries token 0, each later chunk up to tokens_per_chunk tokens and is written when its last
+/// token exists. Deterministic in (settings.seed, request sequence number).
+Plan make_plan(const CompletionRequest& req, const MockSettings& s, uint64_t seq);
+
+/// Text of token j (a short word with a leading space).
+std::string_view token_text(uint64_t j);
+
+struct ChunkUsage {
+  int64_t prompt = 0;
+  int64_t completion = 0;
+};
+
+/// One streaming chunk's JSON. `text` empty with role=true is vLLM's role-only first chunk.
+std::string stream_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
+                         bool role, std::string_view text, std::string_view finish_reason,
+                         const std::optional<ChunkUsage>& usage);
+/// The `choices: []` usage chunk sent after the last content when include_usage is set.
+std::string usage_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
+                        ChunkUsage usage);
+/// The whole non-streaming body.
+std::string full_body(bool chat, std::string_view id, std::string_view model, int64_t created,
+                      std::string_view text, std::string_view finish_reason, ChunkUsage usage);
+/// An OpenAI-style error body.
+std::string error_body(std::string_view message, std::string_view type, int code);
+
+}  // namespace tokbench::mock

@@ -1,0 +1,299 @@
+#include "mock/mock_server.hpp"
+
+#include <utility>  // boost 1.74 awaitable.hpp uses std::exchange without including it
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "common/clock.hpp"
+#include "common/json_writer.hpp"
+
+namespace tokbench::mock {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using net::awaitable;
+using net::use_awaitable;
+using tcp = net::ip::tcp;
+
+struct MockServer::Impl {
+  MockSettings s;
+  net::io_context ioc;
+  tcp::acceptor acceptor{ioc};
+  std::vector<std::thread> threads;
+  std::atomic<uint64_t> seq{0};
+  std::atomic<uint64_t> served{0};
+  std::mutex trace_mu;
+  std::FILE* trace = nullptr;
+  bool started = false;
+
+  explicit Impl(MockSettings settings) : s(std::move(settings)) {}
+
+  awaitable<void> accept_loop() {
+    for (;;) {
+      tcp::socket sock = co_await acceptor.async_accept(use_awaitable);
+      sock.set_option(tcp::no_delay(true));
+      net::co_spawn(ioc, session(std::move(sock)), net::detached);
+    }
+  }
+
+  template <class Body>
+  awaitable<void> send(tcp::socket& sock, http::response<Body>& res) {
+    res.prepare_payload();
+    co_await http::async_write(sock, res, use_awaitable);
+  }
+
+  awaitable<void> send_json(tcp::socket& sock, unsigned version, bool keep, http::status st,
+                            std::string body) {
+    http::response<http::string_body> res{st, version};
+    res.set(http::field::content_type, "application/json");
+    res.keep_alive(keep);
+    res.body() = std::move(body);
+    co_await send(sock, res);
+  }
+
+  awaitable<void> session(tcp::socket sock) {
+    beast::flat_buffer buf;
+    try {
+      for (;;) {
+        http::request_parser<http::string_body> parser;
+        parser.body_limit(256u << 20);
+        co_await http::async_read(sock, buf, parser, use_awaitable);
+        auto req = parser.release();
+        const bool keep = req.keep_alive();
+        const bool open = co_await route(sock, req, keep);
+        if (!keep || !open) break;
+      }
+    } catch (const std::exception&) {
+      // Client went away or the server is stopping: nothing to answer.
+    }
+    beast::error_code ec;
+    sock.shutdown(tcp::socket::shutdown_both, ec);
+  }
+
+  // Returns false when the connection must be closed (a simulated drop).
+  awaitable<bool> route(tcp::socket& sock, http::request<http::string_body>& req, bool keep) {
+    const auto arrival = std::chrono::steady_clock::now();
+    const std::string_view target(req.target().data(), req.target().size());
+    const std::string_view path = target.substr(0, target.find('?'));
+    const unsigned v = req.version();
+    const bool post = req.method() == http::verb::post;
+    const bool get = req.method() == http::verb::get;
+    if (path == "/health" && get) {
+      http::response<http::string_body> res{http::status::ok, v};
+      res.keep_alive(keep);
+      co_await send(sock, res);
+    } else if (path == "/v1/models" && get) {
+      JsonWriter w;
+      w.begin_object().field("object", "list").key("data").begin_array().begin_object();
+      w.field("id", s.model_name).field("object", "model").field("owned_by", "tokbench");
+      w.end_object().end_array().end_object();
+      co_await send_json(sock, v, keep, http::status::ok, w.take());
+    } else if ((path == "/v1/chat/completions" || path == "/v1/completions") && post) {
+      co_return co_await completion(sock, req, keep, path == "/v1/chat/completions", arrival);
+    } else if (path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/models" ||
+               path == "/health") {
+      co_await send_json(sock, v, keep, http::status::method_not_allowed,
+                         error_body("method not allowed", "BadRequestError", 405));
+    } else {
+      co_await send_json(sock, v, keep, http::status::not_found,
+                         error_body(fmt::format("no route for {}", path), "NotFoundError", 404));
+    }
+    co_return true;
+  }
+
+  awaitable<bool> completion(tcp::socket& sock, http::request<http::string_body>& req, bool keep,
+                             bool chat, std::chrono::steady_clock::time_point arrival) {
+    const unsigned v = req.version();
+    std::string why;
+    auto parsed = parse_request(req.body(), chat, &why);
+    if (!parsed) {
+      co_await send_json(sock, v, keep, http::status::bad_request, error_body(why, "BadRequestError", 400));
+      co_return true;
+    }
+    const CompletionRequest& cr = *parsed;
+    if (cr.model != s.model_name) {
+      co_await send_json(sock, v, keep, http::status::not_found,
+                         error_body(fmt::format("The model `{}` does not exist.", cr.model), "NotFoundError", 404));
+      co_return true;
+    }
+    const uint64_t n = seq.fetch_add(1) + 1;  // 1-based, so "every N-th" reads naturally
+    served.fetch_add(1);
+    if (s.fail_every > 0 && n % static_cast<uint64_t>(s.fail_every) == 0) {
+      co_await send_json(sock, v, keep, http::status::internal_server_error,
+                         error_body(fmt::format("injected failure (--fail-every {})", s.fail_every),
+                                    "InternalServerError", 500));
+      co_return true;
+    }
+    std::string id = fmt::format("{}-{}", chat ? "chatcmpl" : "cmpl", n);
+    if (auto rid = req.find("x-request-id"); rid != req.end()) id = std::string(rid->value());
+    const Plan plan = make_plan(cr, s, n);
+    const int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
+                                std::chrono::system_clock::now().time_since_epoch()).count();
+    net::steady_timer timer(sock.get_executor());
+    if (!cr.stream) {
+      std::string text;
+      for (int64_t j = 0; j < plan.tokens; ++j) text += token_text(static_cast<uint64_t>(j));
+      timer.expires_at(arrival + std::chrono::nanoseconds(plan.chunk_at_ns.empty() ? 0 : plan.chunk_at_ns.back()));
+      co_await timer.async_wait(use_awaitable);
+      std::string body = full_body(chat, id, s.model_name, created, text, plan.finish_reason,
+                                   {cr.prompt_tokens, plan.tokens});
+      co_await send_json(sock, v, keep, http::status::ok, std::move(body));
+      co_return true;
+    }
+    co_return co_await stream(sock, cr, plan, id, created, keep, v, arrival, n);
+  }
+
+  awaitable<bool> stream(tcp::socket& sock, const CompletionRequest& cr, const Plan& plan,
+                         const std::string& id, int64_t created, bool keep, unsigned version,
+                         std::chrono::steady_clock::time_point arrival, uint64_t n) {
+    http::response<http::empty_body> res{http::status::ok, version};
+    res.set(http::field::content_type, "text/event-stream");
+    res.set(http::field::cache_control, "no-cache");
+    res.set("x-request-id", id);
+    res.keep_alive(keep);
+    res.chunked(true);
+    http::response_serializer<http::empty_body> sr{res};
+    co_await http::async_write_header(sock, sr, use_awaitable);
+
+    const bool chat = cr.chat;
+    const size_t chunks = plan.chunk_at_ns.size();
+    const size_t drop_at = s.drop_every > 0 && n % static_cast<uint64_t>(s.drop_every) == 0 ? chunks / 2 : SIZE_MAX;
+    std::vector<int64_t> trace_t;
+    std::string trace_kinds;
+    std::vector<int> trace_tokens;
+    net::steady_timer timer(sock.get_executor());
+    std::string payload;
+    int64_t produced = 0;
+    auto event = [&](std::string_view json, char kind, int tokens) {
+      payload += "data: ";
+      payload += json;
+      payload += "\n\n";
+      trace_kinds.push_back(kind);
+      trace_tokens.push_back(tokens);
+    };
+    auto usage_now = [&]() -> std::optional<ChunkUsage> {
+      if (!cr.continuous_usage) return std::nullopt;
+      return ChunkUsage{cr.prompt_tokens, produced};
+    };
+    for (size_t c = 0; c <= chunks; ++c) {
+      payload.clear();
+      const size_t kinds_before = trace_kinds.size();
+      if (c < chunks) {
+        if (c == drop_at) {
+          write_trace(id, trace_t, trace_kinds, trace_tokens, true);
+          beast::error_code ec;
+          sock.close(ec);  // simulated crash: no terminating chunk, no [DONE]
+          co_return false;
+        }
+        timer.expires_at(arrival + std::chrono::nanoseconds(plan.chunk_at_ns[c]));
+        co_await timer.async_wait(use_awaitable);
+        if (c == 0 && chat) event(stream_chunk(true, id, s.model_name, created, true, "", "", usage_now()), 'R', 0);
+        std::string text;
+        for (int k = 0; k < plan.chunk_tokens[c]; ++k) text += token_text(static_cast<uint64_t>(produced++));
+        const bool last = c + 1 == chunks;
+        event(stream_chunk(chat, id, s.model_name, created, false, text, last ? plan.finish_reason : "",
+                           usage_now()),
+              'C', plan.chunk_tokens[c]);
+        if (!last) {
+          co_await write_chunk(sock, payload, trace_t, trace_kinds.size() - kinds_before);
+          continue;
+        }
+      } else if (chunks == 0) {  // zero tokens (max_tokens 0): only a finish chunk
+        timer.expires_at(arrival + std::chrono::nanoseconds(static_cast<int64_t>(s.ttft_ms * 1e6)));
+        co_await timer.async_wait(use_awaitable);
+        event(stream_chunk(chat, id, s.model_name, created, chat, "", "length", usage_now()), 'F', 0);
+      } else {
+        break;
+      }
+      if (cr.include_usage) event(usage_chunk(chat, id, s.model_name, created, {cr.prompt_tokens, produced}), 'U', 0);
+      payload += "data: [DONE]\n\n";
+      trace_kinds.push_back('D');
+      trace_tokens.push_back(0);
+      co_await write_chunk(sock, payload, trace_t, trace_kinds.size() - kinds_before);
+      break;
+    }
+    co_await net::async_write(sock, http::make_chunk_last(), use_awaitable);
+    write_trace(id, trace_t, trace_kinds, trace_tokens, false);
+    co_return true;
+  }
+
+  awaitable<void> write_chunk(tcp::socket& sock, const std::string& payload, std::vector<int64_t>& trace_t,
+                              size_t events) {
+    if (trace) trace_t.insert(trace_t.end(), events, steady_now_ns());
+    co_await net::async_write(sock, http::make_chunk(net::buffer(payload)), use_awaitable);
+  }
+
+  void write_trace(const std::string& id, const std::vector<int64_t>& t, const std::string& kinds,
+                   const std::vector<int>& tokens, bool dropped) {
+    if (!trace) return;
+    JsonWriter w;
+    w.begin_object().field("id", id).field("dropped", dropped);
+    w.key("t_ns").begin_array();
+    for (auto x : t) w.value(x);
+    w.end_array();
+    w.field("kinds", kinds);
+    w.key("tokens").begin_array();
+    for (auto x : tokens) w.value(x);
+    w.end_array().end_object();
+    std::lock_guard lock(trace_mu);
+    std::fputs(w.str().c_str(), trace);
+    std::fputc('\n', trace);
+    std::fflush(trace);
+  }
+};
+
+MockServer::MockServer(MockSettings settings) : impl_(std::make_unique<Impl>(std::move(settings))) {}
+
+MockServer::~MockServer() { stop(); }
+
+uint16_t MockServer::start() {
+  auto& m = *impl_;
+  if (auto errs = m.s.validate(); !errs.empty()) throw std::runtime_error(errs.front());
+  if (!m.s.trace_path.empty()) {
+    m.trace = std::fopen(m.s.trace_path.c_str(), "w");
+    if (!m.trace) throw std::runtime_error(fmt::format("--trace: cannot write '{}'", m.s.trace_path));
+  }
+  beast::error_code ec;
+  const auto addr = net::ip::make_address(m.s.host, ec);
+  if (ec) throw std::runtime_error(fmt::format("--host: bad address '{}' (expected e.g. 127.0.0.1 or ::1)", m.s.host));
+  const tcp::endpoint ep(addr, m.s.port);
+  m.acceptor.open(ep.protocol(), ec);
+  if (!ec) m.acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) m.acceptor.bind(ep, ec);
+  if (!ec) m.acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) {
+    throw std::runtime_error(fmt::format("cannot listen on {}:{}: {} (pick another --port, or 0 for any free port)",
+                                         m.s.host, m.s.port, ec.message()));
+  }
+  const uint16_t port = m.acceptor.local_endpoint().port();
+  net::co_spawn(m.ioc, m.accept_loop(), net::detached);
+  for (int i = 0; i < m.s.threads; ++i) m.threads.emplace_back([&m] { m.ioc.run(); });
+  m.started = true;
+  return port;
+}
+
+void MockServer::stop() {
+  auto& m = *impl_;
+  if (!m.started) return;
+  m.started = false;
+  m.ioc.stop();
+  for (auto& t : m.threads) t.join();
+  m.threads.clear();
+  if (m.trace) std::fclose(m.trace);
+  m.trace = nullptr;
+}
+
+uint64_t MockServer::completions_served() const { return impl_->served.load(); }
+
+}  // namespace tokbench::mock

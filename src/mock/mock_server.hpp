@@ -1,0 +1,32 @@
+#pragma once
+// mock/mock_server: `tokbench serve-mock`, an OpenAI-compatible simulator on Boost.Beast. Each
+// stream is a coroutine sleeping on an absolute steady_clock deadline per chunk, so thousands of
+// streams share a few threads and lateness never accumulates. It is the embedded default target
+// and the ground truth of accuracy tests (optional --trace records each chunk's write time).
+#include <cstdint>
+#include <memory>
+
+#include "mock/mock_response.hpp"
+
+namespace tokbench::mock {
+
+class MockServer {
+ public:
+  explicit MockServer(MockSettings settings);
+  ~MockServer();  ///< stops and joins
+  MockServer(const MockServer&) = delete;
+  MockServer& operator=(const MockServer&) = delete;
+
+  /// Binds, starts the threads, returns the bound port. Throws naming host:port on failure.
+  uint16_t start();
+  /// Stops accepting, ends every stream, joins the threads. Idempotent.
+  void stop();
+  /// Requests served so far (completion endpoints only).
+  uint64_t completions_served() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tokbench::mock

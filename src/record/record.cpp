@@ -1,0 +1,31 @@
+#include "record/record.hpp"
+
+#include <array>
+#include <utility>
+
+namespace tokbench::record {
+
+namespace {
+constexpr std::array<std::pair<Outcome, std::string_view>, 6> kOutcomeNames{{
+    {Outcome::Ok, "ok"},
+    {Outcome::ConnectError, "connect_error"},
+    {Outcome::Timeout, "timeout"},
+    {Outcome::HttpStatus, "http_status"},
+    {Outcome::StreamProtocol, "stream_protocol"},
+    {Outcome::Cancelled, "cancelled"},
+}};
+}  // namespace
+
+std::string_view outcome_name(Outcome o) {
+  for (const auto& [value, name] : kOutcomeNames)
+    if (value == o) return name;
+  return "unknown";
+}
+
+std::optional<Outcome> outcome_from_name(std::string_view name) {
+  for (const auto& [value, n] : kOutcomeNames)
+    if (n == name) return value;
+  return std::nullopt;
+}
+
+}  // namespace tokbench::record

@@ -1,0 +1,72 @@
+#pragma once
+// record/: what happened to one request, in integer nanoseconds since the run's monotonic
+// origin. The only input of metrics/ and report/. Knows nothing about HTTP, SSE or statistics;
+// the client fills it, record_io writes and reads its JSON Lines form.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tokbench::record {
+
+inline constexpr int64_t kNone = -1;  ///< a timestamp or count that was never observed
+
+/// Every request ends in exactly one of these (h2load's and wrk2's habit: never just "failed").
+enum class Outcome { Ok, ConnectError, Timeout, HttpStatus, StreamProtocol, Cancelled };
+
+/// What an SSE data event carried, decided by the client when it arrived.
+enum class ChunkKind : char {
+  Role = 'R',       ///< role-only delta (vLLM's first chunk), no generated text
+  Content = 'C',    ///< carries generated text
+  Reasoning = 'T',  ///< carries reasoning ("thinking") text and no content
+  Finish = 'F',     ///< finish_reason with no text
+  Usage = 'U',      ///< `choices: []` with usage only
+  Empty = 'E',      ///< anything else (empty delta, keep-alive JSON)
+};
+
+std::string_view outcome_name(Outcome o);
+std::optional<Outcome> outcome_from_name(std::string_view name);
+
+/// One SSE data event (the `data: [DONE]` sentinel is not a chunk; it sets `done_ns`).
+struct ChunkEvent {
+  int64_t t_ns = 0;              ///< arrival, ns since run origin
+  int32_t bytes = 0;             ///< size of the event's data payload
+  int32_t cum_tokens = -1;       ///< usage.completion_tokens carried by this chunk; -1 = none
+  ChunkKind kind = ChunkKind::Empty;
+
+  bool has_text() const { return kind == ChunkKind::Content || kind == ChunkKind::Reasoning; }
+};
+
+struct RequestRecord {
+  int64_t index = 0;          ///< position in the run's request sequence
+  bool warmup = false;        ///< warm-up requests are recorded but excluded from statistics
+  bool stream = true;
+  int attempts = 1;           ///< 1 + retries spent on this request
+
+  int64_t scheduled_ns = kNone;   ///< intended start (open loop) or when it became eligible
+  int64_t sent_ns = kNone;        ///< handed to the transport (connection set-up included)
+  int64_t first_byte_ns = kNone;  ///< first response header byte
+  int64_t first_event_ns = kNone; ///< first SSE data event of any kind
+  int64_t first_token_ns = kNone; ///< first event carrying generated text
+  int64_t last_token_ns = kNone;  ///< last event carrying generated text
+  int64_t last_event_ns = kNone;  ///< last SSE data event (often the usage chunk)
+  int64_t done_ns = kNone;        ///< `[DONE]`, end of body, or the moment of failure
+
+  std::vector<ChunkEvent> chunks;
+
+  int64_t prompt_tokens = kNone;      ///< from the server's usage
+  int64_t completion_tokens = kNone;  ///< from the server's usage
+  int64_t cached_tokens = kNone;      ///< usage.prompt_tokens_details.cached_tokens
+  int64_t output_chars = 0;           ///< bytes of generated text (content + reasoning)
+  std::string finish_reason;
+
+  int http_status = 0;
+  Outcome outcome = Outcome::Ok;
+  std::string error;       ///< human-readable cause; for http_status, the first KiB of the body
+  std::string request_id;  ///< the server's completion id
+
+  bool ok() const { return outcome == Outcome::Ok; }
+};
+
+}  // namespace tokbench::record

@@ -1,0 +1,190 @@
+#include "record/record_io.hpp"
+
+#include <simdjson.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include "common/json_writer.hpp"
+#include <fmt/format.h>
+
+namespace tokbench::record {
+
+namespace {
+
+void put_count(JsonWriter& w, std::string_view k, int64_t v) {
+  w.key(k);
+  if (v == kNone) {
+    w.null();
+  } else {
+    w.value(v);
+  }
+}
+
+int64_t get_count(simdjson::dom::element obj, std::string_view k) {
+  auto v = obj[k];
+  if (v.error() || v.is_null()) return kNone;
+  int64_t out = kNone;
+  if (v.get_int64().get(out)) throw std::runtime_error(fmt::format("\"{}\" must be an integer", k));
+  return out;
+}
+
+std::string get_string(simdjson::dom::element obj, std::string_view k) {
+  auto v = obj[k];
+  if (v.error() || v.is_null()) return {};
+  std::string_view s;
+  if (v.get_string().get(s)) throw std::runtime_error(fmt::format("\"{}\" must be a string", k));
+  return std::string(s);
+}
+
+bool get_bool(simdjson::dom::element obj, std::string_view k, bool fallback) {
+  auto v = obj[k];
+  if (v.error()) return fallback;
+  bool out = fallback;
+  if (v.get_bool().get(out)) throw std::runtime_error(fmt::format("\"{}\" must be true or false", k));
+  return out;
+}
+
+constexpr std::pair<std::string_view, int64_t RequestRecord::*> kTimes[] = {
+    {"scheduled", &RequestRecord::scheduled_ns},   {"sent", &RequestRecord::sent_ns},
+    {"first_byte", &RequestRecord::first_byte_ns}, {"first_event", &RequestRecord::first_event_ns},
+    {"first_token", &RequestRecord::first_token_ns}, {"last_token", &RequestRecord::last_token_ns},
+    {"last_event", &RequestRecord::last_event_ns}, {"done", &RequestRecord::done_ns},
+};
+
+}  // namespace
+
+std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
+  JsonWriter w;
+  w.begin_object();
+  w.field("data_abbr", data_abbr);
+  w.field("id", r.index);
+  w.field("success", r.ok());
+  w.field("outcome", outcome_name(r.outcome));
+  w.field("error_info", r.error);
+  w.field("http_status", r.http_status);
+  put_count(w, "input_tokens", r.prompt_tokens);
+  put_count(w, "output_tokens", r.completion_tokens);
+  put_count(w, "cached_tokens", r.cached_tokens);
+  w.field("warmup", r.warmup);
+  w.field("stream", r.stream);
+  w.field("attempts", r.attempts);
+  w.field("request_id", r.request_id);
+  w.field("finish_reason", r.finish_reason);
+  w.field("output_chars", r.output_chars);
+  w.key("timing_ns").begin_object();
+  for (const auto& [name, member] : kTimes) put_count(w, name, r.*member);
+  w.end_object();
+  w.key("chunks").begin_object();
+  w.key("t_ns").begin_array();
+  for (const auto& c : r.chunks) w.value(c.t_ns);
+  w.end_array();
+  w.key("bytes").begin_array();
+  for (const auto& c : r.chunks) w.value(static_cast<int64_t>(c.bytes));
+  w.end_array();
+  w.key("cum_tokens").begin_array();
+  for (const auto& c : r.chunks) {
+    if (c.cum_tokens < 0) {
+      w.null();
+    } else {
+      w.value(static_cast<int64_t>(c.cum_tokens));
+    }
+  }
+  w.end_array();
+  std::string kinds;
+  kinds.reserve(r.chunks.size());
+  for (const auto& c : r.chunks) kinds.push_back(static_cast<char>(c.kind));
+  w.field("kinds", kinds);
+  w.end_object();
+  w.end_object();
+  return w.take();
+}
+
+RequestRecord from_json_line(std::string_view line) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (auto err = parser.parse(line.data(), line.size(), true).get(doc)) {
+    throw std::runtime_error(fmt::format("not valid JSON ({})", simdjson::error_message(err)));
+  }
+  if (!doc.is_object()) throw std::runtime_error("expected a JSON object");
+  RequestRecord r;
+  r.index = get_count(doc, "id");
+  const std::string outcome = get_string(doc, "outcome");
+  auto o = outcome_from_name(outcome);
+  if (!o) throw std::runtime_error(fmt::format("unknown outcome '{}'", outcome));
+  r.outcome = *o;
+  r.error = get_string(doc, "error_info");
+  r.http_status = static_cast<int>(get_count(doc, "http_status"));
+  r.prompt_tokens = get_count(doc, "input_tokens");
+  r.completion_tokens = get_count(doc, "output_tokens");
+  r.cached_tokens = get_count(doc, "cached_tokens");
+  r.warmup = get_bool(doc, "warmup", false);
+  r.stream = get_bool(doc, "stream", true);
+  r.attempts = static_cast<int>(get_count(doc, "attempts"));
+  r.request_id = get_string(doc, "request_id");
+  r.finish_reason = get_string(doc, "finish_reason");
+  r.output_chars = get_count(doc, "output_chars");
+  simdjson::dom::element timing;
+  if (doc["timing_ns"].get(timing) || !timing.is_object())
+    throw std::runtime_error("missing \"timing_ns\" object");
+  for (const auto& [name, member] : kTimes) r.*member = get_count(timing, name);
+
+  simdjson::dom::element chunks;
+  if (doc["chunks"].get(chunks) || !chunks.is_object())
+    throw std::runtime_error("missing \"chunks\" object");
+  simdjson::dom::array t, bytes, cum;
+  std::string_view kinds;
+  if (chunks["t_ns"].get(t) || chunks["bytes"].get(bytes) || chunks["cum_tokens"].get(cum) ||
+      chunks["kinds"].get(kinds)) {
+    throw std::runtime_error("\"chunks\" needs t_ns, bytes, cum_tokens arrays and a kinds string");
+  }
+  const size_t n = kinds.size();
+  if (t.size() != n || bytes.size() != n || cum.size() != n)
+    throw std::runtime_error("\"chunks\" arrays differ in length");
+  r.chunks.resize(n);
+  size_t i = 0;
+  for (auto v : t) r.chunks[i++].t_ns = v.get_int64().value_unsafe();
+  i = 0;
+  for (auto v : bytes) r.chunks[i++].bytes = static_cast<int32_t>(v.get_int64().value_unsafe());
+  i = 0;
+  for (auto v : cum) r.chunks[i++].cum_tokens = v.is_null() ? -1 : static_cast<int32_t>(v.get_int64().value_unsafe());
+  for (i = 0; i < n; ++i) r.chunks[i].kind = static_cast<ChunkKind>(kinds[i]);
+  return r;
+}
+
+std::vector<RequestRecord> read_details(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(fmt::format("cannot open details file '{}': {}", path, std::strerror(errno)));
+  std::vector<RequestRecord> out;
+  std::string line;
+  size_t line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty()) continue;
+    try {
+      out.push_back(from_json_line(line));
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format("{}:{}: {}", path, line_no, e.what()));
+    }
+  }
+  return out;
+}
+
+LineAppender::LineAppender(const std::string& path) : file_(std::fopen(path.c_str(), "w")) {
+  if (!file_) throw std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+}
+
+LineAppender::~LineAppender() {
+  if (file_) std::fclose(file_);
+}
+
+void LineAppender::append(const std::string& line) {
+  std::lock_guard lock(mu_);
+  std::fwrite(line.data(), 1, line.size(), file_);
+  std::fputc('\n', file_);
+  std::fflush(file_);  // durable per request: Ctrl-C or a crash keeps every finished line
+}
+
+}  // namespace tokbench::record

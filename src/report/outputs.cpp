@@ -1,0 +1,122 @@
+#include "report/outputs.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include "common/json_writer.hpp"
+#include "tokbench/version.hpp"
+
+namespace tokbench::report {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void summary_object(JsonWriter& w, const metrics::Row& r) {
+  w.begin_object();
+  const auto* s = r.stats ? &*r.stats : nullptr;
+  auto num = [&](const char* k, double metrics::Summary::*f) {
+    w.key(k);
+    if (s) w.value(s->*f); else w.null();
+  };
+  num("mean", &metrics::Summary::mean);
+  num("min", &metrics::Summary::min);
+  num("max", &metrics::Summary::max);
+  num("median", &metrics::Summary::median);
+  num("p75", &metrics::Summary::p75);
+  num("p90", &metrics::Summary::p90);
+  num("p99", &metrics::Summary::p99);
+  w.field("n", s ? s->n : int64_t{0});
+  if (!s) w.field("na", r.na_reason);
+  if (!r.note.empty()) w.field("note", r.note);
+  w.end_object();
+}
+
+}  // namespace
+
+std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const Verdict& v) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("tool").begin_object().field("name", "tokbench").field("version", kVersion);
+  w.field("git_hash", kGitHash).field("git_dirty", kGitDirty).end_object();
+  w.key("verdict").begin_object().field("status", v.valid ? "VALID" : "INVALID");
+  w.key("reasons").begin_array();
+  for (const auto& r : v.reasons) w.value(r);
+  w.end_array().end_object();
+  w.field("interrupted", info.interrupted);
+  w.key("units").begin_object().field("latency", "ms").field("throughput", "token/s or req/s").end_object();
+  w.key("metrics").begin_object();
+  for (const auto& r : m.rows) {
+    w.key(r.name);
+    summary_object(w, r);
+  }
+  w.end_object();
+  w.key("extra_metrics").begin_object();
+  for (const auto& r : m.extra_rows) {
+    w.key(r.name);
+    summary_object(w, r);
+  }
+  w.end_object();
+  w.key("common").begin_object();
+  for (const auto& c : m.common) w.field(c.key, c.value);
+  w.field("observed_max_concurrency", m.observed_max_concurrency);
+  w.end_object();
+  w.key("definitions").begin_object();
+  for (const auto& [k, text] : metrics::definition_texts(m.definitions)) w.field(k, text);
+  w.end_object();
+  w.key("notes").begin_array();
+  for (const auto& n : m.notes) w.value(n);
+  w.end_array();
+  w.key("run").begin_object();
+  w.field("started_at", info.started_at).field("target_url", info.target_url);
+  w.field("embedded_simulator", info.embedded_simulator).field("model", info.model);
+  w.field("model_abbr", info.model_abbr).field("dataset", info.dataset);
+  w.field("dataset_abbr", info.dataset_abbr).field("request_body_example", info.body_example);
+  w.key("client_sse_events");
+  if (info.client_events >= 0) w.value(info.client_events); else w.null();
+  w.key("client_cpu_s");
+  if (info.client_cpu_s >= 0) w.value(info.client_cpu_s); else w.null();
+  w.end_object();
+  if (!info.config_json.empty()) w.field_raw("config", info.config_json);
+  w.end_object();
+  return w.take();
+}
+
+fs::path make_run_dir(const std::string& output_dir, std::time_t now, const std::string& model_abbr) {
+  char stamp[32];
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  std::strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%S", &tm);
+  std::error_code ec;
+  fs::create_directories(output_dir, ec);
+  if (ec) {
+    throw std::runtime_error(fmt::format("cannot create --output-dir '{}': {} (pick a writable folder)",
+                                         output_dir, ec.message()));
+  }
+  fs::path dir = fs::path(output_dir) / stamp;
+  for (int i = 1; fs::exists(dir); ++i) dir = fs::path(output_dir) / fmt::format("{}_{}", stamp, i);
+  for (const auto& sub : {fs::path("configs"), fs::path("logs"), fs::path("performances") / model_abbr}) {
+    fs::create_directories(dir / sub, ec);
+    if (ec) throw std::runtime_error(fmt::format("cannot create '{}': {}", (dir / sub).string(), ec.message()));
+  }
+  return dir;
+}
+
+void write_file(const fs::path& p, const std::string& content) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << content;
+  if (!out) throw std::runtime_error(fmt::format("cannot write '{}': {}", p.string(), std::strerror(errno)));
+}
+
+std::string file_safe(const std::string& name) {
+  std::string s;
+  for (char c : name) s.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ? c : '_');
+  if (s.empty() || s == "." || s == "..") s = "model";
+  return s;
+}
+
+}  // namespace tokbench::report

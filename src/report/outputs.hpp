@@ -1,0 +1,49 @@
+#pragma once
+// report/outputs: the run folder (AISBench's layout) and result.json, the machine-readable
+// summary scripts rely on: metrics.<Row>.{mean,min,max,median,p75,p90,p99,n} (ms or tokens,
+// null when not applicable), common.<snake_case>, definitions, tool, verdict, interrupted.
+#include <cstdint>
+#include <ctime>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "metrics/metrics.hpp"
+
+namespace tokbench::report {
+
+struct Verdict {
+  bool valid = true;
+  std::vector<std::string> reasons;  ///< why INVALID, each with a suggestion
+};
+
+/// Facts about the run that are not metrics.
+struct RunInfo {
+  std::string started_at;    ///< local wall-clock time, ISO 8601 (the one wall reading)
+  std::string target_url;
+  bool embedded_simulator = false;
+  std::string model;
+  std::string model_abbr;
+  std::string dataset;       ///< as given (builtin, qa:PATH, ...)
+  std::string dataset_abbr;
+  std::string body_example;  ///< the exact JSON body of the first request
+  std::string config_json;   ///< effective RunConfig, secrets redacted
+  bool interrupted = false;
+  int64_t client_events = -1;   ///< SSE events the client parsed (-1 = unknown, e.g. recomputed)
+  double client_cpu_s = -1;     ///< client process CPU time during the measured phase
+};
+
+std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const Verdict& v);
+
+/// Creates <output_dir>/<YYYYmmdd_HHMMSS>[_N]/ with configs/, logs/ and performances/<abbr>/.
+/// Throws naming the folder and the fix when it cannot.
+std::filesystem::path make_run_dir(const std::string& output_dir, std::time_t now,
+                                   const std::string& model_abbr);
+
+/// Writes a whole file, throwing with the path on failure.
+void write_file(const std::filesystem::path& p, const std::string& content);
+
+/// Makes a name safe for a folder: [A-Za-z0-9._-], everything else '_'.
+std::string file_safe(const std::string& name);
+
+}  // namespace tokbench::report

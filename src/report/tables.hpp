@@ -1,0 +1,24 @@
+#pragma once
+// report/tables: AISBench-style presentations of a MetricSet — the two box-drawn console
+// tables, the <ds>.csv statistics table and the <ds>.json common metrics. Formats only; every
+// number comes from metrics/.
+#include <string>
+
+#include "metrics/metrics.hpp"
+
+namespace tokbench::report {
+
+/// The Performance Parameters and Common Metric tables, box-drawn like AISBench's
+/// tabulate "fancy_grid", followed by notes. `stage` is AISBench's Stage column ("total").
+std::string console_tables(const metrics::MetricSet& m, const std::string& stage = "total");
+
+/// <ds>.csv: Performance Parameters,Stage,Average,Min,Max,Median,P75,P90,P99,N.
+std::string performance_csv(const metrics::MetricSet& m, const std::string& stage = "total");
+
+/// <ds>.json: {"Benchmark Duration": {"total": "123.4 ms"}, "Total Requests": {"total": 8}, ...}.
+std::string common_json(const metrics::MetricSet& m, const std::string& stage = "total");
+
+/// A statistic with its unit as AISBench prints it: "50.332 ms", "287.375", "41.6 token/s".
+std::string format_value(double v, metrics::Unit u);
+
+}  // namespace tokbench::report

@@ -1,0 +1,74 @@
+#include "runner/run_config.hpp"
+
+#include <fmt/format.h>
+
+#include "common/json_writer.hpp"
+
+namespace tokbench::runner {
+
+std::vector<std::string> RunConfig::validate() const {
+  std::vector<std::string> e;
+  auto check = [&](bool ok, std::string msg) {
+    if (!ok) e.push_back(std::move(msg));
+  };
+  check(endpoint == "chat" || endpoint == "completions",
+        fmt::format("--endpoint: bad value '{}' (expected chat or completions)", endpoint));
+  check(url.empty() || url.starts_with("http://") || url.starts_with("https://"),
+        fmt::format("--url: bad value '{}' (expected a full URL, e.g. http://127.0.0.1:8000/v1/chat/completions)", url));
+  check(port > 0 && port < 65536, fmt::format("--port: bad value {} (expected 1..65535)", port));
+  check(concurrency >= 1, fmt::format("--concurrency: bad value {} (expected a positive integer)", concurrency));
+  check(num_prompts >= 0, fmt::format("--num-prompts: bad value {} (expected >= 0; 0 = one pass over the dataset)", num_prompts));
+  check(request_rate >= 0, fmt::format("--request-rate: bad value {} (expected a number >= 0, e.g. 12.5; 0 = no pacing)", request_rate));
+  check(timeout_s >= 0, fmt::format("--timeout-s: bad value {} (expected >= 0; 0 = no timeout)", timeout_s));
+  check(retries >= 0, fmt::format("--retries: bad value {} (expected >= 0)", retries));
+  check(warmup >= 0, fmt::format("--warmup: bad value {} (expected >= 0)", warmup));
+  check(workers >= 0, fmt::format("--workers: bad value {} (expected >= 0; 0 = automatic)", workers));
+  check(max_tokens >= 0, fmt::format("--max-tokens: bad value {} (expected >= 0; 0 = not sent)", max_tokens));
+  check(!min_tokens || *min_tokens >= 0, fmt::format("--min-tokens: bad value {} (expected >= 0)", min_tokens.value_or(0)));
+  check(drain_s >= 0, fmt::format("--drain-s: bad value {} (expected >= 0)", drain_s));
+  check(compat == "tokbench" || compat == "aisbench",
+        fmt::format("--compat: bad value '{}' (expected tokbench or aisbench)", compat));
+  for (const auto& h : headers) {
+    check(h.find(':') != std::string::npos && h.find(':') > 0,
+          fmt::format("--header: bad value '{}' (expected 'Key: Value')", h));
+  }
+  return e;
+}
+
+std::string RunConfig::target_url() const {
+  if (!url.empty()) return url;
+  if (host.empty()) return {};
+  const bool v6 = host.find(':') != std::string::npos && host.front() != '[';
+  return fmt::format("http://{}{}{}:{}/v1/{}", v6 ? "[" : "", host, v6 ? "]" : "", port,
+                     endpoint == "chat" ? "chat/completions" : "completions");
+}
+
+std::string RunConfig::to_json() const {
+  JsonWriter w;
+  w.begin_object();
+  w.field("url", url).field("host", host).field("port", port).field("endpoint", endpoint);
+  w.field("model", model).field("api_key", api_key.empty() ? "" : "***redacted***");
+  w.key("headers").begin_array();
+  for (const auto& h : headers) {
+    const std::string key = h.substr(0, h.find(':'));
+    std::string lower;
+    for (char c : key) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    w.value(lower == "authorization" || lower == "api-key" || lower == "x-api-key" ? key + ": ***redacted***" : h);
+  }
+  w.end_array();
+  w.field("stream", stream).field("max_tokens", max_tokens).field("ignore_eos", ignore_eos);
+  w.key("min_tokens");
+  if (min_tokens) w.value(*min_tokens); else w.null();
+  w.key("temperature");
+  if (temperature) w.value(*temperature); else w.null();
+  w.field("extra_body", extra_body).field("continuous_usage", continuous_usage);
+  w.field("concurrency", concurrency).field("num_prompts", num_prompts);
+  w.field("request_rate", request_rate).field("timeout_s", timeout_s).field("retries", retries);
+  w.field("warmup", warmup).field("workers", workers).field("seed", seed).field("drain_s", drain_s);
+  w.field("dataset", dataset).field("output_dir", output_dir).field("model_abbr", model_abbr);
+  w.field("compat", compat);
+  w.end_object();
+  return w.take();
+}
+
+}  // namespace tokbench::runner

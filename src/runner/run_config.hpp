@@ -1,0 +1,57 @@
+#pragma once
+// runner/run_config: every setting of `tokbench run` in one struct — the single truth that the
+// CLI binds flags to, that validate() checks, and that is saved (API key redacted) in configs/.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tokbench::runner {
+
+struct RunConfig {
+  // Target. No --url and no --host: start the built-in simulator on a free loopback port.
+  std::string url;                ///< full endpoint URL; wins over host/port/endpoint
+  std::string host;               ///< with port: http://host:port/v1/<endpoint>
+  int port = 8000;
+  std::string endpoint = "chat";  ///< chat | completions
+  std::string model;              ///< "" = first id from GET /v1/models
+  std::string api_key;            ///< "" = $OPENAI_API_KEY if set
+  std::vector<std::string> headers;  ///< extra "Key: Value" headers
+
+  // Request body. Optional fields are sent only when given.
+  bool stream = true;
+  int64_t max_tokens = 256;  ///< 0 = not sent
+  bool ignore_eos = false;
+  std::optional<int64_t> min_tokens;
+  std::optional<double> temperature;
+  std::string extra_body;    ///< JSON object merged at the top level
+  bool continuous_usage = false;  ///< ask for per-chunk cumulative usage (exact per-token ITL)
+
+  // Load.
+  int concurrency = 1;       ///< max requests in flight
+  int64_t num_prompts = 0;   ///< 0 = one pass over the dataset
+  double request_rate = 0;   ///< req/s, Poisson arrivals; 0 = as fast as concurrency allows
+  double timeout_s = 600;    ///< per request; 0 = none
+  int retries = 0;           ///< extra attempts after a connect_error
+  int64_t warmup = 0;        ///< requests sent first and excluded from statistics
+  int workers = 0;           ///< client threads; 0 = one per 256 of concurrency, at most the CPUs
+  uint64_t seed = 0;         ///< arrival-time seed
+  double drain_s = 5;        ///< after Ctrl-C, how long in-flight requests may finish
+
+  // Data and results.
+  std::string dataset = "builtin";  ///< builtin | qa:PATH | gsm8k:PATH
+  std::string output_dir = "outputs";
+  std::string model_abbr;           ///< "" = the model name, made file-safe
+  std::string compat = "tokbench";  ///< metric definitions: tokbench | aisbench
+  bool quiet = false;               ///< no progress line
+
+  /// Every problem at once, each naming the flag and the fix.
+  std::vector<std::string> validate() const;
+  /// The endpoint URL this config targets ("" when the built-in simulator will be started).
+  std::string target_url() const;
+  bool embedded_target() const { return url.empty() && host.empty(); }
+  /// The settings as a JSON object; the API key and Authorization headers are redacted.
+  std::string to_json() const;
+};
+
+}  // namespace tokbench::runner

@@ -1,0 +1,336 @@
+#include "runner/runner.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "client/engine.hpp"
+#include "client/http_get.hpp"
+#include "client/request_body.hpp"
+#include "common/clock.hpp"
+#include "common/json_writer.hpp"
+#include "dataset/dataset.hpp"
+#include "load/schedule.hpp"
+#include "mock/mock_server.hpp"
+#include "record/record_io.hpp"
+#include "report/tables.hpp"
+#include "tokbench/version.hpp"
+
+namespace tokbench::runner {
+
+namespace fs = std::filesystem;
+using record::RequestRecord;
+
+namespace {
+
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? std::string(sep) : "") + v[i];
+  return out;
+}
+
+// Resolves the model: GET /v1/models answers whether the server is there at all, and which
+// model it serves; a wrong --model is caught here instead of failing every request.
+std::string resolve_model(const RunConfig& cfg, const std::string& url, const std::string& api_key) {
+  const std::string models_url = client::models_url_for(url);
+  const auto res = client::http_get(models_url, cfg.headers, api_key, 10'000);
+  if (!res.reached) {
+    throw std::runtime_error(fmt::format(
+        "cannot reach the server at {}: {} (is it running? check --url, or --host/--port)", models_url, res.error));
+  }
+  if (res.status == 401 || res.status == 403) {
+    throw std::runtime_error(fmt::format("the server refused GET {} with HTTP {}: pass --api-key or set OPENAI_API_KEY",
+                                         models_url, res.status));
+  }
+  std::vector<std::string> ids;
+  if (res.status == 200) {
+    try {
+      ids = client::parse_model_ids(res.body);
+    } catch (const std::exception&) {
+      ids.clear();
+    }
+  }
+  if (cfg.model.empty()) {
+    if (ids.empty()) {
+      throw std::runtime_error(fmt::format("could not learn the model from GET {} (HTTP {}): pass --model NAME",
+                                           models_url, res.status));
+    }
+    return ids.front();
+  }
+  if (!ids.empty() && std::find(ids.begin(), ids.end(), cfg.model) == ids.end()) {
+    throw std::runtime_error(fmt::format("model '{}' is not served at {} (it serves: {}): pass --model with one of those",
+                                         cfg.model, models_url, join(ids, ", ")));
+  }
+  return cfg.model;
+}
+
+int auto_workers(int concurrency) {
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::clamp((concurrency + 255) / 256, 1, cpus);
+}
+
+std::string now_iso(std::time_t t) {
+  char buf[40];
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &tm);
+  return buf;
+}
+
+std::shared_ptr<spdlog::logger> make_logger(const fs::path& run_dir) {
+  auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>((run_dir / "logs" / "run.log").string(), true);
+  auto log = std::make_shared<spdlog::logger>("run", sink);
+  log->set_pattern("%Y-%m-%d %H:%M:%S.%e %l %v");
+  log->flush_on(spdlog::level::info);
+  return log;
+}
+
+// Collects finished records: in memory for the metrics, on disk at once for durability.
+class Recorder {
+ public:
+  Recorder(const fs::path& perf_dir, const std::string& abbr)
+      : abbr_(abbr), details_((perf_dir / (abbr + "_details.jsonl")).string()),
+        failed_path_(perf_dir / (abbr + "_failed.jsonl")) {}
+
+  void add(RequestRecord&& r) {
+    const std::string line = record::to_json_line(r, abbr_);
+    details_.append(line);
+    std::lock_guard lock(mu_);
+    if (!r.ok()) {
+      if (!failed_) failed_ = std::make_unique<record::LineAppender>(failed_path_.string());
+      failed_->append(line);
+    }
+    if (!r.warmup) ++measured_done_;
+    records_.push_back(std::move(r));
+  }
+
+  std::vector<RequestRecord> take() {
+    std::lock_guard lock(mu_);
+    return std::move(records_);
+  }
+  std::vector<RequestRecord> snapshot_warmup() {
+    std::lock_guard lock(mu_);
+    std::vector<RequestRecord> out;
+    for (const auto& r : records_)
+      if (r.warmup) out.push_back(r);
+    return out;
+  }
+  int64_t measured_done() {
+    std::lock_guard lock(mu_);
+    return measured_done_;
+  }
+
+ private:
+  std::string abbr_;
+  record::LineAppender details_;
+  fs::path failed_path_;
+  std::unique_ptr<record::LineAppender> failed_;
+  std::mutex mu_;
+  std::vector<RequestRecord> records_;
+  int64_t measured_done_ = 0;
+};
+
+}  // namespace
+
+report::Verdict judge(const metrics::MetricSet& m, const std::vector<RequestRecord>& records,
+                      bool interrupted, double request_rate) {
+  report::Verdict v;
+  if (interrupted) {
+    v.reasons.push_back("interrupted: statistics cover only the requests that finished; rerun to completion");
+  }
+  std::map<std::string, int64_t> failures;
+  int64_t measured = 0, failed = 0;
+  for (const auto& r : records) {
+    if (r.warmup) continue;
+    ++measured;
+    if (!r.ok()) {
+      ++failed;
+      ++failures[std::string(record::outcome_name(r.outcome))];
+    }
+  }
+  if (failed > 0) {
+    std::vector<std::string> parts;
+    for (const auto& [k, n] : failures) parts.push_back(fmt::format("{} {}", n, k));
+    v.reasons.push_back(fmt::format("{} of {} requests failed ({}): see the _failed.jsonl file and the server log",
+                                    failed, measured, join(parts, ", ")));
+  }
+  if (measured == 0) v.reasons.push_back("no request was measured: raise --num-prompts");
+  if (request_rate > 0) {
+    if (const auto* lag = m.row("SendLag"); lag && lag->stats && lag->stats->p99 > 50.0) {
+      v.reasons.push_back(fmt::format(
+          "send lag p99 was {:.1f} ms: the client could not keep the arrival schedule; raise --concurrency "
+          "or lower --request-rate", lag->stats->p99));
+    }
+  }
+  v.valid = v.reasons.empty();
+  return v;
+}
+
+Written write_reports(const fs::path& run_dir, const fs::path& perf_dir, const std::vector<RequestRecord>& records,
+                      const report::RunInfo& info, const metrics::RunFacts& facts, metrics::Definitions defs,
+                      double request_rate) {
+  Written w{metrics::compute(records, facts, defs), {}};
+  w.verdict = judge(w.metrics, records, info.interrupted, request_rate);
+  const std::string& ds = info.dataset_abbr;
+  report::write_file(perf_dir / (ds + ".csv"), report::performance_csv(w.metrics));
+  report::write_file(perf_dir / (ds + ".json"), report::common_json(w.metrics));
+  report::write_file(run_dir / "result.json", report::result_json(w.metrics, info, w.verdict));
+  return w;
+}
+
+RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std::FILE* console) {
+  if (auto errs = requested.validate(); !errs.empty()) throw std::invalid_argument(join(errs, "\n"));
+  RunConfig cfg = requested;
+  if (cfg.api_key.empty()) {
+    if (const char* k = std::getenv("OPENAI_API_KEY")) cfg.api_key = k;
+  }
+  std::vector<std::pair<std::string, std::string>> extra;
+  if (!cfg.extra_body.empty()) extra = client::parse_extra_body(cfg.extra_body);
+  const dataset::Dataset data = dataset::load(cfg.dataset);
+  if (cfg.num_prompts == 0) cfg.num_prompts = static_cast<int64_t>(data.items.size());
+
+  // Target: the user's server, or the built-in simulator on a free loopback port.
+  std::unique_ptr<mock::MockServer> sim;
+  std::string url = cfg.target_url();
+  if (cfg.embedded_target()) {
+    sim = std::make_unique<mock::MockServer>(mock::MockSettings{.port = 0});
+    const uint16_t port = sim->start();
+    url = fmt::format("http://127.0.0.1:{}/v1/{}", port, cfg.endpoint == "chat" ? "chat/completions" : "completions");
+    fmt::print(console, "no --url or --host given: started the built-in simulator (tokbench serve-mock defaults) at {}\n", url);
+  }
+  cfg.model = resolve_model(cfg, url, cfg.api_key);
+  if (cfg.model_abbr.empty()) cfg.model_abbr = report::file_safe(cfg.model);
+  if (cfg.workers == 0) cfg.workers = auto_workers(cfg.concurrency);
+  const auto defs = *metrics::definitions_from_name(cfg.compat);
+
+  client::BodySettings bs;
+  bs.endpoint = cfg.endpoint == "chat" ? client::Endpoint::Chat : client::Endpoint::Completions;
+  bs.model = cfg.model;
+  bs.stream = cfg.stream;
+  bs.max_tokens = cfg.max_tokens;
+  bs.ignore_eos = cfg.ignore_eos;
+  bs.min_tokens = cfg.min_tokens;
+  bs.temperature = cfg.temperature;
+  bs.continuous_usage = cfg.continuous_usage;
+  bs.extra = extra;
+  std::vector<std::string> warm_bodies, bodies;
+  for (int64_t i = 0; i < cfg.warmup; ++i) warm_bodies.push_back(client::build_body(bs, dataset::cycle(data, static_cast<size_t>(i))));
+  for (int64_t i = 0; i < cfg.num_prompts; ++i) bodies.push_back(client::build_body(bs, dataset::cycle(data, static_cast<size_t>(i))));
+
+  const std::time_t wall = std::time(nullptr);
+  RunOutcome out;
+  out.run_dir = report::make_run_dir(cfg.output_dir, wall, cfg.model_abbr);
+  out.perf_dir = out.run_dir / "performances" / cfg.model_abbr;
+  auto log = make_logger(out.run_dir);
+
+  report::RunInfo info;
+  info.started_at = now_iso(wall);
+  info.target_url = url;
+  info.embedded_simulator = sim != nullptr;
+  info.model = cfg.model;
+  info.model_abbr = cfg.model_abbr;
+  info.dataset = cfg.dataset;
+  info.dataset_abbr = data.abbr;
+  info.body_example = bodies.empty() ? "" : bodies.front();
+  info.config_json = cfg.to_json();
+  {
+    JsonWriter w;
+    w.begin_object().field_raw("requested", requested.to_json()).field_raw("effective", info.config_json);
+    w.field("target_url", url).field("embedded_simulator", info.embedded_simulator);
+    w.field("dataset_abbr", data.abbr).field("started_at", info.started_at).end_object();
+    report::write_file(out.run_dir / "configs" / "run_config.json", w.take());
+  }
+  log->info("tokbench {} ({}{})", kVersion, kGitHash, kGitDirty ? ", dirty" : "");
+  log->info("requested config: {}", requested.to_json());
+  log->info("effective config: {}", info.config_json);
+  log->info("target {}{}; model {}; dataset {} ({} items)", url, sim ? " (built-in simulator)" : "", cfg.model,
+            cfg.dataset, data.items.size());
+  log->info("request body of the first request: {}", info.body_example);
+  fmt::print(console, "target {}  model {}  dataset {}  requests {}  concurrency {}{}\n", url, cfg.model, data.abbr,
+             cfg.num_prompts, cfg.concurrency,
+             cfg.request_rate > 0 ? fmt::format("  rate {} req/s (Poisson)", cfg.request_rate) : "");
+  fmt::print(console, "request body: {}\n", info.body_example);
+  std::fflush(console);
+
+  client::EngineSettings es;
+  es.url = url;
+  es.headers = cfg.headers;
+  es.api_key = cfg.api_key;
+  es.stream = cfg.stream;
+  es.concurrency = cfg.concurrency;
+  es.workers = cfg.workers;
+  es.timeout_ms = static_cast<int64_t>(cfg.timeout_s * 1000);
+  es.retries = cfg.retries;
+  es.drain_timeout_ms = static_cast<int64_t>(cfg.drain_s * 1000);
+  es.reserve_chunks = static_cast<size_t>(std::clamp<int64_t>(cfg.max_tokens + 8, 16, 8192));
+  client::Engine engine(es);
+  Recorder recorder(out.perf_dir, data.abbr);
+  const int64_t origin = steady_now_ns();
+  auto on_done = [&](RequestRecord&& r) { recorder.add(std::move(r)); };
+
+  if (!warm_bodies.empty()) {
+    log->info("warm-up: {} request(s)", warm_bodies.size());
+    engine.run(warm_bodies, {}, origin, true, 0, on_done, stop);
+    const auto warm = recorder.snapshot_warmup();
+    if (!warm.empty() && std::none_of(warm.begin(), warm.end(), [](const auto& r) { return r.ok(); })) {
+      throw std::runtime_error(fmt::format("all {} warm-up request(s) failed, first: {} {} (check --url and --model; "
+                                           "details in {})",
+                                           warm.size(), record::outcome_name(warm.front().outcome),
+                                           warm.front().error, out.perf_dir.string()));
+    }
+  }
+
+  // Progress on stderr while the measured phase runs (a line a second, only on a terminal).
+  std::atomic<bool> finished{false};
+  std::thread progress;
+  if (!cfg.quiet && isatty(fileno(stderr))) {
+    progress = std::thread([&] {
+      for (int ticks = 1; !finished.load(); ++ticks) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        if (ticks % 5 == 0) fmt::print(stderr, "\r{} / {} requests finished", recorder.measured_done(), cfg.num_prompts);
+      }
+      fmt::print(stderr, "\r\033[K");
+    });
+  }
+  const auto schedule = load::poisson_schedule(cfg.num_prompts, cfg.request_rate, cfg.seed);
+  log->info("measured phase: {} request(s), {} worker thread(s)", bodies.size(), cfg.workers);
+  const auto counters = engine.run(bodies, schedule, origin, false, 0, on_done, stop);
+  finished = true;
+  if (progress.joinable()) progress.join();
+  out.interrupted = stop.load() != client::kRunning;
+  if (out.interrupted) log->warn("interrupted: stopped sending; in-flight requests drained or cancelled");
+  sim.reset();
+
+  info.interrupted = out.interrupted;
+  info.client_events = counters.events;
+  info.client_cpu_s = static_cast<double>(counters.cpu_ns) / 1e9;
+  const auto records = recorder.take();
+  auto written = write_reports(out.run_dir, out.perf_dir, records, info, {cfg.concurrency, cfg.stream}, defs,
+                               cfg.request_rate);
+  out.metrics = std::move(written.metrics);
+  out.verdict = std::move(written.verdict);
+  log->info("verdict: {} {}", out.verdict.valid ? "VALID" : "INVALID", join(out.verdict.reasons, "; "));
+
+  fmt::print(console, "\n{}", report::console_tables(out.metrics));
+  fmt::print(console, "verdict: {}\n", out.verdict.valid ? "VALID" : "INVALID");
+  for (const auto& r : out.verdict.reasons) fmt::print(console, "  - {}\n", r);
+  fmt::print(console, "results: {}\n  tables:  {}\n  details: {}\n  summary: {}\n  log:     {}\n",
+             out.run_dir.string(), (out.perf_dir / (data.abbr + ".csv")).string(),
+             (out.perf_dir / (data.abbr + "_details.jsonl")).string(), (out.run_dir / "result.json").string(),
+             (out.run_dir / "logs" / "run.log").string());
+  std::fflush(console);
+  const auto* ok = out.metrics.common_metric("success_requests");
+  out.exit_code = out.interrupted ? 130 : (ok && ok->value > 0 ? 0 : 1);
+  return out;
+}
+
+}  // namespace tokbench::runner
