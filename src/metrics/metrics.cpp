@@ -57,8 +57,7 @@ void add_common(MetricSet& m, const Totals& t, const RunFacts& facts, bool round
   auto per_s = [&](double x) { return dur_s > 0 ? x / dur_s : 0.0; };
   auto r = [&](double x) { return round4 ? round_to(x, 4) : x; };
   m.common = {
-      {"Benchmark Duration", "benchmark_duration", round4 ? round_to(dur_s, 4) * 1000 : dur_s * 1000,
-       Unit::Ms},
+      {"Benchmark Duration", "benchmark_duration", r(dur_s * 1000), Unit::Ms},
       {"Total Requests", "total_requests", static_cast<double>(t.total), Unit::Requests},
       {"Failed Requests", "failed_requests", static_cast<double>(t.total - t.success), Unit::Requests},
       {"Success Requests", "success_requests", static_cast<double>(t.success), Unit::Requests},
@@ -375,7 +374,7 @@ std::vector<std::pair<std::string, std::string>> definition_texts(Definitions d)
         {"PrefillTokenThroughput", "input_tokens / TTFT (0 when TTFT is 0)"},
         {"Benchmark Duration", "max(tp[-1]) - min(tp[0]) over successful requests"},
         {"Concurrency", "sum(E2EL) / duration"},
-        {"rounding", "statistics rounded to 4 decimals in seconds (0.1 ms), then shown in ms"},
+        {"rounding", "per-request statistics rounded to 4 decimals in seconds (0.1 ms), then shown in ms; common metrics rounded to 4 decimals in their unit"},
         {"percentiles", "numpy linear interpolation"},
     };
   }

@@ -76,6 +76,8 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   w.field("embedded_simulator", info.embedded_simulator).field("model", info.model);
   w.field("model_abbr", info.model_abbr).field("dataset", info.dataset);
   w.field("dataset_abbr", info.dataset_abbr).field("request_body_example", info.body_example);
+  w.key("origin_steady_ns");
+  if (info.origin_steady_ns >= 0) w.value(info.origin_steady_ns); else w.null();
   w.key("client_sse_events");
   if (info.client_events >= 0) w.value(info.client_events); else w.null();
   w.key("client_cpu_s");

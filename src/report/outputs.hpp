@@ -29,6 +29,7 @@ struct RunInfo {
   std::string body_example;  ///< the exact JSON body of the first request
   std::string config_json;   ///< effective RunConfig, secrets redacted
   bool interrupted = false;
+  int64_t origin_steady_ns = -1;  ///< steady_clock ns of the records' time 0 (cross-process checks)
   int64_t client_events = -1;   ///< SSE events the client parsed (-1 = unknown, e.g. recomputed)
   double client_cpu_s = -1;     ///< client process CPU time during the measured phase
 };

@@ -67,7 +67,10 @@ RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& 
   if (!p2.load((run_dir / "result.json").string()).get(prev)) {
     info.interrupted = value_or(prev["interrupted"].get_bool(), false);
     simdjson::dom::element run;
-    if (!prev["run"].get(run)) info.body_example = str(run, "request_body_example");
+    if (!prev["run"].get(run)) {
+      info.body_example = str(run, "request_body_example");
+      info.origin_steady_ns = value_or(run["origin_steady_ns"].get_int64(), int64_t{-1});
+    }
   }
   {
     std::string failed;

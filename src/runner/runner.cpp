@@ -194,7 +194,13 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
     if (const char* k = std::getenv("OPENAI_API_KEY")) cfg.api_key = k;
   }
   std::vector<std::pair<std::string, std::string>> extra;
-  if (!cfg.extra_body.empty()) extra = client::parse_extra_body(cfg.extra_body);
+  if (!cfg.extra_body.empty()) {
+    try {
+      extra = client::parse_extra_body(cfg.extra_body);
+    } catch (const std::runtime_error& e) {
+      throw std::invalid_argument(e.what());  // a usage error: exit 2
+    }
+  }
   const dataset::Dataset data = dataset::load(cfg.dataset);
   if (cfg.num_prompts == 0) cfg.num_prompts = static_cast<int64_t>(data.items.size());
 
@@ -311,6 +317,7 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   sim.reset();
 
   info.interrupted = out.interrupted;
+  info.origin_steady_ns = origin;
   info.client_events = counters.events;
   info.client_cpu_s = static_cast<double>(counters.cpu_ns) / 1e9;
   const auto records = recorder.take();

@@ -1,0 +1,330 @@
+// cli/ + runner/: the real binaries over loopback — `serve-mock` in one process, `run` in
+// another — checking files, accuracy against the simulator's truth and its trace, failures,
+// Ctrl-C, `report`, and the errors users see.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "process.hpp"
+
+namespace tokbench::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+size_t count_lines(const fs::path& p) {
+  std::ifstream in(p);
+  size_t n = 0;
+  for (std::string l; std::getline(in, l);) n += !l.empty();
+  return n;
+}
+
+class Sim {
+ public:
+  explicit Sim(std::vector<std::string> flags) {
+    std::vector<std::string> argv{TOKBENCH_BINARY, "serve-mock", "--port", "0"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    child_ = std::make_unique<Child>(argv);
+    const std::string out = child_->read_until("\n", 10s);
+    std::smatch m;
+    if (!std::regex_search(out, m, std::regex("listening on http://127\\.0\\.0\\.1:(\\d+)")))
+      throw std::runtime_error("serve-mock did not start: " + out);
+    port = m[1];
+  }
+  std::string url(const std::string& path = "/v1/chat/completions") const {
+    return "http://127.0.0.1:" + port + path;
+  }
+  std::string port;
+
+ private:
+  std::unique_ptr<Child> child_;
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tokbench_cli_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  // Runs `tokbench run` with --output-dir in the test's folder; returns the run folder.
+  fs::path run(std::vector<std::string> args, int expect_code = 0) {
+    args.insert(args.begin(), "run");
+    args.insert(args.end(), {"--output-dir", (dir_ / "outputs").string(), "--quiet"});
+    last_ = run_tokbench(args);
+    EXPECT_EQ(last_.code, expect_code) << last_.output;
+    std::smatch m;
+    if (!std::regex_search(last_.output, m, std::regex("results: (\\S+)"))) return {};
+    return fs::path(m[1].str());
+  }
+
+  simdjson::dom::element result(const fs::path& run_dir) {
+    auto doc = parser_.load((run_dir / "result.json").string());
+    EXPECT_FALSE(doc.error()) << run_dir;
+    return doc.value();
+  }
+
+  static double metric(simdjson::dom::element r, const char* row, const char* stat) {
+    return r["metrics"][row][stat].get_double().value();
+  }
+  static double common(simdjson::dom::element r, const char* key) {
+    return r["common"][key].get_double().value();
+  }
+
+  fs::path dir_;
+  Result last_;
+  simdjson::dom::parser parser_;
+};
+
+
+TEST_F(CliTest, AccuracyAgainstSimulatorAtConcurrency1And32) {
+  Sim sim({"--ttft-ms", "50", "--tpot-ms", "10", "--trace", (dir_ / "trace.jsonl").string()});
+  for (auto [conc, prompts] : {std::pair{1, 8}, std::pair{32, 64}}) {
+    SCOPED_TRACE("concurrency " + std::to_string(conc));
+    const auto rd = run({"--url", sim.url(), "--concurrency", std::to_string(conc), "--num-prompts",
+                         std::to_string(prompts), "--max-tokens", "48", "--ignore-eos"});
+    ASSERT_FALSE(rd.empty());
+    auto r = result(rd);
+    EXPECT_EQ(common(r, "success_requests"), prompts);
+    EXPECT_NEAR(metric(r, "TPOT", "mean"), 10.0, 10.0 * 0.02);
+    EXPECT_NEAR(metric(r, "TTFT", "mean"), 50.0, 5.0);
+    EXPECT_NEAR(metric(r, "ITL", "mean"), 10.0, 10.0 * 0.02);
+    EXPECT_EQ(metric(r, "OutputTokens", "mean"), 48);
+    EXPECT_EQ(common(r, "max_concurrency"), conc);
+    EXPECT_EQ(std::string(r["verdict"]["status"].get_string().value()), "VALID");
+  }
+}
+
+TEST_F(CliTest, ClientChunkTimesTrailTheSimulatorsWriteTimes) {
+  // The simulator's trace and the client's records share CLOCK_MONOTONIC: every content chunk
+  // must be seen by the client after the server wrote it, and soon after.
+  const auto trace = dir_ / "trace.jsonl";
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "5", "--trace", trace.string()});
+  const auto rd = run({"--url", sim.url(), "--concurrency", "4", "--num-prompts", "8", "--max-tokens", "16",
+                       "--ignore-eos"});
+  ASSERT_FALSE(rd.empty());
+  auto r = result(rd);
+  const int64_t origin = r["run"]["origin_steady_ns"].get_int64().value();
+  std::map<std::string, std::vector<int64_t>> server;  // id -> write time of each content chunk
+  {
+    simdjson::dom::parser p;
+    std::ifstream in(trace);
+    for (std::string line; std::getline(in, line);) {
+      auto doc = p.parse(line);
+      std::string_view kinds = doc["kinds"].get_string().value();
+      size_t i = 0;
+      auto& v = server[std::string(doc["id"].get_string().value())];
+      simdjson::dom::array times = doc["t_ns"].get_array();  // a named array: value() of a temporary dangles
+      for (auto t : times) {
+        if (kinds[i++] == 'C') v.push_back(t.get_int64().value());
+      }
+    }
+  }
+  simdjson::dom::parser p;
+  std::ifstream in(rd / "performances/tokbench-mock/builtin_details.jsonl");
+  size_t checked = 0;
+  for (std::string line; std::getline(in, line);) {
+    auto doc = p.parse(line);
+    const auto& sv = server.at(std::string(doc["request_id"].get_string().value()));
+    std::string_view kinds = doc["chunks"]["kinds"].get_string().value();
+    size_t i = 0, c = 0;
+    simdjson::dom::array times = doc["chunks"]["t_ns"].get_array();
+    for (auto t : times) {
+      if (kinds[i++] != 'C') continue;
+      const int64_t lag = origin + t.get_int64().value() - sv.at(c++);
+      EXPECT_GE(lag, 0);
+      EXPECT_LT(lag, 5'000'000);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 8u * 16u);
+}
+
+TEST_F(CliTest, NonStreamingCompletionsShowsNoFakeTtft) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "1"});
+  const auto rd = run({"--host", "127.0.0.1", "--port", sim.port, "--endpoint", "completions", "--no-stream",
+                       "--num-prompts", "6", "--max-tokens", "16", "--ignore-eos"});
+  ASSERT_FALSE(rd.empty());
+  auto r = result(rd);
+  for (const char* row : {"TTFT", "TPOT", "ITL", "PrefillTokenThroughput"}) {
+    EXPECT_TRUE(r["metrics"][row]["mean"].is_null()) << row;
+    EXPECT_EQ(std::string(r["metrics"][row]["na"].get_string().value()), "non-streaming");
+  }
+  EXPECT_GT(metric(r, "E2EL", "mean"), 20);
+  EXPECT_NE(slurp(rd / "performances/tokbench-mock/builtin.csv").find("TTFT,total,n/a (non-streaming)"),
+            std::string::npos);
+  EXPECT_NE(last_.output.find("n/a (non-streaming)"), std::string::npos);
+}
+
+TEST_F(CliTest, Gsm8kDatasetAndAisbenchLayout) {
+  const fs::path gsm = fs::path(TOKBENCH_SHARED_DIR) / "datasets/gsm8k/test.jsonl";
+  if (!fs::exists(gsm)) GTEST_SKIP() << "shared dataset absent: " << gsm;
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "1"});
+  const auto rd = run({"--url", sim.url(), "--dataset", "gsm8k:" + gsm.string(), "--num-prompts", "20",
+                       "--concurrency", "5", "--max-tokens", "8", "--model-abbr", "vllm-api-stream-chat"});
+  ASSERT_FALSE(rd.empty());
+  const auto perf = rd / "performances/vllm-api-stream-chat";
+  for (const char* f : {"gsm8k.csv", "gsm8k.json", "gsm8k_details.jsonl"}) EXPECT_TRUE(fs::exists(perf / f)) << f;
+  EXPECT_FALSE(fs::exists(perf / "gsm8k_failed.jsonl"));
+  EXPECT_TRUE(fs::exists(rd / "configs/run_config.json"));
+  EXPECT_TRUE(fs::exists(rd / "logs/run.log"));
+  EXPECT_EQ(count_lines(perf / "gsm8k_details.jsonl"), 20u);
+  auto csv = slurp(perf / "gsm8k.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "Performance Parameters,Stage,Average,Min,Max,Median,P75,P90,P99,N");
+  auto common_json = parser_.load((perf / "gsm8k.json").string());
+  EXPECT_EQ(common_json["Total Requests"]["total"].get_int64().value(), 20);
+  // Janet's ducks, first GSM8K question, went out as the first request body.
+  auto r = result(rd);
+  EXPECT_NE(std::string(r["run"]["request_body_example"].get_string().value()).find("Janet"), std::string::npos);
+  EXPECT_GT(metric(r, "InputTokens", "mean"), 10);
+}
+
+TEST_F(CliTest, FailingServerCountsEveryRequest) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "1", "--fail-every", "4", "--drop-every", "5"});
+  const auto rd = run({"--url", sim.url(), "--num-prompts", "20", "--concurrency", "2", "--max-tokens", "8",
+                       "--ignore-eos"});
+  ASSERT_FALSE(rd.empty());
+  auto r = result(rd);
+  const double total = common(r, "total_requests"), ok = common(r, "success_requests"),
+               failed = common(r, "failed_requests");
+  EXPECT_EQ(total, 20);
+  EXPECT_EQ(ok + failed, total);
+  EXPECT_GE(failed, 5);
+  const auto failed_file = rd / "performances/tokbench-mock/builtin_failed.jsonl";
+  EXPECT_EQ(count_lines(failed_file), static_cast<size_t>(failed));
+  const auto text = slurp(failed_file);
+  EXPECT_NE(text.find("\"outcome\":\"http_status\""), std::string::npos);
+  EXPECT_NE(text.find("injected failure"), std::string::npos);
+  EXPECT_NE(text.find("\"outcome\":\"stream_protocol\""), std::string::npos);
+  EXPECT_EQ(std::string(r["verdict"]["status"].get_string().value()), "INVALID");
+}
+
+TEST_F(CliTest, CtrlCKeepsFinishedRequestsAndMarksTheRun) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "5"});
+  Child c({TOKBENCH_BINARY, "run", "--url", sim.url(), "--num-prompts", "100000", "--concurrency", "2",
+           "--max-tokens", "20", "--ignore-eos", "--output-dir", (dir_ / "outputs").string(), "--quiet"});
+  c.read_until("request body:", 10s);
+  std::this_thread::sleep_for(1500ms);
+  c.signal(SIGINT);
+  EXPECT_EQ(c.wait(30s), 130) << c.output();
+  std::smatch m;
+  const std::string out = c.output();
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("results: (\\S+)"))) << out;
+  auto r = result(fs::path(m[1].str()));
+  EXPECT_TRUE(r["interrupted"].get_bool().value());
+  EXPECT_EQ(std::string(r["verdict"]["status"].get_string().value()), "INVALID");
+  const double ok = common(r, "success_requests");
+  EXPECT_GE(ok, 4);  // ~110 ms per request, 2 at a time, for 1.5 s
+  EXPECT_LT(ok, 1000);
+  EXPECT_EQ(count_lines(fs::path(m[1].str()) / "performances/tokbench-mock/builtin_details.jsonl"),
+            static_cast<size_t>(common(r, "total_requests")));
+}
+
+TEST_F(CliTest, ReportRecomputesEveryOutput) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
+  const auto rd = run({"--url", sim.url(), "--num-prompts", "10", "--concurrency", "3", "--max-tokens", "12",
+                       "--ignore-eos", "--warmup", "2"});
+  ASSERT_FALSE(rd.empty());
+  const auto perf = rd / "performances/tokbench-mock";
+  EXPECT_EQ(count_lines(perf / "builtin_details.jsonl"), 12u);  // 2 warm-up + 10 measured
+  const std::string before = slurp(rd / "result.json");
+  const std::string csv_before = slurp(perf / "builtin.csv");
+  auto r = result(rd);
+  EXPECT_EQ(common(r, "total_requests"), 10);
+  const double tpot = metric(r, "TPOT", "mean");
+  fs::remove(rd / "result.json");
+  fs::remove(perf / "builtin.csv");
+  fs::remove(perf / "builtin.json");
+  auto rep = run_tokbench({"report", rd.string()});
+  EXPECT_EQ(rep.code, 0) << rep.output;
+  EXPECT_EQ(slurp(perf / "builtin.csv"), csv_before);
+  EXPECT_TRUE(fs::exists(perf / "builtin.json"));
+  auto again = result(rd);
+  EXPECT_DOUBLE_EQ(metric(again, "TPOT", "mean"), tpot);
+  EXPECT_EQ(common(again, "total_requests"), 10);
+  // The same records under AISBench's definitions.
+  rep = run_tokbench({"report", rd.string(), "--compat", "aisbench"});
+  EXPECT_EQ(rep.code, 0) << rep.output;
+  auto ais = result(rd);
+  EXPECT_EQ(std::string(ais["definitions"]["set"].get_string().value()).substr(0, 8), "aisbench");
+  (void)before;
+}
+
+TEST_F(CliTest, EmbeddedSimulatorIsTheDefaultTarget) {
+  const auto rd = run({"--num-prompts", "4", "--max-tokens", "8", "--api-key", "s3cret-key",
+                       "--header", "Authorization: Bearer other-secret"});
+  ASSERT_FALSE(rd.empty());
+  EXPECT_NE(last_.output.find("started the built-in simulator"), std::string::npos);
+  EXPECT_NE(last_.output.find("Performance Parameters"), std::string::npos);
+  EXPECT_NE(last_.output.find("Common Metric"), std::string::npos);
+  auto r = result(rd);
+  EXPECT_TRUE(r["run"]["embedded_simulator"].get_bool().value());
+  const auto cfg = slurp(rd / "configs/run_config.json");
+  EXPECT_EQ(cfg.find("s3cret-key"), std::string::npos);
+  EXPECT_EQ(cfg.find("other-secret"), std::string::npos);
+  EXPECT_EQ(slurp(rd / "result.json").find("s3cret-key"), std::string::npos);
+}
+
+TEST_F(CliTest, OpenLoopRateRecordsSendLag) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "1"});
+  const auto rd = run({"--url", sim.url(), "--num-prompts", "20", "--request-rate", "40", "--concurrency", "20",
+                       "--max-tokens", "4", "--seed", "3"});
+  ASSERT_FALSE(rd.empty());
+  auto r = result(rd);
+  EXPECT_EQ(r["extra_metrics"]["SendLag"]["n"].get_int64().value(), 20);
+  EXPECT_LT(r["extra_metrics"]["SendLag"]["p99"].get_double().value(), 50);
+  // 20 Poisson arrivals at 40 req/s span about half a second.
+  EXPECT_GT(common(r, "benchmark_duration"), 100);
+}
+
+TEST_F(CliTest, ErrorsNameTheThingAndTheFix) {
+  Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
+  auto r = run_tokbench({"run", "--url", "http://127.0.0.1:1/v1/chat/completions", "--quiet"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("cannot reach the server at http://127.0.0.1:1/v1/models"), std::string::npos) << r.output;
+  r = run_tokbench({"run", "--url", sim.url(), "--model", "gpt-x", "--quiet"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("model 'gpt-x' is not served"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("it serves: tokbench-mock"), std::string::npos) << r.output;
+  r = run_tokbench({"run", "--concurrency", "0", "--request-rate", "-1"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--concurrency: bad value 0"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--request-rate: bad value -1"), std::string::npos) << r.output;
+  r = run_tokbench({"run", "--request-rate", "abc"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--request-rate"), std::string::npos) << r.output;
+  r = run_tokbench({"run", "--url", sim.url(), "--dataset", "qa:/nonexistent.jsonl"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("cannot open dataset '/nonexistent.jsonl'"), std::string::npos) << r.output;
+  r = run_tokbench({"run", "--url", sim.url(), "--extra-body", "[1]"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--extra-body: bad value"), std::string::npos) << r.output;
+  r = run_tokbench({"serve-mock", "--tpot-ms", "-3"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--tpot-ms: bad value -3"), std::string::npos) << r.output;
+  r = run_tokbench({"report", (dir_ / "nothing").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("is not a tokbench run folder"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace tokbench::testing

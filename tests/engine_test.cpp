@@ -1,0 +1,247 @@
+// client/engine: the real libcurl engine against the real simulator over loopback — records,
+// every outcome category, retries, schedules and cancellation.
+#include "client/engine.hpp"
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+
+#include "client/request_body.hpp"
+#include "common/clock.hpp"
+#include "mock/mock_server.hpp"
+
+namespace tokbench::client {
+namespace {
+
+using record::Outcome;
+using record::RequestRecord;
+
+struct Harness {
+  explicit Harness(mock::MockSettings s = {}) : server(on_free_port(std::move(s))) { port = server.start(); }
+  static mock::MockSettings on_free_port(mock::MockSettings s) {
+    s.port = 0;
+    return s;
+  }
+  std::string url(bool chat = true) const {
+    return "http://127.0.0.1:" + std::to_string(port) + (chat ? "/v1/chat/completions" : "/v1/completions");
+  }
+  mock::MockServer server;
+  uint16_t port = 0;
+};
+
+mock::MockSettings fast() {
+  mock::MockSettings s;
+  s.ttft_ms = 5;
+  s.tpot_ms = 1;
+  return s;
+}
+
+std::vector<std::string> bodies(int n, bool chat, bool stream, int max_tokens = 8) {
+  BodySettings b;
+  b.model = "tokbench-mock";
+  b.endpoint = chat ? Endpoint::Chat : Endpoint::Completions;
+  b.stream = stream;
+  b.max_tokens = max_tokens;
+  b.ignore_eos = true;
+  return std::vector<std::string>(static_cast<size_t>(n), build_body(b, {"hello there", -1}));
+}
+
+std::vector<RequestRecord> run(EngineSettings es, const std::vector<std::string>& bs,
+                               const std::vector<int64_t>& schedule = {}, std::atomic<int>* stop_in = nullptr) {
+  std::atomic<int> local{kRunning};
+  std::atomic<int>& stop = stop_in ? *stop_in : local;
+  std::mutex mu;
+  std::vector<RequestRecord> out;
+  Engine engine(std::move(es));
+  engine.run(bs, schedule, steady_now_ns(), false, 0,
+             [&](RequestRecord&& r) {
+               std::lock_guard l(mu);
+               out.push_back(std::move(r));
+             },
+             stop);
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+  return out;
+}
+
+uint16_t closed_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);  // nothing listens there now
+  return ntohs(a.sin_port);
+}
+
+TEST(Engine, StreamingChatRecordsEveryChunk) {
+  Harness h(fast());
+  EngineSettings es;
+  es.url = h.url();
+  es.concurrency = 4;
+  const auto rs = run(es, bodies(12, true, true));
+  ASSERT_EQ(rs.size(), 12u);
+  for (const auto& r : rs) {
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.http_status, 200);
+    EXPECT_EQ(r.completion_tokens, 8);
+    EXPECT_GT(r.prompt_tokens, 0);
+    std::string kinds;
+    for (const auto& c : r.chunks) kinds.push_back(static_cast<char>(c.kind));
+    EXPECT_EQ(kinds, "RCCCCCCCCU");
+    EXPECT_LE(r.sent_ns, r.first_byte_ns);
+    EXPECT_LE(r.first_event_ns, r.first_token_ns);
+    EXPECT_LT(r.first_token_ns, r.last_token_ns);
+    EXPECT_LE(r.last_event_ns, r.done_ns);
+    EXPECT_EQ(r.finish_reason, "length");
+    EXPECT_FALSE(r.request_id.empty());
+    // TTFT is at least the simulator's 5 ms and the 7 gaps at least 1 ms each.
+    EXPECT_GE(r.first_token_ns - r.sent_ns, 5'000'000);
+    EXPECT_GE(r.last_token_ns - r.first_token_ns, 5'000'000);  // first token may be late; the rest are on an absolute schedule
+  }
+}
+
+TEST(Engine, NonStreamingCompletions) {
+  Harness h(fast());
+  EngineSettings es;
+  es.url = h.url(false);
+  es.stream = false;
+  es.concurrency = 2;
+  const auto rs = run(es, bodies(4, false, false));
+  ASSERT_EQ(rs.size(), 4u);
+  for (const auto& r : rs) {
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.completion_tokens, 8);
+    EXPECT_TRUE(r.chunks.empty());
+    EXPECT_EQ(r.first_token_ns, record::kNone);
+    EXPECT_GT(r.done_ns, r.sent_ns);
+  }
+}
+
+TEST(Engine, ConcurrencyCapIsHonoured) {
+  auto s = fast();
+  s.ttft_ms = 30;
+  Harness h(s);
+  EngineSettings es;
+  es.url = h.url();
+  es.concurrency = 3;
+  es.workers = 2;
+  const auto rs = run(es, bodies(12, true, true));
+  std::vector<std::pair<int64_t, int>> ev;
+  for (const auto& r : rs) {
+    ev.emplace_back(r.sent_ns, 1);
+    ev.emplace_back(r.done_ns, -1);
+  }
+  std::sort(ev.begin(), ev.end());
+  int cur = 0, peak = 0;
+  for (auto [t, d] : ev) peak = std::max(peak, cur += d);
+  EXPECT_EQ(peak, 3);
+}
+
+TEST(Engine, HttpErrorKeepsStatusAndBody) {
+  auto s = fast();
+  s.fail_every = 3;
+  Harness h(s);
+  EngineSettings es;
+  es.url = h.url();
+  const auto rs = run(es, bodies(6, true, true));
+  int failed = 0;
+  for (const auto& r : rs) {
+    if (r.ok()) continue;
+    ++failed;
+    EXPECT_EQ(r.outcome, Outcome::HttpStatus);
+    EXPECT_EQ(r.http_status, 500);
+    EXPECT_NE(r.error.find("injected failure"), std::string::npos) << r.error;
+  }
+  EXPECT_EQ(failed, 2);
+}
+
+TEST(Engine, StreamCutMidwayIsStreamProtocol) {
+  auto s = fast();
+  s.drop_every = 2;
+  Harness h(s);
+  EngineSettings es;
+  es.url = h.url();
+  const auto rs = run(es, bodies(4, true, true));
+  int cut = 0;
+  for (const auto& r : rs) {
+    if (r.ok()) continue;
+    ++cut;
+    EXPECT_EQ(r.outcome, Outcome::StreamProtocol) << r.error;
+    EXPECT_FALSE(r.chunks.empty());  // what arrived before the cut is kept
+  }
+  EXPECT_EQ(cut, 2);
+}
+
+TEST(Engine, UnreachableServerIsConnectErrorAndRetried) {
+  EngineSettings es;
+  es.url = "http://127.0.0.1:" + std::to_string(closed_port()) + "/v1/chat/completions";
+  es.retries = 2;
+  const auto rs = run(es, bodies(2, true, true));
+  ASSERT_EQ(rs.size(), 2u);
+  for (const auto& r : rs) {
+    EXPECT_EQ(r.outcome, Outcome::ConnectError);
+    EXPECT_EQ(r.attempts, 3);
+  }
+}
+
+TEST(Engine, SlowServerTimesOut) {
+  auto s = fast();
+  s.ttft_ms = 3000;
+  Harness h(s);
+  EngineSettings es;
+  es.url = h.url();
+  es.timeout_ms = 200;
+  const auto rs = run(es, bodies(1, true, true));
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].outcome, Outcome::Timeout);
+  EXPECT_LT(rs[0].done_ns - rs[0].sent_ns, 2'000'000'000);
+}
+
+TEST(Engine, OpenLoopKeepsTheSchedule) {
+  Harness h(fast());
+  EngineSettings es;
+  es.url = h.url();
+  es.concurrency = 8;
+  const std::vector<int64_t> schedule{0, 50'000'000, 100'000'000, 150'000'000, 200'000'000};
+  const auto rs = run(es, bodies(5, true, true, 2), schedule);
+  ASSERT_EQ(rs.size(), 5u);
+  const int64_t base = rs[0].scheduled_ns;
+  for (size_t i = 0; i < rs.size(); ++i) {
+    EXPECT_EQ(rs[i].scheduled_ns - base, schedule[i]);
+    const int64_t lag = rs[i].sent_ns - rs[i].scheduled_ns;
+    EXPECT_GE(lag, 0);
+    EXPECT_LT(lag, 20'000'000) << "request " << i;
+  }
+}
+
+TEST(Engine, CancelStopsInFlightAndSendsNothingNew) {
+  auto s = fast();
+  s.tpot_ms = 20;
+  Harness h(s);
+  EngineSettings es;
+  es.url = h.url();
+  es.concurrency = 2;
+  es.drain_timeout_ms = 0;
+  std::atomic<int> stop{kRunning};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop = kDrain;
+  });
+  const auto rs = run(es, bodies(50, true, true, 100), {}, &stop);
+  stopper.join();
+  ASSERT_EQ(rs.size(), 2u);  // only the two in flight: nothing new was sent
+  for (const auto& r : rs) {
+    EXPECT_EQ(r.outcome, Outcome::Cancelled);
+    EXPECT_FALSE(r.chunks.empty());
+  }
+}
+
+}  // namespace
+}  // namespace tokbench::client

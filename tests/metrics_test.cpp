@@ -1,0 +1,187 @@
+// metrics/: tokbench's definitions and AISBench's, on hand-built records whose every number is
+// computed by hand in the comments.
+#include "metrics/metrics.hpp"
+
+#include <gtest/gtest.h>
+
+#include "records.hpp"
+
+namespace tokbench::metrics {
+namespace {
+
+using record::ChunkKind;
+using testing::stream_record;
+constexpr auto R = ChunkKind::Role;
+constexpr auto C = ChunkKind::Content;
+constexpr auto U = ChunkKind::Usage;
+
+// sent 0; role chunk 90 ms; content 100, 120, 140, 160 (last with finish); usage 160; [DONE] 161.
+record::RequestRecord vllm_like() {
+  return stream_record(0, {{90, R}, {100, C}, {120, C}, {140, C}, {160, C}, {160, U, 4}}, 161, 4, 10);
+}
+
+const Summary& stats(const MetricSet& m, const char* row) {
+  const Row* r = m.row(row);
+  EXPECT_NE(r, nullptr) << row;
+  EXPECT_TRUE(r->stats.has_value()) << row << ": " << r->na_reason;
+  return *r->stats;
+}
+
+TEST(TokbenchDefinitions, TtftIgnoresRoleChunkAndTpotIgnoresUsageAndDone) {
+  const auto m = compute({vllm_like()}, {1, true}, Definitions::Tokbench);
+  EXPECT_DOUBLE_EQ(stats(m, "TTFT").mean, 100);             // first content, not the role chunk
+  EXPECT_DOUBLE_EQ(stats(m, "TTFT_FirstEvent").mean, 90);   // kept beside it
+  EXPECT_DOUBLE_EQ(stats(m, "E2EL").mean, 161);             // to [DONE]
+  EXPECT_DOUBLE_EQ(stats(m, "TPOT").mean, 20);              // (160 - 100) / 3
+  EXPECT_DOUBLE_EQ(stats(m, "ITL").mean, 20);
+  EXPECT_EQ(stats(m, "ITL").n, 3);                           // out - 1 gaps
+  EXPECT_DOUBLE_EQ(stats(m, "OutputTokenThroughput").mean, 4 / 0.161);
+  EXPECT_DOUBLE_EQ(stats(m, "PrefillTokenThroughput").mean, 10 / 0.1);
+}
+
+TEST(AisbenchDefinitions, FirstEventPerChunkItlAndFourDecimals) {
+  const auto m = compute({vllm_like()}, {1, true}, Definitions::Aisbench);
+  EXPECT_DOUBLE_EQ(stats(m, "TTFT").mean, 90);   // any first event
+  EXPECT_DOUBLE_EQ(stats(m, "E2EL").mean, 160);  // last data event (usage), [DONE] not timed
+  // (160 - 90) / 3 = 23.333.. ms = 0.023333 s -> round 4 -> 0.0233 s -> 23.3 ms
+  EXPECT_DOUBLE_EQ(stats(m, "TPOT").mean, 23.3);
+  // diff(tp[1:]) = 10, 20, 20, 20, 0 -> mean 14 ms; N = requests with a non-zero gap
+  EXPECT_DOUBLE_EQ(stats(m, "ITL").mean, 14);
+  EXPECT_EQ(stats(m, "ITL").n, 1);
+  EXPECT_DOUBLE_EQ(stats(m, "ITL").min, 0);
+}
+
+TEST(TokbenchDefinitions, MultiTokenChunksFromCumulativeUsage) {
+  // Tokens 1 | 3 | 1 at 100, 130, 150 ms: per-token gaps 10, 10, 10, 20.
+  auto r = stream_record(0, {{100, C, 1}, {130, C, 4}, {150, C, 5}, {150, U, 5}}, 151, 5, 10);
+  bool estimated = true;
+  const auto gaps = per_token_gaps_ns(r, &estimated);
+  EXPECT_FALSE(estimated);
+  ASSERT_EQ(gaps.size(), 4u);
+  EXPECT_DOUBLE_EQ(gaps[0], 10e6);
+  EXPECT_DOUBLE_EQ(gaps[2], 10e6);
+  EXPECT_DOUBLE_EQ(gaps[3], 20e6);
+  const auto m = compute({r}, {1, true}, Definitions::Tokbench);
+  EXPECT_DOUBLE_EQ(stats(m, "TPOT").mean, 12.5);  // 50 / 4
+  EXPECT_EQ(m.itl_estimated_requests, 0);
+}
+
+TEST(TokbenchDefinitions, UnknownChunkTokensAreSpreadAndFlagged) {
+  // 5 tokens in 3 chunks without per-chunk usage: first chunk 1 token, then 2 and 2.
+  auto r = stream_record(0, {{100, C}, {130, C}, {150, C}, {150, U, 5}}, 151, 5, 10);
+  bool estimated = false;
+  const auto gaps = per_token_gaps_ns(r, &estimated);
+  EXPECT_TRUE(estimated);
+  ASSERT_EQ(gaps.size(), 4u);
+  EXPECT_DOUBLE_EQ(gaps[0], 15e6);
+  EXPECT_DOUBLE_EQ(gaps[3], 10e6);
+  const auto m = compute({r}, {1, true}, Definitions::Tokbench);
+  EXPECT_EQ(m.itl_estimated_requests, 1);
+  EXPECT_NE(m.row("ITL")->note.find("unknown"), std::string::npos);
+}
+
+TEST(TokbenchDefinitions, ExtraTokensOfFirstChunkGiveZeroGaps) {
+  auto r = stream_record(0, {{100, C, 3}, {120, C, 4}}, 121, 4, 1);
+  bool estimated = false;
+  const auto gaps = per_token_gaps_ns(r, &estimated);
+  ASSERT_EQ(gaps.size(), 3u);  // out - 1
+  EXPECT_DOUBLE_EQ(gaps[0], 0);
+  EXPECT_DOUBLE_EQ(gaps[1], 0);
+  EXPECT_DOUBLE_EQ(gaps[2], 20e6);
+}
+
+TEST(Definitions, OneTokenOutputsExcludedByTokbenchZeroByAisbench) {
+  auto one = stream_record(0, {{50, C}, {50, U, 1}}, 51, 1, 10);
+  const auto tb = compute({vllm_like(), one}, {2, true}, Definitions::Tokbench);
+  EXPECT_EQ(stats(tb, "TPOT").n, 1);
+  EXPECT_DOUBLE_EQ(stats(tb, "TPOT").mean, 20);
+  const auto ais = compute({vllm_like(), one}, {2, true}, Definitions::Aisbench);
+  // values 0.0233 s and 0: mean 0.01165 -> round 4 -> 0.0117 s -> 11.7 ms; N counts the
+  // requests with a non-zero ITL gap (only the first).
+  EXPECT_DOUBLE_EQ(stats(ais, "TPOT").mean, 11.7);
+  EXPECT_EQ(stats(ais, "TPOT").n, 1);
+}
+
+TEST(Definitions, NonStreamingNeverShowsE2elAsTtft) {
+  record::RequestRecord r;
+  r.stream = false;
+  r.sent_ns = 0;
+  r.done_ns = testing::ms(500);
+  r.completion_tokens = 50;
+  r.prompt_tokens = 20;
+  for (auto d : {Definitions::Tokbench, Definitions::Aisbench}) {
+    const auto m = compute({r}, {1, false}, d);
+    for (const char* row : {"TTFT", "TPOT", "ITL", "PrefillTokenThroughput"}) {
+      ASSERT_NE(m.row(row), nullptr);
+      EXPECT_FALSE(m.row(row)->stats.has_value()) << row;
+      EXPECT_EQ(m.row(row)->na_reason, "non-streaming") << row;
+    }
+    EXPECT_DOUBLE_EQ(stats(m, "E2EL").mean, 500);
+    EXPECT_DOUBLE_EQ(stats(m, "OutputTokenThroughput").mean, 100);
+  }
+}
+
+TEST(CommonMetrics, DurationConcurrencyAndThroughputs) {
+  // Two overlapping requests: [0, 161] and [50, 211] ms; 4 + 4 output tokens, 10 + 10 input.
+  auto a = vllm_like();
+  auto b = stream_record(50, {{140, R}, {150, C}, {170, C}, {190, C}, {210, C}, {210, U, 4}}, 211, 4, 10);
+  record::RequestRecord failed;
+  failed.outcome = record::Outcome::HttpStatus;
+  failed.sent_ns = 0;
+  failed.done_ns = testing::ms(5);
+  const auto m = compute({a, b, failed}, {2, true}, Definitions::Tokbench);
+  auto c = [&](const char* k) { return m.common_metric(k)->value; };
+  EXPECT_DOUBLE_EQ(c("benchmark_duration"), 211);
+  EXPECT_EQ(c("total_requests"), 3);
+  EXPECT_EQ(c("success_requests"), 2);
+  EXPECT_EQ(c("failed_requests"), 1);
+  EXPECT_DOUBLE_EQ(c("concurrency"), (161.0 + 161.0) / 211.0);
+  EXPECT_EQ(c("max_concurrency"), 2);
+  EXPECT_DOUBLE_EQ(c("request_throughput"), 2 / 0.211);
+  EXPECT_DOUBLE_EQ(c("output_token_throughput"), 8 / 0.211);
+  EXPECT_DOUBLE_EQ(c("total_token_throughput"), 28 / 0.211);
+  EXPECT_EQ(m.observed_max_concurrency, 2);
+}
+
+TEST(CommonMetrics, AisbenchExampleRequestThroughput) {
+  // The seed's example: 8 requests over 19897.8505 ms -> "0.4021 req/s", 12100 input tokens,
+  // 2299 generated. (Its token-throughput lines are not consistent with its own duration, so
+  // only the request throughput and the totals are checked.)
+  const int64_t out[] = {200, 220, 241, 270, 290, 310, 361, 407};
+  const int64_t in[] = {1481, 1490, 1497, 1505, 1518, 1519, 1524, 1566};
+  std::vector<record::RequestRecord> rs;
+  const double step = 19897.8505 / 8;
+  for (int i = 0; i < 8; ++i) {
+    const double s = i * step;
+    rs.push_back(stream_record(s, {{s + 50, R}, {s + 50, C}, {s + step - 1, C}, {s + step, U, 0}}, s + step,
+                               out[i], in[i]));
+  }
+  const auto m = compute(rs, {1, true}, Definitions::Aisbench);
+  EXPECT_DOUBLE_EQ(m.common_metric("request_throughput")->value, 0.4021);
+  EXPECT_DOUBLE_EQ(m.common_metric("benchmark_duration")->value, 19897.8505);
+  EXPECT_EQ(m.common_metric("total_input_tokens")->value, 12100);
+  EXPECT_EQ(m.common_metric("total_generated_tokens")->value, 2299);
+  EXPECT_DOUBLE_EQ(stats(m, "OutputTokens").p99, 403.78);
+}
+
+TEST(Metrics, WarmupRecordsAreExcluded) {
+  auto w = vllm_like();
+  w.warmup = true;
+  w.completion_tokens = 999;
+  const auto m = compute({w, vllm_like()}, {1, true}, Definitions::Tokbench);
+  EXPECT_EQ(m.common_metric("total_requests")->value, 1);
+  EXPECT_DOUBLE_EQ(stats(m, "OutputTokens").max, 4);
+}
+
+TEST(Metrics, NoUsageFallsBackToTextChunksWithANote) {
+  auto r = vllm_like();
+  r.completion_tokens = record::kNone;
+  r.prompt_tokens = record::kNone;
+  const auto m = compute({r}, {1, true}, Definitions::Tokbench);
+  EXPECT_DOUBLE_EQ(stats(m, "OutputTokens").mean, 4);
+  EXPECT_FALSE(m.row("InputTokens")->stats.has_value());
+  EXPECT_FALSE(m.notes.empty());
+}
+
+}  // namespace
+}  // namespace tokbench::metrics

@@ -1,0 +1,80 @@
+// record/record_io: the details line round-trips every field, and a bad file names its line.
+#include "record/record_io.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "records.hpp"
+
+namespace tokbench::record {
+namespace {
+
+TEST(RecordIo, RoundTripKeepsEveryField) {
+  auto r = testing::stream_record(1, {{90, ChunkKind::Role}, {100, ChunkKind::Content, 1}, {120, ChunkKind::Usage, 2}},
+                                  121, 2, 10);
+  r.index = 42;
+  r.warmup = true;
+  r.attempts = 2;
+  r.request_id = "chatcmpl-9";
+  r.finish_reason = "length";
+  r.output_chars = 12;
+  r.cached_tokens = 4;
+  r.error = "quote \" and newline \n";
+  const auto line = to_json_line(r, "gsm8k");
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_NE(line.find("\"data_abbr\":\"gsm8k\""), std::string::npos);
+  const auto back = from_json_line(line);
+  EXPECT_EQ(back.index, 42);
+  EXPECT_TRUE(back.warmup);
+  EXPECT_EQ(back.attempts, 2);
+  EXPECT_EQ(back.request_id, "chatcmpl-9");
+  EXPECT_EQ(back.error, r.error);
+  EXPECT_EQ(back.cached_tokens, 4);
+  EXPECT_EQ(back.sent_ns, r.sent_ns);
+  EXPECT_EQ(back.first_token_ns, r.first_token_ns);
+  EXPECT_EQ(back.done_ns, r.done_ns);
+  ASSERT_EQ(back.chunks.size(), 3u);
+  EXPECT_EQ(back.chunks[0].kind, ChunkKind::Role);
+  EXPECT_EQ(back.chunks[0].cum_tokens, -1);
+  EXPECT_EQ(back.chunks[2].cum_tokens, 2);
+  EXPECT_EQ(back.chunks[1].t_ns, r.chunks[1].t_ns);
+  EXPECT_EQ(to_json_line(back, "gsm8k"), line);
+}
+
+TEST(RecordIo, OutcomeNamesRoundTrip) {
+  for (auto o : {Outcome::Ok, Outcome::ConnectError, Outcome::Timeout, Outcome::HttpStatus, Outcome::StreamProtocol,
+                 Outcome::Cancelled}) {
+    EXPECT_EQ(outcome_from_name(outcome_name(o)), o);
+  }
+  EXPECT_FALSE(outcome_from_name("failed").has_value());
+}
+
+TEST(RecordIo, BadLineNamesFileAndLine) {
+  const auto path = (std::filesystem::temp_directory_path() / "tokbench_bad_details.jsonl").string();
+  {
+    std::ofstream out(path);
+    out << to_json_line(testing::stream_record(0, {}, 1, 0, 0), "x") << "\n{not json\n";
+  }
+  try {
+    read_details(path);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":2:"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RecordIo, AppenderWritesEachLineAtOnce) {
+  const auto path = (std::filesystem::temp_directory_path() / "tokbench_append.jsonl").string();
+  LineAppender out(path);
+  out.append("{\"a\":1}");
+  // Readable before the appender is closed: a crash loses nothing already appended.
+  std::ifstream in(path);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_EQ(line, "{\"a\":1}");
+}
+
+}  // namespace
+}  // namespace tokbench::record

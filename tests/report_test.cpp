@@ -1,0 +1,83 @@
+// report/: the AISBench-style table, CSV and JSON, and result.json's documented shape.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include "metrics/metrics.hpp"
+#include "records.hpp"
+#include "report/outputs.hpp"
+#include "report/tables.hpp"
+
+namespace tokbench::report {
+namespace {
+
+using record::ChunkKind;
+
+metrics::MetricSet sample(bool stream = true) {
+  auto r = testing::stream_record(0, {{90, ChunkKind::Role}, {100, ChunkKind::Content}, {120, ChunkKind::Content},
+                                      {120, ChunkKind::Usage, 2}},
+                                  121, 2, 10);
+  r.stream = stream;
+  return metrics::compute({r}, {4, stream}, metrics::Definitions::Tokbench);
+}
+
+TEST(Tables, BoxDrawnLikeAisbench) {
+  const auto t = console_tables(sample());
+  EXPECT_EQ(t.rfind("╒", 0), 0u);
+  EXPECT_NE(t.find("│ Performance Parameters │ Stage │ Average"), std::string::npos);
+  EXPECT_NE(t.find("│ TTFT                   │ total │ 100.0 ms"), std::string::npos);
+  EXPECT_NE(t.find("│ Common Metric"), std::string::npos);
+  EXPECT_NE(t.find("│ Max Concurrency         │ total │ 4 "), std::string::npos);
+  EXPECT_NE(t.find("╘"), std::string::npos);
+}
+
+TEST(Tables, CsvRowsAndUnits) {
+  const auto csv = performance_csv(sample());
+  EXPECT_NE(csv.find("Performance Parameters,Stage,Average,Min,Max,Median,P75,P90,P99,N\n"), std::string::npos);
+  EXPECT_NE(csv.find("E2EL,total,121.0 ms,121.0 ms,121.0 ms,121.0 ms,121.0 ms,121.0 ms,121.0 ms,1\n"), std::string::npos);
+  EXPECT_NE(csv.find("OutputTokens,total,2.0,"), std::string::npos);
+  EXPECT_NE(csv.find("OutputTokenThroughput,total,16.5289 token/s"), std::string::npos);
+  const auto ns = performance_csv(sample(false));
+  EXPECT_NE(ns.find("TTFT,total,n/a (non-streaming),-,-"), std::string::npos);
+}
+
+TEST(Tables, CommonJsonIsAisbenchShaped) {
+  simdjson::dom::parser p;
+  auto doc = p.parse(common_json(sample()));
+  EXPECT_EQ(std::string(doc["Benchmark Duration"]["total"].get_string().value()), "121.0 ms");
+  EXPECT_EQ(doc["Total Requests"]["total"].get_int64().value(), 1);
+  EXPECT_EQ(doc["Max Concurrency"]["total"].get_int64().value(), 4);
+  EXPECT_EQ(std::string(doc["Output Token Throughput"]["total"].get_string().value()), "16.5289 token/s");
+  EXPECT_TRUE(doc["Concurrency"]["total"].is_double());
+}
+
+TEST(ResultJson, DocumentedShape) {
+  RunInfo info;
+  info.dataset_abbr = "gsm8k";
+  Verdict v{false, {"1 of 2 requests failed"}};
+  simdjson::dom::parser p;
+  auto doc = p.parse(result_json(sample(), info, v));
+  ASSERT_FALSE(doc.error());
+  for (const char* row : {"E2EL", "TTFT", "TPOT", "ITL", "InputTokens", "OutputTokens", "OutputTokenThroughput",
+                          "PrefillTokenThroughput"}) {
+    for (const char* k : {"mean", "min", "max", "median", "p75", "p90", "p99", "n"})
+      EXPECT_FALSE(doc["metrics"][row][k].error()) << row << "." << k;
+  }
+  EXPECT_DOUBLE_EQ(doc["metrics"]["TTFT"]["mean"].get_double().value(), 100.0);
+  EXPECT_DOUBLE_EQ(doc["common"]["output_token_throughput"].get_double().value(), 2 / 0.121);
+  EXPECT_EQ(doc["common"]["success_requests"].get_double().value(), 1);
+  EXPECT_EQ(std::string(doc["verdict"]["status"].get_string().value()), "INVALID");
+  EXPECT_FALSE(doc["interrupted"].get_bool().value());
+  EXPECT_FALSE(doc["tool"]["git_hash"].error());
+  EXPECT_FALSE(doc["definitions"]["TTFT"].error());
+  auto ns = p.parse(result_json(sample(false), info, v));
+  EXPECT_TRUE(ns["metrics"]["TTFT"]["mean"].is_null());
+  EXPECT_EQ(std::string(ns["metrics"]["TTFT"]["na"].get_string().value()), "non-streaming");
+}
+
+TEST(Outputs, FileSafeNames) {
+  EXPECT_EQ(file_safe("Qwen/Qwen3-8B"), "Qwen_Qwen3-8B");
+  EXPECT_EQ(file_safe(".."), "model");
+}
+
+}  // namespace
+}  // namespace tokbench::report

@@ -1,0 +1,59 @@
+// client/sse: SSE framing, with the stream split at every byte boundary.
+#include "client/sse.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace tokbench::client {
+namespace {
+
+std::vector<std::string> frame(const std::vector<std::string_view>& reads) {
+  SseFramer f;
+  std::vector<std::string> events;
+  for (auto r : reads) f.feed(r, [&](std::string_view d) { events.emplace_back(d); });
+  return events;
+}
+
+const std::string kStream =
+    ": keep-alive comment\n\n"
+    "data: {\"a\":1}\n\n"
+    "event: message\r\ndata: {\"b\":2}\r\n\r\n"
+    "data:{\"c\":3}\r\rdata: line1\ndata: line2\n\n"
+    "id: 7\n\n"
+    "data: [DONE]\n\n";
+const std::vector<std::string> kEvents{"{\"a\":1}", "{\"b\":2}", "{\"c\":3}", "line1\nline2", "[DONE]"};
+
+TEST(SseFramer, WholeStreamInOneRead) { EXPECT_EQ(frame({kStream}), kEvents); }
+
+TEST(SseFramer, SseEventSplitAcrossReadsAtEveryByte) {
+  for (size_t cut = 0; cut <= kStream.size(); ++cut) {
+    std::string_view s(kStream);
+    EXPECT_EQ(frame({s.substr(0, cut), s.substr(cut)}), kEvents) << "split at byte " << cut;
+  }
+}
+
+TEST(SseFramer, OneByteAtATime) {
+  std::vector<std::string_view> reads;
+  for (size_t i = 0; i < kStream.size(); ++i) reads.push_back(std::string_view(kStream).substr(i, 1));
+  EXPECT_EQ(frame(reads), kEvents);
+}
+
+TEST(SseFramer, CrLfSplitBetweenReadsIsOneLineEnd) {
+  // "\r" ends one read and "\n" starts the next: still one line end, so no spurious event.
+  EXPECT_EQ(frame({"data: x\r", "\n\r", "\n"}), std::vector<std::string>{"x"});
+}
+
+TEST(SseFramer, PartialEventIsReported) {
+  SseFramer f;
+  int n = 0;
+  f.feed("data: {\"cut", [&](std::string_view) { ++n; });
+  EXPECT_TRUE(f.has_partial());
+  EXPECT_EQ(n, 0);
+  f.reset();
+  EXPECT_FALSE(f.has_partial());
+}
+
+}  // namespace
+}  // namespace tokbench::client
