@@ -8,7 +8,11 @@
 #include <memory>
 #include <thread>
 
+#include <sys/epoll.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include "client/chunk_parser.hpp"
 #include "client/sse.hpp"
@@ -153,16 +157,25 @@ Outcome classify_curl_error(CURLcode rc, bool got_bytes) {
   }
 }
 
+// One thread: a curl multi handle driven by epoll through curl_multi_socket_action, so each
+// wakeup costs in proportion to the sockets that are ready, not to the requests in flight
+// (curl_multi_poll + curl_multi_perform walk every handle on every wakeup).
 class Worker {
  public:
   Worker(Shared& shared, int slots) : sh_(shared), slots_(static_cast<size_t>(slots)) {
+    epfd_ = epoll_create1(EPOLL_CLOEXEC);
     multi_ = curl_multi_init();
     curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, static_cast<long>(slots));
+    curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &Worker::on_socket);
+    curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+    curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &Worker::on_timer);
+    curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
     for (auto& s : slots_) {
       s.easy = curl_easy_init();
       s.origin_ns = sh_.origin_ns;
       s.stream = sh_.settings.stream;
       configure(s);
+      free_.push_back(&s);
     }
   }
   ~Worker() {
@@ -171,6 +184,7 @@ class Worker {
       curl_easy_cleanup(s.easy);
     }
     curl_multi_cleanup(multi_);
+    close(epfd_);
   }
 
   EngineCounters run() {
@@ -178,19 +192,21 @@ class Worker {
     const auto& st = sh_.settings;
     bool exhausted = false;
     size_t pending = SIZE_MAX;  // claimed but not yet due (open loop)
+    int64_t pending_due = kNone;
     int64_t drain_deadline = kNone;
+    std::vector<epoll_event> events(256);
     while (true) {
       const int stop = sh_.stop.load(std::memory_order_relaxed);
       int64_t now = steady_now_ns() - sh_.origin_ns;
       if (stop != kRunning) {
         pending = SIZE_MAX;
+        pending_due = kNone;
         exhausted = true;
         if (drain_deadline == kNone) drain_deadline = now + st.drain_timeout_ms * 1'000'000;
         if (stop == kCancelNow || now >= drain_deadline) cancel_all(now);
       }
       // Fill free slots with due requests.
-      int64_t wait_ms = kIdlePollMs;
-      while (!exhausted && free_slot() != nullptr) {
+      while (!exhausted && !free_.empty()) {
         if (pending == SIZE_MAX) {
           pending = sh_.next.fetch_add(1, std::memory_order_relaxed);
           if (pending >= sh_.bodies.size()) {
@@ -203,21 +219,37 @@ class Worker {
         if (!sh_.schedule.empty()) {
           scheduled = sh_.phase_start_ns + sh_.schedule[pending];
           if (scheduled > now) {
-            wait_ms = std::min<int64_t>(wait_ms, (scheduled - now + 999'999) / 1'000'000);
+            pending_due = scheduled;
             break;
           }
         }
-        start(*free_slot(), pending, scheduled, 1);
+        Slot& slot = *free_.back();
+        free_.pop_back();
+        start(slot, pending, scheduled, 1);
         pending = SIZE_MAX;
+        pending_due = kNone;
         now = steady_now_ns() - sh_.origin_ns;
       }
       if (exhausted && active_ == 0) break;
+
+      // Sleep until a socket is ready, curl's timer fires, the next request is due, or the
+      // idle cap passes (so a stop request is noticed).
+      int64_t deadline = now + kIdlePollMs * 1'000'000;
+      if (timer_deadline_ != kNone) deadline = std::min(deadline, timer_deadline_ - sh_.origin_ns);
+      if (pending_due != kNone) deadline = std::min(deadline, pending_due);
+      const int timeout_ms = static_cast<int>(std::max<int64_t>(0, (deadline - now + 999'999) / 1'000'000));
+      const int n = epoll_wait(epfd_, events.data(), static_cast<int>(events.size()), timeout_ms);
       int running = 0;
-      curl_multi_perform(multi_, &running);
-      reap();
-      if (exhausted && active_ == 0) break;
-      curl_multi_poll(multi_, nullptr, 0, static_cast<int>(std::max<int64_t>(wait_ms, 0)), nullptr);
-      curl_multi_perform(multi_, &running);
+      for (int i = 0; i < n; ++i) {
+        const uint32_t e = events[static_cast<size_t>(i)].events;
+        const int flags = ((e & EPOLLIN) ? CURL_CSELECT_IN : 0) | ((e & EPOLLOUT) ? CURL_CSELECT_OUT : 0) |
+                          ((e & (EPOLLERR | EPOLLHUP)) ? CURL_CSELECT_ERR : 0);
+        curl_multi_socket_action(multi_, events[static_cast<size_t>(i)].data.fd, flags, &running);
+      }
+      if (timer_deadline_ != kNone && steady_now_ns() >= timer_deadline_) {
+        timer_deadline_ = kNone;
+        curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
+      }
       reap();
     }
     EngineCounters c;
@@ -230,6 +262,26 @@ class Worker {
   }
 
  private:
+  static int on_socket(CURL*, curl_socket_t fd, int what, void* userp, void*) {
+    auto* w = static_cast<Worker*>(userp);
+    if (what == CURL_POLL_REMOVE) {
+      epoll_ctl(w->epfd_, EPOLL_CTL_DEL, fd, nullptr);
+      return 0;
+    }
+    epoll_event ev{};
+    ev.data.fd = fd;
+    ev.events = ((what & CURL_POLL_IN) ? EPOLLIN : 0u) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0u);
+    if (epoll_ctl(w->epfd_, EPOLL_CTL_MOD, fd, &ev) != 0 && errno == ENOENT)
+      epoll_ctl(w->epfd_, EPOLL_CTL_ADD, fd, &ev);
+    return 0;
+  }
+
+  static int on_timer(CURLM*, long timeout_ms, void* userp) {
+    auto* w = static_cast<Worker*>(userp);
+    w->timer_deadline_ = timeout_ms < 0 ? kNone : steady_now_ns() + timeout_ms * 1'000'000;
+    return 0;
+  }
+
   void configure(Slot& s) {
     const auto& st = sh_.settings;
     CURL* e = s.easy;
@@ -249,13 +301,8 @@ class Worker {
                      static_cast<long>(st.timeout_ms > 0 ? std::min<int64_t>(st.timeout_ms, 30'000) : 30'000));
   }
 
-  Slot* free_slot() {
-    for (auto& s : slots_)
-      if (!s.active) return &s;
-    return nullptr;
-  }
-
   void start(Slot& s, size_t job, int64_t scheduled, int attempt) {
+    if (!free_.empty() && free_.back() == &s) free_.pop_back();  // a retry reuses its own slot
     const std::string& body = sh_.bodies[job];
     s.job = job;
     s.active = true;
@@ -329,6 +376,7 @@ class Worker {
     if (r.done_ns == kNone || r.outcome != Outcome::Ok) r.done_ns = std::max(r.done_ns, now);
     --active_;
     s.active = false;
+    free_.push_back(&s);
     if (r.outcome == Outcome::ConnectError && r.attempts <= sh_.settings.retries &&
         sh_.stop.load(std::memory_order_relaxed) == kRunning) {
       start(s, s.job, r.scheduled_ns, r.attempts + 1);  // same request, same intended time
@@ -343,6 +391,7 @@ class Worker {
       curl_multi_remove_handle(multi_, s.easy);
       s.active = false;
       --active_;
+      free_.push_back(&s);
       s.rec.outcome = Outcome::Cancelled;
       s.rec.error = fmt::format("cancelled by stop request after {} chunk(s)", s.rec.chunks.size());
       s.rec.done_ns = now;
@@ -352,7 +401,10 @@ class Worker {
 
   Shared& sh_;
   std::vector<Slot> slots_;
+  std::vector<Slot*> free_;
   CURLM* multi_ = nullptr;
+  int epfd_ = -1;
+  int64_t timer_deadline_ = kNone;  // absolute steady ns of curl's next timeout
   int active_ = 0;
 };
 

@@ -7,6 +7,8 @@
 #include <boost/beast/http.hpp>
 #include <fmt/format.h>
 
+#include <fcntl.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -261,7 +263,9 @@ uint16_t MockServer::start() {
   auto& m = *impl_;
   if (auto errs = m.s.validate(); !errs.empty()) throw std::runtime_error(errs.front());
   if (!m.s.trace_path.empty()) {
-    m.trace = std::fopen(m.s.trace_path.c_str(), "w");
+    // Append mode, so a reader may truncate the file between runs without leaving a hole.
+    const int fd = ::open(m.s.trace_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    m.trace = fd >= 0 ? fdopen(fd, "a") : nullptr;
     if (!m.trace) throw std::runtime_error(fmt::format("--trace: cannot write '{}'", m.s.trace_path));
   }
   beast::error_code ec;
