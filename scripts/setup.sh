@@ -10,6 +10,8 @@ packages=(
   libsimdjson-dev        # JSON parsing
   libcli11-dev           # command line
   libfmt-dev libspdlog-dev
+  libpcre2-dev           # tokenizer pre-tokenizer regexes (JIT, UTF, UCP)
+  libutf8proc-dev        # tokenizer Unicode normalization
   libgtest-dev libgmock-dev
 )
 
