@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs every Debian package tokbench needs to build, run and test. Idempotent: when all
-# packages are present it prints nothing and touches nothing. Run as root or with sudo.
+# Installs every Debian package tokbench needs to build and run; with --test, also what the test
+# suite needs (Node.js and npm, for the HF tokenizers oracle). Idempotent: when everything is
+# present it prints nothing and touches nothing. Run as root or with sudo.
 set -euo pipefail
 
 packages=(
@@ -19,6 +20,11 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 done
+# Test-only: Node.js runs the tokenizer oracle. Any node >= 18 on the PATH will do.
+if [[ "${1:-}" == "--test" ]]; then
+  command -v node >/dev/null || missing+=(nodejs)
+  command -v npm >/dev/null || missing+=(npm)
+fi
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
 sudo=""

