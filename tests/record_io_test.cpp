@@ -43,6 +43,25 @@ TEST(RecordIo, RoundTripKeepsEveryField) {
   EXPECT_EQ(to_json_line(back, "gsm8k"), line);
 }
 
+TEST(RecordIo, TokenProvenanceAndMismatch) {
+  auto r = testing::stream_record(0, {{10, ChunkKind::Content}}, 11, 5, 3);
+  EXPECT_EQ(r.token_source(), "usage");
+  EXPECT_FALSE(r.token_mismatch());
+  r.completion_tokens_local = 6;
+  EXPECT_TRUE(r.token_mismatch());
+  r.prompt_tokens_local = 2;
+  r.expected_prompt_tokens = 3;
+  const auto back = from_json_line(to_json_line(r, "x"));
+  EXPECT_EQ(back.completion_tokens_local, 6);
+  EXPECT_EQ(back.prompt_tokens_local, 2);
+  EXPECT_EQ(back.expected_prompt_tokens, 3);
+  EXPECT_TRUE(back.token_mismatch());
+  r.completion_tokens = kNone;
+  EXPECT_EQ(r.token_source(), "tokenizer");
+  r.completion_tokens_local = kNone;
+  EXPECT_EQ(r.token_source(), "chunks");
+}
+
 TEST(RecordIo, OutcomeNamesRoundTrip) {
   for (auto o : {Outcome::Ok, Outcome::ConnectError, Outcome::Timeout, Outcome::HttpStatus, Outcome::StreamProtocol,
                  Outcome::Cancelled}) {

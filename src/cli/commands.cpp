@@ -58,7 +58,13 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_option("--workers", c.workers, "client threads; 0 = automatic")->capture_default_str();
   run->add_option("--seed", c.seed, "seed of the arrival schedule")->capture_default_str();
   run->add_option("--drain-s", c.drain_s, "after Ctrl-C, seconds in-flight requests may finish")->capture_default_str();
-  run->add_option("--dataset", c.dataset, "builtin | qa:PATH | gsm8k:PATH")->capture_default_str();
+  run->add_option("--dataset", c.dataset, "builtin | synthetic | qa:PATH | gsm8k:PATH")->capture_default_str();
+  run->add_option("--tokenizer", c.tokenizer,
+                  "model folder or tokenizer.json: count tokens locally when the server sends no usage, build synthetic prompts");
+  run->add_option("--input-len", c.input_len, "synthetic: prompt tokens N (as the server counts them)");
+  run->add_option("--output-len", c.output_len, "synthetic: output tokens M (max_tokens with ignore_eos)");
+  run->add_option("--input-len-range", c.input_len_range, "synthetic: spread ratio R, N_i uniform in [N(1-R), N(1+R)]");
+  run->add_option("--prefix-len", c.prefix_len, "synthetic: shared random prefix of P tokens (prefix-cache tests)");
   run->add_option("--output-dir", c.output_dir, "where run folders go")->capture_default_str();
   run->add_option("--model-abbr", c.model_abbr, "folder name under performances/; default: the model name");
   run->add_option("--compat", c.compat, "metric definitions: tokbench | aisbench")->capture_default_str();
@@ -96,6 +102,9 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--fail-every", s->fail_every, "answer every N-th completion with HTTP 500; 0 = never")
       ->capture_default_str();
   cmd->add_option("--drop-every", s->drop_every, "cut every N-th stream mid-way; 0 = never")->capture_default_str();
+  cmd->add_option("--tokenizer", s->tokenizer_path,
+                  "model folder or tokenizer.json: exact prompt token counts, /tokenize and /detokenize");
+  cmd->add_flag("--no-usage", s->no_usage, "never send usage (like servers that do not report it)");
   cmd->callback([&action, s] {
     action = [s] {
       if (auto errs = s->validate(); !errs.empty()) {

@@ -71,6 +71,8 @@ bool ChunkParser::parse(std::string_view json, ChunkInfo& out, std::string* why)
     content = text_of(choice, "text");
   }
   out.text_bytes = static_cast<int64_t>(content.size() + reasoning.size());
+  out.content = content;
+  out.reasoning = reasoning;
   if (!content.empty()) {
     out.kind = ChunkKind::Content;
   } else if (!reasoning.empty()) {

@@ -52,6 +52,7 @@ struct Slot {
   size_t job = 0;
   int64_t origin_ns = 0;
   bool stream = true;
+  bool keep_text = false;
   RequestRecord rec;
   SseFramer framer;
   ChunkParser parser;
@@ -91,6 +92,10 @@ struct Slot {
       if (rec.first_token_ns == kNone) rec.first_token_ns = t;
       rec.last_token_ns = t;
       rec.output_chars += info.text_bytes;
+      if (keep_text) {
+        rec.output_text.append(info.reasoning);
+        rec.output_text.append(info.content);
+      }
     }
     take_usage();
     if (!info.finish_reason.empty()) rec.finish_reason = std::string(info.finish_reason);
@@ -174,6 +179,7 @@ class Worker {
       s.easy = curl_easy_init();
       s.origin_ns = sh_.origin_ns;
       s.stream = sh_.settings.stream;
+      s.keep_text = sh_.settings.keep_text;
       configure(s);
       free_.push_back(&s);
     }
@@ -358,6 +364,7 @@ class Worker {
         if (s.parser.parse(s.body, s.info, &why)) {
           s.take_usage();
           r.output_chars = s.info.text_bytes;
+          if (s.keep_text) r.output_text = std::string(s.info.reasoning) + std::string(s.info.content);
           r.finish_reason = std::string(s.info.finish_reason);
           r.request_id = std::string(s.info.id);
           if (!s.info.error.empty()) {

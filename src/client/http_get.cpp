@@ -14,11 +14,18 @@ size_t append(char* p, size_t size, size_t n, void* ud) {
 }
 }  // namespace
 
-GetResult http_get(const std::string& url, const std::vector<std::string>& headers,
-                   const std::string& api_key, long timeout_ms) {
+namespace {
+GetResult perform(const std::string& url, const std::string* post_body, const std::vector<std::string>& headers,
+                  const std::string& api_key, long timeout_ms) {
   GetResult out;
   CURL* e = curl_easy_init();
   curl_slist* list = nullptr;
+  if (post_body) {
+    list = curl_slist_append(list, "Content-Type: application/json");
+    list = curl_slist_append(list, "Expect:");
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, post_body->c_str());
+    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(post_body->size()));
+  }
   if (!api_key.empty()) list = curl_slist_append(list, ("Authorization: Bearer " + api_key).c_str());
   for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
   curl_easy_setopt(e, CURLOPT_URL, url.c_str());
@@ -39,6 +46,23 @@ GetResult http_get(const std::string& url, const std::vector<std::string>& heade
   curl_slist_free_all(list);
   curl_easy_cleanup(e);
   return out;
+}
+}  // namespace
+
+GetResult http_get(const std::string& url, const std::vector<std::string>& headers, const std::string& api_key,
+                   long timeout_ms) {
+  return perform(url, nullptr, headers, api_key, timeout_ms);
+}
+
+GetResult http_post(const std::string& url, const std::string& json_body, const std::vector<std::string>& headers,
+                    const std::string& api_key, long timeout_ms) {
+  return perform(url, &json_body, headers, api_key, timeout_ms);
+}
+
+std::string root_url_for(const std::string& endpoint_url) {
+  const size_t scheme = endpoint_url.find("://");
+  const size_t path = endpoint_url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
+  return path == std::string::npos ? endpoint_url : endpoint_url.substr(0, path);
 }
 
 std::string models_url_for(const std::string& endpoint_url) {

@@ -16,6 +16,13 @@ struct GetResult {
 GetResult http_get(const std::string& url, const std::vector<std::string>& headers,
                    const std::string& api_key, long timeout_ms);
 
+/// One blocking POST of a JSON body (set-up calls such as /tokenize), same result shape as GET.
+GetResult http_post(const std::string& url, const std::string& json_body, const std::vector<std::string>& headers,
+                    const std::string& api_key, long timeout_ms);
+
+/// "http://h:p/v1/chat/completions" -> "http://h:p" (where vLLM serves /tokenize).
+std::string root_url_for(const std::string& endpoint_url);
+
 /// "http://h:p/v1/chat/completions" -> "http://h:p/v1/models": the path up to and including
 /// "/v1" is kept; a URL without "/v1/" keeps only scheme://host:port.
 std::string models_url_for(const std::string& endpoint_url);

@@ -2,15 +2,21 @@
 // dataset/: turns a dataset source into RequestSpecs — what to send, never how or when.
 // Knows nothing about HTTP, time or tokens.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace tokbench::tokenizer {
+class Tokenizer;
+}
 
 namespace tokbench::dataset {
 
 struct RequestSpec {
   std::string prompt;       ///< user message (chat) or prompt (completions)
   int64_t max_tokens = -1;  ///< per-item output cap; -1 = use the run's --max-tokens
+  int64_t expected_input_tokens = -1;  ///< what usage.prompt_tokens should be (synthetic); -1 = unknown
 };
 
 struct Dataset {
@@ -25,6 +31,36 @@ struct Dataset {
 /// `builtin` (a few embedded prompts, for a first run with no files). Throws std::runtime_error
 /// naming the file and line, and the fix, on bad input.
 Dataset load(std::string_view spec);
+
+struct SyntheticOptions {
+  int64_t count = 100;         ///< prompts to build
+  int64_t input_len = 0;       ///< N: tokens of each prompt as the server counts them
+  int64_t output_len = 0;      ///< M: max_tokens of each request (sent with ignore_eos)
+  double input_len_range = 0;  ///< vLLM's range ratio: N_i uniform in [N(1-R), N(1+R)]
+  int64_t prefix_len = 0;      ///< P: one shared random prefix of P tokens before every prompt
+  uint64_t seed = 0;
+  int64_t overhead = 0;        ///< tokens the server adds (chat template, BOS): subtracted
+};
+
+/// What building exact-length prompts needs from a tokenizer: the local one (--tokenizer) or the
+/// server's /tokenize and /detokenize.
+class TokenCodec {
+ public:
+  virtual ~TokenCodec() = default;
+  virtual std::vector<int32_t> encode(const std::string& text) = 0;  ///< no special tokens
+  virtual std::string decode(const std::vector<int32_t>& ids) = 0;
+  /// Plain-text token ids to draw prompts from (no special, unknown or byte-fallback tokens).
+  virtual std::vector<int32_t> pool() = 0;
+  virtual std::string name() const = 0;  ///< for reports: "tokenizer.json" or "server /tokenize"
+};
+
+/// The local tokenizer as a codec (pool: the whole clean vocabulary).
+std::unique_ptr<TokenCodec> local_codec(const tokenizer::Tokenizer& tok);
+
+/// `synthetic`: random prompts drawn from the codec's pool whose encoding (without special
+/// tokens) is exactly P + N_i - overhead tokens, verified by re-encoding; deterministic in the
+/// seed for a given codec. Throws when a length cannot be reached (e.g. N_i - overhead < 1).
+Dataset synthetic(const SyntheticOptions& o, TokenCodec& codec);
 
 /// Returns the i-th request of a run that cycles through the dataset.
 inline const RequestSpec& cycle(const Dataset& d, size_t i) { return d.items[i % d.items.size()]; }

@@ -95,7 +95,7 @@ MetricSet compute_tokbench(const std::vector<const RequestRecord*>& rs, const Ru
   Totals t;
   t.total = static_cast<int64_t>(rs.size());
   int64_t first_sent = INT64_MAX, last_done = INT64_MIN;
-  int64_t no_usage_prompt = 0;
+  int64_t no_usage_prompt = 0, from_tokenizer = 0, mismatches = 0, prompt_off = 0;
 
   for (const auto* r : rs) {
     if (!r->ok()) continue;
@@ -108,13 +108,17 @@ MetricSet compute_tokbench(const std::vector<const RequestRecord*>& rs, const Ru
     if (r->scheduled_ns != kNone) send_lag.push_back((r->sent_ns - r->scheduled_ns) / kNsPerMs);
 
     const int64_t out = output_tokens(*r);
-    if (r->completion_tokens == kNone) ++m.output_tokens_from_chunks;
+    if (r->token_source() == "chunks") ++m.output_tokens_from_chunks;
+    if (r->token_source() == "tokenizer") ++from_tokenizer;
+    if (r->token_mismatch()) ++mismatches;
+    if (r->expected_prompt_tokens != kNone && r->prompt_tokens != kNone && r->prompt_tokens != r->expected_prompt_tokens)
+      ++prompt_off;
     out_tok.push_back(static_cast<double>(out));
     t.output_tokens += out;
     if (e2e > 0) out_tput.push_back(static_cast<double>(out) / (e2e / kNsPerS));
-    if (r->prompt_tokens != kNone) {
-      in_tok.push_back(static_cast<double>(r->prompt_tokens));
-      t.input_tokens += r->prompt_tokens;
+    if (const int64_t in = input_tokens(*r); in != kNone) {
+      in_tok.push_back(static_cast<double>(in));
+      t.input_tokens += in;
     } else {
       ++no_usage_prompt;
     }
@@ -124,8 +128,8 @@ MetricSet compute_tokbench(const std::vector<const RequestRecord*>& rs, const Ru
     if (r->first_token_ns == kNone) continue;  // no generated text: TTFT undefined
     const double ttft_ns = static_cast<double>(r->first_token_ns - r->sent_ns);
     ttft.push_back(ttft_ns / kNsPerMs);
-    if (r->prompt_tokens != kNone && ttft_ns > 0)
-      prefill_tput.push_back(static_cast<double>(r->prompt_tokens) / (ttft_ns / kNsPerS));
+    if (input_tokens(*r) != kNone && ttft_ns > 0)
+      prefill_tput.push_back(static_cast<double>(input_tokens(*r)) / (ttft_ns / kNsPerS));
     if (out > 1 && r->last_token_ns != kNone)
       tpot.push_back(static_cast<double>(r->last_token_ns - r->first_token_ns) / kNsPerMs /
                      static_cast<double>(out - 1));
@@ -164,12 +168,24 @@ MetricSet compute_tokbench(const std::vector<const RequestRecord*>& rs, const Ru
   }
   if (m.output_tokens_from_chunks > 0) {
     m.notes.push_back(fmt::format(
-        "{} request(s) had no usage: their output tokens are counted as text chunks", m.output_tokens_from_chunks));
+        "{} request(s) had no usage: their output tokens are counted as text chunks (pass --tokenizer to count them)",
+        m.output_tokens_from_chunks));
+  }
+  if (from_tokenizer > 0)
+    m.notes.push_back(fmt::format("{} request(s) had no usage: their tokens were counted with --tokenizer", from_tokenizer));
+  if (mismatches > 0) {
+    m.notes.push_back(fmt::format("{} request(s): usage.completion_tokens differs from the local tokenizer's count of "
+                                  "the generated text (see token_mismatch in the details)", mismatches));
+  }
+  if (prompt_off > 0) {
+    m.notes.push_back(fmt::format("{} request(s): usage.prompt_tokens differs from the input length the prompt was "
+                                  "built to have", prompt_off));
   }
   if (no_usage_prompt > 0 && t.success > 0) {
     m.notes.push_back(fmt::format("{} request(s) had no usage.prompt_tokens: input tokens unknown for them",
                                   no_usage_prompt));
   }
+  m.token_mismatches = mismatches;
 
   m.extra_rows.push_back(stream_row("TTFT_FirstEvent", Unit::Ms, std::move(ttft_event), "no events"));
   m.extra_rows.push_back(make_row("SendLag", Unit::Ms, std::move(send_lag), "no schedule"));
@@ -229,7 +245,7 @@ MetricSet compute_aisbench(const std::vector<const RequestRecord*>& rs, const Ru
     t.sum_e2el_ns += latency * kNsPerS;
     e2el.push_back(latency);
     const int64_t out = output_tokens(*r);
-    const int64_t in = r->prompt_tokens == kNone ? 0 : r->prompt_tokens;
+    const int64_t in = std::max<int64_t>(0, input_tokens(*r));
     t.output_tokens += out;
     t.input_tokens += in;
     out_tok.push_back(static_cast<double>(out));
@@ -309,7 +325,12 @@ const Common* MetricSet::common_metric(std::string_view key) const {
 
 int64_t output_tokens(const RequestRecord& r) {
   if (r.completion_tokens != kNone) return r.completion_tokens;
+  if (r.completion_tokens_local != kNone) return r.completion_tokens_local;
   return std::count_if(r.chunks.begin(), r.chunks.end(), [](const auto& c) { return c.has_text(); });
+}
+
+int64_t input_tokens(const RequestRecord& r) {
+  return r.prompt_tokens != kNone ? r.prompt_tokens : r.prompt_tokens_local;
 }
 
 std::vector<double> per_token_gaps_ns(const RequestRecord& r, bool* estimated) {
@@ -384,8 +405,8 @@ std::vector<std::pair<std::string, std::string>> definition_texts(Definitions d)
       {"TTFT", "first_token - sent; first_token is the first chunk carrying generated text (role-only chunks do not count)"},
       {"TPOT", "(last_token - first_token) / (output_tokens - 1), over requests with more than 1 output token"},
       {"ITL", "per token: the gap before a chunk carrying k tokens counts as k equal gaps; extra tokens of the first chunk count 0; pooled"},
-      {"InputTokens", "usage.prompt_tokens"},
-      {"OutputTokens", "usage.completion_tokens (else the number of text chunks)"},
+      {"InputTokens", "usage.prompt_tokens, else the --tokenizer count of the prompt"},
+      {"OutputTokens", "usage.completion_tokens, else the --tokenizer count of the generated text, else the number of text chunks"},
       {"OutputTokenThroughput", "output_tokens / E2EL, per request"},
       {"PrefillTokenThroughput", "input_tokens / TTFT, per request"},
       {"Benchmark Duration", "last done - first sent over successful requests"},

@@ -54,6 +54,7 @@ struct MetricSet {
   int64_t observed_max_concurrency = 0;
   int64_t itl_estimated_requests = 0;  ///< requests whose per-chunk token counts were inferred
   int64_t output_tokens_from_chunks = 0;  ///< requests without usage: tokens = text chunks
+  int64_t token_mismatches = 0;  ///< usage and the local tokenizer disagree on output tokens
   std::vector<std::string> notes;
 
   const Row* row(std::string_view name) const;
@@ -64,8 +65,11 @@ struct MetricSet {
 MetricSet compute(const std::vector<record::RequestRecord>& records, const RunFacts& facts,
                   Definitions definitions);
 
-/// Output tokens of one request: usage.completion_tokens, else the number of text chunks.
+/// Output tokens of one request: usage.completion_tokens, else the --tokenizer count of the
+/// generated text, else the number of text chunks.
 int64_t output_tokens(const record::RequestRecord& r);
+/// Input tokens: usage.prompt_tokens, else the --tokenizer count of the prompt, else kNone.
+int64_t input_tokens(const record::RequestRecord& r);
 
 /// Per-token inter-token gaps of one streaming request, in ns (see docs/METRICS.md: a chunk
 /// carrying k tokens contributes k equal gaps; extra tokens in the first chunk give zero gaps).

@@ -48,19 +48,22 @@ bool bool_field(simdjson::dom::object o, std::string_view k) {
   return v;
 }
 
-// Sums the tokens of a string or a list of text parts; false when neither.
-bool count_content(simdjson::dom::element content, int64_t& tokens) {
+// Sums the tokens of a string or a list of text parts, and collects the text; false when neither.
+bool count_content(simdjson::dom::element content, int64_t& tokens, std::string& text_out) {
   std::string_view s;
   if (!content.get_string().get(s)) {
     tokens += count_prompt_tokens(s);
+    text_out += s;
     return true;
   }
   simdjson::dom::array parts;
   if (content.get_array().get(parts)) return false;
   for (auto part : parts) {
     std::string_view text;
-    if (!part["text"].get_string().get(text)) tokens += count_prompt_tokens(text);
-    else if (!part.get_string().get(text)) tokens += count_prompt_tokens(text);
+    if (!part["text"].get_string().get(text) || !part.get_string().get(text)) {
+      tokens += count_prompt_tokens(text);
+      text_out += text;
+    }
   }
   return true;
 }
@@ -94,22 +97,34 @@ std::optional<CompletionRequest> parse_request(std::string_view body, bool chat,
       *error = "\"messages\" must be a non-empty array";
       return std::nullopt;
     }
+    std::vector<std::pair<std::string, std::string>> turns;
     for (auto m : messages) {
       simdjson::dom::element content;
-      if (m["content"].get(content) || !count_content(content, r.prompt_tokens)) {
+      std::string text;
+      if (m["content"].get(content) || !count_content(content, r.prompt_tokens, text)) {
         *error = "each message needs \"content\": a string or a list of text parts";
         return std::nullopt;
       }
+      std::string_view role = "user";
+      if (m["role"].get_string().get(role)) role = "user";
+      turns.emplace_back(std::string(role), std::move(text));
       r.prompt_tokens += 1;  // the chat template's per-message overhead, roughly
     }
+    r.rendered = render_chat(turns);
   } else {
     simdjson::dom::element prompt;
-    if (o["prompt"].get(prompt) || !count_content(prompt, r.prompt_tokens)) {
+    if (o["prompt"].get(prompt) || !count_content(prompt, r.prompt_tokens, r.rendered)) {
       *error = "\"prompt\" must be a string or a list of strings";
       return std::nullopt;
     }
   }
   return r;
+}
+
+std::string render_chat(const std::vector<std::pair<std::string, std::string>>& messages) {
+  std::string out;
+  for (const auto& [role, content] : messages) out += "<|im_start|>" + role + "\n" + content + "<|im_end|>\n";
+  return out + "<|im_start|>assistant\n";
 }
 
 Plan make_plan(const CompletionRequest& req, const MockSettings& s, uint64_t seq) {

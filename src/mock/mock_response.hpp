@@ -26,6 +26,8 @@ struct MockSettings {
   int threads = 1;         ///< io_context threads
   int fail_every = 0;      ///< every N-th completion request answers HTTP 500; 0 = never
   int drop_every = 0;      ///< every N-th streaming request is cut mid-stream; 0 = never
+  std::string tokenizer_path;  ///< "" = the simple counting rule; else exact counts and /tokenize
+  bool no_usage = false;       ///< never send usage (servers such as TGI or MindIE without it)
 
   /// Every problem at once, each naming the flag and the fix.
   std::vector<std::string> validate() const;
@@ -40,8 +42,14 @@ struct CompletionRequest {
   int64_t max_tokens = -1;  ///< max_completion_tokens wins over max_tokens; -1 = not given
   int64_t min_tokens = -1;
   bool ignore_eos = false;
-  int64_t prompt_tokens = 0;
+  int64_t prompt_tokens = 0;  ///< by the simple rule; the server recounts with --tokenizer
+  std::string rendered;        ///< chat: the ChatML rendering of the messages; completions: the prompt
 };
+
+/// The simulator's chat template (ChatML): "<|im_start|>{role}\n{content}<|im_end|>\n" per message,
+/// then "<|im_start|>assistant\n". With --tokenizer it is encoded without added special tokens,
+/// as vLLM encodes rendered chat prompts; completions prompts are encoded with them.
+std::string render_chat(const std::vector<std::pair<std::string, std::string>>& messages);
 
 /// Parses a /v1/chat/completions (chat = true) or /v1/completions body. Unknown fields are
 /// accepted; message content may be a string or a list of {"type":"text","text":...} parts.

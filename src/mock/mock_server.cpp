@@ -13,11 +13,14 @@
 #include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <optional>
+#include <simdjson.h>
 #include <stdexcept>
 #include <thread>
 
 #include "common/clock.hpp"
 #include "common/json_writer.hpp"
+#include "tokenizer/tokenizer.hpp"
 
 namespace tokbench::mock {
 
@@ -38,6 +41,7 @@ struct MockServer::Impl {
   std::mutex trace_mu;
   std::FILE* trace = nullptr;
   bool started = false;
+  std::optional<tokenizer::Tokenizer> tok;
 
   explicit Impl(MockSettings settings) : s(std::move(settings)) {}
 
@@ -101,6 +105,9 @@ struct MockServer::Impl {
       w.field("id", s.model_name).field("object", "model").field("owned_by", "tokbench");
       w.end_object().end_array().end_object();
       co_await send_json(sock, v, keep, http::status::ok, w.take());
+    } else if ((path == "/tokenize" || path == "/detokenize") && post) {
+      auto [status, body] = tokenize(req.body(), path == "/tokenize");
+      co_await send_json(sock, v, keep, status, std::move(body));
     } else if ((path == "/v1/chat/completions" || path == "/v1/completions") && post) {
       co_return co_await completion(sock, req, keep, path == "/v1/chat/completions", arrival);
     } else if (path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/models" ||
@@ -114,6 +121,45 @@ struct MockServer::Impl {
     co_return true;
   }
 
+  // vLLM's /tokenize ({"prompt"} or {"messages"}, optional add_special_tokens) and /detokenize.
+  std::pair<http::status, std::string> tokenize(const std::string& body, bool encode) {
+    if (!tok) {
+      return {http::status::not_found,
+              error_body("serve-mock has no tokenizer: start it with --tokenizer PATH for /tokenize", "NotFoundError", 404)};
+    }
+    simdjson::dom::parser parser;
+    simdjson::dom::object o;
+    if (parser.parse(body).get_object().get(o)) return {http::status::bad_request, error_body("body is not a JSON object", "BadRequestError", 400)};
+    JsonWriter w;
+    w.begin_object();
+    if (encode) {
+      std::string why;
+      const bool chat = !o["messages"].error();
+      auto parsed = parse_request(body, chat, &why);
+      if (!parsed) return {http::status::bad_request, error_body(why, "BadRequestError", 400)};
+      bool add_special = !chat;
+      if (bool b; !o["add_special_tokens"].get_bool().get(b)) add_special = b;
+      const auto ids = tok->encode(parsed->rendered, add_special);
+      w.field("count", static_cast<int64_t>(ids.size())).field("max_model_len", int64_t{1} << 20);
+      w.key("tokens").begin_array();
+      for (int32_t id : ids) w.value(static_cast<int64_t>(id));
+      w.end_array();
+    } else {
+      simdjson::dom::array arr;
+      if (o["tokens"].get_array().get(arr)) return {http::status::bad_request, error_body("\"tokens\" must be an array", "BadRequestError", 400)};
+      std::vector<int32_t> ids;
+      for (auto x : arr) ids.push_back(static_cast<int32_t>(x.get_int64().value_unsafe()));
+      w.field("prompt", tok->decode(ids));
+    }
+    w.end_object();
+    return {http::status::ok, w.take()};
+  }
+
+  static std::string full_body_without_usage(const std::string& body) {
+    const size_t at = body.rfind(",\"usage\":");
+    return at == std::string::npos ? body : body.substr(0, at) + "}";
+  }
+
   awaitable<bool> completion(tcp::socket& sock, http::request<http::string_body>& req, bool keep,
                              bool chat, std::chrono::steady_clock::time_point arrival) {
     const unsigned v = req.version();
@@ -123,6 +169,8 @@ struct MockServer::Impl {
       co_await send_json(sock, v, keep, http::status::bad_request, error_body(why, "BadRequestError", 400));
       co_return true;
     }
+    if (tok) parsed->prompt_tokens = static_cast<int64_t>(tok->count(parsed->rendered, !chat));
+    if (s.no_usage) parsed->include_usage = parsed->continuous_usage = false;
     const CompletionRequest& cr = *parsed;
     if (cr.model != s.model_name) {
       co_await send_json(sock, v, keep, http::status::not_found,
@@ -150,6 +198,7 @@ struct MockServer::Impl {
       co_await timer.async_wait(use_awaitable);
       std::string body = full_body(chat, id, s.model_name, created, text, plan.finish_reason,
                                    {cr.prompt_tokens, plan.tokens});
+      if (s.no_usage) body = full_body_without_usage(body);
       co_await send_json(sock, v, keep, http::status::ok, std::move(body));
       co_return true;
     }
@@ -262,6 +311,7 @@ MockServer::~MockServer() { stop(); }
 uint16_t MockServer::start() {
   auto& m = *impl_;
   if (auto errs = m.s.validate(); !errs.empty()) throw std::runtime_error(errs.front());
+  if (!m.s.tokenizer_path.empty()) m.tok = tokenizer::Tokenizer::load(m.s.tokenizer_path);
   if (!m.s.trace_path.empty()) {
     // Append mode, so a reader may truncate the file between runs without leaving a hole.
     const int fd = ::open(m.s.trace_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);

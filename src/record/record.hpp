@@ -59,6 +59,10 @@ struct RequestRecord {
   int64_t completion_tokens = kNone;  ///< from the server's usage
   int64_t cached_tokens = kNone;      ///< usage.prompt_tokens_details.cached_tokens
   int64_t output_chars = 0;           ///< bytes of generated text (content + reasoning)
+  int64_t prompt_tokens_local = kNone;      ///< the prompt counted by --tokenizer (no specials)
+  int64_t completion_tokens_local = kNone;  ///< the generated text counted by --tokenizer
+  int64_t expected_prompt_tokens = kNone;   ///< what the client built the prompt to be (synthetic)
+  std::string output_text;  ///< generated text, kept only while --tokenizer needs it; not saved
   std::string finish_reason;
 
   int http_status = 0;
@@ -67,6 +71,14 @@ struct RequestRecord {
   std::string request_id;  ///< the server's completion id
 
   bool ok() const { return outcome == Outcome::Ok; }
+  /// Where the output token count comes from: "usage", "tokenizer" or "chunks".
+  std::string_view token_source() const {
+    return completion_tokens != kNone ? "usage" : completion_tokens_local != kNone ? "tokenizer" : "chunks";
+  }
+  /// Server usage and the local tokenizer both counted the output, and disagree.
+  bool token_mismatch() const {
+    return completion_tokens != kNone && completion_tokens_local != kNone && completion_tokens != completion_tokens_local;
+  }
 };
 
 }  // namespace tokbench::record

@@ -74,6 +74,13 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   w.field("request_id", r.request_id);
   w.field("finish_reason", r.finish_reason);
   w.field("output_chars", r.output_chars);
+  w.key("local_tokens").begin_object();
+  put_count(w, "prompt", r.prompt_tokens_local);
+  put_count(w, "completion", r.completion_tokens_local);
+  put_count(w, "expected_prompt", r.expected_prompt_tokens);
+  w.end_object();
+  w.field("token_source", r.token_source());
+  w.field("token_mismatch", r.token_mismatch());
   w.key("timing_ns").begin_object();
   for (const auto& [name, member] : kTimes) put_count(w, name, r.*member);
   w.end_object();
@@ -126,6 +133,12 @@ RequestRecord from_json_line(std::string_view line) {
   r.request_id = get_string(doc, "request_id");
   r.finish_reason = get_string(doc, "finish_reason");
   r.output_chars = get_count(doc, "output_chars");
+  simdjson::dom::element local;
+  if (!doc["local_tokens"].get(local) && local.is_object()) {
+    r.prompt_tokens_local = get_count(local, "prompt");
+    r.completion_tokens_local = get_count(local, "completion");
+    r.expected_prompt_tokens = get_count(local, "expected_prompt");
+  }
   simdjson::dom::element timing;
   if (doc["timing_ns"].get(timing) || !timing.is_object())
     throw std::runtime_error("missing \"timing_ns\" object");

@@ -32,6 +32,8 @@ struct RunInfo {
   int64_t origin_steady_ns = -1;  ///< steady_clock ns of the records' time 0 (cross-process checks)
   int64_t client_events = -1;   ///< SSE events the client parsed (-1 = unknown, e.g. recomputed)
   double client_cpu_s = -1;     ///< client process CPU time during the measured phase
+  std::string tokenizer;        ///< --tokenizer path ("" = none)
+  std::string synthetic_json;   ///< how synthetic prompts were built (JSON object), "" = not synthetic
 };
 
 std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const Verdict& v);

@@ -28,6 +28,14 @@ std::vector<std::string> RunConfig::validate() const {
   check(drain_s >= 0, fmt::format("--drain-s: bad value {} (expected >= 0)", drain_s));
   check(compat == "tokbench" || compat == "aisbench",
         fmt::format("--compat: bad value '{}' (expected tokbench or aisbench)", compat));
+  const bool synthetic = dataset == "synthetic";
+  check(!synthetic || input_len > 0, "--dataset synthetic needs --input-len N (tokens per prompt)");
+  check(!synthetic || output_len > 0, "--dataset synthetic needs --output-len M (tokens per answer)");
+  check(synthetic || (input_len == 0 && output_len == 0 && prefix_len == 0 && input_len_range == 0),
+        "--input-len/--output-len/--input-len-range/--prefix-len: only with --dataset synthetic");
+  check(input_len_range >= 0 && input_len_range < 1,
+        fmt::format("--input-len-range: bad value {} (expected a ratio in [0, 1), e.g. 0.1)", input_len_range));
+  check(prefix_len >= 0, fmt::format("--prefix-len: bad value {} (expected >= 0)", prefix_len));
   for (const auto& h : headers) {
     check(h.find(':') != std::string::npos && h.find(':') > 0,
           fmt::format("--header: bad value '{}' (expected 'Key: Value')", h));
@@ -65,7 +73,9 @@ std::string RunConfig::to_json() const {
   w.field("concurrency", concurrency).field("num_prompts", num_prompts);
   w.field("request_rate", request_rate).field("timeout_s", timeout_s).field("retries", retries);
   w.field("warmup", warmup).field("workers", workers).field("seed", seed).field("drain_s", drain_s);
-  w.field("dataset", dataset).field("output_dir", output_dir).field("model_abbr", model_abbr);
+  w.field("dataset", dataset).field("tokenizer", tokenizer).field("input_len", input_len);
+  w.field("output_len", output_len).field("input_len_range", input_len_range).field("prefix_len", prefix_len);
+  w.field("output_dir", output_dir).field("model_abbr", model_abbr);
   w.field("compat", compat);
   w.end_object();
   return w.take();

@@ -39,7 +39,12 @@ struct RunConfig {
   double drain_s = 5;        ///< after Ctrl-C, how long in-flight requests may finish
 
   // Data and results.
-  std::string dataset = "builtin";  ///< builtin | qa:PATH | gsm8k:PATH
+  std::string dataset = "builtin";  ///< builtin | synthetic | qa:PATH | gsm8k:PATH
+  std::string tokenizer;            ///< model folder or tokenizer.json: local token counts, synthetic prompts
+  int64_t input_len = 0;            ///< synthetic: N tokens per prompt, as the server counts them
+  int64_t output_len = 0;           ///< synthetic: max_tokens M (sent with ignore_eos)
+  double input_len_range = 0;       ///< synthetic: N_i uniform in [N(1-R), N(1+R)] (vLLM's range ratio)
+  int64_t prefix_len = 0;           ///< synthetic: one shared random prefix of P tokens
   std::string output_dir = "outputs";
   std::string model_abbr;           ///< "" = the model name, made file-safe
   std::string compat = "tokbench";  ///< metric definitions: tokbench | aisbench

@@ -16,6 +16,7 @@
 #include "client/engine.hpp"
 #include "client/http_get.hpp"
 #include "client/request_body.hpp"
+#include "client/server_tokenizer.hpp"
 #include "common/clock.hpp"
 #include "common/json_writer.hpp"
 #include "dataset/dataset.hpp"
@@ -23,7 +24,9 @@
 #include "mock/mock_server.hpp"
 #include "record/record_io.hpp"
 #include "report/tables.hpp"
+#include "runner/recorder.hpp"
 #include "tokbench/version.hpp"
+#include "tokenizer/tokenizer.hpp"
 
 namespace tokbench::runner {
 
@@ -73,6 +76,54 @@ std::string resolve_model(const RunConfig& cfg, const std::string& url, const st
   return cfg.model;
 }
 
+// Builds the synthetic dataset: with the local tokenizer, or with the server's /tokenize; the
+// tokens the server adds around a prompt (chat template, BOS) are measured once with /tokenize
+// and subtracted, so that usage.prompt_tokens equals --input-len. Returns how, as JSON.
+std::string build_synthetic(const RunConfig& cfg, const std::string& url, const tokenizer::Tokenizer* tok,
+                            dataset::Dataset& data, std::FILE* console) {
+  const client::ServerTokenizer st{client::root_url_for(url), cfg.model, cfg.headers, cfg.api_key};
+  const bool server_has = client::has_tokenize(st);
+  std::unique_ptr<dataset::TokenCodec> codec;
+  if (tok) {
+    codec = dataset::local_codec(*tok);
+  } else if (server_has) {
+    codec = client::server_codec(st);
+  } else {
+    throw std::invalid_argument(fmt::format(
+        "--dataset synthetic needs the model's tokenizer to build prompts of an exact length, and {} has no "
+        "/tokenize: pass --tokenizer PATH (the model folder holding tokenizer.json)", st.root));
+  }
+  constexpr const char* kProbe = "The quick brown fox jumps over the lazy dog.";
+  const auto local = static_cast<int64_t>(codec->encode(kProbe).size());
+  int64_t overhead = 0;
+  std::string how;
+  if (auto server = server_has ? client::server_count(st, kProbe, cfg.endpoint == "chat") : std::nullopt) {
+    overhead = *server - local;
+    how = fmt::format("measured with {}/tokenize and subtracted", st.root);
+  } else {
+    how = "unknown: the server has no /tokenize, so usage.prompt_tokens also counts its chat template and BOS";
+  }
+  dataset::SyntheticOptions o;
+  o.count = cfg.num_prompts;
+  o.input_len = cfg.input_len;
+  o.output_len = cfg.output_len;
+  o.input_len_range = cfg.input_len_range;
+  o.prefix_len = cfg.prefix_len;
+  o.seed = cfg.seed;
+  o.overhead = overhead;
+  data = dataset::synthetic(o, *codec);
+  fmt::print(console, "synthetic: {} prompts of {} tokens{} (+{} shared prefix), {} output tokens; built with {}; "
+             "server-added tokens: {} ({})\n", o.count, o.input_len,
+             o.input_len_range > 0 ? fmt::format(" ±{}%", o.input_len_range * 100) : "", o.prefix_len, o.output_len,
+             codec->name(), overhead, how);
+  JsonWriter w;
+  w.begin_object().field("input_len", o.input_len).field("output_len", o.output_len);
+  w.field("input_len_range", o.input_len_range).field("prefix_len", o.prefix_len).field("seed", o.seed);
+  w.field("built_with", codec->name()).field("server_added_tokens", overhead).field("server_added_tokens_how", how);
+  w.end_object();
+  return w.take();
+}
+
 int auto_workers(int concurrency) {
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return std::clamp((concurrency + 255) / 256, 1, cpus);
@@ -93,51 +144,6 @@ std::shared_ptr<spdlog::logger> make_logger(const fs::path& run_dir) {
   log->flush_on(spdlog::level::info);
   return log;
 }
-
-// Collects finished records: in memory for the metrics, on disk at once for durability.
-class Recorder {
- public:
-  Recorder(const fs::path& perf_dir, const std::string& abbr)
-      : abbr_(abbr), details_((perf_dir / (abbr + "_details.jsonl")).string()),
-        failed_path_(perf_dir / (abbr + "_failed.jsonl")) {}
-
-  void add(RequestRecord&& r) {
-    const std::string line = record::to_json_line(r, abbr_);
-    details_.append(line);
-    std::lock_guard lock(mu_);
-    if (!r.ok()) {
-      if (!failed_) failed_ = std::make_unique<record::LineAppender>(failed_path_.string());
-      failed_->append(line);
-    }
-    if (!r.warmup) ++measured_done_;
-    records_.push_back(std::move(r));
-  }
-
-  std::vector<RequestRecord> take() {
-    std::lock_guard lock(mu_);
-    return std::move(records_);
-  }
-  std::vector<RequestRecord> snapshot_warmup() {
-    std::lock_guard lock(mu_);
-    std::vector<RequestRecord> out;
-    for (const auto& r : records_)
-      if (r.warmup) out.push_back(r);
-    return out;
-  }
-  int64_t measured_done() {
-    std::lock_guard lock(mu_);
-    return measured_done_;
-  }
-
- private:
-  std::string abbr_;
-  record::LineAppender details_;
-  fs::path failed_path_;
-  std::unique_ptr<record::LineAppender> failed_;
-  std::mutex mu_;
-  std::vector<RequestRecord> records_;
-  int64_t measured_done_ = 0;
-};
 
 }  // namespace
 
@@ -201,14 +207,21 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
       throw std::invalid_argument(e.what());  // a usage error: exit 2
     }
   }
-  const dataset::Dataset data = dataset::load(cfg.dataset);
-  if (cfg.num_prompts == 0) cfg.num_prompts = static_cast<int64_t>(data.items.size());
+  std::optional<tokenizer::Tokenizer> tok;
+  if (!cfg.tokenizer.empty()) tok = tokenizer::Tokenizer::load(cfg.tokenizer);
+  const bool synthetic = cfg.dataset == "synthetic";
+  dataset::Dataset data;
+  if (!synthetic) data = dataset::load(cfg.dataset);
+  if (cfg.num_prompts == 0) cfg.num_prompts = synthetic ? 100 : static_cast<int64_t>(data.items.size());
 
   // Target: the user's server, or the built-in simulator on a free loopback port.
   std::unique_ptr<mock::MockServer> sim;
   std::string url = cfg.target_url();
   if (cfg.embedded_target()) {
-    sim = std::make_unique<mock::MockServer>(mock::MockSettings{.port = 0});
+    mock::MockSettings ms;
+    ms.port = 0;
+    ms.tokenizer_path = cfg.tokenizer;  // exact prompt counts and /tokenize when a tokenizer is given
+    sim = std::make_unique<mock::MockServer>(ms);
     const uint16_t port = sim->start();
     url = fmt::format("http://127.0.0.1:{}/v1/{}", port, cfg.endpoint == "chat" ? "chat/completions" : "completions");
     fmt::print(console, "no --url or --host given: started the built-in simulator (tokbench serve-mock defaults) at {}\n", url);
@@ -217,13 +230,15 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   if (cfg.model_abbr.empty()) cfg.model_abbr = report::file_safe(cfg.model);
   if (cfg.workers == 0) cfg.workers = auto_workers(cfg.concurrency);
   const auto defs = *metrics::definitions_from_name(cfg.compat);
+  std::string synthetic_json;
+  if (synthetic) synthetic_json = build_synthetic(cfg, url, tok ? &*tok : nullptr, data, console);
 
   client::BodySettings bs;
   bs.endpoint = cfg.endpoint == "chat" ? client::Endpoint::Chat : client::Endpoint::Completions;
   bs.model = cfg.model;
   bs.stream = cfg.stream;
   bs.max_tokens = cfg.max_tokens;
-  bs.ignore_eos = cfg.ignore_eos;
+  bs.ignore_eos = cfg.ignore_eos || synthetic;  // synthetic requests always produce M tokens
   bs.min_tokens = cfg.min_tokens;
   bs.temperature = cfg.temperature;
   bs.continuous_usage = cfg.continuous_usage;
@@ -248,6 +263,8 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   info.dataset_abbr = data.abbr;
   info.body_example = bodies.empty() ? "" : bodies.front();
   info.config_json = cfg.to_json();
+  info.tokenizer = cfg.tokenizer;
+  info.synthetic_json = synthetic_json;
   {
     JsonWriter w;
     w.begin_object().field_raw("requested", requested.to_json()).field_raw("effective", info.config_json);
@@ -277,16 +294,20 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   es.timeout_ms = static_cast<int64_t>(cfg.timeout_s * 1000);
   es.retries = cfg.retries;
   es.drain_timeout_ms = static_cast<int64_t>(cfg.drain_s * 1000);
-  es.reserve_chunks = static_cast<size_t>(std::clamp<int64_t>(cfg.max_tokens + 8, 16, 8192));
+  es.reserve_chunks = static_cast<size_t>(std::clamp<int64_t>(std::max(cfg.max_tokens, cfg.output_len) + 8, 16, 8192));
+  es.keep_text = tok.has_value();
   client::Engine engine(es);
-  Recorder recorder(out.perf_dir, data.abbr);
+  Recorder recorder(out.perf_dir, data.abbr, tok ? &*tok : nullptr,
+                    [&data](const RequestRecord& r) -> const dataset::RequestSpec& {
+                      return dataset::cycle(data, static_cast<size_t>(r.index));
+                    });
   const int64_t origin = steady_now_ns();
   auto on_done = [&](RequestRecord&& r) { recorder.add(std::move(r)); };
 
   if (!warm_bodies.empty()) {
     log->info("warm-up: {} request(s)", warm_bodies.size());
     engine.run(warm_bodies, {}, origin, true, 0, on_done, stop);
-    const auto warm = recorder.snapshot_warmup();
+    const auto warm = recorder.warmup_records();
     if (!warm.empty() && std::none_of(warm.begin(), warm.end(), [](const auto& r) { return r.ok(); })) {
       throw std::runtime_error(fmt::format("all {} warm-up request(s) failed, first: {} {} (check --url and --model; "
                                            "details in {})",
@@ -310,6 +331,7 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   const auto schedule = load::poisson_schedule(cfg.num_prompts, cfg.request_rate, cfg.seed);
   log->info("measured phase: {} request(s), {} worker thread(s)", bodies.size(), cfg.workers);
   const auto counters = engine.run(bodies, schedule, origin, false, 0, on_done, stop);
+  recorder.drain();
   finished = true;
   if (progress.joinable()) progress.join();
   out.interrupted = stop.load() != client::kRunning;
