@@ -8,11 +8,6 @@ namespace tokbench::tokenizer {
 
 namespace {
 
-bool is_space(char32_t c) {
-  return c == ' ' || (c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
-         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-}
-
 // Rust's char::is_alphanumeric || '_' approximated for ASCII and the letters of other scripts
 // (any byte >= 0x80 begins a non-ASCII character, treated as a word character).
 bool is_word_char(unsigned char c) { return std::isalnum(c) || c == '_' || c >= 0x80; }
@@ -82,19 +77,8 @@ void AddedVocab::split(std::string_view text, bool at_start, std::vector<Segment
         continue;
       }
     }
-    if (tok.lstrip) {
-      while (start > text_begin) {
-        size_t k = start - 1;
-        while (k > text_begin && (static_cast<unsigned char>(text[k]) & 0xC0) == 0x80) --k;
-        size_t n = 0;
-        if (!is_space(utf8::decode(text, k, &n))) break;
-        start = k;
-      }
-    }
-    if (tok.rstrip) {
-      for (size_t n = 0; stop < text.size() && is_space(utf8::decode(text, stop, &n)); stop += n) {
-      }
-    }
+    if (tok.lstrip) start = utf8::trim_white_space_back(text, text_begin, start);
+    if (tok.rstrip) stop = utf8::skip_white_space(text, stop, text.size());
     emit_text(text_begin, start);
     out.push_back({std::string(), tok.id, false});
     text_begin = i = stop;

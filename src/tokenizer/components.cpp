@@ -57,16 +57,6 @@ Pattern make_pattern(simdjson::dom::element j, const std::string& path) {
   return out;
 }
 
-bool is_white_space(char32_t c) {
-  switch (c) {
-    case 0x09: case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x20: case 0x85: case 0xA0:
-    case 0x1680: case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000:
-      return true;
-    default:
-      return c >= 0x2000 && c <= 0x200A;
-  }
-}
-
 // ---- normalizers -------------------------------------------------------------------------------
 
 class UnicodeNormalizer : public Normalizer {
@@ -138,20 +128,8 @@ class StripNormalizer : public Normalizer {
  public:
   StripNormalizer(bool left, bool right) : left_(left), right_(right) {}
   void apply(std::string& s) const override {
-    size_t b = 0, e = s.size();
-    if (left_) {
-      for (size_t n = 0; b < e && is_white_space(utf8::decode(s, b, &n)); b += n) {
-      }
-    }
-    if (right_) {
-      while (e > b) {
-        size_t k = e - 1;
-        while (k > b && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) --k;
-        size_t n = 0;
-        if (!is_white_space(utf8::decode(s, k, &n))) break;
-        e = k;
-      }
-    }
+    const size_t b = left_? utf8::skip_white_space(s, 0, s.size()) : 0;
+    const size_t e = right_ ? utf8::trim_white_space_back(s, b, s.size()) : s.size();
     s = s.substr(b, e - b);
   }
 

@@ -111,4 +111,31 @@ void append(std::string& out, char32_t cp) {
   }
 }
 
+bool is_white_space(char32_t c) {
+  switch (c) {
+    case 0x09: case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x20: case 0x85: case 0xA0:
+    case 0x1680: case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000:
+      return true;
+    default:
+      return c >= 0x2000 && c <= 0x200A;
+  }
+}
+
+size_t skip_white_space(std::string_view s, size_t b, size_t e) {
+  for (size_t n = 0; b < e && is_white_space(decode(s, b, &n)); b += n) {
+  }
+  return b;
+}
+
+size_t trim_white_space_back(std::string_view s, size_t lo, size_t e) {
+  while (e > lo) {
+    size_t k = e - 1;
+    while (k > lo && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) --k;  // start of the last character
+    size_t n = 0;
+    if (!is_white_space(decode(s, k, &n))) break;
+    e = k;
+  }
+  return e;
+}
+
 }  // namespace tokbench::tokenizer::utf8

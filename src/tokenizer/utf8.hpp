@@ -23,4 +23,12 @@ char32_t decode(std::string_view s, size_t i, size_t* len);
 /// Appends the UTF-8 encoding of `cp`.
 void append(std::string& out, char32_t cp);
 
+/// Unicode's White_Space property (what Rust's char::is_whitespace tests).
+bool is_white_space(char32_t c);
+
+/// Byte offsets [b, e) of `s` with White_Space characters trimmed from the left and/or right;
+/// the trim never crosses `lo` on the left.
+size_t skip_white_space(std::string_view s, size_t b, size_t e);
+size_t trim_white_space_back(std::string_view s, size_t lo, size_t e);
+
 }  // namespace tokbench::tokenizer::utf8
