@@ -9,36 +9,22 @@
 #include "mock/mock_response.hpp"
 #include "mock/mock_server.hpp"
 
+#include <thread>
+
 namespace tokbench::mock {
 namespace {
 
 using testing::http_post;
 using testing::sse_data;
 
-TEST(MockPlan, IgnoreEosProducesMaxTokensOnSchedule) {
+TEST(MockPlan, IgnoreEosProducesMaxTokens) {
   MockSettings s;
-  s.ttft_ms = 50;
-  s.tpot_ms = 10;
   CompletionRequest r;
   r.max_tokens = 5;
   r.ignore_eos = true;
   const auto p = make_plan(r, s, 1);
   EXPECT_EQ(p.tokens, 5);
   EXPECT_EQ(p.finish_reason, "length");
-  EXPECT_EQ(p.chunk_at_ns, (std::vector<int64_t>{50'000'000, 60'000'000, 70'000'000, 80'000'000, 90'000'000}));
-}
-
-TEST(MockPlan, TokensPerChunkGroupsAfterTheFirstToken) {
-  MockSettings s;
-  s.tokens_per_chunk = 3;
-  CompletionRequest r;
-  r.max_tokens = 8;
-  r.ignore_eos = true;
-  const auto p = make_plan(r, s, 1);
-  EXPECT_EQ(p.chunk_tokens, (std::vector<int>{1, 3, 3, 1}));
-  // Each chunk is written when its last token exists: tokens 0, 3, 6, 7.
-  EXPECT_EQ(p.chunk_at_ns[1], 80'000'000);
-  EXPECT_EQ(p.chunk_at_ns[3], 120'000'000);
 }
 
 TEST(MockPlan, EosStopsEarlySeededAndMinTokensHolds) {
@@ -56,18 +42,62 @@ TEST(MockPlan, EosStopsEarlySeededAndMinTokensHolds) {
   EXPECT_EQ(make_plan(r, s, 3).tokens, 50);
 }
 
-TEST(MockPlan, JitterIsSeededAndBounded) {
+TEST(StepModelTest, PlainStepsAreOneTokenPerTpot) {
+  MockSettings s;
+  s.tpot_ms = 10;
+  s.ttft_ms = 50;
+  StepModel m(s, 1);
+  EXPECT_DOUBLE_EQ(m.ttft_ms(), 50);
+  const Step st = m.next({1, 0});
+  EXPECT_DOUBLE_EQ(st.ms, 10);
+  EXPECT_EQ(st.tokens, 1);
+  EXPECT_EQ(st.drafted, 0);
+  // min_tokens costs nothing without speculative decoding.
+  EXPECT_DOUBLE_EQ(m.next({4, 4}).ms, 10);
+}
+
+TEST(StepModelTest, BatchSlowdownGrowsWithRunningRequests) {
+  MockSettings s;
+  s.tpot_ms = 10;
+  s.batch_slowdown_ms = 0.5;
+  StepModel m(s, 1);
+  EXPECT_DOUBLE_EQ(m.next({1, 0}).ms, 10);
+  EXPECT_DOUBLE_EQ(m.next({9, 0}).ms, 14);
+}
+
+TEST(StepModelTest, SpeculativeDecodingAcceptanceAndMinTokensPenalty) {
+  MockSettings s;
+  s.tpot_ms = 10;
+  s.spec_tokens = 3;
+  s.spec_acceptance = 0.7;
+  StepModel m(s, 7);
+  double tokens = 0, accepted = 0;
+  const int steps = 20000;
+  for (int i = 0; i < steps; ++i) {
+    const Step st = m.next({1, 0});
+    EXPECT_EQ(st.tokens, 1 + st.accepted);
+    EXPECT_EQ(st.drafted, 3);
+    tokens += st.tokens;
+    accepted += st.accepted;
+  }
+  // E[tokens per step] = 1 + p + p^2 + p^3 = 2.533 for p = 0.7
+  EXPECT_NEAR(tokens / steps, 2.533, 0.03);
+  EXPECT_NEAR(accepted / (3.0 * steps), 1.533 / 3, 0.01);
+  // A running request with min_tokens slows every step of the batch (default: + tpot).
+  EXPECT_DOUBLE_EQ(m.next({2, 1}).ms, 20);
+  s.min_tokens_step_penalty_ms = 4;
+  EXPECT_DOUBLE_EQ(StepModel(s, 1).next({2, 1}).ms, 14);
+}
+
+TEST(StepModelTest, JitterIsSeededAndBounded) {
   MockSettings s;
   s.jitter_ms = 2;
-  CompletionRequest r;
-  r.max_tokens = 50;
-  r.ignore_eos = true;
-  const auto a = make_plan(r, s, 9);
-  EXPECT_EQ(make_plan(r, s, 9).chunk_at_ns, a.chunk_at_ns);
-  for (size_t i = 1; i < a.chunk_at_ns.size(); ++i) {
-    const auto gap = a.chunk_at_ns[i] - a.chunk_at_ns[i - 1];
-    EXPECT_GE(gap, 8'000'000 - 1);
-    EXPECT_LE(gap, 12'000'000 + 1);
+  StepModel a(s, 9), b(s, 9);
+  for (int i = 0; i < 100; ++i) {
+    const double x = a.next({1, 0}).ms;
+    EXPECT_DOUBLE_EQ(x, b.next({1, 0}).ms);
+    EXPECT_GE(x, 8);
+    EXPECT_LE(x, 12);
   }
 }
 
@@ -156,6 +186,66 @@ TEST_F(MockServerTest, ModelsHealthAndErrors) {
   EXPECT_NE(wrong.body.find("The model `nope` does not exist."), std::string::npos);
   EXPECT_EQ(http_post(base_ + "/v1/chat/completions", "{").status, 400);
   EXPECT_EQ(client::http_get(base_ + "/nowhere", {}, "", 5000).status, 404);
+}
+
+TEST(MockServerBatching, TokensPerChunkGroupsAfterTheFirstToken) {
+  MockSettings s;
+  s.port = 0;
+  s.ttft_ms = 1;
+  s.tpot_ms = 1;
+  s.tokens_per_chunk = 3;
+  MockServer server(s);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.start()) + "/v1/completions";
+  const auto ev = sse_data(http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":8,"ignore_eos":true,"stream":true,)"
+                                          R"("stream_options":{"include_usage":true,"continuous_usage_stats":true}})").body);
+  // 1 + 3 + 3 + 1 tokens, then usage and [DONE].
+  ASSERT_EQ(ev.size(), 4 + 2u);
+  for (auto [i, cum] : {std::pair{0, 1}, {1, 4}, {2, 7}, {3, 8}})
+    EXPECT_NE(ev[static_cast<size_t>(i)].find("\"completion_tokens\":" + std::to_string(cum) + "}"), std::string::npos) << ev[static_cast<size_t>(i)];
+}
+
+TEST(MockServerBatching, SpeculativeChunksCarrySeveralTokens) {
+  MockSettings s;
+  s.port = 0;
+  s.ttft_ms = 1;
+  s.tpot_ms = 1;
+  s.spec_tokens = 3;
+  s.spec_acceptance = 1.0;  // every draft accepted: 4 tokens per step
+  MockServer server(s);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.start()) + "/v1/completions";
+  const auto ev = sse_data(http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":9,"ignore_eos":true,"stream":true})").body);
+  ASSERT_EQ(ev.size(), 3 + 1u);  // tokens 1 | 4 | 4, then [DONE]
+  auto metrics = client::http_get(url.substr(0, url.find("/v1")) + "/metrics", {}, "", 5000);
+  ASSERT_EQ(metrics.status, 200);
+  EXPECT_NE(metrics.body.find("vllm:spec_decode_num_drafts_total{model_name=\"tokbench-mock\"} 2"), std::string::npos) << metrics.body;
+  EXPECT_NE(metrics.body.find("vllm:spec_decode_num_accepted_tokens_total{model_name=\"tokbench-mock\"} 6"), std::string::npos);
+  EXPECT_NE(metrics.body.find("vllm:generation_tokens_total{model_name=\"tokbench-mock\"} 9"), std::string::npos);
+  EXPECT_NE(metrics.body.find("vllm:time_to_first_token_seconds_count{model_name=\"tokbench-mock\"} 1"), std::string::npos);
+  EXPECT_NE(metrics.body.find("vllm:e2e_request_latency_seconds_bucket{model_name=\"tokbench-mock\",le=\"+Inf\"} 1"), std::string::npos);
+  EXPECT_NE(metrics.body.find("# TYPE vllm:inter_token_latency_seconds histogram"), std::string::npos);
+}
+
+TEST(MockServerBatching, MaxNumSeqsQueuesTheRest) {
+  MockSettings s;
+  s.port = 0;
+  s.ttft_ms = 100;
+  s.tpot_ms = 1;
+  s.max_num_seqs = 1;
+  MockServer server(s);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.start()) + "/v1/completions";
+  const std::string body = R"({"model":"tokbench-mock","prompt":"x","max_tokens":2,"ignore_eos":true})";
+  const auto t0 = std::chrono::steady_clock::now();
+  std::thread other([&] { http_post(url, body); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  auto metrics = client::http_get(url.substr(0, url.find("/v1")) + "/metrics", {}, "", 5000).body;
+  http_post(url, body);  // waits for the first to finish, then its own 100 ms prefill
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  other.join();
+  EXPECT_GE(ms, 200);
+  EXPECT_NE(metrics.find("vllm:num_requests_running{model_name=\"tokbench-mock\"} 1"), std::string::npos) << metrics;
+  metrics = client::http_get(url.substr(0, url.find("/v1")) + "/metrics", {}, "", 5000).body;
+  EXPECT_NE(metrics.find("vllm:request_queue_time_seconds_count{model_name=\"tokbench-mock\"} 2"), std::string::npos);
+  EXPECT_NE(metrics.find("vllm:num_requests_running{model_name=\"tokbench-mock\"} 0"), std::string::npos);
 }
 
 TEST(MockServerFaults, FailEveryAnswers500) {

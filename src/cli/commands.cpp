@@ -105,6 +105,17 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--tokenizer", s->tokenizer_path,
                   "model folder or tokenizer.json: exact prompt token counts, /tokenize and /detokenize");
   cmd->add_flag("--no-usage", s->no_usage, "never send usage (like servers that do not report it)");
+  cmd->add_option("--max-num-seqs", s->max_num_seqs, "running requests at most; the rest queue (FIFO); 0 = no limit")
+      ->capture_default_str();
+  cmd->add_option("--batch-slowdown-ms", s->batch_slowdown_ms, "extra step time per running request beyond the first")
+      ->capture_default_str();
+  cmd->add_option("--spec-tokens", s->spec_tokens, "speculative decoding (MTP): draft tokens per step; 0 = off")
+      ->capture_default_str();
+  cmd->add_option("--spec-acceptance", s->spec_acceptance, "probability each draft token is accepted")->capture_default_str();
+  cmd->add_option("--min-tokens-step-penalty-ms", s->min_tokens_step_penalty_ms,
+                  "extra step time for the whole batch while a request with min_tokens runs under spec decoding; "
+                  "-1 = --tpot-ms (doubles each step, the seed's ~2x)")
+      ->capture_default_str();
   cmd->callback([&action, s] {
     action = [s] {
       if (auto errs = s->validate(); !errs.empty()) {

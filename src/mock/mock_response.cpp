@@ -27,6 +27,13 @@ std::vector<std::string> MockSettings::validate() const {
   check(fail_every >= 0, fmt::format("--fail-every: bad value {} (expected >= 0)", fail_every));
   check(drop_every >= 0, fmt::format("--drop-every: bad value {} (expected >= 0)", drop_every));
   check(!model_name.empty(), "--model-name: must not be empty");
+  check(max_num_seqs >= 0, fmt::format("--max-num-seqs: bad value {} (expected >= 0; 0 = no limit)", max_num_seqs));
+  check(batch_slowdown_ms >= 0, fmt::format("--batch-slowdown-ms: bad value {} (expected >= 0)", batch_slowdown_ms));
+  check(spec_tokens >= 0 && spec_tokens <= 16, fmt::format("--spec-tokens: bad value {} (expected 0..16)", spec_tokens));
+  check(spec_acceptance >= 0 && spec_acceptance <= 1,
+        fmt::format("--spec-acceptance: bad value {} (expected a probability in [0, 1])", spec_acceptance));
+  check(min_tokens_step_penalty_ms >= 0 || min_tokens_step_penalty_ms == -1,
+        fmt::format("--min-tokens-step-penalty-ms: bad value {} (expected >= 0, or -1 for --tpot-ms)", min_tokens_step_penalty_ms));
   return errs;
 }
 
@@ -142,25 +149,32 @@ Plan make_plan(const CompletionRequest& req, const MockSettings& s, uint64_t seq
     }
   }
   p.tokens = n;
-  std::uniform_real_distribution<double> jitter(-s.jitter_ms, s.jitter_ms);
-  auto jit = [&] { return s.jitter_ms > 0 ? jitter(rng) : 0.0; };
-  std::vector<double> token_ms(static_cast<size_t>(n));
-  double t = std::max(0.0, s.ttft_ms + jit());
-  for (int64_t j = 0; j < n; ++j) {
-    if (j > 0) t += std::max(0.0, s.tpot_ms + jit());
-    token_ms[static_cast<size_t>(j)] = t;
-  }
-  auto ns = [](double ms) { return static_cast<int64_t>(ms * 1e6); };
-  if (n > 0) {
-    p.chunk_at_ns.push_back(ns(token_ms[0]));
-    p.chunk_tokens.push_back(1);
-  }
-  for (int64_t j = 1; j < n; j += s.tokens_per_chunk) {
-    const int64_t last = std::min<int64_t>(n - 1, j + s.tokens_per_chunk - 1);
-    p.chunk_at_ns.push_back(ns(token_ms[static_cast<size_t>(last)]));
-    p.chunk_tokens.push_back(static_cast<int>(last - j + 1));
-  }
   return p;
+}
+
+StepModel::StepModel(const MockSettings& s, uint64_t seq) : s_(s), rng_(s.seed ^ (seq * 0x9E3779B97F4A7C15ULL) ^ 0x5eed) {}
+
+double StepModel::ttft_ms() {
+  const double j = s_.jitter_ms > 0 ? std::uniform_real_distribution<double>(-s_.jitter_ms, s_.jitter_ms)(rng_) : 0.0;
+  return std::max(0.0, s_.ttft_ms + j);
+}
+
+Step StepModel::next(const BatchState& batch) {
+  Step st;
+  const double j = s_.jitter_ms > 0 ? std::uniform_real_distribution<double>(-s_.jitter_ms, s_.jitter_ms)(rng_) : 0.0;
+  st.ms = s_.tpot_ms + j + s_.batch_slowdown_ms * std::max(0, batch.running - 1);
+  if (s_.spec_tokens > 0) {
+    // MTP / EAGLE: K drafts verified in one step; the first rejection discards the rest.
+    st.drafted = s_.spec_tokens;
+    std::bernoulli_distribution accept(s_.spec_acceptance);
+    while (st.accepted < s_.spec_tokens && accept(rng_)) ++st.accepted;
+    st.tokens = 1 + st.accepted;
+    // vLLM's MinTokensLogitsProcessor is not argmax-invariant, so with spec decoding it runs on
+    // every draft position, for the whole batch, while any request carries min_tokens.
+    if (batch.running_min_tokens > 0) st.ms += s_.min_tokens_step_penalty_ms >= 0 ? s_.min_tokens_step_penalty_ms : s_.tpot_ms;
+  }
+  st.ms = std::max(0.0, st.ms);
+  return st;
 }
 
 std::string_view token_text(uint64_t j) {

@@ -4,6 +4,7 @@
 // mock_server writes these bytes at these times. Shares no state with the client.
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,14 @@ struct MockSettings {
   int drop_every = 0;      ///< every N-th streaming request is cut mid-stream; 0 = never
   std::string tokenizer_path;  ///< "" = the simple counting rule; else exact counts and /tokenize
   bool no_usage = false;       ///< never send usage (servers such as TGI or MindIE without it)
+  // Batching, vLLM-style: a step produces one token per running request (more with speculative
+  // decoding); its duration grows with the batch and with batch-wide costs.
+  int max_num_seqs = 0;            ///< running requests at most; more wait in a FIFO queue; 0 = no limit
+  double batch_slowdown_ms = 0;    ///< extra step time per running request beyond the first
+  int spec_tokens = 0;             ///< speculative decoding: draft tokens per step (MTP's K); 0 = off
+  double spec_acceptance = 0.7;    ///< probability each draft is accepted (the first rejection ends a step)
+  double min_tokens_step_penalty_ms = -1;  ///< extra step time while any running request has min_tokens
+                                           ///< and spec decoding is on; -1 = --tpot-ms (doubles a step)
 
   /// Every problem at once, each naming the flag and the fix.
   std::vector<std::string> validate() const;
@@ -60,18 +69,43 @@ std::optional<CompletionRequest> parse_request(std::string_view body, bool chat,
 /// summed over every text part (chat adds 1 token of template per message).
 int64_t count_prompt_tokens(std::string_view text);
 
-/// When each content chunk is written and how many tokens it carries.
+/// How long the output is and why it ends.
 struct Plan {
   int64_t tokens = 0;
-  std::string finish_reason;           ///< "length" or "stop"
-  std::vector<int64_t> chunk_at_ns;    ///< offsets from request arrival, non-decreasing
-  std::vector<int> chunk_tokens;       ///< tokens in each content chunk
+  std::string finish_reason;  ///< "length" or "stop"
 };
 
-/// The timing model: token j is produced at ttft + j·tpot (+ seeded jitter); the first chunk
-/// carries token 0, each later chunk up to tokens_per_chunk tokens and is written when its last
-/// token exists. Deterministic in (settings.seed, request sequence number).
+/// The output length: max_tokens with ignore_eos, else a seeded EOS in [eos_min, eos_max] (at
+/// least min_tokens), capped by max_tokens. Deterministic in (settings.seed, sequence number).
+/// The timing comes from StepModel: the first token at ttft after admission, then one step per
+/// decode iteration; chunks carry up to tokens_per_chunk tokens (all of a speculative step).
 Plan make_plan(const CompletionRequest& req, const MockSettings& s, uint64_t seq);
+
+/// What every running request shares: the batch.
+struct BatchState {
+  int running = 1;             ///< requests decoding now, this one included
+  int running_min_tokens = 0;  ///< of those, requests that carry min_tokens
+};
+
+/// One decode step of one request.
+struct Step {
+  double ms = 0;     ///< duration of the step
+  int tokens = 1;    ///< tokens it produced (1 + accepted drafts)
+  int drafted = 0;   ///< draft tokens proposed (spec decoding)
+  int accepted = 0;  ///< draft tokens accepted
+};
+
+/// The per-request step model. Deterministic in (settings.seed, sequence number).
+class StepModel {
+ public:
+  StepModel(const MockSettings& s, uint64_t seq);
+  double ttft_ms();                       ///< prefill time, jitter included
+  Step next(const BatchState& batch);     ///< the next decode step
+
+ private:
+  const MockSettings& s_;
+  std::mt19937_64 rng_;
+};
 
 /// Text of token j (a short word with a leading space).
 std::string_view token_text(uint64_t j);

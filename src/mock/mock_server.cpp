@@ -9,7 +9,9 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <atomic>
+#include <deque>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
@@ -20,6 +22,7 @@
 
 #include "common/clock.hpp"
 #include "common/json_writer.hpp"
+#include "mock/mock_metrics.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace tokbench::mock {
@@ -42,6 +45,11 @@ struct MockServer::Impl {
   std::FILE* trace = nullptr;
   bool started = false;
   std::optional<tokenizer::Tokenizer> tok;
+  MockMetrics metrics{s.model_name};
+  std::mutex batch_mu;
+  int running = 0;
+  int running_min_tokens = 0;
+  std::deque<std::shared_ptr<net::steady_timer>> waiters;
 
   explicit Impl(MockSettings settings) : s(std::move(settings)) {}
 
@@ -105,6 +113,12 @@ struct MockServer::Impl {
       w.field("id", s.model_name).field("object", "model").field("owned_by", "tokbench");
       w.end_object().end_array().end_object();
       co_await send_json(sock, v, keep, http::status::ok, w.take());
+    } else if (path == "/metrics" && get) {
+      http::response<http::string_body> res{http::status::ok, v};
+      res.set(http::field::content_type, "text/plain; version=0.0.4");
+      res.keep_alive(keep);
+      res.body() = metrics.render();
+      co_await send(sock, res);
     } else if ((path == "/tokenize" || path == "/detokenize") && post) {
       auto [status, body] = tokenize(req.body(), path == "/tokenize");
       co_await send_json(sock, v, keep, status, std::move(body));
@@ -160,6 +174,63 @@ struct MockServer::Impl {
     return at == std::string::npos ? body : body.substr(0, at) + "}";
   }
 
+  // ---- the batch: admission (max-num-seqs, FIFO) and what every running request shares ----------
+
+  // Holds a place in the batch for one request; releasing it hands the place to the oldest waiter.
+  struct BatchSlot {
+    Impl* impl = nullptr;
+    bool min_tokens = false;
+    std::chrono::steady_clock::time_point arrival;
+    int64_t prompt_tokens = 0;
+    ~BatchSlot() {
+      if (!impl) return;
+      impl->release(min_tokens);
+      impl->metrics.request_finished(seconds_since(arrival), prompt_tokens, false, 0);
+    }
+  };
+
+  static double seconds_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  }
+
+  awaitable<void> admit(bool min_tokens) {
+    std::shared_ptr<net::steady_timer> wait;
+    {
+      std::lock_guard lock(batch_mu);
+      if (s.max_num_seqs == 0 || running < s.max_num_seqs) {
+        ++running;
+        running_min_tokens += min_tokens;
+      } else {
+        wait = std::make_shared<net::steady_timer>(co_await net::this_coro::executor);
+        wait->expires_at(std::chrono::steady_clock::time_point::max());
+        waiters.push_back(wait);
+      }
+    }
+    if (wait) {
+      beast::error_code ec;
+      co_await wait->async_wait(net::redirect_error(use_awaitable, ec));  // cancelled = our turn
+      std::lock_guard lock(batch_mu);
+      running_min_tokens += min_tokens;  // the place itself was handed over by release()
+    }
+  }
+
+  void release(bool min_tokens) {
+    std::lock_guard lock(batch_mu);
+    running_min_tokens -= min_tokens;
+    if (waiters.empty()) {
+      --running;
+      return;
+    }
+    auto next = waiters.front();
+    waiters.pop_front();
+    net::post(next->get_executor(), [next] { next->cancel(); });
+  }
+
+  BatchState batch() {
+    std::lock_guard lock(batch_mu);
+    return {running, running_min_tokens};
+  }
+
   awaitable<bool> completion(tcp::socket& sock, http::request<http::string_body>& req, bool keep,
                              bool chat, std::chrono::steady_clock::time_point arrival) {
     const unsigned v = req.version();
@@ -169,8 +240,8 @@ struct MockServer::Impl {
       co_await send_json(sock, v, keep, http::status::bad_request, error_body(why, "BadRequestError", 400));
       co_return true;
     }
-    if (tok) parsed->prompt_tokens = static_cast<int64_t>(tok->count(parsed->rendered, !chat));
     if (s.no_usage) parsed->include_usage = parsed->continuous_usage = false;
+    if (tok) parsed->prompt_tokens = static_cast<int64_t>(tok->count(parsed->rendered, !chat));
     const CompletionRequest& cr = *parsed;
     if (cr.model != s.model_name) {
       co_await send_json(sock, v, keep, http::status::not_found,
@@ -187,44 +258,57 @@ struct MockServer::Impl {
     }
     std::string id = fmt::format("{}-{}", chat ? "chatcmpl" : "cmpl", n);
     if (auto rid = req.find("x-request-id"); rid != req.end()) id = std::string(rid->value());
-    const Plan plan = make_plan(cr, s, n);
+    const Plan plan = make_plan(cr, s, n);  // the output length and finish reason
     const int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
                                 std::chrono::system_clock::now().time_since_epoch()).count();
-    net::steady_timer timer(sock.get_executor());
-    if (!cr.stream) {
-      std::string text;
-      for (int64_t j = 0; j < plan.tokens; ++j) text += token_text(static_cast<uint64_t>(j));
-      timer.expires_at(arrival + std::chrono::nanoseconds(plan.chunk_at_ns.empty() ? 0 : plan.chunk_at_ns.back()));
-      co_await timer.async_wait(use_awaitable);
-      std::string body = full_body(chat, id, s.model_name, created, text, plan.finish_reason,
-                                   {cr.prompt_tokens, plan.tokens});
-      if (s.no_usage) body = full_body_without_usage(body);
-      co_await send_json(sock, v, keep, http::status::ok, std::move(body));
-      co_return true;
-    }
-    co_return co_await stream(sock, cr, plan, id, created, keep, v, arrival, n);
+    Generation g{cr, plan, id, created, chat, n, arrival};
+    co_return co_await generate(sock, g, keep, v);
   }
 
-  awaitable<bool> stream(tcp::socket& sock, const CompletionRequest& cr, const Plan& plan,
-                         const std::string& id, int64_t created, bool keep, unsigned version,
-                         std::chrono::steady_clock::time_point arrival, uint64_t n) {
-    http::response<http::empty_body> res{http::status::ok, version};
-    res.set(http::field::content_type, "text/event-stream");
-    res.set(http::field::cache_control, "no-cache");
-    res.set("x-request-id", id);
-    res.keep_alive(keep);
-    res.chunked(true);
-    http::response_serializer<http::empty_body> sr{res};
-    co_await http::async_write_header(sock, sr, use_awaitable);
+  struct Generation {
+    const CompletionRequest& cr;
+    const Plan& plan;
+    const std::string& id;
+    int64_t created;
+    bool chat;
+    uint64_t seq;
+    std::chrono::steady_clock::time_point arrival;
+  };
 
-    const bool chat = cr.chat;
-    const size_t chunks = plan.chunk_at_ns.size();
-    const size_t drop_at = s.drop_every > 0 && n % static_cast<uint64_t>(s.drop_every) == 0 ? chunks / 2 : SIZE_MAX;
+  // One request through the engine: queue, prefill (TTFT), then decode steps whose duration and
+  // token count come from StepModel and the batch at that moment. Streams chunks, or answers at
+  // the end.
+  awaitable<bool> generate(tcp::socket& sock, const Generation& g, bool keep, unsigned version) {
+    using clock = std::chrono::steady_clock;
+    const CompletionRequest& cr = g.cr;
+    const bool has_min = cr.min_tokens > 0;
+    std::optional<http::response<http::empty_body>> res;
+    std::optional<http::response_serializer<http::empty_body>> sr;
+    if (cr.stream) {  // headers go out at once, as vLLM's do
+      res.emplace(http::status::ok, version);
+      res->set(http::field::content_type, "text/event-stream");
+      res->set(http::field::cache_control, "no-cache");
+      res->set("x-request-id", g.id);
+      res->keep_alive(keep);
+      res->chunked(true);
+      sr.emplace(*res);
+      co_await http::async_write_header(sock, *sr, use_awaitable);
+    }
+    metrics.request_queued();
+    co_await admit(has_min);
+    const auto admitted = clock::now();
+    metrics.request_started(std::chrono::duration<double>(admitted - g.arrival).count());
+    BatchSlot slot{this, has_min, g.arrival, cr.prompt_tokens};
+
+    StepModel model(s, g.seq);
+    const int64_t target = g.plan.tokens;
+    auto at = admitted + std::chrono::nanoseconds(static_cast<int64_t>(model.ttft_ms() * 1e6));
+    const int64_t drop_after = s.drop_every > 0 && g.seq % static_cast<uint64_t>(s.drop_every) == 0 ? target / 2 : -1;
     std::vector<int64_t> trace_t;
     std::string trace_kinds;
     std::vector<int> trace_tokens;
     net::steady_timer timer(sock.get_executor());
-    std::string payload;
+    std::string payload, text;
     int64_t produced = 0;
     auto event = [&](std::string_view json, char kind, int tokens) {
       payload += "data: ";
@@ -237,45 +321,69 @@ struct MockServer::Impl {
       if (!cr.continuous_usage) return std::nullopt;
       return ChunkUsage{cr.prompt_tokens, produced};
     };
-    for (size_t c = 0; c <= chunks; ++c) {
-      payload.clear();
-      const size_t kinds_before = trace_kinds.size();
-      if (c < chunks) {
-        if (c == drop_at) {
-          write_trace(id, trace_t, trace_kinds, trace_tokens, true);
-          beast::error_code ec;
-          sock.close(ec);  // simulated crash: no terminating chunk, no [DONE]
-          co_return false;
-        }
-        timer.expires_at(arrival + std::chrono::nanoseconds(plan.chunk_at_ns[c]));
-        co_await timer.async_wait(use_awaitable);
-        if (c == 0 && chat) event(stream_chunk(true, id, s.model_name, created, true, "", "", usage_now()), 'R', 0);
-        std::string text;
-        for (int k = 0; k < plan.chunk_tokens[c]; ++k) text += token_text(static_cast<uint64_t>(produced++));
-        const bool last = c + 1 == chunks;
-        event(stream_chunk(chat, id, s.model_name, created, false, text, last ? plan.finish_reason : "",
-                           usage_now()),
-              'C', plan.chunk_tokens[c]);
-        if (!last) {
+    auto wait_until = [&](clock::time_point t) -> awaitable<void> {
+      timer.expires_at(t);
+      co_await timer.async_wait(use_awaitable);
+    };
+
+    // Prefill: the first token (or, for max_tokens 0, only a finish).
+    co_await wait_until(at);
+    metrics.first_token(std::chrono::duration<double>(at - g.arrival).count());
+    int64_t pending = target > 0 ? 1 : 0;
+    while (true) {
+      // Emit what is pending when the chunk is full or the output is complete.
+      const bool done = produced + pending >= target;
+      if (pending >= s.tokens_per_chunk || done || produced == 0) {
+        const size_t kinds_before = trace_kinds.size();
+        payload.clear();
+        if (cr.stream && produced == 0 && g.chat) event(stream_chunk(true, g.id, s.model_name, g.created, true, "", "", usage_now()), 'R', 0);
+        std::string piece;
+        const int chunk_tokens = static_cast<int>(pending);
+        for (int64_t k = 0; k < pending; ++k) piece += token_text(static_cast<uint64_t>(produced++));
+        text += piece;
+        pending = 0;
+        if (cr.stream) {
+          if (drop_after >= 0 && produced > drop_after) {
+            write_trace(g.id, trace_t, trace_kinds, trace_tokens, true);
+            beast::error_code ec;
+            sock.close(ec);  // simulated crash: no terminating chunk, no [DONE]
+            co_return false;
+          }
+          if (!piece.empty() || done) {
+            event(stream_chunk(g.chat, g.id, s.model_name, g.created, false, piece, done ? g.plan.finish_reason : "",
+                               usage_now()),
+                  piece.empty() ? 'F' : 'C', chunk_tokens);
+          }
+          if (done) {
+            if (cr.include_usage) event(usage_chunk(g.chat, g.id, s.model_name, g.created, {cr.prompt_tokens, produced}), 'U', 0);
+            payload += "data: [DONE]\n\n";
+            trace_kinds.push_back('D');
+            trace_tokens.push_back(0);
+          }
           co_await write_chunk(sock, payload, trace_t, trace_kinds.size() - kinds_before);
-          continue;
         }
-      } else if (chunks == 0) {  // zero tokens (max_tokens 0): only a finish chunk
-        timer.expires_at(arrival + std::chrono::nanoseconds(static_cast<int64_t>(s.ttft_ms * 1e6)));
-        co_await timer.async_wait(use_awaitable);
-        event(stream_chunk(chat, id, s.model_name, created, chat, "", "length", usage_now()), 'F', 0);
-      } else {
-        break;
+        if (done) break;
       }
-      if (cr.include_usage) event(usage_chunk(chat, id, s.model_name, created, {cr.prompt_tokens, produced}), 'U', 0);
-      payload += "data: [DONE]\n\n";
-      trace_kinds.push_back('D');
-      trace_tokens.push_back(0);
-      co_await write_chunk(sock, payload, trace_t, trace_kinds.size() - kinds_before);
-      break;
+      const Step st = model.next(batch());
+      at += std::chrono::nanoseconds(static_cast<int64_t>(st.ms * 1e6));
+      const int64_t tokens = std::min<int64_t>(st.tokens, target - produced - pending);
+      pending += tokens;
+      metrics.step(st.ms / 1000, static_cast<int>(tokens), st.drafted, st.accepted);
+      if (pending >= s.tokens_per_chunk || produced + pending >= target) co_await wait_until(at);
     }
-    co_await net::async_write(sock, http::make_chunk_last(), use_awaitable);
-    write_trace(id, trace_t, trace_kinds, trace_tokens, false);
+    if (cr.stream) {
+      co_await net::async_write(sock, http::make_chunk_last(), use_awaitable);
+      write_trace(g.id, trace_t, trace_kinds, trace_tokens, false);
+      co_return true;
+    }
+    std::string body = full_body(g.chat, g.id, s.model_name, g.created, text, g.plan.finish_reason, {cr.prompt_tokens, produced});
+    if (s.no_usage) body = full_body_without_usage(body);
+    http::response<http::string_body> out{http::status::ok, version};
+    out.set(http::field::content_type, "application/json");
+    out.set("x-request-id", g.id);
+    out.keep_alive(keep);
+    out.body() = std::move(body);
+    co_await send(sock, out);
     co_return true;
   }
 

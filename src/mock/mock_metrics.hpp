@@ -1,0 +1,45 @@
+#pragma once
+// mock/mock_metrics: the simulator's Prometheus /metrics, with vLLM's metric names, semantics and
+// histogram buckets, so the client's scraper and users' dashboards see what a vLLM server shows.
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tokbench::mock {
+
+class Histogram {
+ public:
+  explicit Histogram(std::vector<double> upper_bounds);
+  void observe(double v);  ///< not thread-safe: MockMetrics holds the lock
+  void render(std::string& out, const std::string& name, const std::string& labels, const std::string& help) const;
+
+ private:
+  std::vector<double> bounds_;
+  std::vector<uint64_t> counts_;  // per bucket, not cumulative
+  double sum_ = 0;
+  uint64_t count_ = 0;
+};
+
+/// Every counter, gauge and histogram the simulator exports. Thread-safe.
+class MockMetrics {
+ public:
+  explicit MockMetrics(std::string model_name);
+  void request_queued();
+  void request_started(double queue_s);
+  void first_token(double ttft_s);
+  void step(double itl_s, int tokens, int drafted, int accepted);
+  void request_finished(double e2e_s, int64_t prompt_tokens, bool prefix_cache_enabled, int64_t cached_tokens);
+  std::string render() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::string labels_;
+  int64_t running_ = 0, waiting_ = 0;
+  uint64_t prompt_tokens_ = 0, generation_tokens_ = 0, requests_ = 0;
+  uint64_t drafts_ = 0, draft_tokens_ = 0, accepted_tokens_ = 0;
+  uint64_t prefix_queries_ = 0, prefix_hits_ = 0;
+  Histogram ttft_, itl_, tpot_, e2e_, queue_;
+};
+
+}  // namespace tokbench::mock
