@@ -387,6 +387,56 @@ TEST_F(CliTest, TokenizerCountsWhenTheServerSendsNoUsage) {
   EXPECT_NE(last_.output.find("counted as text chunks"), std::string::npos);
 }
 
+// The seed incident (../shared/seeds/README.md, first document): same server with MTP speculative
+// decoding; EvalScope-style requests (min_tokens = max_tokens with ignore_eos) see about twice the
+// TPOT of AISBench-style ones (ignore_eos only) while TTFT agrees; without MTP they agree.
+TEST_F(CliTest, MinTokensIncidentReproducesAndTheAuditNamesIt) {
+  auto tpot_ttft = [&](const std::string& url, std::vector<std::string> extra) {
+    std::vector<std::string> args{"--url", url, "--num-prompts", "16", "--concurrency", "8", "--max-tokens", "160",
+                                  "--ignore-eos", "--seed", "1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto rd = run(args);
+    auto r = result(rd);
+    return std::tuple{metric(r, "TPOT", "mean"), metric(r, "TTFT", "mean"), rd};
+  };
+  {
+    Sim mtp({"--ttft-ms", "40", "--tpot-ms", "10", "--spec-tokens", "3", "--spec-acceptance", "0.7"});
+    const auto [tpot_es, ttft_es, rd_es] = tpot_ttft(mtp.url(), {"--compat", "evalscope", "--min-tokens", "160"});
+    const std::string audit = slurp(rd_es / "configs/request_audit.txt");
+    EXPECT_NE(audit.find("warning: min_tokens together with ignore_eos"), std::string::npos) << audit;
+    EXPECT_NE(audit.find("\"min_tokens\":160"), std::string::npos);
+    EXPECT_NE(last_.output.find("warning: min_tokens together with ignore_eos"), std::string::npos);
+    const auto [tpot_ais, ttft_ais, rd_ais] = tpot_ttft(mtp.url(), {"--compat", "aisbench"});
+    EXPECT_EQ(slurp(rd_ais / "configs/request_audit.txt").find("min_tokens"), std::string::npos);
+    const double ratio = tpot_es / tpot_ais;
+    EXPECT_GE(ratio, 1.6) << tpot_es << " vs " << tpot_ais;
+    EXPECT_LE(ratio, 2.6) << tpot_es << " vs " << tpot_ais;
+    EXPECT_NEAR(ttft_es / ttft_ais, 1.0, 0.15);
+  }
+  {
+    Sim plain({"--ttft-ms", "40", "--tpot-ms", "10", "--spec-tokens", "0"});
+    const auto [tpot_es, ttft_es, rd_es] = tpot_ttft(plain.url(), {"--compat", "evalscope", "--min-tokens", "160"});
+    const auto [tpot_ais, ttft_ais, rd_ais] = tpot_ttft(plain.url(), {"--compat", "aisbench"});
+    EXPECT_NEAR(tpot_es / tpot_ais, 1.0, 0.10) << tpot_es << " vs " << tpot_ais;
+  }
+}
+
+TEST_F(CliTest, DefinitionsSideBySideInEveryStreamingReport) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
+  const auto rd = run({"--url", sim.url(), "--num-prompts", "6", "--concurrency", "2", "--max-tokens", "12", "--ignore-eos"});
+  ASSERT_FALSE(rd.empty());
+  auto r = result(rd);
+  for (const char* set : {"tokbench", "aisbench", "evalscope", "vllm", "sglang"}) {
+    EXPECT_GT(r["definitions_side_by_side"][set]["TPOT"]["mean"].get_double().value(), 1.5) << set;
+    EXPECT_GT(r["definitions_side_by_side"][set]["output_token_throughput"].get_double().value(), 0) << set;
+  }
+  EXPECT_NE(last_.output.find("Definitions side by side"), std::string::npos);
+  // The same records, recomputed under vLLM's definitions.
+  auto rep = run_tokbench({"report", rd.string(), "--compat", "vllm"});
+  EXPECT_EQ(rep.code, 0) << rep.output;
+  EXPECT_EQ(std::string(result(rd)["definitions"]["set"].get_string().value()).substr(0, 4), "vllm");
+}
+
 TEST_F(CliTest, TokenizeCommand) {
   const fs::path model = fs::path(TOKBENCH_TOKENIZER_FIXTURES) / "tokenizer-llama2" / "models";
   ASSERT_TRUE(fs::exists(model)) << "run `npm ci --prefix tests/tokenizer`";

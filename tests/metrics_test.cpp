@@ -164,6 +164,48 @@ TEST(CommonMetrics, AisbenchExampleRequestThroughput) {
   EXPECT_DOUBLE_EQ(stats(m, "OutputTokens").p99, 403.78);
 }
 
+TEST(PeerDefinitions, EachToolsTimestampsOnOneRecord) {
+  // sent 0; role 90; content 100, 120, 140, 160; usage 165; [DONE] 170; 4 tokens.
+  const auto r = stream_record(0, {{90, R}, {100, C}, {120, C}, {140, C}, {160, C}, {165, U, 4}}, 170, 4, 10);
+  const auto ev = compute({r}, {1, true}, Definitions::Evalscope);
+  EXPECT_DOUBLE_EQ(stats(ev, "TTFT").mean, 90);             // role chunk has choices
+  EXPECT_DOUBLE_EQ(stats(ev, "E2EL").mean, 165);            // usage chunk included
+  EXPECT_DOUBLE_EQ(stats(ev, "TPOT").mean, (165.0 - 90) / 3);
+  EXPECT_DOUBLE_EQ(stats(ev, "ITL").mean, 70.0 / 4);        // 10, 20, 20, 20 between events with choices
+  const auto vl = compute({r}, {1, true}, Definitions::Vllm);
+  EXPECT_DOUBLE_EQ(stats(vl, "TTFT").mean, 90);
+  EXPECT_DOUBLE_EQ(stats(vl, "E2EL").mean, 160);            // last event with choices
+  EXPECT_DOUBLE_EQ(stats(vl, "TPOT").mean, 70.0 / 3);
+  const auto sg = compute({r}, {1, true}, Definitions::Sglang);
+  EXPECT_DOUBLE_EQ(stats(sg, "TTFT").mean, 100);            // first text
+  EXPECT_DOUBLE_EQ(stats(sg, "E2EL").mean, 170);            // [DONE]
+  EXPECT_DOUBLE_EQ(stats(sg, "TPOT").mean, 70.0 / 3);
+  EXPECT_DOUBLE_EQ(stats(sg, "ITL").mean, 20);              // text chunks only
+}
+
+TEST(PeerDefinitions, ShortOutputsAndPercentiles) {
+  auto one = stream_record(0, {{50, C}, {50, U, 1}}, 51, 1, 10);
+  const auto ev = compute({vllm_like(), one}, {2, true}, Definitions::Evalscope);
+  EXPECT_EQ(stats(ev, "TPOT").n, 2);  // EvalScope keeps the 0 of a 1-token output
+  const auto vl = compute({vllm_like(), one}, {2, true}, Definitions::Vllm);
+  EXPECT_EQ(stats(vl, "TPOT").n, 1);
+  // EvalScope's percentile is sorted[int(n*p/100)]: for 1..10, P90 = 10 and P50 = 6 (numpy: 9.1, 5.5).
+  std::vector<double> v{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  EXPECT_DOUBLE_EQ(summarize(v, PercentileMethod::NearestLower).p90, 10);
+  EXPECT_DOUBLE_EQ(summarize(v, PercentileMethod::NearestLower).median, 6);
+  EXPECT_DOUBLE_EQ(summarize(v).p90, 9.1);
+}
+
+TEST(PeerDefinitions, SideBySideHasEveryTool) {
+  const auto cols = definitions_side_by_side({vllm_like()}, {1, true});
+  ASSERT_EQ(cols.size(), 5u);
+  EXPECT_DOUBLE_EQ(cols[0].ttft->mean, 100);  // tokbench
+  EXPECT_DOUBLE_EQ(cols[1].ttft->mean, 90);   // aisbench
+  EXPECT_DOUBLE_EQ(cols[4].ttft->mean, 100);  // sglang
+  EXPECT_EQ(definitions_from_name("sglang"), Definitions::Sglang);
+  EXPECT_FALSE(definitions_from_name("lmperf").has_value());
+}
+
 TEST(Metrics, WarmupRecordsAreExcluded) {
   auto w = vllm_like();
   w.warmup = true;

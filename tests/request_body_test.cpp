@@ -74,5 +74,49 @@ TEST(RequestBody, PromptIsEscaped) {
   EXPECT_NE(b.find(R"(say \"hi\"\n\ttab \u0001)"), std::string::npos);
 }
 
+TEST(RequestBody, PeerPresetsSendWhatEachToolSends) {
+  BodySettings s;
+  s.model = "m";
+  s.flavor = Flavor::Vllm;
+  auto b = build_body(s, kSpec);
+  EXPECT_NE(b.find(R"("max_completion_tokens":256)"), std::string::npos) << b;
+  EXPECT_EQ(b.find(R"("max_tokens")"), std::string::npos);
+  EXPECT_EQ(b.find("temperature"), std::string::npos);  // vLLM bench sends none
+  s.endpoint = Endpoint::Completions;
+  EXPECT_NE(build_body(s, kSpec).find(R"("repetition_penalty":1)"), std::string::npos);
+  s.endpoint = Endpoint::Chat;
+  s.flavor = Flavor::Evalscope;
+  s.min_tokens = 256;
+  b = build_body(s, kSpec);
+  EXPECT_NE(b.find(R"("temperature":0)"), std::string::npos) << b;
+  EXPECT_NE(b.find(R"("min_tokens":256)"), std::string::npos);
+  EXPECT_NE(b.find(R"("include_usage":true)"), std::string::npos);
+  s.flavor = Flavor::Sglang;
+  s.min_tokens.reset();
+  b = build_body(s, kSpec);
+  EXPECT_NE(b.find(R"("ignore_eos":true)"), std::string::npos) << b;
+  EXPECT_EQ(b.find("stream_options"), std::string::npos);  // bench_serving does not ask for usage
+}
+
+TEST(RequestAudit, NamesTheKnownTraps) {
+  auto levels = [](const std::vector<AuditFinding>& fs, const std::string& needle) {
+    for (const auto& f : fs)
+      if (f.text.find(needle) != std::string::npos) return f.level;
+    return std::string("absent");
+  };
+  const auto seed_incident = audit_body(
+      R"({"model":"m","messages":[],"max_tokens":512,"min_tokens":512,"ignore_eos":true,"temperature":0,"seed":0,"stream":true,"stream_options":{"include_usage":true}})",
+      true);
+  EXPECT_EQ(levels(seed_incident, "min_tokens together with ignore_eos"), "warning");
+  EXPECT_EQ(levels(seed_incident, "fixed seed"), "note");
+  EXPECT_EQ(levels(seed_incident, "no temperature"), "absent");
+  const auto bare = audit_body(R"({"model":"m","prompt":"x","stream":true})", false);
+  EXPECT_EQ(levels(bare, "no temperature"), "note");
+  EXPECT_EQ(levels(bare, "without stream_options.include_usage"), "warning");
+  EXPECT_EQ(levels(bare, "no output cap"), "note");
+  const auto both = audit_body(R"({"max_tokens":1,"max_completion_tokens":2,"temperature":1})", true);
+  EXPECT_EQ(levels(both, "both max_tokens and max_completion_tokens"), "warning");
+}
+
 }  // namespace
 }  // namespace tokbench::client

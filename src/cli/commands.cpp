@@ -67,7 +67,9 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_option("--prefix-len", c.prefix_len, "synthetic: shared random prefix of P tokens (prefix-cache tests)");
   run->add_option("--output-dir", c.output_dir, "where run folders go")->capture_default_str();
   run->add_option("--model-abbr", c.model_abbr, "folder name under performances/; default: the model name");
-  run->add_option("--compat", c.compat, "metric definitions: tokbench | aisbench")->capture_default_str();
+  run->add_option("--compat", c.compat,
+                  "tokbench | aisbench | evalscope | vllm | sglang: that tool's metric definitions AND request body")
+      ->capture_default_str();
   run->add_flag("--quiet", c.quiet, "no progress line");
   run->callback([&action, cfg] {
     action = [cfg] {
@@ -152,7 +154,7 @@ void add_report(CLI::App& app, std::function<int()>& action) {
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("report", "recompute every output of a finished run from its details file");
   cmd->add_option("dir", a->dir, "the run folder (outputs/<timestamp>)")->required();
-  cmd->add_option("--compat", a->compat, "recompute under other definitions: tokbench | aisbench");
+  cmd->add_option("--compat", a->compat, "recompute under other definitions: tokbench | aisbench | evalscope | vllm | sglang");
   cmd->callback([&action, a] {
     action = [a] {
       std::optional<std::string> compat;

@@ -14,8 +14,18 @@ namespace tokbench::client {
 
 enum class Endpoint { Chat, Completions };
 
+/// Whose request body to reproduce (--compat): the fields each tool sends by itself
+/// (reference/evalscope_vllm_sglang.md sections 1.2, 2.2, 3.2).
+enum class Flavor {
+  Tokbench,   ///< only what was asked for (also AISBench's: generation_kwargs pass through)
+  Evalscope,  ///< temperature always (default 0.0); top-level min_tokens when given
+  Vllm,       ///< chat: max_completion_tokens; completions: repetition_penalty 1.0
+  Sglang,     ///< max_completion_tokens (chat), temperature 0.0, ignore_eos true, no stream_options
+};
+
 struct BodySettings {
   Endpoint endpoint = Endpoint::Chat;
+  Flavor flavor = Flavor::Tokbench;
   std::string model;
   bool stream = true;
   int64_t max_tokens = 256;  ///< 0 = not sent (the server's default applies)
@@ -31,7 +41,18 @@ struct BodySettings {
 /// Parses a --extra-body value: it must be a JSON object. Throws naming the problem.
 std::vector<std::pair<std::string, std::string>> parse_extra_body(const std::string& json);
 
-/// The exact body for one request (streaming bodies always ask for stream_options.include_usage).
+/// The exact body for one request. Streaming bodies ask for stream_options.include_usage, except
+/// under the SGLang flavor, which reproduces bench_serving's body (it does not ask).
 std::string build_body(const BodySettings& s, const dataset::RequestSpec& spec);
+
+/// A finding of the request-body audit.
+struct AuditFinding {
+  std::string level;  ///< "warning" or "note"
+  std::string text;
+};
+
+/// Known traps in a request body: min_tokens with ignore_eos (the seed incident), a fixed seed,
+/// no temperature, max_tokens vs max_completion_tokens, streaming without usage, no output cap.
+std::vector<AuditFinding> audit_body(const std::string& body, bool chat);
 
 }  // namespace tokbench::client

@@ -288,16 +288,137 @@ MetricSet compute_aisbench(const std::vector<const RequestRecord*>& rs, const Ru
   return m;
 }
 
+// ---- EvalScope, vLLM bench, SGLang bench_serving (reference/evalscope_vllm_sglang.md §0) --------
+
+struct PeerRules {
+  enum class First { EventWithChoices, Text } first;
+  enum class End { LastWithChoices, LastEvent, Done } end;
+  bool itl_text_chunks_only;       // SGLang: gaps between content chunks; others: chunks with choices
+  bool zero_tpot_for_short;        // EvalScope keeps TPOT 0 for outputs of <= 1 token
+  bool duration_to_done;           // vLLM/SGLang: dispatch .. gather end; EvalScope: .. last completion
+  PercentileMethod pct;
+};
+
+PeerRules rules_for(Definitions d) {
+  using F = PeerRules::First;
+  using E = PeerRules::End;
+  switch (d) {
+    case Definitions::Evalscope: return {F::EventWithChoices, E::LastEvent, false, true, false, PercentileMethod::NearestLower};
+    case Definitions::Vllm: return {F::EventWithChoices, E::LastWithChoices, false, false, true, PercentileMethod::Linear};
+    default: return {F::Text, E::Done, true, false, true, PercentileMethod::Linear};  // Sglang
+  }
+}
+
+MetricSet compute_peer(const std::vector<const RequestRecord*>& rs, const RunFacts& facts, Definitions d) {
+  const PeerRules rule = rules_for(d);
+  MetricSet m;
+  m.definitions = d;
+  std::vector<double> e2el, ttft, tpot, itl, in_tok, out_tok, out_tput, prefill_tput;
+  Totals t;
+  t.total = static_cast<int64_t>(rs.size());
+  int64_t first_sent = INT64_MAX, last_end = INT64_MIN;
+  auto with_choices = [](const record::ChunkEvent& c) { return c.kind != ChunkKind::Usage; };
+  for (const auto* r : rs) {
+    if (!r->ok()) continue;
+    int64_t first = kNone, end = r->done_ns;
+    if (r->stream) {
+      const record::ChunkEvent* last_choice = nullptr;
+      for (const auto& c : r->chunks) {
+        const bool counts = rule.first == PeerRules::First::Text ? c.has_text() : with_choices(c);
+        if (first == kNone && counts) first = c.t_ns;
+        if (with_choices(c)) last_choice = &c;
+      }
+      if (rule.end == PeerRules::End::LastWithChoices && last_choice) end = last_choice->t_ns;
+      if (rule.end == PeerRules::End::LastEvent && r->last_event_ns != kNone) end = r->last_event_ns;
+    }
+    ++t.success;
+    first_sent = std::min(first_sent, r->sent_ns);
+    last_end = std::max(last_end, rule.duration_to_done ? r->done_ns : end);
+    const double e2e = static_cast<double>(end - r->sent_ns);
+    t.sum_e2el_ns += e2e;
+    e2el.push_back(e2e / kNsPerMs);
+    const int64_t out = output_tokens(*r);
+    const int64_t in = r->expected_prompt_tokens != kNone && d == Definitions::Sglang ? r->expected_prompt_tokens : input_tokens(*r);
+    t.output_tokens += out;
+    out_tok.push_back(static_cast<double>(out));
+    if (e2e > 0) out_tput.push_back(static_cast<double>(out) / (e2e / kNsPerS));
+    if (in != kNone) {
+      t.input_tokens += in;
+      in_tok.push_back(static_cast<double>(in));
+    }
+    if (!r->stream || first == kNone) continue;
+    const double first_ns = static_cast<double>(first - r->sent_ns);
+    ttft.push_back(first_ns / kNsPerMs);
+    if (in != kNone && first_ns > 0) prefill_tput.push_back(static_cast<double>(in) / (first_ns / kNsPerS));
+    if (out > 1) {
+      tpot.push_back((e2e - first_ns) / kNsPerMs / static_cast<double>(out - 1));
+    } else if (rule.zero_tpot_for_short) {
+      tpot.push_back(0.0);
+    }
+    int64_t prev = kNone;
+    for (const auto& c : r->chunks) {
+      if (rule.itl_text_chunks_only ? !c.has_text() : !with_choices(c)) continue;
+      if (prev != kNone) itl.push_back((c.t_ns - prev) / kNsPerMs);
+      prev = c.t_ns;
+    }
+  }
+  if (t.success > 0) t.duration_ns = static_cast<double>(last_end - first_sent);
+  auto row = [&](std::string name, Unit u, std::vector<double> v, bool stream_only) {
+    Row out{std::move(name), u, std::nullopt, {}, {}};
+    if (stream_only && !facts.stream) {
+      out.na_reason = "non-streaming";
+    } else if (v.empty()) {
+      out.na_reason = "no values";
+    } else {
+      out.stats = summarize(std::move(v), rule.pct);
+    }
+    return out;
+  };
+  m.rows.push_back(row("E2EL", Unit::Ms, std::move(e2el), false));
+  m.rows.push_back(row("TTFT", Unit::Ms, std::move(ttft), true));
+  m.rows.push_back(row("TPOT", Unit::Ms, std::move(tpot), true));
+  m.rows.push_back(row("ITL", Unit::Ms, std::move(itl), true));
+  m.rows.push_back(row("InputTokens", Unit::Tokens, std::move(in_tok), false));
+  m.rows.push_back(row("OutputTokens", Unit::Tokens, std::move(out_tok), false));
+  m.rows.push_back(row("OutputTokenThroughput", Unit::TokensPerS, std::move(out_tput), false));
+  m.rows.push_back(row("PrefillTokenThroughput", Unit::TokensPerS, std::move(prefill_tput), true));
+  m.observed_max_concurrency = peak_in_flight(rs);
+  add_common(m, t, facts, false);
+  return m;
+}
+
 }  // namespace
 
 std::string_view definitions_name(Definitions d) {
-  return d == Definitions::Aisbench ? "aisbench" : "tokbench";
+  switch (d) {
+    case Definitions::Aisbench: return "aisbench";
+    case Definitions::Evalscope: return "evalscope";
+    case Definitions::Vllm: return "vllm";
+    case Definitions::Sglang: return "sglang";
+    default: return "tokbench";
+  }
 }
 
 std::optional<Definitions> definitions_from_name(std::string_view name) {
-  if (name == "tokbench") return Definitions::Tokbench;
-  if (name == "aisbench") return Definitions::Aisbench;
+  for (auto d : kAllDefinitions)
+    if (definitions_name(d) == name) return d;
   return std::nullopt;
+}
+
+std::vector<DefinitionColumn> definitions_side_by_side(const std::vector<RequestRecord>& records, const RunFacts& facts) {
+  std::vector<DefinitionColumn> out;
+  for (auto d : kAllDefinitions) {
+    const MetricSet m = compute(records, facts, d);
+    DefinitionColumn c{d, {}, {}, {}, {}, 0};
+    auto take = [&](const char* name) { return m.row(name) ? m.row(name)->stats : std::nullopt; };
+    c.ttft = take("TTFT");
+    c.tpot = take("TPOT");
+    c.itl = take("ITL");
+    c.e2el = take("E2EL");
+    c.output_token_throughput = m.common_metric("output_token_throughput")->value;
+    out.push_back(c);
+  }
+  return out;
 }
 
 std::string_view unit_suffix(Unit u) {
@@ -379,10 +500,48 @@ std::vector<double> per_token_gaps_ns(const RequestRecord& r, bool* estimated) {
 MetricSet compute(const std::vector<RequestRecord>& records, const RunFacts& facts,
                   Definitions definitions) {
   const auto rs = measured(records);
-  return definitions == Definitions::Aisbench ? compute_aisbench(rs, facts) : compute_tokbench(rs, facts);
+  switch (definitions) {
+    case Definitions::Tokbench: return compute_tokbench(rs, facts);
+    case Definitions::Aisbench: return compute_aisbench(rs, facts);
+    default: return compute_peer(rs, facts, definitions);
+  }
 }
 
 std::vector<std::pair<std::string, std::string>> definition_texts(Definitions d) {
+  if (d == Definitions::Evalscope) {
+    return {
+        {"set", "evalscope: EvalScope perf v1.10 benchmark_util.py (reference/evalscope_vllm_sglang.md section 1.4)"},
+        {"TTFT", "first SSE event whose choices is non-empty (a role-only delta counts) - sent"},
+        {"E2EL", "last data event, the usage-only chunk included - sent"},
+        {"TPOT", "(E2EL - TTFT) / (output_tokens - 1); 0 for <= 1 token, zeros kept in the mean"},
+        {"ITL", "gaps between consecutive events with choices (per chunk), pooled"},
+        {"duration", "max(completion) - min(sent)"},
+        {"percentiles", "sorted[int(n*p/100)] (lower nearest rank)"},
+    };
+  }
+  if (d == Definitions::Vllm) {
+    return {
+        {"set", "vllm: vllm bench serve calculate_metrics (reference/evalscope_vllm_sglang.md section 2.3)"},
+        {"TTFT", "first SSE event whose choices is non-empty (a role-only delta counts) - sent"},
+        {"E2EL", "last event with choices (usage chunk and [DONE] excluded) - sent"},
+        {"TPOT", "(E2EL - TTFT) / (output_tokens - 1), requests with more than 1 token only"},
+        {"ITL", "gaps between consecutive events with choices (per chunk), pooled"},
+        {"duration", "first dispatch .. end of the run"},
+        {"percentiles", "numpy linear interpolation"},
+    };
+  }
+  if (d == Definitions::Sglang) {
+    return {
+        {"set", "sglang: SGLang bench_serving calculate_metrics (reference/evalscope_vllm_sglang.md section 3.3)"},
+        {"TTFT", "first event with non-empty content or reasoning - sent"},
+        {"E2EL", "[DONE] - sent (latency refreshed on every line)"},
+        {"TPOT", "(E2EL - TTFT) / (output_tokens - 1), requests with more than 1 token only"},
+        {"ITL", "gaps between consecutive text chunks (per chunk), pooled"},
+        {"InputTokens", "the dataset's prompt length when known, else usage.prompt_tokens"},
+        {"duration", "first dispatch .. end of the run"},
+        {"percentiles", "numpy linear interpolation"},
+    };
+  }
   if (d == Definitions::Aisbench) {
     return {
         {"set", "aisbench: AISBench's DefaultPerfMetricCalculator as coded (reference/aisbench.md section 3)"},

@@ -13,9 +13,16 @@
 namespace tokbench::metrics {
 
 enum class Definitions {
-  Tokbench,  ///< first token = first chunk with generated text; per-token ITL; TPOT over >1 token
-  Aisbench,  ///< AISBench's summarizer: first data event, per-chunk ITL, zeros kept, 4-decimal rounding
+  Tokbench,   ///< first token = first chunk with generated text; per-token ITL; TPOT over >1 token
+  Aisbench,   ///< AISBench's summarizer: first data event, per-chunk ITL, zeros kept, 4-decimal rounding
+  Evalscope,  ///< EvalScope perf v1.10: first event with choices, usage chunk in E2E, zeros kept, nearest-rank
+  Vllm,       ///< vllm bench serve: first event with choices, E2E to the last event with choices
+  Sglang,     ///< SGLang bench_serving: first text, E2E to [DONE]
 };
+
+/// Every definition set, in the order the side-by-side table shows them.
+inline constexpr Definitions kAllDefinitions[] = {Definitions::Tokbench, Definitions::Aisbench, Definitions::Evalscope,
+                                                  Definitions::Vllm, Definitions::Sglang};
 
 std::string_view definitions_name(Definitions d);
 std::optional<Definitions> definitions_from_name(std::string_view name);
@@ -75,6 +82,17 @@ int64_t input_tokens(const record::RequestRecord& r);
 /// carrying k tokens contributes k equal gaps; extra tokens in the first chunk give zero gaps).
 /// `estimated` is set when per-chunk token counts had to be spread evenly.
 std::vector<double> per_token_gaps_ns(const record::RequestRecord& r, bool* estimated);
+
+/// One column of the side-by-side definitions table: the same records under one tool's rules.
+struct DefinitionColumn {
+  Definitions definitions;
+  std::optional<Summary> ttft, tpot, itl, e2el;  ///< ms; empty when not applicable
+  double output_token_throughput = 0;           ///< token/s over that tool's duration
+};
+
+/// The records under every definition set (streaming runs), for "how much is definition".
+std::vector<DefinitionColumn> definitions_side_by_side(const std::vector<record::RequestRecord>& records,
+                                                       const RunFacts& facts);
 
 /// Human-readable definition of each metric under `d`, for reports and result.json.
 std::vector<std::pair<std::string, std::string>> definition_texts(Definitions d);

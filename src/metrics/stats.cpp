@@ -13,7 +13,12 @@ double percentile_linear(const std::vector<double>& sorted, double p) {
   return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
 }
 
-Summary summarize(std::vector<double> values) {
+double percentile_nearest_lower(const std::vector<double>& sorted, double p) {
+  const auto i = static_cast<size_t>(static_cast<double>(sorted.size()) * p / 100.0);
+  return sorted[std::min(i, sorted.size() - 1)];
+}
+
+Summary summarize(std::vector<double> values, PercentileMethod method) {
   Summary s;
   s.n = static_cast<int64_t>(values.size());
   if (values.empty()) return s;
@@ -21,10 +26,11 @@ Summary summarize(std::vector<double> values) {
   s.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
   s.min = values.front();
   s.max = values.back();
-  s.median = percentile_linear(values, 50);
-  s.p75 = percentile_linear(values, 75);
-  s.p90 = percentile_linear(values, 90);
-  s.p99 = percentile_linear(values, 99);
+  const auto pct = method == PercentileMethod::Linear ? percentile_linear : percentile_nearest_lower;
+  s.median = pct(values, 50);
+  s.p75 = pct(values, 75);
+  s.p90 = pct(values, 90);
+  s.p99 = pct(values, 99);
   return s;
 }
 

@@ -15,8 +15,13 @@ struct Summary {
 /// interpolate between the two neighbours. `sorted` must be ascending and non-empty; p in [0,100].
 double percentile_linear(const std::vector<double>& sorted, double p);
 
-/// Mean, min, max and the linear percentiles of `values` (any order). Empty input: n = 0 and
-/// every statistic 0; callers decide whether such a row is shown.
-Summary summarize(std::vector<double> values);
+/// EvalScope's percentile: sorted[int(n·p/100)] (lower nearest rank, no interpolation).
+double percentile_nearest_lower(const std::vector<double>& sorted, double p);
+
+enum class PercentileMethod { Linear, NearestLower };
+
+/// Mean, min, max and the percentiles of `values` (any order). Empty input: n = 0 and every
+/// statistic 0; callers decide whether such a row is shown.
+Summary summarize(std::vector<double> values, PercentileMethod method = PercentileMethod::Linear);
 
 }  // namespace tokbench::metrics

@@ -38,7 +38,8 @@ void summary_object(JsonWriter& w, const metrics::Row& r) {
 
 }  // namespace
 
-std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const Verdict& v) {
+std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const Verdict& v,
+                        const std::vector<metrics::DefinitionColumn>& side_by_side) {
   JsonWriter w;
   w.begin_object();
   w.key("tool").begin_object().field("name", "tokbench").field("version", kVersion);
@@ -68,6 +69,28 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   w.key("definitions").begin_object();
   for (const auto& [k, text] : metrics::definition_texts(m.definitions)) w.field(k, text);
   w.end_object();
+  w.key("definitions_side_by_side").begin_object();
+  for (const auto& c : side_by_side) {
+    w.key(metrics::definitions_name(c.definitions)).begin_object();
+    auto stat = [&](const char* name, const std::optional<metrics::Summary>& s) {
+      w.key(name).begin_object();
+      w.key("mean");
+      if (s) w.value(s->mean); else w.null();
+      w.key("p99");
+      if (s) w.value(s->p99); else w.null();
+      w.end_object();
+    };
+    stat("TTFT", c.ttft);
+    stat("TPOT", c.tpot);
+    stat("ITL", c.itl);
+    stat("E2EL", c.e2el);
+    w.field("output_token_throughput", c.output_token_throughput);
+    w.end_object();
+  }
+  w.end_object();
+  w.key("audit").begin_array();
+  for (const auto& [level, text] : info.audit) w.begin_object().field("level", level).field("text", text).end_object();
+  w.end_array();
   w.key("notes").begin_array();
   for (const auto& n : m.notes) w.value(n);
   w.end_array();

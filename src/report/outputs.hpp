@@ -34,9 +34,11 @@ struct RunInfo {
   double client_cpu_s = -1;     ///< client process CPU time during the measured phase
   std::string tokenizer;        ///< --tokenizer path ("" = none)
   std::string synthetic_json;   ///< how synthetic prompts were built (JSON object), "" = not synthetic
+  std::vector<std::pair<std::string, std::string>> audit;  ///< (level, text) of the request-body audit
 };
 
-std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const Verdict& v);
+std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const Verdict& v,
+                        const std::vector<metrics::DefinitionColumn>& side_by_side = {});
 
 /// Creates <output_dir>/<YYYYmmdd_HHMMSS>[_N]/ with configs/, logs/ and performances/<abbr>/.
 /// Throws naming the folder and the fix when it cannot.

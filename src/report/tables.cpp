@@ -94,6 +94,31 @@ std::string console_tables(const metrics::MetricSet& m, const std::string& stage
   return out;
 }
 
+std::string definitions_table(const std::vector<metrics::DefinitionColumn>& columns) {
+  Table t{{"Definitions side by side"}};
+  for (const auto& c : columns) t[0].push_back(std::string(metrics::definitions_name(c.definitions)));
+  using Get = std::optional<metrics::Summary> metrics::DefinitionColumn::*;
+  const std::pair<const char*, Get> rows[] = {{"TTFT", &metrics::DefinitionColumn::ttft},
+                                              {"TPOT", &metrics::DefinitionColumn::tpot},
+                                              {"ITL", &metrics::DefinitionColumn::itl},
+                                              {"E2EL", &metrics::DefinitionColumn::e2el}};
+  for (const auto& [name, member] : rows) {
+    for (const char* stat : {"mean", "P99"}) {
+      if (std::string(name) == "E2EL" && std::string(stat) == "P99") continue;
+      std::vector<std::string> line{std::string(name) + " " + stat + " (ms)"};
+      for (const auto& c : columns) {
+        const auto& v = c.*member;
+        line.push_back(!v ? "n/a" : format_round4(std::string(stat) == "mean" ? v->mean : v->p99));
+      }
+      t.push_back(std::move(line));
+    }
+  }
+  std::vector<std::string> tput{"Output Token Throughput (token/s)"};
+  for (const auto& c : columns) tput.push_back(format_round4(c.output_token_throughput));
+  t.push_back(std::move(tput));
+  return grid(t);
+}
+
 std::string performance_csv(const metrics::MetricSet& m, const std::string& stage) {
   std::string out;
   for (const auto& row : performance_table(m, stage)) {

@@ -18,6 +18,10 @@ std::string performance_csv(const metrics::MetricSet& m, const std::string& stag
 /// <ds>.json: {"Benchmark Duration": {"total": "123.4 ms"}, "Total Requests": {"total": 8}, ...}.
 std::string common_json(const metrics::MetricSet& m, const std::string& stage = "total");
 
+/// The same records under every tool's definitions: rows TTFT/TPOT/ITL (mean, P99), E2EL mean and
+/// output token throughput; one column per definition set.
+std::string definitions_table(const std::vector<metrics::DefinitionColumn>& columns);
+
 /// A statistic with its unit as AISBench prints it: "50.332 ms", "287.375", "41.6 token/s".
 std::string format_value(double v, metrics::Unit u);
 

@@ -55,7 +55,7 @@ RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& 
   const double rate = value_or(eff["request_rate"].get_double(), 0.0);
   const std::string defs_name = compat.value_or(str(eff, "compat"));
   const auto defs = metrics::definitions_from_name(defs_name);
-  if (!defs) throw std::runtime_error(fmt::format("--compat: bad value '{}' (expected tokbench or aisbench)", defs_name));
+  if (!defs) throw std::runtime_error(fmt::format("--compat: bad value '{}' (expected tokbench, aisbench, evalscope, vllm or sglang)", defs_name));
 
   RunOutcome out;
   out.run_dir = run_dir;
@@ -84,10 +84,11 @@ RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& 
     }
   }
   auto written = write_reports(out.run_dir, out.perf_dir, records, info, facts, *defs, rate);
-  out.metrics = std::move(written.metrics);
-  out.verdict = std::move(written.verdict);
+  out.metrics = written.metrics;
+  out.verdict = written.verdict;
   out.interrupted = info.interrupted;
   fmt::print(console, "{}", report::console_tables(out.metrics));
+  if (!written.side_by_side.empty()) fmt::print(console, "{}", report::definitions_table(written.side_by_side));
   fmt::print(console, "verdict: {}\n", out.verdict.valid ? "VALID" : "INVALID");
   for (const auto& r : out.verdict.reasons) fmt::print(console, "  - {}\n", r);
   fmt::print(console, "rewrote {} and {}\n", (out.perf_dir / (info.dataset_abbr + ".csv")).string(),

@@ -26,8 +26,8 @@ std::vector<std::string> RunConfig::validate() const {
   check(max_tokens >= 0, fmt::format("--max-tokens: bad value {} (expected >= 0; 0 = not sent)", max_tokens));
   check(!min_tokens || *min_tokens >= 0, fmt::format("--min-tokens: bad value {} (expected >= 0)", min_tokens.value_or(0)));
   check(drain_s >= 0, fmt::format("--drain-s: bad value {} (expected >= 0)", drain_s));
-  check(compat == "tokbench" || compat == "aisbench",
-        fmt::format("--compat: bad value '{}' (expected tokbench or aisbench)", compat));
+  check(compat == "tokbench" || compat == "aisbench" || compat == "evalscope" || compat == "vllm" || compat == "sglang",
+        fmt::format("--compat: bad value '{}' (expected tokbench, aisbench, evalscope, vllm or sglang)", compat));
   const bool synthetic = dataset == "synthetic";
   check(!synthetic || input_len > 0, "--dataset synthetic needs --input-len N (tokens per prompt)");
   check(!synthetic || output_len > 0, "--dataset synthetic needs --output-len M (tokens per answer)");

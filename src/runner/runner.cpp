@@ -184,12 +184,13 @@ report::Verdict judge(const metrics::MetricSet& m, const std::vector<RequestReco
 Written write_reports(const fs::path& run_dir, const fs::path& perf_dir, const std::vector<RequestRecord>& records,
                       const report::RunInfo& info, const metrics::RunFacts& facts, metrics::Definitions defs,
                       double request_rate) {
-  Written w{metrics::compute(records, facts, defs), {}};
+  Written w{metrics::compute(records, facts, defs), {}, {}};
   w.verdict = judge(w.metrics, records, info.interrupted, request_rate);
+  if (facts.stream) w.side_by_side = metrics::definitions_side_by_side(records, facts);
   const std::string& ds = info.dataset_abbr;
   report::write_file(perf_dir / (ds + ".csv"), report::performance_csv(w.metrics));
   report::write_file(perf_dir / (ds + ".json"), report::common_json(w.metrics));
-  report::write_file(run_dir / "result.json", report::result_json(w.metrics, info, w.verdict));
+  report::write_file(run_dir / "result.json", report::result_json(w.metrics, info, w.verdict, w.side_by_side));
   return w;
 }
 
@@ -242,6 +243,10 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   bs.min_tokens = cfg.min_tokens;
   bs.temperature = cfg.temperature;
   bs.continuous_usage = cfg.continuous_usage;
+  bs.flavor = cfg.compat == "evalscope" ? client::Flavor::Evalscope
+              : cfg.compat == "vllm"    ? client::Flavor::Vllm
+              : cfg.compat == "sglang"  ? client::Flavor::Sglang
+                                        : client::Flavor::Tokbench;
   bs.extra = extra;
   std::vector<std::string> warm_bodies, bodies;
   for (int64_t i = 0; i < cfg.warmup; ++i) warm_bodies.push_back(client::build_body(bs, dataset::cycle(data, static_cast<size_t>(i))));
@@ -265,6 +270,7 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   info.config_json = cfg.to_json();
   info.tokenizer = cfg.tokenizer;
   info.synthetic_json = synthetic_json;
+  for (const auto& f : client::audit_body(info.body_example, cfg.endpoint == "chat")) info.audit.emplace_back(f.level, f.text);
   {
     JsonWriter w;
     w.begin_object().field_raw("requested", requested.to_json()).field_raw("effective", info.config_json);
@@ -282,6 +288,16 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
              cfg.num_prompts, cfg.concurrency,
              cfg.request_rate > 0 ? fmt::format("  rate {} req/s (Poisson)", cfg.request_rate) : "");
   fmt::print(console, "request body: {}\n", info.body_example);
+  {
+    std::string audit = fmt::format("request body sent (template: the first request; --compat {}):\n{}\n\n", cfg.compat,
+                                    info.body_example);
+    for (const auto& [level, text] : info.audit) {
+      fmt::print(console, "  {}: {}\n", level, text);
+      audit += fmt::format("{}: {}\n", level, text);
+      log->info("audit {}: {}", level, text);
+    }
+    report::write_file(out.run_dir / "configs" / "request_audit.txt", audit);
+  }
   std::fflush(console);
 
   client::EngineSettings es;
@@ -345,11 +361,12 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   const auto records = recorder.take();
   auto written = write_reports(out.run_dir, out.perf_dir, records, info, {cfg.concurrency, cfg.stream}, defs,
                                cfg.request_rate);
-  out.metrics = std::move(written.metrics);
-  out.verdict = std::move(written.verdict);
+  out.metrics = written.metrics;
+  out.verdict = written.verdict;
   log->info("verdict: {} {}", out.verdict.valid ? "VALID" : "INVALID", join(out.verdict.reasons, "; "));
 
   fmt::print(console, "\n{}", report::console_tables(out.metrics));
+  if (!written.side_by_side.empty()) fmt::print(console, "{}", report::definitions_table(written.side_by_side));
   fmt::print(console, "verdict: {}\n", out.verdict.valid ? "VALID" : "INVALID");
   for (const auto& r : out.verdict.reasons) fmt::print(console, "  - {}\n", r);
   fmt::print(console, "results: {}\n  tables:  {}\n  details: {}\n  summary: {}\n  log:     {}\n",

@@ -36,6 +36,7 @@ RunOutcome run_benchmark(const RunConfig& cfg, std::atomic<int>& stop, std::FILE
 struct Written {
   metrics::MetricSet metrics;
   report::Verdict verdict;
+  std::vector<metrics::DefinitionColumn> side_by_side;  ///< streaming runs only
 };
 Written write_reports(const std::filesystem::path& run_dir, const std::filesystem::path& perf_dir,
                       const std::vector<record::RequestRecord>& records, const report::RunInfo& info,
