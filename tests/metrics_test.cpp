@@ -63,6 +63,7 @@ TEST(TokbenchDefinitions, MultiTokenChunksFromCumulativeUsage) {
   EXPECT_DOUBLE_EQ(gaps[3], 20e6);
   const auto m = compute({r}, {1, true}, Definitions::Tokbench);
   EXPECT_DOUBLE_EQ(stats(m, "TPOT").mean, 12.5);  // 50 / 4
+  EXPECT_DOUBLE_EQ(stats(m, "TokensPerChunk").mean, 2);  // (5 - 1) / (3 - 1)
   EXPECT_EQ(m.itl_estimated_requests, 0);
 }
 

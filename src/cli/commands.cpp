@@ -71,6 +71,10 @@ void add_run(CLI::App& app, std::function<int()>& action) {
                   "tokbench | aisbench | evalscope | vllm | sglang: that tool's metric definitions AND request body")
       ->capture_default_str();
   run->add_flag("--quiet", c.quiet, "no progress line");
+  run->add_option("--server-metrics", c.server_metrics,
+                  "Prometheus URL to scrape before, during and after the run; default: the target's /metrics when it "
+                  "answers; off = never");
+  run->add_option("--scrape-interval-ms", c.scrape_interval_ms, "scrape period")->capture_default_str();
   run->callback([&action, cfg] {
     action = [cfg] {
       struct sigaction sa {};

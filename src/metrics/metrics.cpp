@@ -91,7 +91,7 @@ MetricSet compute_tokbench(const std::vector<const RequestRecord*>& rs, const Ru
   MetricSet m;
   m.definitions = Definitions::Tokbench;
   std::vector<double> e2el, ttft, tpot, itl, in_tok, out_tok, out_tput, prefill_tput;
-  std::vector<double> ttft_event, send_lag, icl;
+  std::vector<double> ttft_event, send_lag, icl, tokens_per_chunk;
   Totals t;
   t.total = static_cast<int64_t>(rs.size());
   int64_t first_sent = INT64_MAX, last_done = INT64_MIN;
@@ -136,12 +136,17 @@ MetricSet compute_tokbench(const std::vector<const RequestRecord*>& rs, const Ru
     bool estimated = false;
     for (double g : per_token_gaps_ns(*r, &estimated)) itl.push_back(g / kNsPerMs);
     if (estimated) ++m.itl_estimated_requests;
-    int64_t prev = kNone;
+    int64_t prev = kNone, text_chunks = 0;
     for (const auto& c : r->chunks) {
       if (!c.has_text()) continue;
+      ++text_chunks;
       if (prev != kNone) icl.push_back((c.t_ns - prev) / kNsPerMs);
       prev = c.t_ns;
     }
+    // Tokens per chunk after the first: under speculative decoding, the client's estimate of the
+    // mean acceptance length (EvalScope's "decoded tokens per iteration").
+    if (text_chunks > 1 && out > 1)
+      tokens_per_chunk.push_back(static_cast<double>(out - 1) / static_cast<double>(text_chunks - 1));
   }
   if (t.success > 0) t.duration_ns = static_cast<double>(last_done - first_sent);
 
@@ -190,6 +195,7 @@ MetricSet compute_tokbench(const std::vector<const RequestRecord*>& rs, const Ru
   m.extra_rows.push_back(stream_row("TTFT_FirstEvent", Unit::Ms, std::move(ttft_event), "no events"));
   m.extra_rows.push_back(make_row("SendLag", Unit::Ms, std::move(send_lag), "no schedule"));
   m.extra_rows.push_back(stream_row("ICL", Unit::Ms, std::move(icl), "no request with 2 text chunks"));
+  m.extra_rows.push_back(stream_row("TokensPerChunk", Unit::Tokens, std::move(tokens_per_chunk), "no request with 2 text chunks"));
   m.observed_max_concurrency = peak_in_flight(rs);
   add_common(m, t, facts, false);
   return m;

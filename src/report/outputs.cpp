@@ -88,6 +88,11 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
     w.end_object();
   }
   w.end_object();
+  if (!info.server_json.empty()) {
+    w.field_raw("server", info.server_json);
+  } else {
+    w.key("server").null();
+  }
   w.key("audit").begin_array();
   for (const auto& [level, text] : info.audit) w.begin_object().field("level", level).field("text", text).end_object();
   w.end_array();

@@ -35,6 +35,7 @@ struct RunInfo {
   std::string tokenizer;        ///< --tokenizer path ("" = none)
   std::string synthetic_json;   ///< how synthetic prompts were built (JSON object), "" = not synthetic
   std::vector<std::pair<std::string, std::string>> audit;  ///< (level, text) of the request-body audit
+  std::string server_json;      ///< the server's view and the cross-check (JSON), "" = no /metrics
 };
 
 std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const Verdict& v,

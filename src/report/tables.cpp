@@ -119,6 +119,84 @@ std::string definitions_table(const std::vector<metrics::DefinitionColumn>& colu
   return grid(t);
 }
 
+namespace {
+std::string ms_or_na(const std::optional<probe::HistogramDelta>& h, double q) {
+  if (!h || h->count <= 0) return "n/a";
+  if (q < 0) return format_round4(h->mean() * 1000);
+  auto v = h->quantile(q);
+  return v ? format_round4(*v * 1000) : "n/a";
+}
+}  // namespace
+
+std::string server_tables(const probe::ServerSummary& s, const std::vector<probe::CrossCheck>& checks) {
+  Table t{{"Server-side (" + s.url + ")", "Mean", "P50", "P90", "P99", "N"}};
+  const std::pair<const char*, const std::optional<probe::HistogramDelta>*> hs[] = {
+      {"TTFT (ms)", &s.ttft}, {"ITL per step (ms)", &s.itl}, {"E2E (ms)", &s.e2e}, {"Queue (ms)", &s.queue}};
+  for (const auto& [name, h] : hs) {
+    t.push_back({name, ms_or_na(*h, -1), ms_or_na(*h, 0.5), ms_or_na(*h, 0.9), ms_or_na(*h, 0.99),
+                 *h ? fmt::format("{}", static_cast<int64_t>((*h)->count)) : "0"});
+  }
+  std::string out = grid(t);
+  double peak_running = 0, peak_waiting = 0;
+  for (const auto& [ts, r, w] : s.running_waiting) {
+    peak_running = std::max(peak_running, r);
+    peak_waiting = std::max(peak_waiting, w);
+  }
+  const double d = s.duration_s > 0 ? s.duration_s : 1;
+  Table c{{"Server Metric", "Value"}};
+  c.push_back({"Generation Token Throughput", format_round4(s.generation_tokens / d) + " token/s"});
+  c.push_back({"Prompt Token Throughput", format_round4(s.prompt_tokens / d) + " token/s"});
+  c.push_back({"Peak Running / Waiting", fmt::format("{} / {}", peak_running, peak_waiting)});
+  if (s.spec_acceptance_rate) c.push_back({"Spec Decode Acceptance Rate", format_round4(*s.spec_acceptance_rate)});
+  if (s.spec_mean_acceptance_length)
+    c.push_back({"Spec Decode Mean Acceptance Length", format_round4(*s.spec_mean_acceptance_length)});
+  out += grid(c);
+  if (!checks.empty()) {
+    Table x{{"Cross-check", "Client", "Server", "Agree"}};
+    for (const auto& k : checks)
+      x.push_back({k.what, format_round4(k.client), format_round4(k.server),
+                   k.agree ? "yes" : fmt::format("NO (> {}% and > {})", k.tolerance * 100, k.abs_tolerance)});
+    out += grid(x);
+  }
+  return out;
+}
+
+std::string server_json(const probe::ServerSummary& s, const std::vector<probe::CrossCheck>& checks) {
+  JsonWriter w;
+  w.begin_object().field("url", s.url).field("duration_s", s.duration_s).field("scrapes", s.scrapes);
+  auto hist = [&](const char* key, const std::optional<probe::HistogramDelta>& h) {
+    w.key(key);
+    if (!h || h->count <= 0) {
+      w.null();
+      return;
+    }
+    w.begin_object().field("mean", h->mean() * 1000);
+    for (auto [k, q] : {std::pair{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}}) w.field(k, h->quantile(q).value_or(NAN) * 1000);
+    w.field("n", static_cast<int64_t>(h->count)).end_object();
+  };
+  hist("ttft_ms", s.ttft);
+  hist("itl_per_step_ms", s.itl);
+  hist("e2e_ms", s.e2e);
+  hist("queue_ms", s.queue);
+  w.field("quantile_method", "histogram_quantile: linear interpolation inside the bucket of the delta between the first and last scrape");
+  w.field("generation_tokens", s.generation_tokens).field("prompt_tokens", s.prompt_tokens);
+  w.field("generation_token_throughput", s.duration_s > 0 ? s.generation_tokens / s.duration_s : 0.0);
+  w.field("prompt_token_throughput", s.duration_s > 0 ? s.prompt_tokens / s.duration_s : 0.0);
+  w.key("spec_acceptance_rate").value(s.spec_acceptance_rate);
+  w.key("spec_mean_acceptance_length").value(s.spec_mean_acceptance_length);
+  w.key("running_waiting").begin_array();
+  for (const auto& [t, r, q] : s.running_waiting)
+    w.begin_object().field("t_ms", static_cast<double>(t) / 1e6).field("running", r).field("waiting", q).end_object();
+  w.end_array();
+  w.key("cross_check").begin_array();
+  for (const auto& k : checks) {
+    w.begin_object().field("what", k.what).field("client", k.client).field("server", k.server);
+    w.field("tolerance", k.tolerance).field("abs_tolerance", k.abs_tolerance).field("agree", k.agree).field("note", k.note).end_object();
+  }
+  w.end_array().end_object();
+  return w.take();
+}
+
 std::string performance_csv(const metrics::MetricSet& m, const std::string& stage) {
   std::string out;
   for (const auto& row : performance_table(m, stage)) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "metrics/metrics.hpp"
+#include "probe/server_metrics.hpp"
 
 namespace tokbench::report {
 
@@ -21,6 +22,12 @@ std::string common_json(const metrics::MetricSet& m, const std::string& stage = 
 /// The same records under every tool's definitions: rows TTFT/TPOT/ITL (mean, P99), E2EL mean and
 /// output token throughput; one column per definition set.
 std::string definitions_table(const std::vector<metrics::DefinitionColumn>& columns);
+
+/// The server's own view (from /metrics) and the client-vs-server cross-check, box-drawn.
+std::string server_tables(const probe::ServerSummary& s, const std::vector<probe::CrossCheck>& checks);
+
+/// The same as JSON: {"url", "duration_s", "ttft_ms": {mean,p50,p90,p99,n}, ..., "cross_check": [...]}.
+std::string server_json(const probe::ServerSummary& s, const std::vector<probe::CrossCheck>& checks);
 
 /// A statistic with its unit as AISBench prints it: "50.332 ms", "287.375", "41.6 token/s".
 std::string format_value(double v, metrics::Unit u);

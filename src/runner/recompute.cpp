@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "record/record_io.hpp"
@@ -71,6 +73,11 @@ RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& 
       info.body_example = str(run, "request_body_example");
       info.origin_steady_ns = value_or(run["origin_steady_ns"].get_int64(), int64_t{-1});
     }
+  }
+  if (std::ifstream server(run_dir / "server.json"); server) {  // the server's view is a fact of the run
+    std::stringstream ss;
+    ss << server.rdbuf();
+    info.server_json = ss.str();
   }
   {
     std::string failed;

@@ -28,6 +28,10 @@ std::vector<std::string> RunConfig::validate() const {
   check(drain_s >= 0, fmt::format("--drain-s: bad value {} (expected >= 0)", drain_s));
   check(compat == "tokbench" || compat == "aisbench" || compat == "evalscope" || compat == "vllm" || compat == "sglang",
         fmt::format("--compat: bad value '{}' (expected tokbench, aisbench, evalscope, vllm or sglang)", compat));
+  check(scrape_interval_ms >= 50, fmt::format("--scrape-interval-ms: bad value {} (expected >= 50)", scrape_interval_ms));
+  check(server_metrics.empty() || server_metrics == "off" || server_metrics.starts_with("http://") ||
+            server_metrics.starts_with("https://"),
+        fmt::format("--server-metrics: bad value '{}' (expected a URL such as http://host:8000/metrics, or off)", server_metrics));
   const bool synthetic = dataset == "synthetic";
   check(!synthetic || input_len > 0, "--dataset synthetic needs --input-len N (tokens per prompt)");
   check(!synthetic || output_len > 0, "--dataset synthetic needs --output-len M (tokens per answer)");
@@ -76,7 +80,7 @@ std::string RunConfig::to_json() const {
   w.field("dataset", dataset).field("tokenizer", tokenizer).field("input_len", input_len);
   w.field("output_len", output_len).field("input_len_range", input_len_range).field("prefix_len", prefix_len);
   w.field("output_dir", output_dir).field("model_abbr", model_abbr);
-  w.field("compat", compat);
+  w.field("compat", compat).field("server_metrics", server_metrics).field("scrape_interval_ms", scrape_interval_ms);
   w.end_object();
   return w.take();
 }

@@ -47,7 +47,9 @@ struct RunConfig {
   int64_t prefix_len = 0;           ///< synthetic: one shared random prefix of P tokens
   std::string output_dir = "outputs";
   std::string model_abbr;           ///< "" = the model name, made file-safe
-  std::string compat = "tokbench";  ///< metric definitions: tokbench | aisbench
+  std::string compat = "tokbench";  ///< definitions + request body: tokbench | aisbench | evalscope | vllm | sglang
+  std::string server_metrics;       ///< Prometheus URL; "" = the target's /metrics when it answers; "off"
+  int64_t scrape_interval_ms = 1000;
   bool quiet = false;               ///< no progress line
 
   /// Every problem at once, each naming the flag and the fix.

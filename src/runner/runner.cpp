@@ -22,6 +22,7 @@
 #include "dataset/dataset.hpp"
 #include "load/schedule.hpp"
 #include "mock/mock_server.hpp"
+#include "probe/server_metrics.hpp"
 #include "record/record_io.hpp"
 #include "report/tables.hpp"
 #include "runner/recorder.hpp"
@@ -186,6 +187,11 @@ Written write_reports(const fs::path& run_dir, const fs::path& perf_dir, const s
                       double request_rate) {
   Written w{metrics::compute(records, facts, defs), {}, {}};
   w.verdict = judge(w.metrics, records, info.interrupted, request_rate);
+  if (info.server_json.find("\"agree\":false") != std::string::npos) {
+    w.verdict.valid = false;
+    w.verdict.reasons.push_back("the client and the server's /metrics disagree (see server.cross_check): other traffic on "
+                                "the server, a proxy in between, or a client problem");
+  }
   if (facts.stream) w.side_by_side = metrics::definitions_side_by_side(records, facts);
   const std::string& ds = info.dataset_abbr;
   report::write_file(perf_dir / (ds + ".csv"), report::performance_csv(w.metrics));
@@ -344,10 +350,26 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
       fmt::print(stderr, "\r\033[K");
     });
   }
+  // The server's own view: /metrics before, during and after the measured phase.
+  std::unique_ptr<probe::Scraper> scraper;
+  if (cfg.server_metrics != "off") {
+    const std::string murl = cfg.server_metrics.empty() ? client::root_url_for(url) + "/metrics" : cfg.server_metrics;
+    scraper = std::make_unique<probe::Scraper>(murl, cfg.headers, cfg.api_key, cfg.scrape_interval_ms, origin);
+    if (scraper->scrape_once()) {
+      scraper->start();
+      log->info("scraping {} every {} ms", murl, cfg.scrape_interval_ms);
+    } else {
+      if (!cfg.server_metrics.empty())
+        fmt::print(console, "warning: cannot scrape --server-metrics {}: {}\n", murl, scraper->last_error());
+      log->info("no server metrics at {}: {}", murl, scraper->last_error());
+      scraper.reset();
+    }
+  }
   const auto schedule = load::poisson_schedule(cfg.num_prompts, cfg.request_rate, cfg.seed);
   log->info("measured phase: {} request(s), {} worker thread(s)", bodies.size(), cfg.workers);
   const auto counters = engine.run(bodies, schedule, origin, false, 0, on_done, stop);
   recorder.drain();
+  if (scraper) scraper->stop();
   finished = true;
   if (progress.joinable()) progress.join();
   out.interrupted = stop.load() != client::kRunning;
@@ -359,6 +381,22 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   info.client_events = counters.events;
   info.client_cpu_s = static_cast<double>(counters.cpu_ns) / 1e9;
   const auto records = recorder.take();
+  std::optional<probe::ServerSummary> server;
+  std::vector<probe::CrossCheck> checks;
+  if (scraper) {
+    server = probe::summarize(scraper->snapshots(), scraper->url());
+    if (server) {
+      const auto client_view = metrics::compute(records, {cfg.concurrency, cfg.stream}, metrics::Definitions::Tokbench);
+      auto mean_of = [&](const char* row) -> std::optional<double> {
+        const auto* r = client_view.row(row);
+        return r && r->stats ? std::optional<double>(r->stats->mean) : std::nullopt;
+      };
+      checks = probe::cross_check(*server, client_view.common_metric("total_generated_tokens")->value, mean_of("TPOT"),
+                                  mean_of("TTFT"));
+      info.server_json = report::server_json(*server, checks);
+      report::write_file(out.run_dir / "server.json", info.server_json);
+    }
+  }
   auto written = write_reports(out.run_dir, out.perf_dir, records, info, {cfg.concurrency, cfg.stream}, defs,
                                cfg.request_rate);
   out.metrics = written.metrics;
@@ -367,6 +405,7 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
 
   fmt::print(console, "\n{}", report::console_tables(out.metrics));
   if (!written.side_by_side.empty()) fmt::print(console, "{}", report::definitions_table(written.side_by_side));
+  if (server) fmt::print(console, "{}", report::server_tables(*server, checks));
   fmt::print(console, "verdict: {}\n", out.verdict.valid ? "VALID" : "INVALID");
   for (const auto& r : out.verdict.reasons) fmt::print(console, "  - {}\n", r);
   fmt::print(console, "results: {}\n  tables:  {}\n  details: {}\n  summary: {}\n  log:     {}\n",

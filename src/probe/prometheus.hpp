@@ -1,0 +1,47 @@
+#pragma once
+// probe/prometheus: the Prometheus text exposition format (what vLLM's /metrics serves) parsed
+// into samples, and the arithmetic on them: counter deltas, and histogram-delta quantiles
+// estimated as Prometheus' histogram_quantile does (linear inside the bucket).
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tokbench::probe {
+
+struct Sample {
+  std::string name;                          ///< e.g. vllm:time_to_first_token_seconds_bucket
+  std::map<std::string, std::string> labels; ///< unescaped label values
+  double value = 0;
+};
+
+/// Parses a /metrics body. Comments (# HELP, # TYPE) are skipped. Throws std::runtime_error
+/// "line N: ..." on a malformed line.
+std::vector<Sample> parse_text(std::string_view body);
+
+/// A scrape: when (steady ns since the run origin) and what.
+struct Snapshot {
+  int64_t t_ns = 0;
+  std::vector<Sample> samples;
+
+  /// Sum over label sets of the samples named `name` (e.g. all model_name values); nullopt if none.
+  std::optional<double> sum(std::string_view name) const;
+};
+
+/// A histogram between two snapshots: cumulative bucket counts by upper bound.
+struct HistogramDelta {
+  std::vector<std::pair<double, double>> buckets;  ///< (le, cumulative count), +Inf last
+  double sum = 0;
+  double count = 0;
+
+  double mean() const { return count > 0 ? sum / count : 0; }
+  /// Prometheus' histogram_quantile: the bucket where rank q·count falls, linear within it; the
+  /// +Inf bucket answers with the highest finite bound.
+  std::optional<double> quantile(double q) const;
+};
+
+/// `name` (without _bucket/_sum/_count) as the difference `after - before`; nullopt if absent.
+std::optional<HistogramDelta> histogram_delta(const Snapshot& before, const Snapshot& after, const std::string& name);
+
+}  // namespace tokbench::probe

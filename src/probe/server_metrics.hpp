@@ -1,0 +1,70 @@
+#pragma once
+// probe/server_metrics: the server's own view of a run. A scraper reads /metrics before, during
+// (every interval) and after the measured phase; the summary turns the first and last scrape into
+// server-side latencies (histogram deltas), token rates, speculative-decoding acceptance, and the
+// running/waiting series; cross_check compares it with what the client measured.
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "probe/prometheus.hpp"
+
+namespace tokbench::probe {
+
+class Scraper {
+ public:
+  Scraper(std::string url, std::vector<std::string> headers, std::string api_key, int64_t interval_ms, int64_t origin_ns);
+  ~Scraper();
+  bool scrape_once();  ///< false (and last_error()) when /metrics did not answer with valid text
+  void start();        ///< periodic scrapes on a thread
+  void stop();         ///< joins, then one last scrape
+  std::vector<Snapshot> snapshots() const;
+  std::string last_error() const;
+  const std::string& url() const { return url_; }
+
+ private:
+  std::string url_;
+  std::vector<std::string> headers_;
+  std::string api_key_;
+  int64_t interval_ms_, origin_ns_;
+  mutable std::mutex mu_;
+  std::vector<Snapshot> snaps_;
+  std::string error_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+struct ServerSummary {
+  std::string url;
+  double duration_s = 0;  ///< between the first and the last scrape
+  int64_t scrapes = 0;
+  std::optional<HistogramDelta> ttft, itl, e2e, queue;  ///< seconds
+  double generation_tokens = 0, prompt_tokens = 0;      ///< counter deltas
+  std::optional<double> spec_acceptance_rate;           ///< accepted / draft tokens
+  std::optional<double> spec_mean_acceptance_length;    ///< 1 + accepted / drafts
+  std::vector<std::tuple<int64_t, double, double>> running_waiting;  ///< (t_ns, running, waiting)
+};
+
+/// Summarizes vLLM-named metrics between the first and last snapshot; nullopt with < 2 snapshots.
+std::optional<ServerSummary> summarize(const std::vector<Snapshot>& snaps, const std::string& url);
+
+/// One comparison of the client's figure with the server's.
+struct CrossCheck {
+  std::string what;
+  double client = 0, server = 0;
+  double tolerance = 0;      ///< relative ...
+  double abs_tolerance = 0;  ///< ... or absolute, whichever is larger (client overhead is a constant)
+  bool agree = true;
+  std::string note;
+};
+
+/// Client output tokens vs server generation tokens; client per-token TPOT vs server ITL per step
+/// divided by the mean acceptance length (1 without speculative decoding); client TTFT vs server TTFT.
+std::vector<CrossCheck> cross_check(const ServerSummary& s, double client_output_tokens,
+                                    std::optional<double> client_tpot_ms, std::optional<double> client_ttft_ms);
+
+}  // namespace tokbench::probe

@@ -1,0 +1,101 @@
+// probe/: the Prometheus text parser, histogram-delta quantiles, and the client/server cross-check.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "probe/prometheus.hpp"
+#include "probe/server_metrics.hpp"
+
+namespace tokbench::probe {
+namespace {
+
+const char* kBody = R"(# HELP vllm:num_requests_running Number of requests.
+# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{model_name="m"} 3
+vllm:generation_tokens_total{model_name="m"} 1.5e3
+process_start_time_seconds 1.7e9 1700000000000
+weird{path="a \"q\" b\\c\nd",x="1"} -Inf
+vllm:lat_bucket{model_name="m",le="0.1"} 2
+vllm:lat_bucket{model_name="m",le="0.5"} 6
+vllm:lat_bucket{model_name="m",le="+Inf"} 8
+vllm:lat_sum{model_name="m"} 3.2
+vllm:lat_count{model_name="m"} 8
+)";
+
+TEST(Prometheus, ParsesCountersGaugesHistogramsLabelsAndEscapes) {
+  const auto s = parse_text(kBody);
+  ASSERT_EQ(s.size(), 9u);
+  EXPECT_EQ(s[0].name, "vllm:num_requests_running");
+  EXPECT_EQ(s[0].labels.at("model_name"), "m");
+  EXPECT_DOUBLE_EQ(s[0].value, 3);
+  EXPECT_DOUBLE_EQ(s[1].value, 1500);
+  EXPECT_DOUBLE_EQ(s[2].value, 1.7e9);  // a trailing timestamp is ignored
+  EXPECT_EQ(s[3].labels.at("path"), "a \"q\" b\\c\nd");
+  EXPECT_TRUE(std::isinf(s[3].value));
+  EXPECT_EQ(s[6].labels.at("le"), "+Inf");
+  Snapshot snap{0, s};
+  EXPECT_EQ(snap.sum("vllm:lat_count"), 8);
+  EXPECT_FALSE(snap.sum("absent").has_value());
+}
+
+TEST(Prometheus, MalformedLinesNameTheLine) {
+  for (const char* bad : {"ok 1\n{x=\"1\"} 2\n", "ok 1\nm{x=1} 2\n", "ok 1\nm{x=\"1} 2\n", "ok 1\nm 12abc\n", "ok 1\nm\n"}) {
+    try {
+      parse_text(bad);
+      FAIL() << bad;
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("line 2:", 0), 0u) << e.what();
+    }
+  }
+}
+
+TEST(Prometheus, HistogramDeltaQuantilesLikeHistogramQuantile) {
+  Snapshot before{0, parse_text("h_bucket{le=\"0.1\"} 1\nh_bucket{le=\"0.5\"} 1\nh_bucket{le=\"+Inf\"} 1\nh_sum 0.05\nh_count 1\n")};
+  Snapshot after{1, parse_text(kBody)};
+  for (auto& x : after.samples)
+    if (x.name.starts_with("vllm:lat")) x.name = "h" + x.name.substr(8);
+  const auto d = histogram_delta(before, after, "h");
+  ASSERT_TRUE(d.has_value());
+  // Delta: le=0.1 -> 1, le=0.5 -> 5, +Inf -> 7; sum 3.15, count 7.
+  EXPECT_DOUBLE_EQ(d->count, 7);
+  EXPECT_DOUBLE_EQ(d->mean(), 3.15 / 7);
+  // Median: rank 3.5 falls in (0.1, 0.5] holding 4 (cumulative 1..5): 0.1 + 0.4 * (3.5 - 1) / 4 = 0.35.
+  EXPECT_NEAR(*d->quantile(0.5), 0.35, 1e-12);
+  // Rank 0.7 in the first bucket [0, 0.1]: 0.1 * 0.7 / 1 = 0.07.
+  EXPECT_NEAR(*d->quantile(0.1), 0.07, 1e-12);
+  // Rank 6.93 lies in +Inf: the highest finite bound answers.
+  EXPECT_DOUBLE_EQ(*d->quantile(0.99), 0.5);
+  EXPECT_FALSE(histogram_delta(before, after, "absent").has_value());
+}
+
+TEST(ServerSummary, RatesAcceptanceAndCrossCheck) {
+  Snapshot a{0, parse_text("vllm:generation_tokens_total 100\nvllm:spec_decode_num_drafts_total 10\n"
+                            "vllm:spec_decode_num_draft_tokens_total 30\nvllm:spec_decode_num_accepted_tokens_total 15\n"
+                            "vllm:num_requests_running 0\n")};
+  Snapshot b{2'000'000'000, parse_text("vllm:generation_tokens_total 600\nvllm:spec_decode_num_drafts_total 110\n"
+                                       "vllm:spec_decode_num_draft_tokens_total 330\nvllm:spec_decode_num_accepted_tokens_total 165\n"
+                                       "vllm:num_requests_running 4\n"
+                                       "vllm:inter_token_latency_seconds_bucket{le=\"0.1\"} 100\n"
+                                       "vllm:inter_token_latency_seconds_bucket{le=\"+Inf\"} 100\n"
+                                       "vllm:inter_token_latency_seconds_sum 2.5\nvllm:inter_token_latency_seconds_count 100\n")};
+  const auto s = summarize({a, b}, "u");
+  ASSERT_TRUE(s.has_value());
+  EXPECT_DOUBLE_EQ(s->duration_s, 2);
+  EXPECT_DOUBLE_EQ(s->generation_tokens, 500);
+  EXPECT_DOUBLE_EQ(*s->spec_acceptance_rate, 150.0 / 300);
+  EXPECT_DOUBLE_EQ(*s->spec_mean_acceptance_length, 2.5);
+  EXPECT_EQ(std::get<1>(s->running_waiting.back()), 4);
+  // Server per-token TPOT = 25 ms per step / 2.5 tokens per step = 10 ms.
+  auto checks = cross_check(*s, 500, 10.5, std::nullopt);
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_TRUE(checks[0].agree);
+  EXPECT_TRUE(checks[1].agree);
+  EXPECT_DOUBLE_EQ(checks[1].server, 10);
+  checks = cross_check(*s, 450, 14.0, std::nullopt);
+  EXPECT_FALSE(checks[0].agree);
+  EXPECT_FALSE(checks[1].agree);
+  EXPECT_FALSE(summarize({a}, "u").has_value());
+}
+
+}  // namespace
+}  // namespace tokbench::probe
