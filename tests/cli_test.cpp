@@ -2,6 +2,8 @@
 // another — checking files, accuracy against the simulator's truth and its trace, failures,
 // Ctrl-C, `report`, and the errors users see.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <simdjson.h>
 
 #include <filesystem>
@@ -460,6 +462,70 @@ TEST_F(CliTest, ServerMetricsAreScrapedAndCrossChecked) {
   // A bad explicit URL warns and the run goes on.
   run({"--url", sim.url(), "--num-prompts", "1", "--max-tokens", "4", "--server-metrics", "http://127.0.0.1:1/metrics"});
   EXPECT_NE(last_.output.find("warning: cannot scrape --server-metrics"), std::string::npos);
+}
+
+uint16_t free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+TEST_F(CliTest, ServerLifecycleStartsWaitsStopsAndReadsTheLog) {
+  const std::string port = std::to_string(free_port());
+  const std::string url = "http://127.0.0.1:" + port + "/v1/chat/completions";
+  const std::string cmd = std::string(TOKBENCH_BINARY) + " serve-mock --port " + port +
+                          " --ttft-ms 5 --tpot-ms 2 --spec-tokens 3 --log-interval-s 0.2";
+  const auto rd = run({"--server-cmd", cmd, "--url", url, "--num-prompts", "8", "--concurrency", "4", "--max-tokens", "100",
+                       "--ignore-eos"});
+  ASSERT_FALSE(rd.empty());
+  auto r = result(rd);
+  EXPECT_EQ(std::string(r["server_process"]["stopped"].get_string().value()), "stopped by SIGTERM");
+  EXPECT_GT(r["server_process"]["log_summary"]["throughput_lines"].get_int64().value(), 0);
+  EXPECT_GT(r["server_process"]["log_summary"]["spec_lines"].get_int64().value(), 0);
+  EXPECT_NE(slurp(rd / "logs/server.log").find("listening on"), std::string::npos);
+  // The server is gone: nothing answers there any more.
+  EXPECT_EQ(run_tokbench({"run", "--url", url, "--quiet"}).code, 1);
+}
+
+TEST_F(CliTest, ServerLifecycleFailuresShowTheLog) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(free_port()) + "/v1/chat/completions";
+  auto r = run_tokbench({"run", "--url", url, "--server-cmd", "echo cuda out of memory; exit 3", "--output-dir",
+                         (dir_ / "o").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("exited (status 3) before it was ready"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("| cuda out of memory"), std::string::npos) << r.output;
+  const auto t0 = std::chrono::steady_clock::now();
+  r = run_tokbench({"run", "--url", url, "--server-cmd", "echo loading; sleep 30", "--server-ready-timeout-s", "1",
+                    "--output-dir", (dir_ / "o").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("not ready after 1 s"), std::string::npos) << r.output;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 20s);  // the sleeping server was stopped, not waited for
+  // A server that ignores SIGTERM is killed after the grace period.
+  const std::string port = std::to_string(free_port());
+  const auto rd = run({"--url", "http://127.0.0.1:" + port + "/v1/chat/completions", "--server-cmd",
+                       "trap '' TERM; " + std::string(TOKBENCH_BINARY) + " serve-mock --ttft-ms 1 --port " + port +
+                           " & while true; do sleep 0.1; done",
+                       "--server-stop-grace-s", "0.5", "--num-prompts", "2", "--max-tokens", "4"});
+  ASSERT_FALSE(rd.empty());
+  EXPECT_EQ(std::string(result(rd)["server_process"]["stopped"].get_string().value()).rfind("killed with SIGKILL", 0), 0u);
+}
+
+TEST_F(CliTest, DeployShConvention) {
+  // AtomGit: deploy.sh serves $MODEL_PATH on port 8000 under the path as its model name.
+  const auto sh = dir_ / "deploy.sh";
+  std::ofstream(sh) << "exec " << TOKBENCH_BINARY << " serve-mock --port 8000 --ttft-ms 2 --tpot-ms 1 --model-name \"$MODEL_PATH\"\n";
+  const auto rd = run({"--deploy-sh", sh.string(), "--model-path", "/weights/Demo-7B", "--num-prompts", "3", "--max-tokens", "4"});
+  ASSERT_FALSE(rd.empty()) << last_.output;
+  auto r = result(rd);
+  EXPECT_EQ(std::string(r["run"]["model"].get_string().value()), "/weights/Demo-7B");
+  EXPECT_EQ(std::string(r["run"]["target_url"].get_string().value()), "http://127.0.0.1:8000/v1/chat/completions");
+  EXPECT_EQ(common(r, "success_requests"), 3);
 }
 
 TEST_F(CliTest, TokenizeCommand) {

@@ -36,6 +36,14 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_option("--port", c.port, "server port")->capture_default_str();
   run->add_option("--endpoint", c.endpoint, "chat | completions")->capture_default_str();
   run->add_option("--model", c.model, "model name; empty = first id from GET /v1/models");
+  run->add_option("--server-cmd", c.server_cmd,
+                  "start the server with this shell command (output in logs/server.log), wait until it answers, stop it after");
+  run->add_option("--deploy-sh", c.deploy_sh,
+                  "AtomGit convention: run this deploy.sh with MODEL_PATH=--model-path; server on port 8000, model name = the path");
+  run->add_option("--model-path", c.model_path, "MODEL_PATH for --deploy-sh");
+  run->add_option("--server-ready-timeout-s", c.server_ready_timeout_s, "how long the started server may take to answer")
+      ->capture_default_str();
+  run->add_option("--server-stop-grace-s", c.server_stop_grace_s, "after SIGTERM, seconds before SIGKILL")->capture_default_str();
   run->add_option("--api-key", c.api_key, "bearer token; default $OPENAI_API_KEY");
   run->add_option("--header", c.headers, "extra 'Key: Value' header (repeatable)");
   run->add_flag("--stream,!--no-stream", c.stream, "stream with SSE (default) or not")->capture_default_str();
@@ -111,6 +119,8 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--tokenizer", s->tokenizer_path,
                   "model folder or tokenizer.json: exact prompt token counts, /tokenize and /detokenize");
   cmd->add_flag("--no-usage", s->no_usage, "never send usage (like servers that do not report it)");
+  cmd->add_option("--log-interval-s", s->log_interval_s, "print vLLM-style throughput/SpecDecoding lines to stderr; 0 = off")
+      ->capture_default_str();
   cmd->add_option("--max-num-seqs", s->max_num_seqs, "running requests at most; the rest queue (FIFO); 0 = no limit")
       ->capture_default_str();
   cmd->add_option("--batch-slowdown-ms", s->batch_slowdown_ms, "extra step time per running request beyond the first")

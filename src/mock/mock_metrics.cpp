@@ -76,6 +76,8 @@ void MockMetrics::step(double itl_s, int tokens, int drafted, int accepted) {
     ++drafts_;
     draft_tokens_ += static_cast<uint64_t>(drafted);
     accepted_tokens_ += static_cast<uint64_t>(accepted);
+    if (accepted_at_.size() < static_cast<size_t>(drafted)) accepted_at_.resize(static_cast<size_t>(drafted), 0);
+    for (int k = 0; k < accepted; ++k) ++accepted_at_[static_cast<size_t>(k)];
   }
 }
 
@@ -89,6 +91,37 @@ void MockMetrics::request_finished(double e2e_s, int64_t prompt_tokens, bool pre
     prefix_queries_ += static_cast<uint64_t>(std::max<int64_t>(0, prompt_tokens));
     prefix_hits_ += static_cast<uint64_t>(std::max<int64_t>(0, cached_tokens));
   }
+}
+
+MockMetrics::Counters MockMetrics::counters() const {
+  std::lock_guard l(mu_);
+  return {prompt_tokens_, generation_tokens_, drafts_, draft_tokens_, accepted_tokens_, running_, waiting_, accepted_at_};
+}
+
+std::string MockMetrics::log_lines(const Counters& a, const Counters& b, double seconds) {
+  const double s = seconds > 0 ? seconds : 1;
+  std::string out = fmt::format(
+      "INFO [loggers.py] Engine 000: Avg prompt throughput: {:.1f} tokens/s, Avg generation throughput: {:.1f} tokens/s, "
+      "Running: {} reqs, Waiting: {} reqs, GPU KV cache usage: 0.0%, Prefix cache hit rate: 0.0%\n",
+      static_cast<double>(b.prompt_tokens - a.prompt_tokens) / s,
+      static_cast<double>(b.generation_tokens - a.generation_tokens) / s, b.running, b.waiting);
+  const uint64_t drafts = b.drafts - a.drafts;
+  if (drafts > 0) {
+    const uint64_t accepted = b.accepted_tokens - a.accepted_tokens, drafted = b.draft_tokens - a.draft_tokens;
+    std::string per_position;
+    for (size_t k = 0; k < b.accepted_at.size(); ++k) {
+      const uint64_t before = k < a.accepted_at.size() ? a.accepted_at[k] : 0;
+      per_position += fmt::format("{}{:.3f}", k ? ", " : "", static_cast<double>(b.accepted_at[k] - before) / static_cast<double>(drafts));
+    }
+    out += fmt::format(
+        "INFO [metrics.py] SpecDecoding metrics: Mean acceptance length: {:.2f}, Accepted throughput: {:.2f} tokens/s, "
+        "Drafted throughput: {:.2f} tokens/s, Accepted: {} tokens, Drafted: {} tokens, Per-position acceptance rate: {}, "
+        "Avg Draft acceptance rate: {:.1f}%\n",
+        1 + static_cast<double>(accepted) / static_cast<double>(drafts), static_cast<double>(accepted) / s,
+        static_cast<double>(drafted) / s, accepted, drafted, per_position,
+        drafted ? 100.0 * static_cast<double>(accepted) / static_cast<double>(drafted) : 0.0);
+  }
+  return out;
 }
 
 std::string MockMetrics::render() const {

@@ -32,6 +32,16 @@ class MockMetrics {
   void request_finished(double e2e_s, int64_t prompt_tokens, bool prefix_cache_enabled, int64_t cached_tokens);
   std::string render() const;
 
+  struct Counters {
+    uint64_t prompt_tokens = 0, generation_tokens = 0, drafts = 0, draft_tokens = 0, accepted_tokens = 0;
+    int64_t running = 0, waiting = 0;
+    std::vector<uint64_t> accepted_at;  ///< per draft position: steps whose draft there was accepted
+  };
+  Counters counters() const;
+
+  /// vLLM's two periodic log lines for the interval since `before` (`seconds` long).
+  static std::string log_lines(const Counters& before, const Counters& now, double seconds);
+
  private:
   mutable std::mutex mu_;
   std::string labels_;
@@ -39,6 +49,7 @@ class MockMetrics {
   uint64_t prompt_tokens_ = 0, generation_tokens_ = 0, requests_ = 0;
   uint64_t drafts_ = 0, draft_tokens_ = 0, accepted_tokens_ = 0;
   uint64_t prefix_queries_ = 0, prefix_hits_ = 0;
+  std::vector<uint64_t> accepted_at_;
   Histogram ttft_, itl_, tpot_, e2e_, queue_;
 };
 

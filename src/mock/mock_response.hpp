@@ -35,6 +35,7 @@ struct MockSettings {
   double batch_slowdown_ms = 0;    ///< extra step time per running request beyond the first
   int spec_tokens = 0;             ///< speculative decoding: draft tokens per step (MTP's K); 0 = off
   double spec_acceptance = 0.7;    ///< probability each draft is accepted (the first rejection ends a step)
+  double log_interval_s = 0;  ///< vLLM-style throughput / SpecDecoding lines on stderr; 0 = off
   double min_tokens_step_penalty_ms = -1;  ///< extra step time while any running request has min_tokens
                                            ///< and spec decoding is on; -1 = --tpot-ms (doubles a step)
 

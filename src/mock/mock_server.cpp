@@ -53,6 +53,23 @@ struct MockServer::Impl {
 
   explicit Impl(MockSettings settings) : s(std::move(settings)) {}
 
+  // vLLM's periodic stats lines, so that log parsing has a real producer to read.
+  awaitable<void> log_loop() {
+    net::steady_timer timer(ioc);
+    auto before = metrics.counters();
+    const auto period = std::chrono::duration<double>(s.log_interval_s);
+    for (auto next = std::chrono::steady_clock::now();;) {
+      next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
+      timer.expires_at(next);
+      co_await timer.async_wait(use_awaitable);
+      const auto now = metrics.counters();
+      const std::string lines = MockMetrics::log_lines(before, now, s.log_interval_s);
+      std::fputs(lines.c_str(), stderr);
+      std::fflush(stderr);
+      before = now;
+    }
+  }
+
   awaitable<void> accept_loop() {
     for (;;) {
       tcp::socket sock = co_await acceptor.async_accept(use_awaitable);
@@ -440,6 +457,7 @@ uint16_t MockServer::start() {
   }
   const uint16_t port = m.acceptor.local_endpoint().port();
   net::co_spawn(m.ioc, m.accept_loop(), net::detached);
+  if (m.s.log_interval_s > 0) net::co_spawn(m.ioc, m.log_loop(), net::detached);
   for (int i = 0; i < m.s.threads; ++i) m.threads.emplace_back([&m] { m.ioc.run(); });
   m.started = true;
   return port;

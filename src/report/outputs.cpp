@@ -93,6 +93,7 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   } else {
     w.key("server").null();
   }
+  if (!info.server_process_json.empty()) w.field_raw("server_process", info.server_process_json);
   w.key("audit").begin_array();
   for (const auto& [level, text] : info.audit) w.begin_object().field("level", level).field("text", text).end_object();
   w.end_array();
@@ -118,7 +119,7 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   return w.take();
 }
 
-fs::path make_run_dir(const std::string& output_dir, std::time_t now, const std::string& model_abbr) {
+fs::path make_run_dir(const std::string& output_dir, std::time_t now) {
   char stamp[32];
   std::tm tm{};
   localtime_r(&now, &tm);
@@ -131,7 +132,7 @@ fs::path make_run_dir(const std::string& output_dir, std::time_t now, const std:
   }
   fs::path dir = fs::path(output_dir) / stamp;
   for (int i = 1; fs::exists(dir); ++i) dir = fs::path(output_dir) / fmt::format("{}_{}", stamp, i);
-  for (const auto& sub : {fs::path("configs"), fs::path("logs"), fs::path("performances") / model_abbr}) {
+  for (const auto& sub : {fs::path("configs"), fs::path("logs"), fs::path("performances")}) {
     fs::create_directories(dir / sub, ec);
     if (ec) throw std::runtime_error(fmt::format("cannot create '{}': {}", (dir / sub).string(), ec.message()));
   }

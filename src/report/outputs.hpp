@@ -36,15 +36,15 @@ struct RunInfo {
   std::string synthetic_json;   ///< how synthetic prompts were built (JSON object), "" = not synthetic
   std::vector<std::pair<std::string, std::string>> audit;  ///< (level, text) of the request-body audit
   std::string server_json;      ///< the server's view and the cross-check (JSON), "" = no /metrics
+  std::string server_process_json;  ///< started server: command, how it stopped, its log summary
 };
 
 std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const Verdict& v,
                         const std::vector<metrics::DefinitionColumn>& side_by_side = {});
 
-/// Creates <output_dir>/<YYYYmmdd_HHMMSS>[_N]/ with configs/, logs/ and performances/<abbr>/.
+/// Creates <output_dir>/<YYYYmmdd_HHMMSS>[_N]/ with configs/, logs/ and performances/.
 /// Throws naming the folder and the fix when it cannot.
-std::filesystem::path make_run_dir(const std::string& output_dir, std::time_t now,
-                                   const std::string& model_abbr);
+std::filesystem::path make_run_dir(const std::string& output_dir, std::time_t now);
 
 /// Writes a whole file, throwing with the path on failure.
 void write_file(const std::filesystem::path& p, const std::string& content);

@@ -28,6 +28,12 @@ std::vector<std::string> RunConfig::validate() const {
   check(drain_s >= 0, fmt::format("--drain-s: bad value {} (expected >= 0)", drain_s));
   check(compat == "tokbench" || compat == "aisbench" || compat == "evalscope" || compat == "vllm" || compat == "sglang",
         fmt::format("--compat: bad value '{}' (expected tokbench, aisbench, evalscope, vllm or sglang)", compat));
+  check(server_cmd.empty() || deploy_sh.empty(), "--server-cmd and --deploy-sh: give one, not both");
+  check(server_cmd.empty() || !url.empty() || !host.empty(),
+        "--server-cmd needs the server's address: pass --url (or --host and --port) too");
+  check(deploy_sh.empty() || !model_path.empty(), "--deploy-sh needs --model-path (exported as MODEL_PATH)");
+  check(server_ready_timeout_s > 0, fmt::format("--server-ready-timeout-s: bad value {} (expected > 0)", server_ready_timeout_s));
+  check(server_stop_grace_s >= 0, fmt::format("--server-stop-grace-s: bad value {} (expected >= 0)", server_stop_grace_s));
   check(scrape_interval_ms >= 50, fmt::format("--scrape-interval-ms: bad value {} (expected >= 50)", scrape_interval_ms));
   check(server_metrics.empty() || server_metrics == "off" || server_metrics.starts_with("http://") ||
             server_metrics.starts_with("https://"),
@@ -49,6 +55,8 @@ std::vector<std::string> RunConfig::validate() const {
 
 std::string RunConfig::target_url() const {
   if (!url.empty()) return url;
+  if (host.empty() && !deploy_sh.empty())  // AtomGit: deploy.sh serves on port 8000
+    return fmt::format("http://127.0.0.1:8000/v1/{}", endpoint == "chat" ? "chat/completions" : "completions");
   if (host.empty()) return {};
   const bool v6 = host.find(':') != std::string::npos && host.front() != '[';
   return fmt::format("http://{}{}{}:{}/v1/{}", v6 ? "[" : "", host, v6 ? "]" : "", port,
@@ -68,6 +76,8 @@ std::string RunConfig::to_json() const {
     w.value(lower == "authorization" || lower == "api-key" || lower == "x-api-key" ? key + ": ***redacted***" : h);
   }
   w.end_array();
+  w.field("server_cmd", server_cmd).field("deploy_sh", deploy_sh).field("model_path", model_path);
+  w.field("server_ready_timeout_s", server_ready_timeout_s).field("server_stop_grace_s", server_stop_grace_s);
   w.field("stream", stream).field("max_tokens", max_tokens).field("ignore_eos", ignore_eos);
   w.key("min_tokens");
   if (min_tokens) w.value(*min_tokens); else w.null();

@@ -18,6 +18,13 @@ struct RunConfig {
   std::string api_key;            ///< "" = $OPENAI_API_KEY if set
   std::vector<std::string> headers;  ///< extra "Key: Value" headers
 
+  // Server lifecycle (optional): tokbench starts the server, waits for it, and stops it.
+  std::string server_cmd;            ///< shell command that starts the server (needs --url or --host)
+  std::string deploy_sh;             ///< AtomGit convention: bash DEPLOY_SH with MODEL_PATH, port 8000
+  std::string model_path;            ///< MODEL_PATH for --deploy-sh; also the served model name
+  double server_ready_timeout_s = 600;
+  double server_stop_grace_s = 10;
+
   // Request body. Optional fields are sent only when given.
   bool stream = true;
   int64_t max_tokens = 256;  ///< 0 = not sent
@@ -56,7 +63,7 @@ struct RunConfig {
   std::vector<std::string> validate() const;
   /// The endpoint URL this config targets ("" when the built-in simulator will be started).
   std::string target_url() const;
-  bool embedded_target() const { return url.empty() && host.empty(); }
+  bool embedded_target() const { return url.empty() && host.empty() && deploy_sh.empty(); }
   /// The settings as a JSON object; the API key and Authorization headers are redacted.
   std::string to_json() const;
 };

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -23,6 +25,7 @@
 #include "load/schedule.hpp"
 #include "mock/mock_server.hpp"
 #include "probe/server_metrics.hpp"
+#include "probe/server_process.hpp"
 #include "record/record_io.hpp"
 #include "report/tables.hpp"
 #include "runner/recorder.hpp"
@@ -125,6 +128,13 @@ std::string build_synthetic(const RunConfig& cfg, const std::string& url, const 
   return w.take();
 }
 
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 int auto_workers(int concurrency) {
   const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return std::clamp((concurrency + 255) / 256, 1, cpus);
@@ -221,9 +231,35 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   if (!synthetic) data = dataset::load(cfg.dataset);
   if (cfg.num_prompts == 0) cfg.num_prompts = synthetic ? 100 : static_cast<int64_t>(data.items.size());
 
+  const std::time_t wall = std::time(nullptr);
+  RunOutcome out;
+  out.run_dir = report::make_run_dir(cfg.output_dir, wall);
+  auto log = make_logger(out.run_dir);
+
+  // A server tokbench starts itself (--server-cmd, --deploy-sh): up before anything is asked of it.
+  std::unique_ptr<probe::ServerProcess> server_proc;
+  std::string url = cfg.target_url();
+  if (!cfg.server_cmd.empty() || !cfg.deploy_sh.empty()) {
+    probe::ServerProcessSettings ps;
+    ps.command = cfg.server_cmd.empty() ? "bash " + cfg.deploy_sh : cfg.server_cmd;
+    if (!cfg.deploy_sh.empty()) {
+      ps.env["MODEL_PATH"] = cfg.model_path;
+      if (cfg.model.empty()) cfg.model = cfg.model_path;  // served model name = the model path
+    }
+    ps.log_path = out.run_dir / "logs" / "server.log";
+    ps.ready_urls = {client::root_url_for(url) + "/health", client::models_url_for(url)};
+    ps.ready_timeout_s = cfg.server_ready_timeout_s;
+    ps.stop_grace_s = cfg.server_stop_grace_s;
+    fmt::print(console, "starting the server: {} (log: {})\n", ps.command, ps.log_path.string());
+    std::fflush(console);
+    log->info("starting the server: {}", ps.command);
+    server_proc = std::make_unique<probe::ServerProcess>(ps);
+    server_proc->start_and_wait();
+    log->info("server ready (pid {})", server_proc->pid());
+  }
+
   // Target: the user's server, or the built-in simulator on a free loopback port.
   std::unique_ptr<mock::MockServer> sim;
-  std::string url = cfg.target_url();
   if (cfg.embedded_target()) {
     mock::MockSettings ms;
     ms.port = 0;
@@ -258,11 +294,8 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   for (int64_t i = 0; i < cfg.warmup; ++i) warm_bodies.push_back(client::build_body(bs, dataset::cycle(data, static_cast<size_t>(i))));
   for (int64_t i = 0; i < cfg.num_prompts; ++i) bodies.push_back(client::build_body(bs, dataset::cycle(data, static_cast<size_t>(i))));
 
-  const std::time_t wall = std::time(nullptr);
-  RunOutcome out;
-  out.run_dir = report::make_run_dir(cfg.output_dir, wall, cfg.model_abbr);
   out.perf_dir = out.run_dir / "performances" / cfg.model_abbr;
-  auto log = make_logger(out.run_dir);
+  fs::create_directories(out.perf_dir);
 
   report::RunInfo info;
   info.started_at = now_iso(wall);
@@ -370,6 +403,28 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   const auto counters = engine.run(bodies, schedule, origin, false, 0, on_done, stop);
   recorder.drain();
   if (scraper) scraper->stop();
+  if (server_proc) {
+    const std::string how = server_proc->stop();
+    log->info("server {}", how);
+    const auto sl = probe::parse_vllm_log(read_text(out.run_dir / "logs" / "server.log"));
+    JsonWriter w;
+    w.begin_object().field("command", cfg.server_cmd.empty() ? "bash " + cfg.deploy_sh : cfg.server_cmd);
+    w.field("stopped", how).field("log", (out.run_dir / "logs" / "server.log").string());
+    w.key("log_summary").begin_object().field("throughput_lines", sl.throughput_lines);
+    w.field("mean_generation_throughput", sl.mean_generation_throughput).field("mean_prompt_throughput", sl.mean_prompt_throughput);
+    w.field("max_running", sl.max_running).field("max_waiting", sl.max_waiting).field("spec_lines", sl.spec_lines);
+    w.field("last_mean_acceptance_length", sl.last_mean_acceptance_length);
+    w.field("accepted_tokens", sl.accepted_tokens).field("drafted_tokens", sl.drafted_tokens);
+    w.key("per_position_acceptance").begin_array();
+    for (double p : sl.per_position_acceptance) w.value(p);
+    w.end_array().end_object().end_object();
+    info.server_process_json = w.take();
+    if (sl.throughput_lines > 0 || sl.spec_lines > 0) {
+      fmt::print(console, "server log: mean generation throughput {:.1f} tokens/s over {} line(s){}\n",
+                 sl.mean_generation_throughput, sl.throughput_lines,
+                 sl.spec_lines ? fmt::format(", mean acceptance length {:.2f} (last SpecDecoding line)", sl.last_mean_acceptance_length) : "");
+    }
+  }
   finished = true;
   if (progress.joinable()) progress.join();
   out.interrupted = stop.load() != client::kRunning;

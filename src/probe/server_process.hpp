@@ -1,0 +1,60 @@
+#pragma once
+// probe/server_process: starts the server under test (--server-cmd, or a deploy.sh with
+// MODEL_PATH set), captures its output to a log file, waits until it answers, and stops it:
+// SIGTERM to its process group, SIGKILL after a grace period. Errors show the log's tail.
+#include <sys/types.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tokbench::probe {
+
+struct ServerProcessSettings {
+  std::string command;                       ///< run with /bin/sh -c
+  std::map<std::string, std::string> env;    ///< added to the environment
+  std::filesystem::path log_path;            ///< stdout and stderr go here
+  std::vector<std::string> ready_urls;       ///< any answering HTTP 200 means ready
+  double ready_timeout_s = 600;
+  double stop_grace_s = 10;
+};
+
+class ServerProcess {
+ public:
+  explicit ServerProcess(ServerProcessSettings s);
+  ~ServerProcess();  ///< stops the server if still running
+
+  /// Starts the command and waits until a ready URL answers. Throws std::runtime_error naming
+  /// what happened (exited early with status N, not ready after T s) with the log's last lines.
+  void start_and_wait();
+  /// SIGTERM, then SIGKILL after the grace period. Returns how it ended, for the report.
+  std::string stop();
+  pid_t pid() const { return pid_; }
+
+ private:
+  ServerProcessSettings s_;
+  pid_t pid_ = -1;
+};
+
+/// The last `n` lines of a file ("" if unreadable).
+std::string tail_lines(const std::filesystem::path& p, size_t n);
+
+/// What vLLM's periodic log lines said during a run.
+struct VllmLogSummary {
+  int64_t throughput_lines = 0;
+  double mean_generation_throughput = 0;  ///< over lines with running requests, tokens/s
+  double mean_prompt_throughput = 0;
+  int64_t max_running = 0, max_waiting = 0;
+  int64_t spec_lines = 0;
+  double last_mean_acceptance_length = 0;
+  int64_t accepted_tokens = 0, drafted_tokens = 0;  ///< summed over SpecDecoding lines
+  std::vector<double> per_position_acceptance;        ///< from the last SpecDecoding line
+};
+
+/// Parses "Avg prompt throughput: … tokens/s, Avg generation throughput: … tokens/s, Running: N
+/// reqs, Waiting: N reqs" and "SpecDecoding metrics: Mean acceptance length: …, … Accepted: N
+/// tokens, Drafted: N tokens, Per-position acceptance rate: a, b, …" lines.
+VllmLogSummary parse_vllm_log(const std::string& text);
+
+}  // namespace tokbench::probe
