@@ -528,6 +528,18 @@ TEST_F(CliTest, DeployShConvention) {
   EXPECT_EQ(common(r, "success_requests"), 3);
 }
 
+TEST_F(CliTest, ProfileWindowCallsTheServer) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "5"});
+  const auto rd = run({"--url", sim.url(), "--num-prompts", "8", "--concurrency", "2", "--max-tokens", "40",
+                       "--ignore-eos", "--profile-window", "0.1:0.3"});
+  ASSERT_FALSE(rd.empty());
+  auto p = result(rd)["profile"];
+  EXPECT_EQ(p["start_status"].get_int64().value(), 200);
+  EXPECT_EQ(p["stop_status"].get_int64().value(), 200);
+  EXPECT_NEAR(p["stopped_at_s"].get_double().value() - p["started_at_s"].get_double().value(), 0.3, 0.15);
+  EXPECT_EQ(run_tokbench({"run", "--profile-window", "soon"}).code, 2);
+}
+
 TEST_F(CliTest, TokenizeCommand) {
   const fs::path model = fs::path(TOKBENCH_TOKENIZER_FIXTURES) / "tokenizer-llama2" / "models";
   ASSERT_TRUE(fs::exists(model)) << "run `npm ci --prefix tests/tokenizer`";

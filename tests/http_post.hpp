@@ -13,10 +13,11 @@ struct PostResult {
   CURLcode rc = CURLE_OK;
 };
 
-inline PostResult http_post(const std::string& url, const std::string& body) {
+inline PostResult http_post(const std::string& url, const std::string& body, const std::string& extra_header = "") {
   PostResult out;
   CURL* e = curl_easy_init();
   curl_slist* h = curl_slist_append(nullptr, "Content-Type: application/json");
+  if (!extra_header.empty()) h = curl_slist_append(h, extra_header.c_str());
   curl_easy_setopt(e, CURLOPT_URL, url.c_str());
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
   curl_easy_setopt(e, CURLOPT_POSTFIELDS, body.c_str());

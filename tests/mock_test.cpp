@@ -248,6 +248,45 @@ TEST(MockServerBatching, MaxNumSeqsQueuesTheRest) {
   EXPECT_NE(metrics.find("vllm:num_requests_running{model_name=\"tokbench-mock\"} 0"), std::string::npos);
 }
 
+TEST(MockServerBatching, PrefixCacheReportsCachedTokensAndSkipsPrefill) {
+  MockSettings s;
+  s.port = 0;
+  s.ttft_ms = 200;
+  s.prefix_caching = true;
+  s.block_size = 4;
+  MockServer server(s);
+  const std::string base = "http://127.0.0.1:" + std::to_string(server.start());
+  const std::string body = R"({"model":"tokbench-mock","prompt":")" + std::string(160, 'a') + R"(","max_tokens":1})";
+  auto timed = [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = http_post(base + "/v1/completions", body);
+    return std::pair{r, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()};
+  };
+  const auto [first, first_ms] = timed();
+  const auto [second, second_ms] = timed();
+  EXPECT_NE(first.body.find(R"("prompt_tokens_details":{"cached_tokens":0})"), std::string::npos) << first.body;
+  EXPECT_NE(second.body.find(R"("prompt_tokens_details":{"cached_tokens":40})"), std::string::npos) << second.body;
+  EXPECT_GE(first_ms, 190);
+  EXPECT_LT(second_ms, 120);  // 40 of 40 prompt units cached: one unit of prefill left
+  const auto metrics = client::http_get(base + "/metrics", {}, "", 5000).body;
+  EXPECT_NE(metrics.find("vllm:prefix_cache_hits_total{model_name=\"tokbench-mock\"} 40"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("vllm:prefix_cache_queries_total{model_name=\"tokbench-mock\"} 80"), std::string::npos);
+}
+
+TEST_F(MockServerTest, RequestIdIsEchoedAndProfilingRecorded) {
+  const auto res = http_post(base_ + "/v1/chat/completions",
+                             R"({"model":"tokbench-mock","messages":[{"role":"user","content":"x"}],"max_tokens":1})",
+                             "x-request-id: my-req-7");
+  EXPECT_NE(res.body.find(R"("id":"my-req-7")"), std::string::npos) << res.body;
+  EXPECT_EQ(http_post(base_ + "/start_profile", "{}").status, 200);
+  EXPECT_EQ(http_post(base_ + "/stop_profile", "{}").status, 200);
+  const auto ev = server_->profile_events();
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].first, "start");
+  EXPECT_EQ(ev[1].first, "stop");
+  EXPECT_LE(ev[0].second, ev[1].second);
+}
+
 TEST(MockServerFaults, FailEveryAnswers500) {
   MockSettings s;
   s.ttft_ms = 1;

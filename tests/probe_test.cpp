@@ -5,6 +5,7 @@
 
 #include "probe/prometheus.hpp"
 #include "probe/server_metrics.hpp"
+#include "probe/server_process.hpp"
 
 namespace tokbench::probe {
 namespace {
@@ -95,6 +96,28 @@ TEST(ServerSummary, RatesAcceptanceAndCrossCheck) {
   EXPECT_FALSE(checks[0].agree);
   EXPECT_FALSE(checks[1].agree);
   EXPECT_FALSE(summarize({a}, "u").has_value());
+}
+
+TEST(VllmLog, ThroughputAndSpecDecodingLines) {
+  const std::string log =
+      "INFO 11-29 10:00:00 [loggers.py:123] Engine 000: Avg prompt throughput: 100.0 tokens/s, Avg generation "
+      "throughput: 300.0 tokens/s, Running: 4 reqs, Waiting: 2 reqs, GPU KV cache usage: 1.0%\n"
+      "INFO 11-29 10:00:10 [loggers.py:123] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation "
+      "throughput: 0.0 tokens/s, Running: 0 reqs, Waiting: 0 reqs\n"
+      "INFO [metrics.py] SpecDecoding metrics: Mean acceptance length: 2.53, Accepted throughput: 10.00 tokens/s, "
+      "Drafted throughput: 20.00 tokens/s, Accepted: 150 tokens, Drafted: 300 tokens, Per-position acceptance rate: "
+      "0.700, 0.490, 0.343, Avg Draft acceptance rate: 51.1%\n"
+      "some other line\n";
+  const auto s = parse_vllm_log(log);
+  EXPECT_EQ(s.throughput_lines, 2);
+  EXPECT_DOUBLE_EQ(s.mean_generation_throughput, 300);  // idle lines do not dilute it
+  EXPECT_EQ(s.max_running, 4);
+  EXPECT_EQ(s.max_waiting, 2);
+  EXPECT_EQ(s.spec_lines, 1);
+  EXPECT_DOUBLE_EQ(s.last_mean_acceptance_length, 2.53);
+  EXPECT_EQ(s.accepted_tokens, 150);
+  EXPECT_EQ(s.drafted_tokens, 300);
+  EXPECT_EQ(s.per_position_acceptance, (std::vector<double>{0.7, 0.49, 0.343}));
 }
 
 }  // namespace

@@ -83,6 +83,8 @@ void add_run(CLI::App& app, std::function<int()>& action) {
                   "Prometheus URL to scrape before, during and after the run; default: the target's /metrics when it "
                   "answers; off = never");
   run->add_option("--scrape-interval-ms", c.scrape_interval_ms, "scrape period")->capture_default_str();
+  run->add_option("--profile-window", c.profile_window,
+                  "START_S:DURATION_S: POST /start_profile START_S into the measured phase, /stop_profile DURATION_S later");
   run->callback([&action, cfg] {
     action = [cfg] {
       struct sigaction sa {};
@@ -121,6 +123,9 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action) {
   cmd->add_flag("--no-usage", s->no_usage, "never send usage (like servers that do not report it)");
   cmd->add_option("--log-interval-s", s->log_interval_s, "print vLLM-style throughput/SpecDecoding lines to stderr; 0 = off")
       ->capture_default_str();
+  cmd->add_flag("--enable-prefix-caching", s->prefix_caching,
+                "leading prompt blocks seen before skip their prefill; usage reports prompt_tokens_details.cached_tokens");
+  cmd->add_option("--block-size", s->block_size, "prefix-cache block, in tokens")->capture_default_str();
   cmd->add_option("--max-num-seqs", s->max_num_seqs, "running requests at most; the rest queue (FIFO); 0 = no limit")
       ->capture_default_str();
   cmd->add_option("--batch-slowdown-ms", s->batch_slowdown_ms, "extra step time per running request beyond the first")

@@ -27,6 +27,7 @@ std::vector<std::string> MockSettings::validate() const {
   check(fail_every >= 0, fmt::format("--fail-every: bad value {} (expected >= 0)", fail_every));
   check(drop_every >= 0, fmt::format("--drop-every: bad value {} (expected >= 0)", drop_every));
   check(!model_name.empty(), "--model-name: must not be empty");
+  check(block_size >= 1, fmt::format("--block-size: bad value {} (expected >= 1)", block_size));
   check(max_num_seqs >= 0, fmt::format("--max-num-seqs: bad value {} (expected >= 0; 0 = no limit)", max_num_seqs));
   check(batch_slowdown_ms >= 0, fmt::format("--batch-slowdown-ms: bad value {} (expected >= 0)", batch_slowdown_ms));
   check(spec_tokens >= 0 && spec_tokens <= 16, fmt::format("--spec-tokens: bad value {} (expected 0..16)", spec_tokens));
@@ -152,6 +153,31 @@ Plan make_plan(const CompletionRequest& req, const MockSettings& s, uint64_t seq
   return p;
 }
 
+std::vector<int64_t> cache_units(std::string_view rendered) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < rendered.size(); i += 4) {
+    uint64_t v = 0;
+    for (size_t k = i; k < std::min(rendered.size(), i + 4); ++k) v = (v << 8) | static_cast<unsigned char>(rendered[k]);
+    out.push_back(static_cast<int64_t>(v));
+  }
+  return out;
+}
+
+int64_t PrefixCache::lookup_and_insert(const std::vector<int64_t>& units) {
+  const size_t bs = static_cast<size_t>(block_size_);
+  std::vector<uint64_t> hashes;
+  uint64_t h = 1469598103934665603ULL;  // FNV-1a over the chain: a block's hash covers its whole prefix
+  for (size_t b = 0; (b + 1) * bs <= units.size(); ++b) {
+    for (size_t k = b * bs; k < (b + 1) * bs; ++k) h = (h ^ static_cast<uint64_t>(units[k])) * 1099511628211ULL;
+    hashes.push_back(h);
+  }
+  std::lock_guard lock(mu_);
+  size_t hit = 0;
+  while (hit < hashes.size() && blocks_.contains(hashes[hit])) ++hit;
+  blocks_.insert(hashes.begin(), hashes.end());
+  return static_cast<int64_t>(hit * bs);
+}
+
 StepModel::StepModel(const MockSettings& s, uint64_t seq) : s_(s), rng_(s.seed ^ (seq * 0x9E3779B97F4A7C15ULL) ^ 0x5eed) {}
 
 double StepModel::ttft_ms() {
@@ -191,6 +217,7 @@ void usage_object(JsonWriter& w, ChunkUsage u) {
   w.field("prompt_tokens", u.prompt);
   w.field("total_tokens", u.prompt + u.completion);
   w.field("completion_tokens", u.completion);
+  if (u.cached >= 0) w.key("prompt_tokens_details").begin_object().field("cached_tokens", u.cached).end_object();
   w.end_object();
 }
 

@@ -4,7 +4,9 @@
 // mock_server writes these bytes at these times. Shares no state with the client.
 #include <cstdint>
 #include <optional>
+#include <mutex>
 #include <random>
+#include <unordered_set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +38,8 @@ struct MockSettings {
   int spec_tokens = 0;             ///< speculative decoding: draft tokens per step (MTP's K); 0 = off
   double spec_acceptance = 0.7;    ///< probability each draft is accepted (the first rejection ends a step)
   double log_interval_s = 0;  ///< vLLM-style throughput / SpecDecoding lines on stderr; 0 = off
+  bool prefix_caching = false;  ///< prompts sharing full leading blocks with earlier ones skip that prefill
+  int block_size = 16;          ///< prefix-cache block, in tokens
   double min_tokens_step_penalty_ms = -1;  ///< extra step time while any running request has min_tokens
                                            ///< and spec decoding is on; -1 = --tpot-ms (doubles a step)
 
@@ -82,6 +86,23 @@ struct Plan {
 /// decode iteration; chunks carry up to tokens_per_chunk tokens (all of a speculative step).
 Plan make_plan(const CompletionRequest& req, const MockSettings& s, uint64_t seq);
 
+/// Prompt "tokens" for the prefix cache: the tokenizer's ids when there is one, else one id per
+/// 4 bytes (the simple counting rule's unit).
+std::vector<int64_t> cache_units(std::string_view rendered);
+
+/// A vLLM-style prefix cache over hash-chained blocks of `block_size` units. Thread-safe.
+class PrefixCache {
+ public:
+  explicit PrefixCache(int block_size) : block_size_(block_size) {}
+  /// Tokens of `units` already cached (whole leading blocks), then caches all its full blocks.
+  int64_t lookup_and_insert(const std::vector<int64_t>& units);
+
+ private:
+  int block_size_;
+  std::mutex mu_;
+  std::unordered_set<uint64_t> blocks_;
+};
+
 /// What every running request shares: the batch.
 struct BatchState {
   int running = 1;             ///< requests decoding now, this one included
@@ -114,6 +135,7 @@ std::string_view token_text(uint64_t j);
 struct ChunkUsage {
   int64_t prompt = 0;
   int64_t completion = 0;
+  int64_t cached = -1;  ///< prompt_tokens_details.cached_tokens; -1 = not reported (no prefix cache)
 };
 
 /// One streaming chunk's JSON. `text` empty with role=true is vLLM's role-only first chunk.

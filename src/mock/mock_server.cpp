@@ -50,6 +50,9 @@ struct MockServer::Impl {
   int running = 0;
   int running_min_tokens = 0;
   std::deque<std::shared_ptr<net::steady_timer>> waiters;
+  std::unique_ptr<PrefixCache> prefix_cache;
+  std::mutex profile_mu;
+  std::vector<std::pair<std::string, int64_t>> profile_events;  // ("start"|"stop", steady ns)
 
   explicit Impl(MockSettings settings) : s(std::move(settings)) {}
 
@@ -136,6 +139,16 @@ struct MockServer::Impl {
       res.keep_alive(keep);
       res.body() = metrics.render();
       co_await send(sock, res);
+    } else if ((path == "/start_profile" || path == "/stop_profile") && post) {
+      const std::string kind = path == "/start_profile" ? "start" : "stop";
+      {
+        std::lock_guard lock(profile_mu);
+        profile_events.emplace_back(kind, steady_now_ns());
+      }
+      std::fprintf(stderr, "INFO [api_server.py] %s\n", kind == "start" ? "Starting profiler..." : "Stopping profiler...");
+      http::response<http::string_body> res{http::status::ok, v};
+      res.keep_alive(keep);
+      co_await send(sock, res);
     } else if ((path == "/tokenize" || path == "/detokenize") && post) {
       auto [status, body] = tokenize(req.body(), path == "/tokenize");
       co_await send_json(sock, v, keep, status, std::move(body));
@@ -199,10 +212,11 @@ struct MockServer::Impl {
     bool min_tokens = false;
     std::chrono::steady_clock::time_point arrival;
     int64_t prompt_tokens = 0;
+    int64_t cached_tokens = -1;
     ~BatchSlot() {
       if (!impl) return;
       impl->release(min_tokens);
-      impl->metrics.request_finished(seconds_since(arrival), prompt_tokens, false, 0);
+      impl->metrics.request_finished(seconds_since(arrival), prompt_tokens, cached_tokens >= 0, std::max<int64_t>(0, cached_tokens));
     }
   };
 
@@ -319,7 +333,21 @@ struct MockServer::Impl {
 
     StepModel model(s, g.seq);
     const int64_t target = g.plan.tokens;
-    auto at = admitted + std::chrono::nanoseconds(static_cast<int64_t>(model.ttft_ms() * 1e6));
+    double prefill_ms = model.ttft_ms();
+    int64_t cached = -1;
+    if (prefix_cache) {  // cached leading blocks skip their share of the prefill
+      std::vector<int64_t> units;
+      if (tok) {
+        for (int32_t id : tok->encode(cr.rendered, !g.chat)) units.push_back(id);
+      } else {
+        units = cache_units(cr.rendered);
+      }
+      cached = std::min<int64_t>(prefix_cache->lookup_and_insert(units), cr.prompt_tokens);
+      if (cr.prompt_tokens > 0)
+        prefill_ms *= static_cast<double>(std::max<int64_t>(1, cr.prompt_tokens - cached)) / static_cast<double>(cr.prompt_tokens);
+      slot.cached_tokens = cached;
+    }
+    auto at = admitted + std::chrono::nanoseconds(static_cast<int64_t>(prefill_ms * 1e6));
     const int64_t drop_after = s.drop_every > 0 && g.seq % static_cast<uint64_t>(s.drop_every) == 0 ? target / 2 : -1;
     std::vector<int64_t> trace_t;
     std::string trace_kinds;
@@ -372,7 +400,7 @@ struct MockServer::Impl {
                   piece.empty() ? 'F' : 'C', chunk_tokens);
           }
           if (done) {
-            if (cr.include_usage) event(usage_chunk(g.chat, g.id, s.model_name, g.created, {cr.prompt_tokens, produced}), 'U', 0);
+            if (cr.include_usage) event(usage_chunk(g.chat, g.id, s.model_name, g.created, {cr.prompt_tokens, produced, cached}), 'U', 0);
             payload += "data: [DONE]\n\n";
             trace_kinds.push_back('D');
             trace_tokens.push_back(0);
@@ -393,7 +421,7 @@ struct MockServer::Impl {
       write_trace(g.id, trace_t, trace_kinds, trace_tokens, false);
       co_return true;
     }
-    std::string body = full_body(g.chat, g.id, s.model_name, g.created, text, g.plan.finish_reason, {cr.prompt_tokens, produced});
+    std::string body = full_body(g.chat, g.id, s.model_name, g.created, text, g.plan.finish_reason, {cr.prompt_tokens, produced, cached});
     if (s.no_usage) body = full_body_without_usage(body);
     http::response<http::string_body> out{http::status::ok, version};
     out.set(http::field::content_type, "application/json");
@@ -437,6 +465,7 @@ uint16_t MockServer::start() {
   auto& m = *impl_;
   if (auto errs = m.s.validate(); !errs.empty()) throw std::runtime_error(errs.front());
   if (!m.s.tokenizer_path.empty()) m.tok = tokenizer::Tokenizer::load(m.s.tokenizer_path);
+  if (m.s.prefix_caching) m.prefix_cache = std::make_unique<PrefixCache>(m.s.block_size);
   if (!m.s.trace_path.empty()) {
     // Append mode, so a reader may truncate the file between runs without leaving a hole.
     const int fd = ::open(m.s.trace_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
@@ -475,5 +504,10 @@ void MockServer::stop() {
 }
 
 uint64_t MockServer::completions_served() const { return impl_->served.load(); }
+
+std::vector<std::pair<std::string, int64_t>> MockServer::profile_events() const {
+  std::lock_guard lock(impl_->profile_mu);
+  return impl_->profile_events;
+}
 
 }  // namespace tokbench::mock

@@ -5,6 +5,9 @@
 // and the ground truth of accuracy tests (optional --trace records each chunk's write time).
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "mock/mock_response.hpp"
 
@@ -23,6 +26,8 @@ class MockServer {
   void stop();
   /// Requests served so far (completion endpoints only).
   uint64_t completions_served() const;
+  /// POST /start_profile and /stop_profile calls so far: ("start"|"stop", steady_clock ns).
+  std::vector<std::pair<std::string, int64_t>> profile_events() const;
 
  private:
   struct Impl;

@@ -94,6 +94,7 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
     w.key("server").null();
   }
   if (!info.server_process_json.empty()) w.field_raw("server_process", info.server_process_json);
+  if (!info.profile_json.empty()) w.field_raw("profile", info.profile_json);
   w.key("audit").begin_array();
   for (const auto& [level, text] : info.audit) w.begin_object().field("level", level).field("text", text).end_object();
   w.end_array();

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include "common/json_writer.hpp"
 
 namespace tokbench::runner {
@@ -34,6 +36,12 @@ std::vector<std::string> RunConfig::validate() const {
   check(deploy_sh.empty() || !model_path.empty(), "--deploy-sh needs --model-path (exported as MODEL_PATH)");
   check(server_ready_timeout_s > 0, fmt::format("--server-ready-timeout-s: bad value {} (expected > 0)", server_ready_timeout_s));
   check(server_stop_grace_s >= 0, fmt::format("--server-stop-grace-s: bad value {} (expected >= 0)", server_stop_grace_s));
+  if (!profile_window.empty()) {
+    double a = -1, b = -1;
+    char extra = 0;
+    check(std::sscanf(profile_window.c_str(), "%lf:%lf%c", &a, &b, &extra) == 2 && a >= 0 && b > 0,
+          fmt::format("--profile-window: bad value '{}' (expected START_S:DURATION_S, e.g. 10:5)", profile_window));
+  }
   check(scrape_interval_ms >= 50, fmt::format("--scrape-interval-ms: bad value {} (expected >= 50)", scrape_interval_ms));
   check(server_metrics.empty() || server_metrics == "off" || server_metrics.starts_with("http://") ||
             server_metrics.starts_with("https://"),
@@ -90,6 +98,7 @@ std::string RunConfig::to_json() const {
   w.field("dataset", dataset).field("tokenizer", tokenizer).field("input_len", input_len);
   w.field("output_len", output_len).field("input_len_range", input_len_range).field("prefix_len", prefix_len);
   w.field("output_dir", output_dir).field("model_abbr", model_abbr);
+  w.field("profile_window", profile_window);
   w.field("compat", compat).field("server_metrics", server_metrics).field("scrape_interval_ms", scrape_interval_ms);
   w.end_object();
   return w.take();

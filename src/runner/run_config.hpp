@@ -57,6 +57,7 @@ struct RunConfig {
   std::string compat = "tokbench";  ///< definitions + request body: tokbench | aisbench | evalscope | vllm | sglang
   std::string server_metrics;       ///< Prometheus URL; "" = the target's /metrics when it answers; "off"
   int64_t scrape_interval_ms = 1000;
+  std::string profile_window;       ///< "START_S:DURATION_S": POST /start_profile and /stop_profile then
   bool quiet = false;               ///< no progress line
 
   /// Every problem at once, each naming the flag and the fix.

@@ -398,11 +398,49 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
       scraper.reset();
     }
   }
+  // --profile-window: the server's profiler on for a slice of the measured phase.
+  std::thread profiler;
+  std::string profile_json;
+  std::atomic<bool> measured_done{false};
+  if (!cfg.profile_window.empty()) {
+    double start_s = 0, duration_s = 0;
+    std::sscanf(cfg.profile_window.c_str(), "%lf:%lf", &start_s, &duration_s);
+    profiler = std::thread([&, start_s, duration_s] {
+      const std::string root = client::root_url_for(url);
+      const int64_t t0 = steady_now_ns();
+      auto sleep_until = [&](double s) {
+        while (!measured_done && steady_now_ns() - t0 < static_cast<int64_t>(s * 1e9))
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      };
+      sleep_until(start_s);
+      if (measured_done) {
+        profile_json = fmt::format("{{\"window\":\"{}\",\"started\":false,\"note\":\"the run ended before the window\"}}",
+                                   cfg.profile_window);
+        return;
+      }
+      const auto started = client::http_post(root + "/start_profile", "{}", cfg.headers, cfg.api_key, 30'000);
+      const double started_at = static_cast<double>(steady_now_ns() - t0) / 1e9;
+      sleep_until(start_s + duration_s);
+      const auto stopped = client::http_post(root + "/stop_profile", "{}", cfg.headers, cfg.api_key, 60'000);
+      const double stopped_at = static_cast<double>(steady_now_ns() - t0) / 1e9;
+      JsonWriter w;
+      w.begin_object().field("window", cfg.profile_window).field("started", true);
+      w.field("start_status", started.status).field("started_at_s", started_at);
+      w.field("stop_status", stopped.status).field("stopped_at_s", stopped_at);
+      w.field("cut_short", stopped_at < start_s + duration_s - 0.05).end_object();
+      profile_json = w.take();
+      log->info("profile window: /start_profile HTTP {} at {:.3f} s, /stop_profile HTTP {} at {:.3f} s", started.status,
+                started_at, stopped.status, stopped_at);
+    });
+  }
   const auto schedule = load::poisson_schedule(cfg.num_prompts, cfg.request_rate, cfg.seed);
   log->info("measured phase: {} request(s), {} worker thread(s)", bodies.size(), cfg.workers);
   const auto counters = engine.run(bodies, schedule, origin, false, 0, on_done, stop);
   recorder.drain();
   if (scraper) scraper->stop();
+  measured_done = true;
+  if (profiler.joinable()) profiler.join();
+  info.profile_json = profile_json;
   if (server_proc) {
     const std::string how = server_proc->stop();
     log->info("server {}", how);
