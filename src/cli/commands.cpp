@@ -9,6 +9,7 @@
 
 #include "client/engine.hpp"
 #include "mock/mock_server.hpp"
+#include "runner/compare.hpp"
 #include "runner/runner.hpp"
 #include "tokenizer/tokenize_command.hpp"
 
@@ -195,6 +196,15 @@ void add_tokenize(CLI::App& app, std::function<int()>& action) {
   cmd->callback([&action, a] { action = [a] { return tokenizer::run_tokenize(*a, stdin, stdout); }; });
 }
 
+void add_compare(CLI::App& app, std::function<int()>& action) {
+  auto o = std::make_shared<runner::CompareOptions>();
+  auto* cmd = app.add_subcommand("compare", "compare runs: every metric, significance, body/config/server diffs");
+  cmd->add_option("runs", o->runs, "run folders; the first is the baseline")->required()->expected(2, 64);
+  cmd->add_option("--fail-if", o->fail_if, "threshold, e.g. 'tpot.p99 > +5%' (repeatable): exit 3 when crossed");
+  cmd->add_option("--html", o->html, "page to write; default: <last run>/compare.html");
+  cmd->callback([&action, o] { action = [o] { return runner::compare_runs(*o, stdout); }; });
+}
+
 }  // namespace
 
 void add_commands(CLI::App& app, std::function<int()>& action) {
@@ -202,6 +212,7 @@ void add_commands(CLI::App& app, std::function<int()>& action) {
   add_serve_mock(app, action);
   add_report(app, action);
   add_tokenize(app, action);
+  add_compare(app, action);
 }
 
 }  // namespace tokbench::cli

@@ -411,6 +411,25 @@ std::optional<Definitions> definitions_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::vector<double> request_values(const std::vector<RequestRecord>& records, std::string_view metric) {
+  std::vector<double> out;
+  for (const auto& r : records) {
+    if (r.warmup || !r.ok()) continue;
+    const double e2e = static_cast<double>(r.done_ns - r.sent_ns);
+    const int64_t n = output_tokens(r);
+    if (metric == "E2EL") {
+      out.push_back(e2e / kNsPerMs);
+    } else if (metric == "OutputTokenThroughput") {
+      if (e2e > 0) out.push_back(static_cast<double>(n) / (e2e / kNsPerS));
+    } else if (r.stream && r.first_token_ns != kNone) {
+      if (metric == "TTFT") out.push_back(static_cast<double>(r.first_token_ns - r.sent_ns) / kNsPerMs);
+      if (metric == "TPOT" && n > 1 && r.last_token_ns != kNone)
+        out.push_back(static_cast<double>(r.last_token_ns - r.first_token_ns) / kNsPerMs / static_cast<double>(n - 1));
+    }
+  }
+  return out;
+}
+
 std::vector<DefinitionColumn> definitions_side_by_side(const std::vector<RequestRecord>& records, const RunFacts& facts) {
   std::vector<DefinitionColumn> out;
   for (auto d : kAllDefinitions) {

@@ -94,6 +94,10 @@ struct DefinitionColumn {
 std::vector<DefinitionColumn> definitions_side_by_side(const std::vector<record::RequestRecord>& records,
                                                        const RunFacts& facts);
 
+/// Per-request values of one metric under tokbench's definitions (measured, successful requests):
+/// "E2EL", "TTFT", "TPOT" in ms, "OutputTokenThroughput" in token/s. For significance tests.
+std::vector<double> request_values(const std::vector<record::RequestRecord>& records, std::string_view metric);
+
 /// Human-readable definition of each metric under `d`, for reports and result.json.
 std::vector<std::pair<std::string, std::string>> definition_texts(Definitions d);
 

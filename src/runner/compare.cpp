@@ -1,0 +1,305 @@
+#include "runner/compare.hpp"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "common/format.hpp"
+#include "common/json_writer.hpp"
+#include "metrics/metrics.hpp"
+#include "metrics/significance.hpp"
+#include "record/record_io.hpp"
+#include "report/outputs.hpp"
+
+namespace tokbench::runner {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kAlpha = 0.05;  // significance level of the Mann–Whitney test
+
+struct Run {
+  fs::path dir;
+  std::vector<record::RequestRecord> records;
+  metrics::MetricSet m;
+  std::map<std::string, std::string> config, body, server;  // flattened JSON
+};
+
+// Flattens a JSON value into path -> minified value.
+void flatten(simdjson::dom::element e, const std::string& prefix, std::map<std::string, std::string>& out) {
+  simdjson::dom::object o;
+  if (!e.get_object().get(o)) {
+    for (auto f : o) flatten(f.value, prefix.empty() ? std::string(f.key) : prefix + "." + std::string(f.key), out);
+    return;
+  }
+  out[prefix] = simdjson::minify(e);
+}
+
+Run load(const fs::path& dir) {
+  Run r;
+  r.dir = dir;
+  const auto cfg_path = dir / "configs" / "run_config.json";
+  if (!fs::exists(cfg_path))
+    throw std::runtime_error(fmt::format("'{}' is not a tokbench run folder (no configs/run_config.json)", dir.string()));
+  simdjson::dom::parser p;
+  simdjson::dom::element root = p.load(cfg_path.string());
+  flatten(root["effective"], "", r.config);
+  for (const char* volatile_key : {"output_dir", "api_key"}) r.config.erase(volatile_key);
+  std::string_view abbr, ds;
+  if (root["effective"]["model_abbr"].get_string().get(abbr) || root["dataset_abbr"].get_string().get(ds))
+    throw std::runtime_error(fmt::format("{}: incomplete run config", cfg_path.string()));
+  r.records = record::read_details((dir / "performances" / std::string(abbr) / (std::string(ds) + "_details.jsonl")).string());
+  metrics::RunFacts facts;
+  int64_t conc = 1;
+  bool stream = true;
+  if (root["effective"]["concurrency"].get_int64().get(conc)) conc = 1;
+  if (root["effective"]["stream"].get_bool().get(stream)) stream = true;
+  facts.max_concurrency = static_cast<int>(conc);
+  facts.stream = stream;
+  r.m = metrics::compute(r.records, facts, metrics::Definitions::Tokbench);
+  simdjson::dom::parser p2;
+  simdjson::dom::element res;
+  std::string_view body;
+  if (!p2.load((dir / "result.json").string()).get(res) && !res["run"]["request_body_example"].get_string().get(body)) {
+    simdjson::dom::parser p3;
+    simdjson::dom::element b;
+    if (!p3.parse(std::string(body)).get(b)) flatten(b, "", r.body);
+  }
+  if (fs::exists(dir / "server.json")) {
+    simdjson::dom::parser p4;
+    simdjson::dom::element s;
+    if (!p4.load((dir / "server.json").string()).get(s)) {
+      for (const char* k : {"generation_token_throughput", "prompt_token_throughput", "spec_acceptance_rate",
+                            "spec_mean_acceptance_length"}) {
+        simdjson::dom::element v;
+        if (!s[k].get(v)) r.server[k] = simdjson::minify(v);
+      }
+      for (const char* k : {"ttft_ms", "itl_per_step_ms", "e2e_ms", "queue_ms"}) {
+        simdjson::dom::element v;
+        if (!s[k]["mean"].get(v)) r.server[std::string(k) + ".mean"] = simdjson::minify(v);
+      }
+    }
+  }
+  // Prompt text differs with the dataset; what matters is the shape of the body.
+  for (auto& [k, v] : r.body)
+    if (k.starts_with("messages") || k == "prompt") v = "(prompt)";
+  return r;
+}
+
+std::optional<double> stat_of(const metrics::MetricSet& m, const std::string& metric, const std::string& stat) {
+  if (stat.empty()) {
+    if (const auto* c = m.common_metric(metric)) return c->value;
+    return std::nullopt;
+  }
+  const auto* row = m.row(metric);
+  if (!row || !row->stats) return std::nullopt;
+  const auto& s = *row->stats;
+  if (stat == "mean") return s.mean;
+  if (stat == "median" || stat == "p50") return s.median;
+  if (stat == "p75") return s.p75;
+  if (stat == "p90") return s.p90;
+  if (stat == "p99") return s.p99;
+  if (stat == "min") return s.min;
+  if (stat == "max") return s.max;
+  return std::nullopt;
+}
+
+std::string canonical_row(std::string name) {
+  static const char* kRows[] = {"E2EL", "TTFT", "TPOT", "ITL", "InputTokens", "OutputTokens", "OutputTokenThroughput",
+                                "PrefillTokenThroughput"};
+  std::string lower;
+  for (char c : name) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  for (const char* r : kRows) {
+    std::string lr;
+    for (const char* c = r; *c; ++c) lr.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(*c))));
+    if (lr == lower) return r;
+  }
+  return lower;  // a common metric key (snake_case)
+}
+
+std::string pct(double base, double v) {
+  if (base == 0) return v == 0 ? "0%" : "n/a";
+  return fmt::format("{:+.2f}%", 100 * (v - base) / base);
+}
+
+struct Diff {
+  std::string key, a, b;
+};
+
+std::vector<Diff> diff(const std::map<std::string, std::string>& a, const std::map<std::string, std::string>& b) {
+  std::vector<Diff> out;
+  for (const auto& [k, v] : a) {
+    auto it = b.find(k);
+    if (it == b.end()) out.push_back({k, v, "(absent)"});
+    else if (it->second != v) out.push_back({k, v, it->second});
+  }
+  for (const auto& [k, v] : b)
+    if (!a.contains(k)) out.push_back({k, "(absent)", v});
+  return out;
+}
+
+std::string html_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else if (c == '"') o += "&quot;";
+    else o.push_back(c);
+  }
+  return o;
+}
+
+}  // namespace
+
+Threshold parse_threshold(const std::string& text) {
+  std::istringstream in(text);
+  std::string lhs, op, rhs;
+  in >> lhs >> op >> rhs;
+  const auto fail = [&](const std::string& why) {
+    return std::invalid_argument(fmt::format("--fail-if: bad value '{}' ({}; expected e.g. 'tpot.p99 > +5%' or "
+                                             "'output_token_throughput < -10%')", text, why));
+  };
+  std::string extra;
+  if (lhs.empty() || rhs.empty() || (in >> extra)) throw fail("expected METRIC[.STAT] OP VALUE");
+  if (op != ">" && op != "<" && op != ">=" && op != "<=") throw fail("the operator must be >, <, >= or <=");
+  Threshold t;
+  t.text = text;
+  t.op = op;
+  const size_t dot = lhs.find('.');
+  t.metric = canonical_row(lhs.substr(0, dot));
+  if (dot != std::string::npos) t.stat = lhs.substr(dot + 1);
+  if (!t.stat.empty() && t.stat != "mean" && t.stat != "median" && t.stat != "p50" && t.stat != "p75" && t.stat != "p90" &&
+      t.stat != "p99" && t.stat != "min" && t.stat != "max")
+    throw fail(fmt::format("unknown statistic '{}'", t.stat));
+  t.relative = rhs.back() == '%';
+  if (t.relative) rhs.pop_back();
+  char* end = nullptr;
+  t.value = std::strtod(rhs.c_str(), &end);
+  if (rhs.empty() || *end != '\0') throw fail("the value must be a number, or a change in percent such as +5%");
+  return t;
+}
+
+int compare_runs(const CompareOptions& o, std::FILE* console) {
+  if (o.runs.size() < 2) throw std::invalid_argument("compare: give at least two run folders (the first is the baseline)");
+  std::vector<Threshold> thresholds;
+  for (const auto& f : o.fail_if) thresholds.push_back(parse_threshold(f));
+  std::vector<Run> runs;
+  for (const auto& r : o.runs) runs.push_back(load(r));
+  const Run& base = runs.front();
+
+  // The metric table: baseline, then each run with its change and, for per-request latencies, the
+  // Mann–Whitney verdict.
+  std::string table = "metric";
+  for (size_t i = 0; i < runs.size(); ++i) table += fmt::format(" | {}{}", runs[i].dir.filename().string(), i ? " (change, test)" : " (baseline)");
+  table += "\n";
+  struct Line {
+    std::string name;
+    std::vector<std::string> cells;
+    bool significant = false;
+  };
+  std::vector<Line> lines;
+  const char* rows[] = {"E2EL", "TTFT", "TPOT", "ITL", "OutputTokens", "OutputTokenThroughput"};
+  for (const char* row : rows) {
+    for (const char* stat : {"mean", "median", "p99"}) {
+      Line line{fmt::format("{}.{}", row, stat), {}, false};
+      const auto b = stat_of(base.m, row, stat);
+      line.cells.push_back(b ? format_round4(*b) : "n/a");
+      for (size_t i = 1; i < runs.size(); ++i) {
+        const auto v = stat_of(runs[i].m, row, stat);
+        std::string cell = v ? format_round4(*v) : "n/a";
+        if (v && b) cell += " (" + pct(*b, *v);
+        const std::string r(row);
+        if (v && b && std::string(stat) == "median" && r != "ITL" && r != "OutputTokens") {
+          const auto mw = metrics::mann_whitney(metrics::request_values(base.records, r), metrics::request_values(runs[i].records, r));
+          const bool sig = mw.p_value < kAlpha;
+          line.significant |= sig;
+          cell += fmt::format(", p={:.3g} {}", mw.p_value, sig ? "significant" : "noise");
+        }
+        if (v && b) cell += ")";
+        line.cells.push_back(cell);
+      }
+      lines.push_back(std::move(line));
+    }
+  }
+  for (const char* key : {"request_throughput", "output_token_throughput", "success_requests", "failed_requests", "concurrency"}) {
+    Line line{key, {}, false};
+    const double b = base.m.common_metric(key)->value;
+    line.cells.push_back(format_round4(b));
+    for (size_t i = 1; i < runs.size(); ++i) {
+      const double v = runs[i].m.common_metric(key)->value;
+      line.cells.push_back(format_round4(v) + " (" + pct(b, v) + ")");
+    }
+    lines.push_back(std::move(line));
+  }
+  for (const auto& l : lines) {
+    table += l.name;
+    for (const auto& c : l.cells) table += " | " + c;
+    table += "\n";
+  }
+  fmt::print(console, "{}", table);
+
+  // What differs besides the numbers.
+  std::string diffs;
+  for (size_t i = 1; i < runs.size(); ++i) {
+    const std::pair<const char*, std::vector<Diff>> sections[] = {{"request body", diff(base.body, runs[i].body)},
+                                                                  {"config", diff(base.config, runs[i].config)},
+                                                                  {"server /metrics", diff(base.server, runs[i].server)}};
+    for (const auto& [what, ds] : sections) {
+      if (ds.empty()) continue;
+      diffs += fmt::format("{} differs ({} vs {}):\n", what, base.dir.filename().string(), runs[i].dir.filename().string());
+      for (const auto& d : ds) diffs += fmt::format("  {}: {} -> {}\n", d.key, d.a, d.b);
+    }
+  }
+  fmt::print(console, "{}", diffs.empty() ? "request bodies, configs and server metrics: no differences\n" : diffs);
+
+  // Thresholds.
+  std::vector<std::string> crossed;
+  for (const auto& t : thresholds) {
+    const auto b = stat_of(base.m, t.metric, t.stat);
+    if (!b) throw std::invalid_argument(fmt::format("--fail-if '{}': the baseline has no {}{}", t.text, t.metric, t.stat.empty() ? "" : "." + t.stat));
+    for (size_t i = 1; i < runs.size(); ++i) {
+      const auto v = stat_of(runs[i].m, t.metric, t.stat);
+      if (!v) continue;
+      const double x = t.relative ? (*b == 0 ? 0 : 100 * (*v - *b) / *b) : *v;
+      const bool hit = t.op == ">" ? x > t.value : t.op == "<" ? x < t.value : t.op == ">=" ? x >= t.value : x <= t.value;
+      if (hit) crossed.push_back(fmt::format("{}: {} is {}{}", t.text, runs[i].dir.filename().string(),
+                                              format_round4(x), t.relative ? "%" : ""));
+    }
+  }
+  for (const auto& c : crossed) fmt::print(console, "FAIL {}\n", c);
+
+  // The same on one self-contained page.
+  const fs::path html = o.html.empty() ? runs.back().dir / "compare.html" : fs::path(o.html);
+  std::string page = "<!doctype html><html><head><meta charset=\"utf-8\"><title>tokbench compare</title><style>"
+                     "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+                     "padding:4px 8px;text-align:right}td:first-child{text-align:left}.sig{background:#fde2e2}"
+                     "</style></head><body><h1>tokbench compare</h1><table><tr><th>metric</th>";
+  for (size_t i = 0; i < runs.size(); ++i) page += "<th>" + html_escape(runs[i].dir.filename().string()) + (i ? "" : " (baseline)") + "</th>";
+  page += "</tr>";
+  for (const auto& l : lines) {
+    page += std::string("<tr") + (l.significant ? " class=\"sig\"" : "") + "><td>" + html_escape(l.name) + "</td>";
+    for (const auto& c : l.cells) page += "<td>" + html_escape(c) + "</td>";
+    page += "</tr>";
+  }
+  page += "</table><p>Mann–Whitney U, two-sided, α = 0.05, on per-request values; highlighted rows changed significantly.</p>";
+  page += "<h2>Differences</h2><pre>" + html_escape(diffs.empty() ? "none\n" : diffs) + "</pre>";
+  if (!thresholds.empty()) page += "<h2>Thresholds</h2><pre>" + html_escape(crossed.empty() ? "all passed\n" : [&] {
+    std::string s;
+    for (const auto& c : crossed) s += "FAIL " + c + "\n";
+    return s;
+  }()) + "</pre>";
+  page += "</body></html>\n";
+  report::write_file(html, page);
+  fmt::print(console, "page: {}\n", html.string());
+  return crossed.empty() ? 0 : 3;
+}
+
+}  // namespace tokbench::runner
