@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -71,7 +72,9 @@ class CliTest : public ::testing::Test {
   // Runs `tokbench run` with --output-dir in the test's folder; returns the run folder.
   fs::path run(std::vector<std::string> args, int expect_code = 0) {
     args.insert(args.begin(), "run");
-    args.insert(args.end(), {"--output-dir", (dir_ / "outputs").string(), "--quiet"});
+    const bool wants_progress = std::find(args.begin(), args.end(), "--progress-interval-s") != args.end();
+    args.insert(args.end(), {"--output-dir", (dir_ / "outputs").string()});
+    if (!wants_progress) args.push_back("--quiet");
     last_ = run_tokbench(args);
     EXPECT_EQ(last_.code, expect_code) << last_.output;
     std::smatch m;
@@ -100,7 +103,7 @@ class CliTest : public ::testing::Test {
 
 TEST_F(CliTest, AccuracyAgainstSimulatorAtConcurrency1And32) {
   Sim sim({"--ttft-ms", "50", "--tpot-ms", "10", "--trace", (dir_ / "trace.jsonl").string()});
-  for (auto [conc, prompts] : {std::pair{1, 8}, std::pair{32, 64}}) {
+  for (auto [conc, prompts] : {std::pair{1, 10}, std::pair{32, 64}}) {
     SCOPED_TRACE("concurrency " + std::to_string(conc));
     // A warm-up wave opens the keep-alive connections first: TTFT includes connection set-up by
     // design (as in AISBench and vLLM bench), and this test is about timing, not TCP handshakes.
@@ -573,6 +576,24 @@ TEST_F(CliTest, CompareShowsTheCauseAndGatesOnThresholds) {
   r = run_tokbench({"compare", a.string(), (dir_ / "nope").string()});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.output.find("is not a tokbench run folder"), std::string::npos);
+}
+
+TEST_F(CliTest, VerdictRulesAndProgressLines) {
+  // A server that stops early although ignore_eos was sent: outputs shorter than max_tokens.
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "100", "--eos-min-tokens", "3", "--eos-max-tokens", "3"});
+  auto rd = run({"--url", sim.url(), "--num-prompts", "12", "--concurrency", "12", "--max-tokens", "5",
+                 "--extra-body", "{\"ignore_eos\": false}", "--ignore-eos", "--progress-interval-s", "0.1"});
+  auto r = result(rd);
+  std::string reasons;
+  for (auto x : simdjson::dom::array(r["verdict"]["reasons"])) reasons += std::string(std::string_view(x)) + "\n";
+  EXPECT_NE(reasons.find("12 request(s) with ignore_eos returned a different number of tokens"), std::string::npos) << reasons;
+  EXPECT_NE(simdjson::dom::array(r["verdict"]["warnings"]).size(), 0u);  // 12 < 100: P99 warning
+  // Not a terminal: plain progress lines.
+  EXPECT_NE(last_.output.find("progress: "), std::string::npos) << last_.output;
+  EXPECT_NE(last_.output.find(" in flight, "), std::string::npos);
+  // Too few requests for the percentiles.
+  rd = run({"--url", sim.url(), "--num-prompts", "3", "--max-tokens", "2", "--ignore-eos"});
+  EXPECT_NE(slurp(rd / "result.json").find("too few for P90/P99"), std::string::npos);
 }
 
 TEST_F(CliTest, TokenizeCommand) {

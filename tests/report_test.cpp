@@ -53,7 +53,7 @@ TEST(Tables, CommonJsonIsAisbenchShaped) {
 TEST(ResultJson, DocumentedShape) {
   RunInfo info;
   info.dataset_abbr = "gsm8k";
-  Verdict v{false, {"1 of 2 requests failed"}};
+  Verdict v{false, {"1 of 2 requests failed"}, {"30 successful requests: P99 interpolates"}};
   simdjson::dom::parser p;
   auto doc = p.parse(result_json(sample(), info, v));
   ASSERT_FALSE(doc.error());
@@ -67,6 +67,7 @@ TEST(ResultJson, DocumentedShape) {
   EXPECT_EQ(doc["common"]["success_requests"].get_double().value(), 1);
   EXPECT_EQ(std::string(doc["verdict"]["status"].get_string().value()), "INVALID");
   EXPECT_FALSE(doc["interrupted"].get_bool().value());
+  EXPECT_EQ(simdjson::dom::array(doc["verdict"]["warnings"]).size(), 1u);
   EXPECT_FALSE(doc["tool"]["git_hash"].error());
   EXPECT_FALSE(doc["definitions"]["TTFT"].error());
   auto ns = p.parse(result_json(sample(false), info, v));

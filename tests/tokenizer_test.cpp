@@ -11,6 +11,8 @@
 #include <fstream>
 #include <thread>
 
+#include <unistd.h>
+
 #include "tokenizer/regex.hpp"
 #include "tokenizer/utf8.hpp"
 
@@ -79,7 +81,9 @@ TEST_P(GoldenTest, MatchesHuggingFaceExactly) {
   EXPECT_EQ(bad_special, 0u) << "of " << cases;
   EXPECT_EQ(bad_decode, 0u) << "of " << cases;
   // Byte-level tokenizers without a normalizer are lossless: decode(encode(x)) == x.
-  if (model == "deepseek_v3" || model == "llama3") EXPECT_EQ(round_trips, cases - 9) << "all but the invalid-UTF-8 cases";
+  if (model == "deepseek_v3" || model == "llama3") {
+    EXPECT_EQ(round_trips, cases - 9) << "all but the invalid-UTF-8 cases";
+  }
   RecordProperty("cases", static_cast<int>(cases));
 }
 
@@ -111,7 +115,8 @@ TEST(Tokenizer, ConcurrentEncodesAgree) {
 class Synthetic : public ::testing::Test {
  protected:
   Tokenizer make(const std::string& body, const std::string& config = "") {
-    const fs::path dir = fs::temp_directory_path() / ("tokbench_tok_" + std::to_string(counter_++));
+    // Per process too: CTest runs each test in its own process, in parallel.
+    const fs::path dir = fs::temp_directory_path() / ("tokbench_tok_" + std::to_string(getpid()) + "_" + std::to_string(counter_++));
     fs::create_directories(dir);
     std::ofstream(dir / "tokenizer.json") << body;
     if (!config.empty()) std::ofstream(dir / "tokenizer_config.json") << config;

@@ -80,6 +80,8 @@ void add_run(CLI::App& app, std::function<int()>& action) {
                   "tokbench | aisbench | evalscope | vllm | sglang: that tool's metric definitions AND request body")
       ->capture_default_str();
   run->add_flag("--quiet", c.quiet, "no progress line");
+  run->add_option("--progress-interval-s", c.progress_interval_s,
+                  "progress every S seconds; 0 = every second on a terminal, every 10 s otherwise")->capture_default_str();
   run->add_option("--server-metrics", c.server_metrics,
                   "Prometheus URL to scrape before, during and after the run; default: the target's /metrics when it "
                   "answers; off = never");

@@ -326,6 +326,7 @@ class Worker {
     curl_easy_setopt(s.easy, CURLOPT_POSTFIELDS, body.data());
     curl_easy_setopt(s.easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
     ++active_;
+    if (sh_.settings.started && attempt == 1) sh_.settings.started->fetch_add(1, std::memory_order_relaxed);
     s.rec.sent_ns = s.now();
     curl_multi_add_handle(multi_, s.easy);
   }

@@ -25,6 +25,7 @@ struct EngineSettings {
   int64_t drain_timeout_ms = 5'000;  ///< after a stop request, wait this long for in-flight requests
   size_t reserve_chunks = 512;       ///< per-request chunk capacity reserved up front
   bool keep_text = false;            ///< keep generated text in RequestRecord::output_text
+  std::atomic<int64_t>* started = nullptr;  ///< if set, counts requests handed to the transport
 };
 
 /// Stop levels, written by a signal handler and read by the workers.

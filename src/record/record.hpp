@@ -62,6 +62,8 @@ struct RequestRecord {
   int64_t prompt_tokens_local = kNone;      ///< the prompt counted by --tokenizer (no specials)
   int64_t completion_tokens_local = kNone;  ///< the generated text counted by --tokenizer
   int64_t expected_prompt_tokens = kNone;   ///< what the client built the prompt to be (synthetic)
+  int64_t requested_max_tokens = kNone;     ///< the output cap sent (max_tokens / max_completion_tokens)
+  bool ignore_eos_sent = false;             ///< ignore_eos was sent: output must equal the cap
   std::string output_text;  ///< generated text, kept only while --tokenizer needs it; not saved
   std::string finish_reason;
 

@@ -78,7 +78,9 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   put_count(w, "prompt", r.prompt_tokens_local);
   put_count(w, "completion", r.completion_tokens_local);
   put_count(w, "expected_prompt", r.expected_prompt_tokens);
+  put_count(w, "requested_max", r.requested_max_tokens);
   w.end_object();
+  w.field("ignore_eos_sent", r.ignore_eos_sent);
   w.field("token_source", r.token_source());
   w.field("token_mismatch", r.token_mismatch());
   w.key("timing_ns").begin_object();
@@ -138,7 +140,9 @@ RequestRecord from_json_line(std::string_view line) {
     r.prompt_tokens_local = get_count(local, "prompt");
     r.completion_tokens_local = get_count(local, "completion");
     r.expected_prompt_tokens = get_count(local, "expected_prompt");
+    r.requested_max_tokens = get_count(local, "requested_max");
   }
+  r.ignore_eos_sent = get_bool(doc, "ignore_eos_sent", false);
   simdjson::dom::element timing;
   if (doc["timing_ns"].get(timing) || !timing.is_object())
     throw std::runtime_error("missing \"timing_ns\" object");

@@ -47,6 +47,9 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   w.key("verdict").begin_object().field("status", v.valid ? "VALID" : "INVALID");
   w.key("reasons").begin_array();
   for (const auto& r : v.reasons) w.value(r);
+  w.end_array();
+  w.key("warnings").begin_array();
+  for (const auto& r : v.warnings) w.value(r);
   w.end_array().end_object();
   w.field("interrupted", info.interrupted);
   w.key("units").begin_object().field("latency", "ms").field("throughput", "token/s or req/s").end_object();

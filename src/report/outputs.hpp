@@ -14,7 +14,8 @@ namespace tokbench::report {
 
 struct Verdict {
   bool valid = true;
-  std::vector<std::string> reasons;  ///< why INVALID, each with a suggestion
+  std::vector<std::string> reasons;   ///< why INVALID, each with a suggestion
+  std::vector<std::string> warnings;  ///< worth knowing, but the run stands
 };
 
 /// Facts about the run that are not metrics.

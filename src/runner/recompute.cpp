@@ -98,6 +98,7 @@ RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& 
   if (!written.side_by_side.empty()) fmt::print(console, "{}", report::definitions_table(written.side_by_side));
   fmt::print(console, "verdict: {}\n", out.verdict.valid ? "VALID" : "INVALID");
   for (const auto& r : out.verdict.reasons) fmt::print(console, "  - {}\n", r);
+  for (const auto& r : out.verdict.warnings) fmt::print(console, "  warning: {}\n", r);
   fmt::print(console, "rewrote {} and {}\n", (out.perf_dir / (info.dataset_abbr + ".csv")).string(),
              (run_dir / "result.json").string());
   return out;

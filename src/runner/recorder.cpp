@@ -7,9 +7,11 @@ namespace tokbench::runner {
 using record::RequestRecord;
 
 Recorder::Recorder(const std::filesystem::path& perf_dir, const std::string& abbr, const tokenizer::Tokenizer* tok,
-                   std::function<const dataset::RequestSpec&(const RequestRecord&)> spec_of)
+                   std::function<const dataset::RequestSpec&(const RequestRecord&)> spec_of,
+                   int64_t default_max_tokens, bool ignore_eos)
     : abbr_(abbr), details_((perf_dir / (abbr + "_details.jsonl")).string()),
       failed_path_(perf_dir / (abbr + "_failed.jsonl")), tok_(tok), spec_of_(std::move(spec_of)),
+      default_max_tokens_(default_max_tokens), ignore_eos_(ignore_eos),
       thread_([this] { loop(); }) {}
 
 Recorder::~Recorder() {
@@ -22,7 +24,11 @@ Recorder::~Recorder() {
 }
 
 void Recorder::add(RequestRecord&& r) {
-  if (!r.warmup) ++measured_done_;
+  if (!r.warmup) {
+    ++measured_done_;
+    if (!r.ok()) ++failed_count_;
+    if (r.completion_tokens > 0) output_tokens_ += r.completion_tokens;
+  }
   {
     std::lock_guard lock(mu_);
     queue_.push_back(std::move(r));
@@ -33,6 +39,9 @@ void Recorder::add(RequestRecord&& r) {
 void Recorder::process(RequestRecord& r) {
   const dataset::RequestSpec& spec = spec_of_(r);
   if (spec.expected_input_tokens >= 0) r.expected_prompt_tokens = spec.expected_input_tokens;
+  const int64_t cap = spec.max_tokens > 0 ? spec.max_tokens : default_max_tokens_;
+  if (cap > 0) r.requested_max_tokens = cap;
+  r.ignore_eos_sent = ignore_eos_;
   if (tok_) {
     r.prompt_tokens_local = static_cast<int64_t>(tok_->count(spec.prompt, false));
     if (!r.output_text.empty() || r.ok()) r.completion_tokens_local = static_cast<int64_t>(tok_->count(r.output_text, false));

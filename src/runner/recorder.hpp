@@ -27,7 +27,10 @@ class Recorder {
  public:
   /// `spec_of(record)` gives the RequestSpec a record was sent from (prompt, expected length).
   Recorder(const std::filesystem::path& perf_dir, const std::string& abbr, const tokenizer::Tokenizer* tok,
-           std::function<const dataset::RequestSpec&(const record::RequestRecord&)> spec_of);
+           std::function<const dataset::RequestSpec&(const record::RequestRecord&)> spec_of,
+           int64_t default_max_tokens = 0, bool ignore_eos = false);
+  int64_t failed() const { return failed_count_.load(); }
+  int64_t output_tokens() const { return output_tokens_.load(); }
   ~Recorder();
 
   void add(record::RequestRecord&& r);  ///< any thread
@@ -52,6 +55,10 @@ class Recorder {
   std::vector<record::RequestRecord> done_;
   bool busy_ = false, stop_ = false;
   std::atomic<int64_t> measured_done_{0};
+  std::atomic<int64_t> failed_count_{0};
+  std::atomic<int64_t> output_tokens_{0};
+  int64_t default_max_tokens_ = 0;
+  bool ignore_eos_ = false;
   std::thread thread_;
 };
 

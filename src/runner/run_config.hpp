@@ -59,6 +59,7 @@ struct RunConfig {
   int64_t scrape_interval_ms = 1000;
   std::string profile_window;       ///< "START_S:DURATION_S": POST /start_profile and /stop_profile then
   bool quiet = false;               ///< no progress line
+  double progress_interval_s = 0;   ///< 0 = every second on a terminal, every 10 s otherwise
 
   /// Every problem at once, each naming the flag and the fix.
   std::vector<std::string> validate() const;

@@ -159,7 +159,7 @@ std::shared_ptr<spdlog::logger> make_logger(const fs::path& run_dir) {
 }  // namespace
 
 report::Verdict judge(const metrics::MetricSet& m, const std::vector<RequestRecord>& records,
-                      bool interrupted, double request_rate) {
+                      bool interrupted, double request_rate, double client_cpu_share) {
   report::Verdict v;
   if (interrupted) {
     v.reasons.push_back("interrupted: statistics cover only the requests that finished; rerun to completion");
@@ -181,6 +181,30 @@ report::Verdict judge(const metrics::MetricSet& m, const std::vector<RequestReco
                                     failed, measured, join(parts, ", ")));
   }
   if (measured == 0) v.reasons.push_back("no request was measured: raise --num-prompts");
+  // Percentiles need samples: below 10 even P90 is the maximum; below 100, P99 interpolates the top two.
+  const int64_t ok = measured - failed;
+  if (ok > 0 && ok < 10) {
+    v.reasons.push_back(fmt::format("only {} successful request(s): too few for P90/P99; raise --num-prompts to 100 or more", ok));
+  } else if (ok >= 10 && ok < 100) {
+    v.warnings.push_back(fmt::format("{} successful requests: P99 interpolates between the two slowest; use 100 or more "
+                                     "for a stable P99", ok));
+  }
+  // ignore_eos promises max_tokens tokens; a server that ignores it makes TPOT incomparable.
+  int64_t short_outputs = 0;
+  for (const auto& r : records) {
+    if (r.warmup || !r.ok() || !r.ignore_eos_sent || r.requested_max_tokens == record::kNone) continue;
+    if (metrics::output_tokens(r) != r.requested_max_tokens) ++short_outputs;
+  }
+  if (short_outputs > 0) {
+    v.reasons.push_back(fmt::format("{} request(s) with ignore_eos returned a different number of tokens than max_tokens: "
+                                    "the server does not honour ignore_eos (check the model's generation config or drop "
+                                    "--ignore-eos)", short_outputs));
+  }
+  if (client_cpu_share > 0.9) {
+    v.reasons.push_back(fmt::format("the client's worker threads were busy {:.0f}% of the time: its own delays are in the "
+                                    "timings; raise --workers or run the client on a bigger machine",
+                                    100 * client_cpu_share));
+  }
   if (request_rate > 0) {
     if (const auto* lag = m.row("SendLag"); lag && lag->stats && lag->stats->p99 > 50.0) {
       v.reasons.push_back(fmt::format(
@@ -194,9 +218,9 @@ report::Verdict judge(const metrics::MetricSet& m, const std::vector<RequestReco
 
 Written write_reports(const fs::path& run_dir, const fs::path& perf_dir, const std::vector<RequestRecord>& records,
                       const report::RunInfo& info, const metrics::RunFacts& facts, metrics::Definitions defs,
-                      double request_rate) {
+                      double request_rate, double client_cpu_share) {
   Written w{metrics::compute(records, facts, defs), {}, {}};
-  w.verdict = judge(w.metrics, records, info.interrupted, request_rate);
+  w.verdict = judge(w.metrics, records, info.interrupted, request_rate, client_cpu_share);
   if (info.server_json.find("\"agree\":false") != std::string::npos) {
     w.verdict.valid = false;
     w.verdict.reasons.push_back("the client and the server's /metrics disagree (see server.cross_check): other traffic on "
@@ -351,11 +375,14 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   es.drain_timeout_ms = static_cast<int64_t>(cfg.drain_s * 1000);
   es.reserve_chunks = static_cast<size_t>(std::clamp<int64_t>(std::max(cfg.max_tokens, cfg.output_len) + 8, 16, 8192));
   es.keep_text = tok.has_value();
+  std::atomic<int64_t> started{0};  // requests sent in the measured phase (progress: in flight)
+  es.started = &started;
   client::Engine engine(es);
   Recorder recorder(out.perf_dir, data.abbr, tok ? &*tok : nullptr,
                     [&data](const RequestRecord& r) -> const dataset::RequestSpec& {
                       return dataset::cycle(data, static_cast<size_t>(r.index));
-                    });
+                    },
+                    cfg.max_tokens, bs.ignore_eos || bs.flavor == client::Flavor::Sglang);
   const int64_t origin = steady_now_ns();
   auto on_done = [&](RequestRecord&& r) { recorder.add(std::move(r)); };
 
@@ -371,16 +398,40 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
     }
   }
 
-  // Progress on stderr while the measured phase runs (a line a second, only on a terminal).
+  // Progress on stderr while the measured phase runs: one rewritten line on a terminal, plain
+  // periodic lines otherwise (logs, CI).
   std::atomic<bool> finished{false};
+  started = 0;  // warm-up requests are not part of the measured phase
   std::thread progress;
-  if (!cfg.quiet && isatty(fileno(stderr))) {
-    progress = std::thread([&] {
-      for (int ticks = 1; !finished.load(); ++ticks) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        if (ticks % 5 == 0) fmt::print(stderr, "\r{} / {} requests finished", recorder.measured_done(), cfg.num_prompts);
+  if (!cfg.quiet) {
+    const bool tty = isatty(fileno(stderr));
+    const double every_s = cfg.progress_interval_s > 0 ? cfg.progress_interval_s : tty ? 1.0 : 10.0;
+    progress = std::thread([&, tty, every_s] {
+      const int64_t t0 = steady_now_ns();
+      int64_t next = t0 + static_cast<int64_t>(every_s * 1e9);
+      while (!finished.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (steady_now_ns() < next) continue;
+        next += static_cast<int64_t>(every_s * 1e9);
+        const double el = static_cast<double>(steady_now_ns() - t0) / 1e9;
+        const int64_t done = recorder.measured_done();
+        const double rps = el > 0 ? static_cast<double>(done) / el : 0;
+        const std::string eta = rps > 0 && cfg.request_rate <= 0
+                                    ? fmt::format("{:.0f}s", static_cast<double>(cfg.num_prompts - done) / rps)
+                                    : cfg.request_rate > 0 ? fmt::format("{:.0f}s", std::max(0.0, static_cast<double>(cfg.num_prompts) / cfg.request_rate - el))
+                                                           : "?";
+        const std::string line = fmt::format(
+            "{}/{} done, {} in flight, {:.1f} req/s, {:.0f} output tok/s, {} failed, ETA {}", done, cfg.num_prompts,
+            started.load() - done, rps, el > 0 ? static_cast<double>(recorder.output_tokens()) / el : 0.0,
+            recorder.failed(), eta);
+        if (tty) {
+          fmt::print(stderr, "\r\033[K{}", line);
+        } else {
+          fmt::print(stderr, "progress: {}\n", line);
+        }
+        std::fflush(stderr);
       }
-      fmt::print(stderr, "\r\033[K");
+      if (tty) fmt::print(stderr, "\r\033[K");
     });
   }
   // The server's own view: /metrics before, during and after the measured phase.
@@ -435,7 +486,9 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   }
   const auto schedule = load::poisson_schedule(cfg.num_prompts, cfg.request_rate, cfg.seed);
   log->info("measured phase: {} request(s), {} worker thread(s)", bodies.size(), cfg.workers);
+  const int64_t measured_start = steady_now_ns();
   const auto counters = engine.run(bodies, schedule, origin, false, 0, on_done, stop);
+  const double measured_wall_s = static_cast<double>(steady_now_ns() - measured_start) / 1e9;
   recorder.drain();
   if (scraper) scraper->stop();
   measured_done = true;
@@ -490,8 +543,9 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
       report::write_file(out.run_dir / "server.json", info.server_json);
     }
   }
+  const double cpu_share = measured_wall_s > 0 ? static_cast<double>(counters.cpu_ns) / 1e9 / (measured_wall_s * cfg.workers) : -1;
   auto written = write_reports(out.run_dir, out.perf_dir, records, info, {cfg.concurrency, cfg.stream}, defs,
-                               cfg.request_rate);
+                               cfg.request_rate, cpu_share);
   out.metrics = written.metrics;
   out.verdict = written.verdict;
   log->info("verdict: {} {}", out.verdict.valid ? "VALID" : "INVALID", join(out.verdict.reasons, "; "));
@@ -501,6 +555,7 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   if (server) fmt::print(console, "{}", report::server_tables(*server, checks));
   fmt::print(console, "verdict: {}\n", out.verdict.valid ? "VALID" : "INVALID");
   for (const auto& r : out.verdict.reasons) fmt::print(console, "  - {}\n", r);
+  for (const auto& r : out.verdict.warnings) fmt::print(console, "  warning: {}\n", r);
   fmt::print(console, "results: {}\n  tables:  {}\n  details: {}\n  summary: {}\n  log:     {}\n",
              out.run_dir.string(), (out.perf_dir / (data.abbr + ".csv")).string(),
              (out.perf_dir / (data.abbr + "_details.jsonl")).string(), (out.run_dir / "result.json").string(),

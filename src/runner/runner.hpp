@@ -40,7 +40,8 @@ struct Written {
 };
 Written write_reports(const std::filesystem::path& run_dir, const std::filesystem::path& perf_dir,
                       const std::vector<record::RequestRecord>& records, const report::RunInfo& info,
-                      const metrics::RunFacts& facts, metrics::Definitions defs, double request_rate);
+                      const metrics::RunFacts& facts, metrics::Definitions defs, double request_rate,
+                      double client_cpu_share = -1);
 
 /// `tokbench report DIR`: recomputes every output of a finished run from its details file.
 /// `compat` overrides the definitions the run used. Prints the tables to `console`.
@@ -49,7 +50,8 @@ RunOutcome recompute(const std::filesystem::path& run_dir, const std::optional<s
 
 /// The verdict rules (docs/METRICS.md): INVALID when interrupted, when any request failed, or
 /// when an open-loop run could not keep its schedule.
+/// `client_cpu_share`: worker-thread CPU time / (measured wall time × worker threads); < 0 = unknown.
 report::Verdict judge(const metrics::MetricSet& m, const std::vector<record::RequestRecord>& records,
-                      bool interrupted, double request_rate);
+                      bool interrupted, double request_rate, double client_cpu_share = -1);
 
 }  // namespace tokbench::runner
