@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs every Debian package tokbench needs to build and run; with --test, also what the test
-# suite needs (Node.js and npm, for the HF tokenizers oracle). Idempotent: when everything is
-# present it prints nothing and touches nothing. Run as root or with sudo.
+# Installs every Debian package tokbench needs to build and run (npm fetches the report's chart
+# library at build time); with --test, also what the test suite needs (Chromium for the report).
+# Idempotent: when everything is present it prints nothing and touches nothing. Run as root or
+# with sudo.
 set -euo pipefail
 
 packages=(
@@ -20,10 +21,12 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 done
-# Test-only: Node.js runs the tokenizer oracle. Any node >= 18 on the PATH will do.
+# npm fetches the HTML report's chart library at build time (embedded; running needs no Node).
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
+# Test-only: Node.js also runs the tokenizer oracle and drives Chromium for the report's tests.
 if [[ "${1:-}" == "--test" ]]; then
-  command -v node >/dev/null || missing+=(nodejs)
-  command -v npm >/dev/null || missing+=(npm)
+  dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q 'ok installed' || missing+=(chromium)
 fi
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 

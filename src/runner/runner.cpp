@@ -27,6 +27,7 @@
 #include "probe/server_metrics.hpp"
 #include "probe/server_process.hpp"
 #include "record/record_io.hpp"
+#include "report/html.hpp"
 #include "report/tables.hpp"
 #include "runner/recorder.hpp"
 #include "tokbench/version.hpp"
@@ -231,6 +232,8 @@ Written write_reports(const fs::path& run_dir, const fs::path& perf_dir, const s
   report::write_file(perf_dir / (ds + ".csv"), report::performance_csv(w.metrics));
   report::write_file(perf_dir / (ds + ".json"), report::common_json(w.metrics));
   report::write_file(run_dir / "result.json", report::result_json(w.metrics, info, w.verdict, w.side_by_side));
+  report::write_file(perf_dir / (ds + "_plot.html"),
+                     report::html_report({records, w.metrics, info, w.verdict, w.side_by_side, facts.stream, request_rate > 0}));
   return w;
 }
 
@@ -556,8 +559,9 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   fmt::print(console, "verdict: {}\n", out.verdict.valid ? "VALID" : "INVALID");
   for (const auto& r : out.verdict.reasons) fmt::print(console, "  - {}\n", r);
   for (const auto& r : out.verdict.warnings) fmt::print(console, "  warning: {}\n", r);
-  fmt::print(console, "results: {}\n  tables:  {}\n  details: {}\n  summary: {}\n  log:     {}\n",
-             out.run_dir.string(), (out.perf_dir / (data.abbr + ".csv")).string(),
+  fmt::print(console, "results: {}\n  report:  {}\n  tables:  {}\n  details: {}\n  summary: {}\n  log:     {}\n",
+             out.run_dir.string(), (out.perf_dir / (data.abbr + "_plot.html")).string(),
+             (out.perf_dir / (data.abbr + ".csv")).string(),
              (out.perf_dir / (data.abbr + "_details.jsonl")).string(), (out.run_dir / "result.json").string(),
              (out.run_dir / "logs" / "run.log").string());
   std::fflush(console);

@@ -1,0 +1,301 @@
+#include "report/html.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "common/json_writer.hpp"
+#include "report/chart_asset.hpp"
+#include "report/tables.hpp"
+#include "tokbench/version.hpp"
+
+namespace tokbench::report {
+
+using record::kNone;
+
+namespace {
+
+// The page's script: reads the embedded data and draws every panel. Kept in one place so the
+// browser test and the page agree on names (window.TOKBENCH).
+constexpr const char* kScript = R"JS(
+const D = JSON.parse(document.getElementById('tokbench-data').textContent);
+const R = D.requests;  // [start_ms, first_ms|null, end_ms, ok, ttft_ms|null, tpot_ms|null, e2el_ms, out_tokens, scheduled_ms|null]
+window.TOKBENCH = {requests: R, rendered: false, charts: {}};
+const t0 = performance.now();
+const tools = {feature: {dataZoom: {}, restore: {}, saveAsImage: {name: 'tokbench'}}};
+const fmt = (v) => v == null ? 'n/a' : (Math.round(v * 10000) / 10000).toString();
+function chart(id, option) {
+  const c = echarts.init(document.getElementById(id), null, {renderer: 'canvas'});
+  c.setOption(option);
+  window.TOKBENCH.charts[id] = c;
+  return c;
+}
+// Timeline (one line per request, sorted by start) above the concurrency step chart.
+const large = R.length > 10000;
+const ttft = [], decode = [], e2e = [], failed = [];
+R.forEach((r, i) => {
+  if (!r[3]) failed.push({coords: [[r[0], i], [r[2], i]]});
+  else if (D.stream && r[1] != null) {
+    ttft.push({coords: [[r[0], i], [r[1], i]]});
+    decode.push({coords: [[r[1], i], [r[2], i]]});
+  } else e2e.push({coords: [[r[0], i], [r[2], i]]});
+});
+const maxEnd = R.reduce((m, r) => Math.max(m, r[2]), 1);
+const ev = [];
+R.forEach((r) => { ev.push([r[0], 1]); ev.push([r[2], -1]); });
+ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+let cur = 0;
+const conc = ev.map((e) => [e[0], cur += e[1]]);
+const lines = (name, data, color) => ({name, type: 'lines', coordinateSystem: 'cartesian2d', xAxisIndex: 0, yAxisIndex: 0,
+  polyline: false, large, data, lineStyle: {color, width: 1.5, opacity: 0.9}, silent: true});
+chart('timeline', {
+  animation: false, toolbox: tools,
+  title: {text: D.stream ? 'Requests: TTFT (red) and decode (blue); failed (grey)' : 'Requests: E2EL (non-streaming)', left: 'center', textStyle: {fontSize: 14}},
+
+  grid: [{top: 40, height: '52%', left: 60, right: 30}, {top: '70%', height: '18%', left: 60, right: 30}],
+  // Explicit ranges: 'lines' series do not widen axes, and both panels share one time axis.
+  xAxis: [{type: 'value', gridIndex: 0, name: 'ms', min: 0, max: maxEnd}, {type: 'value', gridIndex: 1, name: 'ms', min: 0, max: maxEnd}],
+  yAxis: [{type: 'value', gridIndex: 0, name: 'request', inverse: true, min: -1, max: R.length}, {type: 'value', gridIndex: 1, name: 'in flight'}],
+  dataZoom: [{type: 'inside', xAxisIndex: [0, 1]}, {type: 'slider', xAxisIndex: [0, 1], bottom: 5}],
+  series: [lines('TTFT', ttft, '#d62728'), lines('decode', decode, '#1f77b4'), lines('E2EL', e2e, '#1f77b4'),
+           lines('failed', failed, '#999999'),
+           {name: 'concurrency', type: 'line', step: 'end', xAxisIndex: 1, yAxisIndex: 1, data: conc, symbol: 'none',
+            areaStyle: {color: '#2ca02c', opacity: 0.3}, lineStyle: {color: '#2ca02c'}}]
+});
+// Hover: the row under the pointer is the request (rows are indices), so the lookup is O(1) at
+// any size; the mouse and the tests both go through TOKBENCH.hover.
+const hoverBox = document.getElementById('hover');
+window.TOKBENCH.hover = (i, px = 80, py = 80) => {
+  if (i < 0 || i >= R.length) { hoverBox.style.display = 'none'; return ''; }
+  const r = R[i];
+  hoverBox.innerHTML = `request ${i}<br>start: ${fmt(r[0] / 1000)} s<br>TTFT: ${fmt(r[4])} ms<br>` +
+      `Decode: ${r[1] == null ? 'n/a' : fmt(r[2] - r[1])} ms<br>E2EL: ${fmt(r[6])} ms<br>output tokens: ${r[7]}` +
+      (r[3] ? '' : '<br>FAILED');
+  hoverBox.style.left = (px + 16) + 'px';
+  hoverBox.style.top = (py + 16) + 'px';
+  hoverBox.style.display = 'block';
+  return hoverBox.textContent;
+};
+{
+  const tl = window.TOKBENCH.charts.timeline;
+  tl.getZr().on('mousemove', (e) => {
+    if (!tl.containPixel({gridIndex: 0}, [e.offsetX, e.offsetY])) { window.TOKBENCH.hover(-1); return; }
+    const [, y] = tl.convertFromPixel({gridIndex: 0}, [e.offsetX, e.offsetY]);
+    const box = document.getElementById('timeline').getBoundingClientRect();
+    window.TOKBENCH.hover(Math.round(y), box.left + window.scrollX + e.offsetX, box.top + window.scrollY + e.offsetY);
+  });
+  tl.getZr().on('globalout', () => window.TOKBENCH.hover(-1));
+}
+// Distributions with P50/P90/P99 marked.
+function histogram(values, bins) {
+  if (!values.length) return {edges: [], counts: []};
+  let lo = Math.min(...values), hi = Math.max(...values);
+  if (hi === lo) hi = lo + 1;
+  const w = (hi - lo) / bins, counts = new Array(bins).fill(0);
+  for (const v of values) counts[Math.min(bins - 1, Math.floor((v - lo) / w))]++;
+  return {edges: counts.map((_, i) => lo + i * w), counts};
+}
+function dist(id, name, h) {
+  const p = D.percentiles[name];
+  const marks = p ? [['P50', p.p50], ['P90', p.p90], ['P99', p.p99]].map(([n, v]) => ({name: n, xAxis: v, label: {formatter: n}})) : [];
+  chart(id, {animation: false, toolbox: tools, title: {text: name + ' (ms)', left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'axis'}, grid: {left: 50, right: 20, top: 40, bottom: 30},
+    xAxis: {type: 'value', scale: true}, yAxis: {type: 'value', name: 'count'},
+    series: [{type: 'bar', barWidth: '90%', data: h.edges.map((e, i) => [e, h.counts[i]]),
+              markLine: {symbol: 'none', data: marks, lineStyle: {color: '#d62728'}}}]});
+}
+const col = (k) => R.filter((r) => r[3] && r[k] != null).map((r) => r[k]);
+if (D.stream) {
+  dist('dist-ttft', 'TTFT', histogram(col(4), 60));
+  dist('dist-tpot', 'TPOT', histogram(col(5), 60));
+  dist('dist-itl', 'ITL', D.itl_hist);
+} else {
+  for (const id of ['dist-ttft', 'dist-tpot', 'dist-itl']) document.getElementById(id).style.display = 'none';
+}
+dist('dist-e2el', 'E2EL', histogram(col(6), 60));
+chart('throughput', {animation: false, toolbox: tools, title: {text: 'Output tokens per second', left: 'center', textStyle: {fontSize: 13}},
+  tooltip: {trigger: 'axis'}, grid: {left: 60, right: 20, top: 40, bottom: 30},
+  xAxis: {type: 'value', name: 's'}, yAxis: {type: 'value', name: 'token/s'},
+  series: [{type: 'bar', data: D.throughput}]});
+if (D.rate) {
+  chart('sendlag', {animation: false, toolbox: tools, title: {text: 'Send lag (sent - scheduled)', left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'item'}, grid: {left: 60, right: 20, top: 40, bottom: 30},
+    xAxis: {type: 'value', name: 'scheduled (s)'}, yAxis: {type: 'value', name: 'ms'},
+    series: [{type: 'scatter', symbolSize: 4, large, data: R.filter((r) => r[8] != null).map((r) => [r[8] / 1000, r[0] - r[8]])}]});
+} else document.getElementById('sendlag').style.display = 'none';
+if (D.server && D.server.running_waiting) {
+  const rw = D.server.running_waiting;
+  chart('server', {animation: false, toolbox: tools, title: {text: 'Server: running and waiting requests (/metrics)', left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'axis'}, legend: {top: 22}, grid: {left: 60, right: 20, top: 50, bottom: 30},
+    xAxis: {type: 'value', name: 's'}, yAxis: {type: 'value'},
+    series: [{name: 'running', type: 'line', step: 'end', data: rw.map((x) => [x.t_ms / 1000, x.running])},
+             {name: 'waiting', type: 'line', step: 'end', data: rw.map((x) => [x.t_ms / 1000, x.waiting])}]});
+} else document.getElementById('server').style.display = 'none';
+window.TOKBENCH.render_ms = performance.now() - t0;
+window.TOKBENCH.rendered = true;
+)JS";
+
+std::string escape_html(std::string_view s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '&': o += "&amp;"; break;
+      case '"': o += "&quot;"; break;
+      default: o.push_back(c);
+    }
+  }
+  return o;
+}
+
+// JSON inside <script type="application/json">: only "</" could end the element early.
+std::string script_safe(std::string json) {
+  for (size_t p = 0; (p = json.find("</", p)) != std::string::npos; p += 3) json.replace(p, 2, "<\\/");
+  return json;
+}
+
+void nullable(JsonWriter& w, int64_t ns, int64_t t0) {
+  if (ns == kNone) {
+    w.null();
+  } else {
+    w.value(static_cast<double>(ns - t0) / 1e6);
+  }
+}
+
+}  // namespace
+
+std::string html_report(const HtmlInputs& in) {
+  std::vector<const record::RequestRecord*> rs;
+  for (const auto& r : in.records)
+    if (!r.warmup && r.sent_ns != kNone && r.done_ns != kNone) rs.push_back(&r);
+  std::sort(rs.begin(), rs.end(), [](const auto* a, const auto* b) { return a->sent_ns < b->sent_ns; });
+  const int64_t t0 = rs.empty() ? 0 : rs.front()->sent_ns;
+
+  JsonWriter w;
+  w.begin_object().field("stream", in.stream).field("rate", in.rate_driven);
+  w.key("requests").begin_array();
+  std::map<int64_t, double> per_second;  // output tokens by second of arrival
+  std::vector<double> itl;
+  for (const auto* r : rs) {
+    const int64_t out = metrics::output_tokens(*r);
+    w.begin_array();
+    nullable(w, r->sent_ns, t0);
+    nullable(w, r->stream ? r->first_token_ns : kNone, t0);
+    nullable(w, r->done_ns, t0);
+    w.value(r->ok() ? 1 : 0);
+    if (r->stream && r->first_token_ns != kNone) w.value(static_cast<double>(r->first_token_ns - r->sent_ns) / 1e6); else w.null();
+    if (r->stream && out > 1 && r->first_token_ns != kNone && r->last_token_ns != kNone)
+      w.value(static_cast<double>(r->last_token_ns - r->first_token_ns) / 1e6 / static_cast<double>(out - 1));
+    else w.null();
+    w.value(static_cast<double>(r->done_ns - r->sent_ns) / 1e6);
+    w.value(out);
+    nullable(w, r->scheduled_ns, t0);
+    w.end_array();
+    if (!r->ok()) continue;
+    // Tokens over time: each text chunk's share (exact with cumulative usage, else spread).
+    int64_t texts = 0;
+    for (const auto& c : r->chunks) texts += c.has_text();
+    if (!r->stream || texts == 0) {
+      per_second[(r->done_ns - t0) / 1'000'000'000] += static_cast<double>(out);
+    } else {
+      int64_t prev_cum = 0;
+      for (const auto& c : r->chunks) {
+        if (!c.has_text()) continue;
+        double k = static_cast<double>(out) / static_cast<double>(texts);
+        if (c.cum_tokens >= 0) {
+          k = static_cast<double>(c.cum_tokens - prev_cum);
+          prev_cum = c.cum_tokens;
+        }
+        per_second[(c.t_ns - t0) / 1'000'000'000] += k;
+      }
+    }
+    bool estimated = false;
+    for (double g : metrics::per_token_gaps_ns(*r, &estimated)) itl.push_back(g / 1e6);
+  }
+  w.end_array();
+  // ITL: a histogram made here, since per-token gaps can number in the millions.
+  w.key("itl_hist").begin_object();
+  {
+    const int bins = 60;
+    std::vector<double> edges, counts;
+    if (!itl.empty()) {
+      const auto [lo_it, hi_it] = std::minmax_element(itl.begin(), itl.end());
+      const double lo = *lo_it, hi = *hi_it > lo ? *hi_it : lo + 1, width = (hi - lo) / bins;
+      counts.assign(bins, 0);
+      for (double g : itl) counts[static_cast<size_t>(std::min<double>(bins - 1, std::floor((g - lo) / width)))] += 1;
+      for (int i = 0; i < bins; ++i) edges.push_back(lo + i * width);
+    }
+    w.key("edges").begin_array();
+    for (double e : edges) w.value(e);
+    w.end_array().key("counts").begin_array();
+    for (double c : counts) w.value(c);
+    w.end_array();
+  }
+  w.end_object();
+  w.key("throughput").begin_array();
+  for (const auto& [sec, tokens] : per_second) w.begin_array().value(static_cast<double>(sec) + 0.5).value(tokens).end_array();
+  w.end_array();
+  w.key("percentiles").begin_object();
+  for (const char* row : {"TTFT", "TPOT", "ITL", "E2EL"}) {
+    const auto* r = in.metrics.row(row);
+    if (!r || !r->stats) continue;
+    w.key(row).begin_object().field("p50", r->stats->median).field("p90", r->stats->p90).field("p99", r->stats->p99).end_object();
+  }
+  w.end_object();
+  if (in.info.server_json.empty()) {
+    w.key("server").null();
+  } else {
+    w.field_raw("server", in.info.server_json);
+  }
+  w.end_object();
+
+  std::string audit;
+  for (const auto& [level, text] : in.info.audit) audit += fmt::format("<li><b>{}</b>: {}</li>", level, escape_html(text));
+  std::string reasons;
+  for (const auto& r : in.verdict.reasons) reasons += "<li>" + escape_html(r) + "</li>";
+  for (const auto& r : in.verdict.warnings) reasons += "<li>warning: " + escape_html(r) + "</li>";
+  std::string defs;
+  for (const auto& [k, text] : metrics::definition_texts(in.metrics.definitions))
+    defs += fmt::format("<tr><td>{}</td><td>{}</td></tr>", escape_html(k), escape_html(text));
+  std::string tables = console_tables(in.metrics);
+  if (!in.side_by_side.empty()) tables += definitions_table(in.side_by_side);
+
+  std::string page;
+  page.reserve(chart_library().size() + 200'000);
+  page += "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>tokbench: ";
+  page += escape_html(in.info.model) + " / " + escape_html(in.info.dataset_abbr);
+  page += "</title><style>body{font-family:sans-serif;margin:16px;color:#222}pre{font-size:12px;overflow-x:auto}"
+          ".panel{width:100%;height:360px}.small{display:inline-block;width:49%;height:300px}"
+          "#timeline{height:640px}.verdict-VALID{color:#2ca02c}.verdict-INVALID{color:#d62728}"
+          "table.defs td{border-bottom:1px solid #eee;padding:2px 8px;font-size:13px;vertical-align:top}"
+          "#hover{position:absolute;display:none;background:#fff;border:1px solid #999;padding:6px;font-size:12px;"
+          "pointer-events:none;box-shadow:2px 2px 6px #ccc}</style>";
+  page += "<script>";
+  page += chart_library();
+  page += "</script></head><body>";
+  page += fmt::format("<h1>tokbench: {} on {}</h1><p>{} &middot; target {} &middot; started {} &middot; tokbench {}</p>",
+                      escape_html(in.info.model), escape_html(in.info.dataset_abbr), in.info.interrupted ? "INTERRUPTED" : "completed",
+                      escape_html(in.info.target_url), escape_html(in.info.started_at), escape_html(fmt::format("{} ({})", kVersion, kGitHash)));
+  page += fmt::format("<h2 class=\"verdict-{0}\">Verdict: {0}</h2><ul>{1}</ul>", in.verdict.valid ? "VALID" : "INVALID", reasons);
+  page += "<h2>Request body</h2><pre id=\"body\">" + escape_html(in.info.body_example) + "</pre><ul id=\"audit\">" + audit + "</ul>";
+  if (!in.stream) {
+    page += "<p id=\"non-streaming-note\"><b>Non-streaming run:</b> the client cannot see the first token, so there is no "
+            "TTFT/decode split and no TTFT, TPOT or ITL distribution; the timeline shows each request's E2EL.</p>";
+  }
+  page += "<div id=\"hover\"></div><div id=\"timeline\" class=\"panel\"></div>";
+  page += "<div id=\"dist-ttft\" class=\"small\"></div><div id=\"dist-tpot\" class=\"small\"></div>";
+  page += "<div id=\"dist-itl\" class=\"small\"></div><div id=\"dist-e2el\" class=\"small\"></div>";
+  page += "<div id=\"throughput\" class=\"panel\"></div><div id=\"sendlag\" class=\"panel\"></div><div id=\"server\" class=\"panel\"></div>";
+  page += "<h2>Tables</h2><pre id=\"tables\">" + escape_html(tables) + "</pre>";
+  page += "<h2>Definitions</h2><table class=\"defs\">" + defs + "</table>";
+  page += "<script type=\"application/json\" id=\"tokbench-data\">" + script_safe(w.take()) + "</script>";
+  page += "<script>";
+  page += kScript;
+  page += "</script></body></html>\n";
+  return page;
+}
+
+}  // namespace tokbench::report

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Integration test of the HTML report in a real browser: two real runs against the built-in
+# simulator (streaming and non-streaming), each page checked by check_html.js in headless Chromium.
+# Usage: check_report.sh TOKBENCH_BINARY OUT_DIR
+set -euo pipefail
+BIN=$1
+OUT=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+if [[ ! -x /usr/bin/chromium ]]; then
+  echo "SKIP: /usr/bin/chromium is not installed (scripts/test.sh installs Debian's chromium)"
+  exit 77
+fi
+if [[ ! -d "$HERE/node_modules/playwright-core" ]]; then
+  echo "missing playwright-core: run npm ci --prefix tests/report (scripts/test.sh does)" >&2
+  exit 1
+fi
+rm -rf "$OUT"
+mkdir -p "$OUT"
+"$BIN" run --num-prompts 30 --concurrency 6 --max-tokens 16 --ignore-eos --quiet --output-dir "$OUT/stream" >/dev/null
+"$BIN" run --num-prompts 12 --concurrency 4 --max-tokens 8 --no-stream --quiet --output-dir "$OUT/nostream" >/dev/null
+node "$HERE/check_html.js" "$(ls "$OUT"/stream/*/performances/*/builtin_plot.html)" 30 "$OUT/stream.png" stream
+node "$HERE/check_html.js" "$(ls "$OUT"/nostream/*/performances/*/builtin_plot.html)" 12 "$OUT/nostream.png" nostream
+test -s "$OUT/stream.png" && test -s "$OUT/nostream.png"
+echo "report pages checked in Chromium: $OUT/stream.png $OUT/nostream.png"
