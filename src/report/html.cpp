@@ -42,7 +42,7 @@ R.forEach((r, i) => {
     decode.push({coords: [[r[1], i], [r[2], i]]});
   } else e2e.push({coords: [[r[0], i], [r[2], i]]});
 });
-const maxEnd = R.reduce((m, r) => Math.max(m, r[2]), 1);
+const maxEnd = Math.ceil(R.reduce((m, r) => Math.max(m, r[2]), 1));
 const ev = [];
 R.forEach((r) => { ev.push([r[0], 1]); ev.push([r[2], -1]); });
 ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -280,6 +280,8 @@ std::string html_report(const HtmlInputs& in) {
                       escape_html(in.info.model), escape_html(in.info.dataset_abbr), in.info.interrupted ? "INTERRUPTED" : "completed",
                       escape_html(in.info.target_url), escape_html(in.info.started_at), escape_html(fmt::format("{} ({})", kVersion, kGitHash)));
   page += fmt::format("<h2 class=\"verdict-{0}\">Verdict: {0}</h2><ul>{1}</ul>", in.verdict.valid ? "VALID" : "INVALID", reasons);
+  page += "<p>Metric definitions used: <a href=\"#definitions\">below</a> (docs/METRICS.md in the tokbench sources).</p>";
+  page += "<h2>Tables</h2><pre id=\"tables\">" + escape_html(tables) + "</pre>";
   page += "<h2>Request body</h2><pre id=\"body\">" + escape_html(in.info.body_example) + "</pre><ul id=\"audit\">" + audit + "</ul>";
   if (!in.stream) {
     page += "<p id=\"non-streaming-note\"><b>Non-streaming run:</b> the client cannot see the first token, so there is no "
@@ -289,8 +291,7 @@ std::string html_report(const HtmlInputs& in) {
   page += "<div id=\"dist-ttft\" class=\"small\"></div><div id=\"dist-tpot\" class=\"small\"></div>";
   page += "<div id=\"dist-itl\" class=\"small\"></div><div id=\"dist-e2el\" class=\"small\"></div>";
   page += "<div id=\"throughput\" class=\"panel\"></div><div id=\"sendlag\" class=\"panel\"></div><div id=\"server\" class=\"panel\"></div>";
-  page += "<h2>Tables</h2><pre id=\"tables\">" + escape_html(tables) + "</pre>";
-  page += "<h2>Definitions</h2><table class=\"defs\">" + defs + "</table>";
+  page += "<h2 id=\"definitions\">Definitions</h2><table class=\"defs\">" + defs + "</table>";
   page += "<script type=\"application/json\" id=\"tokbench-data\">" + script_safe(w.take()) + "</script>";
   page += "<script>";
   page += kScript;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "metrics/metrics.hpp"
 #include "metrics/significance.hpp"
 #include "record/record_io.hpp"
+#include "report/chart_asset.hpp"
 #include "report/outputs.hpp"
 
 namespace tokbench::runner {
@@ -27,6 +29,8 @@ constexpr double kAlpha = 0.05;  // significance level of the Mann–Whitney tes
 
 struct Run {
   fs::path dir;
+  int64_t concurrency = 1;
+  double request_rate = 0;
   std::vector<record::RequestRecord> records;
   metrics::MetricSet m;
   std::map<std::string, std::string> config, body, server;  // flattened JSON
@@ -62,6 +66,10 @@ Run load(const fs::path& dir) {
   if (root["effective"]["concurrency"].get_int64().get(conc)) conc = 1;
   if (root["effective"]["stream"].get_bool().get(stream)) stream = true;
   facts.max_concurrency = static_cast<int>(conc);
+  r.concurrency = conc;
+  double rate = 0;
+  if (root["effective"]["request_rate"].get_double().get(rate)) rate = 0;
+  r.request_rate = rate;
   facts.stream = stream;
   r.m = metrics::compute(r.records, facts, metrics::Definitions::Tokbench);
   simdjson::dom::parser p2;
@@ -296,6 +304,43 @@ int compare_runs(const CompareOptions& o, std::FILE* console) {
     for (const auto& c : crossed) s += "FAIL " + c + "\n";
     return s;
   }()) + "</pre>";
+  // Load points: when the runs differ in concurrency (or rate), the throughput-latency curve.
+  std::map<std::string, int> distinct;
+  const bool by_rate = std::all_of(runs.begin(), runs.end(), [](const Run& x) { return x.request_rate > 0; });
+  for (const auto& x : runs) distinct[by_rate ? fmt::format("{}", x.request_rate) : fmt::format("{}", x.concurrency)]++;
+  if (distinct.size() > 1) {
+    JsonWriter w;
+    w.begin_object().field("x_name", by_rate ? "request rate (req/s)" : "concurrency").key("points").begin_array();
+    std::vector<const Run*> sorted;
+    for (const auto& x : runs) sorted.push_back(&x);
+    std::sort(sorted.begin(), sorted.end(), [&](const Run* a, const Run* b) {
+      return by_rate ? a->request_rate < b->request_rate : a->concurrency < b->concurrency;
+    });
+    for (const Run* x : sorted) {
+      w.begin_object().field("x", by_rate ? x->request_rate : static_cast<double>(x->concurrency));
+      w.key("ttft_p99").value(stat_of(x->m, "TTFT", "p99"));
+      w.key("tpot_p99").value(stat_of(x->m, "TPOT", "p99"));
+      w.field("output_token_throughput", x->m.common_metric("output_token_throughput")->value);
+      w.field("run", x->dir.filename().string()).end_object();
+    }
+    w.end_array().end_object();
+    std::string json = w.take();
+    for (size_t q = 0; (q = json.find("</", q)) != std::string::npos; q += 3) json.replace(q, 2, "<\\/");
+    page += "<h2>Load points</h2><div id=\"curve\" style=\"width:100%;height:420px\"></div>";
+    page += "<script>" + std::string(report::chart_library()) + "</script>";
+    page += "<script type=\"application/json\" id=\"curve-data\">" + json + "</script>";
+    page += R"JS(<script>
+const C = JSON.parse(document.getElementById('curve-data').textContent);
+const ch = echarts.init(document.getElementById('curve'));
+ch.setOption({animation: false, tooltip: {trigger: 'axis'}, legend: {top: 0},
+  toolbox: {feature: {dataZoom: {}, restore: {}, saveAsImage: {name: 'tokbench-sweep'}}},
+  xAxis: {type: 'value', name: C.x_name}, yAxis: [{type: 'value', name: 'ms'}, {type: 'value', name: 'token/s'}],
+  series: [{name: 'TTFT P99', type: 'line', data: C.points.map((p) => [p.x, p.ttft_p99])},
+           {name: 'TPOT P99', type: 'line', data: C.points.map((p) => [p.x, p.tpot_p99])},
+           {name: 'output tokens/s', type: 'line', yAxisIndex: 1, data: C.points.map((p) => [p.x, p.output_token_throughput])}]});
+window.TOKBENCH_COMPARE = {points: C.points, rendered: true};
+</script>)JS";
+  }
   page += "</body></html>\n";
   report::write_file(html, page);
   fmt::print(console, "page: {}\n", html.string());

@@ -39,6 +39,7 @@ async function main() {
   // Move the mouse onto a request's row in the middle of the timeline: the hover box must name
   // that request and show its own TTFT and E2EL (at 100k rows a pixel spans many requests).
   const point = await page.evaluate(() => {
+    document.getElementById('timeline').scrollIntoView();
     const tl = window.TOKBENCH.charts.timeline;
     const i = Math.floor(window.TOKBENCH.requests.length / 2);
     const r = window.TOKBENCH.requests[i];

@@ -18,7 +18,11 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 "$BIN" run --num-prompts 30 --concurrency 6 --max-tokens 16 --ignore-eos --quiet --output-dir "$OUT/stream" >/dev/null
 "$BIN" run --num-prompts 12 --concurrency 4 --max-tokens 8 --no-stream --quiet --output-dir "$OUT/nostream" >/dev/null
+"$BIN" run --num-prompts 30 --concurrency 2 --max-tokens 16 --ignore-eos --quiet --output-dir "$OUT/stream2" >/dev/null
 node "$HERE/check_html.js" "$(ls "$OUT"/stream/*/performances/*/builtin_plot.html)" 30 "$OUT/stream.png" stream
 node "$HERE/check_html.js" "$(ls "$OUT"/nostream/*/performances/*/builtin_plot.html)" 12 "$OUT/nostream.png" nostream
 test -s "$OUT/stream.png" && test -s "$OUT/nostream.png"
+# compare across two load points (concurrency 6 and 2): its page carries the throughput-latency curve.
+"$BIN" compare "$(ls -d "$OUT"/stream/*/)" "$(ls -d "$OUT"/stream2/*/)" --html "$OUT/compare.html" >/dev/null
+node "$HERE/check_compare.js" "$OUT/compare.html" 2
 echo "report pages checked in Chromium: $OUT/stream.png $OUT/nostream.png"
