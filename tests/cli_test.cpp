@@ -485,8 +485,9 @@ TEST_F(CliTest, ServerLifecycleStartsWaitsStopsAndReadsTheLog) {
   const std::string port = std::to_string(free_port());
   const std::string url = "http://127.0.0.1:" + port + "/v1/chat/completions";
   const std::string cmd = std::string(TOKBENCH_BINARY) + " serve-mock --port " + port +
-                          " --ttft-ms 5 --tpot-ms 2 --spec-tokens 3 --log-interval-s 0.2";
-  const auto rd = run({"--server-cmd", cmd, "--url", url, "--num-prompts", "8", "--concurrency", "4", "--max-tokens", "100",
+                          " --ttft-ms 5 --tpot-ms 2 --spec-tokens 3 --log-interval-s 0.1";
+  // ~0.6 s of decoding: several 0.1 s log intervals with speculative steps in them.
+  const auto rd = run({"--server-cmd", cmd, "--url", url, "--num-prompts", "8", "--concurrency", "4", "--max-tokens", "400",
                        "--ignore-eos"});
   ASSERT_FALSE(rd.empty());
   auto r = result(rd);
