@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "ports.hpp"
 #include "process.hpp"
 
 namespace tokbench::testing {
@@ -469,20 +470,8 @@ TEST_F(CliTest, ServerMetricsAreScrapedAndCrossChecked) {
   EXPECT_NE(last_.output.find("warning: cannot scrape --server-metrics"), std::string::npos);
 }
 
-uint16_t free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
 TEST_F(CliTest, ServerLifecycleStartsWaitsStopsAndReadsTheLog) {
-  const std::string port = std::to_string(free_port());
+  const std::string port = std::to_string(unused_loopback_port());
   const std::string url = "http://127.0.0.1:" + port + "/v1/chat/completions";
   const std::string cmd = std::string(TOKBENCH_BINARY) + " serve-mock --port " + port +
                           " --ttft-ms 5 --tpot-ms 2 --spec-tokens 3 --log-interval-s 0.1";
@@ -500,7 +489,7 @@ TEST_F(CliTest, ServerLifecycleStartsWaitsStopsAndReadsTheLog) {
 }
 
 TEST_F(CliTest, ServerLifecycleFailuresShowTheLog) {
-  const std::string url = "http://127.0.0.1:" + std::to_string(free_port()) + "/v1/chat/completions";
+  const std::string url = "http://127.0.0.1:" + std::to_string(unused_loopback_port()) + "/v1/chat/completions";
   auto r = run_tokbench({"run", "--url", url, "--server-cmd", "echo cuda out of memory; exit 3", "--output-dir",
                          (dir_ / "o").string()});
   EXPECT_EQ(r.code, 1);
@@ -513,7 +502,7 @@ TEST_F(CliTest, ServerLifecycleFailuresShowTheLog) {
   EXPECT_NE(r.output.find("not ready after 1 s"), std::string::npos) << r.output;
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 20s);  // the sleeping server was stopped, not waited for
   // A server that ignores SIGTERM is killed after the grace period.
-  const std::string port = std::to_string(free_port());
+  const std::string port = std::to_string(unused_loopback_port());
   const auto rd = run({"--url", "http://127.0.0.1:" + port + "/v1/chat/completions", "--server-cmd",
                        "trap '' TERM; " + std::string(TOKBENCH_BINARY) + " serve-mock --ttft-ms 1 --port " + port +
                            " & while true; do sleep 0.1; done",

@@ -14,6 +14,7 @@
 #include "client/request_body.hpp"
 #include "common/clock.hpp"
 #include "mock/mock_server.hpp"
+#include "ports.hpp"
 
 namespace tokbench::client {
 namespace {
@@ -66,18 +67,6 @@ std::vector<RequestRecord> run(EngineSettings es, const std::vector<std::string>
              stop);
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
   return out;
-}
-
-uint16_t closed_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);  // nothing listens there now
-  return ntohs(a.sin_port);
 }
 
 TEST(Engine, StreamingChatRecordsEveryChunk) {
@@ -182,7 +171,7 @@ TEST(Engine, StreamCutMidwayIsStreamProtocol) {
 
 TEST(Engine, UnreachableServerIsConnectErrorAndRetried) {
   EngineSettings es;
-  es.url = "http://127.0.0.1:" + std::to_string(closed_port()) + "/v1/chat/completions";
+  es.url = "http://127.0.0.1:" + std::to_string(testing::unused_loopback_port()) + "/v1/chat/completions";
   es.retries = 2;
   const auto rs = run(es, bodies(2, true, true));
   ASSERT_EQ(rs.size(), 2u);
