@@ -37,6 +37,7 @@ struct RunInfo {
   std::string synthetic_json;   ///< how synthetic prompts were built (JSON object), "" = not synthetic
   std::vector<std::pair<std::string, std::string>> audit;  ///< (level, text) of the request-body audit
   std::string server_json;      ///< the server's view and the cross-check (JSON), "" = no /metrics
+  bool server_disagrees = false;  ///< a client-vs-server cross-check failed
   std::string server_process_json;  ///< started server: command, how it stopped, its log summary
   std::string profile_json;         ///< --profile-window: when /start_profile and /stop_profile were called
 };

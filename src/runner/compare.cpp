@@ -18,6 +18,7 @@
 #include "record/record_io.hpp"
 #include "report/chart_asset.hpp"
 #include "report/outputs.hpp"
+#include "runner/run_folder.hpp"
 
 namespace tokbench::runner {
 
@@ -47,52 +48,27 @@ void flatten(simdjson::dom::element e, const std::string& prefix, std::map<std::
 }
 
 Run load(const fs::path& dir) {
+  RunFolder f = load_run_folder(dir);
   Run r;
-  r.dir = dir;
-  const auto cfg_path = dir / "configs" / "run_config.json";
-  if (!fs::exists(cfg_path))
-    throw std::runtime_error(fmt::format("'{}' is not a tokbench run folder (no configs/run_config.json)", dir.string()));
+  r.dir = f.dir;
+  r.concurrency = f.facts.max_concurrency;
+  r.request_rate = f.request_rate;
+  r.records = std::move(f.records);
+  r.m = metrics::compute(r.records, f.facts, metrics::Definitions::Tokbench);
   simdjson::dom::parser p;
-  simdjson::dom::element root = p.load(cfg_path.string());
-  flatten(root["effective"], "", r.config);
+  simdjson::dom::element e;
+  if (!p.parse(f.info.config_json).get(e)) flatten(e, "", r.config);
   for (const char* volatile_key : {"output_dir", "api_key"}) r.config.erase(volatile_key);
-  std::string_view abbr, ds;
-  if (root["effective"]["model_abbr"].get_string().get(abbr) || root["dataset_abbr"].get_string().get(ds))
-    throw std::runtime_error(fmt::format("{}: incomplete run config", cfg_path.string()));
-  r.records = record::read_details((dir / "performances" / std::string(abbr) / (std::string(ds) + "_details.jsonl")).string());
-  metrics::RunFacts facts;
-  int64_t conc = 1;
-  bool stream = true;
-  if (root["effective"]["concurrency"].get_int64().get(conc)) conc = 1;
-  if (root["effective"]["stream"].get_bool().get(stream)) stream = true;
-  facts.max_concurrency = static_cast<int>(conc);
-  r.concurrency = conc;
-  double rate = 0;
-  if (root["effective"]["request_rate"].get_double().get(rate)) rate = 0;
-  r.request_rate = rate;
-  facts.stream = stream;
-  r.m = metrics::compute(r.records, facts, metrics::Definitions::Tokbench);
-  simdjson::dom::parser p2;
-  simdjson::dom::element res;
-  std::string_view body;
-  if (!p2.load((dir / "result.json").string()).get(res) && !res["run"]["request_body_example"].get_string().get(body)) {
-    simdjson::dom::parser p3;
-    simdjson::dom::element b;
-    if (!p3.parse(std::string(body)).get(b)) flatten(b, "", r.body);
-  }
-  if (fs::exists(dir / "server.json")) {
-    simdjson::dom::parser p4;
-    simdjson::dom::element s;
-    if (!p4.load((dir / "server.json").string()).get(s)) {
-      for (const char* k : {"generation_token_throughput", "prompt_token_throughput", "spec_acceptance_rate",
-                            "spec_mean_acceptance_length"}) {
-        simdjson::dom::element v;
-        if (!s[k].get(v)) r.server[k] = simdjson::minify(v);
-      }
-      for (const char* k : {"ttft_ms", "itl_per_step_ms", "e2e_ms", "queue_ms"}) {
-        simdjson::dom::element v;
-        if (!s[k]["mean"].get(v)) r.server[std::string(k) + ".mean"] = simdjson::minify(v);
-      }
+  if (!f.info.body_example.empty() && !p.parse(f.info.body_example).get(e)) flatten(e, "", r.body);
+  if (!f.info.server_json.empty() && !p.parse(f.info.server_json).get(e)) {
+    for (const char* k : {"generation_token_throughput", "prompt_token_throughput", "spec_acceptance_rate",
+                          "spec_mean_acceptance_length"}) {
+      simdjson::dom::element v;
+      if (!e[k].get(v)) r.server[k] = simdjson::minify(v);
+    }
+    for (const char* k : {"ttft_ms", "itl_per_step_ms", "e2e_ms", "queue_ms"}) {
+      simdjson::dom::element v;
+      if (!e[k]["mean"].get(v)) r.server[std::string(k) + ".mean"] = simdjson::minify(v);
     }
   }
   // Prompt text differs with the dataset; what matters is the shape of the body.
