@@ -254,7 +254,6 @@ TEST_F(CliTest, ReportRecomputesEveryOutput) {
   ASSERT_FALSE(rd.empty());
   const auto perf = rd / "performances/tokbench-mock";
   EXPECT_EQ(count_lines(perf / "builtin_details.jsonl"), 12u);  // 2 warm-up + 10 measured
-  const std::string before = slurp(rd / "result.json");
   const std::string csv_before = slurp(perf / "builtin.csv");
   auto r = result(rd);
   EXPECT_EQ(common(r, "total_requests"), 10);
@@ -274,7 +273,6 @@ TEST_F(CliTest, ReportRecomputesEveryOutput) {
   EXPECT_EQ(rep.code, 0) << rep.output;
   auto ais = result(rd);
   EXPECT_EQ(std::string(ais["definitions"]["set"].get_string().value()).substr(0, 8), "aisbench");
-  (void)before;
 }
 
 TEST_F(CliTest, EmbeddedSimulatorIsTheDefaultTarget) {
@@ -391,7 +389,7 @@ TEST_F(CliTest, TokenizerCountsWhenTheServerSendsNoUsage) {
             std::string::npos);
   EXPECT_NE(last_.output.find("counted with --tokenizer"), std::string::npos);
   // Without a tokenizer the count falls back to text chunks, and the report says so.
-  const auto rd2 = run({"--url", sim.url(), "--num-prompts", "2", "--max-tokens", "10", "--ignore-eos"});
+  run({"--url", sim.url(), "--num-prompts", "2", "--max-tokens", "10", "--ignore-eos"});
   EXPECT_NE(last_.output.find("counted as text chunks"), std::string::npos);
 }
 

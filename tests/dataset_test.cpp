@@ -7,6 +7,8 @@
 #include <fstream>
 #include <set>
 
+#include "tokenizer/tokenizer.hpp"
+
 namespace tokbench::dataset {
 namespace {
 
@@ -74,8 +76,6 @@ TEST(Dataset, RealGsm8kTestSplit) {
 }  // namespace tokbench::dataset
 
 // ---- synthetic prompts of an exact token length ------------------------------------------------
-
-#include "tokenizer/tokenizer.hpp"
 
 namespace tokbench::dataset {
 namespace {

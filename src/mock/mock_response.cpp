@@ -275,7 +275,7 @@ std::string usage_chunk(bool chat, std::string_view id, std::string_view model, 
 }
 
 std::string full_body(bool chat, std::string_view id, std::string_view model, int64_t created,
-                      std::string_view text, std::string_view finish_reason, ChunkUsage usage) {
+                      std::string_view text, std::string_view finish_reason, const std::optional<ChunkUsage>& usage) {
   JsonWriter w;
   header(w, chat, false, id, model, created);
   w.key("choices").begin_array().begin_object();
@@ -288,7 +288,7 @@ std::string full_body(bool chat, std::string_view id, std::string_view model, in
   w.key("logprobs").null();
   finish_field(w, finish_reason);
   w.end_object().end_array();
-  usage_object(w, usage);
+  if (usage) usage_object(w, *usage);
   w.end_object();
   return w.take();
 }

@@ -145,9 +145,9 @@ std::string stream_chunk(bool chat, std::string_view id, std::string_view model,
 /// The `choices: []` usage chunk sent after the last content when include_usage is set.
 std::string usage_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
                         ChunkUsage usage);
-/// The whole non-streaming body.
+/// The whole non-streaming body; without usage when `usage` is empty (--no-usage).
 std::string full_body(bool chat, std::string_view id, std::string_view model, int64_t created,
-                      std::string_view text, std::string_view finish_reason, ChunkUsage usage);
+                      std::string_view text, std::string_view finish_reason, const std::optional<ChunkUsage>& usage);
 /// An OpenAI-style error body.
 std::string error_body(std::string_view message, std::string_view type, int code);
 

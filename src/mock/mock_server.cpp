@@ -199,11 +199,6 @@ struct MockServer::Impl {
     return {http::status::ok, w.take()};
   }
 
-  static std::string full_body_without_usage(const std::string& body) {
-    const size_t at = body.rfind(",\"usage\":");
-    return at == std::string::npos ? body : body.substr(0, at) + "}";
-  }
-
   // ---- the batch: admission (max-num-seqs, FIFO) and what every running request shares ----------
 
   // Holds a place in the batch for one request; releasing it hands the place to the oldest waiter.
@@ -385,7 +380,7 @@ struct MockServer::Impl {
         std::string piece;
         const int chunk_tokens = static_cast<int>(pending);
         for (int64_t k = 0; k < pending; ++k) piece += token_text(static_cast<uint64_t>(produced++));
-        text += piece;
+        if (!cr.stream) text += piece;  // the non-streaming body carries the whole text
         pending = 0;
         if (cr.stream) {
           if (drop_after >= 0 && produced > drop_after) {
@@ -421,8 +416,9 @@ struct MockServer::Impl {
       write_trace(g.id, trace_t, trace_kinds, trace_tokens, false);
       co_return true;
     }
-    std::string body = full_body(g.chat, g.id, s.model_name, g.created, text, g.plan.finish_reason, {cr.prompt_tokens, produced, cached});
-    if (s.no_usage) body = full_body_without_usage(body);
+    std::optional<ChunkUsage> usage;
+    if (!s.no_usage) usage = ChunkUsage{cr.prompt_tokens, produced, cached};
+    std::string body = full_body(g.chat, g.id, s.model_name, g.created, text, g.plan.finish_reason, usage);
     http::response<http::string_body> out{http::status::ok, version};
     out.set(http::field::content_type, "application/json");
     out.set("x-request-id", g.id);

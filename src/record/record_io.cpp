@@ -113,6 +113,10 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
 
 RequestRecord from_json_line(std::string_view line) {
   simdjson::dom::parser parser;
+  return from_json_line(line, parser);
+}
+
+RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parser) {
   simdjson::dom::element doc;
   if (auto err = parser.parse(line.data(), line.size(), true).get(doc)) {
     throw std::runtime_error(fmt::format("not valid JSON ({})", simdjson::error_message(err)));
@@ -177,11 +181,12 @@ std::vector<RequestRecord> read_details(const std::string& path) {
   std::vector<RequestRecord> out;
   std::string line;
   size_t line_no = 0;
+  simdjson::dom::parser parser;
   while (std::getline(in, line)) {
     ++line_no;
     if (line.empty()) continue;
     try {
-      out.push_back(from_json_line(line));
+      out.push_back(from_json_line(line, parser));
     } catch (const std::exception& e) {
       throw std::runtime_error(fmt::format("{}:{}: {}", path, line_no, e.what()));
     }

@@ -3,6 +3,8 @@
 // appender that makes each finished request durable at once (a crash or Ctrl-C loses nothing
 // already finished). The line keeps AISBench's details field names where they exist
 // (data_abbr, id, success, error_info, input_tokens, output_tokens) and adds our timestamps.
+#include <simdjson.h>
+
 #include <cstdio>
 #include <mutex>
 #include <string>
@@ -17,6 +19,8 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr);
 
 /// Parses one line written by to_json_line. Throws std::runtime_error naming what is wrong.
 RequestRecord from_json_line(std::string_view line);
+/// The same with a caller's parser, reused across lines (read_details parses whole files).
+RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parser);
 
 /// Reads a whole details file; errors name the file and line number.
 std::vector<RequestRecord> read_details(const std::string& path);

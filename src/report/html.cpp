@@ -91,7 +91,8 @@ window.TOKBENCH.hover = (i, px = 80, py = 80) => {
 // Distributions with P50/P90/P99 marked.
 function histogram(values, bins) {
   if (!values.length) return {edges: [], counts: []};
-  let lo = Math.min(...values), hi = Math.max(...values);
+  let lo = Infinity, hi = -Infinity;  // a loop: spreading 100k+ arguments overflows the JS stack
+  for (const v of values) { if (v < lo) lo = v; if (v > hi) hi = v; }
   if (hi === lo) hi = lo + 1;
   const w = (hi - lo) / bins, counts = new Array(bins).fill(0);
   for (const v of values) counts[Math.min(bins - 1, Math.floor((v - lo) / w))]++;

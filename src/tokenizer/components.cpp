@@ -351,16 +351,14 @@ class ByteLevelDecoder : public Decoder {
 
 class ReplaceDecoder : public Decoder {
  public:
-  ReplaceDecoder(Pattern p, std::string content) : p_(std::move(p)), content_(std::move(content)) {}
+  ReplaceDecoder(Pattern p, std::string content) : replace_(std::move(p), std::move(content)) {}
   std::vector<std::string> apply(std::vector<std::string> tokens) const override {
-    ReplaceNormalizer r(Pattern{p_.literal, nullptr}, content_);
-    for (auto& t : tokens) r.apply(t);
+    for (auto& t : tokens) replace_.apply(t);
     return tokens;
   }
 
  private:
-  Pattern p_;
-  std::string content_;
+  ReplaceNormalizer replace_;  // the same replacement, applied per token
 };
 
 class ByteFallbackDecoder : public Decoder {
