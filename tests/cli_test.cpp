@@ -16,47 +16,13 @@
 
 #include "ports.hpp"
 #include "process.hpp"
+#include "sim_process.hpp"
 
 namespace tokbench::testing {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-size_t count_lines(const fs::path& p) {
-  std::ifstream in(p);
-  size_t n = 0;
-  for (std::string l; std::getline(in, l);) n += !l.empty();
-  return n;
-}
-
-class Sim {
- public:
-  explicit Sim(std::vector<std::string> flags) {
-    std::vector<std::string> argv{TOKBENCH_BINARY, "serve-mock", "--port", "0"};
-    argv.insert(argv.end(), flags.begin(), flags.end());
-    child_ = std::make_unique<Child>(argv);
-    const std::string out = child_->read_until("\n", 10s);
-    std::smatch m;
-    if (!std::regex_search(out, m, std::regex("listening on http://127\\.0\\.0\\.1:(\\d+)")))
-      throw std::runtime_error("serve-mock did not start: " + out);
-    port = m[1];
-  }
-  std::string url(const std::string& path = "/v1/chat/completions") const {
-    return "http://127.0.0.1:" + port + path;
-  }
-  std::string port;
-
- private:
-  std::unique_ptr<Child> child_;
-};
 
 class CliTest : public ::testing::Test {
  protected:
@@ -268,11 +234,17 @@ TEST_F(CliTest, ReportRecomputesEveryOutput) {
   auto again = result(rd);
   EXPECT_DOUBLE_EQ(metric(again, "TPOT", "mean"), tpot);
   EXPECT_EQ(common(again, "total_requests"), 10);
-  // The same records under AISBench's definitions.
+  // The same records under AISBench's definitions: a view beside the run's own outputs, which
+  // stay as they were.
+  const std::string own = slurp(rd / "result.json");
   rep = run_tokbench({"report", rd.string(), "--compat", "aisbench"});
   EXPECT_EQ(rep.code, 0) << rep.output;
-  auto ais = result(rd);
+  auto ais = result(rd / "views/aisbench");
   EXPECT_EQ(std::string(ais["definitions"]["set"].get_string().value()).substr(0, 8), "aisbench");
+  EXPECT_TRUE(fs::exists(rd / "views/aisbench/builtin.csv"));
+  EXPECT_TRUE(fs::exists(rd / "views/aisbench/builtin_plot.html"));
+  EXPECT_EQ(slurp(rd / "result.json"), own);
+  EXPECT_EQ(slurp(perf / "builtin.csv"), csv_before);
 }
 
 TEST_F(CliTest, EmbeddedSimulatorIsTheDefaultTarget) {
@@ -440,7 +412,8 @@ TEST_F(CliTest, DefinitionsSideBySideInEveryStreamingReport) {
   // The same records, recomputed under vLLM's definitions.
   auto rep = run_tokbench({"report", rd.string(), "--compat", "vllm"});
   EXPECT_EQ(rep.code, 0) << rep.output;
-  EXPECT_EQ(std::string(result(rd)["definitions"]["set"].get_string().value()).substr(0, 4), "vllm");
+  EXPECT_EQ(std::string(result(rd / "views/vllm")["definitions"]["set"].get_string().value()).substr(0, 4), "vllm");
+  EXPECT_EQ(std::string(result(rd)["definitions"]["set"].get_string().value()).substr(0, 8), "tokbench");
 }
 
 TEST_F(CliTest, ServerMetricsAreScrapedAndCrossChecked) {

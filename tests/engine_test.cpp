@@ -14,6 +14,7 @@
 #include "client/request_body.hpp"
 #include "common/clock.hpp"
 #include "mock/mock_server.hpp"
+#include "canned_server.hpp"
 #include "ports.hpp"
 
 namespace tokbench::client {
@@ -59,7 +60,20 @@ std::vector<RequestRecord> run(EngineSettings es, const std::vector<std::string>
   std::mutex mu;
   std::vector<RequestRecord> out;
   Engine engine(std::move(es));
-  engine.run(bs, schedule, steady_now_ns(), false, 0,
+  // The given schedule as arrivals (empty: closed loop); bodies cycle as a dataset does.
+  struct Offsets final : load::Arrivals {
+    explicit Offsets(const std::vector<int64_t>& s) : s(s) {}
+    int64_t next_offset_ns() override { return s.empty() ? core::kNotSet : s[i++]; }
+    const std::vector<int64_t>& s;
+    size_t i = 0;
+  };
+  load::CountedSource source(static_cast<int64_t>(bs.size()), false, std::make_unique<Offsets>(schedule),
+                             [&](int64_t i) {
+                               core::PlannedRequest p;
+                               p.body = bs[static_cast<size_t>(i)];
+                               return p;
+                             });
+  engine.run(source, steady_now_ns(),
              [&](RequestRecord&& r) {
                std::lock_guard l(mu);
                out.push_back(std::move(r));
@@ -231,6 +245,57 @@ TEST(Engine, CancelStopsInFlightAndSendsNothingNew) {
     EXPECT_EQ(r.outcome, Outcome::Cancelled);
     EXPECT_FALSE(r.chunks.empty());
   }
+}
+
+// A server that sends one SSE line larger than the cap: only that request fails, as too_large,
+// and the client never holds more than the cap.
+TEST(Engine, OversizedSseLineFailsAsTooLarge) {
+  const std::string sse = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+                          "data: {\"choices\":[{\"delta\":{\"content\":\"" + std::string(3 << 20, 'x') + "\"}}]}\n\n";
+  testing::CannedServer srv([&](const std::string&) { return sse; });
+  EngineSettings es;
+  es.url = srv.url("/v1/chat/completions");
+  es.max_event_bytes = 1 << 20;
+  const auto rs = run(es, bodies(2, true, true));
+  ASSERT_EQ(rs.size(), 2u);
+  for (const auto& r : rs) {
+    EXPECT_EQ(r.outcome, Outcome::TooLarge) << r.error;
+    EXPECT_NE(r.error.find("--max-event-bytes"), std::string::npos) << r.error;
+    EXPECT_TRUE(r.chunks.empty());
+  }
+}
+
+TEST(Engine, OversizedNonStreamingBodyFailsAsTooLarge) {
+  const std::string body = "{\"choices\":[{\"message\":{\"content\":\"" + std::string(2 << 20, 'y') + "\"}}]}";
+  testing::CannedServer srv([&](const std::string&) { return testing::CannedServer::http(200, "application/json", body); });
+  EngineSettings es;
+  es.url = srv.url("/v1/chat/completions");
+  es.stream = false;
+  es.max_body_bytes = 1 << 20;
+  const auto rs = run(es, bodies(1, true, false));
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].outcome, Outcome::TooLarge) << rs[0].error;
+  EXPECT_NE(rs[0].error.find("--max-body-bytes"), std::string::npos) << rs[0].error;
+}
+
+// A usage bomb: the server claims 500 million tokens in a 3-chunk answer. The record keeps the
+// claim; nothing is sized by it (metrics_test checks the statistics over it).
+TEST(Engine, UsageBombIsRecordedNotAllocated) {
+  const std::string sse =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+      "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n"
+      "data: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\n\n"
+      "data: {\"choices\":[{\"delta\":{\"content\":\"c\"},\"finish_reason\":\"length\"}]}\n\n"
+      "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":500000000}}\n\n"
+      "data: [DONE]\n\n";
+  testing::CannedServer srv([&](const std::string&) { return sse; });
+  EngineSettings es;
+  es.url = srv.url("/v1/chat/completions");
+  const auto rs = run(es, bodies(1, true, true));
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_TRUE(rs[0].ok()) << rs[0].error;
+  EXPECT_EQ(rs[0].completion_tokens, 500'000'000);
+  EXPECT_EQ(rs[0].chunks.size(), 4u);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "metrics/metrics.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include "records.hpp"
 
@@ -244,6 +245,22 @@ TEST(Metrics, NoUsageFallsBackToTextChunksWithANote) {
   EXPECT_DOUBLE_EQ(stats(m, "OutputTokens").mean, 4);
   EXPECT_FALSE(m.row("InputTokens")->stats.has_value());
   EXPECT_FALSE(m.notes.empty());
+}
+
+// A usage bomb (500 million tokens claimed for 3 chunks): every statistic is computed, and
+// memory is not sized by the claim (gaps of one chunk are one weighted entry).
+TEST(Metrics, UsageBombNeitherAllocatesNorBreaksStatistics) {
+  auto r = stream_record(0, {{100, C}, {120, C}, {140, C}, {140, U, 500'000'000}}, 141, 500'000'000, 5);
+  rusage before{};
+  getrusage(RUSAGE_SELF, &before);
+  const MetricSet m = compute({r}, {1, true}, Definitions::Tokbench);
+  rusage after{};
+  getrusage(RUSAGE_SELF, &after);
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "KiB";  // gaps expanded would take 4 GB
+  const auto& itl = stats(m, "ITL");
+  EXPECT_EQ(itl.n, 500'000'000 - 1);
+  EXPECT_GT(itl.max, 0);
+  EXPECT_EQ(stats(m, "OutputTokens").max, 500'000'000);
 }
 
 }  // namespace

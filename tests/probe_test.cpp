@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "canned_server.hpp"
 #include "probe/prometheus.hpp"
 #include "probe/server_metrics.hpp"
 #include "probe/server_process.hpp"
@@ -96,6 +97,22 @@ TEST(ServerSummary, RatesAcceptanceAndCrossCheck) {
   EXPECT_FALSE(checks[0].agree);
   EXPECT_FALSE(checks[1].agree);
   EXPECT_FALSE(summarize({a}, "u").has_value());
+  // The run folder keeps the summary; `report` rebuilds exactly the same one from it.
+  const ServerSummary back = summary_from_json(summary_to_json(*s));
+  EXPECT_EQ(summary_to_json(back), summary_to_json(*s));
+  ASSERT_TRUE(back.itl.has_value());
+  EXPECT_EQ(back.itl->quantile(0.5), s->itl->quantile(0.5));
+  EXPECT_EQ(back.running_waiting, s->running_waiting);
+}
+
+// A /metrics answer larger than the cap is refused without being held; the scrape says why.
+TEST(Scraper, OversizedMetricsBodyIsRefused) {
+  const std::string big = "vllm:num_requests_running 1\n" + std::string(3 << 20, '#') + "\n";
+  testing::CannedServer srv([&](const std::string&) { return testing::CannedServer::http(200, "text/plain", big); });
+  Scraper scraper(srv.url("/metrics"), {}, "", 1000, 0, size_t{1} << 20);
+  EXPECT_FALSE(scraper.scrape_once());
+  EXPECT_NE(scraper.last_error().find("--max-body-bytes"), std::string::npos) << scraper.last_error();
+  EXPECT_FALSE(scraper.summary().has_value());
 }
 
 TEST(VllmLog, ThroughputAndSpecDecodingLines) {

@@ -55,6 +55,7 @@ class Child {
   }
 
   void signal(int sig) { kill(pid_, sig); }
+  pid_t pid() const { return pid_; }
 
   /// Waits for exit (killing it after `timeout`), reads the rest of the output, returns the status.
   int wait(std::chrono::milliseconds timeout = std::chrono::seconds(120)) {

@@ -74,7 +74,8 @@ TEST(RecordIo, BadLineNamesFileAndLine) {
   const auto path = (std::filesystem::temp_directory_path() / "tokbench_bad_details.jsonl").string();
   {
     std::ofstream out(path);
-    out << to_json_line(testing::stream_record(0, {}, 1, 0, 0), "x") << "\n{not json\n";
+    out << to_json_line(testing::stream_record(0, {}, 1, 0, 0), "x") << "\n{not json\n"
+        << to_json_line(testing::stream_record(0, {}, 1, 0, 0), "x") << "\n";
   }
   try {
     read_details(path);
@@ -82,6 +83,22 @@ TEST(RecordIo, BadLineNamesFileAndLine) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find(path + ":2:"), std::string::npos) << e.what();
   }
+}
+
+TEST(RecordIo, TornLastLineIsSkippedWithAWarningNamingIt) {
+  // A kill during the last write leaves part of a line and no newline: every whole line counts.
+  const auto path = (std::filesystem::temp_directory_path() / "tokbench_torn_details.jsonl").string();
+  const std::string line = to_json_line(testing::stream_record(0, {{5, record::ChunkKind::Content}}, 9, 1, 3), "x");
+  {
+    std::ofstream out(path);
+    out << line << "\n" << line << "\n" << line.substr(0, line.size() / 2);
+  }
+  int64_t seen = 0;
+  const DetailsScan scan = for_each_detail(path, [&](RequestRecord&&) { ++seen; });
+  EXPECT_EQ(seen, 2);
+  EXPECT_EQ(scan.records, 2);
+  EXPECT_NE(scan.warning.find(path + ":3:"), std::string::npos) << scan.warning;
+  EXPECT_NE(scan.warning.find("skipped"), std::string::npos) << scan.warning;
 }
 
 TEST(RecordIo, AppenderWritesEachLineAtOnce) {

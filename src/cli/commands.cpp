@@ -62,6 +62,11 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_option("--request-rate", c.request_rate, "Poisson arrivals, req/s; 0 = as fast as concurrency allows")
       ->capture_default_str();
   run->add_option("--timeout-s", c.timeout_s, "per-request timeout; 0 = none")->capture_default_str();
+  run->add_option("--max-event-bytes", c.max_event_bytes, "largest SSE line or event; a larger one fails its request as too_large")
+      ->capture_default_str();
+  run->add_option("--max-body-bytes", c.max_body_bytes,
+                  "largest non-streaming body, /metrics or /v1/models response; a larger one is refused")
+      ->capture_default_str();
   run->add_option("--retries", c.retries, "retries after a connection error")->capture_default_str();
   run->add_option("--warmup", c.warmup, "warm-up requests, excluded from statistics")->capture_default_str();
   run->add_option("--workers", c.workers, "client threads; 0 = automatic")->capture_default_str();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include <sys/epoll.h>
@@ -32,15 +33,10 @@ constexpr int64_t kIdlePollMs = 50;       // bounds how late a stop request is n
 
 struct Shared {
   const EngineSettings& settings;
-  const std::vector<std::string>& bodies;
-  const std::vector<int64_t>& schedule;
+  load::RequestSource& source;
   int64_t origin_ns;
-  int64_t phase_start_ns;
-  bool warmup;
-  int64_t index_base;
   const std::function<void(RequestRecord&&)>& on_done;
   const std::atomic<int>& stop;
-  std::atomic<size_t> next{0};
   curl_slist* headers = nullptr;
 };
 
@@ -49,10 +45,12 @@ struct Shared {
 struct Slot {
   CURL* easy = nullptr;
   bool active = false;
-  size_t job = 0;
+  core::PlannedRequest req;  // kept for a retry: same body, same intended time
   int64_t origin_ns = 0;
   bool stream = true;
   bool keep_text = false;
+  size_t max_body = 0, max_events = 0;
+  std::string too_large;  // why the response passed a cap ("" = it did not)
   RequestRecord rec;
   SseFramer framer;
   ChunkParser parser;
@@ -66,13 +64,17 @@ struct Slot {
   int64_t now() const { return steady_now_ns() - origin_ns; }
 
   void on_event(std::string_view data, int64_t t) {
-    if (got_done) return;  // nothing after [DONE] belongs to this response
+    if (got_done || !too_large.empty()) return;  // nothing after [DONE] belongs to this response
     if (data == "[DONE]") {
       got_done = true;
       rec.done_ns = t;
       return;
     }
     ++events;
+    if (rec.chunks.size() >= max_events) {
+      too_large = fmt::format("more than {} SSE events in one response (raise --max-events)", max_events);
+      return;
+    }
     std::string why;
     if (!parser.parse(data, info, &why)) {
       if (protocol_error.empty()) protocol_error = fmt::format("invalid JSON in SSE event ({})", why);
@@ -118,10 +120,15 @@ struct Slot {
       s.body.append(p, std::min(len, kErrorBodyLimit - std::min(kErrorBodyLimit, s.body.size())));
     } else if (s.stream) {
       s.framer.feed(std::string_view(p, len), [&](std::string_view data) { s.on_event(data, t); });
+      if (s.framer.too_large() && s.too_large.empty()) {
+        s.too_large = fmt::format("an SSE line or event larger than {} bytes (raise --max-event-bytes)", s.framer.max_bytes());
+      }
+    } else if (s.body.size() + len > s.max_body) {
+      s.too_large = fmt::format("a response body larger than {} bytes (raise --max-body-bytes)", s.max_body);
     } else {
       s.body.append(p, len);
     }
-    return len;
+    return s.too_large.empty() ? len : 0;  // 0 makes libcurl abort the transfer at once
   }
 
   static size_t on_header(char* p, size_t size, size_t n, void* ud) {
@@ -180,6 +187,9 @@ class Worker {
       s.origin_ns = sh_.origin_ns;
       s.stream = sh_.settings.stream;
       s.keep_text = sh_.settings.keep_text;
+      s.max_body = sh_.settings.max_body_bytes;
+      s.max_events = sh_.settings.max_events;
+      s.framer.set_max_bytes(sh_.settings.max_event_bytes);
       configure(s);
       free_.push_back(&s);
     }
@@ -197,7 +207,7 @@ class Worker {
     const int64_t cpu_start = thread_cpu_ns();
     const auto& st = sh_.settings;
     bool exhausted = false;
-    size_t pending = SIZE_MAX;  // claimed but not yet due (open loop)
+    std::optional<core::PlannedRequest> pending;  // pulled but not yet due (open loop)
     int64_t pending_due = kNone;
     int64_t drain_deadline = kNone;
     std::vector<epoll_event> events(256);
@@ -205,7 +215,7 @@ class Worker {
       const int stop = sh_.stop.load(std::memory_order_relaxed);
       int64_t now = steady_now_ns() - sh_.origin_ns;
       if (stop != kRunning) {
-        pending = SIZE_MAX;
+        pending.reset();
         pending_due = kNone;
         exhausted = true;
         if (drain_deadline == kNone) drain_deadline = now + st.drain_timeout_ms * 1'000'000;
@@ -213,26 +223,23 @@ class Worker {
       }
       // Fill free slots with due requests.
       while (!exhausted && !free_.empty()) {
-        if (pending == SIZE_MAX) {
-          pending = sh_.next.fetch_add(1, std::memory_order_relaxed);
-          if (pending >= sh_.bodies.size()) {
-            pending = SIZE_MAX;
+        if (!pending) {
+          pending = sh_.source.next();
+          if (!pending) {
             exhausted = true;
             break;
           }
         }
-        int64_t scheduled = now;
-        if (!sh_.schedule.empty()) {
-          scheduled = sh_.phase_start_ns + sh_.schedule[pending];
-          if (scheduled > now) {
-            pending_due = scheduled;
-            break;
-          }
+        const int64_t scheduled = pending->scheduled_ns == kNone ? now : pending->scheduled_ns;
+        if (scheduled > now) {
+          pending_due = scheduled;
+          break;
         }
         Slot& slot = *free_.back();
         free_.pop_back();
-        start(slot, pending, scheduled, 1);
-        pending = SIZE_MAX;
+        slot.req = std::move(*pending);
+        start(slot, scheduled, 1);
+        pending.reset();
         pending_due = kNone;
         now = steady_now_ns() - sh_.origin_ns;
       }
@@ -307,15 +314,19 @@ class Worker {
                      static_cast<long>(st.timeout_ms > 0 ? std::min<int64_t>(st.timeout_ms, 30'000) : 30'000));
   }
 
-  void start(Slot& s, size_t job, int64_t scheduled, int attempt) {
+  void start(Slot& s, int64_t scheduled, int attempt) {
     if (!free_.empty() && free_.back() == &s) free_.pop_back();  // a retry reuses its own slot
-    const std::string& body = sh_.bodies[job];
-    s.job = job;
+    const std::string& body = s.req.body;
     s.active = true;
     s.rec = RequestRecord{};
     s.rec.chunks.reserve(sh_.settings.reserve_chunks);
-    s.rec.index = sh_.index_base + static_cast<int64_t>(job);
-    s.rec.warmup = sh_.warmup;
+    s.rec.index = s.req.index;
+    s.rec.warmup = s.req.warmup;
+    s.rec.expected_prompt_tokens = s.req.facts.expected_prompt_tokens;
+    s.rec.requested_max_tokens = s.req.facts.requested_max_tokens;
+    s.rec.ignore_eos_sent = s.req.facts.ignore_eos_sent;
+    if (s.keep_text) s.rec.prompt_text = s.req.facts.prompt_text;
+    s.too_large.clear();
     s.rec.stream = s.stream;
     s.rec.attempts = attempt;
     s.rec.scheduled_ns = scheduled;
@@ -346,7 +357,12 @@ class Worker {
   void finish(Slot& s, CURLcode rc) {
     RequestRecord& r = s.rec;
     const int64_t now = s.now();
-    if (rc == CURLE_OK) {
+    if (!s.too_large.empty()) {
+      r.outcome = Outcome::TooLarge;
+      r.error = s.too_large;
+      r.chunks.clear();
+      r.chunks.shrink_to_fit();
+    } else if (rc == CURLE_OK) {
       if (r.http_status < 200 || r.http_status >= 300) {
         r.outcome = Outcome::HttpStatus;
         r.error = fmt::format("HTTP {}: {}", r.http_status, s.body);
@@ -387,9 +403,10 @@ class Worker {
     free_.push_back(&s);
     if (r.outcome == Outcome::ConnectError && r.attempts <= sh_.settings.retries &&
         sh_.stop.load(std::memory_order_relaxed) == kRunning) {
-      start(s, s.job, r.scheduled_ns, r.attempts + 1);  // same request, same intended time
+      start(s, r.scheduled_ns, r.attempts + 1);  // same request, same intended time
       return;
     }
+    sh_.source.completed(r);
     sh_.on_done(std::move(r));
   }
 
@@ -403,6 +420,7 @@ class Worker {
       s.rec.outcome = Outcome::Cancelled;
       s.rec.error = fmt::format("cancelled by stop request after {} chunk(s)", s.rec.chunks.size());
       s.rec.done_ns = now;
+      sh_.source.completed(s.rec);
       sh_.on_done(std::move(s.rec));
     }
   }
@@ -422,12 +440,10 @@ void global_init() { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 Engine::Engine(EngineSettings settings) : settings_(std::move(settings)) {}
 
-EngineCounters Engine::run(const std::vector<std::string>& bodies, const std::vector<int64_t>& schedule_ns,
-                           int64_t origin_ns, bool warmup, int64_t index_base,
-                           const std::function<void(RequestRecord&&)>& on_done,
-                           const std::atomic<int>& stop) {
-  Shared sh{settings_, bodies, schedule_ns, origin_ns, steady_now_ns() - origin_ns, warmup,
-            index_base, on_done, stop};
+EngineCounters Engine::run(load::RequestSource& source, int64_t origin_ns,
+                           const std::function<void(RequestRecord&&)>& on_done, const std::atomic<int>& stop) {
+  Shared sh{settings_, source, origin_ns, on_done, stop};
+  source.start(steady_now_ns() - origin_ns);
   sh.headers = curl_slist_append(sh.headers, "Content-Type: application/json");
   sh.headers = curl_slist_append(sh.headers, "Expect:");  // no 100-continue round trip
   if (settings_.stream) sh.headers = curl_slist_append(sh.headers, "Accept: text/event-stream");
@@ -436,7 +452,9 @@ EngineCounters Engine::run(const std::vector<std::string>& bodies, const std::ve
   }
   for (const auto& h : settings_.headers) sh.headers = curl_slist_append(sh.headers, h.c_str());
 
-  const int conc = std::max(1, std::min<int>(settings_.concurrency, static_cast<int>(std::max<size_t>(1, bodies.size()))));
+  const int64_t planned = source.planned();
+  const int conc = std::max(1, planned < 0 ? settings_.concurrency
+                                           : static_cast<int>(std::min<int64_t>(settings_.concurrency, std::max<int64_t>(1, planned))));
   const int workers = std::clamp(settings_.workers, 1, conc);
   std::vector<std::unique_ptr<Worker>> ws;
   for (int w = 0; w < workers; ++w) ws.push_back(std::make_unique<Worker>(sh, conc / workers + (w < conc % workers)));

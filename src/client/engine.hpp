@@ -2,13 +2,16 @@
 // client/engine: sends requests with libcurl's multi interface on worker threads and turns
 // every response into a RequestRecord. Hot path: stamp steady_clock once per read, frame SSE,
 // classify each event, append a ChunkEvent to a pre-reserved vector. Statistics and formatting
-// happen elsewhere, after the fact. Decides nothing about WHEN beyond the schedule it is given.
+// happen elsewhere, after the fact. Decides nothing about WHAT or WHEN: it pulls requests from a
+// load::RequestSource when it has room, holds an open-loop request until it is due, and reports
+// every completion back to the source.
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "load/source.hpp"
 #include "record/record.hpp"
 
 namespace tokbench::client {
@@ -25,6 +28,9 @@ struct EngineSettings {
   int64_t drain_timeout_ms = 5'000;  ///< after a stop request, wait this long for in-flight requests
   size_t reserve_chunks = 512;       ///< per-request chunk capacity reserved up front
   bool keep_text = false;            ///< keep generated text in RequestRecord::output_text
+  size_t max_event_bytes = 1 << 20;  ///< one SSE line or event larger than this fails the request (too_large)
+  size_t max_body_bytes = 64 << 20;  ///< a non-streaming body larger than this fails the request (too_large)
+  size_t max_events = 1 << 20;       ///< SSE events in one response; more fails the request (too_large)
   std::atomic<int64_t>* started = nullptr;  ///< if set, counts requests handed to the transport
 };
 
@@ -41,15 +47,12 @@ class Engine {
  public:
   explicit Engine(EngineSettings settings);
 
-  /// Sends bodies[0..n) and returns when all have ended (or a stop has drained or cancelled
-  /// them; requests never sent because of a stop are not started and produce no record).
-  /// `schedule_ns` empty: closed loop, each request starts when a slot frees up; otherwise
-  /// request i is due at phase_start_ns + schedule_ns[i]. All times are ns since `origin_ns`
-  /// (steady clock). `on_done` is called from worker threads, once per request.
-  EngineCounters run(const std::vector<std::string>& bodies, const std::vector<int64_t>& schedule_ns,
-                     int64_t origin_ns, bool warmup, int64_t index_base,
-                     const std::function<void(record::RequestRecord&&)>& on_done,
-                     const std::atomic<int>& stop);
+  /// Sends what `source` hands out until it has no more, and returns when all have ended (or a
+  /// stop has drained or cancelled them; requests not pulled because of a stop produce no
+  /// record). All times are ns since `origin_ns` (steady clock). `on_done` is called from worker
+  /// threads, once per request, after source.completed().
+  EngineCounters run(load::RequestSource& source, int64_t origin_ns,
+                     const std::function<void(record::RequestRecord&&)>& on_done, const std::atomic<int>& stop);
 
  private:
   EngineSettings settings_;

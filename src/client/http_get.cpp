@@ -3,20 +3,32 @@
 #include <curl/curl.h>
 #include <simdjson.h>
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 
 namespace tokbench::client {
 
 namespace {
+struct Sink {
+  std::string* body;
+  size_t max_bytes;
+  bool too_large = false;
+};
 size_t append(char* p, size_t size, size_t n, void* ud) {
-  static_cast<std::string*>(ud)->append(p, size * n);
+  auto& s = *static_cast<Sink*>(ud);
+  if (s.body->size() + size * n > s.max_bytes) {
+    s.too_large = true;
+    return 0;  // libcurl aborts the transfer: a body past the cap is never held
+  }
+  s.body->append(p, size * n);
   return size * n;
 }
 }  // namespace
 
 namespace {
 GetResult perform(const std::string& url, const std::string* post_body, const std::vector<std::string>& headers,
-                  const std::string& api_key, long timeout_ms) {
+                  const std::string& api_key, long timeout_ms, size_t max_bytes) {
   GetResult out;
   CURL* e = curl_easy_init();
   curl_slist* list = nullptr;
@@ -31,7 +43,8 @@ GetResult perform(const std::string& url, const std::string* post_body, const st
   curl_easy_setopt(e, CURLOPT_URL, url.c_str());
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, list);
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &append);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, &out.body);
+  Sink sink{&out.body, max_bytes};
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   const CURLcode rc = curl_easy_perform(e);
@@ -40,6 +53,9 @@ GetResult perform(const std::string& url, const std::string* post_body, const st
     curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
     out.reached = true;
     out.status = static_cast<int>(status);
+  } else if (sink.too_large) {
+    out.error = fmt::format("the response from {} is larger than {} bytes (raise --max-body-bytes)", url, sink.max_bytes);
+    out.body.clear();
   } else {
     out.error = curl_easy_strerror(rc);
   }
@@ -50,13 +66,13 @@ GetResult perform(const std::string& url, const std::string* post_body, const st
 }  // namespace
 
 GetResult http_get(const std::string& url, const std::vector<std::string>& headers, const std::string& api_key,
-                   long timeout_ms) {
-  return perform(url, nullptr, headers, api_key, timeout_ms);
+                   long timeout_ms, size_t max_bytes) {
+  return perform(url, nullptr, headers, api_key, timeout_ms, max_bytes);
 }
 
 GetResult http_post(const std::string& url, const std::string& json_body, const std::vector<std::string>& headers,
-                    const std::string& api_key, long timeout_ms) {
-  return perform(url, &json_body, headers, api_key, timeout_ms);
+                    const std::string& api_key, long timeout_ms, size_t max_bytes) {
+  return perform(url, &json_body, headers, api_key, timeout_ms, max_bytes);
 }
 
 std::string root_url_for(const std::string& endpoint_url) {

@@ -1,6 +1,7 @@
 #pragma once
 // client/http_get: one blocking HTTP GET for set-up calls (GET /v1/models, /health), never on
 // the measured path.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -13,12 +14,17 @@ struct GetResult {
   std::string error;  ///< libcurl's reason when nothing came back
 };
 
+/// The largest body a set-up call (/v1/models, /metrics, /tokenize, ...) may return by default
+/// (--max-body-bytes); a larger one is never held: the call comes back unreached, its error
+/// naming the cap.
+inline constexpr size_t kDefaultMaxResponseBytes = size_t{64} << 20;
+
 GetResult http_get(const std::string& url, const std::vector<std::string>& headers,
-                   const std::string& api_key, long timeout_ms);
+                   const std::string& api_key, long timeout_ms, size_t max_bytes = kDefaultMaxResponseBytes);
 
 /// One blocking POST of a JSON body (set-up calls such as /tokenize), same result shape as GET.
 GetResult http_post(const std::string& url, const std::string& json_body, const std::vector<std::string>& headers,
-                    const std::string& api_key, long timeout_ms);
+                    const std::string& api_key, long timeout_ms, size_t max_bytes = kDefaultMaxResponseBytes);
 
 /// "http://h:p/v1/chat/completions" -> "http://h:p" (where vLLM serves /tokenize).
 std::string root_url_for(const std::string& endpoint_url);

@@ -24,6 +24,17 @@ std::vector<std::pair<std::string, std::string>> parse_extra_body(const std::str
   return out;
 }
 
+core::PlannedRequest plan_request(const BodySettings& s, const dataset::RequestSpec& spec, bool keep_prompt) {
+  core::PlannedRequest p;
+  p.body = build_body(s, spec);
+  p.facts.expected_prompt_tokens = spec.expected_input_tokens;
+  const int64_t cap = spec.max_tokens > 0 ? spec.max_tokens : s.max_tokens;
+  if (cap > 0) p.facts.requested_max_tokens = cap;
+  p.facts.ignore_eos_sent = s.ignore_eos || s.flavor == Flavor::Sglang;
+  if (keep_prompt) p.facts.prompt_text = spec.prompt;
+  return p;
+}
+
 std::string build_body(const BodySettings& s, const dataset::RequestSpec& spec) {
   auto overridden = [&](std::string_view key) {
     return std::any_of(s.extra.begin(), s.extra.end(), [&](const auto& kv) { return kv.first == key; });

@@ -45,6 +45,11 @@ std::vector<std::pair<std::string, std::string>> parse_extra_body(const std::str
 /// under the SGLang flavor, which reproduces bench_serving's body (it does not ask).
 std::string build_body(const BodySettings& s, const dataset::RequestSpec& spec);
 
+/// The request made from one dataset item: its exact body and the facts of what was sent (the
+/// output cap, ignore_eos, the input length the prompt was built to have; the prompt text itself
+/// only when `keep_prompt`, for a local tokenizer to count). Thread-safe: a pure function.
+core::PlannedRequest plan_request(const BodySettings& s, const dataset::RequestSpec& spec, bool keep_prompt);
+
 /// A finding of the request-body audit.
 struct AuditFinding {
   std::string level;  ///< "warning" or "note"

@@ -9,6 +9,10 @@ void SseFramer::take_line(std::string_view line) {
   if (field != "data") return;  // event:, id:, retry: carry nothing we count
   std::string_view value = colon == std::string_view::npos ? std::string_view{} : line.substr(colon + 1);
   if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  if (data_.size() + value.size() + 1 > max_bytes_) {  // an event of many data lines
+    too_large_ = true;
+    return;
+  }
   if (has_data_) data_.push_back('\n');
   data_.append(value);
   has_data_ = true;

@@ -13,8 +13,14 @@ class SseFramer {
   /// with the event's `data:` lines joined by '\n'. Lines end in "\n", "\r\n" or "\r" (a CR at
   /// the end of one read and the LF at the start of the next are one line end). Comments
   /// (":...") and other fields are ignored; an event with no data line is not dispatched.
+  /// A line or an event's data larger than `max_bytes` stops the framer: too_large() turns true
+  /// and every later byte is ignored (memory stays bounded whatever the server sends).
+  explicit SseFramer(size_t max_bytes = 1 << 20) : max_bytes_(max_bytes) {}
+  void set_max_bytes(size_t max_bytes) { max_bytes_ = max_bytes; }
+
   template <class OnEvent>
   void feed(std::string_view bytes, OnEvent&& on_event) {
+    if (too_large_) return;
     size_t i = 0;
     if (skip_lf_ && !bytes.empty()) {
       if (bytes[0] == '\n') i = 1;
@@ -24,7 +30,15 @@ class SseFramer {
       size_t end = i;
       while (end < bytes.size() && bytes[end] != '\n' && bytes[end] != '\r') ++end;
       if (end == bytes.size()) {  // partial line: keep it for the next read
+        if (line_.size() + (end - i) > max_bytes_) {
+          too_large_ = true;
+          return;
+        }
         line_.append(bytes.substr(i));
+        return;
+      }
+      if (end - i > max_bytes_ || line_.size() + (end - i) > max_bytes_) {
+        too_large_ = true;
         return;
       }
       std::string_view line;
@@ -48,6 +62,7 @@ class SseFramer {
         has_data_ = false;
       } else {
         take_line(line);
+        if (too_large_) return;
       }
       line_.clear();
     }
@@ -55,8 +70,12 @@ class SseFramer {
 
   /// True when bytes of an unfinished event are buffered (a stream that ends here was cut).
   bool has_partial() const { return !line_.empty() || has_data_; }
+  /// A line or an event passed the size cap; the framer has stopped.
+  bool too_large() const { return too_large_; }
+  size_t max_bytes() const { return max_bytes_; }
 
   void reset() {
+    too_large_ = false;
     line_.clear();
     data_.clear();
     has_data_ = false;
@@ -70,6 +89,8 @@ class SseFramer {
   std::string data_;  // data of the event being assembled
   bool has_data_ = false;
   bool skip_lf_ = false;
+  bool too_large_ = false;
+  size_t max_bytes_;
 };
 
 }  // namespace tokbench::client

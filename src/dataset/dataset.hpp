@@ -7,17 +7,15 @@
 #include <string_view>
 #include <vector>
 
+#include "core/request.hpp"
+
 namespace tokbench::tokenizer {
 class Tokenizer;
 }
 
 namespace tokbench::dataset {
 
-struct RequestSpec {
-  std::string prompt;       ///< user message (chat) or prompt (completions)
-  int64_t max_tokens = -1;  ///< per-item output cap; -1 = use the run's --max-tokens
-  int64_t expected_input_tokens = -1;  ///< what usage.prompt_tokens should be (synthetic); -1 = unknown
-};
+using core::RequestSpec;  // the noun lives on the ground floor (core/request.hpp)
 
 struct Dataset {
   std::string kind;  ///< "qa", "gsm8k" or "builtin"

@@ -2,6 +2,8 @@
 // metrics/: PURE functions from RequestRecords to the numbers people quote, under a named set of
 // definitions (tokbench's own, or AISBench's exactly as coded). No I/O, no formatting beyond
 // the names and units a report needs. docs/METRICS.md is the prose form of this file.
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -68,6 +70,24 @@ struct MetricSet {
   const Common* common_metric(std::string_view key) const;
 };
 
+/// Computes the statistics of a stream of records under several definition sets in one pass:
+/// add() every record (warm-up records are ignored) in the order they were written, then
+/// finish(). Memory is bounded (metrics/samples spills to disk), whatever the run's length, and
+/// the results are identical to holding every record in memory.
+class MetricsPass {
+ public:
+  MetricsPass(const RunFacts& facts, const std::vector<Definitions>& sets);
+  ~MetricsPass();
+  MetricsPass(MetricsPass&&) noexcept;
+  void add(const record::RequestRecord& r);
+  /// One MetricSet per definition set, in the order given. Call once.
+  std::vector<MetricSet> finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 /// Computes every statistic from the measured records (warm-up records are ignored).
 MetricSet compute(const std::vector<record::RequestRecord>& records, const RunFacts& facts,
                   Definitions definitions);
@@ -78,9 +98,13 @@ int64_t output_tokens(const record::RequestRecord& r);
 /// Input tokens: usage.prompt_tokens, else the --tokenizer count of the prompt, else kNone.
 int64_t input_tokens(const record::RequestRecord& r);
 
-/// Per-token inter-token gaps of one streaming request, in ns (see docs/METRICS.md: a chunk
-/// carrying k tokens contributes k equal gaps; extra tokens in the first chunk give zero gaps).
-/// `estimated` is set when per-chunk token counts had to be spread evenly.
+/// Per-token inter-token gaps of one streaming request (see docs/METRICS.md: a chunk carrying k
+/// tokens contributes k equal gaps; extra tokens in the first chunk give zero gaps), as
+/// fn(gap_ns, count) in chunk order, so that no allocation is sized by a token count the server
+/// sent. Returns true when per-chunk token counts had to be spread evenly (estimated).
+bool for_each_token_gap(const record::RequestRecord& r, const std::function<void(double gap_ns, int64_t count)>& fn);
+
+/// The same gaps expanded into a vector (tests and small records only).
 std::vector<double> per_token_gaps_ns(const record::RequestRecord& r, bool* estimated);
 
 /// One column of the side-by-side definitions table: the same records under one tool's rules.
@@ -90,12 +114,17 @@ struct DefinitionColumn {
   double output_token_throughput = 0;           ///< token/s over that tool's duration
 };
 
+/// The column of one computed MetricSet.
+DefinitionColumn definition_column(const MetricSet& m);
+
 /// The records under every definition set (streaming runs), for "how much is definition".
 std::vector<DefinitionColumn> definitions_side_by_side(const std::vector<record::RequestRecord>& records,
                                                        const RunFacts& facts);
 
-/// Per-request values of one metric under tokbench's definitions (measured, successful requests):
-/// "E2EL", "TTFT", "TPOT" in ms, "OutputTokenThroughput" in token/s. For significance tests.
+/// The value of one metric for one request under tokbench's definitions (measured, successful
+/// requests only; nullopt otherwise): "E2EL", "TTFT", "TPOT" in ms, "OutputTokenThroughput" in
+/// token/s. For significance tests.
+std::optional<double> request_value(const record::RequestRecord& r, std::string_view metric);
 std::vector<double> request_values(const std::vector<record::RequestRecord>& records, std::string_view metric);
 
 /// Human-readable definition of each metric under `d`, for reports and result.json.

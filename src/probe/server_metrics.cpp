@@ -7,13 +7,18 @@
 
 #include "client/http_get.hpp"
 #include "common/clock.hpp"
+#include "common/json_writer.hpp"
+
+#include <simdjson.h>
+
+#include <stdexcept>
 
 namespace tokbench::probe {
 
 Scraper::Scraper(std::string url, std::vector<std::string> headers, std::string api_key, int64_t interval_ms,
-                 int64_t origin_ns)
+                 int64_t origin_ns, size_t max_bytes)
     : url_(std::move(url)), headers_(std::move(headers)), api_key_(std::move(api_key)), interval_ms_(interval_ms),
-      origin_ns_(origin_ns) {}
+      origin_ns_(origin_ns), max_bytes_(max_bytes) {}
 
 Scraper::~Scraper() {
   stop_ = true;
@@ -22,14 +27,22 @@ Scraper::~Scraper() {
 
 bool Scraper::scrape_once() {
   const int64_t t = steady_now_ns() - origin_ns_;
-  const auto res = client::http_get(url_, headers_, api_key_, 5000);
+  const auto res = client::http_get(url_, headers_, api_key_, 5000, max_bytes_);
   std::lock_guard lock(mu_);
   if (!res.reached || res.status != 200) {
     error_ = res.reached ? fmt::format("HTTP {}", res.status) : res.error;
     return false;
   }
   try {
-    snaps_.push_back({t, parse_text(res.body)});
+    Snapshot snap{t, parse_text(res.body)};
+    running_waiting_.emplace_back(t, snap.sum("vllm:num_requests_running").value_or(0),
+                                  snap.sum("vllm:num_requests_waiting").value_or(0));
+    ++scrapes_;
+    if (!first_) {
+      first_ = std::move(snap);
+    } else {
+      last_ = std::move(snap);
+    }
   } catch (const std::exception& e) {
     error_ = e.what();
     return false;
@@ -53,9 +66,15 @@ void Scraper::stop() {
   scrape_once();
 }
 
-std::vector<Snapshot> Scraper::snapshots() const {
+std::optional<ServerSummary> Scraper::summary() const {
   std::lock_guard lock(mu_);
-  return snaps_;
+  if (!first_ || !last_) return std::nullopt;
+  auto s = summarize({*first_, *last_}, url_);
+  if (s) {
+    s->scrapes = scrapes_;
+    s->running_waiting = running_waiting_;
+  }
+  return s;
 }
 
 std::string Scraper::last_error() const {
@@ -110,6 +129,100 @@ std::vector<CrossCheck> cross_check(const ServerSummary& s, double client_output
           "client TTFT includes the network and the client; the server's starts at arrival");
   }
   return out;
+}
+
+}  // namespace tokbench::probe
+
+namespace tokbench::probe {
+
+namespace {
+
+void hist_to_json(JsonWriter& w, const char* key, const std::optional<HistogramDelta>& h) {
+  w.key(key);
+  if (!h) {
+    w.null();
+    return;
+  }
+  w.begin_object().field("sum", h->sum).field("count", h->count).key("buckets").begin_array();
+  for (const auto& [le, c] : h->buckets) w.begin_array().value(std::isinf(le) ? -1.0 : le).value(c).end_array();
+  w.end_array().end_object();
+}
+
+double num(simdjson::dom::element e) {
+  double d = 0;
+  if (e.is_int64()) return static_cast<double>(e.get_int64().value_unsafe());
+  if (e.is_uint64()) return static_cast<double>(e.get_uint64().value_unsafe());
+  if (e.get_double().get(d)) throw std::runtime_error("expected a number");
+  return d;
+}
+
+std::optional<HistogramDelta> hist_from_json(simdjson::dom::element o, const char* key) {
+  simdjson::dom::element h;
+  if (o[key].get(h) || h.is_null()) return std::nullopt;
+  HistogramDelta d;
+  d.sum = num(h["sum"].value());
+  d.count = num(h["count"].value());
+  const simdjson::dom::array buckets = h["buckets"].get_array().value();  // a named value: no dangling temporary
+  for (auto b : buckets) {
+    const simdjson::dom::array pair = b.get_array().value();
+    const double le = num(pair.at(0).value());
+    d.buckets.emplace_back(le < 0 ? INFINITY : le, num(pair.at(1).value()));
+  }
+  return d;
+}
+
+std::optional<double> opt_num(simdjson::dom::element o, const char* key) {
+  simdjson::dom::element v;
+  if (o[key].get(v) || v.is_null()) return std::nullopt;
+  return num(v);
+}
+
+}  // namespace
+
+std::string summary_to_json(const ServerSummary& s) {
+  JsonWriter w;
+  w.begin_object().field("url", s.url).field("duration_s", s.duration_s).field("scrapes", s.scrapes);
+  hist_to_json(w, "ttft", s.ttft);
+  hist_to_json(w, "itl", s.itl);
+  hist_to_json(w, "e2e", s.e2e);
+  hist_to_json(w, "queue", s.queue);
+  w.field("generation_tokens", s.generation_tokens).field("prompt_tokens", s.prompt_tokens);
+  w.key("spec_acceptance_rate").value(s.spec_acceptance_rate);
+  w.key("spec_mean_acceptance_length").value(s.spec_mean_acceptance_length);
+  w.key("running_waiting").begin_array();
+  for (const auto& [t, r, q] : s.running_waiting) w.begin_array().value(t).value(r).value(q).end_array();
+  w.end_array().end_object();
+  return w.take();
+}
+
+ServerSummary summary_from_json(std::string_view json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element o;
+  if (parser.parse(json.data(), json.size()).get(o) || !o.is_object())
+    throw std::runtime_error("the saved server summary is not a JSON object");
+  try {
+    ServerSummary s;
+    std::string_view url;
+    if (!o["url"].get_string().get(url)) s.url = std::string(url);
+    s.duration_s = num(o["duration_s"].value());
+    s.scrapes = static_cast<int64_t>(num(o["scrapes"].value()));
+    s.ttft = hist_from_json(o, "ttft");
+    s.itl = hist_from_json(o, "itl");
+    s.e2e = hist_from_json(o, "e2e");
+    s.queue = hist_from_json(o, "queue");
+    s.generation_tokens = num(o["generation_tokens"].value());
+    s.prompt_tokens = num(o["prompt_tokens"].value());
+    s.spec_acceptance_rate = opt_num(o, "spec_acceptance_rate");
+    s.spec_mean_acceptance_length = opt_num(o, "spec_mean_acceptance_length");
+    const simdjson::dom::array series = o["running_waiting"].get_array().value();
+    for (auto p : series) {
+      const simdjson::dom::array a = p.get_array().value();
+      s.running_waiting.emplace_back(static_cast<int64_t>(num(a.at(0).value())), num(a.at(1).value()), num(a.at(2).value()));
+    }
+    return s;
+  } catch (const simdjson::simdjson_error& e) {
+    throw std::runtime_error(fmt::format("the saved server summary is malformed ({})", e.what()));
+  }
 }
 
 }  // namespace tokbench::probe

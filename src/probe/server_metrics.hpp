@@ -8,6 +8,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <thread>
 #include <vector>
 
@@ -15,14 +17,20 @@
 
 namespace tokbench::probe {
 
+struct ServerSummary;
+
+/// Keeps only what the reports use, so memory does not grow with the run: the first and the
+/// latest snapshot, and the running/waiting series (24 bytes a scrape).
 class Scraper {
  public:
-  Scraper(std::string url, std::vector<std::string> headers, std::string api_key, int64_t interval_ms, int64_t origin_ns);
+  Scraper(std::string url, std::vector<std::string> headers, std::string api_key, int64_t interval_ms, int64_t origin_ns,
+          size_t max_bytes = 64u << 20);
   ~Scraper();
   bool scrape_once();  ///< false (and last_error()) when /metrics did not answer with valid text
   void start();        ///< periodic scrapes on a thread
   void stop();         ///< joins, then one last scrape
-  std::vector<Snapshot> snapshots() const;
+  /// The summary between the first and the latest scrape; nullopt with fewer than two.
+  std::optional<ServerSummary> summary() const;
   std::string last_error() const;
   const std::string& url() const { return url_; }
 
@@ -31,8 +39,11 @@ class Scraper {
   std::vector<std::string> headers_;
   std::string api_key_;
   int64_t interval_ms_, origin_ns_;
+  size_t max_bytes_;
   mutable std::mutex mu_;
-  std::vector<Snapshot> snaps_;
+  std::optional<Snapshot> first_, last_;
+  int64_t scrapes_ = 0;
+  std::vector<std::tuple<int64_t, double, double>> running_waiting_;
   std::string error_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
@@ -51,6 +62,12 @@ struct ServerSummary {
 
 /// Summarizes vLLM-named metrics between the first and last snapshot; nullopt with < 2 snapshots.
 std::optional<ServerSummary> summarize(const std::vector<Snapshot>& snaps, const std::string& url);
+
+/// The summary as JSON with everything needed to rebuild it (histogram buckets included): the
+/// run folder keeps it, so `report` computes the same server view and cross-check as the run.
+std::string summary_to_json(const ServerSummary& s);
+/// Parses summary_to_json's output. Throws std::runtime_error naming what is wrong.
+ServerSummary summary_from_json(std::string_view json);
 
 /// One comparison of the client's figure with the server's.
 struct CrossCheck {

@@ -6,13 +6,14 @@
 namespace tokbench::record {
 
 namespace {
-constexpr std::array<std::pair<Outcome, std::string_view>, 6> kOutcomeNames{{
+constexpr std::array<std::pair<Outcome, std::string_view>, 7> kOutcomeNames{{
     {Outcome::Ok, "ok"},
     {Outcome::ConnectError, "connect_error"},
     {Outcome::Timeout, "timeout"},
     {Outcome::HttpStatus, "http_status"},
     {Outcome::StreamProtocol, "stream_protocol"},
     {Outcome::Cancelled, "cancelled"},
+    {Outcome::TooLarge, "too_large"},
 }};
 }  // namespace
 

@@ -13,7 +13,9 @@ namespace tokbench::record {
 inline constexpr int64_t kNone = -1;  ///< a timestamp or count that was never observed
 
 /// Every request ends in exactly one of these (h2load's and wrk2's habit: never just "failed").
-enum class Outcome { Ok, ConnectError, Timeout, HttpStatus, StreamProtocol, Cancelled };
+/// TooLarge: the response passed a cap (an SSE line or event, a body, the event count); only
+/// that request is lost, and memory stays bounded whatever the server sends.
+enum class Outcome { Ok, ConnectError, Timeout, HttpStatus, StreamProtocol, Cancelled, TooLarge };
 
 /// What an SSE data event carried, decided by the client when it arrived.
 enum class ChunkKind : char {
@@ -65,6 +67,7 @@ struct RequestRecord {
   int64_t requested_max_tokens = kNone;     ///< the output cap sent (max_tokens / max_completion_tokens)
   bool ignore_eos_sent = false;             ///< ignore_eos was sent: output must equal the cap
   std::string output_text;  ///< generated text, kept only while --tokenizer needs it; not saved
+  std::string prompt_text;  ///< the prompt sent, kept only while --tokenizer needs it; not saved
   std::string finish_reason;
 
   int http_status = 0;

@@ -2,6 +2,9 @@
 
 #include <simdjson.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -175,38 +178,66 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   return r;
 }
 
-std::vector<RequestRecord> read_details(const std::string& path) {
-  std::ifstream in(path);
+DetailsScan for_each_detail(const std::string& path, const std::function<void(RequestRecord&&)>& fn) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("cannot open details file '{}': {}", path, std::strerror(errno)));
-  std::vector<RequestRecord> out;
+  DetailsScan scan;
   std::string line;
   size_t line_no = 0;
   simdjson::dom::parser parser;
   while (std::getline(in, line)) {
     ++line_no;
+    const bool last = in.peek() == std::char_traits<char>::eof();
+    const bool terminated = !in.eof();  // getline stopped at a newline
     if (line.empty()) continue;
+    RequestRecord r;
     try {
-      out.push_back(from_json_line(line, parser));
+      r = from_json_line(line, parser);
     } catch (const std::exception& e) {
+      if (last) {
+        scan.warning = fmt::format("{}:{}: the last line is {} ({} bytes, {}): skipped, as a write cut short by a kill",
+                                   path, line_no, e.what(), line.size(),
+                                   terminated ? "newline-terminated" : "no newline");
+        break;
+      }
       throw std::runtime_error(fmt::format("{}:{}: {}", path, line_no, e.what()));
     }
+    ++scan.records;
+    fn(std::move(r));
   }
+  return scan;
+}
+
+std::vector<RequestRecord> read_details(const std::string& path) {
+  std::vector<RequestRecord> out;
+  for_each_detail(path, [&](RequestRecord&& r) { out.push_back(std::move(r)); });
   return out;
 }
 
-LineAppender::LineAppender(const std::string& path) : file_(std::fopen(path.c_str(), "w")) {
-  if (!file_) throw std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+LineAppender::LineAppender(const std::string& path)
+    : path_(path), fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)) {
+  if (fd_ < 0) throw std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
 }
 
 LineAppender::~LineAppender() {
-  if (file_) std::fclose(file_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
-void LineAppender::append(const std::string& line) {
+void LineAppender::append(std::string_view line) {
   std::lock_guard lock(mu_);
-  std::fwrite(line.data(), 1, line.size(), file_);
-  std::fputc('\n', file_);
-  std::fflush(file_);  // durable per request: Ctrl-C or a crash keeps every finished line
+  buf_.assign(line);
+  buf_.push_back('\n');
+  // One write() per line: a kill leaves whole lines; the kernel's page cache makes it durable
+  // against the process dying (not against the machine losing power, which no benchmark survives).
+  const char* p = buf_.data();
+  size_t left = buf_.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd_, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::runtime_error(fmt::format("cannot append to '{}': {}", path_, std::strerror(errno)));
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
 }
 
 }  // namespace tokbench::record

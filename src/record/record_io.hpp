@@ -5,7 +5,7 @@
 // (data_abbr, id, success, error_info, input_tokens, output_tokens) and adds our timestamps.
 #include <simdjson.h>
 
-#include <cstdio>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -22,10 +22,23 @@ RequestRecord from_json_line(std::string_view line);
 /// The same with a caller's parser, reused across lines (read_details parses whole files).
 RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parser);
 
-/// Reads a whole details file; errors name the file and line number.
+/// What a pass over a details file found.
+struct DetailsScan {
+  int64_t records = 0;  ///< lines parsed and handed over
+  std::string warning;  ///< e.g. a torn last line that was skipped; empty when none
+};
+
+/// Streams a details file one record at a time, in file order, holding one line in memory.
+/// A last line that does not parse (a write cut short by a kill) is skipped and named in
+/// `warning`; any other bad line throws std::runtime_error naming file:line.
+DetailsScan for_each_detail(const std::string& path, const std::function<void(RequestRecord&&)>& fn);
+
+/// Reads a whole details file into memory (tests and small runs; prefer for_each_detail).
 std::vector<RequestRecord> read_details(const std::string& path);
 
-/// Appends lines to a file and flushes each one. Thread-safe.
+/// Appends lines to a file, each with a single write(2) of the line and its newline on an
+/// O_APPEND descriptor, so that a kill at any instant leaves whole lines and at most one torn
+/// last line. Thread-safe.
 class LineAppender {
  public:
   /// Opens (creating or truncating) `path`. Throws if it cannot be opened.
@@ -34,10 +47,13 @@ class LineAppender {
   LineAppender(const LineAppender&) = delete;
   LineAppender& operator=(const LineAppender&) = delete;
 
-  void append(const std::string& line);
+  /// Appends `line` (without its newline). Throws std::runtime_error when the disk refuses it.
+  void append(std::string_view line);
 
  private:
-  std::FILE* file_ = nullptr;
+  std::string path_;
+  int fd_ = -1;
+  std::string buf_;
   std::mutex mu_;
 };
 

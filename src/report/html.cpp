@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <map>
+#include <stdexcept>
 
 #include "common/json_writer.hpp"
 #include "report/chart_asset.hpp"
@@ -21,7 +25,7 @@ namespace {
 // browser test and the page agree on names (window.TOKBENCH).
 constexpr const char* kScript = R"JS(
 const D = JSON.parse(document.getElementById('tokbench-data').textContent);
-const R = D.requests;  // [start_ms, first_ms|null, end_ms, ok, ttft_ms|null, tpot_ms|null, e2el_ms, out_tokens, scheduled_ms|null]
+const R = D.requests.sort((a, b) => a[0] - b[0]);  // sorted by start; [start_ms, first_ms|null, end_ms, ok, ttft_ms|null, tpot_ms|null, e2el_ms, out_tokens, scheduled_ms|null]
 window.TOKBENCH = {requests: R, rendered: false, charts: {}};
 const t0 = performance.now();
 const tools = {feature: {dataZoom: {}, restore: {}, saveAsImage: {name: 'tokbench'}}};
@@ -168,91 +172,107 @@ void nullable(JsonWriter& w, int64_t ns, int64_t t0) {
 
 }  // namespace
 
-std::string html_report(const HtmlInputs& in) {
-  std::vector<const record::RequestRecord*> rs;
-  for (const auto& r : in.records)
-    if (!r.warmup && r.sent_ns != kNone && r.done_ns != kNone) rs.push_back(&r);
-  std::sort(rs.begin(), rs.end(), [](const auto* a, const auto* b) { return a->sent_ns < b->sent_ns; });
-  const int64_t t0 = rs.empty() ? 0 : rs.front()->sent_ns;
+namespace {
 
-  JsonWriter w;
-  w.begin_object().field("stream", in.stream).field("rate", in.rate_driven);
-  w.key("requests").begin_array();
-  std::map<int64_t, double> per_second;  // output tokens by second of arrival
-  std::vector<double> itl;
-  for (const auto* r : rs) {
-    const int64_t out = metrics::output_tokens(*r);
+// The page's data: the request rows stream straight into the file; everything else is small.
+class DataWriter {
+ public:
+  DataWriter(std::ostream& out, const HtmlInputs& in) : out_(out), in_(in) {
+    if (in.itl_ms && in.itl_ms->n > 0) {
+      lo_ = in.itl_ms->min;
+      const double hi = in.itl_ms->max > lo_ ? in.itl_ms->max : lo_ + 1;
+      width_ = (hi - lo_) / kBins;
+      counts_.assign(kBins, 0);
+    }
+    out_ << fmt::format("{{\"stream\":{},\"rate\":{},\"requests\":[", in.stream, in.rate_driven);
+  }
+
+  void add(const record::RequestRecord& r) {
+    if (r.warmup || r.sent_ns == kNone || r.done_ns == kNone) return;
+    const int64_t t0 = in_.t0_ns;
+    const int64_t out = metrics::output_tokens(r);
+    JsonWriter w;
     w.begin_array();
-    nullable(w, r->sent_ns, t0);
-    nullable(w, r->stream ? r->first_token_ns : kNone, t0);
-    nullable(w, r->done_ns, t0);
-    w.value(r->ok() ? 1 : 0);
-    if (r->stream && r->first_token_ns != kNone) w.value(static_cast<double>(r->first_token_ns - r->sent_ns) / 1e6); else w.null();
-    if (r->stream && out > 1 && r->first_token_ns != kNone && r->last_token_ns != kNone)
-      w.value(static_cast<double>(r->last_token_ns - r->first_token_ns) / 1e6 / static_cast<double>(out - 1));
+    nullable(w, r.sent_ns, t0);
+    nullable(w, r.stream ? r.first_token_ns : kNone, t0);
+    nullable(w, r.done_ns, t0);
+    w.value(r.ok() ? 1 : 0);
+    if (r.stream && r.first_token_ns != kNone) w.value(static_cast<double>(r.first_token_ns - r.sent_ns) / 1e6); else w.null();
+    if (r.stream && out > 1 && r.first_token_ns != kNone && r.last_token_ns != kNone)
+      w.value(static_cast<double>(r.last_token_ns - r.first_token_ns) / 1e6 / static_cast<double>(out - 1));
     else w.null();
-    w.value(static_cast<double>(r->done_ns - r->sent_ns) / 1e6);
+    w.value(static_cast<double>(r.done_ns - r.sent_ns) / 1e6);
     w.value(out);
-    nullable(w, r->scheduled_ns, t0);
+    nullable(w, r.scheduled_ns, t0);
     w.end_array();
-    if (!r->ok()) continue;
+    if (rows_++) out_ << ',';
+    out_ << w.take();
+    if (!r.ok()) return;
     // Tokens over time: each text chunk's share (exact with cumulative usage, else spread).
     int64_t texts = 0;
-    for (const auto& c : r->chunks) texts += c.has_text();
-    if (!r->stream || texts == 0) {
-      per_second[(r->done_ns - t0) / 1'000'000'000] += static_cast<double>(out);
+    for (const auto& c : r.chunks) texts += c.has_text();
+    if (!r.stream || texts == 0) {
+      per_second_[(r.done_ns - t0) / 1'000'000'000] += static_cast<double>(out);
     } else {
       int64_t prev_cum = 0;
-      for (const auto& c : r->chunks) {
+      for (const auto& c : r.chunks) {
         if (!c.has_text()) continue;
         double k = static_cast<double>(out) / static_cast<double>(texts);
         if (c.cum_tokens >= 0) {
           k = static_cast<double>(c.cum_tokens - prev_cum);
           prev_cum = c.cum_tokens;
         }
-        per_second[(c.t_ns - t0) / 1'000'000'000] += k;
+        per_second_[(c.t_ns - t0) / 1'000'000'000] += k;
       }
     }
-    bool estimated = false;
-    for (double g : metrics::per_token_gaps_ns(*r, &estimated)) itl.push_back(g / 1e6);
+    if (counts_.empty()) return;
+    metrics::for_each_token_gap(r, [&](double g_ns, int64_t n) {
+      const double g = g_ns / 1e6;
+      counts_[static_cast<size_t>(std::clamp<double>(std::floor((g - lo_) / width_), 0, kBins - 1))] += static_cast<double>(n);
+    });
   }
-  w.end_array();
-  // ITL: a histogram made here, since per-token gaps can number in the millions.
-  w.key("itl_hist").begin_object();
-  {
-    const int bins = 60;
-    std::vector<double> edges, counts;
-    if (!itl.empty()) {
-      const auto [lo_it, hi_it] = std::minmax_element(itl.begin(), itl.end());
-      const double lo = *lo_it, hi = *hi_it > lo ? *hi_it : lo + 1, width = (hi - lo) / bins;
-      counts.assign(bins, 0);
-      for (double g : itl) counts[static_cast<size_t>(std::min<double>(bins - 1, std::floor((g - lo) / width)))] += 1;
-      for (int i = 0; i < bins; ++i) edges.push_back(lo + i * width);
-    }
-    w.key("edges").begin_array();
-    for (double e : edges) w.value(e);
-    w.end_array().key("counts").begin_array();
-    for (double c : counts) w.value(c);
-    w.end_array();
-  }
-  w.end_object();
-  w.key("throughput").begin_array();
-  for (const auto& [sec, tokens] : per_second) w.begin_array().value(static_cast<double>(sec) + 0.5).value(tokens).end_array();
-  w.end_array();
-  w.key("percentiles").begin_object();
-  for (const char* row : {"TTFT", "TPOT", "ITL", "E2EL"}) {
-    const auto* r = in.metrics.row(row);
-    if (!r || !r->stats) continue;
-    w.key(row).begin_object().field("p50", r->stats->median).field("p90", r->stats->p90).field("p99", r->stats->p99).end_object();
-  }
-  w.end_object();
-  if (in.info.server_json.empty()) {
-    w.key("server").null();
-  } else {
-    w.field_raw("server", in.info.server_json);
-  }
-  w.end_object();
 
+  void finish() {
+    JsonWriter w;
+    // ITL: a histogram made here, since per-token gaps can number in the millions.
+    w.begin_object().key("itl_hist").begin_object().key("edges").begin_array();
+    for (size_t i = 0; i < counts_.size(); ++i) w.value(lo_ + static_cast<double>(i) * width_);
+    w.end_array().key("counts").begin_array();
+    for (double c : counts_) w.value(c);
+    w.end_array().end_object();
+    w.key("throughput").begin_array();
+    for (const auto& [sec, tokens] : per_second_) w.begin_array().value(static_cast<double>(sec) + 0.5).value(tokens).end_array();
+    w.end_array();
+    w.key("percentiles").begin_object();
+    for (const char* row : {"TTFT", "TPOT", "ITL", "E2EL"}) {
+      const auto* r = in_.metrics.row(row);
+      if (!r || !r->stats) continue;
+      w.key(row).begin_object().field("p50", r->stats->median).field("p90", r->stats->p90).field("p99", r->stats->p99).end_object();
+    }
+    w.end_object();
+    if (in_.info.server_json.empty()) {
+      w.key("server").null();
+    } else {
+      w.field_raw("server", in_.info.server_json);
+    }
+    w.end_object();
+    std::string tail = script_safe(w.take());
+    out_ << "]," << std::string_view(tail).substr(1);  // the rest of the data object
+  }
+
+ private:
+  static constexpr int kBins = 60;
+  std::ostream& out_;
+  const HtmlInputs& in_;
+  int64_t rows_ = 0;
+  std::map<int64_t, double> per_second_;  // output tokens by second of arrival
+  double lo_ = 0, width_ = 1;
+  std::vector<double> counts_;
+};
+
+}  // namespace
+
+void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, const RecordStream& records) {
   std::string audit;
   for (const auto& [level, text] : in.info.audit) audit += fmt::format("<li><b>{}</b>: {}</li>", level, escape_html(text));
   std::string reasons;
@@ -293,11 +313,20 @@ std::string html_report(const HtmlInputs& in) {
   page += "<div id=\"dist-itl\" class=\"small\"></div><div id=\"dist-e2el\" class=\"small\"></div>";
   page += "<div id=\"throughput\" class=\"panel\"></div><div id=\"sendlag\" class=\"panel\"></div><div id=\"server\" class=\"panel\"></div>";
   page += "<h2 id=\"definitions\">Definitions</h2><table class=\"defs\">" + defs + "</table>";
-  page += "<script type=\"application/json\" id=\"tokbench-data\">" + script_safe(w.take()) + "</script>";
-  page += "<script>";
-  page += kScript;
-  page += "</script></body></html>\n";
-  return page;
+  page += "<script type=\"application/json\" id=\"tokbench-data\">";
+  // A temporary file renamed over the page: a kill leaves the old page or the new one.
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << page;
+    DataWriter data(out, in);
+    records([&](const record::RequestRecord& r) { data.add(r); });
+    data.finish();
+    out << "</script><script>" << kScript << "</script></body></html>\n";
+    out.flush();
+    if (!out) throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+  }
+  std::filesystem::rename(tmp, path);
 }
 
 }  // namespace tokbench::report

@@ -4,6 +4,9 @@
 // blue, failures grey) over the concurrency step chart, latency distributions with P50/P90/P99,
 // output tokens per second, send lag for rate-driven runs, and the server's series when scraped.
 // Formats only: every number comes from the records and metrics/.
+#include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,15 +17,21 @@
 namespace tokbench::report {
 
 struct HtmlInputs {
-  const std::vector<record::RequestRecord>& records;
   const metrics::MetricSet& metrics;
   const RunInfo& info;
   const Verdict& verdict;
   const std::vector<metrics::DefinitionColumn>& side_by_side;
   bool stream = true;
   bool rate_driven = false;
+  int64_t t0_ns = 0;                     ///< the first send among the measured requests (time 0 of the page)
+  std::optional<metrics::Summary> itl_ms;  ///< tokbench's per-token ITL (its range spans the histogram)
 };
 
-std::string html_report(const HtmlInputs& in);
+/// Calls its argument once per record, in file order (a pass over the details file).
+using RecordStream = std::function<void(const std::function<void(const record::RequestRecord&)>&)>;
+
+/// Writes the page to `path` (atomically), streaming one row per request from `records` into
+/// it, so memory stays flat in the number of requests; the browser sorts the rows by start.
+void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, const RecordStream& records);
 
 }  // namespace tokbench::report

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -134,8 +137,15 @@ fs::path make_run_dir(const std::string& output_dir, std::time_t now) {
     throw std::runtime_error(fmt::format("cannot create --output-dir '{}': {} (pick a writable folder)",
                                          output_dir, ec.message()));
   }
+  // mkdir() is the claim: two runs started in the same second each get a folder of their own.
   fs::path dir = fs::path(output_dir) / stamp;
-  for (int i = 1; fs::exists(dir); ++i) dir = fs::path(output_dir) / fmt::format("{}_{}", stamp, i);
+  for (int i = 1; ::mkdir(dir.c_str(), 0755) != 0; ++i) {
+    if (errno != EEXIST || i > 10'000) {
+      throw std::runtime_error(fmt::format("cannot create '{}': {} (pick a writable --output-dir)", dir.string(),
+                                           std::strerror(errno)));
+    }
+    dir = fs::path(output_dir) / fmt::format("{}_{}", stamp, i);
+  }
   for (const auto& sub : {fs::path("configs"), fs::path("logs"), fs::path("performances")}) {
     fs::create_directories(dir / sub, ec);
     if (ec) throw std::runtime_error(fmt::format("cannot create '{}': {}", (dir / sub).string(), ec.message()));
@@ -144,9 +154,22 @@ fs::path make_run_dir(const std::string& output_dir, std::time_t now) {
 }
 
 void write_file(const fs::path& p, const std::string& content) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << content;
-  if (!out) throw std::runtime_error(fmt::format("cannot write '{}': {}", p.string(), std::strerror(errno)));
+  // A temporary file renamed over the target: a kill at any instant leaves the old file or the
+  // new one, never a torn or empty one.
+  const fs::path tmp = p.string() + fmt::format(".tmp{}", ::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << content;
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw std::runtime_error(fmt::format("cannot write '{}': {}", p.string(), std::strerror(errno)));
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, p, ec);
+  if (ec) throw std::runtime_error(fmt::format("cannot write '{}': {}", p.string(), ec.message()));
 }
 
 std::string file_safe(const std::string& name) {

@@ -27,12 +27,13 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr double kAlpha = 0.05;  // significance level of the Mann–Whitney test
+constexpr const char* kTested[] = {"E2EL", "TTFT", "TPOT", "OutputTokenThroughput"};
 
 struct Run {
   fs::path dir;
   int64_t concurrency = 1;
   double request_rate = 0;
-  std::vector<record::RequestRecord> records;
+  std::map<std::string, std::vector<double>> values;  // per-request values of the tested metrics
   metrics::MetricSet m;
   std::map<std::string, std::string> config, body, server;  // flattened JSON
 };
@@ -47,20 +48,40 @@ void flatten(simdjson::dom::element e, const std::string& prefix, std::map<std::
   out[prefix] = simdjson::minify(e);
 }
 
+const std::vector<double>& values_of(const Run& run, const std::string& metric) {
+  static const std::vector<double> kEmpty;
+  const auto it = run.values.find(metric);
+  return it == run.values.end() ? kEmpty : it->second;
+}
+
 Run load(const fs::path& dir) {
   RunFolder f = load_run_folder(dir);
   Run r;
   r.dir = f.dir;
-  r.concurrency = f.facts.max_concurrency;
-  r.request_rate = f.request_rate;
-  r.records = std::move(f.records);
-  r.m = metrics::compute(r.records, f.facts, metrics::Definitions::Tokbench);
+  r.concurrency = f.manifest.facts.max_concurrency;
+  r.request_rate = f.manifest.request_rate;
+  // One pass: the statistics, and the per-request values the significance test ranks.
+  metrics::MetricsPass pass(f.manifest.facts, {metrics::Definitions::Tokbench});
+  if (fs::exists(f.details)) {
+    record::for_each_detail(f.details.string(), [&](record::RequestRecord&& rec) {
+      pass.add(rec);
+      for (const char* name : kTested)
+        if (auto v = metrics::request_value(rec, name)) r.values[name].push_back(*v);
+    });
+  }
+  r.m = std::move(pass.finish().front());
+  report::RunInfo info = f.manifest.info;
+  if (std::ifstream server(dir / "server.json"); server) {
+    std::stringstream ss;
+    ss << server.rdbuf();
+    info.server_json = ss.str();
+  }
   simdjson::dom::parser p;
   simdjson::dom::element e;
-  if (!p.parse(f.info.config_json).get(e)) flatten(e, "", r.config);
+  if (!p.parse(info.config_json).get(e)) flatten(e, "", r.config);
   for (const char* volatile_key : {"output_dir", "api_key"}) r.config.erase(volatile_key);
-  if (!f.info.body_example.empty() && !p.parse(f.info.body_example).get(e)) flatten(e, "", r.body);
-  if (!f.info.server_json.empty() && !p.parse(f.info.server_json).get(e)) {
+  if (!info.body_example.empty() && !p.parse(info.body_example).get(e)) flatten(e, "", r.body);
+  if (!info.server_json.empty() && !p.parse(info.server_json).get(e)) {
     for (const char* k : {"generation_token_throughput", "prompt_token_throughput", "spec_acceptance_rate",
                           "spec_mean_acceptance_length"}) {
       simdjson::dom::element v;
@@ -202,7 +223,7 @@ int compare_runs(const CompareOptions& o, std::FILE* console) {
         if (v && b) cell += " (" + pct(*b, *v);
         const std::string r(row);
         if (v && b && std::string(stat) == "median" && r != "ITL" && r != "OutputTokens") {
-          const auto mw = metrics::mann_whitney(metrics::request_values(base.records, r), metrics::request_values(runs[i].records, r));
+          const auto mw = metrics::mann_whitney(values_of(base, r), values_of(runs[i], r));
           const bool sig = mw.p_value < kAlpha;
           line.significant |= sig;
           cell += fmt::format(", p={:.3g} {}", mw.p_value, sig ? "significant" : "noise");

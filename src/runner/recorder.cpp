@@ -1,18 +1,16 @@
 #include "runner/recorder.hpp"
 
+#include <fmt/format.h>
+
 #include "tokenizer/tokenizer.hpp"
 
 namespace tokbench::runner {
 
 using record::RequestRecord;
 
-Recorder::Recorder(const std::filesystem::path& perf_dir, const std::string& abbr, const tokenizer::Tokenizer* tok,
-                   std::function<const dataset::RequestSpec&(const RequestRecord&)> spec_of,
-                   int64_t default_max_tokens, bool ignore_eos)
+Recorder::Recorder(const std::filesystem::path& perf_dir, const std::string& abbr, const tokenizer::Tokenizer* tok)
     : abbr_(abbr), details_((perf_dir / (abbr + "_details.jsonl")).string()),
-      failed_path_(perf_dir / (abbr + "_failed.jsonl")), tok_(tok), spec_of_(std::move(spec_of)),
-      default_max_tokens_(default_max_tokens), ignore_eos_(ignore_eos),
-      thread_([this] { loop(); }) {}
+      failed_path_(perf_dir / (abbr + "_failed.jsonl")), tok_(tok), thread_([this] { loop(); }) {}
 
 Recorder::~Recorder() {
   {
@@ -31,25 +29,27 @@ void Recorder::add(RequestRecord&& r) {
   }
   {
     std::lock_guard lock(mu_);
+    if (r.warmup) {
+      ++warmup_.total;
+      if (r.ok()) {
+        ++warmup_.ok;
+      } else if (warmup_.first_failure.empty()) {
+        warmup_.first_failure = fmt::format("{} {}", record::outcome_name(r.outcome), r.error);
+      }
+    }
     queue_.push_back(std::move(r));
   }
   cv_.notify_one();
 }
 
 void Recorder::process(RequestRecord& r) {
-  const dataset::RequestSpec& spec = spec_of_(r);
-  if (spec.expected_input_tokens >= 0) r.expected_prompt_tokens = spec.expected_input_tokens;
-  const int64_t cap = spec.max_tokens > 0 ? spec.max_tokens : default_max_tokens_;
-  if (cap > 0) r.requested_max_tokens = cap;
-  r.ignore_eos_sent = ignore_eos_;
   if (tok_) {
-    r.prompt_tokens_local = static_cast<int64_t>(tok_->count(spec.prompt, false));
+    r.prompt_tokens_local = static_cast<int64_t>(tok_->count(r.prompt_text, false));
     if (!r.output_text.empty() || r.ok()) r.completion_tokens_local = static_cast<int64_t>(tok_->count(r.output_text, false));
   }
-  r.output_text.clear();
-  r.output_text.shrink_to_fit();
   const std::string line = record::to_json_line(r, abbr_);
   details_.append(line);
+  ++written_;
   if (!r.ok()) {
     if (!failed_) failed_ = std::make_unique<record::LineAppender>(failed_path_.string());
     failed_->append(line);
@@ -63,34 +63,42 @@ void Recorder::loop() {
     if (queue_.empty() && stop_) return;
     std::deque<RequestRecord> batch;
     batch.swap(queue_);
-    busy_ = true;
+    in_process_ = batch.size();
     lock.unlock();
-    for (auto& r : batch) process(r);
+    std::string error;
+    for (auto& r : batch) {
+      try {
+        if (error.empty()) process(r);
+      } catch (const std::exception& e) {
+        error = e.what();  // the disk is full or gone: what is written stays valid
+      }
+    }
+    batch.clear();  // written, and let go
     lock.lock();
-    for (auto& r : batch) done_.push_back(std::move(r));
-    busy_ = false;
+    if (!error.empty() && write_error_.empty()) write_error_ = error;
+    in_process_ = 0;
     idle_cv_.notify_all();
   }
 }
 
 void Recorder::drain() {
   std::unique_lock lock(mu_);
-  idle_cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  idle_cv_.wait(lock, [&] { return queue_.empty() && in_process_ == 0; });
 }
 
-std::vector<RequestRecord> Recorder::take() {
-  drain();
+int64_t Recorder::held() const {
   std::lock_guard lock(mu_);
-  return std::move(done_);
+  return static_cast<int64_t>(queue_.size() + in_process_);
 }
 
-std::vector<RequestRecord> Recorder::warmup_records() {
-  drain();
+WarmupTally Recorder::warmup() const {
   std::lock_guard lock(mu_);
-  std::vector<RequestRecord> out;
-  for (const auto& r : done_)
-    if (r.warmup) out.push_back(r);
-  return out;
+  return warmup_;
+}
+
+std::string Recorder::write_error() const {
+  std::lock_guard lock(mu_);
+  return write_error_;
 }
 
 }  // namespace tokbench::runner

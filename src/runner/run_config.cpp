@@ -42,6 +42,8 @@ std::vector<std::string> RunConfig::validate() const {
     check(std::sscanf(profile_window.c_str(), "%lf:%lf%c", &a, &b, &extra) == 2 && a >= 0 && b > 0,
           fmt::format("--profile-window: bad value '{}' (expected START_S:DURATION_S, e.g. 10:5)", profile_window));
   }
+  check(max_event_bytes >= 1024, fmt::format("--max-event-bytes: bad value {} (expected >= 1024)", max_event_bytes));
+  check(max_body_bytes >= 1024, fmt::format("--max-body-bytes: bad value {} (expected >= 1024)", max_body_bytes));
   check(scrape_interval_ms >= 50, fmt::format("--scrape-interval-ms: bad value {} (expected >= 50)", scrape_interval_ms));
   check(server_metrics.empty() || server_metrics == "off" || server_metrics.starts_with("http://") ||
             server_metrics.starts_with("https://"),
@@ -94,6 +96,7 @@ std::string RunConfig::to_json() const {
   w.field("extra_body", extra_body).field("continuous_usage", continuous_usage);
   w.field("concurrency", concurrency).field("num_prompts", num_prompts);
   w.field("request_rate", request_rate).field("timeout_s", timeout_s).field("retries", retries);
+  w.field("max_event_bytes", max_event_bytes).field("max_body_bytes", max_body_bytes);
   w.field("warmup", warmup).field("workers", workers).field("seed", seed).field("drain_s", drain_s);
   w.field("dataset", dataset).field("tokenizer", tokenizer).field("input_len", input_len);
   w.field("output_len", output_len).field("input_len_range", input_len_range).field("prefix_len", prefix_len);

@@ -44,6 +44,8 @@ struct RunConfig {
   int workers = 0;           ///< client threads; 0 = one per 256 of concurrency, at most the CPUs
   uint64_t seed = 0;         ///< arrival-time seed
   double drain_s = 5;        ///< after Ctrl-C, how long in-flight requests may finish
+  int64_t max_event_bytes = 1 << 20;  ///< one SSE line or event above this fails its request (too_large)
+  int64_t max_body_bytes = 64 << 20;  ///< a non-streaming body, /metrics or /v1/models above this is refused
 
   // Data and results.
   std::string dataset = "builtin";  ///< builtin | synthetic | qa:PATH | gsm8k:PATH

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "record/record_io.hpp"
+#include "common/json_writer.hpp"
 
 namespace tokbench::runner {
 
@@ -26,56 +26,144 @@ T value_or(simdjson::simdjson_result<T> r, T fallback) {
   return std::move(r).get(v) ? fallback : v;
 }
 
+double number_or(simdjson::dom::element e, std::string_view k, double fallback) {
+  simdjson::dom::element v;
+  if (e[k].get(v) || v.is_null()) return fallback;
+  if (v.is_int64()) return static_cast<double>(v.get_int64().value_unsafe());
+  return value_or(v.get_double(), fallback);
+}
+
+std::string raw_or_empty(simdjson::dom::element e, std::string_view k) {
+  simdjson::dom::element v;
+  if (e[k].get(v) || v.is_null()) return {};
+  return simdjson::minify(v);
+}
+
+void raw_or_null(JsonWriter& w, std::string_view k, const std::string& raw) {
+  if (raw.empty()) {
+    w.key(k).null();
+  } else {
+    w.field_raw(k, raw);
+  }
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+RunManifest manifest_from(simdjson::dom::element root) {
+  RunManifest m;
+  report::RunInfo& info = m.info;
+  m.requested_json = raw_or_empty(root, "requested");
+  info.config_json = raw_or_empty(root, "effective");
+  info.started_at = str(root, "started_at");
+  info.target_url = str(root, "target_url");
+  info.embedded_simulator = value_or(root["embedded_simulator"].get_bool(), false);
+  info.model = str(root, "model");
+  info.model_abbr = str(root, "model_abbr");
+  info.dataset = str(root, "dataset");
+  info.dataset_abbr = str(root, "dataset_abbr");
+  info.body_example = str(root, "request_body_example");
+  info.tokenizer = str(root, "tokenizer");
+  info.synthetic_json = raw_or_empty(root, "synthetic");
+  info.origin_steady_ns = value_or(root["origin_steady_ns"].get_int64(), int64_t{-1});
+  simdjson::dom::array audit;
+  if (!root["audit"].get_array().get(audit)) {
+    for (auto a : audit) info.audit.emplace_back(str(a, "level"), str(a, "text"));
+  }
+  simdjson::dom::element plan;
+  if (root["plan"].get(plan) || !plan.is_object()) throw std::runtime_error("no \"plan\" object");
+  m.facts.max_concurrency = static_cast<int>(value_or(plan["concurrency"].get_int64(), int64_t{1}));
+  m.facts.stream = value_or(plan["stream"].get_bool(), true);
+  m.definitions = str(plan, "definitions");
+  m.request_rate = number_or(plan, "request_rate", 0);
+  m.planned_requests = value_or(plan["requests"].get_int64(), int64_t{0});
+  m.warmup_requests = value_or(plan["warmup"].get_int64(), int64_t{0});
+  m.target_ready = value_or(root["target_ready"].get_bool(), false);
+  return m;
+}
+
+RunEnd end_from(simdjson::dom::element root) {
+  RunEnd e;
+  e.interrupted = value_or(root["interrupted"].get_bool(), false);
+  e.stop_reason = str(root, "stop_reason");
+  e.records_written = value_or(root["records_written"].get_int64(), int64_t{0});
+  e.measured_wall_s = number_or(root, "measured_wall_s", 0);
+  e.client_cpu_s = number_or(root, "client_cpu_s", -1);
+  e.client_cpu_share = number_or(root, "client_cpu_share", -1);
+  e.client_events = value_or(root["client_sse_events"].get_int64(), int64_t{-1});
+  e.server_process_json = raw_or_empty(root, "server_process");
+  e.profile_json = raw_or_empty(root, "profile");
+  if (const std::string server = raw_or_empty(root, "server_summary"); !server.empty())
+    e.server = probe::summary_from_json(server);
+  return e;
+}
+
 }  // namespace
 
+void write_manifest(const fs::path& dir, const RunManifest& m) {
+  const report::RunInfo& info = m.info;
+  JsonWriter w;
+  w.begin_object().field("format", "tokbench-run-manifest/1").field("target_ready", m.target_ready);
+  raw_or_null(w, "requested", m.requested_json);
+  raw_or_null(w, "effective", info.config_json);
+  w.key("plan").begin_object().field("requests", m.planned_requests).field("warmup", m.warmup_requests);
+  w.field("concurrency", m.facts.max_concurrency).field("request_rate", m.request_rate);
+  w.field("stream", m.facts.stream).field("definitions", m.definitions).end_object();
+  w.field("started_at", info.started_at).field("target_url", info.target_url);
+  w.field("embedded_simulator", info.embedded_simulator).field("model", info.model);
+  w.field("model_abbr", info.model_abbr).field("dataset", info.dataset).field("dataset_abbr", info.dataset_abbr);
+  w.field("request_body_example", info.body_example).field("tokenizer", info.tokenizer);
+  raw_or_null(w, "synthetic", info.synthetic_json);
+  w.key("origin_steady_ns").value(info.origin_steady_ns);
+  w.key("audit").begin_array();
+  for (const auto& [level, text] : info.audit) w.begin_object().field("level", level).field("text", text).end_object();
+  w.end_array().end_object();
+  report::write_file(dir / kManifestFile, w.take());
+}
+
+void write_end(const fs::path& dir, const RunEnd& e) {
+  JsonWriter w;
+  w.begin_object().field("format", "tokbench-run-end/1").field("interrupted", e.interrupted);
+  w.field("stop_reason", e.stop_reason).field("records_written", e.records_written);
+  w.field("measured_wall_s", e.measured_wall_s).field("client_cpu_s", e.client_cpu_s);
+  w.field("client_cpu_share", e.client_cpu_share).field("client_sse_events", e.client_events);
+  raw_or_null(w, "server_process", e.server_process_json);
+  raw_or_null(w, "profile", e.profile_json);
+  raw_or_null(w, "server_summary", e.server ? probe::summary_to_json(*e.server) : std::string());
+  w.end_object();
+  report::write_file(dir / kEndFile, w.take());
+}
+
 RunFolder load_run_folder(const fs::path& dir) {
-  const fs::path cfg_path = dir / "configs" / "run_config.json";
-  if (!fs::exists(cfg_path)) {
-    throw std::runtime_error(fmt::format("'{}' is not a tokbench run folder (no configs/run_config.json): pass the "
-                                         "folder that `tokbench run` printed, e.g. outputs/20260101_120000",
-                                         dir.string()));
+  const fs::path manifest_path = dir / kManifestFile;
+  if (!fs::exists(manifest_path)) {
+    throw std::runtime_error(fmt::format("'{}' is not a tokbench run folder (no {}): pass the folder that `tokbench run` "
+                                         "printed, e.g. outputs/20260101_120000",
+                                         dir.string(), kManifestFile));
   }
   simdjson::dom::parser parser;
-  simdjson::dom::element root, eff;
-  if (parser.load(cfg_path.string()).get(root) || root["effective"].get(eff)) {
-    throw std::runtime_error(fmt::format("{}: not a valid run config", cfg_path.string()));
-  }
   RunFolder f;
   f.dir = dir;
-  report::RunInfo& info = f.info;
-  info.model = str(eff, "model");
-  info.model_abbr = str(eff, "model_abbr");
-  info.dataset = str(eff, "dataset");
-  info.dataset_abbr = str(root, "dataset_abbr");
-  info.target_url = str(root, "target_url");
-  info.started_at = str(root, "started_at");
-  info.embedded_simulator = value_or(root["embedded_simulator"].get_bool(), false);
-  info.config_json = simdjson::minify(eff);
-  f.facts.max_concurrency = static_cast<int>(value_or(eff["concurrency"].get_int64(), int64_t{1}));
-  f.facts.stream = value_or(eff["stream"].get_bool(), true);
-  f.request_rate = value_or(eff["request_rate"].get_double(), 0.0);
-  f.compat = str(eff, "compat");
-  f.perf_dir = dir / "performances" / info.model_abbr;
-  f.records = record::read_details((f.perf_dir / (info.dataset_abbr + "_details.jsonl")).string());
-
-  // Facts of the original run that the records do not hold: kept in result.json and server.json.
-  simdjson::dom::element prev;
-  if (!parser.load((dir / "result.json").string()).get(prev)) {
-    info.interrupted = value_or(prev["interrupted"].get_bool(), false);
-    simdjson::dom::element run;
-    if (!prev["run"].get(run)) {
-      info.body_example = str(run, "request_body_example");
-      info.origin_steady_ns = value_or(run["origin_steady_ns"].get_int64(), int64_t{-1});
-    }
+  try {
+    simdjson::dom::element root;
+    if (auto err = parser.parse(read_text(manifest_path)).get(root)) throw std::runtime_error(simdjson::error_message(err));
+    f.manifest = manifest_from(root);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: not a valid run manifest ({})", manifest_path.string(), e.what()));
   }
-  if (std::ifstream server(dir / "server.json"); server) {
-    std::stringstream ss;
-    ss << server.rdbuf();
-    info.server_json = ss.str();
-    simdjson::dom::element s;
-    simdjson::dom::array checks;
-    if (!parser.parse(info.server_json).get(s) && !s["cross_check"].get_array().get(checks)) {
-      for (auto c : checks) info.server_disagrees |= !value_or(c["agree"].get_bool(), true);
+  f.perf_dir = dir / "performances" / f.manifest.info.model_abbr;
+  f.details = f.perf_dir / (f.manifest.info.dataset_abbr + "_details.jsonl");
+  if (const fs::path end_path = dir / kEndFile; fs::exists(end_path)) {
+    try {
+      simdjson::dom::element root;
+      if (auto err = parser.parse(read_text(end_path)).get(root)) throw std::runtime_error(simdjson::error_message(err));
+      f.end = end_from(root);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format("{}: not a valid end marker ({})", end_path.string(), e.what()));
     }
   }
   return f;

@@ -1,28 +1,64 @@
 #pragma once
-// runner/run_folder: reads a finished run back — its saved config, its records and the facts
-// its result.json and server.json keep — for `report` (recompute) and `compare`, so both read
-// a run folder the same way.
+// runner/run_folder: the run folder as a typed artifact, the contract between `run` and
+// `report`. The run writes manifest.json first (what was asked: requests, load, definitions;
+// then what was learned: model, body, audit, synthetic prompts), records one line each while it
+// runs, and end.json last (how it ended, client cost, server process, profile, the server's
+// /metrics summary). `report` needs nothing else; result.json and the tables are outputs, never
+// inputs. A folder without end.json is an incomplete run, and is judged as one.
 #include <filesystem>
+#include <optional>
 #include <string>
-#include <vector>
 
 #include "metrics/metrics.hpp"
-#include "record/record.hpp"
+#include "probe/server_metrics.hpp"
 #include "report/outputs.hpp"
 
 namespace tokbench::runner {
 
+inline constexpr const char* kManifestFile = "manifest.json";
+inline constexpr const char* kEndFile = "end.json";
+
+/// What was asked and learned before the measured phase.
+struct RunManifest {
+  std::string requested_json;      ///< the RunConfig as given (secrets redacted)
+  report::RunInfo info;            ///< target, model, dataset, body, audit, effective config, ...
+  metrics::RunFacts facts;         ///< configured concurrency cap, streaming
+  std::string definitions = "tokbench";
+  double request_rate = 0;         ///< req/s; 0 = closed loop
+  int64_t planned_requests = 0;    ///< measured requests the run means to send
+  int64_t warmup_requests = 0;
+  bool target_ready = false;       ///< false: written before the target was contacted
+};
+
+/// How the run ended (the end marker) and what it learned while running.
+struct RunEnd {
+  bool interrupted = false;
+  std::string stop_reason;          ///< "" when it ran to completion
+  int64_t records_written = 0;      ///< lines in the details file, warm-up included
+  double measured_wall_s = 0;
+  double client_cpu_s = -1;         ///< CPU of the client's worker threads in the measured phase
+  double client_cpu_share = -1;     ///< client_cpu_s / (wall × workers); < 0 unknown
+  int64_t client_events = -1;
+  std::string server_process_json;  ///< --server-cmd: command, how it stopped, log summary
+  std::string profile_json;         ///< --profile-window
+  std::optional<probe::ServerSummary> server;  ///< /metrics between the first and last scrape
+};
+
 struct RunFolder {
   std::filesystem::path dir;
   std::filesystem::path perf_dir;  ///< performances/<model-abbr>
-  report::RunInfo info;            ///< config_json (effective), body, interruption, server view
-  metrics::RunFacts facts;
-  double request_rate = 0;
-  std::string compat;              ///< the definitions the run used
-  std::vector<record::RequestRecord> records;
+  std::filesystem::path details;   ///< <ds>_details.jsonl
+  RunManifest manifest;
+  std::optional<RunEnd> end;       ///< nullopt: the run did not finish (killed, or still running)
 };
 
-/// Throws std::runtime_error naming the folder and the fix when it is not a tokbench run.
+/// Writes manifest.json (atomically: a temporary file renamed over it).
+void write_manifest(const std::filesystem::path& dir, const RunManifest& m);
+/// Writes end.json (atomically). Call once every record is on disk.
+void write_end(const std::filesystem::path& dir, const RunEnd& e);
+
+/// Reads a run folder (records are streamed later, from `details`). Throws std::runtime_error
+/// naming the folder and the fix when it is not a tokbench run folder.
 RunFolder load_run_folder(const std::filesystem::path& dir);
 
 }  // namespace tokbench::runner

@@ -1,0 +1,42 @@
+#pragma once
+// core/: the request nouns every stage shares — what to send (RequestSpec, from dataset/), and a
+// request made at send time (PlannedRequest: its body, when it is due, and the facts of what was
+// sent, which travel into its record so nothing downstream looks them up by index). Depends on
+// nothing in tokbench; knows nothing about HTTP, JSON, time sources or statistics.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace tokbench::core {
+
+inline constexpr int64_t kNotSet = -1;
+
+/// What to send: produced by dataset/ (files, synthetic prompts), turned into a body by client/.
+struct RequestSpec {
+  std::string prompt;       ///< user message (chat) or prompt (completions)
+  int64_t max_tokens = -1;  ///< per-item output cap; -1 = use the run's --max-tokens
+  int64_t expected_input_tokens = -1;  ///< what usage.prompt_tokens should be (synthetic); -1 = unknown
+};
+
+/// Facts of what was sent that the response alone cannot tell; copied into the request's record.
+struct SentFacts {
+  int64_t expected_prompt_tokens = kNotSet;  ///< the input length the prompt was built to have
+  int64_t requested_max_tokens = kNotSet;    ///< the output cap sent (max_tokens / max_completion_tokens)
+  bool ignore_eos_sent = false;              ///< the body asks for exactly the cap
+  std::string prompt_text;                   ///< only when a local tokenizer will count it; never saved
+};
+
+/// One request, made when the engine has room for it (closed loop) or when it is due (open loop).
+struct PlannedRequest {
+  int64_t index = 0;                 ///< position in the phase's request sequence
+  bool warmup = false;               ///< recorded, excluded from statistics
+  int64_t scheduled_ns = kNotSet;    ///< intended start, ns since the run origin; kNotSet = when a slot frees
+  std::string body;                  ///< the exact bytes POSTed
+  SentFacts facts;
+};
+
+/// Makes the request of sequence index i (dataset item, body, facts). Called from worker threads
+/// concurrently: it must be thread-safe (a pure function of its inputs is).
+using RequestMaker = std::function<PlannedRequest(int64_t index)>;
+
+}  // namespace tokbench::core

@@ -1,0 +1,181 @@
+#include "metrics/samples.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace tokbench::metrics {
+
+namespace {
+
+constexpr size_t kReadEntries = 4096;  // per run while merging: 64 KiB each
+
+const char* tmp_dir() {
+  const char* d = std::getenv("TMPDIR");
+  return d && *d ? d : "/tmp";
+}
+
+}  // namespace
+
+Samples::Samples(size_t memory_entries) : cap_(std::max<size_t>(memory_entries, 2)) {}
+Samples::Samples(Samples&& o) noexcept { *this = std::move(o); }
+Samples& Samples::operator=(Samples&& o) noexcept {
+  if (this == &o) return *this;
+  if (file_) std::fclose(file_);
+  cap_ = o.cap_;
+  buf_ = std::move(o.buf_);
+  buf_sorted_ = o.buf_sorted_;
+  runs_ = std::move(o.runs_);
+  file_ = o.file_;
+  file_entries_ = o.file_entries_;
+  total_ = o.total_;
+  o.file_ = nullptr;
+  o.total_ = 0;
+  o.file_entries_ = 0;
+  return *this;
+}
+Samples::~Samples() {
+  if (file_) std::fclose(file_);
+}
+
+void Samples::push(double v, int64_t count) {
+  if (count <= 0) return;
+  if (!buf_.empty() && buf_.back().v == v) {
+    buf_.back().n += count;  // equal neighbours (k gaps of one chunk) are one entry
+  } else {
+    if (buf_.size() >= cap_) spill();
+    if (!buf_.empty() && v < buf_.back().v) buf_sorted_ = false;
+    buf_.push_back({v, count});
+  }
+  total_ += count;
+}
+
+void Samples::spill() {
+  if (!buf_sorted_) std::sort(buf_.begin(), buf_.end(), [](const Entry& a, const Entry& b) { return a.v < b.v; });
+  buf_sorted_ = true;
+  if (!file_) {
+    file_ = std::tmpfile();
+    if (!file_) {
+      throw std::runtime_error(fmt::format("cannot create a temporary file for statistics in {}: {} (set TMPDIR to a "
+                                           "writable folder with free space)", tmp_dir(), std::strerror(errno)));
+    }
+  }
+  std::fseek(file_, 0, SEEK_END);
+  if (std::fwrite(buf_.data(), sizeof(Entry), buf_.size(), file_) != buf_.size() || std::fflush(file_) != 0) {
+    throw std::runtime_error(fmt::format("cannot spill statistics to a temporary file in {}: {} (free some space or "
+                                         "set TMPDIR)", tmp_dir(), std::strerror(errno)));
+  }
+  runs_.push_back({file_entries_, static_cast<int64_t>(buf_.size())});
+  file_entries_ += static_cast<int64_t>(buf_.size());
+  buf_.clear();
+}
+
+Samples::Reader::Reader(Samples& s) : s_(s) {
+  if (!s.buf_sorted_) {
+    std::sort(s.buf_.begin(), s.buf_.end(), [](const Entry& a, const Entry& b) { return a.v < b.v; });
+    s.buf_sorted_ = true;
+  }
+  cur_.resize(s.runs_.size() + 1);
+  for (size_t i = 0; i < s.runs_.size(); ++i) {
+    cur_[i].next = s.runs_[i].offset;
+    cur_[i].end = s.runs_[i].offset + s.runs_[i].count;
+    if (refill(cur_[i])) heap_.emplace_back(head(cur_[i]).v, i);
+  }
+  cur_.back().memory = true;
+  if (!s.buf_.empty()) heap_.emplace_back(s.buf_[0].v, s.runs_.size());
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
+
+bool Samples::Reader::refill(Cursor& c) {
+  if (c.memory || c.next >= c.end) return false;
+  const auto n = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(kReadEntries), c.end - c.next));
+  c.block.resize(n);
+  if (std::fseek(s_.file_, static_cast<long>(c.next * static_cast<int64_t>(sizeof(Entry))), SEEK_SET) != 0 ||
+      std::fread(c.block.data(), sizeof(Entry), n, s_.file_) != n) {
+    throw std::runtime_error(fmt::format("cannot read back spilled statistics in {}", tmp_dir()));
+  }
+  c.next += static_cast<int64_t>(n);
+  c.at = 0;
+  return true;
+}
+
+bool Samples::Reader::next(Entry& out) {
+  if (heap_.empty()) return false;
+  std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+  const size_t i = heap_.back().second;
+  heap_.pop_back();
+  Cursor& c = cur_[i];
+  out = head(c);
+  const size_t size = c.memory ? s_.buf_.size() : c.block.size();
+  if (++c.at < size || refill(c)) {
+    heap_.emplace_back(head(c).v, i);
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+  }
+  return true;
+}
+
+void Samples::for_each_sorted(const std::function<void(double, int64_t)>& fn) {
+  Reader r(*this);
+  Entry e{};
+  while (r.next(e)) fn(e.v, e.n);
+}
+
+Summary Samples::summarize(PercentileMethod method) {
+  Summary s;
+  s.n = total_;
+  if (total_ == 0) return s;
+  // The ranks each statistic needs, as in stats.cpp's percentile functions.
+  const double ps[] = {50, 75, 90, 99};
+  struct Want {
+    int64_t lo, hi;
+    double frac;
+    double vlo = 0, vhi = 0;
+  };
+  std::vector<Want> want;
+  const auto n = static_cast<double>(total_);
+  for (double p : ps) {
+    if (method == PercentileMethod::Linear) {
+      const double h = (n - 1.0) * p / 100.0;
+      const auto lo = static_cast<int64_t>(std::floor(h));
+      want.push_back({lo, std::min(lo + 1, total_ - 1), h - static_cast<double>(lo)});
+    } else {
+      const auto i = std::min(static_cast<int64_t>(n * p / 100.0), total_ - 1);
+      want.push_back({i, i, 0.0});
+    }
+  }
+  double sum = 0.0;
+  int64_t rank = 0;  // rank of the next value
+  bool first = true;
+  for_each_sorted([&](double v, int64_t count) {
+    if (first) s.min = v;
+    first = false;
+    s.max = v;
+    // Summed one by one in ascending order, as std::accumulate over the sorted vector does; a
+    // huge run of one value (only a usage bomb makes one) is multiplied instead.
+    if (count <= 4096) {
+      for (int64_t k = 0; k < count; ++k) sum += v;
+    } else {
+      sum += v * static_cast<double>(count);
+    }
+    const int64_t end = rank + count;
+    for (auto& w : want) {
+      if (w.lo >= rank && w.lo < end) w.vlo = v;
+      if (w.hi >= rank && w.hi < end) w.vhi = v;
+    }
+    rank = end;
+  });
+  s.mean = sum / n;
+  double* out[] = {&s.median, &s.p75, &s.p90, &s.p99};
+  for (size_t i = 0; i < want.size(); ++i) {
+    const Want& w = want[i];
+    *out[i] = method == PercentileMethod::Linear ? w.vlo + w.frac * (w.vhi - w.vlo) : w.vlo;
+  }
+  return s;
+}
+
+}  // namespace tokbench::metrics

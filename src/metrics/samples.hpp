@@ -1,0 +1,82 @@
+#pragma once
+// metrics/samples: one column of values (a metric over every request, or every token gap) with
+// exact statistics in bounded memory. Values are buffered up to a cap, then spilled as sorted
+// runs to an unlinked temporary file; statistics merge the runs in ascending order, so the mean
+// (summed in ascending order) and every percentile are bit-identical to sorting the whole column
+// in memory (metrics/stats summarize()). Nothing here is sized by a value: a run of equal values
+// (a chunk of k tokens is k equal gaps) is one (value, count) entry.
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "metrics/stats.hpp"
+
+namespace tokbench::metrics {
+
+class Samples {
+ public:
+  /// Entries (value, count) kept in memory before a sorted run is spilled (16 bytes each).
+  static constexpr size_t kDefaultMemoryEntries = 1 << 16;
+
+  explicit Samples(size_t memory_entries = kDefaultMemoryEntries);
+  Samples(Samples&&) noexcept;
+  Samples& operator=(Samples&&) noexcept;
+  ~Samples();
+
+  /// Adds `count` copies of `v` (count <= 0 adds nothing). Throws std::runtime_error when a
+  /// spill cannot be written (disk full), naming the temporary directory.
+  void push(double v, int64_t count = 1);
+  int64_t size() const { return total_; }
+  bool empty() const { return total_ == 0; }
+  bool spilled() const { return !runs_.empty(); }
+
+  /// Mean, min, max and percentiles, exactly as summarize(vector) computes them.
+  Summary summarize(PercentileMethod method = PercentileMethod::Linear);
+
+  /// Every (value, count) entry in ascending order of value (equal values may come as several entries).
+  void for_each_sorted(const std::function<void(double value, int64_t count)>& fn);
+
+  struct Entry {
+    double v;
+    int64_t n;
+  };
+  /// Pulls the entries in ascending order (a k-way merge of the spilled runs and the buffer), so
+  /// two columns can be walked side by side. The Samples must outlive it and not change meanwhile.
+  class Reader {
+   public:
+    explicit Reader(Samples& s);
+    bool next(Entry& out);
+
+   private:
+    struct Cursor {
+      int64_t next = 0, end = 0;  // file positions in entries (spilled runs)
+      std::vector<Entry> block;
+      size_t at = 0;
+      bool memory = false;
+    };
+    bool refill(Cursor& c);
+    const Entry& head(const Cursor& c) const { return c.memory ? s_.buf_[c.at] : c.block[c.at]; }
+    Samples& s_;
+    std::vector<Cursor> cur_;
+    std::vector<std::pair<double, size_t>> heap_;  // min-heap on value
+  };
+
+ private:
+  struct Run {
+    int64_t offset;  // in entries
+    int64_t count;
+  };
+  void spill();
+
+  size_t cap_;
+  std::vector<Entry> buf_;
+  bool buf_sorted_ = true;
+  std::vector<Run> runs_;
+  std::FILE* file_ = nullptr;  // tmpfile(): removed by the system when closed
+  int64_t file_entries_ = 0;
+  int64_t total_ = 0;
+};
+
+}  // namespace tokbench::metrics

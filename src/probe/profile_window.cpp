@@ -1,0 +1,57 @@
+#include "probe/profile_window.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "client/http_get.hpp"
+#include "common/clock.hpp"
+#include "common/json_writer.hpp"
+
+namespace tokbench::probe {
+
+ProfileWindow::ProfileWindow(std::string window, std::string root_url, std::vector<std::string> headers,
+                             std::string api_key)
+    : window_(std::move(window)), root_(std::move(root_url)), headers_(std::move(headers)), api_key_(std::move(api_key)) {
+  double start_s = 0, duration_s = 0;
+  std::sscanf(window_.c_str(), "%lf:%lf", &start_s, &duration_s);
+  thread_ = std::thread([this, start_s, duration_s] { run(start_s, duration_s); });
+}
+
+ProfileWindow::~ProfileWindow() {
+  done_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string ProfileWindow::finish() {
+  done_ = true;
+  if (thread_.joinable()) thread_.join();
+  return json_;
+}
+
+void ProfileWindow::run(double start_s, double duration_s) {
+  const int64_t t0 = steady_now_ns();
+  auto sleep_until = [&](double s) {
+    while (!done_ && steady_now_ns() - t0 < static_cast<int64_t>(s * 1e9))
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  };
+  sleep_until(start_s);
+  if (done_) {
+    json_ = fmt::format("{{\"window\":\"{}\",\"started\":false,\"note\":\"the run ended before the window\"}}", window_);
+    return;
+  }
+  const auto started = client::http_post(root_ + "/start_profile", "{}", headers_, api_key_, 30'000);
+  const double started_at = static_cast<double>(steady_now_ns() - t0) / 1e9;
+  sleep_until(start_s + duration_s);
+  const auto stopped = client::http_post(root_ + "/stop_profile", "{}", headers_, api_key_, 60'000);
+  const double stopped_at = static_cast<double>(steady_now_ns() - t0) / 1e9;
+  JsonWriter w;
+  w.begin_object().field("window", window_).field("started", true);
+  w.field("start_status", started.status).field("started_at_s", started_at);
+  w.field("stop_status", stopped.status).field("stopped_at_s", stopped_at);
+  w.field("cut_short", stopped_at < start_s + duration_s - 0.05).end_object();
+  json_ = w.take();
+}
+
+}  // namespace tokbench::probe

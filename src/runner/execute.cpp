@@ -1,0 +1,124 @@
+#include "runner/execute.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <stdexcept>
+
+#include "client/engine.hpp"
+#include "client/http_get.hpp"
+#include "common/clock.hpp"
+#include "load/source.hpp"
+#include "probe/profile_window.hpp"
+#include "runner/progress.hpp"
+#include "runner/recorder.hpp"
+
+namespace tokbench::runner {
+
+namespace {
+
+client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg, int concurrency) {
+  client::EngineSettings es;
+  es.url = t.url;
+  es.headers = cfg.headers;
+  es.api_key = cfg.api_key;
+  es.stream = cfg.stream;
+  es.concurrency = concurrency;
+  es.workers = cfg.workers;
+  es.timeout_ms = static_cast<int64_t>(cfg.timeout_s * 1000);
+  es.retries = cfg.retries;
+  es.drain_timeout_ms = static_cast<int64_t>(cfg.drain_s * 1000);
+  es.reserve_chunks = static_cast<size_t>(std::clamp<int64_t>(std::max(cfg.max_tokens, cfg.output_len) + 8, 16, 8192));
+  es.keep_text = t.tok.has_value();
+  es.max_event_bytes = static_cast<size_t>(cfg.max_event_bytes);
+  es.max_body_bytes = static_cast<size_t>(cfg.max_body_bytes);
+  return es;
+}
+
+// The server's own view: /metrics before, during and after the measured phase.
+std::unique_ptr<probe::Scraper> start_scraper(const Target& t, const RunConfig& cfg, int64_t origin_ns,
+                                              spdlog::logger& log, std::FILE* console) {
+  if (cfg.server_metrics == "off") return nullptr;
+  const std::string url = cfg.server_metrics.empty() ? client::root_url_for(t.url) + "/metrics" : cfg.server_metrics;
+  auto scraper = std::make_unique<probe::Scraper>(url, cfg.headers, cfg.api_key, cfg.scrape_interval_ms, origin_ns,
+                                                  static_cast<size_t>(cfg.max_body_bytes));
+  if (!scraper->scrape_once()) {
+    if (!cfg.server_metrics.empty())
+      fmt::print(console, "warning: cannot scrape --server-metrics {}: {}\n", url, scraper->last_error());
+    log.info("no server metrics at {}: {}", url, scraper->last_error());
+    return nullptr;
+  }
+  scraper->start();
+  log.info("scraping {} every {} ms", url, cfg.scrape_interval_ms);
+  return scraper;
+}
+
+void warm_up(client::Engine& engine, const Target& t, const LoadPoint& point, Recorder& recorder, int64_t origin_ns,
+             std::atomic<int>& stop, const std::filesystem::path& perf_dir, spdlog::logger& log) {
+  if (point.warmup <= 0) return;
+  log.info("warm-up: {} request(s)", point.warmup);
+  load::CountedSource source(point.warmup, true, load::closed_loop(), t.maker());
+  engine.run(source, origin_ns, [&](record::RequestRecord&& r) { recorder.add(std::move(r)); }, stop);
+  recorder.drain();
+  const WarmupTally w = recorder.warmup();
+  if (w.total > 0 && w.ok == 0) {
+    throw std::runtime_error(fmt::format("all {} warm-up request(s) failed, first: {} (check --url and --model; "
+                                         "details in {})", w.total, w.first_failure, perf_dir.string()));
+  }
+}
+
+}  // namespace
+
+PointResult execute(const Target& target, const RunPlan& plan, const LoadPoint& point,
+                    const std::filesystem::path& perf_dir, int64_t origin_ns, std::atomic<int>& stop,
+                    spdlog::logger& log, std::FILE* console) {
+  const RunConfig& cfg = plan.cfg;
+  std::atomic<int64_t> started{0};  // requests sent in the measured phase (progress: in flight)
+  client::EngineSettings es = engine_settings(target, cfg, point.concurrency);
+  client::Engine engine(es);
+  Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr);
+  warm_up(engine, target, point, recorder, origin_ns, stop, perf_dir, log);
+
+  es.started = &started;
+  client::Engine measured(es);
+  load::CountedSource source(point.requests, false,
+                             point.request_rate > 0 ? load::poisson(point.request_rate, point.seed) : load::closed_loop(),
+                             target.maker());
+  std::optional<Progress> progress;
+  if (!cfg.quiet) {
+    progress.emplace(ProgressCounters{[&] { return recorder.measured_done(); }, [&] { return recorder.failed(); },
+                                      [&] { return recorder.output_tokens(); }, [&] { return started.load(); }},
+                     point.requests, point.request_rate, cfg.progress_interval_s);
+  }
+  auto scraper = start_scraper(target, cfg, origin_ns, log, console);
+  std::optional<probe::ProfileWindow> profiler;
+  if (!cfg.profile_window.empty())
+    profiler.emplace(cfg.profile_window, client::root_url_for(target.url), cfg.headers, cfg.api_key);
+
+  log.info("measured phase: {} request(s), {} worker thread(s)", point.requests, cfg.workers);
+  const int64_t measured_start = steady_now_ns();
+  const auto counters =
+      measured.run(source, origin_ns, [&](record::RequestRecord&& r) { recorder.add(std::move(r)); }, stop);
+  PointResult out;
+  out.measured_wall_s = static_cast<double>(steady_now_ns() - measured_start) / 1e9;
+  recorder.drain();
+  if (scraper) {
+    scraper->stop();
+    out.server = scraper->summary();
+  }
+  if (profiler) {
+    out.profile_json = profiler->finish();
+    log.info("profile window: {}", out.profile_json);
+  }
+  progress.reset();
+  out.interrupted = stop.load() != client::kRunning;
+  out.records_written = recorder.written();
+  out.measured_done = recorder.measured_done();
+  out.write_error = recorder.write_error();
+  out.client_events = counters.events;
+  out.client_cpu_s = static_cast<double>(counters.cpu_ns) / 1e9;
+  if (out.measured_wall_s > 0) out.client_cpu_share = out.client_cpu_s / (out.measured_wall_s * cfg.workers);
+  return out;
+}
+
+}  // namespace tokbench::runner

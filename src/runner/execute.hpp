@@ -1,0 +1,46 @@
+#pragma once
+// runner/execute: the third stage — one load point against an open target: warm-up, then the
+// measured phase on the client engine, pulling requests from a load::RequestSource, with the
+// recorder writing each record as it finishes (and keeping none), the /metrics scraper, the
+// profiler window and the progress line beside it. A sweep or a search calls it once per point;
+// a rank of a multi-host run, once for its shard.
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "probe/server_metrics.hpp"
+#include "runner/plan.hpp"
+#include "runner/target.hpp"
+
+namespace tokbench::runner {
+
+struct LoadPoint {
+  int64_t requests = 0;     ///< measured requests
+  int64_t warmup = 0;       ///< warm-up requests, sent first
+  int concurrency = 1;
+  double request_rate = 0;  ///< req/s, Poisson; 0 = closed loop
+  uint64_t seed = 0;
+};
+
+struct PointResult {
+  bool interrupted = false;
+  int64_t records_written = 0;   ///< lines in the details file, warm-up included
+  int64_t measured_done = 0;
+  double measured_wall_s = 0;
+  double client_cpu_s = 0;
+  double client_cpu_share = -1;
+  int64_t client_events = 0;
+  std::optional<probe::ServerSummary> server;
+  std::string profile_json;
+  std::string write_error;       ///< the disk refused a record ("" = none)
+};
+
+/// Runs one load point, writing records into `perf_dir`. `origin_ns` is the run's time 0.
+/// Throws std::runtime_error when every warm-up request failed (the target is not usable).
+PointResult execute(const Target& target, const RunPlan& plan, const LoadPoint& point,
+                    const std::filesystem::path& perf_dir, int64_t origin_ns, std::atomic<int>& stop,
+                    spdlog::logger& log, std::FILE* console);
+
+}  // namespace tokbench::runner

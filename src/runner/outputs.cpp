@@ -1,0 +1,148 @@
+#include "runner/outputs.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "record/record_io.hpp"
+#include "report/html.hpp"
+#include "report/tables.hpp"
+#include "runner/verdict.hpp"
+
+namespace tokbench::runner {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Why the folder is not a finished run ("" when it is).
+std::string incomplete_reason(const RunFolder& f, int64_t measured) {
+  const RunManifest& m = f.manifest;
+  if (!m.target_ready) {
+    return "incomplete: the run stopped before its target was ready, so no request was sent (see logs/run.log)";
+  }
+  if (!f.end) {
+    return fmt::format("incomplete: {} of {} requests recorded; the run did not finish (killed?)", measured,
+                       m.planned_requests);
+  }
+  if (!f.end->interrupted && measured < m.planned_requests) {
+    return fmt::format("incomplete: {} of {} requests recorded, yet the run ended normally: the details file was cut "
+                       "short or edited", measured, m.planned_requests);
+  }
+  if (!f.end->stop_reason.empty() && !f.end->interrupted) return "incomplete: " + f.end->stop_reason;
+  return "";
+}
+
+report::RunInfo info_of(const RunFolder& f) {
+  report::RunInfo info = f.manifest.info;
+  info.interrupted = !f.end || f.end->interrupted;
+  if (f.end) {
+    info.client_events = f.end->client_events;
+    info.client_cpu_s = f.end->client_cpu_s;
+    info.server_process_json = f.end->server_process_json;
+    info.profile_json = f.end->profile_json;
+  }
+  return info;
+}
+
+std::optional<double> mean_of(const metrics::MetricSet& m, const char* row) {
+  const auto* r = m.row(row);
+  return r && r->stats ? std::optional<double>(r->stats->mean) : std::nullopt;
+}
+
+}  // namespace
+
+Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const fs::path& out_dir, bool own) {
+  Written w;
+  w.info = info_of(folder);
+  w.out_dir = out_dir;
+  w.perf_dir = own ? folder.perf_dir : out_dir;
+  fs::create_directories(w.perf_dir);
+  const metrics::RunFacts& facts = folder.manifest.facts;
+  const std::string& ds = w.info.dataset_abbr;
+
+  // Pass 1: every definition set (the side-by-side table wants them all when streaming), the
+  // verdict's tally, and the failed requests' file.
+  std::vector<metrics::Definitions> sets;
+  if (facts.stream) sets.assign(std::begin(metrics::kAllDefinitions), std::end(metrics::kAllDefinitions));
+  for (auto d : {defs, metrics::Definitions::Tokbench})
+    if (std::find(sets.begin(), sets.end(), d) == sets.end()) sets.push_back(d);
+  metrics::MetricsPass pass(facts, sets);
+  VerdictTally tally;
+  const fs::path failed_path = folder.perf_dir / (ds + "_failed.jsonl");
+  std::unique_ptr<record::LineAppender> failed;
+  if (own) failed = std::make_unique<record::LineAppender>(failed_path.string() + ".tmp");
+  record::DetailsScan scan;
+  const bool has_details = fs::exists(folder.details);
+  if (has_details) {
+    scan = record::for_each_detail(folder.details.string(), [&](record::RequestRecord&& r) {
+      pass.add(r);
+      tally.add(r);
+      if (failed && !r.ok()) failed->append(record::to_json_line(r, ds));
+    });
+  } else if (folder.end) {
+    throw std::runtime_error(fmt::format("the details file {} is missing: the run folder is damaged", folder.details.string()));
+  }
+  if (failed) {
+    failed.reset();
+    if (tally.failed > 0) {
+      fs::rename(failed_path.string() + ".tmp", failed_path);
+    } else {
+      fs::remove(failed_path.string() + ".tmp");
+      fs::remove(failed_path);
+    }
+  }
+  auto computed = pass.finish();
+  auto set_of = [&](metrics::Definitions d) -> metrics::MetricSet& {
+    return computed[static_cast<size_t>(std::find(sets.begin(), sets.end(), d) - sets.begin())];
+  };
+  const metrics::MetricSet& tokbench = set_of(metrics::Definitions::Tokbench);
+  if (facts.stream)
+    for (auto d : metrics::kAllDefinitions) w.side_by_side.push_back(metrics::definition_column(set_of(d)));
+
+  // The server's view, cross-checked against the client's (tokbench's definitions).
+  VerdictFacts vf;
+  if (folder.end && folder.end->server) {
+    w.server = folder.end->server;
+    w.checks = probe::cross_check(*w.server, tokbench.common_metric("total_generated_tokens")->value,
+                                  mean_of(tokbench, "TPOT"), mean_of(tokbench, "TTFT"));
+    w.info.server_json = report::server_json(*w.server, w.checks);
+    w.info.server_disagrees = std::any_of(w.checks.begin(), w.checks.end(), [](const auto& c) { return !c.agree; });
+    report::write_file(out_dir / "server.json", w.info.server_json);
+  }
+  const metrics::Summary* itl = tokbench.row("ITL") && tokbench.row("ITL")->stats ? &*tokbench.row("ITL")->stats : nullptr;
+  const std::optional<metrics::Summary> itl_ms = itl ? std::optional(*itl) : std::nullopt;
+  w.metrics = std::move(set_of(defs));
+
+  vf.interrupted = folder.end && folder.end->interrupted;
+  vf.request_rate = folder.manifest.request_rate;
+  vf.client_cpu_share = folder.end ? folder.end->client_cpu_share : -1;
+  vf.server_disagrees = w.info.server_disagrees;
+  vf.incomplete = incomplete_reason(folder, tally.measured);
+  vf.details_warning = scan.warning;
+  w.verdict = judge(w.metrics, tally, vf);
+
+  report::write_file(w.perf_dir / (ds + ".csv"), report::performance_csv(w.metrics));
+  report::write_file(w.perf_dir / (ds + ".json"), report::common_json(w.metrics));
+  report::write_file(out_dir / "result.json", report::result_json(w.metrics, w.info, w.verdict, w.side_by_side));
+
+  // Pass 2: the HTML page, its request rows streamed from the details file into the page.
+  report::HtmlInputs in{w.metrics, w.info, w.verdict, w.side_by_side, facts.stream, folder.manifest.request_rate > 0,
+                        tally.first_sent_ns == INT64_MAX ? 0 : tally.first_sent_ns, itl_ms};
+  report::write_html_report(w.perf_dir / (ds + "_plot.html"), in, [&](const auto& add) {
+    if (has_details) record::for_each_detail(folder.details.string(), [&](record::RequestRecord&& r) { add(r); });
+  });
+  return w;
+}
+
+void print_outputs(const Written& w, std::FILE* console) {
+  fmt::print(console, "\n{}", report::console_tables(w.metrics));
+  if (!w.side_by_side.empty()) fmt::print(console, "{}", report::definitions_table(w.side_by_side));
+  if (w.server) fmt::print(console, "{}", report::server_tables(*w.server, w.checks));
+  fmt::print(console, "verdict: {}\n", w.verdict.valid ? "VALID" : "INVALID");
+  for (const auto& r : w.verdict.reasons) fmt::print(console, "  - {}\n", r);
+  for (const auto& r : w.verdict.warnings) fmt::print(console, "  warning: {}\n", r);
+  std::fflush(console);
+}
+
+}  // namespace tokbench::runner

@@ -1,0 +1,36 @@
+#pragma once
+// runner/outputs: the last stage — every output of a run folder from the folder alone: one
+// streaming pass over the details file feeds every definition set and the verdict (memory flat
+// in the number of records), then the tables, <ds>.csv/.json, result.json, server.json and, in a
+// second pass, the HTML page. `run` and `report` both call it, so they agree by construction.
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "metrics/metrics.hpp"
+#include "probe/server_metrics.hpp"
+#include "report/outputs.hpp"
+#include "runner/run_folder.hpp"
+
+namespace tokbench::runner {
+
+struct Written {
+  metrics::MetricSet metrics;
+  report::Verdict verdict;
+  std::vector<metrics::DefinitionColumn> side_by_side;  ///< streaming runs only
+  report::RunInfo info;                                 ///< as written into result.json
+  std::optional<probe::ServerSummary> server;
+  std::vector<probe::CrossCheck> checks;
+  std::filesystem::path out_dir, perf_dir;              ///< where they were written
+};
+
+/// Computes and writes the outputs of `folder` under `defs` into `out_dir` (the run folder, or a
+/// view folder such as views/<compat>/, which then holds the tables flat). `own` = the run's own
+/// outputs: <ds>_failed.jsonl is rewritten from the details too.
+Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const std::filesystem::path& out_dir, bool own);
+
+/// The tables, the definitions side by side, the server view and the verdict, on `console`.
+void print_outputs(const Written& w, std::FILE* console);
+
+}  // namespace tokbench::runner

@@ -1,0 +1,44 @@
+#include "runner/plan.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <thread>
+
+#include "client/request_body.hpp"
+
+namespace tokbench::runner {
+
+namespace {
+
+int auto_workers(int concurrency) {
+  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::clamp((concurrency + 255) / 256, 1, cpus);
+}
+
+}  // namespace
+
+RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
+  if (auto errs = requested.validate(); !errs.empty()) {
+    std::string all;
+    for (const auto& e : errs) all += (all.empty() ? "" : "\n") + e;
+    throw std::invalid_argument(all);
+  }
+  RunPlan p;
+  p.requested = requested;
+  p.cfg = requested;
+  if (p.cfg.api_key.empty() && env_api_key) p.cfg.api_key = env_api_key;
+  if (!p.cfg.extra_body.empty()) {
+    try {
+      p.extra_body = client::parse_extra_body(p.cfg.extra_body);
+    } catch (const std::runtime_error& e) {
+      throw std::invalid_argument(e.what());  // a usage error: exit 2
+    }
+  }
+  if (p.cfg.workers == 0) p.cfg.workers = auto_workers(p.cfg.concurrency);
+  p.synthetic = p.cfg.dataset == "synthetic";
+  if (p.synthetic && p.cfg.num_prompts == 0) p.cfg.num_prompts = 100;
+  p.definitions = *metrics::definitions_from_name(p.cfg.compat);  // validate() checked the name
+  return p;
+}
+
+}  // namespace tokbench::runner

@@ -1,0 +1,228 @@
+#include "runner/target.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "client/http_get.hpp"
+#include "client/server_tokenizer.hpp"
+#include "common/json_writer.hpp"
+#include "mock/mock_server.hpp"
+#include "probe/server_process.hpp"
+#include "report/outputs.hpp"
+
+namespace tokbench::runner {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? std::string(sep) : "") + v[i];
+  return out;
+}
+
+// GET /v1/models answers whether the server is there at all, and which model it serves; a wrong
+// --model is caught here instead of failing every request.
+std::string resolve_model(const RunConfig& cfg, const std::string& url) {
+  const std::string models_url = client::models_url_for(url);
+  const auto res = client::http_get(models_url, cfg.headers, cfg.api_key, 10'000, static_cast<size_t>(cfg.max_body_bytes));
+  if (!res.reached) {
+    throw std::runtime_error(fmt::format(
+        "cannot reach the server at {}: {} (is it running? check --url, or --host/--port)", models_url, res.error));
+  }
+  if (res.status == 401 || res.status == 403) {
+    throw std::runtime_error(fmt::format("the server refused GET {} with HTTP {}: pass --api-key or set OPENAI_API_KEY",
+                                         models_url, res.status));
+  }
+  std::vector<std::string> ids;
+  if (res.status == 200) {
+    try {
+      ids = client::parse_model_ids(res.body);
+    } catch (const std::exception&) {
+      ids.clear();
+    }
+  }
+  if (cfg.model.empty()) {
+    if (ids.empty()) {
+      throw std::runtime_error(fmt::format("could not learn the model from GET {} (HTTP {}): pass --model NAME",
+                                           models_url, res.status));
+    }
+    return ids.front();
+  }
+  if (!ids.empty() && std::find(ids.begin(), ids.end(), cfg.model) == ids.end()) {
+    throw std::runtime_error(fmt::format("model '{}' is not served at {} (it serves: {}): pass --model with one of those",
+                                         cfg.model, models_url, join(ids, ", ")));
+  }
+  return cfg.model;
+}
+
+// Builds the synthetic dataset: with the local tokenizer, or with the server's /tokenize; the
+// tokens the server adds around a prompt (chat template, BOS) are measured once with /tokenize
+// and subtracted, so that usage.prompt_tokens equals --input-len. Returns how, as JSON.
+std::string build_synthetic(const RunConfig& cfg, const std::string& url, const tokenizer::Tokenizer* tok,
+                            dataset::Dataset& data, std::FILE* console) {
+  const client::ServerTokenizer st{client::root_url_for(url), cfg.model, cfg.headers, cfg.api_key};
+  const bool server_has = client::has_tokenize(st);
+  std::unique_ptr<dataset::TokenCodec> codec;
+  if (tok) {
+    codec = dataset::local_codec(*tok);
+  } else if (server_has) {
+    codec = client::server_codec(st);
+  } else {
+    throw std::invalid_argument(fmt::format(
+        "--dataset synthetic needs the model's tokenizer to build prompts of an exact length, and {} has no "
+        "/tokenize: pass --tokenizer PATH (the model folder holding tokenizer.json)", st.root));
+  }
+  constexpr const char* kProbe = "The quick brown fox jumps over the lazy dog.";
+  const auto local = static_cast<int64_t>(codec->encode(kProbe).size());
+  int64_t overhead = 0;
+  std::string how;
+  if (auto server = server_has ? client::server_count(st, kProbe, cfg.endpoint == "chat") : std::nullopt) {
+    overhead = *server - local;
+    how = fmt::format("measured with {}/tokenize and subtracted", st.root);
+  } else {
+    how = "unknown: the server has no /tokenize, so usage.prompt_tokens also counts its chat template and BOS";
+  }
+  dataset::SyntheticOptions o;
+  o.count = cfg.num_prompts;
+  o.input_len = cfg.input_len;
+  o.output_len = cfg.output_len;
+  o.input_len_range = cfg.input_len_range;
+  o.prefix_len = cfg.prefix_len;
+  o.seed = cfg.seed;
+  o.overhead = overhead;
+  data = dataset::synthetic(o, *codec);
+  fmt::print(console, "synthetic: {} prompts of {} tokens{} (+{} shared prefix), {} output tokens; built with {}; "
+             "server-added tokens: {} ({})\n", o.count, o.input_len,
+             o.input_len_range > 0 ? fmt::format(" ±{}%", o.input_len_range * 100) : "", o.prefix_len, o.output_len,
+             codec->name(), overhead, how);
+  JsonWriter w;
+  w.begin_object().field("input_len", o.input_len).field("output_len", o.output_len);
+  w.field("input_len_range", o.input_len_range).field("prefix_len", o.prefix_len).field("seed", o.seed);
+  w.field("built_with", codec->name()).field("server_added_tokens", overhead).field("server_added_tokens_how", how);
+  w.end_object();
+  return w.take();
+}
+
+std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const std::string& url, const fs::path& run_dir,
+                                                   spdlog::logger& log, std::FILE* console) {
+  probe::ServerProcessSettings ps;
+  ps.command = cfg.server_cmd.empty() ? "bash " + cfg.deploy_sh : cfg.server_cmd;
+  if (!cfg.deploy_sh.empty()) {
+    ps.env["MODEL_PATH"] = cfg.model_path;
+    if (cfg.model.empty()) cfg.model = cfg.model_path;  // served model name = the model path
+  }
+  ps.log_path = run_dir / "logs" / "server.log";
+  ps.ready_urls = {client::root_url_for(url) + "/health", client::models_url_for(url)};
+  ps.ready_timeout_s = cfg.server_ready_timeout_s;
+  ps.stop_grace_s = cfg.server_stop_grace_s;
+  fmt::print(console, "starting the server: {} (log: {})\n", ps.command, ps.log_path.string());
+  std::fflush(console);
+  log.info("starting the server: {}", ps.command);
+  auto server = std::make_unique<probe::ServerProcess>(ps);
+  server->start_and_wait();
+  log.info("server ready (pid {})", server->pid());
+  return server;
+}
+
+client::BodySettings body_settings(const RunPlan& plan) {
+  const RunConfig& cfg = plan.cfg;
+  client::BodySettings bs;
+  bs.endpoint = cfg.endpoint == "chat" ? client::Endpoint::Chat : client::Endpoint::Completions;
+  bs.model = cfg.model;
+  bs.stream = cfg.stream;
+  bs.max_tokens = cfg.max_tokens;
+  bs.ignore_eos = cfg.ignore_eos || plan.synthetic;  // synthetic requests always produce M tokens
+  bs.min_tokens = cfg.min_tokens;
+  bs.temperature = cfg.temperature;
+  bs.continuous_usage = cfg.continuous_usage;
+  bs.flavor = cfg.compat == "evalscope" ? client::Flavor::Evalscope
+              : cfg.compat == "vllm"    ? client::Flavor::Vllm
+              : cfg.compat == "sglang"  ? client::Flavor::Sglang
+                                        : client::Flavor::Tokbench;
+  bs.extra = plan.extra_body;
+  return bs;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+Target::Target() = default;
+Target::~Target() = default;
+Target::Target(Target&&) noexcept = default;
+
+core::RequestMaker Target::maker() const {
+  return [this](int64_t i) {
+    return client::plan_request(body, dataset::cycle(data, static_cast<size_t>(i)), tok.has_value());
+  };
+}
+
+std::string Target::first_body() const { return client::build_body(body, dataset::cycle(data, 0)); }
+
+std::string Target::close(const fs::path& run_dir, spdlog::logger& log, std::FILE* console) {
+  sim.reset();
+  if (!server) return {};
+  const std::string how = server->stop();
+  server.reset();
+  log.info("server {}", how);
+  const fs::path log_path = run_dir / "logs" / "server.log";
+  const auto sl = probe::parse_vllm_log(read_text(log_path));
+  JsonWriter w;
+  w.begin_object().field("command", server_command).field("stopped", how).field("log", log_path.string());
+  w.key("log_summary").begin_object().field("throughput_lines", sl.throughput_lines);
+  w.field("mean_generation_throughput", sl.mean_generation_throughput).field("mean_prompt_throughput", sl.mean_prompt_throughput);
+  w.field("max_running", sl.max_running).field("max_waiting", sl.max_waiting).field("spec_lines", sl.spec_lines);
+  w.field("last_mean_acceptance_length", sl.last_mean_acceptance_length);
+  w.field("accepted_tokens", sl.accepted_tokens).field("drafted_tokens", sl.drafted_tokens);
+  w.key("per_position_acceptance").begin_array();
+  for (double p : sl.per_position_acceptance) w.value(p);
+  w.end_array().end_object().end_object();
+  if (sl.throughput_lines > 0 || sl.spec_lines > 0) {
+    fmt::print(console, "server log: mean generation throughput {:.1f} tokens/s over {} line(s){}\n",
+               sl.mean_generation_throughput, sl.throughput_lines,
+               sl.spec_lines ? fmt::format(", mean acceptance length {:.2f} (last SpecDecoding line)", sl.last_mean_acceptance_length) : "");
+  }
+  return w.take();
+}
+
+Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, std::FILE* console) {
+  RunConfig& cfg = plan.cfg;
+  Target t;
+  if (!cfg.tokenizer.empty()) t.tok = tokenizer::Tokenizer::load(cfg.tokenizer);
+  if (!plan.synthetic) t.data = dataset::load(cfg.dataset);
+  if (cfg.num_prompts == 0) cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
+  t.url = cfg.target_url();
+  if (!cfg.server_cmd.empty() || !cfg.deploy_sh.empty()) {
+    t.server_command = cfg.server_cmd.empty() ? "bash " + cfg.deploy_sh : cfg.server_cmd;
+    t.server = start_server(cfg, t.url, run_dir, log, console);
+  }
+  if (cfg.embedded_target()) {
+    mock::MockSettings ms;
+    ms.port = 0;
+    ms.tokenizer_path = cfg.tokenizer;  // exact prompt counts and /tokenize when a tokenizer is given
+    t.sim = std::make_unique<mock::MockServer>(ms);
+    const uint16_t port = t.sim->start();
+    t.url = fmt::format("http://127.0.0.1:{}/v1/{}", port, cfg.endpoint == "chat" ? "chat/completions" : "completions");
+    fmt::print(console, "no --url or --host given: started the built-in simulator (tokbench serve-mock defaults) at {}\n", t.url);
+  }
+  cfg.model = resolve_model(cfg, t.url);
+  if (cfg.model_abbr.empty()) cfg.model_abbr = report::file_safe(cfg.model);
+  t.model = cfg.model;
+  if (plan.synthetic) t.synthetic_json = build_synthetic(cfg, t.url, t.tok ? &*t.tok : nullptr, t.data, console);
+  t.body = body_settings(plan);
+  return t;
+}
+
+}  // namespace tokbench::runner

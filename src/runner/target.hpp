@@ -1,0 +1,57 @@
+#pragma once
+// runner/target: the second stage — start or adopt the server (--server-cmd, --deploy-sh, or
+// the built-in simulator), resolve the model, load the dataset (or build synthetic prompts of an
+// exact length, measuring the server's template overhead), and say how each request's body is
+// made. Stays open across load points; close() stops what it started.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "client/request_body.hpp"
+#include "core/request.hpp"
+#include "dataset/dataset.hpp"
+#include "runner/plan.hpp"
+#include "tokenizer/tokenizer.hpp"
+
+namespace spdlog {
+class logger;
+}
+namespace tokbench::mock {
+class MockServer;
+}
+namespace tokbench::probe {
+class ServerProcess;
+}
+
+namespace tokbench::runner {
+
+struct Target {
+  Target();
+  ~Target();
+  Target(Target&&) noexcept;
+
+  std::string url;     ///< the endpoint URL requests go to
+  std::string model;   ///< resolved (from --model or GET /v1/models)
+  dataset::Dataset data;
+  std::optional<tokenizer::Tokenizer> tok;
+  std::string synthetic_json;  ///< how synthetic prompts were built ("" = not synthetic)
+  client::BodySettings body;
+  std::unique_ptr<mock::MockServer> sim;
+  std::unique_ptr<probe::ServerProcess> server;
+  std::string server_command;
+
+  /// How the request of index i is made: dataset item i (cycling), its body and facts.
+  core::RequestMaker maker() const;
+  /// The body of request 0, for the audit and the report.
+  std::string first_body() const;
+  /// Stops a server tokbench started (no-op otherwise) and returns its summary as JSON ("" if none).
+  std::string close(const std::filesystem::path& run_dir, spdlog::logger& log, std::FILE* console);
+};
+
+/// Opens the target for `plan` (whose cfg gains the model, model_abbr and num_prompts).
+/// Throws std::runtime_error naming the thing and the fix (unreachable server, unknown model).
+Target open_target(RunPlan& plan, const std::filesystem::path& run_dir, spdlog::logger& log, std::FILE* console);
+
+}  // namespace tokbench::runner

@@ -1,0 +1,73 @@
+#include "runner/verdict.hpp"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+namespace tokbench::runner {
+
+void VerdictTally::add(const record::RequestRecord& r) {
+  if (r.warmup) {
+    ++warmup;
+    return;
+  }
+  ++measured;
+  if (r.sent_ns != record::kNone && r.done_ns != record::kNone) first_sent_ns = std::min(first_sent_ns, r.sent_ns);
+  if (!r.ok()) {
+    ++failed;
+    ++failures[std::string(record::outcome_name(r.outcome))];
+    return;
+  }
+  // ignore_eos promises max_tokens tokens; a server that ignores it makes TPOT incomparable.
+  if (r.ignore_eos_sent && r.requested_max_tokens != record::kNone && metrics::output_tokens(r) != r.requested_max_tokens)
+    ++short_outputs;
+}
+
+report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const VerdictFacts& f) {
+  report::Verdict v;
+  if (!f.incomplete.empty()) v.reasons.push_back(f.incomplete);
+  if (f.interrupted) {
+    v.reasons.push_back("interrupted: statistics cover only the requests that finished; rerun to completion");
+  }
+  if (t.failed > 0) {
+    std::string parts;
+    for (const auto& [k, n] : t.failures) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", n, k);
+    v.reasons.push_back(fmt::format("{} of {} requests failed ({}): see the _failed.jsonl file and the server log",
+                                    t.failed, t.measured, parts));
+  }
+  if (t.measured == 0) v.reasons.push_back("no request was measured: raise --num-prompts");
+  // Percentiles need samples: below 10 even P90 is the maximum; below 100, P99 interpolates the top two.
+  const int64_t ok = t.measured - t.failed;
+  if (ok > 0 && ok < 10) {
+    v.reasons.push_back(fmt::format("only {} successful request(s): too few for P90/P99; raise --num-prompts to 100 or more", ok));
+  } else if (ok >= 10 && ok < 100) {
+    v.warnings.push_back(fmt::format("{} successful requests: P99 interpolates between the two slowest; use 100 or more "
+                                     "for a stable P99", ok));
+  }
+  if (t.short_outputs > 0) {
+    v.reasons.push_back(fmt::format("{} request(s) with ignore_eos returned a different number of tokens than max_tokens: "
+                                    "the server does not honour ignore_eos (check the model's generation config or drop "
+                                    "--ignore-eos)", t.short_outputs));
+  }
+  if (f.client_cpu_share > 0.9) {
+    v.reasons.push_back(fmt::format("the client's worker threads were busy {:.0f}% of the time: its own delays are in the "
+                                    "timings; raise --workers or run the client on a bigger machine",
+                                    100 * f.client_cpu_share));
+  }
+  if (f.request_rate > 0) {
+    if (const auto* lag = m.row("SendLag"); lag && lag->stats && lag->stats->p99 > 50.0) {
+      v.reasons.push_back(fmt::format(
+          "send lag p99 was {:.1f} ms: the client could not keep the arrival schedule; raise --concurrency "
+          "or lower --request-rate", lag->stats->p99));
+    }
+  }
+  if (f.server_disagrees) {
+    v.reasons.push_back("the client and the server's /metrics disagree (see server.cross_check): other traffic on "
+                        "the server, a proxy in between, or a client problem");
+  }
+  if (!f.details_warning.empty()) v.warnings.push_back(f.details_warning);
+  v.valid = v.reasons.empty();
+  return v;
+}
+
+}  // namespace tokbench::runner

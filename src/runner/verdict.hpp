@@ -1,0 +1,36 @@
+#pragma once
+// runner/verdict: VALID or INVALID, with reasons that each name a fix (docs/METRICS.md, "The
+// verdict"). Fed one record at a time (a pass over the details file) plus the facts of the run
+// folder, so `run` and `report` reach the same verdict from the same folder.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "metrics/metrics.hpp"
+#include "record/record.hpp"
+#include "report/outputs.hpp"
+
+namespace tokbench::runner {
+
+/// What the verdict needs from the records, gathered in one pass.
+struct VerdictTally {
+  int64_t measured = 0, failed = 0, warmup = 0;
+  int64_t short_outputs = 0;  ///< ignore_eos sent, and a different number of tokens came back
+  std::map<std::string, int64_t> failures;  ///< by outcome name
+  int64_t first_sent_ns = INT64_MAX;        ///< among measured records with a send and an end
+  void add(const record::RequestRecord& r);
+};
+
+/// Facts of the run folder that are not in the records.
+struct VerdictFacts {
+  bool interrupted = false;
+  double request_rate = 0;
+  double client_cpu_share = -1;  ///< worker CPU / (wall × workers); < 0 unknown
+  bool server_disagrees = false;
+  std::string incomplete;        ///< why the folder is not a finished run ("" = it is)
+  std::string details_warning;   ///< a torn last line that was skipped ("" = none)
+};
+
+report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const VerdictFacts& f);
+
+}  // namespace tokbench::runner

@@ -1,0 +1,202 @@
+// runner/run_folder as a contract, with the real binaries over loopback: a run killed at any
+// instant leaves a folder that `report` reads and judges right (incomplete, every finished
+// request counted); a torn last line is skipped with a warning; `report` reproduces the run's
+// own verdict and facts; a run that never reached its target still leaves a readable folder;
+// and a run of a billion requests stopped by Ctrl-C has a small footprint, since nothing is
+// built ahead or kept.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include "ports.hpp"
+#include "process.hpp"
+#include "sim_process.hpp"
+
+namespace tokbench::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RunFolderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tokbench_rf_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  std::vector<std::string> run_args(std::vector<std::string> extra) {
+    std::vector<std::string> a{"run", "--output-dir", (dir_ / "outputs").string(), "--quiet"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+  static std::vector<std::string> with_binary(std::vector<std::string> args) {
+    args.insert(args.begin(), TOKBENCH_BINARY);
+    return args;
+  }
+  // The one run folder under outputs/.
+  fs::path only_run() {
+    std::vector<fs::path> runs;
+    for (const auto& e : fs::directory_iterator(dir_ / "outputs")) runs.push_back(e.path());
+    EXPECT_EQ(runs.size(), 1u);
+    return runs.empty() ? fs::path() : runs.front();
+  }
+  simdjson::dom::element json(const fs::path& p) {
+    auto doc = parser_.load(p.string());
+    EXPECT_FALSE(doc.error()) << p;
+    return doc.value();
+  }
+  static std::string reasons(simdjson::dom::element result) {
+    std::string all;
+    for (auto r : simdjson::dom::array(result["verdict"]["reasons"])) all += std::string(std::string_view(r)) + "\n";
+    return all;
+  }
+  static std::string warnings(simdjson::dom::element result) {
+    std::string all;
+    for (auto r : simdjson::dom::array(result["verdict"]["warnings"])) all += std::string(std::string_view(r)) + "\n";
+    return all;
+  }
+  // Waits until the details file has at least `n` lines (bounded).
+  static void wait_for_lines(const fs::path& details, size_t n) {
+    for (int i = 0; i < 600 && (!fs::exists(details) || count_lines(details) < n); ++i)
+      std::this_thread::sleep_for(50ms);
+  }
+
+  fs::path dir_;
+  simdjson::dom::parser parser_;
+};
+
+TEST_F(RunFolderTest, KillNineMidRunThenReportSaysIncompleteAndCountsEveryFinishedRequest) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "2"});
+  Child run(with_binary(run_args({"--url", sim.url(), "--num-prompts", "2000", "--concurrency", "4", "--max-tokens", "20",
+                      "--ignore-eos"})));
+  fs::path rd;
+  for (int i = 0; i < 200 && rd.empty(); ++i) {
+    std::this_thread::sleep_for(50ms);
+    if (fs::exists(dir_ / "outputs") && !fs::is_empty(dir_ / "outputs")) rd = only_run();
+  }
+  ASSERT_FALSE(rd.empty());
+  const fs::path details = rd / "performances/tokbench-mock/builtin_details.jsonl";
+  wait_for_lines(details, 40);
+  run.signal(SIGKILL);
+  run.wait();
+  EXPECT_FALSE(fs::exists(rd / "end.json"));
+  const size_t recorded = count_lines(details);
+  ASSERT_GE(recorded, 40u);
+  ASSERT_LT(recorded, 2000u);
+
+  const auto rep = run_tokbench({"report", rd.string()});
+  EXPECT_EQ(rep.code, 0) << rep.output;
+  auto r = json(rd / "result.json");
+  EXPECT_EQ(std::string_view(r["verdict"]["status"]), "INVALID");
+  const std::string why = reasons(r);
+  const std::string want = "incomplete: " + std::to_string(recorded) + " of 2000 requests recorded; the run did not finish";
+  EXPECT_NE(why.find(want), std::string::npos) << why;
+  EXPECT_EQ(r["common"]["total_requests"].get_double().value(), static_cast<double>(recorded));
+  EXPECT_EQ(r["common"]["success_requests"].get_double().value(), static_cast<double>(recorded));
+  EXPECT_TRUE(r["interrupted"].get_bool().value());
+}
+
+TEST_F(RunFolderTest, TornLastLineIsSkippedWithAWarning) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  const auto res = run_tokbench(run_args({"--url", sim.url(), "--num-prompts", "12", "--concurrency", "3",
+                                          "--max-tokens", "8"}));
+  ASSERT_EQ(res.code, 0) << res.output;
+  const fs::path rd = only_run();
+  const fs::path details = rd / "performances/tokbench-mock/builtin_details.jsonl";
+  const std::string line = slurp(details).substr(0, 200);  // half of a line, no newline: a torn write
+  std::ofstream(details, std::ios::app) << line;
+  const auto rep = run_tokbench({"report", rd.string()});
+  EXPECT_EQ(rep.code, 0) << rep.output;
+  auto r = json(rd / "result.json");
+  EXPECT_EQ(r["common"]["total_requests"].get_double().value(), 12);
+  const std::string warned = warnings(r);
+  EXPECT_NE(warned.find("builtin_details.jsonl:13: the last line"), std::string::npos) << warned;
+  EXPECT_NE(rep.output.find("skipped"), std::string::npos) << rep.output;
+}
+
+TEST_F(RunFolderTest, ReportReproducesTheRunsVerdictAndFacts) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  // An audited body (min_tokens together with ignore_eos), a rate-driven run with a warm-up.
+  const auto res = run_tokbench(run_args({"--url", sim.url(), "--num-prompts", "30", "--concurrency", "4",
+                                          "--max-tokens", "8", "--ignore-eos", "--min-tokens", "8",
+                                          "--request-rate", "200", "--warmup", "2"}));
+  ASSERT_EQ(res.code, 0) << res.output;
+  const fs::path rd = only_run();
+  const std::string run_result = slurp(rd / "result.json");
+  auto before = json(rd / "result.json");
+  const std::string verdict = simdjson::minify(before["verdict"]);
+  const std::string audit = simdjson::minify(before["audit"]);
+  const std::string run_facts = simdjson::minify(before["run"]);
+  ASSERT_NE(audit.find("min_tokens"), std::string::npos) << audit;
+  ASSERT_NE(run_result.find("\"client_cpu_s\":0."), std::string::npos);
+  fs::remove(rd / "result.json");
+  auto rep = run_tokbench({"report", rd.string()});
+  EXPECT_EQ(rep.code, 0) << rep.output;
+  auto after = json(rd / "result.json");
+  EXPECT_EQ(simdjson::minify(after["verdict"]), verdict);
+  EXPECT_EQ(simdjson::minify(after["audit"]), audit);
+  EXPECT_EQ(simdjson::minify(after["run"]), run_facts);  // body, CPU, events, origin: all kept
+
+  // What a CPU-saturated run writes in its end marker, `report` judges the same way the run did.
+  const std::string end = slurp(rd / "end.json");
+  const std::string saturated = std::regex_replace(end, std::regex("\"client_cpu_share\":[0-9.e-]+"),
+                                                   "\"client_cpu_share\":0.97");
+  ASSERT_NE(saturated, end);
+  std::ofstream(rd / "end.json", std::ios::trunc) << saturated;
+  rep = run_tokbench({"report", rd.string()});
+  EXPECT_EQ(rep.code, 0) << rep.output;
+  auto sat = json(rd / "result.json");
+  EXPECT_EQ(std::string_view(sat["verdict"]["status"]), "INVALID");
+  EXPECT_NE(reasons(sat).find("busy 97%"), std::string::npos) << reasons(sat);
+}
+
+TEST_F(RunFolderTest, RunThatNeverReachedItsTargetLeavesAReadableFolder) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(unused_loopback_port()) + "/v1/chat/completions";
+  const auto res = run_tokbench(run_args({"--url", url, "--num-prompts", "5"}));
+  EXPECT_EQ(res.code, 1) << res.output;
+  const fs::path rd = only_run();
+  EXPECT_NE(slurp(rd / "logs/run.log").find("cannot reach the server"), std::string::npos);
+  const auto rep = run_tokbench({"report", rd.string()});
+  EXPECT_EQ(rep.code, 0) << rep.output;
+  EXPECT_NE(reasons(json(rd / "result.json")).find("before its target was ready"), std::string::npos);
+}
+
+TEST_F(RunFolderTest, CtrlCOnABillionRequestsExits130WithASmallFootprint) {
+  Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
+  Child run(with_binary(run_args({"--url", sim.url(), "--num-prompts", "1000000000", "--concurrency", "16", "--max-tokens", "4"})));
+  fs::path rd;
+  for (int i = 0; i < 200 && rd.empty(); ++i) {
+    std::this_thread::sleep_for(50ms);
+    if (fs::exists(dir_ / "outputs") && !fs::is_empty(dir_ / "outputs")) rd = only_run();
+  }
+  ASSERT_FALSE(rd.empty());
+  wait_for_lines(rd / "performances/tokbench-mock/builtin_details.jsonl", 200);
+  std::this_thread::sleep_for(2s);
+  // Peak resident memory so far: building a billion bodies ahead, as wave 1 did, dies here.
+  std::ifstream status("/proc/" + std::to_string(run.pid()) + "/status");
+  int64_t hwm_kib = -1;
+  for (std::string l; std::getline(status, l);)
+    if (l.rfind("VmHWM:", 0) == 0) hwm_kib = std::stoll(l.substr(6));
+  run.signal(SIGINT);
+  EXPECT_EQ(run.wait(60s), 130) << run.output();
+  EXPECT_GT(hwm_kib, 0);
+  EXPECT_LT(hwm_kib, 150 * 1024) << "peak RSS in KiB";
+  auto r = json(rd / "result.json");
+  EXPECT_TRUE(r["interrupted"].get_bool().value());
+  EXPECT_EQ(std::string_view(r["verdict"]["status"]), "INVALID");
+  const std::string verdict = simdjson::minify(r["verdict"]);
+  const auto rep = run_tokbench({"report", rd.string()});
+  EXPECT_EQ(rep.code, 0) << rep.output;
+  EXPECT_EQ(simdjson::minify(json(rd / "result.json")["verdict"]), verdict);
+}
+
+}  // namespace
+}  // namespace tokbench::testing

@@ -1,0 +1,158 @@
+// runner/: the stages that need no network — the plan (flags to a validated plan), the recorder
+// (writes every record and keeps none), the verdict from a tally, and the run folder's files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "records.hpp"
+#include "report/outputs.hpp"
+#include "runner/plan.hpp"
+#include "runner/recorder.hpp"
+#include "runner/run_folder.hpp"
+#include "runner/verdict.hpp"
+
+namespace tokbench::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("tokbench_runner_" + std::to_string(getpid()) + "_" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+TEST(Plan, ResolvesWhatNeedsNoNetwork) {
+  RunConfig c;
+  c.dataset = "synthetic";
+  c.input_len = 10;
+  c.output_len = 5;
+  c.concurrency = 600;
+  const RunPlan p = make_plan(c, "env-key");
+  EXPECT_EQ(p.cfg.api_key, "env-key");
+  EXPECT_EQ(p.cfg.num_prompts, 100);  // synthetic: 100 prompts unless told
+  EXPECT_GE(p.cfg.workers, 1);
+  EXPECT_TRUE(p.synthetic);
+  EXPECT_EQ(p.requested.api_key, "");  // what was asked is kept apart from what is used
+  c.api_key = "flag-key";
+  EXPECT_EQ(make_plan(c, "env-key").cfg.api_key, "flag-key");
+}
+
+TEST(Plan, EveryUsageErrorAtOnce) {
+  RunConfig c;
+  c.concurrency = 0;
+  c.compat = "nope";
+  c.extra_body = "[1]";
+  try {
+    make_plan(c, nullptr);
+    FAIL() << "expected a usage error";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("--concurrency"), std::string::npos) << what;
+    EXPECT_NE(what.find("--compat"), std::string::npos) << what;
+  }
+  RunConfig bad_body;
+  bad_body.extra_body = "[1]";
+  EXPECT_THROW(make_plan(bad_body, nullptr), std::invalid_argument);
+}
+
+// By design, not by timing: once drain() returns, every record is a line on disk and the
+// recorder holds none of them.
+TEST(Recorder, WritesEveryRecordAndHoldsNone) {
+  const fs::path dir = fresh_dir("recorder");
+  {
+    Recorder rec(dir, "ds", nullptr);
+    for (int i = 0; i < 2000; ++i) {
+      auto r = testing::stream_record(0, {{10, record::ChunkKind::Content}, {20, record::ChunkKind::Content}}, 21, 2, 4);
+      r.index = i;
+      r.warmup = i < 5;
+      if (i % 100 == 0) r.outcome = record::Outcome::Timeout;
+      rec.add(std::move(r));
+    }
+    rec.drain();
+    EXPECT_EQ(rec.held(), 0);
+    EXPECT_EQ(rec.written(), 2000);
+    EXPECT_EQ(rec.measured_done(), 1995);
+    EXPECT_EQ(rec.warmup().total, 5);
+    EXPECT_EQ(rec.warmup().ok, 4);  // index 0 timed out
+  }
+  std::ifstream in(dir / "ds_details.jsonl");
+  int64_t lines = 0;
+  for (std::string l; std::getline(in, l);) ++lines;
+  EXPECT_EQ(lines, 2000);
+  std::ifstream failed(dir / "ds_failed.jsonl");
+  int64_t failures = 0;
+  for (std::string l; std::getline(failed, l);) ++failures;
+  EXPECT_EQ(failures, 20);
+  fs::remove_all(dir);
+}
+
+TEST(RunFolder, TwoRunsInTheSameSecondGetTwoFolders) {
+  const fs::path dir = fresh_dir("same_second");
+  const std::time_t t = 1'800'000'000;
+  const fs::path a = report::make_run_dir(dir.string(), t);
+  const fs::path b = report::make_run_dir(dir.string(), t);
+  EXPECT_NE(a, b);
+  EXPECT_TRUE(fs::is_directory(a / "configs"));
+  EXPECT_TRUE(fs::is_directory(b / "configs"));
+  fs::remove_all(dir);
+}
+
+TEST(RunFolder, ManifestAndEndMarkerRoundTrip) {
+  const fs::path dir = fresh_dir("manifest");
+  RunManifest m;
+  m.requested_json = "{\"concurrency\":4}";
+  m.info.config_json = "{\"concurrency\":4}";
+  m.info.model = "m";
+  m.info.model_abbr = "m";
+  m.info.dataset_abbr = "ds";
+  m.info.body_example = "{\"model\":\"m\"}";
+  m.info.audit = {{"warning", "min_tokens with ignore_eos"}};
+  m.facts = {4, true};
+  m.definitions = "aisbench";
+  m.request_rate = 2.5;
+  m.planned_requests = 2000;
+  m.target_ready = true;
+  write_manifest(dir, m);
+  EXPECT_THROW(load_run_folder(dir / "nowhere"), std::runtime_error);
+  RunFolder f = load_run_folder(dir);
+  EXPECT_FALSE(f.end.has_value());  // no end marker yet: an unfinished run
+  EXPECT_EQ(f.manifest.planned_requests, 2000);
+  EXPECT_EQ(f.manifest.definitions, "aisbench");
+  EXPECT_EQ(f.manifest.request_rate, 2.5);
+  EXPECT_EQ(f.manifest.info.audit, m.info.audit);
+  EXPECT_EQ(f.details, dir / "performances/m/ds_details.jsonl");
+  RunEnd e;
+  e.interrupted = true;
+  e.client_cpu_share = 0.95;
+  e.records_written = 256;
+  write_end(dir, e);
+  f = load_run_folder(dir);
+  ASSERT_TRUE(f.end.has_value());
+  EXPECT_TRUE(f.end->interrupted);
+  EXPECT_EQ(f.end->client_cpu_share, 0.95);
+  EXPECT_EQ(f.end->records_written, 256);
+  fs::remove_all(dir);
+}
+
+TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
+  VerdictTally t;
+  for (int i = 0; i < 200; ++i) t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
+  const metrics::MetricSet m;
+  VerdictFacts f;
+  EXPECT_TRUE(judge(m, t, f).valid);
+  f.incomplete = "incomplete: 200 of 2000 requests recorded; the run did not finish (killed?)";
+  auto v = judge(m, t, f);
+  EXPECT_FALSE(v.valid);
+  EXPECT_EQ(v.reasons.front(), f.incomplete);
+  f = {};
+  f.client_cpu_share = 0.95;
+  v = judge(m, t, f);
+  EXPECT_FALSE(v.valid);
+  EXPECT_NE(v.reasons.front().find("busy 95%"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tokbench::runner

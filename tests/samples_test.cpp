@@ -1,0 +1,86 @@
+// metrics/samples: exact statistics in bounded memory. A column spilled to disk in many sorted
+// runs gives bit-identical statistics to sorting every value in memory (summarize()).
+#include "metrics/samples.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace tokbench::metrics {
+namespace {
+
+void expect_identical(const Summary& a, const Summary& b) {
+  EXPECT_EQ(a.n, b.n);
+  // Bit-identical, not merely close: the mean is summed in the same (ascending) order.
+  EXPECT_EQ(a.mean, b.mean);
+  EXPECT_EQ(a.min, b.min);
+  EXPECT_EQ(a.max, b.max);
+  EXPECT_EQ(a.median, b.median);
+  EXPECT_EQ(a.p75, b.p75);
+  EXPECT_EQ(a.p90, b.p90);
+  EXPECT_EQ(a.p99, b.p99);
+}
+
+TEST(Samples, SpilledRunsGiveTheSameStatisticsAsSortingInMemory) {
+  std::mt19937_64 rng(42);
+  std::lognormal_distribution<double> latency(3.0, 0.8);
+  for (size_t n : {1u, 2u, 7u, 1000u, 100'003u}) {
+    std::vector<double> all;
+    Samples spilled(64);  // a run every 64 entries: ~1,500 runs at the largest size
+    Samples memory(1 << 20);
+    for (size_t i = 0; i < n; ++i) {
+      const double v = i % 17 == 0 ? 5.0 : latency(rng);  // ties too
+      all.push_back(v);
+      spilled.push(v);
+      memory.push(v);
+    }
+    EXPECT_EQ(spilled.spilled(), n > 64);
+    EXPECT_FALSE(memory.spilled());
+    for (auto m : {PercentileMethod::Linear, PercentileMethod::NearestLower}) {
+      const Summary want = summarize(all, m);
+      expect_identical(spilled.summarize(m), want);
+      expect_identical(memory.summarize(m), want);
+    }
+  }
+}
+
+TEST(Samples, CountsAreCopiesOfOneValue) {
+  Samples s(4);
+  std::vector<double> all;
+  for (int i = 0; i < 50; ++i) {
+    const double v = (i * 37) % 11;
+    const int64_t k = i % 4;  // 0 copies adds nothing
+    s.push(v, k);
+    all.insert(all.end(), static_cast<size_t>(k), v);
+  }
+  expect_identical(s.summarize(), summarize(all));
+}
+
+TEST(Samples, SortedReadersWalkTwoColumnsSideBySide) {
+  Samples a(3), b(3);
+  for (double v : {9.0, 1.0, 5.0, 3.0, 7.0}) a.push(v);
+  for (double v : {2.0, 8.0, 4.0}) b.push(v);
+  Samples::Reader ra(a), rb(b);
+  std::vector<double> merged;
+  Samples::Entry ea{}, eb{};
+  bool ha = ra.next(ea), hb = rb.next(eb);
+  while (ha || hb) {
+    if (hb && (!ha || eb.v < ea.v)) {
+      merged.push_back(eb.v);
+      hb = rb.next(eb);
+    } else {
+      merged.push_back(ea.v);
+      ha = ra.next(ea);
+    }
+  }
+  EXPECT_EQ(merged, (std::vector<double>{1, 2, 3, 4, 5, 7, 8, 9}));
+}
+
+TEST(Samples, EmptyColumnHasNoValues) {
+  Samples s;
+  EXPECT_TRUE(s.empty());
+  EXPECT_EQ(s.summarize().n, 0);
+}
+
+}  // namespace
+}  // namespace tokbench::metrics
