@@ -8,7 +8,7 @@
 # Needs: a build in build/ (scripts/build.sh) and python3 (to read result.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=./build/tokbench
+BIN=${TOKBENCH_BIN:-./build/tokbench}  # TOKBENCH_BIN: another build, for A/B figures
 TPOT_MS=20
 TOKENS=256
 POINTS=("${@:-1 64 512 2048}")

@@ -1,6 +1,10 @@
 #include "metrics/metrics.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -96,7 +100,14 @@ class Accumulator {
   virtual ~Accumulator() = default;
   virtual void add(const RequestRecord& r) = 0;
   virtual MetricSet finish() = 0;
+  /// Every column with the percentile method it will be summarized with (for precompute()).
+  virtual void columns(std::vector<std::pair<Samples*, PercentileMethod>>& out) = 0;
 };
+
+void add_columns(std::vector<std::pair<Samples*, PercentileMethod>>& out, PercentileMethod m,
+                 std::initializer_list<Samples*> cols) {
+  for (Samples* s : cols) out.emplace_back(s, m);
+}
 
 // ---- tokbench's own definitions ---------------------------------------------------------------
 
@@ -210,6 +221,11 @@ class TokbenchAccumulator final : public Accumulator {
     m.token_mismatches = mismatches_;
   }
 
+  void columns(std::vector<std::pair<Samples*, PercentileMethod>>& out) override {
+    add_columns(out, PercentileMethod::Linear, {&e2el_, &ttft_, &tpot_, &itl_, &in_tok_, &out_tok_, &out_tput_, &prefill_tput_,
+                                                &ttft_event_, &send_lag_, &icl_, &tokens_per_chunk_});
+  }
+
   RunFacts facts_;
   MetricSet m_;
   Totals t_;
@@ -241,7 +257,7 @@ Row ais_row(std::string name, Unit unit, Samples& values, double scale, int64_t 
 
 class AisbenchAccumulator final : public Accumulator {
  public:
-  explicit AisbenchAccumulator(const RunFacts& facts) : facts_(facts) {}
+  AisbenchAccumulator(const RunFacts& facts, bool side_only) : facts_(facts), side_only_(side_only) {}
 
   void add(const RequestRecord& r) override {
     ++t_.total;
@@ -266,14 +282,16 @@ class AisbenchAccumulator final : public Accumulator {
     const int64_t in = std::max<int64_t>(0, input_tokens(r));
     t_.output_tokens += out;
     t_.input_tokens += in;
-    out_tok_.push(static_cast<double>(out));
-    in_tok_.push(static_cast<double>(in));
-    out_tput_.push(latency > 0 ? static_cast<double>(out) / latency : 0.0);
+    if (!side_only_) {
+      out_tok_.push(static_cast<double>(out));
+      in_tok_.push(static_cast<double>(in));
+      out_tput_.push(latency > 0 ? static_cast<double>(out) / latency : 0.0);
+    }
     if (!r.stream) return;
     const double first = tp_[1] - tp_[0];
     push_summed(ttft_, ttft_sum_, first);
     push_summed(tpot_, tpot_sum_, out > 1 ? (latency - first) / static_cast<double>(out - 1) : 0.0);
-    push_summed(prefill_tput_, prefill_sum_, first > 0 ? static_cast<double>(in) / first : 0.0);
+    if (!side_only_) push_summed(prefill_tput_, prefill_sum_, first > 0 ? static_cast<double>(in) / first : 0.0);
     bool any_nonzero = false;
     for (size_t i = 2; i < tp_.size(); ++i) {
       itl_.push(tp_[i] - tp_[i - 1]);
@@ -308,7 +326,12 @@ class AisbenchAccumulator final : public Accumulator {
     sum += v;
   }
 
+  void columns(std::vector<std::pair<Samples*, PercentileMethod>>& out) override {
+    add_columns(out, PercentileMethod::Linear, {&e2el_, &ttft_, &tpot_, &itl_, &in_tok_, &out_tok_, &out_tput_, &prefill_tput_});
+  }
+
   RunFacts facts_;
+  bool side_only_;  // only the side-by-side column is wanted: per-request token rows are skipped
   Totals t_;
   Samples e2el_, ttft_, tpot_, itl_, in_tok_, out_tok_, out_tput_, prefill_tput_;  // seconds
   double ttft_sum_ = 0, tpot_sum_ = 0, prefill_sum_ = 0;
@@ -341,7 +364,8 @@ PeerRules rules_for(Definitions d) {
 
 class PeerAccumulator final : public Accumulator {
  public:
-  PeerAccumulator(const RunFacts& facts, Definitions d) : facts_(facts), d_(d), rule_(rules_for(d)) {}
+  PeerAccumulator(const RunFacts& facts, Definitions d, bool side_only)
+      : facts_(facts), d_(d), rule_(rules_for(d)), side_only_(side_only) {}
 
   void add(const RequestRecord& r) override {
     ++t_.total;
@@ -367,16 +391,16 @@ class PeerAccumulator final : public Accumulator {
     const int64_t out = output_tokens(r);
     const int64_t in = r.expected_prompt_tokens != kNone && d_ == Definitions::Sglang ? r.expected_prompt_tokens : input_tokens(r);
     t_.output_tokens += out;
-    out_tok_.push(static_cast<double>(out));
-    if (e2e > 0) out_tput_.push(static_cast<double>(out) / (e2e / kNsPerS));
+    if (!side_only_) out_tok_.push(static_cast<double>(out));
+    if (e2e > 0 && !side_only_) out_tput_.push(static_cast<double>(out) / (e2e / kNsPerS));
     if (in != kNone) {
       t_.input_tokens += in;
-      in_tok_.push(static_cast<double>(in));
+      if (!side_only_) in_tok_.push(static_cast<double>(in));
     }
     if (!r.stream || first == kNone) return;
     const double first_ns = static_cast<double>(first - r.sent_ns);
     ttft_.push(first_ns / kNsPerMs);
-    if (in != kNone && first_ns > 0) prefill_tput_.push(static_cast<double>(in) / (first_ns / kNsPerS));
+    if (in != kNone && first_ns > 0 && !side_only_) prefill_tput_.push(static_cast<double>(in) / (first_ns / kNsPerS));
     if (out > 1) {
       tpot_.push((e2e - first_ns) / kNsPerMs / static_cast<double>(out - 1));
     } else if (rule_.zero_tpot_for_short) {
@@ -411,19 +435,24 @@ class PeerAccumulator final : public Accumulator {
   }
 
  private:
+  void columns(std::vector<std::pair<Samples*, PercentileMethod>>& out) override {
+    add_columns(out, rule_.pct, {&e2el_, &ttft_, &tpot_, &itl_, &in_tok_, &out_tok_, &out_tput_, &prefill_tput_});
+  }
+
   RunFacts facts_;
   Definitions d_;
   PeerRules rule_;
+  bool side_only_;  // only the side-by-side column is wanted: per-request token rows are skipped
   Totals t_;
   Samples e2el_, ttft_, tpot_, itl_, in_tok_, out_tok_, out_tput_, prefill_tput_;
   int64_t first_sent_ = INT64_MAX, last_end_ = INT64_MIN;
 };
 
-std::unique_ptr<Accumulator> make_accumulator(const RunFacts& facts, Definitions d) {
+std::unique_ptr<Accumulator> make_accumulator(const RunFacts& facts, Definitions d, bool side_only) {
   switch (d) {
     case Definitions::Tokbench: return std::make_unique<TokbenchAccumulator>(facts);
-    case Definitions::Aisbench: return std::make_unique<AisbenchAccumulator>(facts);
-    default: return std::make_unique<PeerAccumulator>(facts, d);
+    case Definitions::Aisbench: return std::make_unique<AisbenchAccumulator>(facts, side_only);
+    default: return std::make_unique<PeerAccumulator>(facts, d, side_only);
   }
 }
 
@@ -434,8 +463,11 @@ struct MetricsPass::Impl {
   PeakInFlight peak;
 };
 
-MetricsPass::MetricsPass(const RunFacts& facts, const std::vector<Definitions>& sets) : impl_(std::make_unique<Impl>()) {
-  for (auto d : sets) impl_->sets.push_back(make_accumulator(facts, d));
+MetricsPass::MetricsPass(const RunFacts& facts, const std::vector<Definitions>& sets,
+                         const std::vector<Definitions>& side_only)
+    : impl_(std::make_unique<Impl>()) {
+  for (auto d : sets)
+    impl_->sets.push_back(make_accumulator(facts, d, std::find(side_only.begin(), side_only.end(), d) != side_only.end()));
 }
 MetricsPass::~MetricsPass() = default;
 MetricsPass::MetricsPass(MetricsPass&&) noexcept = default;
@@ -447,6 +479,29 @@ void MetricsPass::add(const RequestRecord& r) {
 }
 
 std::vector<MetricSet> MetricsPass::finish() {
+  // Merging the columns is most of the work over a long run: columns are independent (a file
+  // each), so they are summarized on every core first; finish() then reads the kept results.
+  std::vector<std::pair<Samples*, PercentileMethod>> cols;
+  for (auto& a : impl_->sets) a->columns(cols);
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::exception_ptr error;  // a spill that cannot be read back: rethrown here, on the caller's thread
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < cols.size();) {
+      try {
+        cols[i].first->precompute(cols[i].second);
+      } catch (...) {
+        std::lock_guard lock(mu);
+        if (!error) error = std::current_exception();
+      }
+    }
+  };
+  const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
   const int64_t peak = impl_->peak.finish();
   std::vector<MetricSet> out;
   for (auto& a : impl_->sets) {
@@ -512,7 +567,8 @@ DefinitionColumn definition_column(const MetricSet& m) {
 }
 
 std::vector<DefinitionColumn> definitions_side_by_side(const std::vector<RequestRecord>& records, const RunFacts& facts) {
-  MetricsPass pass(facts, {std::begin(kAllDefinitions), std::end(kAllDefinitions)});
+  const std::vector<Definitions> all(std::begin(kAllDefinitions), std::end(kAllDefinitions));
+  MetricsPass pass(facts, all, all);
   for (const auto& r : records) pass.add(r);
   std::vector<DefinitionColumn> out;
   for (const auto& m : pass.finish()) out.push_back(definition_column(m));

@@ -76,7 +76,9 @@ struct MetricSet {
 /// the results are identical to holding every record in memory.
 class MetricsPass {
  public:
-  MetricsPass(const RunFacts& facts, const std::vector<Definitions>& sets);
+  /// Sets also named in `side_only` are wanted only for their side-by-side column (TTFT, TPOT,
+  /// ITL, E2EL, output throughput): their per-request token rows are not computed (n/a).
+  MetricsPass(const RunFacts& facts, const std::vector<Definitions>& sets, const std::vector<Definitions>& side_only = {});
   ~MetricsPass();
   MetricsPass(MetricsPass&&) noexcept;
   void add(const record::RequestRecord& r);

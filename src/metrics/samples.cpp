@@ -13,7 +13,7 @@ namespace tokbench::metrics {
 
 namespace {
 
-constexpr size_t kReadEntries = 4096;  // per run while merging: 64 KiB each
+constexpr size_t kReadEntries = 256;  // per run while merging: 4 KiB each
 
 const char* tmp_dir() {
   const char* d = std::getenv("TMPDIR");
@@ -28,6 +28,7 @@ Samples& Samples::operator=(Samples&& o) noexcept {
   if (this == &o) return *this;
   if (file_) std::fclose(file_);
   cap_ = o.cap_;
+  summary_ = o.summary_;
   buf_ = std::move(o.buf_);
   buf_sorted_ = o.buf_sorted_;
   runs_ = std::move(o.runs_);
@@ -45,6 +46,7 @@ Samples::~Samples() {
 
 void Samples::push(double v, int64_t count) {
   if (count <= 0) return;
+  summary_.reset();
   if (!buf_.empty() && buf_.back().v == v) {
     buf_.back().n += count;  // equal neighbours (k gaps of one chunk) are one entry
   } else {
@@ -73,6 +75,7 @@ void Samples::spill() {
   runs_.push_back({file_entries_, static_cast<int64_t>(buf_.size())});
   file_entries_ += static_cast<int64_t>(buf_.size());
   buf_.clear();
+  if (runs_.size() % kRunsBeforeGrowth == 0) cap_ *= 2;  // longer runs: a merge stays a few hundred wide
 }
 
 Samples::Reader::Reader(Samples& s) : s_(s) {
@@ -126,6 +129,7 @@ void Samples::for_each_sorted(const std::function<void(double, int64_t)>& fn) {
 }
 
 Summary Samples::summarize(PercentileMethod method) {
+  if (summary_ && summary_->first == method) return summary_->second;
   Summary s;
   s.n = total_;
   if (total_ == 0) return s;
@@ -175,6 +179,7 @@ Summary Samples::summarize(PercentileMethod method) {
     const Want& w = want[i];
     *out[i] = method == PercentileMethod::Linear ? w.vlo + w.frac * (w.vhi - w.vlo) : w.vlo;
   }
+  summary_.emplace(method, s);
   return s;
 }
 

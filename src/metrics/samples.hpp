@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "metrics/stats.hpp"
@@ -17,8 +18,12 @@ namespace tokbench::metrics {
 
 class Samples {
  public:
-  /// Entries (value, count) kept in memory before a sorted run is spilled (16 bytes each).
-  static constexpr size_t kDefaultMemoryEntries = 1 << 16;
+  /// Entries (value, count) kept in memory before a sorted run is spilled (16 bytes each): 256 KiB
+  /// a column, so that a pass over a run with dozens of columns stays a few MB at any length.
+  /// The cap doubles each time the runs reach kRunsBeforeGrowth, which keeps a merge to a few
+  /// hundred runs (each read in 4 KiB blocks) even over hundreds of millions of values.
+  static constexpr size_t kDefaultMemoryEntries = 1 << 14;
+  static constexpr size_t kRunsBeforeGrowth = 32;
 
   explicit Samples(size_t memory_entries = kDefaultMemoryEntries);
   Samples(Samples&&) noexcept;
@@ -32,8 +37,12 @@ class Samples {
   bool empty() const { return total_ == 0; }
   bool spilled() const { return !runs_.empty(); }
 
-  /// Mean, min, max and percentiles, exactly as summarize(vector) computes them.
+  /// Mean, min, max and percentiles, exactly as summarize(vector) computes them. The result is
+  /// kept: a second call with the same method (after precompute()) costs nothing.
   Summary summarize(PercentileMethod method = PercentileMethod::Linear);
+  /// summarize() ahead of time, so that many columns can be merged on several threads (each
+  /// column has its own file: columns are independent). Not thread-safe on one column.
+  void precompute(PercentileMethod method) { summarize(method); }
 
   /// Every (value, count) entry in ascending order of value (equal values may come as several entries).
   void for_each_sorted(const std::function<void(double value, int64_t count)>& fn);
@@ -71,6 +80,7 @@ class Samples {
   void spill();
 
   size_t cap_;
+  std::optional<std::pair<PercentileMethod, Summary>> summary_;  // kept until the next push
   std::vector<Entry> buf_;
   bool buf_sorted_ = true;
   std::vector<Run> runs_;

@@ -192,24 +192,19 @@ Threshold parse_threshold(const std::string& text) {
   return t;
 }
 
-int compare_runs(const CompareOptions& o, std::FILE* console) {
-  if (o.runs.size() < 2) throw std::invalid_argument("compare: give at least two run folders (the first is the baseline)");
-  std::vector<Threshold> thresholds;
-  for (const auto& f : o.fail_if) thresholds.push_back(parse_threshold(f));
-  std::vector<Run> runs;
-  for (const auto& r : o.runs) runs.push_back(load(r));
-  const Run& base = runs.front();
 
-  // The metric table: baseline, then each run with its change and, for per-request latencies, the
-  // Mann–Whitney verdict.
-  std::string table = "metric";
-  for (size_t i = 0; i < runs.size(); ++i) table += fmt::format(" | {}{}", runs[i].dir.filename().string(), i ? " (change, test)" : " (baseline)");
-  table += "\n";
-  struct Line {
-    std::string name;
-    std::vector<std::string> cells;
-    bool significant = false;
-  };
+namespace {
+
+struct Line {
+  std::string name;
+  std::vector<std::string> cells;
+  bool significant = false;
+};
+
+// The metric table's lines: baseline, then each run with its change and, for per-request
+// latencies, the Mann–Whitney verdict.
+std::vector<Line> metric_lines(const std::vector<Run>& runs) {
+  const Run& base = runs.front();
   std::vector<Line> lines;
   const char* rows[] = {"E2EL", "TTFT", "TPOT", "ITL", "OutputTokens", "OutputTokenThroughput"};
   for (const char* row : rows) {
@@ -244,14 +239,12 @@ int compare_runs(const CompareOptions& o, std::FILE* console) {
     }
     lines.push_back(std::move(line));
   }
-  for (const auto& l : lines) {
-    table += l.name;
-    for (const auto& c : l.cells) table += " | " + c;
-    table += "\n";
-  }
-  fmt::print(console, "{}", table);
+  return lines;
+}
 
-  // What differs besides the numbers.
+// What differs besides the numbers: request bodies, configs, server metrics.
+std::string differences(const std::vector<Run>& runs) {
+  const Run& base = runs.front();
   std::string diffs;
   for (size_t i = 1; i < runs.size(); ++i) {
     const std::pair<const char*, std::vector<Diff>> sections[] = {{"request body", diff(base.body, runs[i].body)},
@@ -263,9 +256,11 @@ int compare_runs(const CompareOptions& o, std::FILE* console) {
       for (const auto& d : ds) diffs += fmt::format("  {}: {} -> {}\n", d.key, d.a, d.b);
     }
   }
-  fmt::print(console, "{}", diffs.empty() ? "request bodies, configs and server metrics: no differences\n" : diffs);
+  return diffs;
+}
 
-  // Thresholds.
+std::vector<std::string> crossed_thresholds(const std::vector<Threshold>& thresholds, const std::vector<Run>& runs) {
+  const Run& base = runs.front();
   std::vector<std::string> crossed;
   for (const auto& t : thresholds) {
     const auto b = stat_of(base.m, t.metric, t.stat);
@@ -279,29 +274,12 @@ int compare_runs(const CompareOptions& o, std::FILE* console) {
                                               format_round4(x), t.relative ? "%" : ""));
     }
   }
-  for (const auto& c : crossed) fmt::print(console, "FAIL {}\n", c);
+  return crossed;
+}
 
-  // The same on one self-contained page.
-  const fs::path html = o.html.empty() ? runs.back().dir / "compare.html" : fs::path(o.html);
-  std::string page = "<!doctype html><html><head><meta charset=\"utf-8\"><title>tokbench compare</title><style>"
-                     "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
-                     "padding:4px 8px;text-align:right}td:first-child{text-align:left}.sig{background:#fde2e2}"
-                     "</style></head><body><h1>tokbench compare</h1><table><tr><th>metric</th>";
-  for (size_t i = 0; i < runs.size(); ++i) page += "<th>" + html_escape(runs[i].dir.filename().string()) + (i ? "" : " (baseline)") + "</th>";
-  page += "</tr>";
-  for (const auto& l : lines) {
-    page += std::string("<tr") + (l.significant ? " class=\"sig\"" : "") + "><td>" + html_escape(l.name) + "</td>";
-    for (const auto& c : l.cells) page += "<td>" + html_escape(c) + "</td>";
-    page += "</tr>";
-  }
-  page += "</table><p>Mann–Whitney U, two-sided, α = 0.05, on per-request values; highlighted rows changed significantly.</p>";
-  page += "<h2>Differences</h2><pre>" + html_escape(diffs.empty() ? "none\n" : diffs) + "</pre>";
-  if (!thresholds.empty()) page += "<h2>Thresholds</h2><pre>" + html_escape(crossed.empty() ? "all passed\n" : [&] {
-    std::string s;
-    for (const auto& c : crossed) s += "FAIL " + c + "\n";
-    return s;
-  }()) + "</pre>";
-  // Load points: when the runs differ in concurrency (or rate), the throughput-latency curve.
+// Load points: when the runs differ in concurrency (or rate), the throughput-latency curve.
+std::string load_points_section(const std::vector<Run>& runs) {
+  std::string page;
   std::map<std::string, int> distinct;
   const bool by_rate = std::all_of(runs.begin(), runs.end(), [](const Run& x) { return x.request_rate > 0; });
   for (const auto& x : runs) distinct[by_rate ? fmt::format("{}", x.request_rate) : fmt::format("{}", x.concurrency)]++;
@@ -338,9 +316,63 @@ ch.setOption({animation: false, tooltip: {trigger: 'axis'}, legend: {top: 0},
 window.TOKBENCH_COMPARE = {points: C.points, rendered: true};
 </script>)JS";
   }
+  return page;
+}
+
+// The same on one self-contained page.
+fs::path write_page(const CompareOptions& o, const std::vector<Run>& runs, const std::vector<Line>& lines,
+                    const std::string& diffs, const std::vector<Threshold>& thresholds,
+                    const std::vector<std::string>& crossed) {
+  const fs::path html = o.html.empty() ? runs.back().dir / "compare.html" : fs::path(o.html);
+  std::string page = "<!doctype html><html><head><meta charset=\"utf-8\"><title>tokbench compare</title><style>"
+                     "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+                     "padding:4px 8px;text-align:right}td:first-child{text-align:left}.sig{background:#fde2e2}"
+                     "</style></head><body><h1>tokbench compare</h1><table><tr><th>metric</th>";
+  for (size_t i = 0; i < runs.size(); ++i) page += "<th>" + html_escape(runs[i].dir.filename().string()) + (i ? "" : " (baseline)") + "</th>";
+  page += "</tr>";
+  for (const auto& l : lines) {
+    page += std::string("<tr") + (l.significant ? " class=\"sig\"" : "") + "><td>" + html_escape(l.name) + "</td>";
+    for (const auto& c : l.cells) page += "<td>" + html_escape(c) + "</td>";
+    page += "</tr>";
+  }
+  page += "</table><p>Mann–Whitney U, two-sided, α = 0.05, on per-request values; highlighted rows changed significantly.</p>";
+  page += "<h2>Differences</h2><pre>" + html_escape(diffs.empty() ? "none\n" : diffs) + "</pre>";
+  if (!thresholds.empty()) page += "<h2>Thresholds</h2><pre>" + html_escape(crossed.empty() ? "all passed\n" : [&] {
+    std::string s;
+    for (const auto& c : crossed) s += "FAIL " + c + "\n";
+    return s;
+  }()) + "</pre>";
+  page += "</body></html>\n";
+  page += load_points_section(runs);
   page += "</body></html>\n";
   report::write_file(html, page);
-  fmt::print(console, "page: {}\n", html.string());
+  return html;
+}
+
+}  // namespace
+
+int compare_runs(const CompareOptions& o, std::FILE* console) {
+  if (o.runs.size() < 2) throw std::invalid_argument("compare: give at least two run folders (the first is the baseline)");
+  std::vector<Threshold> thresholds;
+  for (const auto& f : o.fail_if) thresholds.push_back(parse_threshold(f));
+  std::vector<Run> runs;
+  for (const auto& r : o.runs) runs.push_back(load(r));
+
+  std::string table = "metric";
+  for (size_t i = 0; i < runs.size(); ++i) table += fmt::format(" | {}{}", runs[i].dir.filename().string(), i ? " (change, test)" : " (baseline)");
+  table += "\n";
+  const std::vector<Line> lines = metric_lines(runs);
+  for (const auto& l : lines) {
+    table += l.name;
+    for (const auto& c : l.cells) table += " | " + c;
+    table += "\n";
+  }
+  fmt::print(console, "{}", table);
+  const std::string diffs = differences(runs);
+  fmt::print(console, "{}", diffs.empty() ? "request bodies, configs and server metrics: no differences\n" : diffs);
+  const std::vector<std::string> crossed = crossed_thresholds(thresholds, runs);
+  for (const auto& c : crossed) fmt::print(console, "FAIL {}\n", c);
+  fmt::print(console, "page: {}\n", write_page(o, runs, lines, diffs, thresholds, crossed).string());
   return crossed.empty() ? 0 : 3;
 }
 

@@ -67,7 +67,10 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   if (facts.stream) sets.assign(std::begin(metrics::kAllDefinitions), std::end(metrics::kAllDefinitions));
   for (auto d : {defs, metrics::Definitions::Tokbench})
     if (std::find(sets.begin(), sets.end(), d) == sets.end()) sets.push_back(d);
-  metrics::MetricsPass pass(facts, sets);
+  std::vector<metrics::Definitions> side_only;  // every set but the run's and tokbench's (the cross-check)
+  for (auto d : sets)
+    if (d != defs && d != metrics::Definitions::Tokbench) side_only.push_back(d);
+  metrics::MetricsPass pass(facts, sets, side_only);
   VerdictTally tally;
   const fs::path failed_path = folder.perf_dir / (ds + "_failed.jsonl");
   std::unique_ptr<record::LineAppender> failed;

@@ -64,8 +64,8 @@ void Recorder::loop() {
     std::deque<RequestRecord> batch;
     batch.swap(queue_);
     in_process_ = batch.size();
+    std::string error = write_error_;  // after the disk failed once, nothing more is attempted
     lock.unlock();
-    std::string error;
     for (auto& r : batch) {
       try {
         if (error.empty()) process(r);

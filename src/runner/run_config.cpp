@@ -42,6 +42,9 @@ std::vector<std::string> RunConfig::validate() const {
     check(std::sscanf(profile_window.c_str(), "%lf:%lf%c", &a, &b, &extra) == 2 && a >= 0 && b > 0,
           fmt::format("--profile-window: bad value '{}' (expected START_S:DURATION_S, e.g. 10:5)", profile_window));
   }
+  check(dataset != "synthetic" || num_prompts <= 1'000'000,
+        fmt::format("--num-prompts: {} synthetic prompts would all be built before the run; use at most 1000000 with "
+                    "--dataset synthetic, or a file dataset (it cycles) for longer soak runs", num_prompts));
   check(max_event_bytes >= 1024, fmt::format("--max-event-bytes: bad value {} (expected >= 1024)", max_event_bytes));
   check(max_body_bytes >= 1024, fmt::format("--max-body-bytes: bad value {} (expected >= 1024)", max_body_bytes));
   check(scrape_interval_ms >= 50, fmt::format("--scrape-interval-ms: bad value {} (expected >= 50)", scrape_interval_ms));
