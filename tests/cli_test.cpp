@@ -241,6 +241,7 @@ TEST_F(CliTest, ReportRecomputesEveryOutput) {
   EXPECT_EQ(rep.code, 0) << rep.output;
   auto ais = result(rd / "views/aisbench");
   EXPECT_EQ(std::string(ais["definitions"]["set"].get_string().value()).substr(0, 8), "aisbench");
+  EXPECT_EQ(std::string_view(ais["view"]["run_definitions"]), "tokbench");
   EXPECT_TRUE(fs::exists(rd / "views/aisbench/builtin.csv"));
   EXPECT_TRUE(fs::exists(rd / "views/aisbench/builtin_plot.html"));
   EXPECT_EQ(slurp(rd / "result.json"), own);

@@ -55,6 +55,11 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   for (const auto& r : v.warnings) w.value(r);
   w.end_array().end_object();
   w.field("interrupted", info.interrupted);
+  if (!info.view_of.empty()) {
+    w.key("view").begin_object().field("definitions", metrics::definitions_name(m.definitions));
+    w.field("run_definitions", info.view_of);
+    w.field("note", "recomputed by `tokbench report --compat`; config.compat is what the run used").end_object();
+  }
   w.key("units").begin_object().field("latency", "ms").field("throughput", "token/s or req/s").end_object();
   w.key("metrics").begin_object();
   for (const auto& r : m.rows) {

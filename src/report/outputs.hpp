@@ -40,6 +40,7 @@ struct RunInfo {
   bool server_disagrees = false;  ///< a client-vs-server cross-check failed
   std::string server_process_json;  ///< started server: command, how it stopped, its log summary
   std::string profile_json;         ///< --profile-window: when /start_profile and /stop_profile were called
+  std::string view_of;              ///< a `report --compat` view: the definitions the run itself used ("" = not a view)
 };
 
 std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const Verdict& v,

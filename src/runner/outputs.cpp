@@ -50,37 +50,40 @@ std::optional<double> mean_of(const metrics::MetricSet& m, const char* row) {
   return r && r->stats ? std::optional<double>(r->stats->mean) : std::nullopt;
 }
 
-}  // namespace
 
-Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const fs::path& out_dir, bool own) {
-  Written w;
-  w.info = info_of(folder);
-  w.out_dir = out_dir;
-  w.perf_dir = own ? folder.perf_dir : out_dir;
-  fs::create_directories(w.perf_dir);
-  const metrics::RunFacts& facts = folder.manifest.facts;
-  const std::string& ds = w.info.dataset_abbr;
-
-  // Pass 1: every definition set (the side-by-side table wants them all when streaming), the
-  // verdict's tally, and the failed requests' file.
+// Pass 1 over the details file: every definition set, the verdict's tally and, for the run's own
+// outputs, the failed requests' file.
+struct FirstPass {
   std::vector<metrics::Definitions> sets;
-  if (facts.stream) sets.assign(std::begin(metrics::kAllDefinitions), std::end(metrics::kAllDefinitions));
-  for (auto d : {defs, metrics::Definitions::Tokbench})
-    if (std::find(sets.begin(), sets.end(), d) == sets.end()) sets.push_back(d);
-  std::vector<metrics::Definitions> side_only;  // every set but the run's and tokbench's (the cross-check)
-  for (auto d : sets)
-    if (d != defs && d != metrics::Definitions::Tokbench) side_only.push_back(d);
-  metrics::MetricsPass pass(facts, sets, side_only);
+  std::vector<metrics::MetricSet> computed;
   VerdictTally tally;
+  record::DetailsScan scan;
+  bool has_details = false;
+
+  metrics::MetricSet& set(metrics::Definitions d) {
+    return computed[static_cast<size_t>(std::find(sets.begin(), sets.end(), d) - sets.begin())];
+  }
+};
+
+FirstPass first_pass(const RunFolder& folder, metrics::Definitions defs, bool own) {
+  FirstPass p;
+  const metrics::RunFacts& facts = folder.manifest.facts;
+  const std::string& ds = folder.manifest.info.dataset_abbr;
+  if (facts.stream) p.sets.assign(std::begin(metrics::kAllDefinitions), std::end(metrics::kAllDefinitions));
+  for (auto d : {defs, metrics::Definitions::Tokbench})
+    if (std::find(p.sets.begin(), p.sets.end(), d) == p.sets.end()) p.sets.push_back(d);
+  std::vector<metrics::Definitions> side_only;  // every set but the run's and tokbench's (the cross-check)
+  for (auto d : p.sets)
+    if (d != defs && d != metrics::Definitions::Tokbench) side_only.push_back(d);
+  metrics::MetricsPass pass(facts, p.sets, side_only);
   const fs::path failed_path = folder.perf_dir / (ds + "_failed.jsonl");
   std::unique_ptr<record::LineAppender> failed;
   if (own) failed = std::make_unique<record::LineAppender>(failed_path.string() + ".tmp");
-  record::DetailsScan scan;
-  const bool has_details = fs::exists(folder.details);
-  if (has_details) {
-    scan = record::for_each_detail(folder.details.string(), [&](record::RequestRecord&& r) {
+  p.has_details = fs::exists(folder.details);
+  if (p.has_details) {
+    p.scan = record::for_each_detail(folder.details.string(), [&](record::RequestRecord&& r) {
       pass.add(r);
-      tally.add(r);
+      p.tally.add(r);
       if (failed && !r.ok()) failed->append(record::to_json_line(r, ds));
     });
   } else if (folder.end) {
@@ -88,20 +91,33 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   }
   if (failed) {
     failed.reset();
-    if (tally.failed > 0) {
+    if (p.tally.failed > 0) {
       fs::rename(failed_path.string() + ".tmp", failed_path);
     } else {
       fs::remove(failed_path.string() + ".tmp");
       fs::remove(failed_path);
     }
   }
-  auto computed = pass.finish();
-  auto set_of = [&](metrics::Definitions d) -> metrics::MetricSet& {
-    return computed[static_cast<size_t>(std::find(sets.begin(), sets.end(), d) - sets.begin())];
-  };
-  const metrics::MetricSet& tokbench = set_of(metrics::Definitions::Tokbench);
+  p.computed = pass.finish();
+  return p;
+}
+
+}  // namespace
+
+Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const fs::path& out_dir, bool own) {
+  Written w;
+  w.info = info_of(folder);
+  if (!own) w.info.view_of = folder.manifest.definitions;
+  w.out_dir = out_dir;
+  w.perf_dir = own ? folder.perf_dir : out_dir;
+  fs::create_directories(w.perf_dir);
+  const metrics::RunFacts& facts = folder.manifest.facts;
+  const std::string& ds = w.info.dataset_abbr;
+
+  FirstPass p = first_pass(folder, defs, own);
+  const metrics::MetricSet& tokbench = p.set(metrics::Definitions::Tokbench);
   if (facts.stream)
-    for (auto d : metrics::kAllDefinitions) w.side_by_side.push_back(metrics::definition_column(set_of(d)));
+    for (auto d : metrics::kAllDefinitions) w.side_by_side.push_back(metrics::definition_column(p.set(d)));
 
   // The server's view, cross-checked against the client's (tokbench's definitions).
   VerdictFacts vf;
@@ -115,15 +131,15 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   }
   const metrics::Summary* itl = tokbench.row("ITL") && tokbench.row("ITL")->stats ? &*tokbench.row("ITL")->stats : nullptr;
   const std::optional<metrics::Summary> itl_ms = itl ? std::optional(*itl) : std::nullopt;
-  w.metrics = std::move(set_of(defs));
+  w.metrics = std::move(p.set(defs));
 
   vf.interrupted = folder.end && folder.end->interrupted;
   vf.request_rate = folder.manifest.request_rate;
   vf.client_cpu_share = folder.end ? folder.end->client_cpu_share : -1;
   vf.server_disagrees = w.info.server_disagrees;
-  vf.incomplete = incomplete_reason(folder, tally.measured);
-  vf.details_warning = scan.warning;
-  w.verdict = judge(w.metrics, tally, vf);
+  vf.incomplete = incomplete_reason(folder, p.tally.measured);
+  vf.details_warning = p.scan.warning;
+  w.verdict = judge(w.metrics, p.tally, vf);
 
   report::write_file(w.perf_dir / (ds + ".csv"), report::performance_csv(w.metrics));
   report::write_file(w.perf_dir / (ds + ".json"), report::common_json(w.metrics));
@@ -131,9 +147,9 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
 
   // Pass 2: the HTML page, its request rows streamed from the details file into the page.
   report::HtmlInputs in{w.metrics, w.info, w.verdict, w.side_by_side, facts.stream, folder.manifest.request_rate > 0,
-                        tally.first_sent_ns == INT64_MAX ? 0 : tally.first_sent_ns, itl_ms};
+                        p.tally.first_sent_ns == INT64_MAX ? 0 : p.tally.first_sent_ns, itl_ms};
   report::write_html_report(w.perf_dir / (ds + "_plot.html"), in, [&](const auto& add) {
-    if (has_details) record::for_each_detail(folder.details.string(), [&](record::RequestRecord&& r) { add(r); });
+    if (p.has_details) record::for_each_detail(folder.details.string(), [&](record::RequestRecord&& r) { add(r); });
   });
   return w;
 }
