@@ -102,6 +102,19 @@ RunEnd end_from(simdjson::dom::element root) {
   return e;
 }
 
+// Parses a JSON file with `from`; any problem names the file and what it should have been.
+template <class F>
+auto parse_file(const fs::path& path, std::string_view what, F from) {
+  try {
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    if (auto err = parser.parse(read_text(path)).get(root)) throw std::runtime_error(simdjson::error_message(err));
+    return from(root);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: not a valid {} ({})", path.string(), what, e.what()));
+  }
+}
+
 }  // namespace
 
 void write_manifest(const fs::path& dir, const RunManifest& m) {
@@ -145,27 +158,12 @@ RunFolder load_run_folder(const fs::path& dir) {
                                          "printed, e.g. outputs/20260101_120000",
                                          dir.string(), kManifestFile));
   }
-  simdjson::dom::parser parser;
   RunFolder f;
   f.dir = dir;
-  try {
-    simdjson::dom::element root;
-    if (auto err = parser.parse(read_text(manifest_path)).get(root)) throw std::runtime_error(simdjson::error_message(err));
-    f.manifest = manifest_from(root);
-  } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("{}: not a valid run manifest ({})", manifest_path.string(), e.what()));
-  }
+  f.manifest = parse_file(manifest_path, "run manifest", manifest_from);
   f.perf_dir = dir / "performances" / f.manifest.info.model_abbr;
   f.details = f.perf_dir / (f.manifest.info.dataset_abbr + "_details.jsonl");
-  if (const fs::path end_path = dir / kEndFile; fs::exists(end_path)) {
-    try {
-      simdjson::dom::element root;
-      if (auto err = parser.parse(read_text(end_path)).get(root)) throw std::runtime_error(simdjson::error_message(err));
-      f.end = end_from(root);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(fmt::format("{}: not a valid end marker ({})", end_path.string(), e.what()));
-    }
-  }
+  if (const fs::path end_path = dir / kEndFile; fs::exists(end_path)) f.end = parse_file(end_path, "end marker", end_from);
   return f;
 }
 
