@@ -7,6 +7,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -14,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "canned_server.hpp"
 #include "ports.hpp"
 #include "process.hpp"
 #include "sim_process.hpp"
@@ -415,6 +417,54 @@ TEST_F(CliTest, DefinitionsSideBySideInEveryStreamingReport) {
   EXPECT_EQ(rep.code, 0) << rep.output;
   EXPECT_EQ(std::string(result(rd / "views/vllm")["definitions"]["set"].get_string().value()).substr(0, 4), "vllm");
   EXPECT_EQ(std::string(result(rd)["definitions"]["set"].get_string().value()).substr(0, 8), "tokbench");
+}
+
+// An SGLang-shaped server (sglang:* metric names): its counters are read with SGLang's names and
+// agree with the client; wave 1 read only vLLM's names and called every such run INVALID
+// ("output tokens client 36 vs server 0").
+TEST_F(CliTest, SglangMetricsAreReadAndAgree) {
+  std::atomic<int> served{0};
+  CannedServer srv([&](const std::string& path) {
+    if (path == "/v1/models") return CannedServer::http(200, "application/json", R"({"data":[{"id":"sg"}]})");
+    if (path == "/metrics") {
+      return CannedServer::http(200, "text/plain",
+                                "# TYPE sglang:generation_tokens_total counter\n"
+                                "sglang:generation_tokens_total{model_name=\"sg\"} " + std::to_string(3 * served.load()) +
+                                "\nsglang:num_running_reqs{model_name=\"sg\"} 0\nsglang:num_queue_reqs 0\n");
+    }
+    ++served;
+    std::string sse = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+    for (const char* t : {"a", "b", "c"}) sse += std::string("data: {\"choices\":[{\"delta\":{\"content\":\"") + t + "\"}}]}\n\n";
+    sse += "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":3}}\n\ndata: [DONE]\n\n";
+    return sse;
+  }, 200);
+  const auto rd = run({"--url", srv.url("/v1/chat/completions"), "--num-prompts", "12", "--max-tokens", "3",
+                       "--scrape-interval-ms", "100"});
+  ASSERT_FALSE(rd.empty());
+  auto r = result(rd);
+  EXPECT_EQ(std::string_view(r["server"]["dialect"]), "sglang");
+  EXPECT_EQ(r["server"]["generation_tokens"].get_double().value(), 36);
+  for (auto c : simdjson::dom::array(r["server"]["cross_check"]))
+    EXPECT_TRUE(c["agree"].get_bool().value()) << std::string_view(c["what"]);
+  EXPECT_EQ(std::string_view(r["verdict"]["status"]), "VALID") << slurp(rd / "result.json").substr(0, 600);
+}
+
+// A gateway whose /metrics is neither vLLM's nor SGLang's: "not scraped", never "disagrees".
+TEST_F(CliTest, ForeignMetricsAreNotScrapedNotMisjudged) {
+  CannedServer srv([&](const std::string& path) {
+    if (path == "/v1/models") return CannedServer::http(200, "application/json", R"({"data":[{"id":"gw"}]})");
+    if (path == "/metrics") return CannedServer::http(200, "text/plain", "gateway_requests_total 7\n");
+    return CannedServer::http(200, "text/event-stream",
+                              "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n"
+                              "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1}}\n\n"
+                              "data: [DONE]\n\n");
+  }, 200);
+  const auto rd = run({"--url", srv.url("/v1/chat/completions"), "--num-prompts", "12", "--max-tokens", "1"});
+  ASSERT_FALSE(rd.empty());
+  auto r = result(rd);
+  EXPECT_TRUE(r["server"].is_null());
+  EXPECT_EQ(std::string_view(r["verdict"]["status"]), "VALID") << slurp(rd / "result.json").substr(0, 600);
+  EXPECT_NE(slurp(rd / "logs/run.log").find("neither vLLM's"), std::string::npos);
 }
 
 TEST_F(CliTest, ServerMetricsAreScrapedAndCrossChecked) {

@@ -83,7 +83,7 @@ TEST(ServerSummary, RatesAcceptanceAndCrossCheck) {
   const auto s = summarize({a, b}, "u");
   ASSERT_TRUE(s.has_value());
   EXPECT_DOUBLE_EQ(s->duration_s, 2);
-  EXPECT_DOUBLE_EQ(s->generation_tokens, 500);
+  EXPECT_DOUBLE_EQ(*s->generation_tokens, 500);
   EXPECT_DOUBLE_EQ(*s->spec_acceptance_rate, 150.0 / 300);
   EXPECT_DOUBLE_EQ(*s->spec_mean_acceptance_length, 2.5);
   EXPECT_EQ(std::get<1>(s->running_waiting.back()), 4);
@@ -103,6 +103,34 @@ TEST(ServerSummary, RatesAcceptanceAndCrossCheck) {
   ASSERT_TRUE(back.itl.has_value());
   EXPECT_EQ(back.itl->quantile(0.5), s->itl->quantile(0.5));
   EXPECT_EQ(back.running_waiting, s->running_waiting);
+}
+
+// SGLang's exposition is read with SGLang's names; a counter it does not expose is not compared.
+TEST(ServerSummary, SglangDialectAndOnlyWhatIsExposedIsCompared) {
+  Snapshot a{0, parse_text("sglang:num_running_reqs{model_name=\"m\"} 0\nsglang:num_queue_reqs 0\n"
+                           "sglang:time_to_first_token_seconds_bucket{le=\"0.1\"} 0\n"
+                           "sglang:time_to_first_token_seconds_bucket{le=\"+Inf\"} 0\n"
+                           "sglang:time_to_first_token_seconds_sum 0\nsglang:time_to_first_token_seconds_count 0\n")};
+  Snapshot b{1'000'000'000, parse_text("sglang:num_running_reqs{model_name=\"m\"} 3\nsglang:num_queue_reqs 1\n"
+                                       "sglang:time_to_first_token_seconds_bucket{le=\"0.1\"} 4\n"
+                                       "sglang:time_to_first_token_seconds_bucket{le=\"+Inf\"} 4\n"
+                                       "sglang:time_to_first_token_seconds_sum 0.2\nsglang:time_to_first_token_seconds_count 4\n")};
+  ASSERT_NE(dialect_of(b), nullptr);
+  EXPECT_STREQ(dialect_of(b)->name, "sglang");
+  const auto s = summarize({a, b}, "u");
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->dialect, "sglang");
+  EXPECT_FALSE(s->generation_tokens.has_value());  // not exposed: not zero
+  EXPECT_EQ(std::get<1>(s->running_waiting.back()), 3);
+  EXPECT_EQ(std::get<2>(s->running_waiting.back()), 1);
+  const auto checks = cross_check(*s, 960, std::nullopt, 52.0);
+  ASSERT_EQ(checks.size(), 1u);  // TTFT only; no "output tokens client 960 vs server 0"
+  EXPECT_EQ(checks[0].what, "TTFT (ms)");
+  EXPECT_TRUE(checks[0].agree);
+  // Neither vLLM's nor SGLang's names: nothing to summarize ("not scraped").
+  Snapshot other{0, parse_text("gateway_requests_total 5\n")};
+  EXPECT_EQ(dialect_of(other), nullptr);
+  EXPECT_FALSE(summarize({other, other}, "u").has_value());
 }
 
 // A /metrics answer larger than the cap is refused without being held; the scrape says why.

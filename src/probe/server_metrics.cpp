@@ -35,8 +35,12 @@ bool Scraper::scrape_once() {
   }
   try {
     Snapshot snap{t, parse_text(res.body)};
-    running_waiting_.emplace_back(t, snap.sum("vllm:num_requests_running").value_or(0),
-                                  snap.sum("vllm:num_requests_waiting").value_or(0));
+    const Dialect* d = dialect_of(snap);
+    if (!d) {
+      error_ = "the exposition has neither vLLM's (vllm:*) nor SGLang's (sglang:*) metrics";
+      return false;
+    }
+    running_waiting_.emplace_back(t, snap.sum(d->running).value_or(0), snap.sum(d->waiting).value_or(0));
     ++scrapes_;
     if (!first_) {
       first_ = std::move(snap);
@@ -82,30 +86,59 @@ std::string Scraper::last_error() const {
   return error_;
 }
 
+namespace {
+
+// SGLang's names: docs.sglang.ai production metrics (its ITL histogram was time_per_output_token
+// before inter_token_latency; its queue histogram is newer and may be absent).
+constexpr Dialect kDialects[] = {
+    {"vllm", "vllm:", "vllm:time_to_first_token_seconds", "vllm:inter_token_latency_seconds",
+     "vllm:time_per_output_token_seconds", "vllm:e2e_request_latency_seconds", "vllm:request_queue_time_seconds",
+     "vllm:generation_tokens_total", "vllm:prompt_tokens_total", "vllm:num_requests_running", "vllm:num_requests_waiting"},
+    {"sglang", "sglang:", "sglang:time_to_first_token_seconds", "sglang:inter_token_latency_seconds",
+     "sglang:time_per_output_token_seconds", "sglang:e2e_request_latency_seconds", "sglang:queue_time_seconds",
+     "sglang:generation_tokens_total", "sglang:prompt_tokens_total", "sglang:num_running_reqs", "sglang:num_queue_reqs"},
+};
+
+}  // namespace
+
+const Dialect* dialect_of(const Snapshot& s) {
+  for (const auto& d : kDialects)
+    for (const auto& sample : s.samples)
+      if (sample.name.starts_with(d.prefix)) return &d;
+  return nullptr;
+}
+
 std::optional<ServerSummary> summarize(const std::vector<Snapshot>& snaps, const std::string& url) {
   if (snaps.size() < 2) return std::nullopt;
   const Snapshot& a = snaps.front();
   const Snapshot& b = snaps.back();
+  const Dialect* d = dialect_of(b);
+  if (!d) return std::nullopt;
   ServerSummary s;
   s.url = url;
+  s.dialect = d->name;
   s.scrapes = static_cast<int64_t>(snaps.size());
   s.duration_s = static_cast<double>(b.t_ns - a.t_ns) / 1e9;
-  s.ttft = histogram_delta(a, b, "vllm:time_to_first_token_seconds");
-  s.itl = histogram_delta(a, b, "vllm:inter_token_latency_seconds");
-  if (!s.itl) s.itl = histogram_delta(a, b, "vllm:time_per_output_token_seconds");  // older vLLM
-  s.e2e = histogram_delta(a, b, "vllm:e2e_request_latency_seconds");
-  s.queue = histogram_delta(a, b, "vllm:request_queue_time_seconds");
+  s.ttft = histogram_delta(a, b, d->ttft);
+  s.itl = histogram_delta(a, b, d->itl);
+  if (!s.itl) s.itl = histogram_delta(a, b, d->itl_older);
+  s.e2e = histogram_delta(a, b, d->e2e);
+  s.queue = histogram_delta(a, b, d->queue);
+  auto counter = [&](const char* name) -> std::optional<double> {
+    const auto after = b.sum(name);
+    if (!after) return std::nullopt;  // not exposed: nothing to compare, not zero
+    return *after - a.sum(name).value_or(0);
+  };
   auto delta = [&](const char* name) { return b.sum(name).value_or(0) - a.sum(name).value_or(0); };
-  s.generation_tokens = delta("vllm:generation_tokens_total");
-  s.prompt_tokens = delta("vllm:prompt_tokens_total");
+  s.generation_tokens = counter(d->generation_tokens);
+  s.prompt_tokens = counter(d->prompt_tokens);
   const double drafts = delta("vllm:spec_decode_num_drafts_total");
   const double draft_tokens = delta("vllm:spec_decode_num_draft_tokens_total");
   const double accepted = delta("vllm:spec_decode_num_accepted_tokens_total");
   if (draft_tokens > 0) s.spec_acceptance_rate = accepted / draft_tokens;
   if (drafts > 0) s.spec_mean_acceptance_length = 1 + accepted / drafts;
   for (const auto& snap : snaps) {
-    s.running_waiting.emplace_back(snap.t_ns, snap.sum("vllm:num_requests_running").value_or(0),
-                                   snap.sum("vllm:num_requests_waiting").value_or(0));
+    s.running_waiting.emplace_back(snap.t_ns, snap.sum(d->running).value_or(0), snap.sum(d->waiting).value_or(0));
   }
   return s;
 }
@@ -117,8 +150,11 @@ std::vector<CrossCheck> cross_check(const ServerSummary& s, double client_output
     const bool agree = std::abs(client - server) <= std::max(tol * std::abs(server), abs_tol);
     out.push_back({std::move(what), client, server, tol, abs_tol, agree, std::move(note)});
   };
-  check("output tokens", client_output_tokens, s.generation_tokens, 0.02, 0,
-        "client sum of output tokens vs the delta of vllm:generation_tokens_total (other traffic on the server breaks it)");
+  if (s.generation_tokens) {
+    check("output tokens", client_output_tokens, *s.generation_tokens, 0.02, 0,
+          fmt::format("client sum of output tokens vs the delta of {}:generation_tokens_total (other traffic on the "
+                      "server breaks it)", s.dialect));
+  }
   if (client_tpot_ms && s.itl && s.itl->count > 0) {
     const double per_token = s.itl->mean() * 1000 / s.spec_mean_acceptance_length.value_or(1.0);
     check("TPOT (ms)", *client_tpot_ms, per_token, 0.10, 0.5,
@@ -181,12 +217,14 @@ std::optional<double> opt_num(simdjson::dom::element o, const char* key) {
 
 std::string summary_to_json(const ServerSummary& s) {
   JsonWriter w;
-  w.begin_object().field("url", s.url).field("duration_s", s.duration_s).field("scrapes", s.scrapes);
+  w.begin_object().field("url", s.url).field("dialect", s.dialect).field("duration_s", s.duration_s);
+  w.field("scrapes", s.scrapes);
   hist_to_json(w, "ttft", s.ttft);
   hist_to_json(w, "itl", s.itl);
   hist_to_json(w, "e2e", s.e2e);
   hist_to_json(w, "queue", s.queue);
-  w.field("generation_tokens", s.generation_tokens).field("prompt_tokens", s.prompt_tokens);
+  w.key("generation_tokens").value(s.generation_tokens);
+  w.key("prompt_tokens").value(s.prompt_tokens);
   w.key("spec_acceptance_rate").value(s.spec_acceptance_rate);
   w.key("spec_mean_acceptance_length").value(s.spec_mean_acceptance_length);
   w.key("running_waiting").begin_array();
@@ -204,14 +242,16 @@ ServerSummary summary_from_json(std::string_view json) {
     ServerSummary s;
     std::string_view url;
     if (!o["url"].get_string().get(url)) s.url = std::string(url);
+    std::string_view dialect;
+    if (!o["dialect"].get_string().get(dialect)) s.dialect = std::string(dialect);
     s.duration_s = num(o["duration_s"].value());
     s.scrapes = static_cast<int64_t>(num(o["scrapes"].value()));
     s.ttft = hist_from_json(o, "ttft");
     s.itl = hist_from_json(o, "itl");
     s.e2e = hist_from_json(o, "e2e");
     s.queue = hist_from_json(o, "queue");
-    s.generation_tokens = num(o["generation_tokens"].value());
-    s.prompt_tokens = num(o["prompt_tokens"].value());
+    s.generation_tokens = opt_num(o, "generation_tokens");
+    s.prompt_tokens = opt_num(o, "prompt_tokens");
     s.spec_acceptance_rate = opt_num(o, "spec_acceptance_rate");
     s.spec_mean_acceptance_length = opt_num(o, "spec_mean_acceptance_length");
     const simdjson::dom::array series = o["running_waiting"].get_array().value();

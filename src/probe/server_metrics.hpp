@@ -49,18 +49,39 @@ class Scraper {
   std::thread thread_;
 };
 
+/// The metric names of one serving engine's /metrics exposition.
+struct Dialect {
+  const char* name;  ///< "vllm" or "sglang"
+  const char* prefix;
+  const char* ttft;
+  const char* itl;
+  const char* itl_older;  ///< the ITL histogram's name in older versions
+  const char* e2e;
+  const char* queue;
+  const char* generation_tokens;
+  const char* prompt_tokens;
+  const char* running;
+  const char* waiting;
+};
+
+/// vLLM's names, or SGLang's; nullptr when the exposition has neither (a gateway, another engine):
+/// such a server is "not scraped", never "disagrees".
+const Dialect* dialect_of(const Snapshot& s);
+
 struct ServerSummary {
   std::string url;
+  std::string dialect;    ///< "vllm" or "sglang": whose names were read
   double duration_s = 0;  ///< between the first and the last scrape
   int64_t scrapes = 0;
   std::optional<HistogramDelta> ttft, itl, e2e, queue;  ///< seconds
-  double generation_tokens = 0, prompt_tokens = 0;      ///< counter deltas
+  std::optional<double> generation_tokens, prompt_tokens;  ///< counter deltas; absent when not exposed
   std::optional<double> spec_acceptance_rate;           ///< accepted / draft tokens
   std::optional<double> spec_mean_acceptance_length;    ///< 1 + accepted / drafts
   std::vector<std::tuple<int64_t, double, double>> running_waiting;  ///< (t_ns, running, waiting)
 };
 
-/// Summarizes vLLM-named metrics between the first and last snapshot; nullopt with < 2 snapshots.
+/// Summarizes the metrics between the first and last snapshot, in the dialect the last one speaks;
+/// nullopt with < 2 snapshots or no known dialect.
 std::optional<ServerSummary> summarize(const std::vector<Snapshot>& snaps, const std::string& url);
 
 /// The summary as JSON with everything needed to rebuild it (histogram buckets included): the
@@ -80,7 +101,8 @@ struct CrossCheck {
 };
 
 /// Client output tokens vs server generation tokens; client per-token TPOT vs server ITL per step
-/// divided by the mean acceptance length (1 without speculative decoding); client TTFT vs server TTFT.
+/// divided by the mean acceptance length (1 without speculative decoding); client TTFT vs server
+/// TTFT. Only what the server exposes is compared.
 std::vector<CrossCheck> cross_check(const ServerSummary& s, double client_output_tokens,
                                     std::optional<double> client_tpot_ms, std::optional<double> client_ttft_ms);
 

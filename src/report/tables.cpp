@@ -144,8 +144,10 @@ std::string server_tables(const probe::ServerSummary& s, const std::vector<probe
   }
   const double d = s.duration_s > 0 ? s.duration_s : 1;
   Table c{{"Server Metric", "Value"}};
-  c.push_back({"Generation Token Throughput", format_round4(s.generation_tokens / d) + " token/s"});
-  c.push_back({"Prompt Token Throughput", format_round4(s.prompt_tokens / d) + " token/s"});
+  auto rate = [&](const std::optional<double>& n) { return n ? format_round4(*n / d) + " token/s" : std::string("not exposed"); };
+  c.push_back({"Dialect", s.dialect});
+  c.push_back({"Generation Token Throughput", rate(s.generation_tokens)});
+  c.push_back({"Prompt Token Throughput", rate(s.prompt_tokens)});
   c.push_back({"Peak Running / Waiting", fmt::format("{} / {}", peak_running, peak_waiting)});
   if (s.spec_acceptance_rate) c.push_back({"Spec Decode Acceptance Rate", format_round4(*s.spec_acceptance_rate)});
   if (s.spec_mean_acceptance_length)
@@ -179,9 +181,14 @@ std::string server_json(const probe::ServerSummary& s, const std::vector<probe::
   hist("e2e_ms", s.e2e);
   hist("queue_ms", s.queue);
   w.field("quantile_method", "histogram_quantile: linear interpolation inside the bucket of the delta between the first and last scrape");
-  w.field("generation_tokens", s.generation_tokens).field("prompt_tokens", s.prompt_tokens);
-  w.field("generation_token_throughput", s.duration_s > 0 ? s.generation_tokens / s.duration_s : 0.0);
-  w.field("prompt_token_throughput", s.duration_s > 0 ? s.prompt_tokens / s.duration_s : 0.0);
+  auto per_s = [&](const std::optional<double>& n) {
+    return n && s.duration_s > 0 ? std::optional<double>(*n / s.duration_s) : std::nullopt;
+  };
+  w.field("dialect", s.dialect);
+  w.key("generation_tokens").value(s.generation_tokens);
+  w.key("prompt_tokens").value(s.prompt_tokens);
+  w.key("generation_token_throughput").value(per_s(s.generation_tokens));
+  w.key("prompt_token_throughput").value(per_s(s.prompt_tokens));
   w.key("spec_acceptance_rate").value(s.spec_acceptance_rate);
   w.key("spec_mean_acceptance_length").value(s.spec_mean_acceptance_length);
   w.key("running_waiting").begin_array();
