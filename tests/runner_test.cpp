@@ -40,6 +40,41 @@ TEST(Plan, ResolvesWhatNeedsNoNetwork) {
   EXPECT_EQ(make_plan(c, "env-key").cfg.api_key, "flag-key");
 }
 
+// The URL's path decides the endpoint: a completions URL gets a completions body, a bare
+// host:port gets /v1/<endpoint>, and a conflict is a usage error, not 10 of 10 requests failing.
+TEST(Plan, UrlPathDecidesTheEndpoint) {
+  RunConfig c;
+  c.url = "http://127.0.0.1:8000/v1/completions";
+  RunPlan p = make_plan(c, nullptr);
+  EXPECT_EQ(p.cfg.endpoint, "completions");
+  EXPECT_EQ(p.cfg.url, "http://127.0.0.1:8000/v1/completions");
+  c.url = "http://127.0.0.1:8000";
+  p = make_plan(c, nullptr);
+  EXPECT_EQ(p.cfg.endpoint, "chat");
+  EXPECT_EQ(p.cfg.url, "http://127.0.0.1:8000/v1/chat/completions");
+  c.url = "http://127.0.0.1:8000/";
+  c.endpoint = "completions";
+  EXPECT_EQ(make_plan(c, nullptr).cfg.url, "http://127.0.0.1:8000/v1/completions");
+  c.url = "http://127.0.0.1:8000/v1/chat/completions";
+  c.endpoint = "completions";
+  try {
+    make_plan(c, nullptr);
+    FAIL() << "expected a usage error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--endpoint completions conflicts with --url"), std::string::npos) << e.what();
+  }
+  c.endpoint = "";
+  c.host = "10.0.0.5";
+  EXPECT_THROW(make_plan(c, nullptr), std::invalid_argument);  // --url and --host
+  c.host = "";
+  c.url = "http://127.0.0.1:8000/v1/embeddings";
+  EXPECT_THROW(make_plan(c, nullptr), std::invalid_argument);
+  RunConfig h;
+  h.host = "10.0.0.5";
+  h.endpoint = "completions";
+  EXPECT_EQ(make_plan(h, nullptr).cfg.target_url(), "http://10.0.0.5:8000/v1/completions");
+}
+
 TEST(Plan, EveryUsageErrorAtOnce) {
   RunConfig c;
   c.concurrency = 0;

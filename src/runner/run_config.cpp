@@ -8,13 +8,44 @@
 
 namespace tokbench::runner {
 
+namespace {
+
+// "http://h:p/v1/chat/completions?x" -> "/v1/chat/completions"; "" when the URL has no path.
+std::string url_path(const std::string& url) {
+  const size_t scheme = url.find("://");
+  const size_t slash = url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
+  if (slash == std::string::npos) return "";
+  return url.substr(slash, url.find_first_of("?#", slash) - slash);
+}
+
+// "chat", "completions", "" (no path: --endpoint decides) or "?" (a path of something else).
+std::string endpoint_of_path(const std::string& path) {
+  if (path.empty() || path == "/") return "";
+  if (path.ends_with("/chat/completions") || path.ends_with("/chat/completions/")) return "chat";
+  if (path.ends_with("/completions") || path.ends_with("/completions/")) return "completions";
+  return "?";
+}
+
+}  // namespace
+
 std::vector<std::string> RunConfig::validate() const {
   std::vector<std::string> e;
   auto check = [&](bool ok, std::string msg) {
     if (!ok) e.push_back(std::move(msg));
   };
-  check(endpoint == "chat" || endpoint == "completions",
+  check(endpoint.empty() || endpoint == "chat" || endpoint == "completions",
         fmt::format("--endpoint: bad value '{}' (expected chat or completions)", endpoint));
+  check(url.empty() || host.empty(),
+        fmt::format("--url and --host: give one (--url {} already names the host, port and path)", url));
+  if (!url.empty() && (url.starts_with("http://") || url.starts_with("https://"))) {
+    // The URL's path decides the endpoint; a body for one endpoint posted to another fails every request.
+    const std::string named = endpoint_of_path(url_path(url));
+    check(named != "?", fmt::format("--url: the path '{}' names no endpoint tokbench speaks (expected .../v1/chat/completions "
+                                    "or .../v1/completions, or no path at all)", url_path(url)));
+    check(endpoint.empty() || named.empty() || named == "?" || named == endpoint,
+          fmt::format("--endpoint {} conflicts with --url {} (its path is the {} endpoint): drop --endpoint, or fix the URL",
+                      endpoint, url, named));
+  }
   check(url.empty() || url.starts_with("http://") || url.starts_with("https://"),
         fmt::format("--url: bad value '{}' (expected a full URL, e.g. http://127.0.0.1:8000/v1/chat/completions)", url));
   check(port > 0 && port < 65536, fmt::format("--port: bad value {} (expected 1..65535)", port));
@@ -66,8 +97,23 @@ std::vector<std::string> RunConfig::validate() const {
   return e;
 }
 
+std::string RunConfig::resolved_endpoint() const {
+  if (!endpoint.empty()) return endpoint;
+  if (!url.empty()) {
+    const std::string named = endpoint_of_path(url_path(url));
+    if (named == "chat" || named == "completions") return named;
+  }
+  return "chat";
+}
+
 std::string RunConfig::target_url() const {
-  if (!url.empty()) return url;
+  const std::string endpoint = resolved_endpoint();
+  if (!url.empty()) {
+    const std::string path = url_path(url);
+    if (!path.empty() && path != "/") return url;
+    const std::string root = path == "/" ? url.substr(0, url.size() - 1) : url;
+    return fmt::format("{}/v1/{}", root, endpoint == "chat" ? "chat/completions" : "completions");
+  }
   if (host.empty() && !deploy_sh.empty())  // AtomGit: deploy.sh serves on port 8000
     return fmt::format("http://127.0.0.1:8000/v1/{}", endpoint == "chat" ? "chat/completions" : "completions");
   if (host.empty()) return {};

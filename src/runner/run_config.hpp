@@ -13,7 +13,7 @@ struct RunConfig {
   std::string url;                ///< full endpoint URL; wins over host/port/endpoint
   std::string host;               ///< with port: http://host:port/v1/<endpoint>
   int port = 8000;
-  std::string endpoint = "chat";  ///< chat | completions
+  std::string endpoint;           ///< chat | completions; "" = the --url path's, else chat
   std::string model;              ///< "" = first id from GET /v1/models
   std::string api_key;            ///< "" = $OPENAI_API_KEY if set
   std::vector<std::string> headers;  ///< extra "Key: Value" headers
@@ -65,8 +65,11 @@ struct RunConfig {
 
   /// Every problem at once, each naming the flag and the fix.
   std::vector<std::string> validate() const;
-  /// The endpoint URL this config targets ("" when the built-in simulator will be started).
+  /// The endpoint URL this config targets ("" when the built-in simulator will be started). A
+  /// --url with no path gets /v1/<endpoint>.
   std::string target_url() const;
+  /// chat or completions: --endpoint, else what the --url path names, else chat.
+  std::string resolved_endpoint() const;
   bool embedded_target() const { return url.empty() && host.empty() && deploy_sh.empty(); }
   /// The settings as a JSON object; the API key and Authorization headers are redacted.
   std::string to_json() const;
