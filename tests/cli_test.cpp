@@ -96,7 +96,7 @@ TEST_F(CliTest, ClientChunkTimesTrailTheSimulatorsWriteTimes) {
   const auto trace = dir_ / "trace.jsonl";
   Sim sim({"--ttft-ms", "20", "--tpot-ms", "5", "--trace", trace.string()});
   const auto rd = run({"--url", sim.url(), "--concurrency", "4", "--num-prompts", "8", "--max-tokens", "16",
-                       "--ignore-eos"});
+                       "--ignore-eos"}, 4);
   ASSERT_FALSE(rd.empty());
   auto r = result(rd);
   const int64_t origin = r["run"]["origin_steady_ns"].get_int64().value();
@@ -138,7 +138,7 @@ TEST_F(CliTest, ClientChunkTimesTrailTheSimulatorsWriteTimes) {
 TEST_F(CliTest, NonStreamingCompletionsShowsNoFakeTtft) {
   Sim sim({"--ttft-ms", "5", "--tpot-ms", "1"});
   const auto rd = run({"--host", "127.0.0.1", "--port", sim.port, "--endpoint", "completions", "--no-stream",
-                       "--num-prompts", "6", "--max-tokens", "16", "--ignore-eos"});
+                       "--num-prompts", "6", "--max-tokens", "16", "--ignore-eos"}, 4);
   ASSERT_FALSE(rd.empty());
   auto r = result(rd);
   for (const char* row : {"TTFT", "TPOT", "ITL", "PrefillTokenThroughput"}) {
@@ -177,7 +177,7 @@ TEST_F(CliTest, Gsm8kDatasetAndAisbenchLayout) {
 TEST_F(CliTest, FailingServerCountsEveryRequest) {
   Sim sim({"--ttft-ms", "5", "--tpot-ms", "1", "--fail-every", "4", "--drop-every", "5"});
   const auto rd = run({"--url", sim.url(), "--num-prompts", "20", "--concurrency", "2", "--max-tokens", "8",
-                       "--ignore-eos"});
+                       "--ignore-eos"}, 4);
   ASSERT_FALSE(rd.empty());
   auto r = result(rd);
   const double total = common(r, "total_requests"), ok = common(r, "success_requests"),
@@ -252,7 +252,7 @@ TEST_F(CliTest, ReportRecomputesEveryOutput) {
 
 TEST_F(CliTest, EmbeddedSimulatorIsTheDefaultTarget) {
   const auto rd = run({"--num-prompts", "4", "--max-tokens", "8", "--api-key", "s3cret-key",
-                       "--header", "Authorization: Bearer other-secret"});
+                       "--header", "Authorization: Bearer other-secret"}, 4);
   ASSERT_FALSE(rd.empty());
   EXPECT_NE(last_.output.find("started the built-in simulator"), std::string::npos);
   EXPECT_NE(last_.output.find("Performance Parameters"), std::string::npos);
@@ -337,7 +337,7 @@ TEST_F(CliTest, SyntheticPromptsMatchTheServersCountExactly) {
   EXPECT_EQ(std::string(r["verdict"]["status"].get_string().value()), "VALID");
   // No local tokenizer: built with the server's /tokenize and /detokenize instead.
   rd = run({"--url", sim.url("/v1/completions"), "--endpoint", "completions", "--dataset", "synthetic", "--input-len",
-            "50", "--output-len", "3", "--num-prompts", "4"});
+            "50", "--output-len", "3", "--num-prompts", "4"}, 4);
   ASSERT_FALSE(rd.empty());
   r = result(rd);
   EXPECT_EQ(std::string(r["run"]["synthetic"]["built_with"].get_string().value()), "server /tokenize");
@@ -354,7 +354,7 @@ TEST_F(CliTest, TokenizerCountsWhenTheServerSendsNoUsage) {
   ASSERT_TRUE(fs::exists(fixture("llama3")));
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "1", "--no-usage"});
   const auto rd = run({"--url", sim.url(), "--num-prompts", "4", "--max-tokens", "10", "--ignore-eos",
-                       "--tokenizer", fixture("llama3").string()});
+                       "--tokenizer", fixture("llama3").string()}, 4);
   ASSERT_FALSE(rd.empty());
   auto r = result(rd);
   // The simulator's ten words are ten Llama-3 tokens.
@@ -364,7 +364,7 @@ TEST_F(CliTest, TokenizerCountsWhenTheServerSendsNoUsage) {
             std::string::npos);
   EXPECT_NE(last_.output.find("counted with --tokenizer"), std::string::npos);
   // Without a tokenizer the count falls back to text chunks, and the report says so.
-  run({"--url", sim.url(), "--num-prompts", "2", "--max-tokens", "10", "--ignore-eos"});
+  run({"--url", sim.url(), "--num-prompts", "2", "--max-tokens", "10", "--ignore-eos"}, 4);
   EXPECT_NE(last_.output.find("counted as text chunks"), std::string::npos);
 }
 
@@ -404,7 +404,7 @@ TEST_F(CliTest, MinTokensIncidentReproducesAndTheAuditNamesIt) {
 
 TEST_F(CliTest, DefinitionsSideBySideInEveryStreamingReport) {
   Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
-  const auto rd = run({"--url", sim.url(), "--num-prompts", "6", "--concurrency", "2", "--max-tokens", "12", "--ignore-eos"});
+  const auto rd = run({"--url", sim.url(), "--num-prompts", "6", "--concurrency", "2", "--max-tokens", "12", "--ignore-eos"}, 4);
   ASSERT_FALSE(rd.empty());
   auto r = result(rd);
   for (const char* set : {"tokbench", "aisbench", "evalscope", "vllm", "sglang"}) {
@@ -470,7 +470,7 @@ TEST_F(CliTest, ForeignMetricsAreNotScrapedNotMisjudged) {
 TEST_F(CliTest, ServerMetricsAreScrapedAndCrossChecked) {
   Sim sim({"--ttft-ms", "20", "--tpot-ms", "5", "--spec-tokens", "3", "--spec-acceptance", "0.7", "--max-num-seqs", "2"});
   const auto rd = run({"--url", sim.url(), "--num-prompts", "8", "--concurrency", "4", "--max-tokens", "64", "--ignore-eos",
-                       "--scrape-interval-ms", "100"});
+                       "--scrape-interval-ms", "100"}, 4);
   ASSERT_FALSE(rd.empty());
   auto r = result(rd);
   auto s = r["server"];
@@ -485,10 +485,10 @@ TEST_F(CliTest, ServerMetricsAreScrapedAndCrossChecked) {
   EXPECT_TRUE(fs::exists(rd / "server.json"));
   EXPECT_NE(last_.output.find("Spec Decode Mean Acceptance Length"), std::string::npos);
   // --server-metrics off: nothing scraped.
-  const auto off = run({"--url", sim.url(), "--num-prompts", "1", "--max-tokens", "4", "--server-metrics", "off"});
+  const auto off = run({"--url", sim.url(), "--num-prompts", "1", "--max-tokens", "4", "--server-metrics", "off"}, 4);
   EXPECT_TRUE(result(off)["server"].is_null());
   // A bad explicit URL warns and the run goes on.
-  run({"--url", sim.url(), "--num-prompts", "1", "--max-tokens", "4", "--server-metrics", "http://127.0.0.1:1/metrics"});
+  run({"--url", sim.url(), "--num-prompts", "1", "--max-tokens", "4", "--server-metrics", "http://127.0.0.1:1/metrics"}, 4);
   EXPECT_NE(last_.output.find("warning: cannot scrape --server-metrics"), std::string::npos);
 }
 
@@ -499,7 +499,7 @@ TEST_F(CliTest, ServerLifecycleStartsWaitsStopsAndReadsTheLog) {
                           " --ttft-ms 5 --tpot-ms 2 --spec-tokens 3 --log-interval-s 0.1";
   // ~0.6 s of decoding: several 0.1 s log intervals with speculative steps in them.
   const auto rd = run({"--server-cmd", cmd, "--url", url, "--num-prompts", "8", "--concurrency", "4", "--max-tokens", "400",
-                       "--ignore-eos"});
+                       "--ignore-eos"}, 4);
   ASSERT_FALSE(rd.empty());
   auto r = result(rd);
   EXPECT_EQ(std::string(r["server_process"]["stopped"].get_string().value()), "stopped by SIGTERM");
@@ -528,7 +528,7 @@ TEST_F(CliTest, ServerLifecycleFailuresShowTheLog) {
   const auto rd = run({"--url", "http://127.0.0.1:" + port + "/v1/chat/completions", "--server-cmd",
                        "trap '' TERM; " + std::string(TOKBENCH_BINARY) + " serve-mock --ttft-ms 1 --port " + port +
                            " & while true; do sleep 0.1; done",
-                       "--server-stop-grace-s", "0.5", "--num-prompts", "2", "--max-tokens", "4"});
+                       "--server-stop-grace-s", "0.5", "--num-prompts", "2", "--max-tokens", "4"}, 4);
   ASSERT_FALSE(rd.empty());
   EXPECT_EQ(std::string(result(rd)["server_process"]["stopped"].get_string().value()).rfind("killed with SIGKILL", 0), 0u);
 }
@@ -537,7 +537,7 @@ TEST_F(CliTest, DeployShConvention) {
   // AtomGit: deploy.sh serves $MODEL_PATH on port 8000 under the path as its model name.
   const auto sh = dir_ / "deploy.sh";
   std::ofstream(sh) << "exec " << TOKBENCH_BINARY << " serve-mock --port 8000 --ttft-ms 2 --tpot-ms 1 --model-name \"$MODEL_PATH\"\n";
-  const auto rd = run({"--deploy-sh", sh.string(), "--model-path", "/weights/Demo-7B", "--num-prompts", "3", "--max-tokens", "4"});
+  const auto rd = run({"--deploy-sh", sh.string(), "--model-path", "/weights/Demo-7B", "--num-prompts", "3", "--max-tokens", "4"}, 4);
   ASSERT_FALSE(rd.empty()) << last_.output;
   auto r = result(rd);
   EXPECT_EQ(std::string(r["run"]["model"].get_string().value()), "/weights/Demo-7B");
@@ -548,7 +548,7 @@ TEST_F(CliTest, DeployShConvention) {
 TEST_F(CliTest, ProfileWindowCallsTheServer) {
   Sim sim({"--ttft-ms", "5", "--tpot-ms", "5"});
   const auto rd = run({"--url", sim.url(), "--num-prompts", "8", "--concurrency", "2", "--max-tokens", "40",
-                       "--ignore-eos", "--profile-window", "0.1:0.3"});
+                       "--ignore-eos", "--profile-window", "0.1:0.3"}, 4);
   ASSERT_FALSE(rd.empty());
   auto p = result(rd)["profile"];
   EXPECT_EQ(p["start_status"].get_int64().value(), 200);
@@ -594,7 +594,7 @@ TEST_F(CliTest, VerdictRulesAndProgressLines) {
   // A server that stops early although ignore_eos was sent: outputs shorter than max_tokens.
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "100", "--eos-min-tokens", "3", "--eos-max-tokens", "3"});
   auto rd = run({"--url", sim.url(), "--num-prompts", "12", "--concurrency", "12", "--max-tokens", "5",
-                 "--extra-body", "{\"ignore_eos\": false}", "--ignore-eos", "--progress-interval-s", "0.1"});
+                 "--extra-body", "{\"ignore_eos\": false}", "--ignore-eos", "--progress-interval-s", "0.1"}, 4);
   auto r = result(rd);
   std::string reasons;
   for (auto x : simdjson::dom::array(r["verdict"]["reasons"])) reasons += std::string(std::string_view(x)) + "\n";
@@ -604,7 +604,7 @@ TEST_F(CliTest, VerdictRulesAndProgressLines) {
   EXPECT_NE(last_.output.find("progress: "), std::string::npos) << last_.output;
   EXPECT_NE(last_.output.find(" in flight, "), std::string::npos);
   // Too few requests for the percentiles.
-  rd = run({"--url", sim.url(), "--num-prompts", "3", "--max-tokens", "2", "--ignore-eos"});
+  rd = run({"--url", sim.url(), "--num-prompts", "3", "--max-tokens", "2", "--ignore-eos"}, 4);
   EXPECT_NE(slurp(rd / "result.json").find("too few for P90/P99"), std::string::npos);
 }
 

@@ -1,5 +1,6 @@
 // tokbench: a benchmark for OpenAI-compatible LLM inference services.
-// Exit codes: 0 success, 1 run failure, 2 usage error, 130 interrupted.
+// Exit codes: 0 a VALID run, 1 run failure, 2 usage error, 3 a `compare` threshold crossed,
+// 4 an INVALID run (its reports are written), 130 interrupted.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 

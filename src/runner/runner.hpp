@@ -22,7 +22,7 @@ struct RunOutcome {
   metrics::MetricSet metrics;
   report::Verdict verdict;
   bool interrupted = false;
-  int exit_code = 0;  ///< 0 finished, 1 no request succeeded, 130 interrupted
+  int exit_code = 0;  ///< 0 VALID, 4 INVALID (reports written), 1 no request succeeded, 130 interrupted
 };
 
 /// Runs the benchmark described by `cfg`. `stop` is raised by the caller (Ctrl-C): 1 = stop
