@@ -261,6 +261,11 @@ TEST(Metrics, UsageBombNeitherAllocatesNorBreaksStatistics) {
   EXPECT_EQ(itl.n, 500'000'000 - 1);
   EXPECT_GT(itl.max, 0);
   EXPECT_EQ(stats(m, "OutputTokens").max, 500'000'000);
+  // A claim near INT64_MAX neither overflows (UBSan) nor allocates.
+  r.completion_tokens = INT64_MAX / 2;
+  EXPECT_EQ(compute({r}, {1, true}, Definitions::Tokbench).row("ITL")->stats->n, INT64_MAX / 2 - 1);
+  const MetricSet two = compute({r, r, r}, {1, true}, Definitions::Tokbench);  // the sum saturates
+  EXPECT_EQ(two.common_metric("total_generated_tokens")->value, static_cast<double>(INT64_MAX));
 }
 
 }  // namespace

@@ -188,7 +188,14 @@ TEST_F(RunFolderTest, CtrlCOnABillionRequestsExits130WithASmallFootprint) {
   run.signal(SIGINT);
   EXPECT_EQ(run.wait(60s), 130) << run.output();
   EXPECT_GT(hwm_kib, 0);
-  EXPECT_LT(hwm_kib, 150 * 1024) << "peak RSS in KiB";
+  // Under AddressSanitizer (the sanitizer pass of the test command) shadow memory and the
+  // quarantine add a constant; building a billion bodies would still take gigabytes.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr int64_t kMaxKib = 600 * 1024;
+#else
+  constexpr int64_t kMaxKib = 150 * 1024;
+#endif
+  EXPECT_LT(hwm_kib, kMaxKib) << "peak RSS in KiB";
   auto r = json(rd / "result.json");
   EXPECT_TRUE(r["interrupted"].get_bool().value());
   EXPECT_EQ(std::string_view(r["verdict"]["status"]), "INVALID");

@@ -182,6 +182,12 @@ TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
   auto v = judge(m, t, f);
   EXPECT_FALSE(v.valid);
   EXPECT_EQ(v.reasons.front(), f.incomplete);
+  metrics::MetricSet chunks;
+  chunks.output_tokens_from_chunks = 3;
+  v = judge(chunks, t, {});
+  EXPECT_TRUE(v.valid);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("per chunk, not per token"), std::string::npos);
   f = {};
   f.client_cpu_share = 0.95;
   v = judge(m, t, f);

@@ -62,6 +62,12 @@ Row na_row(std::string name, Unit unit, std::string reason) {
   return Row{std::move(name), unit, std::nullopt, std::move(reason), {}};
 }
 
+// Saturating: token counts come from the server, and a bogus one must not overflow (UB) the sum.
+int64_t add_tokens(int64_t a, int64_t b) {
+  int64_t out = 0;
+  return __builtin_add_overflow(a, b, &out) ? INT64_MAX : out;
+}
+
 struct Totals {
   int64_t total = 0, success = 0;
   double duration_ns = 0, sum_e2el_ns = 0;
@@ -90,7 +96,7 @@ void add_common(MetricSet& m, const Totals& t, const RunFacts& facts, bool round
       {"Output Token Throughput", "output_token_throughput",
        r(per_s(static_cast<double>(t.output_tokens))), Unit::TokensPerS},
       {"Total Token Throughput", "total_token_throughput",
-       r(per_s(static_cast<double>(t.input_tokens + t.output_tokens))), Unit::TokensPerS},
+       r(per_s(static_cast<double>(add_tokens(t.input_tokens, t.output_tokens)))), Unit::TokensPerS},
   };
 }
 
@@ -133,11 +139,11 @@ class TokbenchAccumulator final : public Accumulator {
     if (r.expected_prompt_tokens != kNone && r.prompt_tokens != kNone && r.prompt_tokens != r.expected_prompt_tokens)
       ++prompt_off_;
     out_tok_.push(static_cast<double>(out));
-    t_.output_tokens += out;
+    t_.output_tokens = add_tokens(t_.output_tokens, out);
     if (e2e > 0) out_tput_.push(static_cast<double>(out) / (e2e / kNsPerS));
     if (const int64_t in = input_tokens(r); in != kNone) {
       in_tok_.push(static_cast<double>(in));
-      t_.input_tokens += in;
+      t_.input_tokens = add_tokens(t_.input_tokens, in);
     } else {
       ++no_usage_prompt_;
     }
@@ -280,8 +286,8 @@ class AisbenchAccumulator final : public Accumulator {
     e2el_.push(latency);
     const int64_t out = output_tokens(r);
     const int64_t in = std::max<int64_t>(0, input_tokens(r));
-    t_.output_tokens += out;
-    t_.input_tokens += in;
+    t_.output_tokens = add_tokens(t_.output_tokens, out);
+    t_.input_tokens = add_tokens(t_.input_tokens, in);
     if (!side_only_) {
       out_tok_.push(static_cast<double>(out));
       in_tok_.push(static_cast<double>(in));
@@ -390,11 +396,11 @@ class PeerAccumulator final : public Accumulator {
     e2el_.push(e2e / kNsPerMs);
     const int64_t out = output_tokens(r);
     const int64_t in = r.expected_prompt_tokens != kNone && d_ == Definitions::Sglang ? r.expected_prompt_tokens : input_tokens(r);
-    t_.output_tokens += out;
+    t_.output_tokens = add_tokens(t_.output_tokens, out);
     if (!side_only_) out_tok_.push(static_cast<double>(out));
     if (e2e > 0 && !side_only_) out_tput_.push(static_cast<double>(out) / (e2e / kNsPerS));
     if (in != kNone) {
-      t_.input_tokens += in;
+      t_.input_tokens = add_tokens(t_.input_tokens, in);
       if (!side_only_) in_tok_.push(static_cast<double>(in));
     }
     if (!r.stream || first == kNone) return;
@@ -631,7 +637,9 @@ bool for_each_token_gap(const RequestRecord& r, const std::function<void(double,
       k = std::max<int64_t>(0, c.cum_tokens - prev_cum);
       prev_cum = std::max<int64_t>(prev_cum, c.cum_tokens);
     } else if (estimated) {
-      k = m == 0 ? std::max<int64_t>(1, out) : j == 0 ? 1 : rest * j / m - rest * (j - 1) / m;
+      // In 128 bits: a server may claim any count (a usage bomb), and rest * j must not overflow.
+      const auto share = [&](int64_t i) { return static_cast<int64_t>(static_cast<__int128>(rest) * i / m); };
+      k = m == 0 ? std::max<int64_t>(1, out) : j == 0 ? 1 : share(j) - share(j - 1);
     }
     ++j;
     if (k <= 0) continue;  // text without a new token (detokenizer lag): time flows to the next

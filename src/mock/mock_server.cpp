@@ -36,8 +36,13 @@ using tcp = net::ip::tcp;
 
 struct MockServer::Impl {
   MockSettings s;
-  net::io_context ioc;
-  tcp::acceptor acceptor{ioc};
+  // The io_context owns every pending coroutine (streams waiting on timers); it must go before the
+  // state those coroutines touch on their way out (metrics, the batch), hence optional and reset
+  // first in ~Impl (ASan: Histogram::observe from ~BatchSlot inside ~io_context).
+  std::optional<net::io_context> ioc_box{std::in_place};
+  net::io_context& ioc = *ioc_box;
+  std::optional<tcp::acceptor> acceptor_box{std::in_place, ioc};
+  tcp::acceptor& acceptor = *acceptor_box;
   std::vector<std::thread> threads;
   std::atomic<uint64_t> seq{0};
   std::atomic<uint64_t> served{0};
@@ -55,6 +60,11 @@ struct MockServer::Impl {
   std::vector<std::pair<std::string, int64_t>> profile_events;  // ("start"|"stop", steady ns)
 
   explicit Impl(MockSettings settings) : s(std::move(settings)) {}
+  ~Impl() {
+    waiters.clear();
+    acceptor_box.reset();
+    ioc_box.reset();  // destroys the pending coroutines while everything they touch is alive
+  }
 
   // vLLM's periodic stats lines, so that log parsing has a real producer to read.
   awaitable<void> log_loop() {

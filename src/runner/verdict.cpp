@@ -65,6 +65,12 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
     v.reasons.push_back("the client and the server's /metrics disagree (see server.cross_check): other traffic on "
                         "the server, a proxy in between, or a client problem");
   }
+  if (m.output_tokens_from_chunks > 0) {
+    v.warnings.push_back(fmt::format(
+        "{} request(s) came with no usage and no --tokenizer: their output \"tokens\" are SSE chunks, so TPOT, ITL "
+        "and token throughputs are per chunk, not per token; pass --tokenizer PATH (or ask the server for usage)",
+        m.output_tokens_from_chunks));
+  }
   if (!f.details_warning.empty()) v.warnings.push_back(f.details_warning);
   v.valid = v.reasons.empty();
   return v;
