@@ -17,6 +17,6 @@ bash scripts/build.sh
 # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer (a second build tree):
 # memory errors, leaks and undefined behaviour fail it. Timing figures (the accuracy tests)
 # and the browser check are left to the plain build above: ASan's overhead is not the client's.
-cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOKBENCH_SANITIZE=ON >/dev/null
+cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG='-O1 -g1' -DTOKBENCH_SANITIZE=ON >/dev/null
 cmake --build build-sanitize -j "$(nproc)"
 (cd build-sanitize && ctest --output-on-failure -j 1 --timeout 300 -E 'Accuracy|report_html_in_chromium')

@@ -298,5 +298,36 @@ TEST(Engine, UsageBombIsRecordedNotAllocated) {
   EXPECT_EQ(rs[0].chunks.size(), 4u);
 }
 
+// A proxy's HTML page with 200 where a stream was asked for: said as such, with what came.
+TEST(Engine, HtmlAnswerIsNamedNotCalledACutStream) {
+  testing::CannedServer srv([&](const std::string&) {
+    return testing::CannedServer::http(200, "text/html; charset=utf-8", "<html><body>Login required</body></html>");
+  });
+  EngineSettings es;
+  es.url = srv.url("/v1/chat/completions");
+  const auto rs = run(es, bodies(1, true, true));
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].outcome, Outcome::StreamProtocol);
+  EXPECT_NE(rs[0].error.find("Content-Type 'text/html; charset=utf-8'"), std::string::npos) << rs[0].error;
+  EXPECT_NE(rs[0].error.find("Login required"), std::string::npos) << rs[0].error;
+}
+
+// A reset after the request was sent is not a connect error, and is not retried blindly.
+TEST(Engine, ResetBeforeAnyResponseByteIsNotAConnectError) {
+  std::atomic<int> served{0};
+  testing::CannedServer srv([&](const std::string&) {
+    ++served;
+    return std::string();  // read the request, close without a byte
+  });
+  EngineSettings es;
+  es.url = srv.url("/v1/chat/completions");
+  es.retries = 2;
+  const auto rs = run(es, bodies(1, true, true));
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].outcome, Outcome::StreamProtocol) << rs[0].error;
+  EXPECT_NE(rs[0].error.find("the request was sent"), std::string::npos) << rs[0].error;
+  EXPECT_EQ(rs[0].attempts, 1);
+}
+
 }  // namespace
 }  // namespace tokbench::client

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <memory>
 #include <optional>
@@ -51,6 +52,8 @@ struct Slot {
   bool keep_text = false;
   size_t max_body = 0, max_events = 0;
   std::string too_large;  // why the response passed a cap ("" = it did not)
+  std::string content_type;  // of the response, lower-cased ("" = none sent)
+  std::string head;          // the first KiB of a 2xx body, to show what came when it is not what was asked
   RequestRecord rec;
   SseFramer framer;
   ChunkParser parser;
@@ -116,6 +119,7 @@ struct Slot {
     const int64_t t = s.now();  // one stamp per read: events in one read arrived together
     s.bytes += static_cast<int64_t>(len);
     const bool error_status = s.rec.http_status < 200 || s.rec.http_status >= 300;
+    if (!error_status && s.head.size() < kErrorBodyLimit) s.head.append(p, std::min(len, kErrorBodyLimit - s.head.size()));
     if (error_status) {
       s.body.append(p, std::min(len, kErrorBodyLimit - std::min(kErrorBodyLimit, s.body.size())));
     } else if (s.stream) {
@@ -136,6 +140,17 @@ struct Slot {
     const size_t len = size * n;
     if (s.rec.first_byte_ns == kNone) s.rec.first_byte_ns = s.now();
     std::string_view line(p, len);
+    if (line.size() > 13 && (line[0] == 'C' || line[0] == 'c')) {
+      std::string lower(line.substr(0, 13));
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (lower == "content-type:") {
+        std::string v(line.substr(13));
+        for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        v.erase(0, v.find_first_not_of(" \t"));
+        v.erase(v.find_last_not_of(" \t\r\n") + 1);
+        s.content_type = v;
+      }
+    }
     if (line.starts_with("HTTP/")) {  // status line (a new one per response, e.g. after 100)
       const size_t sp = line.find(' ');
       if (sp != std::string_view::npos) {
@@ -154,7 +169,19 @@ int64_t thread_cpu_ns() {
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-Outcome classify_curl_error(CURLcode rc, bool got_bytes) {
+// A 2xx answer that is not what was asked for (a proxy's HTML page, JSON where a stream was
+// asked): named with what came, instead of "stream cut in the middle of an SSE event".
+std::string unexpected_type(const Slot& s) {
+  if (s.content_type.empty()) return {};  // nothing declared: judged by its bytes
+  const bool ok = s.stream ? s.content_type.starts_with("text/event-stream") : s.content_type.find("json") != std::string::npos;
+  if (ok) return {};
+  return fmt::format("HTTP {} with Content-Type '{}' where {} was asked for; it began: {}", s.rec.http_status, s.content_type,
+                     s.stream ? "a text/event-stream" : "a JSON body", s.head);
+}
+
+// Only a connection that was never made is a connect error (and may be retried): once the
+// request was sent, a reset, an empty reply or a broken body is the response's failure.
+Outcome classify_curl_error(CURLcode rc) {
   switch (rc) {
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST:
@@ -163,9 +190,7 @@ Outcome classify_curl_error(CURLcode rc, bool got_bytes) {
     case CURLE_OPERATION_TIMEDOUT:
       return Outcome::Timeout;
     default:
-      // A connection dropped before any byte came back is a connection failure; after that,
-      // the response itself broke.
-      return got_bytes ? Outcome::StreamProtocol : Outcome::ConnectError;
+      return Outcome::StreamProtocol;
   }
 }
 
@@ -327,6 +352,8 @@ class Worker {
     s.rec.ignore_eos_sent = s.req.facts.ignore_eos_sent;
     if (s.keep_text) s.rec.prompt_text = s.req.facts.prompt_text;
     s.too_large.clear();
+    s.content_type.clear();
+    s.head.clear();
     s.rec.stream = s.stream;
     s.rec.attempts = attempt;
     s.rec.scheduled_ns = scheduled;
@@ -366,6 +393,9 @@ class Worker {
       if (r.http_status < 200 || r.http_status >= 300) {
         r.outcome = Outcome::HttpStatus;
         r.error = fmt::format("HTTP {}: {}", r.http_status, s.body);
+      } else if (const std::string wrong = unexpected_type(s); !wrong.empty()) {
+        r.outcome = Outcome::StreamProtocol;
+        r.error = wrong;
       } else if (s.stream) {
         if (!s.protocol_error.empty()) {
           r.outcome = Outcome::StreamProtocol;
@@ -394,8 +424,10 @@ class Worker {
         }
       }
     } else {
-      r.outcome = classify_curl_error(rc, r.first_byte_ns != kNone);
+      r.outcome = classify_curl_error(rc);
       r.error = curl_easy_strerror(rc);
+      if (r.first_byte_ns == kNone && r.outcome == Outcome::StreamProtocol)
+        r.error += " (the request was sent; the connection closed before any response byte)";
     }
     if (r.done_ns == kNone || r.outcome != Outcome::Ok) r.done_ns = std::max(r.done_ns, now);
     --active_;

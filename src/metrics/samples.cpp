@@ -47,14 +47,15 @@ Samples::~Samples() {
 void Samples::push(double v, int64_t count) {
   if (count <= 0) return;
   summary_.reset();
-  if (!buf_.empty() && buf_.back().v == v) {
-    buf_.back().n += count;  // equal neighbours (k gaps of one chunk) are one entry
+  int64_t merged = 0;
+  if (!buf_.empty() && buf_.back().v == v && !__builtin_add_overflow(buf_.back().n, count, &merged)) {
+    buf_.back().n = merged;  // equal neighbours (k gaps of one chunk) are one entry
   } else {
     if (buf_.size() >= cap_) spill();
     if (!buf_.empty() && v < buf_.back().v) buf_sorted_ = false;
     buf_.push_back({v, count});
   }
-  total_ += count;
+  if (__builtin_add_overflow(total_, count, &total_)) total_ = INT64_MAX;  // a bogus count saturates, never wraps
 }
 
 void Samples::spill() {
@@ -166,7 +167,8 @@ Summary Samples::summarize(PercentileMethod method) {
     } else {
       sum += v * static_cast<double>(count);
     }
-    const int64_t end = rank + count;
+    int64_t end = 0;
+    if (__builtin_add_overflow(rank, count, &end)) end = INT64_MAX;
     for (auto& w : want) {
       if (w.lo >= rank && w.lo < end) w.vlo = v;
       if (w.hi >= rank && w.hi < end) w.vhi = v;
