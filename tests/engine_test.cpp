@@ -329,5 +329,50 @@ TEST(Engine, ResetBeforeAnyResponseByteIsNotAConnectError) {
   EXPECT_EQ(rs[0].attempts, 1);
 }
 
+// A source can answer "later": here each request is made only once the previous one has
+// finished (what a multi-turn session needs: the next body carries the last answer). The engine
+// asks again after completions, so the requests go strictly one after another even with room
+// for four.
+TEST(Engine, SourceThatAnswersLaterGetsAskedAgainAfterCompletions) {
+  Harness h(fast());
+  struct Chain final : load::RequestSource {
+    explicit Chain(std::string body) : body(std::move(body)) {}
+    void start(int64_t) override {}
+    load::Pull next(int64_t) override {
+      std::lock_guard l(mu);
+      if (made == 5) return load::Pull::done();
+      if (made > finished) return load::Pull::later();
+      core::PlannedRequest p;
+      p.index = made++;
+      p.body = body;
+      return load::Pull::of(std::move(p));
+    }
+    void completed(const RequestRecord&) override {
+      std::lock_guard l(mu);
+      ++finished;
+    }
+    int64_t planned() const override { return -1; }
+    std::string body;
+    std::mutex mu;
+    int made = 0, finished = 0;
+  } chain(bodies(1, true, true, 4).front());
+  EngineSettings es;
+  es.url = h.url();
+  es.concurrency = 4;
+  std::atomic<int> stop{kRunning};
+  std::vector<RequestRecord> out;
+  std::mutex mu;
+  Engine(es).run(chain, steady_now_ns(), [&](RequestRecord&& r) {
+    std::lock_guard l(mu);
+    out.push_back(std::move(r));
+  }, stop);
+  ASSERT_EQ(out.size(), 5u);
+  for (size_t i = 0; i < out.size(); ++i) {
+    EXPECT_TRUE(out[i].ok()) << out[i].error;
+    EXPECT_EQ(out[i].index, static_cast<int64_t>(i));
+    if (i > 0) EXPECT_GE(out[i].sent_ns, out[i - 1].done_ns);  // made after the last answer was in
+  }
+}
+
 }  // namespace
 }  // namespace tokbench::client

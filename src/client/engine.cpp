@@ -247,13 +247,19 @@ class Worker {
         if (stop == kCancelNow || now >= drain_deadline) cancel_all(now);
       }
       // Fill free slots with due requests.
+      if (!pending) pending_due = kNone;  // a "later" answer is asked again each time round
       while (!exhausted && !free_.empty()) {
         if (!pending) {
-          pending = sh_.source.next();
-          if (!pending) {
+          load::Pull pull = sh_.source.next(now);
+          if (pull.kind == load::Pull::Kind::Done) {
             exhausted = true;
             break;
           }
+          if (pull.kind == load::Pull::Kind::Later) {  // e.g. a session waiting for its last answer
+            if (pull.retry_at_ns != kNone) pending_due = pull.retry_at_ns;
+            break;
+          }
+          pending = std::move(pull.request);
         }
         const int64_t scheduled = pending->scheduled_ns == kNone ? now : pending->scheduled_ns;
         if (scheduled > now) {

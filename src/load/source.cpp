@@ -37,13 +37,13 @@ void CountedSource::start(int64_t phase_start_ns) {
   phase_start_ns_ = phase_start_ns;
 }
 
-std::optional<core::PlannedRequest> CountedSource::next() {
+Pull CountedSource::next(int64_t) {
   int64_t index = 0, offset = core::kNotSet, phase = 0;
   {
     // Index and intended time are drawn together, so the schedule is the same sequence however
     // the workers interleave; the body is made outside the lock.
     std::lock_guard lock(mu_);
-    if (next_ >= count_) return std::nullopt;
+    if (next_ >= count_) return Pull::done();
     index = next_++;
     offset = arrivals_->next_offset_ns();
     phase = phase_start_ns_;
@@ -52,7 +52,7 @@ std::optional<core::PlannedRequest> CountedSource::next() {
   p.index = index;
   p.warmup = warmup_;
   p.scheduled_ns = offset == core::kNotSet ? core::kNotSet : phase + offset;
-  return p;
+  return Pull::of(std::move(p));
 }
 
 void CountedSource::completed(const record::RequestRecord&) {

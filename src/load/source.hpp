@@ -15,14 +15,31 @@
 
 namespace tokbench::load {
 
+/// What a source answers when the engine has room for a request.
+struct Pull {
+  enum class Kind {
+    Request,  ///< here it is (its scheduled_ns may lie ahead: the engine holds it until then)
+    Later,    ///< none yet (a session waits for its last answer): ask again at retry_at_ns, or
+              ///< after the next completion (kNotSet)
+    Done,     ///< this source will produce no more
+  };
+  Kind kind = Kind::Done;
+  core::PlannedRequest request;
+  int64_t retry_at_ns = core::kNotSet;  ///< Later: steady ns since the run origin
+
+  static Pull done() { return {}; }
+  static Pull later(int64_t at_ns = core::kNotSet) { return {Kind::Later, {}, at_ns}; }
+  static Pull of(core::PlannedRequest r) { return {Kind::Request, std::move(r), core::kNotSet}; }
+};
+
 class RequestSource {
  public:
   virtual ~RequestSource() = default;
   /// Called once by the engine as the phase starts (steady ns since the run origin).
   virtual void start(int64_t phase_start_ns) = 0;
-  /// The next request, or nullopt when this source will produce no more. Thread-safe (worker
-  /// threads call it). `scheduled_ns` is absolute (since the origin) or core::kNotSet.
-  virtual std::optional<core::PlannedRequest> next() = 0;
+  /// The next request, "later", or "done". Thread-safe (worker threads call it). A request's
+  /// `scheduled_ns` is absolute (since the origin) or core::kNotSet (send at once).
+  virtual Pull next(int64_t now_ns) = 0;
   /// Every finished request (after retries), from worker threads. Thread-safe.
   virtual void completed(const record::RequestRecord& r) = 0;
   /// The most requests this source will produce (sizes the connection pool); -1 = unbounded.
@@ -50,7 +67,7 @@ class CountedSource final : public RequestSource {
  public:
   CountedSource(int64_t count, bool warmup, std::unique_ptr<Arrivals> arrivals, core::RequestMaker make);
   void start(int64_t phase_start_ns) override;
-  std::optional<core::PlannedRequest> next() override;
+  Pull next(int64_t now_ns) override;
   void completed(const record::RequestRecord& r) override;
   int64_t planned() const override { return count_; }
   int64_t pulled() const;     ///< requests handed to the engine so far
