@@ -286,6 +286,32 @@ TEST_F(CliTest, ErrorsNameTheThingAndTheFix) {
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.output.find("model 'gpt-x' is not served"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("it serves: tokbench-mock"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--skip-model-check"), std::string::npos) << r.output;
+  // A gateway that lists the real name but serves an alias: asked for, and sent as given.
+  CannedServer gateway([&](const std::string& path) {
+    if (path == "/v1/models") return CannedServer::http(200, "application/json", R"({"data":[{"id":"real-model"}]})");
+    return CannedServer::http(200, "text/event-stream",
+                              "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n"
+                              "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1}}\n\n"
+                              "data: [DONE]\n\n");
+  });
+  r = run_tokbench({"run", "--url", gateway.url("/v1/chat/completions"), "--model", "gpt-x", "--skip-model-check",
+                    "--num-prompts", "10", "--max-tokens", "1", "--server-metrics", "off", "--quiet", "--output-dir",
+                    (dir_ / "alias").string()});
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"model\":\"gpt-x\""), std::string::npos) << r.output;
+  r = run_tokbench({"run", "--timeout-s", "0.0004"});  // not "no timeout" in disguise
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--timeout-s: bad value 0.0004"), std::string::npos) << r.output;
+  r = run_tokbench({"run", "--seed", "-1"});  // not 2^64 - 1 in disguise
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--seed"), std::string::npos) << r.output;
+  r = run_tokbench({"report", (dir_ / "nothing").string(), "--compat", "foo"});
+  EXPECT_EQ(r.code, 1);  // the folder is checked first
+  // --server-cmd where a server already answers: refused, instead of benchmarking the old one.
+  r = run_tokbench({"run", "--url", sim.url(), "--server-cmd", "sleep 30", "--quiet", "--output-dir", (dir_ / "busy").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("a server already answers at"), std::string::npos) << r.output;
   r = run_tokbench({"run", "--concurrency", "0", "--request-rate", "-1"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("--concurrency: bad value 0"), std::string::npos) << r.output;
@@ -309,6 +335,20 @@ TEST_F(CliTest, ErrorsNameTheThingAndTheFix) {
 
 fs::path fixture(const std::string& model) {
   return fs::path(TOKBENCH_TOKENIZER_FIXTURES) / ("tokenizer-" + model) / "models";
+}
+
+// A 100 KB prompt is audited whole but shown capped: not echoed whole to stdout and four files.
+TEST_F(CliTest, HugeFirstBodyIsShownCapped) {
+  Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
+  const fs::path data = dir_ / "big.jsonl";
+  std::ofstream(data) << "{\"question\": \"" << std::string(100'000, 'q') << "\"}\n";
+  const auto rd = run({"--url", sim.url(), "--dataset", "qa:" + data.string(), "--num-prompts", "10", "--max-tokens", "2"});
+  ASSERT_FALSE(rd.empty());
+  EXPECT_NE(last_.output.find("(first 16384 of 100"), std::string::npos);
+  EXPECT_LT(last_.output.size(), 60'000u);
+  const std::string shown(result(rd)["run"]["request_body_example"].get_string().value());
+  EXPECT_LT(shown.size(), 17'000u);
+  EXPECT_LT(fs::file_size(rd / "logs/run.log"), 60'000u);
 }
 
 TEST_F(CliTest, SyntheticPromptsMatchTheServersCountExactly) {

@@ -143,6 +143,19 @@ TEST(CommonMetrics, DurationConcurrencyAndThroughputs) {
   EXPECT_DOUBLE_EQ(c("output_token_throughput"), 8 / 0.211);
   EXPECT_DOUBLE_EQ(c("total_token_throughput"), 28 / 0.211);
   EXPECT_EQ(m.observed_max_concurrency, 2);
+  EXPECT_EQ(c("peak_concurrency"), 2);
+}
+
+// No request told its input tokens (no usage, no --tokenizer): n/a, never "0 tokens, 0.0 token/s".
+TEST(CommonMetrics, UnknownInputTokensAreNotZero) {
+  auto r = vllm_like();
+  r.prompt_tokens = record::kNone;
+  const auto m = compute({r}, {1, true}, Definitions::Tokbench);
+  EXPECT_FALSE(m.common_metric("total_input_tokens")->known);
+  EXPECT_FALSE(m.common_metric("input_token_throughput")->known);
+  EXPECT_FALSE(m.common_metric("total_token_throughput")->known);
+  EXPECT_TRUE(m.common_metric("output_token_throughput")->known);
+  EXPECT_TRUE(compute({vllm_like()}, {1, true}, Definitions::Tokbench).common_metric("total_input_tokens")->known);
 }
 
 TEST(CommonMetrics, AisbenchExampleRequestThroughput) {

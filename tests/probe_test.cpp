@@ -96,6 +96,10 @@ TEST(ServerSummary, RatesAcceptanceAndCrossCheck) {
   checks = cross_check(*s, 450, 14.0, std::nullopt);
   EXPECT_FALSE(checks[0].agree);
   EXPECT_FALSE(checks[1].agree);
+  // Failed or cut requests: the server counted tokens the client never got; shown, not judged.
+  checks = cross_check(*s, 450, 10.5, std::nullopt, 3);
+  EXPECT_TRUE(checks[0].agree);
+  EXPECT_NE(checks[0].note.find("not judged: 3 request(s) failed"), std::string::npos);
   EXPECT_FALSE(summarize({a}, "u").has_value());
   // The run folder keeps the summary; `report` rebuilds exactly the same one from it.
   const ServerSummary back = summary_from_json(summary_to_json(*s));

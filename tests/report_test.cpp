@@ -28,6 +28,12 @@ TEST(Tables, BoxDrawnLikeAisbench) {
   EXPECT_NE(t.find("│ Common Metric"), std::string::npos);
   EXPECT_NE(t.find("│ Max Concurrency         │ total │ 4 "), std::string::npos);
   EXPECT_NE(t.find("╘"), std::string::npos);
+  // An unknown total reads n/a in the table and null in the JSON.
+  auto m = sample();
+  for (auto& c : m.common)
+    if (c.key == "total_input_tokens") c.known = false;
+  EXPECT_NE(console_tables(m).find("│ Total Input Tokens      │ total │ n/a"), std::string::npos) << console_tables(m);
+  EXPECT_NE(common_json(m).find("\"Total Input Tokens\":{\"total\":null}"), std::string::npos) << common_json(m);
 }
 
 TEST(Tables, CsvRowsAndUnits) {

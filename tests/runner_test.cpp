@@ -182,6 +182,13 @@ TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
   auto v = judge(m, t, f);
   EXPECT_FALSE(v.valid);
   EXPECT_EQ(v.reasons.front(), f.incomplete);
+  // 200 requests never more than 3 in flight against a cap of 64: said, not hidden behind "Max Concurrency".
+  metrics::MetricSet capped;
+  capped.common.push_back({"Max Concurrency", "max_concurrency", 64, metrics::Unit::None});
+  capped.observed_max_concurrency = 3;
+  v = judge(capped, t, {});
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("at most 3 request(s) were in flight at once against --concurrency 64"), std::string::npos);
   metrics::MetricSet chunks;
   chunks.output_tokens_from_chunks = 3;
   v = judge(chunks, t, {});

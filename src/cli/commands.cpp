@@ -37,6 +37,8 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_option("--port", c.port, "server port")->capture_default_str();
   run->add_option("--endpoint", c.endpoint, "chat | completions (default: what the --url path names, else chat)");
   run->add_option("--model", c.model, "model name; empty = first id from GET /v1/models");
+  run->add_flag("--skip-model-check", c.skip_model_check,
+                "send --model even when GET /v1/models does not list it (a gateway that aliases model names)");
   run->add_option("--server-cmd", c.server_cmd,
                   "start the server with this shell command (output in logs/server.log), wait until it answers, stop it after");
   run->add_option("--deploy-sh", c.deploy_sh,
@@ -70,7 +72,7 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_option("--retries", c.retries, "retries after a connection error")->capture_default_str();
   run->add_option("--warmup", c.warmup, "warm-up requests, excluded from statistics")->capture_default_str();
   run->add_option("--workers", c.workers, "client threads; 0 = automatic")->capture_default_str();
-  run->add_option("--seed", c.seed, "seed of the arrival schedule")->capture_default_str();
+  run->add_option("--seed", c.seed, "seed of the arrival schedule")->check(CLI::NonNegativeNumber)->capture_default_str();
   run->add_option("--drain-s", c.drain_s, "after Ctrl-C, seconds in-flight requests may finish")->capture_default_str();
   run->add_option("--dataset", c.dataset, "builtin | synthetic | qa:PATH | gsm8k:PATH")->capture_default_str();
   run->add_option("--tokenizer", c.tokenizer,

@@ -66,7 +66,7 @@ std::vector<std::pair<std::string, std::string>> definition_texts(Definitions d)
       {"PrefillTokenThroughput", "input_tokens / TTFT, per request"},
       {"Benchmark Duration", "last done - first sent over successful requests"},
       {"Concurrency", "sum(E2EL) / duration (mean requests in flight)"},
-      {"Max Concurrency", "the configured cap (observed peak in observed_max_concurrency)"},
+      {"Max Concurrency", "the configured cap; Peak Concurrency is the most requests observed in flight at once"},
       {"percentiles", "numpy linear interpolation"},
   };
 }

@@ -72,6 +72,7 @@ struct Totals {
   int64_t total = 0, success = 0;
   double duration_ns = 0, sum_e2el_ns = 0;
   int64_t input_tokens = 0, output_tokens = 0;
+  int64_t input_known = 0;  ///< successful requests whose input tokens were known
 };
 
 void add_common(MetricSet& m, const Totals& t, const RunFacts& facts, bool round4) {
@@ -86,6 +87,7 @@ void add_common(MetricSet& m, const Totals& t, const RunFacts& facts, bool round
       {"Concurrency", "concurrency", r(t.duration_ns > 0 ? t.sum_e2el_ns / t.duration_ns : 0.0),
        Unit::None},
       {"Max Concurrency", "max_concurrency", static_cast<double>(facts.max_concurrency), Unit::None},
+      {"Peak Concurrency", "peak_concurrency", 0, Unit::None},  // observed; set once the peak is known
       {"Request Throughput", "request_throughput", r(per_s(static_cast<double>(t.success))),
        Unit::ReqPerS},
       {"Total Input Tokens", "total_input_tokens", static_cast<double>(t.input_tokens), Unit::Tokens},
@@ -98,6 +100,11 @@ void add_common(MetricSet& m, const Totals& t, const RunFacts& facts, bool round
       {"Total Token Throughput", "total_token_throughput",
        r(per_s(static_cast<double>(add_tokens(t.input_tokens, t.output_tokens)))), Unit::TokensPerS},
   };
+  if (t.success > 0 && t.input_known == 0) {  // no request told its input tokens: unknown, not 0
+    for (auto& c : m.common)
+      if (c.key == "total_input_tokens" || c.key == "input_token_throughput" || c.key == "total_token_throughput")
+        c.known = false;
+  }
 }
 
 // One definition set, fed one measured record at a time.
@@ -143,6 +150,7 @@ class TokbenchAccumulator final : public Accumulator {
     if (e2e > 0) out_tput_.push(static_cast<double>(out) / (e2e / kNsPerS));
     if (const int64_t in = input_tokens(r); in != kNone) {
       in_tok_.push(static_cast<double>(in));
+      ++t_.input_known;
       t_.input_tokens = add_tokens(t_.input_tokens, in);
     } else {
       ++no_usage_prompt_;
@@ -157,7 +165,10 @@ class TokbenchAccumulator final : public Accumulator {
       prefill_tput_.push(static_cast<double>(input_tokens(r)) / (ttft_ns / kNsPerS));
     if (out > 1 && r.last_token_ns != kNone)
       tpot_.push(static_cast<double>(r.last_token_ns - r.first_token_ns) / kNsPerMs / static_cast<double>(out - 1));
-    if (for_each_token_gap(r, [&](double g, int64_t n) { itl_.push(g / kNsPerMs, n); })) ++m_.itl_estimated_requests;
+    if (for_each_token_gap(r, [&](double g, int64_t n) { itl_.push(g / kNsPerMs, n); })) {
+      ++m_.itl_estimated_requests;
+      ++estimated_by_[r.token_source() == "usage" ? 0 : r.token_source() == "tokenizer" ? 1 : 2];
+    }
     int64_t prev = kNone, text_chunks = 0;
     for (const auto& c : r.chunks) {
       if (!c.has_text()) continue;
@@ -200,10 +211,14 @@ class TokbenchAccumulator final : public Accumulator {
   void add_notes() {
     MetricSet& m = m_;
     if (m.itl_estimated_requests > 0) {
+      // Name where the spread count came from: usage, or the local tokenizer when there was none.
+      const char* over = estimated_by_[1] == 0 ? "usage.completion_tokens"
+                         : estimated_by_[0] == 0 ? "the --tokenizer count of the generated text"
+                                                 : "usage.completion_tokens (or the --tokenizer count where usage was missing)";
       m.rows[3].note = fmt::format(
           "per-chunk token counts unknown for {} request(s): their chunk gaps were spread evenly "
-          "over usage.completion_tokens (ask the server for stream_options.continuous_usage_stats)",
-          m.itl_estimated_requests);
+          "over {} (ask the server for stream_options.continuous_usage_stats)",
+          m.itl_estimated_requests, over);
     }
     if (m.output_tokens_from_chunks > 0) {
       m.notes.push_back(fmt::format(
@@ -239,6 +254,7 @@ class TokbenchAccumulator final : public Accumulator {
   Samples ttft_event_, send_lag_, icl_, tokens_per_chunk_;
   int64_t first_sent_ = INT64_MAX, last_done_ = INT64_MIN;
   int64_t no_usage_prompt_ = 0, from_tokenizer_ = 0, mismatches_ = 0, prompt_off_ = 0;
+  int64_t estimated_by_[3] = {0, 0, 0};  // ITL spread over: usage, the tokenizer, chunks
 };
 
 // ---- AISBench's definitions, as coded in its summarizer (reference/aisbench.md §3) -----------
@@ -286,6 +302,7 @@ class AisbenchAccumulator final : public Accumulator {
     e2el_.push(latency);
     const int64_t out = output_tokens(r);
     const int64_t in = std::max<int64_t>(0, input_tokens(r));
+    if (input_tokens(r) != kNone) ++t_.input_known;
     t_.output_tokens = add_tokens(t_.output_tokens, out);
     t_.input_tokens = add_tokens(t_.input_tokens, in);
     if (!side_only_) {
@@ -400,6 +417,7 @@ class PeerAccumulator final : public Accumulator {
     if (!side_only_) out_tok_.push(static_cast<double>(out));
     if (e2e > 0 && !side_only_) out_tput_.push(static_cast<double>(out) / (e2e / kNsPerS));
     if (in != kNone) {
+      ++t_.input_known;
       t_.input_tokens = add_tokens(t_.input_tokens, in);
       if (!side_only_) in_tok_.push(static_cast<double>(in));
     }
@@ -513,6 +531,8 @@ std::vector<MetricSet> MetricsPass::finish() {
   for (auto& a : impl_->sets) {
     out.push_back(a->finish());
     out.back().observed_max_concurrency = peak;
+    for (auto& c : out.back().common)
+      if (c.key == "peak_concurrency") c.value = static_cast<double>(peak);
   }
   return out;
 }

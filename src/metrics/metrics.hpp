@@ -53,6 +53,7 @@ struct Common {
   std::string key;   ///< "benchmark_duration" (result.json)
   double value = 0;
   Unit unit = Unit::None;
+  bool known = true;  ///< false: no request told it (e.g. input tokens without usage): n/a, never 0
 };
 
 struct MetricSet {

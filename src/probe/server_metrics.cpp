@@ -144,13 +144,19 @@ std::optional<ServerSummary> summarize(const std::vector<Snapshot>& snaps, const
 }
 
 std::vector<CrossCheck> cross_check(const ServerSummary& s, double client_output_tokens,
-                                    std::optional<double> client_tpot_ms, std::optional<double> client_ttft_ms) {
+                                    std::optional<double> client_tpot_ms, std::optional<double> client_ttft_ms,
+                                    int64_t client_failed) {
   std::vector<CrossCheck> out;
   auto check = [&](std::string what, double client, double server, double tol, double abs_tol, std::string note) {
     const bool agree = std::abs(client - server) <= std::max(tol * std::abs(server), abs_tol);
     out.push_back({std::move(what), client, server, tol, abs_tol, agree, std::move(note)});
   };
-  if (s.generation_tokens) {
+  if (s.generation_tokens && client_failed > 0) {
+    // Cut or failed requests: the server counted tokens the client never received. Shown, not judged.
+    out.push_back({"output tokens", client_output_tokens, *s.generation_tokens, 0.02, 0, true,
+                   fmt::format("not judged: {} request(s) failed or were cut, and the server counted tokens the client "
+                               "never received", client_failed)});
+  } else if (s.generation_tokens) {
     check("output tokens", client_output_tokens, *s.generation_tokens, 0.02, 0,
           fmt::format("client sum of output tokens vs the delta of {}:generation_tokens_total (other traffic on the "
                       "server breaks it)", s.dialect));

@@ -74,7 +74,13 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   }
   w.end_object();
   w.key("common").begin_object();
-  for (const auto& c : m.common) w.field(c.key, c.value);
+  for (const auto& c : m.common) {
+    if (c.known) {
+      w.field(c.key, c.value);
+    } else {
+      w.key(c.key).null();  // unknown, not 0
+    }
+  }
   w.field("observed_max_concurrency", m.observed_max_concurrency);
   w.end_object();
   w.key("definitions").begin_object();

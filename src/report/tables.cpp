@@ -65,12 +65,14 @@ Table performance_table(const metrics::MetricSet& m, const std::string& stage) {
 }
 
 std::string common_value(const metrics::Common& c) {
+  if (!c.known) return "n/a";
   switch (c.unit) {
     case Unit::Requests:
     case Unit::Tokens:
       return fmt::format("{}", static_cast<int64_t>(c.value));
     case Unit::None:
-      return c.key == "max_concurrency" ? fmt::format("{}", static_cast<int64_t>(c.value)) : format_round4(c.value);
+      return c.key == "max_concurrency" || c.key == "peak_concurrency" ? fmt::format("{}", static_cast<int64_t>(c.value))
+                                                                       : format_round4(c.value);
     default:
       return format_value(c.value, c.unit);
   }
@@ -221,7 +223,10 @@ std::string common_json(const metrics::MetricSet& m, const std::string& stage) {
   w.begin_object();
   for (const auto& c : m.common) {
     w.key(c.name).begin_object().key(stage);
-    if (c.unit == Unit::Requests || c.unit == Unit::Tokens || c.key == "max_concurrency") {
+    if (!c.known) {
+      w.null();
+    } else if (c.unit == Unit::Requests || c.unit == Unit::Tokens || c.key == "max_concurrency" ||
+               c.key == "peak_concurrency") {
       w.value(static_cast<int64_t>(c.value));
     } else if (c.unit == Unit::None) {
       w.value(round_to(c.value, 4));

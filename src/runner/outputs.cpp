@@ -124,7 +124,7 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   if (folder.end && folder.end->server) {
     w.server = folder.end->server;
     w.checks = probe::cross_check(*w.server, tokbench.common_metric("total_generated_tokens")->value,
-                                  mean_of(tokbench, "TPOT"), mean_of(tokbench, "TTFT"));
+                                  mean_of(tokbench, "TPOT"), mean_of(tokbench, "TTFT"), p.tally.failed);
     w.info.server_json = report::server_json(*w.server, w.checks);
     w.info.server_disagrees = std::any_of(w.checks.begin(), w.checks.end(), [](const auto& c) { return !c.agree; });
     report::write_file(out_dir / "server.json", w.info.server_json);

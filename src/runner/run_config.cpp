@@ -52,7 +52,9 @@ std::vector<std::string> RunConfig::validate() const {
   check(concurrency >= 1, fmt::format("--concurrency: bad value {} (expected a positive integer)", concurrency));
   check(num_prompts >= 0, fmt::format("--num-prompts: bad value {} (expected >= 0; 0 = one pass over the dataset)", num_prompts));
   check(request_rate >= 0, fmt::format("--request-rate: bad value {} (expected a number >= 0, e.g. 12.5; 0 = no pacing)", request_rate));
-  check(timeout_s >= 0, fmt::format("--timeout-s: bad value {} (expected >= 0; 0 = no timeout)", timeout_s));
+  check(timeout_s == 0 || timeout_s >= 0.001,
+        fmt::format("--timeout-s: bad value {} (expected 0 for no timeout, or at least 0.001: libcurl counts whole ms)",
+                    timeout_s));
   check(retries >= 0, fmt::format("--retries: bad value {} (expected >= 0)", retries));
   check(warmup >= 0, fmt::format("--warmup: bad value {} (expected >= 0)", warmup));
   check(workers >= 0, fmt::format("--workers: bad value {} (expected >= 0; 0 = automatic)", workers));
@@ -126,6 +128,7 @@ std::string RunConfig::to_json() const {
   JsonWriter w;
   w.begin_object();
   w.field("url", url).field("host", host).field("port", port).field("endpoint", endpoint);
+  w.field("skip_model_check", skip_model_check);
   w.field("model", model).field("api_key", api_key.empty() ? "" : "***redacted***");
   w.key("headers").begin_array();
   for (const auto& h : headers) {

@@ -15,6 +15,7 @@ struct RunConfig {
   int port = 8000;
   std::string endpoint;           ///< chat | completions; "" = the --url path's, else chat
   std::string model;              ///< "" = first id from GET /v1/models
+  bool skip_model_check = false;  ///< send --model even when /v1/models does not list it (gateways that alias names)
   std::string api_key;            ///< "" = $OPENAI_API_KEY if set
   std::vector<std::string> headers;  ///< extra "Key: Value" headers
 

@@ -64,13 +64,18 @@ void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::pat
   info.model = t.model;
   info.model_abbr = plan.cfg.model_abbr;
   info.dataset_abbr = t.data.abbr;
-  info.body_example = t.first_body();
+  // Audited whole; shown and saved capped (a 50 MB prompt is not echoed to stdout and four files).
+  const std::string body = t.first_body();
+  constexpr size_t kBodyShown = 16 * 1024;
+  info.body_example = body.size() <= kBodyShown
+                          ? body
+                          : fmt::format("{}… (first {} of {} bytes)", body.substr(0, kBodyShown), kBodyShown, body.size());
   info.config_json = plan.cfg.to_json();
   info.synthetic_json = t.synthetic_json;
   info.origin_steady_ns = -1;
   m.planned_requests = plan.cfg.num_prompts;
   m.target_ready = true;
-  for (const auto& f : client::audit_body(info.body_example, plan.cfg.endpoint == "chat")) info.audit.emplace_back(f.level, f.text);
+  for (const auto& f : client::audit_body(body, plan.cfg.endpoint == "chat")) info.audit.emplace_back(f.level, f.text);
   JsonWriter w;
   w.begin_object().field_raw("requested", m.requested_json).field_raw("effective", info.config_json);
   w.field("target_url", t.url).field("embedded_simulator", info.embedded_simulator);

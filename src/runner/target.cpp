@@ -55,8 +55,9 @@ std::string resolve_model(const RunConfig& cfg, const std::string& url) {
     }
     return ids.front();
   }
-  if (!ids.empty() && std::find(ids.begin(), ids.end(), cfg.model) == ids.end()) {
-    throw std::runtime_error(fmt::format("model '{}' is not served at {} (it serves: {}): pass --model with one of those",
+  if (!ids.empty() && std::find(ids.begin(), ids.end(), cfg.model) == ids.end() && !cfg.skip_model_check) {
+    throw std::runtime_error(fmt::format("model '{}' is not served at {} (it serves: {}): pass --model with one of those, "
+                                         "or --skip-model-check when a gateway serves it under an alias",
                                          cfg.model, models_url, join(ids, ", ")));
   }
   return cfg.model;
@@ -122,6 +123,13 @@ std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const std::st
   ps.ready_urls = {client::root_url_for(url) + "/health", client::models_url_for(url)};
   ps.ready_timeout_s = cfg.server_ready_timeout_s;
   ps.stop_grace_s = cfg.server_stop_grace_s;
+  // Something already answering there would be benchmarked instead of the server started here.
+  for (const auto& ready : ps.ready_urls) {
+    if (client::http_get(ready, cfg.headers, cfg.api_key, 2'000).reached) {
+      throw std::runtime_error(fmt::format("a server already answers at {} before --server-cmd started one: stop it, or "
+                                           "point --url at another port", ready));
+    }
+  }
   fmt::print(console, "starting the server: {} (log: {})\n", ps.command, ps.log_path.string());
   std::fflush(console);
   log.info("starting the server: {}", ps.command);

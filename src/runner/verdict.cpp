@@ -65,6 +65,14 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
     v.reasons.push_back("the client and the server's /metrics disagree (see server.cross_check): other traffic on "
                         "the server, a proxy in between, or a client problem");
   }
+  // The load asked for was never reached: "Max Concurrency" alone would read as if it had been.
+  if (const auto* cap = m.common_metric("max_concurrency");
+      cap && f.request_rate <= 0 && t.measured >= 2 * static_cast<int64_t>(cap->value) &&
+      static_cast<double>(m.observed_max_concurrency) < 0.9 * cap->value) {
+    v.warnings.push_back(fmt::format("at most {} request(s) were in flight at once against --concurrency {}: the asked "
+                                     "load was not reached (a client limit such as --workers or open files, or the "
+                                     "server refusing connections)", m.observed_max_concurrency, cap->value));
+  }
   if (m.output_tokens_from_chunks > 0) {
     v.warnings.push_back(fmt::format(
         "{} request(s) came with no usage and no --tokenizer: their output \"tokens\" are SSE chunks, so TPOT, ITL "
