@@ -70,6 +70,18 @@ TEST(Prometheus, HistogramDeltaQuantilesLikeHistogramQuantile) {
   EXPECT_FALSE(histogram_delta(before, after, "absent").has_value());
 }
 
+// A quantile of a coarse histogram is known only to its bucket: the range, which reports print.
+TEST(Prometheus, QuantileBucketIsTheRangeTheQuantileLiesIn) {
+  HistogramDelta h;
+  h.buckets = {{0.1, 0}, {0.3, 10}, {1.0, 10}, {INFINITY, 12}};
+  h.count = 12;
+  h.sum = 2;
+  EXPECT_EQ(h.quantile_bucket(0.5), (std::pair{0.1, 0.3}));
+  EXPECT_EQ(h.quantile_bucket(0.99), (std::pair{1.0, static_cast<double>(INFINITY)}));
+  EXPECT_GT(*h.quantile(0.5), 0.1);
+  EXPECT_LE(*h.quantile(0.5), 0.3);
+}
+
 TEST(ServerSummary, RatesAcceptanceAndCrossCheck) {
   Snapshot a{0, parse_text("vllm:generation_tokens_total 100\nvllm:spec_decode_num_drafts_total 10\n"
                             "vllm:spec_decode_num_draft_tokens_total 30\nvllm:spec_decode_num_accepted_tokens_total 15\n"

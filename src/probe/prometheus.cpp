@@ -108,6 +108,17 @@ std::optional<double> HistogramDelta::quantile(double q) const {
   return prev_le;
 }
 
+std::optional<std::pair<double, double>> HistogramDelta::quantile_bucket(double q) const {
+  if (count <= 0 || buckets.empty()) return std::nullopt;
+  const double rank = q * count;
+  double prev_le = 0;
+  for (const auto& [le, c] : buckets) {
+    if (c >= rank) return std::pair{prev_le, le};
+    prev_le = le;
+  }
+  return std::pair{prev_le, INFINITY};
+}
+
 std::optional<HistogramDelta> histogram_delta(const Snapshot& before, const Snapshot& after, const std::string& name) {
   auto buckets_of = [&](const Snapshot& s) {
     std::map<double, double> b;  // le -> cumulative count, summed over label sets

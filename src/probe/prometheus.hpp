@@ -39,6 +39,9 @@ struct HistogramDelta {
   /// Prometheus' histogram_quantile: the bucket where rank q·count falls, linear within it; the
   /// +Inf bucket answers with the highest finite bound.
   std::optional<double> quantile(double q) const;
+  /// The bucket the rank q·count falls in: (lower bound, upper bound), the upper +Inf past the
+  /// last finite bound. All a coarse histogram knows for sure about the quantile.
+  std::optional<std::pair<double, double>> quantile_bucket(double q) const;
 };
 
 /// `name` (without _bucket/_sum/_count) as the difference `after - before`; nullopt if absent.

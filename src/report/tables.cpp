@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
@@ -122,16 +123,20 @@ std::string definitions_table(const std::vector<metrics::DefinitionColumn>& colu
 }
 
 namespace {
+// A server quantile is only known to a bucket: shown as its range, never as an exact number
+// (interpolating inside a 100-300 ms bucket gave a P50 above the client's maximum).
 std::string ms_or_na(const std::optional<probe::HistogramDelta>& h, double q) {
   if (!h || h->count <= 0) return "n/a";
   if (q < 0) return format_round4(h->mean() * 1000);
-  auto v = h->quantile(q);
-  return v ? format_round4(*v * 1000) : "n/a";
+  const auto b = h->quantile_bucket(q);
+  if (!b) return "n/a";
+  if (std::isinf(b->second)) return fmt::format("> {}", format_round4(b->first * 1000));
+  return fmt::format("{}-{}", format_round4(b->first * 1000), format_round4(b->second * 1000));
 }
 }  // namespace
 
 std::string server_tables(const probe::ServerSummary& s, const std::vector<probe::CrossCheck>& checks) {
-  Table t{{"Server-side (" + s.url + ")", "Mean", "P50", "P90", "P99", "N"}};
+  Table t{{"Server-side (" + s.url + ")", "Mean", "P50 (bucket)", "P90 (bucket)", "P99 (bucket)", "N"}};
   const std::pair<const char*, const std::optional<probe::HistogramDelta>*> hs[] = {
       {"TTFT (ms)", &s.ttft}, {"ITL per step (ms)", &s.itl}, {"E2E (ms)", &s.e2e}, {"Queue (ms)", &s.queue}};
   for (const auto& [name, h] : hs) {
@@ -175,14 +180,22 @@ std::string server_json(const probe::ServerSummary& s, const std::vector<probe::
       return;
     }
     w.begin_object().field("mean", h->mean() * 1000);
-    for (auto [k, q] : {std::pair{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}}) w.field(k, h->quantile(q).value_or(NAN) * 1000);
+    // Quantiles are bucket ranges [gt, le] (null le: past the last finite bound); "estimate" is
+    // histogram_quantile's interpolation inside it, clamped to the range, and only that.
+    for (auto [k, q] : {std::pair{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}}) {
+      const auto b = h->quantile_bucket(q);
+      w.key(k).begin_object().field("gt", b ? b->first * 1000 : NAN);
+      w.key("le").value(b && !std::isinf(b->second) ? std::optional<double>(b->second * 1000) : std::nullopt);
+      w.field("estimate", h->quantile(q).value_or(NAN) * 1000).end_object();
+    }
     w.field("n", static_cast<int64_t>(h->count)).end_object();
   };
   hist("ttft_ms", s.ttft);
   hist("itl_per_step_ms", s.itl);
   hist("e2e_ms", s.e2e);
   hist("queue_ms", s.queue);
-  w.field("quantile_method", "histogram_quantile: linear interpolation inside the bucket of the delta between the first and last scrape");
+  w.field("quantile_method", "bucket ranges of the histogram delta between the first and last scrape: a quantile lies in "
+                             "(gt, le]; 'estimate' is histogram_quantile's linear interpolation inside it, not a measurement");
   auto per_s = [&](const std::optional<double>& n) {
     return n && s.duration_s > 0 ? std::optional<double>(*n / s.duration_s) : std::nullopt;
   };
