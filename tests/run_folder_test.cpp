@@ -205,5 +205,24 @@ TEST_F(RunFolderTest, CtrlCOnABillionRequestsExits130WithASmallFootprint) {
   EXPECT_EQ(simdjson::minify(json(rd / "result.json")["verdict"]), verdict);
 }
 
+// Secrets never reach the run folder: URL userinfo, credential headers, --api-key, and a token in
+// the --server-cmd line (its environment prefix here).
+TEST_F(RunFolderTest, SecretsAreNeverWrittenInClear) {
+  const std::string port = std::to_string(unused_loopback_port());
+  const auto res = run_tokbench(run_args(
+      {"--url", "http://someone:pw-s3cret-1@127.0.0.1:" + port + "/v1/chat/completions", "--api-key", "sk-s3cret-2",
+       "--header", "Cookie: session=s3cret-3", "--header", "X-Auth-Token: s3cret-4", "--server-cmd",
+       "HF_TOKEN=s3cret-5 " + std::string(TOKBENCH_BINARY) + " serve-mock --ttft-ms 1 --tpot-ms 1 --port " + port,
+       "--num-prompts", "10", "--max-tokens", "2"}));
+  ASSERT_EQ(res.code, 0) << res.output;
+  EXPECT_EQ(res.output.find("s3cret"), std::string::npos) << res.output;
+  const fs::path rd = only_run();
+  ASSERT_EQ(run_tokbench({"report", rd.string()}).code, 0);
+  for (const auto& e : fs::recursive_directory_iterator(rd)) {
+    if (!e.is_regular_file() || e.path().filename() == "server.log") continue;  // the server's own output
+    EXPECT_EQ(slurp(e.path()).find("s3cret"), std::string::npos) << e.path();
+  }
+}
+
 }  // namespace
 }  // namespace tokbench::testing

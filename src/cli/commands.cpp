@@ -93,6 +93,8 @@ void add_run(CLI::App& app, std::function<int()>& action) {
                   "Prometheus URL to scrape before, during and after the run; default: the target's /metrics when it "
                   "answers; off = never");
   run->add_option("--scrape-interval-ms", c.scrape_interval_ms, "scrape period")->capture_default_str();
+  run->add_flag("--server-metrics-auth", c.server_metrics_auth,
+                "send --api-key and credential headers to a --server-metrics URL on another host (not sent unless asked)");
   run->add_option("--profile-window", c.profile_window,
                   "START_S:DURATION_S: POST /start_profile START_S into the measured phase, /stop_profile DURATION_S later");
   run->callback([&action, cfg] {

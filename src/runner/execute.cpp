@@ -8,6 +8,7 @@
 #include "client/engine.hpp"
 #include "client/http_get.hpp"
 #include "common/clock.hpp"
+#include "common/redact.hpp"
 #include "load/source.hpp"
 #include "probe/profile_window.hpp"
 #include "runner/progress.hpp"
@@ -16,6 +17,15 @@
 namespace tokbench::runner {
 
 namespace {
+
+// "http://user@h:1/p" -> "h:1": whose server a URL names.
+std::string host_of(const std::string& url) {
+  const size_t scheme = url.find("://");
+  const size_t start = scheme == std::string::npos ? 0 : scheme + 3;
+  std::string host = url.substr(start, url.find_first_of("/?#", start) - start);
+  if (const size_t at = host.rfind('@'); at != std::string::npos) host.erase(0, at + 1);
+  return host;
+}
 
 client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg, int concurrency) {
   client::EngineSettings es;
@@ -40,16 +50,21 @@ std::unique_ptr<probe::Scraper> start_scraper(const Target& t, const RunConfig& 
                                               spdlog::logger& log, std::FILE* console) {
   if (cfg.server_metrics == "off") return nullptr;
   const std::string url = cfg.server_metrics.empty() ? client::root_url_for(t.url) + "/metrics" : cfg.server_metrics;
-  auto scraper = std::make_unique<probe::Scraper>(url, cfg.headers, cfg.api_key, cfg.scrape_interval_ms, origin_ns,
-                                                  static_cast<size_t>(cfg.max_body_bytes));
+  // Credentials go only to the target's own host, unless asked (--server-metrics-auth).
+  const bool same_host = host_of(url) == host_of(t.url);
+  std::vector<std::string> headers;
+  for (const auto& h : cfg.headers)
+    if (same_host || cfg.server_metrics_auth || redact_header(h) == h) headers.push_back(h);
+  auto scraper = std::make_unique<probe::Scraper>(url, headers, same_host || cfg.server_metrics_auth ? cfg.api_key : "",
+                                                  cfg.scrape_interval_ms, origin_ns, static_cast<size_t>(cfg.max_body_bytes));
   if (!scraper->scrape_once()) {
     if (!cfg.server_metrics.empty())
-      fmt::print(console, "warning: cannot scrape --server-metrics {}: {}\n", url, scraper->last_error());
-    log.info("no server metrics at {}: {}", url, scraper->last_error());
+      fmt::print(console, "warning: cannot scrape --server-metrics {}: {}\n", redact_url(url), scraper->last_error());
+    log.info("no server metrics at {}: {}", redact_url(url), scraper->last_error());
     return nullptr;
   }
   scraper->start();
-  log.info("scraping {} every {} ms", url, cfg.scrape_interval_ms);
+  log.info("scraping {} every {} ms", redact_url(url), cfg.scrape_interval_ms);
   return scraper;
 }
 
@@ -105,6 +120,7 @@ PointResult execute(const Target& target, const RunPlan& plan, const LoadPoint& 
   if (scraper) {
     scraper->stop();
     out.server = scraper->summary();
+    if (out.server) out.server->url = redact_url(out.server->url);
   }
   if (profiler) {
     out.profile_json = profiler->finish();

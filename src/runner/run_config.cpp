@@ -1,5 +1,7 @@
 #include "runner/run_config.hpp"
 
+#include "common/redact.hpp"
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -127,18 +129,13 @@ std::string RunConfig::target_url() const {
 std::string RunConfig::to_json() const {
   JsonWriter w;
   w.begin_object();
-  w.field("url", url).field("host", host).field("port", port).field("endpoint", endpoint);
+  w.field("url", redact_url(url)).field("host", host).field("port", port).field("endpoint", endpoint);
   w.field("skip_model_check", skip_model_check);
   w.field("model", model).field("api_key", api_key.empty() ? "" : "***redacted***");
   w.key("headers").begin_array();
-  for (const auto& h : headers) {
-    const std::string key = h.substr(0, h.find(':'));
-    std::string lower;
-    for (char c : key) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    w.value(lower == "authorization" || lower == "api-key" || lower == "x-api-key" ? key + ": ***redacted***" : h);
-  }
+  for (const auto& h : headers) w.value(redact_header(h));
   w.end_array();
-  w.field("server_cmd", server_cmd).field("deploy_sh", deploy_sh).field("model_path", model_path);
+  w.field("server_cmd", redact_command(server_cmd)).field("deploy_sh", deploy_sh).field("model_path", model_path);
   w.field("server_ready_timeout_s", server_ready_timeout_s).field("server_stop_grace_s", server_stop_grace_s);
   w.field("stream", stream).field("max_tokens", max_tokens).field("ignore_eos", ignore_eos);
   w.key("min_tokens");
@@ -154,7 +151,8 @@ std::string RunConfig::to_json() const {
   w.field("output_len", output_len).field("input_len_range", input_len_range).field("prefix_len", prefix_len);
   w.field("output_dir", output_dir).field("model_abbr", model_abbr);
   w.field("profile_window", profile_window);
-  w.field("compat", compat).field("server_metrics", server_metrics).field("scrape_interval_ms", scrape_interval_ms);
+  w.field("compat", compat).field("server_metrics", redact_url(server_metrics)).field("scrape_interval_ms", scrape_interval_ms);
+  w.field("server_metrics_auth", server_metrics_auth);
   w.end_object();
   return w.take();
 }

@@ -60,6 +60,7 @@ struct RunConfig {
   std::string compat = "tokbench";  ///< definitions + request body: tokbench | aisbench | evalscope | vllm | sglang
   std::string server_metrics;       ///< Prometheus URL; "" = the target's /metrics when it answers; "off"
   int64_t scrape_interval_ms = 1000;
+  bool server_metrics_auth = false; ///< send --api-key and credential headers to a --server-metrics URL on another host
   std::string profile_window;       ///< "START_S:DURATION_S": POST /start_profile and /stop_profile then
   bool quiet = false;               ///< no progress line
   double progress_interval_s = 0;   ///< 0 = every second on a terminal, every 10 s otherwise

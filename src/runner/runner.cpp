@@ -10,6 +10,7 @@
 #include "client/engine.hpp"
 #include "common/clock.hpp"
 #include "common/json_writer.hpp"
+#include "common/redact.hpp"
 #include "runner/execute.hpp"
 #include "runner/outputs.hpp"
 #include "runner/plan.hpp"
@@ -59,7 +60,7 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
 void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::path& run_dir, spdlog::logger& log,
              std::FILE* console) {
   report::RunInfo& info = m.info;
-  info.target_url = t.url;
+  info.target_url = redact_url(t.url);  // what is saved and shown; the engine keeps the real one
   info.embedded_simulator = t.sim != nullptr;
   info.model = t.model;
   info.model_abbr = plan.cfg.model_abbr;
@@ -78,17 +79,17 @@ void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::pat
   for (const auto& f : client::audit_body(body, plan.cfg.endpoint == "chat")) info.audit.emplace_back(f.level, f.text);
   JsonWriter w;
   w.begin_object().field_raw("requested", m.requested_json).field_raw("effective", info.config_json);
-  w.field("target_url", t.url).field("embedded_simulator", info.embedded_simulator);
+  w.field("target_url", info.target_url).field("embedded_simulator", info.embedded_simulator);
   w.field("dataset_abbr", t.data.abbr).field("started_at", info.started_at).end_object();
   report::write_file(run_dir / "configs" / "run_config.json", w.take());
 
   log.info("tokbench {} ({}{})", kVersion, kGitHash, kGitDirty ? ", dirty" : "");
   log.info("requested config: {}", m.requested_json);
   log.info("effective config: {}", info.config_json);
-  log.info("target {}{}; model {}; dataset {} ({} items)", t.url, t.sim ? " (built-in simulator)" : "", t.model,
+  log.info("target {}{}; model {}; dataset {} ({} items)", info.target_url, t.sim ? " (built-in simulator)" : "", t.model,
            plan.cfg.dataset, t.data.items.size());
   log.info("request body of the first request: {}", info.body_example);
-  fmt::print(console, "target {}  model {}  dataset {}  requests {}  concurrency {}{}\n", t.url, t.model, t.data.abbr,
+  fmt::print(console, "target {}  model {}  dataset {}  requests {}  concurrency {}{}\n", info.target_url, t.model, t.data.abbr,
              plan.cfg.num_prompts, plan.cfg.concurrency,
              plan.cfg.request_rate > 0 ? fmt::format("  rate {} req/s (Poisson)", plan.cfg.request_rate) : "");
   fmt::print(console, "request body: {}\n", info.body_example);

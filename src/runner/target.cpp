@@ -11,6 +11,7 @@
 #include "client/http_get.hpp"
 #include "client/server_tokenizer.hpp"
 #include "common/json_writer.hpp"
+#include "common/redact.hpp"
 #include "mock/mock_server.hpp"
 #include "probe/server_process.hpp"
 #include "report/outputs.hpp"
@@ -130,9 +131,9 @@ std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const std::st
                                            "point --url at another port", ready));
     }
   }
-  fmt::print(console, "starting the server: {} (log: {})\n", ps.command, ps.log_path.string());
+  fmt::print(console, "starting the server: {} (log: {})\n", redact_command(ps.command), ps.log_path.string());
   std::fflush(console);
-  log.info("starting the server: {}", ps.command);
+  log.info("starting the server: {}", redact_command(ps.command));
   auto server = std::make_unique<probe::ServerProcess>(ps);
   server->start_and_wait();
   log.info("server ready (pid {})", server->pid());
@@ -188,7 +189,7 @@ std::string Target::close(const fs::path& run_dir, spdlog::logger& log, std::FIL
   const fs::path log_path = run_dir / "logs" / "server.log";
   const auto sl = probe::parse_vllm_log(read_text(log_path));
   JsonWriter w;
-  w.begin_object().field("command", server_command).field("stopped", how).field("log", log_path.string());
+  w.begin_object().field("command", redact_command(server_command)).field("stopped", how).field("log", log_path.string());
   w.key("log_summary").begin_object().field("throughput_lines", sl.throughput_lines);
   w.field("mean_generation_throughput", sl.mean_generation_throughput).field("mean_prompt_throughput", sl.mean_prompt_throughput);
   w.field("max_running", sl.max_running).field("max_waiting", sl.max_waiting).field("spec_lines", sl.spec_lines);
