@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <thread>
 
@@ -16,6 +18,7 @@
 #include "mock/mock_server.hpp"
 #include "canned_server.hpp"
 #include "ports.hpp"
+#include "process.hpp"
 
 namespace tokbench::client {
 namespace {
@@ -372,6 +375,49 @@ TEST(Engine, SourceThatAnswersLaterGetsAskedAgainAfterCompletions) {
     EXPECT_EQ(out[i].index, static_cast<int64_t>(i));
     if (i > 0) EXPECT_GE(out[i].sent_ns, out[i - 1].done_ns);  // made after the last answer was in
   }
+}
+
+// TLS against a real TLS server on loopback (openssl s_server, a self-signed certificate made
+// here): the failure names its cause; --ca-bundle or --insecure gets through the handshake.
+TEST(Engine, TlsErrorsNameTheCauseAndCaBundleOrInsecureGetThrough) {
+  const std::string dir = ::testing::TempDir() + "tokbench_tls_" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string make_cert = "openssl req -x509 -newkey rsa:2048 -nodes -keyout " + dir + "/k.pem -out " + dir +
+                                "/c.pem -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1";
+  ASSERT_EQ(std::system(make_cert.c_str()), 0) << "needs the openssl command (Debian's openssl package)";
+  const uint16_t port = testing::unused_loopback_port();
+  testing::Child server({"/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:" + std::to_string(port), "-cert",
+                         dir + "/c.pem", "-key", dir + "/k.pem", "-www", "-quiet"});
+  for (int i = 0; i < 100; ++i) {  // until it listens (bounded)
+    if (!http_get("http://127.0.0.1:" + std::to_string(port) + "/", {}, "", 200).error.empty() &&
+        http_get("https://127.0.0.1:" + std::to_string(port) + "/", {}, "", 500, kDefaultMaxResponseBytes,
+                 TlsSettings{"", "", "", true}).reached)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EngineSettings es;
+  es.url = "https://127.0.0.1:" + std::to_string(port) + "/v1/chat/completions";
+  es.timeout_ms = 5000;
+  auto rs = run(es, bodies(1, true, true));
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].outcome, Outcome::ConnectError) << rs[0].error;
+  EXPECT_NE(rs[0].error.find("self-signed certificate"), std::string::npos) << rs[0].error;
+  const auto got = http_get(es.url, {}, "", 5000);
+  EXPECT_TRUE(got.tls_error);
+  EXPECT_NE(got.error.find("self-signed certificate"), std::string::npos) << got.error;
+  // The set-up client: with the server's CA, or without verification, the page comes back.
+  for (const TlsSettings& tls : {TlsSettings{dir + "/c.pem", "", "", false}, TlsSettings{"", "", "", true}}) {
+    const auto ok = http_get("https://127.0.0.1:" + std::to_string(port) + "/", {}, "", 5000, kDefaultMaxResponseBytes, tls);
+    EXPECT_TRUE(ok.reached) << ok.error;
+    EXPECT_EQ(ok.status, 200);
+  }
+  // The engine: past the handshake (s_server -www does not answer a POST, so it times out).
+  es.tls = TlsSettings{dir + "/c.pem", "", "", false};
+  es.timeout_ms = 800;
+  rs = run(es, bodies(1, true, true));
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].outcome, Outcome::Timeout) << rs[0].error;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

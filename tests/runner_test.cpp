@@ -189,6 +189,12 @@ TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
   v = judge(capped, t, {});
   ASSERT_EQ(v.warnings.size(), 1u);
   EXPECT_NE(v.warnings[0].find("at most 3 request(s) were in flight at once against --concurrency 64"), std::string::npos);
+  VerdictFacts insecure;
+  insecure.insecure_tls = true;
+  v = judge(m, t, insecure);
+  EXPECT_TRUE(v.valid);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("--insecure"), std::string::npos);
   metrics::MetricSet chunks;
   chunks.output_tokens_from_chunks = 3;
   v = judge(chunks, t, {});

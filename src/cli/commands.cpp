@@ -37,6 +37,10 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_option("--port", c.port, "server port")->capture_default_str();
   run->add_option("--endpoint", c.endpoint, "chat | completions (default: what the --url path names, else chat)");
   run->add_option("--model", c.model, "model name; empty = first id from GET /v1/models");
+  run->add_option("--ca-bundle", c.ca_bundle, "PEM file of CAs to trust for an https target (default: the system's)");
+  run->add_option("--cert", c.tls_cert, "client certificate (PEM) for mutual TLS");
+  run->add_option("--key", c.tls_key, "client key (PEM) for --cert");
+  run->add_flag("--insecure", c.insecure, "skip TLS certificate verification (the verdict says so)");
   run->add_flag("--skip-model-check", c.skip_model_check,
                 "send --model even when GET /v1/models does not list it (a gateway that aliases model names)");
   run->add_option("--server-cmd", c.server_cmd,

@@ -55,6 +55,7 @@ struct Slot {
   std::string too_large;  // why the response passed a cap ("" = it did not)
   std::string content_type;  // of the response, lower-cased ("" = none sent)
   std::string head;          // the first KiB of a 2xx body, to show what came when it is not what was asked
+  char errbuf[CURL_ERROR_SIZE] = {0};  // libcurl's own words for a failure (names TLS causes)
   RequestRecord rec;
   SseFramer framer;
   ChunkParser parser;
@@ -187,6 +188,10 @@ Outcome classify_curl_error(CURLcode rc) {
     case CURLE_COULDNT_CONNECT:
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_PEER_FAILED_VERIFICATION:  // TLS failed before the request went out
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CACERT_BADFILE:
       return Outcome::ConnectError;
     case CURLE_OPERATION_TIMEDOUT:
       return Outcome::Timeout;
@@ -341,6 +346,8 @@ class Worker {
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
     curl_easy_setopt(e, CURLOPT_USERAGENT, "tokbench");
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, s.errbuf);
+    apply_tls(e, st.tls);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(st.timeout_ms));
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(st.timeout_ms > 0 ? std::min<int64_t>(st.timeout_ms, 30'000) : 30'000));
@@ -361,6 +368,7 @@ class Worker {
     s.too_large.clear();
     s.content_type.clear();
     s.head.clear();
+    s.errbuf[0] = '\0';
     s.rec.stream = s.stream;
     s.rec.attempts = attempt;
     s.rec.scheduled_ns = scheduled;
@@ -432,7 +440,7 @@ class Worker {
       }
     } else {
       r.outcome = classify_curl_error(rc);
-      r.error = curl_easy_strerror(rc);
+      r.error = s.errbuf[0] ? s.errbuf : curl_easy_strerror(rc);
       if (r.first_byte_ns == kNone && r.outcome == Outcome::StreamProtocol)
         r.error += " (the request was sent; the connection closed before any response byte)";
     }

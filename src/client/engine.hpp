@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "client/http_get.hpp"
 #include "load/source.hpp"
 #include "record/record.hpp"
 
@@ -32,6 +33,7 @@ struct EngineSettings {
   size_t max_body_bytes = 64 << 20;  ///< a non-streaming body larger than this fails the request (too_large)
   size_t max_events = 1 << 20;       ///< SSE events in one response; more fails the request (too_large)
   std::atomic<int64_t>* started = nullptr;  ///< if set, counts requests handed to the transport
+  TlsSettings tls;
 };
 
 /// Stop levels, written by a signal handler and read by the workers.

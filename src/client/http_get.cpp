@@ -30,10 +30,29 @@ size_t append(char* p, size_t size, size_t n, void* ud) {
 }  // namespace
 
 namespace {
+bool is_tls_error(CURLcode rc) {
+  switch (rc) {
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_ENGINE_INITFAILED:
+      return true;
+    default:
+      return false;
+  }
+}
+
 GetResult perform(const std::string& url, const std::string* post_body, const std::vector<std::string>& headers,
-                  const std::string& api_key, long timeout_ms, size_t max_bytes) {
+                  const std::string& api_key, long timeout_ms, size_t max_bytes, const TlsSettings& tls) {
   GetResult out;
   CURL* e = curl_easy_init();
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
+  apply_tls(e, tls);
   curl_slist* list = nullptr;
   if (post_body) {
     list = curl_slist_append(list, "Content-Type: application/json");
@@ -63,7 +82,10 @@ GetResult perform(const std::string& url, const std::string* post_body, const st
     out.error = fmt::format("the response from {} is larger than {} bytes (raise --max-body-bytes)", url, sink.max_bytes);
     out.body.clear();
   } else {
-    out.error = curl_easy_strerror(rc);
+    // The error buffer names the cause ("SSL certificate problem: self-signed certificate"),
+    // where curl_easy_strerror says only "SSL peer certificate ... was not OK".
+    out.error = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+    out.tls_error = is_tls_error(rc);
   }
   curl_slist_free_all(list);
   curl_easy_cleanup(e);
@@ -71,14 +93,25 @@ GetResult perform(const std::string& url, const std::string* post_body, const st
 }
 }  // namespace
 
+void apply_tls(void* easy, const TlsSettings& t) {
+  CURL* e = static_cast<CURL*>(easy);
+  if (!t.ca_bundle.empty()) curl_easy_setopt(e, CURLOPT_CAINFO, t.ca_bundle.c_str());
+  if (!t.cert.empty()) curl_easy_setopt(e, CURLOPT_SSLCERT, t.cert.c_str());
+  if (!t.key.empty()) curl_easy_setopt(e, CURLOPT_SSLKEY, t.key.c_str());
+  if (t.insecure) {
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+}
+
 GetResult http_get(const std::string& url, const std::vector<std::string>& headers, const std::string& api_key,
-                   long timeout_ms, size_t max_bytes) {
-  return perform(url, nullptr, headers, api_key, timeout_ms, max_bytes);
+                   long timeout_ms, size_t max_bytes, const TlsSettings& tls) {
+  return perform(url, nullptr, headers, api_key, timeout_ms, max_bytes, tls);
 }
 
 GetResult http_post(const std::string& url, const std::string& json_body, const std::vector<std::string>& headers,
-                    const std::string& api_key, long timeout_ms, size_t max_bytes) {
-  return perform(url, &json_body, headers, api_key, timeout_ms, max_bytes);
+                    const std::string& api_key, long timeout_ms, size_t max_bytes, const TlsSettings& tls) {
+  return perform(url, &json_body, headers, api_key, timeout_ms, max_bytes, tls);
 }
 
 std::string root_url_for(const std::string& endpoint_url) {

@@ -7,8 +7,20 @@
 
 namespace tokbench::client {
 
+/// TLS as the user asked: a CA bundle, client certificate and key (mutual TLS), or no
+/// verification at all (--insecure, which the verdict then names).
+struct TlsSettings {
+  std::string ca_bundle;  ///< PEM file of CAs to trust ("" = the system's)
+  std::string cert, key;  ///< client certificate and key, PEM ("" = none)
+  bool insecure = false;  ///< skip peer and host verification
+};
+
+/// Applies `t` to an easy handle (CURL*).
+void apply_tls(void* easy, const TlsSettings& t);
+
 struct GetResult {
   bool reached = false;  ///< a response came back (any status)
+  bool tls_error = false;  ///< nothing came back because TLS failed (error names the cause)
   int status = 0;
   std::string body;
   std::string error;  ///< libcurl's reason when nothing came back
@@ -20,11 +32,13 @@ struct GetResult {
 inline constexpr size_t kDefaultMaxResponseBytes = size_t{64} << 20;
 
 GetResult http_get(const std::string& url, const std::vector<std::string>& headers,
-                   const std::string& api_key, long timeout_ms, size_t max_bytes = kDefaultMaxResponseBytes);
+                   const std::string& api_key, long timeout_ms, size_t max_bytes = kDefaultMaxResponseBytes,
+                   const TlsSettings& tls = {});
 
 /// One blocking POST of a JSON body (set-up calls such as /tokenize), same result shape as GET.
 GetResult http_post(const std::string& url, const std::string& json_body, const std::vector<std::string>& headers,
-                    const std::string& api_key, long timeout_ms, size_t max_bytes = kDefaultMaxResponseBytes);
+                    const std::string& api_key, long timeout_ms, size_t max_bytes = kDefaultMaxResponseBytes,
+                    const TlsSettings& tls = {});
 
 /// "http://h:p/v1/chat/completions" -> "http://h:p" (where vLLM serves /tokenize).
 std::string root_url_for(const std::string& endpoint_url);

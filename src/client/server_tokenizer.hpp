@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "client/http_get.hpp"
+
 #include "dataset/dataset.hpp"
 
 namespace tokbench::client {
@@ -16,6 +18,7 @@ struct ServerTokenizer {
   std::string model;
   std::vector<std::string> headers;
   std::string api_key;
+  TlsSettings tls;
 };
 
 /// True when POST {root}/tokenize answers 200 for a plain prompt.

@@ -16,9 +16,9 @@
 namespace tokbench::probe {
 
 Scraper::Scraper(std::string url, std::vector<std::string> headers, std::string api_key, int64_t interval_ms,
-                 int64_t origin_ns, size_t max_bytes)
+                 int64_t origin_ns, size_t max_bytes, client::TlsSettings tls)
     : url_(std::move(url)), headers_(std::move(headers)), api_key_(std::move(api_key)), interval_ms_(interval_ms),
-      origin_ns_(origin_ns), max_bytes_(max_bytes) {}
+      origin_ns_(origin_ns), max_bytes_(max_bytes), tls_(std::move(tls)) {}
 
 Scraper::~Scraper() {
   stop_ = true;
@@ -27,7 +27,7 @@ Scraper::~Scraper() {
 
 bool Scraper::scrape_once() {
   const int64_t t = steady_now_ns() - origin_ns_;
-  const auto res = client::http_get(url_, headers_, api_key_, 5000, max_bytes_);
+  const auto res = client::http_get(url_, headers_, api_key_, 5000, max_bytes_, tls_);
   std::lock_guard lock(mu_);
   if (!res.reached || res.status != 200) {
     error_ = res.reached ? fmt::format("HTTP {}", res.status) : res.error;

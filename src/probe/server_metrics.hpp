@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "client/http_get.hpp"
 #include "probe/prometheus.hpp"
 
 namespace tokbench::probe {
@@ -24,7 +25,7 @@ struct ServerSummary;
 class Scraper {
  public:
   Scraper(std::string url, std::vector<std::string> headers, std::string api_key, int64_t interval_ms, int64_t origin_ns,
-          size_t max_bytes = 64u << 20);
+          size_t max_bytes = 64u << 20, client::TlsSettings tls = {});
   ~Scraper();
   bool scrape_once();  ///< false (and last_error()) when /metrics did not answer with valid text
   void start();        ///< periodic scrapes on a thread
@@ -40,6 +41,7 @@ class Scraper {
   std::string api_key_;
   int64_t interval_ms_, origin_ns_;
   size_t max_bytes_;
+  client::TlsSettings tls_;
   mutable std::mutex mu_;
   std::optional<Snapshot> first_, last_;
   int64_t scrapes_ = 0;

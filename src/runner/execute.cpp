@@ -42,6 +42,7 @@ client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg, in
   es.keep_text = t.tok.has_value();
   es.max_event_bytes = static_cast<size_t>(cfg.max_event_bytes);
   es.max_body_bytes = static_cast<size_t>(cfg.max_body_bytes);
+  es.tls = {cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure};
   return es;
 }
 
@@ -56,7 +57,8 @@ std::unique_ptr<probe::Scraper> start_scraper(const Target& t, const RunConfig& 
   for (const auto& h : cfg.headers)
     if (same_host || cfg.server_metrics_auth || redact_header(h) == h) headers.push_back(h);
   auto scraper = std::make_unique<probe::Scraper>(url, headers, same_host || cfg.server_metrics_auth ? cfg.api_key : "",
-                                                  cfg.scrape_interval_ms, origin_ns, static_cast<size_t>(cfg.max_body_bytes));
+                                                  cfg.scrape_interval_ms, origin_ns, static_cast<size_t>(cfg.max_body_bytes),
+                                                  client::TlsSettings{cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure});
   if (!scraper->scrape_once()) {
     if (!cfg.server_metrics.empty())
       fmt::print(console, "warning: cannot scrape --server-metrics {}: {}\n", redact_url(url), scraper->last_error());

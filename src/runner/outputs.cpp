@@ -139,6 +139,7 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   vf.server_disagrees = w.info.server_disagrees;
   vf.incomplete = incomplete_reason(folder, p.tally.measured);
   vf.details_warning = p.scan.warning;
+  vf.insecure_tls = folder.manifest.insecure_tls;
   w.verdict = judge(w.metrics, p.tally, vf);
 
   report::write_file(w.perf_dir / (ds + ".csv"), report::performance_csv(w.metrics));

@@ -38,6 +38,7 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
   p.cfg.endpoint = p.cfg.resolved_endpoint();      // the URL's path decides it (validate() caught conflicts)
   if (!p.cfg.url.empty()) p.cfg.url = p.cfg.target_url();  // a URL with no path gets /v1/<endpoint>
   p.synthetic = p.cfg.dataset == "synthetic";
+  p.tls = {p.cfg.ca_bundle, p.cfg.tls_cert, p.cfg.tls_key, p.cfg.insecure};
   if (p.synthetic && p.cfg.num_prompts == 0) p.cfg.num_prompts = 100;
   p.definitions = *metrics::definitions_from_name(p.cfg.compat);  // validate() checked the name
   return p;

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "client/http_get.hpp"
 #include "metrics/metrics.hpp"
 #include "runner/run_config.hpp"
 
@@ -17,6 +18,7 @@ struct RunPlan {
   std::vector<std::pair<std::string, std::string>> extra_body;  ///< --extra-body, parsed
   metrics::Definitions definitions = metrics::Definitions::Tokbench;
   bool synthetic = false;
+  client::TlsSettings tls;  ///< from --ca-bundle, --cert, --key, --insecure
 };
 
 /// Validates `requested` (every problem at once) and resolves what needs no network.

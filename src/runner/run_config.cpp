@@ -2,6 +2,8 @@
 
 #include "common/redact.hpp"
 
+#include <fstream>
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -37,6 +39,11 @@ std::vector<std::string> RunConfig::validate() const {
   };
   check(endpoint.empty() || endpoint == "chat" || endpoint == "completions",
         fmt::format("--endpoint: bad value '{}' (expected chat or completions)", endpoint));
+  for (const auto& [flag, path] : {std::pair{"--ca-bundle", ca_bundle}, {"--cert", tls_cert}, {"--key", tls_key}}) {
+    check(path.empty() || std::ifstream(path).good(),
+          fmt::format("{}: cannot read '{}' (expected a PEM file)", flag, path));
+  }
+  check(tls_key.empty() || !tls_cert.empty(), "--key needs --cert (the client certificate it belongs to)");
   check(url.empty() || host.empty(),
         fmt::format("--url and --host: give one (--url {} already names the host, port and path)", url));
   if (!url.empty() && (url.starts_with("http://") || url.starts_with("https://"))) {
@@ -131,6 +138,8 @@ std::string RunConfig::to_json() const {
   w.begin_object();
   w.field("url", redact_url(url)).field("host", host).field("port", port).field("endpoint", endpoint);
   w.field("skip_model_check", skip_model_check);
+  w.field("ca_bundle", ca_bundle).field("tls_cert", tls_cert).field("tls_key", tls_key.empty() ? "" : std::string(kRedacted));
+  w.field("insecure", insecure);
   w.field("model", model).field("api_key", api_key.empty() ? "" : "***redacted***");
   w.key("headers").begin_array();
   for (const auto& h : headers) w.value(redact_header(h));

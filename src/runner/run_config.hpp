@@ -18,6 +18,9 @@ struct RunConfig {
   bool skip_model_check = false;  ///< send --model even when /v1/models does not list it (gateways that alias names)
   std::string api_key;            ///< "" = $OPENAI_API_KEY if set
   std::vector<std::string> headers;  ///< extra "Key: Value" headers
+  std::string ca_bundle;             ///< PEM CAs to trust for https ("" = the system's)
+  std::string tls_cert, tls_key;     ///< client certificate and key for mutual TLS
+  bool insecure = false;             ///< skip TLS verification (named in the verdict)
 
   // Server lifecycle (optional): tokbench starts the server, waits for it, and stops it.
   std::string server_cmd;            ///< shell command that starts the server (needs --url or --host)

@@ -82,6 +82,7 @@ RunManifest manifest_from(simdjson::dom::element root) {
   m.request_rate = number_or(plan, "request_rate", 0);
   m.planned_requests = value_or(plan["requests"].get_int64(), int64_t{0});
   m.warmup_requests = value_or(plan["warmup"].get_int64(), int64_t{0});
+  m.insecure_tls = value_or(plan["insecure_tls"].get_bool(), false);
   m.target_ready = value_or(root["target_ready"].get_bool(), false);
   return m;
 }
@@ -125,7 +126,7 @@ void write_manifest(const fs::path& dir, const RunManifest& m) {
   raw_or_null(w, "effective", info.config_json);
   w.key("plan").begin_object().field("requests", m.planned_requests).field("warmup", m.warmup_requests);
   w.field("concurrency", m.facts.max_concurrency).field("request_rate", m.request_rate);
-  w.field("stream", m.facts.stream).field("definitions", m.definitions).end_object();
+  w.field("stream", m.facts.stream).field("definitions", m.definitions).field("insecure_tls", m.insecure_tls).end_object();
   w.field("started_at", info.started_at).field("target_url", info.target_url);
   w.field("embedded_simulator", info.embedded_simulator).field("model", info.model);
   w.field("model_abbr", info.model_abbr).field("dataset", info.dataset).field("dataset_abbr", info.dataset_abbr);

@@ -28,6 +28,7 @@ struct RunManifest {
   int64_t planned_requests = 0;    ///< measured requests the run means to send
   int64_t warmup_requests = 0;
   bool target_ready = false;       ///< false: written before the target was contacted
+  bool insecure_tls = false;       ///< --insecure: TLS certificates were not verified
 };
 
 /// How the run ended (the end marker) and what it learned while running.

@@ -53,6 +53,7 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.request_rate = plan.cfg.request_rate;
   m.planned_requests = plan.cfg.num_prompts;
   m.warmup_requests = plan.cfg.warmup;
+  m.insecure_tls = plan.cfg.insecure;
   return m;
 }
 

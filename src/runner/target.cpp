@@ -30,9 +30,15 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
 
 // GET /v1/models answers whether the server is there at all, and which model it serves; a wrong
 // --model is caught here instead of failing every request.
-std::string resolve_model(const RunConfig& cfg, const std::string& url) {
+std::string resolve_model(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls) {
   const std::string models_url = client::models_url_for(url);
-  const auto res = client::http_get(models_url, cfg.headers, cfg.api_key, 10'000, static_cast<size_t>(cfg.max_body_bytes));
+  const auto res =
+      client::http_get(models_url, cfg.headers, cfg.api_key, 10'000, static_cast<size_t>(cfg.max_body_bytes), tls);
+  if (res.tls_error) {
+    throw std::runtime_error(fmt::format("TLS to {} failed: {} (pass --ca-bundle FILE with the CA that signed the "
+                                         "server's certificate, or --insecure to skip verification)",
+                                         redact_url(models_url), res.error));
+  }
   if (!res.reached) {
     throw std::runtime_error(fmt::format(
         "cannot reach the server at {}: {} (is it running? check --url, or --host/--port)", models_url, res.error));
@@ -67,9 +73,9 @@ std::string resolve_model(const RunConfig& cfg, const std::string& url) {
 // Builds the synthetic dataset: with the local tokenizer, or with the server's /tokenize; the
 // tokens the server adds around a prompt (chat template, BOS) are measured once with /tokenize
 // and subtracted, so that usage.prompt_tokens equals --input-len. Returns how, as JSON.
-std::string build_synthetic(const RunConfig& cfg, const std::string& url, const tokenizer::Tokenizer* tok,
-                            dataset::Dataset& data, std::FILE* console) {
-  const client::ServerTokenizer st{client::root_url_for(url), cfg.model, cfg.headers, cfg.api_key};
+std::string build_synthetic(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
+                            const tokenizer::Tokenizer* tok, dataset::Dataset& data, std::FILE* console) {
+  const client::ServerTokenizer st{client::root_url_for(url), cfg.model, cfg.headers, cfg.api_key, tls};
   const bool server_has = client::has_tokenize(st);
   std::unique_ptr<dataset::TokenCodec> codec;
   if (tok) {
@@ -226,10 +232,10 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
     t.url = fmt::format("http://127.0.0.1:{}/v1/{}", port, cfg.endpoint == "chat" ? "chat/completions" : "completions");
     fmt::print(console, "no --url or --host given: started the built-in simulator (tokbench serve-mock defaults) at {}\n", t.url);
   }
-  cfg.model = resolve_model(cfg, t.url);
+  cfg.model = resolve_model(cfg, t.url, plan.tls);
   if (cfg.model_abbr.empty()) cfg.model_abbr = report::file_safe(cfg.model);
   t.model = cfg.model;
-  if (plan.synthetic) t.synthetic_json = build_synthetic(cfg, t.url, t.tok ? &*t.tok : nullptr, t.data, console);
+  if (plan.synthetic) t.synthetic_json = build_synthetic(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, t.data, console);
   t.body = body_settings(plan);
   return t;
 }

@@ -80,6 +80,10 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
         m.output_tokens_from_chunks));
   }
   if (!f.details_warning.empty()) v.warnings.push_back(f.details_warning);
+  if (f.insecure_tls) {
+    v.warnings.push_back("TLS certificates were not verified (--insecure): the numbers are the server's only if nothing "
+                         "was in between; pass --ca-bundle FILE instead");
+  }
   v.valid = v.reasons.empty();
   return v;
 }

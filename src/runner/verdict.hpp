@@ -29,6 +29,7 @@ struct VerdictFacts {
   bool server_disagrees = false;
   std::string incomplete;        ///< why the folder is not a finished run ("" = it is)
   std::string details_warning;   ///< a torn last line that was skipped ("" = none)
+  bool insecure_tls = false;     ///< --insecure: certificates were not verified
 };
 
 report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const VerdictFacts& f);
