@@ -420,5 +420,36 @@ TEST(Engine, TlsErrorsNameTheCauseAndCaBundleOrInsecureGetThrough) {
   std::filesystem::remove_all(dir);
 }
 
+// The simulator's fault injection against the real client: every kind lands in its own outcome
+// category with a cause that names it (a user testing their pipeline sees the same).
+TEST(Engine, InjectedFaultsAreEachCategorizedAndNamed) {
+  struct Case {
+    const char* kind;
+    Outcome outcome;
+    const char* says;
+  };
+  for (const Case& c : {Case{"500", Outcome::HttpStatus, "HTTP 500"}, Case{"429", Outcome::HttpStatus, "HTTP 429"},
+                        Case{"reset-before-headers", Outcome::StreamProtocol, "the request was sent"},
+                        Case{"reset-mid-stream", Outcome::StreamProtocol, ""},
+                        Case{"stall", Outcome::Timeout, ""},
+                        Case{"malformed-sse", Outcome::StreamProtocol, "invalid JSON in SSE event"},
+                        Case{"no-done", Outcome::StreamProtocol, "without data: [DONE]"}}) {
+    mock::MockSettings s = fast();
+    s.fault_rate = 1;
+    s.fault_kinds = c.kind;
+    s.fault_stall_ms = 3000;
+    Harness h(s);
+    EngineSettings es;
+    es.url = h.url();
+    es.timeout_ms = 500;
+    const auto rs = run(es, bodies(2, true, true, 8));
+    ASSERT_EQ(rs.size(), 2u) << c.kind;
+    for (const auto& r : rs) {
+      EXPECT_EQ(r.outcome, c.outcome) << c.kind << ": " << r.error;
+      EXPECT_NE(r.error.find(c.says), std::string::npos) << c.kind << ": " << r.error;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tokbench::client

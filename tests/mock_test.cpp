@@ -314,5 +314,41 @@ TEST(MockSettingsTest, ValidateNamesEveryBadFlag) {
   EXPECT_NE(errs[2].find("--eos-min-tokens"), std::string::npos);
 }
 
+// Validated as vLLM validates: the simulator refuses what a real server refuses.
+TEST_F(MockServerTest, RefusesWhatVllmRefuses) {
+  const std::string url = base_ + "/v1/chat/completions";
+  const std::string msgs = R"("messages":[{"role":"user","content":"hi"}])";
+  for (const std::string& body :
+       {R"({"model":"tokbench-mock",)" + msgs + R"(,"max_tokens":0})",
+        R"({"model":"tokbench-mock",)" + msgs + R"(,"max_tokens":"12"})",
+        R"({"model":"tokbench-mock",)" + msgs + R"(,"max_completion_tokens":-3})",
+        R"({"model":"tokbench-mock",)" + msgs + R"(,"stream_options":{"include_usage":true}})",
+        std::string(R"({"model":"tokbench-mock","messages":[{"content":"no role"}]})")}) {
+    const auto res = http_post(url, body);
+    EXPECT_EQ(res.status, 400) << body << " -> " << res.body;
+  }
+  const auto ok = http_post(url, R"({"model":"tokbench-mock",)" + msgs + R"(,"max_tokens":2})");
+  EXPECT_EQ(ok.status, 200);
+  EXPECT_NE(ok.body.find("\"stop_reason\":null"), std::string::npos) << ok.body;  // as vLLM sends it
+}
+
+TEST(MockFaults, SeededShareAndKinds) {
+  MockSettings s;
+  s.fault_rate = 0.3;
+  int faults = 0;
+  for (uint64_t n = 1; n <= 2000; ++n) {
+    const Fault f = choose_fault(s, n);
+    faults += f != Fault::None;
+    EXPECT_EQ(choose_fault(s, n), f);  // repeatable
+  }
+  EXPECT_NEAR(faults / 2000.0, 0.3, 0.05);
+  s.fault_kinds = "stall";
+  s.fault_rate = 1;
+  EXPECT_EQ(choose_fault(s, 7), Fault::Stall);
+  EXPECT_THROW(parse_fault_kinds("500,bogus"), std::invalid_argument);
+  s.fault_kinds = "bogus";
+  EXPECT_FALSE(s.validate().empty());
+}
+
 }  // namespace
 }  // namespace tokbench::mock

@@ -134,6 +134,13 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--fail-every", s->fail_every, "answer every N-th completion with HTTP 500; 0 = never")
       ->capture_default_str();
   cmd->add_option("--drop-every", s->drop_every, "cut every N-th stream mid-way; 0 = never")->capture_default_str();
+  cmd->add_option("--fault-rate", s->fault_rate, "share of completion requests that get an injected fault (seeded)")
+      ->capture_default_str();
+  cmd->add_option("--fault-kinds", s->fault_kinds,
+                  "faults to draw from: 500, 429 (with Retry-After), reset-before-headers, reset-mid-stream, stall, "
+                  "malformed-sse, no-done")
+      ->capture_default_str();
+  cmd->add_option("--fault-stall-ms", s->fault_stall_ms, "how long a 'stall' holds the first token")->capture_default_str();
   cmd->add_option("--tokenizer", s->tokenizer_path,
                   "model folder or tokenizer.json: exact prompt token counts, /tokenize and /detokenize");
   cmd->add_flag("--no-usage", s->no_usage, "never send usage (like servers that do not report it)");

@@ -1,6 +1,7 @@
 #include "mock/mock_response.hpp"
 
 #include <fmt/format.h>
+#include <stdexcept>
 #include <simdjson.h>
 
 #include <algorithm>
@@ -26,6 +27,13 @@ std::vector<std::string> MockSettings::validate() const {
   check(threads >= 1, fmt::format("--threads: bad value {} (expected >= 1)", threads));
   check(fail_every >= 0, fmt::format("--fail-every: bad value {} (expected >= 0)", fail_every));
   check(drop_every >= 0, fmt::format("--drop-every: bad value {} (expected >= 0)", drop_every));
+  check(fault_rate >= 0 && fault_rate <= 1, fmt::format("--fault-rate: bad value {} (expected a share in [0, 1])", fault_rate));
+  check(fault_stall_ms >= 0, fmt::format("--fault-stall-ms: bad value {} (expected >= 0)", fault_stall_ms));
+  try {
+    if (parse_fault_kinds(fault_kinds).empty()) errs.push_back("--fault-kinds: empty (name at least one kind)");
+  } catch (const std::invalid_argument& e) {
+    errs.push_back(e.what());
+  }
   check(!model_name.empty(), "--model-name: must not be empty");
   check(block_size >= 1, fmt::format("--block-size: bad value {} (expected >= 1)", block_size));
   check(max_num_seqs >= 0, fmt::format("--max-num-seqs: bad value {} (expected >= 0; 0 = no limit)", max_num_seqs));
@@ -78,6 +86,44 @@ bool count_content(simdjson::dom::element content, int64_t& tokens, std::string&
 
 }  // namespace
 
+namespace {
+
+constexpr std::pair<std::string_view, Fault> kFaultNames[] = {
+    {"500", Fault::Http500}, {"429", Fault::Http429}, {"reset-before-headers", Fault::ResetBeforeHeaders},
+    {"reset-mid-stream", Fault::ResetMidStream}, {"stall", Fault::Stall}, {"malformed-sse", Fault::MalformedSse},
+    {"no-done", Fault::NoDone},
+};
+
+}  // namespace
+
+std::vector<Fault> parse_fault_kinds(const std::string& list) {
+  std::vector<Fault> out;
+  size_t i = 0;
+  while (i <= list.size()) {
+    size_t end = list.find(',', i);
+    if (end == std::string::npos) end = list.size();
+    const std::string_view name = std::string_view(list).substr(i, end - i);
+    if (!name.empty()) {
+      const auto it = std::find_if(std::begin(kFaultNames), std::end(kFaultNames), [&](const auto& f) { return f.first == name; });
+      if (it == std::end(kFaultNames)) {
+        throw std::invalid_argument(fmt::format("--fault-kinds: unknown kind '{}' (expected 500, 429, reset-before-headers, "
+                                                "reset-mid-stream, stall, malformed-sse or no-done)", name));
+      }
+      out.push_back(it->second);
+    }
+    i = end + 1;
+  }
+  return out;
+}
+
+Fault choose_fault(const MockSettings& s, uint64_t n) {
+  if (s.fault_rate <= 0) return Fault::None;
+  std::mt19937_64 rng(s.seed * 0x9E3779B97F4A7C15ULL + n);
+  if (std::uniform_real_distribution<double>(0, 1)(rng) >= s.fault_rate) return Fault::None;
+  const auto kinds = parse_fault_kinds(s.fault_kinds);
+  return kinds[std::uniform_int_distribution<size_t>(0, kinds.size() - 1)(rng)];
+}
+
 std::optional<CompletionRequest> parse_request(std::string_view body, bool chat, std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
@@ -94,6 +140,24 @@ std::optional<CompletionRequest> parse_request(std::string_view body, bool chat,
   if (!o["stream_options"].get_object().get(so)) {
     r.include_usage = bool_field(so, "include_usage");
     r.continuous_usage = bool_field(so, "continuous_usage_stats");
+  }
+  // Validated as vLLM does (400): what a real server refuses, the simulator refuses too.
+  if (auto so_any = o["stream_options"]; !so_any.error() && !so_any.is_null() && !r.stream) {
+    *error = "stream_options can only be set when stream is true";
+    return std::nullopt;
+  }
+  for (const char* k : {"max_tokens", "max_completion_tokens"}) {
+    auto v = o[k];
+    if (v.error() || v.is_null()) continue;
+    int64_t n = 0;
+    if (v.get_int64().get(n)) {
+      *error = fmt::format("\"{}\" must be an integer", k);
+      return std::nullopt;
+    }
+    if (n <= 0) {
+      *error = fmt::format("\"{}\" must be at least 1, got {}", k, n);
+      return std::nullopt;
+    }
   }
   r.max_tokens = int_field(o, "max_completion_tokens");
   if (r.max_tokens < 0) r.max_tokens = int_field(o, "max_tokens");
@@ -113,8 +177,11 @@ std::optional<CompletionRequest> parse_request(std::string_view body, bool chat,
         *error = "each message needs \"content\": a string or a list of text parts";
         return std::nullopt;
       }
-      std::string_view role = "user";
-      if (m["role"].get_string().get(role)) role = "user";
+      std::string_view role;
+      if (m["role"].get_string().get(role)) {
+        *error = "each message needs a \"role\" string";
+        return std::nullopt;
+      }
       turns.emplace_back(std::string(role), std::move(text));
       r.prompt_tokens += 1;  // the chat template's per-message overhead, roughly
     }
@@ -237,6 +304,7 @@ void finish_field(JsonWriter& w, std::string_view finish_reason) {
   } else {
     w.value(finish_reason);
   }
+  w.key("stop_reason").null();  // vLLM sends it on every choice: null unless a stop string or token matched
 }
 
 }  // namespace

@@ -29,6 +29,11 @@ struct MockSettings {
   int threads = 1;         ///< io_context threads
   int fail_every = 0;      ///< every N-th completion request answers HTTP 500; 0 = never
   int drop_every = 0;      ///< every N-th streaming request is cut mid-stream; 0 = never
+  /// Fault injection for users testing their own pipelines: this share of completion requests
+  /// (seeded, so a run is repeatable) gets one of `fault_kinds`, drawn uniformly.
+  double fault_rate = 0;
+  std::string fault_kinds = "500,429,reset-before-headers,reset-mid-stream,stall,malformed-sse,no-done";
+  double fault_stall_ms = 5000;  ///< "stall": this long without a byte before the first token
   std::string tokenizer_path;  ///< "" = the simple counting rule; else exact counts and /tokenize
   bool no_usage = false;       ///< never send usage (servers such as TGI or MindIE without it)
   // Batching, vLLM-style: a step produces one token per running request (more with speculative
@@ -68,6 +73,16 @@ std::string render_chat(const std::vector<std::pair<std::string, std::string>>& 
 /// Parses a /v1/chat/completions (chat = true) or /v1/completions body. Unknown fields are
 /// accepted; message content may be a string or a list of {"type":"text","text":...} parts.
 /// Returns nullopt and sets *error (an OpenAI-style message) when the body is unusable.
+/// What --fault-rate injects into one request.
+enum class Fault { None, Http500, Http429, ResetBeforeHeaders, ResetMidStream, Stall, MalformedSse, NoDone };
+
+/// The fault for the n-th completion request (1-based): seeded by --seed and n, so the same run
+/// injects the same faults. Fault::None when --fault-rate says no.
+Fault choose_fault(const MockSettings& s, uint64_t n);
+
+/// Parses a --fault-kinds list ("500,stall,..."); throws std::invalid_argument naming a bad kind.
+std::vector<Fault> parse_fault_kinds(const std::string& list);
+
 std::optional<CompletionRequest> parse_request(std::string_view body, bool chat, std::string* error);
 
 /// The documented stand-in for a tokenizer until one exists: ceil(UTF-8 bytes / 4), at least 1,

@@ -292,12 +292,32 @@ struct MockServer::Impl {
                                     "InternalServerError", 500));
       co_return true;
     }
+    const Fault fault = choose_fault(s, n);
+    if (fault == Fault::Http500) {
+      co_await send_json(sock, v, keep, http::status::internal_server_error,
+                         error_body("injected fault (--fault-rate): 500", "InternalServerError", 500));
+      co_return true;
+    }
+    if (fault == Fault::Http429) {
+      http::response<http::string_body> out{http::status::too_many_requests, v};
+      out.set(http::field::content_type, "application/json");
+      out.set(http::field::retry_after, "1");
+      out.keep_alive(keep);
+      out.body() = error_body("injected fault (--fault-rate): 429, retry after 1 s", "RateLimitError", 429);
+      co_await send(sock, out);
+      co_return true;
+    }
+    if (fault == Fault::ResetBeforeHeaders) {  // read, then gone: not a byte of answer
+      beast::error_code ec;
+      sock.close(ec);
+      co_return false;
+    }
     std::string id = fmt::format("{}-{}", chat ? "chatcmpl" : "cmpl", n);
     if (auto rid = req.find("x-request-id"); rid != req.end()) id = std::string(rid->value());
     const Plan plan = make_plan(cr, s, n);  // the output length and finish reason
     const int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
                                 std::chrono::system_clock::now().time_since_epoch()).count();
-    Generation g{cr, plan, id, created, chat, n, arrival};
+    Generation g{cr, plan, id, created, chat, n, arrival, fault};
     co_return co_await generate(sock, g, keep, v);
   }
 
@@ -309,6 +329,7 @@ struct MockServer::Impl {
     bool chat;
     uint64_t seq;
     std::chrono::steady_clock::time_point arrival;
+    Fault fault = Fault::None;  // reset-mid-stream, stall, malformed-sse and no-done act here
   };
 
   // One request through the engine: queue, prefill (TTFT), then decode steps whose duration and
@@ -352,8 +373,12 @@ struct MockServer::Impl {
         prefill_ms *= static_cast<double>(std::max<int64_t>(1, cr.prompt_tokens - cached)) / static_cast<double>(cr.prompt_tokens);
       slot.cached_tokens = cached;
     }
+    if (g.fault == Fault::Stall) prefill_ms += s.fault_stall_ms;
     auto at = admitted + std::chrono::nanoseconds(static_cast<int64_t>(prefill_ms * 1e6));
-    const int64_t drop_after = s.drop_every > 0 && g.seq % static_cast<uint64_t>(s.drop_every) == 0 ? target / 2 : -1;
+    const bool drop = (s.drop_every > 0 && g.seq % static_cast<uint64_t>(s.drop_every) == 0) ||
+                      g.fault == Fault::ResetMidStream;
+    const int64_t drop_after = drop ? target / 2 : -1;
+    bool malformed_sent = g.fault != Fault::MalformedSse;
     std::vector<int64_t> trace_t;
     std::string trace_kinds;
     std::vector<int> trace_tokens;
@@ -404,11 +429,17 @@ struct MockServer::Impl {
                                usage_now()),
                   piece.empty() ? 'F' : 'C', chunk_tokens);
           }
+          if (!malformed_sent && (produced * 2 >= target || done)) {  // half-way: an event that is not JSON
+            payload += "data: {\"choices\": [{\"delta\": {\"content\": \"broken\n\n";
+            malformed_sent = true;
+          }
           if (done) {
             if (cr.include_usage) event(usage_chunk(g.chat, g.id, s.model_name, g.created, {cr.prompt_tokens, produced, cached}), 'U', 0);
-            payload += "data: [DONE]\n\n";
-            trace_kinds.push_back('D');
-            trace_tokens.push_back(0);
+            if (g.fault != Fault::NoDone) {
+              payload += "data: [DONE]\n\n";
+              trace_kinds.push_back('D');
+              trace_tokens.push_back(0);
+            }
           }
           co_await write_chunk(sock, payload, trace_t, trace_kinds.size() - kinds_before);
         }
