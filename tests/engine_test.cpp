@@ -451,5 +451,22 @@ TEST(Engine, InjectedFaultsAreEachCategorizedAndNamed) {
   }
 }
 
+// A server that says "later" (429 with Retry-After: 1) is retried after that long, not at once;
+// the record keeps its intended time, so the wait shows in its latency from schedule.
+TEST(Engine, RetriesHonourRetryAfter) {
+  mock::MockSettings s = fast();
+  s.fault_rate = 1;
+  s.fault_kinds = "429";
+  Harness h(s);
+  EngineSettings es;
+  es.url = h.url();
+  es.retries = 2;
+  const auto rs = run(es, bodies(1, true, true));
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].http_status, 429);
+  EXPECT_EQ(rs[0].attempts, 3);
+  EXPECT_GE(rs[0].sent_ns - rs[0].scheduled_ns, 1'900'000'000);  // two waits of Retry-After: 1 s
+}
+
 }  // namespace
 }  // namespace tokbench::client

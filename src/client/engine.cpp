@@ -8,6 +8,7 @@
 #include <charconv>
 #include <memory>
 #include <optional>
+#include <random>
 #include <thread>
 
 #include <sys/epoll.h>
@@ -56,6 +57,8 @@ struct Slot {
   std::string content_type;  // of the response, lower-cased ("" = none sent)
   std::string head;          // the first KiB of a 2xx body, to show what came when it is not what was asked
   char errbuf[CURL_ERROR_SIZE] = {0};  // libcurl's own words for a failure (names TLS causes)
+  int64_t retry_after_ms = -1;         // the server's Retry-After, in ms (-1 = none)
+  int64_t retry_at_ns = kNone;         // waiting to retry until then (the slot stays taken)
   RequestRecord rec;
   SseFramer framer;
   ChunkParser parser;
@@ -142,16 +145,22 @@ struct Slot {
     const size_t len = size * n;
     if (s.rec.first_byte_ns == kNone) s.rec.first_byte_ns = s.now();
     std::string_view line(p, len);
-    if (line.size() > 13 && (line[0] == 'C' || line[0] == 'c')) {
-      std::string lower(line.substr(0, 13));
-      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (lower == "content-type:") {
-        std::string v(line.substr(13));
-        for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        v.erase(0, v.find_first_not_of(" \t"));
-        v.erase(v.find_last_not_of(" \t\r\n") + 1);
-        s.content_type = v;
-      }
+    // Header names are case-insensitive; only two matter here.
+    std::string lower(line.substr(0, std::min<size_t>(line.size(), 13)));
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.starts_with("retry-after:")) {
+      // Seconds (the HTTP-date form is rare from inference servers and is ignored).
+      int64_t secs = -1;
+      const std::string_view v = line.substr(12);
+      const size_t d = v.find_first_of("0123456789");
+      if (d != std::string_view::npos) std::from_chars(v.data() + d, v.data() + v.size(), secs);
+      if (secs >= 0) s.retry_after_ms = secs * 1000;
+    } else if (lower == "content-type:") {
+      std::string v(line.substr(13));
+      for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      v.erase(0, v.find_first_not_of(" \t"));
+      v.erase(v.find_last_not_of(" \t\r\n") + 1);
+      s.content_type = v;
     }
     if (line.starts_with("HTTP/")) {  // status line (a new one per response, e.g. after 100)
       const size_t sp = line.find(' ');
@@ -252,6 +261,7 @@ class Worker {
         if (drain_deadline == kNone) drain_deadline = now + st.drain_timeout_ms * 1'000'000;
         if (stop == kCancelNow || now >= drain_deadline) cancel_all(now);
       }
+      const int64_t retry_due = start_due_retries(now);
       // Fill free slots with due requests.
       if (!pending) pending_due = kNone;  // a "later" answer is asked again each time round
       while (!exhausted && !free_.empty()) {
@@ -287,6 +297,7 @@ class Worker {
       int64_t deadline = now + kIdlePollMs * 1'000'000;
       if (timer_deadline_ != kNone) deadline = std::min(deadline, timer_deadline_ - sh_.origin_ns);
       if (pending_due != kNone) deadline = std::min(deadline, pending_due);
+      if (retry_due != kNone) deadline = std::min(deadline, retry_due);
       const int timeout_ms = static_cast<int>(std::max<int64_t>(0, (deadline - now + 999'999) / 1'000'000));
       const int n = epoll_wait(epfd_, events.data(), static_cast<int>(events.size()), timeout_ms);
       int running = 0;
@@ -369,6 +380,8 @@ class Worker {
     s.content_type.clear();
     s.head.clear();
     s.errbuf[0] = '\0';
+    s.retry_after_ms = -1;
+    s.retry_at_ns = kNone;
     s.rec.stream = s.stream;
     s.rec.attempts = attempt;
     s.rec.scheduled_ns = scheduled;
@@ -445,19 +458,50 @@ class Worker {
         r.error += " (the request was sent; the connection closed before any response byte)";
     }
     if (r.done_ns == kNone || r.outcome != Outcome::Ok) r.done_ns = std::max(r.done_ns, now);
+    // Retried: a connection never made, or a server that says "later" (429, 503). After an
+    // exponential, jittered backoff, or the server's Retry-After; the slot stays taken meanwhile.
+    const bool later = r.outcome == Outcome::HttpStatus && (r.http_status == 429 || r.http_status == 503);
+    if ((r.outcome == Outcome::ConnectError || later) && r.attempts <= sh_.settings.retries &&
+        sh_.stop.load(std::memory_order_relaxed) == kRunning) {
+      s.retry_at_ns = now + backoff_ns(r.attempts, s.retry_after_ms);
+      retrying_.push_back(&s);
+      return;
+    }
     --active_;
     s.active = false;
     free_.push_back(&s);
-    if (r.outcome == Outcome::ConnectError && r.attempts <= sh_.settings.retries &&
-        sh_.stop.load(std::memory_order_relaxed) == kRunning) {
-      start(s, r.scheduled_ns, r.attempts + 1);  // same request, same intended time
-      return;
-    }
     sh_.source.completed(r);
     sh_.on_done(std::move(r));
   }
 
+  // 100 ms × 2^(attempt-1), at most 10 s, times a jitter in [0.5, 1.5) so that retries spread
+  // out; a Retry-After (at most 60 s) wins.
+  int64_t backoff_ns(int attempt, int64_t retry_after_ms) {
+    if (retry_after_ms >= 0) return std::min<int64_t>(retry_after_ms, 60'000) * 1'000'000;
+    const double base_ms = std::min(100.0 * static_cast<double>(int64_t{1} << std::min(attempt - 1, 20)), 10'000.0);
+    return static_cast<int64_t>(base_ms * std::uniform_real_distribution<double>(0.5, 1.5)(rng_) * 1e6);
+  }
+
+  // Starts the retries whose backoff has passed; returns the earliest one still waiting.
+  int64_t start_due_retries(int64_t now) {
+    int64_t next = kNone;
+    for (size_t i = 0; i < retrying_.size();) {
+      Slot& s = *retrying_[i];
+      if (s.retry_at_ns <= now) {
+        retrying_[i] = retrying_.back();
+        retrying_.pop_back();
+        --active_;  // start() counts it again
+        start(s, s.rec.scheduled_ns, s.rec.attempts + 1);  // same request, same intended time
+        continue;
+      }
+      next = next == kNone ? s.retry_at_ns : std::min(next, s.retry_at_ns);
+      ++i;
+    }
+    return next;
+  }
+
   void cancel_all(int64_t now) {
+    retrying_.clear();
     for (auto& s : slots_) {
       if (!s.active) continue;
       curl_multi_remove_handle(multi_, s.easy);
@@ -475,6 +519,8 @@ class Worker {
   Shared& sh_;
   std::vector<Slot> slots_;
   std::vector<Slot*> free_;
+  std::vector<Slot*> retrying_;  // failed attempts waiting out their backoff
+  std::mt19937_64 rng_{std::random_device{}()};  // backoff jitter only
   CURLM* multi_ = nullptr;
   int epfd_ = -1;
   int64_t timer_deadline_ = kNone;  // absolute steady ns of curl's next timeout
