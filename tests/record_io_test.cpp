@@ -22,6 +22,7 @@ TEST(RecordIo, RoundTripKeepsEveryField) {
   r.output_chars = 12;
   r.cached_tokens = 4;
   r.error = "quote \" and newline \n";
+  r.malformed_sse_lines = 3;
   const auto line = to_json_line(r, "gsm8k");
   EXPECT_EQ(line.find('\n'), std::string::npos);
   EXPECT_NE(line.find("\"data_abbr\":\"gsm8k\""), std::string::npos);
@@ -30,6 +31,7 @@ TEST(RecordIo, RoundTripKeepsEveryField) {
   EXPECT_TRUE(back.warmup);
   EXPECT_EQ(back.attempts, 2);
   EXPECT_EQ(back.request_id, "chatcmpl-9");
+  EXPECT_EQ(back.malformed_sse_lines, 3);
   EXPECT_EQ(back.error, r.error);
   EXPECT_EQ(back.cached_tokens, 4);
   EXPECT_EQ(back.sent_ns, r.sent_ns);

@@ -189,6 +189,13 @@ TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
   v = judge(capped, t, {});
   ASSERT_EQ(v.warnings.size(), 1u);
   EXPECT_NE(v.warnings[0].find("at most 3 request(s) were in flight at once against --concurrency 64"), std::string::npos);
+  VerdictTally noisy = t;
+  auto odd = testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1);
+  odd.malformed_sse_lines = 4;
+  noisy.add(odd);
+  v = judge(m, noisy, {});
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("1 request(s) carried 4 line(s) that are not SSE"), std::string::npos) << v.warnings[0];
   VerdictFacts insecure;
   insecure.insecure_tls = true;
   v = judge(m, t, insecure);

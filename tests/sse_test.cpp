@@ -55,5 +55,16 @@ TEST(SseFramer, PartialEventIsReported) {
   EXPECT_FALSE(f.has_partial());
 }
 
+TEST(Sse, LinesThatAreNotSseAreCountedNotDispatched) {
+  SseFramer f;
+  std::vector<std::string> got;
+  f.feed("garbage without a colon\nevent: x\nid: 1\n: comment\nretry: 5\nwhat: ever\ndata: a\n\n",
+         [&](std::string_view d) { got.emplace_back(d); });
+  EXPECT_EQ(got, (std::vector<std::string>{"a"}));
+  EXPECT_EQ(f.malformed_lines(), 2);
+  f.reset();
+  EXPECT_EQ(f.malformed_lines(), 0);
+}
+
 }  // namespace
 }  // namespace tokbench::client

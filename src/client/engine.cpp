@@ -458,6 +458,7 @@ class Worker {
         r.error += " (the request was sent; the connection closed before any response byte)";
     }
     if (r.done_ns == kNone || r.outcome != Outcome::Ok) r.done_ns = std::max(r.done_ns, now);
+    r.malformed_sse_lines = s.framer.malformed_lines();
     // Retried: a connection never made, or a server that says "later" (429, 503). After an
     // exponential, jittered backoff, or the server's Retry-After; the slot stays taken meanwhile.
     const bool later = r.outcome == Outcome::HttpStatus && (r.http_status == 429 || r.http_status == 503);

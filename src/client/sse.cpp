@@ -6,7 +6,10 @@ void SseFramer::take_line(std::string_view line) {
   if (line.front() == ':') return;  // comment / keep-alive
   const size_t colon = line.find(':');
   const std::string_view field = line.substr(0, colon);
-  if (field != "data") return;  // event:, id:, retry: carry nothing we count
+  if (field != "data") {  // event:, id:, retry: carry nothing we count; anything else is not SSE
+    if (field != "event" && field != "id" && field != "retry") ++malformed_;
+    return;
+  }
   std::string_view value = colon == std::string_view::npos ? std::string_view{} : line.substr(colon + 1);
   if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
   if (data_.size() + value.size() + 1 > max_bytes_) {  // an event of many data lines

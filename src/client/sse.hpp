@@ -70,12 +70,15 @@ class SseFramer {
 
   /// True when bytes of an unfinished event are buffered (a stream that ends here was cut).
   bool has_partial() const { return !line_.empty() || has_data_; }
+  /// Lines that were not SSE at all (no known field, not a comment): skipped, and counted.
+  int64_t malformed_lines() const { return malformed_; }
   /// A line or an event passed the size cap; the framer has stopped.
   bool too_large() const { return too_large_; }
   size_t max_bytes() const { return max_bytes_; }
 
   void reset() {
     too_large_ = false;
+    malformed_ = 0;
     line_.clear();
     data_.clear();
     has_data_ = false;
@@ -90,6 +93,7 @@ class SseFramer {
   bool has_data_ = false;
   bool skip_lf_ = false;
   bool too_large_ = false;
+  int64_t malformed_ = 0;
   size_t max_bytes_;
 };
 

@@ -70,6 +70,7 @@ struct RequestRecord {
   std::string prompt_text;  ///< the prompt sent, kept only while --tokenizer needs it; not saved
   std::string finish_reason;
 
+  int64_t malformed_sse_lines = 0;  ///< lines of the stream that were not SSE (skipped)
   int http_status = 0;
   Outcome outcome = Outcome::Ok;
   std::string error;       ///< human-readable cause; for http_status, the first KiB of the body

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -68,6 +69,7 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   w.field("outcome", outcome_name(r.outcome));
   w.field("error_info", r.error);
   w.field("http_status", r.http_status);
+  if (r.malformed_sse_lines > 0) w.field("malformed_sse_lines", r.malformed_sse_lines);
   put_count(w, "input_tokens", r.prompt_tokens);
   put_count(w, "output_tokens", r.completion_tokens);
   put_count(w, "cached_tokens", r.cached_tokens);
@@ -133,6 +135,7 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   r.outcome = *o;
   r.error = get_string(doc, "error_info");
   r.http_status = static_cast<int>(get_count(doc, "http_status"));
+  r.malformed_sse_lines = std::max<int64_t>(0, get_count(doc, "malformed_sse_lines"));
   r.prompt_tokens = get_count(doc, "input_tokens");
   r.completion_tokens = get_count(doc, "output_tokens");
   r.cached_tokens = get_count(doc, "cached_tokens");

@@ -12,6 +12,10 @@ void VerdictTally::add(const record::RequestRecord& r) {
     return;
   }
   ++measured;
+  if (r.malformed_sse_lines > 0) {
+    ++malformed_requests;
+    malformed_lines += r.malformed_sse_lines;
+  }
   if (r.sent_ns != record::kNone && r.done_ns != record::kNone) first_sent_ns = std::min(first_sent_ns, r.sent_ns);
   if (!r.ok()) {
     ++failed;
@@ -78,6 +82,11 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
         "{} request(s) came with no usage and no --tokenizer: their output \"tokens\" are SSE chunks, so TPOT, ITL "
         "and token throughputs are per chunk, not per token; pass --tokenizer PATH (or ask the server for usage)",
         m.output_tokens_from_chunks));
+  }
+  if (t.malformed_requests > 0) {
+    v.warnings.push_back(fmt::format("{} request(s) carried {} line(s) that are not SSE (no known field, not a comment): "
+                                     "skipped; the server's stream is not clean SSE (see malformed_sse_lines in the "
+                                     "details)", t.malformed_requests, t.malformed_lines));
   }
   if (!f.details_warning.empty()) v.warnings.push_back(f.details_warning);
   if (f.insecure_tls) {

@@ -16,6 +16,7 @@ namespace tokbench::runner {
 struct VerdictTally {
   int64_t measured = 0, failed = 0, warmup = 0;
   int64_t short_outputs = 0;  ///< ignore_eos sent, and a different number of tokens came back
+  int64_t malformed_requests = 0, malformed_lines = 0;  ///< streams with lines that were not SSE
   std::map<std::string, int64_t> failures;  ///< by outcome name
   int64_t first_sent_ns = INT64_MAX;        ///< among measured records with a send and an end
   void add(const record::RequestRecord& r);
