@@ -300,6 +300,9 @@ TEST_F(CliTest, ErrorsNameTheThingAndTheFix) {
                     (dir_ / "alias").string()});
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("\"model\":\"gpt-x\""), std::string::npos) << r.output;
+  r = run_tokbench({"run", "--dataset", "sharegpt.json"});  // a usage error, found before anything runs
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--dataset: bad value 'sharegpt.json'"), std::string::npos) << r.output;
   r = run_tokbench({"run", "--timeout-s", "0.0004"});  // not "no timeout" in disguise
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("--timeout-s: bad value 0.0004"), std::string::npos) << r.output;

@@ -23,6 +23,8 @@ std::string write_tmp(const std::string& name, const std::string& content) {
 std::string error_of(const std::string& spec) {
   try {
     load(spec);
+  } catch (const std::invalid_argument& e) {  // a malformed spec: a usage error (exit 2)
+    return std::string("usage: ") + e.what();
   } catch (const std::runtime_error& e) {
     return e.what();
   }
@@ -52,8 +54,9 @@ TEST(Dataset, MalformedLineNamesFileAndLine) {
 
 TEST(Dataset, MissingFileAndBadSpec) {
   EXPECT_NE(error_of("qa:/nonexistent/x.jsonl").find("cannot open dataset '/nonexistent/x.jsonl'"), std::string::npos);
-  EXPECT_NE(error_of("sharegpt:x").find("expected qa:PATH, gsm8k:PATH or builtin"), std::string::npos);
-  EXPECT_NE(error_of("qa:").find("--dataset"), std::string::npos);
+  EXPECT_NE(error_of("sharegpt:x").find("usage: --dataset: bad value 'sharegpt:x' (expected qa:PATH, gsm8k:PATH"),
+            std::string::npos);
+  EXPECT_NE(error_of("qa:").find("usage: --dataset"), std::string::npos);
   EXPECT_NE(error_of("qa:" + write_tmp("tb_empty.jsonl", "\n")).find("has no requests"), std::string::npos);
 }
 

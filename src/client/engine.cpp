@@ -568,6 +568,7 @@ EngineCounters Engine::run(load::RequestSource& source, int64_t origin_ns,
     total.events += c.events;
     total.bytes += c.bytes;
     total.cpu_ns += c.cpu_ns;
+    total.busiest_cpu_ns = std::max(total.busiest_cpu_ns, c.cpu_ns);
   }
   return total;
 }

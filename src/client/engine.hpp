@@ -43,6 +43,7 @@ struct EngineCounters {
   int64_t events = 0;  ///< SSE data events parsed (the unit of the bench's CPU figure)
   int64_t bytes = 0;   ///< response body bytes
   int64_t cpu_ns = 0;  ///< CPU time of the worker threads (the client's own cost)
+  int64_t busiest_cpu_ns = 0;  ///< CPU time of the busiest worker thread (a saturated one delays its streams)
 };
 
 class Engine {

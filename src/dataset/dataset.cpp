@@ -87,8 +87,8 @@ Dataset load(std::string_view spec) {
   const size_t colon = spec.find(':');
   d.kind = std::string(spec.substr(0, colon));
   if (colon == std::string_view::npos || (d.kind != "qa" && d.kind != "gsm8k") || colon + 1 == spec.size()) {
-    throw std::runtime_error(fmt::format(
-        "--dataset: bad value '{}' (expected qa:PATH, gsm8k:PATH or builtin)", spec));
+    throw std::invalid_argument(fmt::format(  // a usage error (exit 2), not a run failure
+        "--dataset: bad value '{}' (expected qa:PATH, gsm8k:PATH, synthetic or builtin)", spec));
   }
   d.path = std::string(spec.substr(colon + 1));
   d.abbr = d.kind == "gsm8k" ? "gsm8k" : stem_of(d.path);

@@ -26,8 +26,9 @@ struct Dataset {
 
 /// Loads `qa:PATH` (JSON lines with "question", optional "answer", optional "max_tokens"),
 /// `gsm8k:PATH` (GSM8K's test.jsonl as is; prompt = question, AISBench's perf template) or
-/// `builtin` (a few embedded prompts, for a first run with no files). Throws std::runtime_error
-/// naming the file and line, and the fix, on bad input.
+/// `builtin` (a few embedded prompts, for a first run with no files). Throws std::invalid_argument
+/// for a malformed spec (a usage error) and std::runtime_error naming the file and line, and the
+/// fix, on bad input.
 Dataset load(std::string_view spec);
 
 struct SyntheticOptions {

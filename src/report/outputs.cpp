@@ -129,6 +129,8 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   if (info.client_events >= 0) w.value(info.client_events); else w.null();
   w.key("client_cpu_s");
   if (info.client_cpu_s >= 0) w.value(info.client_cpu_s); else w.null();
+  w.key("client_process_cpu_s");
+  if (info.client_process_cpu_s >= 0) w.value(info.client_process_cpu_s); else w.null();
   w.field("tokenizer", info.tokenizer);
   if (!info.synthetic_json.empty()) w.field_raw("synthetic", info.synthetic_json);
   w.end_object();

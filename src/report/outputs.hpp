@@ -32,7 +32,8 @@ struct RunInfo {
   bool interrupted = false;
   int64_t origin_steady_ns = -1;  ///< steady_clock ns of the records' time 0 (cross-process checks)
   int64_t client_events = -1;   ///< SSE events the client parsed (-1 = unknown, e.g. recomputed)
-  double client_cpu_s = -1;     ///< client process CPU time during the measured phase
+  double client_cpu_s = -1;     ///< client worker threads' CPU time during the measured phase
+  double client_process_cpu_s = -1;  ///< the whole client process's CPU time during the measured phase
   std::string tokenizer;        ///< --tokenizer path ("" = none)
   std::string synthetic_json;   ///< how synthetic prompts were built (JSON object), "" = not synthetic
   std::vector<std::pair<std::string, std::string>> audit;  ///< (level, text) of the request-body audit

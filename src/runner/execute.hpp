@@ -29,8 +29,9 @@ struct PointResult {
   int64_t records_written = 0;   ///< lines in the details file, warm-up included
   int64_t measured_done = 0;
   double measured_wall_s = 0;
-  double client_cpu_s = 0;
-  double client_cpu_share = -1;
+  double client_cpu_s = 0;          ///< worker threads
+  double client_process_cpu_s = 0;  ///< the whole client process (recorder, scraper, progress too)
+  double client_cpu_share = -1;     ///< the busiest worker thread's CPU / wall
   int64_t client_events = 0;
   std::optional<probe::ServerSummary> server;
   std::string profile_json;

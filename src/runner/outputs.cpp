@@ -39,6 +39,7 @@ report::RunInfo info_of(const RunFolder& f) {
   if (f.end) {
     info.client_events = f.end->client_events;
     info.client_cpu_s = f.end->client_cpu_s;
+    info.client_process_cpu_s = f.end->client_process_cpu_s;
     info.server_process_json = f.end->server_process_json;
     info.profile_json = f.end->profile_json;
   }

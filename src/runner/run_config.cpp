@@ -87,6 +87,12 @@ std::vector<std::string> RunConfig::validate() const {
   check(dataset != "synthetic" || num_prompts <= 1'000'000,
         fmt::format("--num-prompts: {} synthetic prompts would all be built before the run; use at most 1000000 with "
                     "--dataset synthetic, or a file dataset (it cycles) for longer soak runs", num_prompts));
+  {
+    const bool file_kind = (dataset.rfind("qa:", 0) == 0 || dataset.rfind("gsm8k:", 0) == 0) &&
+                           dataset.size() > dataset.find(':') + 1;
+    check(dataset == "builtin" || dataset == "synthetic" || file_kind,
+          fmt::format("--dataset: bad value '{}' (expected qa:PATH, gsm8k:PATH, synthetic or builtin)", dataset));
+  }
   check(max_event_bytes >= 1024, fmt::format("--max-event-bytes: bad value {} (expected >= 1024)", max_event_bytes));
   check(max_body_bytes >= 1024, fmt::format("--max-body-bytes: bad value {} (expected >= 1024)", max_body_bytes));
   check(scrape_interval_ms >= 50, fmt::format("--scrape-interval-ms: bad value {} (expected >= 50)", scrape_interval_ms));

@@ -94,6 +94,7 @@ RunEnd end_from(simdjson::dom::element root) {
   e.records_written = value_or(root["records_written"].get_int64(), int64_t{0});
   e.measured_wall_s = number_or(root, "measured_wall_s", 0);
   e.client_cpu_s = number_or(root, "client_cpu_s", -1);
+  e.client_process_cpu_s = number_or(root, "client_process_cpu_s", -1);
   e.client_cpu_share = number_or(root, "client_cpu_share", -1);
   e.client_events = value_or(root["client_sse_events"].get_int64(), int64_t{-1});
   e.server_process_json = raw_or_empty(root, "server_process");
@@ -144,6 +145,7 @@ void write_end(const fs::path& dir, const RunEnd& e) {
   w.begin_object().field("format", "tokbench-run-end/1").field("interrupted", e.interrupted);
   w.field("stop_reason", e.stop_reason).field("records_written", e.records_written);
   w.field("measured_wall_s", e.measured_wall_s).field("client_cpu_s", e.client_cpu_s);
+  w.field("client_process_cpu_s", e.client_process_cpu_s);
   w.field("client_cpu_share", e.client_cpu_share).field("client_sse_events", e.client_events);
   raw_or_null(w, "server_process", e.server_process_json);
   raw_or_null(w, "profile", e.profile_json);

@@ -38,7 +38,8 @@ struct RunEnd {
   int64_t records_written = 0;      ///< lines in the details file, warm-up included
   double measured_wall_s = 0;
   double client_cpu_s = -1;         ///< CPU of the client's worker threads in the measured phase
-  double client_cpu_share = -1;     ///< client_cpu_s / (wall × workers); < 0 unknown
+  double client_process_cpu_s = -1; ///< CPU of the whole client process in the measured phase
+  double client_cpu_share = -1;     ///< the busiest worker thread's CPU / wall; < 0 unknown
   int64_t client_events = -1;
   std::string server_process_json;  ///< --server-cmd: command, how it stopped, log summary
   std::string profile_json;         ///< --profile-window

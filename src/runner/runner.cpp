@@ -112,6 +112,7 @@ RunEnd ended(const PointResult& p, const std::string& server_process_json) {
   e.records_written = p.records_written;
   e.measured_wall_s = p.measured_wall_s;
   e.client_cpu_s = p.client_cpu_s;
+  e.client_process_cpu_s = p.client_process_cpu_s;
   e.client_cpu_share = p.client_cpu_share;
   e.client_events = p.client_events;
   e.server_process_json = server_process_json;

@@ -54,8 +54,8 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
                                     "--ignore-eos)", t.short_outputs));
   }
   if (f.client_cpu_share > 0.9) {
-    v.reasons.push_back(fmt::format("the client's worker threads were busy {:.0f}% of the time: its own delays are in the "
-                                    "timings; raise --workers or run the client on a bigger machine",
+    v.reasons.push_back(fmt::format("the client's busiest worker thread was busy {:.0f}% of the time: its own delays are "
+                                    "in the timings; raise --workers or run the client on a bigger machine",
                                     100 * f.client_cpu_share));
   }
   if (f.request_rate > 0) {
