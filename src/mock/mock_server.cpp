@@ -401,9 +401,28 @@ struct MockServer::Impl {
       co_await timer.async_wait(use_awaitable);
     };
 
-    // Prefill: the first token (or, for max_tokens 0, only a finish).
+    // Prefill: the first token (or, for max_tokens 0, only a finish). /metrics observes when it
+    // actually happened, not when it was planned: under load the simulator itself runs late, and
+    // its histograms must say so, as a real server's do.
     co_await wait_until(at);
-    metrics.first_token(std::chrono::duration<double>(at - g.arrival).count());
+    auto last_wake = clock::now();
+    metrics.first_token(std::chrono::duration<double>(last_wake - g.arrival).count());
+    struct Planned {
+      Step st;
+      int64_t tokens;
+    };
+    std::vector<Planned> unobserved;  // steps since the last wake, observed once their real time is known
+    auto observe_steps = [&] {
+      const auto now = clock::now();
+      double planned_ms = 0;
+      for (const auto& p : unobserved) planned_ms += p.st.ms;
+      const double actual_ms = std::chrono::duration<double, std::milli>(now - last_wake).count();
+      const double scale = planned_ms > 0 ? actual_ms / planned_ms : 1.0;
+      for (const auto& p : unobserved)
+        metrics.step(p.st.ms * scale / 1000, static_cast<int>(p.tokens), p.st.drafted, p.st.accepted);
+      unobserved.clear();
+      last_wake = now;
+    };
     int64_t pending = target > 0 ? 1 : 0;
     while (true) {
       // Emit what is pending when the chunk is full or the output is complete.
@@ -449,9 +468,13 @@ struct MockServer::Impl {
       at += std::chrono::nanoseconds(static_cast<int64_t>(st.ms * 1e6));
       const int64_t tokens = std::min<int64_t>(st.tokens, target - produced - pending);
       pending += tokens;
-      metrics.step(st.ms / 1000, static_cast<int>(tokens), st.drafted, st.accepted);
-      if (pending >= s.tokens_per_chunk || produced + pending >= target) co_await wait_until(at);
+      unobserved.push_back({st, tokens});
+      if (pending >= s.tokens_per_chunk || produced + pending >= target) {
+        co_await wait_until(at);
+        observe_steps();
+      }
     }
+    if (!unobserved.empty()) observe_steps();
     if (cr.stream) {
       co_await net::async_write(sock, http::make_chunk_last(), use_awaitable);
       write_trace(g.id, trace_t, trace_kinds, trace_tokens, false);
