@@ -26,7 +26,11 @@ command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
 # Test-only: Node.js also runs the tokenizer oracle and drives Chromium for the report's tests.
 if [[ "${1:-}" == "--test" ]]; then
-  dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q 'ok installed' || missing+=(chromium)
+  # Chromium checks the HTML report; clang and its runtimes (libFuzzer) build the fuzz targets;
+  # openssl's command line serves TLS on loopback for the TLS tests.
+  for p in chromium clang libclang-rt-14-dev openssl; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+  done
 fi
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 

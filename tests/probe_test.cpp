@@ -70,6 +70,14 @@ TEST(Prometheus, HistogramDeltaQuantilesLikeHistogramQuantile) {
   EXPECT_FALSE(histogram_delta(before, after, "absent").has_value());
 }
 
+// Found by fuzz/prometheus: a bucket bound that is not a number is skipped, not thrown from.
+TEST(Prometheus, BucketBoundThatIsNotANumberIsSkipped) {
+  Snapshot s{0, parse_text("h_bucket{le=\"abc\"} 1\nh_bucket{le=\"0.5\"} 2\nh_bucket{le=\"+Inf\"} 3\nh_sum 1\nh_count 3\n")};
+  const auto d = histogram_delta(Snapshot{0, {}}, s, "h");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->buckets.size(), 2u);
+}
+
 // A quantile of a coarse histogram is known only to its bucket: the range, which reports print.
 TEST(Prometheus, QuantileBucketIsTheRangeTheQuantileLiesIn) {
   HistogramDelta h;

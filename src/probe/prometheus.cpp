@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace tokbench::probe {
@@ -126,7 +127,15 @@ std::optional<HistogramDelta> histogram_delta(const Snapshot& before, const Snap
       if (x.name != name + "_bucket") continue;
       auto it = x.labels.find("le");
       if (it == x.labels.end()) continue;
-      b[it->second == "+Inf" ? INFINITY : std::stod(it->second)] += x.value;
+      // A bound that is not a number (a hostile or broken exposition) is skipped, never thrown
+      // from: the fuzzer found std::stod's exception escaping the summary after a whole run.
+      double le = INFINITY;
+      if (it->second != "+Inf") {
+        char* end = nullptr;
+        le = std::strtod(it->second.c_str(), &end);
+        if (it->second.empty() || *end != '\0' || std::isnan(le)) continue;
+      }
+      b[le] += x.value;
     }
     return b;
   };
