@@ -169,6 +169,18 @@ TEST_F(RunFolderTest, RunThatNeverReachedItsTargetLeavesAReadableFolder) {
   EXPECT_NE(reasons(json(rd / "result.json")).find("before its target was ready"), std::string::npos);
 }
 
+// Every warm-up request failed: the run stops, and its folder says why (not "killed?").
+TEST_F(RunFolderTest, RunThatStoppedSaysWhyInItsFolder) {
+  Sim sim({"--ttft-ms", "1", "--tpot-ms", "1", "--fail-every", "1"});
+  const auto res = run_tokbench(run_args({"--url", sim.url(), "--num-prompts", "5", "--warmup", "2"}));
+  EXPECT_EQ(res.code, 1) << res.output;
+  const fs::path rd = only_run();
+  ASSERT_TRUE(fs::exists(rd / "end.json"));
+  ASSERT_EQ(run_tokbench({"report", rd.string()}).code, 0);
+  EXPECT_NE(reasons(json(rd / "result.json")).find("incomplete: the run stopped: all 2 warm-up request(s) failed"),
+            std::string::npos) << reasons(json(rd / "result.json"));
+}
+
 TEST_F(RunFolderTest, CtrlCOnABillionRequestsExits130WithASmallFootprint) {
   Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
   Child run(with_binary(run_args({"--url", sim.url(), "--num-prompts", "1000000000", "--concurrency", "16", "--max-tokens", "4"})));

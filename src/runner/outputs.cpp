@@ -25,11 +25,11 @@ std::string incomplete_reason(const RunFolder& f, int64_t measured) {
     return fmt::format("incomplete: {} of {} requests recorded; the run did not finish (killed?)", measured,
                        m.planned_requests);
   }
+  if (!f.end->stop_reason.empty()) return "incomplete: the run stopped: " + f.end->stop_reason;
   if (!f.end->interrupted && measured < m.planned_requests) {
     return fmt::format("incomplete: {} of {} requests recorded, yet the run ended normally: the details file was cut "
                        "short or edited", measured, m.planned_requests);
   }
-  if (!f.end->stop_reason.empty() && !f.end->interrupted) return "incomplete: " + f.end->stop_reason;
   return "";
 }
 

@@ -1,6 +1,7 @@
 #include "runner/runner.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
 
@@ -157,7 +158,17 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   write_manifest(out.run_dir, manifest);
 
   const LoadPoint point{plan.cfg.num_prompts, plan.cfg.warmup, plan.cfg.concurrency, plan.cfg.request_rate, plan.cfg.seed};
-  const PointResult result = execute(target, plan, point, out.perf_dir, origin, stop, *log, console);
+  PointResult result;
+  try {
+    result = execute(target, plan, point, out.perf_dir, origin, stop, *log, console);
+  } catch (const std::exception& e) {
+    // The folder says why it stopped (every warm-up request failed, ...), not "killed?".
+    RunEnd failed;
+    failed.stop_reason = e.what();
+    write_end(out.run_dir, failed);
+    log->error("the run stopped: {}", e.what());
+    throw;
+  }
   const std::string server_process = target.close(out.run_dir, *log, console);
   if (result.interrupted) log->warn("interrupted: stopped sending; in-flight requests drained or cancelled");
   write_end(out.run_dir, ended(result, server_process));
