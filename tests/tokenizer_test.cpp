@@ -142,6 +142,12 @@ class Synthetic : public ::testing::Test {
   static inline int counter_ = 0;
 };
 
+// Found by fuzz/tokenizer: an id far past any vocabulary sized the id table (8.5 GB).
+TEST_F(Synthetic, HugeVocabIdIsRefusedNotAllocated) {
+  const std::string body = R"({"model":{"type":"BPE","vocab":{"a":0,"b":266666666},"merges":[]}})";
+  EXPECT_NE(load_error(body).find("id 266666666 is beyond any real vocabulary"), std::string::npos) << load_error(body);
+}
+
 TEST_F(Synthetic, MergesByRankAndUnknownCharacters) {
   auto t = make(tokenizer("null", "null"));
   EXPECT_EQ(t.encode("abc", false), (std::vector<int32_t>{6}));

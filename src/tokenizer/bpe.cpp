@@ -13,6 +13,10 @@
 namespace tokbench::tokenizer {
 
 namespace {
+constexpr int64_t kMaxTokenId = int64_t{1} << 24;
+}  // namespace
+
+namespace {
 
 constexpr size_t kCacheWordBytes = 256;  // HF caches words shorter than this ...
 constexpr size_t kCacheEntries = 10'000;  // ... up to this many per thread
@@ -74,6 +78,12 @@ Bpe::Bpe(simdjson::dom::element model, bool byte_level, const std::string& path)
     int64_t id = -1;
     if (field.value.get_int64().get(id) || id < 0)
       throw std::runtime_error(fmt::format("{}.vocab[\"{}\"]: expected a non-negative integer id", path, field.key));
+    // Ids size the id -> token table: one past any real vocabulary (Gemma 3's is 262,144) is a
+    // broken file, not a reason to allocate gigabytes (found by fuzz/tokenizer).
+    if (id >= kMaxTokenId) {
+      throw std::runtime_error(fmt::format("{}.vocab[\"{}\"]: id {} is beyond any real vocabulary (at most {})", path,
+                                           field.key, id, kMaxTokenId - 1));
+    }
     if (static_cast<size_t>(id) >= tokens_.size()) tokens_.resize(static_cast<size_t>(id) + 1);
     tokens_[static_cast<size_t>(id)] = std::string(field.key);
     json_vocab_.emplace(std::string(field.key), static_cast<int32_t>(id));
