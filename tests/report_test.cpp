@@ -34,6 +34,11 @@ TEST(Tables, BoxDrawnLikeAisbench) {
     if (c.key == "total_input_tokens") c.known = false;
   EXPECT_NE(console_tables(m).find("│ Total Input Tokens      │ total │ n/a"), std::string::npos) << console_tables(m);
   EXPECT_NE(common_json(m).find("\"Total Input Tokens\":{\"total\":null}"), std::string::npos) << common_json(m);
+  // "Tokens" that were SSE chunks are labelled so, in the table and the CSV.
+  m.output_tokens_from_chunks = 1'000'000;
+  EXPECT_NE(console_tables(m).find("│ TPOT (per chunk)"), std::string::npos) << console_tables(m);
+  EXPECT_NE(performance_csv(m).find("TPOT (per chunk),"), std::string::npos) << performance_csv(m);
+  EXPECT_EQ(console_tables(m).find("TTFT (per chunk)"), std::string::npos);
 }
 
 TEST(Tables, CsvRowsAndUnits) {

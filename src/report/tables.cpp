@@ -50,15 +50,25 @@ std::string grid(const Table& t) {
   return out;
 }
 
+// Rows counted in tokens are labelled when the "tokens" were SSE chunks (no usage, no
+// --tokenizer): never printed as if they were per token.
+std::string row_label(const metrics::MetricSet& m, const metrics::Row& r) {
+  if (m.output_tokens_from_chunks <= 0) return r.name;
+  if (r.name != "TPOT" && r.name != "ITL" && r.name != "OutputTokens" && r.name != "OutputTokenThroughput") return r.name;
+  const auto* ok = m.common_metric("success_requests");
+  const bool all = ok && static_cast<double>(m.output_tokens_from_chunks) >= ok->value;
+  return r.name + (all ? " (per chunk)" : " (partly per chunk)");
+}
+
 Table performance_table(const metrics::MetricSet& m, const std::string& stage) {
   Table t{{"Performance Parameters", "Stage", "Average", "Min", "Max", "Median", "P75", "P90", "P99", "N"}};
   for (const auto& r : m.rows) {
     if (!r.stats) {
-      t.push_back({r.name, stage, "n/a (" + r.na_reason + ")", "-", "-", "-", "-", "-", "-", "-"});
+      t.push_back({row_label(m, r), stage, "n/a (" + r.na_reason + ")", "-", "-", "-", "-", "-", "-", "-"});
       continue;
     }
     const auto& s = *r.stats;
-    t.push_back({r.name, stage, format_value(s.mean, r.unit), format_value(s.min, r.unit),
+    t.push_back({row_label(m, r), stage, format_value(s.mean, r.unit), format_value(s.min, r.unit),
                  format_value(s.max, r.unit), format_value(s.median, r.unit), format_value(s.p75, r.unit),
                  format_value(s.p90, r.unit), format_value(s.p99, r.unit), std::to_string(s.n)});
   }
