@@ -468,5 +468,28 @@ TEST(Engine, RetriesHonourRetryAfter) {
   EXPECT_GE(rs[0].sent_ns - rs[0].scheduled_ns, 1'900'000'000);  // two waits of Retry-After: 1 s
 }
 
+// After a stop nothing new is sent: a request waiting out its backoff ends as its last attempt did.
+TEST(Engine, StopGivesUpWaitingRetries) {
+  mock::MockSettings s = fast();
+  s.fault_rate = 1;
+  s.fault_kinds = "429";
+  Harness h(s);
+  EngineSettings es;
+  es.url = h.url();
+  es.retries = 5;
+  std::atomic<int> stop{kRunning};
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop = kDrain;
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto rs = run(es, bodies(1, true, true), {}, &stop);
+  stopper.join();
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].http_status, 429);
+  EXPECT_EQ(rs[0].attempts, 1);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));  // not five Retry-After waits
+}
+
 }  // namespace
 }  // namespace tokbench::client

@@ -259,6 +259,7 @@ class Worker {
         pending_due = kNone;
         exhausted = true;
         if (drain_deadline == kNone) drain_deadline = now + st.drain_timeout_ms * 1'000'000;
+        give_up_retries();  // nothing new is sent after a stop: a waiting retry ends as its last attempt did
         if (stop == kCancelNow || now >= drain_deadline) cancel_all(now);
       }
       const int64_t retry_due = start_due_retries(now);
@@ -481,6 +482,17 @@ class Worker {
     if (retry_after_ms >= 0) return std::min<int64_t>(retry_after_ms, 60'000) * 1'000'000;
     const double base_ms = std::min(100.0 * static_cast<double>(int64_t{1} << std::min(attempt - 1, 20)), 10'000.0);
     return static_cast<int64_t>(base_ms * std::uniform_real_distribution<double>(0.5, 1.5)(rng_) * 1e6);
+  }
+
+  void give_up_retries() {
+    for (Slot* s : retrying_) {
+      --active_;
+      s->active = false;
+      free_.push_back(s);
+      sh_.source.completed(s->rec);
+      sh_.on_done(std::move(s->rec));
+    }
+    retrying_.clear();
   }
 
   // Starts the retries whose backoff has passed; returns the earliest one still waiting.
