@@ -2,7 +2,10 @@
 // (writes every record and keeps none), the verdict from a tally, and the run folder's files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 
 #include "records.hpp"
@@ -132,6 +135,21 @@ TEST(RunFolder, TwoRunsInTheSameSecondGetTwoFolders) {
   EXPECT_NE(a, b);
   EXPECT_TRUE(fs::is_directory(a / "configs"));
   EXPECT_TRUE(fs::is_directory(b / "configs"));
+  // At the same instant too: a check-then-create would hand two racing runs one folder.
+  constexpr int kRuns = 16;
+  std::vector<fs::path> got(kRuns);
+  std::atomic<int> ready{0};
+  std::vector<std::thread> runs;
+  for (int i = 0; i < kRuns; ++i) {
+    runs.emplace_back([&, i] {
+      ++ready;
+      while (ready.load() < kRuns) std::this_thread::yield();
+      got[static_cast<size_t>(i)] = report::make_run_dir(dir.string(), t + 1);
+    });
+  }
+  for (auto& r : runs) r.join();
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(std::unique(got.begin(), got.end()), got.end());
   fs::remove_all(dir);
 }
 

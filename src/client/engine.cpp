@@ -13,7 +13,6 @@
 
 #include <sys/epoll.h>
 #include <time.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -554,10 +553,7 @@ EngineCounters Engine::run(load::RequestSource& source, int64_t origin_ns,
   sh.headers = curl_slist_append(sh.headers, "Expect:");  // no 100-continue round trip
   if (settings_.stream) sh.headers = curl_slist_append(sh.headers, "Accept: text/event-stream");
   // One Authorization header: an explicit --header wins over --api-key (both would be sent otherwise).
-  const bool own_auth = std::any_of(settings_.headers.begin(), settings_.headers.end(), [](const std::string& h) {
-    return h.size() >= 14 && strncasecmp(h.c_str(), "authorization:", 14) == 0;
-  });
-  if (!settings_.api_key.empty() && !own_auth) {
+  if (!settings_.api_key.empty() && !has_authorization_header(settings_.headers)) {
     sh.headers = curl_slist_append(sh.headers, ("Authorization: Bearer " + settings_.api_key).c_str());
   }
   for (const auto& h : settings_.headers) sh.headers = curl_slist_append(sh.headers, h.c_str());

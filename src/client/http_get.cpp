@@ -60,10 +60,7 @@ GetResult perform(const std::string& url, const std::string* post_body, const st
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, post_body->c_str());
     curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(post_body->size()));
   }
-  const bool own_auth = std::any_of(headers.begin(), headers.end(), [](const std::string& h) {
-    return h.size() >= 14 && strncasecmp(h.c_str(), "authorization:", 14) == 0;
-  });
-  if (!api_key.empty() && !own_auth) list = curl_slist_append(list, ("Authorization: Bearer " + api_key).c_str());
+  if (!api_key.empty() && !has_authorization_header(headers)) list = curl_slist_append(list, ("Authorization: Bearer " + api_key).c_str());
   for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
   curl_easy_setopt(e, CURLOPT_URL, url.c_str());
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, list);
@@ -92,6 +89,12 @@ GetResult perform(const std::string& url, const std::string* post_body, const st
   return out;
 }
 }  // namespace
+
+bool has_authorization_header(const std::vector<std::string>& headers) {
+  return std::any_of(headers.begin(), headers.end(), [](const std::string& h) {
+    return h.size() >= 14 && strncasecmp(h.c_str(), "authorization:", 14) == 0;
+  });
+}
 
 void apply_tls(void* easy, const TlsSettings& t) {
   CURL* e = static_cast<CURL*>(easy);

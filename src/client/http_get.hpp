@@ -15,6 +15,10 @@ struct TlsSettings {
   bool insecure = false;  ///< skip peer and host verification
 };
 
+/// True when `headers` carry their own Authorization: it then wins over --api-key, and exactly
+/// one Authorization header is sent.
+bool has_authorization_header(const std::vector<std::string>& headers);
+
 /// Applies `t` to an easy handle (CURL*).
 void apply_tls(void* easy, const TlsSettings& t);
 

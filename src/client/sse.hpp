@@ -37,7 +37,7 @@ class SseFramer {
         line_.append(bytes.substr(i));
         return;
       }
-      if (end - i > max_bytes_ || line_.size() + (end - i) > max_bytes_) {
+      if (line_.size() + (end - i) > max_bytes_) {
         too_large_ = true;
         return;
       }

@@ -70,8 +70,6 @@ class CountedSource final : public RequestSource {
   Pull next(int64_t now_ns) override;
   void completed(const record::RequestRecord& r) override;
   int64_t planned() const override { return count_; }
-  int64_t pulled() const;     ///< requests handed to the engine so far
-  int64_t completed_count() const;
 
  private:
   int64_t count_;
@@ -79,7 +77,7 @@ class CountedSource final : public RequestSource {
   std::unique_ptr<Arrivals> arrivals_;
   core::RequestMaker make_;
   mutable std::mutex mu_;
-  int64_t next_ = 0, done_ = 0, phase_start_ns_ = 0;
+  int64_t next_ = 0, phase_start_ns_ = 0;
 };
 
 }  // namespace tokbench::load

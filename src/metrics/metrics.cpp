@@ -574,13 +574,6 @@ std::optional<double> request_value(const RequestRecord& r, std::string_view met
   return std::nullopt;
 }
 
-std::vector<double> request_values(const std::vector<RequestRecord>& records, std::string_view metric) {
-  std::vector<double> out;
-  for (const auto& r : records)
-    if (auto v = request_value(r, metric)) out.push_back(*v);
-  return out;
-}
-
 DefinitionColumn definition_column(const MetricSet& m) {
   DefinitionColumn c{m.definitions, {}, {}, {}, {}, 0};
   auto take = [&](const char* name) { return m.row(name) ? m.row(name)->stats : std::nullopt; };

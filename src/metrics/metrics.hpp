@@ -128,7 +128,6 @@ std::vector<DefinitionColumn> definitions_side_by_side(const std::vector<record:
 /// requests only; nullopt otherwise): "E2EL", "TTFT", "TPOT" in ms, "OutputTokenThroughput" in
 /// token/s. For significance tests.
 std::optional<double> request_value(const record::RequestRecord& r, std::string_view metric);
-std::vector<double> request_values(const std::vector<record::RequestRecord>& records, std::string_view metric);
 
 /// Human-readable definition of each metric under `d`, for reports and result.json.
 std::vector<std::pair<std::string, std::string>> definition_texts(Definitions d);

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "common/json_writer.hpp"
@@ -183,6 +184,13 @@ void write_file(const fs::path& p, const std::string& content) {
   std::error_code ec;
   fs::rename(tmp, p, ec);
   if (ec) throw std::runtime_error(fmt::format("cannot write '{}': {}", p.string(), ec.message()));
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 std::string file_safe(const std::string& name) {

@@ -54,6 +54,9 @@ std::filesystem::path make_run_dir(const std::string& output_dir, std::time_t no
 /// Writes a whole file, throwing with the path on failure.
 void write_file(const std::filesystem::path& p, const std::string& content);
 
+/// Reads a whole file; "" when it does not exist or cannot be read.
+std::string read_file(const std::filesystem::path& p);
+
 /// Makes a name safe for a folder: [A-Za-z0-9._-], everything else '_'.
 std::string file_safe(const std::string& name);
 

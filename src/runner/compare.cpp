@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -71,11 +70,7 @@ Run load(const fs::path& dir) {
   }
   r.m = std::move(pass.finish().front());
   report::RunInfo info = f.manifest.info;
-  if (std::ifstream server(dir / "server.json"); server) {
-    std::stringstream ss;
-    ss << server.rdbuf();
-    info.server_json = ss.str();
-  }
+  info.server_json = report::read_file(dir / "server.json");
   simdjson::dom::parser p;
   simdjson::dom::element e;
   if (!p.parse(info.config_json).get(e)) flatten(e, "", r.config);

@@ -27,15 +27,6 @@ double process_cpu_s() {
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
-// "http://user@h:1/p" -> "h:1": whose server a URL names.
-std::string host_of(const std::string& url) {
-  const size_t scheme = url.find("://");
-  const size_t start = scheme == std::string::npos ? 0 : scheme + 3;
-  std::string host = url.substr(start, url.find_first_of("/?#", start) - start);
-  if (const size_t at = host.rfind('@'); at != std::string::npos) host.erase(0, at + 1);
-  return host;
-}
-
 client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg, int concurrency) {
   client::EngineSettings es;
   es.url = t.url;
@@ -61,7 +52,7 @@ std::unique_ptr<probe::Scraper> start_scraper(const Target& t, const RunConfig& 
   if (cfg.server_metrics == "off") return nullptr;
   const std::string url = cfg.server_metrics.empty() ? client::root_url_for(t.url) + "/metrics" : cfg.server_metrics;
   // Credentials go only to the target's own host, unless asked (--server-metrics-auth).
-  const bool same_host = host_of(url) == host_of(t.url);
+  const bool same_host = client::root_url_for(url) == client::root_url_for(t.url);
   std::vector<std::string> headers;
   for (const auto& h : cfg.headers)
     if (same_host || cfg.server_metrics_auth || redact_header(h) == h) headers.push_back(h);
@@ -141,7 +132,6 @@ PointResult execute(const Target& target, const RunPlan& plan, const LoadPoint& 
   progress.reset();
   out.interrupted = stop.load() != client::kRunning;
   out.records_written = recorder.written();
-  out.measured_done = recorder.measured_done();
   out.write_error = recorder.write_error();
   out.client_events = counters.events;
   out.client_cpu_s = static_cast<double>(counters.cpu_ns) / 1e9;

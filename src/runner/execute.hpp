@@ -27,7 +27,6 @@ struct LoadPoint {
 struct PointResult {
   bool interrupted = false;
   int64_t records_written = 0;   ///< lines in the details file, warm-up included
-  int64_t measured_done = 0;
   double measured_wall_s = 0;
   double client_cpu_s = 0;          ///< worker threads
   double client_process_cpu_s = 0;  ///< the whole client process (recorder, scraper, progress too)

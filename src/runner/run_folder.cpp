@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "common/json_writer.hpp"
@@ -45,13 +43,6 @@ void raw_or_null(JsonWriter& w, std::string_view k, const std::string& raw) {
   } else {
     w.field_raw(k, raw);
   }
-}
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 RunManifest manifest_from(simdjson::dom::element root) {
@@ -110,7 +101,7 @@ auto parse_file(const fs::path& path, std::string_view what, F from) {
   try {
     simdjson::dom::parser parser;
     simdjson::dom::element root;
-    if (auto err = parser.parse(read_text(path)).get(root)) throw std::runtime_error(simdjson::error_message(err));
+    if (auto err = parser.parse(report::read_file(path)).get(root)) throw std::runtime_error(simdjson::error_message(err));
     return from(root);
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: not a valid {} ({})", path.string(), what, e.what()));

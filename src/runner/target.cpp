@@ -4,8 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "client/http_get.hpp"
@@ -165,13 +163,6 @@ client::BodySettings body_settings(const RunPlan& plan) {
   return bs;
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 Target::Target() = default;
@@ -193,7 +184,7 @@ std::string Target::close(const fs::path& run_dir, spdlog::logger& log, std::FIL
   server.reset();
   log.info("server {}", how);
   const fs::path log_path = run_dir / "logs" / "server.log";
-  const auto sl = probe::parse_vllm_log(read_text(log_path));
+  const auto sl = probe::parse_vllm_log(report::read_file(log_path));
   JsonWriter w;
   w.begin_object().field("command", redact_command(server_command)).field("stopped", how).field("log", log_path.string());
   w.key("log_summary").begin_object().field("throughput_lines", sl.throughput_lines);
