@@ -373,7 +373,9 @@ TEST(Engine, SourceThatAnswersLaterGetsAskedAgainAfterCompletions) {
   for (size_t i = 0; i < out.size(); ++i) {
     EXPECT_TRUE(out[i].ok()) << out[i].error;
     EXPECT_EQ(out[i].index, static_cast<int64_t>(i));
-    if (i > 0) EXPECT_GE(out[i].sent_ns, out[i - 1].done_ns);  // made after the last answer was in
+    if (i > 0) {
+      EXPECT_GE(out[i].sent_ns, out[i - 1].done_ns);  // made after the last answer was in
+    }
   }
 }
 

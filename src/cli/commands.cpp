@@ -5,7 +5,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
+#include <cmath>
+#include <limits>
 #include <memory>
+#include <optional>
 
 #include "client/engine.hpp"
 #include "mock/mock_server.hpp"
@@ -26,6 +30,90 @@ extern "C" void on_stop_signal(int) {
   g_stop.store(level > client::kCancelNow ? client::kCancelNow : level);
   constexpr char kMsg[] = "\ntokbench: stopping: no new requests; waiting for in-flight ones (Ctrl-C again cancels them)\n";
   if (level == client::kDrain) (void)!write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
+}
+
+// "1,4,16" -> {1, 4, 16}; each value parsed by `one`, which returns nullopt when it is bad.
+template <class T, class F>
+std::vector<T> parse_list(const std::string& flag, const std::string& text, F one, const char* expected) {
+  std::vector<T> out;
+  size_t i = 0;
+  while (i <= text.size()) {
+    const size_t j = std::min(text.find(',', i), text.size());
+    const std::string part = text.substr(i, j - i);
+    const std::optional<T> v = one(part);
+    if (!v) throw CLI::ValidationError(flag, fmt::format("bad value '{}' (expected {}; a comma list is a sweep)", part, expected));
+    out.push_back(*v);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::optional<int64_t> parse_int(const std::string& s) {
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && end == s.data() + s.size() ? std::optional<int64_t>(v) : std::nullopt;
+}
+
+std::optional<double> parse_rate(const std::string& s) {
+  if (s == "inf" || s == "INF" || s == "Inf") return std::numeric_limits<double>::infinity();
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  return !s.empty() && end == s.c_str() + s.size() && std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+// --concurrency, --request-rate, --num-prompts: one value, or a comma list (a sweep).
+void add_load_lists(CLI::App* run, runner::RunConfig& c) {
+  run->add_option_function<std::string>(
+         "--concurrency",
+         [&c](const std::string& v) {
+           auto list = parse_list<int64_t>("--concurrency", v, parse_int, "a positive integer");
+           c.concurrency = static_cast<int>(std::clamp<int64_t>(list.front(), INT32_MIN, INT32_MAX));
+           c.concurrency_sweep.clear();
+           if (list.size() > 1)
+             for (auto x : list) c.concurrency_sweep.push_back(static_cast<int>(std::clamp<int64_t>(x, INT32_MIN, INT32_MAX)));
+         },
+         "max requests in flight (with --request-rate: the in-flight cap); a list such as 1,4,16 is a sweep")
+      ->default_str("1");
+  run->add_option_function<std::string>(
+         "--num-prompts",
+         [&c](const std::string& v) {
+           auto list = parse_list<int64_t>("--num-prompts", v, parse_int, "an integer >= 0");
+           c.num_prompts = list.front();
+           c.num_prompts_sweep = list.size() > 1 ? list : std::vector<int64_t>{};
+         },
+         "requests to send; 0 = one pass over the dataset; a list pairs with a --concurrency/--request-rate list")
+      ->default_str("0");
+  run->add_option_function<std::string>(
+         "--request-rate",
+         [&c](const std::string& v) {
+           auto list = parse_list<double>("--request-rate", v, parse_rate, "a rate in req/s, or inf");
+           c.request_rate = list.front();
+           c.request_rate_sweep = list.size() > 1 ? list : std::vector<double>{};
+         },
+         "open-loop arrivals, req/s (inf = all at once); 0 = as fast as concurrency allows; a list is a sweep")
+      ->default_str("0");
+  run->add_option("--arrivals", c.arrivals, "open-loop arrival process: poisson | gamma | constant")->capture_default_str();
+  run->add_option("--burstiness", c.burstiness, "gamma arrivals' shape (vLLM's): 1 = Poisson, < 1 burstier, > 1 steadier")
+      ->capture_default_str();
+  run->add_option("--duration-s", c.duration_s,
+                  "run this many seconds instead of a count (the dataset cycles); requests still in flight get --grace-s, then "
+                  "are cut (recorded as cut_at_end, not counted)")
+      ->capture_default_str();
+  run->add_option("--grace-s", c.grace_s, "--duration-s: seconds requests in flight at the end may still finish")
+      ->capture_default_str();
+  run->add_option("--ramp-up-s", c.ramp_up_s,
+                  "ramp the load over S seconds: concurrency 1..C (closed loop) or the rate (open loop); excluded from the "
+                  "statistics unless --ramp-up-measured")
+      ->capture_default_str();
+  run->add_option("--ramp-up-strategy", c.ramp_up_strategy, "rate ramps: linear | exponential")->capture_default_str();
+  run->add_option("--ramp-up-start-rps", c.ramp_up_start_rps, "rate ramps: the starting rate (exponential: default 1)")
+      ->capture_default_str();
+  run->add_flag("--ramp-up-measured", c.ramp_up_measured, "count the ramp's requests in the statistics");
+  run->add_flag("--pressure", c.pressure,
+                "AISBench's pressure mode: --concurrency clients, added at --request-rate per second (default: all at "
+                "once), each sending back to back for --duration-s");
+  run->add_option("--goodput", c.goodput,
+                  "per-request SLOs in ms, e.g. 'ttft:500 tpot:50 e2el:20000': goodput = requests meeting all, per second");
 }
 
 void add_run(CLI::App& app, std::function<int()>& action) {
@@ -63,10 +151,7 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_option("--extra-body", c.extra_body, "JSON object merged into every body at the top level");
   run->add_flag("--continuous-usage", c.continuous_usage,
                 "ask for stream_options.continuous_usage_stats (exact per-token ITL with multi-token chunks)");
-  run->add_option("--concurrency", c.concurrency, "max requests in flight")->capture_default_str();
-  run->add_option("--num-prompts", c.num_prompts, "requests to send; 0 = one pass over the dataset")->capture_default_str();
-  run->add_option("--request-rate", c.request_rate, "Poisson arrivals, req/s; 0 = as fast as concurrency allows")
-      ->capture_default_str();
+  add_load_lists(run, c);
   run->add_option("--timeout-s", c.timeout_s, "per-request timeout; 0 = none")->capture_default_str();
   run->add_option("--max-event-bytes", c.max_event_bytes, "largest SSE line or event; a larger one fails its request as too_large")
       ->capture_default_str();

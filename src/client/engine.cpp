@@ -40,6 +40,7 @@ struct Shared {
   const std::function<void(RequestRecord&&)>& on_done;
   const std::atomic<int>& stop;
   curl_slist* headers = nullptr;
+  int64_t cut_at_ns = kNone;  // since the origin: in-flight requests are cut then (duration runs)
 };
 
 // One in-flight request: its easy handle, its framer and parser (reused across requests, so
@@ -259,7 +260,13 @@ class Worker {
         exhausted = true;
         if (drain_deadline == kNone) drain_deadline = now + st.drain_timeout_ms * 1'000'000;
         give_up_retries();  // nothing new is sent after a stop: a waiting retry ends as its last attempt did
-        if (stop == kCancelNow || now >= drain_deadline) cancel_all(now);
+        if (stop == kCancelNow || now >= drain_deadline) cancel_all(now, Outcome::Cancelled, "");
+      }
+      if (sh_.cut_at_ns != kNone && now >= sh_.cut_at_ns) {  // a duration run's grace is over
+        pending.reset();
+        pending_due = kNone;
+        exhausted = true;
+        cancel_all(now, Outcome::Cut, st.cut_reason);
       }
       const int64_t retry_due = start_due_retries(now);
       // Fill free slots with due requests.
@@ -298,6 +305,7 @@ class Worker {
       if (timer_deadline_ != kNone) deadline = std::min(deadline, timer_deadline_ - sh_.origin_ns);
       if (pending_due != kNone) deadline = std::min(deadline, pending_due);
       if (retry_due != kNone) deadline = std::min(deadline, retry_due);
+      if (sh_.cut_at_ns != kNone) deadline = std::min(deadline, sh_.cut_at_ns);
       const int timeout_ms = static_cast<int>(std::max<int64_t>(0, (deadline - now + 999'999) / 1'000'000));
       const int n = epoll_wait(epfd_, events.data(), static_cast<int>(events.size()), timeout_ms);
       int running = 0;
@@ -512,16 +520,17 @@ class Worker {
     return next;
   }
 
-  void cancel_all(int64_t now) {
-    retrying_.clear();
+  // Ends every request in flight as `outcome`; `why` names the cause ("" = a stop request).
+  void cancel_all(int64_t now, Outcome outcome, const std::string& why) {
+    give_up_retries();  // waiting out a backoff: ends as its last attempt did
     for (auto& s : slots_) {
       if (!s.active) continue;
       curl_multi_remove_handle(multi_, s.easy);
       s.active = false;
       --active_;
       free_.push_back(&s);
-      s.rec.outcome = Outcome::Cancelled;
-      s.rec.error = fmt::format("cancelled by stop request after {} chunk(s)", s.rec.chunks.size());
+      s.rec.outcome = outcome;
+      s.rec.error = fmt::format("{} after {} chunk(s)", why.empty() ? "cancelled by stop request" : why, s.rec.chunks.size());
       s.rec.done_ns = now;
       sh_.source.completed(s.rec);
       sh_.on_done(std::move(s.rec));
@@ -548,7 +557,9 @@ Engine::Engine(EngineSettings settings) : settings_(std::move(settings)) {}
 EngineCounters Engine::run(load::RequestSource& source, int64_t origin_ns,
                            const std::function<void(RequestRecord&&)>& on_done, const std::atomic<int>& stop) {
   Shared sh{settings_, source, origin_ns, on_done, stop};
-  source.start(steady_now_ns() - origin_ns);
+  const int64_t phase_start = steady_now_ns() - origin_ns;
+  source.start(phase_start);
+  if (settings_.cut_after_ns >= 0) sh.cut_at_ns = phase_start + settings_.cut_after_ns;
   sh.headers = curl_slist_append(sh.headers, "Content-Type: application/json");
   sh.headers = curl_slist_append(sh.headers, "Expect:");  // no 100-continue round trip
   if (settings_.stream) sh.headers = curl_slist_append(sh.headers, "Accept: text/event-stream");

@@ -32,6 +32,10 @@ struct EngineSettings {
   size_t max_event_bytes = 1 << 20;  ///< one SSE line or event larger than this fails the request (too_large)
   size_t max_body_bytes = 64 << 20;  ///< a non-streaming body larger than this fails the request (too_large)
   size_t max_events = 1 << 20;       ///< SSE events in one response; more fails the request (too_large)
+  /// A duration-bound phase: requests still in flight this long after the phase started are
+  /// cancelled and recorded as Outcome::Cut with `cut_reason` (kNone = never).
+  int64_t cut_after_ns = -1;
+  std::string cut_reason;
   std::atomic<int64_t>* started = nullptr;  ///< if set, counts requests handed to the transport
   TlsSettings tls;
 };

@@ -3,8 +3,11 @@
 // it is due; the engine asks when it has room (closed loop) or holds a request until its time
 // (open loop), and reports every completion back. Bodies are made at that moment by a
 // core::RequestMaker, so nothing is built ahead and memory does not grow with the request count.
+// Load shapes live here too: arrival processes (Poisson, gamma, constant, all at once, ramped
+// rates), in-flight ramps (linear, or AISBench's pressure mode) and duration-bound phases.
 // Knows nothing about HTTP, JSON or tokens.
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -61,23 +64,60 @@ std::unique_ptr<Arrivals> closed_loop();
 /// request is due at once, as vLLM bench and AISBench do. Same offsets as poisson_schedule().
 std::unique_ptr<Arrivals> poisson(double rate_rps, uint64_t seed);
 
-/// A fixed number of requests (the dataset cycles), made by `make` as they are pulled, due as
-/// `arrivals` says. The warm-up and the measured phase of a run are two of these.
+/// An open-loop arrival process (docs/METRICS.md, "Load shapes").
+struct ArrivalShape {
+  enum class Kind { Poisson, Gamma, Constant };
+  double rate_rps = 0;  ///< the target rate; +inf = every request due at the phase start
+  Kind kind = Kind::Poisson;
+  /// Gamma only: the shape k of the gaps (vLLM's --burstiness): 1 is Poisson, < 1 burstier,
+  /// > 1 more uniform; the gaps' coefficient of variation is 1/sqrt(k).
+  double burstiness = 1;
+  double ramp_s = 0;              ///< the rate rises to rate_rps over this long (0 = no ramp)
+  bool exponential_ramp = false;  ///< rate r0·(R/r0)^(t/ramp) instead of linear r0 + (R−r0)·t/ramp
+  double ramp_start_rps = 0;      ///< r0 (exponential ramps need r0 > 0)
+};
+/// The offsets of `shape`: the same seeded draws give the same schedule, however the engine's
+/// workers interleave. Without a ramp, Poisson is poisson() exactly. With one, unit-mean gaps
+/// are drawn in "expected arrivals" and mapped back through the inverse of the cumulative rate,
+/// so the instantaneous rate follows the ramp and the gap shape (gamma, constant) is kept.
+std::unique_ptr<Arrivals> open_loop(const ArrivalShape& shape, uint64_t seed);
+
+/// How far a phase goes and which of its requests are measured.
+struct PhaseLimits {
+  int64_t count = -1;                       ///< requests to make; -1 = until the duration ends
+  int64_t duration_ns = core::kNotSet;      ///< nothing is due at or after this offset; kNotSet = no bound
+  int64_t measured_from_ns = 0;             ///< requests due before this offset are recorded as warm-up (a ramp)
+  /// An in-flight ramp (closed loop): at offset t at most min(max_in_flight,
+  /// 1 + floor(t / step_ns)) requests are in flight. step_ns 0 = no ramp.
+  int max_in_flight = 0;
+  int64_t step_ns = 0;
+};
+
+/// The in-flight ramp of --ramp-up-s: 1 request at the start, `concurrency` at `ramp_ns`.
+PhaseLimits linear_concurrency_ramp(PhaseLimits base, int concurrency, int64_t ramp_ns);
+/// AISBench's pressure mode: one more client every 1/`clients_per_s` seconds, up to `concurrency`.
+PhaseLimits pressure_ramp(PhaseLimits base, int concurrency, double clients_per_s);
+
+/// A phase of requests (the dataset cycles), made by `make` as they are pulled, due as
+/// `arrivals` says, within `limits`. The warm-up and the measured phase of a run are two of these.
 class CountedSource final : public RequestSource {
  public:
-  CountedSource(int64_t count, bool warmup, std::unique_ptr<Arrivals> arrivals, core::RequestMaker make);
+  CountedSource(PhaseLimits limits, bool warmup, std::unique_ptr<Arrivals> arrivals, core::RequestMaker make);
+  CountedSource(int64_t count, bool warmup, std::unique_ptr<Arrivals> arrivals, core::RequestMaker make)
+      : CountedSource(PhaseLimits{count}, warmup, std::move(arrivals), std::move(make)) {}
   void start(int64_t phase_start_ns) override;
   Pull next(int64_t now_ns) override;
   void completed(const record::RequestRecord& r) override;
-  int64_t planned() const override { return count_; }
+  int64_t planned() const override { return limits_.count; }
 
  private:
-  int64_t count_;
+  PhaseLimits limits_;
   bool warmup_;
   std::unique_ptr<Arrivals> arrivals_;
   core::RequestMaker make_;
   mutable std::mutex mu_;
-  int64_t next_ = 0, phase_start_ns_ = 0;
+  int64_t next_ = 0, phase_start_ns_ = 0, in_flight_ = 0;
+  std::optional<int64_t> pending_offset_;  ///< drawn but not yet handed out (past a Later)
 };
 
 }  // namespace tokbench::load

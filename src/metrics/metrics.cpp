@@ -10,6 +10,7 @@
 
 #include "common/format.hpp"
 #include "metrics/samples.hpp"
+#include "metrics/slo.hpp"
 
 namespace tokbench::metrics {
 
@@ -485,11 +486,14 @@ std::unique_ptr<Accumulator> make_accumulator(const RunFacts& facts, Definitions
 struct MetricsPass::Impl {
   std::vector<std::unique_ptr<Accumulator>> sets;
   PeakInFlight peak;
+  GoodputSpec goodput;
+  int64_t judged = 0, good = 0;  ///< measured requests (failures included), and those meeting every SLO
 };
 
 MetricsPass::MetricsPass(const RunFacts& facts, const std::vector<Definitions>& sets,
                          const std::vector<Definitions>& side_only)
     : impl_(std::make_unique<Impl>()) {
+  impl_->goodput = facts.goodput;
   for (auto d : sets)
     impl_->sets.push_back(make_accumulator(facts, d, std::find(side_only.begin(), side_only.end(), d) != side_only.end()));
 }
@@ -497,7 +501,11 @@ MetricsPass::~MetricsPass() = default;
 MetricsPass::MetricsPass(MetricsPass&&) noexcept = default;
 
 void MetricsPass::add(const RequestRecord& r) {
-  if (r.warmup) return;
+  if (r.warmup || r.outcome == record::Outcome::Cut) return;  // cut at a duration's end: neither success nor failure
+  if (!impl_->goodput.empty()) {
+    ++impl_->judged;
+    if (judge_slo(r, impl_->goodput).good) ++impl_->good;
+  }
   impl_->peak.add(r);
   for (auto& a : impl_->sets) a->add(r);
 }
@@ -533,8 +541,24 @@ std::vector<MetricSet> MetricsPass::finish() {
     out.back().observed_max_concurrency = peak;
     for (auto& c : out.back().common)
       if (c.key == "peak_concurrency") c.value = static_cast<double>(peak);
+    if (!impl_->goodput.empty()) add_goodput(out.back());
   }
   return out;
+}
+
+// Goodput (vLLM's request_goodput, DistServe's): requests meeting every SLO, per second of this
+// set's benchmark duration; the SLOs are judged under tokbench's definitions whatever the set.
+void MetricsPass::add_goodput(MetricSet& m) const {
+  const auto* dur = m.common_metric("benchmark_duration");
+  const double dur_s = dur ? dur->value / 1000 : 0;
+  const double good = static_cast<double>(impl_->good);
+  m.common.push_back({"Request Goodput", "request_goodput", dur_s > 0 ? good / dur_s : 0.0, Unit::ReqPerS});
+  m.common.push_back({"Good Requests", "good_requests", good, Unit::Requests});
+  m.common.push_back({"SLO Attainment", "slo_attainment_percent",
+                      impl_->judged > 0 ? 100.0 * good / static_cast<double>(impl_->judged) : 0.0, Unit::None});
+  m.notes.push_back(fmt::format("goodput: a request is good when it succeeded and met every SLO of --goodput '{}' (ms, "
+                                "tokbench's definitions; failed requests count against SLO Attainment)",
+                                impl_->goodput.to_string()));
 }
 
 MetricSet compute(const std::vector<RequestRecord>& records, const RunFacts& facts, Definitions definitions) {

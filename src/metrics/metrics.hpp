@@ -29,10 +29,18 @@ inline constexpr Definitions kAllDefinitions[] = {Definitions::Tokbench, Definit
 std::string_view definitions_name(Definitions d);
 std::optional<Definitions> definitions_from_name(std::string_view name);
 
+/// --goodput "ttft:500 tpot:50 e2el:20000": per-request SLOs in ms (metrics/slo parses and judges).
+struct GoodputSpec {
+  std::optional<double> ttft_ms, tpot_ms, e2el_ms;
+  bool empty() const { return !ttft_ms && !tpot_ms && !e2el_ms; }
+  std::string to_string() const;  ///< the canonical "ttft:500 tpot:50" form ("" when empty)
+};
+
 /// What the run was configured with (facts the records alone cannot tell).
 struct RunFacts {
   int max_concurrency = 1;  ///< the configured in-flight cap
   bool stream = true;
+  GoodputSpec goodput{};    ///< empty: no goodput rows
 };
 
 enum class Unit { Ms, TokensPerS, Tokens, Requests, ReqPerS, None };
@@ -87,6 +95,7 @@ class MetricsPass {
   std::vector<MetricSet> finish();
 
  private:
+  void add_goodput(MetricSet& m) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -6,7 +6,7 @@
 namespace tokbench::record {
 
 namespace {
-constexpr std::array<std::pair<Outcome, std::string_view>, 7> kOutcomeNames{{
+constexpr std::array<std::pair<Outcome, std::string_view>, 8> kOutcomeNames{{
     {Outcome::Ok, "ok"},
     {Outcome::ConnectError, "connect_error"},
     {Outcome::Timeout, "timeout"},
@@ -14,6 +14,7 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 7> kOutcomeNames{{
     {Outcome::StreamProtocol, "stream_protocol"},
     {Outcome::Cancelled, "cancelled"},
     {Outcome::TooLarge, "too_large"},
+    {Outcome::Cut, "cut_at_end"},
 }};
 }  // namespace
 

@@ -14,8 +14,9 @@ inline constexpr int64_t kNone = -1;  ///< a timestamp or count that was never o
 
 /// Every request ends in exactly one of these (h2load's and wrk2's habit: never just "failed").
 /// TooLarge: the response passed a cap (an SSE line or event, a body, the event count); only
-/// that request is lost, and memory stays bounded whatever the server sends.
-enum class Outcome { Ok, ConnectError, Timeout, HttpStatus, StreamProtocol, Cancelled, TooLarge };
+/// that request is lost, and memory stays bounded whatever the server sends. Cut: still in flight
+/// when a --duration-s run's grace ended; cancelled, excluded from statistics, not a failure.
+enum class Outcome { Ok, ConnectError, Timeout, HttpStatus, StreamProtocol, Cancelled, TooLarge, Cut };
 
 /// What an SSE data event carried, decided by the client when it arrived.
 enum class ChunkKind : char {

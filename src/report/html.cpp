@@ -142,6 +142,16 @@ window.TOKBENCH.render_ms = performance.now() - t0;
 window.TOKBENCH.rendered = true;
 )JS";
 
+void nullable(JsonWriter& w, int64_t ns, int64_t t0) {
+  if (ns == kNone) {
+    w.null();
+  } else {
+    w.value(static_cast<double>(ns - t0) / 1e6);
+  }
+}
+
+}  // namespace
+
 std::string escape_html(std::string_view s) {
   std::string o;
   for (char c : s) {
@@ -162,15 +172,6 @@ std::string script_safe(std::string json) {
   return json;
 }
 
-void nullable(JsonWriter& w, int64_t ns, int64_t t0) {
-  if (ns == kNone) {
-    w.null();
-  } else {
-    w.value(static_cast<double>(ns - t0) / 1e6);
-  }
-}
-
-}  // namespace
 
 namespace {
 

@@ -32,6 +32,11 @@ using RecordStream = std::function<void(const std::function<void(const record::R
 
 /// Writes the page to `path` (atomically), streaming one row per request from `records` into
 /// it, so memory stays flat in the number of requests; the browser sorts the rows by start.
+/// Text for HTML (& < > " escaped).
+std::string escape_html(std::string_view s);
+/// JSON inside <script type="application/json">: "</" escaped, the only way it could end early.
+std::string script_safe(std::string json);
+
 void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, const RecordStream& records);
 
 }  // namespace tokbench::report

@@ -16,6 +16,7 @@
 #include "metrics/significance.hpp"
 #include "record/record_io.hpp"
 #include "report/chart_asset.hpp"
+#include "report/html.hpp"
 #include "report/outputs.hpp"
 #include "runner/run_folder.hpp"
 
@@ -145,17 +146,6 @@ std::vector<Diff> diff(const std::map<std::string, std::string>& a, const std::m
   return out;
 }
 
-std::string html_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else if (c == '"') o += "&quot;";
-    else o.push_back(c);
-  }
-  return o;
-}
 
 }  // namespace
 
@@ -294,8 +284,7 @@ std::string load_points_section(const std::vector<Run>& runs) {
       w.field("run", x->dir.filename().string()).end_object();
     }
     w.end_array().end_object();
-    std::string json = w.take();
-    for (size_t q = 0; (q = json.find("</", q)) != std::string::npos; q += 3) json.replace(q, 2, "<\\/");
+    const std::string json = report::script_safe(w.take());
     page += "<h2>Load points</h2><div id=\"curve\" style=\"width:100%;height:420px\"></div>";
     page += "<script>" + std::string(report::chart_library()) + "</script>";
     page += "<script type=\"application/json\" id=\"curve-data\">" + json + "</script>";
@@ -323,21 +312,20 @@ fs::path write_page(const CompareOptions& o, const std::vector<Run>& runs, const
                      "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
                      "padding:4px 8px;text-align:right}td:first-child{text-align:left}.sig{background:#fde2e2}"
                      "</style></head><body><h1>tokbench compare</h1><table><tr><th>metric</th>";
-  for (size_t i = 0; i < runs.size(); ++i) page += "<th>" + html_escape(runs[i].dir.filename().string()) + (i ? "" : " (baseline)") + "</th>";
+  for (size_t i = 0; i < runs.size(); ++i) page += "<th>" + report::escape_html(runs[i].dir.filename().string()) + (i ? "" : " (baseline)") + "</th>";
   page += "</tr>";
   for (const auto& l : lines) {
-    page += std::string("<tr") + (l.significant ? " class=\"sig\"" : "") + "><td>" + html_escape(l.name) + "</td>";
-    for (const auto& c : l.cells) page += "<td>" + html_escape(c) + "</td>";
+    page += std::string("<tr") + (l.significant ? " class=\"sig\"" : "") + "><td>" + report::escape_html(l.name) + "</td>";
+    for (const auto& c : l.cells) page += "<td>" + report::escape_html(c) + "</td>";
     page += "</tr>";
   }
   page += "</table><p>Mann–Whitney U, two-sided, α = 0.05, on per-request values; highlighted rows changed significantly.</p>";
-  page += "<h2>Differences</h2><pre>" + html_escape(diffs.empty() ? "none\n" : diffs) + "</pre>";
-  if (!thresholds.empty()) page += "<h2>Thresholds</h2><pre>" + html_escape(crossed.empty() ? "all passed\n" : [&] {
+  page += "<h2>Differences</h2><pre>" + report::escape_html(diffs.empty() ? "none\n" : diffs) + "</pre>";
+  if (!thresholds.empty()) page += "<h2>Thresholds</h2><pre>" + report::escape_html(crossed.empty() ? "all passed\n" : [&] {
     std::string s;
     for (const auto& c : crossed) s += "FAIL " + c + "\n";
     return s;
   }()) + "</pre>";
-  page += "</body></html>\n";
   page += load_points_section(runs);
   page += "</body></html>\n";
   report::write_file(html, page);

@@ -84,7 +84,60 @@ void warm_up(client::Engine& engine, const Target& t, const LoadPoint& point, Re
   }
 }
 
+// The measured phase's source and the engine's cut deadline, from the load point.
+std::unique_ptr<load::CountedSource> measured_source(const LoadPoint& p, core::RequestMaker make,
+                                                     client::EngineSettings& es) {
+  load::PhaseLimits limits{p.requests};
+  const int64_t ramp_ns = static_cast<int64_t>(p.ramp_up_s * 1e9);
+  limits.measured_from_ns = p.excluded_ramp_ns();
+  if (p.duration_s > 0) {
+    // An excluded ramp comes before the measured --duration-s; a measured one is part of it.
+    limits.duration_ns = limits.measured_from_ns + static_cast<int64_t>(p.duration_s * 1e9);
+    es.cut_after_ns = limits.duration_ns + static_cast<int64_t>(p.grace_s * 1e9);
+    es.cut_reason = fmt::format("still in flight {} s after --duration-s {} ended: cut", p.grace_s, p.duration_s);
+  }
+  if (p.pressure) {
+    return std::make_unique<load::CountedSource>(load::pressure_ramp(limits, p.concurrency, p.request_rate), false,
+                                                 load::closed_loop(), std::move(make));
+  }
+  if (p.request_rate <= 0) {
+    return std::make_unique<load::CountedSource>(load::linear_concurrency_ramp(limits, p.concurrency, ramp_ns), false,
+                                                 load::closed_loop(), std::move(make));
+  }
+  load::ArrivalShape shape;
+  shape.rate_rps = p.request_rate;
+  shape.kind = p.arrivals == "gamma"      ? load::ArrivalShape::Kind::Gamma
+               : p.arrivals == "constant" ? load::ArrivalShape::Kind::Constant
+                                          : load::ArrivalShape::Kind::Poisson;
+  shape.burstiness = p.burstiness;
+  shape.ramp_s = p.ramp_up_s;
+  shape.exponential_ramp = p.exponential_ramp;
+  shape.ramp_start_rps = p.exponential_ramp && p.ramp_start_rps <= 0 ? std::min(1.0, p.request_rate) : p.ramp_start_rps;
+  return std::make_unique<load::CountedSource>(limits, false, load::open_loop(shape, p.seed), std::move(make));
+}
+
 }  // namespace
+
+LoadPoint LoadPoint::of(const RunConfig& cfg, int64_t requested_num_prompts) {
+  LoadPoint p;
+  // With --duration-s, the count bounds the run only when asked for (the dataset cycles).
+  p.requests = cfg.duration_s > 0 && requested_num_prompts == 0 ? -1 : cfg.num_prompts;
+  p.warmup = cfg.warmup;
+  p.concurrency = cfg.concurrency;
+  p.request_rate = cfg.request_rate;
+  p.seed = cfg.seed;
+  p.arrivals = cfg.arrivals;
+  p.burstiness = cfg.burstiness;
+  p.duration_s = cfg.duration_s;
+  p.grace_s = cfg.grace_s;
+  p.ramp_up_s = cfg.ramp_up_s;
+  p.exponential_ramp = cfg.ramp_up_strategy == "exponential";
+  p.ramp_measured = cfg.ramp_up_measured;
+  p.ramp_start_rps = cfg.ramp_up_start_rps;
+  p.pressure = cfg.pressure;
+  p.goodput = cfg.goodput;
+  return p;
+}
 
 PointResult execute(const Target& target, const RunPlan& plan, const LoadPoint& point,
                     const std::filesystem::path& perf_dir, int64_t origin_ns, std::atomic<int>& stop,
@@ -93,30 +146,31 @@ PointResult execute(const Target& target, const RunPlan& plan, const LoadPoint& 
   std::atomic<int64_t> started{0};  // requests sent in the measured phase (progress: in flight)
   client::EngineSettings es = engine_settings(target, cfg, point.concurrency);
   client::Engine engine(es);
-  Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr);
+  Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr, point.goodput);
   warm_up(engine, target, point, recorder, origin_ns, stop, perf_dir, log);
 
   es.started = &started;
+  auto source = measured_source(point, target.maker(), es);
   client::Engine measured(es);
-  load::CountedSource source(point.requests, false,
-                             point.request_rate > 0 ? load::poisson(point.request_rate, point.seed) : load::closed_loop(),
-                             target.maker());
   std::optional<Progress> progress;
   if (!cfg.quiet) {
     progress.emplace(ProgressCounters{[&] { return recorder.measured_done(); }, [&] { return recorder.failed(); },
                                       [&] { return recorder.output_tokens(); }, [&] { return started.load(); }},
-                     point.requests, point.request_rate, cfg.progress_interval_s);
+                     point.planned(), point.pressure ? 0 : point.request_rate, cfg.progress_interval_s);
   }
   auto scraper = start_scraper(target, cfg, origin_ns, log, console);
   std::optional<probe::ProfileWindow> profiler;
   if (!cfg.profile_window.empty())
     profiler.emplace(cfg.profile_window, client::root_url_for(target.url), cfg.headers, cfg.api_key);
 
-  log.info("measured phase: {} request(s), {} worker thread(s)", point.requests, cfg.workers);
+  log.info("measured phase: {}, {} worker thread(s)",
+           point.duration_s > 0 ? fmt::format("{} s (grace {} s)", point.duration_s, point.grace_s)
+                                : fmt::format("{} request(s)", point.requests),
+           cfg.workers);
   const int64_t measured_start = steady_now_ns();
   const double process_cpu_start = process_cpu_s();
   const auto counters =
-      measured.run(source, origin_ns, [&](record::RequestRecord&& r) { recorder.add(std::move(r)); }, stop);
+      measured.run(*source, origin_ns, [&](record::RequestRecord&& r) { recorder.add(std::move(r)); }, stop);
   PointResult out;
   out.measured_wall_s = static_cast<double>(steady_now_ns() - measured_start) / 1e9;
   recorder.drain();

@@ -16,12 +16,30 @@
 
 namespace tokbench::runner {
 
+/// One load point: what execute() runs. A sweep makes one per point.
 struct LoadPoint {
-  int64_t requests = 0;     ///< measured requests
+  int64_t requests = 0;     ///< measured requests; -1 = until the duration ends
   int64_t warmup = 0;       ///< warm-up requests, sent first
-  int concurrency = 1;
-  double request_rate = 0;  ///< req/s, Poisson; 0 = closed loop
+  int concurrency = 1;      ///< in-flight cap (open loop too)
+  double request_rate = 0;  ///< req/s; 0 = closed loop; +inf = all due at once; --pressure: clients added per s
   uint64_t seed = 0;
+  std::string arrivals = "poisson";  ///< poisson | gamma | constant
+  double burstiness = 1;
+  double duration_s = 0, grace_s = 0;
+  double ramp_up_s = 0;
+  bool exponential_ramp = false, ramp_measured = false;
+  double ramp_start_rps = 0;
+  bool pressure = false;
+  std::string goodput;      ///< per-request SLOs, written into each details line
+
+  /// The point `cfg` describes (its scalars; a sweep passes each point's config).
+  static LoadPoint of(const RunConfig& cfg, int64_t requested_num_prompts);
+  /// The measured requests a run means to send: `requests`, or -1 when a duration bounds it.
+  int64_t planned() const { return duration_s > 0 ? -1 : requests; }
+  /// Before the measured window: the ramp when it is excluded (ns).
+  int64_t excluded_ramp_ns() const {
+    return ramp_up_s > 0 && !ramp_measured ? static_cast<int64_t>(ramp_up_s * 1e9) : 0;
+  }
 };
 
 struct PointResult {

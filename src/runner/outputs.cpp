@@ -23,10 +23,10 @@ std::string incomplete_reason(const RunFolder& f, int64_t measured) {
   }
   if (!f.end) {
     return fmt::format("incomplete: {} of {} requests recorded; the run did not finish (killed?)", measured,
-                       m.planned_requests);
+                       m.planned_requests >= 0 ? std::to_string(m.planned_requests) : std::string("?"));
   }
   if (!f.end->stop_reason.empty()) return "incomplete: the run stopped: " + f.end->stop_reason;
-  if (!f.end->interrupted && measured < m.planned_requests) {
+  if (!f.end->interrupted && m.planned_requests >= 0 && measured < m.planned_requests) {
     return fmt::format("incomplete: {} of {} requests recorded, yet the run ended normally: the details file was cut "
                        "short or edited", measured, m.planned_requests);
   }
@@ -85,7 +85,7 @@ FirstPass first_pass(const RunFolder& folder, metrics::Definitions defs, bool ow
     p.scan = record::for_each_detail(folder.details.string(), [&](record::RequestRecord&& r) {
       pass.add(r);
       p.tally.add(r);
-      if (failed && !r.ok()) failed->append(record::to_json_line(r, ds));
+      if (failed && !r.ok() && r.outcome != record::Outcome::Cut) failed->append(record::to_json_line(r, ds));
     });
   } else if (folder.end) {
     throw std::runtime_error(fmt::format("the details file {} is missing: the run folder is damaged", folder.details.string()));
@@ -136,6 +136,8 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
 
   vf.interrupted = folder.end && folder.end->interrupted;
   vf.request_rate = folder.manifest.request_rate;
+  vf.duration_s = folder.manifest.load.duration_s;
+  vf.grace_s = folder.manifest.load.grace_s;
   vf.client_cpu_share = folder.end ? folder.end->client_cpu_share : -1;
   vf.server_disagrees = w.info.server_disagrees;
   vf.incomplete = incomplete_reason(folder, p.tally.measured);

@@ -40,6 +40,12 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
   p.synthetic = p.cfg.dataset == "synthetic";
   p.tls = {p.cfg.ca_bundle, p.cfg.tls_cert, p.cfg.tls_key, p.cfg.insecure};
   if (p.synthetic && p.cfg.num_prompts == 0) p.cfg.num_prompts = 100;
+  // A --num-prompts list: the target builds synthetic prompts for the largest point.
+  if (!p.cfg.num_prompts_sweep.empty())
+    p.cfg.num_prompts = *std::max_element(p.cfg.num_prompts_sweep.begin(), p.cfg.num_prompts_sweep.end());
+  // Workers follow the largest in-flight cap of a sweep.
+  for (const int c : p.cfg.concurrency_sweep)
+    if (requested.workers == 0) p.cfg.workers = std::max(p.cfg.workers, auto_workers(c));
   p.definitions = *metrics::definitions_from_name(p.cfg.compat);  // validate() checked the name
   return p;
 }

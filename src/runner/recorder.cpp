@@ -2,15 +2,31 @@
 
 #include <fmt/format.h>
 
+#include "metrics/slo.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace tokbench::runner {
 
 using record::RequestRecord;
 
-Recorder::Recorder(const std::filesystem::path& perf_dir, const std::string& abbr, const tokenizer::Tokenizer* tok)
+namespace {
+
+// `,"slo":{"ttft":true,"tpot":false,"good":false}`: which --goodput SLOs one request met.
+std::string slo_field(const RequestRecord& r, const metrics::GoodputSpec& spec) {
+  const metrics::SloResult s = metrics::judge_slo(r, spec);
+  std::string out = ",\"slo\":{";
+  for (const auto& [name, met] : {std::pair{"ttft", s.ttft}, {"tpot", s.tpot}, {"e2el", s.e2el}})
+    if (met) out += fmt::format("\"{}\":{},", name, *met);
+  return out + fmt::format("\"good\":{}}}", s.good);
+}
+
+}  // namespace
+
+Recorder::Recorder(const std::filesystem::path& perf_dir, const std::string& abbr, const tokenizer::Tokenizer* tok,
+                   const std::string& goodput)
     : abbr_(abbr), details_((perf_dir / (abbr + "_details.jsonl")).string()),
-      failed_path_(perf_dir / (abbr + "_failed.jsonl")), tok_(tok), thread_([this] { loop(); }) {}
+      failed_path_(perf_dir / (abbr + "_failed.jsonl")), tok_(tok),
+      goodput_(goodput.empty() ? metrics::GoodputSpec{} : metrics::parse_goodput(goodput)), thread_([this] { loop(); }) {}
 
 Recorder::~Recorder() {
   {
@@ -24,7 +40,7 @@ Recorder::~Recorder() {
 void Recorder::add(RequestRecord&& r) {
   if (!r.warmup) {
     ++measured_done_;
-    if (!r.ok()) ++failed_count_;
+    if (!r.ok() && r.outcome != record::Outcome::Cut) ++failed_count_;
     if (r.completion_tokens > 0) output_tokens_ += r.completion_tokens;
   }
   {
@@ -47,10 +63,12 @@ void Recorder::process(RequestRecord& r) {
     r.prompt_tokens_local = static_cast<int64_t>(tok_->count(r.prompt_text, false));
     if (!r.output_text.empty() || r.ok()) r.completion_tokens_local = static_cast<int64_t>(tok_->count(r.output_text, false));
   }
-  const std::string line = record::to_json_line(r, abbr_);
+  std::string line = record::to_json_line(r, abbr_);
+  if (!goodput_.empty() && !r.warmup && r.outcome != record::Outcome::Cut && line.ends_with('}'))
+    line.insert(line.size() - 1, slo_field(r, goodput_));
   details_.append(line);
   ++written_;
-  if (!r.ok()) {
+  if (!r.ok() && r.outcome != record::Outcome::Cut) {  // cut at a duration's end: not a failure
     if (!failed_) failed_ = std::make_unique<record::LineAppender>(failed_path_.string());
     failed_->append(line);
   }

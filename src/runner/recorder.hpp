@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "metrics/metrics.hpp"
 #include "record/record_io.hpp"
 
 namespace tokbench::tokenizer {
@@ -29,7 +30,9 @@ struct WarmupTally {
 
 class Recorder {
  public:
-  Recorder(const std::filesystem::path& perf_dir, const std::string& abbr, const tokenizer::Tokenizer* tok);
+  /// `goodput` ("" = none): each measured line also says which --goodput SLOs it met ("slo").
+  Recorder(const std::filesystem::path& perf_dir, const std::string& abbr, const tokenizer::Tokenizer* tok,
+           const std::string& goodput = "");
   ~Recorder();
 
   void add(record::RequestRecord&& r);  ///< any thread
@@ -54,6 +57,7 @@ class Recorder {
   std::filesystem::path failed_path_;
   std::unique_ptr<record::LineAppender> failed_;
   const tokenizer::Tokenizer* tok_;
+  metrics::GoodputSpec goodput_;
   mutable std::mutex mu_;
   std::condition_variable cv_, idle_cv_;
   std::deque<record::RequestRecord> queue_;

@@ -1,14 +1,14 @@
 #include "runner/run_config.hpp"
 
-#include "common/redact.hpp"
-
-#include <fstream>
-
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
+#include <fstream>
 
 #include "common/json_writer.hpp"
+#include "common/redact.hpp"
+#include "metrics/slo.hpp"
 
 namespace tokbench::runner {
 
@@ -60,7 +60,9 @@ std::vector<std::string> RunConfig::validate() const {
   check(port > 0 && port < 65536, fmt::format("--port: bad value {} (expected 1..65535)", port));
   check(concurrency >= 1, fmt::format("--concurrency: bad value {} (expected a positive integer)", concurrency));
   check(num_prompts >= 0, fmt::format("--num-prompts: bad value {} (expected >= 0; 0 = one pass over the dataset)", num_prompts));
-  check(request_rate >= 0, fmt::format("--request-rate: bad value {} (expected a number >= 0, e.g. 12.5; 0 = no pacing)", request_rate));
+  check(request_rate >= 0, fmt::format("--request-rate: bad value {} (expected a number >= 0, e.g. 12.5; 0 = no pacing; "
+                                       "inf = all at once)", request_rate));
+  validate_load(e);
   check(timeout_s == 0 || timeout_s >= 0.001,
         fmt::format("--timeout-s: bad value {} (expected 0 for no timeout, or at least 0.001: libcurl counts whole ms)",
                     timeout_s));
@@ -114,6 +116,80 @@ std::vector<std::string> RunConfig::validate() const {
   return e;
 }
 
+void RunConfig::validate_load(std::vector<std::string>& e) const {
+  auto check = [&](bool ok, std::string msg) {
+    if (!ok) e.push_back(std::move(msg));
+  };
+  const bool open_loop = request_rate > 0 || !request_rate_sweep.empty();
+  check(arrivals == "poisson" || arrivals == "gamma" || arrivals == "constant",
+        fmt::format("--arrivals: bad value '{}' (expected poisson, gamma or constant)", arrivals));
+  check(burstiness > 0, fmt::format("--burstiness: bad value {} (expected > 0: 1 = Poisson, < 1 burstier, > 1 steadier)", burstiness));
+  check(burstiness == 1 || arrivals == "gamma",
+        fmt::format("--burstiness {} shapes gamma arrivals: add --arrivals gamma (or drop --burstiness)", burstiness));
+  check(arrivals == "poisson" || open_loop || pressure,
+        fmt::format("--arrivals {} needs --request-rate R (arrivals shape an open loop)", arrivals));
+  check(duration_s >= 0, fmt::format("--duration-s: bad value {} (expected seconds > 0; 0 = run by count)", duration_s));
+  check(grace_s >= 0, fmt::format("--grace-s: bad value {} (expected >= 0)", grace_s));
+  check(ramp_up_s >= 0, fmt::format("--ramp-up-s: bad value {} (expected >= 0)", ramp_up_s));
+  check(ramp_up_strategy == "linear" || ramp_up_strategy == "exponential",
+        fmt::format("--ramp-up-strategy: bad value '{}' (expected linear or exponential)", ramp_up_strategy));
+  check(ramp_up_start_rps >= 0, fmt::format("--ramp-up-start-rps: bad value {} (expected >= 0)", ramp_up_start_rps));
+  check(ramp_up_s == 0 || !std::isinf(request_rate), "--ramp-up-s with --request-rate inf: there is no rate to ramp; give a number");
+  check(ramp_up_strategy == "linear" || open_loop,
+        "--ramp-up-strategy exponential ramps a rate: add --request-rate R (concurrency ramps are linear)");
+  check(ramp_up_s > 0 || (ramp_up_strategy == "linear" && ramp_up_start_rps == 0 && !ramp_up_measured),
+        "--ramp-up-strategy/--ramp-up-start-rps/--ramp-up-measured: only with --ramp-up-s S");
+  check(!pressure || duration_s > 0, "--pressure needs --duration-s S (how long each client loops; AISBench's --pressure-time)");
+  check(!pressure || ramp_up_s == 0, "--pressure adds clients at --request-rate per second: drop --ramp-up-s");
+  check(!pressure || concurrency_sweep.size() <= 1, "--pressure: give one --concurrency (the number of clients)");
+  check(!pressure || arrivals == "poisson", "--pressure: clients loop back to back; drop --arrivals");
+  for (const int c : concurrency_sweep) check(c >= 1, fmt::format("--concurrency: bad value {} in the list (expected positive integers)", c));
+  for (const double r : request_rate_sweep)
+    check(r > 0, fmt::format("--request-rate: bad value {} in the list (expected rates > 0, or inf)", r));
+  for (const int64_t n : num_prompts_sweep) check(n >= 1, fmt::format("--num-prompts: bad value {} in the list (expected >= 1)", n));
+  check(concurrency_sweep.empty() || request_rate_sweep.empty() || concurrency_sweep.size() == request_rate_sweep.size(),
+        fmt::format("--concurrency has {} values and --request-rate {}: lists are zipped point by point; give them the same "
+                    "length (or one of them a single value)", concurrency_sweep.size(), request_rate_sweep.size()));
+  const size_t load_points = std::max(concurrency_sweep.size(), request_rate_sweep.size());
+  check(num_prompts_sweep.empty() || num_prompts_sweep.size() == load_points,
+        fmt::format("--num-prompts has {} values for {} load point(s): a --num-prompts list pairs with a --concurrency or "
+                    "--request-rate list of the same length (EvalScope's --parallel/--number)", num_prompts_sweep.size(), load_points));
+  if (!goodput.empty()) {
+    try {
+      const auto spec = metrics::parse_goodput(goodput);
+      check(stream || (!spec.ttft_ms && !spec.tpot_ms),
+            "--goodput ttft/tpot need streaming (a non-streaming answer has no first token): drop --no-stream or keep only e2el");
+    } catch (const std::invalid_argument& x) {
+      e.push_back(x.what());
+    }
+  }
+}
+
+size_t RunConfig::sweep_points() const {
+  return std::max({concurrency_sweep.size(), request_rate_sweep.size(), num_prompts_sweep.size(), size_t{1}});
+}
+
+RunConfig RunConfig::sweep_point(size_t i) const {
+  RunConfig c = *this;
+  if (i < concurrency_sweep.size()) c.concurrency = concurrency_sweep[i];
+  if (i < request_rate_sweep.size()) c.request_rate = request_rate_sweep[i];
+  if (i < num_prompts_sweep.size()) c.num_prompts = num_prompts_sweep[i];
+  c.concurrency_sweep.clear();
+  c.request_rate_sweep.clear();
+  c.num_prompts_sweep.clear();
+  return c;
+}
+
+std::string RunConfig::sweep_label(size_t i) const {
+  std::string out;
+  auto add = [&](char tag, const std::string& v) { out += fmt::format("{}{}{}", out.empty() ? "" : "-", tag, v); };
+  if (i < concurrency_sweep.size()) add('c', std::to_string(concurrency_sweep[i]));
+  if (i < request_rate_sweep.size())
+    add('r', std::isinf(request_rate_sweep[i]) ? std::string("inf") : fmt::format("{}", request_rate_sweep[i]));
+  if (i < num_prompts_sweep.size()) add('n', std::to_string(num_prompts_sweep[i]));
+  return out.empty() ? fmt::format("p{}", i + 1) : out;
+}
+
 std::string RunConfig::resolved_endpoint() const {
   if (!endpoint.empty()) return endpoint;
   if (!url.empty()) {
@@ -159,7 +235,20 @@ std::string RunConfig::to_json() const {
   if (temperature) w.value(*temperature); else w.null();
   w.field("extra_body", extra_body).field("continuous_usage", continuous_usage);
   w.field("concurrency", concurrency).field("num_prompts", num_prompts);
-  w.field("request_rate", request_rate).field("timeout_s", timeout_s).field("retries", retries);
+  if (std::isinf(request_rate)) w.field("request_rate", "inf"); else w.field("request_rate", request_rate);
+  w.key("concurrency_sweep").begin_array();
+  for (const int c : concurrency_sweep) w.value(c);
+  w.end_array().key("request_rate_sweep").begin_array();
+  for (const double r : request_rate_sweep) {
+    if (std::isinf(r)) w.value("inf"); else w.value(r);
+  }
+  w.end_array().key("num_prompts_sweep").begin_array();
+  for (const int64_t n : num_prompts_sweep) w.value(n);
+  w.end_array();
+  w.field("arrivals", arrivals).field("burstiness", burstiness).field("duration_s", duration_s).field("grace_s", grace_s);
+  w.field("ramp_up_s", ramp_up_s).field("ramp_up_strategy", ramp_up_strategy).field("ramp_up_start_rps", ramp_up_start_rps);
+  w.field("ramp_up_measured", ramp_up_measured).field("pressure", pressure).field("goodput", goodput);
+  w.field("timeout_s", timeout_s).field("retries", retries);
   w.field("max_event_bytes", max_event_bytes).field("max_body_bytes", max_body_bytes);
   w.field("warmup", warmup).field("workers", workers).field("seed", seed).field("drain_s", drain_s);
   w.field("dataset", dataset).field("tokenizer", tokenizer).field("input_len", input_len);

@@ -38,10 +38,25 @@ struct RunConfig {
   std::string extra_body;    ///< JSON object merged at the top level
   bool continuous_usage = false;  ///< ask for per-chunk cumulative usage (exact per-token ITL)
 
-  // Load.
-  int concurrency = 1;       ///< max requests in flight
-  int64_t num_prompts = 0;   ///< 0 = one pass over the dataset
-  double request_rate = 0;   ///< req/s, Poisson arrivals; 0 = as fast as concurrency allows
+  // Load (docs/METRICS.md, "Load shapes"). A list in --concurrency, --request-rate or
+  // --num-prompts is a sweep: one run folder per point (the lists below; the scalars hold the
+  // first point, and each point's own values when a sweep runs it).
+  int concurrency = 1;       ///< max requests in flight (also caps an open loop, like vLLM's --max-concurrency)
+  int64_t num_prompts = 0;   ///< 0 = one pass over the dataset (with --duration-s: no count bound)
+  double request_rate = 0;   ///< req/s; 0 = as fast as concurrency allows; +inf = all due at once
+  std::vector<int> concurrency_sweep;     ///< --concurrency 1,4,16: one point each
+  std::vector<double> request_rate_sweep; ///< --request-rate 1,2,4
+  std::vector<int64_t> num_prompts_sweep; ///< zipped with the other list (EvalScope's --parallel/--number)
+  std::string arrivals = "poisson";  ///< open loop: poisson | gamma | constant
+  double burstiness = 1;     ///< gamma shape (vLLM's --burstiness): 1 = Poisson, < 1 burstier, > 1 steadier
+  double duration_s = 0;     ///< run this long instead of a count (the dataset cycles); 0 = by count
+  double grace_s = 30;       ///< --duration-s: how long requests in flight at the end may finish before they are cut
+  double ramp_up_s = 0;      ///< concurrency rises linearly (closed loop) or the rate rises (open loop) over this long
+  std::string ramp_up_strategy = "linear";  ///< rate ramps: linear | exponential
+  double ramp_up_start_rps = 0;  ///< rate ramps: the starting rate (exponential needs > 0; default 1 req/s there)
+  bool ramp_up_measured = false; ///< count the ramp's requests in the statistics (default: excluded, like warm-up)
+  bool pressure = false;     ///< AISBench's pressure mode: --request-rate clients/s added up to --concurrency, each looping for --duration-s
+  std::string goodput;       ///< per-request SLOs in ms, e.g. "ttft:500 tpot:50 e2el:20000" (vLLM's --goodput)
   double timeout_s = 600;    ///< per request; 0 = none
   int retries = 0;           ///< extra attempts after a connect_error
   int64_t warmup = 0;        ///< requests sent first and excluded from statistics
@@ -70,6 +85,7 @@ struct RunConfig {
 
   /// Every problem at once, each naming the flag and the fix.
   std::vector<std::string> validate() const;
+  void validate_load(std::vector<std::string>& errors) const;  ///< the load-shape and sweep part of validate()
   /// The endpoint URL this config targets ("" when the built-in simulator will be started). A
   /// --url with no path gets /v1/<endpoint>.
   std::string target_url() const;
@@ -78,6 +94,12 @@ struct RunConfig {
   bool embedded_target() const { return url.empty() && host.empty() && deploy_sh.empty(); }
   /// The settings as a JSON object; the API key and Authorization headers are redacted.
   std::string to_json() const;
+  /// How many load points the sweep lists make (1 = a single run).
+  size_t sweep_points() const;
+  /// The config of point i of the sweep (lists cleared, that point's values set).
+  RunConfig sweep_point(size_t i) const;
+  /// "c4", "r2.5", "c4-n40": the folder name of point i, from the values that vary.
+  std::string sweep_label(size_t i) const;
 };
 
 }  // namespace tokbench::runner

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "common/json_writer.hpp"
+#include "metrics/slo.hpp"
 
 namespace tokbench::runner {
 
@@ -70,7 +73,16 @@ RunManifest manifest_from(simdjson::dom::element root) {
   m.facts.max_concurrency = static_cast<int>(value_or(plan["concurrency"].get_int64(), int64_t{1}));
   m.facts.stream = value_or(plan["stream"].get_bool(), true);
   m.definitions = str(plan, "definitions");
-  m.request_rate = number_or(plan, "request_rate", 0);
+  m.request_rate = str(plan, "request_rate") == "inf" ? std::numeric_limits<double>::infinity() : number_or(plan, "request_rate", 0);
+  if (std::string goodput = str(plan, "goodput"); !goodput.empty()) m.facts.goodput = metrics::parse_goodput(goodput);
+  LoadFacts& l = m.load;
+  if (std::string a = str(plan, "arrivals"); !a.empty()) l.arrivals = a;
+  l.burstiness = number_or(plan, "burstiness", 1);
+  l.duration_s = number_or(plan, "duration_s", 0);
+  l.grace_s = number_or(plan, "grace_s", 0);
+  l.ramp_up_s = number_or(plan, "ramp_up_s", 0);
+  if (std::string s = str(plan, "ramp_up_strategy"); !s.empty()) l.ramp_up_strategy = s;
+  l.ramp_up_measured = value_or(plan["ramp_up_measured"].get_bool(), false);
   m.planned_requests = value_or(plan["requests"].get_int64(), int64_t{0});
   m.warmup_requests = value_or(plan["warmup"].get_int64(), int64_t{0});
   m.insecure_tls = value_or(plan["insecure_tls"].get_bool(), false);
@@ -117,7 +129,12 @@ void write_manifest(const fs::path& dir, const RunManifest& m) {
   raw_or_null(w, "requested", m.requested_json);
   raw_or_null(w, "effective", info.config_json);
   w.key("plan").begin_object().field("requests", m.planned_requests).field("warmup", m.warmup_requests);
-  w.field("concurrency", m.facts.max_concurrency).field("request_rate", m.request_rate);
+  w.field("concurrency", m.facts.max_concurrency);
+  if (std::isinf(m.request_rate)) w.field("request_rate", "inf"); else w.field("request_rate", m.request_rate);
+  const LoadFacts& l = m.load;
+  w.field("arrivals", l.arrivals).field("burstiness", l.burstiness).field("duration_s", l.duration_s);
+  w.field("grace_s", l.grace_s).field("ramp_up_s", l.ramp_up_s).field("ramp_up_strategy", l.ramp_up_strategy);
+  w.field("ramp_up_measured", l.ramp_up_measured).field("goodput", m.facts.goodput.to_string());
   w.field("stream", m.facts.stream).field("definitions", m.definitions).field("insecure_tls", m.insecure_tls).end_object();
   w.field("started_at", info.started_at).field("target_url", info.target_url);
   w.field("embedded_simulator", info.embedded_simulator).field("model", info.model);

@@ -18,14 +18,25 @@ namespace tokbench::runner {
 inline constexpr const char* kManifestFile = "manifest.json";
 inline constexpr const char* kEndFile = "end.json";
 
+/// The load shape the run was asked for (docs/METRICS.md, "Load shapes").
+struct LoadFacts {
+  std::string arrivals = "closed";  ///< closed | poisson | gamma | constant | all-at-once | pressure
+  double burstiness = 1;
+  double duration_s = 0, grace_s = 0;  ///< 0: bounded by a count
+  double ramp_up_s = 0;
+  std::string ramp_up_strategy = "linear";
+  bool ramp_up_measured = false;
+};
+
 /// What was asked and learned before the measured phase.
 struct RunManifest {
   std::string requested_json;      ///< the RunConfig as given (secrets redacted)
   report::RunInfo info;            ///< target, model, dataset, body, audit, effective config, ...
   metrics::RunFacts facts;         ///< configured concurrency cap, streaming
   std::string definitions = "tokbench";
-  double request_rate = 0;         ///< req/s; 0 = closed loop
-  int64_t planned_requests = 0;    ///< measured requests the run means to send
+  double request_rate = 0;         ///< req/s; 0 = closed loop; +inf = all at once
+  LoadFacts load;
+  int64_t planned_requests = 0;    ///< measured requests the run means to send; -1 = bounded by a duration
   int64_t warmup_requests = 0;
   bool target_ready = false;       ///< false: written before the target was contacted
   bool insecure_tls = false;       ///< --insecure: TLS certificates were not verified

@@ -5,17 +5,21 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <set>
 #include <ctime>
 
 #include "client/engine.hpp"
 #include "common/clock.hpp"
 #include "common/json_writer.hpp"
 #include "common/redact.hpp"
+#include "metrics/slo.hpp"
 #include "runner/execute.hpp"
 #include "runner/outputs.hpp"
 #include "runner/plan.hpp"
 #include "runner/run_folder.hpp"
+#include "runner/sweep.hpp"
 #include "runner/target.hpp"
 #include "tokbench/version.hpp"
 
@@ -44,18 +48,48 @@ std::shared_ptr<spdlog::logger> make_logger(const fs::path& run_dir) {
 // What was asked, before anything is contacted: a folder killed from here on still says what it was.
 RunManifest asked(const RunPlan& plan, std::time_t wall) {
   RunManifest m;
+  const RunConfig& c = plan.cfg;
+  const LoadPoint point = LoadPoint::of(c, plan.requested.num_prompts);
   m.requested_json = plan.requested.to_json();
-  m.info.config_json = plan.cfg.to_json();
+  m.info.config_json = c.to_json();
   m.info.started_at = now_iso(wall);
-  m.info.dataset = plan.cfg.dataset;
-  m.info.tokenizer = plan.cfg.tokenizer;
-  m.facts = {plan.cfg.concurrency, plan.cfg.stream};
-  m.definitions = plan.cfg.compat;
-  m.request_rate = plan.cfg.request_rate;
-  m.planned_requests = plan.cfg.num_prompts;
-  m.warmup_requests = plan.cfg.warmup;
-  m.insecure_tls = plan.cfg.insecure;
+  m.info.dataset = c.dataset;
+  m.info.tokenizer = c.tokenizer;
+  m.facts.max_concurrency = c.concurrency;
+  m.facts.stream = c.stream;
+  if (!c.goodput.empty()) m.facts.goodput = metrics::parse_goodput(c.goodput);
+  m.definitions = c.compat;
+  m.request_rate = c.pressure ? 0 : c.request_rate;  // pressure: the rate adds clients, it does not pace requests
+  m.load.arrivals = c.pressure               ? "pressure"
+                    : std::isinf(c.request_rate) ? "all-at-once"
+                    : c.request_rate > 0         ? c.arrivals
+                                                 : "closed";
+  m.load.burstiness = c.burstiness;
+  m.load.duration_s = c.duration_s;
+  m.load.grace_s = c.duration_s > 0 ? c.grace_s : 0;
+  m.load.ramp_up_s = c.ramp_up_s;
+  m.load.ramp_up_strategy = c.ramp_up_strategy;
+  m.load.ramp_up_measured = c.ramp_up_measured;
+  m.planned_requests = point.planned();
+  m.warmup_requests = c.warmup;
+  m.insecure_tls = c.insecure;
   return m;
+}
+
+std::string load_text(const RunConfig& c) {
+  std::string out = fmt::format("concurrency {}", c.concurrency);
+  if (c.pressure) {
+    out += fmt::format("  pressure: clients added {}", c.request_rate > 0 && !std::isinf(c.request_rate)
+                                                            ? fmt::format("at {}/s", c.request_rate) : "at once");
+  } else if (std::isinf(c.request_rate)) {
+    out += "  rate inf (all due at once)";
+  } else if (c.request_rate > 0) {
+    out += fmt::format("  rate {} req/s ({}{})", c.request_rate, c.arrivals,
+                       c.arrivals == "gamma" ? fmt::format(", burstiness {}", c.burstiness) : "");
+  }
+  if (c.ramp_up_s > 0) out += fmt::format("  ramp-up {} s{}", c.ramp_up_s, c.ramp_up_measured ? " (measured)" : "");
+  if (c.duration_s > 0) out += fmt::format("  duration {} s (grace {} s)", c.duration_s, c.grace_s);
+  return out;
 }
 
 // What the target stage learned: the model, the dataset, the exact first body and its audit.
@@ -76,7 +110,7 @@ void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::pat
   info.config_json = plan.cfg.to_json();
   info.synthetic_json = t.synthetic_json;
   info.origin_steady_ns = -1;
-  m.planned_requests = plan.cfg.num_prompts;
+  m.planned_requests = LoadPoint::of(plan.cfg, plan.requested.num_prompts).planned();
   m.target_ready = true;
   for (const auto& f : client::audit_body(body, plan.cfg.endpoint == "chat")) info.audit.emplace_back(f.level, f.text);
   JsonWriter w;
@@ -91,9 +125,9 @@ void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::pat
   log.info("target {}{}; model {}; dataset {} ({} items)", info.target_url, t.sim ? " (built-in simulator)" : "", t.model,
            plan.cfg.dataset, t.data.items.size());
   log.info("request body of the first request: {}", info.body_example);
-  fmt::print(console, "target {}  model {}  dataset {}  requests {}  concurrency {}{}\n", info.target_url, t.model, t.data.abbr,
-             plan.cfg.num_prompts, plan.cfg.concurrency,
-             plan.cfg.request_rate > 0 ? fmt::format("  rate {} req/s (Poisson)", plan.cfg.request_rate) : "");
+  fmt::print(console, "target {}  model {}  dataset {}  requests {}  {}\n", info.target_url, t.model, t.data.abbr,
+             m.planned_requests >= 0 ? std::to_string(m.planned_requests) : std::string("until the duration ends"),
+             load_text(plan.cfg));
   fmt::print(console, "request body: {}\n", info.body_example);
   std::string audit = fmt::format("request body sent (template: the first request; --compat {}):\n{}\n\n", plan.cfg.compat,
                                   info.body_example);
@@ -131,59 +165,113 @@ void print_paths(const Written& w, std::FILE* console) {
   std::fflush(console);
 }
 
-}  // namespace
-
-RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std::FILE* console) {
-  RunPlan plan = make_plan(requested, std::getenv("OPENAI_API_KEY"));
-  const std::time_t wall = std::time(nullptr);
-  RunOutcome out;
-  out.run_dir = report::make_run_dir(plan.cfg.output_dir, wall);
-  auto log = make_logger(out.run_dir);
-  RunManifest manifest = asked(plan, wall);
-  write_manifest(out.run_dir, manifest);
-
-  std::optional<Target> opened;
-  try {
-    opened.emplace(open_target(plan, out.run_dir, *log, console));
-  } catch (const std::exception& e) {
-    log->error("the target could not be opened: {}", e.what());  // the folder says where the run stopped
-    throw;
-  }
-  Target& target = *opened;
-  out.perf_dir = out.run_dir / "performances" / plan.cfg.model_abbr;
-  fs::create_directories(out.perf_dir);
+// One load point in `dir` (already holding its manifest): the measured phase. On a failure the
+// folder gets its end marker saying why; otherwise the caller writes it (after stopping a server).
+PointResult measure(const RunPlan& plan, const Target& target, RunManifest& manifest, const fs::path& dir,
+                    spdlog::logger& log, std::atomic<int>& stop, std::FILE* console) {
+  fs::create_directories(dir / "performances" / plan.cfg.model_abbr);
   const int64_t origin = steady_now_ns();
-  learned(manifest, plan, target, out.run_dir, *log, console);
+  learned(manifest, plan, target, dir, log, console);
   manifest.info.origin_steady_ns = origin;
-  write_manifest(out.run_dir, manifest);
-
-  const LoadPoint point{plan.cfg.num_prompts, plan.cfg.warmup, plan.cfg.concurrency, plan.cfg.request_rate, plan.cfg.seed};
-  PointResult result;
+  write_manifest(dir, manifest);
   try {
-    result = execute(target, plan, point, out.perf_dir, origin, stop, *log, console);
+    return execute(target, plan, LoadPoint::of(plan.cfg, plan.requested.num_prompts), dir / "performances" / plan.cfg.model_abbr,
+                   origin, stop, log, console);
   } catch (const std::exception& e) {
     // The folder says why it stopped (every warm-up request failed, ...), not "killed?".
     RunEnd failed;
     failed.stop_reason = e.what();
-    write_end(out.run_dir, failed);
-    log->error("the run stopped: {}", e.what());
+    write_end(dir, failed);
+    log.error("the run stopped: {}", e.what());
     throw;
   }
-  const std::string server_process = target.close(out.run_dir, *log, console);
-  if (result.interrupted) log->warn("interrupted: stopped sending; in-flight requests drained or cancelled");
-  write_end(out.run_dir, ended(result, server_process));
+}
 
-  const Written w = write_outputs(load_run_folder(out.run_dir), plan.definitions, out.run_dir, true);
+// The outputs of a finished point folder, printed; the exit code its verdict means.
+RunOutcome conclude(const RunPlan& plan, const fs::path& dir, bool interrupted, spdlog::logger& log, std::FILE* console) {
+  RunOutcome out;
+  out.run_dir = dir;
+  out.perf_dir = dir / "performances" / plan.cfg.model_abbr;
+  const Written w = write_outputs(load_run_folder(dir), plan.definitions, dir, true);
   out.metrics = w.metrics;
   out.verdict = w.verdict;
-  out.interrupted = result.interrupted;
-  log->info("verdict: {} {}", out.verdict.valid ? "VALID" : "INVALID", fmt::join(out.verdict.reasons, "; "));
+  out.interrupted = interrupted;
+  log.info("verdict: {} {}", out.verdict.valid ? "VALID" : "INVALID", fmt::join(out.verdict.reasons, "; "));
   print_outputs(w, console);
   print_paths(w, console);
   const auto* ok = out.metrics.common_metric("success_requests");
   // 4: the reports are written, but the verdict says the numbers must not be quoted (CI can tell).
   out.exit_code = out.interrupted ? 130 : !(ok && ok->value > 0) ? 1 : out.verdict.valid ? 0 : 4;
   return out;
+}
+
+Target open_logged(RunPlan& plan, const fs::path& dir, spdlog::logger& log, std::FILE* console) {
+  try {
+    return open_target(plan, dir, log, console);
+  } catch (const std::exception& e) {
+    log.error("the target could not be opened: {}", e.what());  // the folder says where the run stopped
+    throw;
+  }
+}
+
+// A list in a load flag: one run folder per point under one root, the target opened once.
+RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
+  const std::time_t wall = std::time(nullptr);
+  const fs::path root = report::make_run_dir(plan.cfg.output_dir, wall);
+  auto log = make_logger(root);
+  log->info("sweep of {} load points: {}", plan.cfg.sweep_points(), plan.requested.to_json());
+  Target target = open_logged(plan, root, *log, console);
+  SweepSummary summary(root, plan.cfg);
+  std::set<std::string> used;
+  for (size_t i = 0; i < plan.cfg.sweep_points() && stop.load() == client::kRunning; ++i) {
+    RunPlan point = plan;
+    point.cfg = plan.cfg.sweep_point(i);
+    point.requested = plan.requested.sweep_point(i);
+    std::string label = plan.cfg.sweep_label(i);
+    for (int k = 2; used.count(label); ++k) label = fmt::format("{}-{}", plan.cfg.sweep_label(i), k);  // repeated values
+    used.insert(label);
+    const fs::path dir = root / label;
+    for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(dir / sub);
+    auto point_log = make_logger(dir);
+    fmt::print(console, "\n== sweep point {}/{}: {} ==\n", i + 1, plan.cfg.sweep_points(), label);
+    RunManifest manifest = asked(point, wall);
+    write_manifest(dir, manifest);
+    try {
+      const PointResult r = measure(point, target, manifest, dir, *point_log, stop, console);
+      write_end(dir, ended(r, ""));
+      summary.add(label, point.cfg, conclude(point, dir, r.interrupted, *point_log, console));
+    } catch (const std::exception& e) {
+      summary.add_failed(label, point.cfg, e.what());
+      fmt::print(console, "sweep point {} stopped: {}\n", label, e.what());
+      break;  // the target is not usable: later points would fail the same way
+    }
+  }
+  const std::string server_process = target.close(root, *log, console);
+  for (const char* sub : {"configs", "performances"}) {  // the points hold these; the root keeps logs/ and sweep/
+    std::error_code ec;
+    if (fs::is_empty(root / sub, ec)) fs::remove(root / sub, ec);
+  }
+  RunOutcome out = summary.finish(server_process, stop.load() != client::kRunning, console);
+  out.run_dir = root;
+  return out;
+}
+
+}  // namespace
+
+RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std::FILE* console) {
+  RunPlan plan = make_plan(requested, std::getenv("OPENAI_API_KEY"));
+  if (plan.cfg.sweep_points() > 1) return run_sweep(plan, stop, console);
+  const std::time_t wall = std::time(nullptr);
+  const fs::path dir = report::make_run_dir(plan.cfg.output_dir, wall);
+  auto log = make_logger(dir);
+  RunManifest manifest = asked(plan, wall);
+  write_manifest(dir, manifest);
+  Target target = open_logged(plan, dir, *log, console);
+  const PointResult result = measure(plan, target, manifest, dir, *log, stop, console);
+  const std::string server_process = target.close(dir, *log, console);
+  if (result.interrupted) log->warn("interrupted: stopped sending; in-flight requests drained or cancelled");
+  write_end(dir, ended(result, server_process));
+  return conclude(plan, dir, result.interrupted, *log, console);
 }
 
 }  // namespace tokbench::runner

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <vector>
 
 namespace tokbench::runner {
@@ -9,6 +10,10 @@ namespace tokbench::runner {
 void VerdictTally::add(const record::RequestRecord& r) {
   if (r.warmup) {
     ++warmup;
+    return;
+  }
+  if (r.outcome == record::Outcome::Cut) {
+    ++cut;
     return;
   }
   ++measured;
@@ -58,7 +63,12 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
                                     "in the timings; raise --workers or run the client on a bigger machine",
                                     100 * f.client_cpu_share));
   }
-  if (f.request_rate > 0) {
+  if (t.cut > 0) {
+    v.warnings.push_back(fmt::format("{} request(s) still in flight {} s after --duration-s {} ended were cut (cut_at_end in "
+                                     "the details): not counted, neither as successes nor as failures; raise --grace-s to "
+                                     "let them finish", t.cut, f.grace_s, f.duration_s));
+  }
+  if (f.request_rate > 0 && std::isfinite(f.request_rate)) {  // inf: everything is due at once, waiting is the point
     if (const auto* lag = m.row("SendLag"); lag && lag->stats && lag->stats->p99 > 50.0) {
       v.reasons.push_back(fmt::format(
           "send lag p99 was {:.1f} ms: the client could not keep the arrival schedule; raise --concurrency "

@@ -15,6 +15,7 @@ namespace tokbench::runner {
 /// What the verdict needs from the records, gathered in one pass.
 struct VerdictTally {
   int64_t measured = 0, failed = 0, warmup = 0;
+  int64_t cut = 0;  ///< in flight when a --duration-s run's grace ended: cancelled, not measured, not failed
   int64_t short_outputs = 0;  ///< ignore_eos sent, and a different number of tokens came back
   int64_t malformed_requests = 0, malformed_lines = 0;  ///< streams with lines that were not SSE
   std::map<std::string, int64_t> failures;  ///< by outcome name
@@ -25,7 +26,8 @@ struct VerdictTally {
 /// Facts of the run folder that are not in the records.
 struct VerdictFacts {
   bool interrupted = false;
-  double request_rate = 0;
+  double request_rate = 0;       ///< +inf: all due at once (no schedule to keep)
+  double duration_s = 0, grace_s = 0;
   double client_cpu_share = -1;  ///< worker CPU / (wall × workers); < 0 unknown
   bool server_disagrees = false;
   std::string incomplete;        ///< why the folder is not a finished run ("" = it is)
