@@ -322,6 +322,16 @@ TEST_F(CliTest, ErrorsNameTheThingAndTheFix) {
   r = run_tokbench({"run", "--request-rate", "abc"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("--request-rate"), std::string::npos) << r.output;
+  r = run_tokbench({"run", "--concurrency", "1,x,4"});  // a sweep list with a bad value
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("bad value 'x'"), std::string::npos) << r.output;
+  r = run_tokbench({"run", "--concurrency", "1,4", "--request-rate", "1,2,3"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("zipped point by point"), std::string::npos) << r.output;
+  r = run_tokbench({"run", "--url", sim.url(), "--request-rate", "inf", "--concurrency", "2", "--num-prompts", "4",
+                    "--max-tokens", "2", "--quiet", "--output-dir", (dir_ / "inf").string()});
+  EXPECT_EQ(r.code, 4) << r.output;  // valid flags; only 4 requests, so the verdict says too few
+  EXPECT_NE(r.output.find("rate inf (all due at once)"), std::string::npos) << r.output;
   r = run_tokbench({"run", "--url", sim.url(), "--dataset", "qa:/nonexistent.jsonl"});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.output.find("cannot open dataset '/nonexistent.jsonl'"), std::string::npos) << r.output;

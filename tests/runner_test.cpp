@@ -2,6 +2,9 @@
 // (writes every record and keeps none), the verdict from a tally, and the run folder's files.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -94,6 +97,72 @@ TEST(Plan, EveryUsageErrorAtOnce) {
   RunConfig bad_body;
   bad_body.extra_body = "[1]";
   EXPECT_THROW(make_plan(bad_body, nullptr), std::invalid_argument);
+}
+
+// Each load-shape or sweep mistake is named with its fix; a valid combination passes.
+TEST(Plan, LoadShapeAndSweepMistakesAreNamed) {
+  auto errors = [](auto edit) {
+    RunConfig c;
+    edit(c);
+    std::string all;
+    for (const auto& e : c.validate()) all += e + "\n";
+    return all;
+  };
+  EXPECT_NE(errors([](RunConfig& c) { c.burstiness = 0.5; }).find("--arrivals gamma"), std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) { c.arrivals = "gamma"; }).find("needs --request-rate"), std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) { c.arrivals = "uniform"; }).find("--arrivals: bad value"), std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) { c.pressure = true; }).find("--pressure needs --duration-s"), std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) { c.ramp_up_strategy = "exponential"; }).find("only with --ramp-up-s"), std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) {
+              c.ramp_up_s = 5;
+              c.request_rate = std::numeric_limits<double>::infinity();
+            }).find("no rate to ramp"),
+            std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) {
+              c.concurrency_sweep = {1, 2, 4};
+              c.request_rate_sweep = {1, 2};
+            }).find("zipped point by point"),
+            std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) { c.num_prompts_sweep = {10, 20}; }).find("pairs with a --concurrency"),
+            std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) { c.goodput = "ttft=5"; }).find("--goodput: bad part"), std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) {
+              c.goodput = "ttft:5";
+              c.stream = false;
+            }).find("need streaming"),
+            std::string::npos);
+  EXPECT_EQ(errors([](RunConfig& c) {
+              c.request_rate = 10;
+              c.arrivals = "gamma";
+              c.burstiness = 0.5;
+              c.ramp_up_s = 5;
+              c.ramp_up_strategy = "exponential";
+              c.duration_s = 30;
+              c.goodput = "ttft:500 tpot:50";
+              c.concurrency_sweep = {1, 4};
+              c.num_prompts_sweep = {10, 40};
+            }),
+            "");
+}
+
+TEST(Plan, SweepPointsCarryTheirOwnValuesAndNames) {
+  RunConfig c;
+  c.concurrency_sweep = {1, 4};
+  c.request_rate_sweep = {2.5, std::numeric_limits<double>::infinity()};
+  c.num_prompts_sweep = {10, 40};
+  ASSERT_EQ(c.sweep_points(), 2u);
+  const RunConfig p = c.sweep_point(1);
+  EXPECT_EQ(p.concurrency, 4);
+  EXPECT_TRUE(std::isinf(p.request_rate));
+  EXPECT_EQ(p.num_prompts, 40);
+  EXPECT_EQ(p.sweep_points(), 1u);
+  EXPECT_EQ(c.sweep_label(0), "c1-r2.5-n10");
+  EXPECT_EQ(c.sweep_label(1), "c4-rinf-n40");
+  // The synthetic prompts are built for the largest point.
+  c.dataset = "synthetic";
+  c.input_len = 8;
+  c.output_len = 4;
+  EXPECT_EQ(make_plan(c, nullptr).cfg.num_prompts, 40);
 }
 
 // By design, not by timing: once drain() returns, every record is a line on disk and the

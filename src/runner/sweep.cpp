@@ -81,6 +81,7 @@ std::string points_json(const std::vector<SweepRow>& rows, const std::string& x_
   if (knee.knee) w.field("point", rows[*knee.knee].label); else w.key("point").null();
   w.field("still_rising", knee.still_rising).field("text", knee.text);
   w.field("rule", "the lowest load whose output token throughput reaches 90% of the sweep's highest").end_object();
+  w.end_object();
   return w.take();
 }
 

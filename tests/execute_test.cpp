@@ -1,0 +1,203 @@
+// runner/execute: one load point's shapes end to end against the simulator in its own process —
+// a --duration-s run ends within its grace and records what it cut as cut_at_end (neither a
+// success nor a failure); nothing is sent after the duration; a concurrency ramp is excluded
+// from the statistics; --request-rate inf makes every request due at the phase start; --goodput
+// judges every request in the details and in result.json; --pressure adds clients at its rate.
+#include "runner/execute.hpp"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+
+#include "client/engine.hpp"
+#include "record/record_io.hpp"
+#include "runner/run_folder.hpp"
+#include "runner/runner.hpp"
+#include "sim_process.hpp"
+
+namespace tokbench::runner {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::Sim;
+
+class ExecuteTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tokbench_exec_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  RunOutcome run(RunConfig c) {
+    c.output_dir = dir_.string();
+    c.quiet = true;
+    std::atomic<int> stop{client::kRunning};
+    std::FILE* sink = std::fopen("/dev/null", "w");
+    RunOutcome out = run_benchmark(c, stop, sink);
+    std::fclose(sink);
+    return out;
+  }
+  std::vector<record::RequestRecord> records(const RunOutcome& o) {
+    return record::read_details(load_run_folder(o.run_dir).details.string());
+  }
+  simdjson::dom::element result(const RunOutcome& o) {
+    auto doc = parser_.load((o.run_dir / "result.json").string());
+    EXPECT_FALSE(doc.error());
+    return doc.value();
+  }
+  fs::path dir_;
+  simdjson::dom::parser parser_;
+};
+
+TEST_F(ExecuteTest, DurationRunEndsWithinItsGraceAndCutsWhatIsStillInFlight) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "20"});  // 300 tokens: 6 s per request, far past the duration
+  RunConfig c;
+  c.url = sim.url();
+  c.concurrency = 4;
+  c.duration_s = 1;
+  c.grace_s = 0.3;
+  c.max_tokens = 300;
+  c.ignore_eos = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunOutcome out = run(c);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(wall, 1 + 0.3 + 3.0);  // the target's set-up and the outputs, but no 6 s request
+  const auto recs = records(out);
+  ASSERT_EQ(recs.size(), 4u);  // nothing finished, so nothing new was sent
+  for (const auto& r : recs) {
+    EXPECT_EQ(r.outcome, record::Outcome::Cut);
+    EXPECT_NE(r.error.find("--duration-s"), std::string::npos) << r.error;
+    EXPECT_GT(r.chunks.size(), 10u);  // what arrived before the cut is kept
+  }
+  EXPECT_EQ(out.metrics.common_metric("failed_requests")->value, 0);  // cut is not failed
+  EXPECT_FALSE(fs::exists(out.perf_dir / "builtin_failed.jsonl"));
+  std::string warnings;
+  for (auto w : simdjson::dom::array(result(out)["verdict"]["warnings"])) warnings += std::string_view(w);
+  EXPECT_NE(warnings.find("4 request(s) still in flight"), std::string::npos) << warnings;
+}
+
+TEST_F(ExecuteTest, DurationRunSendsNothingAfterItsEndAndCyclesTheDataset) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  RunConfig c;
+  c.url = sim.url();
+  c.concurrency = 2;
+  c.duration_s = 1;
+  c.max_tokens = 5;
+  const RunOutcome out = run(c);
+  EXPECT_EQ(out.exit_code, 0);
+  const auto recs = records(out);
+  EXPECT_GT(recs.size(), 50u);  // the builtin set has 10 prompts: it cycled
+  int64_t first = INT64_MAX, last = 0;
+  for (const auto& r : recs) {
+    first = std::min(first, r.sent_ns);
+    last = std::max(last, r.sent_ns);
+    EXPECT_TRUE(r.ok()) << r.error;
+  }
+  EXPECT_LT(last - first, 1'000'000'000);
+  EXPECT_EQ(load_run_folder(out.run_dir).manifest.planned_requests, -1);
+}
+
+TEST_F(ExecuteTest, ConcurrencyRampIsExcludedUnlessMeasured) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "2"});
+  RunConfig c;
+  c.url = sim.url();
+  c.concurrency = 8;
+  c.ramp_up_s = 0.8;
+  c.duration_s = 0.8;
+  c.max_tokens = 10;
+  const RunOutcome out = run(c);
+  const auto recs = records(out);
+  int64_t origin_first = INT64_MAX;
+  for (const auto& r : recs) origin_first = std::min(origin_first, r.sent_ns);
+  int64_t ramp = 0, measured = 0, early_in_flight_max = 0;
+  for (const auto& r : recs) {
+    const int64_t at = r.sent_ns - origin_first;
+    if (r.warmup) {
+      ++ramp;
+      EXPECT_LT(at, 850'000'000);
+    } else {
+      ++measured;
+      EXPECT_GE(at, 780'000'000);  // the measured window starts when the ramp ends
+    }
+    if (at < 90'000'000) {  // in the first ~tenth of the ramp: 1 in flight (step = 0.8/7 s)
+      int64_t inflight = 0;
+      for (const auto& o : recs) inflight += o.sent_ns <= r.sent_ns && o.done_ns > r.sent_ns;
+      early_in_flight_max = std::max(early_in_flight_max, inflight);
+    }
+  }
+  EXPECT_GT(ramp, 10);
+  EXPECT_GT(measured, 10);
+  EXPECT_LE(early_in_flight_max, 1);
+  EXPECT_EQ(out.metrics.common_metric("total_requests")->value, static_cast<double>(measured));
+}
+
+TEST_F(ExecuteTest, InfiniteRateMakesEveryRequestDueAtThePhaseStart) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  RunConfig c;
+  c.url = sim.url();
+  c.concurrency = 3;
+  c.request_rate = std::numeric_limits<double>::infinity();
+  c.num_prompts = 12;
+  c.max_tokens = 5;
+  const RunOutcome out = run(c);
+  EXPECT_EQ(out.exit_code, 0) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  const auto recs = records(out);
+  ASSERT_EQ(recs.size(), 12u);
+  for (const auto& r : recs) EXPECT_EQ(r.scheduled_ns, recs.front().scheduled_ns);
+  EXPECT_TRUE(std::isinf(load_run_folder(out.run_dir).manifest.request_rate));
+  EXPECT_EQ(load_run_folder(out.run_dir).manifest.load.arrivals, "all-at-once");
+}
+
+TEST_F(ExecuteTest, GoodputJudgesEveryRequestInTheDetailsAndTheResult) {
+  Sim sim({"--ttft-ms", "30", "--tpot-ms", "1"});
+  RunConfig c;
+  c.url = sim.url();
+  c.concurrency = 2;
+  c.num_prompts = 10;
+  c.max_tokens = 5;
+  c.goodput = "ttft:5 e2el:10000";  // TTFT is ~30 ms: nobody meets it
+  RunOutcome out = run(c);
+  const std::string details = testing::slurp(load_run_folder(out.run_dir).details);
+  EXPECT_NE(details.find("\"slo\":{\"ttft\":false,\"e2el\":true,\"good\":false}"), std::string::npos) << details.substr(0, 400);
+  EXPECT_EQ(double(result(out)["common"]["good_requests"]), 0);
+  c.goodput = "ttft:1000";
+  out = run(c);
+  auto common = result(out)["common"];
+  EXPECT_EQ(double(common["good_requests"]), 10);
+  EXPECT_NEAR(double(common["request_goodput"]), double(common["request_throughput"]), 1e-9);
+  EXPECT_EQ(double(common["slo_attainment_percent"]), 100);
+}
+
+TEST_F(ExecuteTest, PressureModeAddsClientsAtItsRate) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "2"});
+  RunConfig c;
+  c.url = sim.url();
+  c.pressure = true;
+  c.concurrency = 4;
+  c.request_rate = 5;  // a client every 200 ms
+  c.duration_s = 1.2;
+  c.max_tokens = 10;
+  const RunOutcome out = run(c);
+  const auto recs = records(out);
+  int64_t first = INT64_MAX;
+  for (const auto& r : recs) first = std::min(first, r.sent_ns);
+  // Before 200 ms one client sends back to back: never two requests in flight.
+  for (const auto& r : recs) {
+    if (r.sent_ns - first >= 180'000'000) continue;
+    int64_t inflight = 0;
+    for (const auto& o : recs) inflight += o.sent_ns <= r.sent_ns && o.done_ns > r.sent_ns;
+    EXPECT_LE(inflight, 1);
+  }
+  EXPECT_EQ(load_run_folder(out.run_dir).manifest.load.arrivals, "pressure");
+  EXPECT_EQ(out.metrics.common_metric("peak_concurrency")->value, 4);
+  for (const auto& r : recs) EXPECT_FALSE(r.warmup);  // pressure mode measures its ramp, as AISBench does
+}
+
+}  // namespace
+}  // namespace tokbench::runner

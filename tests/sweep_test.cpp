@@ -1,0 +1,161 @@
+// runner/sweep: the knee and Pareto rules on hand-made rows, and real sweeps against the
+// simulator in its own process — a concurrency sweep on a server capped by --max-num-seqs
+// rises then flattens and the summary names the knee; zipped lists pair point by point; a
+// repeated value gets its own folder; every point folder is a normal, report-able run.
+#include "runner/sweep.hpp"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <atomic>
+#include <filesystem>
+
+#include "client/engine.hpp"
+#include "runner/outputs.hpp"
+#include "runner/run_folder.hpp"
+#include "sim_process.hpp"
+
+namespace tokbench::runner {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::Sim;
+
+SweepRow row(const char* label, double load, double tput, double per_user) {
+  SweepRow r;
+  r.label = label;
+  r.load = load;
+  r.verdict = "VALID";
+  r.success = 10;
+  r.output_token_throughput = tput;
+  r.per_user_tokens_per_s = per_user;
+  return r;
+}
+
+TEST(Knee, LowestLoadWithinTenPercentOfThePeak) {
+  const std::vector<SweepRow> flat{row("c1", 1, 100, 100), row("c4", 4, 380, 95), row("c16", 16, 400, 25),
+                                   row("c64", 64, 395, 6)};
+  const KneeAnalysis k = find_knee(flat);
+  ASSERT_TRUE(k.knee.has_value());
+  EXPECT_EQ(*k.knee, 1u);  // 380 >= 0.9 * 400
+  EXPECT_FALSE(k.still_rising);
+  EXPECT_NE(k.text.find("flattens"), std::string::npos) << k.text;
+  const KneeAnalysis rising = find_knee({row("c1", 1, 100, 100), row("c4", 4, 300, 75), row("c16", 16, 900, 56)});
+  EXPECT_FALSE(rising.knee.has_value());
+  EXPECT_TRUE(rising.still_rising);
+  EXPECT_NE(rising.text.find("still rising"), std::string::npos);
+  std::vector<SweepRow> one{row("c1", 1, 100, 100)};
+  EXPECT_FALSE(find_knee(one).knee.has_value());
+}
+
+TEST(Knee, ParetoFrontDropsDominatedPoints) {
+  // c16 and c64: c64 has less of both than c16, so it is dominated; the rest trade one for the other.
+  const auto front = pareto_front({row("c1", 1, 100, 100), row("c4", 4, 380, 95), row("c16", 16, 400, 25),
+                                   row("c64", 64, 395, 6)});
+  EXPECT_EQ(front, (std::vector<size_t>{0, 1, 2}));
+}
+
+class SweepRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tokbench_sweep_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  RunOutcome run(RunConfig c) {
+    c.output_dir = dir_.string();
+    c.quiet = true;
+    std::atomic<int> stop{client::kRunning};
+    std::FILE* sink = std::fopen("/dev/null", "w");
+    RunOutcome out = run_benchmark(c, stop, sink);
+    std::fclose(sink);
+    return out;
+  }
+  simdjson::dom::element json(const fs::path& p) {
+    auto doc = parser_.load(p.string());
+    EXPECT_FALSE(doc.error()) << p;
+    return doc.value();
+  }
+  fs::path dir_;
+  simdjson::dom::parser parser_;
+};
+
+TEST_F(SweepRun, ConcurrencySweepOnACappedServerRisesThenFlattensAndNamesTheKnee) {
+  Sim sim({"--max-num-seqs", "4", "--ttft-ms", "10", "--tpot-ms", "4"});
+  RunConfig c;
+  c.url = sim.url();
+  c.concurrency = 1;
+  c.concurrency_sweep = {1, 4, 16};
+  c.num_prompts = 24;
+  c.max_tokens = 30;
+  c.ignore_eos = true;
+  const RunOutcome out = run(c);
+  EXPECT_EQ(out.exit_code, 0);
+  const fs::path root = out.run_dir;
+  auto s = json(root / "sweep" / "summary.json")["sweep"];
+  auto points = simdjson::dom::array(s["points"]);
+  ASSERT_EQ(points.size(), 3u);
+  std::vector<double> tput;
+  for (auto p : points) tput.push_back(double(p["output_token_throughput"]));
+  EXPECT_GT(tput[1], 3 * tput[0]);         // 1 -> 4 in flight: about 4x
+  EXPECT_LT(tput[2], 1.1 * tput[1]);       // 16 in flight on 4 seats: no more
+  EXPECT_EQ(std::string_view(s["knee"]["point"]), "c4");
+  EXPECT_NE(std::string(std::string_view(s["knee"]["text"])).find("flattens"), std::string::npos);
+  // The CSV has one row per point, and the page carries the same data.
+  EXPECT_EQ(testing::count_lines(root / "sweep" / "summary.csv"), 4u);
+  const std::string page = testing::slurp(root / "sweep" / "sweep.html");
+  EXPECT_NE(page.find("\"knee\":true"), std::string::npos);
+  EXPECT_NE(page.find("TOKBENCH_SWEEP"), std::string::npos);
+  // Each point is a normal run folder: `report` reaches the same verdict from it alone.
+  for (const char* label : {"c1", "c4", "c16"}) {
+    const RunFolder f = load_run_folder(root / label);
+    ASSERT_TRUE(f.end.has_value()) << label;
+    EXPECT_EQ(f.manifest.facts.max_concurrency, std::stoi(label + 1));
+    const Written w = write_outputs(f, metrics::Definitions::Tokbench, dir_ / (std::string("view_") + label), false);
+    EXPECT_TRUE(w.verdict.valid) << label;
+    EXPECT_EQ(w.metrics.common_metric("success_requests")->value, 24) << label;
+  }
+}
+
+TEST_F(SweepRun, ZippedListsPairPointByPointAndRepeatsGetTheirOwnFolder) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  RunConfig c;
+  c.url = sim.url();
+  c.concurrency_sweep = {1, 4, 4};
+  c.num_prompts_sweep = {3, 12, 8};
+  c.max_tokens = 5;
+  const RunOutcome out = run(c);
+  for (const auto& [label, n] : {std::pair{"c1-n3", 3}, {"c4-n12", 12}, {"c4-n8", 8}}) {
+    const RunFolder f = load_run_folder(out.run_dir / label);
+    EXPECT_EQ(f.manifest.planned_requests, n) << label;
+    EXPECT_EQ(testing::count_lines(f.details), static_cast<size_t>(n)) << label;
+  }
+  c.num_prompts_sweep.clear();
+  c.num_prompts = 2;
+  const RunOutcome again = run(c);
+  EXPECT_TRUE(fs::exists(again.run_dir / "c4" / "manifest.json"));
+  EXPECT_TRUE(fs::exists(again.run_dir / "c4-2" / "manifest.json"));  // EvalScope #779 crashed here
+}
+
+TEST_F(SweepRun, RateSweepIsOpenLoop) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  RunConfig c;
+  c.url = sim.url();
+  c.concurrency = 8;
+  c.request_rate_sweep = {20, 40};
+  c.request_rate = 20;
+  c.arrivals = "constant";  // deterministic gaps: the achieved rate is the asked one
+  c.num_prompts = 20;
+  c.max_tokens = 5;
+  const RunOutcome out = run(c);
+  auto s = json(out.run_dir / "sweep" / "summary.json")["sweep"];
+  EXPECT_EQ(std::string_view(s["x_name"]), "request_rate");
+  EXPECT_EQ(load_run_folder(out.run_dir / "r40").manifest.request_rate, 40);
+  EXPECT_NEAR(double(simdjson::dom::array(s["points"]).at(1)["request_throughput"]), 40, 12);
+}
+
+}  // namespace
+}  // namespace tokbench::runner
