@@ -70,3 +70,15 @@ TEST(Format, Round4LikePython) {
 
 }  // namespace
 }  // namespace tokbench::metrics
+
+namespace tokbench::metrics {
+namespace {
+
+// np.std([2, 4, 4, 4, 5, 5, 7, 9]) == 2.0 (population, ddof 0: what vLLM's std_*_ms are).
+TEST(Summarize, StandardDeviationIsNumpysPopulationStd) {
+  EXPECT_DOUBLE_EQ(summarize({2, 4, 4, 4, 5, 5, 7, 9}).stdev, 2.0);
+  EXPECT_DOUBLE_EQ(summarize({3}).stdev, 0.0);
+}
+
+}  // namespace
+}  // namespace tokbench::metrics

@@ -386,6 +386,37 @@ PeerRules rules_for(Definitions d) {
   }
 }
 
+}  // namespace
+
+PeerTiming peer_timing(const RequestRecord& r, Definitions d) {
+  const PeerRules rule = rules_for(d);
+  auto with_choices = [](const record::ChunkEvent& c) { return c.kind != ChunkKind::Usage; };
+  PeerTiming t;
+  t.end_ns = r.done_ns;
+  if (!r.stream) return t;
+  const record::ChunkEvent* last_choice = nullptr;
+  for (const auto& c : r.chunks) {
+    const bool counts = rule.first == PeerRules::First::Text ? c.has_text() : with_choices(c);
+    if (t.first_ns == kNone && counts) t.first_ns = c.t_ns;
+    if (with_choices(c)) last_choice = &c;
+  }
+  if (rule.end == PeerRules::End::LastWithChoices && last_choice) t.end_ns = last_choice->t_ns;
+  if (rule.end == PeerRules::End::LastEvent && r.last_event_ns != kNone) t.end_ns = r.last_event_ns;
+  return t;
+}
+
+void for_each_peer_gap(const RequestRecord& r, Definitions d, const std::function<void(double gap_ns)>& fn) {
+  const bool text_only = rules_for(d).itl_text_chunks_only;
+  int64_t prev = kNone;
+  for (const auto& c : r.chunks) {
+    if (text_only ? !c.has_text() : c.kind == ChunkKind::Usage) continue;
+    if (prev != kNone) fn(static_cast<double>(c.t_ns - prev));
+    prev = c.t_ns;
+  }
+}
+
+namespace {
+
 class PeerAccumulator final : public Accumulator {
  public:
   PeerAccumulator(const RunFacts& facts, Definitions d, bool side_only)
@@ -394,18 +425,7 @@ class PeerAccumulator final : public Accumulator {
   void add(const RequestRecord& r) override {
     ++t_.total;
     if (!r.ok()) return;
-    auto with_choices = [](const record::ChunkEvent& c) { return c.kind != ChunkKind::Usage; };
-    int64_t first = kNone, end = r.done_ns;
-    if (r.stream) {
-      const record::ChunkEvent* last_choice = nullptr;
-      for (const auto& c : r.chunks) {
-        const bool counts = rule_.first == PeerRules::First::Text ? c.has_text() : with_choices(c);
-        if (first == kNone && counts) first = c.t_ns;
-        if (with_choices(c)) last_choice = &c;
-      }
-      if (rule_.end == PeerRules::End::LastWithChoices && last_choice) end = last_choice->t_ns;
-      if (rule_.end == PeerRules::End::LastEvent && r.last_event_ns != kNone) end = r.last_event_ns;
-    }
+    const auto [first, end] = peer_timing(r, d_);
     ++t_.success;
     first_sent_ = std::min(first_sent_, r.sent_ns);
     last_end_ = std::max(last_end_, rule_.duration_to_done ? r.done_ns : end);
@@ -431,12 +451,7 @@ class PeerAccumulator final : public Accumulator {
     } else if (rule_.zero_tpot_for_short) {
       tpot_.push(0.0);
     }
-    int64_t prev = kNone;
-    for (const auto& c : r.chunks) {
-      if (rule_.itl_text_chunks_only ? !c.has_text() : !with_choices(c)) continue;
-      if (prev != kNone) itl_.push((c.t_ns - prev) / kNsPerMs);
-      prev = c.t_ns;
-    }
+    for_each_peer_gap(r, d_, [&](double gap_ns) { itl_.push(gap_ns / kNsPerMs); });
   }
 
   MetricSet finish() override {

@@ -119,6 +119,16 @@ bool for_each_token_gap(const record::RequestRecord& r, const std::function<void
 /// The same gaps expanded into a vector (tests and small records only).
 std::vector<double> per_token_gaps_ns(const record::RequestRecord& r, bool* estimated);
 
+/// One request under a peer's rules (EvalScope, vLLM, SGLang; docs/METRICS.md): where its first
+/// token is (kNone: no such event) and where it ends.
+struct PeerTiming {
+  int64_t first_ns = record::kNone;
+  int64_t end_ns = record::kNone;
+};
+PeerTiming peer_timing(const record::RequestRecord& r, Definitions d);
+/// The request's inter-chunk gaps under that peer's rules, in chunk order.
+void for_each_peer_gap(const record::RequestRecord& r, Definitions d, const std::function<void(double gap_ns)>& fn);
+
 /// One column of the side-by-side definitions table: the same records under one tool's rules.
 struct DefinitionColumn {
   Definitions definitions;

@@ -154,12 +154,16 @@ Summary Samples::summarize(PercentileMethod method) {
     }
   }
   double sum = 0.0;
+  long double d1 = 0, d2 = 0;  // Σ(v − min), Σ(v − min)²: the spread, shifted for precision
   int64_t rank = 0;  // rank of the next value
   bool first = true;
   for_each_sorted([&](double v, int64_t count) {
     if (first) s.min = v;
     first = false;
     s.max = v;
+    const long double d = static_cast<long double>(v) - s.min;
+    d1 += d * static_cast<long double>(count);
+    d2 += d * d * static_cast<long double>(count);
     // Summed one by one in ascending order, as std::accumulate over the sorted vector does; a
     // huge run of one value (only a usage bomb makes one) is multiplied instead.
     if (count <= 4096) {
@@ -176,6 +180,8 @@ Summary Samples::summarize(PercentileMethod method) {
     rank = end;
   });
   s.mean = sum / n;
+  const long double m1 = d1 / n;
+  s.stdev = static_cast<double>(std::sqrt(std::max(0.0L, d2 / n - m1 * m1)));
   double* out[] = {&s.median, &s.p75, &s.p90, &s.p99};
   for (size_t i = 0; i < want.size(); ++i) {
     const Want& w = want[i];

@@ -31,6 +31,9 @@ Summary summarize(std::vector<double> values, PercentileMethod method) {
   s.p75 = pct(values, 75);
   s.p90 = pct(values, 90);
   s.p99 = pct(values, 99);
+  double sq = 0;
+  for (double v : values) sq += (v - s.mean) * (v - s.mean);
+  s.stdev = std::sqrt(sq / static_cast<double>(values.size()));
   return s;
 }
 

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <memory>
 
 #include "record/record_io.hpp"
 #include "report/html.hpp"
 #include "report/tables.hpp"
+#include "report/vllm_result.hpp"
 #include "runner/verdict.hpp"
 
 namespace tokbench::runner {
@@ -71,11 +73,11 @@ FirstPass first_pass(const RunFolder& folder, metrics::Definitions defs, bool ow
   const metrics::RunFacts& facts = folder.manifest.facts;
   const std::string& ds = folder.manifest.info.dataset_abbr;
   if (facts.stream) p.sets.assign(std::begin(metrics::kAllDefinitions), std::end(metrics::kAllDefinitions));
-  for (auto d : {defs, metrics::Definitions::Tokbench})
+  for (auto d : {defs, metrics::Definitions::Tokbench, metrics::Definitions::Vllm})  // vLLM's: vllm_result.json
     if (std::find(p.sets.begin(), p.sets.end(), d) == p.sets.end()) p.sets.push_back(d);
-  std::vector<metrics::Definitions> side_only;  // every set but the run's and tokbench's (the cross-check)
+  std::vector<metrics::Definitions> side_only;  // every set but the run's, tokbench's (the cross-check) and vLLM's
   for (auto d : p.sets)
-    if (d != defs && d != metrics::Definitions::Tokbench) side_only.push_back(d);
+    if (d != defs && d != metrics::Definitions::Tokbench && d != metrics::Definitions::Vllm) side_only.push_back(d);
   metrics::MetricsPass pass(facts, p.sets, side_only);
   const fs::path failed_path = folder.perf_dir / (ds + "_failed.jsonl");
   std::unique_ptr<record::LineAppender> failed;
@@ -101,6 +103,26 @@ FirstPass first_pass(const RunFolder& folder, metrics::Definitions defs, bool ow
   }
   p.computed = pass.finish();
   return p;
+}
+
+// vLLM's own names for what the run was.
+report::VllmResultFacts vllm_facts(const RunFolder& f) {
+  const report::RunInfo& info = f.manifest.info;
+  report::VllmResultFacts v;
+  // "2026-11-30T22:35:09+0000" -> "20261130-223509", as vLLM's datetime.now().strftime("%Y%m%d-%H%M%S")
+  std::string d;
+  for (char c : info.started_at.substr(0, 19)) {
+    if (c == 'T') d += '-';
+    else if (std::isdigit(static_cast<unsigned char>(c))) d += c;
+  }
+  v.date = d;
+  v.backend = info.target_url.find("/chat/completions") != std::string::npos ? "openai-chat" : "openai";
+  v.model_id = info.model;
+  v.tokenizer_id = info.tokenizer.empty() ? info.model : info.tokenizer;
+  v.request_rate = f.manifest.request_rate;
+  v.burstiness = f.manifest.load.burstiness;
+  v.max_concurrency = f.manifest.facts.max_concurrency;
+  return v;
 }
 
 }  // namespace
@@ -152,9 +174,17 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   // Pass 2: the HTML page, its request rows streamed from the details file into the page.
   report::HtmlInputs in{w.metrics, w.info, w.verdict, w.side_by_side, facts.stream, folder.manifest.request_rate > 0,
                         p.tally.first_sent_ns == INT64_MAX ? 0 : p.tally.first_sent_ns, itl_ms};
+  // vllm_result.json rides on the same pass (the run's own outputs only: a view changes no file of the run).
+  std::optional<report::VllmResultWriter> vllm;
+  if (own) vllm.emplace(out_dir / "vllm_result.json", vllm_facts(folder));
   report::write_html_report(w.perf_dir / (ds + "_plot.html"), in, [&](const auto& add) {
-    if (p.has_details) record::for_each_detail(folder.details.string(), [&](record::RequestRecord&& r) { add(r); });
+    if (!p.has_details) return;
+    record::for_each_detail(folder.details.string(), [&](record::RequestRecord&& r) {
+      add(r);
+      if (vllm) vllm->add(r);
+    });
   });
+  if (vllm) vllm->finish(p.set(metrics::Definitions::Vllm));
   return w;
 }
 
