@@ -11,6 +11,7 @@ packages=(
   libboost-dev           # Asio + Beast for the simulator (header-only)
   libsimdjson-dev        # JSON parsing
   libcli11-dev           # command line
+  libyaml-cpp-dev        # run --config run.yaml
   libfmt-dev libspdlog-dev
   libpcre2-dev           # tokenizer pre-tokenizer regexes (JIT, UTF, UCP)
   libutf8proc-dev        # tokenizer Unicode normalization

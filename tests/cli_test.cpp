@@ -346,6 +346,42 @@ TEST_F(CliTest, ErrorsNameTheThingAndTheFix) {
   EXPECT_NE(r.output.find("is not a tokbench run folder"), std::string::npos) << r.output;
 }
 
+// --config: a YAML file and the equivalent flags give the same run (the same configs/run_config.json,
+// requested and effective); --print-config reads back to itself; flags on the command line win.
+TEST_F(CliTest, YamlConfigAndTheEquivalentFlagsGiveTheSameRun) {
+  Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
+  const std::vector<std::string> flags{"--url", sim.url(), "--concurrency", "2", "--num-prompts", "6", "--max-tokens", "3",
+                                       "--request-rate", "200", "--arrivals", "constant", "--header", "X-Trace: 1",
+                                       "--goodput", "e2el:5000", "--no-stream", "--seed", "7"};
+  const fs::path by_flags = run(flags, 4);  // 6 requests: too few for P90, so INVALID; the config is what matters
+  std::vector<std::string> print{"run"};
+  print.insert(print.end(), flags.begin(), flags.end());
+  print.insert(print.end(), {"--output-dir", (dir_ / "outputs").string(), "--quiet", "--print-config"});
+  const auto printed = run_tokbench(print);
+  ASSERT_EQ(printed.code, 0) << printed.output;
+  EXPECT_NE(printed.output.find("arrivals: constant"), std::string::npos) << printed.output;
+  const fs::path yaml = dir_ / "run.yaml";
+  std::ofstream(yaml) << printed.output;
+  const auto again = run_tokbench({"run", "--config", yaml.string(), "--print-config"});
+  EXPECT_EQ(again.output, printed.output);  // reads back unchanged
+  const auto by_file = run_tokbench({"run", "--config", yaml.string()});
+  EXPECT_EQ(by_file.code, 4) << by_file.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(by_file.output, m, std::regex("results: (\\S+)")));
+  auto config = [&](const fs::path& run_dir) {
+    auto doc = parser_.load((run_dir / "configs" / "run_config.json").string());
+    return simdjson::to_string(doc["requested"]) + simdjson::to_string(doc["effective"]);
+  };
+  EXPECT_EQ(config(by_flags), config(fs::path(m[1].str())));
+  // The command line wins over the file.
+  const auto wins = run_tokbench({"run", "--config", yaml.string(), "--concurrency", "5", "--print-config"});
+  EXPECT_NE(wins.output.find("concurrency: 5"), std::string::npos) << wins.output;
+  std::ofstream(dir_ / "bad.yaml") << "concurrency: 2\nconcurrancy: 4\n";
+  const auto bad = run_tokbench({"run", "--config", (dir_ / "bad.yaml").string()});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.output.find("unknown setting 'concurrancy'"), std::string::npos) << bad.output;
+}
+
 fs::path fixture(const std::string& model) {
   return fs::path(TOKBENCH_TOKENIZER_FIXTURES) / ("tokenizer-" + model) / "models";
 }

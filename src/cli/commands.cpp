@@ -7,13 +7,17 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 
+#include "cli/yaml_config.hpp"
 #include "client/engine.hpp"
 #include "mock/mock_server.hpp"
 #include "runner/compare.hpp"
+#include "runner/plan.hpp"
 #include "runner/runner.hpp"
 #include "tokenizer/tokenize_command.hpp"
 
@@ -116,6 +120,23 @@ void add_load_lists(CLI::App* run, runner::RunConfig& c) {
                   "per-request SLOs in ms, e.g. 'ttft:500 tpot:50 e2el:20000': goodput = requests meeting all, per second");
 }
 
+// --config FILE: each setting in the file reaches its option's own callback and checks, unless the
+// command line gave that option (the command line wins). Unknown names are usage errors.
+void apply_config_file(CLI::App& run, const std::string& path, const YamlConfig& yaml) {
+  std::ifstream in(path);
+  if (!in) throw CLI::ValidationError("--config", fmt::format("cannot read '{}' (expected a YAML file; see --print-config)", path));
+  for (const CLI::ConfigItem& item : yaml.from_config(in)) {
+    CLI::Option* opt = run.get_option_no_throw("--" + item.name);
+    if (!opt || !opt->get_configurable()) {
+      throw CLI::ValidationError("--config", fmt::format("{}: unknown setting '{}' (keys are the long flag names of "
+                                                          "`tokbench run`, e.g. concurrency; see --print-config)", path, item.name));
+    }
+    if (opt->count() > 0) continue;  // given on the command line: it wins
+    opt->add_result(item.inputs);
+    opt->run_callback();
+  }
+}
+
 void add_run(CLI::App& app, std::function<int()>& action) {
   auto cfg = std::make_shared<runner::RunConfig>();
   auto* run = app.add_subcommand("run", "benchmark an OpenAI-compatible endpoint (default: the built-in simulator)");
@@ -186,7 +207,27 @@ void add_run(CLI::App& app, std::function<int()>& action) {
                 "send --api-key and credential headers to a --server-metrics URL on another host (not sent unless asked)");
   run->add_option("--profile-window", c.profile_window,
                   "START_S:DURATION_S: POST /start_profile START_S into the measured phase, /stop_profile DURATION_S later");
-  run->callback([&action, cfg] {
+  auto yaml = std::make_shared<YamlConfig>(std::set<std::string>{"concurrency", "request-rate", "num-prompts"});
+  run->config_formatter(yaml);  // --print-config writes through it
+  auto config_path = std::make_shared<std::string>();
+  run->add_option("--config", *config_path,
+                  "YAML file of run settings: long flag names as keys, e.g. 'concurrency: [1, 4, 16]'; flags on the "
+                  "command line win")
+      ->configurable(false);
+  auto print_config = std::make_shared<bool>(false);
+  run->add_flag("--print-config", *print_config,
+                "print the effective settings (file and flags) as YAML that --config reads back, and exit")
+      ->configurable(false);
+  run->callback([&action, cfg, print_config, config_path, yaml, run] {
+    if (!config_path->empty()) apply_config_file(*run, *config_path, *yaml);
+    if (*print_config) {
+      action = [run, cfg] {
+        runner::make_plan(*cfg, nullptr);  // a printed config is one that runs: the same usage errors first
+        fmt::print("{}", run->config_to_str(true, false));
+        return 0;
+      };
+      return;
+    }
     action = [cfg] {
       struct sigaction sa {};
       sa.sa_handler = on_stop_signal;
