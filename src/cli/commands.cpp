@@ -116,6 +116,15 @@ void add_load_lists(CLI::App* run, runner::RunConfig& c) {
   run->add_flag("--pressure", c.pressure,
                 "AISBench's pressure mode: --concurrency clients, added at --request-rate per second (default: all at "
                 "once), each sending back to back for --duration-s");
+  run->add_option("--search", c.search,
+                  "max-concurrency | max-rate: the highest load meeting every --slo (bracket, then bisect; a probe per run folder)");
+  run->add_option("--slo", c.slo, "what a --search must meet, e.g. 'ttft.p99<=500ms,tpot.p90<=50ms'");
+  run->add_option("--search-min", c.search_min, "the first probe (default 1)");
+  run->add_option("--search-max", c.search_max, "the highest load probed (default 1024)");
+  run->add_option("--search-resolution", c.search_resolution,
+                  "stop when high - low <= this (default 1 for concurrency, 5% of the answer for rate)");
+  run->add_option("--search-margin", c.search_margin, "a probe this close to an SLO bound (share) is run twice")
+      ->capture_default_str();
   run->add_option("--goodput", c.goodput,
                   "per-request SLOs in ms, e.g. 'ttft:500 tpot:50 e2el:20000': goodput = requests meeting all, per second");
 }

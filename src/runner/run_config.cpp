@@ -154,6 +154,29 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
   check(num_prompts_sweep.empty() || num_prompts_sweep.size() == load_points,
         fmt::format("--num-prompts has {} values for {} load point(s): a --num-prompts list pairs with a --concurrency or "
                     "--request-rate list of the same length (EvalScope's --parallel/--number)", num_prompts_sweep.size(), load_points));
+  check(search.empty() || search == "max-concurrency" || search == "max-rate",
+        fmt::format("--search: bad value '{}' (expected max-concurrency or max-rate)", search));
+  check(search.empty() || !slo.empty(), "--search needs --slo, e.g. --slo 'ttft.p99<=500ms,tpot.p90<=50ms'");
+  check(slo.empty() || !search.empty(), "--slo is what a --search must meet: add --search max-concurrency (or max-rate)");
+  check(search.empty() || sweep_points() == 1, "--search chooses the load itself: give single values, not lists");
+  check(search != "max-rate" || concurrency > 1,
+        "--search max-rate: give --concurrency as the in-flight cap (e.g. 256); 1 would cap the rate, not the server");
+  check(search != "max-concurrency" || request_rate == 0,
+        "--search max-concurrency is closed loop: drop --request-rate (or search max-rate)");
+  check(search_min >= 0 && search_max >= 0 && search_resolution >= 0,
+        "--search-min/--search-max/--search-resolution: expected numbers >= 0");
+  check(search_max == 0 || search_min <= search_max, fmt::format("--search-min {} is above --search-max {}", search_min, search_max));
+  check(search_margin >= 0 && search_margin < 1, fmt::format("--search-margin: bad value {} (expected a share in [0, 1), e.g. 0.05)", search_margin));
+  check(!search.empty() || (search_min == 0 && search_max == 0 && search_resolution == 0),
+        "--search-min/--search-max/--search-resolution: only with --search");
+  check(!pressure || search.empty(), "--pressure and --search: pick one");
+  if (!slo.empty()) {
+    try {
+      metrics::parse_run_slos(slo);
+    } catch (const std::invalid_argument& x) {
+      e.push_back(x.what());
+    }
+  }
   if (!goodput.empty()) {
     try {
       const auto spec = metrics::parse_goodput(goodput);
@@ -248,6 +271,8 @@ std::string RunConfig::to_json() const {
   w.field("arrivals", arrivals).field("burstiness", burstiness).field("duration_s", duration_s).field("grace_s", grace_s);
   w.field("ramp_up_s", ramp_up_s).field("ramp_up_strategy", ramp_up_strategy).field("ramp_up_start_rps", ramp_up_start_rps);
   w.field("ramp_up_measured", ramp_up_measured).field("pressure", pressure).field("goodput", goodput);
+  w.field("search", search).field("slo", slo).field("search_min", search_min).field("search_max", search_max);
+  w.field("search_resolution", search_resolution).field("search_margin", search_margin);
   w.field("timeout_s", timeout_s).field("retries", retries);
   w.field("max_event_bytes", max_event_bytes).field("max_body_bytes", max_body_bytes);
   w.field("warmup", warmup).field("workers", workers).field("seed", seed).field("drain_s", drain_s);

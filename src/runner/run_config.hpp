@@ -57,6 +57,14 @@ struct RunConfig {
   bool ramp_up_measured = false; ///< count the ramp's requests in the statistics (default: excluded, like warm-up)
   bool pressure = false;     ///< AISBench's pressure mode: --request-rate clients/s added up to --concurrency, each looping for --duration-s
   std::string goodput;       ///< per-request SLOs in ms, e.g. "ttft:500 tpot:50 e2el:20000" (vLLM's --goodput)
+
+  // Search (runner/search): the highest load meeting every --slo, probe by probe.
+  std::string search;        ///< "" | max-concurrency | max-rate
+  std::string slo;           ///< run-level SLOs, e.g. "ttft.p99<=500ms,tpot.p90<=50ms"
+  double search_min = 0;     ///< the first probe (0 = 1 for concurrency, 1 req/s for rate)
+  double search_max = 0;     ///< the highest load probed (0 = 1024 for concurrency, 1024 req/s for rate)
+  double search_resolution = 0;  ///< stop bisecting when high - low <= this (0 = 1 for concurrency, 5% of low for rate)
+  double search_margin = 0.05;   ///< a probe whose SLO value is within this share of its bound is repeated once
   double timeout_s = 600;    ///< per request; 0 = none
   int retries = 0;           ///< extra attempts after a connect_error
   int64_t warmup = 0;        ///< requests sent first and excluded from statistics

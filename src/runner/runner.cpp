@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <set>
 #include <ctime>
 
 #include "client/engine.hpp"
@@ -19,6 +18,8 @@
 #include "runner/outputs.hpp"
 #include "runner/plan.hpp"
 #include "runner/run_folder.hpp"
+#include "runner/points.hpp"
+#include "runner/search.hpp"
 #include "runner/sweep.hpp"
 #include "runner/target.hpp"
 #include "tokbench/version.hpp"
@@ -216,50 +217,73 @@ Target open_logged(RunPlan& plan, const fs::path& dir, spdlog::logger& log, std:
 
 // A list in a load flag: one run folder per point under one root, the target opened once.
 RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
-  const std::time_t wall = std::time(nullptr);
-  const fs::path root = report::make_run_dir(plan.cfg.output_dir, wall);
-  auto log = make_logger(root);
-  log->info("sweep of {} load points: {}", plan.cfg.sweep_points(), plan.requested.to_json());
-  Target target = open_logged(plan, root, *log, console);
-  SweepSummary summary(root, plan.cfg);
-  std::set<std::string> used;
-  for (size_t i = 0; i < plan.cfg.sweep_points() && stop.load() == client::kRunning; ++i) {
+  PointSession session(plan, stop, console, fmt::format("sweep of {} load points", plan.cfg.sweep_points()));
+  SweepSummary summary(session.root(), plan.cfg);
+  for (size_t i = 0; i < plan.cfg.sweep_points() && !session.stopped(); ++i) {
     RunPlan point = plan;
     point.cfg = plan.cfg.sweep_point(i);
     point.requested = plan.requested.sweep_point(i);
-    std::string label = plan.cfg.sweep_label(i);
-    for (int k = 2; used.count(label); ++k) label = fmt::format("{}-{}", plan.cfg.sweep_label(i), k);  // repeated values
-    used.insert(label);
-    const fs::path dir = root / label;
-    for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(dir / sub);
-    auto point_log = make_logger(dir);
-    fmt::print(console, "\n== sweep point {}/{}: {} ==\n", i + 1, plan.cfg.sweep_points(), label);
-    RunManifest manifest = asked(point, wall);
-    write_manifest(dir, manifest);
+    fmt::print(console, "\n== sweep point {}/{}: {} ==\n", i + 1, plan.cfg.sweep_points(), plan.cfg.sweep_label(i));
     try {
-      const PointResult r = measure(point, target, manifest, dir, *point_log, stop, console);
-      write_end(dir, ended(r, ""));
-      summary.add(label, point.cfg, conclude(point, dir, r.interrupted, *point_log, console));
+      summary.add(plan.cfg.sweep_label(i), point.cfg, session.run(point, plan.cfg.sweep_label(i)));
     } catch (const std::exception& e) {
-      summary.add_failed(label, point.cfg, e.what());
-      fmt::print(console, "sweep point {} stopped: {}\n", label, e.what());
+      summary.add_failed(plan.cfg.sweep_label(i), point.cfg, e.what());
+      fmt::print(console, "sweep point {} stopped: {}\n", plan.cfg.sweep_label(i), e.what());
       break;  // the target is not usable: later points would fail the same way
     }
   }
-  const std::string server_process = target.close(root, *log, console);
-  for (const char* sub : {"configs", "performances"}) {  // the points hold these; the root keeps logs/ and sweep/
-    std::error_code ec;
-    if (fs::is_empty(root / sub, ec)) fs::remove(root / sub, ec);
-  }
-  RunOutcome out = summary.finish(server_process, stop.load() != client::kRunning, console);
-  out.run_dir = root;
+  const std::string server_process = session.close();
+  RunOutcome out = summary.finish(server_process, session.stopped(), console);
+  out.run_dir = session.root();
   return out;
 }
 
 }  // namespace
 
+PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* console, const std::string& what)
+    : stop_(stop), console_(console), wall_(std::time(nullptr)) {
+  root_ = report::make_run_dir(plan.cfg.output_dir, wall_);
+  log_ = make_logger(root_);
+  log_->info("{}: {}", what, plan.requested.to_json());
+  target_ = std::make_unique<Target>(open_logged(plan, root_, *log_, console));
+}
+
+PointSession::~PointSession() = default;
+
+bool PointSession::stopped() const { return stop_.load() != client::kRunning; }
+
+RunOutcome PointSession::run(const RunPlan& point, const std::string& label) {
+  std::string name = label;
+  for (int k = 2; used_.count(name); ++k) name = fmt::format("{}-{}", label, k);  // a repeated value: its own folder
+  used_.insert(name);
+  const fs::path dir = root_ / name;
+  for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(dir / sub);
+  auto log = make_logger(dir);
+  RunManifest manifest = asked(point, wall_);
+  write_manifest(dir, manifest);
+  const PointResult r = measure(point, *target_, manifest, dir, *log, stop_, console_);
+  write_end(dir, ended(r, ""));
+  log_->info("point {} done", name);
+  ++points_;
+  RunOutcome out = conclude(point, dir, r.interrupted, *log, console_);
+  out.label = name;
+  return out;
+}
+
+std::string PointSession::close() {
+  if (!target_) return "";
+  const std::string server_process = target_->close(root_, *log_, console_);
+  target_.reset();
+  for (const char* sub : {"configs", "performances"}) {  // the points hold these; the root keeps logs/ and its summary
+    std::error_code ec;
+    if (fs::is_empty(root_ / sub, ec)) fs::remove(root_ / sub, ec);
+  }
+  return server_process;
+}
+
 RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std::FILE* console) {
   RunPlan plan = make_plan(requested, std::getenv("OPENAI_API_KEY"));
+  if (!plan.cfg.search.empty()) return run_search(plan, stop, console);
   if (plan.cfg.sweep_points() > 1) return run_sweep(plan, stop, console);
   const std::time_t wall = std::time(nullptr);
   const fs::path dir = report::make_run_dir(plan.cfg.output_dir, wall);

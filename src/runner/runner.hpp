@@ -23,6 +23,7 @@ struct RunOutcome {
   report::Verdict verdict;
   bool interrupted = false;
   int exit_code = 0;  ///< 0 VALID, 4 INVALID (reports written), 1 no request succeeded, 130 interrupted
+  std::string label;  ///< the point's folder name inside a sweep, search or repeat series ("" = a single run)
 };
 
 /// Runs the benchmark described by `cfg`. `stop` is raised by the caller (Ctrl-C): 1 = stop

@@ -208,7 +208,7 @@ SweepRow SweepSummary::base(const std::string& label, const RunConfig& point) co
 }
 
 void SweepSummary::add(const std::string& label, const RunConfig& point, const RunOutcome& o) {
-  SweepRow r = base(label, point);
+  SweepRow r = base(o.label.empty() ? label : o.label, point);  // the folder it got (c4-2 for a repeated c4)
   const metrics::MetricSet& m = o.metrics;
   r.verdict = o.exit_code == 130 ? "INTERRUPTED" : o.verdict.valid ? "VALID" : "INVALID";
   for (const auto& why : o.verdict.reasons) r.why += (r.why.empty() ? "" : "; ") + why;

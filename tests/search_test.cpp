@@ -1,0 +1,120 @@
+// runner/search: bracket-then-bisect on fake servers of known capacity (integer and rate, every
+// probe failing, every probe passing), the too-close-to-call rule, and a real search against the
+// simulator whose capacity --max-num-seqs sets: it finds that capacity, probe folders included.
+#include "runner/search.hpp"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <atomic>
+#include <filesystem>
+
+#include "client/engine.hpp"
+#include "sim_process.hpp"
+
+namespace tokbench::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fake server: loads up to `capacity` pass.
+std::function<Probe(double)> capacity(double c, int* probes = nullptr) {
+  return [c, probes](double x) {
+    if (probes) ++*probes;
+    Probe p;
+    p.load = x;
+    p.pass = x <= c;
+    return p;
+  };
+}
+auto never = [] { return false; };
+
+TEST(Search, FindsAnIntegerCapacityExactly) {
+  for (double cap : {1.0, 4.0, 37.0, 100.0, 1023.0}) {
+    int probes = 0;
+    const SearchResult r = bracket_and_bisect({true, 1, 1024, 1, false}, capacity(cap, &probes), never);
+    ASSERT_TRUE(r.answer) << cap;
+    EXPECT_EQ(*r.answer, cap);
+    EXPECT_LE(probes, 2 * 11 + 1) << cap;  // log2 bracketing plus log2 bisection
+    EXPECT_NE(r.text.find("highest load meeting every SLO is"), std::string::npos) << r.text;
+  }
+}
+
+TEST(Search, RateToARelativeResolutionAndTheEdges) {
+  const SearchResult r = bracket_and_bisect({false, 1, 1024, 0.05, true}, capacity(13.7), never);
+  ASSERT_TRUE(r.answer);
+  EXPECT_LE(*r.answer, 13.7);
+  EXPECT_GE(*r.answer, 13.7 / 1.05);
+  const SearchResult none = bracket_and_bisect({true, 2, 64, 1, false}, capacity(1), never);
+  EXPECT_FALSE(none.answer);
+  EXPECT_NE(none.text.find("lower --search-min"), std::string::npos);
+  const SearchResult all = bracket_and_bisect({true, 1, 64, 1, false}, capacity(1e9), never);
+  EXPECT_EQ(*all.answer, 64);
+  EXPECT_NE(all.text.find("raise --search-max"), std::string::npos);
+}
+
+TEST(Search, TooCloseToCallIsRunTwiceAndDisagreementFails) {
+  const auto slos = metrics::parse_run_slos("ttft.p99<=100ms");
+  int runs = 0;
+  auto flaky = [&] {  // 98 ms then 103 ms: both within 5% of the bound
+    Probe p;
+    p.label = "c8";
+    p.values = {runs++ == 0 ? 98.0 : 103.0};
+    p.pass = *p.values[0] <= 100;
+    return p;
+  };
+  const Probe p = decide_probe(flaky, slos, 0.05, never);
+  EXPECT_EQ(runs, 2);
+  EXPECT_TRUE(p.uncertain);
+  EXPECT_FALSE(p.pass);
+  EXPECT_EQ(p.label, "c8,c8");
+  runs = 0;
+  auto clear = [&] {
+    ++runs;
+    Probe q;
+    q.values = {50.0};
+    q.pass = true;
+    return q;
+  };
+  EXPECT_TRUE(decide_probe(clear, slos, 0.05, never).pass);
+  EXPECT_EQ(runs, 1);  // far from the bound: one run
+}
+
+TEST(Search, FindsTheSimulatorsCapacity) {
+  testing::Sim sim({"--max-num-seqs", "4", "--ttft-ms", "10", "--tpot-ms", "4"});
+  const fs::path dir = fs::temp_directory_path() / ("tokbench_search_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  RunConfig c;
+  c.url = sim.url();
+  c.search = "max-concurrency";
+  c.slo = "ttft.p90<=60ms";  // queueing behind 4 seats adds a whole request (~130 ms) to TTFT
+  c.search_max = 16;
+  c.num_prompts = 24;
+  c.max_tokens = 30;
+  c.ignore_eos = true;
+  c.output_dir = dir.string();
+  c.quiet = true;
+  std::atomic<int> stop{client::kRunning};
+  std::FILE* sink = std::fopen("/dev/null", "w");
+  RunPlan plan = make_plan(c, nullptr);
+  const RunOutcome out = run_search(plan, stop, sink);
+  std::fclose(sink);
+  EXPECT_EQ(out.exit_code, 0);
+  simdjson::dom::parser parser;
+  auto s = parser.load((out.run_dir / "search" / "search.json").string()).value();
+  EXPECT_EQ(double(s["answer"]), 4);
+  size_t probes = 0;
+  for (auto p : simdjson::dom::array(s["history"])) {
+    ++probes;
+    const double load = double(p["load"]);
+    EXPECT_EQ(bool(p["pass"]), load <= 4) << load;
+    const std::string folder(std::string_view(p["folder"]));
+    EXPECT_TRUE(fs::exists(out.run_dir / folder / "end.json")) << folder;  // each probe is a full run folder
+  }
+  EXPECT_GE(probes, 5u);  // 1, 2, 4, 8, then bisection
+  EXPECT_TRUE(fs::exists(out.run_dir / "search" / "search.html"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tokbench::runner
