@@ -108,7 +108,7 @@ TEST(Search, FindsTheSimulatorsCapacity) {
     ++probes;
     const double load = double(p["load"]);
     EXPECT_EQ(bool(p["pass"]), load <= 4) << load;
-    const std::string folder(std::string_view(p["folder"]));
+    const std::string folder{std::string_view(p["folder"])};
     EXPECT_TRUE(fs::exists(out.run_dir / folder / "end.json")) << folder;  // each probe is a full run folder
   }
   EXPECT_GE(probes, 5u);  // 1, 2, 4, 8, then bisection
