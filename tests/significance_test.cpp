@@ -44,3 +44,37 @@ TEST(MannWhitney, HandComputedSmallSample) {
 
 }  // namespace
 }  // namespace tokbench::metrics
+
+namespace tokbench::metrics {
+namespace {
+
+// scipy.stats.t.ppf(0.975, df) for df = 1, 4, 9, 29: 12.7062, 2.7764, 2.2622, 2.0452.
+TEST(StudentT, QuantilesMatchScipy) {
+  EXPECT_NEAR(student_t_quantile(0.975, 1), 12.706204736, 1e-6);
+  EXPECT_NEAR(student_t_quantile(0.975, 4), 2.776445105, 1e-8);
+  EXPECT_NEAR(student_t_quantile(0.975, 9), 2.262157163, 1e-8);
+  EXPECT_NEAR(student_t_quantile(0.995, 29), 2.756385904, 1e-8);
+  EXPECT_NEAR(student_t_cdf(0, 5), 0.5, 1e-15);
+}
+
+TEST(StudentT, ConfidenceIntervalOfRepeats) {
+  // mean 10, sample sd 1 over 5 runs: half-width = 2.7764 / sqrt(5).
+  const auto ci = confidence_interval({9, 11, 10, 9, 11}, 0.95);
+  EXPECT_DOUBLE_EQ(ci.mean, 10);
+  EXPECT_NEAR(ci.stdev, 1, 1e-12);
+  EXPECT_NEAR(ci.half_width, 2.776445105 / std::sqrt(5.0), 1e-8);
+  EXPECT_NEAR(ci.low, 10 - ci.half_width, 1e-12);
+  EXPECT_NEAR(ci.cv, 0.1, 1e-12);
+  EXPECT_TRUE(std::isnan(confidence_interval({3}, 0.95).half_width));  // one run: no interval
+}
+
+TEST(StudentT, WelchSeparatesShiftedGroupsOnly) {
+  // Means 3 and 5, variances 2.5: t = -2 on 8 degrees of freedom; two-sided p = 0.0805162 (the
+  // t density integrated numerically; scipy's ttest_ind(equal_var=False) gives the same).
+  EXPECT_NEAR(welch_p_value({1, 2, 3, 4, 5}, {3, 4, 5, 6, 7}), 0.080516238, 1e-7);
+  EXPECT_GT(welch_p_value({10, 11, 9, 10}, {10, 9, 11, 10}), 0.9);
+  EXPECT_LT(welch_p_value({10, 10.1, 9.9, 10}, {20, 20.2, 19.8, 20}), 1e-6);
+}
+
+}  // namespace
+}  // namespace tokbench::metrics

@@ -125,6 +125,9 @@ void add_load_lists(CLI::App* run, runner::RunConfig& c) {
                   "stop when high - low <= this (default 1 for concurrency, 5% of the answer for rate)");
   run->add_option("--search-margin", c.search_margin, "a probe this close to an SLO bound (share) is run twice")
       ->capture_default_str();
+  run->add_option("--repeats", c.repeats, "run the same point N times: every metric as mean ± a confidence interval")
+      ->capture_default_str();
+  run->add_option("--confidence", c.confidence, "--repeats: the confidence level (Student's t)")->capture_default_str();
   run->add_option("--goodput", c.goodput,
                   "per-request SLOs in ms, e.g. 'ttft:500 tpot:50 e2el:20000': goodput = requests meeting all, per second");
 }

@@ -39,3 +39,106 @@ MannWhitney mann_whitney(std::vector<double> a, std::vector<double> b) {
 }
 
 }  // namespace tokbench::metrics
+
+namespace tokbench::metrics {
+
+namespace {
+
+// Continued fraction of the regularized incomplete beta function (modified Lentz).
+double beta_fraction(double a, double b, double x) {
+  constexpr double kTiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  if (std::abs(d) < kTiny) d = kTiny;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m <= 300; ++m) {
+    const double m2 = 2.0 * m;
+    double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d;
+    if (std::abs(d) < kTiny) d = kTiny;
+    c = 1 + aa / c;
+    if (std::abs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+    d = 1 + aa * d;
+    if (std::abs(d) < kTiny) d = kTiny;
+    c = 1 + aa / c;
+    if (std::abs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    const double del = d * c;
+    h *= del;
+    if (std::abs(del - 1) < 1e-15) break;
+  }
+  return h;
+}
+
+// I_x(a, b).
+double incomplete_beta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return front * beta_fraction(a, b, x) / a;
+  return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s / static_cast<double>(v.size());
+}
+
+double sample_variance(const std::vector<double>& v, double mean) {
+  double s = 0;
+  for (double x : v) s += (x - mean) * (x - mean);
+  return s / static_cast<double>(v.size() - 1);
+}
+
+}  // namespace
+
+double student_t_cdf(double t, double df) {
+  const double tail = 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t));
+  return t >= 0 ? 1 - tail : tail;
+}
+
+double student_t_quantile(double p, double df) {
+  double lo = -1e6, hi = 1e6;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * std::max(1.0, std::abs(lo)); ++i) {
+    const double mid = (lo + hi) / 2;
+    (student_t_cdf(mid, df) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+ConfidenceInterval confidence_interval(const std::vector<double>& values, double level) {
+  ConfidenceInterval ci;
+  ci.n = static_cast<int64_t>(values.size());
+  ci.level = level;
+  if (values.empty()) return ci;
+  ci.mean = mean_of(values);
+  if (values.size() < 2) {
+    ci.half_width = ci.low = ci.high = std::nan("");
+    return ci;
+  }
+  ci.stdev = std::sqrt(sample_variance(values, ci.mean));
+  ci.std_error = ci.stdev / std::sqrt(static_cast<double>(values.size()));
+  ci.cv = ci.mean != 0 ? ci.stdev / std::abs(ci.mean) : 0;
+  ci.half_width = student_t_quantile((1 + level) / 2, static_cast<double>(values.size() - 1)) * ci.std_error;
+  ci.low = ci.mean - ci.half_width;
+  ci.high = ci.mean + ci.half_width;
+  return ci;
+}
+
+double welch_p_value(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() < 2 || b.size() < 2) return 1;
+  const double ma = mean_of(a), mb = mean_of(b);
+  const double va = sample_variance(a, ma) / static_cast<double>(a.size());
+  const double vb = sample_variance(b, mb) / static_cast<double>(b.size());
+  if (va + vb == 0) return ma == mb ? 1 : 0;
+  const double t = (ma - mb) / std::sqrt(va + vb);
+  const double df = (va + vb) * (va + vb) /
+                    (va * va / static_cast<double>(a.size() - 1) + vb * vb / static_cast<double>(b.size() - 1));
+  return 2 * (1 - student_t_cdf(std::abs(t), df));
+}
+
+}  // namespace tokbench::metrics

@@ -18,6 +18,7 @@
 #include "report/chart_asset.hpp"
 #include "report/html.hpp"
 #include "report/outputs.hpp"
+#include "runner/repeats.hpp"
 #include "runner/run_folder.hpp"
 
 namespace tokbench::runner {
@@ -332,12 +333,81 @@ fs::path write_page(const CompareOptions& o, const std::vector<Run>& runs, const
   return html;
 }
 
+// The key a threshold names in a repeat summary: "tpot.p99" -> tpot_p99_ms, a common key as is.
+std::string series_key(const Threshold& t) {
+  if (t.stat.empty()) return t.metric;
+  std::string m;
+  for (char c : t.metric) m.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return fmt::format("{}_{}_ms", m, t.stat);
+}
+
+// Repeat series (run --repeats): per metric, each series' mean ± its interval, the change of the
+// mean, and Welch's t-test on the per-run values (runs, not requests, are the independent unit).
+int compare_series(const std::vector<RepeatSeries>& series, const std::vector<Threshold>& thresholds, std::FILE* console) {
+  const RepeatSeries& base = series.front();
+  std::string table = "metric";
+  for (size_t i = 0; i < series.size(); ++i)
+    table += fmt::format(" | {}{}", series[i].root.filename().string(), i ? " (change, Welch p)" : " (baseline)");
+  table += "\n";
+  auto cell = [](const std::vector<double>& v, double level) {
+    const auto ci = metrics::confidence_interval(v, level);
+    return std::isnan(ci.half_width) ? format_round4(ci.mean)
+                                     : fmt::format("{} ± {}", format_round4(ci.mean), format_round4(ci.half_width));
+  };
+  for (const auto& key : base.keys) {
+    const auto it = base.values.find(key);
+    if (it == base.values.end() || it->second.empty()) continue;
+    table += key + " | " + cell(it->second, base.level);
+    for (size_t i = 1; i < series.size(); ++i) {
+      const auto jt = series[i].values.find(key);
+      if (jt == series[i].values.end() || jt->second.empty()) {
+        table += " | n/a";
+        continue;
+      }
+      const double p = metrics::welch_p_value(it->second, jt->second);
+      const double mb = metrics::confidence_interval(it->second, base.level).mean;
+      const double mi = metrics::confidence_interval(jt->second, base.level).mean;
+      table += fmt::format(" | {} ({}, p={:.3g}{})", cell(jt->second, base.level), pct(mb, mi), p, p < kAlpha ? ", significant" : "");
+    }
+    table += "\n";
+  }
+  fmt::print(console, "{}repeat series: {:.0f}% intervals (Student's t over runs); Welch's t-test on per-run values, "
+                      "alpha = {}\n", table, base.level * 100, kAlpha);
+  std::vector<std::string> crossed;
+  for (const auto& t : thresholds) {
+    const std::string key = series_key(t);
+    const auto b = base.values.find(key);
+    if (b == base.values.end() || b->second.empty())
+      throw std::invalid_argument(fmt::format("--fail-if '{}': the baseline series has no {}", t.text, key));
+    const double mb = metrics::confidence_interval(b->second, base.level).mean;
+    for (size_t i = 1; i < series.size(); ++i) {
+      const auto v = series[i].values.find(key);
+      if (v == series[i].values.end() || v->second.empty()) continue;
+      const double mi = metrics::confidence_interval(v->second, base.level).mean;
+      const double x = t.relative ? (mb == 0 ? 0 : 100 * (mi - mb) / mb) : mi;
+      const bool hit = t.op == ">" ? x > t.value : t.op == "<" ? x < t.value : t.op == ">=" ? x >= t.value : x <= t.value;
+      if (hit) crossed.push_back(fmt::format("{}: {} is {}{}", t.text, series[i].root.filename().string(), format_round4(x),
+                                              t.relative ? "%" : ""));
+    }
+  }
+  for (const auto& c : crossed) fmt::print(console, "FAIL {}\n", c);
+  return crossed.empty() ? 0 : 3;
+}
+
 }  // namespace
 
 int compare_runs(const CompareOptions& o, std::FILE* console) {
   if (o.runs.size() < 2) throw std::invalid_argument("compare: give at least two run folders (the first is the baseline)");
   std::vector<Threshold> thresholds;
   for (const auto& f : o.fail_if) thresholds.push_back(parse_threshold(f));
+  std::vector<RepeatSeries> series;
+  for (const auto& r : o.runs)
+    if (auto s = load_repeat_series(r)) series.push_back(std::move(*s));
+  if (!series.empty() && series.size() != o.runs.size()) {
+    throw std::invalid_argument("compare: mix of repeat series (run --repeats) and single runs: compare series with series, "
+                                "or single run folders (e.g. SERIES/run-1) with each other");
+  }
+  if (!series.empty()) return compare_series(series, thresholds, console);
   std::vector<Run> runs;
   for (const auto& r : o.runs) runs.push_back(load(r));
 

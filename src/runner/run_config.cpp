@@ -170,6 +170,10 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
   check(!search.empty() || (search_min == 0 && search_max == 0 && search_resolution == 0),
         "--search-min/--search-max/--search-resolution: only with --search");
   check(!pressure || search.empty(), "--pressure and --search: pick one");
+  check(repeats >= 1, fmt::format("--repeats: bad value {} (expected >= 1)", repeats));
+  check(repeats == 1 || (search.empty() && sweep_points() == 1),
+        "--repeats repeats one load point: drop the list or --search (repeat each point as its own invocation)");
+  check(confidence > 0 && confidence < 1, fmt::format("--confidence: bad value {} (expected a level in (0, 1), e.g. 0.95)", confidence));
   if (!slo.empty()) {
     try {
       metrics::parse_run_slos(slo);
@@ -273,6 +277,7 @@ std::string RunConfig::to_json() const {
   w.field("ramp_up_measured", ramp_up_measured).field("pressure", pressure).field("goodput", goodput);
   w.field("search", search).field("slo", slo).field("search_min", search_min).field("search_max", search_max);
   w.field("search_resolution", search_resolution).field("search_margin", search_margin);
+  w.field("repeats", repeats).field("confidence", confidence);
   w.field("timeout_s", timeout_s).field("retries", retries);
   w.field("max_event_bytes", max_event_bytes).field("max_body_bytes", max_body_bytes);
   w.field("warmup", warmup).field("workers", workers).field("seed", seed).field("drain_s", drain_s);

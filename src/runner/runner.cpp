@@ -19,6 +19,7 @@
 #include "runner/plan.hpp"
 #include "runner/run_folder.hpp"
 #include "runner/points.hpp"
+#include "runner/repeats.hpp"
 #include "runner/search.hpp"
 #include "runner/sweep.hpp"
 #include "runner/target.hpp"
@@ -284,6 +285,7 @@ std::string PointSession::close() {
 RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std::FILE* console) {
   RunPlan plan = make_plan(requested, std::getenv("OPENAI_API_KEY"));
   if (!plan.cfg.search.empty()) return run_search(plan, stop, console);
+  if (plan.cfg.repeats > 1) return run_repeats(plan, stop, console);
   if (plan.cfg.sweep_points() > 1) return run_sweep(plan, stop, console);
   const std::time_t wall = std::time(nullptr);
   const fs::path dir = report::make_run_dir(plan.cfg.output_dir, wall);

@@ -1,0 +1,136 @@
+#include "runner/repeats.hpp"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <cmath>
+
+#include "common/format.hpp"
+#include "common/json_writer.hpp"
+#include "report/outputs.hpp"
+#include "runner/points.hpp"
+
+namespace tokbench::runner {
+
+namespace fs = std::filesystem;
+
+std::vector<std::pair<std::string, std::optional<double>>> headline_metrics(const metrics::MetricSet& m) {
+  auto stat = [&](const char* row, bool p99) -> std::optional<double> {
+    const auto* r = m.row(row);
+    if (!r || !r->stats || r->stats->n == 0) return std::nullopt;
+    return p99 ? r->stats->p99 : r->stats->mean;
+  };
+  auto common = [&](const char* key) -> std::optional<double> {
+    const auto* c = m.common_metric(key);
+    return c && c->known ? std::optional<double>(c->value) : std::nullopt;
+  };
+  std::vector<std::pair<std::string, std::optional<double>>> out{
+      {"ttft_mean_ms", stat("TTFT", false)},   {"ttft_p99_ms", stat("TTFT", true)},
+      {"tpot_mean_ms", stat("TPOT", false)},   {"tpot_p99_ms", stat("TPOT", true)},
+      {"itl_mean_ms", stat("ITL", false)},     {"e2el_mean_ms", stat("E2EL", false)},
+      {"e2el_p99_ms", stat("E2EL", true)},     {"request_throughput", common("request_throughput")},
+      {"output_token_throughput", common("output_token_throughput")},
+      {"total_token_throughput", common("total_token_throughput")}};
+  if (m.common_metric("request_goodput")) out.emplace_back("request_goodput", common("request_goodput"));
+  return out;
+}
+
+std::optional<RepeatSeries> load_repeat_series(const fs::path& dir) {
+  const fs::path path = dir / "repeats" / "summary.json";
+  if (!fs::exists(path)) return std::nullopt;
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (parser.parse(report::read_file(path)).get(root))
+    throw std::runtime_error(fmt::format("{}: not a valid repeat summary (rerun with --repeats)", path.string()));
+  RepeatSeries s;
+  s.root = dir;
+  s.level = root["confidence"].get_double().value_unsafe();
+  simdjson::dom::object metrics;
+  if (root["metrics"].get_object().get(metrics)) throw std::runtime_error(fmt::format("{}: no \"metrics\"", path.string()));
+  for (auto kv : metrics) {
+    const std::string key(kv.key);
+    s.keys.push_back(key);
+    simdjson::dom::array values;
+    if (kv.value["values"].get_array().get(values)) continue;
+    for (auto v : values) {
+      double x = 0;
+      if (!v.get_double().get(x)) s.values[key].push_back(x);
+    }
+  }
+  return s;
+}
+
+RunOutcome run_repeats(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
+  const int n = plan.cfg.repeats;
+  PointSession session(plan, stop, console, fmt::format("{} repeats of one load point", n));
+  std::vector<std::string> keys;
+  std::map<std::string, std::vector<double>> values;
+  std::vector<std::string> labels, verdicts;
+  int code = 0;
+  for (int i = 1; i <= n && !session.stopped(); ++i) {
+    RunPlan point = plan;
+    point.cfg.seed = plan.cfg.seed + static_cast<uint64_t>(i - 1);  // independent arrival draws, reproducible
+    fmt::print(console, "\n== repeat {}/{} ==\n", i, n);
+    try {
+      const RunOutcome o = session.run(point, fmt::format("run-{}", i));
+      labels.push_back(o.label);
+      verdicts.push_back(o.exit_code == 130 ? "INTERRUPTED" : o.verdict.valid ? "VALID" : "INVALID");
+      if (o.exit_code != 0 && code == 0) code = o.exit_code;
+      for (const auto& [key, v] : headline_metrics(o.metrics)) {
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+        if (v) values[key].push_back(*v);
+      }
+    } catch (const std::exception& e) {
+      fmt::print(console, "repeat {} stopped: {}\n", i, e.what());
+      code = 1;
+      break;
+    }
+  }
+  const std::string server_process = session.close();
+  const double level = plan.cfg.confidence;
+  JsonWriter w;
+  w.begin_object().field("format", "tokbench-repeats/1").field("runs", static_cast<int64_t>(labels.size()));
+  w.field("confidence", level).field("method", "mean over runs ± t(1 − (1 − level)/2, N − 1) × s/√N; s with ddof 1");
+  w.key("folders").begin_array();
+  for (const auto& l : labels) w.value(l);
+  w.end_array().key("verdicts").begin_array();
+  for (const auto& v : verdicts) w.value(v);
+  w.end_array().key("metrics").begin_object();
+  std::string csv = "metric,runs,mean,ci_low,ci_high,half_width,stdev,cv,confidence\n";
+  fmt::print(console, "\n{} repeats, {:.0f}% confidence (Student's t):\n", labels.size(), level * 100);
+  for (const auto& key : keys) {
+    const auto& v = values[key];
+    const auto ci = metrics::confidence_interval(v, level);
+    w.key(key).begin_object().field("n", ci.n).field("mean", ci.mean);
+    for (const auto& [k, x] : {std::pair{"ci_low", ci.low}, {"ci_high", ci.high}, {"half_width", ci.half_width}}) {
+      w.key(k);
+      if (std::isnan(x)) w.null(); else w.value(x);
+    }
+    w.field("stdev", ci.stdev).field("std_error", ci.std_error).field("cv", ci.cv).key("values").begin_array();
+    for (double x : v) w.value(x);
+    w.end_array().end_object();
+    const bool has = !std::isnan(ci.half_width);
+    csv += fmt::format("{},{},{},{},{},{},{},{},{}\n", key, ci.n, format_round4(ci.mean), has ? format_round4(ci.low) : "",
+                       has ? format_round4(ci.high) : "", has ? format_round4(ci.half_width) : "", format_round4(ci.stdev),
+                       format_round4(ci.cv), level);
+    fmt::print(console, "  {:<26} {:>12} ± {:<10} (CV {:.1f}%, {} runs)\n", key, format_round4(ci.mean),
+               has ? format_round4(ci.half_width) : std::string("n/a"), 100 * ci.cv, ci.n);
+  }
+  w.end_object();
+  if (!server_process.empty()) w.field_raw("server_process", server_process);
+  w.end_object();
+  const fs::path dir = session.root() / "repeats";
+  fs::create_directories(dir);
+  report::write_file(dir / "summary.json", w.take());
+  report::write_file(dir / "summary.csv", csv);
+  fmt::print(console, "repeats: {}\n  summary: {}\n", session.root().string(), (dir / "summary.json").string());
+  std::fflush(console);
+  RunOutcome out;
+  out.run_dir = session.root();
+  out.interrupted = session.stopped();
+  out.verdict.valid = code == 0;
+  out.exit_code = out.interrupted ? 130 : code;
+  return out;
+}
+
+}  // namespace tokbench::runner

@@ -1,0 +1,71 @@
+// runner/repeats: --repeats N against the simulator — N normal run folders, every headline
+// metric as mean ± a Student-t interval over the runs (each run's value kept), and `compare`
+// of two series testing per-run values with Welch's t-test and applying --fail-if to the means.
+#include "runner/repeats.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+
+#include "client/engine.hpp"
+#include "runner/compare.hpp"
+#include "runner/run_folder.hpp"
+#include "sim_process.hpp"
+
+namespace tokbench::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Repeats, SeriesOfRunsWithIntervalsAndCompareBetweenSeries) {
+  testing::Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
+  const fs::path dir = fs::temp_directory_path() / ("tokbench_repeats_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  auto series = [&](int64_t max_tokens) {
+    RunConfig c;
+    c.url = sim.url();
+    c.repeats = 3;
+    c.concurrency = 2;
+    c.num_prompts = 8;
+    c.max_tokens = max_tokens;
+    c.ignore_eos = true;
+    c.output_dir = dir.string();
+    c.quiet = true;
+    std::atomic<int> stop{client::kRunning};
+    std::FILE* sink = std::fopen("/dev/null", "w");
+    const RunOutcome out = run_benchmark(c, stop, sink);
+    std::fclose(sink);
+    return out.run_dir;
+  };
+  const fs::path a = series(10), b = series(20);
+  for (int i = 1; i <= 3; ++i) EXPECT_TRUE(load_run_folder(a / ("run-" + std::to_string(i))).end.has_value()) << i;
+  const auto s = load_repeat_series(a);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->values.at("e2el_mean_ms").size(), 3u);
+  EXPECT_EQ(s->level, 0.95);
+  // E2EL ≈ 5 + 9 × 2 ms: the series mean is near it, and every run's value is kept.
+  const auto ci = metrics::confidence_interval(s->values.at("e2el_mean_ms"), 0.95);
+  EXPECT_NEAR(ci.mean, 23, 5);
+  EXPECT_FALSE(std::isnan(ci.half_width));
+  // Twice the tokens: E2EL rises well beyond the runs' spread, and a threshold on the mean trips.
+  CompareOptions o;
+  o.runs = {a.string(), b.string()};
+  o.fail_if = {"e2el.mean > +20%"};
+  char* text = nullptr;
+  size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  EXPECT_EQ(compare_runs(o, out), 3);
+  std::fclose(out);
+  const std::string printed(text, size);
+  std::free(text);
+  EXPECT_NE(printed.find("e2el_mean_ms"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("significant"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("FAIL e2el.mean > +20%"), std::string::npos) << printed;
+  o.runs = {a.string(), (b / "run-1").string()};  // a series against a single run: refused, with the fix
+  EXPECT_THROW(compare_runs(o, stdout), std::invalid_argument);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace tokbench::runner
