@@ -199,5 +199,31 @@ TEST_F(ExecuteTest, PressureModeAddsClientsAtItsRate) {
   for (const auto& r : recs) EXPECT_FALSE(r.warmup);  // pressure mode measures its ramp, as AISBench does
 }
 
+TEST_F(ExecuteTest, ClosedLoopRunsReportAStableStageOpenLoopsDoNot) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "2"});
+  RunConfig c;
+  c.url = sim.url();
+  c.concurrency = 4;
+  c.num_prompts = 60;
+  c.max_tokens = 10;
+  RunOutcome out = run(c);
+  auto stable = result(out)["stable"];
+  ASSERT_FALSE(stable.error());
+  EXPECT_TRUE(bool(stable["found"]));
+  const double total = double(result(out)["common"]["output_token_throughput"]);
+  EXPECT_NEAR(double(stable["common"]["output_token_throughput"]), total, 0.15 * total);  // steady: about the same
+  EXPECT_NEAR(double(stable["common"]["concurrency"]), 4, 0.2);
+  EXPECT_NE(testing::slurp(out.perf_dir / "builtin.csv").find("TTFT,stable,"), std::string::npos);
+  c.num_prompts = 3;  // 3 requests can never put 4 in flight
+  out = run(c);
+  stable = result(out)["stable"];
+  EXPECT_FALSE(bool(stable["found"]));
+  EXPECT_NE(std::string(std::string_view(stable["text"])).find("no stable stage"), std::string::npos);
+  c.request_rate = 50;
+  c.num_prompts = 10;
+  out = run(c);
+  EXPECT_TRUE(result(out)["stable"].error());  // an open loop has no concurrency level to hold
+}
+
 }  // namespace
 }  // namespace tokbench::runner

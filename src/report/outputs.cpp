@@ -42,26 +42,7 @@ void summary_object(JsonWriter& w, const metrics::Row& r) {
 
 }  // namespace
 
-std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const Verdict& v,
-                        const std::vector<metrics::DefinitionColumn>& side_by_side) {
-  JsonWriter w;
-  w.begin_object();
-  w.key("tool").begin_object().field("name", "tokbench").field("version", kVersion);
-  w.field("git_hash", kGitHash).field("git_dirty", kGitDirty).end_object();
-  w.key("verdict").begin_object().field("status", v.valid ? "VALID" : "INVALID");
-  w.key("reasons").begin_array();
-  for (const auto& r : v.reasons) w.value(r);
-  w.end_array();
-  w.key("warnings").begin_array();
-  for (const auto& r : v.warnings) w.value(r);
-  w.end_array().end_object();
-  w.field("interrupted", info.interrupted);
-  if (!info.view_of.empty()) {
-    w.key("view").begin_object().field("definitions", metrics::definitions_name(m.definitions));
-    w.field("run_definitions", info.view_of);
-    w.field("note", "recomputed by `tokbench report --compat`; config.compat is what the run used").end_object();
-  }
-  w.key("units").begin_object().field("latency", "ms").field("throughput", "token/s or req/s").end_object();
+void metric_set_fields(JsonWriter& w, const metrics::MetricSet& m) {
   w.key("metrics").begin_object();
   for (const auto& r : m.rows) {
     w.key(r.name);
@@ -84,6 +65,29 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   }
   w.field("observed_max_concurrency", m.observed_max_concurrency);
   w.end_object();
+}
+
+std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const Verdict& v,
+                        const std::vector<metrics::DefinitionColumn>& side_by_side) {
+  JsonWriter w;
+  w.begin_object();
+  w.key("tool").begin_object().field("name", "tokbench").field("version", kVersion);
+  w.field("git_hash", kGitHash).field("git_dirty", kGitDirty).end_object();
+  w.key("verdict").begin_object().field("status", v.valid ? "VALID" : "INVALID");
+  w.key("reasons").begin_array();
+  for (const auto& r : v.reasons) w.value(r);
+  w.end_array();
+  w.key("warnings").begin_array();
+  for (const auto& r : v.warnings) w.value(r);
+  w.end_array().end_object();
+  w.field("interrupted", info.interrupted);
+  if (!info.view_of.empty()) {
+    w.key("view").begin_object().field("definitions", metrics::definitions_name(m.definitions));
+    w.field("run_definitions", info.view_of);
+    w.field("note", "recomputed by `tokbench report --compat`; config.compat is what the run used").end_object();
+  }
+  w.key("units").begin_object().field("latency", "ms").field("throughput", "token/s or req/s").end_object();
+  metric_set_fields(w, m);
   w.key("definitions").begin_object();
   for (const auto& [k, text] : metrics::definition_texts(m.definitions)) w.field(k, text);
   w.end_object();
@@ -106,6 +110,7 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
     w.end_object();
   }
   w.end_object();
+  if (!info.stable_json.empty()) w.field_raw("stable", info.stable_json);
   if (!info.server_json.empty()) {
     w.field_raw("server", info.server_json);
   } else {

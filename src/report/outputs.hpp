@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json_writer.hpp"
 #include "metrics/metrics.hpp"
 
 namespace tokbench::report {
@@ -42,7 +43,11 @@ struct RunInfo {
   std::string server_process_json;  ///< started server: command, how it stopped, its log summary
   std::string profile_json;         ///< --profile-window: when /start_profile and /stop_profile were called
   std::string view_of;              ///< a `report --compat` view: the definitions the run itself used ("" = not a view)
+  std::string stable_json;          ///< the stable stage (window, metrics), "" = not applicable
 };
+
+/// The "metrics", "extra_metrics" and "common" fields of a MetricSet, as result.json has them.
+void metric_set_fields(JsonWriter& w, const metrics::MetricSet& m);
 
 std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const Verdict& v,
                         const std::vector<metrics::DefinitionColumn>& side_by_side = {});

@@ -9,6 +9,7 @@
 #include "report/html.hpp"
 #include "report/tables.hpp"
 #include "report/vllm_result.hpp"
+#include "metrics/stable_stage.hpp"
 #include "runner/verdict.hpp"
 
 namespace tokbench::runner {
@@ -60,6 +61,7 @@ struct FirstPass {
   std::vector<metrics::Definitions> sets;
   std::vector<metrics::MetricSet> computed;
   VerdictTally tally;
+  std::optional<metrics::StableStageFinder> stable;  // closed loop: the in-flight count has a target
   record::DetailsScan scan;
   bool has_details = false;
 
@@ -83,10 +85,12 @@ FirstPass first_pass(const RunFolder& folder, metrics::Definitions defs, bool ow
   std::unique_ptr<record::LineAppender> failed;
   if (own) failed = std::make_unique<record::LineAppender>(failed_path.string() + ".tmp");
   p.has_details = fs::exists(folder.details);
+  if (folder.manifest.request_rate == 0) p.stable.emplace(facts.max_concurrency);
   if (p.has_details) {
     p.scan = record::for_each_detail(folder.details.string(), [&](record::RequestRecord&& r) {
       pass.add(r);
       p.tally.add(r);
+      if (p.stable) p.stable->add(r);
       if (failed && !r.ok() && r.outcome != record::Outcome::Cut) failed->append(record::to_json_line(r, ds));
     });
   } else if (folder.end) {
@@ -166,10 +170,10 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   vf.details_warning = p.scan.warning;
   vf.insecure_tls = folder.manifest.insecure_tls;
   w.verdict = judge(w.metrics, p.tally, vf);
-
-  report::write_file(w.perf_dir / (ds + ".csv"), report::performance_csv(w.metrics));
-  report::write_file(w.perf_dir / (ds + ".json"), report::common_json(w.metrics));
-  report::write_file(out_dir / "result.json", report::result_json(w.metrics, w.info, w.verdict, w.side_by_side));
+  const metrics::StableWindow window = p.stable ? p.stable->finish() : metrics::StableWindow{};
+  std::optional<metrics::MetricsPass> stable_pass;  // the stable stage's requests, on pass 2
+  metrics::WindowArrivals arrived;                  // and what arrived inside its window
+  if (window.found) stable_pass.emplace(facts, std::vector<metrics::Definitions>{defs});
 
   // Pass 2: the HTML page, its request rows streamed from the details file into the page.
   report::HtmlInputs in{w.metrics, w.info, w.verdict, w.side_by_side, facts.stream, folder.manifest.request_rate > 0,
@@ -182,14 +186,38 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
     record::for_each_detail(folder.details.string(), [&](record::RequestRecord&& r) {
       add(r);
       if (vllm) vllm->add(r);
+      if (stable_pass && window.contains(r.sent_ns)) stable_pass->add(r);
+      arrived.add(r, window);
     });
   });
   if (vllm) vllm->finish(p.set(metrics::Definitions::Vllm));
+  std::string csv = report::performance_csv(w.metrics);
+  if (p.stable) {
+    w.stable_text = window.text;
+    JsonWriter sj;
+    sj.begin_object().field("found", window.found).field("text", window.text).field("concurrency", window.level);
+    if (stable_pass) {
+      w.stable = std::move(stable_pass->finish().front());
+      metrics::restate_over_window(*w.stable, window, arrived);
+      const int64_t t0 = p.tally.first_sent_ns == INT64_MAX ? 0 : p.tally.first_sent_ns;
+      sj.field("start_ms", static_cast<double>(window.start_ns - t0) / 1e6);
+      sj.field("end_ms", static_cast<double>(window.end_ns - t0) / 1e6);
+      report::metric_set_fields(sj, *w.stable);
+      const std::string stable_csv = report::performance_csv(*w.stable, "stable");
+      csv += stable_csv.substr(stable_csv.find('\n') + 1);  // the rows, under the total's header
+    }
+    w.info.stable_json = sj.end_object().take();
+  }
+  report::write_file(w.perf_dir / (ds + ".csv"), csv);
+  report::write_file(w.perf_dir / (ds + ".json"), report::common_json(w.metrics));
+  report::write_file(out_dir / "result.json", report::result_json(w.metrics, w.info, w.verdict, w.side_by_side));
   return w;
 }
 
 void print_outputs(const Written& w, std::FILE* console) {
   fmt::print(console, "\n{}", report::console_tables(w.metrics));
+  if (w.stable) fmt::print(console, "{}", report::console_tables(*w.stable, "stable"));
+  if (!w.stable_text.empty() && !w.stable) fmt::print(console, "{}\n", w.stable_text);
   if (!w.side_by_side.empty()) fmt::print(console, "{}", report::definitions_table(w.side_by_side));
   if (w.server) fmt::print(console, "{}", report::server_tables(*w.server, w.checks));
   fmt::print(console, "verdict: {}\n", w.verdict.valid ? "VALID" : "INVALID");

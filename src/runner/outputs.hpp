@@ -23,6 +23,8 @@ struct Written {
   std::optional<probe::ServerSummary> server;
   std::vector<probe::CrossCheck> checks;
   std::filesystem::path out_dir, perf_dir;              ///< where they were written
+  std::optional<metrics::MetricSet> stable;             ///< the stable stage (closed loop, when one was found)
+  std::string stable_text;                              ///< how it was found, or why there is none ("" = open loop)
 };
 
 /// Computes and writes the outputs of `folder` under `defs` into `out_dir` (the run folder, or a
