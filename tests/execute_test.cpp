@@ -89,8 +89,14 @@ TEST_F(ExecuteTest, DurationRunSendsNothingAfterItsEndAndCyclesTheDataset) {
   c.concurrency = 2;
   c.duration_s = 1;
   c.max_tokens = 5;
+  c.slice_s = 0.25;
   const RunOutcome out = run(c);
   EXPECT_EQ(out.exit_code, 0);
+  // --slice-s: four slices of the second (a fifth holds the last completions), in the CSV and result.json.
+  const size_t slice_rows = testing::count_lines(out.perf_dir / "builtin_slices.csv") - 1;
+  EXPECT_GE(slice_rows, 4u);
+  EXPECT_LE(slice_rows, 5u);
+  EXPECT_EQ(simdjson::dom::array(result(out)["slices"]["slices"]).size(), slice_rows);
   const auto recs = records(out);
   EXPECT_GT(recs.size(), 50u);  // the builtin set has 10 prompts: it cycled
   int64_t first = INT64_MAX, last = 0;

@@ -125,6 +125,8 @@ void add_load_lists(CLI::App* run, runner::RunConfig& c) {
                   "stop when high - low <= this (default 1 for concurrency, 5% of the answer for rate)");
   run->add_option("--search-margin", c.search_margin, "a probe this close to an SLO bound (share) is run twice")
       ->capture_default_str();
+  run->add_option("--slice-s", c.slice_s, "also report the metrics per time slice of S seconds (result.json, CSV, HTML)")
+      ->capture_default_str();
   run->add_option("--repeats", c.repeats, "run the same point N times: every metric as mean ± a confidence interval")
       ->capture_default_str();
   run->add_option("--confidence", c.confidence, "--repeats: the confidence level (Student's t)")->capture_default_str();

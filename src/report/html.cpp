@@ -138,6 +138,15 @@ if (D.server && D.server.running_waiting) {
     series: [{name: 'running', type: 'line', step: 'end', data: rw.map((x) => [x.t_ms / 1000, x.running])},
              {name: 'waiting', type: 'line', step: 'end', data: rw.map((x) => [x.t_ms / 1000, x.waiting])}]});
 } else document.getElementById('server').style.display = 'none';
+if (D.slices && D.slices.slices.length) {
+  const S = D.slices.slices, mid = (s) => (s.start_s + s.end_s) / 2;
+  chart('slices', {animation: false, toolbox: tools, title: {text: 'Per time slice (' + D.slices.width_s + ' s)', left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'axis'}, legend: {top: 22}, grid: {left: 60, right: 60, top: 50, bottom: 30},
+    xAxis: {type: 'value', name: 's'}, yAxis: [{type: 'value', name: 'ms'}, {type: 'value', name: 'token/s'}],
+    series: [{name: 'TTFT P99', type: 'line', data: S.map((s) => [mid(s), s.ttft.n ? s.ttft.p99 : null])},
+             {name: 'TPOT mean', type: 'line', data: S.map((s) => [mid(s), s.tpot.n ? s.tpot.mean : null])},
+             {name: 'output tokens/s', type: 'bar', yAxisIndex: 1, data: S.map((s) => [mid(s), s.output_token_throughput])}]});
+} else document.getElementById('slices').style.display = 'none';
 window.TOKBENCH.render_ms = performance.now() - t0;
 window.TOKBENCH.rendered = true;
 )JS";
@@ -251,6 +260,8 @@ class DataWriter {
       w.key(row).begin_object().field("p50", r->stats->median).field("p90", r->stats->p90).field("p99", r->stats->p99).end_object();
     }
     w.end_object();
+    const std::string slices = in_.late_slices_json ? in_.late_slices_json() : std::string();
+    if (slices.empty()) w.key("slices").null(); else w.field_raw("slices", slices);
     if (in_.info.server_json.empty()) {
       w.key("server").null();
     } else {
@@ -313,6 +324,7 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, 
   page += "<div id=\"dist-ttft\" class=\"small\"></div><div id=\"dist-tpot\" class=\"small\"></div>";
   page += "<div id=\"dist-itl\" class=\"small\"></div><div id=\"dist-e2el\" class=\"small\"></div>";
   page += "<div id=\"throughput\" class=\"panel\"></div><div id=\"sendlag\" class=\"panel\"></div><div id=\"server\" class=\"panel\"></div>";
+  page += "<div id=\"slices\" class=\"panel\"></div>";
   page += "<h2 id=\"definitions\">Definitions</h2><table class=\"defs\">" + defs + "</table>";
   page += "<script type=\"application/json\" id=\"tokbench-data\">";
   // A temporary file renamed over the page: a kill leaves the old page or the new one.

@@ -25,6 +25,9 @@ struct HtmlInputs {
   bool rate_driven = false;
   int64_t t0_ns = 0;                     ///< the first send among the measured requests (time 0 of the page)
   std::optional<metrics::Summary> itl_ms;  ///< tokbench's per-token ITL (its range spans the histogram)
+  /// Called once every record has streamed through: more data for the page ("slices": a JSON
+  /// object, or "" for none), made on the same pass.
+  std::function<std::string()> late_slices_json = {};
 };
 
 /// Calls its argument once per record, in file order (a pass over the details file).

@@ -4,11 +4,14 @@
 
 #include <cctype>
 #include <memory>
+#include <tuple>
 
 #include "record/record_io.hpp"
 #include "report/html.hpp"
 #include "report/tables.hpp"
 #include "report/vllm_result.hpp"
+#include "common/format.hpp"
+#include "metrics/slices.hpp"
 #include "metrics/stable_stage.hpp"
 #include "runner/verdict.hpp"
 
@@ -109,6 +112,36 @@ FirstPass first_pass(const RunFolder& folder, metrics::Definitions defs, bool ow
   return p;
 }
 
+// The slices as JSON (result.json and the page) and CSV.
+std::pair<std::string, std::string> slices_outputs(const std::vector<metrics::SliceStats>& slices, double width_s,
+                                                   const std::string& note) {
+  JsonWriter w;
+  w.begin_object().field("width_s", width_s).field("note", note);
+  w.field("rule", "requests by their send (TTFT, TPOT, E2EL), output tokens by their chunk's arrival, completions by their "
+                  "end; slices start at the first measured send");
+  w.key("slices").begin_array();
+  std::string csv = "start_s,end_s,sent,failed,completed,request_throughput,output_token_throughput,ttft_mean_ms,ttft_p99_ms,"
+                    "tpot_mean_ms,tpot_p99_ms,e2el_mean_ms,e2el_p99_ms\n";
+  auto opt = [](const metrics::Summary& s, double v) { return s.n > 0 ? format_round4(v) : std::string(); };
+  for (const auto& s : slices) {
+    w.begin_object().field("start_s", s.start_s).field("end_s", s.end_s).field("sent", s.sent).field("failed", s.failed);
+    w.field("completed", s.completed).field("request_throughput", s.request_throughput());
+    w.field("output_token_throughput", s.output_token_throughput());
+    for (const auto& [name, x] : {std::pair{"ttft", &s.ttft}, {"tpot", &s.tpot}, {"e2el", &s.e2el}}) {
+      w.key(name).begin_object().field("n", x->n);
+      if (x->n > 0) w.field("mean", x->mean).field("p50", x->median).field("p99", x->p99);
+      w.end_object();
+    }
+    w.end_object();
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", s.start_s, s.end_s, s.sent, s.failed, s.completed,
+                       format_round4(s.request_throughput()), format_round4(s.output_token_throughput()),
+                       opt(s.ttft, s.ttft.mean), opt(s.ttft, s.ttft.p99), opt(s.tpot, s.tpot.mean), opt(s.tpot, s.tpot.p99),
+                       opt(s.e2el, s.e2el.mean), opt(s.e2el, s.e2el.p99));
+  }
+  w.end_array().end_object();
+  return {w.take(), csv};
+}
+
 // vLLM's own names for what the run was.
 report::VllmResultFacts vllm_facts(const RunFolder& f) {
   const report::RunInfo& info = f.manifest.info;
@@ -178,6 +211,16 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   // Pass 2: the HTML page, its request rows streamed from the details file into the page.
   report::HtmlInputs in{w.metrics, w.info, w.verdict, w.side_by_side, facts.stream, folder.manifest.request_rate > 0,
                         p.tally.first_sent_ns == INT64_MAX ? 0 : p.tally.first_sent_ns, itl_ms};
+  // --slice-s: the slices ride on the same pass, and reach the page as it closes.
+  std::optional<metrics::SliceAccumulator> slicer;
+  std::string slices_json, slices_csv;
+  if (folder.manifest.load.slice_s > 0 && p.tally.first_sent_ns != INT64_MAX)
+    slicer.emplace(folder.manifest.load.slice_s, p.tally.first_sent_ns, p.tally.last_done_ns - p.tally.first_sent_ns);
+  in.late_slices_json = [&] {
+    if (!slicer) return std::string();
+    std::tie(slices_json, slices_csv) = slices_outputs(slicer->finish(), slicer->width_s(), slicer->note());
+    return slices_json;
+  };
   // vllm_result.json rides on the same pass (the run's own outputs only: a view changes no file of the run).
   std::optional<report::VllmResultWriter> vllm;
   if (own) vllm.emplace(out_dir / "vllm_result.json", vllm_facts(folder));
@@ -188,6 +231,7 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
       if (vllm) vllm->add(r);
       if (stable_pass && window.contains(r.sent_ns)) stable_pass->add(r);
       arrived.add(r, window);
+      if (slicer) slicer->add(r);
     });
   });
   if (vllm) vllm->finish(p.set(metrics::Definitions::Vllm));
@@ -209,6 +253,10 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
     w.info.stable_json = sj.end_object().take();
   }
   report::write_file(w.perf_dir / (ds + ".csv"), csv);
+  if (!slices_json.empty()) {
+    w.info.slices_json = slices_json;
+    report::write_file(w.perf_dir / (ds + "_slices.csv"), slices_csv);
+  }
   report::write_file(w.perf_dir / (ds + ".json"), report::common_json(w.metrics));
   report::write_file(out_dir / "result.json", report::result_json(w.metrics, w.info, w.verdict, w.side_by_side));
   return w;

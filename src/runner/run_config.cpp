@@ -170,6 +170,7 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
   check(!search.empty() || (search_min == 0 && search_max == 0 && search_resolution == 0),
         "--search-min/--search-max/--search-resolution: only with --search");
   check(!pressure || search.empty(), "--pressure and --search: pick one");
+  check(slice_s == 0 || slice_s >= 0.01, fmt::format("--slice-s: bad value {} (expected 0 for none, or at least 0.01 s)", slice_s));
   check(repeats >= 1, fmt::format("--repeats: bad value {} (expected >= 1)", repeats));
   check(repeats == 1 || (search.empty() && sweep_points() == 1),
         "--repeats repeats one load point: drop the list or --search (repeat each point as its own invocation)");
@@ -277,7 +278,7 @@ std::string RunConfig::to_json() const {
   w.field("ramp_up_measured", ramp_up_measured).field("pressure", pressure).field("goodput", goodput);
   w.field("search", search).field("slo", slo).field("search_min", search_min).field("search_max", search_max);
   w.field("search_resolution", search_resolution).field("search_margin", search_margin);
-  w.field("repeats", repeats).field("confidence", confidence);
+  w.field("repeats", repeats).field("confidence", confidence).field("slice_s", slice_s);
   w.field("timeout_s", timeout_s).field("retries", retries);
   w.field("max_event_bytes", max_event_bytes).field("max_body_bytes", max_body_bytes);
   w.field("warmup", warmup).field("workers", workers).field("seed", seed).field("drain_s", drain_s);

@@ -65,6 +65,7 @@ struct RunConfig {
   double search_max = 0;     ///< the highest load probed (0 = 1024 for concurrency, 1024 req/s for rate)
   double search_resolution = 0;  ///< stop bisecting when high - low <= this (0 = 1 for concurrency, 5% of low for rate)
   double search_margin = 0.05;   ///< a probe whose SLO value is within this share of its bound is repeated once
+  double slice_s = 0;        ///< metrics per time slice of this many seconds (0 = none)
   int repeats = 1;           ///< run the point this many times: each metric as mean ± a confidence interval
   double confidence = 0.95;  ///< the interval's level
   double timeout_s = 600;    ///< per request; 0 = none

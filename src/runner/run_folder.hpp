@@ -26,6 +26,7 @@ struct LoadFacts {
   double ramp_up_s = 0;
   std::string ramp_up_strategy = "linear";
   bool ramp_up_measured = false;
+  double slice_s = 0;  ///< --slice-s: metrics per time slice (0 = none)
 };
 
 /// What was asked and learned before the measured phase.

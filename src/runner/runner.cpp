@@ -72,6 +72,7 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.load.ramp_up_s = c.ramp_up_s;
   m.load.ramp_up_strategy = c.ramp_up_strategy;
   m.load.ramp_up_measured = c.ramp_up_measured;
+  m.load.slice_s = c.slice_s;
   m.planned_requests = point.planned();
   m.warmup_requests = c.warmup;
   m.insecure_tls = c.insecure;

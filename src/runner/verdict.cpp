@@ -21,7 +21,10 @@ void VerdictTally::add(const record::RequestRecord& r) {
     ++malformed_requests;
     malformed_lines += r.malformed_sse_lines;
   }
-  if (r.sent_ns != record::kNone && r.done_ns != record::kNone) first_sent_ns = std::min(first_sent_ns, r.sent_ns);
+  if (r.sent_ns != record::kNone && r.done_ns != record::kNone) {
+    first_sent_ns = std::min(first_sent_ns, r.sent_ns);
+    last_done_ns = std::max(last_done_ns, r.done_ns);
+  }
   if (!r.ok()) {
     ++failed;
     ++failures[std::string(record::outcome_name(r.outcome))];

@@ -20,6 +20,7 @@ struct VerdictTally {
   int64_t malformed_requests = 0, malformed_lines = 0;  ///< streams with lines that were not SSE
   std::map<std::string, int64_t> failures;  ///< by outcome name
   int64_t first_sent_ns = INT64_MAX;        ///< among measured records with a send and an end
+  int64_t last_done_ns = INT64_MIN;         ///< the same records' last end
   void add(const record::RequestRecord& r);
 };
 

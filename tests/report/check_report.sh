@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Integration test of the HTML report in a real browser: two real runs against the built-in
-# simulator (streaming and non-streaming), each page checked by check_html.js in headless Chromium.
+# Integration test of the HTML pages in a real browser: real runs against the built-in simulator
+# (streaming with time slices, non-streaming), a compare page, a sweep's and a search's pages,
+# each checked in headless Chromium.
 # Usage: check_report.sh TOKBENCH_BINARY OUT_DIR
 set -euo pipefail
 BIN=$1
@@ -16,7 +17,7 @@ if [[ ! -d "$HERE/node_modules/playwright-core" ]]; then
 fi
 rm -rf "$OUT"
 mkdir -p "$OUT"
-"$BIN" run --num-prompts 30 --concurrency 6 --max-tokens 16 --ignore-eos --quiet --output-dir "$OUT/stream" >/dev/null
+"$BIN" run --num-prompts 30 --concurrency 6 --max-tokens 16 --ignore-eos --slice-s 0.1 --quiet --output-dir "$OUT/stream" >/dev/null
 "$BIN" run --num-prompts 12 --concurrency 4 --max-tokens 8 --no-stream --quiet --output-dir "$OUT/nostream" >/dev/null
 "$BIN" run --num-prompts 30 --concurrency 2 --max-tokens 16 --ignore-eos --quiet --output-dir "$OUT/stream2" >/dev/null
 node "$HERE/check_html.js" "$(ls "$OUT"/stream/*/performances/*/builtin_plot.html)" 30 "$OUT/stream.png" stream
@@ -25,4 +26,11 @@ test -s "$OUT/stream.png" && test -s "$OUT/nostream.png"
 # compare across two load points (concurrency 6 and 2): its page carries the throughput-latency curve.
 "$BIN" compare "$(ls -d "$OUT"/stream/*/)" "$(ls -d "$OUT"/stream2/*/)" --html "$OUT/compare.html" >/dev/null
 node "$HERE/check_compare.js" "$OUT/compare.html" 2
+node "$HERE/check_page.js" "$(ls "$OUT"/stream/*/performances/*/builtin_plot.html)" TOKBENCH slices
+# A sweep's and a search's pages: their curves drawn, nothing fetched.
+"$BIN" run --concurrency 1,2,4 --num-prompts 10 --max-tokens 4 --quiet --output-dir "$OUT/sweep" >/dev/null
+node "$HERE/check_page.js" "$(ls "$OUT"/sweep/*/sweep/sweep.html)" TOKBENCH_SWEEP curve,pareto
+"$BIN" run --search max-concurrency --slo 'e2el.p99<=10s' --search-max 2 --num-prompts 10 --max-tokens 2 --quiet \
+  --output-dir "$OUT/search" >/dev/null
+node "$HERE/check_page.js" "$(ls "$OUT"/search/*/search/search.html)" TOKBENCH_SEARCH probes
 echo "report pages checked in Chromium: $OUT/stream.png $OUT/nostream.png"

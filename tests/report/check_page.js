@@ -1,0 +1,27 @@
+// Checks a tokbench page (sweep.html, search.html, a run's report) in headless Chromium: no
+// console errors, no network, the page's data global rendered, and a chart drawn in every listed
+// element. Usage: node check_page.js PAGE GLOBAL ID[,ID...]
+'use strict';
+const { chromium } = require('playwright-core');
+
+(async () => {
+  const [html, global, ids] = process.argv.slice(2);
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  const page = await browser.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) problems.push(`network request: ${r.url()}`); });
+  await page.goto('file://' + require('path').resolve(html));
+  await page.waitForFunction((g) => window[g] && window[g].rendered, global, { timeout: 30000 });
+  const drawn = await page.evaluate((list) => list.map((id) => [id, document.querySelectorAll(`#${id} canvas`).length]),
+                                    ids.split(','));
+  for (const [id, n] of drawn) if (!n) problems.push(`#${id}: no chart drawn`);
+  await browser.close();
+  console.log(JSON.stringify({ page: html, drawn }));
+  if (problems.length) {
+    console.error(problems.join('\n'));
+    process.exit(1);
+  }
+})().catch((e) => { console.error(`check_page.js: ${e.message}`); process.exit(1); });
