@@ -127,6 +127,11 @@ void add_load_lists(CLI::App* run, runner::RunConfig& c) {
       ->capture_default_str();
   run->add_option("--slice-s", c.slice_s, "also report the metrics per time slice of S seconds (result.json, CSV, HTML)")
       ->capture_default_str();
+  run->add_option("--adaptive-window-s", c.adaptive_window_s,
+                  "in-run controller: every S seconds judge --slo and raise concurrency while it holds, bisect after the "
+                  "first break, then hold (needs --duration-s; starts at --concurrency)")
+      ->capture_default_str();
+  run->add_option("--adaptive-max", c.adaptive_max, "the controller's highest concurrency")->capture_default_str();
   run->add_option("--repeats", c.repeats, "run the same point N times: every metric as mean ± a confidence interval")
       ->capture_default_str();
   run->add_option("--confidence", c.confidence, "--repeats: the confidence level (Student's t)")->capture_default_str();

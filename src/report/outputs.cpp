@@ -112,6 +112,7 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   w.end_object();
   if (!info.stable_json.empty()) w.field_raw("stable", info.stable_json);
   if (!info.slices_json.empty()) w.field_raw("slices", info.slices_json);
+  if (!info.adaptive_json.empty()) w.field_raw("adaptive", info.adaptive_json);
   if (!info.server_json.empty()) {
     w.field_raw("server", info.server_json);
   } else {

@@ -14,6 +14,7 @@
 #include "load/source.hpp"
 #include "probe/profile_window.hpp"
 #include "runner/progress.hpp"
+#include "runner/adaptive.hpp"
 #include "runner/recorder.hpp"
 
 namespace tokbench::runner {
@@ -136,6 +137,9 @@ LoadPoint LoadPoint::of(const RunConfig& cfg, int64_t requested_num_prompts) {
   p.ramp_start_rps = cfg.ramp_up_start_rps;
   p.pressure = cfg.pressure;
   p.goodput = cfg.goodput;
+  p.adaptive_window_s = cfg.adaptive_window_s;
+  p.adaptive_max = cfg.adaptive_max;
+  p.slo = cfg.slo;
   return p;
 }
 
@@ -145,12 +149,27 @@ PointResult execute(const Target& target, const RunPlan& plan, const LoadPoint& 
   const RunConfig& cfg = plan.cfg;
   std::atomic<int64_t> started{0};  // requests sent in the measured phase (progress: in flight)
   client::EngineSettings es = engine_settings(target, cfg, point.concurrency);
+  const bool adaptive = point.adaptive_window_s > 0;
   client::Engine engine(es);
   Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr, point.goodput);
   warm_up(engine, target, point, recorder, origin_ns, stop, perf_dir, log);
 
   es.started = &started;
-  auto source = measured_source(point, target.maker(), es);
+  std::unique_ptr<load::RequestSource> source;
+  AdaptiveSource* controller = nullptr;
+  if (adaptive) {  // the pool is the controller's ceiling; the controller decides how much of it is used
+    es.concurrency = point.adaptive_max;
+    es.cut_after_ns = static_cast<int64_t>((point.duration_s + point.grace_s) * 1e9);
+    es.cut_reason = fmt::format("still in flight {} s after --duration-s {} ended: cut", point.grace_s, point.duration_s);
+    auto a = std::make_unique<AdaptiveSource>(point.concurrency, point.adaptive_max,
+                                              static_cast<int64_t>(point.adaptive_window_s * 1e9),
+                                              static_cast<int64_t>(point.duration_s * 1e9), metrics::parse_run_slos(point.slo),
+                                              target.maker());
+    controller = a.get();
+    source = std::move(a);
+  } else {
+    source = measured_source(point, target.maker(), es);
+  }
   client::Engine measured(es);
   std::optional<Progress> progress;
   if (!cfg.quiet) {
@@ -184,6 +203,15 @@ PointResult execute(const Target& target, const RunPlan& plan, const LoadPoint& 
     log.info("profile window: {}", out.profile_json);
   }
   progress.reset();
+  if (controller) {
+    out.adaptive_json = controller->to_json();
+    for (const auto& w : controller->windows()) {
+      fmt::print(console, "  window {:>3} {:>7.1f}-{:<7.1f}s  concurrency {:<5} {:<5} {}\n", w.index, w.start_s, w.end_s,
+                 w.concurrency, w.pass ? "pass" : "fail", w.action);
+    }
+    fmt::print(console, "adaptive: {}\n", controller->summary());
+    log.info("adaptive: {}", out.adaptive_json);
+  }
   out.interrupted = stop.load() != client::kRunning;
   out.records_written = recorder.written();
   out.write_error = recorder.write_error();

@@ -31,6 +31,9 @@ struct LoadPoint {
   double ramp_start_rps = 0;
   bool pressure = false;
   std::string goodput;      ///< per-request SLOs, written into each details line
+  double adaptive_window_s = 0;  ///< > 0: the in-run controller drives concurrency (runner/adaptive)
+  int adaptive_max = 0;
+  std::string slo;
 
   /// The point `cfg` describes (its scalars; a sweep passes each point's config).
   static LoadPoint of(const RunConfig& cfg, int64_t requested_num_prompts);
@@ -52,6 +55,7 @@ struct PointResult {
   int64_t client_events = 0;
   std::optional<probe::ServerSummary> server;
   std::string profile_json;
+  std::string adaptive_json;     ///< the controller's windows ("" = none)
   std::string write_error;       ///< the disk refused a record ("" = none)
 };
 

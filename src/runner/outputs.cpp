@@ -88,7 +88,8 @@ FirstPass first_pass(const RunFolder& folder, metrics::Definitions defs, bool ow
   std::unique_ptr<record::LineAppender> failed;
   if (own) failed = std::make_unique<record::LineAppender>(failed_path.string() + ".tmp");
   p.has_details = fs::exists(folder.details);
-  if (folder.manifest.request_rate == 0) p.stable.emplace(facts.max_concurrency);
+  // A closed loop holds a level; an open loop or the adaptive controller (which moves it) does not.
+  if (folder.manifest.request_rate == 0 && folder.manifest.load.arrivals != "adaptive") p.stable.emplace(facts.max_concurrency);
   if (p.has_details) {
     p.scan = record::for_each_detail(folder.details.string(), [&](record::RequestRecord&& r) {
       pass.add(r);
@@ -252,6 +253,7 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
     }
     w.info.stable_json = sj.end_object().take();
   }
+  if (folder.end && !folder.end->adaptive_json.empty()) w.info.adaptive_json = folder.end->adaptive_json;
   report::write_file(w.perf_dir / (ds + ".csv"), csv);
   if (!slices_json.empty()) {
     w.info.slices_json = slices_json;

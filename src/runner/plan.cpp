@@ -43,6 +43,7 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
   // A --num-prompts list: the target builds synthetic prompts for the largest point.
   if (!p.cfg.num_prompts_sweep.empty())
     p.cfg.num_prompts = *std::max_element(p.cfg.num_prompts_sweep.begin(), p.cfg.num_prompts_sweep.end());
+  if (requested.workers == 0 && p.cfg.adaptive_window_s > 0) p.cfg.workers = auto_workers(p.cfg.adaptive_max);
   // Workers follow the largest in-flight cap of a sweep.
   for (const int c : p.cfg.concurrency_sweep)
     if (requested.workers == 0) p.cfg.workers = std::max(p.cfg.workers, auto_workers(c));

@@ -157,7 +157,18 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
   check(search.empty() || search == "max-concurrency" || search == "max-rate",
         fmt::format("--search: bad value '{}' (expected max-concurrency or max-rate)", search));
   check(search.empty() || !slo.empty(), "--search needs --slo, e.g. --slo 'ttft.p99<=500ms,tpot.p90<=50ms'");
-  check(slo.empty() || !search.empty(), "--slo is what a --search must meet: add --search max-concurrency (or max-rate)");
+  check(slo.empty() || !search.empty() || adaptive_window_s > 0,
+        "--slo is what a --search (or the --adaptive-window-s controller) must meet: add --search max-concurrency");
+  check(adaptive_window_s >= 0, fmt::format("--adaptive-window-s: bad value {} (expected seconds > 0)", adaptive_window_s));
+  if (adaptive_window_s > 0) {
+    check(!slo.empty(), "--adaptive-window-s needs --slo (what each window must hold), e.g. --slo 'ttft.p99<=500ms'");
+    check(duration_s > 0, "--adaptive-window-s needs --duration-s (the controller runs for that long)");
+    check(request_rate == 0 && !pressure && ramp_up_s == 0 && search.empty() && sweep_points() == 1 && repeats == 1,
+          "--adaptive-window-s controls a closed loop's concurrency by itself: drop --request-rate, --pressure, "
+          "--ramp-up-s, --search, lists and --repeats");
+    check(adaptive_max >= concurrency,
+          fmt::format("--adaptive-max {} is below the starting --concurrency {}", adaptive_max, concurrency));
+  }
   check(search.empty() || sweep_points() == 1, "--search chooses the load itself: give single values, not lists");
   check(search != "max-rate" || concurrency > 1,
         "--search max-rate: give --concurrency as the in-flight cap (e.g. 256); 1 would cap the rate, not the server");
@@ -279,6 +290,7 @@ std::string RunConfig::to_json() const {
   w.field("search", search).field("slo", slo).field("search_min", search_min).field("search_max", search_max);
   w.field("search_resolution", search_resolution).field("search_margin", search_margin);
   w.field("repeats", repeats).field("confidence", confidence).field("slice_s", slice_s);
+  w.field("adaptive_window_s", adaptive_window_s).field("adaptive_max", adaptive_max);
   w.field("timeout_s", timeout_s).field("retries", retries);
   w.field("max_event_bytes", max_event_bytes).field("max_body_bytes", max_body_bytes);
   w.field("warmup", warmup).field("workers", workers).field("seed", seed).field("drain_s", drain_s);

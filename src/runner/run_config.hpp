@@ -66,6 +66,8 @@ struct RunConfig {
   double search_resolution = 0;  ///< stop bisecting when high - low <= this (0 = 1 for concurrency, 5% of low for rate)
   double search_margin = 0.05;   ///< a probe whose SLO value is within this share of its bound is repeated once
   double slice_s = 0;        ///< metrics per time slice of this many seconds (0 = none)
+  double adaptive_window_s = 0;  ///< in-run controller (runner/adaptive): judge --slo every this many seconds (0 = off)
+  int adaptive_max = 1024;       ///< the controller's ceiling (it starts at --concurrency)
   int repeats = 1;           ///< run the point this many times: each metric as mean ± a confidence interval
   double confidence = 0.95;  ///< the interval's level
   double timeout_s = 600;    ///< per request; 0 = none

@@ -103,6 +103,7 @@ RunEnd end_from(simdjson::dom::element root) {
   e.client_events = value_or(root["client_sse_events"].get_int64(), int64_t{-1});
   e.server_process_json = raw_or_empty(root, "server_process");
   e.profile_json = raw_or_empty(root, "profile");
+  e.adaptive_json = raw_or_empty(root, "adaptive");
   if (const std::string server = raw_or_empty(root, "server_summary"); !server.empty())
     e.server = probe::summary_from_json(server);
   return e;
@@ -158,6 +159,7 @@ void write_end(const fs::path& dir, const RunEnd& e) {
   w.field("client_cpu_share", e.client_cpu_share).field("client_sse_events", e.client_events);
   raw_or_null(w, "server_process", e.server_process_json);
   raw_or_null(w, "profile", e.profile_json);
+  raw_or_null(w, "adaptive", e.adaptive_json);
   raw_or_null(w, "server_summary", e.server ? probe::summary_to_json(*e.server) : std::string());
   w.end_object();
   report::write_file(dir / kEndFile, w.take());

@@ -55,6 +55,7 @@ struct RunEnd {
   int64_t client_events = -1;
   std::string server_process_json;  ///< --server-cmd: command, how it stopped, log summary
   std::string profile_json;         ///< --profile-window
+  std::string adaptive_json;        ///< --adaptive-window-s: the controller's windows
   std::optional<probe::ServerSummary> server;  ///< /metrics between the first and last scrape
 };
 

@@ -57,12 +57,13 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.info.started_at = now_iso(wall);
   m.info.dataset = c.dataset;
   m.info.tokenizer = c.tokenizer;
-  m.facts.max_concurrency = c.concurrency;
+  m.facts.max_concurrency = c.adaptive_window_s > 0 ? c.adaptive_max : c.concurrency;
   m.facts.stream = c.stream;
   if (!c.goodput.empty()) m.facts.goodput = metrics::parse_goodput(c.goodput);
   m.definitions = c.compat;
   m.request_rate = c.pressure ? 0 : c.request_rate;  // pressure: the rate adds clients, it does not pace requests
-  m.load.arrivals = c.pressure               ? "pressure"
+  m.load.arrivals = c.adaptive_window_s > 0  ? "adaptive"
+                    : c.pressure               ? "pressure"
                     : std::isinf(c.request_rate) ? "all-at-once"
                     : c.request_rate > 0         ? c.arrivals
                                                  : "closed";
@@ -155,6 +156,7 @@ RunEnd ended(const PointResult& p, const std::string& server_process_json) {
   e.client_events = p.client_events;
   e.server_process_json = server_process_json;
   e.profile_json = p.profile_json;
+  e.adaptive_json = p.adaptive_json;
   e.server = p.server;
   return e;
 }

@@ -1,0 +1,62 @@
+#pragma once
+// runner/adaptive: an in-run load controller, like AIPerf's adaptive scale. One --duration-s run
+// in windows of --adaptive-window-s: while every --slo holds over a window (judged on the
+// requests sent at that window's concurrency and finished inside it), the concurrency doubles;
+// after the first window that breaks one, it bisects between the last level that held and the
+// first that broke, then holds at the highest level that held. Every window — its level, its SLO
+// values, pass or fail, what the controller did next — is kept for the report.
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "load/source.hpp"
+#include "metrics/slo.hpp"
+
+namespace tokbench::runner {
+
+struct AdaptiveWindow {
+  int index = 0;
+  double start_s = 0, end_s = 0;  ///< since the phase start
+  int concurrency = 0;
+  int64_t judged = 0;             ///< requests sent at this level that ended inside the window
+  std::vector<std::optional<double>> values;  ///< one per SLO (nullopt: too few requests to judge)
+  bool pass = false;
+  std::string action;             ///< "double to 8", "bisect to 6", "hold at 4"
+};
+
+class AdaptiveSource final : public load::RequestSource {
+ public:
+  /// Starts at `start` in flight, never above `max`; `window_ns` per judgment; `duration_ns` in all.
+  AdaptiveSource(int start, int max, int64_t window_ns, int64_t duration_ns, std::vector<metrics::RunSlo> slos,
+                 core::RequestMaker make);
+  void start(int64_t phase_start_ns) override;
+  load::Pull next(int64_t now_ns) override;
+  void completed(const record::RequestRecord& r) override;
+  int64_t planned() const override { return -1; }
+
+  /// The windows judged so far (call after the run).
+  std::vector<AdaptiveWindow> windows() const;
+  /// The highest level that held ("" when none did), in words.
+  std::string summary() const;
+  /// The windows as a JSON object {"slos", "window_s", "windows": [...], "summary"}.
+  std::string to_json() const;
+
+ private:
+  void judge_until(int64_t now_ns);  // closes every window that has ended (mu_ held)
+  int next_level(bool pass);
+
+  std::vector<metrics::RunSlo> slos_;
+  core::RequestMaker make_;
+  int level_, max_;
+  int64_t window_ns_, duration_ns_;
+  mutable std::mutex mu_;
+  int64_t phase_ = 0, window_start_ = 0, level_since_ = 0, next_index_ = 0, in_flight_ = 0;
+  int last_pass_ = 0, first_fail_ = 0;  // the bracket (0 = none yet)
+  std::vector<std::vector<double>> current_;  // per SLO metric: values of this window's judged requests
+  int64_t judged_ = 0;
+  std::vector<AdaptiveWindow> windows_;
+};
+
+}  // namespace tokbench::runner
