@@ -147,6 +147,15 @@ if (D.slices && D.slices.slices.length) {
              {name: 'TPOT mean', type: 'line', data: S.map((s) => [mid(s), s.tpot.n ? s.tpot.mean : null])},
              {name: 'output tokens/s', type: 'bar', yAxisIndex: 1, data: S.map((s) => [mid(s), s.output_token_throughput])}]});
 } else document.getElementById('slices').style.display = 'none';
+if (D.adaptive && D.adaptive.windows.length) {
+  const W = D.adaptive.windows;
+  chart('adaptive', {animation: false, toolbox: tools, title: {text: 'Adaptive controller: ' + D.adaptive.summary, left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'item', formatter: (p) => p.data[2]}, grid: {left: 60, right: 20, top: 40, bottom: 30},
+    xAxis: {type: 'value', name: 's'}, yAxis: {type: 'value', name: 'concurrency'},
+    series: [{type: 'line', step: 'start', data: W.map((w) => [w.end_s, w.concurrency, w.action])},
+             {type: 'scatter', symbolSize: 10, data: W.map((w) => ({value: [w.end_s, w.concurrency, (w.pass ? 'pass: ' : 'fail: ') + w.action],
+               itemStyle: {color: w.pass ? '#2e7d32' : '#c62828'}}))}]});
+} else document.getElementById('adaptive').style.display = 'none';
 window.TOKBENCH.render_ms = performance.now() - t0;
 window.TOKBENCH.rendered = true;
 )JS";
@@ -262,6 +271,7 @@ class DataWriter {
     w.end_object();
     const std::string slices = in_.late_slices_json ? in_.late_slices_json() : std::string();
     if (slices.empty()) w.key("slices").null(); else w.field_raw("slices", slices);
+    if (in_.info.adaptive_json.empty()) w.key("adaptive").null(); else w.field_raw("adaptive", in_.info.adaptive_json);
     if (in_.info.server_json.empty()) {
       w.key("server").null();
     } else {
@@ -324,7 +334,7 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, 
   page += "<div id=\"dist-ttft\" class=\"small\"></div><div id=\"dist-tpot\" class=\"small\"></div>";
   page += "<div id=\"dist-itl\" class=\"small\"></div><div id=\"dist-e2el\" class=\"small\"></div>";
   page += "<div id=\"throughput\" class=\"panel\"></div><div id=\"sendlag\" class=\"panel\"></div><div id=\"server\" class=\"panel\"></div>";
-  page += "<div id=\"slices\" class=\"panel\"></div>";
+  page += "<div id=\"slices\" class=\"panel\"></div><div id=\"adaptive\" class=\"panel\"></div>";
   page += "<h2 id=\"definitions\">Definitions</h2><table class=\"defs\">" + defs + "</table>";
   page += "<script type=\"application/json\" id=\"tokbench-data\">";
   // A temporary file renamed over the page: a kill leaves the old page or the new one.

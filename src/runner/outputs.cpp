@@ -209,6 +209,7 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   metrics::WindowArrivals arrived;                  // and what arrived inside its window
   if (window.found) stable_pass.emplace(facts, std::vector<metrics::Definitions>{defs});
 
+  if (folder.end && !folder.end->adaptive_json.empty()) w.info.adaptive_json = folder.end->adaptive_json;
   // Pass 2: the HTML page, its request rows streamed from the details file into the page.
   report::HtmlInputs in{w.metrics, w.info, w.verdict, w.side_by_side, facts.stream, folder.manifest.request_rate > 0,
                         p.tally.first_sent_ns == INT64_MAX ? 0 : p.tally.first_sent_ns, itl_ms};
@@ -253,7 +254,6 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
     }
     w.info.stable_json = sj.end_object().take();
   }
-  if (folder.end && !folder.end->adaptive_json.empty()) w.info.adaptive_json = folder.end->adaptive_json;
   report::write_file(w.perf_dir / (ds + ".csv"), csv);
   if (!slices_json.empty()) {
     w.info.slices_json = slices_json;

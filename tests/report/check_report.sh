@@ -33,4 +33,7 @@ node "$HERE/check_page.js" "$(ls "$OUT"/sweep/*/sweep/sweep.html)" TOKBENCH_SWEE
 "$BIN" run --search max-concurrency --slo 'e2el.p99<=10s' --search-max 2 --num-prompts 10 --max-tokens 2 --quiet \
   --output-dir "$OUT/search" >/dev/null
 node "$HERE/check_page.js" "$(ls "$OUT"/search/*/search/search.html)" TOKBENCH_SEARCH probes
+"$BIN" run --adaptive-window-s 0.5 --slo 'e2el.p99<=10s' --duration-s 1.5 --grace-s 0.5 --adaptive-max 4 --max-tokens 2 \
+  --quiet --output-dir "$OUT/adaptive" >/dev/null
+node "$HERE/check_page.js" "$(ls "$OUT"/adaptive/*/performances/*/builtin_plot.html)" TOKBENCH adaptive
 echo "report pages checked in Chromium: $OUT/stream.png $OUT/nostream.png"
