@@ -84,6 +84,35 @@ TEST(StableStage, ThroughputsCountWhatArrivedInsideTheWindow) {
   EXPECT_NEAR(m.common_metric("benchmark_duration")->value, 811, 1e-6);
   EXPECT_NEAR(m.common_metric("concurrency")->value, w.mean_in_flight, 1e-12);
   EXPECT_EQ(a.spread_requests, 0);  // one token per chunk: nothing estimated
+  // Steady: the window's halves carry the same throughput, and the note says so.
+  EXPECT_NEAR(a.first_half, a.second_half, 0.1 * a.output_tokens);
+  bool steady_note = false;
+  for (const auto& n : m.notes) steady_note |= n.find("two halves") != std::string::npos && n.find("not steady") == std::string::npos;
+  EXPECT_TRUE(steady_note);
+}
+
+TEST(StableStage, AWindowWhoseThroughputDriftsIsCalledUnsteady) {
+  StableWindow w;
+  w.found = true;
+  w.level = 1;
+  w.start_ns = 0;
+  w.end_ns = testing::ms(1000);
+  w.mean_in_flight = 1;
+  // 10 tokens in the first half, 2 in the second.
+  auto fast = stream_record(0, {}, 450, 10, 5);
+  for (int i = 0; i < 10; ++i) fast.chunks.push_back({testing::ms(40.0 * i + 10), 10, -1, ChunkKind::Content});
+  auto slow = stream_record(500, {}, 990, 2, 5);
+  for (int i = 0; i < 2; ++i) slow.chunks.push_back({testing::ms(600.0 + 200 * i), 10, -1, ChunkKind::Content});
+  WindowArrivals a;
+  a.add(fast, w);
+  a.add(slow, w);
+  EXPECT_EQ(a.first_half, 10);
+  EXPECT_EQ(a.second_half, 2);
+  MetricSet m = compute({fast, slow}, RunFacts{1, true}, Definitions::Tokbench);
+  restate_over_window(m, w, a);
+  bool unsteady = false;
+  for (const auto& n : m.notes) unsteady |= n.find("not steady") != std::string::npos;
+  EXPECT_TRUE(unsteady);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace tokbench::metrics {
 
@@ -101,7 +102,10 @@ void WindowArrivals::add(const record::RequestRecord& r, const StableWindow& w) 
       n = static_cast<double>(c.cum_tokens - prev_cum);
       prev_cum = c.cum_tokens;
     }
-    if (w.contains(c.t_ns)) output_tokens += n;
+    if (w.contains(c.t_ns)) {
+      output_tokens += n;
+      (c.t_ns - w.start_ns < (w.end_ns - w.start_ns) / 2 ? first_half : second_half) += n;
+    }
   }
 }
 
@@ -125,6 +129,11 @@ void restate_over_window(MetricSet& m, const StableWindow& w, const WindowArriva
     else if (c.key == "total_token_throughput") c.value = in_tps + a.output_tokens / s;
   }
   m.notes.push_back(w.text);
+  const double h1 = a.first_half / (s / 2), h2 = a.second_half / (s / 2);
+  const double drift = std::max(h1, h2) > 0 ? std::abs(h1 - h2) / std::max(h1, h2) : 0;
+  m.notes.push_back(fmt::format("stable stage: output throughput {:.1f} then {:.1f} token/s in the window's two halves "
+                                "({:.1f}% apart){}", h1, h2, 100 * drift,
+                                drift > 0.1 ? ": the load was not steady inside the window; treat its figures with care" : ""));
   if (a.spread_requests > 0) {
     m.notes.push_back(fmt::format("stable stage: {} request(s) had no per-chunk token counts; their output tokens were "
                                   "spread evenly over their text chunks to place them in time (an estimate)",

@@ -49,12 +49,14 @@ struct WindowArrivals {
   int64_t completed = 0;       ///< successful requests that ended inside the window
   int64_t input_tokens = 0;    ///< their input tokens
   double output_tokens = 0;    ///< output tokens whose chunk arrived inside the window
+  double first_half = 0, second_half = 0;  ///< the same, in each half of the window (is it steady?)
   int64_t spread_requests = 0; ///< requests whose per-chunk token counts were spread evenly (estimate)
   void add(const record::RequestRecord& r, const StableWindow& w);
 };
 
 /// The stage's common metrics: duration = the window; throughputs = what arrived inside it over
-/// it; Concurrency = the time-average in-flight count.
+/// it; Concurrency = the time-average in-flight count. A note compares the output throughput of
+/// the window's two halves: more than 10 % apart, the load was not steady inside it.
 void restate_over_window(MetricSet& m, const StableWindow& w, const WindowArrivals& a);
 
 }  // namespace tokbench::metrics
