@@ -114,6 +114,33 @@ TEST(Engine, StreamingChatRecordsEveryChunk) {
   }
 }
 
+// HTTP phases from libcurl, per request: a new connection has its set-up in order before the
+// request's start on the wire; a request on a kept-alive connection opened none and set up nothing.
+TEST(Engine, HttpPhasesAreRecordedInOrderAndReuseIsSeen) {
+  Harness h(fast());
+  EngineSettings es;
+  es.url = h.url();
+  es.concurrency = 2;
+  const auto rs = run(es, bodies(6, true, true));
+  ASSERT_EQ(rs.size(), 6u);
+  int64_t opened = 0;
+  for (const auto& r : rs) {
+    ASSERT_TRUE(r.ok()) << r.error;
+    ASSERT_NE(r.connects, record::kNone);
+    ASSERT_NE(r.request_start_ns, record::kNone);
+    EXPECT_LE(r.sent_ns, r.dns_done_ns);
+    EXPECT_LE(r.dns_done_ns, r.connect_done_ns);
+    EXPECT_LE(r.connect_done_ns, r.request_start_ns);
+    EXPECT_LE(r.request_start_ns, r.first_byte_ns);
+    EXPECT_EQ(r.tls_done_ns, record::kNone);  // plain http
+    if (r.connects == 0) {
+      EXPECT_EQ(r.connect_done_ns, r.sent_ns);  // reused: no set-up of its own
+    }
+    opened += r.connects;
+  }
+  EXPECT_EQ(opened, 2);  // two slots, two connections, kept alive for the other four requests
+}
+
 TEST(Engine, NonStreamingCompletions) {
   Harness h(fast());
   EngineSettings es;

@@ -28,6 +28,32 @@ const Summary& stats(const MetricSet& m, const char* row) {
   return *r->stats;
 }
 
+// HTTP phases: set-up is counted only where a connection was opened; TTFT from the request's start
+// on the wire excludes it (the whole TTFT keeps its definition).
+TEST(TokbenchDefinitions, HttpPhasesAndTtftFromRequestStart) {
+  auto fresh = vllm_like();  // sent 0: connected at 3 ms, request on the wire at 4 ms, first byte 6 ms
+  fresh.connects = 1;
+  fresh.dns_done_ns = testing::ms(1);
+  fresh.connect_done_ns = testing::ms(3);
+  fresh.request_start_ns = testing::ms(4);
+  fresh.first_byte_ns = testing::ms(6);
+  auto reused = vllm_like();  // on a kept-alive connection: on the wire at once
+  reused.connects = 0;
+  reused.dns_done_ns = reused.connect_done_ns = 0;
+  reused.request_start_ns = testing::ms(0.5);
+  reused.first_byte_ns = testing::ms(2.5);
+  const auto m = compute({fresh, reused}, {2, true}, Definitions::Tokbench);
+  EXPECT_EQ(stats(m, "HttpConnecting").n, 1);  // only the new connection
+  EXPECT_DOUBLE_EQ(stats(m, "HttpConnecting").mean, 3);
+  EXPECT_DOUBLE_EQ(stats(m, "HttpWaiting").mean, 2);                      // (2 + 2) / 2
+  EXPECT_DOUBLE_EQ(stats(m, "TTFT_FromRequestStart").mean, (96 + 99.5) / 2);
+  EXPECT_DOUBLE_EQ(stats(m, "TTFT").mean, 100);                            // unchanged
+  EXPECT_FALSE(m.row("HttpTlsHandshaking")->stats.has_value());           // http: no TLS
+  // Records without phases (older folders): the rows are n/a, never zero.
+  const auto old = compute({vllm_like()}, {1, true}, Definitions::Tokbench);
+  EXPECT_FALSE(old.row("TTFT_FromRequestStart")->stats.has_value());
+}
+
 TEST(TokbenchDefinitions, TtftIgnoresRoleChunkAndTpotIgnoresUsageAndDone) {
   const auto m = compute({vllm_like()}, {1, true}, Definitions::Tokbench);
   EXPECT_DOUBLE_EQ(stats(m, "TTFT").mean, 100);             // first content, not the role chunk

@@ -151,6 +151,10 @@ TEST(ServerSummary, SglangDialectAndOnlyWhatIsExposedIsCompared) {
   ASSERT_EQ(checks.size(), 1u);  // TTFT only; no "output tokens client 960 vs server 0"
   EXPECT_EQ(checks[0].what, "TTFT (ms)");
   EXPECT_TRUE(checks[0].agree);
+  EXPECT_NE(checks[0].note.find("includes the connection set-up"), std::string::npos) << checks[0].note;
+  // The client's TTFT from the request's start on the wire: the note says it is like with like.
+  const auto wire = cross_check(*s, 960, std::nullopt, 51.0, 0, true);
+  EXPECT_NE(wire[0].note.find("like with like"), std::string::npos) << wire[0].note;
   // Neither vLLM's nor SGLang's names: nothing to summarize ("not scraped").
   Snapshot other{0, parse_text("gateway_requests_total 5\n")};
   EXPECT_EQ(dialect_of(other), nullptr);

@@ -23,6 +23,11 @@ TEST(RecordIo, RoundTripKeepsEveryField) {
   r.cached_tokens = 4;
   r.error = "quote \" and newline \n";
   r.malformed_sse_lines = 3;
+  r.connects = 1;
+  r.dns_done_ns = testing::ms(1.5);
+  r.connect_done_ns = testing::ms(2);
+  r.tls_done_ns = testing::ms(3);
+  r.request_start_ns = testing::ms(3.5);
   const auto line = to_json_line(r, "gsm8k");
   EXPECT_EQ(line.find('\n'), std::string::npos);
   EXPECT_NE(line.find("\"data_abbr\":\"gsm8k\""), std::string::npos);
@@ -37,6 +42,11 @@ TEST(RecordIo, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.sent_ns, r.sent_ns);
   EXPECT_EQ(back.first_token_ns, r.first_token_ns);
   EXPECT_EQ(back.done_ns, r.done_ns);
+  EXPECT_EQ(back.connects, 1);
+  EXPECT_EQ(back.dns_done_ns, r.dns_done_ns);
+  EXPECT_EQ(back.connect_done_ns, r.connect_done_ns);
+  EXPECT_EQ(back.tls_done_ns, r.tls_done_ns);
+  EXPECT_EQ(back.request_start_ns, r.request_start_ns);
   ASSERT_EQ(back.chunks.size(), 3u);
   EXPECT_EQ(back.chunks[0].kind, ChunkKind::Role);
   EXPECT_EQ(back.chunks[0].cum_tokens, -1);

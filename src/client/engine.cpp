@@ -405,6 +405,24 @@ class Worker {
     curl_multi_add_handle(multi_, s.easy);
   }
 
+  // The HTTP phases of this attempt, from libcurl: µs since the transfer started (sent_ns). A phase
+  // libcurl did not reach reads 0; a reused connection has no DNS, connect or TLS of its own.
+  static void take_phases(Slot& s) {
+    RequestRecord& r = s.rec;
+    auto at = [&](CURLINFO what) -> int64_t {
+      curl_off_t us = 0;
+      if (curl_easy_getinfo(s.easy, what, &us) != CURLE_OK || us <= 0) return kNone;
+      return r.sent_ns + static_cast<int64_t>(us) * 1000;
+    };
+    long connects = -1;
+    if (curl_easy_getinfo(s.easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK) r.connects = connects;
+    r.dns_done_ns = at(CURLINFO_NAMELOOKUP_TIME_T);
+    r.connect_done_ns = at(CURLINFO_CONNECT_TIME_T);
+    r.tls_done_ns = at(CURLINFO_APPCONNECT_TIME_T);
+    r.request_start_ns = at(CURLINFO_PRETRANSFER_TIME_T);
+    if (r.connects == 0) r.dns_done_ns = r.connect_done_ns = r.sent_ns;  // reused: nothing to set up
+  }
+
   void reap() {
     int left = 0;
     while (CURLMsg* msg = curl_multi_info_read(multi_, &left)) {
@@ -467,6 +485,7 @@ class Worker {
     }
     if (r.done_ns == kNone || r.outcome != Outcome::Ok) r.done_ns = std::max(r.done_ns, now);
     r.malformed_sse_lines = s.framer.malformed_lines();
+    take_phases(s);
     // Retried: a connection never made, or a server that says "later" (429, 503). After an
     // exponential, jittered backoff, or the server's Retry-After; the slot stays taken meanwhile.
     const bool later = r.outcome == Outcome::HttpStatus && (r.http_status == 429 || r.http_status == 503);

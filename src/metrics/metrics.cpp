@@ -139,6 +139,7 @@ class TokbenchAccumulator final : public Accumulator {
     t_.sum_e2el_ns += e2e;
     e2el_.push(e2e / kNsPerMs);
     if (r.scheduled_ns != kNone) send_lag_.push((r.sent_ns - r.scheduled_ns) / kNsPerMs);
+    add_phases(r);
 
     const int64_t out = output_tokens(r);
     if (r.token_source() == "chunks") ++m_.output_tokens_from_chunks;
@@ -202,6 +203,16 @@ class TokbenchAccumulator final : public Accumulator {
     add_notes();
     m.extra_rows.push_back(stream_row("TTFT_FirstEvent", Unit::Ms, ttft_event_, "no events"));
     m.extra_rows.push_back(make_row("SendLag", Unit::Ms, send_lag_, "no schedule"));
+    m.extra_rows.push_back(make_row("HttpConnecting", Unit::Ms, connecting_, "no new connection (or no phase times)"));
+    m.extra_rows.push_back(make_row("HttpTlsHandshaking", Unit::Ms, tls_, "no TLS handshake"));
+    m.extra_rows.push_back(make_row("HttpWaiting", Unit::Ms, waiting_, "no phase times"));
+    m.extra_rows.push_back(stream_row("TTFT_FromRequestStart", Unit::Ms, ttft_wire_, "no phase times"));
+    if (with_phases_ > 0) {
+      m.notes.push_back(fmt::format("{} of {} request(s) opened a new connection{}; TTFT_FromRequestStart is TTFT with "
+                                    "connection set-up excluded (from the request's start on the wire)",
+                                    new_connections_, with_phases_,
+                                    connecting_.empty() ? "" : fmt::format(" (set-up mean {:.3f} ms)", connecting_.summarize().mean)));
+    }
     m.extra_rows.push_back(stream_row("ICL", Unit::Ms, icl_, "no request with 2 text chunks"));
     m.extra_rows.push_back(stream_row("TokensPerChunk", Unit::Tokens, tokens_per_chunk_, "no request with 2 text chunks"));
     add_common(m, t_, facts_, false);
@@ -245,7 +256,22 @@ class TokbenchAccumulator final : public Accumulator {
 
   void columns(std::vector<std::pair<Samples*, PercentileMethod>>& out) override {
     add_columns(out, PercentileMethod::Linear, {&e2el_, &ttft_, &tpot_, &itl_, &in_tok_, &out_tok_, &out_tput_, &prefill_tput_,
-                                                &ttft_event_, &send_lag_, &icl_, &tokens_per_chunk_});
+                                                &ttft_event_, &send_lag_, &icl_, &tokens_per_chunk_, &connecting_, &tls_,
+                                                &waiting_, &ttft_wire_});
+  }
+
+  // The HTTP phases (k6's names, as AIPerf reports them): set-up only where a connection was
+  // opened; waiting = first response byte after the request's start on the wire.
+  void add_phases(const RequestRecord& r) {
+    if (r.request_start_ns == kNone) return;
+    ++with_phases_;
+    if (r.connects > 0) {
+      ++new_connections_;
+      if (r.connect_done_ns != kNone) connecting_.push((r.connect_done_ns - r.sent_ns) / kNsPerMs);
+      if (r.tls_done_ns != kNone && r.connect_done_ns != kNone) tls_.push((r.tls_done_ns - r.connect_done_ns) / kNsPerMs);
+    }
+    if (r.first_byte_ns != kNone) waiting_.push((r.first_byte_ns - r.request_start_ns) / kNsPerMs);
+    if (r.stream && r.first_token_ns != kNone) ttft_wire_.push((r.first_token_ns - r.request_start_ns) / kNsPerMs);
   }
 
   RunFacts facts_;
@@ -253,6 +279,8 @@ class TokbenchAccumulator final : public Accumulator {
   Totals t_;
   Samples e2el_, ttft_, tpot_, itl_, in_tok_, out_tok_, out_tput_, prefill_tput_;
   Samples ttft_event_, send_lag_, icl_, tokens_per_chunk_;
+  Samples connecting_, tls_, waiting_, ttft_wire_;
+  int64_t with_phases_ = 0, new_connections_ = 0;
   int64_t first_sent_ = INT64_MAX, last_done_ = INT64_MIN;
   int64_t no_usage_prompt_ = 0, from_tokenizer_ = 0, mismatches_ = 0, prompt_off_ = 0;
   int64_t estimated_by_[3] = {0, 0, 0};  // ITL spread over: usage, the tokenizer, chunks

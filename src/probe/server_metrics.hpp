@@ -104,11 +104,13 @@ struct CrossCheck {
 
 /// Client output tokens vs server generation tokens; client per-token TPOT vs server ITL per step
 /// divided by the mean acceptance length (1 without speculative decoding); client TTFT vs server
-/// TTFT. Only what the server exposes is compared.
+/// TTFT (`ttft_from_request_start`: the client's TTFT was measured from the request's start on the
+/// wire, connection set-up excluded, like the server's from arrival). Only what the server exposes
+/// is compared.
 /// `client_failed`: measured requests that failed; their tokens reached the server's counters
 /// but not the client's sum, so the token check is shown but not judged.
 std::vector<CrossCheck> cross_check(const ServerSummary& s, double client_output_tokens,
                                     std::optional<double> client_tpot_ms, std::optional<double> client_ttft_ms,
-                                    int64_t client_failed = 0);
+                                    int64_t client_failed = 0, bool ttft_from_request_start = false);
 
 }  // namespace tokbench::probe

@@ -49,6 +49,12 @@ struct RequestRecord {
 
   int64_t scheduled_ns = kNone;   ///< intended start (open loop) or when it became eligible
   int64_t sent_ns = kNone;        ///< handed to the transport (connection set-up included)
+  // HTTP phases of the last attempt, from libcurl (k6's and AIPerf's names in the report):
+  int64_t dns_done_ns = kNone;       ///< name resolved (= sent on a reused connection)
+  int64_t connect_done_ns = kNone;   ///< TCP connected (= sent on a reused connection)
+  int64_t tls_done_ns = kNone;       ///< TLS handshake done (https; kNone for http)
+  int64_t request_start_ns = kNone;  ///< the request starts on the wire (libcurl's pretransfer)
+  int64_t connects = kNone;          ///< connections opened for it: 0 = a reused one
   int64_t first_byte_ns = kNone;  ///< first response header byte
   int64_t first_event_ns = kNone; ///< first SSE data event of any kind
   int64_t first_token_ns = kNone; ///< first event carrying generated text

@@ -56,6 +56,8 @@ constexpr std::pair<std::string_view, int64_t RequestRecord::*> kTimes[] = {
     {"first_byte", &RequestRecord::first_byte_ns}, {"first_event", &RequestRecord::first_event_ns},
     {"first_token", &RequestRecord::first_token_ns}, {"last_token", &RequestRecord::last_token_ns},
     {"last_event", &RequestRecord::last_event_ns}, {"done", &RequestRecord::done_ns},
+    {"dns_done", &RequestRecord::dns_done_ns},     {"connect_done", &RequestRecord::connect_done_ns},
+    {"tls_done", &RequestRecord::tls_done_ns},     {"request_start", &RequestRecord::request_start_ns},
 };
 
 }  // namespace
@@ -76,6 +78,7 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   w.field("warmup", r.warmup);
   w.field("stream", r.stream);
   w.field("attempts", r.attempts);
+  put_count(w, "connects", r.connects);
   w.field("request_id", r.request_id);
   w.field("finish_reason", r.finish_reason);
   w.field("output_chars", r.output_chars);
@@ -142,6 +145,7 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   r.warmup = get_bool(doc, "warmup", false);
   r.stream = get_bool(doc, "stream", true);
   r.attempts = static_cast<int>(get_count(doc, "attempts"));
+  r.connects = get_count(doc, "connects");
   r.request_id = get_string(doc, "request_id");
   r.finish_reason = get_string(doc, "finish_reason");
   r.output_chars = get_count(doc, "output_chars");
