@@ -141,6 +141,22 @@ TEST(Engine, HttpPhasesAreRecordedInOrderAndReuseIsSeen) {
   EXPECT_EQ(opened, 2);  // two slots, two connections, kept alive for the other four requests
 }
 
+// --warm-connections: one connection per slot is open before the first request, so no measured
+// request opens one (and its TTFT has no set-up in it).
+TEST(Engine, WarmConnectionsLeaveNoSetUpInTheRequests) {
+  Harness h(fast());
+  EngineSettings es;
+  es.url = h.url();
+  es.concurrency = 3;
+  es.warm_url = "http://127.0.0.1:" + std::to_string(h.port) + "/v1/models";
+  const auto rs = run(es, bodies(9, true, true));
+  ASSERT_EQ(rs.size(), 9u);
+  for (const auto& r : rs) {
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.connects, 0) << "request " << r.index << " opened a connection";
+  }
+}
+
 TEST(Engine, NonStreamingCompletions) {
   Harness h(fast());
   EngineSettings es;

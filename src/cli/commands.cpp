@@ -135,6 +135,10 @@ void add_load_lists(CLI::App* run, runner::RunConfig& c) {
   run->add_option("--repeats", c.repeats, "run the same point N times: every metric as mean ± a confidence interval")
       ->capture_default_str();
   run->add_option("--confidence", c.confidence, "--repeats: the confidence level (Student's t)")->capture_default_str();
+  run->add_option("--warm-connections", c.warm_connections,
+                  "auto | on | off: open one kept-alive connection per slot before the measured phase (auto: on for a "
+                  "plain closed loop), so set-up is not in the first requests' TTFT")
+      ->capture_default_str();
   run->add_option("--goodput", c.goodput,
                   "per-request SLOs in ms, e.g. 'ttft:500 tpot:50 e2el:20000': goodput = requests meeting all, per second");
 }

@@ -246,6 +246,7 @@ class Worker {
   EngineCounters run() {
     const int64_t cpu_start = thread_cpu_ns();
     const auto& st = sh_.settings;
+    if (!st.warm_url.empty()) warm_connections();
     bool exhausted = false;
     std::optional<core::PlannedRequest> pending;  // pulled but not yet due (open loop)
     int64_t pending_due = kNone;
@@ -307,18 +308,7 @@ class Worker {
       if (retry_due != kNone) deadline = std::min(deadline, retry_due);
       if (sh_.cut_at_ns != kNone) deadline = std::min(deadline, sh_.cut_at_ns);
       const int timeout_ms = static_cast<int>(std::max<int64_t>(0, (deadline - now + 999'999) / 1'000'000));
-      const int n = epoll_wait(epfd_, events.data(), static_cast<int>(events.size()), timeout_ms);
-      int running = 0;
-      for (int i = 0; i < n; ++i) {
-        const uint32_t e = events[static_cast<size_t>(i)].events;
-        const int flags = ((e & EPOLLIN) ? CURL_CSELECT_IN : 0) | ((e & EPOLLOUT) ? CURL_CSELECT_OUT : 0) |
-                          ((e & (EPOLLERR | EPOLLHUP)) ? CURL_CSELECT_ERR : 0);
-        curl_multi_socket_action(multi_, events[static_cast<size_t>(i)].data.fd, flags, &running);
-      }
-      if (timer_deadline_ != kNone && steady_now_ns() >= timer_deadline_) {
-        timer_deadline_ = kNone;
-        curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
-      }
+      drive(events, epoll_wait(epfd_, events.data(), static_cast<int>(events.size()), timeout_ms));
       reap();
     }
     EngineCounters c;
@@ -331,6 +321,61 @@ class Worker {
   }
 
  private:
+  // Hands libcurl the `n` ready sockets epoll_wait reported, then its timer when it is due.
+  void drive(const std::vector<epoll_event>& events, int n) {
+    int running = 0;
+    for (int i = 0; i < n; ++i) {
+      const uint32_t e = events[static_cast<size_t>(i)].events;
+      const int flags = ((e & EPOLLIN) ? CURL_CSELECT_IN : 0) | ((e & EPOLLOUT) ? CURL_CSELECT_OUT : 0) |
+                        ((e & (EPOLLERR | EPOLLHUP)) ? CURL_CSELECT_ERR : 0);
+      curl_multi_socket_action(multi_, events[static_cast<size_t>(i)].data.fd, flags, &running);
+    }
+    if (timer_deadline_ != kNone && steady_now_ns() >= timer_deadline_) {
+      timer_deadline_ = kNone;
+      curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
+    }
+  }
+
+  // One GET per slot, all in flight at once, so the multi handle's cache holds one kept-alive
+  // connection per slot when the first request goes out (its set-up then is not in its TTFT).
+  // Bounded: 10 s at most; a server that refuses leaves the requests to connect as usual.
+  static size_t discard(char*, size_t size, size_t n, void*) { return size * n; }
+  void warm_connections() {
+    std::vector<CURL*> warm;
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      CURL* e = curl_easy_init();
+      curl_easy_setopt(e, CURLOPT_URL, sh_.settings.warm_url.c_str());
+      curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+      curl_easy_setopt(e, CURLOPT_HTTPHEADER, sh_.headers);
+      curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &Worker::discard);
+      curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+      curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+      curl_easy_setopt(e, CURLOPT_USERAGENT, "tokbench");
+      curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 10'000L);
+      apply_tls(e, sh_.settings.tls);
+      curl_multi_add_handle(multi_, e);
+      warm.push_back(e);
+    }
+    const int64_t deadline = steady_now_ns() + 10'000'000'000;
+    std::vector<epoll_event> events(64);
+    size_t left = warm.size();
+    int running = 0;
+    curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);  // start them
+    while (left > 0 && steady_now_ns() < deadline && sh_.stop.load(std::memory_order_relaxed) == kRunning) {
+      int64_t wait_ns = 50'000'000;
+      if (timer_deadline_ != kNone) wait_ns = std::min(wait_ns, std::max<int64_t>(0, timer_deadline_ - steady_now_ns()));
+      drive(events, epoll_wait(epfd_, events.data(), static_cast<int>(events.size()),
+                               static_cast<int>((wait_ns + 999'999) / 1'000'000)));
+      int queued = 0;
+      while (CURLMsg* msg = curl_multi_info_read(multi_, &queued))
+        if (msg->msg == CURLMSG_DONE) --left;
+    }
+    for (CURL* e : warm) {
+      curl_multi_remove_handle(multi_, e);  // the connection stays in the multi handle's cache
+      curl_easy_cleanup(e);
+    }
+  }
+
   static int on_socket(CURL*, curl_socket_t fd, int what, void* userp, void*) {
     auto* w = static_cast<Worker*>(userp);
     if (what == CURL_POLL_REMOVE) {

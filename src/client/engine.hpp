@@ -36,6 +36,9 @@ struct EngineSettings {
   /// cancelled and recorded as Outcome::Cut with `cut_reason` (kNone = never).
   int64_t cut_after_ns = -1;
   std::string cut_reason;
+  /// --warm-connections: before its first request, each worker opens one connection per slot
+  /// with a GET of this URL (all at once), kept alive for the requests ("" = no warming).
+  std::string warm_url;
   std::atomic<int64_t>* started = nullptr;  ///< if set, counts requests handed to the transport
   TlsSettings tls;
 };

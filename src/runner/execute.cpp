@@ -155,6 +155,7 @@ PointResult execute(const Target& target, const RunPlan& plan, const LoadPoint& 
   warm_up(engine, target, point, recorder, origin_ns, stop, perf_dir, log);
 
   es.started = &started;
+  if (cfg.warms_connections()) es.warm_url = client::root_url_for(target.url) + "/v1/models";
   std::unique_ptr<load::RequestSource> source;
   AdaptiveSource* controller = nullptr;
   if (adaptive) {  // the pool is the controller's ceiling; the controller decides how much of it is used

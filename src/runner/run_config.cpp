@@ -182,6 +182,8 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
         "--search-min/--search-max/--search-resolution: only with --search");
   check(!pressure || search.empty(), "--pressure and --search: pick one");
   check(slice_s == 0 || slice_s >= 0.01, fmt::format("--slice-s: bad value {} (expected 0 for none, or at least 0.01 s)", slice_s));
+  check(warm_connections == "auto" || warm_connections == "on" || warm_connections == "off",
+        fmt::format("--warm-connections: bad value '{}' (expected auto, on or off)", warm_connections));
   check(repeats >= 1, fmt::format("--repeats: bad value {} (expected >= 1)", repeats));
   check(repeats == 1 || (search.empty() && sweep_points() == 1),
         "--repeats repeats one load point: drop the list or --search (repeat each point as its own invocation)");
@@ -290,6 +292,7 @@ std::string RunConfig::to_json() const {
   w.field("search", search).field("slo", slo).field("search_min", search_min).field("search_max", search_max);
   w.field("search_resolution", search_resolution).field("search_margin", search_margin);
   w.field("repeats", repeats).field("confidence", confidence).field("slice_s", slice_s);
+  w.field("warm_connections", warm_connections);
   w.field("adaptive_window_s", adaptive_window_s).field("adaptive_max", adaptive_max);
   w.field("timeout_s", timeout_s).field("retries", retries);
   w.field("max_event_bytes", max_event_bytes).field("max_body_bytes", max_body_bytes);

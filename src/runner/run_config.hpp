@@ -57,6 +57,14 @@ struct RunConfig {
   bool ramp_up_measured = false; ///< count the ramp's requests in the statistics (default: excluded, like warm-up)
   bool pressure = false;     ///< AISBench's pressure mode: --request-rate clients/s added up to --concurrency, each looping for --duration-s
   std::string goodput;       ///< per-request SLOs in ms, e.g. "ttft:500 tpot:50 e2el:20000" (vLLM's --goodput)
+  /// Open one kept-alive connection per slot before the measured phase (GET /v1/models, all at
+  /// once), so connection set-up is not in the first requests' TTFT: auto = on for a plain closed loop.
+  std::string warm_connections = "auto";
+  bool warms_connections() const {
+    return warm_connections == "on" ||
+           (warm_connections == "auto" && request_rate == 0 && request_rate_sweep.empty() && !pressure && ramp_up_s == 0 &&
+            adaptive_window_s == 0);
+  }
 
   // Search (runner/search): the highest load meeting every --slo, probe by probe.
   std::string search;        ///< "" | max-concurrency | max-rate

@@ -84,6 +84,7 @@ RunManifest manifest_from(simdjson::dom::element root) {
   if (std::string s = str(plan, "ramp_up_strategy"); !s.empty()) l.ramp_up_strategy = s;
   l.ramp_up_measured = value_or(plan["ramp_up_measured"].get_bool(), false);
   l.slice_s = number_or(plan, "slice_s", 0);
+  l.warm_connections = value_or(plan["warm_connections"].get_bool(), false);
   m.planned_requests = value_or(plan["requests"].get_int64(), int64_t{0});
   m.warmup_requests = value_or(plan["warmup"].get_int64(), int64_t{0});
   m.insecure_tls = value_or(plan["insecure_tls"].get_bool(), false);
@@ -136,7 +137,7 @@ void write_manifest(const fs::path& dir, const RunManifest& m) {
   const LoadFacts& l = m.load;
   w.field("arrivals", l.arrivals).field("burstiness", l.burstiness).field("duration_s", l.duration_s);
   w.field("grace_s", l.grace_s).field("ramp_up_s", l.ramp_up_s).field("ramp_up_strategy", l.ramp_up_strategy);
-  w.field("ramp_up_measured", l.ramp_up_measured).field("slice_s", l.slice_s).field("goodput", m.facts.goodput.to_string());
+  w.field("ramp_up_measured", l.ramp_up_measured).field("slice_s", l.slice_s).field("warm_connections", l.warm_connections).field("goodput", m.facts.goodput.to_string());
   w.field("stream", m.facts.stream).field("definitions", m.definitions).field("insecure_tls", m.insecure_tls).end_object();
   w.field("started_at", info.started_at).field("target_url", info.target_url);
   w.field("embedded_simulator", info.embedded_simulator).field("model", info.model);

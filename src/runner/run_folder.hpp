@@ -27,6 +27,7 @@ struct LoadFacts {
   std::string ramp_up_strategy = "linear";
   bool ramp_up_measured = false;
   double slice_s = 0;  ///< --slice-s: metrics per time slice (0 = none)
+  bool warm_connections = false;  ///< one kept-alive connection per slot was opened before the measured phase
 };
 
 /// What was asked and learned before the measured phase.

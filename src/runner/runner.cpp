@@ -74,6 +74,7 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.load.ramp_up_strategy = c.ramp_up_strategy;
   m.load.ramp_up_measured = c.ramp_up_measured;
   m.load.slice_s = c.slice_s;
+  m.load.warm_connections = c.warms_connections();
   m.planned_requests = point.planned();
   m.warmup_requests = c.warmup;
   m.insecure_tls = c.insecure;
@@ -93,6 +94,7 @@ std::string load_text(const RunConfig& c) {
   }
   if (c.ramp_up_s > 0) out += fmt::format("  ramp-up {} s{}", c.ramp_up_s, c.ramp_up_measured ? " (measured)" : "");
   if (c.duration_s > 0) out += fmt::format("  duration {} s (grace {} s)", c.duration_s, c.grace_s);
+  if (c.warms_connections()) out += "  connections warmed";
   return out;
 }
 
