@@ -16,6 +16,7 @@
 #include "record/record_io.hpp"
 #include "runner/run_folder.hpp"
 #include "runner/runner.hpp"
+#include "in_process_run.hpp"
 #include "sim_process.hpp"
 
 namespace tokbench::runner {
@@ -26,23 +27,11 @@ using testing::Sim;
 
 class ExecuteTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tokbench_exec_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-  }
+  void SetUp() override { dir_ = testing::fresh_test_dir("tokbench_exec"); }
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(dir_);
   }
-  RunOutcome run(RunConfig c) {
-    c.output_dir = dir_.string();
-    c.quiet = true;
-    std::atomic<int> stop{client::kRunning};
-    std::FILE* sink = std::fopen("/dev/null", "w");
-    RunOutcome out = run_benchmark(c, stop, sink);
-    std::fclose(sink);
-    return out;
-  }
+  RunOutcome run(const RunConfig& c) { return testing::run_in_process(c, dir_); }
   std::vector<record::RequestRecord> records(const RunOutcome& o) {
     return record::read_details(load_run_folder(o.run_dir).details.string());
   }

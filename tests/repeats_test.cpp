@@ -11,6 +11,7 @@
 #include "client/engine.hpp"
 #include "runner/compare.hpp"
 #include "runner/run_folder.hpp"
+#include "in_process_run.hpp"
 #include "sim_process.hpp"
 
 namespace tokbench::runner {
@@ -20,8 +21,7 @@ namespace fs = std::filesystem;
 
 TEST(Repeats, SeriesOfRunsWithIntervalsAndCompareBetweenSeries) {
   testing::Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
-  const fs::path dir = fs::temp_directory_path() / ("tokbench_repeats_" + std::to_string(getpid()));
-  fs::remove_all(dir);
+  const fs::path dir = testing::fresh_test_dir("tokbench_repeats");
   auto series = [&](int64_t max_tokens) {
     RunConfig c;
     c.url = sim.url();
@@ -30,13 +30,7 @@ TEST(Repeats, SeriesOfRunsWithIntervalsAndCompareBetweenSeries) {
     c.num_prompts = 8;
     c.max_tokens = max_tokens;
     c.ignore_eos = true;
-    c.output_dir = dir.string();
-    c.quiet = true;
-    std::atomic<int> stop{client::kRunning};
-    std::FILE* sink = std::fopen("/dev/null", "w");
-    const RunOutcome out = run_benchmark(c, stop, sink);
-    std::fclose(sink);
-    return out.run_dir;
+    return testing::run_in_process(c, dir).run_dir;
   };
   const fs::path a = series(10), b = series(20);
   for (int i = 1; i <= 3; ++i) EXPECT_TRUE(load_run_folder(a / ("run-" + std::to_string(i))).end.has_value()) << i;

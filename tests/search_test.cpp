@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "client/engine.hpp"
+#include "in_process_run.hpp"
 #include "sim_process.hpp"
 
 namespace tokbench::runner {
@@ -82,8 +83,7 @@ TEST(Search, TooCloseToCallIsRunTwiceAndDisagreementFails) {
 
 TEST(Search, FindsTheSimulatorsCapacity) {
   testing::Sim sim({"--max-num-seqs", "4", "--ttft-ms", "10", "--tpot-ms", "4"});
-  const fs::path dir = fs::temp_directory_path() / ("tokbench_search_" + std::to_string(getpid()));
-  fs::remove_all(dir);
+  const fs::path dir = testing::fresh_test_dir("tokbench_search");
   RunConfig c;
   c.url = sim.url();
   c.search = "max-concurrency";
@@ -94,13 +94,7 @@ TEST(Search, FindsTheSimulatorsCapacity) {
   c.num_prompts = 24;
   c.max_tokens = 30;
   c.ignore_eos = true;
-  c.output_dir = dir.string();
-  c.quiet = true;
-  std::atomic<int> stop{client::kRunning};
-  std::FILE* sink = std::fopen("/dev/null", "w");
-  RunPlan plan = make_plan(c, nullptr);
-  const RunOutcome out = run_search(plan, stop, sink);
-  std::fclose(sink);
+  const RunOutcome out = testing::run_in_process(c, dir);  // run_benchmark hands it to run_search
   EXPECT_EQ(out.exit_code, 0);
   simdjson::dom::parser parser;
   auto s = parser.load((out.run_dir / "search" / "search.json").string()).value();

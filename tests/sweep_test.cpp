@@ -13,6 +13,7 @@
 #include "client/engine.hpp"
 #include "runner/outputs.hpp"
 #include "runner/run_folder.hpp"
+#include "in_process_run.hpp"
 #include "sim_process.hpp"
 
 namespace tokbench::runner {
@@ -57,23 +58,11 @@ TEST(Knee, ParetoFrontDropsDominatedPoints) {
 
 class SweepRun : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tokbench_sweep_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-  }
+  void SetUp() override { dir_ = testing::fresh_test_dir("tokbench_sweep"); }
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(dir_);
   }
-  RunOutcome run(RunConfig c) {
-    c.output_dir = dir_.string();
-    c.quiet = true;
-    std::atomic<int> stop{client::kRunning};
-    std::FILE* sink = std::fopen("/dev/null", "w");
-    RunOutcome out = run_benchmark(c, stop, sink);
-    std::fclose(sink);
-    return out;
-  }
+  RunOutcome run(const RunConfig& c) { return testing::run_in_process(c, dir_); }
   simdjson::dom::element json(const fs::path& p) {
     auto doc = parser_.load(p.string());
     EXPECT_FALSE(doc.error()) << p;

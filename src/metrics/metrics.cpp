@@ -416,6 +416,32 @@ PeerRules rules_for(Definitions d) {
 
 }  // namespace
 
+bool for_each_token_arrival(const RequestRecord& r, const std::function<void(int64_t t_ns, double tokens)>& fn) {
+  const int64_t out = output_tokens(r);
+  int64_t text = 0;
+  bool cumulative = false;
+  for (const auto& c : r.chunks) {
+    text += c.has_text();
+    cumulative |= c.has_text() && c.cum_tokens >= 0;
+  }
+  if (!r.stream || text == 0) {
+    fn(r.done_ns, static_cast<double>(out));
+    return false;
+  }
+  const double spread = static_cast<double>(out) / static_cast<double>(text);
+  int64_t prev_cum = 0;
+  for (const auto& c : r.chunks) {
+    if (!c.has_text()) continue;
+    double n = spread;
+    if (c.cum_tokens >= 0) {
+      n = static_cast<double>(c.cum_tokens - prev_cum);
+      prev_cum = c.cum_tokens;
+    }
+    fn(c.t_ns, n);
+  }
+  return !cumulative && out != text;
+}
+
 PeerTiming peer_timing(const RequestRecord& r, Definitions d) {
   const PeerRules rule = rules_for(d);
   auto with_choices = [](const record::ChunkEvent& c) { return c.kind != ChunkKind::Usage; };
@@ -668,6 +694,23 @@ std::string_view unit_suffix(Unit u) {
     case Unit::ReqPerS: return "req/s";
     default: return "";
   }
+}
+
+std::optional<double> statistic(const Summary& s, std::string_view stat) {
+  if (stat == "mean") return s.mean;
+  if (stat == "median" || stat == "p50") return s.median;
+  if (stat == "p75") return s.p75;
+  if (stat == "p90") return s.p90;
+  if (stat == "p99") return s.p99;
+  if (stat == "min") return s.min;
+  if (stat == "max") return s.max;
+  return std::nullopt;
+}
+
+std::optional<double> row_statistic(const MetricSet& m, std::string_view row, std::string_view stat) {
+  const Row* r = m.row(row);
+  if (!r || !r->stats || r->stats->n == 0) return std::nullopt;
+  return statistic(*r->stats, stat);
 }
 
 const Row* MetricSet::row(std::string_view name) const {

@@ -79,6 +79,11 @@ struct MetricSet {
   const Common* common_metric(std::string_view key) const;
 };
 
+/// A statistic by name: mean, median (or p50), p75, p90, p99, min, max; nullopt for another name.
+std::optional<double> statistic(const Summary& s, std::string_view stat);
+/// That statistic of a row of `m` (extra rows included); nullopt when the row is absent or n/a.
+std::optional<double> row_statistic(const MetricSet& m, std::string_view row, std::string_view stat);
+
 /// Computes the statistics of a stream of records under several definition sets in one pass:
 /// add() every record (warm-up records are ignored) in the order they were written, then
 /// finish(). Memory is bounded (metrics/samples spills to disk), whatever the run's length, and
@@ -115,6 +120,12 @@ int64_t input_tokens(const record::RequestRecord& r);
 /// fn(gap_ns, count) in chunk order, so that no allocation is sized by a token count the server
 /// sent. Returns true when per-chunk token counts had to be spread evenly (estimated).
 bool for_each_token_gap(const record::RequestRecord& r, const std::function<void(double gap_ns, int64_t count)>& fn);
+
+/// When one successful request's output tokens arrived, as fn(t_ns, tokens) in chunk order: a text
+/// chunk carries its usage delta when the server sent per-chunk usage, else the output spread
+/// evenly over the text chunks; a non-streaming answer (or one with no text chunk) arrives whole
+/// at its end. Returns true when tokens were spread (an estimate: chunks are not tokens).
+bool for_each_token_arrival(const record::RequestRecord& r, const std::function<void(int64_t t_ns, double tokens)>& fn);
 
 /// The same gaps expanded into a vector (tests and small records only).
 std::vector<double> per_token_gaps_ns(const record::RequestRecord& r, bool* estimated);

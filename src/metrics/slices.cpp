@@ -36,23 +36,7 @@ void SliceAccumulator::add(const record::RequestRecord& r) {
   if (auto v = request_value(r, "TPOT")) sent.tpot.push(*v);
   if (auto v = request_value(r, "E2EL")) sent.e2el.push(*v);
   ++at(r.done_ns).completed;
-  const int64_t out = output_tokens(r);
-  int64_t text = 0;
-  for (const auto& c : r.chunks) text += c.has_text();
-  if (!r.stream || text == 0) {
-    at(r.done_ns).tokens += static_cast<double>(out);
-    return;
-  }
-  int64_t prev_cum = 0;
-  for (const auto& c : r.chunks) {
-    if (!c.has_text()) continue;
-    double n = static_cast<double>(out) / static_cast<double>(text);
-    if (c.cum_tokens >= 0) {
-      n = static_cast<double>(c.cum_tokens - prev_cum);
-      prev_cum = c.cum_tokens;
-    }
-    at(c.t_ns).tokens += n;
-  }
+  for_each_token_arrival(r, [&](int64_t t_ns, double n) { at(t_ns).tokens += n; });
 }
 
 std::vector<SliceStats> SliceAccumulator::finish() {

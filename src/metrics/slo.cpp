@@ -94,17 +94,7 @@ SloResult judge_slo(const record::RequestRecord& r, const GoodputSpec& spec) {
 
 std::string RunSlo::text() const { return fmt::format("{}.{}<={}ms", lower(metric), stat, bound_ms); }
 
-std::optional<double> RunSlo::value(const MetricSet& m) const {
-  const Row* row = m.row(metric);
-  if (!row || !row->stats || row->stats->n == 0) return std::nullopt;
-  const Summary& s = *row->stats;
-  if (stat == "mean") return s.mean;
-  if (stat == "p50") return s.median;
-  if (stat == "p75") return s.p75;
-  if (stat == "p90") return s.p90;
-  if (stat == "p99") return s.p99;
-  return s.max;  // "max"
-}
+std::optional<double> RunSlo::value(const MetricSet& m) const { return row_statistic(m, metric, stat); }
 
 std::vector<RunSlo> parse_run_slos(std::string_view text) {
   std::vector<RunSlo> out;

@@ -7,9 +7,6 @@
 
 namespace tokbench::metrics {
 
-namespace {
-int64_t output_tokens_of(const record::RequestRecord& r) { return output_tokens(r); }
-}  // namespace
 
 void StableStageFinder::add(const record::RequestRecord& r) {
   if (r.warmup || r.outcome == record::Outcome::Cut || r.sent_ns == record::kNone || r.done_ns == record::kNone) return;
@@ -80,33 +77,12 @@ void WindowArrivals::add(const record::RequestRecord& r, const StableWindow& w) 
     ++completed;
     if (const int64_t in = metrics::input_tokens(r); in != record::kNone) input_tokens += in;
   }
-  if (!r.stream) {  // the whole answer arrives at the end
-    if (w.contains(r.done_ns)) output_tokens += static_cast<double>(output_tokens_of(r));
-    return;
-  }
-  // Tokens by their chunk's arrival: a chunk's usage delta when the server sends it, else the
-  // output spread evenly over the text chunks.
-  int64_t text_chunks = 0, prev_cum = 0;
-  bool cumulative = false;
-  for (const auto& c : r.chunks) {
-    text_chunks += c.has_text();
-    cumulative |= c.cum_tokens >= 0 && c.has_text();
-  }
-  if (text_chunks == 0) return;
-  const double per_chunk = static_cast<double>(output_tokens_of(r)) / static_cast<double>(text_chunks);
-  if (!cumulative && output_tokens_of(r) != text_chunks) ++spread_requests;
-  for (const auto& c : r.chunks) {
-    if (!c.has_text()) continue;
-    double n = per_chunk;
-    if (cumulative && c.cum_tokens >= 0) {
-      n = static_cast<double>(c.cum_tokens - prev_cum);
-      prev_cum = c.cum_tokens;
-    }
-    if (w.contains(c.t_ns)) {
-      output_tokens += n;
-      (c.t_ns - w.start_ns < (w.end_ns - w.start_ns) / 2 ? first_half : second_half) += n;
-    }
-  }
+  const bool spread = for_each_token_arrival(r, [&](int64_t t_ns, double n) {
+    if (!w.contains(t_ns)) return;
+    output_tokens += n;
+    (t_ns - w.start_ns < (w.end_ns - w.start_ns) / 2 ? first_half : second_half) += n;
+  });
+  spread_requests += spread;
 }
 
 void restate_over_window(MetricSet& m, const StableWindow& w, const WindowArrivals& a) {

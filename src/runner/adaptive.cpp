@@ -11,15 +11,9 @@ namespace tokbench::runner {
 
 namespace {
 
-// The statistic an SLO names, over one window's values.
+// The statistic an SLO names, over one window's values (parse_run_slos admits only known names).
 double stat_of(const metrics::RunSlo& slo, std::vector<double> values) {
-  const metrics::Summary s = metrics::summarize(std::move(values));
-  if (slo.stat == "mean") return s.mean;
-  if (slo.stat == "p50") return s.median;
-  if (slo.stat == "p75") return s.p75;
-  if (slo.stat == "p90") return s.p90;
-  if (slo.stat == "p99") return s.p99;
-  return s.max;
+  return metrics::statistic(metrics::summarize(std::move(values)), slo.stat).value_or(0);
 }
 
 constexpr int64_t kMinJudged = 5;  // fewer requests in a window: too few to judge; the level stays

@@ -101,16 +101,7 @@ std::optional<double> stat_of(const metrics::MetricSet& m, const std::string& me
     return std::nullopt;
   }
   const auto* row = m.row(metric);
-  if (!row || !row->stats) return std::nullopt;
-  const auto& s = *row->stats;
-  if (stat == "mean") return s.mean;
-  if (stat == "median" || stat == "p50") return s.median;
-  if (stat == "p75") return s.p75;
-  if (stat == "p90") return s.p90;
-  if (stat == "p99") return s.p99;
-  if (stat == "min") return s.min;
-  if (stat == "max") return s.max;
-  return std::nullopt;
+  return row && row->stats ? metrics::statistic(*row->stats, stat) : std::nullopt;
 }
 
 std::string canonical_row(std::string name) {

@@ -28,13 +28,13 @@ double process_cpu_s() {
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
-client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg, int concurrency) {
+client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg) {
   client::EngineSettings es;
   es.url = t.url;
   es.headers = cfg.headers;
   es.api_key = cfg.api_key;
   es.stream = cfg.stream;
-  es.concurrency = concurrency;
+  es.concurrency = cfg.concurrency;
   es.workers = cfg.workers;
   es.timeout_ms = static_cast<int64_t>(cfg.timeout_s * 1000);
   es.retries = cfg.retries;
@@ -71,11 +71,11 @@ std::unique_ptr<probe::Scraper> start_scraper(const Target& t, const RunConfig& 
   return scraper;
 }
 
-void warm_up(client::Engine& engine, const Target& t, const LoadPoint& point, Recorder& recorder, int64_t origin_ns,
+void warm_up(client::Engine& engine, const Target& t, const RunConfig& cfg, Recorder& recorder, int64_t origin_ns,
              std::atomic<int>& stop, const std::filesystem::path& perf_dir, spdlog::logger& log) {
-  if (point.warmup <= 0) return;
-  log.info("warm-up: {} request(s)", point.warmup);
-  load::CountedSource source(point.warmup, true, load::closed_loop(), t.maker());
+  if (cfg.warmup <= 0) return;
+  log.info("warm-up: {} request(s)", cfg.warmup);
+  load::CountedSource source(cfg.warmup, true, load::closed_loop(), t.maker());
   engine.run(source, origin_ns, [&](record::RequestRecord&& r) { recorder.add(std::move(r)); }, stop);
   recorder.drain();
   const WarmupTally w = recorder.warmup();
@@ -85,98 +85,87 @@ void warm_up(client::Engine& engine, const Target& t, const LoadPoint& point, Re
   }
 }
 
-// The measured phase's source and the engine's cut deadline, from the load point.
-std::unique_ptr<load::CountedSource> measured_source(const LoadPoint& p, core::RequestMaker make,
+// A --duration-s phase: what is still in flight `after_ns` past the phase start is cut.
+void cut_at(client::EngineSettings& es, const RunConfig& c, int64_t after_ns) {
+  es.cut_after_ns = after_ns;
+  es.cut_reason = fmt::format("still in flight {} s after --duration-s {} ended: cut", c.grace_s, c.duration_s);
+}
+
+// The measured phase's source (and the engine's cut deadline), from the point's settings.
+std::unique_ptr<load::CountedSource> measured_source(const RunConfig& c, int64_t count, core::RequestMaker make,
                                                      client::EngineSettings& es) {
-  load::PhaseLimits limits{p.requests};
-  const int64_t ramp_ns = static_cast<int64_t>(p.ramp_up_s * 1e9);
-  limits.measured_from_ns = p.excluded_ramp_ns();
-  if (p.duration_s > 0) {
+  load::PhaseLimits limits{count};
+  const int64_t ramp_ns = static_cast<int64_t>(c.ramp_up_s * 1e9);
+  limits.measured_from_ns = c.ramp_up_measured ? 0 : ramp_ns;  // an excluded ramp is recorded as warm-up
+  if (c.duration_s > 0) {
     // An excluded ramp comes before the measured --duration-s; a measured one is part of it.
-    limits.duration_ns = limits.measured_from_ns + static_cast<int64_t>(p.duration_s * 1e9);
-    es.cut_after_ns = limits.duration_ns + static_cast<int64_t>(p.grace_s * 1e9);
-    es.cut_reason = fmt::format("still in flight {} s after --duration-s {} ended: cut", p.grace_s, p.duration_s);
+    limits.duration_ns = limits.measured_from_ns + static_cast<int64_t>(c.duration_s * 1e9);
+    cut_at(es, c, limits.duration_ns + static_cast<int64_t>(c.grace_s * 1e9));
   }
-  if (p.pressure) {
-    return std::make_unique<load::CountedSource>(load::pressure_ramp(limits, p.concurrency, p.request_rate), false,
+  if (c.pressure) {
+    return std::make_unique<load::CountedSource>(load::pressure_ramp(limits, c.concurrency, c.request_rate), false,
                                                  load::closed_loop(), std::move(make));
   }
-  if (p.request_rate <= 0) {
-    return std::make_unique<load::CountedSource>(load::linear_concurrency_ramp(limits, p.concurrency, ramp_ns), false,
+  if (c.request_rate <= 0) {
+    return std::make_unique<load::CountedSource>(load::linear_concurrency_ramp(limits, c.concurrency, ramp_ns), false,
                                                  load::closed_loop(), std::move(make));
   }
   load::ArrivalShape shape;
-  shape.rate_rps = p.request_rate;
-  shape.kind = p.arrivals == "gamma"      ? load::ArrivalShape::Kind::Gamma
-               : p.arrivals == "constant" ? load::ArrivalShape::Kind::Constant
+  shape.rate_rps = c.request_rate;
+  shape.kind = c.arrivals == "gamma"      ? load::ArrivalShape::Kind::Gamma
+               : c.arrivals == "constant" ? load::ArrivalShape::Kind::Constant
                                           : load::ArrivalShape::Kind::Poisson;
-  shape.burstiness = p.burstiness;
-  shape.ramp_s = p.ramp_up_s;
-  shape.exponential_ramp = p.exponential_ramp;
-  shape.ramp_start_rps = p.exponential_ramp && p.ramp_start_rps <= 0 ? std::min(1.0, p.request_rate) : p.ramp_start_rps;
-  return std::make_unique<load::CountedSource>(limits, false, load::open_loop(shape, p.seed), std::move(make));
+  shape.burstiness = c.burstiness;
+  shape.ramp_s = c.ramp_up_s;
+  shape.exponential_ramp = c.ramp_up_strategy == "exponential";
+  shape.ramp_start_rps = shape.exponential_ramp && c.ramp_up_start_rps <= 0 ? std::min(1.0, c.request_rate) : c.ramp_up_start_rps;
+  return std::make_unique<load::CountedSource>(limits, false, load::open_loop(shape, c.seed), std::move(make));
 }
 
 }  // namespace
 
-LoadPoint LoadPoint::of(const RunConfig& cfg, int64_t requested_num_prompts) {
-  LoadPoint p;
-  // With --duration-s, the count bounds the run only when asked for (the dataset cycles).
-  p.requests = cfg.duration_s > 0 && requested_num_prompts == 0 ? -1 : cfg.num_prompts;
-  p.warmup = cfg.warmup;
-  p.concurrency = cfg.concurrency;
-  p.request_rate = cfg.request_rate;
-  p.seed = cfg.seed;
-  p.arrivals = cfg.arrivals;
-  p.burstiness = cfg.burstiness;
-  p.duration_s = cfg.duration_s;
-  p.grace_s = cfg.grace_s;
-  p.ramp_up_s = cfg.ramp_up_s;
-  p.exponential_ramp = cfg.ramp_up_strategy == "exponential";
-  p.ramp_measured = cfg.ramp_up_measured;
-  p.ramp_start_rps = cfg.ramp_up_start_rps;
-  p.pressure = cfg.pressure;
-  p.goodput = cfg.goodput;
-  p.adaptive_window_s = cfg.adaptive_window_s;
-  p.adaptive_max = cfg.adaptive_max;
-  p.slo = cfg.slo;
-  return p;
+int64_t count_bound(const RunConfig& cfg, int64_t requested_num_prompts) {
+  return cfg.duration_s > 0 && requested_num_prompts == 0 ? -1 : cfg.num_prompts;
 }
 
-PointResult execute(const Target& target, const RunPlan& plan, const LoadPoint& point,
-                    const std::filesystem::path& perf_dir, int64_t origin_ns, std::atomic<int>& stop,
-                    spdlog::logger& log, std::FILE* console) {
+int64_t planned_requests(const RunConfig& cfg, int64_t requested_num_prompts) {
+  return cfg.duration_s > 0 ? -1 : count_bound(cfg, requested_num_prompts);
+}
+
+PointResult execute(const Target& target, const RunPlan& plan, const std::filesystem::path& perf_dir, int64_t origin_ns,
+                    std::atomic<int>& stop, spdlog::logger& log, std::FILE* console) {
   const RunConfig& cfg = plan.cfg;
+  const int64_t count = count_bound(cfg, plan.requested.num_prompts);
   std::atomic<int64_t> started{0};  // requests sent in the measured phase (progress: in flight)
-  client::EngineSettings es = engine_settings(target, cfg, point.concurrency);
-  const bool adaptive = point.adaptive_window_s > 0;
+  client::EngineSettings es = engine_settings(target, cfg);
+  const bool adaptive = cfg.adaptive_window_s > 0;
   client::Engine engine(es);
-  Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr, point.goodput);
-  warm_up(engine, target, point, recorder, origin_ns, stop, perf_dir, log);
+  Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr, cfg.goodput);
+  warm_up(engine, target, cfg, recorder, origin_ns, stop, perf_dir, log);
 
   es.started = &started;
   if (cfg.warms_connections()) es.warm_url = client::root_url_for(target.url) + "/v1/models";
   std::unique_ptr<load::RequestSource> source;
   AdaptiveSource* controller = nullptr;
   if (adaptive) {  // the pool is the controller's ceiling; the controller decides how much of it is used
-    es.concurrency = point.adaptive_max;
-    es.cut_after_ns = static_cast<int64_t>((point.duration_s + point.grace_s) * 1e9);
-    es.cut_reason = fmt::format("still in flight {} s after --duration-s {} ended: cut", point.grace_s, point.duration_s);
-    auto a = std::make_unique<AdaptiveSource>(point.concurrency, point.adaptive_max,
-                                              static_cast<int64_t>(point.adaptive_window_s * 1e9),
-                                              static_cast<int64_t>(point.duration_s * 1e9), metrics::parse_run_slos(point.slo),
+    es.concurrency = cfg.adaptive_max;
+    cut_at(es, cfg, static_cast<int64_t>((cfg.duration_s + cfg.grace_s) * 1e9));
+    auto a = std::make_unique<AdaptiveSource>(cfg.concurrency, cfg.adaptive_max,
+                                              static_cast<int64_t>(cfg.adaptive_window_s * 1e9),
+                                              static_cast<int64_t>(cfg.duration_s * 1e9), metrics::parse_run_slos(cfg.slo),
                                               target.maker());
     controller = a.get();
     source = std::move(a);
   } else {
-    source = measured_source(point, target.maker(), es);
+    source = measured_source(cfg, count, target.maker(), es);
   }
   client::Engine measured(es);
   std::optional<Progress> progress;
   if (!cfg.quiet) {
     progress.emplace(ProgressCounters{[&] { return recorder.measured_done(); }, [&] { return recorder.failed(); },
                                       [&] { return recorder.output_tokens(); }, [&] { return started.load(); }},
-                     point.planned(), point.pressure ? 0 : point.request_rate, cfg.progress_interval_s);
+                     planned_requests(cfg, plan.requested.num_prompts), cfg.pressure ? 0 : cfg.request_rate,
+                     cfg.progress_interval_s);
   }
   auto scraper = start_scraper(target, cfg, origin_ns, log, console);
   std::optional<probe::ProfileWindow> profiler;
@@ -184,8 +173,8 @@ PointResult execute(const Target& target, const RunPlan& plan, const LoadPoint& 
     profiler.emplace(cfg.profile_window, client::root_url_for(target.url), cfg.headers, cfg.api_key);
 
   log.info("measured phase: {}, {} worker thread(s)",
-           point.duration_s > 0 ? fmt::format("{} s (grace {} s)", point.duration_s, point.grace_s)
-                                : fmt::format("{} request(s)", point.requests),
+           cfg.duration_s > 0 ? fmt::format("{} s (grace {} s)", cfg.duration_s, cfg.grace_s)
+                                : fmt::format("{} request(s)", count),
            cfg.workers);
   const int64_t measured_start = steady_now_ns();
   const double process_cpu_start = process_cpu_s();

@@ -16,34 +16,12 @@
 
 namespace tokbench::runner {
 
-/// One load point: what execute() runs. A sweep makes one per point.
-struct LoadPoint {
-  int64_t requests = 0;     ///< measured requests; -1 = until the duration ends
-  int64_t warmup = 0;       ///< warm-up requests, sent first
-  int concurrency = 1;      ///< in-flight cap (open loop too)
-  double request_rate = 0;  ///< req/s; 0 = closed loop; +inf = all due at once; --pressure: clients added per s
-  uint64_t seed = 0;
-  std::string arrivals = "poisson";  ///< poisson | gamma | constant
-  double burstiness = 1;
-  double duration_s = 0, grace_s = 0;
-  double ramp_up_s = 0;
-  bool exponential_ramp = false, ramp_measured = false;
-  double ramp_start_rps = 0;
-  bool pressure = false;
-  std::string goodput;      ///< per-request SLOs, written into each details line
-  double adaptive_window_s = 0;  ///< > 0: the in-run controller drives concurrency (runner/adaptive)
-  int adaptive_max = 0;
-  std::string slo;
-
-  /// The point `cfg` describes (its scalars; a sweep passes each point's config).
-  static LoadPoint of(const RunConfig& cfg, int64_t requested_num_prompts);
-  /// The measured requests a run means to send: `requests`, or -1 when a duration bounds it.
-  int64_t planned() const { return duration_s > 0 ? -1 : requests; }
-  /// Before the measured window: the ramp when it is excluded (ns).
-  int64_t excluded_ramp_ns() const {
-    return ramp_up_s > 0 && !ramp_measured ? static_cast<int64_t>(ramp_up_s * 1e9) : 0;
-  }
-};
+/// The measured requests a load point sends at most: --num-prompts, or -1 (no count bound) when
+/// --duration-s bounds the run and no count was asked for (the dataset cycles).
+int64_t count_bound(const RunConfig& cfg, int64_t requested_num_prompts);
+/// The measured requests a run means to send, as its folder records it: -1 whenever a duration
+/// bounds the run (how many fit is not known ahead).
+int64_t planned_requests(const RunConfig& cfg, int64_t requested_num_prompts);
 
 struct PointResult {
   bool interrupted = false;
@@ -59,9 +37,10 @@ struct PointResult {
   std::string write_error;       ///< the disk refused a record ("" = none)
 };
 
-/// Runs one load point, writing records into `perf_dir`. `origin_ns` is the run's time 0.
+/// Runs the load point `plan` describes (its cfg: a sweep passes each point's), writing records
+/// into `perf_dir`. `origin_ns` is the run's time 0.
 /// Throws std::runtime_error when every warm-up request failed (the target is not usable).
-PointResult execute(const Target& target, const RunPlan& plan, const LoadPoint& point,
+PointResult execute(const Target& target, const RunPlan& plan,
                     const std::filesystem::path& perf_dir, int64_t origin_ns, std::atomic<int>& stop,
                     spdlog::logger& log, std::FILE* console);
 

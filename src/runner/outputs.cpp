@@ -190,8 +190,8 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
     w.checks = probe::cross_check(*w.server, tokbench.common_metric("total_generated_tokens")->value,
                                   mean_of(tokbench, "TPOT"), wire ? wire : mean_of(tokbench, "TTFT"), p.tally.failed,
                                   wire.has_value());
+    const auto whole = mean_of(tokbench, "TTFT");
     for (auto& c : w.checks) {
-      const auto whole = mean_of(tokbench, "TTFT");
       if (c.what == "TTFT (ms)" && wire && whole)
         c.note += fmt::format("; the client's whole TTFT, set-up included, is {:.3f} ms", *whole);
     }

@@ -46,7 +46,6 @@ class PointSession {
   std::unique_ptr<Target> target_;
   std::set<std::string> used_;
   std::time_t wall_;
-  size_t points_ = 0;
 };
 
 }  // namespace tokbench::runner

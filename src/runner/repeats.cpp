@@ -15,11 +15,7 @@ namespace tokbench::runner {
 namespace fs = std::filesystem;
 
 std::vector<std::pair<std::string, std::optional<double>>> headline_metrics(const metrics::MetricSet& m) {
-  auto stat = [&](const char* row, bool p99) -> std::optional<double> {
-    const auto* r = m.row(row);
-    if (!r || !r->stats || r->stats->n == 0) return std::nullopt;
-    return p99 ? r->stats->p99 : r->stats->mean;
-  };
+  auto stat = [&](const char* row, bool p99) { return metrics::row_statistic(m, row, p99 ? "p99" : "mean"); };
   auto common = [&](const char* key) -> std::optional<double> {
     const auto* c = m.common_metric(key);
     return c && c->known ? std::optional<double>(c->value) : std::nullopt;

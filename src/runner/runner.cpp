@@ -51,7 +51,6 @@ std::shared_ptr<spdlog::logger> make_logger(const fs::path& run_dir) {
 RunManifest asked(const RunPlan& plan, std::time_t wall) {
   RunManifest m;
   const RunConfig& c = plan.cfg;
-  const LoadPoint point = LoadPoint::of(c, plan.requested.num_prompts);
   m.requested_json = plan.requested.to_json();
   m.info.config_json = c.to_json();
   m.info.started_at = now_iso(wall);
@@ -75,7 +74,7 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.load.ramp_up_measured = c.ramp_up_measured;
   m.load.slice_s = c.slice_s;
   m.load.warm_connections = c.warms_connections();
-  m.planned_requests = point.planned();
+  m.planned_requests = planned_requests(c, plan.requested.num_prompts);
   m.warmup_requests = c.warmup;
   m.insecure_tls = c.insecure;
   return m;
@@ -116,7 +115,7 @@ void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::pat
   info.config_json = plan.cfg.to_json();
   info.synthetic_json = t.synthetic_json;
   info.origin_steady_ns = -1;
-  m.planned_requests = LoadPoint::of(plan.cfg, plan.requested.num_prompts).planned();
+  m.planned_requests = planned_requests(plan.cfg, plan.requested.num_prompts);
   m.target_ready = true;
   for (const auto& f : client::audit_body(body, plan.cfg.endpoint == "chat")) info.audit.emplace_back(f.level, f.text);
   JsonWriter w;
@@ -182,8 +181,7 @@ PointResult measure(const RunPlan& plan, const Target& target, RunManifest& mani
   manifest.info.origin_steady_ns = origin;
   write_manifest(dir, manifest);
   try {
-    return execute(target, plan, LoadPoint::of(plan.cfg, plan.requested.num_prompts), dir / "performances" / plan.cfg.model_abbr,
-                   origin, stop, log, console);
+    return execute(target, plan, dir / "performances" / plan.cfg.model_abbr, origin, stop, log, console);
   } catch (const std::exception& e) {
     // The folder says why it stopped (every warm-up request failed, ...), not "killed?".
     RunEnd failed;
@@ -270,7 +268,6 @@ RunOutcome PointSession::run(const RunPlan& point, const std::string& label) {
   const PointResult r = measure(point, *target_, manifest, dir, *log, stop_, console_);
   write_end(dir, ended(r, ""));
   log_->info("point {} done", name);
-  ++points_;
   RunOutcome out = conclude(point, dir, r.interrupted, *log, console_);
   out.label = name;
   return out;

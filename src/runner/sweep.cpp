@@ -17,11 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::optional<double> stat(const metrics::MetricSet& m, const char* row, bool p99) {
-  const auto* r = m.row(row);
-  if (!r || !r->stats || r->stats->n == 0) return std::nullopt;
-  return p99 ? r->stats->p99 : r->stats->mean;
-}
 
 double common(const metrics::MetricSet& m, const char* key) {
   const auto* c = m.common_metric(key);
@@ -216,13 +211,14 @@ void SweepSummary::add(const std::string& label, const RunConfig& point, const R
   r.request_throughput = common(m, "request_throughput");
   r.output_token_throughput = common(m, "output_token_throughput");
   r.total_token_throughput = common(m, "total_token_throughput");
-  r.per_user_tokens_per_s = stat(m, "OutputTokenThroughput", false);
-  r.ttft_mean = stat(m, "TTFT", false);
-  r.ttft_p99 = stat(m, "TTFT", true);
-  r.tpot_mean = stat(m, "TPOT", false);
-  r.tpot_p99 = stat(m, "TPOT", true);
-  r.e2el_mean = stat(m, "E2EL", false);
-  r.e2el_p99 = stat(m, "E2EL", true);
+  using metrics::row_statistic;
+  r.per_user_tokens_per_s = row_statistic(m, "OutputTokenThroughput", "mean");
+  r.ttft_mean = row_statistic(m, "TTFT", "mean");
+  r.ttft_p99 = row_statistic(m, "TTFT", "p99");
+  r.tpot_mean = row_statistic(m, "TPOT", "mean");
+  r.tpot_p99 = row_statistic(m, "TPOT", "p99");
+  r.e2el_mean = row_statistic(m, "E2EL", "mean");
+  r.e2el_p99 = row_statistic(m, "E2EL", "p99");
   if (m.common_metric("request_goodput")) r.goodput = common(m, "request_goodput");
   rows_.push_back(std::move(r));
   last_ = o;
