@@ -9,6 +9,10 @@
 #include "mock/mock_response.hpp"
 #include "mock/mock_server.hpp"
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <thread>
 
 namespace tokbench::mock {
@@ -299,6 +303,86 @@ TEST(MockServerFaults, FailEveryAnswers500) {
   auto second = http_post(url, body);
   EXPECT_EQ(second.status, 500);
   EXPECT_NE(second.body.find("injected failure"), std::string::npos);
+}
+
+// The trace is the ground truth of TTFT: when each request arrived, was admitted to the batch,
+// got its first token, and when each byte went out, streaming or not, with its connection.
+TEST(MockServerTrace, ArrivalAdmissionFirstTokenAndWritesPerRequest) {
+  const auto path = std::filesystem::temp_directory_path() / ("tokbench_trace_" + std::to_string(::getpid()) + ".jsonl");
+  MockSettings s;
+  s.port = 0;
+  s.ttft_ms = 30;
+  s.tpot_ms = 2;
+  s.max_num_seqs = 1;  // the second request waits for the first: admission later than arrival
+  s.trace_path = path.string();
+  MockServer server(s);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.start()) + "/v1/completions";
+  std::thread first([&] {
+    http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":3,"ignore_eos":true,"stream":true})",
+              "x-request-id: streamed");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":4,"ignore_eos":true})", "x-request-id: queued");
+  first.join();
+  // Two requests on one kept-alive connection.
+  CURL* e = curl_easy_init();
+  curl_slist* h = curl_slist_append(nullptr, "Content-Type: application/json");
+  curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
+  curl_easy_setopt(e, CURLOPT_POSTFIELDS, R"({"model":"tokbench-mock","prompt":"x","max_tokens":1})");
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, +[](char*, size_t sz, size_t n, void*) { return sz * n; });
+  ASSERT_EQ(curl_easy_perform(e), CURLE_OK);
+  ASSERT_EQ(curl_easy_perform(e), CURLE_OK);
+  curl_slist_free_all(h);
+  curl_easy_cleanup(e);
+  server.stop();
+
+  std::map<std::string, simdjson::dom::element> by_id;
+  std::vector<std::string> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u);
+  std::vector<simdjson::dom::parser> parsers(lines.size());
+  std::vector<int64_t> kept_alive_conns, kept_alive_requests;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto t = parsers[i].parse(lines[i]).value();
+    const int64_t arrival = t["arrival_ns"].get_int64(), admitted = t["admitted_ns"].get_int64();
+    const int64_t first_token = t["first_token_ns"].get_int64();
+    const auto writes = t["t_ns"].get_array().value();
+    ASSERT_GT(writes.size(), 0u);
+    EXPECT_LE(t["conn_accepted_ns"].get_int64().value(), arrival);
+    // The kernel's receive time: before this process read the request, and not long before.
+    const int64_t received = t["received_ns"].get_int64();
+    EXPECT_LE(received, arrival);
+    EXPECT_GT(received, arrival - 1'000'000'000);
+    EXPECT_LE(arrival, admitted);
+    EXPECT_GE(first_token - admitted, 30'000'000) << "a timer never fires early";
+    EXPECT_LE(first_token, (*writes.begin()).get_int64().value());
+    const std::string id(t["id"].get_string().value());
+    if (id == "streamed" || id == "queued") {
+      by_id.emplace(id, t);
+    } else {
+      kept_alive_conns.push_back(t["conn_accepted_ns"].get_int64());
+      kept_alive_requests.push_back(t["conn_request"].get_int64());
+    }
+  }
+  ASSERT_EQ(by_id.size(), 2u);
+  const auto streamed = by_id.at("streamed"), queued = by_id.at("queued");
+  EXPECT_TRUE(streamed["stream"].get_bool().value());
+  EXPECT_EQ(std::string(streamed["kinds"].get_string().value()), "CCCD");
+  EXPECT_FALSE(queued["stream"].get_bool().value());
+  EXPECT_EQ(std::string(queued["kinds"].get_string().value()), "B");  // the whole body, with its tokens
+  EXPECT_EQ((*queued["tokens"].get_array().begin()).get_int64().value(), 4);
+  // Queued behind the first request: admitted only when it ended, well after arriving.
+  int64_t streamed_end = 0;
+  for (auto w : streamed["t_ns"].get_array()) streamed_end = w.get_int64();
+  EXPECT_GE(queued["admitted_ns"].get_int64().value(), streamed_end);
+  EXPECT_GE(queued["admitted_ns"].get_int64().value() - queued["arrival_ns"].get_int64().value(), 10'000'000);
+  ASSERT_EQ(kept_alive_conns.size(), 2u);
+  EXPECT_EQ(kept_alive_conns[0], kept_alive_conns[1]);
+  std::sort(kept_alive_requests.begin(), kept_alive_requests.end());
+  EXPECT_EQ(kept_alive_requests, (std::vector<int64_t>{1, 2}));
+  std::filesystem::remove(path);
 }
 
 TEST(MockSettingsTest, ValidateNamesEveryBadFlag) {

@@ -448,6 +448,12 @@ class Worker {
     if (sh_.settings.started && attempt == 1) sh_.settings.started->fetch_add(1, std::memory_order_relaxed);
     s.rec.sent_ns = s.now();
     curl_multi_add_handle(multi_, s.easy);
+    // Start it now, not after the next epoll_wait has handed every ready stream to libcurl: in a
+    // burst (a closed loop's whole wave ending at once) that wait put milliseconds between the
+    // send stamp and the request on the wire, in every TTFT. libcurl also counts its phase times
+    // from this moment, which take_phases places at sent_ns.
+    int running = 0;
+    curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
   }
 
   // The HTTP phases of this attempt, from libcurl: µs since the transfer started (sent_ns). A phase

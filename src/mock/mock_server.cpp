@@ -8,12 +8,16 @@
 #include <fmt/format.h>
 
 #include <fcntl.h>
+#include <linux/net_tstamp.h>
+#include <sys/socket.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
 #include <deque>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <simdjson.h>
@@ -86,8 +90,9 @@ struct MockServer::Impl {
   awaitable<void> accept_loop() {
     for (;;) {
       tcp::socket sock = co_await acceptor.async_accept(use_awaitable);
+      const int64_t accepted_ns = steady_now_ns();
       sock.set_option(tcp::no_delay(true));
-      net::co_spawn(ioc, session(std::move(sock)), net::detached);
+      net::co_spawn(ioc, session(std::move(sock), accepted_ns), net::detached);
     }
   }
 
@@ -106,16 +111,62 @@ struct MockServer::Impl {
     co_await send(sock, res);
   }
 
-  awaitable<void> session(tcp::socket sock) {
+  // Where a request came from, for the trace: its connection's accept time, its place on it, and
+  // when its first bytes reached this host (the kernel's receive time; -1 when unknown).
+  struct Conn {
+    int64_t accepted_ns = 0;
+    int64_t request = 0;  ///< 1-based index of the request on this connection
+    int64_t received_ns = -1;
+  };
+
+  // The kernel's software receive time of the next unread byte (SO_TIMESTAMPING, peeked, so
+  // nothing is consumed), on the steady clock; -1 when the kernel gave none. It is when the
+  // request reached this host, however late this process gets to read it: the trace's TTFT
+  // truth then holds even when the simulator itself lags behind a burst.
+  static int64_t peek_receive_time(int fd) {
+    char byte;
+    iovec iov{&byte, 1};
+    alignas(cmsghdr) char control[256];
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    if (::recvmsg(fd, &msg, MSG_PEEK | MSG_DONTWAIT) <= 0) return -1;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_TIMESTAMPING) continue;
+      timespec ts[3];
+      std::memcpy(ts, CMSG_DATA(c), sizeof ts);
+      if (ts[0].tv_sec == 0 && ts[0].tv_nsec == 0) return -1;
+      timespec real, mono;  // the receive time is CLOCK_REALTIME: move it onto steady_clock
+      ::clock_gettime(CLOCK_REALTIME, &real);
+      ::clock_gettime(CLOCK_MONOTONIC, &mono);
+      auto ns = [](const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; };
+      return ns(ts[0]) - ns(real) + ns(mono);
+    }
+    return -1;
+  }
+
+  awaitable<void> session(tcp::socket sock, int64_t accepted_ns) {
     beast::flat_buffer buf;
+    Conn conn{accepted_ns, 0};
     try {
       for (;;) {
         http::request_parser<http::string_body> parser;
         parser.body_limit(256u << 20);
+        if (trace) {
+          // Bytes already buffered came with an earlier read: their receive time is not known.
+          conn.received_ns = -1;
+          if (buf.size() == 0) {
+            co_await sock.async_wait(tcp::socket::wait_read, use_awaitable);
+            conn.received_ns = peek_receive_time(sock.native_handle());
+          }
+        }
         co_await http::async_read(sock, buf, parser, use_awaitable);
+        ++conn.request;
         auto req = parser.release();
         const bool keep = req.keep_alive();
-        const bool open = co_await route(sock, req, keep);
+        const bool open = co_await route(sock, req, keep, conn);
         if (!keep || !open) break;
       }
     } catch (const std::exception&) {
@@ -126,7 +177,7 @@ struct MockServer::Impl {
   }
 
   // Returns false when the connection must be closed (a simulated drop).
-  awaitable<bool> route(tcp::socket& sock, http::request<http::string_body>& req, bool keep) {
+  awaitable<bool> route(tcp::socket& sock, http::request<http::string_body>& req, bool keep, const Conn& conn) {
     const auto arrival = std::chrono::steady_clock::now();
     const std::string_view target(req.target().data(), req.target().size());
     const std::string_view path = target.substr(0, target.find('?'));
@@ -163,7 +214,7 @@ struct MockServer::Impl {
       auto [status, body] = tokenize(req.body(), path == "/tokenize");
       co_await send_json(sock, v, keep, status, std::move(body));
     } else if ((path == "/v1/chat/completions" || path == "/v1/completions") && post) {
-      co_return co_await completion(sock, req, keep, path == "/v1/chat/completions", arrival);
+      co_return co_await completion(sock, req, keep, path == "/v1/chat/completions", arrival, conn);
     } else if (path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/models" ||
                path == "/health") {
       co_await send_json(sock, v, keep, http::status::method_not_allowed,
@@ -268,7 +319,7 @@ struct MockServer::Impl {
   }
 
   awaitable<bool> completion(tcp::socket& sock, http::request<http::string_body>& req, bool keep,
-                             bool chat, std::chrono::steady_clock::time_point arrival) {
+                             bool chat, std::chrono::steady_clock::time_point arrival, const Conn& conn) {
     const unsigned v = req.version();
     std::string why;
     auto parsed = parse_request(req.body(), chat, &why);
@@ -317,7 +368,7 @@ struct MockServer::Impl {
     const Plan plan = make_plan(cr, s, n);  // the output length and finish reason
     const int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
                                 std::chrono::system_clock::now().time_since_epoch()).count();
-    Generation g{cr, plan, id, created, chat, n, arrival, fault};
+    Generation g{cr, plan, id, created, chat, n, arrival, conn, fault};
     co_return co_await generate(sock, g, keep, v);
   }
 
@@ -329,7 +380,20 @@ struct MockServer::Impl {
     bool chat;
     uint64_t seq;
     std::chrono::steady_clock::time_point arrival;
+    const Conn& conn;
     Fault fault = Fault::None;  // reset-mid-stream, stall, malformed-sse and no-done act here
+  };
+
+  // One trace line: when the request arrived (fully read), was admitted to the batch and got its
+  // first token, and when each write went out, so TTFT truth (arrival to first content write) and
+  // the simulator's own lateness are exact, for streaming and non-streaming requests alike.
+  struct TraceLine {
+    int64_t arrival_ns = 0;
+    int64_t admitted_ns = 0;
+    int64_t first_token_ns = 0;  ///< the prefill's end: when the first token exists (stream or not)
+    std::vector<int64_t> t_ns;   ///< write times, one per event (streaming) or one for the body ('B')
+    std::string kinds;           ///< R role, C content, F finish only, U usage, D [DONE], B whole body
+    std::vector<int> tokens;     ///< tokens each event carried
   };
 
   // One request through the engine: queue, prefill (TTFT), then decode steps whose duration and
@@ -351,9 +415,12 @@ struct MockServer::Impl {
       sr.emplace(*res);
       co_await http::async_write_header(sock, *sr, use_awaitable);
     }
+    TraceLine tl;
+    tl.arrival_ns = to_ns(g.arrival);
     metrics.request_queued();
     co_await admit(has_min);
     const auto admitted = clock::now();
+    tl.admitted_ns = to_ns(admitted);
     metrics.request_started(std::chrono::duration<double>(admitted - g.arrival).count());
     BatchSlot slot{this, has_min, g.arrival, cr.prompt_tokens};
 
@@ -379,9 +446,6 @@ struct MockServer::Impl {
                       g.fault == Fault::ResetMidStream;
     const int64_t drop_after = drop ? target / 2 : -1;
     bool malformed_sent = g.fault != Fault::MalformedSse;
-    std::vector<int64_t> trace_t;
-    std::string trace_kinds;
-    std::vector<int> trace_tokens;
     net::steady_timer timer(sock.get_executor());
     std::string payload, text;
     int64_t produced = 0;
@@ -389,8 +453,8 @@ struct MockServer::Impl {
       payload += "data: ";
       payload += json;
       payload += "\n\n";
-      trace_kinds.push_back(kind);
-      trace_tokens.push_back(tokens);
+      tl.kinds.push_back(kind);
+      tl.tokens.push_back(tokens);
     };
     auto usage_now = [&]() -> std::optional<ChunkUsage> {
       if (!cr.continuous_usage) return std::nullopt;
@@ -406,6 +470,7 @@ struct MockServer::Impl {
     // its histograms must say so, as a real server's do.
     co_await wait_until(at);
     auto last_wake = clock::now();
+    tl.first_token_ns = to_ns(last_wake);
     metrics.first_token(std::chrono::duration<double>(last_wake - g.arrival).count());
     struct Planned {
       Step st;
@@ -428,7 +493,7 @@ struct MockServer::Impl {
       // Emit what is pending when the chunk is full or the output is complete.
       const bool done = produced + pending >= target;
       if (pending >= s.tokens_per_chunk || done || produced == 0) {
-        const size_t kinds_before = trace_kinds.size();
+        const size_t kinds_before = tl.kinds.size();
         payload.clear();
         if (cr.stream && produced == 0 && g.chat) event(stream_chunk(true, g.id, s.model_name, g.created, true, "", "", usage_now()), 'R', 0);
         std::string piece;
@@ -438,7 +503,7 @@ struct MockServer::Impl {
         pending = 0;
         if (cr.stream) {
           if (drop_after >= 0 && produced > drop_after) {
-            write_trace(g.id, trace_t, trace_kinds, trace_tokens, true);
+            write_trace(g, tl, true);
             beast::error_code ec;
             sock.close(ec);  // simulated crash: no terminating chunk, no [DONE]
             co_return false;
@@ -456,11 +521,11 @@ struct MockServer::Impl {
             if (cr.include_usage) event(usage_chunk(g.chat, g.id, s.model_name, g.created, {cr.prompt_tokens, produced, cached}), 'U', 0);
             if (g.fault != Fault::NoDone) {
               payload += "data: [DONE]\n\n";
-              trace_kinds.push_back('D');
-              trace_tokens.push_back(0);
+              tl.kinds.push_back('D');
+              tl.tokens.push_back(0);
             }
           }
-          co_await write_chunk(sock, payload, trace_t, trace_kinds.size() - kinds_before);
+          co_await write_chunk(sock, payload, tl.t_ns, tl.kinds.size() - kinds_before);
         }
         if (done) break;
       }
@@ -477,7 +542,7 @@ struct MockServer::Impl {
     if (!unobserved.empty()) observe_steps();
     if (cr.stream) {
       co_await net::async_write(sock, http::make_chunk_last(), use_awaitable);
-      write_trace(g.id, trace_t, trace_kinds, trace_tokens, false);
+      write_trace(g, tl, false);
       co_return true;
     }
     std::optional<ChunkUsage> usage;
@@ -488,8 +553,18 @@ struct MockServer::Impl {
     out.set("x-request-id", g.id);
     out.keep_alive(keep);
     out.body() = std::move(body);
+    if (trace) {
+      tl.t_ns.push_back(steady_now_ns());
+      tl.kinds.push_back('B');
+      tl.tokens.push_back(static_cast<int>(produced));
+    }
     co_await send(sock, out);
+    write_trace(g, tl, false);
     co_return true;
+  }
+
+  static int64_t to_ns(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
   }
 
   awaitable<void> write_chunk(tcp::socket& sock, const std::string& payload, std::vector<int64_t>& trace_t,
@@ -498,17 +573,19 @@ struct MockServer::Impl {
     co_await net::async_write(sock, http::make_chunk(net::buffer(payload)), use_awaitable);
   }
 
-  void write_trace(const std::string& id, const std::vector<int64_t>& t, const std::string& kinds,
-                   const std::vector<int>& tokens, bool dropped) {
+  void write_trace(const Generation& g, const TraceLine& tl, bool dropped) {
     if (!trace) return;
     JsonWriter w;
-    w.begin_object().field("id", id).field("dropped", dropped);
+    w.begin_object().field("id", g.id).field("stream", g.cr.stream).field("dropped", dropped);
+    w.field("conn_accepted_ns", g.conn.accepted_ns).field("conn_request", g.conn.request);
+    if (g.conn.received_ns >= 0) w.field("received_ns", g.conn.received_ns);
+    w.field("arrival_ns", tl.arrival_ns).field("admitted_ns", tl.admitted_ns).field("first_token_ns", tl.first_token_ns);
     w.key("t_ns").begin_array();
-    for (auto x : t) w.value(x);
+    for (auto x : tl.t_ns) w.value(x);
     w.end_array();
-    w.field("kinds", kinds);
+    w.field("kinds", tl.kinds);
     w.key("tokens").begin_array();
-    for (auto x : tokens) w.value(x);
+    for (auto x : tl.tokens) w.value(static_cast<int64_t>(x));
     w.end_array().end_object();
     std::lock_guard lock(trace_mu);
     std::fputs(w.str().c_str(), trace);
@@ -540,6 +617,10 @@ uint16_t MockServer::start() {
   if (!ec) m.acceptor.set_option(net::socket_base::reuse_address(true), ec);
   if (!ec) m.acceptor.bind(ep, ec);
   if (!ec) m.acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (!ec && m.trace) {  // accepted sockets inherit it: a request sent right after connect is stamped too
+    const int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+    ::setsockopt(m.acceptor.native_handle(), SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags);
+  }
   if (ec) {
     throw std::runtime_error(fmt::format("cannot listen on {}:{}: {} (pick another --port, or 0 for any free port)",
                                          m.s.host, m.s.port, ec.message()));
