@@ -147,6 +147,14 @@ TEST_F(ExecuteTest, InfiniteRateMakesEveryRequestDueAtThePhaseStart) {
   for (const auto& r : recs) EXPECT_EQ(r.scheduled_ns, recs.front().scheduled_ns);
   EXPECT_TRUE(std::isinf(load_run_folder(out.run_dir).manifest.request_rate));
   EXPECT_EQ(load_run_folder(out.run_dir).manifest.load.arrivals, "all-at-once");
+  // Latency from the intended send time: all were due at once, 9 of 12 waited for a slot (each
+  // wait at least one whole request of >= 6 ms), and that wait is in the *_FromIntended rows only.
+  const auto* lag = out.metrics.row("SendLag");
+  const auto* intended = out.metrics.row("E2EL_FromIntended");
+  ASSERT_TRUE(lag && lag->stats && intended && intended->stats);
+  EXPECT_GE(lag->stats->mean, 5.0);
+  EXPECT_NEAR(intended->stats->mean - out.metrics.row("E2EL")->stats->mean, lag->stats->mean, 1e-6);
+  EXPECT_TRUE(out.metrics.row("TTFT_FromIntended")->stats.has_value());
 }
 
 TEST_F(ExecuteTest, GoodputJudgesEveryRequestInTheDetailsAndTheResult) {

@@ -54,6 +54,30 @@ TEST(TokbenchDefinitions, HttpPhasesAndTtftFromRequestStart) {
   EXPECT_FALSE(old.row("TTFT_FromRequestStart")->stats.has_value());
 }
 
+// Open loop: latency from the intended send time beside latency from the send (wrk2's corrected
+// latency). A request held back 30 ms (no free slot) is 30 ms later from its schedule.
+TEST(TokbenchDefinitions, LatencyFromIntendedSendTime) {
+  auto on_time = vllm_like();  // scheduled 0, sent 0: TTFT 100, E2EL 161 either way
+  on_time.scheduled_ns = 0;
+  auto held = vllm_like();  // the same request, sent 30 ms after the schedule said
+  held.scheduled_ns = -testing::ms(30);
+  RunFacts open{2, true};
+  open.open_loop = true;
+  const auto m = compute({on_time, held}, open, Definitions::Tokbench);
+  EXPECT_DOUBLE_EQ(stats(m, "E2EL").mean, 161);
+  EXPECT_DOUBLE_EQ(stats(m, "E2EL_FromIntended").mean, (161 + 191) / 2.0);
+  EXPECT_DOUBLE_EQ(stats(m, "E2EL_FromIntended").max, 191);
+  EXPECT_DOUBLE_EQ(stats(m, "TTFT_FromIntended").mean, (100 + 130) / 2.0);
+  EXPECT_DOUBLE_EQ(stats(m, "SendLag").mean, 15);
+  bool noted = false;
+  for (const auto& n : m.notes) noted |= n.find("15.000 ms later than from the send") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // A closed loop has no intended times: n/a with the reason, never a copy of E2EL.
+  const auto closed = compute({on_time, held}, {2, true}, Definitions::Tokbench);
+  EXPECT_FALSE(closed.row("E2EL_FromIntended")->stats.has_value());
+  EXPECT_NE(closed.row("TTFT_FromIntended")->na_reason.find("closed loop"), std::string::npos);
+}
+
 TEST(TokbenchDefinitions, TtftIgnoresRoleChunkAndTpotIgnoresUsageAndDone) {
   const auto m = compute({vllm_like()}, {1, true}, Definitions::Tokbench);
   EXPECT_DOUBLE_EQ(stats(m, "TTFT").mean, 100);             // first content, not the role chunk

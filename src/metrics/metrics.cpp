@@ -139,6 +139,11 @@ class TokbenchAccumulator final : public Accumulator {
     t_.sum_e2el_ns += e2e;
     e2el_.push(e2e / kNsPerMs);
     if (r.scheduled_ns != kNone) send_lag_.push((r.sent_ns - r.scheduled_ns) / kNsPerMs);
+    const bool intended = facts_.open_loop && r.scheduled_ns != kNone;
+    if (intended) {
+      e2el_intended_.push((r.done_ns - r.scheduled_ns) / kNsPerMs);
+      held_back_ns_ += static_cast<double>(r.sent_ns - r.scheduled_ns);
+    }
     add_phases(r);
 
     const int64_t out = output_tokens(r);
@@ -163,6 +168,7 @@ class TokbenchAccumulator final : public Accumulator {
     if (r.first_token_ns == kNone) return;  // no generated text: TTFT undefined
     const double ttft_ns = static_cast<double>(r.first_token_ns - r.sent_ns);
     ttft_.push(ttft_ns / kNsPerMs);
+    if (intended) ttft_intended_.push((r.first_token_ns - r.scheduled_ns) / kNsPerMs);
     if (input_tokens(r) != kNone && ttft_ns > 0)
       prefill_tput_.push(static_cast<double>(input_tokens(r)) / (ttft_ns / kNsPerS));
     if (out > 1 && r.last_token_ns != kNone)
@@ -203,6 +209,19 @@ class TokbenchAccumulator final : public Accumulator {
     add_notes();
     m.extra_rows.push_back(stream_row("TTFT_FirstEvent", Unit::Ms, ttft_event_, "no events"));
     m.extra_rows.push_back(make_row("SendLag", Unit::Ms, send_lag_, "no schedule"));
+    // Latency from the intended send time beside latency from the actual send (wrk2's corrected
+    // latency): a request the client or a concurrency cap held back is late here, not hidden.
+    const char* closed = "closed loop: a request goes when a slot frees, it has no intended send time";
+    m.extra_rows.push_back(facts_.open_loop ? make_row("E2EL_FromIntended", Unit::Ms, e2el_intended_, "no schedule")
+                                            : na_row("E2EL_FromIntended", Unit::Ms, closed));
+    m.extra_rows.push_back(!facts_.open_loop ? na_row("TTFT_FromIntended", Unit::Ms, closed)
+                                             : stream_row("TTFT_FromIntended", Unit::Ms, ttft_intended_, "no generated text"));
+    if (facts_.open_loop && !e2el_intended_.empty()) {
+      m.notes.push_back(fmt::format("E2EL_FromIntended and TTFT_FromIntended count from when the arrival schedule meant "
+                                    "to send each request: {:.3f} ms later than from the send on average (waiting for a "
+                                    "free slot, or a late client)",
+                                    held_back_ns_ / kNsPerMs / static_cast<double>(e2el_intended_.size())));
+    }
     m.extra_rows.push_back(make_row("HttpConnecting", Unit::Ms, connecting_, "no new connection (or no phase times)"));
     m.extra_rows.push_back(make_row("HttpTlsHandshaking", Unit::Ms, tls_, "no TLS handshake"));
     m.extra_rows.push_back(make_row("HttpWaiting", Unit::Ms, waiting_, "no phase times"));
@@ -256,7 +275,7 @@ class TokbenchAccumulator final : public Accumulator {
 
   void columns(std::vector<std::pair<Samples*, PercentileMethod>>& out) override {
     add_columns(out, PercentileMethod::Linear, {&e2el_, &ttft_, &tpot_, &itl_, &in_tok_, &out_tok_, &out_tput_, &prefill_tput_,
-                                                &ttft_event_, &send_lag_, &icl_, &tokens_per_chunk_, &connecting_, &tls_,
+                                                &ttft_event_, &send_lag_, &e2el_intended_, &ttft_intended_, &icl_, &tokens_per_chunk_, &connecting_, &tls_,
                                                 &waiting_, &ttft_wire_});
   }
 
@@ -278,7 +297,8 @@ class TokbenchAccumulator final : public Accumulator {
   MetricSet m_;
   Totals t_;
   Samples e2el_, ttft_, tpot_, itl_, in_tok_, out_tok_, out_tput_, prefill_tput_;
-  Samples ttft_event_, send_lag_, icl_, tokens_per_chunk_;
+  Samples ttft_event_, send_lag_, e2el_intended_, ttft_intended_, icl_, tokens_per_chunk_;
+  double held_back_ns_ = 0;  // sum of send lags of the requests in e2el_intended_
   Samples connecting_, tls_, waiting_, ttft_wire_;
   int64_t with_phases_ = 0, new_connections_ = 0;
   int64_t first_sent_ = INT64_MAX, last_done_ = INT64_MIN;

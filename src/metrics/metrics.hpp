@@ -40,6 +40,7 @@ struct GoodputSpec {
 struct RunFacts {
   int max_concurrency = 1;  ///< the configured in-flight cap
   bool stream = true;
+  bool open_loop = false;   ///< requests had intended send times (--request-rate): the *_FromIntended rows
   GoodputSpec goodput{};    ///< empty: no goodput rows
 };
 

@@ -74,6 +74,7 @@ RunManifest manifest_from(simdjson::dom::element root) {
   m.facts.stream = value_or(plan["stream"].get_bool(), true);
   m.definitions = str(plan, "definitions");
   m.request_rate = str(plan, "request_rate") == "inf" ? std::numeric_limits<double>::infinity() : number_or(plan, "request_rate", 0);
+  m.facts.open_loop = m.request_rate > 0;
   if (std::string goodput = str(plan, "goodput"); !goodput.empty()) m.facts.goodput = metrics::parse_goodput(goodput);
   LoadFacts& l = m.load;
   if (std::string a = str(plan, "arrivals"); !a.empty()) l.arrivals = a;

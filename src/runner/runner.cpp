@@ -61,6 +61,7 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
   if (!c.goodput.empty()) m.facts.goodput = metrics::parse_goodput(c.goodput);
   m.definitions = c.compat;
   m.request_rate = c.pressure ? 0 : c.request_rate;  // pressure: the rate adds clients, it does not pace requests
+  m.facts.open_loop = m.request_rate > 0;
   m.load.arrivals = c.adaptive_window_s > 0  ? "adaptive"
                     : c.pressure               ? "pressure"
                     : std::isinf(c.request_rate) ? "all-at-once"
