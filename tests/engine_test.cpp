@@ -379,6 +379,29 @@ TEST(Engine, ResetBeforeAnyResponseByteIsNotAConnectError) {
 // finished (what a multi-turn session needs: the next body carries the last answer). The engine
 // asks again after completions, so the requests go strictly one after another even with room
 // for four.
+// An arrival schedule starts when the engine can send: the slots (one libcurl handle each) are
+// made first. Made after, 8,000 of them (~50 ms) made a large open loop's first requests that late.
+TEST(Engine, PhaseStartsOnceTheSlotsExist) {
+  struct Probe final : load::RequestSource {
+    void start(int64_t) override { started_at = steady_now_ns(); }
+    load::Pull next(int64_t) override {
+      if (first_next == 0) first_next = steady_now_ns();
+      return load::Pull::done();
+    }
+    void completed(const RequestRecord&) override {}
+    int64_t planned() const override { return -1; }  // unbounded: every slot is made
+    std::atomic<int64_t> started_at{0}, first_next{0};
+  } probe;
+  EngineSettings es;
+  es.url = "http://127.0.0.1:9/v1/chat/completions";  // nothing is sent
+  es.concurrency = 8000;
+  std::atomic<int> stop{kRunning};
+  Engine(es).run(probe, steady_now_ns(), [](RequestRecord&&) {}, stop);
+  ASSERT_GT(probe.started_at.load(), 0);
+  ASSERT_GT(probe.first_next.load(), 0);
+  EXPECT_LT(probe.first_next.load() - probe.started_at.load(), 15'000'000);
+}
+
 TEST(Engine, SourceThatAnswersLaterGetsAskedAgainAfterCompletions) {
   Harness h(fast());
   struct Chain final : load::RequestSource {
