@@ -200,6 +200,14 @@ TEST_F(ExecuteTest, PressureModeAddsClientsAtItsRate) {
   EXPECT_EQ(load_run_folder(out.run_dir).manifest.load.arrivals, "pressure");
   EXPECT_EQ(out.metrics.common_metric("peak_concurrency")->value, 4);
   for (const auto& r : recs) EXPECT_FALSE(r.warmup);  // pressure mode measures its ramp, as AISBench does
+  // The client's busiest second is in end.json: the share of it never waiting, and when it began.
+  // This light load leaves the thread waiting most of the time.
+  const auto end = load_run_folder(out.run_dir).end;
+  ASSERT_TRUE(end.has_value());
+  EXPECT_GE(end->client_peak_busy, 0.0);
+  EXPECT_LT(end->client_peak_busy, 0.9);
+  EXPECT_GE(end->client_peak_busy_at_s, 0.0);
+  EXPECT_LT(end->client_peak_busy_at_s, 1.3);
 }
 
 // The in-run controller on a server with 4 seats: doubles while TTFT holds, breaks above 4, bisects,

@@ -249,12 +249,16 @@ TEST(RunFolder, ManifestAndEndMarkerRoundTrip) {
   RunEnd e;
   e.interrupted = true;
   e.client_cpu_share = 0.95;
+  e.client_peak_busy = 0.99;
+  e.client_peak_busy_at_s = 12.5;
   e.records_written = 256;
   write_end(dir, e);
   f = load_run_folder(dir);
   ASSERT_TRUE(f.end.has_value());
   EXPECT_TRUE(f.end->interrupted);
   EXPECT_EQ(f.end->client_cpu_share, 0.95);
+  EXPECT_EQ(f.end->client_peak_busy, 0.99);
+  EXPECT_EQ(f.end->client_peak_busy_at_s, 12.5);
   EXPECT_EQ(f.end->records_written, 256);
   fs::remove_all(dir);
 }
@@ -300,6 +304,37 @@ TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
   v = judge(m, t, f);
   EXPECT_FALSE(v.valid);
   EXPECT_NE(v.reasons.front().find("busy 95%"), std::string::npos);
+}
+
+// Saturated in a burst: a whole-run CPU share of 40% hides a second the client never waited in
+// for 98% of it; the verdict says so, and a
+// cross-check disagreement is then put on the client. A client that kept up and a TTFT above the
+// server's is the server's front end (or the network), a warning that names it, not INVALID.
+TEST(Verdict, SaturatedSecondAndWhereTtftDisagreementComesFrom) {
+  VerdictTally t;
+  for (int i = 0; i < 200; ++i) t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
+  const metrics::MetricSet m;
+  VerdictFacts f;
+  f.client_cpu_share = 0.4;
+  f.client_peak_busy = 0.98;
+  f.client_peak_busy_at_s = 3.25;
+  auto v = judge(m, t, f);
+  EXPECT_TRUE(v.valid);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("for 98% of the 100 ms from 3.2 s"), std::string::npos) << v.warnings[0];
+  f.server_disagrees = f.server_disagrees_on_ttft_only = true;
+  v = judge(m, t, f);
+  EXPECT_FALSE(v.valid);
+  EXPECT_NE(v.reasons.front().find("the client was saturated"), std::string::npos) << v.reasons.front();
+  f.client_peak_busy = 0.5;  // the client kept up
+  v = judge(m, t, f);
+  EXPECT_TRUE(v.valid);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("before the server read it"), std::string::npos) << v.warnings[0];
+  f.server_disagrees_on_ttft_only = false;  // tokens or TPOT disagree: not the front end
+  v = judge(m, t, f);
+  EXPECT_FALSE(v.valid);
+  EXPECT_NE(v.reasons.front().find("other traffic on the server"), std::string::npos);
 }
 
 }  // namespace

@@ -33,6 +33,7 @@ namespace {
 
 constexpr size_t kErrorBodyLimit = 1024;  // first KiB of a failing server's body is kept
 constexpr int64_t kIdlePollMs = 50;       // bounds how late a stop request is noticed
+constexpr int64_t kBusyWindowNs = 100'000'000;  // the window of a worker's busiest stretch
 constexpr int64_t kSpinNs = 100'000;      // an open loop polls the last 100 µs before a send
 
 struct Shared {
@@ -182,6 +183,26 @@ int64_t thread_cpu_ns() {
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// How much of each 100 ms (or so) this worker thread went without waiting for the network: 1.0
+// means it never did (it was working, or waiting for a CPU), so events queued up behind it. The
+// busiest stretch is kept: a whole-run average hides the burst (a closed loop's wave starting at
+// once) it fell behind in, and CPU time alone misses a thread that shares its core.
+struct BusiestStretch {
+  int64_t at;           // the window's start, ns since the origin
+  int64_t idle_at = 0;  // idle_ns then
+  int64_t idle_ns = 0;  // time spent waiting for sockets (or polling with nothing to do), all run
+  void close(int64_t now, int64_t min_window, EngineCounters& c) {
+    if (now - at < min_window) return;
+    const double busy = 1.0 - static_cast<double>(idle_ns - idle_at) / static_cast<double>(now - at);
+    if (busy > c.peak_busy) {
+      c.peak_busy = busy;
+      c.peak_busy_at_ns = at;
+    }
+    at = now;
+    idle_at = idle_ns;
+  }
+};
+
 // A 2xx answer that is not what was asked for (a proxy's HTML page, JSON where a stream was
 // asked): named with what came, instead of "stream cut in the middle of an SSE event".
 std::string unexpected_type(const Slot& s) {
@@ -247,6 +268,9 @@ class Worker {
 
   EngineCounters run() {
     const int64_t cpu_start = thread_cpu_ns();
+    EngineCounters c;
+    BusiestStretch busy{steady_now_ns() - sh_.origin_ns};
+    int64_t last_wait_end = steady_now_ns();
     // Timer slack: the kernel may wake this thread up to 50 µs late by default, to batch wake-ups;
     // an arrival schedule wants it on time (this thread only).
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
@@ -260,6 +284,7 @@ class Worker {
     while (true) {
       const int stop = sh_.stop.load(std::memory_order_relaxed);
       int64_t now = steady_now_ns() - sh_.origin_ns;
+      busy.close(now, kBusyWindowNs, c);
       if (stop != kRunning) {
         pending.reset();
         pending_due = kNone;
@@ -315,12 +340,19 @@ class Worker {
       // The next request due within kSpinNs: poll instead of sleeping (sockets are still served),
       // since a sleeping thread wakes up to a few hundred µs late on a busy machine (LoadGen's habit).
       int64_t wait_ns = deadline - now;
-      if (pending_due != kNone && pending_due - now <= kSpinNs) wait_ns = 0;
+      const bool spinning = pending_due != kNone && pending_due - now <= kSpinNs;
+      if (spinning) wait_ns = 0;
       else if (pending_due != kNone && deadline == pending_due) wait_ns -= kSpinNs;
-      drive(events, wait_events(events, wait_ns));
+      const int64_t wait_start = steady_now_ns();
+      const int ready = wait_events(events, wait_ns);
+      const int64_t wait_end = steady_now_ns();
+      // Idle: blocked in the wait, or polling before a send with nothing to do (the whole turn).
+      busy.idle_ns += (spinning && ready == 0 ? wait_start - last_wait_end : 0) + (wait_end - wait_start);
+      last_wait_end = wait_end;
+      drive(events, ready);
       reap();
     }
-    EngineCounters c;
+    busy.close(steady_now_ns() - sh_.origin_ns, kBusyWindowNs / 10, c);  // the last, partial window (short runs too)
     for (auto& s : slots_) {
       c.events += s.events;
       c.bytes += s.bytes;
@@ -684,6 +716,10 @@ EngineCounters Engine::run(load::RequestSource& source, int64_t origin_ns,
     total.bytes += c.bytes;
     total.cpu_ns += c.cpu_ns;
     total.busiest_cpu_ns = std::max(total.busiest_cpu_ns, c.cpu_ns);
+    if (c.peak_busy > total.peak_busy) {
+      total.peak_busy = c.peak_busy;
+      total.peak_busy_at_ns = c.peak_busy_at_ns;
+    }
   }
   return total;
 }

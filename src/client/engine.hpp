@@ -51,6 +51,11 @@ struct EngineCounters {
   int64_t bytes = 0;   ///< response body bytes
   int64_t cpu_ns = 0;  ///< CPU time of the worker threads (the client's own cost)
   int64_t busiest_cpu_ns = 0;  ///< CPU time of the busiest worker thread (a saturated one delays its streams)
+  /// The busiest 100 ms of any worker thread: the share of it the thread went without waiting
+  /// for the network (1.0 = never waited: events queued behind it) and when it began (ns since
+  /// the origin). A whole-run average hides a burst the thread fell behind in.
+  double peak_busy = 0;
+  int64_t peak_busy_at_ns = -1;
 };
 
 class Engine {

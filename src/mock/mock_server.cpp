@@ -541,8 +541,9 @@ struct MockServer::Impl {
     }
     if (!unobserved.empty()) observe_steps();
     if (cr.stream) {
-      co_await net::async_write(sock, http::make_chunk_last(), use_awaitable);
+      // The trace line goes first: once the client has the last byte it may stop this server.
       write_trace(g, tl, false);
+      co_await net::async_write(sock, http::make_chunk_last(), use_awaitable);
       co_return true;
     }
     std::optional<ChunkUsage> usage;
@@ -557,9 +558,9 @@ struct MockServer::Impl {
       tl.t_ns.push_back(steady_now_ns());
       tl.kinds.push_back('B');
       tl.tokens.push_back(static_cast<int>(produced));
+      write_trace(g, tl, false);  // before the body, which may be the last thing the client waits for
     }
     co_await send(sock, out);
-    write_trace(g, tl, false);
     co_return true;
   }
 

@@ -208,7 +208,12 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   vf.duration_s = folder.manifest.load.duration_s;
   vf.grace_s = folder.manifest.load.grace_s;
   vf.client_cpu_share = folder.end ? folder.end->client_cpu_share : -1;
+  vf.client_peak_busy = folder.end ? folder.end->client_peak_busy : -1;
+  vf.client_peak_busy_at_s = folder.end ? folder.end->client_peak_busy_at_s : -1;
   vf.server_disagrees = w.info.server_disagrees;
+  vf.server_disagrees_on_ttft_only = w.info.server_disagrees && std::all_of(w.checks.begin(), w.checks.end(), [](const auto& c) {
+    return c.agree || c.what == "TTFT (ms)";
+  });
   vf.incomplete = incomplete_reason(folder, p.tally.measured);
   vf.details_warning = p.scan.warning;
   vf.insecure_tls = folder.manifest.insecure_tls;

@@ -102,6 +102,8 @@ RunEnd end_from(simdjson::dom::element root) {
   e.client_cpu_s = number_or(root, "client_cpu_s", -1);
   e.client_process_cpu_s = number_or(root, "client_process_cpu_s", -1);
   e.client_cpu_share = number_or(root, "client_cpu_share", -1);
+  e.client_peak_busy = number_or(root, "client_peak_busy", -1);
+  e.client_peak_busy_at_s = number_or(root, "client_peak_busy_at_s", -1);
   e.client_events = value_or(root["client_sse_events"].get_int64(), int64_t{-1});
   e.server_process_json = raw_or_empty(root, "server_process");
   e.profile_json = raw_or_empty(root, "profile");
@@ -159,6 +161,7 @@ void write_end(const fs::path& dir, const RunEnd& e) {
   w.field("measured_wall_s", e.measured_wall_s).field("client_cpu_s", e.client_cpu_s);
   w.field("client_process_cpu_s", e.client_process_cpu_s);
   w.field("client_cpu_share", e.client_cpu_share).field("client_sse_events", e.client_events);
+  w.field("client_peak_busy", e.client_peak_busy).field("client_peak_busy_at_s", e.client_peak_busy_at_s);
   raw_or_null(w, "server_process", e.server_process_json);
   raw_or_null(w, "profile", e.profile_json);
   raw_or_null(w, "adaptive", e.adaptive_json);

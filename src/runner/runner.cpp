@@ -155,6 +155,8 @@ RunEnd ended(const PointResult& p, const std::string& server_process_json) {
   e.client_cpu_s = p.client_cpu_s;
   e.client_process_cpu_s = p.client_process_cpu_s;
   e.client_cpu_share = p.client_cpu_share;
+  e.client_peak_busy = p.client_peak_busy;
+  e.client_peak_busy_at_s = p.client_peak_busy_at_s;
   e.client_events = p.client_events;
   e.server_process_json = server_process_json;
   e.profile_json = p.profile_json;

@@ -7,6 +7,10 @@
 
 namespace tokbench::runner {
 
+namespace {
+constexpr double kPeakSecondSaturated = 0.95;  // a worker's share of its busiest second without a wait
+}  // namespace
+
 void VerdictTally::add(const record::RequestRecord& r) {
   if (r.warmup) {
     ++warmup;
@@ -61,10 +65,21 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
                                     "the server does not honour ignore_eos (check the model's generation config or drop "
                                     "--ignore-eos)", t.short_outputs));
   }
-  if (f.client_cpu_share > 0.9) {
+  // A saturated client: all run long (INVALID), or in its busiest second (a warning: the
+  // requests of that second carry the client's own delay, TTFT most; a whole-run average hides it).
+  const bool saturated = f.client_cpu_share > 0.9;
+  const bool burst_saturated = !saturated && f.client_peak_busy >= kPeakSecondSaturated;
+  if (saturated) {
     v.reasons.push_back(fmt::format("the client's busiest worker thread was busy {:.0f}% of the time: its own delays are "
                                     "in the timings; raise --workers or run the client on a bigger machine",
                                     100 * f.client_cpu_share));
+  }
+  if (burst_saturated) {
+    v.warnings.push_back(fmt::format("the client fell behind for a while: a worker thread never waited for the network "
+                                     "for {:.0f}% of the 100 ms from {:.1f} s (working, or waiting for a CPU), and the "
+                                     "requests of that moment carry its own delay (TTFT most); raise --workers, give the "
+                                     "client more cores, or spread the load (a closed loop's waves start all at once)",
+                                     100 * f.client_peak_busy, f.client_peak_busy_at_s));
   }
   if (t.cut > 0) {
     v.warnings.push_back(fmt::format("{} request(s) still in flight {} s after --duration-s {} ended were cut (cut_at_end in "
@@ -78,9 +93,19 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
           "or lower --request-rate", lag->stats->p99));
     }
   }
-  if (f.server_disagrees) {
+  if (f.server_disagrees && (saturated || burst_saturated)) {
+    v.reasons.push_back("the client and the server's /metrics disagree (see server.cross_check) and the client was "
+                        "saturated (above): its own delay is the likely cause; raise --workers or lower the load");
+  } else if (f.server_disagrees && f.server_disagrees_on_ttft_only) {
+    // The client kept up, so the time went after the request left it: the server's TTFT starts
+    // when it has read the request and cannot see the wait before that.
+    v.warnings.push_back("the client's TTFT is above the server's /metrics TTFT (see server.cross_check) and the client "
+                         "kept up: the time passed after the request left the client and before the server read it (a "
+                         "server front end, its HTTP/accept loop, behind a burst; or the network or a proxy); the "
+                         "client's TTFT is what a user waits, the server's does not see that wait");
+  } else if (f.server_disagrees) {
     v.reasons.push_back("the client and the server's /metrics disagree (see server.cross_check): other traffic on "
-                        "the server, a proxy in between, or a client problem");
+                        "the server, or a proxy in between");
   }
   // The load asked for was never reached: "Max Concurrency" alone would read as if it had been.
   if (const auto* cap = m.common_metric("max_concurrency");

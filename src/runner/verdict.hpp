@@ -29,8 +29,11 @@ struct VerdictFacts {
   bool interrupted = false;
   double request_rate = 0;       ///< +inf: all due at once (no schedule to keep)
   double duration_s = 0, grace_s = 0;
-  double client_cpu_share = -1;  ///< worker CPU / (wall × workers); < 0 unknown
+  double client_cpu_share = -1;  ///< the busiest worker thread's CPU / wall; < 0 unknown
+  double client_peak_busy = -1;       ///< a worker's busiest 100 ms (share never waiting); < 0 unknown
+  double client_peak_busy_at_s = -1;  ///< when it began, s since the origin
   bool server_disagrees = false;
+  bool server_disagrees_on_ttft_only = false;  ///< every failed cross-check is TTFT's
   std::string incomplete;        ///< why the folder is not a finished run ("" = it is)
   std::string details_warning;   ///< a torn last line that was skipped ("" = none)
   bool insecure_tls = false;     ///< --insecure: certificates were not verified
