@@ -33,7 +33,7 @@ printf '%-6s %-6s %-9s %-9s %-8s %-9s %-9s %-8s %-9s %-9s %-9s %-8s %-10s\n' con
 for c in ${POINTS[@]}; do
   n=$(( c < 8 ? 16 : 2 * c ))
   $CLIENT_PIN $BIN run --url "$URL" --concurrency "$c" --num-prompts "$n" --max-tokens $TOKENS --ignore-eos \
-      --warm-connections "$WARM" --output-dir "$OUT/runs" --quiet >"$OUT/run_$c.log" 2>&1 || rc=$?
+      --warm-connections "$WARM" ${RUN_ARGS:-} --output-dir "$OUT/runs" --quiet >"$OUT/run_$c.log" 2>&1 || rc=$?
   # 4 = INVALID (the verdict is printed below): its numbers are still compared with the truth.
   if [ "${rc:-0}" != 0 ] && [ "${rc:-0}" != 4 ]; then cat "$OUT/run_$c.log"; exit 1; fi
   rc=0

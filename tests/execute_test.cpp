@@ -11,6 +11,8 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "client/engine.hpp"
 #include "record/record_io.hpp"
@@ -130,6 +132,29 @@ TEST_F(ExecuteTest, ConcurrencyRampIsExcludedUnlessMeasured) {
   EXPECT_GT(measured, 10);
   EXPECT_LE(early_in_flight_max, 1);
   EXPECT_EQ(out.metrics.common_metric("total_requests")->value, static_cast<double>(measured));
+  // The server counted the ramp's tokens too: the cross-check does, instead of calling the run INVALID.
+  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  std::ifstream in(out.run_dir / "server.json");
+  const std::string server((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(server.find("tokens of warm-up requests sent inside the server's window"), std::string::npos) << server;
+}
+
+// A count that the ramp uses up: said as such, not as a details file "cut short or edited".
+TEST_F(ExecuteTest, RampThatTakesEveryRequestIsNamed) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  RunConfig c;
+  c.url = sim.url();
+  c.concurrency = 4;
+  c.num_prompts = 6;
+  c.ramp_up_s = 2;
+  c.max_tokens = 5;
+  const RunOutcome out = run(c);
+  EXPECT_FALSE(out.verdict.valid);
+  ASSERT_FALSE(out.verdict.reasons.empty());
+  std::string all;
+  for (const auto& r : out.verdict.reasons) all += r + "\n";
+  EXPECT_NE(all.find("all 6 recorded requests were warm-up"), std::string::npos) << all;
+  EXPECT_EQ(all.find("cut short or edited"), std::string::npos) << all;
 }
 
 TEST_F(ExecuteTest, InfiniteRateMakesEveryRequestDueAtThePhaseStart) {

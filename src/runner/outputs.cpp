@@ -22,19 +22,19 @@ namespace fs = std::filesystem;
 namespace {
 
 // Why the folder is not a finished run ("" when it is).
-std::string incomplete_reason(const RunFolder& f, int64_t measured) {
+std::string incomplete_reason(const RunFolder& f, int64_t recorded) {
   const RunManifest& m = f.manifest;
   if (!m.target_ready) {
     return "incomplete: the run stopped before its target was ready, so no request was sent (see logs/run.log)";
   }
   if (!f.end) {
-    return fmt::format("incomplete: {} of {} requests recorded; the run did not finish (killed?)", measured,
+    return fmt::format("incomplete: {} of {} requests recorded; the run did not finish (killed?)", recorded,
                        m.planned_requests >= 0 ? std::to_string(m.planned_requests) : std::string("?"));
   }
   if (!f.end->stop_reason.empty()) return "incomplete: the run stopped: " + f.end->stop_reason;
-  if (!f.end->interrupted && m.planned_requests >= 0 && measured < m.planned_requests) {
+  if (!f.end->interrupted && m.planned_requests >= 0 && recorded < m.planned_requests) {
     return fmt::format("incomplete: {} of {} requests recorded, yet the run ended normally: the details file was cut "
-                       "short or edited", measured, m.planned_requests);
+                       "short or edited", recorded, m.planned_requests);
   }
   return "";
 }
@@ -90,6 +90,8 @@ FirstPass first_pass(const RunFolder& folder, metrics::Definitions defs, bool ow
   p.has_details = fs::exists(folder.details);
   // A closed loop holds a level; an open loop or the adaptive controller (which moves it) does not.
   if (folder.manifest.request_rate == 0 && folder.manifest.load.arrivals != "adaptive") p.stable.emplace(facts.max_concurrency);
+  if (folder.end && folder.end->server && !folder.end->server->running_waiting.empty())
+    p.tally.window_start_ns = std::get<0>(folder.end->server->running_waiting.front());
   if (p.has_details) {
     p.scan = record::for_each_detail(folder.details.string(), [&](record::RequestRecord&& r) {
       pass.add(r);
@@ -187,9 +189,16 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
     // TTFT like with like: from the request's start on the wire when the phases were recorded (the
     // server's clock starts at arrival, after any connection set-up), else the whole TTFT.
     const std::optional<double> wire = mean_of(tokbench, "TTFT_FromRequestStart");
-    w.checks = probe::cross_check(*w.server, tokbench.common_metric("total_generated_tokens")->value,
+    // Warm-up requests inside the scrape window (a ramp's) are in the server's counters too.
+    const double ramp_tokens = p.tally.warmup_tokens_in_window;
+    w.checks = probe::cross_check(*w.server, tokbench.common_metric("total_generated_tokens")->value + ramp_tokens,
                                   mean_of(tokbench, "TPOT"), wire ? wire : mean_of(tokbench, "TTFT"), p.tally.failed,
                                   wire.has_value());
+    for (auto& c : w.checks) {
+      if (c.what == "output tokens" && ramp_tokens > 0)
+        c.note += fmt::format("; the client's side includes {:.0f} tokens of warm-up requests sent inside the server's "
+                              "window (the ramp), which the server counted", ramp_tokens);
+    }
     const auto whole = mean_of(tokbench, "TTFT");
     for (auto& c : w.checks) {
       if (c.what == "TTFT (ms)" && wire && whole)
@@ -214,7 +223,9 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   vf.server_disagrees_on_ttft_only = w.info.server_disagrees && std::all_of(w.checks.begin(), w.checks.end(), [](const auto& c) {
     return c.agree || c.what == "TTFT (ms)";
   });
-  vf.incomplete = incomplete_reason(folder, p.tally.measured);
+  // Recorded in the measured phase: measured, cut at the end, and a ramp's warm-ups (not --warmup's).
+  vf.incomplete = incomplete_reason(folder, p.tally.measured + p.tally.cut +
+                                                std::max<int64_t>(0, p.tally.warmup - folder.manifest.warmup_requests));
   vf.details_warning = p.scan.warning;
   vf.insecure_tls = folder.manifest.insecure_tls;
   w.verdict = judge(w.metrics, p.tally, vf);

@@ -14,6 +14,7 @@ constexpr double kPeakSecondSaturated = 0.95;  // a worker's share of its busies
 void VerdictTally::add(const record::RequestRecord& r) {
   if (r.warmup) {
     ++warmup;
+    if (r.ok() && r.sent_ns >= window_start_ns) warmup_tokens_in_window += static_cast<double>(metrics::output_tokens(r));
     return;
   }
   if (r.outcome == record::Outcome::Cut) {
@@ -51,7 +52,13 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
     v.reasons.push_back(fmt::format("{} of {} requests failed ({}): see the _failed.jsonl file and the server log",
                                     t.failed, t.measured, parts));
   }
-  if (t.measured == 0) v.reasons.push_back("no request was measured: raise --num-prompts");
+  if (t.measured == 0 && t.warmup > 0) {
+    v.reasons.push_back(fmt::format("no request was measured: all {} recorded requests were warm-up (--warmup, or sent "
+                                    "during the --ramp-up-s ramp); raise --num-prompts, or pass --ramp-up-measured",
+                                    t.warmup));
+  } else if (t.measured == 0) {
+    v.reasons.push_back("no request was measured: raise --num-prompts");
+  }
   // Percentiles need samples: below 10 even P90 is the maximum; below 100, P99 interpolates the top two.
   const int64_t ok = t.measured - t.failed;
   if (ok > 0 && ok < 10) {

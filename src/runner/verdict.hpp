@@ -21,6 +21,11 @@ struct VerdictTally {
   std::map<std::string, int64_t> failures;  ///< by outcome name
   int64_t first_sent_ns = INT64_MAX;        ///< among measured records with a send and an end
   int64_t last_done_ns = INT64_MIN;         ///< the same records' last end
+  /// Set before the pass: when the server's /metrics window began (the first scrape). Warm-up
+  /// requests sent after it (a --ramp-up-s ramp's) are in the server's counters, so the token
+  /// cross-check counts their tokens too.
+  int64_t window_start_ns = INT64_MAX;
+  double warmup_tokens_in_window = 0;
   void add(const record::RequestRecord& r);
 };
 
