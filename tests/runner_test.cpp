@@ -1,6 +1,7 @@
 // runner/: the stages that need no network — the plan (flags to a validated plan), the recorder
 // (writes every record and keeps none), the verdict from a tally, and the run folder's files.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <cmath>
 #include <limits>
@@ -44,6 +45,28 @@ TEST(Plan, ResolvesWhatNeedsNoNetwork) {
   EXPECT_EQ(p.requested.api_key, "");  // what was asked is kept apart from what is used
   c.api_key = "flag-key";
   EXPECT_EQ(make_plan(c, "env-key").cfg.api_key, "flag-key");
+}
+
+// Automatic --workers counts the CPUs this process may use (taskset), not the machine's: pinned
+// to one core, 4096 streams get one worker (two would share the core and each look idle).
+TEST(Plan, AutomaticWorkersFollowTheAffinityMask) {
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &before)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  RunConfig c;
+  c.concurrency = 4096;
+  const int pinned = make_plan(c, nullptr).cfg.workers;
+  ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
+  EXPECT_EQ(pinned, 1);
+  EXPECT_EQ(make_plan(c, nullptr).cfg.workers, std::min(16, CPU_COUNT(&before)));
 }
 
 // The URL's path decides the endpoint: a completions URL gets a completions body, a bare

@@ -204,7 +204,7 @@ void add_run(CLI::App& app, std::function<int()>& action) {
       ->capture_default_str();
   run->add_option("--retries", c.retries, "retries after a connection error")->capture_default_str();
   run->add_option("--warmup", c.warmup, "warm-up requests, excluded from statistics")->capture_default_str();
-  run->add_option("--workers", c.workers, "client threads; 0 = automatic")->capture_default_str();
+  run->add_option("--workers", c.workers, "client threads; 0 = automatic (one per 256 streams, at most the CPUs this process may use)")->capture_default_str();
   run->add_option("--seed", c.seed, "seed of the arrival schedule")->check(CLI::NonNegativeNumber)->capture_default_str();
   run->add_option("--drain-s", c.drain_s, "after Ctrl-C, seconds in-flight requests may finish")->capture_default_str();
   run->add_option("--dataset", c.dataset, "builtin | synthetic | qa:PATH | gsm8k:PATH")->capture_default_str();
@@ -278,7 +278,7 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--default-max-tokens", s->default_max_tokens, "output cap when a request sets none")
       ->capture_default_str();
   cmd->add_option("--seed", s->seed, "seed of lengths and jitter")->capture_default_str();
-  cmd->add_option("--trace", s->trace_path, "write each chunk's write time here (JSON lines)");
+  cmd->add_option("--trace", s->trace_path, "write per request its arrival (kernel receive, read, admission), first token and every write time here (JSON lines)");
   cmd->add_option("--threads", s->threads, "server threads")->capture_default_str();
   cmd->add_option("--fail-every", s->fail_every, "answer every N-th completion with HTTP 500; 0 = never")
       ->capture_default_str();

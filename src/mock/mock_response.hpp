@@ -25,7 +25,7 @@ struct MockSettings {
   int eos_max_tokens = 512;  ///< [eos_min, eos_max], capped by max_tokens
   int default_max_tokens = 256;  ///< when the request sets neither max_tokens nor max_completion_tokens
   uint64_t seed = 42;
-  std::string trace_path;  ///< "" = no trace; else one JSON line per request with write times
+  std::string trace_path;  ///< "" = no trace; else one JSON line per request: arrival, admission, writes
   int threads = 1;         ///< io_context threads
   int fail_every = 0;      ///< every N-th completion request answers HTTP 500; 0 = never
   int drop_every = 0;      ///< every N-th streaming request is cut mid-stream; 0 = never

@@ -2,7 +2,8 @@
 // mock/mock_server: `tokbench serve-mock`, an OpenAI-compatible simulator on Boost.Beast. Each
 // stream is a coroutine sleeping on an absolute steady_clock deadline per chunk, so thousands of
 // streams share a few threads and lateness never accumulates. It is the embedded default target
-// and the ground truth of accuracy tests (optional --trace records each chunk's write time).
+// and the ground truth of accuracy tests (optional --trace: per request, when it reached the host,
+// was read, admitted and got its first token, and when each write went out).
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -1,5 +1,7 @@
 #include "runner/plan.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <thread>
@@ -10,10 +12,16 @@ namespace tokbench::runner {
 
 namespace {
 
-int auto_workers(int concurrency) {
-  const int cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return std::clamp((concurrency + 255) / 256, 1, cpus);
+// The CPUs this process may run on (taskset, a cgroup's cpuset), not the machine's: two workers
+// pinned to one core share it, and each then looks idle while the core is saturated.
+int usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
+
+int auto_workers(int concurrency) { return std::clamp((concurrency + 255) / 256, 1, usable_cpus()); }
 
 }  // namespace
 
