@@ -268,14 +268,14 @@ class Worker {
 
   EngineCounters run() {
     const int64_t cpu_start = thread_cpu_ns();
-    EngineCounters c;
-    BusiestStretch busy{steady_now_ns() - sh_.origin_ns};
-    int64_t last_wait_end = steady_now_ns();
     // Timer slack: the kernel may wake this thread up to 50 µs late by default, to batch wake-ups;
     // an arrival schedule wants it on time (this thread only).
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
     const auto& st = sh_.settings;
     if (!st.warm_url.empty()) warm_connections();
+    EngineCounters c;
+    BusiestStretch busy{steady_now_ns() - sh_.origin_ns};  // from here: the warm-up is not the load
+    int64_t last_wait_end = steady_now_ns();
     bool exhausted = false;
     std::optional<core::PlannedRequest> pending;  // pulled but not yet due (open loop)
     int64_t pending_due = kNone;
