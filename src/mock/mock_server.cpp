@@ -385,9 +385,9 @@ struct MockServer::Impl {
   };
 
   // One trace line: when the request arrived (fully read), was admitted to the batch and got its
-  // first token, and when each write went out (with when it reached the host: Conn), so TTFT truth
-  // (kernel receive to first content write) and
-  // the simulator's own lateness are exact, for streaming and non-streaming requests alike.
+  // first token, and when each write went out (when it reached the host is in Conn), so TTFT truth
+  // (kernel receive to first content write) and the simulator's own lateness are exact, for
+  // streaming and non-streaming requests alike.
   struct TraceLine {
     int64_t arrival_ns = 0;
     int64_t admitted_ns = 0;
