@@ -50,6 +50,14 @@ TEST(ChunkParser, NonStreamingBody) {
   EXPECT_EQ(i.completion_tokens, 2);
 }
 
+// n > 1: a stream event names its choice by `index`; a body lists every choice.
+TEST(ChunkParser, ChoicesFromIndexAndBody) {
+  EXPECT_EQ(parse(R"({"choices":[{"index":0,"delta":{"content":"a"}}]})").choices, 1);
+  EXPECT_EQ(parse(R"({"choices":[{"index":2,"delta":{"content":"a"}}]})").choices, 3);
+  EXPECT_EQ(parse(R"({"choices":[{"message":{"content":"a"}},{"message":{"content":"b"}}]})").choices, 2);
+  EXPECT_EQ(parse(R"({"choices":[],"usage":{"completion_tokens":2}})").choices, 0);  // a usage chunk speaks for none
+}
+
 TEST(ChunkParser, ErrorObjectAndInvalidJson) {
   auto e = parse(R"({"error":{"message":"boom","code":500}})");
   EXPECT_EQ(e.error, "boom");

@@ -139,6 +139,30 @@ TEST_F(ExecuteTest, ConcurrencyRampIsExcludedUnlessMeasured) {
   EXPECT_NE(server.find("tokens of warm-up requests sent inside the server's window"), std::string::npos) << server;
 }
 
+// n > 1 against the simulator: the choices are merged into one stream today, so TPOT reads half
+// the truth; the run must not say VALID. Each record says how many choices came (details file).
+TEST_F(ExecuteTest, SeveralChoicesPerRequestAreNotCalledValid) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "4"});
+  RunConfig c;
+  c.url = sim.url();
+  c.concurrency = 2;
+  c.num_prompts = 12;
+  c.max_tokens = 8;
+  c.ignore_eos = true;
+  c.extra_body = R"({"n":2})";
+  const RunOutcome out = run(c);
+  EXPECT_FALSE(out.verdict.valid);
+  std::string all;
+  for (const auto& r : out.verdict.reasons) all += r + "\n";
+  EXPECT_NE(all.find("12 request(s) were answered with more than one choice (n > 1)"), std::string::npos) << all;
+  EXPECT_EQ(all.find("does not honour ignore_eos"), std::string::npos) << all;  // 16 = 2 x 8 is not a short output
+  for (const auto& r : records(out)) EXPECT_EQ(r.choices, 2);
+  c.extra_body.clear();  // the same run with n = 1: one choice, VALID
+  const RunOutcome one = run(c);
+  EXPECT_TRUE(one.verdict.valid) << (one.verdict.reasons.empty() ? "" : one.verdict.reasons.front());
+  for (const auto& r : records(one)) EXPECT_EQ(r.choices, 1);
+}
+
 // A count that the ramp uses up: said as such, not as a details file "cut short or edited".
 TEST_F(ExecuteTest, RampThatTakesEveryRequestIsNamed) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});

@@ -180,6 +180,40 @@ TEST_F(MockServerTest, NonStreamingBodyHasUsage) {
             std::string(" the model streams tokens"));
 }
 
+// n > 1, as vLLM: each choice streams its own events (its index) and usage sums the choices; a
+// body lists every choice; n outside 1..16 is refused.
+TEST_F(MockServerTest, SeveralChoicesStreamApartAndUsageSumsThem) {
+  const auto res = http_post(base_ + "/v1/chat/completions",
+                             R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":3,"n":2,)"
+                             R"("ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}})");
+  ASSERT_EQ(res.status, 200);
+  simdjson::dom::parser p;
+  int per_choice[2] = {0, 0};
+  int64_t usage = -1;
+  for (const auto& data : sse_data(res.body)) {
+    if (data == "[DONE]") continue;
+    auto doc = p.parse(data);
+    simdjson::dom::array choices = doc["choices"].get_array();
+    if (choices.size() == 0) {
+      usage = doc["usage"]["completion_tokens"].get_int64();
+      continue;
+    }
+    const int64_t index = choices.at(0)["index"].get_int64();
+    ASSERT_TRUE(index == 0 || index == 1);
+    std::string_view content;
+    if (!choices.at(0)["delta"]["content"].get_string().get(content) && !content.empty()) ++per_choice[index];
+  }
+  EXPECT_EQ(per_choice[0], 3);
+  EXPECT_EQ(per_choice[1], 3);
+  EXPECT_EQ(usage, 6);
+  const auto body = http_post(base_ + "/v1/completions", R"({"model":"tokbench-mock","prompt":"x","max_tokens":2,"n":3})");
+  ASSERT_EQ(body.status, 200);
+  auto doc = p.parse(body.body);
+  EXPECT_EQ(doc["choices"].get_array().size(), 3u);
+  EXPECT_EQ(doc["usage"]["completion_tokens"].get_int64().value(), 3 * 2);
+  EXPECT_EQ(http_post(base_ + "/v1/completions", R"({"model":"tokbench-mock","prompt":"x","n":0})").status, 400);
+}
+
 TEST_F(MockServerTest, ModelsHealthAndErrors) {
   auto models = client::http_get(base_ + "/v1/models", {}, "", 5000);
   ASSERT_EQ(models.status, 200);

@@ -22,6 +22,7 @@ struct ChunkInfo {
   std::string_view finish_reason;  ///< valid until the next parse
   std::string_view id;             ///< valid until the next parse
   std::string_view error;          ///< an `error` object's message; non-empty means failure
+  int64_t choices = 0;             ///< choices this payload speaks for: highest `index` + 1 (a body: its count)
 };
 
 class ChunkParser {

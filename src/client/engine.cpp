@@ -93,6 +93,7 @@ struct Slot {
     }
     if (!info.error.empty() && protocol_error.empty())
       protocol_error = fmt::format("error event in stream: {}", info.error);
+    rec.choices = std::max(rec.choices, info.choices);
     ChunkEvent ev;
     ev.t_ns = t;
     ev.bytes = static_cast<int32_t>(data.size());
@@ -570,6 +571,7 @@ class Worker {
         std::string why;
         if (s.parser.parse(s.body, s.info, &why)) {
           s.take_usage();
+          r.choices = std::max<int64_t>(1, s.info.choices);
           r.output_chars = s.info.text_bytes;
           if (s.keep_text) r.output_text = std::string(s.info.reasoning) + std::string(s.info.content);
           r.finish_reason = std::string(s.info.finish_reason);

@@ -159,6 +159,12 @@ std::optional<CompletionRequest> parse_request(std::string_view body, bool chat,
       return std::nullopt;
     }
   }
+  if (auto nv = o["n"]; !nv.error() && !nv.is_null()) {  // choices per request (vLLM: an integer >= 1)
+    if (nv.get_int64().get(r.n) || r.n < 1 || r.n > kMaxChoices) {
+      *error = fmt::format("\"n\" must be an integer from 1 to {}", kMaxChoices);
+      return std::nullopt;
+    }
+  }
   r.max_tokens = int_field(o, "max_completion_tokens");
   if (r.max_tokens < 0) r.max_tokens = int_field(o, "max_tokens");
   r.min_tokens = int_field(o, "min_tokens");
@@ -311,11 +317,11 @@ void finish_field(JsonWriter& w, std::string_view finish_reason) {
 
 std::string stream_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
                          bool role, std::string_view text, std::string_view finish_reason,
-                         const std::optional<ChunkUsage>& usage) {
+                         const std::optional<ChunkUsage>& usage, int64_t index) {
   JsonWriter w;
   header(w, chat, true, id, model, created);
   w.key("choices").begin_array().begin_object();
-  w.field("index", 0);
+  w.field("index", index);
   if (chat) {
     w.key("delta").begin_object();
     if (role) w.field("role", "assistant");
@@ -343,19 +349,23 @@ std::string usage_chunk(bool chat, std::string_view id, std::string_view model, 
 }
 
 std::string full_body(bool chat, std::string_view id, std::string_view model, int64_t created,
-                      std::string_view text, std::string_view finish_reason, const std::optional<ChunkUsage>& usage) {
+                      std::string_view text, std::string_view finish_reason, const std::optional<ChunkUsage>& usage,
+                      int64_t n) {
   JsonWriter w;
   header(w, chat, false, id, model, created);
-  w.key("choices").begin_array().begin_object();
-  w.field("index", 0);
-  if (chat) {
-    w.key("message").begin_object().field("role", "assistant").field("content", text).end_object();
-  } else {
-    w.field("text", text);
+  w.key("choices").begin_array();
+  for (int64_t i = 0; i < n; ++i) {
+    w.begin_object().field("index", i);
+    if (chat) {
+      w.key("message").begin_object().field("role", "assistant").field("content", text).end_object();
+    } else {
+      w.field("text", text);
+    }
+    w.key("logprobs").null();
+    finish_field(w, finish_reason);
+    w.end_object();
   }
-  w.key("logprobs").null();
-  finish_field(w, finish_reason);
-  w.end_object().end_array();
+  w.end_array();
   if (usage) usage_object(w, *usage);
   w.end_object();
   return w.take();

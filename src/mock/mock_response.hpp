@@ -52,6 +52,8 @@ struct MockSettings {
   std::vector<std::string> validate() const;
 };
 
+inline constexpr int64_t kMaxChoices = 16;  ///< the simulator's cap on "n"
+
 struct CompletionRequest {
   bool chat = true;
   std::string model;
@@ -61,6 +63,7 @@ struct CompletionRequest {
   int64_t max_tokens = -1;  ///< max_completion_tokens wins over max_tokens; -1 = not given
   int64_t min_tokens = -1;
   bool ignore_eos = false;
+  int64_t n = 1;              ///< choices; each streams the same tokens at the same times (its own index)
   int64_t prompt_tokens = 0;  ///< by the simple rule; the server recounts with --tokenizer
   std::string rendered;        ///< chat: the ChatML rendering of the messages; completions: the prompt
 };
@@ -156,13 +159,14 @@ struct ChunkUsage {
 /// One streaming chunk's JSON. `text` empty with role=true is vLLM's role-only first chunk.
 std::string stream_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
                          bool role, std::string_view text, std::string_view finish_reason,
-                         const std::optional<ChunkUsage>& usage);
+                         const std::optional<ChunkUsage>& usage, int64_t index = 0);
 /// The `choices: []` usage chunk sent after the last content when include_usage is set.
 std::string usage_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
                         ChunkUsage usage);
 /// The whole non-streaming body; without usage when `usage` is empty (--no-usage).
 std::string full_body(bool chat, std::string_view id, std::string_view model, int64_t created,
-                      std::string_view text, std::string_view finish_reason, const std::optional<ChunkUsage>& usage);
+                      std::string_view text, std::string_view finish_reason, const std::optional<ChunkUsage>& usage,
+                      int64_t n = 1);
 /// An OpenAI-style error body.
 std::string error_body(std::string_view message, std::string_view type, int code);
 

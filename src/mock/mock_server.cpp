@@ -459,7 +459,7 @@ struct MockServer::Impl {
     };
     auto usage_now = [&]() -> std::optional<ChunkUsage> {
       if (!cr.continuous_usage) return std::nullopt;
-      return ChunkUsage{cr.prompt_tokens, produced};
+      return ChunkUsage{cr.prompt_tokens, produced * cr.n};
     };
     auto wait_until = [&](clock::time_point t) -> awaitable<void> {
       timer.expires_at(t);
@@ -485,7 +485,7 @@ struct MockServer::Impl {
       const double actual_ms = std::chrono::duration<double, std::milli>(now - last_wake).count();
       const double scale = planned_ms > 0 ? actual_ms / planned_ms : 1.0;
       for (const auto& p : unobserved)
-        metrics.step(p.st.ms * scale / 1000, static_cast<int>(p.tokens), p.st.drafted, p.st.accepted);
+        metrics.step(p.st.ms * scale / 1000, static_cast<int>(p.tokens * cr.n), p.st.drafted, p.st.accepted);  // every choice's tokens
       unobserved.clear();
       last_wake = now;
     };
@@ -496,7 +496,11 @@ struct MockServer::Impl {
       if (pending >= s.tokens_per_chunk || done || produced == 0) {
         const size_t kinds_before = tl.kinds.size();
         payload.clear();
-        if (cr.stream && produced == 0 && g.chat) event(stream_chunk(true, g.id, s.model_name, g.created, true, "", "", usage_now()), 'R', 0);
+        // n > 1: every choice gets its own event (its index) at the same moment, as vLLM interleaves them.
+        if (cr.stream && produced == 0 && g.chat) {
+          for (int64_t c = 0; c < cr.n; ++c)
+            event(stream_chunk(true, g.id, s.model_name, g.created, true, "", "", usage_now(), c), 'R', 0);
+        }
         std::string piece;
         const int chunk_tokens = static_cast<int>(pending);
         for (int64_t k = 0; k < pending; ++k) piece += token_text(static_cast<uint64_t>(produced++));
@@ -510,16 +514,18 @@ struct MockServer::Impl {
             co_return false;
           }
           if (!piece.empty() || done) {
-            event(stream_chunk(g.chat, g.id, s.model_name, g.created, false, piece, done ? g.plan.finish_reason : "",
-                               usage_now()),
-                  piece.empty() ? 'F' : 'C', chunk_tokens);
+            for (int64_t c = 0; c < cr.n; ++c) {
+              event(stream_chunk(g.chat, g.id, s.model_name, g.created, false, piece, done ? g.plan.finish_reason : "",
+                                 usage_now(), c),
+                    piece.empty() ? 'F' : 'C', chunk_tokens);
+            }
           }
           if (!malformed_sent && (produced * 2 >= target || done)) {  // half-way: an event that is not JSON
             payload += "data: {\"choices\": [{\"delta\": {\"content\": \"broken\n\n";
             malformed_sent = true;
           }
           if (done) {
-            if (cr.include_usage) event(usage_chunk(g.chat, g.id, s.model_name, g.created, {cr.prompt_tokens, produced, cached}), 'U', 0);
+            if (cr.include_usage) event(usage_chunk(g.chat, g.id, s.model_name, g.created, {cr.prompt_tokens, produced * cr.n, cached}), 'U', 0);
             if (g.fault != Fault::NoDone) {
               payload += "data: [DONE]\n\n";
               tl.kinds.push_back('D');
@@ -548,8 +554,8 @@ struct MockServer::Impl {
       co_return true;
     }
     std::optional<ChunkUsage> usage;
-    if (!s.no_usage) usage = ChunkUsage{cr.prompt_tokens, produced, cached};
-    std::string body = full_body(g.chat, g.id, s.model_name, g.created, text, g.plan.finish_reason, usage);
+    if (!s.no_usage) usage = ChunkUsage{cr.prompt_tokens, produced * cr.n, cached};  // summed over choices, as vLLM
+    std::string body = full_body(g.chat, g.id, s.model_name, g.created, text, g.plan.finish_reason, usage, cr.n);
     http::response<http::string_body> out{http::status::ok, version};
     out.set(http::field::content_type, "application/json");
     out.set("x-request-id", g.id);

@@ -78,6 +78,7 @@ struct RequestRecord {
   std::string finish_reason;
 
   int64_t malformed_sse_lines = 0;  ///< lines of the stream that were not SSE (skipped)
+  int64_t choices = 1;  ///< choices the answer carried (n > 1: merged into one stream, see the verdict)
   int http_status = 0;
   Outcome outcome = Outcome::Ok;
   std::string error;       ///< human-readable cause; for http_status, the first KiB of the body

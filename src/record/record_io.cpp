@@ -72,6 +72,7 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   w.field("error_info", r.error);
   w.field("http_status", r.http_status);
   if (r.malformed_sse_lines > 0) w.field("malformed_sse_lines", r.malformed_sse_lines);
+  if (r.choices > 1) w.field("choices", r.choices);
   put_count(w, "input_tokens", r.prompt_tokens);
   put_count(w, "output_tokens", r.completion_tokens);
   put_count(w, "cached_tokens", r.cached_tokens);
@@ -139,6 +140,7 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   r.error = get_string(doc, "error_info");
   r.http_status = static_cast<int>(get_count(doc, "http_status"));
   r.malformed_sse_lines = std::max<int64_t>(0, get_count(doc, "malformed_sse_lines"));
+  r.choices = std::max<int64_t>(1, get_count(doc, "choices"));
   r.prompt_tokens = get_count(doc, "input_tokens");
   r.completion_tokens = get_count(doc, "output_tokens");
   r.cached_tokens = get_count(doc, "cached_tokens");
