@@ -194,13 +194,11 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
     w.checks = probe::cross_check(*w.server, tokbench.common_metric("total_generated_tokens")->value + ramp_tokens,
                                   mean_of(tokbench, "TPOT"), wire ? wire : mean_of(tokbench, "TTFT"), p.tally.failed,
                                   wire.has_value());
+    const auto whole = mean_of(tokbench, "TTFT");
     for (auto& c : w.checks) {
       if (c.what == "output tokens" && ramp_tokens > 0)
         c.note += fmt::format("; the client's side includes {:.0f} tokens of warm-up requests sent inside the server's "
                               "window (the ramp), which the server counted", ramp_tokens);
-    }
-    const auto whole = mean_of(tokbench, "TTFT");
-    for (auto& c : w.checks) {
       if (c.what == "TTFT (ms)" && wire && whole)
         c.note += fmt::format("; the client's whole TTFT, set-up included, is {:.3f} ms", *whole);
     }

@@ -8,7 +8,7 @@
 namespace tokbench::runner {
 
 namespace {
-constexpr double kPeakSecondSaturated = 0.95;  // a worker's share of its busiest second without a wait
+constexpr double kPeakStretchSaturated = 0.95;  // a worker's share of its busiest 100 ms without a wait
 }  // namespace
 
 void VerdictTally::add(const record::RequestRecord& r) {
@@ -80,10 +80,10 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
                                     "the server does not honour ignore_eos (check the model's generation config or drop "
                                     "--ignore-eos)", t.short_outputs));
   }
-  // A saturated client: all run long (INVALID), or in its busiest second (a warning: the
-  // requests of that second carry the client's own delay, TTFT most; a whole-run average hides it).
+  // A saturated client: all run long (INVALID), or in its busiest 100 ms (a warning: the requests
+  // of that moment carry the client's own delay, TTFT most; a whole-run average hides it).
   const bool saturated = f.client_cpu_share > 0.9;
-  const bool burst_saturated = !saturated && f.client_peak_busy >= kPeakSecondSaturated;
+  const bool burst_saturated = !saturated && f.client_peak_busy >= kPeakStretchSaturated;
   if (saturated) {
     v.reasons.push_back(fmt::format("the client's busiest worker thread was busy {:.0f}% of the time: its own delays are "
                                     "in the timings; raise --workers or run the client on a bigger machine",
