@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "tokenizer/tokenizer.hpp"
 
@@ -50,6 +51,21 @@ TEST(Dataset, MalformedLineNamesFileAndLine) {
   EXPECT_NE(error_of("gsm8k:" + q).find(q + ":2: not valid JSON"), std::string::npos);
   const auto m = write_tmp("tb_bad3.jsonl", R"({"question": "ok", "max_tokens": -3})" "\n");
   EXPECT_NE(error_of("qa:" + m).find(":1: \"max_tokens\" must be a positive integer"), std::string::npos);
+}
+
+TEST(Dataset, ParsesLinesFromMemoryWithTheNameInErrors) {
+  std::istringstream ok("{\"question\":\"a\"}\n\n{\"question\":\"b\",\"max_tokens\":7}\n");
+  const auto d = parse_lines("qa", "mem.jsonl", ok);
+  ASSERT_EQ(d.items.size(), 2u);
+  EXPECT_EQ(d.items[1].max_tokens, 7);
+  EXPECT_EQ(d.abbr, "mem");
+  std::istringstream bad("{\"question\":\"a\"}\n[1]\n");
+  try {
+    (void)parse_lines("qa", "mem.jsonl", bad);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("mem.jsonl:2"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Dataset, MissingFileAndBadSpec) {

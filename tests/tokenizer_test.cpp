@@ -48,8 +48,16 @@ TEST_P(GoldenTest, MatchesHuggingFaceExactly) {
   ASSERT_TRUE(fs::exists(dir)) << dir << " missing: run `npm ci --prefix tests/tokenizer` (scripts/test.sh does)";
   ASSERT_TRUE(fs::exists(golden)) << golden << " missing: the tokenizer_golden CTest fixture writes it";
   const Tokenizer tok = Tokenizer::load(dir.string());
-  // A model folder and its tokenizer.json path load the same tokenizer.
+  // A model folder and its tokenizer.json path load the same tokenizer; so does its text from
+  // memory (the fuzzer's way in), without tokenizer_config.json's BOS/EOS overrides.
   EXPECT_EQ(Tokenizer::load((dir / "tokenizer.json").string()).vocab_size(), tok.vocab_size());
+  {
+    std::ifstream js(dir / "tokenizer.json");
+    const std::string text((std::istreambuf_iterator<char>(js)), std::istreambuf_iterator<char>());
+    const Tokenizer mem = Tokenizer::from_json(text);
+    EXPECT_EQ(mem.vocab_size(), tok.vocab_size());
+    EXPECT_EQ(mem.encode("Hello, world! 123", false), tok.encode("Hello, world! 123", false));
+  }
 
   simdjson::dom::parser parser;
   std::ifstream in(golden);

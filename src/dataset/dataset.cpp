@@ -38,12 +38,7 @@ std::string stem_of(const std::string& path) {
   return s.empty() ? "dataset" : s;
 }
 
-void load_jsonl(Dataset& d) {
-  std::ifstream in(d.path);
-  if (!in) {
-    throw std::runtime_error(fmt::format("cannot open dataset '{}': {} (check the path after '{}:')",
-                                         d.path, std::strerror(errno), d.kind));
-  }
+void load_jsonl(Dataset& d, std::istream& in) {
   simdjson::dom::parser parser;
   std::string line;
   size_t line_no = 0;
@@ -92,7 +87,22 @@ Dataset load(std::string_view spec) {
   }
   d.path = std::string(spec.substr(colon + 1));
   d.abbr = d.kind == "gsm8k" ? "gsm8k" : stem_of(d.path);
-  load_jsonl(d);
+  std::ifstream in(d.path);
+  if (!in) {
+    throw std::runtime_error(fmt::format("cannot open dataset '{}': {} (check the path after '{}:')",
+                                         d.path, std::strerror(errno), d.kind));
+  }
+  load_jsonl(d, in);
+  return d;
+}
+
+Dataset parse_lines(std::string_view kind, std::string_view name, std::istream& in) {
+  if (kind != "qa" && kind != "gsm8k") throw std::invalid_argument(fmt::format("no dataset kind '{}' (qa or gsm8k)", kind));
+  Dataset d;
+  d.kind = std::string(kind);
+  d.path = std::string(name);
+  d.abbr = d.kind == "gsm8k" ? "gsm8k" : stem_of(d.path);
+  load_jsonl(d, in);
   return d;
 }
 

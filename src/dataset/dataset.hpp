@@ -2,6 +2,7 @@
 // dataset/: turns a dataset source into RequestSpecs — what to send, never how or when.
 // Knows nothing about HTTP, time or tokens.
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,6 +31,11 @@ struct Dataset {
 /// for a malformed spec (a usage error) and std::runtime_error naming the file and line, and the
 /// fix, on bad input.
 Dataset load(std::string_view spec);
+
+/// The same for JSON lines already open (`kind` "qa" or "gsm8k"; `name` stands for the path in
+/// errors and in the outputs' file stem): load() reads its file through this; fuzzers and tests
+/// call it on memory.
+Dataset parse_lines(std::string_view kind, std::string_view name, std::istream& in);
 
 struct SyntheticOptions {
   int64_t count = 100;         ///< prompts to build

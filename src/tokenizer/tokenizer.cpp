@@ -146,23 +146,9 @@ void config_override(Tokenizer::Impl& t, const Config& cfg, const std::string& p
   if (add_eos) t.suffix.push_back(*t.eos);
 }
 
-}  // namespace
-
-Tokenizer Tokenizer::load(const std::string& path) {
-  fs::path json_path = path, config_path;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) json_path = fs::path(path) / "tokenizer.json";
-  if (!fs::exists(json_path, ec)) {
-    throw std::runtime_error(fmt::format("--tokenizer: no tokenizer.json at '{}' (pass a model folder or the path "
-                                         "of its tokenizer.json)", json_path.string()));
-  }
-  config_path = json_path.parent_path() / "tokenizer_config.json";
-  const std::string where = json_path.string();
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  if (auto err = parser.load(where).get(root)) fail(where, fmt::format("cannot parse ({})", simdjson::error_message(err)));
-
-  auto impl = std::make_shared<Impl>();
+// The tokenizer a parsed tokenizer.json describes (no tokenizer_config.json applied yet).
+std::shared_ptr<Tokenizer::Impl> build(simdjson::dom::element root, const std::string& where) {
+  auto impl = std::make_shared<Tokenizer::Impl>();
   try {
     simdjson::dom::element e;
     if (!root["normalizer"].get(e)) impl->normalizer = make_normalizer(e, "normalizer");
@@ -200,7 +186,25 @@ Tokenizer Tokenizer::load(const std::string& path) {
   } catch (const std::runtime_error& err) {
     fail(where, err.what());
   }
+  return impl;
+}
 
+}  // namespace
+
+Tokenizer Tokenizer::load(const std::string& path) {
+  fs::path json_path = path, config_path;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) json_path = fs::path(path) / "tokenizer.json";
+  if (!fs::exists(json_path, ec)) {
+    throw std::runtime_error(fmt::format("--tokenizer: no tokenizer.json at '{}' (pass a model folder or the path "
+                                         "of its tokenizer.json)", json_path.string()));
+  }
+  config_path = json_path.parent_path() / "tokenizer_config.json";
+  const std::string where = json_path.string();
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (auto err = parser.load(where).get(root)) fail(where, fmt::format("cannot parse ({})", simdjson::error_message(err)));
+  auto impl = build(root, where);
   if (fs::exists(config_path, ec)) {
     const Config cfg = read_config(config_path.string());
     if (cfg.bos_token) impl->bos = lookup(*impl, *cfg.bos_token);
@@ -208,6 +212,14 @@ Tokenizer Tokenizer::load(const std::string& path) {
     config_override(*impl, cfg, config_path.string());
   }
   return Tokenizer(std::move(impl));
+}
+
+Tokenizer Tokenizer::from_json(std::string_view json, const std::string& name) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (auto err = parser.parse(simdjson::padded_string(json)).get(root))
+    fail(name, fmt::format("cannot parse ({})", simdjson::error_message(err)));
+  return Tokenizer(build(root, name));
 }
 
 std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special_tokens) const {

@@ -18,6 +18,9 @@ class Tokenizer {
   /// Loads a model folder (tokenizer.json + optional tokenizer_config.json) or a tokenizer.json
   /// path. Throws std::runtime_error naming the file, the JSON path and the problem.
   static Tokenizer load(const std::string& path);
+  /// A tokenizer.json's text already in memory (no tokenizer_config.json); `name` stands for the
+  /// file in errors. load() parses through the same code.
+  static Tokenizer from_json(std::string_view json, const std::string& name = "tokenizer.json");
 
   /// Token ids of `text`, as HF's encode(text, add_special_tokens) with transformers' settings:
   /// special tokens written in the text are recognized; add_special_tokens adds what the
