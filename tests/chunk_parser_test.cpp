@@ -56,6 +56,10 @@ TEST(ChunkParser, ChoicesFromIndexAndBody) {
   EXPECT_EQ(parse(R"({"choices":[{"index":2,"delta":{"content":"a"}}]})").choices, 3);
   EXPECT_EQ(parse(R"({"choices":[{"message":{"content":"a"}},{"message":{"content":"b"}}]})").choices, 2);
   EXPECT_EQ(parse(R"({"choices":[],"usage":{"completion_tokens":2}})").choices, 0);  // a usage chunk speaks for none
+  // Which choice the event's text is of: the first listed choice's index (0 when absent).
+  EXPECT_EQ(parse(R"({"choices":[{"index":2,"delta":{"content":"a"}}]})").choice, 2);
+  EXPECT_EQ(parse(R"({"choices":[{"delta":{"content":"a"}}]})").choice, 0);
+  EXPECT_EQ(parse(R"({"choices":[{"index":1,"text":"a"},{"index":0,"text":"b"}]})").choice, 1);
 }
 
 TEST(ChunkParser, ErrorObjectAndInvalidJson) {

@@ -139,10 +139,11 @@ TEST_F(ExecuteTest, ConcurrencyRampIsExcludedUnlessMeasured) {
   EXPECT_NE(server.find("tokens of warm-up requests sent inside the server's window"), std::string::npos) << server;
 }
 
-// n > 1 against the simulator: the choices are merged into one stream today, so TPOT reads half
-// the truth; the run must not say VALID. Each record says how many choices came (details file).
-TEST_F(ExecuteTest, SeveralChoicesPerRequestAreNotCalledValid) {
-  Sim sim({"--ttft-ms", "2", "--tpot-ms", "4"});
+// n > 1 against the simulator: each choice is its own token stream, timed apart. Merged, TPOT
+// read half the truth (two tokens per step) and the run said VALID; per choice it is the
+// simulator's TPOT, one sample per choice, and output tokens are the choices' sum.
+TEST_F(ExecuteTest, SeveralChoicesPerRequestAreTimedPerChoice) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "10"});
   RunConfig c;
   c.url = sim.url();
   c.concurrency = 2;
@@ -151,15 +152,32 @@ TEST_F(ExecuteTest, SeveralChoicesPerRequestAreNotCalledValid) {
   c.ignore_eos = true;
   c.extra_body = R"({"n":2})";
   const RunOutcome out = run(c);
-  EXPECT_FALSE(out.verdict.valid);
   std::string all;
   for (const auto& r : out.verdict.reasons) all += r + "\n";
-  EXPECT_NE(all.find("12 request(s) were answered with more than one choice (n > 1)"), std::string::npos) << all;
+  EXPECT_TRUE(out.verdict.valid) << all;
   EXPECT_EQ(all.find("does not honour ignore_eos"), std::string::npos) << all;  // 16 = 2 x 8 is not a short output
-  for (const auto& r : records(out)) EXPECT_EQ(r.choices, 2);
-  c.extra_body.clear();  // the same run with n = 1: one choice, VALID
+  const auto& m = out.metrics;
+  ASSERT_TRUE(m.row("TPOT") && m.row("TPOT")->stats);
+  EXPECT_EQ(m.row("TTFT")->stats->n, 24);  // one sample per choice
+  EXPECT_EQ(m.row("TPOT")->stats->n, 24);
+  EXPECT_NEAR(m.row("TPOT")->stats->mean, 10.0, 1.0);  // merged, it read ~5
+  EXPECT_NEAR(m.row("ITL")->stats->mean, 10.0, 1.0);
+  EXPECT_DOUBLE_EQ(m.row("OutputTokens")->stats->mean, 16);  // per request: both choices
+  EXPECT_EQ(m.itl_estimated_requests, 0);  // one token per chunk: the per-choice split is exact
+  std::string notes;
+  for (const auto& n : m.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("12 request(s) were answered with more than one choice (n > 1, up to 2)"), std::string::npos) << notes;
+  for (const auto& r : records(out)) {
+    EXPECT_EQ(r.choices, 2);
+    int64_t per_choice[2] = {0, 0};
+    for (const auto& ch : r.chunks) per_choice[ch.choice] += ch.has_text();
+    EXPECT_EQ(per_choice[0], 8);  // the choice index survives the details file
+    EXPECT_EQ(per_choice[1], 8);
+  }
+  c.extra_body.clear();  // the same run with n = 1: one sample per request
   const RunOutcome one = run(c);
   EXPECT_TRUE(one.verdict.valid) << (one.verdict.reasons.empty() ? "" : one.verdict.reasons.front());
+  EXPECT_EQ(one.metrics.row("TPOT")->stats->n, 12);
   for (const auto& r : records(one)) EXPECT_EQ(r.choices, 1);
 }
 

@@ -132,6 +132,54 @@ TEST(TokbenchDefinitions, UnknownChunkTokensAreSpreadAndFlagged) {
   EXPECT_NE(m.row("ITL")->note.find("unknown"), std::string::npos);
 }
 
+// n = 2, interleaved as vLLM streams them: choice 0 at 100, 120, 140; choice 1 at 110, 130, 150,
+// 170; usage 7 = one token per chunk. Per choice: TTFT 100 and 110, TPOT 40/2 = 20 and 60/3 = 20.
+// Merged, TPOT read (170 - 100) / 6 = 11.7.
+record::RequestRecord two_choices(int usage) {
+  return stream_record(0, {{100, C, -1, 0}, {110, C, -1, 1}, {120, C, -1, 0}, {130, C, -1, 1}, {140, C, -1, 0},
+                           {150, C, -1, 1}, {170, C, -1, 1}, {170, U, usage}},
+                       171, usage, 10);
+}
+
+TEST(TokbenchDefinitions, SeveralChoicesAreTimedPerChoice) {
+  const auto r = two_choices(7);
+  ASSERT_EQ(r.choices, 2);
+  std::vector<std::pair<int64_t, bool>> seen;  // tokens per choice, split estimated
+  for_each_choice(r, [&](const record::RequestRecord& c, bool split) { seen.emplace_back(output_tokens(c), split); });
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], std::make_pair(int64_t{3}, false));
+  EXPECT_EQ(seen[1], std::make_pair(int64_t{4}, false));
+  const auto m = compute({r}, {1, true}, Definitions::Tokbench);
+  EXPECT_EQ(stats(m, "TTFT").n, 2);
+  EXPECT_DOUBLE_EQ(stats(m, "TTFT").mean, 105);
+  EXPECT_DOUBLE_EQ(stats(m, "TPOT").mean, 20);
+  EXPECT_DOUBLE_EQ(stats(m, "ITL").mean, 20);     // 2 + 3 gaps, each 20
+  EXPECT_EQ(stats(m, "ITL").n, 5);
+  EXPECT_DOUBLE_EQ(stats(m, "OutputTokens").mean, 7);  // per request: both choices
+  EXPECT_EQ(m.itl_estimated_requests, 0);
+  EXPECT_DOUBLE_EQ(*request_value(r, "TTFT"), 105);    // one value per request: the choices' mean
+  EXPECT_DOUBLE_EQ(*request_value(r, "TPOT"), 20);
+  bool noted = false;
+  for (const auto& n : m.notes) noted |= n.find("1 request(s) were answered with more than one choice") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
+TEST(TokbenchDefinitions, ChoiceSharesOfUsageAreEstimatesWhenChunksAreNotTokens) {
+  // Usage 14 over 3 + 4 chunks: choice 0 gets 14 * 3 / 7 = 6, choice 1 the other 8 (estimated).
+  const auto r = two_choices(14);
+  std::vector<std::pair<int64_t, bool>> seen;
+  for_each_choice(r, [&](const record::RequestRecord& c, bool split) { seen.emplace_back(output_tokens(c), split); });
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], std::make_pair(int64_t{6}, true));
+  EXPECT_EQ(seen[1], std::make_pair(int64_t{8}, true));
+  const auto m = compute({r}, {1, true}, Definitions::Tokbench);
+  EXPECT_DOUBLE_EQ(stats(m, "TPOT").mean, (40.0 / 5 + 60.0 / 7) / 2);
+  EXPECT_EQ(m.itl_estimated_requests, 1);  // counted per request, not per choice
+  // A usage bomb split over choices neither overflows nor allocates.
+  const auto bomb = compute({two_choices(2'000'000'000)}, {1, true}, Definitions::Tokbench);
+  EXPECT_TRUE(bomb.row("TPOT")->stats.has_value());
+}
+
 TEST(TokbenchDefinitions, ExtraTokensOfFirstChunkGiveZeroGaps) {
   auto r = stream_record(0, {{100, C, 3}, {120, C, 4}}, 121, 4, 1);
   bool estimated = false;

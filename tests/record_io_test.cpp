@@ -55,6 +55,27 @@ TEST(RecordIo, RoundTripKeepsEveryField) {
   EXPECT_EQ(to_json_line(back, "gsm8k"), line);
 }
 
+TEST(RecordIo, ChoiceOfEachChunkRoundTripsWhenThereAreSeveral) {
+  auto r = testing::stream_record(0, {{100, ChunkKind::Content, -1, 0}, {110, ChunkKind::Content, -1, 1}}, 111, 2, 5);
+  ASSERT_EQ(r.choices, 2);
+  const auto line = to_json_line(r, "x");
+  const auto back = from_json_line(line);
+  EXPECT_EQ(back.choices, 2);
+  ASSERT_EQ(back.chunks.size(), 2u);
+  EXPECT_EQ(back.chunks[0].choice, 0);
+  EXPECT_EQ(back.chunks[1].choice, 1);
+  // One choice: no "choice" array at all (the details stay as they were).
+  const auto one = to_json_line(testing::stream_record(0, {{100, ChunkKind::Content}}, 101, 1, 5), "x");
+  EXPECT_EQ(one.find("\"choice\""), std::string::npos);
+  // A choice array of another length, or a negative index, is an error naming it.
+  auto bad = line;
+  bad.replace(bad.find("\"choice\":[0,1]"), 16, "\"choice\":[0]");
+  EXPECT_THROW((void)from_json_line(bad), std::runtime_error);
+  bad = line;
+  bad.replace(bad.find("\"choice\":[0,1]"), 16, "\"choice\":[0,-1]");
+  EXPECT_THROW((void)from_json_line(bad), std::runtime_error);
+}
+
 TEST(RecordIo, TokenProvenanceAndMismatch) {
   auto r = testing::stream_record(0, {{10, ChunkKind::Content}}, 11, 5, 3);
   EXPECT_EQ(r.token_source(), "usage");

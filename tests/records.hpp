@@ -1,5 +1,6 @@
 #pragma once
 // Test helper: hand-built RequestRecords in milliseconds, for definition tests.
+#include <algorithm>
 #include <initializer_list>
 #include <utility>
 
@@ -13,6 +14,7 @@ struct ChunkSpec {
   double t_ms;
   record::ChunkKind kind;
   int cum = -1;
+  int choice = 0;  ///< n > 1: the choice's index
 };
 
 /// A successful streaming record: sent at `sent_ms`, the given chunks, [DONE] at `done_ms`.
@@ -26,6 +28,8 @@ inline record::RequestRecord stream_record(double sent_ms, std::initializer_list
     e.t_ns = ms(c.t_ms);
     e.kind = c.kind;
     e.cum_tokens = c.cum;
+    e.choice = static_cast<int16_t>(c.choice);
+    if (c.choice > 0) r.choices = std::max<int64_t>(r.choices, c.choice + 1);
     e.bytes = 100;
     r.chunks.push_back(e);
     if (r.first_event_ns == record::kNone) r.first_event_ns = e.t_ns;

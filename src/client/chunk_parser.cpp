@@ -61,9 +61,14 @@ bool ChunkParser::parse(std::string_view json, ChunkInfo& out, std::string* why)
   }
   simdjson::dom::element choice = choices.at(0).value_unsafe();
   // n > 1: a stream interleaves one event per choice (its `index`); a body lists them all.
+  bool first = true;
   for (auto c : choices) {
     int64_t index = 0;
-    if (!c["index"].get_int64().get(index) && index >= 0 && index < (int64_t{1} << 20)) out.choices = std::max(out.choices, index + 1);
+    if (!c["index"].get_int64().get(index) && index >= 0 && index < (int64_t{1} << 20)) {
+      out.choices = std::max(out.choices, index + 1);
+      if (first) out.choice = index;
+    }
+    first = false;
   }
   out.choices = std::max<int64_t>(out.choices, static_cast<int64_t>(choices.size()));
   out.finish_reason = text_of(choice, "finish_reason");

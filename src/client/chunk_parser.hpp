@@ -23,6 +23,7 @@ struct ChunkInfo {
   std::string_view id;             ///< valid until the next parse
   std::string_view error;          ///< an `error` object's message; non-empty means failure
   int64_t choices = 0;             ///< choices this payload speaks for: highest `index` + 1 (a body: its count)
+  int64_t choice = 0;              ///< `index` of the choice the text, finish and kind above are of (the first listed)
 };
 
 class ChunkParser {

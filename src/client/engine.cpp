@@ -99,6 +99,7 @@ struct Slot {
     ev.bytes = static_cast<int32_t>(data.size());
     ev.cum_tokens = static_cast<int32_t>(info.completion_tokens);
     ev.kind = info.kind;
+    ev.choice = static_cast<int16_t>(std::min(info.choice, record::kMaxChoiceIndex));
     rec.chunks.push_back(ev);
     if (rec.first_event_ns == kNone) rec.first_event_ns = t;
     rec.last_event_ns = t;

@@ -60,6 +60,7 @@ std::vector<std::pair<std::string, std::string>> definition_texts(Definitions d)
       {"TTFT", "first_token - sent; first_token is the first chunk carrying generated text (role-only chunks do not count)"},
       {"TPOT", "(last_token - first_token) / (output_tokens - 1), over requests with more than 1 output token"},
       {"ITL", "per token: the gap before a chunk carrying k tokens counts as k equal gaps; extra tokens of the first chunk count 0; pooled"},
+      {"choices", "n > 1: TTFT, TPOT and ITL per choice (each choice's own events, its share of usage); E2EL, OutputTokens and throughputs per request"},
       {"InputTokens", "usage.prompt_tokens, else the --tokenizer count of the prompt"},
       {"OutputTokens", "usage.completion_tokens, else the --tokenizer count of the generated text, else the number of text chunks"},
       {"OutputTokenThroughput", "output_tokens / E2EL, per request"},

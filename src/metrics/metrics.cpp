@@ -166,17 +166,32 @@ class TokbenchAccumulator final : public Accumulator {
     if (!r.stream) return;
     if (r.first_event_ns != kNone) ttft_event_.push((r.first_event_ns - r.sent_ns) / kNsPerMs);
     if (r.first_token_ns == kNone) return;  // no generated text: TTFT undefined
+    // Prefill ends with the request's first token, whichever choice carries it.
     const double ttft_ns = static_cast<double>(r.first_token_ns - r.sent_ns);
-    ttft_.push(ttft_ns / kNsPerMs);
-    if (intended) ttft_intended_.push((r.first_token_ns - r.scheduled_ns) / kNsPerMs);
     if (input_tokens(r) != kNone && ttft_ns > 0)
       prefill_tput_.push(static_cast<double>(input_tokens(r)) / (ttft_ns / kNsPerS));
-    if (out > 1 && r.last_token_ns != kNone)
-      tpot_.push(static_cast<double>(r.last_token_ns - r.first_token_ns) / kNsPerMs / static_cast<double>(out - 1));
-    if (for_each_token_gap(r, [&](double g, int64_t n) { itl_.push(g / kNsPerMs, n); })) {
+    bool estimated = false;
+    if (r.choices > 1) {
+      ++multi_choice_;
+      choices_seen_ = std::max(choices_seen_, r.choices);
+    }
+    for_each_choice(r, [&](const RequestRecord& c, bool) { estimated |= add_token_stream(c, intended); });
+    if (estimated) {
       ++m_.itl_estimated_requests;
       ++estimated_by_[r.token_source() == "usage" ? 0 : r.token_source() == "tokenizer" ? 1 : 2];
     }
+  }
+
+  // TTFT, TPOT, ITL and chunk gaps of one token stream: the request's, or one choice's when n > 1.
+  // Returns true when its per-chunk token counts were estimated.
+  bool add_token_stream(const RequestRecord& r, bool intended) {
+    if (r.first_token_ns == kNone) return false;
+    const int64_t out = output_tokens(r);
+    ttft_.push(static_cast<double>(r.first_token_ns - r.sent_ns) / kNsPerMs);
+    if (intended) ttft_intended_.push((r.first_token_ns - r.scheduled_ns) / kNsPerMs);
+    if (out > 1 && r.last_token_ns != kNone)
+      tpot_.push(static_cast<double>(r.last_token_ns - r.first_token_ns) / kNsPerMs / static_cast<double>(out - 1));
+    const bool estimated = for_each_token_gap(r, [&](double g, int64_t n) { itl_.push(g / kNsPerMs, n); });
     int64_t prev = kNone, text_chunks = 0;
     for (const auto& c : r.chunks) {
       if (!c.has_text()) continue;
@@ -188,6 +203,7 @@ class TokbenchAccumulator final : public Accumulator {
     // mean acceptance length (EvalScope's "decoded tokens per iteration").
     if (text_chunks > 1 && out > 1)
       tokens_per_chunk_.push(static_cast<double>(out - 1) / static_cast<double>(text_chunks - 1));
+    return estimated;
   }
 
   MetricSet finish() override {
@@ -251,6 +267,13 @@ class TokbenchAccumulator final : public Accumulator {
           "over {} (ask the server for stream_options.continuous_usage_stats)",
           m.itl_estimated_requests, over);
     }
+    if (multi_choice_ > 0) {
+      m.notes.push_back(fmt::format(
+          "{} request(s) were answered with more than one choice (n > 1, up to {}): TTFT, TPOT, ITL, ICL and "
+          "TokensPerChunk count one sample per choice, each choice's own token stream; E2EL, OutputTokens and the "
+          "throughputs are per request (all choices); the other tools' columns merge the choices, as those tools do",
+          multi_choice_, choices_seen_));
+    }
     if (m.output_tokens_from_chunks > 0) {
       m.notes.push_back(fmt::format(
           "{} request(s) had no usage: their output tokens are counted as text chunks (pass --tokenizer to count them)",
@@ -304,6 +327,7 @@ class TokbenchAccumulator final : public Accumulator {
   int64_t first_sent_ = INT64_MAX, last_done_ = INT64_MIN;
   int64_t no_usage_prompt_ = 0, from_tokenizer_ = 0, mismatches_ = 0, prompt_off_ = 0;
   int64_t estimated_by_[3] = {0, 0, 0};  // ITL spread over: usage, the tokenizer, chunks
+  int64_t multi_choice_ = 0, choices_seen_ = 0;  // n > 1: requests timed per choice, most choices seen
 };
 
 // ---- AISBench's definitions, as coded in its summarizer (reference/aisbench.md §3) -----------
@@ -655,10 +679,22 @@ std::optional<double> request_value(const RequestRecord& r, std::string_view met
     return e2e > 0 ? std::optional<double>(static_cast<double>(n) / (e2e / kNsPerS)) : std::nullopt;
   }
   if (!r.stream || r.first_token_ns == kNone) return std::nullopt;
-  if (metric == "TTFT") return static_cast<double>(r.first_token_ns - r.sent_ns) / kNsPerMs;
-  if (metric == "TPOT" && n > 1 && r.last_token_ns != kNone)
-    return static_cast<double>(r.last_token_ns - r.first_token_ns) / kNsPerMs / static_cast<double>(n - 1);
-  return std::nullopt;
+  if (metric != "TTFT" && metric != "TPOT") return std::nullopt;
+  // One value per request: with n > 1, the mean over its choices (each timed on its own stream).
+  double sum = 0;
+  int64_t k = 0;
+  for_each_choice(r, [&](const RequestRecord& c, bool) {
+    const int64_t out = output_tokens(c);
+    if (c.first_token_ns == kNone) return;
+    if (metric == "TTFT") {
+      sum += static_cast<double>(c.first_token_ns - c.sent_ns) / kNsPerMs;
+      ++k;
+    } else if (out > 1 && c.last_token_ns != kNone) {
+      sum += static_cast<double>(c.last_token_ns - c.first_token_ns) / kNsPerMs / static_cast<double>(out - 1);
+      ++k;
+    }
+  });
+  return k > 0 ? std::optional<double>(sum / static_cast<double>(k)) : std::nullopt;
 }
 
 DefinitionColumn definition_column(const MetricSet& m) {

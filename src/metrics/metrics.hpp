@@ -128,6 +128,13 @@ bool for_each_token_gap(const record::RequestRecord& r, const std::function<void
 /// at its end. Returns true when tokens were spread (an estimate: chunks are not tokens).
 bool for_each_token_arrival(const record::RequestRecord& r, const std::function<void(int64_t t_ns, double tokens)>& fn);
 
+/// n > 1: each choice is its own token stream. Calls fn once per choice with a record of that
+/// choice alone (its events, first and last token, and its share of the output tokens, in index
+/// order), or once with `r` itself when it has one choice or is not streamed. `split` is true when
+/// the shares are estimates: usage counts the choices together, and the choices' text chunks were
+/// not one token each.
+void for_each_choice(const record::RequestRecord& r, const std::function<void(const record::RequestRecord& choice, bool split)>& fn);
+
 /// The same gaps expanded into a vector (tests and small records only).
 std::vector<double> per_token_gaps_ns(const record::RequestRecord& r, bool* estimated);
 

@@ -1,8 +1,9 @@
 // metrics/tokens: what one record says about its output tokens — how many (usage, the local
 // tokenizer, or text chunks), and when each arrived or the gap before it (per-chunk counts from
-// cumulative usage, else spread evenly and flagged as an estimate). Shared by every definition
-// set, the stable stage and the slices.
+// cumulative usage, else spread evenly and flagged as an estimate); with n > 1, each choice's
+// stream apart. Shared by every definition set, the stable stage and the slices.
 #include <algorithm>
+#include <map>
 
 #include "metrics/metrics.hpp"
 
@@ -90,6 +91,55 @@ bool for_each_token_arrival(const RequestRecord& r, const std::function<void(int
     fn(c.t_ns, n);
   }
   return !cumulative && out != text;
+}
+
+void for_each_choice(const RequestRecord& r, const std::function<void(const RequestRecord&, bool)>& fn) {
+  if (r.choices <= 1 || !r.stream) {
+    fn(r, false);
+    return;
+  }
+  // Text chunks per choice index, in index order (std::map: a server may number choices sparsely).
+  std::map<int16_t, int64_t> texts;
+  int64_t all_texts = 0;
+  for (const auto& c : r.chunks) {
+    if (c.kind == record::ChunkKind::Usage) continue;
+    texts[c.choice] += c.has_text();
+    all_texts += c.has_text();
+  }
+  // Usage counts every choice together. One token per text chunk when the counts agree (vLLM
+  // without speculative decoding); otherwise each choice gets its share of the total in proportion
+  // to its text chunks, and the split is an estimate.
+  const int64_t out = output_tokens(r);
+  const bool split = out != all_texts;
+  int64_t given = 0, seen = 0;
+  for (const auto& [index, n] : texts) {
+    RequestRecord one;
+    one.index = r.index;
+    one.stream = true;
+    one.scheduled_ns = r.scheduled_ns;
+    one.sent_ns = r.sent_ns;
+    one.request_start_ns = r.request_start_ns;
+    one.done_ns = r.done_ns;
+    one.prompt_tokens = r.prompt_tokens;
+    one.prompt_tokens_local = r.prompt_tokens_local;
+    seen += n;
+    // Cumulative shares, in 128 bits (a server may claim any count): they add up to `out` exactly.
+    const int64_t upto = all_texts == 0 ? 0 : static_cast<int64_t>(static_cast<__int128>(out) * seen / all_texts);
+    one.completion_tokens = split ? upto - given : n;
+    given = upto;
+    for (const auto& c : r.chunks) {
+      if (c.choice != index || c.kind == record::ChunkKind::Usage) continue;
+      record::ChunkEvent e = c;
+      e.cum_tokens = -1;  // usage counts all choices: no per-choice cumulative count
+      one.chunks.push_back(e);
+      if (one.first_event_ns == kNone) one.first_event_ns = c.t_ns;
+      one.last_event_ns = c.t_ns;
+      if (!c.has_text()) continue;
+      if (one.first_token_ns == kNone) one.first_token_ns = c.t_ns;
+      one.last_token_ns = c.t_ns;
+    }
+    fn(one, split);
+  }
 }
 
 }  // namespace tokbench::metrics

@@ -61,10 +61,10 @@ void MockMetrics::request_started(double queue_s) {
   queue_.observe(queue_s);
 }
 
-void MockMetrics::first_token(double ttft_s) {
+void MockMetrics::first_token(double ttft_s, int tokens) {
   std::lock_guard l(mu_);
   ttft_.observe(ttft_s);
-  generation_tokens_ += 1;
+  generation_tokens_ += static_cast<uint64_t>(tokens);
 }
 
 void MockMetrics::step(double itl_s, int tokens, int drafted, int accepted) {

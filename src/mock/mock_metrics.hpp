@@ -27,7 +27,7 @@ class MockMetrics {
   explicit MockMetrics(std::string model_name);
   void request_queued();
   void request_started(double queue_s);
-  void first_token(double ttft_s);
+  void first_token(double ttft_s, int tokens = 1);  // tokens: one per choice (n > 1)
   void step(double itl_s, int tokens, int drafted, int accepted);
   void request_finished(double e2e_s, int64_t prompt_tokens, bool prefix_cache_enabled, int64_t cached_tokens);
   std::string render() const;

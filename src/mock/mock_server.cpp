@@ -472,7 +472,7 @@ struct MockServer::Impl {
     co_await wait_until(at);
     auto last_wake = clock::now();
     tl.first_token_ns = to_ns(last_wake);
-    metrics.first_token(std::chrono::duration<double>(last_wake - g.arrival).count());
+    metrics.first_token(std::chrono::duration<double>(last_wake - g.arrival).count(), static_cast<int>(cr.n));  // each choice's first token
     struct Planned {
       Step st;
       int64_t tokens;

@@ -11,6 +11,7 @@
 namespace tokbench::record {
 
 inline constexpr int64_t kNone = -1;  ///< a timestamp or count that was never observed
+inline constexpr int64_t kMaxChoiceIndex = 32767;  ///< ChunkEvent::choice's range; a higher index is clamped to it
 
 /// Every request ends in exactly one of these (h2load's and wrk2's habit: never just "failed").
 /// TooLarge: the response passed a cap (an SSE line or event, a body, the event count); only
@@ -37,6 +38,7 @@ struct ChunkEvent {
   int32_t bytes = 0;             ///< size of the event's data payload
   int32_t cum_tokens = -1;       ///< usage.completion_tokens carried by this chunk; -1 = none
   ChunkKind kind = ChunkKind::Empty;
+  int16_t choice = 0;            ///< the choice's `index` (n > 1: each choice streams its own events)
 
   bool has_text() const { return kind == ChunkKind::Content || kind == ChunkKind::Reasoning; }
 };
@@ -78,7 +80,7 @@ struct RequestRecord {
   std::string finish_reason;
 
   int64_t malformed_sse_lines = 0;  ///< lines of the stream that were not SSE (skipped)
-  int64_t choices = 1;  ///< choices the answer carried (n > 1: merged into one stream, see the verdict)
+  int64_t choices = 1;  ///< choices the answer carried (n > 1: metrics/ times each choice's stream apart)
   int http_status = 0;
   Outcome outcome = Outcome::Ok;
   std::string error;       ///< human-readable cause; for http_status, the first KiB of the body

@@ -115,6 +115,11 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   kinds.reserve(r.chunks.size());
   for (const auto& c : r.chunks) kinds.push_back(static_cast<char>(c.kind));
   w.field("kinds", kinds);
+  if (r.choices > 1) {  // n > 1: which choice each event was of (absent: all of choice 0)
+    w.key("choice").begin_array();
+    for (const auto& c : r.chunks) w.value(static_cast<int64_t>(c.choice));
+    w.end_array();
+  }
   w.end_object();
   w.end_object();
   return w.take();
@@ -184,6 +189,16 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   i = 0;
   for (auto v : cum) r.chunks[i++].cum_tokens = v.is_null() ? -1 : static_cast<int32_t>(v.get_int64().value_unsafe());
   for (i = 0; i < n; ++i) r.chunks[i].kind = static_cast<ChunkKind>(kinds[i]);
+  simdjson::dom::array choice;
+  if (!chunks["choice"].get(choice)) {
+    if (choice.size() != n) throw std::runtime_error("\"chunks\" arrays differ in length (choice)");
+    i = 0;
+    for (auto v : choice) {
+      int64_t c = 0;
+      if (v.get_int64().get(c) || c < 0) throw std::runtime_error("\"chunks.choice\" holds a value that is not a choice index");
+      r.chunks[i++].choice = static_cast<int16_t>(std::min(c, record::kMaxChoiceIndex));
+    }
+  }
   return r;
 }
 

@@ -216,10 +216,10 @@ class DataWriter {
     nullable(w, r.stream ? r.first_token_ns : kNone, t0);
     nullable(w, r.done_ns, t0);
     w.value(r.ok() ? 1 : 0);
-    if (r.stream && r.first_token_ns != kNone) w.value(static_cast<double>(r.first_token_ns - r.sent_ns) / 1e6); else w.null();
-    if (r.stream && out > 1 && r.first_token_ns != kNone && r.last_token_ns != kNone)
-      w.value(static_cast<double>(r.last_token_ns - r.first_token_ns) / 1e6 / static_cast<double>(out - 1));
-    else w.null();
+    // TTFT and TPOT as the tables define them (n > 1: the mean over the request's choices).
+    for (const char* metric : {"TTFT", "TPOT"}) {
+      if (const auto v = r.ok() ? metrics::request_value(r, metric) : std::nullopt) w.value(*v); else w.null();
+    }
     w.value(static_cast<double>(r.done_ns - r.sent_ns) / 1e6);
     w.value(out);
     nullable(w, r.scheduled_ns, t0);
@@ -245,9 +245,11 @@ class DataWriter {
       }
     }
     if (counts_.empty()) return;
-    metrics::for_each_token_gap(r, [&](double g_ns, int64_t n) {
-      const double g = g_ns / 1e6;
-      counts_[static_cast<size_t>(std::clamp<double>(std::floor((g - lo_) / width_), 0, kBins - 1))] += static_cast<double>(n);
+    metrics::for_each_choice(r, [&](const record::RequestRecord& choice, bool) {
+      metrics::for_each_token_gap(choice, [&](double g_ns, int64_t n) {
+        const double g = g_ns / 1e6;
+        counts_[static_cast<size_t>(std::clamp<double>(std::floor((g - lo_) / width_), 0, kBins - 1))] += static_cast<double>(n);
+      });
     });
   }
 

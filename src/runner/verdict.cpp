@@ -22,7 +22,6 @@ void VerdictTally::add(const record::RequestRecord& r) {
     return;
   }
   ++measured;
-  if (r.choices > 1) ++multi_choice;
   if (r.malformed_sse_lines > 0) {
     ++malformed_requests;
     malformed_lines += r.malformed_sse_lines;
@@ -36,9 +35,9 @@ void VerdictTally::add(const record::RequestRecord& r) {
     ++failures[std::string(record::outcome_name(r.outcome))];
     return;
   }
-  // ignore_eos promises max_tokens tokens; a server that ignores it makes TPOT incomparable.
-  if (r.ignore_eos_sent && r.choices == 1 && r.requested_max_tokens != record::kNone &&
-      metrics::output_tokens(r) != r.requested_max_tokens)
+  // ignore_eos promises max_tokens tokens per choice; a server that ignores it makes TPOT incomparable.
+  if (r.ignore_eos_sent && r.requested_max_tokens != record::kNone &&
+      static_cast<__int128>(metrics::output_tokens(r)) != static_cast<__int128>(r.requested_max_tokens) * r.choices)
     ++short_outputs;
 }
 
@@ -68,12 +67,6 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
   } else if (ok >= 10 && ok < 100) {
     v.warnings.push_back(fmt::format("{} successful requests: P99 interpolates between the two slowest; use 100 or more "
                                      "for a stable P99", ok));
-  }
-  if (t.multi_choice > 0) {  // until choices are measured apart, their merged numbers must not read as VALID
-    v.reasons.push_back(fmt::format("{} request(s) were answered with more than one choice (n > 1): tokbench merges the "
-                                    "choices into one stream, so TTFT, TPOT, ITL and output tokens per request are not "
-                                    "per choice (TPOT reads 1/n of the truth); send n = 1 (per-choice metrics are not "
-                                    "supported yet)", t.multi_choice));
   }
   if (t.short_outputs > 0) {
     v.reasons.push_back(fmt::format("{} request(s) with ignore_eos returned a different number of tokens than max_tokens: "

@@ -18,7 +18,6 @@ struct VerdictTally {
   int64_t cut = 0;  ///< in flight when a --duration-s run's grace ended: cancelled, not measured, not failed
   int64_t short_outputs = 0;  ///< ignore_eos sent, and a different number of tokens came back
   int64_t malformed_requests = 0, malformed_lines = 0;  ///< streams with lines that were not SSE
-  int64_t multi_choice = 0;  ///< measured requests answered with more than one choice (n > 1)
   std::map<std::string, int64_t> failures;  ///< by outcome name
   int64_t first_sent_ns = INT64_MAX;        ///< among measured records with a send and an end
   int64_t last_done_ns = INT64_MIN;         ///< the same records' last end
