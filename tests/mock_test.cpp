@@ -8,6 +8,7 @@
 #include "http_post.hpp"
 #include "mock/mock_response.hpp"
 #include "mock/mock_server.hpp"
+#include "sim_process.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -466,6 +467,34 @@ TEST(MockFaults, SeededShareAndKinds) {
   EXPECT_THROW(parse_fault_kinds("500,bogus"), std::invalid_argument);
   s.fault_kinds = "bogus";
   EXPECT_FALSE(s.validate().empty());
+}
+
+// /metrics observes when the simulator's steps really happened, not their plan: a simulator
+// that runs late (here: stopped for 400 ms mid-answer) shows it in its own histograms, as a real
+// server's would. Planned, the 30 steps of 10 ms would sum to 0.3 s whatever happened; really,
+// the answer ends ~480 ms after it began (stopped from 80 ms to 480 ms, the rest overdue).
+TEST(MockMetricsTruth, HistogramsObserveRealNotPlannedTimes) {
+  testing::Sim sim({"--ttft-ms", "5", "--tpot-ms", "10"});
+  std::thread request([&] {
+    const auto r = http_post(sim.url(), R"({"model":"tokbench-mock","stream":true,"max_tokens":31,"ignore_eos":true,)"
+                                        R"("messages":[{"role":"user","content":"hi"}]})");
+    EXPECT_EQ(r.status, 200);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(80));
+  sim.signal(SIGSTOP);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  sim.signal(SIGCONT);
+  request.join();
+  const auto metrics = client::http_get(sim.url("/metrics"), {}, "", 5000);
+  ASSERT_EQ(metrics.status, 200);
+  auto value = [&](const std::string& name) {
+    const size_t at = metrics.body.find("\n" + name + "{");
+    if (at == std::string::npos) return -1.0;
+    return std::stod(metrics.body.substr(metrics.body.find("} ", at) + 2));
+  };
+  EXPECT_DOUBLE_EQ(value("vllm:time_per_output_token_seconds_count"), 30);
+  EXPECT_GE(value("vllm:time_per_output_token_seconds_sum"), 0.4) << metrics.body;  // planned: 0.3
+  EXPECT_GE(value("vllm:e2e_request_latency_seconds_sum"), 0.4);
 }
 
 }  // namespace

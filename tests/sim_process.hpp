@@ -46,6 +46,7 @@ class Sim {
     return "http://127.0.0.1:" + port + path;
   }
   std::string port;
+  void signal(int sig) { child_->signal(sig); }  ///< e.g. SIGSTOP/SIGCONT: make the simulator late
 
  private:
   std::unique_ptr<Child> child_;
