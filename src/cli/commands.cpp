@@ -207,13 +207,18 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_option("--workers", c.workers, "client threads; 0 = automatic (one per 256 streams, at most the CPUs this process may use)")->capture_default_str();
   run->add_option("--seed", c.seed, "seed of the arrival schedule")->check(CLI::NonNegativeNumber)->capture_default_str();
   run->add_option("--drain-s", c.drain_s, "after Ctrl-C, seconds in-flight requests may finish")->capture_default_str();
-  run->add_option("--dataset", c.dataset, "builtin | synthetic | qa:PATH | gsm8k:PATH")->capture_default_str();
+  run->add_option("--dataset", c.dataset, "builtin | synthetic | qa:PATH | gsm8k:PATH | lines:PATH | sharegpt:PATH")->capture_default_str();
   run->add_option("--tokenizer", c.tokenizer,
                   "model folder or tokenizer.json: count tokens locally when the server sends no usage, build synthetic prompts");
   run->add_option("--input-len", c.input_len, "synthetic: prompt tokens N (as the server counts them)");
   run->add_option("--output-len", c.output_len, "synthetic: output tokens M (max_tokens with ignore_eos)");
   run->add_option("--input-len-range", c.input_len_range, "synthetic: spread ratio R, N_i uniform in [N(1-R), N(1+R)]");
   run->add_option("--prefix-len", c.prefix_len, "synthetic: shared random prefix of P tokens (prefix-cache tests)");
+  run->add_option("--output-len-range", c.output_len_range, "synthetic: spread ratio R, M_i uniform in [M(1-R), M(1+R)]");
+  run->add_option("--sharegpt-output-len", c.sharegpt_output_len,
+                  "sharegpt: every request's max_tokens instead of the reference answer's length (vLLM's flag)");
+  run->add_option("--lora", c.lora, "model names (LoRA adapters), one drawn per request by --seed: NAME[,NAME...]")
+      ->delimiter(',');
   run->add_option("--output-dir", c.output_dir, "where run folders go")->capture_default_str();
   run->add_option("--model-abbr", c.model_abbr, "folder name under performances/; default: the model name");
   run->add_option("--compat", c.compat,
@@ -268,6 +273,8 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--host", s->host, "address to listen on")->capture_default_str();
   cmd->add_option("--port", s->port, "port; 0 = any free port")->capture_default_str();
   cmd->add_option("--model-name", s->model_name, "the model id it serves")->capture_default_str();
+  cmd->add_option("--lora-modules", s->lora_modules, "LoRA adapter names it also serves (listed in /v1/models): NAME[,NAME...]")
+      ->delimiter(',');
   cmd->add_option("--ttft-ms", s->ttft_ms, "time to first token")->capture_default_str();
   cmd->add_option("--tpot-ms", s->tpot_ms, "time between tokens")->capture_default_str();
   cmd->add_option("--jitter-ms", s->jitter_ms, "seeded uniform jitter on TTFT and every gap")->capture_default_str();

@@ -485,6 +485,7 @@ class Worker {
     s.rec.expected_prompt_tokens = s.req.facts.expected_prompt_tokens;
     s.rec.requested_max_tokens = s.req.facts.requested_max_tokens;
     s.rec.ignore_eos_sent = s.req.facts.ignore_eos_sent;
+    s.rec.model = s.req.facts.model;
     if (s.keep_text) s.rec.prompt_text = s.req.facts.prompt_text;
     s.too_large.clear();
     s.content_type.clear();

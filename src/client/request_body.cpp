@@ -32,6 +32,7 @@ core::PlannedRequest plan_request(const BodySettings& s, const dataset::RequestS
   if (cap > 0) p.facts.requested_max_tokens = cap;
   p.facts.ignore_eos_sent = s.ignore_eos || s.flavor == Flavor::Sglang;
   if (keep_prompt) p.facts.prompt_text = spec.prompt;
+  if (spec.model != s.model) p.facts.model = spec.model;
   return p;
 }
 
@@ -41,9 +42,12 @@ std::string build_body(const BodySettings& s, const dataset::RequestSpec& spec) 
   };
   JsonWriter w;
   w.begin_object();
-  if (!overridden("model")) w.field("model", s.model);
+  if (!overridden("model")) w.field("model", spec.model.empty() ? s.model : spec.model);
   if (s.endpoint == Endpoint::Chat) {
-    if (!overridden("messages")) {
+    if (overridden("messages")) {
+    } else if (!spec.messages_json.empty()) {
+      w.field_raw("messages", spec.messages_json);  // a dataset's whole conversation, as written
+    } else {
       w.key("messages").begin_array().begin_object();
       w.field("role", "user").field("content", spec.prompt);
       w.end_object().end_array();

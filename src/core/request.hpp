@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 
 namespace tokbench::core {
 
@@ -13,9 +14,15 @@ inline constexpr int64_t kNotSet = -1;
 
 /// What to send: produced by dataset/ (files, synthetic prompts), turned into a body by client/.
 struct RequestSpec {
-  std::string prompt;       ///< user message (chat) or prompt (completions)
+  std::string prompt;       ///< user message (chat) or prompt (completions); with messages, their text joined
   int64_t max_tokens = -1;  ///< per-item output cap; -1 = use the run's --max-tokens
   int64_t expected_input_tokens = -1;  ///< what usage.prompt_tokens should be (synthetic); -1 = unknown
+  std::string messages_json;  ///< a whole chat `messages` array (minified JSON), sent as is; "" = one user message of `prompt`
+  std::string model;          ///< the model name for this request (a LoRA adapter); "" = the run's model
+
+  RequestSpec() = default;
+  /// A prompt with its own output cap (-1 = the run's), as most datasets make them.
+  RequestSpec(std::string p, int64_t cap = -1) : prompt(std::move(p)), max_tokens(cap) {}
 };
 
 /// Facts of what was sent that the response alone cannot tell; copied into the request's record.
@@ -23,6 +30,7 @@ struct SentFacts {
   int64_t expected_prompt_tokens = kNotSet;  ///< the input length the prompt was built to have
   int64_t requested_max_tokens = kNotSet;    ///< the output cap sent (max_tokens / max_completion_tokens)
   bool ignore_eos_sent = false;              ///< the body asks for exactly the cap
+  std::string model;                         ///< the model named in the body when not the run's (a LoRA adapter)
   std::string prompt_text;                   ///< only when a local tokenizer will count it; never saved
 };
 

@@ -38,6 +38,67 @@ std::string stem_of(const std::string& path) {
   return s.empty() ? "dataset" : s;
 }
 
+// A qa line's `messages`: a non-empty array of objects with a string `role` and a `content` that
+// is a string or an array of content parts (OpenAI's shape). Returns the text of the contents,
+// joined, for a local tokenizer to count.
+std::string messages_text(simdjson::dom::array messages, const std::string& where) {
+  if (messages.size() == 0) throw std::runtime_error(fmt::format("{}: \"messages\" is empty", where));
+  std::string text;
+  size_t i = 0;
+  for (auto m : messages) {
+    const std::string at = fmt::format("{}: messages[{}]", where, i++);
+    std::string_view role, content;
+    if (!m.is_object() || m["role"].get_string().get(role))
+      throw std::runtime_error(fmt::format("{} needs a string \"role\" (user, assistant, system)", at));
+    simdjson::dom::element c;
+    if (m["content"].get(c)) throw std::runtime_error(fmt::format("{} has no \"content\"", at));
+    if (!c.get_string().get(content)) {
+      text += content;
+    } else if (c.is_array()) {
+      for (auto part : c.get_array()) {
+        std::string_view t;
+        if (!part["text"].get_string().get(t)) text += t;
+      }
+    } else if (!c.is_null()) {
+      throw std::runtime_error(fmt::format("{}: \"content\" must be a string or an array of content parts", at));
+    }
+    text += '\n';
+  }
+  return text;
+}
+
+RequestSpec spec_from_json(simdjson::dom::element doc, const Dataset& d, const std::string& where) {
+  RequestSpec spec;
+  std::string_view question;
+  simdjson::dom::array messages;
+  if (doc.is_object() && !doc["messages"].get_array().get(messages)) {
+    spec.messages_json = simdjson::minify(messages);
+    spec.prompt = messages_text(messages, where);
+  } else if (doc.is_object() && !doc["question"].get_string().get(question)) {
+    spec.prompt = std::string(question);
+  } else {
+    throw std::runtime_error(fmt::format("{}: expected a JSON object with a \"question\" string (or a chat "
+                                         "\"messages\" array)", where));
+  }
+  if (d.kind != "qa") return spec;
+  auto mt = doc["max_tokens"];
+  if (!mt.error() && !mt.is_null()) {
+    int64_t v = 0;
+    if (mt.get_int64().get(v) || v <= 0) {
+      throw std::runtime_error(fmt::format("{}: \"max_tokens\" must be a positive integer", where));
+    }
+    spec.max_tokens = v;
+  }
+  auto model = doc["model"];
+  if (!model.error() && !model.is_null()) {
+    std::string_view name;
+    if (model.get_string().get(name) || name.empty())
+      throw std::runtime_error(fmt::format("{}: \"model\" must be a non-empty string (a served model or LoRA name)", where));
+    spec.model = std::string(name);
+  }
+  return spec;
+}
+
 void load_jsonl(Dataset& d, std::istream& in) {
   simdjson::dom::parser parser;
   std::string line;
@@ -45,27 +106,18 @@ void load_jsonl(Dataset& d, std::istream& in) {
   while (std::getline(in, line)) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto where = [&] { return fmt::format("{}:{}", d.path, line_no); };
+    const std::string where = fmt::format("{}:{}", d.path, line_no);
+    if (d.kind == "lines") {  // EvalScope's line_by_line: each line is a prompt as it stands
+      if (line.back() == '\r') line.pop_back();
+      d.items.emplace_back(std::move(line));
+      continue;
+    }
     simdjson::dom::element doc;
     if (auto err = parser.parse(line).get(doc)) {
       throw std::runtime_error(fmt::format("{}: not valid JSON ({}); each line must be one JSON object",
-                                           where(), simdjson::error_message(err)));
+                                           where, simdjson::error_message(err)));
     }
-    std::string_view question;
-    if (!doc.is_object() || doc["question"].get_string().get(question)) {
-      throw std::runtime_error(fmt::format("{}: expected a JSON object with a \"question\" string", where()));
-    }
-    RequestSpec spec;
-    spec.prompt = std::string(question);
-    auto mt = doc["max_tokens"];
-    if (d.kind == "qa" && !mt.error() && !mt.is_null()) {
-      int64_t v = 0;
-      if (mt.get_int64().get(v) || v <= 0) {
-        throw std::runtime_error(fmt::format("{}: \"max_tokens\" must be a positive integer", where()));
-      }
-      spec.max_tokens = v;
-    }
-    d.items.push_back(std::move(spec));
+    d.items.push_back(spec_from_json(doc, d, where));
   }
   if (d.items.empty()) throw std::runtime_error(fmt::format("dataset '{}' has no requests", d.path));
 }
@@ -76,14 +128,14 @@ Dataset load(std::string_view spec) {
   Dataset d;
   if (spec == "builtin") {
     d.kind = d.abbr = "builtin";
-    for (auto p : kBuiltinPrompts) d.items.push_back({std::string(p), -1});
+    for (auto p : kBuiltinPrompts) d.items.emplace_back(std::string(p));
     return d;
   }
   const size_t colon = spec.find(':');
   d.kind = std::string(spec.substr(0, colon));
-  if (colon == std::string_view::npos || (d.kind != "qa" && d.kind != "gsm8k") || colon + 1 == spec.size()) {
+  if (colon == std::string_view::npos || !is_file_kind(d.kind) || d.kind == "sharegpt" || colon + 1 == spec.size()) {
     throw std::invalid_argument(fmt::format(  // a usage error (exit 2), not a run failure
-        "--dataset: bad value '{}' (expected qa:PATH, gsm8k:PATH, synthetic or builtin)", spec));
+        "--dataset: bad value '{}' (expected {}; sharegpt:PATH is built with a tokenizer, by the runner)", spec, kSpecs));
   }
   d.path = std::string(spec.substr(colon + 1));
   d.abbr = d.kind == "gsm8k" ? "gsm8k" : stem_of(d.path);
@@ -97,7 +149,8 @@ Dataset load(std::string_view spec) {
 }
 
 Dataset parse_lines(std::string_view kind, std::string_view name, std::istream& in) {
-  if (kind != "qa" && kind != "gsm8k") throw std::invalid_argument(fmt::format("no dataset kind '{}' (qa or gsm8k)", kind));
+  if (kind != "qa" && kind != "gsm8k" && kind != "lines")
+    throw std::invalid_argument(fmt::format("no dataset kind '{}' (qa, gsm8k or lines)", kind));
   Dataset d;
   d.kind = std::string(kind);
   d.path = std::string(name);

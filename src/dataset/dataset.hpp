@@ -19,20 +19,29 @@ namespace tokbench::dataset {
 using core::RequestSpec;  // the noun lives on the ground floor (core/request.hpp)
 
 struct Dataset {
-  std::string kind;  ///< "qa", "gsm8k" or "builtin"
+  std::string kind;  ///< "qa", "gsm8k", "lines", "sharegpt", "synthetic" or "builtin"
   std::string path;  ///< source file ("" for builtin)
   std::string abbr;  ///< file-name stem of outputs: <abbr>.csv, <abbr>_details.jsonl
   std::vector<RequestSpec> items;
+  std::string summary;  ///< how it was built, for the console (sharegpt: what was kept and skipped)
 };
 
-/// Loads `qa:PATH` (JSON lines with "question", optional "answer", optional "max_tokens"),
-/// `gsm8k:PATH` (GSM8K's test.jsonl as is; prompt = question, AISBench's perf template) or
-/// `builtin` (a few embedded prompts, for a first run with no files). Throws std::invalid_argument
-/// for a malformed spec (a usage error) and std::runtime_error naming the file and line, and the
-/// fix, on bad input.
+/// Every --dataset form, for messages.
+inline constexpr const char* kSpecs = "qa:PATH, gsm8k:PATH, lines:PATH, sharegpt:PATH, synthetic or builtin";
+/// The kinds that name a file after the colon.
+inline bool is_file_kind(std::string_view kind) {
+  return kind == "qa" || kind == "gsm8k" || kind == "lines" || kind == "sharegpt";
+}
+
+/// Loads `qa:PATH` (JSON lines with a "question" string or a chat "messages" array, optional
+/// "answer", "max_tokens" and "model"), `gsm8k:PATH` (GSM8K's test.jsonl as is; prompt =
+/// question, AISBench's perf template), `lines:PATH` (every non-blank line is a prompt, EvalScope's
+/// line_by_line) or `builtin` (a few embedded prompts, for a first run with no files). Throws
+/// std::invalid_argument for a malformed spec (a usage error) and std::runtime_error naming the
+/// file and line, and the fix, on bad input. `sharegpt:PATH` needs a tokenizer: sharegpt().
 Dataset load(std::string_view spec);
 
-/// The same for JSON lines already open (`kind` "qa" or "gsm8k"; `name` stands for the path in
+/// The same for lines already open (`kind` "qa", "gsm8k" or "lines"; `name` stands for the path in
 /// errors and in the outputs' file stem): load() reads its file through this; fuzzers and tests
 /// call it on memory.
 Dataset parse_lines(std::string_view kind, std::string_view name, std::istream& in);
@@ -43,6 +52,7 @@ struct SyntheticOptions {
   int64_t output_len = 0;      ///< M: max_tokens of each request (sent with ignore_eos)
   double input_len_range = 0;  ///< vLLM's range ratio: N_i uniform in [N(1-R), N(1+R)]
   int64_t prefix_len = 0;      ///< P: one shared random prefix of P tokens before every prompt
+  double output_len_range = 0; ///< M_i uniform in [M(1-R), M(1+R)] (its own random stream)
   uint64_t seed = 0;
   int64_t overhead = 0;        ///< tokens the server adds (chat template, BOS): subtracted
 };
@@ -66,6 +76,17 @@ std::unique_ptr<TokenCodec> local_codec(const tokenizer::Tokenizer& tok);
 /// tokens) is exactly P + N_i - overhead tokens, verified by re-encoding; deterministic in the
 /// seed for a given codec. Throws when a length cannot be reached (e.g. N_i - overhead < 1).
 Dataset synthetic(const SyntheticOptions& o, TokenCodec& codec);
+
+struct ShareGptOptions {
+  int64_t count = 100;     ///< requests to keep (the run's --num-prompts)
+  uint64_t seed = 0;       ///< shuffles the entries before taking them
+  int64_t output_len = 0;  ///< > 0: every request's max_tokens (vLLM's --sharegpt-output-len); 0 = the answer's length
+};
+
+/// `sharegpt:PATH` under vllm bench serve's rules (dataset/sharegpt.cpp): the first turn is the
+/// prompt, the second turn's token count (by `codec`, without special tokens) its max_tokens;
+/// too-short and too-long pairs are skipped. Throws naming the file when nothing is usable.
+Dataset sharegpt(const std::string& path, const ShareGptOptions& o, TokenCodec& codec);
 
 /// Returns the i-th request of a run that cycles through the dataset.
 inline const RequestSpec& cycle(const Dataset& d, size_t i) { return d.items[i % d.items.size()]; }

@@ -4,6 +4,7 @@
 // 1-3 rounds fix it). The text, not the ids, is what is sent, so the check is on the text.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 
@@ -89,6 +90,8 @@ std::unique_ptr<TokenCodec> local_codec(const tokenizer::Tokenizer& tok) { retur
 Dataset synthetic(const SyntheticOptions& o, TokenCodec& tok) {
   if (o.input_len < 1) throw std::invalid_argument("--input-len: must be a positive number of tokens with --dataset synthetic");
   if (o.output_len < 1) throw std::invalid_argument("--output-len: must be a positive number of tokens with --dataset synthetic");
+  if (o.output_len_range < 0 || o.output_len_range >= 1)
+    throw std::invalid_argument(fmt::format("--output-len-range: bad value {} (expected a ratio in [0, 1), e.g. 0.1)", o.output_len_range));
   if (o.input_len_range < 0 || o.input_len_range >= 1)
     throw std::invalid_argument(fmt::format("--input-len-range: bad value {} (expected a ratio in [0, 1), e.g. 0.1)", o.input_len_range));
   Dataset d;
@@ -104,6 +107,11 @@ Dataset synthetic(const SyntheticOptions& o, TokenCodec& tok) {
   const auto lo = static_cast<int64_t>(static_cast<double>(o.input_len) * (1 - o.input_len_range));
   const auto hi = static_cast<int64_t>(static_cast<double>(o.input_len) * (1 + o.input_len_range));
   std::uniform_int_distribution<int64_t> len(lo, hi);
+  // Output lengths draw from their own stream: a seed's prompts stay the same with or without a range.
+  std::mt19937_64 out_rng(o.seed ^ 0x9E3779B97F4A7C15ULL);
+  std::uniform_int_distribution<int64_t> out_len(
+      std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(o.output_len) * (1 - o.output_len_range))),
+      std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(o.output_len) * (1 + o.output_len_range))));
   for (int64_t i = 0; i < o.count; ++i) {
     const int64_t n = o.input_len_range > 0 ? len(b.rng()) : o.input_len;
     const int64_t body_len = n - o.overhead;
@@ -114,7 +122,7 @@ Dataset synthetic(const SyntheticOptions& o, TokenCodec& tok) {
     }
     RequestSpec spec;
     spec.prompt = prefix + b.body(prefix, prefix_ids, body_len);
-    spec.max_tokens = o.output_len;
+    spec.max_tokens = o.output_len_range > 0 ? out_len(out_rng) : o.output_len;
     spec.expected_input_tokens = o.prefix_len + n;
     d.items.push_back(std::move(spec));
   }

@@ -17,6 +17,7 @@ struct MockSettings {
   std::string host = "127.0.0.1";
   uint16_t port = 8000;  ///< 0 = any free port (printed on start)
   std::string model_name = "tokbench-mock";
+  std::vector<std::string> lora_modules;  ///< more model names it serves (vLLM's --lora-modules): same timing, own name
   double ttft_ms = 50;     ///< time from request arrival to the first token
   double tpot_ms = 10;     ///< time between consecutive tokens
   double jitter_ms = 0;    ///< each TTFT and gap gets a seeded uniform offset in [-j, +j]

@@ -192,7 +192,12 @@ struct MockServer::Impl {
       JsonWriter w;
       w.begin_object().field("object", "list").key("data").begin_array().begin_object();
       w.field("id", s.model_name).field("object", "model").field("owned_by", "tokbench");
-      w.end_object().end_array().end_object();
+      w.end_object();
+      for (const auto& lora : s.lora_modules) {  // as vLLM lists --lora-modules: the base model as parent
+        w.begin_object().field("id", lora).field("object", "model").field("owned_by", "tokbench");
+        w.field("parent", s.model_name).end_object();
+      }
+      w.end_array().end_object();
       co_await send_json(sock, v, keep, http::status::ok, w.take());
     } else if (path == "/metrics" && get) {
       http::response<http::string_body> res{http::status::ok, v};
@@ -330,7 +335,7 @@ struct MockServer::Impl {
     if (s.no_usage) parsed->include_usage = parsed->continuous_usage = false;
     if (tok) parsed->prompt_tokens = static_cast<int64_t>(tok->count(parsed->rendered, !chat));
     const CompletionRequest& cr = *parsed;
-    if (cr.model != s.model_name) {
+    if (cr.model != s.model_name && std::find(s.lora_modules.begin(), s.lora_modules.end(), cr.model) == s.lora_modules.end()) {
       co_await send_json(sock, v, keep, http::status::not_found,
                          error_body(fmt::format("The model `{}` does not exist.", cr.model), "NotFoundError", 404));
       co_return true;
@@ -499,7 +504,7 @@ struct MockServer::Impl {
         // n > 1: every choice gets its own event (its index) at the same moment, as vLLM interleaves them.
         if (cr.stream && produced == 0 && g.chat) {
           for (int64_t c = 0; c < cr.n; ++c)
-            event(stream_chunk(true, g.id, s.model_name, g.created, true, "", "", usage_now(), c), 'R', 0);
+            event(stream_chunk(true, g.id, g.cr.model, g.created, true, "", "", usage_now(), c), 'R', 0);
         }
         std::string piece;
         const int chunk_tokens = static_cast<int>(pending);
@@ -515,7 +520,7 @@ struct MockServer::Impl {
           }
           if (!piece.empty() || done) {
             for (int64_t c = 0; c < cr.n; ++c) {
-              event(stream_chunk(g.chat, g.id, s.model_name, g.created, false, piece, done ? g.plan.finish_reason : "",
+              event(stream_chunk(g.chat, g.id, g.cr.model, g.created, false, piece, done ? g.plan.finish_reason : "",
                                  usage_now(), c),
                     piece.empty() ? 'F' : 'C', chunk_tokens);
             }
@@ -525,7 +530,7 @@ struct MockServer::Impl {
             malformed_sent = true;
           }
           if (done) {
-            if (cr.include_usage) event(usage_chunk(g.chat, g.id, s.model_name, g.created, {cr.prompt_tokens, produced * cr.n, cached}), 'U', 0);
+            if (cr.include_usage) event(usage_chunk(g.chat, g.id, g.cr.model, g.created, {cr.prompt_tokens, produced * cr.n, cached}), 'U', 0);
             if (g.fault != Fault::NoDone) {
               payload += "data: [DONE]\n\n";
               tl.kinds.push_back('D');
@@ -555,7 +560,7 @@ struct MockServer::Impl {
     }
     std::optional<ChunkUsage> usage;
     if (!s.no_usage) usage = ChunkUsage{cr.prompt_tokens, produced * cr.n, cached};  // summed over choices, as vLLM
-    std::string body = full_body(g.chat, g.id, s.model_name, g.created, text, g.plan.finish_reason, usage, cr.n);
+    std::string body = full_body(g.chat, g.id, g.cr.model, g.created, text, g.plan.finish_reason, usage, cr.n);
     http::response<http::string_body> out{http::status::ok, version};
     out.set(http::field::content_type, "application/json");
     out.set("x-request-id", g.id);
@@ -584,7 +589,7 @@ struct MockServer::Impl {
   void write_trace(const Generation& g, const TraceLine& tl, bool dropped) {
     if (!trace) return;
     JsonWriter w;
-    w.begin_object().field("id", g.id).field("stream", g.cr.stream).field("dropped", dropped);
+    w.begin_object().field("id", g.id).field("model", g.cr.model).field("stream", g.cr.stream).field("dropped", dropped);
     w.field("conn_accepted_ns", g.conn.accepted_ns).field("conn_request", g.conn.request);
     if (g.conn.received_ns >= 0) w.field("received_ns", g.conn.received_ns);
     w.field("arrival_ns", tl.arrival_ns).field("admitted_ns", tl.admitted_ns).field("first_token_ns", tl.first_token_ns);

@@ -85,6 +85,7 @@ struct RequestRecord {
   Outcome outcome = Outcome::Ok;
   std::string error;       ///< human-readable cause; for http_status, the first KiB of the body
   std::string request_id;  ///< the server's completion id
+  std::string model;       ///< the model named in the body when not the run's (a LoRA adapter); "" = the run's
 
   bool ok() const { return outcome == Outcome::Ok; }
   /// Where the output token count comes from: "usage", "tokenizer" or "chunks".

@@ -73,6 +73,7 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   w.field("http_status", r.http_status);
   if (r.malformed_sse_lines > 0) w.field("malformed_sse_lines", r.malformed_sse_lines);
   if (r.choices > 1) w.field("choices", r.choices);
+  if (!r.model.empty()) w.field("model", r.model);
   put_count(w, "input_tokens", r.prompt_tokens);
   put_count(w, "output_tokens", r.completion_tokens);
   put_count(w, "cached_tokens", r.cached_tokens);
@@ -154,6 +155,7 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   r.attempts = static_cast<int>(get_count(doc, "attempts"));
   r.connects = get_count(doc, "connects");
   r.request_id = get_string(doc, "request_id");
+  r.model = get_string(doc, "model");
   r.finish_reason = get_string(doc, "finish_reason");
   r.output_chars = get_count(doc, "output_chars");
   simdjson::dom::element local;

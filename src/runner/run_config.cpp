@@ -1,5 +1,7 @@
 #include "runner/run_config.hpp"
 
+#include "dataset/dataset.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -90,11 +92,16 @@ std::vector<std::string> RunConfig::validate() const {
         fmt::format("--num-prompts: {} synthetic prompts would all be built before the run; use at most 1000000 with "
                     "--dataset synthetic, or a file dataset (it cycles) for longer soak runs", num_prompts));
   {
-    const bool file_kind = (dataset.rfind("qa:", 0) == 0 || dataset.rfind("gsm8k:", 0) == 0) &&
-                           dataset.size() > dataset.find(':') + 1;
+    const size_t colon = dataset.find(':');
+    const bool file_kind = colon != std::string::npos && dataset::is_file_kind(std::string_view(dataset).substr(0, colon)) &&
+                           dataset.size() > colon + 1;
     check(dataset == "builtin" || dataset == "synthetic" || file_kind,
-          fmt::format("--dataset: bad value '{}' (expected qa:PATH, gsm8k:PATH, synthetic or builtin)", dataset));
+          fmt::format("--dataset: bad value '{}' (expected {})", dataset, dataset::kSpecs));
   }
+  check(sharegpt_output_len >= 0, fmt::format("--sharegpt-output-len: bad value {} (expected >= 0)", sharegpt_output_len));
+  check(sharegpt_output_len == 0 || dataset.starts_with("sharegpt:"), "--sharegpt-output-len: only with --dataset sharegpt:PATH");
+  for (const auto& name : lora)
+    check(!name.empty(), "--lora: an empty name (expected served model or adapter names, e.g. --lora sql-lora,chat-lora)");
   check(max_event_bytes >= 1024, fmt::format("--max-event-bytes: bad value {} (expected >= 1024)", max_event_bytes));
   check(max_body_bytes >= 1024, fmt::format("--max-body-bytes: bad value {} (expected >= 1024)", max_body_bytes));
   check(scrape_interval_ms >= 50, fmt::format("--scrape-interval-ms: bad value {} (expected >= 50)", scrape_interval_ms));
@@ -104,10 +111,12 @@ std::vector<std::string> RunConfig::validate() const {
   const bool synthetic = dataset == "synthetic";
   check(!synthetic || input_len > 0, "--dataset synthetic needs --input-len N (tokens per prompt)");
   check(!synthetic || output_len > 0, "--dataset synthetic needs --output-len M (tokens per answer)");
-  check(synthetic || (input_len == 0 && output_len == 0 && prefix_len == 0 && input_len_range == 0),
-        "--input-len/--output-len/--input-len-range/--prefix-len: only with --dataset synthetic");
+  check(synthetic || (input_len == 0 && output_len == 0 && prefix_len == 0 && input_len_range == 0 && output_len_range == 0),
+        "--input-len/--output-len/--input-len-range/--output-len-range/--prefix-len: only with --dataset synthetic");
   check(input_len_range >= 0 && input_len_range < 1,
         fmt::format("--input-len-range: bad value {} (expected a ratio in [0, 1), e.g. 0.1)", input_len_range));
+  check(output_len_range >= 0 && output_len_range < 1,
+        fmt::format("--output-len-range: bad value {} (expected a ratio in [0, 1), e.g. 0.1)", output_len_range));
   check(prefix_len >= 0, fmt::format("--prefix-len: bad value {} (expected >= 0)", prefix_len));
   for (const auto& h : headers) {
     check(h.find(':') != std::string::npos && h.find(':') > 0,
@@ -299,6 +308,10 @@ std::string RunConfig::to_json() const {
   w.field("warmup", warmup).field("workers", workers).field("seed", seed).field("drain_s", drain_s);
   w.field("dataset", dataset).field("tokenizer", tokenizer).field("input_len", input_len);
   w.field("output_len", output_len).field("input_len_range", input_len_range).field("prefix_len", prefix_len);
+  w.field("output_len_range", output_len_range).field("sharegpt_output_len", sharegpt_output_len);
+  w.key("lora").begin_array();
+  for (const auto& name : lora) w.value(name);
+  w.end_array();
   w.field("output_dir", output_dir).field("model_abbr", model_abbr);
   w.field("profile_window", profile_window);
   w.field("compat", compat).field("server_metrics", redact_url(server_metrics)).field("scrape_interval_ms", scrape_interval_ms);

@@ -88,12 +88,15 @@ struct RunConfig {
   int64_t max_body_bytes = 64 << 20;  ///< a non-streaming body, /metrics or /v1/models above this is refused
 
   // Data and results.
-  std::string dataset = "builtin";  ///< builtin | synthetic | qa:PATH | gsm8k:PATH
+  std::string dataset = "builtin";  ///< builtin | synthetic | qa:PATH | gsm8k:PATH | lines:PATH | sharegpt:PATH
   std::string tokenizer;            ///< model folder or tokenizer.json: local token counts, synthetic prompts
   int64_t input_len = 0;            ///< synthetic: N tokens per prompt, as the server counts them
   int64_t output_len = 0;           ///< synthetic: max_tokens M (sent with ignore_eos)
   double input_len_range = 0;       ///< synthetic: N_i uniform in [N(1-R), N(1+R)] (vLLM's range ratio)
   int64_t prefix_len = 0;           ///< synthetic: one shared random prefix of P tokens
+  double output_len_range = 0;      ///< synthetic: M_i uniform in [M(1-R), M(1+R)]
+  int64_t sharegpt_output_len = 0;  ///< sharegpt: every request's max_tokens (vLLM's --sharegpt-output-len); 0 = the answer's
+  std::vector<std::string> lora;    ///< model names (LoRA adapters) drawn per request by the seed; empty = --model only
   std::string output_dir = "outputs";
   std::string model_abbr;           ///< "" = the model name, made file-safe
   std::string compat = "tokbench";  ///< definitions + request body: tokbench | aisbench | evalscope | vllm | sglang

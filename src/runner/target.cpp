@@ -28,7 +28,8 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
 
 // GET /v1/models answers whether the server is there at all, and which model it serves; a wrong
 // --model is caught here instead of failing every request.
-std::string resolve_model(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls) {
+std::string resolve_model(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
+                          std::vector<std::string>* served) {
   const std::string models_url = client::models_url_for(url);
   const auto res =
       client::http_get(models_url, cfg.headers, cfg.api_key, 10'000, static_cast<size_t>(cfg.max_body_bytes), tls);
@@ -53,6 +54,7 @@ std::string resolve_model(const RunConfig& cfg, const std::string& url, const cl
       ids.clear();
     }
   }
+  *served = ids;
   if (cfg.model.empty()) {
     if (ids.empty()) {
       throw std::runtime_error(fmt::format("could not learn the model from GET {} (HTTP {}): pass --model NAME",
@@ -68,6 +70,31 @@ std::string resolve_model(const RunConfig& cfg, const std::string& url, const cl
   return cfg.model;
 }
 
+// The tokenizer a dataset is built with: the local one (--tokenizer), else the server's /tokenize.
+std::unique_ptr<dataset::TokenCodec> make_codec(const client::ServerTokenizer& st, bool server_has,
+                                                const tokenizer::Tokenizer* tok, std::string_view why) {
+  if (tok) return dataset::local_codec(*tok);
+  if (server_has) return client::server_codec(st);
+  throw std::invalid_argument(fmt::format("{}, and {} has no /tokenize: pass --tokenizer PATH (the model folder holding "
+                                          "tokenizer.json)", why, st.root));
+}
+
+// ShareGPT under vLLM's rules: lengths counted with the local tokenizer or the server's /tokenize.
+dataset::Dataset build_sharegpt(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
+                                const tokenizer::Tokenizer* tok, std::FILE* console) {
+  const client::ServerTokenizer st{client::root_url_for(url), cfg.model, cfg.headers, cfg.api_key, tls};
+  const auto codec = make_codec(st, !tok && client::has_tokenize(st), tok,
+                                "--dataset sharegpt:PATH counts each prompt's and answer's tokens (vLLM's filters and "
+                                "max_tokens)");
+  dataset::ShareGptOptions o;
+  o.count = cfg.num_prompts > 0 ? cfg.num_prompts : 1000;  // vllm bench serve's default --num-prompts
+  o.seed = cfg.seed;
+  o.output_len = cfg.sharegpt_output_len;
+  auto d = dataset::sharegpt(cfg.dataset.substr(cfg.dataset.find(':') + 1), o, *codec);
+  fmt::print(console, "{}\n", d.summary);
+  return d;
+}
+
 // Builds the synthetic dataset: with the local tokenizer, or with the server's /tokenize; the
 // tokens the server adds around a prompt (chat template, BOS) are measured once with /tokenize
 // and subtracted, so that usage.prompt_tokens equals --input-len. Returns how, as JSON.
@@ -75,16 +102,8 @@ std::string build_synthetic(const RunConfig& cfg, const std::string& url, const 
                             const tokenizer::Tokenizer* tok, dataset::Dataset& data, std::FILE* console) {
   const client::ServerTokenizer st{client::root_url_for(url), cfg.model, cfg.headers, cfg.api_key, tls};
   const bool server_has = client::has_tokenize(st);
-  std::unique_ptr<dataset::TokenCodec> codec;
-  if (tok) {
-    codec = dataset::local_codec(*tok);
-  } else if (server_has) {
-    codec = client::server_codec(st);
-  } else {
-    throw std::invalid_argument(fmt::format(
-        "--dataset synthetic needs the model's tokenizer to build prompts of an exact length, and {} has no "
-        "/tokenize: pass --tokenizer PATH (the model folder holding tokenizer.json)", st.root));
-  }
+  const auto codec = make_codec(st, server_has, tok, "--dataset synthetic needs the model's tokenizer to build prompts of "
+                                                     "an exact length");
   constexpr const char* kProbe = "The quick brown fox jumps over the lazy dog.";
   const auto local = static_cast<int64_t>(codec->encode(kProbe).size());
   int64_t overhead = 0;
@@ -100,17 +119,19 @@ std::string build_synthetic(const RunConfig& cfg, const std::string& url, const 
   o.input_len = cfg.input_len;
   o.output_len = cfg.output_len;
   o.input_len_range = cfg.input_len_range;
+  o.output_len_range = cfg.output_len_range;
   o.prefix_len = cfg.prefix_len;
   o.seed = cfg.seed;
   o.overhead = overhead;
   data = dataset::synthetic(o, *codec);
-  fmt::print(console, "synthetic: {} prompts of {} tokens{} (+{} shared prefix), {} output tokens; built with {}; "
+  fmt::print(console, "synthetic: {} prompts of {} tokens{} (+{} shared prefix), {} output tokens{}; built with {}; "
              "server-added tokens: {} ({})\n", o.count, o.input_len,
              o.input_len_range > 0 ? fmt::format(" ±{}%", o.input_len_range * 100) : "", o.prefix_len, o.output_len,
-             codec->name(), overhead, how);
+             o.output_len_range > 0 ? fmt::format(" ±{}%", o.output_len_range * 100) : "", codec->name(), overhead, how);
   JsonWriter w;
   w.begin_object().field("input_len", o.input_len).field("output_len", o.output_len);
-  w.field("input_len_range", o.input_len_range).field("prefix_len", o.prefix_len).field("seed", o.seed);
+  w.field("input_len_range", o.input_len_range).field("output_len_range", o.output_len_range);
+  w.field("prefix_len", o.prefix_len).field("seed", o.seed);
   w.field("built_with", codec->name()).field("server_added_tokens", overhead).field("server_added_tokens_how", how);
   w.end_object();
   return w.take();
@@ -169,13 +190,31 @@ Target::Target() = default;
 Target::~Target() = default;
 Target::Target(Target&&) noexcept = default;
 
+// --lora: request i names one of the adapters, drawn by the seed (splitmix64 of seed and index), so
+// a run repeats; a dataset line's own "model" wins.
+const dataset::RequestSpec& Target::spec(int64_t i, dataset::RequestSpec& scratch) const {
+  const auto& item = dataset::cycle(data, static_cast<size_t>(i));
+  if (lora.empty() || !item.model.empty()) return item;
+  uint64_t z = lora_seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(i + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  scratch = item;
+  scratch.model = lora[z % lora.size()];
+  return scratch;
+}
+
 core::RequestMaker Target::maker() const {
   return [this](int64_t i) {
-    return client::plan_request(body, dataset::cycle(data, static_cast<size_t>(i)), tok.has_value());
+    dataset::RequestSpec scratch;
+    return client::plan_request(body, spec(i, scratch), tok.has_value());
   };
 }
 
-std::string Target::first_body() const { return client::build_body(body, dataset::cycle(data, 0)); }
+std::string Target::first_body() const {
+  dataset::RequestSpec scratch;
+  return client::build_body(body, spec(0, scratch));
+}
 
 std::string Target::close(const fs::path& run_dir, spdlog::logger& log, std::FILE* console) {
   sim.reset();
@@ -207,8 +246,16 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   RunConfig& cfg = plan.cfg;
   Target t;
   if (!cfg.tokenizer.empty()) t.tok = tokenizer::Tokenizer::load(cfg.tokenizer);
-  if (!plan.synthetic) t.data = dataset::load(cfg.dataset);
-  if (cfg.num_prompts == 0) cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
+  const bool sharegpt = cfg.dataset.starts_with("sharegpt:");
+  if (!plan.synthetic && !sharegpt) t.data = dataset::load(cfg.dataset);
+  if (cfg.num_prompts == 0 && !sharegpt) cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
+  if (cfg.endpoint != "chat") {
+    for (const auto& item : t.data.items) {
+      if (item.messages_json.empty()) continue;
+      throw std::invalid_argument(fmt::format("--dataset {}: its lines carry chat \"messages\", which /v1/completions "
+                                              "cannot take: use the chat endpoint (/v1/chat/completions)", cfg.dataset));
+    }
+  }
   t.url = cfg.target_url();
   if (!cfg.server_cmd.empty() || !cfg.deploy_sh.empty()) {
     t.server_command = cfg.server_cmd.empty() ? "bash " + cfg.deploy_sh : cfg.server_cmd;
@@ -223,10 +270,30 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
     t.url = fmt::format("http://127.0.0.1:{}/v1/{}", port, cfg.endpoint == "chat" ? "chat/completions" : "completions");
     fmt::print(console, "no --url or --host given: started the built-in simulator (tokbench serve-mock defaults) at {}\n", t.url);
   }
-  cfg.model = resolve_model(cfg, t.url, plan.tls);
+  std::vector<std::string> served;
+  cfg.model = resolve_model(cfg, t.url, plan.tls, &served);
+  // Every name a request will carry must be served (a LoRA adapter the server has not loaded fails
+  // every request it picks), unless a gateway aliases names.
+  std::vector<std::string> names = cfg.lora;
+  for (const auto& item : t.data.items)
+    if (!item.model.empty() && std::find(names.begin(), names.end(), item.model) == names.end()) names.push_back(item.model);
+  for (const auto& name : names) {
+    if (served.empty() || cfg.skip_model_check || std::find(served.begin(), served.end(), name) != served.end()) continue;
+    throw std::runtime_error(fmt::format("model '{}' ({}) is not served at {} (it serves: {}): load the adapter on the "
+                                         "server (vLLM: --lora-modules NAME=PATH), fix the name, or pass "
+                                         "--skip-model-check when a gateway serves it under an alias",
+                                         name, cfg.lora.empty() ? "a dataset line's \"model\"" : "--lora or a dataset line",
+                                         client::models_url_for(t.url), join(served, ", ")));
+  }
+  t.lora = cfg.lora;
+  t.lora_seed = cfg.seed;
   if (cfg.model_abbr.empty()) cfg.model_abbr = report::file_safe(cfg.model);
   t.model = cfg.model;
   if (plan.synthetic) t.synthetic_json = build_synthetic(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, t.data, console);
+  if (sharegpt) {
+    t.data = build_sharegpt(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, console);
+    if (cfg.num_prompts == 0) cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
+  }
   t.body = body_settings(plan);
   return t;
 }

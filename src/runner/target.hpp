@@ -41,7 +41,11 @@ struct Target {
   std::unique_ptr<mock::MockServer> sim;
   std::unique_ptr<probe::ServerProcess> server;
   std::string server_command;
+  std::vector<std::string> lora;  ///< --lora: model names drawn per request
+  uint64_t lora_seed = 0;
 
+  /// Dataset item i (cycling), with its --lora model when it names none (built in `scratch`).
+  const dataset::RequestSpec& spec(int64_t i, dataset::RequestSpec& scratch) const;
   /// How the request of index i is made: dataset item i (cycling), its body and facts.
   core::RequestMaker maker() const;
   /// The body of request 0, for the audit and the report.

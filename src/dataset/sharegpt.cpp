@@ -1,0 +1,109 @@
+// dataset/sharegpt: a ShareGPT JSON file under vllm bench serve's rules (reference/
+// evalscope_vllm_sglang.md §2.4): entries with at least two conversation turns; the first turn is
+// the prompt and the second turn's token length the request's max_tokens; pairs with a prompt or
+// an answer under 4 tokens, a prompt over 1024 or a total over 2048 are skipped. Entries are
+// shuffled by the seed, then taken until enough pass. The file is read with simdjson's on-demand
+// parser and only the first two turns are kept, so a 670 MB ShareGPT_V3 file is not held as a tree.
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+
+#include "dataset/dataset.hpp"
+
+namespace tokbench::dataset {
+
+namespace {
+
+constexpr int64_t kMinLen = 4, kMaxPrompt = 1024, kMaxTotal = 2048;  // vLLM's is_valid_sequence
+
+struct Pair {
+  std::string prompt, answer;
+};
+
+std::vector<Pair> read_pairs(const std::string& path, int64_t* entries) {
+  simdjson::padded_string json;
+  if (auto err = simdjson::padded_string::load(path).get(json)) {
+    throw std::runtime_error(fmt::format("cannot read ShareGPT file '{}' ({}): check the path after 'sharegpt:'", path,
+                                         simdjson::error_message(err)));
+  }
+  simdjson::ondemand::parser parser;
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::array top;
+  if (parser.iterate(json).get(doc) || doc.get_array().get(top)) {
+    throw std::runtime_error(fmt::format("{}: expected a JSON array of {{\"conversations\": [{{\"from\", \"value\"}}, ...]}} "
+                                         "entries (ShareGPT's format)", path));
+  }
+  std::vector<Pair> out;
+  *entries = 0;
+  try {
+    for (auto entry : top) {
+      ++*entries;
+      simdjson::ondemand::object obj;
+      simdjson::ondemand::array turns;
+      if (entry.get_object().get(obj) || obj.find_field_unordered("conversations").get_array().get(turns)) continue;
+      Pair p;
+      int n = 0;
+      for (auto turn : turns) {
+        std::string_view value;
+        simdjson::ondemand::object t;
+        if (turn.get_object().get(t) || t.find_field_unordered("value").get_string().get(value)) {
+          n = -1;  // a turn without a string value: the entry is skipped
+          break;
+        }
+        (n == 0 ? p.prompt : p.answer) = std::string(value);
+        if (++n == 2) break;
+      }
+      if (n == 2) out.push_back(std::move(p));
+    }
+  } catch (const simdjson::simdjson_error& e) {
+    throw std::runtime_error(fmt::format("{}: not valid JSON near entry {} ({})", path, *entries, e.what()));
+  }
+  return out;
+}
+
+}  // namespace
+
+Dataset sharegpt(const std::string& path, const ShareGptOptions& o, TokenCodec& codec) {
+  Dataset d;
+  d.kind = "sharegpt";
+  d.path = path;
+  d.abbr = "sharegpt";
+  int64_t entries = 0;
+  std::vector<Pair> pairs = read_pairs(path, &entries);
+  std::mt19937_64 rng(o.seed);
+  std::shuffle(pairs.begin(), pairs.end(), rng);
+  int64_t too_short = 0, too_long = 0, tried = 0;
+  for (auto& p : pairs) {
+    if (static_cast<int64_t>(d.items.size()) >= o.count) break;
+    ++tried;
+    const auto prompt_len = static_cast<int64_t>(codec.encode(p.prompt).size());
+    const int64_t output_len = o.output_len > 0 ? o.output_len : static_cast<int64_t>(codec.encode(p.answer).size());
+    if (prompt_len < kMinLen || (o.output_len == 0 && output_len < kMinLen)) {
+      ++too_short;
+      continue;
+    }
+    if (prompt_len > kMaxPrompt || prompt_len + output_len > kMaxTotal) {
+      ++too_long;
+      continue;
+    }
+    RequestSpec spec;
+    spec.prompt = std::move(p.prompt);
+    spec.max_tokens = output_len;
+    d.items.push_back(std::move(spec));
+  }
+  if (d.items.empty()) {
+    throw std::runtime_error(fmt::format(
+        "{}: no usable conversation ({} entries, {} with two turns; {} too short, {} too long under vLLM's ShareGPT rules: "
+        "prompt and answer at least {} tokens, prompt at most {}, together at most {})",
+        path, entries, pairs.size(), too_short, too_long, kMinLen, kMaxPrompt, kMaxTotal));
+  }
+  d.summary = fmt::format("sharegpt: {} requests from {} entries ({} with two turns; of {} tried, {} too short and {} too "
+                          "long under vLLM's rules), lengths counted with {}",
+                          d.items.size(), entries, pairs.size(), tried, too_short, too_long, codec.name());
+  return d;
+}
+
+}  // namespace tokbench::dataset
