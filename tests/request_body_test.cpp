@@ -33,6 +33,24 @@ TEST(RequestBody, OptionalFieldsOnlyWhenGiven) {
   EXPECT_NE(full.find(R"("temperature":0.5)"), std::string::npos);
 }
 
+// A dataset's whole conversation goes as written; a per-request model (LoRA) replaces the run's
+// and is a fact of the record; --extra-body still wins over both.
+TEST(RequestBody, DatasetMessagesAndModelPerRequest) {
+  BodySettings s;
+  s.model = "base";
+  dataset::RequestSpec spec("Be brief.\nHi\n");
+  spec.messages_json = R"([{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}])";
+  spec.model = "sql-lora";
+  const auto body = build_body(s, spec);
+  EXPECT_EQ(body.find(R"({"model":"sql-lora","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}],)"),
+            0u) << body;
+  EXPECT_EQ(plan_request(s, spec, false).facts.model, "sql-lora");
+  spec.model = "base";  // the run's model named again: not a per-request model
+  EXPECT_EQ(plan_request(s, spec, false).facts.model, "");
+  s.extra = parse_extra_body(R"({"messages":[{"role":"user","content":"x"}]})");
+  EXPECT_NE(build_body(s, spec).find(R"("messages":[{"role":"user","content":"x"}])"), std::string::npos);
+}
+
 TEST(RequestBody, PerItemMaxTokensWins) {
   BodySettings s;
   s.model = "m";

@@ -13,6 +13,9 @@
 namespace tokbench::tokenizer {
 class Tokenizer;
 }
+namespace simdjson {
+struct padded_string;
+}
 
 namespace tokbench::dataset {
 
@@ -87,6 +90,9 @@ struct ShareGptOptions {
 /// prompt, the second turn's token count (by `codec`, without special tokens) its max_tokens;
 /// too-short and too-long pairs are skipped. Throws naming the file when nothing is usable.
 Dataset sharegpt(const std::string& path, const ShareGptOptions& o, TokenCodec& codec);
+/// The same over the file's text already in memory (simdjson-padded); `path` names it in errors.
+Dataset sharegpt_from_json(const simdjson::padded_string& json, const std::string& path, const ShareGptOptions& o,
+                           TokenCodec& codec);
 
 /// Returns the i-th request of a run that cycles through the dataset.
 inline const RequestSpec& cycle(const Dataset& d, size_t i) { return d.items[i % d.items.size()]; }

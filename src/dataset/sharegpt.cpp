@@ -23,12 +23,7 @@ struct Pair {
   std::string prompt, answer;
 };
 
-std::vector<Pair> read_pairs(const std::string& path, int64_t* entries) {
-  simdjson::padded_string json;
-  if (auto err = simdjson::padded_string::load(path).get(json)) {
-    throw std::runtime_error(fmt::format("cannot read ShareGPT file '{}' ({}): check the path after 'sharegpt:'", path,
-                                         simdjson::error_message(err)));
-  }
+std::vector<Pair> read_pairs(const simdjson::padded_string& json, const std::string& path, int64_t* entries) {
   simdjson::ondemand::parser parser;
   simdjson::ondemand::document doc;
   simdjson::ondemand::array top;
@@ -67,12 +62,22 @@ std::vector<Pair> read_pairs(const std::string& path, int64_t* entries) {
 }  // namespace
 
 Dataset sharegpt(const std::string& path, const ShareGptOptions& o, TokenCodec& codec) {
+  simdjson::padded_string json;
+  if (auto err = simdjson::padded_string::load(path).get(json)) {
+    throw std::runtime_error(fmt::format("cannot read ShareGPT file '{}' ({}): check the path after 'sharegpt:'", path,
+                                         simdjson::error_message(err)));
+  }
+  return sharegpt_from_json(json, path, o, codec);
+}
+
+Dataset sharegpt_from_json(const simdjson::padded_string& json, const std::string& path, const ShareGptOptions& o,
+                           TokenCodec& codec) {
   Dataset d;
   d.kind = "sharegpt";
   d.path = path;
   d.abbr = "sharegpt";
   int64_t entries = 0;
-  std::vector<Pair> pairs = read_pairs(path, &entries);
+  std::vector<Pair> pairs = read_pairs(json, path, &entries);
   std::mt19937_64 rng(o.seed);
   std::shuffle(pairs.begin(), pairs.end(), rng);
   int64_t too_short = 0, too_long = 0, tried = 0;
