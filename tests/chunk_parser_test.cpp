@@ -50,6 +50,23 @@ TEST(ChunkParser, NonStreamingBody) {
   EXPECT_EQ(i.completion_tokens, 2);
 }
 
+// A tool call is generated output: its first delta (the name) is the first token; arguments count
+// as text; a body's message.tool_calls likewise.
+TEST(ChunkParser, ToolCallDeltasAreOutput) {
+  auto first = parse(R"({"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"get_weather","arguments":""}}]}}]})");
+  EXPECT_EQ(first.kind, ChunkKind::ToolCall);
+  EXPECT_EQ(first.text_bytes, 11);
+  auto args = parse(R"({"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\""}}]}}]})");
+  EXPECT_EQ(args.kind, ChunkKind::ToolCall);
+  EXPECT_EQ(args.tool_args, "{\"city\"");
+  EXPECT_TRUE(record::ChunkEvent{.kind = ChunkKind::ToolCall}.has_text());
+  EXPECT_EQ(parse(R"({"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":""}}]}}]})").kind, ChunkKind::Empty);
+  EXPECT_EQ(parse(R"({"choices":[{"delta":{"content":"x","tool_calls":[{"function":{"arguments":"y"}}]}}]})").kind, ChunkKind::Content);
+  auto body = parse(R"({"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}]})");
+  EXPECT_EQ(body.kind, ChunkKind::ToolCall);
+  EXPECT_EQ(body.text_bytes, 3);
+}
+
 // n > 1: a stream event names its choice by `index`; a body lists every choice.
 TEST(ChunkParser, ChoicesFromIndexAndBody) {
   EXPECT_EQ(parse(R"({"choices":[{"index":0,"delta":{"content":"a"}}]})").choices, 1);

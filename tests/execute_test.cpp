@@ -184,6 +184,35 @@ TEST_F(ExecuteTest, SeveralChoicesPerRequestAreTimedPerChoice) {
   for (const auto& r : records(one)) EXPECT_EQ(r.choices, 1);
 }
 
+// Tool calls end to end: TTFT is measured at the first tool-call delta (it was n/a while the run
+// said VALID), TPOT against the simulator's truth, the details name the chunks as tool calls.
+TEST_F(ExecuteTest, ToolCallAnswersAreTimedLikeText) {
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "10"});
+  RunConfig c;
+  c.url = sim.url();
+  c.concurrency = 2;
+  c.num_prompts = 12;
+  c.max_tokens = 6;
+  c.ignore_eos = true;
+  c.extra_body = R"({"tools":[{"type":"function","function":{"name":"get_weather"}}],"tool_choice":"required"})";
+  const RunOutcome out = run(c);
+  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  const auto& m = out.metrics;
+  ASSERT_TRUE(m.row("TTFT")->stats) << m.row("TTFT")->na_reason;
+  EXPECT_EQ(m.row("TTFT")->stats->n, 12);
+  EXPECT_GE(m.row("TTFT")->stats->mean, 19.0);
+  EXPECT_NEAR(m.row("TPOT")->stats->mean, 10.0, 1.0);
+  std::string notes;
+  for (const auto& n : m.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("12 request(s) were answered with tool calls"), std::string::npos) << notes;
+  for (const auto& r : records(out)) {
+    int calls = 0;
+    for (const auto& ch : r.chunks) calls += ch.kind == record::ChunkKind::ToolCall;
+    EXPECT_EQ(calls, 6);
+    EXPECT_EQ(r.finish_reason, "length");  // cut at max_tokens, as any answer
+  }
+}
+
 // --lora against a simulator serving two adapters: each request names one, drawn by the seed (so a
 // run repeats), the details say which, the simulator's trace agrees; an adapter the server does
 // not list is refused before anything is sent.

@@ -215,6 +215,48 @@ TEST_F(MockServerTest, SeveralChoicesStreamApartAndUsageSumsThem) {
   EXPECT_EQ(http_post(base_ + "/v1/completions", R"({"model":"tokbench-mock","prompt":"x","n":0})").status, 400);
 }
 
+// Tools with tool_choice "required" or a named function: the answer is a call, streamed as vLLM
+// does (a first delta with id, type and name, then argument text), finish_reason tool_calls; a
+// body carries message.tool_calls; "auto" answers with text; tool_choice without tools is a 400.
+TEST_F(MockServerTest, ToolCallsStreamLikeVllm) {
+  const std::string tools = R"("tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}},)"
+                            R"({"type":"function","function":{"name":"get_time"}}])";
+  const auto res = http_post(base_ + "/v1/chat/completions",
+                             R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":3,)"
+                             R"("ignore_eos":true,"stream":true,"tool_choice":"required",)" + tools + "}");
+  ASSERT_EQ(res.status, 200);
+  const auto ev = sse_data(res.body);
+  ASSERT_EQ(ev.size(), 5u) << res.body;  // role, 3 tool-call deltas, [DONE]
+  simdjson::dom::parser p;
+  auto first = p.parse(ev[1])["choices"].at(0)["delta"]["tool_calls"].at(0);
+  EXPECT_EQ(std::string_view(first["function"]["name"].get_string().value()), "get_weather");
+  EXPECT_EQ(std::string_view(first["type"].get_string().value()), "function");
+  EXPECT_FALSE(first["function"]["arguments"].get_string().value().empty());
+  auto later = p.parse(ev[2])["choices"].at(0)["delta"]["tool_calls"].at(0);
+  EXPECT_TRUE(later["function"]["name"].error());  // the name comes once
+  // Cut by max_tokens: "length", as vLLM says of any answer; one that ends by itself: "tool_calls".
+  EXPECT_EQ(std::string_view(p.parse(ev[3])["choices"].at(0)["finish_reason"].get_string().value()), "length");
+  const auto ended = http_post(base_ + "/v1/chat/completions",
+                               R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":4096,)"
+                               R"("tool_choice":"required",)" + tools + "}");
+  ASSERT_EQ(ended.status, 200);
+  EXPECT_EQ(std::string_view(p.parse(ended.body)["choices"].at(0)["finish_reason"].get_string().value()), "tool_calls");
+  const auto named = http_post(base_ + "/v1/chat/completions",
+                               R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":2,"ignore_eos":true,)"
+                               R"("tool_choice":{"type":"function","function":{"name":"get_time"}},)" + tools + "}");
+  ASSERT_EQ(named.status, 200);
+  auto call = p.parse(named.body)["choices"].at(0)["message"]["tool_calls"].at(0);
+  EXPECT_EQ(std::string_view(call["function"]["name"].get_string().value()), "get_time");
+  const auto text = http_post(base_ + "/v1/chat/completions",
+                              R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":2,"tool_choice":"auto",)" + tools + "}");
+  ASSERT_EQ(text.status, 200);
+  EXPECT_EQ(text.body.find("tool_calls"), std::string::npos);
+  EXPECT_EQ(http_post(base_ + "/v1/chat/completions",
+                      R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"tool_choice":"required"})").status, 400);
+  EXPECT_EQ(http_post(base_ + "/v1/chat/completions",
+                      R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"tool_choice":{"type":"function","function":{"name":"nope"}},)" + tools + "}").status, 400);
+}
+
 TEST_F(MockServerTest, ModelsHealthAndErrors) {
   auto models = client::http_get(base_ + "/v1/models", {}, "", 5000);
   ASSERT_EQ(models.status, 200);

@@ -80,16 +80,31 @@ bool ChunkParser::parse(std::string_view json, ChunkInfo& out, std::string* why)
     reasoning = text_of(msg, "reasoning_content");
     if (reasoning.empty()) reasoning = text_of(msg, "reasoning");
     role = text_of(msg, "role");
+    // Tool calls: a name on a call's first delta, then argument text; both are generated output.
+    simdjson::dom::array calls;
+    if (!msg["tool_calls"].get_array().get(calls)) {
+      bool first = true;
+      for (auto call : calls) {
+        simdjson::dom::element fn;
+        if (call["function"].get(fn) || !fn.is_object()) continue;
+        const std::string_view args = text_of(fn, "arguments");
+        out.tool_bytes += static_cast<int64_t>(text_of(fn, "name").size() + args.size());
+        if (first) out.tool_args = args;
+        first = false;
+      }
+    }
   } else {
     content = text_of(choice, "text");
   }
-  out.text_bytes = static_cast<int64_t>(content.size() + reasoning.size());
+  out.text_bytes = static_cast<int64_t>(content.size() + reasoning.size()) + out.tool_bytes;
   out.content = content;
   out.reasoning = reasoning;
   if (!content.empty()) {
     out.kind = ChunkKind::Content;
   } else if (!reasoning.empty()) {
     out.kind = ChunkKind::Reasoning;
+  } else if (out.tool_bytes > 0) {
+    out.kind = ChunkKind::ToolCall;
   } else if (!out.finish_reason.empty()) {
     out.kind = ChunkKind::Finish;
   } else if (!role.empty()) {

@@ -13,9 +13,11 @@ namespace tokbench::client {
 
 struct ChunkInfo {
   record::ChunkKind kind = record::ChunkKind::Empty;
-  int64_t text_bytes = 0;         ///< bytes of content + reasoning text
+  int64_t text_bytes = 0;         ///< bytes of content + reasoning text + tool-call names and arguments
   std::string_view content;       ///< valid until the next parse
   std::string_view reasoning;     ///< valid until the next parse
+  std::string_view tool_args;     ///< a tool call delta's `function.arguments` (the first call listed); valid until the next parse
+  int64_t tool_bytes = 0;         ///< bytes of tool-call names and arguments (all calls of the event)
   int64_t prompt_tokens = -1;     ///< usage, when present
   int64_t completion_tokens = -1;
   int64_t cached_tokens = -1;

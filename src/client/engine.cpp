@@ -110,6 +110,7 @@ struct Slot {
       if (keep_text) {
         rec.output_text.append(info.reasoning);
         rec.output_text.append(info.content);
+        rec.output_text.append(info.tool_args);
       }
     }
     take_usage();
@@ -575,7 +576,7 @@ class Worker {
           s.take_usage();
           r.choices = std::max<int64_t>(1, s.info.choices);
           r.output_chars = s.info.text_bytes;
-          if (s.keep_text) r.output_text = std::string(s.info.reasoning) + std::string(s.info.content);
+          if (s.keep_text) r.output_text = std::string(s.info.reasoning) + std::string(s.info.content) + std::string(s.info.tool_args);
           r.finish_reason = std::string(s.info.finish_reason);
           r.request_id = std::string(s.info.id);
           if (!s.info.error.empty()) {

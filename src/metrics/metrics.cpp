@@ -171,6 +171,7 @@ class TokbenchAccumulator final : public Accumulator {
     if (input_tokens(r) != kNone && ttft_ns > 0)
       prefill_tput_.push(static_cast<double>(input_tokens(r)) / (ttft_ns / kNsPerS));
     bool estimated = false;
+    if (std::any_of(r.chunks.begin(), r.chunks.end(), [](const auto& c) { return c.kind == ChunkKind::ToolCall; })) ++tool_calls_;
     if (r.choices > 1) {
       ++multi_choice_;
       choices_seen_ = std::max(choices_seen_, r.choices);
@@ -274,6 +275,11 @@ class TokbenchAccumulator final : public Accumulator {
           "throughputs are per request (all choices); the other tools' columns merge the choices, as those tools do",
           multi_choice_, choices_seen_));
     }
+    if (tool_calls_ > 0) {
+      m.notes.push_back(fmt::format("{} request(s) were answered with tool calls: their first token is the first tool-call "
+                                    "delta (the tool's name), and the call's argument text is their output",
+                                    tool_calls_));
+    }
     if (m.output_tokens_from_chunks > 0) {
       m.notes.push_back(fmt::format(
           "{} request(s) had no usage: their output tokens are counted as text chunks (pass --tokenizer to count them)",
@@ -328,6 +334,7 @@ class TokbenchAccumulator final : public Accumulator {
   int64_t no_usage_prompt_ = 0, from_tokenizer_ = 0, mismatches_ = 0, prompt_off_ = 0;
   int64_t estimated_by_[3] = {0, 0, 0};  // ITL spread over: usage, the tokenizer, chunks
   int64_t multi_choice_ = 0, choices_seen_ = 0;  // n > 1: requests timed per choice, most choices seen
+  int64_t tool_calls_ = 0;                         // requests answered with tool-call deltas
 };
 
 // ---- AISBench's definitions, as coded in its summarizer (reference/aisbench.md §3) -----------

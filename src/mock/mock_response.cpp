@@ -165,6 +165,37 @@ std::optional<CompletionRequest> parse_request(std::string_view body, bool chat,
       return std::nullopt;
     }
   }
+  if (chat) {  // tools: a call when tool_choice demands one ("required" or a named function), as vLLM's guided path
+    simdjson::dom::array tools;
+    const bool has_tools = !o["tools"].get_array().get(tools) && tools.size() > 0;
+    std::string_view choice, named;
+    auto tc = o["tool_choice"];
+    const bool required = !tc.error() && !tc.get_string().get(choice) && choice == "required";
+    const bool is_named = !tc.error() && tc.is_object() && !tc["function"]["name"].get_string().get(named);
+    if ((required || is_named) && !has_tools) {
+      *error = "When using `tool_choice`, `tools` must be set.";
+      return std::nullopt;
+    }
+    if (required) {
+      std::string_view first;
+      if (tools.at(0)["function"]["name"].get_string().get(first) || first.empty()) {
+        *error = "each tool needs \"function\": {\"name\": ...}";
+        return std::nullopt;
+      }
+      r.tool_name = std::string(first);
+    } else if (is_named) {
+      bool listed = false;
+      for (auto t : tools) {
+        std::string_view name;
+        listed |= !t["function"]["name"].get_string().get(name) && name == named;
+      }
+      if (!listed) {
+        *error = fmt::format("Tool '{}' has not been passed in `tools`.", named);
+        return std::nullopt;
+      }
+      r.tool_name = std::string(named);
+    }
+  }
   r.max_tokens = int_field(o, "max_completion_tokens");
   if (r.max_tokens < 0) r.max_tokens = int_field(o, "max_tokens");
   r.min_tokens = int_field(o, "min_tokens");
@@ -317,12 +348,19 @@ void finish_field(JsonWriter& w, std::string_view finish_reason) {
 
 std::string stream_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
                          bool role, std::string_view text, std::string_view finish_reason,
-                         const std::optional<ChunkUsage>& usage, int64_t index) {
+                         const std::optional<ChunkUsage>& usage, int64_t index, const ToolDelta* tool) {
   JsonWriter w;
   header(w, chat, true, id, model, created);
   w.key("choices").begin_array().begin_object();
   w.field("index", index);
-  if (chat) {
+  if (chat && tool && !role) {  // a tool call: arguments as text, the name on the first delta
+    w.key("delta").begin_object().key("tool_calls").begin_array().begin_object().field("index", 0);
+    if (!tool->name.empty()) w.field("id", tool->id).field("type", "function");
+    w.key("function").begin_object();
+    if (!tool->name.empty()) w.field("name", tool->name);
+    w.field("arguments", text).end_object();
+    w.end_object().end_array().end_object();
+  } else if (chat) {
     w.key("delta").begin_object();
     if (role) w.field("role", "assistant");
     w.field("content", text);
@@ -350,13 +388,18 @@ std::string usage_chunk(bool chat, std::string_view id, std::string_view model, 
 
 std::string full_body(bool chat, std::string_view id, std::string_view model, int64_t created,
                       std::string_view text, std::string_view finish_reason, const std::optional<ChunkUsage>& usage,
-                      int64_t n) {
+                      int64_t n, std::string_view tool_name) {
   JsonWriter w;
   header(w, chat, false, id, model, created);
   w.key("choices").begin_array();
   for (int64_t i = 0; i < n; ++i) {
     w.begin_object().field("index", i);
-    if (chat) {
+    if (chat && !tool_name.empty()) {
+      w.key("message").begin_object().field("role", "assistant").key("content").null();
+      w.key("tool_calls").begin_array().begin_object().field("id", fmt::format("chatcmpl-tool-{}-{}", id, i));
+      w.field("type", "function").key("function").begin_object().field("name", tool_name).field("arguments", text);
+      w.end_object().end_object().end_array().end_object();
+    } else if (chat) {
       w.key("message").begin_object().field("role", "assistant").field("content", text).end_object();
     } else {
       w.field("text", text);

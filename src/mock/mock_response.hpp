@@ -67,6 +67,9 @@ struct CompletionRequest {
   int64_t n = 1;              ///< choices; each streams the same tokens at the same times (its own index)
   int64_t prompt_tokens = 0;  ///< by the simple rule; the server recounts with --tokenizer
   std::string rendered;        ///< chat: the ChatML rendering of the messages; completions: the prompt
+  /// Chat with `tools` and `tool_choice` "required" (the first tool) or a named function: the
+  /// answer is a call of this tool, its arguments streamed as tool-call deltas; "" = a text answer.
+  std::string tool_name;
 };
 
 /// The simulator's chat template (ChatML): "<|im_start|>{role}\n{content}<|im_end|>\n" per message,
@@ -158,16 +161,22 @@ struct ChunkUsage {
 };
 
 /// One streaming chunk's JSON. `text` empty with role=true is vLLM's role-only first chunk.
+/// A tool call answer (chat): the first delta names the tool (`name` and `id` set), later ones
+/// carry only argument text, as vLLM streams them.
+struct ToolDelta {
+  std::string_view name;  ///< set on the call's first delta only
+  std::string_view id;
+};
 std::string stream_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
                          bool role, std::string_view text, std::string_view finish_reason,
-                         const std::optional<ChunkUsage>& usage, int64_t index = 0);
+                         const std::optional<ChunkUsage>& usage, int64_t index = 0, const ToolDelta* tool = nullptr);
 /// The `choices: []` usage chunk sent after the last content when include_usage is set.
 std::string usage_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
                         ChunkUsage usage);
 /// The whole non-streaming body; without usage when `usage` is empty (--no-usage).
 std::string full_body(bool chat, std::string_view id, std::string_view model, int64_t created,
                       std::string_view text, std::string_view finish_reason, const std::optional<ChunkUsage>& usage,
-                      int64_t n = 1);
+                      int64_t n = 1, std::string_view tool_name = {});
 /// An OpenAI-style error body.
 std::string error_body(std::string_view message, std::string_view type, int code);
 

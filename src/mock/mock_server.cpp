@@ -519,9 +519,14 @@ struct MockServer::Impl {
             co_return false;
           }
           if (!piece.empty() || done) {
+            // A tool call: the first delta names the tool; every delta's arguments are the tokens.
+            const std::string call_id = fmt::format("chatcmpl-tool-{}", g.id);
+            const ToolDelta tool{produced == chunk_tokens ? std::string_view(cr.tool_name) : std::string_view(), call_id};
+            const bool calls = g.chat && !cr.tool_name.empty();
+            const std::string finish = !done ? "" : calls && g.plan.finish_reason == "stop" ? "tool_calls" : g.plan.finish_reason;
             for (int64_t c = 0; c < cr.n; ++c) {
-              event(stream_chunk(g.chat, g.id, g.cr.model, g.created, false, piece, done ? g.plan.finish_reason : "",
-                                 usage_now(), c),
+              event(stream_chunk(g.chat, g.id, g.cr.model, g.created, false, piece, finish, usage_now(), c,
+                                 calls ? &tool : nullptr),
                     piece.empty() ? 'F' : 'C', chunk_tokens);
             }
           }
@@ -560,7 +565,10 @@ struct MockServer::Impl {
     }
     std::optional<ChunkUsage> usage;
     if (!s.no_usage) usage = ChunkUsage{cr.prompt_tokens, produced * cr.n, cached};  // summed over choices, as vLLM
-    std::string body = full_body(g.chat, g.id, g.cr.model, g.created, text, g.plan.finish_reason, usage, cr.n);
+    const bool calls = g.chat && !cr.tool_name.empty();
+    std::string body = full_body(g.chat, g.id, g.cr.model, g.created, text,
+                                 calls && g.plan.finish_reason == "stop" ? "tool_calls" : g.plan.finish_reason, usage, cr.n,
+                                 calls ? std::string_view(cr.tool_name) : std::string_view());
     http::response<http::string_body> out{http::status::ok, version};
     out.set(http::field::content_type, "application/json");
     out.set("x-request-id", g.id);

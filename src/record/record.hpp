@@ -24,6 +24,7 @@ enum class ChunkKind : char {
   Role = 'R',       ///< role-only delta (vLLM's first chunk), no generated text
   Content = 'C',    ///< carries generated text
   Reasoning = 'T',  ///< carries reasoning ("thinking") text and no content
+  ToolCall = 'K',   ///< carries a tool call (its name or argument text) and no content or reasoning
   Finish = 'F',     ///< finish_reason with no text
   Usage = 'U',      ///< `choices: []` with usage only
   Empty = 'E',      ///< anything else (empty delta, keep-alive JSON)
@@ -40,7 +41,8 @@ struct ChunkEvent {
   ChunkKind kind = ChunkKind::Empty;
   int16_t choice = 0;            ///< the choice's `index` (n > 1: each choice streams its own events)
 
-  bool has_text() const { return kind == ChunkKind::Content || kind == ChunkKind::Reasoning; }
+  /// Generated output: text, reasoning, or a tool call's name and arguments (TTFT's first token).
+  bool has_text() const { return kind == ChunkKind::Content || kind == ChunkKind::Reasoning || kind == ChunkKind::ToolCall; }
 };
 
 struct RequestRecord {
