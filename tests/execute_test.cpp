@@ -213,6 +213,35 @@ TEST_F(ExecuteTest, ToolCallAnswersAreTimedLikeText) {
   }
 }
 
+// /v1/embeddings end to end: latency is the simulator's prefill, inputs per second is the request
+// throughput, nothing generated reads n/a (never 0), and `report` knows it from the folder.
+TEST_F(ExecuteTest, EmbeddingsRunReportsLatencyAndInputs) {
+  Sim sim({"--ttft-ms", "15"});
+  RunConfig c;
+  c.url = sim.url("/v1/embeddings");
+  c.concurrency = 4;
+  c.num_prompts = 24;
+  const RunOutcome out = run(c);
+  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  const auto& m = out.metrics;
+  ASSERT_TRUE(m.row("E2EL")->stats);
+  EXPECT_GE(m.row("E2EL")->stats->min, 15.0);
+  EXPECT_LT(m.row("E2EL")->stats->mean, 100.0);
+  EXPECT_TRUE(m.row("InputTokens")->stats.has_value());
+  for (const char* row : {"TTFT", "TPOT", "OutputTokens", "OutputTokenThroughput"}) {
+    EXPECT_FALSE(m.row(row)->stats.has_value()) << row;
+    EXPECT_EQ(m.row(row)->na_reason, "embeddings: nothing is generated") << row;
+  }
+  EXPECT_FALSE(m.common_metric("output_token_throughput")->known);
+  EXPECT_GT(m.common_metric("request_throughput")->value, 0);
+  EXPECT_TRUE(load_run_folder(out.run_dir).manifest.facts.embeddings);
+  for (const auto& r : records(out)) {
+    EXPECT_TRUE(r.ok());
+    EXPECT_FALSE(r.stream);
+    EXPECT_GT(r.prompt_tokens, 0);
+  }
+}
+
 // --lora against a simulator serving two adapters: each request names one, drawn by the seed (so a
 // run repeats), the details say which, the simulator's trace agrees; an adapter the server does
 // not list is refused before anything is sent.

@@ -257,6 +257,32 @@ TEST_F(MockServerTest, ToolCallsStreamLikeVllm) {
                       R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"tool_choice":{"type":"function","function":{"name":"nope"}},)" + tools + "}").status, 400);
 }
 
+// /v1/embeddings in OpenAI's shape: one vector per input (string, strings, token ids, lists of
+// ids), usage.prompt_tokens, 400 for a missing or malformed input, 404 for an unknown model.
+TEST_F(MockServerTest, EmbeddingsAnswerEveryInputForm) {
+  simdjson::dom::parser p;
+  const auto one = http_post(base_ + "/v1/embeddings", R"({"model":"tokbench-mock","input":"hello world"})");
+  ASSERT_EQ(one.status, 200) << one.body;
+  auto doc = p.parse(one.body);
+  EXPECT_EQ(std::string_view(doc["object"].get_string().value()), "list");
+  EXPECT_EQ(doc["data"].get_array().size(), 1u);
+  EXPECT_EQ(doc["data"].at(0)["embedding"].get_array().size(), 16u);
+  EXPECT_EQ(doc["usage"]["prompt_tokens"].get_int64().value(), count_prompt_tokens("hello world"));
+  auto count = [&](const char* body) {
+    const auto r = http_post(base_ + "/v1/embeddings", body);
+    EXPECT_EQ(r.status, 200) << r.body;
+    auto d = p.parse(r.body);
+    return std::make_pair(d["data"].get_array().size(), d["usage"]["prompt_tokens"].get_int64().value());
+  };
+  EXPECT_EQ(count(R"({"model":"tokbench-mock","input":["a b","c"]})").first, 2u);
+  EXPECT_EQ(count(R"({"model":"tokbench-mock","input":[1,2,3]})"), std::make_pair(size_t{1}, int64_t{3}));
+  EXPECT_EQ(count(R"({"model":"tokbench-mock","input":[[1,2],[3]]})"), std::make_pair(size_t{2}, int64_t{3}));
+  EXPECT_EQ(http_post(base_ + "/v1/embeddings", R"({"model":"tokbench-mock"})").status, 400);
+  EXPECT_EQ(http_post(base_ + "/v1/embeddings", R"({"model":"tokbench-mock","input":[]})").status, 400);
+  EXPECT_EQ(http_post(base_ + "/v1/embeddings", R"({"model":"tokbench-mock","input":5})").status, 400);
+  EXPECT_EQ(http_post(base_ + "/v1/embeddings", R"({"model":"nope","input":"x"})").status, 404);
+}
+
 TEST_F(MockServerTest, ModelsHealthAndErrors) {
   auto models = client::http_get(base_ + "/v1/models", {}, "", 5000);
   ASSERT_EQ(models.status, 200);

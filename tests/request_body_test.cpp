@@ -51,6 +51,20 @@ TEST(RequestBody, DatasetMessagesAndModelPerRequest) {
   EXPECT_NE(build_body(s, spec).find(R"("messages":[{"role":"user","content":"x"}])"), std::string::npos);
 }
 
+// /v1/embeddings: the text as `input`, nothing about generation (no cap, no stream, no ignore_eos).
+TEST(RequestBody, EmbeddingsSendOnlyTheInput) {
+  BodySettings s;
+  s.model = "m";
+  s.endpoint = Endpoint::Embeddings;
+  s.ignore_eos = true;
+  EXPECT_EQ(build_body(s, kSpec), R"({"model":"m","input":"What is 2+2?"})");
+  const auto p = plan_request(s, kSpec, false);
+  EXPECT_EQ(p.facts.requested_max_tokens, core::kNotSet);
+  EXPECT_FALSE(p.facts.ignore_eos_sent);
+  s.extra = parse_extra_body(R"({"encoding_format":"float"})");
+  EXPECT_EQ(build_body(s, kSpec), R"({"model":"m","input":"What is 2+2?","encoding_format":"float"})");
+}
+
 TEST(RequestBody, PerItemMaxTokensWins) {
   BodySettings s;
   s.model = "m";

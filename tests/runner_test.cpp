@@ -96,8 +96,16 @@ TEST(Plan, UrlPathDecidesTheEndpoint) {
   c.host = "10.0.0.5";
   EXPECT_THROW(make_plan(c, nullptr), std::invalid_argument);  // --url and --host
   c.host = "";
-  c.url = "http://127.0.0.1:8000/v1/embeddings";
+  c.url = "http://127.0.0.1:8000/v1/embeddings";  // embeddings: the endpoint, and never streamed
+  p = make_plan(c, nullptr);
+  EXPECT_EQ(p.cfg.endpoint, "embeddings");
+  EXPECT_FALSE(p.cfg.stream);
+  c.url = "http://127.0.0.1:8000/v1/rerank";
   EXPECT_THROW(make_plan(c, nullptr), std::invalid_argument);
+  c.url = "http://127.0.0.1:8000";
+  c.endpoint = "embeddings";
+  EXPECT_EQ(make_plan(c, nullptr).cfg.url, "http://127.0.0.1:8000/v1/embeddings");
+  c.endpoint = "";
   RunConfig h;
   h.host = "10.0.0.5";
   h.endpoint = "completions";

@@ -273,6 +273,7 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--host", s->host, "address to listen on")->capture_default_str();
   cmd->add_option("--port", s->port, "port; 0 = any free port")->capture_default_str();
   cmd->add_option("--model-name", s->model_name, "the model id it serves")->capture_default_str();
+  cmd->add_option("--embedding-dims", s->embedding_dims, "/v1/embeddings: floats per vector")->capture_default_str();
   cmd->add_option("--lora-modules", s->lora_modules, "LoRA adapter names it also serves (listed in /v1/models): NAME[,NAME...]")
       ->delimiter(',');
   cmd->add_option("--ttft-ms", s->ttft_ms, "time to first token")->capture_default_str();

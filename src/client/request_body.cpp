@@ -28,6 +28,11 @@ core::PlannedRequest plan_request(const BodySettings& s, const dataset::RequestS
   core::PlannedRequest p;
   p.body = build_body(s, spec);
   p.facts.expected_prompt_tokens = spec.expected_input_tokens;
+  if (s.endpoint == Endpoint::Embeddings) {  // nothing is generated: no cap, no ignore_eos
+    if (keep_prompt) p.facts.prompt_text = spec.prompt;
+    if (spec.model != s.model) p.facts.model = spec.model;
+    return p;
+  }
   const int64_t cap = spec.max_tokens > 0 ? spec.max_tokens : s.max_tokens;
   if (cap > 0) p.facts.requested_max_tokens = cap;
   p.facts.ignore_eos_sent = s.ignore_eos || s.flavor == Flavor::Sglang;
@@ -43,6 +48,12 @@ std::string build_body(const BodySettings& s, const dataset::RequestSpec& spec) 
   JsonWriter w;
   w.begin_object();
   if (!overridden("model")) w.field("model", spec.model.empty() ? s.model : spec.model);
+  if (s.endpoint == Endpoint::Embeddings) {  // OpenAI's /v1/embeddings: the text, nothing to generate
+    if (!overridden("input")) w.field("input", spec.prompt);
+    for (const auto& [k, v] : s.extra) w.field_raw(k, v);
+    w.end_object();
+    return w.take();
+  }
   if (s.endpoint == Endpoint::Chat) {
     if (overridden("messages")) {
     } else if (!spec.messages_json.empty()) {

@@ -12,7 +12,7 @@
 
 namespace tokbench::client {
 
-enum class Endpoint { Chat, Completions };
+enum class Endpoint { Chat, Completions, Embeddings };
 
 /// Whose request body to reproduce (--compat): the fields each tool sends by itself
 /// (reference/evalscope_vllm_sglang.md sections 1.2, 2.2, 3.2).

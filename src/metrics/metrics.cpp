@@ -101,6 +101,10 @@ void add_common(MetricSet& m, const Totals& t, const RunFacts& facts, bool round
       {"Total Token Throughput", "total_token_throughput",
        r(per_s(static_cast<double>(add_tokens(t.input_tokens, t.output_tokens)))), Unit::TokensPerS},
   };
+  if (facts.embeddings) {  // nothing is generated: no output token counts to show, not 0
+    for (auto& c : m.common)
+      if (c.key == "total_generated_tokens" || c.key == "output_token_throughput") c.known = false;
+  }
   if (t.success > 0 && t.input_known == 0) {  // no request told its input tokens: unknown, not 0
     for (auto& c : m.common)
       if (c.key == "total_input_tokens" || c.key == "input_token_throughput" || c.key == "total_token_throughput")
@@ -146,9 +150,9 @@ class TokbenchAccumulator final : public Accumulator {
     }
     add_phases(r);
 
-    const int64_t out = output_tokens(r);
-    if (r.token_source() == "chunks") ++m_.output_tokens_from_chunks;
-    if (r.token_source() == "tokenizer") ++from_tokenizer_;
+    const int64_t out = facts_.embeddings ? 0 : output_tokens(r);  // an embedding generates nothing to count
+    if (!facts_.embeddings && r.token_source() == "chunks") ++m_.output_tokens_from_chunks;
+    if (!facts_.embeddings && r.token_source() == "tokenizer") ++from_tokenizer_;
     if (r.token_mismatch()) ++mismatches_;
     if (r.expected_prompt_tokens != kNone && r.prompt_tokens != kNone && r.prompt_tokens != r.expected_prompt_tokens)
       ++prompt_off_;
@@ -211,17 +215,26 @@ class TokbenchAccumulator final : public Accumulator {
     MetricSet& m = m_;
     m.definitions = Definitions::Tokbench;
     if (t_.success > 0) t_.duration_ns = static_cast<double>(last_done_ - first_sent_);
+    const char* kEmbeddings = "embeddings: nothing is generated";
     auto stream_row = [&](std::string name, Unit u, Samples& v, std::string empty_reason) {
-      return facts_.stream ? make_row(std::move(name), u, v, std::move(empty_reason))
-                           : na_row(std::move(name), u, "non-streaming");
+      return facts_.embeddings ? na_row(std::move(name), u, kEmbeddings)
+             : facts_.stream   ? make_row(std::move(name), u, v, std::move(empty_reason))
+                               : na_row(std::move(name), u, "non-streaming");
+    };
+    auto output_row = [&](std::string name, Unit u, Samples& v) {
+      return facts_.embeddings ? na_row(std::move(name), u, kEmbeddings) : make_row(std::move(name), u, v, "no successful request");
     };
     m.rows.push_back(make_row("E2EL", Unit::Ms, e2el_, "no successful request"));
     m.rows.push_back(stream_row("TTFT", Unit::Ms, ttft_, "no generated text"));
     m.rows.push_back(stream_row("TPOT", Unit::Ms, tpot_, "no request with more than 1 token"));
     m.rows.push_back(stream_row("ITL", Unit::Ms, itl_, "no request with more than 1 token"));
     m.rows.push_back(make_row("InputTokens", Unit::Tokens, in_tok_, "server sent no usage"));
-    m.rows.push_back(make_row("OutputTokens", Unit::Tokens, out_tok_, "no successful request"));
-    m.rows.push_back(make_row("OutputTokenThroughput", Unit::TokensPerS, out_tput_, "no successful request"));
+    m.rows.push_back(output_row("OutputTokens", Unit::Tokens, out_tok_));
+    m.rows.push_back(output_row("OutputTokenThroughput", Unit::TokensPerS, out_tput_));
+    if (facts_.embeddings) {
+      m.notes.push_back("embeddings: one input per request, so Request Throughput is inputs per second; E2EL is the "
+                        "whole answer (the vectors), and nothing is generated (the output rows are n/a)");
+    }
     m.rows.push_back(stream_row("PrefillTokenThroughput", Unit::TokensPerS, prefill_tput_, "no prompt token counts"));
     add_notes();
     m.extra_rows.push_back(stream_row("TTFT_FirstEvent", Unit::Ms, ttft_event_, "no events"));

@@ -41,6 +41,7 @@ struct RunFacts {
   int max_concurrency = 1;  ///< the configured in-flight cap
   bool stream = true;
   bool open_loop = false;   ///< requests had intended send times (--request-rate): the *_FromIntended rows
+  bool embeddings = false;  ///< /v1/embeddings: nothing is generated, the output rows are n/a
   GoodputSpec goodput{};    ///< empty: no goodput rows
 };
 

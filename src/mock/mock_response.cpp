@@ -20,6 +20,7 @@ std::vector<std::string> MockSettings::validate() const {
   check(tpot_ms >= 0, fmt::format("--tpot-ms: bad value {} (expected >= 0)", tpot_ms));
   check(jitter_ms >= 0, fmt::format("--jitter-ms: bad value {} (expected >= 0)", jitter_ms));
   check(tokens_per_chunk >= 1, fmt::format("--tokens-per-chunk: bad value {} (expected >= 1)", tokens_per_chunk));
+  check(embedding_dims >= 1 && embedding_dims <= 65536, fmt::format("--embedding-dims: bad value {} (expected 1 to 65536)", embedding_dims));
   check(eos_min_tokens >= 1 && eos_max_tokens >= eos_min_tokens,
         fmt::format("--eos-min-tokens/--eos-max-tokens: bad range [{}, {}] (expected 1 <= min <= max)",
                     eos_min_tokens, eos_max_tokens));
@@ -410,6 +411,69 @@ std::string full_body(bool chat, std::string_view id, std::string_view model, in
   }
   w.end_array();
   if (usage) usage_object(w, *usage);
+  w.end_object();
+  return w.take();
+}
+
+std::optional<EmbeddingRequest> parse_embedding_request(std::string_view body, std::string* error) {
+  simdjson::dom::parser parser;
+  simdjson::dom::object o;
+  if (parser.parse(body).get_object().get(o)) {
+    *error = "the body must be a JSON object";
+    return std::nullopt;
+  }
+  EmbeddingRequest r;
+  std::string_view model, text;
+  if (!o["model"].get_string().get(model)) r.model = std::string(model);
+  simdjson::dom::element input;
+  if (o["input"].get(input)) {
+    *error = "\"input\" is required: a string, a list of strings, or token ids";
+    return std::nullopt;
+  }
+  auto bad = [&] {
+    *error = "\"input\" must be a string, a list of strings, a list of token ids, or a list of such lists";
+    return std::nullopt;
+  };
+  if (!input.get_string().get(text)) {
+    r.texts.emplace_back(text);
+  } else if (input.is_array()) {
+    simdjson::dom::array items = input.get_array();
+    if (items.size() == 0) return bad();
+    if (items.at(0).is_int64()) {  // one input as token ids
+      r.token_id_inputs_tokens = static_cast<int64_t>(items.size());
+      r.inputs = 1;
+    } else {
+      for (auto item : items) {
+        simdjson::dom::array ids;
+        if (!item.get_string().get(text)) {
+          r.texts.emplace_back(text);
+        } else if (!item.get_array().get(ids)) {
+          r.token_id_inputs_tokens += static_cast<int64_t>(ids.size());
+          ++r.inputs;
+        } else {
+          return bad();
+        }
+      }
+    }
+  } else {
+    return bad();
+  }
+  r.inputs += static_cast<int64_t>(r.texts.size());
+  return r;
+}
+
+std::string embedding_body(std::string_view model, int64_t inputs, int dims, int64_t prompt_tokens, uint64_t seq) {
+  std::mt19937_64 rng(seq);
+  std::uniform_real_distribution<double> u(-1, 1);
+  JsonWriter w;
+  w.begin_object().field("object", "list").key("data").begin_array();
+  for (int64_t i = 0; i < inputs; ++i) {
+    w.begin_object().field("object", "embedding").field("index", i).key("embedding").begin_array();
+    for (int d = 0; d < dims; ++d) w.value(u(rng));
+    w.end_array().end_object();
+  }
+  w.end_array().field("model", model);
+  w.key("usage").begin_object().field("prompt_tokens", prompt_tokens).field("total_tokens", prompt_tokens).end_object();
   w.end_object();
   return w.take();
 }

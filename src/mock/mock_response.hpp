@@ -18,6 +18,7 @@ struct MockSettings {
   uint16_t port = 8000;  ///< 0 = any free port (printed on start)
   std::string model_name = "tokbench-mock";
   std::vector<std::string> lora_modules;  ///< more model names it serves (vLLM's --lora-modules): same timing, own name
+  int embedding_dims = 16;  ///< /v1/embeddings: floats per vector (its latency is --ttft-ms, the prefill)
   double ttft_ms = 50;     ///< time from request arrival to the first token
   double tpot_ms = 10;     ///< time between consecutive tokens
   double jitter_ms = 0;    ///< each TTFT and gap gets a seeded uniform offset in [-j, +j]
@@ -71,6 +72,18 @@ struct CompletionRequest {
   /// answer is a call of this tool, its arguments streamed as tool-call deltas; "" = a text answer.
   std::string tool_name;
 };
+
+/// A /v1/embeddings request: `input` is a string, a list of strings, a list of token ids, or a
+/// list of such lists (OpenAI's forms); one embedding per input.
+struct EmbeddingRequest {
+  std::string model;
+  std::vector<std::string> texts;     ///< the text inputs (counted by the simple rule or --tokenizer)
+  int64_t inputs = 0;                 ///< embeddings to return
+  int64_t token_id_inputs_tokens = 0; ///< tokens of the inputs given as token ids
+};
+std::optional<EmbeddingRequest> parse_embedding_request(std::string_view body, std::string* error);
+/// OpenAI's embeddings answer: `inputs` vectors of `dims` floats (seeded by `seq`), usage.
+std::string embedding_body(std::string_view model, int64_t inputs, int dims, int64_t prompt_tokens, uint64_t seq);
 
 /// The simulator's chat template (ChatML): "<|im_start|>{role}\n{content}<|im_end|>\n" per message,
 /// then "<|im_start|>assistant\n". With --tokenizer it is encoded without added special tokens,

@@ -220,7 +220,9 @@ struct MockServer::Impl {
       co_await send_json(sock, v, keep, status, std::move(body));
     } else if ((path == "/v1/chat/completions" || path == "/v1/completions") && post) {
       co_return co_await completion(sock, req, keep, path == "/v1/chat/completions", arrival, conn);
-    } else if (path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/models" ||
+    } else if (path == "/v1/embeddings" && post) {
+      co_await embedding(sock, req, keep, arrival);
+    } else if (path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/embeddings" || path == "/v1/models" ||
                path == "/health") {
       co_await send_json(sock, v, keep, http::status::method_not_allowed,
                          error_body("method not allowed", "BadRequestError", 405));
@@ -321,6 +323,37 @@ struct MockServer::Impl {
   BatchState batch() {
     std::lock_guard lock(batch_mu);
     return {running, running_min_tokens};
+  }
+
+  // /v1/embeddings: one answer after the prefill time (--ttft-ms, jitter included); counted in
+  // /metrics as a finished request with its prompt tokens.
+  awaitable<void> embedding(tcp::socket& sock, http::request<http::string_body>& req, bool keep,
+                            std::chrono::steady_clock::time_point arrival) {
+    const unsigned v = req.version();
+    std::string why;
+    auto parsed = parse_embedding_request(req.body(), &why);
+    if (!parsed) {
+      co_await send_json(sock, v, keep, http::status::bad_request, error_body(why, "BadRequestError", 400));
+      co_return;
+    }
+    if (parsed->model != s.model_name &&
+        std::find(s.lora_modules.begin(), s.lora_modules.end(), parsed->model) == s.lora_modules.end()) {
+      co_await send_json(sock, v, keep, http::status::not_found,
+                         error_body(fmt::format("The model `{}` does not exist.", parsed->model), "NotFoundError", 404));
+      co_return;
+    }
+    int64_t tokens = parsed->token_id_inputs_tokens;
+    for (const auto& t : parsed->texts) tokens += tok ? static_cast<int64_t>(tok->count(t, true)) : count_prompt_tokens(t);
+    const uint64_t n = seq.fetch_add(1) + 1;
+    served.fetch_add(1);
+    metrics.request_queued();
+    metrics.request_started(0);
+    StepModel model(s, n);
+    net::steady_timer timer(sock.get_executor());
+    timer.expires_at(arrival + std::chrono::nanoseconds(static_cast<int64_t>(model.ttft_ms() * 1e6)));
+    co_await timer.async_wait(use_awaitable);
+    metrics.request_finished(std::chrono::duration<double>(std::chrono::steady_clock::now() - arrival).count(), tokens, false, 0);
+    co_await send_json(sock, v, keep, http::status::ok, embedding_body(parsed->model, parsed->inputs, s.embedding_dims, tokens, n));
   }
 
   awaitable<bool> completion(tcp::socket& sock, http::request<http::string_body>& req, bool keep,

@@ -24,12 +24,18 @@ std::string url_path(const std::string& url) {
   return url.substr(slash, url.find_first_of("?#", slash) - slash);
 }
 
-// "chat", "completions", "" (no path: --endpoint decides) or "?" (a path of something else).
+// "chat", "completions", "embeddings", "" (no path: --endpoint decides) or "?" (a path of something else).
 std::string endpoint_of_path(const std::string& path) {
   if (path.empty() || path == "/") return "";
   if (path.ends_with("/chat/completions") || path.ends_with("/chat/completions/")) return "chat";
   if (path.ends_with("/completions") || path.ends_with("/completions/")) return "completions";
+  if (path.ends_with("/embeddings") || path.ends_with("/embeddings/")) return "embeddings";
   return "?";
+}
+
+// The URL path of an endpoint under /v1.
+const char* endpoint_path(const std::string& endpoint) {
+  return endpoint == "chat" ? "chat/completions" : endpoint == "embeddings" ? "embeddings" : "completions";
 }
 
 }  // namespace
@@ -39,8 +45,8 @@ std::vector<std::string> RunConfig::validate() const {
   auto check = [&](bool ok, std::string msg) {
     if (!ok) e.push_back(std::move(msg));
   };
-  check(endpoint.empty() || endpoint == "chat" || endpoint == "completions",
-        fmt::format("--endpoint: bad value '{}' (expected chat or completions)", endpoint));
+  check(endpoint.empty() || endpoint == "chat" || endpoint == "completions" || endpoint == "embeddings",
+        fmt::format("--endpoint: bad value '{}' (expected chat, completions or embeddings)", endpoint));
   for (const auto& [flag, path] : {std::pair{"--ca-bundle", ca_bundle}, {"--cert", tls_cert}, {"--key", tls_key}}) {
     check(path.empty() || std::ifstream(path).good(),
           fmt::format("{}: cannot read '{}' (expected a PEM file)", flag, path));
@@ -52,7 +58,7 @@ std::vector<std::string> RunConfig::validate() const {
     // The URL's path decides the endpoint; a body for one endpoint posted to another fails every request.
     const std::string named = endpoint_of_path(url_path(url));
     check(named != "?", fmt::format("--url: the path '{}' names no endpoint tokbench speaks (expected .../v1/chat/completions "
-                                    "or .../v1/completions, or no path at all)", url_path(url)));
+                                    ", .../v1/completions or .../v1/embeddings, or no path at all)", url_path(url)));
     check(endpoint.empty() || named.empty() || named == "?" || named == endpoint,
           fmt::format("--endpoint {} conflicts with --url {} (its path is the {} endpoint): drop --endpoint, or fix the URL",
                       endpoint, url, named));
@@ -244,7 +250,7 @@ std::string RunConfig::resolved_endpoint() const {
   if (!endpoint.empty()) return endpoint;
   if (!url.empty()) {
     const std::string named = endpoint_of_path(url_path(url));
-    if (named == "chat" || named == "completions") return named;
+    if (named == "chat" || named == "completions" || named == "embeddings") return named;
   }
   return "chat";
 }
@@ -255,14 +261,13 @@ std::string RunConfig::target_url() const {
     const std::string path = url_path(url);
     if (!path.empty() && path != "/") return url;
     const std::string root = path == "/" ? url.substr(0, url.size() - 1) : url;
-    return fmt::format("{}/v1/{}", root, endpoint == "chat" ? "chat/completions" : "completions");
+    return fmt::format("{}/v1/{}", root, endpoint_path(endpoint));
   }
   if (host.empty() && !deploy_sh.empty())  // AtomGit: deploy.sh serves on port 8000
-    return fmt::format("http://127.0.0.1:8000/v1/{}", endpoint == "chat" ? "chat/completions" : "completions");
+    return fmt::format("http://127.0.0.1:8000/v1/{}", endpoint_path(endpoint));
   if (host.empty()) return {};
   const bool v6 = host.find(':') != std::string::npos && host.front() != '[';
-  return fmt::format("http://{}{}{}:{}/v1/{}", v6 ? "[" : "", host, v6 ? "]" : "", port,
-                     endpoint == "chat" ? "chat/completions" : "completions");
+  return fmt::format("http://{}{}{}:{}/v1/{}", v6 ? "[" : "", host, v6 ? "]" : "", port, endpoint_path(endpoint));
 }
 
 std::string RunConfig::to_json() const {

@@ -58,6 +58,7 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.info.tokenizer = c.tokenizer;
   m.facts.max_concurrency = c.adaptive_window_s > 0 ? c.adaptive_max : c.concurrency;
   m.facts.stream = c.stream;
+  m.facts.embeddings = c.endpoint == "embeddings";
   if (!c.goodput.empty()) m.facts.goodput = metrics::parse_goodput(c.goodput);
   m.definitions = c.compat;
   m.request_rate = c.pressure ? 0 : c.request_rate;  // pressure: the rate adds clients, it does not pace requests

@@ -168,7 +168,9 @@ std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const std::st
 client::BodySettings body_settings(const RunPlan& plan) {
   const RunConfig& cfg = plan.cfg;
   client::BodySettings bs;
-  bs.endpoint = cfg.endpoint == "chat" ? client::Endpoint::Chat : client::Endpoint::Completions;
+  bs.endpoint = cfg.endpoint == "chat"         ? client::Endpoint::Chat
+                : cfg.endpoint == "embeddings" ? client::Endpoint::Embeddings
+                                               : client::Endpoint::Completions;
   bs.model = cfg.model;
   bs.stream = cfg.stream;
   bs.max_tokens = cfg.max_tokens;
@@ -252,8 +254,8 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   if (cfg.endpoint != "chat") {
     for (const auto& item : t.data.items) {
       if (item.messages_json.empty()) continue;
-      throw std::invalid_argument(fmt::format("--dataset {}: its lines carry chat \"messages\", which /v1/completions "
-                                              "cannot take: use the chat endpoint (/v1/chat/completions)", cfg.dataset));
+      throw std::invalid_argument(fmt::format("--dataset {}: its lines carry chat \"messages\", which /v1/{} cannot take: "
+                                              "use the chat endpoint (/v1/chat/completions)", cfg.dataset, cfg.endpoint));
     }
   }
   t.url = cfg.target_url();
@@ -267,7 +269,8 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
     ms.tokenizer_path = cfg.tokenizer;  // exact prompt counts and /tokenize when a tokenizer is given
     t.sim = std::make_unique<mock::MockServer>(ms);
     const uint16_t port = t.sim->start();
-    t.url = fmt::format("http://127.0.0.1:{}/v1/{}", port, cfg.endpoint == "chat" ? "chat/completions" : "completions");
+    t.url = fmt::format("http://127.0.0.1:{}/v1/{}", port,
+                        cfg.endpoint == "chat" ? "chat/completions" : cfg.endpoint == "embeddings" ? "embeddings" : "completions");
     fmt::print(console, "no --url or --host given: started the built-in simulator (tokbench serve-mock defaults) at {}\n", t.url);
   }
   std::vector<std::string> served;
