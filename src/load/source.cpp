@@ -17,6 +17,20 @@ class AllAtOnce final : public Arrivals {
   int64_t next_offset_ns() override { return 0; }
 };
 
+// A trace's own times, in order; past its end every request is due at the last one.
+class Fixed final : public Arrivals {
+ public:
+  explicit Fixed(std::vector<int64_t> offsets) : offsets_(std::move(offsets)) {}
+  int64_t next_offset_ns() override {
+    if (offsets_.empty()) return 0;
+    return offsets_[std::min(next_++, offsets_.size() - 1)];
+  }
+
+ private:
+  std::vector<int64_t> offsets_;
+  size_t next_ = 0;
+};
+
 class Poisson final : public Arrivals {
  public:
   Poisson(double rate_rps, uint64_t seed) : rng_(seed), gap_s_(rate_rps) {}
@@ -90,6 +104,7 @@ class Shaped final : public Arrivals {
 }  // namespace
 
 std::unique_ptr<Arrivals> closed_loop() { return std::make_unique<ClosedLoop>(); }
+std::unique_ptr<Arrivals> fixed(std::vector<int64_t> offsets_ns) { return std::make_unique<Fixed>(std::move(offsets_ns)); }
 std::unique_ptr<Arrivals> poisson(double rate_rps, uint64_t seed) { return std::make_unique<Poisson>(rate_rps, seed); }
 
 std::unique_ptr<Arrivals> open_loop(const ArrivalShape& shape, uint64_t seed) {

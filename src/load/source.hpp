@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <vector>
 
 #include "core/request.hpp"
 #include "record/record.hpp"
@@ -59,6 +60,8 @@ class Arrivals {
 
 /// Closed loop: every request is due as soon as a concurrency slot frees up.
 std::unique_ptr<Arrivals> closed_loop();
+/// A fixed schedule (trace replay): request i is due at offsets_ns[i], the offsets as given.
+std::unique_ptr<Arrivals> fixed(std::vector<int64_t> offsets_ns);
 /// Poisson arrivals at `rate_rps` on an absolute schedule (exponential gaps from a seeded
 /// generator, accumulated, so lateness never shifts later requests — wrk2's lesson). The first
 /// request is due at once, as vLLM bench and AISBench do. Same offsets as poisson_schedule().

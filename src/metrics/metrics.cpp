@@ -159,6 +159,10 @@ class TokbenchAccumulator final : public Accumulator {
     out_tok_.push(static_cast<double>(out));
     t_.output_tokens = add_tokens(t_.output_tokens, out);
     if (e2e > 0) out_tput_.push(static_cast<double>(out) / (e2e / kNsPerS));
+    if (r.cached_tokens != kNone && r.prompt_tokens > 0) {  // the server's prefix-cache hits, from usage
+      cached_tokens_ += static_cast<double>(r.cached_tokens);
+      cached_of_ += static_cast<double>(r.prompt_tokens);
+    }
     if (const int64_t in = input_tokens(r); in != kNone) {
       in_tok_.push(static_cast<double>(in));
       ++t_.input_known;
@@ -288,6 +292,13 @@ class TokbenchAccumulator final : public Accumulator {
           "throughputs are per request (all choices); the other tools' columns merge the choices, as those tools do",
           multi_choice_, choices_seen_));
     }
+    if (facts_.implied_cache_hit >= 0) {
+      m.notes.push_back(fmt::format(
+          "prefix cache: the trace's hash_ids put {:.1f}% of the prompt tokens in an unbounded cache of full blocks; the "
+          "server reported {}", 100 * facts_.implied_cache_hit,
+          cached_of_ > 0 ? fmt::format("{:.1f}% cached (usage.prompt_tokens_details.cached_tokens)", 100 * cached_tokens_ / cached_of_)
+                         : std::string("no cached_tokens in usage (see its /metrics prefix-cache counters)")));
+    }
     if (tool_calls_ > 0) {
       m.notes.push_back(fmt::format("{} request(s) were answered with tool calls: their first token is the first tool-call "
                                     "delta (the tool's name), and the call's argument text is their output",
@@ -348,6 +359,7 @@ class TokbenchAccumulator final : public Accumulator {
   int64_t estimated_by_[3] = {0, 0, 0};  // ITL spread over: usage, the tokenizer, chunks
   int64_t multi_choice_ = 0, choices_seen_ = 0;  // n > 1: requests timed per choice, most choices seen
   int64_t tool_calls_ = 0;                         // requests answered with tool-call deltas
+  double cached_tokens_ = 0, cached_of_ = 0;       // usage's cached prompt tokens, of the prompt tokens of those requests
 };
 
 // ---- AISBench's definitions, as coded in its summarizer (reference/aisbench.md §3) -----------

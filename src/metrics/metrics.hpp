@@ -42,6 +42,7 @@ struct RunFacts {
   bool stream = true;
   bool open_loop = false;   ///< requests had intended send times (--request-rate): the *_FromIntended rows
   bool embeddings = false;  ///< /v1/embeddings: nothing is generated, the output rows are n/a
+  double implied_cache_hit = -1;  ///< trace replay: the prompt share its hash_ids put in cache (-1 = none)
   GoodputSpec goodput{};    ///< empty: no goodput rows
 };
 

@@ -93,8 +93,10 @@ void cut_at(client::EngineSettings& es, const RunConfig& c, int64_t after_ns) {
 
 // The measured phase's source (and the engine's cut deadline), from the point's settings.
 std::unique_ptr<load::CountedSource> measured_source(const RunConfig& c, int64_t count, core::RequestMaker make,
-                                                     client::EngineSettings& es) {
+                                                     client::EngineSettings& es, const std::vector<int64_t>& schedule_ns) {
   load::PhaseLimits limits{count};
+  if (!schedule_ns.empty())  // a trace: each request at its own time, the cap only as a ceiling
+    return std::make_unique<load::CountedSource>(limits, false, load::fixed(schedule_ns), std::move(make));
   const int64_t ramp_ns = static_cast<int64_t>(c.ramp_up_s * 1e9);
   limits.measured_from_ns = c.ramp_up_measured ? 0 : ramp_ns;  // an excluded ramp is recorded as warm-up
   if (c.duration_s > 0) {
@@ -157,7 +159,7 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
     controller = a.get();
     source = std::move(a);
   } else {
-    source = measured_source(cfg, count, target.maker(), es);
+    source = measured_source(cfg, count, target.maker(), es, target.data.schedule_ns);
   }
   client::Engine measured(es);
   std::optional<Progress> progress;

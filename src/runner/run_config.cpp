@@ -104,6 +104,17 @@ std::vector<std::string> RunConfig::validate() const {
     check(dataset == "builtin" || dataset == "synthetic" || file_kind,
           fmt::format("--dataset: bad value '{}' (expected {})", dataset, dataset::kSpecs));
   }
+  check(trace_block_size >= 1, fmt::format("--trace-block-size: bad value {} (expected >= 1)", trace_block_size));
+  check(trace_speed > 0 && std::isfinite(trace_speed), fmt::format("--trace-speed: bad value {} (expected > 0)", trace_speed));
+  if (dataset.starts_with("trace:")) {  // the trace is the schedule: nothing else may pace or bound it
+    check(request_rate == 0 && request_rate_sweep.empty() && !pressure && adaptive_window_s == 0 && duration_s == 0 &&
+              search.empty() && ramp_up_s == 0 && warmup == 0,
+          "--dataset trace:PATH sends each request at its timestamp: drop --request-rate, --pressure, --duration-s, "
+          "--ramp-up-s, --adaptive-window-s, --search and --warmup (warm-up requests would fill the prefix cache "
+          "before the replay; use --trace-speed to replay faster or slower)");
+  } else {
+    check(trace_block_size == 512 && trace_speed == 1, "--trace-block-size/--trace-speed: only with --dataset trace:PATH");
+  }
   check(sharegpt_output_len >= 0, fmt::format("--sharegpt-output-len: bad value {} (expected >= 0)", sharegpt_output_len));
   check(sharegpt_output_len == 0 || dataset.starts_with("sharegpt:"), "--sharegpt-output-len: only with --dataset sharegpt:PATH");
   for (const auto& name : lora)
@@ -314,6 +325,7 @@ std::string RunConfig::to_json() const {
   w.field("dataset", dataset).field("tokenizer", tokenizer).field("input_len", input_len);
   w.field("output_len", output_len).field("input_len_range", input_len_range).field("prefix_len", prefix_len);
   w.field("output_len_range", output_len_range).field("sharegpt_output_len", sharegpt_output_len);
+  w.field("trace_block_size", trace_block_size).field("trace_speed", trace_speed);
   w.key("lora").begin_array();
   for (const auto& name : lora) w.value(name);
   w.end_array();

@@ -63,6 +63,7 @@ RunManifest manifest_from(simdjson::dom::element root) {
   info.body_example = str(root, "request_body_example");
   info.tokenizer = str(root, "tokenizer");
   info.synthetic_json = raw_or_empty(root, "synthetic");
+  info.trace_json = raw_or_empty(root, "trace");
   info.origin_steady_ns = value_or(root["origin_steady_ns"].get_int64(), int64_t{-1});
   simdjson::dom::array audit;
   if (!root["audit"].get_array().get(audit)) {
@@ -73,6 +74,7 @@ RunManifest manifest_from(simdjson::dom::element root) {
   m.facts.max_concurrency = static_cast<int>(value_or(plan["concurrency"].get_int64(), int64_t{1}));
   m.facts.stream = value_or(plan["stream"].get_bool(), true);
   m.facts.embeddings = value_or(plan["embeddings"].get_bool(), false);
+  m.facts.implied_cache_hit = number_or(plan, "implied_cache_hit", -1);
   m.definitions = str(plan, "definitions");
   m.request_rate = str(plan, "request_rate") == "inf" ? std::numeric_limits<double>::infinity() : number_or(plan, "request_rate", 0);
   m.facts.open_loop = m.request_rate > 0;
@@ -142,12 +144,14 @@ void write_manifest(const fs::path& dir, const RunManifest& m) {
   w.field("arrivals", l.arrivals).field("burstiness", l.burstiness).field("duration_s", l.duration_s);
   w.field("grace_s", l.grace_s).field("ramp_up_s", l.ramp_up_s).field("ramp_up_strategy", l.ramp_up_strategy);
   w.field("ramp_up_measured", l.ramp_up_measured).field("slice_s", l.slice_s).field("warm_connections", l.warm_connections).field("goodput", m.facts.goodput.to_string());
+  if (m.facts.implied_cache_hit >= 0) w.field("implied_cache_hit", m.facts.implied_cache_hit);
   w.field("stream", m.facts.stream).field("embeddings", m.facts.embeddings).field("definitions", m.definitions).field("insecure_tls", m.insecure_tls).end_object();
   w.field("started_at", info.started_at).field("target_url", info.target_url);
   w.field("embedded_simulator", info.embedded_simulator).field("model", info.model);
   w.field("model_abbr", info.model_abbr).field("dataset", info.dataset).field("dataset_abbr", info.dataset_abbr);
   w.field("request_body_example", info.body_example).field("tokenizer", info.tokenizer);
   raw_or_null(w, "synthetic", info.synthetic_json);
+  raw_or_null(w, "trace", info.trace_json);
   w.key("origin_steady_ns").value(info.origin_steady_ns);
   w.key("audit").begin_array();
   for (const auto& [level, text] : info.audit) w.begin_object().field("level", level).field("text", text).end_object();

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <ctime>
 
@@ -116,7 +117,16 @@ void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::pat
                           : fmt::format("{}… (first {} of {} bytes)", body.substr(0, kBodyShown), kBodyShown, body.size());
   info.config_json = plan.cfg.to_json();
   info.synthetic_json = t.synthetic_json;
+  info.trace_json = t.trace_json;
   info.origin_steady_ns = -1;
+  if (!t.data.schedule_ns.empty()) {  // a trace paces itself: an open loop at its mean rate
+    const double span_s = static_cast<double>(t.data.schedule_ns.back()) / 1e9;
+    m.request_rate = span_s > 0 ? static_cast<double>(t.data.schedule_ns.size() - 1) / span_s
+                                : std::numeric_limits<double>::infinity();
+    m.load.arrivals = "trace";
+    m.facts.open_loop = true;
+    m.facts.implied_cache_hit = t.data.implied_cache_hit;
+  }
   m.planned_requests = planned_requests(plan.cfg, plan.requested.num_prompts);
   m.target_ready = true;
   for (const auto& f : client::audit_body(body, plan.cfg.endpoint == "chat")) info.audit.emplace_back(f.level, f.text);

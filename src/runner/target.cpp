@@ -79,6 +79,46 @@ std::unique_ptr<dataset::TokenCodec> make_codec(const client::ServerTokenizer& s
                                           "tokenizer.json)", why, st.root));
 }
 
+// The tokens the server adds around a prompt (chat template, BOS), measured once with /tokenize;
+// 0 when it has none (`how` says which).
+int64_t server_added_tokens(const client::ServerTokenizer& st, bool server_has, dataset::TokenCodec& codec, bool chat,
+                            std::string* how) {
+  constexpr const char* kProbe = "The quick brown fox jumps over the lazy dog.";
+  const auto local = static_cast<int64_t>(codec.encode(kProbe).size());
+  if (auto server = server_has ? client::server_count(st, kProbe, chat) : std::nullopt) {
+    *how = fmt::format("measured with {}/tokenize and subtracted", st.root);
+    return *server - local;
+  }
+  *how = "unknown: the server has no /tokenize, so usage.prompt_tokens also counts its chat template and BOS";
+  return 0;
+}
+
+// A Mooncake trace: prompts of each line's input length, built block by block (shared hash ids are
+// shared text) with the local tokenizer or the server's /tokenize, less what the server adds.
+dataset::Dataset build_trace(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
+                             const tokenizer::Tokenizer* tok, std::string* json, std::FILE* console) {
+  const client::ServerTokenizer st{client::root_url_for(url), cfg.model, cfg.headers, cfg.api_key, tls};
+  const bool server_has = client::has_tokenize(st);
+  const auto codec = make_codec(st, server_has, tok, "--dataset trace:PATH builds each prompt to its exact input_length "
+                                                     "block by block");
+  std::string how;
+  dataset::TraceOptions o;
+  o.block_size = cfg.trace_block_size;
+  o.speed = cfg.trace_speed;
+  o.count = cfg.num_prompts;
+  o.seed = cfg.seed;
+  o.overhead = server_added_tokens(st, server_has, *codec, cfg.endpoint == "chat", &how);
+  auto d = dataset::trace(cfg.dataset.substr(cfg.dataset.find(':') + 1), o, *codec);
+  fmt::print(console, "{}; server-added tokens: {} ({})\n", d.summary, o.overhead, how);
+  JsonWriter w;
+  w.begin_object().field("block_size", o.block_size).field("speed", o.speed).field("requests", static_cast<int64_t>(d.items.size()));
+  w.field("span_s", static_cast<double>(d.schedule_ns.back()) / 1e9).field("implied_cache_hit", d.implied_cache_hit);
+  w.field("built_with", codec->name()).field("server_added_tokens", o.overhead).field("server_added_tokens_how", how);
+  w.end_object();
+  *json = w.take();
+  return d;
+}
+
 // ShareGPT under vLLM's rules: lengths counted with the local tokenizer or the server's /tokenize.
 dataset::Dataset build_sharegpt(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
                                 const tokenizer::Tokenizer* tok, std::FILE* console) {
@@ -104,16 +144,8 @@ std::string build_synthetic(const RunConfig& cfg, const std::string& url, const 
   const bool server_has = client::has_tokenize(st);
   const auto codec = make_codec(st, server_has, tok, "--dataset synthetic needs the model's tokenizer to build prompts of "
                                                      "an exact length");
-  constexpr const char* kProbe = "The quick brown fox jumps over the lazy dog.";
-  const auto local = static_cast<int64_t>(codec->encode(kProbe).size());
-  int64_t overhead = 0;
   std::string how;
-  if (auto server = server_has ? client::server_count(st, kProbe, cfg.endpoint == "chat") : std::nullopt) {
-    overhead = *server - local;
-    how = fmt::format("measured with {}/tokenize and subtracted", st.root);
-  } else {
-    how = "unknown: the server has no /tokenize, so usage.prompt_tokens also counts its chat template and BOS";
-  }
+  const int64_t overhead = server_added_tokens(st, server_has, *codec, cfg.endpoint == "chat", &how);
   dataset::SyntheticOptions o;
   o.count = cfg.num_prompts;
   o.input_len = cfg.input_len;
@@ -248,9 +280,9 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   RunConfig& cfg = plan.cfg;
   Target t;
   if (!cfg.tokenizer.empty()) t.tok = tokenizer::Tokenizer::load(cfg.tokenizer);
-  const bool sharegpt = cfg.dataset.starts_with("sharegpt:");
-  if (!plan.synthetic && !sharegpt) t.data = dataset::load(cfg.dataset);
-  if (cfg.num_prompts == 0 && !sharegpt) cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
+  const bool sharegpt = cfg.dataset.starts_with("sharegpt:"), trace = cfg.dataset.starts_with("trace:");
+  if (!plan.synthetic && !sharegpt && !trace) t.data = dataset::load(cfg.dataset);
+  if (cfg.num_prompts == 0 && !sharegpt && !trace) cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
   if (cfg.endpoint != "chat") {
     for (const auto& item : t.data.items) {
       if (item.messages_json.empty()) continue;
@@ -296,6 +328,15 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   if (sharegpt) {
     t.data = build_sharegpt(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, console);
     if (cfg.num_prompts == 0) cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
+  }
+  if (trace) {
+    t.data = build_trace(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, &t.trace_json, console);
+    const auto lines = static_cast<int64_t>(t.data.items.size());
+    if (cfg.num_prompts > lines) {
+      throw std::invalid_argument(fmt::format("--num-prompts {}: the trace has {} line(s) and replays once; drop "
+                                              "--num-prompts or lower it", cfg.num_prompts, lines));
+    }
+    cfg.num_prompts = lines;
   }
   t.body = body_settings(plan);
   return t;

@@ -37,6 +37,7 @@ struct Target {
   dataset::Dataset data;
   std::optional<tokenizer::Tokenizer> tok;
   std::string synthetic_json;  ///< how synthetic prompts were built ("" = not synthetic)
+  std::string trace_json;      ///< how a trace's prompts and schedule were built ("" = not a trace)
   client::BodySettings body;
   std::unique_ptr<mock::MockServer> sim;
   std::unique_ptr<probe::ServerProcess> server;
