@@ -10,8 +10,10 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace tokbench::testing {
 
@@ -46,6 +48,11 @@ class CannedServer {
   }
 
   uint16_t port = 0;
+  /// Every request received so far (head and body), in arrival order.
+  std::vector<std::string> requests() const {
+    std::lock_guard lock(mu_);
+    return requests_;
+  }
 
  private:
   void serve(int max_connections) {
@@ -72,6 +79,10 @@ class CannedServer {
           need = end + 4 + body;
         }
       }
+      {
+        std::lock_guard lock(mu_);
+        requests_.push_back(req);
+      }
       const size_t sp = req.find(' ');
       const std::string path = sp == std::string::npos ? "" : req.substr(sp + 1, req.find(' ', sp + 1) - sp - 1);
       const std::string out = respond_(path);
@@ -85,6 +96,8 @@ class CannedServer {
   }
 
   std::function<std::string(const std::string&)> respond_;
+  mutable std::mutex mu_;
+  std::vector<std::string> requests_;
   int fd_ = -1;
   std::atomic<bool> stop_{false};
   std::thread thread_;

@@ -22,6 +22,7 @@
 #include "runner/run_folder.hpp"
 #include "runner/runner.hpp"
 #include "tokenizer/tokenizer.hpp"
+#include "canned_server.hpp"
 #include "in_process_run.hpp"
 #include "sim_process.hpp"
 
@@ -296,6 +297,84 @@ TEST_F(ExecuteTest, TraceReplayAccuracyAtItsTimestampsWithSharedPrefixes) {
   EXPECT_NEAR(folder.manifest.facts.implied_cache_hit, implied, 1e-9);
   c.request_rate = 5;  // a trace is its own schedule
   EXPECT_THROW((void)run(c), std::invalid_argument);
+}
+
+// Multi-turn against a server that records what it is sent: turn 2's body carries turn 1's
+// question and the real answer the server gave it, as a conversation (user, assistant, user).
+TEST_F(ExecuteTest, SessionTurnCarriesTheRealPreviousAnswer) {
+  std::atomic<int> answered{0};
+  testing::CannedServer server([&](const std::string& path) {
+    if (path == "/v1/models") return testing::CannedServer::http(200, "application/json", R"({"data":[{"id":"m"}]})");
+    const std::string word = "reply" + std::to_string(answered++);
+    return testing::CannedServer::http(200, "text/event-stream",
+                                       "data: {\"choices\":[{\"delta\":{\"content\":\"" + word + "\"}}]}\n\n"
+                                       "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1}}\n\n"
+                                       "data: [DONE]\n\n");
+  });
+  const fs::path data = dir_ / "questions.txt";
+  std::ofstream(data) << "first question\nsecond question\n";
+  RunConfig c;
+  c.url = server.url("/v1/chat/completions");
+  c.dataset = "lines:" + data.string();
+  c.turns = 2;
+  c.concurrency = 1;
+  c.warm_connections = "off";
+  c.server_metrics = "off";
+  const RunOutcome out = run(c);
+  std::vector<std::string> bodies;
+  for (const auto& req : server.requests())
+    if (req.starts_with("POST")) bodies.push_back(req.substr(req.find("\r\n\r\n") + 4));
+  ASSERT_EQ(bodies.size(), 2u);  // one session (2 lines / 2 turns) of two turns
+  EXPECT_NE(bodies[0].find(R"("messages":[{"role":"user","content":"first question"}])"), std::string::npos) << bodies[0];
+  EXPECT_NE(bodies[1].find(R"("messages":[{"role":"user","content":"first question"},{"role":"assistant","content":"reply0"},)"
+                           R"({"role":"user","content":"second question"}])"),
+            std::string::npos) << bodies[1];
+  const auto recs = records(out);
+  ASSERT_EQ(recs.size(), 2u);
+  for (const auto& r : recs) {
+    EXPECT_EQ(r.session, 0);
+    EXPECT_EQ(r.last_turn, r.turn == 1);
+  }
+  ASSERT_EQ(out.metrics.turns.size(), 2u);
+  const auto* latency = [&]() -> const metrics::Row* {
+    for (const auto& r : out.metrics.extra_rows) if (r.name == "SessionLatency") return &r;
+    return nullptr;
+  }();
+  ASSERT_TRUE(latency && latency->stats);
+  EXPECT_EQ(latency->stats->n, 1);
+}
+
+// Sessions against the simulator's prefix cache: later turns resend the conversation, so they
+// report cached tokens and (the simulator charges prefill for uncached tokens only) a lower TTFT.
+TEST_F(ExecuteTest, LaterTurnsReportCachedTokens) {
+  Sim sim({"--ttft-ms", "40", "--tpot-ms", "1", "--enable-prefix-caching", "--block-size", "16"});
+  const fs::path data = dir_ / "questions.txt";
+  {
+    std::ofstream out(data);
+    for (int i = 0; i < 12; ++i) out << "Question number " << i << " about a topic that is different every time " << i * 7919 << "\n";
+  }
+  RunConfig c;
+  c.url = sim.url();
+  c.dataset = "lines:" + data.string();
+  c.turns = 3;
+  c.concurrency = 2;
+  c.max_tokens = 24;
+  c.ignore_eos = true;
+  const RunOutcome out = run(c);
+  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  const auto& turns = out.metrics.turns;
+  ASSERT_EQ(turns.size(), 3u);
+  for (const auto& t : turns) EXPECT_EQ(t.requests, 4);  // 12 lines / 3 turns = 4 sessions
+  ASSERT_TRUE(turns[0].cached_tokens && turns[1].cached_tokens && turns[2].cached_tokens);
+  // The simulator without a tokenizer caches blocks of 16 four-byte units of the rendered chat.
+  EXPECT_DOUBLE_EQ(*turns[0].cached_tokens, 0);  // a fresh conversation: its question differs in its first block
+  EXPECT_GE(*turns[1].cached_tokens, 16);        // turn 1's prompt, resent
+  EXPECT_GT(*turns[2].cached_tokens, *turns[1].cached_tokens + 16);  // and the first exchange's answer too
+  EXPECT_GT(*turns[1].input_tokens, *turns[0].input_tokens + 24);  // the whole first exchange is resent
+  EXPECT_LT(*turns[2].ttft_ms, *turns[0].ttft_ms);
+  std::string notes;
+  for (const auto& n : out.metrics.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("multi-turn means per turn"), std::string::npos) << notes;
 }
 
 // --lora against a simulator serving two adapters: each request names one, drawn by the seed (so a

@@ -217,6 +217,10 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_option("--output-len-range", c.output_len_range, "synthetic: spread ratio R, M_i uniform in [M(1-R), M(1+R)]");
   run->add_option("--sharegpt-output-len", c.sharegpt_output_len,
                   "sharegpt: every request's max_tokens instead of the reference answer's length (vLLM's flag)");
+  run->add_option("--turns", c.turns,
+                  "multi-turn sessions of N turns (chat): each turn carries the real previous answers; --concurrency "
+                  "sessions at once, --num-prompts sessions in all");
+  run->add_option("--think-time-ms", c.think_time_ms, "sessions: pause after an answer before the next turn");
   run->add_option("--trace-block-size", c.trace_block_size, "trace: prompt tokens per hash id (Mooncake: 512)")
       ->capture_default_str();
   run->add_option("--trace-speed", c.trace_speed, "trace: replay speed; 2 sends at half the timestamps")->capture_default_str();

@@ -487,6 +487,10 @@ class Worker {
     s.rec.requested_max_tokens = s.req.facts.requested_max_tokens;
     s.rec.ignore_eos_sent = s.req.facts.ignore_eos_sent;
     s.rec.model = s.req.facts.model;
+    s.rec.session = s.req.facts.session;
+    s.rec.turn = s.req.facts.turn;
+    s.rec.session_start_ns = s.req.facts.session_start_ns;
+    s.rec.last_turn = s.req.facts.last_turn;
     if (s.keep_text) s.rec.prompt_text = s.req.facts.prompt_text;
     s.too_large.clear();
     s.content_type.clear();

@@ -31,6 +31,12 @@ struct SentFacts {
   int64_t requested_max_tokens = kNotSet;    ///< the output cap sent (max_tokens / max_completion_tokens)
   bool ignore_eos_sent = false;              ///< the body asks for exactly the cap
   std::string model;                         ///< the model named in the body when not the run's (a LoRA adapter)
+  // Multi-turn sessions (load/sessions): where this request sits; kNotSet outside sessions.
+  int64_t session = kNotSet;           ///< the conversation
+  int64_t turn = kNotSet;              ///< 0-based turn in it
+  int64_t session_start_ns = kNotSet;  ///< when its first turn was handed out
+  bool last_turn = false;              ///< the conversation's last turn
+  std::string turn_text;               ///< this turn's user message (the session keeps it in its history); not saved
   std::string prompt_text;                   ///< only when a local tokenizer will count it; never saved
 };
 

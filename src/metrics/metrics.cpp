@@ -149,6 +149,7 @@ class TokbenchAccumulator final : public Accumulator {
       held_back_ns_ += static_cast<double>(r.sent_ns - r.scheduled_ns);
     }
     add_phases(r);
+    add_turn(r);
 
     const int64_t out = facts_.embeddings ? 0 : output_tokens(r);  // an embedding generates nothing to count
     if (!facts_.embeddings && r.token_source() == "chunks") ++m_.output_tokens_from_chunks;
@@ -266,6 +267,8 @@ class TokbenchAccumulator final : public Accumulator {
                                     new_connections_, with_phases_,
                                     connecting_.empty() ? "" : fmt::format(" (set-up mean {:.3f} ms)", connecting_.summarize().mean)));
     }
+    m.extra_rows.push_back(make_row("SessionLatency", Unit::Ms, session_latency_, "no multi-turn session finished"));
+    finish_turns(m);
     m.extra_rows.push_back(stream_row("ICL", Unit::Ms, icl_, "no request with 2 text chunks"));
     m.extra_rows.push_back(stream_row("TokensPerChunk", Unit::Tokens, tokens_per_chunk_, "no request with 2 text chunks"));
     add_common(m, t_, facts_, false);
@@ -329,7 +332,54 @@ class TokbenchAccumulator final : public Accumulator {
   void columns(std::vector<std::pair<Samples*, PercentileMethod>>& out) override {
     add_columns(out, PercentileMethod::Linear, {&e2el_, &ttft_, &tpot_, &itl_, &in_tok_, &out_tok_, &out_tput_, &prefill_tput_,
                                                 &ttft_event_, &send_lag_, &e2el_intended_, &ttft_intended_, &icl_, &tokens_per_chunk_, &connecting_, &tls_,
-                                                &waiting_, &ttft_wire_});
+                                                &waiting_, &ttft_wire_, &session_latency_});
+  }
+
+  // Multi-turn sessions: sums per turn index (bounded: --turns is at most 10,000), and each
+  // finished conversation's latency, first turn handed out to last answer.
+  struct TurnSums {
+    int64_t n = 0, ttft_n = 0, in_n = 0, cached_n = 0;
+    double ttft = 0, e2el = 0, in = 0, cached = 0;
+  };
+  void add_turn(const RequestRecord& r) {
+    if (r.turn == kNone || r.turn < 0 || r.turn >= 10'000) return;
+    if (turn_sums_.size() <= static_cast<size_t>(r.turn)) turn_sums_.resize(static_cast<size_t>(r.turn) + 1);
+    TurnSums& t = turn_sums_[static_cast<size_t>(r.turn)];
+    ++t.n;
+    t.e2el += static_cast<double>(r.done_ns - r.sent_ns) / kNsPerMs;
+    if (r.stream && r.first_token_ns != kNone) {
+      t.ttft += static_cast<double>(r.first_token_ns - r.sent_ns) / kNsPerMs;
+      ++t.ttft_n;
+    }
+    if (const int64_t in = input_tokens(r); in != kNone) {
+      t.in += static_cast<double>(in);
+      ++t.in_n;
+    }
+    if (r.cached_tokens != kNone) {
+      t.cached += static_cast<double>(r.cached_tokens);
+      ++t.cached_n;
+    }
+    if (r.last_turn && r.session_start_ns != kNone) session_latency_.push((r.done_ns - r.session_start_ns) / kNsPerMs);
+  }
+  void finish_turns(MetricSet& m) {
+    auto mean = [](double sum, int64_t n) { return n > 0 ? std::optional<double>(sum / static_cast<double>(n)) : std::nullopt; };
+    for (size_t i = 0; i < turn_sums_.size(); ++i) {
+      const TurnSums& t = turn_sums_[i];
+      m.turns.push_back({static_cast<int64_t>(i) + 1, t.n, mean(t.ttft, t.ttft_n), mean(t.e2el, t.n), mean(t.in, t.in_n),
+                         mean(t.cached, t.cached_n)});
+    }
+    if (m.turns.empty()) return;
+    std::string per;
+    for (const auto& t : m.turns) {
+      if (t.turn > 8) {
+        per += fmt::format("; … ({} turns, all in result.json: turns)", m.turns.size());
+        break;
+      }
+      auto ms = [](const std::optional<double>& v, const char* unit) { return v ? fmt::format("{:.1f}{}", *v, unit) : "n/a"; };
+      per += fmt::format("{}turn {}: TTFT {}, input {}, cached {} (n={})", t.turn == 1 ? "" : "; ", t.turn,
+                         ms(t.ttft_ms, " ms"), ms(t.input_tokens, ""), ms(t.cached_tokens, ""), t.requests);
+    }
+    m.notes.push_back("multi-turn means per turn (each turn's body carries the earlier turns and their real answers): " + per);
   }
 
   // The HTTP phases (k6's names, as AIPerf reports them): set-up only where a connection was
@@ -360,6 +410,8 @@ class TokbenchAccumulator final : public Accumulator {
   int64_t multi_choice_ = 0, choices_seen_ = 0;  // n > 1: requests timed per choice, most choices seen
   int64_t tool_calls_ = 0;                         // requests answered with tool-call deltas
   double cached_tokens_ = 0, cached_of_ = 0;       // usage's cached prompt tokens, of the prompt tokens of those requests
+  std::vector<TurnSums> turn_sums_;
+  Samples session_latency_;
 };
 
 // ---- AISBench's definitions, as coded in its summarizer (reference/aisbench.md §3) -----------

@@ -67,8 +67,16 @@ struct Common {
   bool known = true;  ///< false: no request told it (e.g. input tokens without usage): n/a, never 0
 };
 
+/// Multi-turn sessions: the requests of one turn index (turn 1 is the first), as means.
+struct TurnRow {
+  int64_t turn = 0;        ///< 1-based
+  int64_t requests = 0;    ///< successful requests of this turn
+  std::optional<double> ttft_ms, e2el_ms, input_tokens, cached_tokens;  ///< means; empty when none told it
+};
+
 struct MetricSet {
   Definitions definitions = Definitions::Tokbench;
+  std::vector<TurnRow> turns;  ///< multi-turn runs only (tokbench's definitions): per turn index
   std::vector<Row> rows;
   std::vector<Common> common;
   std::vector<Row> extra_rows;     ///< not in the AISBench table: TTFT to first event, send lag, ICL

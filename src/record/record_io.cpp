@@ -74,6 +74,10 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   if (r.malformed_sse_lines > 0) w.field("malformed_sse_lines", r.malformed_sse_lines);
   if (r.choices > 1) w.field("choices", r.choices);
   if (!r.model.empty()) w.field("model", r.model);
+  if (r.session != kNone) {
+    w.key("session").begin_object().field("id", r.session).field("turn", r.turn);
+    w.field("start_ns", r.session_start_ns).field("last_turn", r.last_turn).end_object();
+  }
   put_count(w, "input_tokens", r.prompt_tokens);
   put_count(w, "output_tokens", r.completion_tokens);
   put_count(w, "cached_tokens", r.cached_tokens);
@@ -156,6 +160,14 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   r.connects = get_count(doc, "connects");
   r.request_id = get_string(doc, "request_id");
   r.model = get_string(doc, "model");
+  simdjson::dom::element session;
+  if (!doc["session"].get(session) && session.is_object()) {
+    r.session = get_count(session, "id");
+    r.turn = get_count(session, "turn");
+    r.session_start_ns = get_count(session, "start_ns");
+    r.last_turn = get_bool(session, "last_turn", false);
+    if (r.session == kNone || r.turn == kNone) throw std::runtime_error("\"session\" needs an \"id\" and a \"turn\"");
+  }
   r.finish_reason = get_string(doc, "finish_reason");
   r.output_chars = get_count(doc, "output_chars");
   simdjson::dom::element local;

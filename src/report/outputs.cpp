@@ -55,6 +55,22 @@ void metric_set_fields(JsonWriter& w, const metrics::MetricSet& m) {
     summary_object(w, r);
   }
   w.end_object();
+  if (!m.turns.empty()) {  // multi-turn: means per turn index
+    auto opt = [&](const char* k, const std::optional<double>& v) {
+      w.key(k);
+      if (v) w.value(*v); else w.null();
+    };
+    w.key("turns").begin_array();
+    for (const auto& t : m.turns) {
+      w.begin_object().field("turn", t.turn).field("requests", t.requests);
+      opt("ttft_ms", t.ttft_ms);
+      opt("e2el_ms", t.e2el_ms);
+      opt("input_tokens", t.input_tokens);
+      opt("cached_tokens", t.cached_tokens);
+      w.end_object();
+    }
+    w.end_array();
+  }
   w.key("common").begin_object();
   for (const auto& c : m.common) {
     if (c.known) {

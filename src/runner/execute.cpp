@@ -11,6 +11,7 @@
 #include "client/http_get.hpp"
 #include "common/clock.hpp"
 #include "common/redact.hpp"
+#include "load/sessions.hpp"
 #include "load/source.hpp"
 #include "probe/profile_window.hpp"
 #include "runner/progress.hpp"
@@ -131,7 +132,8 @@ int64_t count_bound(const RunConfig& cfg, int64_t requested_num_prompts) {
 }
 
 int64_t planned_requests(const RunConfig& cfg, int64_t requested_num_prompts) {
-  return cfg.duration_s > 0 ? -1 : count_bound(cfg, requested_num_prompts);
+  // Sessions: a failed turn ends its conversation, so how many turns go out is not known ahead.
+  return cfg.duration_s > 0 || cfg.turns > 0 ? -1 : count_bound(cfg, requested_num_prompts);
 }
 
 PointResult execute(const Target& target, const RunPlan& plan, const std::filesystem::path& perf_dir, int64_t origin_ns,
@@ -158,6 +160,12 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
                                               target.maker());
     controller = a.get();
     source = std::move(a);
+  } else if (cfg.turns > 0) {  // sessions: --num-prompts conversations of --turns turns, --concurrency at once
+    es.keep_text = true;           // each answer goes into its session's next body
+    source = std::make_unique<load::SessionSource>(
+        std::vector<int64_t>(static_cast<size_t>(cfg.num_prompts), cfg.turns), cfg.concurrency,
+        static_cast<int64_t>(cfg.think_time_ms * 1e6),
+        [&target](int64_t c, const load::TurnContext& ctx) { return target.make_turn(c, ctx); });
   } else {
     source = measured_source(cfg, count, target.maker(), es, target.data.schedule_ns);
   }

@@ -104,6 +104,18 @@ std::vector<std::string> RunConfig::validate() const {
     check(dataset == "builtin" || dataset == "synthetic" || file_kind,
           fmt::format("--dataset: bad value '{}' (expected {})", dataset, dataset::kSpecs));
   }
+  check(turns >= 0 && turns <= 10'000, fmt::format("--turns: bad value {} (expected 0 to 10000; 0 = single requests)", turns));
+  check(think_time_ms >= 0 && std::isfinite(think_time_ms), fmt::format("--think-time-ms: bad value {} (expected >= 0)", think_time_ms));
+  check(think_time_ms == 0 || turns > 0, "--think-time-ms: only with --turns N (multi-turn sessions)");
+  if (turns > 0) {  // a session's next turn goes when its answer is in: nothing else paces it
+    check(request_rate == 0 && request_rate_sweep.empty() && !pressure && adaptive_window_s == 0 && duration_s == 0 &&
+              search.empty() && ramp_up_s == 0 && !dataset.starts_with("trace:"),
+          "--turns: sessions send each turn when the last answer is in (and --think-time-ms has passed), with "
+          "--concurrency sessions at once; drop --request-rate, --pressure, --duration-s, --ramp-up-s, "
+          "--adaptive-window-s, --search and trace datasets");
+    check(resolved_endpoint() == "chat", "--turns: sessions are chat conversations; use the chat endpoint "
+                                         "(/v1/chat/completions)");
+  }
   check(trace_block_size >= 1, fmt::format("--trace-block-size: bad value {} (expected >= 1)", trace_block_size));
   check(trace_speed > 0 && std::isfinite(trace_speed), fmt::format("--trace-speed: bad value {} (expected > 0)", trace_speed));
   if (dataset.starts_with("trace:")) {  // the trace is the schedule: nothing else may pace or bound it
@@ -326,6 +338,7 @@ std::string RunConfig::to_json() const {
   w.field("output_len", output_len).field("input_len_range", input_len_range).field("prefix_len", prefix_len);
   w.field("output_len_range", output_len_range).field("sharegpt_output_len", sharegpt_output_len);
   w.field("trace_block_size", trace_block_size).field("trace_speed", trace_speed);
+  w.field("turns", turns).field("think_time_ms", think_time_ms);
   w.key("lora").begin_array();
   for (const auto& name : lora) w.value(name);
   w.end_array();

@@ -97,6 +97,8 @@ struct RunConfig {
   double output_len_range = 0;      ///< synthetic: M_i uniform in [M(1-R), M(1+R)]
   int64_t sharegpt_output_len = 0;  ///< sharegpt: every request's max_tokens (vLLM's --sharegpt-output-len); 0 = the answer's
   std::vector<std::string> lora;    ///< model names (LoRA adapters) drawn per request by the seed; empty = --model only
+  int64_t turns = 0;                ///< multi-turn sessions of this many turns (--num-prompts counts sessions); 0 = single requests
+  double think_time_ms = 0;         ///< sessions: pause after an answer before the next turn
   int64_t trace_block_size = 512;   ///< trace: prompt tokens per hash id (Mooncake's block)
   double trace_speed = 1;           ///< trace: replay speed (2 = timestamps halved)
   std::string output_dir = "outputs";

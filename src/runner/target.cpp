@@ -238,6 +238,26 @@ const dataset::RequestSpec& Target::spec(int64_t i, dataset::RequestSpec& scratc
   return scratch;
 }
 
+core::PlannedRequest Target::make_turn(int64_t conversation, const load::TurnContext& ctx) const {
+  dataset::RequestSpec scratch;
+  dataset::RequestSpec spec = this->spec(conversation * turns + ctx.turn, scratch);
+  JsonWriter w;
+  w.begin_array();
+  std::string text;  // what a local tokenizer counts: every message's text
+  for (const auto& [asked, answered] : *ctx.history) {
+    w.begin_object().field("role", "user").field("content", asked).end_object();
+    w.begin_object().field("role", "assistant").field("content", answered).end_object();
+    text += asked + "\n" + answered + "\n";
+  }
+  w.begin_object().field("role", "user").field("content", spec.prompt).end_object().end_array();
+  std::string asked = spec.prompt;
+  spec.messages_json = w.take();
+  spec.prompt = text + asked;
+  core::PlannedRequest p = client::plan_request(body, spec, tok.has_value());
+  p.facts.turn_text = std::move(asked);
+  return p;
+}
+
 core::RequestMaker Target::maker() const {
   return [this](int64_t i) {
     dataset::RequestSpec scratch;
@@ -328,6 +348,11 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   if (sharegpt) {
     t.data = build_sharegpt(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, console);
     if (cfg.num_prompts == 0) cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
+  }
+  if (cfg.turns > 0) {  // --num-prompts counts sessions; by default one pass over the dataset
+    if (cfg.num_prompts == 0 || plan.requested.num_prompts == 0)
+      cfg.num_prompts = std::max<int64_t>(1, static_cast<int64_t>(t.data.items.size()) / cfg.turns);
+    t.turns = cfg.turns;
   }
   if (trace) {
     t.data = build_trace(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, &t.trace_json, console);

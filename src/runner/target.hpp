@@ -10,6 +10,7 @@
 #include <string>
 
 #include "client/request_body.hpp"
+#include "load/sessions.hpp"
 #include "core/request.hpp"
 #include "dataset/dataset.hpp"
 #include "runner/plan.hpp"
@@ -47,6 +48,10 @@ struct Target {
 
   /// Dataset item i (cycling), with its --lora model when it names none (built in `scratch`).
   const dataset::RequestSpec& spec(int64_t i, dataset::RequestSpec& scratch) const;
+  /// Multi-turn: turn ctx.turn of conversation c asks dataset item c * turns + turn (cycling), its
+  /// body carrying the history (the user turns and the real answers) before it.
+  core::PlannedRequest make_turn(int64_t conversation, const load::TurnContext& ctx) const;
+  int64_t turns = 0;  ///< --turns (0 = single requests)
   /// How the request of index i is made: dataset item i (cycling), its body and facts.
   core::RequestMaker maker() const;
   /// The body of request 0, for the audit and the report.

@@ -1,0 +1,100 @@
+#include "load/sessions.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace tokbench::load {
+
+SessionSource::SessionSource(std::vector<int64_t> turns_of, int active, int64_t think_ns, TurnMaker make)
+    : turns_of_(std::move(turns_of)), think_ns_(think_ns), make_(std::move(make)),
+      places_(static_cast<size_t>(std::max(1, active))) {
+  planned_ = std::accumulate(turns_of_.begin(), turns_of_.end(), int64_t{0});
+}
+
+void SessionSource::start(int64_t) {}
+
+Pull SessionSource::next(int64_t now_ns) {
+  TurnContext ctx;
+  int64_t conversation = -1;
+  {
+    std::lock_guard lock(mu_);
+    int64_t earliest = core::kNotSet;
+    bool busy = false;
+    Session* pick = nullptr;
+    size_t pick_place = 0;
+    for (size_t i = 0; i < places_.size(); ++i) {
+      Session& s = places_[i];
+      if (s.conversation < 0) {  // a free place: start the next conversation
+        if (next_conversation_ >= static_cast<int64_t>(turns_of_.size())) continue;
+        s = Session{};
+        s.conversation = next_conversation_++;
+        s.start_ns = now_ns;
+        s.ready_at_ns = now_ns;
+      }
+      if (s.in_flight) {
+        busy = true;
+        continue;
+      }
+      if (s.ready_at_ns > now_ns) {
+        earliest = earliest == core::kNotSet ? s.ready_at_ns : std::min(earliest, s.ready_at_ns);
+        continue;
+      }
+      pick = &s;
+      pick_place = i;
+      break;
+    }
+    if (!pick) {
+      if (earliest != core::kNotSet) return Pull::later(earliest);
+      return busy ? Pull::later() : Pull::done();
+    }
+    pick->in_flight = true;
+    ctx.index = next_index_++;
+    ctx.session = pick->conversation;
+    ctx.turn = pick->turn;
+    ctx.turns = turns_of_[static_cast<size_t>(pick->conversation)];
+    ctx.session_start_ns = pick->start_ns;
+    ctx.history = &pick->history;  // stable: the session is in flight, nothing else touches it
+    conversation = pick->conversation;
+    place_of_index_[ctx.index] = pick_place;
+  }
+  core::PlannedRequest p = make_(conversation, ctx);
+  p.index = ctx.index;
+  p.facts.session = ctx.session;
+  p.facts.turn = ctx.turn;
+  p.facts.session_start_ns = ctx.session_start_ns;
+  p.facts.last_turn = ctx.turn + 1 == ctx.turns;
+  {
+    std::lock_guard lock(mu_);
+    places_[place_of_index_[ctx.index]].asked = p.facts.turn_text;
+  }
+  return Pull::of(std::move(p));
+}
+
+void SessionSource::completed(const record::RequestRecord& r) {
+  std::lock_guard lock(mu_);
+  const auto it = place_of_index_.find(r.index);
+  if (it == place_of_index_.end()) return;
+  Session& s = places_[it->second];
+  place_of_index_.erase(it);
+  s.in_flight = false;
+  const int64_t turns = turns_of_[static_cast<size_t>(s.conversation)];
+  if (!r.ok()) {  // no answer to carry on from: the conversation ends here
+    if (s.turn + 1 < turns) ++cut_short_;
+    s = Session{};
+    return;
+  }
+  s.history.emplace_back(std::move(s.asked), r.output_text);
+  s.asked.clear();
+  if (++s.turn >= turns) {
+    s = Session{};  // done: the place takes the next conversation
+    return;
+  }
+  s.ready_at_ns = r.done_ns + think_ns_;
+}
+
+int64_t SessionSource::sessions_cut_short() const {
+  std::lock_guard lock(mu_);
+  return cut_short_;
+}
+
+}  // namespace tokbench::load
