@@ -2,6 +2,7 @@
 #include "dataset/dataset.hpp"
 
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include <filesystem>
 #include <fstream>
@@ -190,6 +191,37 @@ TEST(ShareGpt, VllmRulesFirstTwoTurnsAndLengthFilters) {
   }
   EXPECT_THROW((void)sharegpt("/nonexistent/sharegpt.json", o, codec), std::runtime_error);
   fs::remove(p);
+}
+
+// --multi-turn: whole conversations in file order, each exchange a turn with its answer's length;
+// an empty question ends a conversation; max_turns caps them; count stops the reading.
+TEST(ShareGpt, MultiTurnKeepsWholeConversations) {
+  const std::string text =
+      R"([{"conversations":[{"from":"human","value":"a b"},{"from":"gpt","value":"c d e"},{"from":"human","value":"f"},)"
+      R"({"from":"gpt","value":"g h"},{"from":"human","value":"i"}]},)"
+      R"({"conversations":[{"from":"human","value":"alone"}]},)"
+      R"({"conversations":[{"from":"human","value":""},{"from":"gpt","value":"x"}]},)"
+      R"({"conversations":[{"from":"human","value":"j"},{"from":"gpt","value":"k"},{"from":"human","value":""},{"from":"gpt","value":"l"}]}])";
+  const simdjson::padded_string json(text);
+  WordCodec codec;
+  ShareGptOptions o;
+  o.multi_turn = true;
+  o.count = 10;
+  auto d = sharegpt_from_json(json, "chats.json", o, codec);
+  ASSERT_EQ(d.conversations.size(), 2u);
+  EXPECT_EQ(d.conversations[0], std::make_pair(int64_t{0}, int64_t{2}));  // the dangling "i" has no answer
+  EXPECT_EQ(d.conversations[1], std::make_pair(int64_t{2}, int64_t{1}));  // stops at the empty question
+  ASSERT_EQ(d.items.size(), 3u);
+  EXPECT_EQ(d.items[0].prompt, "a b");
+  EXPECT_EQ(d.items[0].max_tokens, 3);
+  EXPECT_EQ(d.items[1].prompt, "f");
+  EXPECT_EQ(d.items[1].max_tokens, 2);
+  o.max_turns = 1;
+  d = sharegpt_from_json(json, "chats.json", o, codec);
+  EXPECT_EQ(d.conversations[0].second, 1);
+  o.max_turns = 0;
+  o.count = 1;
+  EXPECT_EQ(sharegpt_from_json(json, "chats.json", o, codec).conversations.size(), 1u);
 }
 
 TEST(Dataset, MissingFileAndBadSpec) {

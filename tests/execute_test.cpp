@@ -377,6 +377,38 @@ TEST_F(ExecuteTest, LaterTurnsReportCachedTokens) {
   EXPECT_NE(notes.find("multi-turn means per turn"), std::string::npos) << notes;
 }
 
+// ShareGPT conversations as sessions: each conversation keeps its own number of turns, each
+// turn's max_tokens is its recorded answer's length (produced exactly with ignore_eos).
+TEST_F(ExecuteTest, ShareGptMultiTurnConversationsAreSessions) {
+  const fs::path tok = fs::path(TOKBENCH_TOKENIZER_FIXTURES) / "tokenizer-qwen3" / "models";
+  ASSERT_TRUE(fs::exists(tok));
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  const fs::path data = dir_ / "chats.json";
+  std::ofstream(data) << R"([{"conversations":[{"from":"human","value":"Hello there"},{"from":"gpt","value":"Hi, how can I help you today?"},)"
+                         R"({"from":"human","value":"Tell me a joke"},{"from":"gpt","value":"Why did the chicken cross the road?"},)"
+                         R"({"from":"human","value":"Another"},{"from":"gpt","value":"No more jokes"}]},)"
+                         R"({"conversations":[{"from":"human","value":"One question"},{"from":"gpt","value":"One answer here"}]}])";
+  RunConfig c;
+  c.url = sim.url();
+  c.dataset = "sharegpt:" + data.string();
+  c.tokenizer = tok.string();
+  c.multi_turn = true;
+  c.ignore_eos = true;
+  c.concurrency = 2;
+  const RunOutcome out = run(c);
+  const auto qwen = tokenizer::Tokenizer::load(tok.string());
+  std::map<int64_t, int> turns;
+  for (const auto& r : records(out)) {
+    ASSERT_TRUE(r.ok());
+    ++turns[r.session];
+    EXPECT_EQ(r.completion_tokens, r.requested_max_tokens);
+    if (r.session == 0 && r.turn == 1) {
+      EXPECT_EQ(r.requested_max_tokens, static_cast<int64_t>(qwen.count("Why did the chicken cross the road?", false)));
+    }
+  }
+  EXPECT_EQ(turns, (std::map<int64_t, int>{{0, 3}, {1, 1}}));
+}
+
 // --lora against a simulator serving two adapters: each request names one, drawn by the seed (so a
 // run repeats), the details say which, the simulator's trace agrees; an adapter the server does
 // not list is refused before anything is sent.

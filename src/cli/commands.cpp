@@ -220,6 +220,8 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_option("--turns", c.turns,
                   "multi-turn sessions of N turns (chat): each turn carries the real previous answers; --concurrency "
                   "sessions at once, --num-prompts sessions in all");
+  run->add_flag("--multi-turn", c.multi_turn,
+                "sharegpt: whole conversations as sessions, each exchange a turn (--turns N caps their turns)");
   run->add_option("--think-time-ms", c.think_time_ms, "sessions: pause after an answer before the next turn");
   run->add_option("--trace-block-size", c.trace_block_size, "trace: prompt tokens per hash id (Mooncake: 512)")
       ->capture_default_str();

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/request.hpp"
@@ -29,6 +30,9 @@ struct Dataset {
   std::string summary;  ///< how it was built, for the console (sharegpt: what was kept and skipped)
   std::vector<int64_t> schedule_ns;  ///< trace: each item's send offset from the phase start (a fixed schedule); empty = none
   double implied_cache_hit = -1;     ///< trace: prompt share an unbounded cache of full blocks would hold; -1 = not a trace
+  /// Multi-turn conversations (sharegpt --multi-turn): (first item, turns); a conversation's turns
+  /// are consecutive items. Empty = none (with --turns N, conversation c is items cN..cN+N-1).
+  std::vector<std::pair<int64_t, int64_t>> conversations;
 };
 
 /// Every --dataset form, for messages.
@@ -86,6 +90,8 @@ struct ShareGptOptions {
   int64_t count = 100;     ///< requests to keep (the run's --num-prompts)
   uint64_t seed = 0;       ///< shuffles the entries before taking them
   int64_t output_len = 0;  ///< > 0: every request's max_tokens (vLLM's --sharegpt-output-len); 0 = the answer's length
+  bool multi_turn = false; ///< whole conversations, each exchange a turn (`count` conversations, file order)
+  int64_t max_turns = 0;   ///< multi_turn: at most this many turns per conversation; 0 = all
 };
 
 /// `sharegpt:PATH` under vllm bench serve's rules (dataset/sharegpt.cpp): the first turn is the

@@ -4,10 +4,13 @@
 // an answer under 4 tokens, a prompt over 1024 or a total over 2048 are skipped. Entries are
 // shuffled by the seed, then taken until enough pass. The file is read with simdjson's on-demand
 // parser and only the first two turns are kept, so a 670 MB ShareGPT_V3 file is not held as a tree.
+// --multi-turn keeps whole conversations instead (each exchange a turn), in file order.
 #include <fmt/format.h>
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <random>
 #include <stdexcept>
 
@@ -23,7 +26,10 @@ struct Pair {
   std::string prompt, answer;
 };
 
-std::vector<Pair> read_pairs(const simdjson::padded_string& json, const std::string& path, int64_t* entries) {
+// Calls take(values) with each entry's turn values, in file order (at most max_values of them;
+// an entry with a turn that has no string value is skipped); stops early when take returns false.
+void read_entries(const simdjson::padded_string& json, const std::string& path, int64_t* entries, size_t max_values,
+                  const std::function<bool(std::vector<std::string>&&)>& take) {
   simdjson::ondemand::parser parser;
   simdjson::ondemand::document doc;
   simdjson::ondemand::array top;
@@ -31,7 +37,6 @@ std::vector<Pair> read_pairs(const simdjson::padded_string& json, const std::str
     throw std::runtime_error(fmt::format("{}: expected a JSON array of {{\"conversations\": [{{\"from\", \"value\"}}, ...]}} "
                                          "entries (ShareGPT's format)", path));
   }
-  std::vector<Pair> out;
   *entries = 0;
   try {
     for (auto entry : top) {
@@ -39,24 +44,66 @@ std::vector<Pair> read_pairs(const simdjson::padded_string& json, const std::str
       simdjson::ondemand::object obj;
       simdjson::ondemand::array turns;
       if (entry.get_object().get(obj) || obj.find_field_unordered("conversations").get_array().get(turns)) continue;
-      Pair p;
-      int n = 0;
+      std::vector<std::string> values;
+      bool bad = false;
       for (auto turn : turns) {
         std::string_view value;
         simdjson::ondemand::object t;
         if (turn.get_object().get(t) || t.find_field_unordered("value").get_string().get(value)) {
-          n = -1;  // a turn without a string value: the entry is skipped
+          bad = true;
           break;
         }
-        (n == 0 ? p.prompt : p.answer) = std::string(value);
-        if (++n == 2) break;
+        values.emplace_back(value);
+        if (values.size() == max_values) break;
       }
-      if (n == 2) out.push_back(std::move(p));
+      if (!bad && !take(std::move(values))) return;
     }
   } catch (const simdjson::simdjson_error& e) {
     throw std::runtime_error(fmt::format("{}: not valid JSON near entry {} ({})", path, *entries, e.what()));
   }
+}
+
+std::vector<Pair> read_pairs(const simdjson::padded_string& json, const std::string& path, int64_t* entries) {
+  std::vector<Pair> out;
+  read_entries(json, path, entries, 2, [&](std::vector<std::string>&& v) {
+    if (v.size() == 2) out.push_back({std::move(v[0]), std::move(v[1])});
+    return true;
+  });
   return out;
+}
+
+// --multi-turn: conversations in file order (bounded memory: reading stops once enough are
+// kept); each (asked, answered) pair is a turn whose max_tokens is the answer's length.
+Dataset multi_turn(const simdjson::padded_string& json, const std::string& path, const ShareGptOptions& o,
+                   TokenCodec& codec) {
+  Dataset d;
+  d.kind = "sharegpt";
+  d.path = path;
+  d.abbr = "sharegpt";
+  int64_t entries = 0, single = 0;
+  const size_t max_values = o.max_turns > 0 ? static_cast<size_t>(2 * o.max_turns) : SIZE_MAX;
+  read_entries(json, path, &entries, max_values, [&](std::vector<std::string>&& v) {
+    const int64_t first = static_cast<int64_t>(d.items.size());
+    for (size_t k = 0; k + 1 < v.size(); k += 2) {
+      const auto asked = static_cast<int64_t>(codec.encode(v[k]).size());
+      if (asked < 1) break;  // an empty question ends the conversation here
+      const int64_t answer = o.output_len > 0 ? o.output_len : std::max<int64_t>(1, static_cast<int64_t>(codec.encode(v[k + 1]).size()));
+      d.items.emplace_back(std::move(v[k]), answer);
+    }
+    const int64_t turns = static_cast<int64_t>(d.items.size()) - first;
+    if (turns == 0) {
+      ++single;
+      return true;
+    }
+    d.conversations.emplace_back(first, turns);
+    return static_cast<int64_t>(d.conversations.size()) < o.count;
+  });
+  if (d.conversations.empty())
+    throw std::runtime_error(fmt::format("{}: no conversation with a question and an answer ({} entries)", path, entries));
+  d.summary = fmt::format("sharegpt: {} conversations, {} turns in all (the first {} usable entries in file order, {} "
+                          "skipped without a whole exchange), lengths counted with {}",
+                          d.conversations.size(), d.items.size(), d.conversations.size(), single, codec.name());
+  return d;
 }
 
 }  // namespace
@@ -72,6 +119,7 @@ Dataset sharegpt(const std::string& path, const ShareGptOptions& o, TokenCodec& 
 
 Dataset sharegpt_from_json(const simdjson::padded_string& json, const std::string& path, const ShareGptOptions& o,
                            TokenCodec& codec) {
+  if (o.multi_turn) return multi_turn(json, path, o, codec);
   Dataset d;
   d.kind = "sharegpt";
   d.path = path;

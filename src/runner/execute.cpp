@@ -133,7 +133,7 @@ int64_t count_bound(const RunConfig& cfg, int64_t requested_num_prompts) {
 
 int64_t planned_requests(const RunConfig& cfg, int64_t requested_num_prompts) {
   // Sessions: a failed turn ends its conversation, so how many turns go out is not known ahead.
-  return cfg.duration_s > 0 || cfg.turns > 0 ? -1 : count_bound(cfg, requested_num_prompts);
+  return cfg.duration_s > 0 || cfg.sessions() ? -1 : count_bound(cfg, requested_num_prompts);
 }
 
 PointResult execute(const Target& target, const RunPlan& plan, const std::filesystem::path& perf_dir, int64_t origin_ns,
@@ -160,10 +160,13 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
                                               target.maker());
     controller = a.get();
     source = std::move(a);
-  } else if (cfg.turns > 0) {  // sessions: --num-prompts conversations of --turns turns, --concurrency at once
-    es.keep_text = true;           // each answer goes into its session's next body
+  } else if (cfg.sessions()) {  // --num-prompts conversations, --concurrency at once
+    es.keep_text = true;            // each answer goes into its session's next body
+    std::vector<int64_t> turns_of(static_cast<size_t>(cfg.num_prompts), cfg.turns);
+    for (size_t c = 0; c < target.data.conversations.size() && c < turns_of.size(); ++c)
+      turns_of[c] = target.data.conversations[c].second;  // a file's conversations have their own lengths
     source = std::make_unique<load::SessionSource>(
-        std::vector<int64_t>(static_cast<size_t>(cfg.num_prompts), cfg.turns), cfg.concurrency,
+        std::move(turns_of), cfg.concurrency,
         static_cast<int64_t>(cfg.think_time_ms * 1e6),
         [&target](int64_t c, const load::TurnContext& ctx) { return target.make_turn(c, ctx); });
   } else {

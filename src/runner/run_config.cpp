@@ -106,8 +106,10 @@ std::vector<std::string> RunConfig::validate() const {
   }
   check(turns >= 0 && turns <= 10'000, fmt::format("--turns: bad value {} (expected 0 to 10000; 0 = single requests)", turns));
   check(think_time_ms >= 0 && std::isfinite(think_time_ms), fmt::format("--think-time-ms: bad value {} (expected >= 0)", think_time_ms));
-  check(think_time_ms == 0 || turns > 0, "--think-time-ms: only with --turns N (multi-turn sessions)");
-  if (turns > 0) {  // a session's next turn goes when its answer is in: nothing else paces it
+  check(think_time_ms == 0 || sessions(), "--think-time-ms: only with --turns N or --multi-turn (multi-turn sessions)");
+  check(!multi_turn || dataset.starts_with("sharegpt:"), "--multi-turn: only with --dataset sharegpt:PATH (with other "
+                                                         "datasets, --turns N makes conversations of N items)");
+  if (sessions()) {  // a session's next turn goes when its answer is in: nothing else paces it
     check(request_rate == 0 && request_rate_sweep.empty() && !pressure && adaptive_window_s == 0 && duration_s == 0 &&
               search.empty() && ramp_up_s == 0 && !dataset.starts_with("trace:"),
           "--turns: sessions send each turn when the last answer is in (and --think-time-ms has passed), with "
@@ -338,7 +340,7 @@ std::string RunConfig::to_json() const {
   w.field("output_len", output_len).field("input_len_range", input_len_range).field("prefix_len", prefix_len);
   w.field("output_len_range", output_len_range).field("sharegpt_output_len", sharegpt_output_len);
   w.field("trace_block_size", trace_block_size).field("trace_speed", trace_speed);
-  w.field("turns", turns).field("think_time_ms", think_time_ms);
+  w.field("turns", turns).field("think_time_ms", think_time_ms).field("multi_turn", multi_turn);
   w.key("lora").begin_array();
   for (const auto& name : lora) w.value(name);
   w.end_array();

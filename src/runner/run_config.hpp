@@ -99,6 +99,8 @@ struct RunConfig {
   std::vector<std::string> lora;    ///< model names (LoRA adapters) drawn per request by the seed; empty = --model only
   int64_t turns = 0;                ///< multi-turn sessions of this many turns (--num-prompts counts sessions); 0 = single requests
   double think_time_ms = 0;         ///< sessions: pause after an answer before the next turn
+  bool multi_turn = false;          ///< sharegpt: whole conversations as sessions (--turns caps their turns)
+  bool sessions() const { return turns > 0 || multi_turn; }  ///< a multi-turn run
   int64_t trace_block_size = 512;   ///< trace: prompt tokens per hash id (Mooncake's block)
   double trace_speed = 1;           ///< trace: replay speed (2 = timestamps halved)
   std::string output_dir = "outputs";

@@ -130,6 +130,8 @@ dataset::Dataset build_sharegpt(const RunConfig& cfg, const std::string& url, co
   o.count = cfg.num_prompts > 0 ? cfg.num_prompts : 1000;  // vllm bench serve's default --num-prompts
   o.seed = cfg.seed;
   o.output_len = cfg.sharegpt_output_len;
+  o.multi_turn = cfg.multi_turn;
+  o.max_turns = cfg.turns;
   auto d = dataset::sharegpt(cfg.dataset.substr(cfg.dataset.find(':') + 1), o, *codec);
   fmt::print(console, "{}\n", d.summary);
   return d;
@@ -240,7 +242,10 @@ const dataset::RequestSpec& Target::spec(int64_t i, dataset::RequestSpec& scratc
 
 core::PlannedRequest Target::make_turn(int64_t conversation, const load::TurnContext& ctx) const {
   dataset::RequestSpec scratch;
-  dataset::RequestSpec spec = this->spec(conversation * turns + ctx.turn, scratch);
+  const int64_t item = data.conversations.empty()
+                           ? conversation * turns + ctx.turn
+                           : data.conversations[static_cast<size_t>(conversation) % data.conversations.size()].first + ctx.turn;
+  dataset::RequestSpec spec = this->spec(item, scratch);
   JsonWriter w;
   w.begin_array();
   std::string text;  // what a local tokenizer counts: every message's text
@@ -347,9 +352,13 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   if (plan.synthetic) t.synthetic_json = build_synthetic(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, t.data, console);
   if (sharegpt) {
     t.data = build_sharegpt(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, console);
-    if (cfg.num_prompts == 0) cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
+    if (cfg.multi_turn) {
+      cfg.num_prompts = static_cast<int64_t>(t.data.conversations.size());  // sessions: the conversations kept
+    } else if (cfg.num_prompts == 0) {
+      cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
+    }
   }
-  if (cfg.turns > 0) {  // --num-prompts counts sessions; by default one pass over the dataset
+  if (cfg.turns > 0 && !cfg.multi_turn) {  // --num-prompts counts sessions; by default one pass over the dataset
     if (cfg.num_prompts == 0 || plan.requested.num_prompts == 0)
       cfg.num_prompts = std::max<int64_t>(1, static_cast<int64_t>(t.data.items.size()) / cfg.turns);
     t.turns = cfg.turns;
