@@ -15,6 +15,7 @@ packages=(
   libfmt-dev libspdlog-dev
   libpcre2-dev           # tokenizer pre-tokenizer regexes (JIT, UTF, UCP)
   libutf8proc-dev        # tokenizer Unicode normalization
+  libpng-dev             # --image: synthetic PNG images for multimodal requests
   libgtest-dev libgmock-dev
 )
 

@@ -18,6 +18,7 @@
 #include <set>
 
 #include "client/engine.hpp"
+#include "dataset/images.hpp"
 #include "record/record_io.hpp"
 #include "runner/run_folder.hpp"
 #include "runner/runner.hpp"
@@ -407,6 +408,49 @@ TEST_F(ExecuteTest, ShareGptMultiTurnConversationsAreSessions) {
     }
   }
   EXPECT_EQ(turns, (std::map<int64_t, int>{{0, 3}, {1, 1}}));
+}
+
+// --image against the simulator: every body carries its PNGs as image_url data URLs, the
+// details count them, and usage.prompt_tokens carries the simulator's tokens per image; a
+// dataset line's own image file goes too.
+TEST_F(ExecuteTest, ImagesAreSentAndTheirTokensCounted) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1", "--image-tokens", "50"});
+  RunConfig c;
+  c.url = sim.url();
+  c.num_prompts = 12;
+  c.max_tokens = 2;
+  const RunOutcome plain = run(c);
+  c.image = "32x32";
+  c.images_per_request = 2;
+  const RunOutcome with = run(c);
+  EXPECT_TRUE(with.verdict.valid) << (with.verdict.reasons.empty() ? "" : with.verdict.reasons.front());
+  std::map<int64_t, int64_t> text_tokens;
+  for (const auto& r : records(plain)) text_tokens[r.index] = r.prompt_tokens;
+  for (const auto& r : records(with)) {
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.images, 2);
+    EXPECT_EQ(r.prompt_tokens, text_tokens[r.index] + 100);  // 2 images x 50 tokens
+  }
+  const std::string audit = testing::slurp(with.run_dir / "configs" / "request_audit.txt");
+  EXPECT_NE(audit.find(R"({"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo)"), std::string::npos);
+  // A dataset line naming an image file.
+  const fs::path png = dir_ / "tiny.png";
+  {
+    const std::string url = dataset::synthetic_png_url(8, 8, 1);
+    const std::string b64 = url.substr(url.find(',') + 1);
+    std::ofstream(dir_ / "tiny.b64") << b64;
+    ASSERT_EQ(std::system(("base64 -d " + (dir_ / "tiny.b64").string() + " > " + png.string()).c_str()), 0);
+  }
+  std::ofstream(dir_ / "vision.jsonl") << R"({"question":"What colour?","images":[")" << png.string() << R"("]})" << "\n";
+  c.image.clear();
+  c.images_per_request = 1;
+  c.dataset = "qa:" + (dir_ / "vision.jsonl").string();
+  c.num_prompts = 2;
+  const RunOutcome file = run(c);
+  for (const auto& r : records(file)) {
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.images, 1);
+  }
 }
 
 // --lora against a simulator serving two adapters: each request names one, drawn by the seed (so a

@@ -283,6 +283,24 @@ TEST_F(MockServerTest, EmbeddingsAnswerEveryInputForm) {
   EXPECT_EQ(http_post(base_ + "/v1/embeddings", R"({"model":"nope","input":"x"})").status, 404);
 }
 
+// image_url parts: each adds --image-tokens (default 256) to usage.prompt_tokens; a URL that is
+// not a base64 image is a 400, as vLLM refuses an image it cannot decode.
+TEST_F(MockServerTest, ImagePartsAddTheirTokensToUsage) {
+  simdjson::dom::parser p;
+  auto prompt_tokens = [&](const std::string& content) -> int64_t {
+    const auto r = http_post(base_ + "/v1/chat/completions",
+                             R"({"model":"tokbench-mock","max_tokens":1,"messages":[{"role":"user","content":)" + content + "}]}");
+    if (r.status != 200) return -r.status;
+    return p.parse(r.body)["usage"]["prompt_tokens"].get_int64().value();
+  };
+  const int64_t text = prompt_tokens(R"([{"type":"text","text":"what is this"}])");
+  const std::string img = R"({"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}})";
+  EXPECT_EQ(prompt_tokens(R"([{"type":"text","text":"what is this"},)" + img + "]"), text + 256);
+  EXPECT_EQ(prompt_tokens(R"([{"type":"text","text":"what is this"},)" + img + "," + img + "]"), text + 512);
+  EXPECT_EQ(prompt_tokens(R"([{"type":"image_url","image_url":{"url":"https://example.com/cat.png"}}])"), -400);
+  EXPECT_EQ(prompt_tokens(R"([{"type":"image_url","image_url":{"url":"data:image/png;base64,@@@@"}}])"), -400);
+}
+
 TEST_F(MockServerTest, ModelsHealthAndErrors) {
   auto models = client::http_get(base_ + "/v1/models", {}, "", 5000);
   ASSERT_EQ(models.status, 200);

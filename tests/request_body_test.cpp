@@ -65,6 +65,20 @@ TEST(RequestBody, EmbeddingsSendOnlyTheInput) {
   EXPECT_EQ(build_body(s, kSpec), R"({"model":"m","input":"What is 2+2?","encoding_format":"float"})");
 }
 
+// Images: OpenAI's content parts, the text first, then one image_url part per image.
+TEST(RequestBody, ImagesAreImageUrlContentParts) {
+  BodySettings s;
+  s.model = "m";
+  dataset::RequestSpec spec("Describe it");
+  spec.image_urls = {"data:image/png;base64,AAAA", "data:image/png;base64,BBBB"};
+  EXPECT_EQ(build_body(s, spec).find(
+                R"({"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"Describe it"},)"
+                R"({"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},)"
+                R"({"type":"image_url","image_url":{"url":"data:image/png;base64,BBBB"}}]}],)"),
+            0u) << build_body(s, spec);
+  EXPECT_EQ(plan_request(s, spec, false).facts.images, 2);
+}
+
 TEST(RequestBody, PerItemMaxTokensWins) {
   BodySettings s;
   s.model = "m";

@@ -223,6 +223,10 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_flag("--multi-turn", c.multi_turn,
                 "sharegpt: whole conversations as sessions, each exchange a turn (--turns N caps their turns)");
   run->add_option("--think-time-ms", c.think_time_ms, "sessions: pause after an answer before the next turn");
+  run->add_option("--image", c.image,
+                  "WIDTHxHEIGHT: synthetic PNG images (seeded) with each chat request, as base64 data URLs in "
+                  "image_url parts; their tokens come from usage");
+  run->add_option("--images-per-request", c.images_per_request, "--image: images per request")->capture_default_str();
   run->add_option("--trace-block-size", c.trace_block_size, "trace: prompt tokens per hash id (Mooncake: 512)")
       ->capture_default_str();
   run->add_option("--trace-speed", c.trace_speed, "trace: replay speed; 2 sends at half the timestamps")->capture_default_str();
@@ -282,6 +286,8 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--host", s->host, "address to listen on")->capture_default_str();
   cmd->add_option("--port", s->port, "port; 0 = any free port")->capture_default_str();
   cmd->add_option("--model-name", s->model_name, "the model id it serves")->capture_default_str();
+  cmd->add_option("--image-tokens", s->image_tokens, "prompt tokens each image_url part adds to usage")->capture_default_str();
+  cmd->add_option("--image-prefill-ms", s->image_prefill_ms, "prefill time each image adds")->capture_default_str();
   cmd->add_option("--embedding-dims", s->embedding_dims, "/v1/embeddings: floats per vector")->capture_default_str();
   cmd->add_option("--lora-modules", s->lora_modules, "LoRA adapter names it also serves (listed in /v1/models): NAME[,NAME...]")
       ->delimiter(',');

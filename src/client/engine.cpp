@@ -487,6 +487,7 @@ class Worker {
     s.rec.requested_max_tokens = s.req.facts.requested_max_tokens;
     s.rec.ignore_eos_sent = s.req.facts.ignore_eos_sent;
     s.rec.model = s.req.facts.model;
+    s.rec.images = s.req.facts.images;
     s.rec.session = s.req.facts.session;
     s.rec.turn = s.req.facts.turn;
     s.rec.session_start_ns = s.req.facts.session_start_ns;

@@ -38,6 +38,7 @@ core::PlannedRequest plan_request(const BodySettings& s, const dataset::RequestS
   p.facts.ignore_eos_sent = s.ignore_eos || s.flavor == Flavor::Sglang;
   if (keep_prompt) p.facts.prompt_text = spec.prompt;
   if (spec.model != s.model) p.facts.model = spec.model;
+  if (s.endpoint == Endpoint::Chat && spec.messages_json.empty()) p.facts.images = static_cast<int64_t>(spec.image_urls.size());
   return p;
 }
 
@@ -58,6 +59,13 @@ std::string build_body(const BodySettings& s, const dataset::RequestSpec& spec) 
     if (overridden("messages")) {
     } else if (!spec.messages_json.empty()) {
       w.field_raw("messages", spec.messages_json);  // a dataset's whole conversation, as written
+    } else if (!spec.image_urls.empty()) {  // OpenAI's content parts: the text, then each image
+      w.key("messages").begin_array().begin_object().field("role", "user").key("content").begin_array();
+      w.begin_object().field("type", "text").field("text", spec.prompt).end_object();
+      for (const auto& url : spec.image_urls) {
+        w.begin_object().field("type", "image_url").key("image_url").begin_object().field("url", url).end_object().end_object();
+      }
+      w.end_array().end_object().end_array();
     } else {
       w.key("messages").begin_array().begin_object();
       w.field("role", "user").field("content", spec.prompt);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace tokbench::core {
 
@@ -19,6 +20,7 @@ struct RequestSpec {
   int64_t expected_input_tokens = -1;  ///< what usage.prompt_tokens should be (synthetic); -1 = unknown
   std::string messages_json;  ///< a whole chat `messages` array (minified JSON), sent as is; "" = one user message of `prompt`
   std::string model;          ///< the model name for this request (a LoRA adapter); "" = the run's model
+  std::vector<std::string> image_urls;  ///< image_url content parts after the prompt (data: URLs); chat only
 
   RequestSpec() = default;
   /// A prompt with its own output cap (-1 = the run's), as most datasets make them.
@@ -30,6 +32,7 @@ struct SentFacts {
   int64_t expected_prompt_tokens = kNotSet;  ///< the input length the prompt was built to have
   int64_t requested_max_tokens = kNotSet;    ///< the output cap sent (max_tokens / max_completion_tokens)
   bool ignore_eos_sent = false;              ///< the body asks for exactly the cap
+  int64_t images = 0;                        ///< image_url parts sent (multimodal)
   std::string model;                         ///< the model named in the body when not the run's (a LoRA adapter)
   // Multi-turn sessions (load/sessions): where this request sits; kNotSet outside sessions.
   int64_t session = kNotSet;           ///< the conversation

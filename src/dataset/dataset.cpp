@@ -1,4 +1,5 @@
 #include "dataset/dataset.hpp"
+#include "dataset/images.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -88,6 +89,19 @@ RequestSpec spec_from_json(simdjson::dom::element doc, const Dataset& d, const s
       throw std::runtime_error(fmt::format("{}: \"max_tokens\" must be a positive integer", where));
     }
     spec.max_tokens = v;
+  }
+  simdjson::dom::array images;  // files named by the line, sent as image_url parts
+  if (!doc["images"].get_array().get(images)) {
+    for (auto img : images) {
+      std::string_view file;
+      if (img.get_string().get(file) || file.empty())
+        throw std::runtime_error(fmt::format("{}: \"images\" must list image file paths", where));
+      try {
+        spec.image_urls.push_back(image_file_url(std::string(file)));
+      } catch (const std::runtime_error& e) {
+        throw std::runtime_error(fmt::format("{}: {}", where, e.what()));
+      }
+    }
   }
   auto model = doc["model"];
   if (!model.error() && !model.is_null()) {

@@ -20,6 +20,8 @@ std::vector<std::string> MockSettings::validate() const {
   check(tpot_ms >= 0, fmt::format("--tpot-ms: bad value {} (expected >= 0)", tpot_ms));
   check(jitter_ms >= 0, fmt::format("--jitter-ms: bad value {} (expected >= 0)", jitter_ms));
   check(tokens_per_chunk >= 1, fmt::format("--tokens-per-chunk: bad value {} (expected >= 1)", tokens_per_chunk));
+  check(image_tokens >= 0, fmt::format("--image-tokens: bad value {} (expected >= 0)", image_tokens));
+  check(image_prefill_ms >= 0, fmt::format("--image-prefill-ms: bad value {} (expected >= 0)", image_prefill_ms));
   check(embedding_dims >= 1 && embedding_dims <= 65536, fmt::format("--embedding-dims: bad value {} (expected 1 to 65536)", embedding_dims));
   check(eos_min_tokens >= 1 && eos_max_tokens >= eos_min_tokens,
         fmt::format("--eos-min-tokens/--eos-max-tokens: bad range [{}, {}] (expected 1 <= min <= max)",
@@ -65,8 +67,25 @@ bool bool_field(simdjson::dom::object o, std::string_view k) {
   return v;
 }
 
+// An image_url part's URL as vLLM decodes it here: a base64 data URL of an image (the simulator
+// fetches nothing, so http(s) URLs are refused too).
+bool valid_image_url(std::string_view url) {
+  const size_t comma = url.find(',');
+  if (!url.starts_with("data:image/") || comma == std::string_view::npos || !url.substr(0, comma).ends_with(";base64"))
+    return false;
+  const std::string_view b64 = url.substr(comma + 1);
+  if (b64.empty() || b64.size() % 4 != 0) return false;
+  for (size_t i = 0; i < b64.size(); ++i) {
+    const char c = b64[i];
+    const bool pad = c == '=' && i + 2 >= b64.size();
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '/' && !pad) return false;
+  }
+  return true;
+}
+
 // Sums the tokens of a string or a list of text parts, and collects the text; false when neither.
-bool count_content(simdjson::dom::element content, int64_t& tokens, std::string& text_out) {
+// Image parts are counted in *images (their URL checked; -1 when one is not a base64 image).
+bool count_content(simdjson::dom::element content, int64_t& tokens, std::string& text_out, int64_t* images = nullptr) {
   std::string_view s;
   if (!content.get_string().get(s)) {
     tokens += count_prompt_tokens(s);
@@ -76,10 +95,13 @@ bool count_content(simdjson::dom::element content, int64_t& tokens, std::string&
   simdjson::dom::array parts;
   if (content.get_array().get(parts)) return false;
   for (auto part : parts) {
-    std::string_view text;
+    std::string_view text, type, url;
     if (!part["text"].get_string().get(text) || !part.get_string().get(text)) {
       tokens += count_prompt_tokens(text);
       text_out += text;
+    } else if (images && !part["type"].get_string().get(type) && type == "image_url") {
+      if (*images < 0) continue;
+      *images = part["image_url"]["url"].get_string().get(url) || !valid_image_url(url) ? -1 : *images + 1;
     }
   }
   return true;
@@ -211,10 +233,16 @@ std::optional<CompletionRequest> parse_request(std::string_view body, bool chat,
     for (auto m : messages) {
       simdjson::dom::element content;
       std::string text;
-      if (m["content"].get(content) || !count_content(content, r.prompt_tokens, text)) {
+      int64_t images = 0;
+      if (m["content"].get(content) || !count_content(content, r.prompt_tokens, text, &images)) {
         *error = "each message needs \"content\": a string or a list of text parts";
         return std::nullopt;
       }
+      if (images < 0) {
+        *error = "Invalid image_url: the simulator takes base64 data URLs (data:image/png;base64,...) and fetches nothing";
+        return std::nullopt;
+      }
+      r.images += images;
       std::string_view role;
       if (m["role"].get_string().get(role)) {
         *error = "each message needs a \"role\" string";

@@ -18,6 +18,8 @@ struct MockSettings {
   uint16_t port = 8000;  ///< 0 = any free port (printed on start)
   std::string model_name = "tokbench-mock";
   std::vector<std::string> lora_modules;  ///< more model names it serves (vLLM's --lora-modules): same timing, own name
+  int64_t image_tokens = 256;    ///< prompt tokens each image_url part adds to usage (a vision encoder's share)
+  double image_prefill_ms = 2;   ///< prefill time each image adds
   int embedding_dims = 16;  ///< /v1/embeddings: floats per vector (its latency is --ttft-ms, the prefill)
   double ttft_ms = 50;     ///< time from request arrival to the first token
   double tpot_ms = 10;     ///< time between consecutive tokens
@@ -71,6 +73,7 @@ struct CompletionRequest {
   /// Chat with `tools` and `tool_choice` "required" (the first tool) or a named function: the
   /// answer is a call of this tool, its arguments streamed as tool-call deltas; "" = a text answer.
   std::string tool_name;
+  int64_t images = 0;  ///< image_url parts (chat); each adds --image-tokens to prompt_tokens and --image-prefill-ms
 };
 
 /// A /v1/embeddings request: `input` is a string, a list of strings, a list of token ids, or a

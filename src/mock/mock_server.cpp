@@ -367,6 +367,7 @@ struct MockServer::Impl {
     }
     if (s.no_usage) parsed->include_usage = parsed->continuous_usage = false;
     if (tok) parsed->prompt_tokens = static_cast<int64_t>(tok->count(parsed->rendered, !chat));
+    parsed->prompt_tokens += parsed->images * s.image_tokens;  // what the vision encoder adds per image
     const CompletionRequest& cr = *parsed;
     if (cr.model != s.model_name && std::find(s.lora_modules.begin(), s.lora_modules.end(), cr.model) == s.lora_modules.end()) {
       co_await send_json(sock, v, keep, http::status::not_found,
@@ -479,6 +480,7 @@ struct MockServer::Impl {
         prefill_ms *= static_cast<double>(std::max<int64_t>(1, cr.prompt_tokens - cached)) / static_cast<double>(cr.prompt_tokens);
       slot.cached_tokens = cached;
     }
+    prefill_ms += static_cast<double>(cr.images) * s.image_prefill_ms;
     if (g.fault == Fault::Stall) prefill_ms += s.fault_stall_ms;
     auto at = admitted + std::chrono::nanoseconds(static_cast<int64_t>(prefill_ms * 1e6));
     const bool drop = (s.drop_every > 0 && g.seq % static_cast<uint64_t>(s.drop_every) == 0) ||

@@ -1,6 +1,7 @@
 #include "runner/run_config.hpp"
 
 #include "dataset/dataset.hpp"
+#include "dataset/images.hpp"
 
 #include <fmt/format.h>
 
@@ -118,6 +119,17 @@ std::vector<std::string> RunConfig::validate() const {
     check(resolved_endpoint() == "chat", "--turns: sessions are chat conversations; use the chat endpoint "
                                          "(/v1/chat/completions)");
   }
+  if (!image.empty()) {
+    try {
+      (void)dataset::parse_image_size(image);
+    } catch (const std::invalid_argument& e) {
+      check(false, e.what());
+    }
+    check(resolved_endpoint() == "chat", "--image: images go in chat messages; use the chat endpoint (/v1/chat/completions)");
+  }
+  check(images_per_request >= 1 && images_per_request <= 16,
+        fmt::format("--images-per-request: bad value {} (expected 1 to 16)", images_per_request));
+  check(images_per_request == 1 || !image.empty(), "--images-per-request: only with --image WxH");
   check(trace_block_size >= 1, fmt::format("--trace-block-size: bad value {} (expected >= 1)", trace_block_size));
   check(trace_speed > 0 && std::isfinite(trace_speed), fmt::format("--trace-speed: bad value {} (expected > 0)", trace_speed));
   if (dataset.starts_with("trace:")) {  // the trace is the schedule: nothing else may pace or bound it
@@ -341,6 +353,7 @@ std::string RunConfig::to_json() const {
   w.field("output_len_range", output_len_range).field("sharegpt_output_len", sharegpt_output_len);
   w.field("trace_block_size", trace_block_size).field("trace_speed", trace_speed);
   w.field("turns", turns).field("think_time_ms", think_time_ms).field("multi_turn", multi_turn);
+  w.field("image", image).field("images_per_request", images_per_request);
   w.key("lora").begin_array();
   for (const auto& name : lora) w.value(name);
   w.end_array();

@@ -101,6 +101,8 @@ struct RunConfig {
   double think_time_ms = 0;         ///< sessions: pause after an answer before the next turn
   bool multi_turn = false;          ///< sharegpt: whole conversations as sessions (--turns caps their turns)
   bool sessions() const { return turns > 0 || multi_turn; }  ///< a multi-turn run
+  std::string image;                ///< "WxH": synthetic PNG images with each chat request ("" = none)
+  int images_per_request = 1;       ///< --image: how many per request
   int64_t trace_block_size = 512;   ///< trace: prompt tokens per hash id (Mooncake's block)
   double trace_speed = 1;           ///< trace: replay speed (2 = timestamps halved)
   std::string output_dir = "outputs";

@@ -10,6 +10,7 @@
 #include "client/server_tokenizer.hpp"
 #include "common/json_writer.hpp"
 #include "common/redact.hpp"
+#include "dataset/images.hpp"
 #include "mock/mock_server.hpp"
 #include "probe/server_process.hpp"
 #include "report/outputs.hpp"
@@ -228,15 +229,24 @@ Target::Target(Target&&) noexcept = default;
 
 // --lora: request i names one of the adapters, drawn by the seed (splitmix64 of seed and index), so
 // a run repeats; a dataset line's own "model" wins.
-const dataset::RequestSpec& Target::spec(int64_t i, dataset::RequestSpec& scratch) const {
-  const auto& item = dataset::cycle(data, static_cast<size_t>(i));
-  if (lora.empty() || !item.model.empty()) return item;
-  uint64_t z = lora_seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(i + 1);
+namespace {
+// splitmix64 of (seed, request index, draw): the same request draws the same names and images.
+uint64_t draw(uint64_t seed, int64_t i, uint64_t k) {
+  uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (static_cast<uint64_t>(i + 1) + (k << 40));
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  z ^= z >> 31;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
+const dataset::RequestSpec& Target::spec(int64_t i, dataset::RequestSpec& scratch) const {
+  const auto& item = dataset::cycle(data, static_cast<size_t>(i));
+  const bool pick_model = !lora.empty() && item.model.empty();
+  if (!pick_model && images.empty()) return item;
   scratch = item;
-  scratch.model = lora[z % lora.size()];
+  if (pick_model) scratch.model = lora[draw(lora_seed, i, 0) % lora.size()];
+  for (int k = 0; k < images_per_request && !images.empty(); ++k)
+    scratch.image_urls.push_back(images[draw(lora_seed, i, static_cast<uint64_t>(k) + 1) % images.size()]);
   return scratch;
 }
 
@@ -310,9 +320,9 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   if (cfg.num_prompts == 0 && !sharegpt && !trace) cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
   if (cfg.endpoint != "chat") {
     for (const auto& item : t.data.items) {
-      if (item.messages_json.empty()) continue;
-      throw std::invalid_argument(fmt::format("--dataset {}: its lines carry chat \"messages\", which /v1/{} cannot take: "
-                                              "use the chat endpoint (/v1/chat/completions)", cfg.dataset, cfg.endpoint));
+      if (item.messages_json.empty() && item.image_urls.empty()) continue;
+      throw std::invalid_argument(fmt::format("--dataset {}: its lines carry chat \"messages\" or \"images\", which /v1/{} "
+                                              "cannot take: use the chat endpoint (/v1/chat/completions)", cfg.dataset, cfg.endpoint));
     }
   }
   t.url = cfg.target_url();
@@ -347,6 +357,13 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   }
   t.lora = cfg.lora;
   t.lora_seed = cfg.seed;
+  if (!cfg.image.empty()) {  // a pool of distinct pictures, so a server's cache does not see one image
+    const auto [w, h] = dataset::parse_image_size(cfg.image);
+    for (uint64_t k = 0; k < 16; ++k) t.images.push_back(dataset::synthetic_png_url(w, h, cfg.seed * 16 + k));
+    t.images_per_request = cfg.images_per_request;
+    fmt::print(console, "images: {} per request, drawn from 16 seeded {}x{} PNGs ({} bytes as a data URL)\n",
+               cfg.images_per_request, w, h, t.images.front().size());
+  }
   if (cfg.model_abbr.empty()) cfg.model_abbr = report::file_safe(cfg.model);
   t.model = cfg.model;
   if (plan.synthetic) t.synthetic_json = build_synthetic(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, t.data, console);

@@ -44,7 +44,9 @@ struct Target {
   std::unique_ptr<probe::ServerProcess> server;
   std::string server_command;
   std::vector<std::string> lora;  ///< --lora: model names drawn per request
-  uint64_t lora_seed = 0;
+  uint64_t lora_seed = 0;          ///< draws of --lora names and --image pictures
+  std::vector<std::string> images; ///< --image: a pool of synthetic PNG data URLs, drawn per request
+  int images_per_request = 0;
 
   /// Dataset item i (cycling), with its --lora model when it names none (built in `scratch`).
   const dataset::RequestSpec& spec(int64_t i, dataset::RequestSpec& scratch) const;
