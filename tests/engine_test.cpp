@@ -402,6 +402,37 @@ TEST(Engine, PhaseStartsOnceTheSlotsExist) {
   EXPECT_LT(probe.first_next.load() - probe.started_at.load(), 15'000'000);
 }
 
+// Warm connections come before the phase: a schedule (a trace, a rate) starts once they are
+// open, so warming is not counted as its first requests' lateness. Here warming takes ~300 ms
+// (a server that answers each warm-up GET after 150 ms, one connection at a time).
+TEST(Engine, PhaseStartsAfterTheConnectionsAreWarm) {
+  testing::CannedServer slow([](const std::string&) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    return testing::CannedServer::http(200, "application/json", R"({"data":[]})");
+  });
+  struct Probe final : load::RequestSource {
+    void start(int64_t) override { started_at = steady_now_ns(); }
+    load::Pull next(int64_t) override {
+      if (first_next == 0) first_next = steady_now_ns();
+      return load::Pull::done();
+    }
+    void completed(const RequestRecord&) override {}
+    int64_t planned() const override { return -1; }
+    std::atomic<int64_t> started_at{0}, first_next{0};
+  } probe;
+  EngineSettings es;
+  es.url = slow.url("/v1/chat/completions");
+  es.warm_url = slow.url("/v1/models");
+  es.concurrency = 2;
+  es.workers = 1;
+  std::atomic<int> stop{kRunning};
+  const int64_t begin = steady_now_ns();
+  Engine(es).run(probe, begin, [](RequestRecord&&) {}, stop);
+  ASSERT_GT(probe.first_next.load(), 0);
+  EXPECT_GE(probe.started_at.load() - begin, 250'000'000);  // the warming came first
+  EXPECT_LT(probe.first_next.load() - probe.started_at.load(), 50'000'000);
+}
+
 TEST(Engine, SourceThatAnswersLaterGetsAskedAgainAfterCompletions) {
   Harness h(fast());
   struct Chain final : load::RequestSource {
