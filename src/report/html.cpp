@@ -156,6 +156,16 @@ if (D.adaptive && D.adaptive.windows.length) {
              {type: 'scatter', symbolSize: 10, data: W.map((w) => ({value: [w.end_s, w.concurrency, (w.pass ? 'pass: ' : 'fail: ') + w.action],
                itemStyle: {color: w.pass ? '#2e7d32' : '#c62828'}}))}]});
 } else document.getElementById('adaptive').style.display = 'none';
+if (D.turns && D.turns.length) {  // multi-turn sessions: what each turn costs as the conversation grows
+  const T = D.turns;
+  chart('turns', {animation: false, toolbox: tools, title: {text: 'Per turn (multi-turn sessions, means)', left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'axis'}, legend: {top: 22}, grid: {left: 60, right: 60, top: 50, bottom: 30},
+    xAxis: {type: 'category', name: 'turn', data: T.map((t) => t.turn)},
+    yAxis: [{type: 'value', name: 'ms'}, {type: 'value', name: 'tokens'}],
+    series: [{name: 'TTFT', type: 'line', data: T.map((t) => t.ttft_ms)},
+             {name: 'input tokens', type: 'bar', yAxisIndex: 1, data: T.map((t) => t.input_tokens)},
+             {name: 'cached tokens', type: 'bar', yAxisIndex: 1, data: T.map((t) => t.cached_tokens)}]});
+} else document.getElementById('turns').style.display = 'none';
 window.TOKBENCH.render_ms = performance.now() - t0;
 window.TOKBENCH.rendered = true;
 )JS";
@@ -274,6 +284,16 @@ class DataWriter {
     const std::string slices = in_.late_slices_json ? in_.late_slices_json() : std::string();
     if (slices.empty()) w.key("slices").null(); else w.field_raw("slices", slices);
     if (in_.info.adaptive_json.empty()) w.key("adaptive").null(); else w.field_raw("adaptive", in_.info.adaptive_json);
+    w.key("turns").begin_array();  // multi-turn: per-turn means (empty otherwise)
+    for (const auto& t : in_.metrics.turns) {
+      w.begin_object().field("turn", t.turn).field("requests", t.requests);
+      for (const auto& [k, v] : {std::pair{"ttft_ms", t.ttft_ms}, {"input_tokens", t.input_tokens}, {"cached_tokens", t.cached_tokens}}) {
+        w.key(k);
+        if (v) w.value(*v); else w.null();
+      }
+      w.end_object();
+    }
+    w.end_array();
     if (in_.info.server_json.empty()) {
       w.key("server").null();
     } else {
@@ -336,7 +356,7 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, 
   page += "<div id=\"dist-ttft\" class=\"small\"></div><div id=\"dist-tpot\" class=\"small\"></div>";
   page += "<div id=\"dist-itl\" class=\"small\"></div><div id=\"dist-e2el\" class=\"small\"></div>";
   page += "<div id=\"throughput\" class=\"panel\"></div><div id=\"sendlag\" class=\"panel\"></div><div id=\"server\" class=\"panel\"></div>";
-  page += "<div id=\"slices\" class=\"panel\"></div><div id=\"adaptive\" class=\"panel\"></div>";
+  page += "<div id=\"slices\" class=\"panel\"></div><div id=\"adaptive\" class=\"panel\"></div><div id=\"turns\" class=\"panel\"></div>";
   page += "<h2 id=\"definitions\">Definitions</h2><table class=\"defs\">" + defs + "</table>";
   page += "<script type=\"application/json\" id=\"tokbench-data\">";
   // A temporary file renamed over the page: a kill leaves the old page or the new one.

@@ -36,4 +36,7 @@ node "$HERE/check_page.js" "$(ls "$OUT"/search/*/search/search.html)" TOKBENCH_S
 "$BIN" run --adaptive-window-s 0.5 --slo 'e2el.p99<=10s' --duration-s 1.5 --grace-s 0.5 --adaptive-max 4 --max-tokens 2 \
   --quiet --output-dir "$OUT/adaptive" >/dev/null
 node "$HERE/check_page.js" "$(ls "$OUT"/adaptive/*/performances/*/builtin_plot.html)" TOKBENCH adaptive
+# Multi-turn sessions: the per-turn chart.
+"$BIN" run --turns 3 --num-prompts 4 --concurrency 2 --max-tokens 4 --quiet --output-dir "$OUT/turns" >/dev/null
+node "$HERE/check_page.js" "$(ls "$OUT"/turns/*/performances/*/builtin_plot.html)" TOKBENCH turns
 echo "report pages checked in Chromium: $OUT/stream.png $OUT/nostream.png"
