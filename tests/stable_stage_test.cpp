@@ -91,6 +91,30 @@ TEST(StableStage, ThroughputsCountWhatArrivedInsideTheWindow) {
   EXPECT_TRUE(steady_note);
 }
 
+// Nothing generated (an embeddings run): the window still restates the request rate, but there
+// is no output throughput to split into halves, so no "0.0 then 0.0 token/s" note.
+TEST(StableStage, NoOutputMeansNoHalvesNote) {
+  auto recs = closed_loop(4, 10);
+  for (auto& r : recs) {
+    r.chunks.clear();
+    r.first_token_ns = r.last_token_ns = record::kNone;
+    r.completion_tokens = 0;
+  }
+  StableStageFinder f(4);
+  for (const auto& r : recs) f.add(r);
+  const StableWindow w = f.finish();
+  MetricsPass pass(RunFacts{4, true}, {Definitions::Tokbench});
+  WindowArrivals a;
+  for (const auto& r : recs) {
+    if (w.contains(r.sent_ns)) pass.add(r);
+    a.add(r, w);
+  }
+  MetricSet m = std::move(pass.finish().front());
+  restate_over_window(m, w, a);
+  EXPECT_NEAR(m.common_metric("request_throughput")->value, 4 / 0.101, 0.3);
+  for (const auto& n : m.notes) EXPECT_EQ(n.find("two halves"), std::string::npos) << n;
+}
+
 TEST(StableStage, AWindowWhoseThroughputDriftsIsCalledUnsteady) {
   StableWindow w;
   w.found = true;

@@ -107,7 +107,8 @@ void restate_over_window(MetricSet& m, const StableWindow& w, const WindowArriva
   m.notes.push_back(w.text);
   const double h1 = a.first_half / (s / 2), h2 = a.second_half / (s / 2);
   const double drift = std::max(h1, h2) > 0 ? std::abs(h1 - h2) / std::max(h1, h2) : 0;
-  m.notes.push_back(fmt::format("stable stage: output throughput {:.1f} then {:.1f} token/s in the window's two halves "
+  // Nothing generated inside the window (embeddings): no throughput to compare, no "0.0 then 0.0".
+  if (std::max(h1, h2) > 0) m.notes.push_back(fmt::format("stable stage: output throughput {:.1f} then {:.1f} token/s in the window's two halves "
                                 "({:.1f}% apart){}", h1, h2, 100 * drift,
                                 drift > 0.1 ? ": the load was not steady inside the window; treat its figures with care" : ""));
   if (a.spread_requests > 0) {
