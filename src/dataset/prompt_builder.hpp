@@ -34,8 +34,10 @@ class Builder {
   int32_t random_id() { return pool_[std::uniform_int_distribution<size_t>(0, pool_.size() - 1)(rng_)]; }
 
   // Text after `prefix` such that encode(prefix + text) has prefix_ids.size() + n tokens and
-  // starts with prefix_ids.
-  std::string body(const std::string& prefix, const std::vector<int32_t>& prefix_ids, int64_t n) {
+  // starts with prefix_ids. `ids_out`, when given, receives that encoding (the caller need not
+  // encode prefix + text again).
+  std::string body(const std::string& prefix, const std::vector<int32_t>& prefix_ids, int64_t n,
+                   std::vector<int32_t>* ids_out = nullptr) {
     const size_t p = prefix_ids.size(), target = p + static_cast<size_t>(n);
     std::vector<int32_t> ids(static_cast<size_t>(n));
     for (auto& id : ids) id = random_id();
@@ -43,7 +45,10 @@ class Builder {
       const std::string text = tok_.decode(ids);
       const auto enc = tok_.encode(prefix + text);
       const bool prefix_intact = enc.size() >= p && std::equal(prefix_ids.begin(), prefix_ids.end(), enc.begin());
-      if (enc.size() == target && prefix_intact && clean_text(text)) return text;
+      if (enc.size() == target && prefix_intact && clean_text(text)) {
+        if (ids_out) *ids_out = enc;
+        return text;
+      }
       if (!prefix_intact) {
         ids.front() = random_id();  // the body merged into the prefix: start it differently
         continue;

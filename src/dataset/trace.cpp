@@ -12,7 +12,6 @@
 #include <cmath>
 #include <fstream>
 #include <map>
-#include <numeric>
 #include <set>
 #include <stdexcept>
 
@@ -128,8 +127,7 @@ Dataset trace(const std::string& path, const TraceOptions& o, TokenCodec& codec)
       auto it = blocks.find({h, len});
       if (it == blocks.end()) {
         Block blk;
-        blk.text = b.body(prompt, ids, len);
-        blk.ids_to_here = codec.encode(prompt + blk.text);
+        blk.text = b.body(prompt, ids, len, &blk.ids_to_here);
         it = blocks.emplace(std::make_pair(h, len), std::move(blk)).first;
       }
       prompt += it->second.text;
