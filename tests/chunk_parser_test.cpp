@@ -90,5 +90,126 @@ TEST(ChunkParser, ErrorObjectAndInvalidJson) {
   EXPECT_FALSE(p.parse("[1,2]", info, &why));
 }
 
+ChunkInfo parse_with(ChunkParser& p, std::string_view json) {
+  ChunkInfo info;
+  std::string why;
+  EXPECT_TRUE(p.parse(json, info, &why)) << why;
+  return info;
+}
+
+// Anthropic's Messages stream, as its documentation shows it (the framer has already dropped the
+// `event:` lines): only text, thinking and tool deltas are output; message_delta carries the
+// stop reason and the output count; message_stop ends the stream.
+TEST(ChunkParser, AnthropicStream) {
+  ChunkParser p(Wire::Anthropic);
+  auto start = parse_with(p, R"({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",)"
+                             R"("content":[],"model":"m","stop_reason":null,"usage":{"input_tokens":20,)"
+                             R"("cache_read_input_tokens":80,"cache_creation_input_tokens":0,"output_tokens":1}}})");
+  EXPECT_EQ(start.kind, ChunkKind::Role);
+  EXPECT_EQ(start.id, "msg_1");
+  EXPECT_EQ(start.prompt_tokens, 100);  // input_tokens leaves out what was read from the cache
+  EXPECT_EQ(start.cached_tokens, 80);
+  EXPECT_EQ(start.completion_tokens, -1);  // message_start's output_tokens is a placeholder
+  EXPECT_EQ(parse_with(p, R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})").kind,
+            ChunkKind::Empty);
+  EXPECT_EQ(parse_with(p, R"({"type": "ping"})").kind, ChunkKind::Empty);
+  auto text = parse_with(p, R"({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello"}})");
+  EXPECT_EQ(text.kind, ChunkKind::Content);
+  EXPECT_EQ(text.content, "Hello");
+  EXPECT_EQ(text.text_bytes, 5);
+  EXPECT_EQ(parse_with(p, R"({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hm"}})").kind,
+            ChunkKind::Reasoning);
+  EXPECT_EQ(parse_with(p, R"({"type":"content_block_delta","index":1,"delta":{"type":"signature_delta","signature":"x"}})").kind,
+            ChunkKind::Empty);
+  EXPECT_EQ(parse_with(p, R"({"type":"content_block_stop","index":0})").kind, ChunkKind::Empty);
+  auto tool = parse_with(p, R"({"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"get_weather","input":{}}})");
+  EXPECT_EQ(tool.kind, ChunkKind::ToolCall);
+  EXPECT_EQ(tool.text_bytes, 11);
+  auto args = parse_with(p, R"({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a\""}})");
+  EXPECT_EQ(args.kind, ChunkKind::ToolCall);
+  EXPECT_EQ(args.tool_args, "{\"a\"");
+  auto delta = parse_with(p, R"({"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}})");
+  EXPECT_EQ(delta.kind, ChunkKind::Finish);
+  EXPECT_EQ(delta.finish_reason, "end_turn");
+  EXPECT_EQ(delta.completion_tokens, 15);
+  EXPECT_FALSE(delta.end);
+  EXPECT_TRUE(parse_with(p, R"({"type":"message_stop"})").end);
+  auto err = parse_with(p, R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})");
+  EXPECT_EQ(err.error, "Overloaded");
+  EXPECT_STREQ(end_of_stream_name(Wire::Anthropic), "a message_stop event");
+}
+
+TEST(ChunkParser, AnthropicBody) {
+  ChunkParser p(Wire::Anthropic);
+  auto body = parse_with(p, R"({"id":"msg_2","type":"message","role":"assistant","content":[{"type":"thinking","thinking":"ab"},)"
+                            R"({"type":"text","text":"Hi"},{"type":"text","text":" there"}],"stop_reason":"max_tokens",)"
+                            R"("usage":{"input_tokens":7,"output_tokens":9}})");
+  EXPECT_EQ(body.kind, ChunkKind::Content);
+  EXPECT_EQ(body.id, "msg_2");
+  EXPECT_EQ(body.content, "Hi");  // the first text block
+  EXPECT_EQ(body.text_bytes, 2 + 2 + 6);  // every block counts
+  EXPECT_EQ(body.finish_reason, "max_tokens");
+  EXPECT_EQ(body.prompt_tokens, 7);
+  EXPECT_EQ(body.cached_tokens, -1);
+  EXPECT_EQ(body.completion_tokens, 9);
+}
+
+// SGLang's /generate streams the whole answer so far; the parser hands out only what is new, and
+// every event's meta_info.completion_tokens is the exact count so far.
+TEST(ChunkParser, SglangGenerateCumulativeText) {
+  ChunkParser p(Wire::SglangGenerate);
+  auto one = parse_with(p, R"({"text":" alpha","meta_info":{"id":"r1","finish_reason":null,"prompt_tokens":9,"completion_tokens":1,"cached_tokens":4},"index":0})");
+  EXPECT_EQ(one.kind, ChunkKind::Content);
+  EXPECT_EQ(one.content, " alpha");
+  EXPECT_EQ(one.id, "r1");
+  EXPECT_EQ(one.prompt_tokens, 9);
+  EXPECT_EQ(one.completion_tokens, 1);
+  EXPECT_EQ(one.cached_tokens, 4);
+  auto two = parse_with(p, R"({"text":" alpha beta gamma","meta_info":{"finish_reason":null,"completion_tokens":3},"index":0})");
+  EXPECT_EQ(two.content, " beta gamma");
+  EXPECT_EQ(two.text_bytes, 11);
+  // Detokenizer lag: a token that adds no text yet is not a text chunk.
+  auto lag = parse_with(p, R"({"text":" alpha beta gamma","meta_info":{"finish_reason":null,"completion_tokens":4},"index":0})");
+  EXPECT_EQ(lag.kind, ChunkKind::Empty);
+  EXPECT_EQ(lag.completion_tokens, 4);
+  auto last = parse_with(p, R"({"text":" alpha beta gamma delta","meta_info":{"finish_reason":{"type":"length","length":5},"completion_tokens":5},"index":0})");
+  EXPECT_EQ(last.content, " delta");
+  EXPECT_EQ(last.finish_reason, "length");
+  // The next response starts from nothing.
+  p.begin_response();
+  EXPECT_EQ(parse_with(p, R"({"text":" x","meta_info":{"completion_tokens":1}})").content, " x");
+}
+
+// A server started with --incremental-streaming-output sends only the new text: told apart at
+// the second event, whose text does not repeat the first.
+TEST(ChunkParser, SglangGenerateIncrementalText) {
+  ChunkParser p(Wire::SglangGenerate);
+  EXPECT_EQ(parse_with(p, R"({"text":"Hello","meta_info":{"completion_tokens":1}})").content, "Hello");
+  EXPECT_EQ(parse_with(p, R"({"text":" world","meta_info":{"completion_tokens":2}})").content, " world");
+  EXPECT_EQ(parse_with(p, R"({"text":" and more than before","meta_info":{"completion_tokens":6}})").content, " and more than before");
+  // Choices keep their own text (n > 1 interleaves them by index).
+  ChunkParser q(Wire::SglangGenerate);
+  EXPECT_EQ(parse_with(q, R"({"text":"a","index":0})").content, "a");
+  EXPECT_EQ(parse_with(q, R"({"text":"b","index":1})").content, "b");
+  EXPECT_EQ(parse_with(q, R"({"text":"ab","index":0})").content, "b");
+  EXPECT_EQ(parse_with(q, R"({"text":"bc","index":1})").choices, 2);
+}
+
+TEST(ChunkParser, SglangGenerateBodiesAndAbort) {
+  ChunkParser p(Wire::SglangGenerate);
+  auto list = parse_with(p, R"([{"text":"ab","meta_info":{"id":"x","prompt_tokens":3,"completion_tokens":2,"finish_reason":{"type":"stop","matched":2}}},)"
+                            R"({"text":"cde","meta_info":{"id":"x","prompt_tokens":3,"completion_tokens":3}}])");
+  EXPECT_EQ(list.choices, 2);
+  EXPECT_EQ(list.completion_tokens, 5);
+  EXPECT_EQ(list.prompt_tokens, 3);
+  EXPECT_EQ(list.text_bytes, 5);
+  EXPECT_EQ(list.finish_reason, "stop");
+  auto abort = parse_with(p, R"({"text":"","meta_info":{"finish_reason":{"type":"abort","message":"out of memory"}}})");
+  EXPECT_EQ(abort.error, "out of memory");
+  ChunkInfo info;
+  std::string why;
+  EXPECT_FALSE(ChunkParser(Wire::OpenAI).parse("[1]", info, &why));  // only /generate answers a list
+}
+
 }  // namespace
 }  // namespace tokbench::client

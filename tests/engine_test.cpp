@@ -344,6 +344,89 @@ TEST(Engine, UsageBombIsRecordedNotAllocated) {
   EXPECT_EQ(rs[0].chunks.size(), 4u);
 }
 
+// Anthropic's Messages stream as its servers write it, not as our simulator does: `event:` lines,
+// CRLF line ends, a ping, and message_stop as the end (no [DONE]). The key goes as x-api-key with
+// anthropic-version, and no Bearer header.
+TEST(Engine, AnthropicStreamFromAForeignServer) {
+  const std::string sse =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nConnection: close\r\n\r\n"
+      "event: message_start\r\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_01\",\"type\":\"message\","
+      "\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":12,\"output_tokens\":1}}}\r\n\r\n"
+      "event: content_block_start\r\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\r\n\r\n"
+      "event: ping\r\ndata: {\"type\": \"ping\"}\r\n\r\n"
+      "event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hel\"}}\r\n\r\n"
+      "event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"lo\"}}\r\n\r\n"
+      "event: content_block_stop\r\ndata: {\"type\":\"content_block_stop\",\"index\":0}\r\n\r\n"
+      "event: message_delta\r\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":3}}\r\n\r\n"
+      "event: message_stop\r\ndata: {\"type\":\"message_stop\"}\r\n\r\n";
+  testing::CannedServer srv([&](const std::string&) { return sse; });
+  EngineSettings es;
+  es.url = srv.url("/v1/messages");
+  es.wire = Wire::Anthropic;
+  es.api_key = "sk-ant-test";
+  es.keep_text = true;
+  const auto rs = run(es, {R"({"model":"m","max_tokens":8,"messages":[{"role":"user","content":"hi"}],"stream":true})"});
+  ASSERT_EQ(rs.size(), 1u);
+  const RequestRecord& r = rs[0];
+  EXPECT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.request_id, "msg_01");
+  EXPECT_EQ(r.prompt_tokens, 12);
+  EXPECT_EQ(r.completion_tokens, 3);
+  EXPECT_EQ(r.finish_reason, "end_turn");
+  EXPECT_EQ(r.output_text, "Hello");
+  EXPECT_EQ(std::count_if(r.chunks.begin(), r.chunks.end(), [](const auto& c) { return c.has_text(); }), 2);
+  EXPECT_NE(r.first_token_ns, record::kNone);
+  const std::string head = srv.requests().at(0);
+  EXPECT_NE(head.find("x-api-key: sk-ant-test"), std::string::npos) << head;
+  EXPECT_NE(head.find("anthropic-version: 2023-06-01"), std::string::npos) << head;
+  EXPECT_EQ(head.find("Authorization"), std::string::npos) << head;
+}
+
+// An Anthropic stream cut before message_stop fails, naming what was missing; a [DONE] line means
+// nothing on this API.
+TEST(Engine, AnthropicStreamWithoutMessageStopIsCut) {
+  const std::string sse =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+      "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"}}\n\n"
+      "data: [DONE]\n\n";
+  testing::CannedServer srv([&](const std::string&) { return sse; });
+  EngineSettings es;
+  es.url = srv.url("/v1/messages");
+  es.wire = Wire::Anthropic;
+  const auto rs = run(es, {R"({"model":"m","max_tokens":8,"messages":[],"stream":true})"});
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].outcome, Outcome::StreamProtocol);
+  EXPECT_NE(rs[0].error.find("without a message_stop event"), std::string::npos) << rs[0].error;
+}
+
+// SGLang's /generate, from a server that is not our simulator: cumulative text, cumulative
+// meta_info counts (two tokens in the second event), a finish object, then [DONE].
+TEST(Engine, SglangGenerateStreamFromAForeignServer) {
+  const std::string sse =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+      "data: {\"text\":\" one\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":null,\"prompt_tokens\":6,\"completion_tokens\":1,\"cached_tokens\":0}}\n\n"
+      "data: {\"text\":\" one two three\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":null,\"prompt_tokens\":6,\"completion_tokens\":3,\"cached_tokens\":0}}\n\n"
+      "data: {\"text\":\" one two three four\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":{\"type\":\"length\",\"length\":4},"
+      "\"prompt_tokens\":6,\"completion_tokens\":4,\"cached_tokens\":0}}\n\n"
+      "data: [DONE]\n\n";
+  testing::CannedServer srv([&](const std::string&) { return sse; });
+  EngineSettings es;
+  es.url = srv.url("/generate");
+  es.wire = Wire::SglangGenerate;
+  es.keep_text = true;
+  const auto rs = run(es, {R"({"text":"hi","sampling_params":{"max_new_tokens":4},"stream":true})"});
+  ASSERT_EQ(rs.size(), 1u);
+  const RequestRecord& r = rs[0];
+  EXPECT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.output_text, " one two three four");  // each piece once, not the answer three times over
+  EXPECT_EQ(r.output_chars, 19);
+  EXPECT_EQ(r.completion_tokens, 4);
+  EXPECT_EQ(r.finish_reason, "length");
+  ASSERT_EQ(r.chunks.size(), 3u);
+  EXPECT_EQ(r.chunks[1].cum_tokens, 3);  // exact per-chunk counts: no estimate needed
+  EXPECT_EQ(srv.requests().at(0).find("anthropic-version"), std::string::npos);
+}
+
 // A proxy's HTML page with 200 where a stream was asked for: said as such, with what came.
 TEST(Engine, HtmlAnswerIsNamedNotCalledACutStream) {
   testing::CannedServer srv([&](const std::string&) {

@@ -187,6 +187,94 @@ TEST_F(ExecuteTest, SeveralChoicesPerRequestAreTimedPerChoice) {
   for (const auto& r : records(one)) EXPECT_EQ(r.choices, 1);
 }
 
+// Anthropic's Messages API end to end against the simulator: TTFT and TPOT against its truth,
+// output tokens from message_delta's usage, input tokens from message_start's (cached ones
+// included), streamed and not.
+TEST_F(ExecuteTest, AnthropicMessagesAreTimedAgainstTheTruth) {
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "10", "--enable-prefix-caching", "--block-size", "4"});
+  RunConfig c;
+  c.url = sim.url("/v1/messages");
+  c.concurrency = 2;
+  c.num_prompts = 12;
+  c.max_tokens = 8;
+  c.ignore_eos = true;
+  const RunOutcome out = run(c);
+  std::string all;
+  for (const auto& r : out.verdict.reasons) all += r + "\n";
+  EXPECT_TRUE(out.verdict.valid) << all;
+  const auto& m = out.metrics;
+  ASSERT_TRUE(m.row("TPOT") && m.row("TPOT")->stats && m.row("TTFT")->stats);
+  EXPECT_EQ(m.row("TPOT")->stats->n, 12);
+  EXPECT_NEAR(m.row("TPOT")->stats->mean, 10.0, 1.0);
+  EXPECT_GE(m.row("TTFT")->stats->mean, 1.0);  // prefix-cached prompts skip most of the 20 ms prefill
+  EXPECT_LT(m.row("TTFT")->stats->mean, 40.0);
+  EXPECT_DOUBLE_EQ(m.row("OutputTokens")->stats->mean, 8);
+  int64_t cached = 0;
+  for (const auto& r : records(out)) {
+    EXPECT_TRUE(r.request_id.starts_with("msg_")) << r.request_id;
+    EXPECT_EQ(r.completion_tokens, 8);
+    EXPECT_GT(r.prompt_tokens, 0);
+    EXPECT_EQ(std::count_if(r.chunks.begin(), r.chunks.end(), [](const auto& ch) { return ch.has_text(); }), 8);
+    cached += std::max<int64_t>(0, r.cached_tokens);
+  }
+  EXPECT_GT(cached, 0);  // cache_read_input_tokens arrive as cached tokens (the builtin prompts share a template)
+  // Conversations over the Messages API: each turn carries the earlier ones and their real
+  // answers (taken from text_delta events), so the cached share grows by turn.
+  c.turns = 3;
+  c.num_prompts = 4;
+  const RunOutcome sessions = run(c);
+  EXPECT_TRUE(sessions.verdict.valid) << (sessions.verdict.reasons.empty() ? "" : sessions.verdict.reasons.front());
+  const auto& turns = sessions.metrics.turns;
+  ASSERT_EQ(turns.size(), 3u);
+  ASSERT_TRUE(turns[1].cached_tokens && turns[2].cached_tokens && turns[1].input_tokens && turns[2].input_tokens);
+  EXPECT_GT(*turns[2].input_tokens, *turns[1].input_tokens + 8);  // the second exchange, answer included, is resent
+  EXPECT_GT(*turns[2].cached_tokens, *turns[1].cached_tokens);
+  c.turns = 0;
+  c.num_prompts = 12;
+  c.stream = false;
+  const RunOutcome body = run(c);
+  EXPECT_TRUE(body.verdict.valid) << (body.verdict.reasons.empty() ? "" : body.verdict.reasons.front());
+  EXPECT_DOUBLE_EQ(body.metrics.row("OutputTokens")->stats->mean, 8);
+}
+
+// SGLang's native /generate end to end: its cumulative text is taken apart into the new pieces,
+// and meta_info's cumulative completion_tokens makes every chunk's token count exact, so ITL is
+// exact even with two tokens per chunk (OpenAI streams without continuous usage need an estimate).
+TEST_F(ExecuteTest, SglangGenerateIsTimedExactlyPerChunk) {
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "10", "--tokens-per-chunk", "2"});
+  RunConfig c;
+  c.url = sim.url("/generate");
+  c.concurrency = 2;
+  c.num_prompts = 12;
+  c.max_tokens = 9;
+  c.ignore_eos = true;
+  const RunOutcome out = run(c);
+  std::string all;
+  for (const auto& r : out.verdict.reasons) all += r + "\n";
+  EXPECT_TRUE(out.verdict.valid) << all;
+  const auto& m = out.metrics;
+  ASSERT_TRUE(m.row("TPOT") && m.row("TPOT")->stats && m.row("ITL")->stats);
+  EXPECT_NEAR(m.row("TPOT")->stats->mean, 10.0, 1.0);
+  EXPECT_NEAR(m.row("ITL")->stats->mean, 10.0, 1.0);
+  EXPECT_EQ(m.itl_estimated_requests, 0);
+  EXPECT_DOUBLE_EQ(m.row("OutputTokens")->stats->mean, 9);
+  for (const auto& r : records(out)) {
+    EXPECT_EQ(r.completion_tokens, 9);
+    EXPECT_EQ(r.output_chars, 57);  // " the model streams tokens quickly and every chunk arrives": once, not resent per event
+  }
+  // --compat sglang: bench_serving's native payload (ignore_eos and temperature 0 in
+  // sampling_params) and its definitions, which split each chunk gap over its new tokens on
+  // /generate: ITL is per token there, where on OpenAI endpoints it is per chunk (20 ms here).
+  c.ignore_eos = false;
+  c.compat = "sglang";
+  const RunOutcome native = run(c);
+  EXPECT_TRUE(native.verdict.valid) << (native.verdict.reasons.empty() ? "" : native.verdict.reasons.front());
+  ASSERT_TRUE(native.metrics.row("ITL") && native.metrics.row("ITL")->stats);
+  EXPECT_NEAR(native.metrics.row("ITL")->stats->mean, 10.0, 1.0);
+  EXPECT_EQ(native.metrics.row("ITL")->stats->n, 12 * 8);
+  for (const auto& r : records(native)) EXPECT_TRUE(r.ignore_eos_sent);
+}
+
 // Tool calls end to end: TTFT is measured at the first tool-call delta (it was n/a while the run
 // said VALID), TPOT against the simulator's truth, the details name the chunks as tool calls.
 TEST_F(ExecuteTest, ToolCallAnswersAreTimedLikeText) {

@@ -301,6 +301,78 @@ TEST_F(MockServerTest, ImagePartsAddTheirTokensToUsage) {
   EXPECT_EQ(prompt_tokens(R"([{"type":"image_url","image_url":{"url":"data:image/png;base64,@@@@"}}])"), -400);
 }
 
+// Anthropic's Messages API: its event sequence (each named by an `event:` line), the prompt
+// count as input_tokens, the output count in message_delta, message_stop at the end; a body
+// without max_tokens is refused as Anthropic refuses it, in its error shape.
+TEST_F(MockServerTest, MessagesStreamIsShapedLikeAnthropic) {
+  const auto res = http_post(base_ + "/v1/messages",
+                             R"({"model":"tokbench-mock","max_tokens":3,"ignore_eos":true,"stream":true,)"
+                             R"("system":"be brief","messages":[{"role":"user","content":"hi"}]})");
+  ASSERT_EQ(res.status, 200);
+  const auto ev = sse_data(res.body);
+  ASSERT_EQ(ev.size(), 2 + 3 + 3u);  // message_start, block start, 3 deltas, block stop, message_delta, message_stop
+  EXPECT_NE(ev[0].find(R"("type":"message_start")"), std::string::npos) << ev[0];
+  EXPECT_NE(ev[0].find(R"("input_tokens":5,"output_tokens":1)"), std::string::npos) << ev[0];  // "hi" 1 + 1, system 2 + 1
+  EXPECT_NE(ev[1].find(R"("type":"content_block_start")"), std::string::npos);
+  EXPECT_NE(ev[2].find(R"("delta":{"type":"text_delta","text":)"), std::string::npos) << ev[2];
+  EXPECT_NE(ev[5].find(R"("type":"content_block_stop")"), std::string::npos);
+  EXPECT_NE(ev[6].find(R"("stop_reason":"max_tokens")"), std::string::npos) << ev[6];
+  EXPECT_NE(ev[6].find(R"("usage":{"output_tokens":3})"), std::string::npos) << ev[6];
+  EXPECT_EQ(ev[7], R"({"type":"message_stop"})");
+  EXPECT_NE(res.body.find("event: message_start\ndata: "), std::string::npos);
+  EXPECT_EQ(res.body.find("[DONE]"), std::string::npos);
+  const auto body = http_post(base_ + "/v1/messages",
+                              R"({"model":"tokbench-mock","max_tokens":2,"ignore_eos":true,"messages":[{"role":"user","content":"hi"}]})");
+  ASSERT_EQ(body.status, 200);
+  EXPECT_NE(body.body.find(R"("type":"message")"), std::string::npos) << body.body;
+  EXPECT_NE(body.body.find(R"("stop_reason":"max_tokens")"), std::string::npos) << body.body;
+  EXPECT_NE(body.body.find(R"("output_tokens":2)"), std::string::npos) << body.body;
+  const auto refused = http_post(base_ + "/v1/messages", R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}]})");
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_NE(refused.body.find(R"({"type":"error","error":{"type":"invalid_request_error","message":"max_tokens)"), std::string::npos)
+      << refused.body;
+  const std::string img = R"({"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}})";
+  auto prompt = [&](const std::string& content) -> std::string {
+    const auto r = http_post(base_ + "/v1/messages", R"({"model":"tokbench-mock","max_tokens":1,"messages":[{"role":"user","content":)" + content + "}]}");
+    return std::to_string(r.status) + " " + r.body;
+  };
+  EXPECT_NE(prompt("[" + img + "]").find(R"("input_tokens":257)"), std::string::npos);  // 256 per image + the message
+  EXPECT_EQ(prompt(R"([{"type":"image","source":{"type":"url","url":"https://example.com/x.png"}}])").substr(0, 3), "400");
+}
+
+// SGLang's /generate: every event carries the whole text so far and meta_info's cumulative
+// completion_tokens; the finish is an object; [DONE] ends the stream. No model field: lora_path
+// names an adapter.
+TEST_F(MockServerTest, GenerateStreamIsShapedLikeSglang) {
+  const auto res = http_post(base_ + "/generate", R"({"text":"hello there","sampling_params":{"max_new_tokens":3,"ignore_eos":true},"stream":true})");
+  ASSERT_EQ(res.status, 200);
+  const auto ev = sse_data(res.body);
+  ASSERT_EQ(ev.size(), 3 + 1u);
+  simdjson::dom::parser p;
+  std::string before;
+  for (int i = 0; i < 3; ++i) {
+    simdjson::dom::element e = p.parse(ev[static_cast<size_t>(i)]);
+    const std::string text(e["text"].get_string().value());
+    EXPECT_TRUE(text.starts_with(before) && text.size() > before.size()) << text;  // cumulative
+    before = text;
+    EXPECT_EQ(e["meta_info"]["completion_tokens"].get_int64().value(), i + 1);
+    EXPECT_EQ(e["meta_info"]["prompt_tokens"].get_int64().value(), 3);
+    EXPECT_EQ(e["meta_info"]["finish_reason"].is_null(), i < 2);
+  }
+  EXPECT_NE(ev[2].find(R"("finish_reason":{"type":"length","length":3})"), std::string::npos) << ev[2];
+  EXPECT_EQ(ev[3], "[DONE]");
+  const auto body = http_post(base_ + "/generate", R"({"text":"x","sampling_params":{"max_new_tokens":2,"ignore_eos":true,"n":2}})");
+  ASSERT_EQ(body.status, 200);
+  simdjson::dom::element list = p.parse(body.body);
+  ASSERT_TRUE(list.is_array());
+  EXPECT_EQ(list.get_array().size(), 2u);
+  EXPECT_EQ(http_post(base_ + "/generate", R"({"sampling_params":{}})").status, 400);
+  EXPECT_EQ(http_post(base_ + "/generate", R"({"text":"x","lora_path":"nope"})").status, 404);
+  // SGLang's default max_new_tokens is 128.
+  const auto deflt = http_post(base_ + "/generate", R"({"text":"x","sampling_params":{"ignore_eos":true}})");
+  EXPECT_NE(deflt.body.find(R"("completion_tokens":128)"), std::string::npos) << deflt.body;
+}
+
 TEST_F(MockServerTest, ModelsHealthAndErrors) {
   auto models = client::http_get(base_ + "/v1/models", {}, "", 5000);
   ASSERT_EQ(models.status, 200);

@@ -152,16 +152,69 @@ TEST(RequestAudit, NamesTheKnownTraps) {
   };
   const auto seed_incident = audit_body(
       R"({"model":"m","messages":[],"max_tokens":512,"min_tokens":512,"ignore_eos":true,"temperature":0,"seed":0,"stream":true,"stream_options":{"include_usage":true}})",
-      true);
+      Endpoint::Chat);
   EXPECT_EQ(levels(seed_incident, "min_tokens together with ignore_eos"), "warning");
   EXPECT_EQ(levels(seed_incident, "fixed seed"), "note");
   EXPECT_EQ(levels(seed_incident, "no temperature"), "absent");
-  const auto bare = audit_body(R"({"model":"m","prompt":"x","stream":true})", false);
+  const auto bare = audit_body(R"({"model":"m","prompt":"x","stream":true})", Endpoint::Completions);
   EXPECT_EQ(levels(bare, "no temperature"), "note");
   EXPECT_EQ(levels(bare, "without stream_options.include_usage"), "warning");
   EXPECT_EQ(levels(bare, "no output cap"), "note");
-  const auto both = audit_body(R"({"max_tokens":1,"max_completion_tokens":2,"temperature":1})", true);
+  const auto both = audit_body(R"({"max_tokens":1,"max_completion_tokens":2,"temperature":1})", Endpoint::Chat);
   EXPECT_EQ(levels(both, "both max_tokens and max_completion_tokens"), "warning");
+  // Anthropic's streams always carry usage: no include_usage warning there.
+  const auto messages = audit_body(R"({"model":"m","messages":[],"max_tokens":5,"stream":true})", Endpoint::Messages);
+  EXPECT_EQ(levels(messages, "include_usage"), "absent");
+  // /generate's fields live in sampling_params, under SGLang's names.
+  const auto generate = audit_body(
+      R"({"text":"x","sampling_params":{"max_new_tokens":8,"min_new_tokens":8,"ignore_eos":true},"stream":true})", Endpoint::Generate);
+  EXPECT_EQ(levels(generate, "min_new_tokens together with ignore_eos"), "warning");
+  EXPECT_EQ(levels(generate, "no temperature"), "note");
+  EXPECT_EQ(levels(generate, "no max_new_tokens"), "absent");
+  EXPECT_EQ(levels(generate, "include_usage"), "absent");
+  EXPECT_EQ(levels(audit_body(R"({"text":"x","stream":false})", Endpoint::Generate), "no max_new_tokens"), "note");
+}
+
+// Anthropic's Messages API: the prompt as a user message, max_tokens (required there), no
+// stream_options (its streams carry usage anyway); images as base64 image blocks.
+TEST(RequestBody, AnthropicMessages) {
+  BodySettings s;
+  s.endpoint = Endpoint::Messages;
+  s.model = "claude-like";
+  s.max_tokens = 64;
+  dataset::RequestSpec spec;
+  spec.prompt = "hi";
+  EXPECT_EQ(build_body(s, spec),
+            R"({"model":"claude-like","messages":[{"role":"user","content":"hi"}],"max_tokens":64,"stream":true})");
+  s.ignore_eos = true;
+  s.temperature = 0.5;
+  spec.image_urls = {"data:image/png;base64,QUJD"};
+  EXPECT_EQ(build_body(s, spec),
+            R"({"model":"claude-like","messages":[{"role":"user","content":[{"type":"text","text":"hi"},)"
+            R"({"type":"image","source":{"type":"base64","media_type":"image/png","data":"QUJD"}}]}],"max_tokens":64,)"
+            R"("ignore_eos":true,"temperature":0.5,"stream":true})");
+  EXPECT_EQ(plan_request(s, spec, false).facts.images, 1);
+}
+
+// SGLang's native /generate: text and sampling_params, no model (a LoRA adapter is lora_path);
+// --compat sglang adds what bench_serving's native backend sends (temperature 0, ignore_eos).
+TEST(RequestBody, SglangGenerate) {
+  BodySettings s;
+  s.endpoint = Endpoint::Generate;
+  s.model = "base";
+  s.max_tokens = 32;
+  dataset::RequestSpec spec;
+  spec.prompt = "hi";
+  EXPECT_EQ(build_body(s, spec), R"({"text":"hi","sampling_params":{"max_new_tokens":32},"stream":true})");
+  s.flavor = Flavor::Sglang;
+  s.min_tokens = 4;
+  spec.model = "adapter-a";
+  EXPECT_EQ(build_body(s, spec),
+            R"({"text":"hi","sampling_params":{"max_new_tokens":32,"min_new_tokens":4,"ignore_eos":true,"temperature":0},)"
+            R"("stream":true,"lora_path":"adapter-a"})");
+  EXPECT_TRUE(plan_request(s, spec, false).facts.ignore_eos_sent);
+  s.extra = parse_extra_body(R"({"sampling_params":{"max_new_tokens":1},"rid":"x"})");  // the user's object wins whole
+  EXPECT_EQ(build_body(s, spec), R"({"text":"hi","stream":true,"lora_path":"adapter-a","sampling_params":{"max_new_tokens":1},"rid":"x"})");
 }
 
 }  // namespace

@@ -110,6 +110,41 @@ TEST(Plan, UrlPathDecidesTheEndpoint) {
   h.host = "10.0.0.5";
   h.endpoint = "completions";
   EXPECT_EQ(make_plan(h, nullptr).cfg.target_url(), "http://10.0.0.5:8000/v1/completions");
+  // Anthropic's Messages API and SGLang's native /generate: named by their paths, and their
+  // paths made from --endpoint (/generate is not under /v1).
+  c.url = "http://127.0.0.1:8000/v1/messages";
+  EXPECT_EQ(make_plan(c, nullptr).cfg.endpoint, "messages");
+  c.url = "http://127.0.0.1:30000/generate";
+  EXPECT_EQ(make_plan(c, nullptr).cfg.endpoint, "generate");
+  c.url = "http://127.0.0.1:30000";
+  c.endpoint = "generate";
+  EXPECT_EQ(make_plan(c, nullptr).cfg.url, "http://127.0.0.1:30000/generate");
+  h.endpoint = "messages";
+  EXPECT_EQ(make_plan(h, nullptr).cfg.target_url(), "http://10.0.0.5:8000/v1/messages");
+}
+
+// What the non-OpenAI APIs cannot take is refused up front, naming the fix.
+TEST(Plan, NativeApiMistakesAreNamed) {
+  auto error = [](const std::string& url, auto edit) {
+    RunConfig c;
+    c.url = url;
+    edit(c);
+    try {
+      make_plan(c, nullptr);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string messages = "http://127.0.0.1:8000/v1/messages", generate = "http://127.0.0.1:8000/generate";
+  EXPECT_NE(error(messages, [](RunConfig& c) { c.max_tokens = 0; }).find("requires max_tokens"), std::string::npos);
+  EXPECT_NE(error(generate, [](RunConfig& c) { c.compat = "vllm"; }).find("--compat vllm"), std::string::npos);
+  EXPECT_NE(error(messages, [](RunConfig& c) { c.compat = "sglang"; }).find("--compat sglang"), std::string::npos);
+  EXPECT_EQ(error(generate, [](RunConfig& c) { c.compat = "sglang"; }), "");  // bench_serving's native payload
+  EXPECT_NE(error(generate, [](RunConfig& c) { c.continuous_usage = true; }).find("--continuous-usage"), std::string::npos);
+  EXPECT_NE(error(generate, [](RunConfig& c) { c.image = "64x64"; }).find("--image"), std::string::npos);
+  EXPECT_EQ(error(messages, [](RunConfig& c) { c.image = "64x64"; }), "");  // Anthropic takes images
+  EXPECT_EQ(error(messages, [](RunConfig& c) { c.turns = 2; }), "");        // and conversations
 }
 
 TEST(Plan, EveryUsageErrorAtOnce) {

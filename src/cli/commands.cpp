@@ -167,7 +167,7 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_option("--url", c.url, "full endpoint URL, e.g. http://127.0.0.1:8000/v1/chat/completions");
   run->add_option("--host", c.host, "server host (with --port and --endpoint) instead of --url");
   run->add_option("--port", c.port, "server port")->capture_default_str();
-  run->add_option("--endpoint", c.endpoint, "chat | completions (default: what the --url path names, else chat)");
+  run->add_option("--endpoint", c.endpoint, "chat | completions | embeddings | messages (Anthropic) | generate (SGLang native) (default: what the --url path names, else chat)");
   run->add_option("--model", c.model, "model name; empty = first id from GET /v1/models");
   run->add_option("--ca-bundle", c.ca_bundle, "PEM file of CAs to trust for an https target (default: the system's)");
   run->add_option("--cert", c.tls_cert, "client certificate (PEM) for mutual TLS");

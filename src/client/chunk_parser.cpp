@@ -8,6 +8,9 @@ using record::ChunkKind;
 
 namespace {
 
+constexpr size_t kTailBytes = 16;        // enough to tell SGLang's cumulative text from deltas
+constexpr int64_t kMaxTrackedChoices = 64;  // choices beyond this share the last one's state
+
 template <class Obj>
 int64_t int_or(Obj obj, std::string_view key) {
   int64_t v = -1;
@@ -21,9 +24,32 @@ std::string_view text_of(simdjson::dom::element obj, std::string_view key) {
   return s;
 }
 
+// The kind of a payload from what it carries, most telling first.
+ChunkKind kind_of(const ChunkInfo& i, bool role) {
+  if (!i.content.empty()) return ChunkKind::Content;
+  if (!i.reasoning.empty()) return ChunkKind::Reasoning;
+  if (i.tool_bytes > 0) return ChunkKind::ToolCall;
+  if (!i.finish_reason.empty()) return ChunkKind::Finish;
+  if (role) return ChunkKind::Role;
+  if (i.completion_tokens >= 0) return ChunkKind::Usage;
+  return ChunkKind::Empty;
+}
+
+void take_error(simdjson::dom::element doc, ChunkInfo& out) {
+  simdjson::dom::element err_obj;
+  if (!doc["error"].get(err_obj) && !err_obj.is_null()) {
+    out.error = err_obj.is_object() ? text_of(err_obj, "message") : std::string_view("error");
+    if (out.error.empty()) out.error = "error";
+  }
+}
+
 }  // namespace
 
-ChunkParser::ChunkParser() { padded_.reserve(4096); }
+const char* end_of_stream_name(Wire wire) {
+  return wire == Wire::Anthropic ? "a message_stop event" : "data: [DONE]";
+}
+
+ChunkParser::ChunkParser(Wire wire) : wire_(wire) { padded_.reserve(4096); }
 
 bool ChunkParser::parse(std::string_view json, ChunkInfo& out, std::string* why) {
   out = ChunkInfo{};
@@ -34,17 +60,24 @@ bool ChunkParser::parse(std::string_view json, ChunkInfo& out, std::string* why)
     if (why) *why = simdjson::error_message(err);
     return false;
   }
-  simdjson::dom::object root;
-  if (doc.get_object().get(root)) {
+  // SGLang's non-streaming /generate answers a list when it made several (n > 1).
+  if (!doc.is_object() && !(wire_ == Wire::SglangGenerate && doc.is_array())) {
     if (why) *why = "expected a JSON object";
     return false;
   }
-  out.id = text_of(doc, "id");
-  simdjson::dom::element err_obj;
-  if (!doc["error"].get(err_obj) && !err_obj.is_null()) {
-    out.error = err_obj.is_object() ? text_of(err_obj, "message") : std::string_view("error");
-    if (out.error.empty()) out.error = "error";
+  switch (wire_) {
+    case Wire::OpenAI: openai(doc, out); break;
+    case Wire::Anthropic: anthropic(doc, out); break;
+    case Wire::SglangGenerate: sglang(doc, out); break;
   }
+  // A dialect may have preset text_bytes with text beyond the views it keeps (more blocks or choices).
+  out.text_bytes += static_cast<int64_t>(out.content.size() + out.reasoning.size()) + out.tool_bytes;
+  return true;
+}
+
+void ChunkParser::openai(simdjson::dom::element doc, ChunkInfo& out) {
+  out.id = text_of(doc, "id");
+  take_error(doc, out);
   simdjson::dom::object usage;
   if (!doc["usage"].get_object().get(usage)) {
     out.prompt_tokens = int_or(usage, "prompt_tokens");
@@ -57,7 +90,7 @@ bool ChunkParser::parse(std::string_view json, ChunkInfo& out, std::string* why)
   simdjson::dom::array choices;
   if (doc["choices"].get_array().get(choices) || choices.size() == 0) {
     if (out.completion_tokens >= 0) out.kind = ChunkKind::Usage;
-    return true;
+    return;
   }
   simdjson::dom::element choice = choices.at(0).value_unsafe();
   // n > 1: a stream interleaves one event per choice (its `index`); a body lists them all.
@@ -74,43 +107,173 @@ bool ChunkParser::parse(std::string_view json, ChunkInfo& out, std::string* why)
   out.finish_reason = text_of(choice, "finish_reason");
   // Chat streams carry `delta`, chat bodies `message`, completions `text`.
   simdjson::dom::element msg;
-  std::string_view content, reasoning, role;
+  std::string_view role;
   if (!choice["delta"].get(msg) || !choice["message"].get(msg)) {
-    content = text_of(msg, "content");
-    reasoning = text_of(msg, "reasoning_content");
-    if (reasoning.empty()) reasoning = text_of(msg, "reasoning");
+    out.content = text_of(msg, "content");
+    out.reasoning = text_of(msg, "reasoning_content");
+    if (out.reasoning.empty()) out.reasoning = text_of(msg, "reasoning");
     role = text_of(msg, "role");
     // Tool calls: a name on a call's first delta, then argument text; both are generated output.
     simdjson::dom::array calls;
     if (!msg["tool_calls"].get_array().get(calls)) {
-      bool first = true;
+      bool first_call = true;
       for (auto call : calls) {
         simdjson::dom::element fn;
         if (call["function"].get(fn) || !fn.is_object()) continue;
         const std::string_view args = text_of(fn, "arguments");
         out.tool_bytes += static_cast<int64_t>(text_of(fn, "name").size() + args.size());
-        if (first) out.tool_args = args;
-        first = false;
+        if (first_call) out.tool_args = args;
+        first_call = false;
       }
     }
   } else {
-    content = text_of(choice, "text");
+    out.content = text_of(choice, "text");
   }
-  out.text_bytes = static_cast<int64_t>(content.size() + reasoning.size()) + out.tool_bytes;
-  out.content = content;
-  out.reasoning = reasoning;
-  if (!content.empty()) {
-    out.kind = ChunkKind::Content;
-  } else if (!reasoning.empty()) {
-    out.kind = ChunkKind::Reasoning;
-  } else if (out.tool_bytes > 0) {
-    out.kind = ChunkKind::ToolCall;
-  } else if (!out.finish_reason.empty()) {
-    out.kind = ChunkKind::Finish;
-  } else if (!role.empty()) {
+  out.kind = kind_of(out, !role.empty());
+  if (out.kind == ChunkKind::Usage) out.kind = ChunkKind::Empty;  // a choice without text or finish: not a usage chunk
+}
+
+// Anthropic's Messages API. A stream is typed events: message_start (id, input usage),
+// content_block_start / _delta / _stop (text_delta, thinking_delta, input_json_delta for a
+// tool_use block), message_delta (stop_reason and the output token count so far), message_stop
+// (the end), ping and error. A non-streaming body is one "message" with its content blocks.
+// Input tokens: Anthropic counts cached and cache-written tokens apart from input_tokens, so the
+// prompt is their sum.
+void ChunkParser::anthropic(simdjson::dom::element doc, ChunkInfo& out) {
+  take_error(doc, out);
+  const std::string_view type = text_of(doc, "type");
+  auto take_usage = [&](simdjson::dom::element msg, bool output) {
+    simdjson::dom::object usage;
+    if (msg["usage"].get_object().get(usage)) return;
+    const int64_t input = int_or(usage, "input_tokens");
+    const int64_t read = int_or(usage, "cache_read_input_tokens");
+    const int64_t written = int_or(usage, "cache_creation_input_tokens");
+    if (input >= 0) out.prompt_tokens = input + std::max<int64_t>(0, read) + std::max<int64_t>(0, written);
+    if (read >= 0) out.cached_tokens = read;
+    if (output) out.completion_tokens = int_or(usage, "output_tokens");
+  };
+  auto take_block = [&](simdjson::dom::element block) {
+    const std::string_view kind = text_of(block, "type");
+    if (kind == "text" || kind == "text_delta") {
+      out.content = text_of(block, "text");
+    } else if (kind == "thinking" || kind == "thinking_delta") {
+      out.reasoning = text_of(block, "thinking");
+    } else if (kind == "tool_use") {
+      out.tool_bytes += static_cast<int64_t>(text_of(block, "name").size());
+    } else if (kind == "input_json_delta") {
+      out.tool_args = text_of(block, "partial_json");
+      out.tool_bytes += static_cast<int64_t>(out.tool_args.size());
+    }
+  };
+  out.choices = 1;
+  if (type == "message_start") {
+    simdjson::dom::element msg;
+    if (!doc["message"].get(msg) && msg.is_object()) {
+      out.id = text_of(msg, "id");
+      take_usage(msg, false);  // its output_tokens is a placeholder (1), not a count of text sent
+    }
     out.kind = ChunkKind::Role;
+    return;
   }
-  return true;
+  if (type == "content_block_start" || type == "content_block_delta") {
+    simdjson::dom::element block;
+    if (!doc[type == "content_block_start" ? "content_block" : "delta"].get(block) && block.is_object()) take_block(block);
+  } else if (type == "message_delta") {
+    simdjson::dom::element delta;
+    if (!doc["delta"].get(delta) && delta.is_object()) out.finish_reason = text_of(delta, "stop_reason");
+    take_usage(doc, true);  // output_tokens here is cumulative: the answer's count so far
+  } else if (type == "message_stop") {
+    out.end = true;
+  } else if (type == "message") {  // a non-streaming body
+    out.id = text_of(doc, "id");
+    out.finish_reason = text_of(doc, "stop_reason");
+    take_usage(doc, true);
+    simdjson::dom::array blocks;
+    if (!doc["content"].get_array().get(blocks)) {
+      int64_t bytes = 0;
+      for (auto block : blocks) {  // every block's text counts; the first text and thinking are kept
+        const std::string_view content = out.content, reasoning = out.reasoning;
+        out.content = out.reasoning = {};
+        take_block(block);
+        bytes += static_cast<int64_t>(out.content.size() + out.reasoning.size());
+        if (!content.empty()) out.content = content;
+        if (!reasoning.empty()) out.reasoning = reasoning;
+      }
+      out.text_bytes = bytes - static_cast<int64_t>(out.content.size() + out.reasoning.size());
+    }
+  }
+  out.kind = kind_of(out, false);
+}
+
+// SGLang's /generate: {"text", "meta_info": {"id", "prompt_tokens", "completion_tokens",
+// "cached_tokens", "finish_reason": null | {"type": "length" | "stop" | "abort", ...}}, "index"}.
+// completion_tokens is cumulative in every event, so each chunk's token count is exact.
+void ChunkParser::sglang(simdjson::dom::element doc, ChunkInfo& out) {
+  if (doc.is_array()) {  // a non-streaming answer with n > 1: one object per choice
+    simdjson::dom::array all = doc.get_array().value_unsafe();
+    int64_t prompt = -1, completion = 0, bytes = 0;
+    for (auto one : all) {
+      if (!one.is_object()) continue;
+      ChunkInfo each;
+      begin_response();
+      sglang(one, each);
+      if (out.id.empty()) out = each;
+      if (prompt < 0) prompt = each.prompt_tokens;
+      completion += std::max<int64_t>(0, each.completion_tokens);
+      bytes += static_cast<int64_t>(each.content.size());
+    }
+    out.choices = static_cast<int64_t>(all.size());
+    out.prompt_tokens = prompt;
+    out.completion_tokens = completion;
+    out.text_bytes = bytes - static_cast<int64_t>(out.content.size());  // every choice's text counts
+    return;
+  }
+  take_error(doc, out);
+  int64_t index = 0;
+  if (doc["index"].get_int64().get(index) || index < 0 || index >= (int64_t{1} << 20)) index = 0;
+  out.choice = index;
+  out.choices = index + 1;
+  simdjson::dom::element meta;
+  if (!doc["meta_info"].get(meta) && meta.is_object()) {
+    out.id = text_of(meta, "id");
+    out.prompt_tokens = int_or(meta, "prompt_tokens");
+    out.completion_tokens = int_or(meta, "completion_tokens");
+    out.cached_tokens = int_or(meta, "cached_tokens");
+    simdjson::dom::element finish;
+    if (!meta["finish_reason"].get(finish)) {
+      if (finish.is_object()) {
+        out.finish_reason = text_of(finish, "type");
+        if (out.finish_reason == "abort" && out.error.empty()) {
+          out.error = text_of(finish, "message");
+          if (out.error.empty()) out.error = "the server aborted the request";
+        }
+      } else if (finish.is_string()) {
+        out.finish_reason = finish.get_string().value_unsafe();
+      }
+    }
+  }
+  std::string_view text;
+  if (!doc["text"].get_string().get(text)) out.content = new_text(index, text);
+  out.kind = kind_of(out, false);
+  // Every event carries cumulative usage; one with neither new text nor a finish is still a
+  // chunk of this answer (detokenizer lag), not a usage-only event.
+  if (out.kind == ChunkKind::Usage) out.kind = ChunkKind::Empty;
+}
+
+std::string_view ChunkParser::new_text(int64_t choice, std::string_view text) {
+  const size_t i = static_cast<size_t>(std::min(choice, kMaxTrackedChoices - 1));
+  if (seen_.size() <= i) seen_.resize(i + 1);
+  Seen& s = seen_[i];
+  if (s.mode == Seen::Unknown && s.bytes > 0) {  // the second text: does it repeat the first?
+    const size_t n = s.tail.size(), at = static_cast<size_t>(s.bytes) - n;
+    s.mode = text.size() >= static_cast<size_t>(s.bytes) && text.substr(at, n) == s.tail ? Seen::Cumulative : Seen::Incremental;
+  }
+  std::string_view fresh = text;
+  if (s.mode == Seen::Cumulative) fresh = text.size() > static_cast<size_t>(s.bytes) ? text.substr(static_cast<size_t>(s.bytes)) : std::string_view();
+  if (s.mode != Seen::Incremental) s.bytes = std::max<int64_t>(s.bytes, static_cast<int64_t>(text.size()));
+  else s.bytes += static_cast<int64_t>(text.size());
+  if (s.mode != Seen::Incremental && !text.empty()) s.tail = text.substr(text.size() - std::min(text.size(), kTailBytes));
+  return fresh;
 }
 
 }  // namespace tokbench::client

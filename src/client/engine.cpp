@@ -81,7 +81,8 @@ struct Slot {
 
   void on_event(std::string_view data, int64_t t) {
     if (got_done || !too_large.empty()) return;  // nothing after [DONE] belongs to this response
-    if (data == "[DONE]") {
+    if (data == "[DONE]") {  // OpenAI's end; on Anthropic's API only message_stop ends a stream (a proxy may add it)
+      if (parser.wire() == Wire::Anthropic) return;
       got_done = true;
       rec.done_ns = t;
       return;
@@ -94,6 +95,11 @@ struct Slot {
     std::string why;
     if (!parser.parse(data, info, &why)) {
       if (protocol_error.empty()) protocol_error = fmt::format("invalid JSON in SSE event ({})", why);
+      return;
+    }
+    if (info.end) {  // Anthropic's message_stop: the stream's own end, not a chunk of the answer
+      got_done = true;
+      rec.done_ns = t;
       return;
     }
     if (!info.error.empty() && protocol_error.empty())
@@ -261,6 +267,7 @@ class Worker {
       s.max_body = sh_.settings.max_body_bytes;
       s.max_events = sh_.settings.max_events;
       s.framer.set_max_bytes(sh_.settings.max_event_bytes);
+      s.parser.set_wire(sh_.settings.wire);
       configure(s);
       free_.push_back(&s);
     }
@@ -510,6 +517,7 @@ class Worker {
     s.rec.attempts = attempt;
     s.rec.scheduled_ns = scheduled;
     s.framer.reset();
+    s.parser.begin_response();
     s.body.clear();
     s.protocol_error.clear();
     s.got_done = false;
@@ -580,7 +588,7 @@ class Worker {
           r.outcome = Outcome::StreamProtocol;
           r.error = s.framer.has_partial() ? "stream cut in the middle of an SSE event"
                     : r.chunks.empty()     ? "no SSE events in a streaming response (does the server honour \"stream\": true?)"
-                                           : "stream ended without data: [DONE]";
+                                           : fmt::format("stream ended without {}", end_of_stream_name(s.parser.wire()));
         }
       } else {
         std::string why;
@@ -703,10 +711,16 @@ EngineCounters Engine::run(load::RequestSource& source, int64_t origin_ns,
   sh.headers = curl_slist_append(sh.headers, "Content-Type: application/json");
   sh.headers = curl_slist_append(sh.headers, "Expect:");  // no 100-continue round trip
   if (settings_.stream) sh.headers = curl_slist_append(sh.headers, "Accept: text/event-stream");
-  // One Authorization header: an explicit --header wins over --api-key (both would be sent otherwise).
-  if (!settings_.api_key.empty() && !has_authorization_header(settings_.headers)) {
+  // One credential header: an explicit --header wins over --api-key (both would be sent otherwise).
+  // Anthropic's Messages API takes the key as x-api-key and needs anthropic-version.
+  const bool anthropic = settings_.wire == Wire::Anthropic;
+  if (!settings_.api_key.empty() && !anthropic && !has_authorization_header(settings_.headers)) {
     sh.headers = curl_slist_append(sh.headers, ("Authorization: Bearer " + settings_.api_key).c_str());
   }
+  if (!settings_.api_key.empty() && anthropic && !has_header(settings_.headers, "x-api-key"))
+    sh.headers = curl_slist_append(sh.headers, ("x-api-key: " + settings_.api_key).c_str());
+  if (anthropic && !has_header(settings_.headers, "anthropic-version"))
+    sh.headers = curl_slist_append(sh.headers, "anthropic-version: 2023-06-01");
   for (const auto& h : settings_.headers) sh.headers = curl_slist_append(sh.headers, h.c_str());
 
   const int64_t planned = source.planned();

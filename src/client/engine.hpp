@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "client/chunk_parser.hpp"
 #include "client/http_get.hpp"
 #include "load/source.hpp"
 #include "record/record.hpp"
@@ -20,7 +21,8 @@ namespace tokbench::client {
 struct EngineSettings {
   std::string url;                   ///< full endpoint URL
   std::vector<std::string> headers;  ///< extra "Key: Value" headers
-  std::string api_key;               ///< sent as "Authorization: Bearer ..." when non-empty
+  std::string api_key;               ///< sent as "Authorization: Bearer ..." (Anthropic: x-api-key) when non-empty
+  Wire wire = Wire::OpenAI;          ///< the API's payload format (and how its stream ends)
   bool stream = true;
   int concurrency = 1;               ///< max requests in flight (keep-alive pool of that size)
   int workers = 1;                   ///< threads, each with its own curl multi handle

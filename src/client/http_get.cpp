@@ -90,11 +90,13 @@ GetResult perform(const std::string& url, const std::string* post_body, const st
 }
 }  // namespace
 
-bool has_authorization_header(const std::vector<std::string>& headers) {
-  return std::any_of(headers.begin(), headers.end(), [](const std::string& h) {
-    return h.size() >= 14 && strncasecmp(h.c_str(), "authorization:", 14) == 0;
+bool has_header(const std::vector<std::string>& headers, std::string_view name) {
+  return std::any_of(headers.begin(), headers.end(), [&](const std::string& h) {
+    return h.size() > name.size() && h[name.size()] == ':' && strncasecmp(h.c_str(), name.data(), name.size()) == 0;
   });
 }
+
+bool has_authorization_header(const std::vector<std::string>& headers) { return has_header(headers, "authorization"); }
 
 void apply_tls(void* easy, const TlsSettings& t) {
   CURL* e = static_cast<CURL*>(easy);

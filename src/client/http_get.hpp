@@ -3,6 +3,7 @@
 // the measured path.
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tokbench::client {
@@ -18,6 +19,8 @@ struct TlsSettings {
 /// True when `headers` carry their own Authorization: it then wins over --api-key, and exactly
 /// one Authorization header is sent.
 bool has_authorization_header(const std::vector<std::string>& headers);
+/// True when `headers` ("Key: Value" strings) has one named `name` (case-insensitive, without the colon).
+bool has_header(const std::vector<std::string>& headers, std::string_view name);
 
 /// Applies `t` to an easy handle (CURL*).
 void apply_tls(void* easy, const TlsSettings& t);

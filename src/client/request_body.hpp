@@ -1,18 +1,29 @@
 #pragma once
-// client/request_body: the OpenAI protocol adapter — exactly which JSON body each request
-// carries. Fields the user did not ask for are never sent (the seed incident: a hidden
-// min_tokens doubled TPOT), so every optional field here is sent only when given.
+// client/request_body: the protocol adapter — exactly which JSON body each request carries, for
+// OpenAI's endpoints, Anthropic's Messages API and SGLang's native /generate. Fields the user
+// did not ask for are never sent (the seed incident: a hidden min_tokens doubled TPOT), so every
+// optional field here is sent only when given.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "client/chunk_parser.hpp"
 #include "dataset/dataset.hpp"
 
 namespace tokbench::client {
 
-enum class Endpoint { Chat, Completions, Embeddings };
+enum class Endpoint {
+  Chat,         ///< OpenAI /v1/chat/completions
+  Completions,  ///< OpenAI /v1/completions
+  Embeddings,   ///< OpenAI /v1/embeddings
+  Messages,     ///< Anthropic /v1/messages (vLLM and gateways serve it too)
+  Generate,     ///< SGLang's native /generate: {text, sampling_params}
+};
+
+/// The payload format of an endpoint's answers.
+Wire wire_of(Endpoint e);
 
 /// Whose request body to reproduce (--compat): the fields each tool sends by itself
 /// (reference/evalscope_vllm_sglang.md sections 1.2, 2.2, 3.2).
@@ -20,7 +31,8 @@ enum class Flavor {
   Tokbench,   ///< only what was asked for (also AISBench's: generation_kwargs pass through)
   Evalscope,  ///< temperature always (default 0.0); top-level min_tokens when given
   Vllm,       ///< chat: max_completion_tokens; completions: repetition_penalty 1.0
-  Sglang,     ///< max_completion_tokens (chat), temperature 0.0, ignore_eos true, no stream_options
+  Sglang,     ///< max_completion_tokens (chat), temperature 0.0, ignore_eos true, no stream_options;
+              ///< /generate: bench_serving's native payload (temperature 0.0, ignore_eos in sampling_params)
 };
 
 struct BodySettings {
@@ -41,8 +53,9 @@ struct BodySettings {
 /// Parses a --extra-body value: it must be a JSON object. Throws naming the problem.
 std::vector<std::pair<std::string, std::string>> parse_extra_body(const std::string& json);
 
-/// The exact body for one request. Streaming bodies ask for stream_options.include_usage, except
-/// under the SGLang flavor, which reproduces bench_serving's body (it does not ask).
+/// The exact body for one request. OpenAI streaming bodies ask for stream_options.include_usage,
+/// except under the SGLang flavor, which reproduces bench_serving's body (it does not ask);
+/// Anthropic's and SGLang's native answers always carry usage.
 std::string build_body(const BodySettings& s, const dataset::RequestSpec& spec);
 
 /// The request made from one dataset item: its exact body and the facts of what was sent (the
@@ -58,6 +71,7 @@ struct AuditFinding {
 
 /// Known traps in a request body: min_tokens with ignore_eos (the seed incident), a fixed seed,
 /// no temperature, max_tokens vs max_completion_tokens, streaming without usage, no output cap.
-std::vector<AuditFinding> audit_body(const std::string& body, bool chat);
+/// /generate bodies are read inside sampling_params.
+std::vector<AuditFinding> audit_body(const std::string& body, Endpoint endpoint);
 
 }  // namespace tokbench::client

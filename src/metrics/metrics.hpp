@@ -42,6 +42,9 @@ struct RunFacts {
   bool stream = true;
   bool open_loop = false;   ///< requests had intended send times (--request-rate): the *_FromIntended rows
   bool embeddings = false;  ///< /v1/embeddings: nothing is generated, the output rows are n/a
+  /// SGLang's native /generate: its bench_serving splits each chunk gap over the chunk's new
+  /// tokens (meta_info.completion_tokens deltas) for ITL, where on OpenAI endpoints it does not.
+  bool native_generate = false;
   double implied_cache_hit = -1;  ///< trace replay: the prompt share its hash_ids put in cache (-1 = none)
   GoodputSpec goodput{};    ///< empty: no goodput rows
 };
@@ -156,7 +159,8 @@ struct PeerTiming {
 };
 PeerTiming peer_timing(const record::RequestRecord& r, Definitions d);
 /// The request's inter-chunk gaps under that peer's rules, in chunk order.
-void for_each_peer_gap(const record::RequestRecord& r, Definitions d, const std::function<void(double gap_ns)>& fn);
+void for_each_peer_gap(const record::RequestRecord& r, Definitions d, const std::function<void(double gap_ns)>& fn,
+                       bool native_generate = false);
 
 /// One column of the side-by-side definitions table: the same records under one tool's rules.
 struct DefinitionColumn {

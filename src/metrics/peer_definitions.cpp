@@ -165,12 +165,20 @@ PeerTiming peer_timing(const RequestRecord& r, Definitions d) {
   return t;
 }
 
-void for_each_peer_gap(const RequestRecord& r, Definitions d, const std::function<void(double gap_ns)>& fn) {
+void for_each_peer_gap(const RequestRecord& r, Definitions d, const std::function<void(double gap_ns)>& fn,
+                       bool native_generate) {
   const bool text_only = rules_for(d).itl_text_chunks_only;
-  int64_t prev = kNone;
+  // bench_serving's native /generate backend: a gap is split evenly over the chunk's new tokens
+  // (meta_info.completion_tokens deltas): [gap / k] * k.
+  const bool split = native_generate && d == Definitions::Sglang;
+  int64_t prev = kNone, prev_cum = 0;
   for (const auto& c : r.chunks) {
     if (text_only ? !c.has_text() : c.kind == ChunkKind::Usage) continue;
-    if (prev != kNone) fn(static_cast<double>(c.t_ns - prev));
+    const int64_t k = split && c.cum_tokens >= 0 ? std::max<int64_t>(1, c.cum_tokens - prev_cum) : 1;
+    if (c.cum_tokens >= 0) prev_cum = c.cum_tokens;
+    if (prev != kNone) {
+      for (int64_t i = 0; i < k; ++i) fn(static_cast<double>(c.t_ns - prev) / static_cast<double>(k));
+    }
     prev = c.t_ns;
   }
 }
@@ -211,7 +219,7 @@ class PeerAccumulator final : public Accumulator {
     } else if (rule_.zero_tpot_for_short) {
       tpot_.push(0.0);
     }
-    for_each_peer_gap(r, d_, [&](double gap_ns) { itl_.push(gap_ns / kNsPerMs); });
+    for_each_peer_gap(r, d_, [&](double gap_ns) { itl_.push(gap_ns / kNsPerMs); }, facts_.native_generate);
   }
 
   MetricSet finish() override {

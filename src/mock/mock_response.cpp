@@ -83,9 +83,9 @@ bool valid_image_url(std::string_view url) {
   return true;
 }
 
-// Sums the tokens of a string or a list of text parts, and collects the text; false when neither.
-// Image parts are counted in *images (their URL checked; -1 when one is not a base64 image).
-bool count_content(simdjson::dom::element content, int64_t& tokens, std::string& text_out, int64_t* images = nullptr) {
+}  // namespace
+
+bool count_content(simdjson::dom::element content, int64_t& tokens, std::string& text_out, int64_t* images) {
   std::string_view s;
   if (!content.get_string().get(s)) {
     tokens += count_prompt_tokens(s);
@@ -102,12 +102,18 @@ bool count_content(simdjson::dom::element content, int64_t& tokens, std::string&
     } else if (images && !part["type"].get_string().get(type) && type == "image_url") {
       if (*images < 0) continue;
       *images = part["image_url"]["url"].get_string().get(url) || !valid_image_url(url) ? -1 : *images + 1;
+    } else if (images && type == "image") {  // Anthropic: {"source": {"type": "base64", "media_type", "data"}}
+      if (*images < 0) continue;
+      std::string_view kind, media, data;
+      const bool ok = !part["source"]["type"].get_string().get(kind) && kind == "base64" &&
+                      !part["source"]["media_type"].get_string().get(media) && !part["source"]["data"].get_string().get(data) &&
+                      valid_image_url(fmt::format("data:{};base64,{}", media, data));
+      *images = ok ? *images + 1 : -1;
     }
   }
   return true;
 }
 
-}  // namespace
 
 namespace {
 
@@ -156,6 +162,7 @@ std::optional<CompletionRequest> parse_request(std::string_view body, bool chat,
   }
   CompletionRequest r;
   r.chat = chat;
+  r.api = chat ? Api::Chat : Api::Completions;
   std::string_view model;
   if (!o["model"].get_string().get(model)) r.model = std::string(model);
   r.stream = bool_field(o, "stream");

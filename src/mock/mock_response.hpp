@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include <simdjson.h>
+
 namespace tokbench::mock {
 
 struct MockSettings {
@@ -58,8 +60,13 @@ struct MockSettings {
 
 inline constexpr int64_t kMaxChoices = 16;  ///< the simulator's cap on "n"
 
+/// Which API a generation request came in on: it decides the request's parsing and the answer's
+/// wire format (mock_apis for Anthropic's and SGLang's).
+enum class Api { Chat, Completions, Messages, Generate };
+
 struct CompletionRequest {
-  bool chat = true;
+  Api api = Api::Chat;
+  bool chat = true;  ///< a conversation (chat, messages): rendered with the chat template
   std::string model;
   bool stream = false;
   bool include_usage = false;
@@ -107,6 +114,11 @@ Fault choose_fault(const MockSettings& s, uint64_t n);
 std::vector<Fault> parse_fault_kinds(const std::string& list);
 
 std::optional<CompletionRequest> parse_request(std::string_view body, bool chat, std::string* error);
+
+/// Sums the tokens of a string or a list of text parts, and collects the text; false when neither.
+/// Image parts (OpenAI's image_url, Anthropic's image with a base64 source) are counted in *images,
+/// which turns -1 when one is not a base64 image. Shared by every API's request parser.
+bool count_content(simdjson::dom::element content, int64_t& tokens, std::string& text_out, int64_t* images = nullptr);
 
 /// The documented stand-in for a tokenizer until one exists: ceil(UTF-8 bytes / 4), at least 1,
 /// summed over every text part (chat adds 1 token of template per message).

@@ -26,6 +26,7 @@
 
 #include "common/clock.hpp"
 #include "common/json_writer.hpp"
+#include "mock/mock_apis.hpp"
 #include "mock/mock_metrics.hpp"
 #include "tokenizer/tokenizer.hpp"
 
@@ -218,12 +219,17 @@ struct MockServer::Impl {
     } else if ((path == "/tokenize" || path == "/detokenize") && post) {
       auto [status, body] = tokenize(req.body(), path == "/tokenize");
       co_await send_json(sock, v, keep, status, std::move(body));
-    } else if ((path == "/v1/chat/completions" || path == "/v1/completions") && post) {
-      co_return co_await completion(sock, req, keep, path == "/v1/chat/completions", arrival, conn);
+    } else if ((path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/messages" || path == "/generate") &&
+               post) {
+      const Api api = path == "/v1/chat/completions" ? Api::Chat
+                      : path == "/v1/completions"    ? Api::Completions
+                      : path == "/v1/messages"       ? Api::Messages
+                                                     : Api::Generate;
+      co_return co_await completion(sock, req, keep, api, arrival, conn);
     } else if (path == "/v1/embeddings" && post) {
       co_await embedding(sock, req, keep, arrival);
     } else if (path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/embeddings" || path == "/v1/models" ||
-               path == "/health") {
+               path == "/v1/messages" || path == "/generate" || path == "/health") {
       co_await send_json(sock, v, keep, http::status::method_not_allowed,
                          error_body("method not allowed", "BadRequestError", 405));
     } else {
@@ -356,15 +362,37 @@ struct MockServer::Impl {
     co_await send_json(sock, v, keep, http::status::ok, embedding_body(parsed->model, parsed->inputs, s.embedding_dims, tokens, n));
   }
 
+  std::optional<CompletionRequest> parse_any(Api api, std::string_view body, std::string* why) const {
+    if (api == Api::Messages) return parse_messages_request(body, why);
+    if (api == Api::Generate) return parse_generate_request(body, s.model_name, why);
+    return parse_request(body, api == Api::Chat, why);
+  }
+  static std::string bad_request_body(Api api, const std::string& why) {
+    if (api == Api::Messages) return anthropic_error(why, "invalid_request_error");
+    return error_body(why, "BadRequestError", 400);
+  }
+  static const char* id_prefix(Api api) {
+    switch (api) {
+      case Api::Chat: return "chatcmpl-";
+      case Api::Completions: return "cmpl-";
+      case Api::Messages: return "msg_";
+      case Api::Generate: return "";
+    }
+    return "";
+  }
+
   awaitable<bool> completion(tcp::socket& sock, http::request<http::string_body>& req, bool keep,
-                             bool chat, std::chrono::steady_clock::time_point arrival, const Conn& conn) {
+                             Api api, std::chrono::steady_clock::time_point arrival, const Conn& conn) {
     const unsigned v = req.version();
     std::string why;
-    auto parsed = parse_request(req.body(), chat, &why);
+    // Plain helpers, not conditional expressions: g++ 12 destroys a ?: temporary twice in a coroutine.
+    auto parsed = parse_any(api, req.body(), &why);
     if (!parsed) {
-      co_await send_json(sock, v, keep, http::status::bad_request, error_body(why, "BadRequestError", 400));
+      std::string refusal = bad_request_body(api, why);
+      co_await send_json(sock, v, keep, http::status::bad_request, std::move(refusal));
       co_return true;
     }
+    const bool chat = parsed->chat;
     if (s.no_usage) parsed->include_usage = parsed->continuous_usage = false;
     if (tok) parsed->prompt_tokens = static_cast<int64_t>(tok->count(parsed->rendered, !chat));
     parsed->prompt_tokens += parsed->images * s.image_tokens;  // what the vision encoder adds per image
@@ -402,7 +430,7 @@ struct MockServer::Impl {
       sock.close(ec);
       co_return false;
     }
-    std::string id = fmt::format("{}-{}", chat ? "chatcmpl" : "cmpl", n);
+    std::string id = fmt::format("{}{}", id_prefix(api), n);
     if (auto rid = req.find("x-request-id"); rid != req.end()) id = std::string(rid->value());
     const Plan plan = make_plan(cr, s, n);  // the output length and finish reason
     const int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
@@ -497,6 +525,18 @@ struct MockServer::Impl {
       tl.kinds.push_back(kind);
       tl.tokens.push_back(tokens);
     };
+    auto named_event = [&](std::string_view type, std::string_view json, char kind, int tokens) {  // Anthropic's typed events
+      payload += "event: ";
+      payload += type;
+      payload += "\n";
+      event(json, kind, tokens);
+    };
+    const Api api = cr.api;
+    const bool openai = api == Api::Chat || api == Api::Completions;
+    auto anthropic_usage = [&] { return AnthropicUsage{cr.prompt_tokens, cached, produced}; };
+    auto generate_state = [&](std::string_view finish, int64_t index) {
+      return GenerateState{g.id, text, cr.prompt_tokens, produced, std::max<int64_t>(0, cached), finish, index};
+    };
     auto usage_now = [&]() -> std::optional<ChunkUsage> {
       if (!cr.continuous_usage) return std::nullopt;
       return ChunkUsage{cr.prompt_tokens, produced * cr.n};
@@ -537,14 +577,17 @@ struct MockServer::Impl {
         const size_t kinds_before = tl.kinds.size();
         payload.clear();
         // n > 1: every choice gets its own event (its index) at the same moment, as vLLM interleaves them.
-        if (cr.stream && produced == 0 && g.chat) {
+        if (cr.stream && produced == 0 && api == Api::Chat) {
           for (int64_t c = 0; c < cr.n; ++c)
             event(stream_chunk(true, g.id, g.cr.model, g.created, true, "", "", usage_now(), c), 'R', 0);
+        } else if (cr.stream && produced == 0 && api == Api::Messages) {
+          named_event("message_start", anthropic_message_start(g.id, cr.model, anthropic_usage()), 'R', 0);
+          named_event("content_block_start", anthropic_block_start(), 'R', 0);
         }
         std::string piece;
         const int chunk_tokens = static_cast<int>(pending);
         for (int64_t k = 0; k < pending; ++k) piece += token_text(static_cast<uint64_t>(produced++));
-        if (!cr.stream) text += piece;  // the non-streaming body carries the whole text
+        if (!cr.stream || api == Api::Generate) text += piece;  // a body (and /generate's every event) carries the whole text
         pending = 0;
         if (cr.stream) {
           if (drop_after >= 0 && produced > drop_after) {
@@ -553,7 +596,12 @@ struct MockServer::Impl {
             sock.close(ec);  // simulated crash: no terminating chunk, no [DONE]
             co_return false;
           }
-          if (!piece.empty() || done) {
+          if (api == Api::Messages && !piece.empty()) {
+            named_event("content_block_delta", anthropic_text_delta(piece), 'C', chunk_tokens);
+          } else if (api == Api::Generate && (!piece.empty() || done)) {
+            const std::string_view finish = done ? std::string_view(g.plan.finish_reason) : std::string_view();
+            for (int64_t c = 0; c < cr.n; ++c) event(generate_chunk(generate_state(finish, c)), piece.empty() ? 'F' : 'C', chunk_tokens);
+          } else if (openai && (!piece.empty() || done)) {
             // A tool call: the first delta names the tool; every delta's arguments are the tokens.
             const std::string call_id = fmt::format("chatcmpl-tool-{}", g.id);
             const ToolDelta tool{produced == chunk_tokens ? std::string_view(cr.tool_name) : std::string_view(), call_id};
@@ -569,8 +617,13 @@ struct MockServer::Impl {
             payload += "data: {\"choices\": [{\"delta\": {\"content\": \"broken\n\n";
             malformed_sent = true;
           }
-          if (done) {
-            if (cr.include_usage) event(usage_chunk(g.chat, g.id, g.cr.model, g.created, {cr.prompt_tokens, produced * cr.n, cached}), 'U', 0);
+          if (done && api == Api::Messages) {
+            named_event("content_block_stop", anthropic_block_stop(), 'F', 0);
+            named_event("message_delta", anthropic_message_delta(anthropic_stop_reason(g.plan.finish_reason), anthropic_usage()), 'U', 0);
+            if (g.fault != Fault::NoDone) named_event("message_stop", anthropic_message_stop(), 'D', 0);
+          } else if (done) {
+            if (cr.include_usage && openai)
+              event(usage_chunk(g.chat, g.id, g.cr.model, g.created, {cr.prompt_tokens, produced * cr.n, cached}), 'U', 0);
             if (g.fault != Fault::NoDone) {
               payload += "data: [DONE]\n\n";
               tl.kinds.push_back('D');
@@ -598,12 +651,25 @@ struct MockServer::Impl {
       co_await net::async_write(sock, http::make_chunk_last(), use_awaitable);
       co_return true;
     }
-    std::optional<ChunkUsage> usage;
-    if (!s.no_usage) usage = ChunkUsage{cr.prompt_tokens, produced * cr.n, cached};  // summed over choices, as vLLM
-    const bool calls = g.chat && !cr.tool_name.empty();
-    std::string body = full_body(g.chat, g.id, g.cr.model, g.created, text,
-                                 calls && g.plan.finish_reason == "stop" ? "tool_calls" : g.plan.finish_reason, usage, cr.n,
-                                 calls ? std::string_view(cr.tool_name) : std::string_view());
+    std::string body;
+    if (api == Api::Messages) {
+      std::optional<AnthropicUsage> usage;
+      if (!s.no_usage) usage = anthropic_usage();
+      body = anthropic_body(g.id, cr.model, text, anthropic_stop_reason(g.plan.finish_reason), usage);
+    } else if (api == Api::Generate) {  // several choices: a list, one object each
+      for (int64_t c = 0; c < cr.n; ++c) {
+        if (c > 0) body += ',';
+        body += generate_chunk(generate_state(g.plan.finish_reason, c));
+      }
+      if (cr.n > 1) body = "[" + body + "]";
+    } else {
+      std::optional<ChunkUsage> usage;
+      if (!s.no_usage) usage = ChunkUsage{cr.prompt_tokens, produced * cr.n, cached};  // summed over choices, as vLLM
+      const bool calls = g.chat && !cr.tool_name.empty();
+      body = full_body(g.chat, g.id, g.cr.model, g.created, text,
+                       calls && g.plan.finish_reason == "stop" ? "tool_calls" : g.plan.finish_reason, usage, cr.n,
+                       calls ? std::string_view(cr.tool_name) : std::string_view());
+    }
     http::response<http::string_body> out{http::status::ok, version};
     out.set(http::field::content_type, "application/json");
     out.set("x-request-id", g.id);

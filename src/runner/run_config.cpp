@@ -25,29 +25,48 @@ std::string url_path(const std::string& url) {
   return url.substr(slash, url.find_first_of("?#", slash) - slash);
 }
 
-// "chat", "completions", "embeddings", "" (no path: --endpoint decides) or "?" (a path of something else).
+// "chat", "completions", "embeddings", "messages", "generate", "" (no path: --endpoint decides) or
+// "?" (a path of something else).
 std::string endpoint_of_path(const std::string& path) {
   if (path.empty() || path == "/") return "";
-  if (path.ends_with("/chat/completions") || path.ends_with("/chat/completions/")) return "chat";
-  if (path.ends_with("/completions") || path.ends_with("/completions/")) return "completions";
-  if (path.ends_with("/embeddings") || path.ends_with("/embeddings/")) return "embeddings";
+  auto is = [&](std::string_view tail) { return path.ends_with(tail) || path.ends_with(std::string(tail) + "/"); };
+  if (is("/chat/completions")) return "chat";
+  if (is("/completions")) return "completions";
+  if (is("/embeddings")) return "embeddings";
+  if (is("/v1/messages")) return "messages";
+  if (is("/generate")) return "generate";
   return "?";
 }
 
-// The URL path of an endpoint under /v1.
+}  // namespace
+
 const char* endpoint_path(const std::string& endpoint) {
-  return endpoint == "chat" ? "chat/completions" : endpoint == "embeddings" ? "embeddings" : "completions";
+  return endpoint == "chat"         ? "/v1/chat/completions"
+         : endpoint == "embeddings" ? "/v1/embeddings"
+         : endpoint == "messages"   ? "/v1/messages"
+         : endpoint == "generate"   ? "/generate"
+                                    : "/v1/completions";
 }
 
-}  // namespace
+client::Endpoint endpoint_kind(const std::string& endpoint) {
+  return endpoint == "chat"         ? client::Endpoint::Chat
+         : endpoint == "embeddings" ? client::Endpoint::Embeddings
+         : endpoint == "messages"   ? client::Endpoint::Messages
+         : endpoint == "generate"   ? client::Endpoint::Generate
+                                    : client::Endpoint::Completions;
+}
+
+bool is_conversation(const std::string& endpoint) { return endpoint == "chat" || endpoint == "messages"; }
 
 std::vector<std::string> RunConfig::validate() const {
   std::vector<std::string> e;
   auto check = [&](bool ok, std::string msg) {
     if (!ok) e.push_back(std::move(msg));
   };
-  check(endpoint.empty() || endpoint == "chat" || endpoint == "completions" || endpoint == "embeddings",
-        fmt::format("--endpoint: bad value '{}' (expected chat, completions or embeddings)", endpoint));
+  check(endpoint.empty() || endpoint == "chat" || endpoint == "completions" || endpoint == "embeddings" ||
+            endpoint == "messages" || endpoint == "generate",
+        fmt::format("--endpoint: bad value '{}' (expected chat, completions, embeddings, messages (Anthropic) or generate "
+                    "(SGLang's native API))", endpoint));
   for (const auto& [flag, path] : {std::pair{"--ca-bundle", ca_bundle}, {"--cert", tls_cert}, {"--key", tls_key}}) {
     check(path.empty() || std::ifstream(path).good(),
           fmt::format("{}: cannot read '{}' (expected a PEM file)", flag, path));
@@ -58,8 +77,9 @@ std::vector<std::string> RunConfig::validate() const {
   if (!url.empty() && (url.starts_with("http://") || url.starts_with("https://"))) {
     // The URL's path decides the endpoint; a body for one endpoint posted to another fails every request.
     const std::string named = endpoint_of_path(url_path(url));
-    check(named != "?", fmt::format("--url: the path '{}' names no endpoint tokbench speaks (expected .../v1/chat/completions "
-                                    ", .../v1/completions or .../v1/embeddings, or no path at all)", url_path(url)));
+    check(named != "?", fmt::format("--url: the path '{}' names no endpoint tokbench speaks (expected .../v1/chat/completions, "
+                                    ".../v1/completions, .../v1/embeddings, .../v1/messages or .../generate, or no path at all)",
+                                    url_path(url)));
     check(endpoint.empty() || named.empty() || named == "?" || named == endpoint,
           fmt::format("--endpoint {} conflicts with --url {} (its path is the {} endpoint): drop --endpoint, or fix the URL",
                       endpoint, url, named));
@@ -83,6 +103,18 @@ std::vector<std::string> RunConfig::validate() const {
   check(drain_s >= 0, fmt::format("--drain-s: bad value {} (expected >= 0)", drain_s));
   check(compat == "tokbench" || compat == "aisbench" || compat == "evalscope" || compat == "vllm" || compat == "sglang",
         fmt::format("--compat: bad value '{}' (expected tokbench, aisbench, evalscope, vllm or sglang)", compat));
+  {  // what the non-OpenAI APIs take
+    const std::string ep = resolved_endpoint();
+    const bool native = ep == "messages" || ep == "generate";
+    check(ep != "messages" || max_tokens > 0, "--max-tokens 0: Anthropic's Messages API requires max_tokens in every "
+                                              "request; give --max-tokens N (or per-line max_tokens)");
+    check(!native || compat == "tokbench" || compat == "aisbench" || (compat == "sglang" && ep == "generate"),
+          fmt::format("--compat {}: reproduces that tool's OpenAI request bodies; /v1/{} is not what it sends (use "
+                      "--compat tokbench; --compat sglang reproduces bench_serving's native /generate payload)",
+                      compat, ep == "generate" ? "generate" : "messages"));
+    check(!native || !continuous_usage, "--continuous-usage: an OpenAI stream option; SGLang's /generate reports usage in "
+                                        "every event already and Anthropic's stream in its message_delta: drop it");
+  }
   check(server_cmd.empty() || deploy_sh.empty(), "--server-cmd and --deploy-sh: give one, not both");
   check(server_cmd.empty() || !url.empty() || !host.empty(),
         "--server-cmd needs the server's address: pass --url (or --host and --port) too");
@@ -116,8 +148,8 @@ std::vector<std::string> RunConfig::validate() const {
           "--turns: sessions send each turn when the last answer is in (and --think-time-ms has passed), with "
           "--concurrency sessions at once; drop --request-rate, --pressure, --duration-s, --ramp-up-s, "
           "--adaptive-window-s, --search and trace datasets");
-    check(resolved_endpoint() == "chat", "--turns: sessions are chat conversations; use the chat endpoint "
-                                         "(/v1/chat/completions)");
+    check(is_conversation(resolved_endpoint()), "--turns: sessions are chat conversations; use the chat endpoint "
+                                                 "(/v1/chat/completions) or Anthropic's /v1/messages");
   }
   if (!image.empty()) {
     try {
@@ -125,7 +157,8 @@ std::vector<std::string> RunConfig::validate() const {
     } catch (const std::invalid_argument& e) {
       check(false, e.what());
     }
-    check(resolved_endpoint() == "chat", "--image: images go in chat messages; use the chat endpoint (/v1/chat/completions)");
+    check(is_conversation(resolved_endpoint()), "--image: images go in chat messages; use the chat endpoint "
+                                                 "(/v1/chat/completions) or Anthropic's /v1/messages");
   }
   check(images_per_request >= 1 && images_per_request <= 16,
         fmt::format("--images-per-request: bad value {} (expected 1 to 16)", images_per_request));
@@ -287,7 +320,7 @@ std::string RunConfig::resolved_endpoint() const {
   if (!endpoint.empty()) return endpoint;
   if (!url.empty()) {
     const std::string named = endpoint_of_path(url_path(url));
-    if (named == "chat" || named == "completions" || named == "embeddings") return named;
+    if (!named.empty() && named != "?") return named;
   }
   return "chat";
 }
@@ -298,13 +331,13 @@ std::string RunConfig::target_url() const {
     const std::string path = url_path(url);
     if (!path.empty() && path != "/") return url;
     const std::string root = path == "/" ? url.substr(0, url.size() - 1) : url;
-    return fmt::format("{}/v1/{}", root, endpoint_path(endpoint));
+    return fmt::format("{}{}", root, endpoint_path(endpoint));
   }
   if (host.empty() && !deploy_sh.empty())  // AtomGit: deploy.sh serves on port 8000
-    return fmt::format("http://127.0.0.1:8000/v1/{}", endpoint_path(endpoint));
+    return fmt::format("http://127.0.0.1:8000{}", endpoint_path(endpoint));
   if (host.empty()) return {};
   const bool v6 = host.find(':') != std::string::npos && host.front() != '[';
-  return fmt::format("http://{}{}{}:{}/v1/{}", v6 ? "[" : "", host, v6 ? "]" : "", port, endpoint_path(endpoint));
+  return fmt::format("http://{}{}{}:{}{}", v6 ? "[" : "", host, v6 ? "]" : "", port, endpoint_path(endpoint));
 }
 
 std::string RunConfig::to_json() const {

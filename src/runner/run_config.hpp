@@ -6,14 +6,23 @@
 #include <string>
 #include <vector>
 
+#include "client/request_body.hpp"
+
 namespace tokbench::runner {
+
+/// The URL path of an endpoint name: "/v1/chat/completions", ..., "/v1/messages", "/generate".
+const char* endpoint_path(const std::string& endpoint);
+/// The body builder's endpoint for an endpoint name.
+client::Endpoint endpoint_kind(const std::string& endpoint);
+/// Chat-shaped endpoints (messages with roles): chat and Anthropic's messages.
+bool is_conversation(const std::string& endpoint);
 
 struct RunConfig {
   // Target. No --url and no --host: start the built-in simulator on a free loopback port.
   std::string url;                ///< full endpoint URL; wins over host/port/endpoint
   std::string host;               ///< with port: http://host:port/v1/<endpoint>
   int port = 8000;
-  std::string endpoint;           ///< chat | completions; "" = the --url path's, else chat
+  std::string endpoint;           ///< chat | completions | embeddings | messages | generate; "" = the --url path's, else chat
   std::string model;              ///< "" = first id from GET /v1/models
   bool skip_model_check = false;  ///< send --model even when /v1/models does not list it (gateways that alias names)
   std::string api_key;            ///< "" = $OPENAI_API_KEY if set
@@ -121,7 +130,7 @@ struct RunConfig {
   /// The endpoint URL this config targets ("" when the built-in simulator will be started). A
   /// --url with no path gets /v1/<endpoint>.
   std::string target_url() const;
-  /// chat or completions: --endpoint, else what the --url path names, else chat.
+  /// --endpoint, else what the --url path names, else chat.
   std::string resolved_endpoint() const;
   bool embedded_target() const { return url.empty() && host.empty() && deploy_sh.empty(); }
   /// The settings as a JSON object; the API key and Authorization headers are redacted.

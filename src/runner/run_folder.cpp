@@ -74,6 +74,7 @@ RunManifest manifest_from(simdjson::dom::element root) {
   m.facts.max_concurrency = static_cast<int>(value_or(plan["concurrency"].get_int64(), int64_t{1}));
   m.facts.stream = value_or(plan["stream"].get_bool(), true);
   m.facts.embeddings = value_or(plan["embeddings"].get_bool(), false);
+  m.facts.native_generate = value_or(plan["native_generate"].get_bool(), false);
   m.facts.implied_cache_hit = number_or(plan, "implied_cache_hit", -1);
   m.definitions = str(plan, "definitions");
   m.request_rate = str(plan, "request_rate") == "inf" ? std::numeric_limits<double>::infinity() : number_or(plan, "request_rate", 0);
@@ -145,7 +146,7 @@ void write_manifest(const fs::path& dir, const RunManifest& m) {
   w.field("grace_s", l.grace_s).field("ramp_up_s", l.ramp_up_s).field("ramp_up_strategy", l.ramp_up_strategy);
   w.field("ramp_up_measured", l.ramp_up_measured).field("slice_s", l.slice_s).field("warm_connections", l.warm_connections).field("goodput", m.facts.goodput.to_string());
   if (m.facts.implied_cache_hit >= 0) w.field("implied_cache_hit", m.facts.implied_cache_hit);
-  w.field("stream", m.facts.stream).field("embeddings", m.facts.embeddings).field("definitions", m.definitions).field("insecure_tls", m.insecure_tls).end_object();
+  w.field("stream", m.facts.stream).field("embeddings", m.facts.embeddings).field("native_generate", m.facts.native_generate).field("definitions", m.definitions).field("insecure_tls", m.insecure_tls).end_object();
   w.field("started_at", info.started_at).field("target_url", info.target_url);
   w.field("embedded_simulator", info.embedded_simulator).field("model", info.model);
   w.field("model_abbr", info.model_abbr).field("dataset", info.dataset).field("dataset_abbr", info.dataset_abbr);

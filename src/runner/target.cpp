@@ -108,7 +108,7 @@ dataset::Dataset build_trace(const RunConfig& cfg, const std::string& url, const
   o.speed = cfg.trace_speed;
   o.count = cfg.num_prompts;
   o.seed = cfg.seed;
-  o.overhead = server_added_tokens(st, server_has, *codec, cfg.endpoint == "chat", &how);
+  o.overhead = server_added_tokens(st, server_has, *codec, is_conversation(cfg.endpoint), &how);
   auto d = dataset::trace(cfg.dataset.substr(cfg.dataset.find(':') + 1), o, *codec);
   fmt::print(console, "{}; server-added tokens: {} ({})\n", d.summary, o.overhead, how);
   JsonWriter w;
@@ -148,7 +148,7 @@ std::string build_synthetic(const RunConfig& cfg, const std::string& url, const 
   const auto codec = make_codec(st, server_has, tok, "--dataset synthetic needs the model's tokenizer to build prompts of "
                                                      "an exact length");
   std::string how;
-  const int64_t overhead = server_added_tokens(st, server_has, *codec, cfg.endpoint == "chat", &how);
+  const int64_t overhead = server_added_tokens(st, server_has, *codec, is_conversation(cfg.endpoint), &how);
   dataset::SyntheticOptions o;
   o.count = cfg.num_prompts;
   o.input_len = cfg.input_len;
@@ -203,9 +203,7 @@ std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const std::st
 client::BodySettings body_settings(const RunPlan& plan) {
   const RunConfig& cfg = plan.cfg;
   client::BodySettings bs;
-  bs.endpoint = cfg.endpoint == "chat"         ? client::Endpoint::Chat
-                : cfg.endpoint == "embeddings" ? client::Endpoint::Embeddings
-                                               : client::Endpoint::Completions;
+  bs.endpoint = endpoint_kind(cfg.endpoint);
   bs.model = cfg.model;
   bs.stream = cfg.stream;
   bs.max_tokens = cfg.max_tokens;
@@ -318,11 +316,12 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   const bool sharegpt = cfg.dataset.starts_with("sharegpt:"), trace = cfg.dataset.starts_with("trace:");
   if (!plan.synthetic && !sharegpt && !trace) t.data = dataset::load(cfg.dataset);
   if (cfg.num_prompts == 0 && !sharegpt && !trace) cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
-  if (cfg.endpoint != "chat") {
+  if (!is_conversation(cfg.endpoint)) {
     for (const auto& item : t.data.items) {
       if (item.messages_json.empty() && item.image_urls.empty()) continue;
-      throw std::invalid_argument(fmt::format("--dataset {}: its lines carry chat \"messages\" or \"images\", which /v1/{} "
-                                              "cannot take: use the chat endpoint (/v1/chat/completions)", cfg.dataset, cfg.endpoint));
+      throw std::invalid_argument(fmt::format("--dataset {}: its lines carry chat \"messages\" or \"images\", which {} "
+                                              "cannot take: use the chat endpoint (/v1/chat/completions) or /v1/messages",
+                                              cfg.dataset, endpoint_path(cfg.endpoint)));
     }
   }
   t.url = cfg.target_url();
@@ -336,8 +335,7 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
     ms.tokenizer_path = cfg.tokenizer;  // exact prompt counts and /tokenize when a tokenizer is given
     t.sim = std::make_unique<mock::MockServer>(ms);
     const uint16_t port = t.sim->start();
-    t.url = fmt::format("http://127.0.0.1:{}/v1/{}", port,
-                        cfg.endpoint == "chat" ? "chat/completions" : cfg.endpoint == "embeddings" ? "embeddings" : "completions");
+    t.url = fmt::format("http://127.0.0.1:{}{}", port, endpoint_path(cfg.endpoint));
     fmt::print(console, "no --url or --host given: started the built-in simulator (tokbench serve-mock defaults) at {}\n", t.url);
   }
   std::vector<std::string> served;
