@@ -307,6 +307,26 @@ TEST_F(CliTest, ErrorsNameTheThingAndTheFix) {
                     (dir_ / "alias").string()});
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("\"model\":\"gpt-x\""), std::string::npos) << r.output;
+  // An Anthropic-style server refuses a Bearer key: the model list and every request carry it as
+  // x-api-key with anthropic-version.
+  CannedServer anthropic([&](const std::string& path) {
+    if (path == "/v1/models") return CannedServer::http(200, "application/json", R"({"data":[{"id":"claude-x"}]})");
+    return CannedServer::http(200, "text/event-stream",
+                              "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"usage\":{\"input_tokens\":4,\"output_tokens\":1}}}\n\n"
+                              "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"x\"}}\n\n"
+                              "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\"},\"usage\":{\"output_tokens\":1}}\n\n"
+                              "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+  });
+  r = run_tokbench({"run", "--url", anthropic.url("/v1/messages"), "--api-key", "sk-ant-1", "--num-prompts", "10",
+                    "--max-tokens", "1", "--server-metrics", "off", "--quiet", "--output-dir", (dir_ / "anthropic").string()});
+  EXPECT_EQ(r.code, 0) << r.output;
+  const auto heads = anthropic.requests();
+  ASSERT_GE(heads.size(), 11u);
+  for (const auto& head : heads) {
+    EXPECT_NE(head.find("x-api-key: sk-ant-1"), std::string::npos) << head;
+    EXPECT_NE(head.find("anthropic-version: 2023-06-01"), std::string::npos) << head;
+    EXPECT_EQ(head.find("Bearer"), std::string::npos) << head;
+  }
   r = run_tokbench({"run", "--dataset", "sharegpt.json"});  // a usage error, found before anything runs
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("--dataset: bad value 'sharegpt.json'"), std::string::npos) << r.output;

@@ -32,8 +32,15 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
 std::string resolve_model(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
                           std::vector<std::string>* served) {
   const std::string models_url = client::models_url_for(url);
-  const auto res =
-      client::http_get(models_url, cfg.headers, cfg.api_key, 10'000, static_cast<size_t>(cfg.max_body_bytes), tls);
+  // Anthropic's API takes the key as x-api-key (with anthropic-version) on /v1/models too.
+  std::vector<std::string> headers = cfg.headers;
+  std::string bearer = cfg.api_key;
+  if (cfg.endpoint == "messages") {
+    if (!bearer.empty() && !client::has_header(headers, "x-api-key")) headers.push_back("x-api-key: " + bearer);
+    if (!client::has_header(headers, "anthropic-version")) headers.push_back("anthropic-version: 2023-06-01");
+    bearer.clear();
+  }
+  const auto res = client::http_get(models_url, headers, bearer, 10'000, static_cast<size_t>(cfg.max_body_bytes), tls);
   if (res.tls_error) {
     throw std::runtime_error(fmt::format("TLS to {} failed: {} (pass --ca-bundle FILE with the CA that signed the "
                                          "server's certificate, or --insecure to skip verification)",
