@@ -16,6 +16,7 @@ packages=(
   libpcre2-dev           # tokenizer pre-tokenizer regexes (JIT, UTF, UCP)
   libutf8proc-dev        # tokenizer Unicode normalization
   libpng-dev             # --image: synthetic PNG images for multimodal requests
+  libopenmpi-dev openmpi-bin  # multi-host runs: mpirun -np N tokbench run ... (Open MPI, also under Slurm)
   libgtest-dev libgmock-dev
 )
 

@@ -171,3 +171,38 @@ TEST(CountedSource, DurationEndsThePhaseAndARampIsRecordedAsWarmUp) {
 
 }  // namespace
 }  // namespace tokbench::load
+
+namespace tokbench::load {
+namespace {
+
+// A rank's shard of a multi-host run: every size-th request of the one global sequence, each at
+// the global schedule's time, and the count bound is the global one.
+TEST(CountedSourceShard, EveryNthRequestAtTheGlobalTimes) {
+  ArrivalShape shape;
+  shape.rate_rps = 50;
+  auto global = open_loop(shape, 3);
+  std::vector<int64_t> offsets;
+  for (int i = 0; i < 10; ++i) offsets.push_back(global->next_offset_ns());
+  PhaseLimits limits{10};
+  limits.shard_rank = 1;
+  limits.shard_size = 3;
+  CountedSource src(limits, false, open_loop(shape, 3), [](int64_t) { return core::PlannedRequest{}; });
+  src.start(1000);
+  std::vector<int64_t> got;
+  while (true) {
+    Pull p = src.next(0);
+    if (p.kind == Pull::Kind::Done) break;
+    ASSERT_EQ(p.kind, Pull::Kind::Request);
+    got.push_back(p.request.index);
+    EXPECT_EQ(p.request.scheduled_ns, 1000 + offsets[static_cast<size_t>(p.request.index)]);
+  }
+  EXPECT_EQ(got, (std::vector<int64_t>{1, 4, 7}));
+  // A closed loop: the same indices, due at once.
+  CountedSource closed(limits, false, closed_loop(), [](int64_t) { return core::PlannedRequest{}; });
+  closed.start(0);
+  EXPECT_EQ(closed.next(0).request.index, 1);
+  EXPECT_EQ(closed.next(0).request.index, 4);
+}
+
+}  // namespace
+}  // namespace tokbench::load

@@ -6,12 +6,40 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 
 #include "cli/commands.hpp"
 #include "client/engine.hpp"
+#include "cluster/cluster.hpp"
 #include "tokbench/version.hpp"
 
+namespace {
+
+// A multi-host run's rank that stops with an error ends every rank (the others would wait for it
+// in a collective); with one rank it just returns its code.
+int finish(int code, const std::string& error) {
+  const auto& world = tokbench::cluster::world();
+  if (!error.empty()) {
+    if (world.size > 1) {
+      fmt::print(stderr, "tokbench (rank {} of {}): {}\n", world.rank, world.size, error);
+      std::fflush(stderr);
+      tokbench::cluster::abort(code);
+    }
+    fmt::print(stderr, "tokbench: {}\n", error);
+  }
+  tokbench::cluster::finalize();
+  return code;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  try {
+    tokbench::cluster::init(&argc, &argv);  // MPI only when an MPI launcher started this process
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "tokbench: {}\n", e.what());
+    return 1;
+  }
   tokbench::client::global_init();
   CLI::App app{"tokbench: measures LLM inference services (TTFT, TPOT, ITL, E2EL, throughput)"};
   app.set_version_flag("--version", fmt::format("tokbench {} ({}{})", tokbench::kVersion, tokbench::kGitHash,
@@ -22,15 +50,14 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    const int code = app.exit(e) == 0 ? 0 : 2;
+    return finish(code, code == 0 ? "" : "bad command line");
   }
   try {
-    return action();
+    return finish(action(), "");
   } catch (const std::invalid_argument& e) {
-    fmt::print(stderr, "tokbench: {}\n", e.what());
-    return 2;
+    return finish(2, e.what());
   } catch (const std::exception& e) {
-    fmt::print(stderr, "tokbench: {}\n", e.what());
-    return 1;
+    return finish(1, e.what());
   }
 }

@@ -740,7 +740,12 @@ EngineCounters Engine::run(load::RequestSource& source, int64_t origin_ns,
   // warm: making 10,000 handles takes ~70 ms, and warming 64 connections tens of ms under load,
   // which made the first requests of an open loop or a trace that late.
   warmed.wait();
-  const int64_t phase_start = steady_now_ns() - origin_ns;
+  int64_t start_at = settings_.phase_start_at ? settings_.phase_start_at() : steady_now_ns();
+  while (steady_now_ns() < start_at) {  // several ranks start together: sleep, then spin the last 100 µs
+    const int64_t left = start_at - steady_now_ns();
+    if (left > kSpinNs) std::this_thread::sleep_for(std::chrono::nanoseconds(left - kSpinNs));
+  }
+  const int64_t phase_start = start_at - origin_ns;
   source.start(phase_start);
   if (settings_.cut_after_ns >= 0) sh.cut_at_ns = phase_start + settings_.cut_after_ns;
   go.count_down();

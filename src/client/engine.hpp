@@ -42,6 +42,10 @@ struct EngineSettings {
   /// with a GET of this URL (all at once), kept alive for the requests ("" = no warming).
   std::string warm_url;
   std::atomic<int64_t>* started = nullptr;  ///< if set, counts requests handed to the transport
+  /// A multi-host run: called on the calling thread once every worker is warm; returns the
+  /// moment (steady ns, this process's clock) the phase starts on every rank at once, and the
+  /// engine waits for it. Empty = start as soon as the workers are warm.
+  std::function<int64_t()> phase_start_at;
   TlsSettings tls;
 };
 

@@ -143,6 +143,11 @@ Pull CountedSource::next(int64_t now_ns) {
     // the workers interleave; the body is made outside the lock.
     std::lock_guard lock(mu_);
     if (limits_.count >= 0 && next_ >= limits_.count) return Pull::done();
+    while (!pending_offset_ && next_ % limits_.shard_size != limits_.shard_rank) {  // another rank's request
+      (void)arrivals_->next_offset_ns();
+      ++next_;
+      if (limits_.count >= 0 && next_ >= limits_.count) return Pull::done();
+    }
     offset = pending_offset_ ? *pending_offset_ : arrivals_->next_offset_ns();
     pending_offset_.reset();
     const int64_t since_start = now_ns - phase_start_ns_;

@@ -94,6 +94,10 @@ struct PhaseLimits {
   /// 1 + floor(t / step_ns)) requests are in flight. step_ns 0 = no ramp.
   int max_in_flight = 0;
   int64_t step_ns = 0;
+  /// One rank's share of a multi-host run: it sends the requests whose global index i has
+  /// i % shard_size == shard_rank, at the times the one global schedule gives them (the others'
+  /// draws are made and skipped), so every rank keeps the same indices and times.
+  int shard_rank = 0, shard_size = 1;
 };
 
 /// The in-flight ramp of --ramp-up-s: 1 request at the start, `concurrency` at `ramp_ns`.

@@ -75,6 +75,7 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   if (r.choices > 1) w.field("choices", r.choices);
   if (!r.model.empty()) w.field("model", r.model);
   if (r.images > 0) w.field("images", r.images);
+  if (r.rank != kNone) w.field("rank", r.rank);
   if (r.session != kNone) {
     w.key("session").begin_object().field("id", r.session).field("turn", r.turn);
     w.field("start_ns", r.session_start_ns).field("last_turn", r.last_turn).end_object();
@@ -162,6 +163,7 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   r.request_id = get_string(doc, "request_id");
   r.model = get_string(doc, "model");
   r.images = std::max<int64_t>(0, get_count(doc, "images"));
+  r.rank = get_count(doc, "rank");
   simdjson::dom::element session;
   if (!doc["session"].get(session) && session.is_object()) {
     r.session = get_count(session, "id");

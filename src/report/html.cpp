@@ -322,6 +322,7 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, 
   std::string reasons;
   for (const auto& r : in.verdict.reasons) reasons += "<li>" + escape_html(r) + "</li>";
   for (const auto& r : in.verdict.warnings) reasons += "<li>warning: " + escape_html(r) + "</li>";
+  for (const auto& r : in.verdict.notes) reasons += "<li>note: " + escape_html(r) + "</li>";
   std::string defs;
   for (const auto& [k, text] : metrics::definition_texts(in.metrics.definitions))
     defs += fmt::format("<tr><td>{}</td><td>{}</td></tr>", escape_html(k), escape_html(text));

@@ -95,7 +95,13 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   w.end_array();
   w.key("warnings").begin_array();
   for (const auto& r : v.warnings) w.value(r);
-  w.end_array().end_object();
+  w.end_array();
+  if (!v.notes.empty()) {
+    w.key("notes").begin_array();
+    for (const auto& r : v.notes) w.value(r);
+    w.end_array();
+  }
+  w.end_object();
   w.field("interrupted", info.interrupted);
   if (!info.view_of.empty()) {
     w.key("view").begin_object().field("definitions", metrics::definitions_name(m.definitions));

@@ -17,6 +17,7 @@ struct Verdict {
   bool valid = true;
   std::vector<std::string> reasons;   ///< why INVALID, each with a suggestion
   std::vector<std::string> warnings;  ///< worth knowing, but the run stands
+  std::vector<std::string> notes;     ///< facts the verdict rests on (a multi-host run's health per rank)
 };
 
 /// Facts about the run that are not metrics.

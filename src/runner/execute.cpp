@@ -95,8 +95,11 @@ void cut_at(client::EngineSettings& es, const RunConfig& c, int64_t after_ns) {
 
 // The measured phase's source (and the engine's cut deadline), from the point's settings.
 std::unique_ptr<load::CountedSource> measured_source(const RunConfig& c, int64_t count, core::RequestMaker make,
-                                                     client::EngineSettings& es, const std::vector<int64_t>& schedule_ns) {
+                                                     client::EngineSettings& es, const std::vector<int64_t>& schedule_ns,
+                                                     const RankShare& share) {
   load::PhaseLimits limits{count};
+  limits.shard_rank = share.rank;
+  limits.shard_size = share.size;
   if (!schedule_ns.empty())  // a trace: each request at its own time, the cap only as a ceiling
     return std::make_unique<load::CountedSource>(limits, false, load::fixed(schedule_ns), std::move(make));
   const int64_t ramp_ns = static_cast<int64_t>(c.ramp_up_s * 1e9);
@@ -138,7 +141,7 @@ int64_t planned_requests(const RunConfig& cfg, int64_t requested_num_prompts) {
 }
 
 PointResult execute(const Target& target, const RunPlan& plan, const std::filesystem::path& perf_dir, int64_t origin_ns,
-                    std::atomic<int>& stop, spdlog::logger& log, std::FILE* console) {
+                    std::atomic<int>& stop, spdlog::logger& log, std::FILE* console, const RankShare& share) {
   const RunConfig& cfg = plan.cfg;
   const int64_t count = count_bound(cfg, plan.requested.num_prompts);
   std::atomic<int64_t> started{0};  // requests sent in the measured phase (progress: in flight)
@@ -146,9 +149,11 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
   const bool adaptive = cfg.adaptive_window_s > 0;
   client::Engine engine(es);
   Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr, cfg.goodput);
+  if (share.size > 1) recorder.stamp_rank(share.rank);
   warm_up(engine, target, cfg, recorder, origin_ns, stop, perf_dir, log);
 
   es.started = &started;
+  es.phase_start_at = share.phase_start_at;
   if (cfg.warms_connections()) es.warm_url = client::root_url_for(target.url) + "/v1/models";
   std::unique_ptr<load::RequestSource> source;
   AdaptiveSource* controller = nullptr;
@@ -171,7 +176,7 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
         static_cast<int64_t>(cfg.think_time_ms * 1e6),
         [&target](int64_t c, const load::TurnContext& ctx) { return target.make_turn(c, ctx); });
   } else {
-    source = measured_source(cfg, count, target.maker(), es, target.data.schedule_ns);
+    source = measured_source(cfg, count, target.maker(), es, target.data.schedule_ns, share);
   }
   client::Engine measured(es);
   std::optional<Progress> progress;

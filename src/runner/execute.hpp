@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -39,11 +40,19 @@ struct PointResult {
   std::string write_error;       ///< the disk refused a record ("" = none)
 };
 
+/// One rank's part of a multi-host run (runner/cluster_run): which requests of the global
+/// sequence it sends (index % size == rank) and when the measured phase starts on every rank.
+struct RankShare {
+  int rank = 0;
+  int size = 1;                             ///< 1 = a single-host run
+  std::function<int64_t()> phase_start_at;  ///< collective: the common start (this rank's clock)
+};
+
 /// Runs the load point `plan` describes (its cfg: a sweep passes each point's), writing records
 /// into `perf_dir`. `origin_ns` is the run's time 0.
 /// Throws std::runtime_error when every warm-up request failed (the target is not usable).
 PointResult execute(const Target& target, const RunPlan& plan,
                     const std::filesystem::path& perf_dir, int64_t origin_ns, std::atomic<int>& stop,
-                    spdlog::logger& log, std::FILE* console);
+                    spdlog::logger& log, std::FILE* console, const RankShare& share = {});
 
 }  // namespace tokbench::runner

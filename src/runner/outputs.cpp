@@ -226,6 +226,7 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
                                                 std::max<int64_t>(0, p.tally.warmup - folder.manifest.warmup_requests));
   vf.details_warning = p.scan.warning;
   vf.insecure_tls = folder.manifest.insecure_tls;
+  if (folder.end) vf.ranks = folder.end->ranks;
   w.verdict = judge(w.metrics, p.tally, vf);
   const metrics::StableWindow window = p.stable ? p.stable->finish() : metrics::StableWindow{};
   std::optional<metrics::MetricsPass> stable_pass;  // the stable stage's requests, on pass 2
@@ -296,6 +297,7 @@ void print_outputs(const Written& w, std::FILE* console) {
   fmt::print(console, "verdict: {}\n", w.verdict.valid ? "VALID" : "INVALID");
   for (const auto& r : w.verdict.reasons) fmt::print(console, "  - {}\n", r);
   for (const auto& r : w.verdict.warnings) fmt::print(console, "  warning: {}\n", r);
+  for (const auto& r : w.verdict.notes) fmt::print(console, "  note: {}\n", r);
   std::fflush(console);
 }
 

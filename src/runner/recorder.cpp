@@ -59,6 +59,7 @@ void Recorder::add(RequestRecord&& r) {
 }
 
 void Recorder::process(RequestRecord& r) {
+  r.rank = rank_;
   if (tok_) {
     r.prompt_tokens_local = static_cast<int64_t>(tok_->count(r.prompt_text, false));
     if (!r.output_text.empty() || r.ok()) r.completion_tokens_local = static_cast<int64_t>(tok_->count(r.output_text, false));

@@ -36,6 +36,8 @@ class Recorder {
   ~Recorder();
 
   void add(record::RequestRecord&& r);  ///< any thread
+  /// A multi-host run: every record this recorder writes names the rank that sent it.
+  void stamp_rank(int64_t rank) { rank_ = rank; }
   void drain();                         ///< returns once every added record is on disk
 
   int64_t measured_done() const { return measured_done_.load(); }
@@ -57,6 +59,7 @@ class Recorder {
   std::filesystem::path failed_path_;
   std::unique_ptr<record::LineAppender> failed_;
   const tokenizer::Tokenizer* tok_;
+  int64_t rank_ = record::kNone;
   metrics::GoodputSpec goodput_;
   mutable std::mutex mu_;
   std::condition_variable cv_, idle_cv_;

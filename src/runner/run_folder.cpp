@@ -93,6 +93,7 @@ RunManifest manifest_from(simdjson::dom::element root) {
   m.planned_requests = value_or(plan["requests"].get_int64(), int64_t{0});
   m.warmup_requests = value_or(plan["warmup"].get_int64(), int64_t{0});
   m.insecure_tls = value_or(plan["insecure_tls"].get_bool(), false);
+  m.ranks = static_cast<int>(value_or(plan["ranks"].get_int64(), int64_t{1}));
   m.target_ready = value_or(root["target_ready"].get_bool(), false);
   return m;
 }
@@ -114,6 +115,21 @@ RunEnd end_from(simdjson::dom::element root) {
   e.adaptive_json = raw_or_empty(root, "adaptive");
   if (const std::string server = raw_or_empty(root, "server_summary"); !server.empty())
     e.server = probe::summary_from_json(server);
+  simdjson::dom::array ranks;
+  if (!root["ranks"].get_array().get(ranks)) {
+    for (auto k : ranks) {
+      RankHealth h;
+      h.rank = value_or(k["rank"].get_int64(), int64_t{0});
+      h.cpu_s = number_or(k, "client_cpu_s", -1);
+      h.cpu_share = number_or(k, "client_cpu_share", -1);
+      h.wall_s = number_or(k, "measured_wall_s", 0);
+      h.peak_busy = number_or(k, "client_peak_busy", -1);
+      h.events = value_or(k["client_sse_events"].get_int64(), int64_t{0});
+      h.clock_offset_ns = value_or(k["clock_offset_ns"].get_int64(), int64_t{0});
+      h.clock_residual_ns = value_or(k["clock_residual_ns"].get_int64(), int64_t{0});
+      e.ranks.push_back(h);
+    }
+  }
   return e;
 }
 
@@ -146,7 +162,7 @@ void write_manifest(const fs::path& dir, const RunManifest& m) {
   w.field("grace_s", l.grace_s).field("ramp_up_s", l.ramp_up_s).field("ramp_up_strategy", l.ramp_up_strategy);
   w.field("ramp_up_measured", l.ramp_up_measured).field("slice_s", l.slice_s).field("warm_connections", l.warm_connections).field("goodput", m.facts.goodput.to_string());
   if (m.facts.implied_cache_hit >= 0) w.field("implied_cache_hit", m.facts.implied_cache_hit);
-  w.field("stream", m.facts.stream).field("embeddings", m.facts.embeddings).field("native_generate", m.facts.native_generate).field("definitions", m.definitions).field("insecure_tls", m.insecure_tls).end_object();
+  w.field("stream", m.facts.stream).field("embeddings", m.facts.embeddings).field("native_generate", m.facts.native_generate).field("definitions", m.definitions).field("insecure_tls", m.insecure_tls).field("ranks", static_cast<int64_t>(m.ranks)).end_object();
   w.field("started_at", info.started_at).field("target_url", info.target_url);
   w.field("embedded_simulator", info.embedded_simulator).field("model", info.model);
   w.field("model_abbr", info.model_abbr).field("dataset", info.dataset).field("dataset_abbr", info.dataset_abbr);
@@ -172,6 +188,15 @@ void write_end(const fs::path& dir, const RunEnd& e) {
   raw_or_null(w, "profile", e.profile_json);
   raw_or_null(w, "adaptive", e.adaptive_json);
   raw_or_null(w, "server_summary", e.server ? probe::summary_to_json(*e.server) : std::string());
+  if (!e.ranks.empty()) {
+    w.key("ranks").begin_array();
+    for (const auto& h : e.ranks) {
+      w.begin_object().field("rank", h.rank).field("client_cpu_s", h.cpu_s).field("client_cpu_share", h.cpu_share);
+      w.field("measured_wall_s", h.wall_s).field("client_peak_busy", h.peak_busy).field("client_sse_events", h.events);
+      w.field("clock_offset_ns", h.clock_offset_ns).field("clock_residual_ns", h.clock_residual_ns).end_object();
+    }
+    w.end_array();
+  }
   w.end_object();
   report::write_file(dir / kEndFile, w.take());
 }

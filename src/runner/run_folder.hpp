@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "metrics/metrics.hpp"
 #include "probe/server_metrics.hpp"
@@ -42,6 +43,15 @@ struct RunManifest {
   int64_t warmup_requests = 0;
   bool target_ready = false;       ///< false: written before the target was contacted
   bool insecure_tls = false;       ///< --insecure: TLS certificates were not verified
+  int ranks = 1;                   ///< mpirun -np N: the ranks that shared the load (records name theirs)
+};
+
+/// One rank's client in a multi-host run (mpirun): its cost and its clock against rank 0's.
+struct RankHealth {
+  int64_t rank = 0;
+  double cpu_s = -1, cpu_share = -1, wall_s = 0, peak_busy = -1;
+  int64_t events = 0;
+  int64_t clock_offset_ns = 0, clock_residual_ns = 0;  ///< rank-0 time = local + offset, |error| <= residual
 };
 
 /// How the run ended (the end marker) and what it learned while running.
@@ -60,6 +70,7 @@ struct RunEnd {
   std::string profile_json;         ///< --profile-window
   std::string adaptive_json;        ///< --adaptive-window-s: the controller's windows
   std::optional<probe::ServerSummary> server;  ///< /metrics between the first and last scrape
+  std::vector<RankHealth> ranks;    ///< a multi-host run's ranks, rank 0 first (empty on one host)
 };
 
 struct RunFolder {

@@ -5,6 +5,9 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <simdjson.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <limits>
 #include <cstdlib>
@@ -15,6 +18,8 @@
 #include "common/json_writer.hpp"
 #include "common/redact.hpp"
 #include "metrics/slo.hpp"
+#include "cluster/cluster.hpp"
+#include "runner/cluster_run.hpp"
 #include "runner/execute.hpp"
 #include "runner/outputs.hpp"
 #include "runner/plan.hpp"
@@ -186,17 +191,20 @@ void print_paths(const Written& w, std::FILE* console) {
   std::fflush(console);
 }
 
+constexpr int64_t kNoOrigin = INT64_MIN;
+
 // One load point in `dir` (already holding its manifest): the measured phase. On a failure the
 // folder gets its end marker saying why; otherwise the caller writes it (after stopping a server).
 PointResult measure(const RunPlan& plan, const Target& target, RunManifest& manifest, const fs::path& dir,
-                    spdlog::logger& log, std::atomic<int>& stop, std::FILE* console) {
+                    spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, int64_t origin = kNoOrigin,
+                    const RankShare& share = {}, const RunPlan* whole = nullptr) {
   fs::create_directories(dir / "performances" / plan.cfg.model_abbr);
-  const int64_t origin = steady_now_ns();
-  learned(manifest, plan, target, dir, log, console);
+  if (origin == kNoOrigin) origin = steady_now_ns();
+  learned(manifest, whole ? *whole : plan, target, dir, log, console);  // a rank's plan is a share of the whole
   manifest.info.origin_steady_ns = origin;
   write_manifest(dir, manifest);
   try {
-    return execute(target, plan, dir / "performances" / plan.cfg.model_abbr, origin, stop, log, console);
+    return execute(target, plan, dir / "performances" / plan.cfg.model_abbr, origin, stop, log, console, share);
   } catch (const std::exception& e) {
     // The folder says why it stopped (every warm-up request failed, ...), not "killed?".
     RunEnd failed;
@@ -299,8 +307,77 @@ std::string PointSession::close() {
   return server_process;
 }
 
+// mpirun -np N (runner/cluster_run.hpp): every rank runs this with the same flags. Rank 0 writes
+// the run folder; the others work in a scratch folder of their own, removed at the end, and say
+// nothing. The collectives (clock sync, origin, phase start, records, exit code) are reached by
+// every rank in the same order; a rank that throws ends them all (main: cluster::abort).
+RunOutcome run_cluster(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
+  const cluster::World& world = cluster::world();
+  if (const auto problems = cluster_problems(plan.cfg, world.size); !problems.empty())
+    throw std::invalid_argument(fmt::format("{}", fmt::join(problems, "\n")));
+  const bool root = world.rank == 0;
+  const cluster::ClockSync clock = cluster::sync_clocks();
+  const std::time_t wall = static_cast<std::time_t>(cluster::broadcast(static_cast<int64_t>(std::time(nullptr))));
+  std::FILE* quiet = root ? nullptr : std::fopen("/dev/null", "w");
+  std::FILE* out = root ? console : quiet;
+  fs::path dir;
+  if (root) {
+    dir = report::make_run_dir(plan.cfg.output_dir, wall);
+  } else {
+    dir = fs::temp_directory_path() / fmt::format("tokbench-rank{}-{}", world.rank, getpid());
+    fs::remove_all(dir);
+    for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(dir / sub);
+  }
+  auto log = make_logger(dir);
+  log->info("rank {} of {}; clock offset to rank 0 {} ns (± {} ns)", world.rank, world.size, clock.offset_ns, clock.residual_ns);
+  RunManifest manifest = asked(plan, wall);
+  manifest.ranks = world.size;
+  write_manifest(dir, manifest);
+  Target target = open_logged(plan, dir, *log, out);
+  RunPlan mine = plan;  // this rank's share of the in-flight cap; the manifest keeps the whole
+  mine.cfg.concurrency = rank_share(plan.cfg.concurrency, world.rank, world.size);
+  if (mine.cfg.concurrency < 1) mine.cfg.concurrency = 1;
+  if (!root) {
+    mine.cfg.quiet = true;
+    mine.cfg.server_metrics = "off";  // rank 0 watches the server
+    mine.cfg.profile_window.clear();
+  }
+  const int64_t origin = cluster::broadcast(root ? steady_now_ns() + clock.offset_ns : 0) - clock.offset_ns;
+  RankShare share{world.rank, world.size, [&clock] {
+                    return cluster::common_moment(steady_now_ns(), clock, 20'000'000);  // 20 ms for the slowest rank
+                  }};
+  PointResult result = measure(mine, target, manifest, dir, *log, stop, out, origin, share, &plan);
+  const std::string server_process = target.close(dir, *log, out);
+  const auto healths = cluster::gather(rank_health_json(result, world.rank, clock));
+  const std::string details = (dir / "performances" / plan.cfg.model_abbr / (target.data.abbr + "_details.jsonl")).string();
+  const std::string failed = (dir / "performances" / plan.cfg.model_abbr / (target.data.abbr + "_failed.jsonl")).string();
+  cluster::append_to_root(details);
+  cluster::append_to_root(failed);
+  RunOutcome outcome;
+  if (root) {
+    std::vector<RankHealth> ranks;
+    int64_t records = 0;
+    for (const auto& h : healths) {
+      ranks.push_back(rank_health_from_json(h));
+      simdjson::dom::parser parser;
+      simdjson::dom::element o = parser.parse(h);
+      records += o["records_written"].get_int64().value();
+      result.interrupted = result.interrupted || o["interrupted"].get_bool().value();
+    }
+    write_end(dir, combine_ends(ended(result, server_process), ranks, records));
+    outcome = conclude(plan, dir, result.interrupted, *log, console);
+  } else {
+    std::fclose(quiet);
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  outcome.exit_code = static_cast<int>(cluster::broadcast(static_cast<int64_t>(outcome.exit_code)));
+  return outcome;
+}
+
 RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std::FILE* console) {
   RunPlan plan = make_plan(requested, std::getenv("OPENAI_API_KEY"));
+  if (cluster::world().size > 1) return run_cluster(plan, stop, console);
   if (!plan.cfg.search.empty()) return run_search(plan, stop, console);
   if (plan.cfg.repeats > 1) return run_repeats(plan, stop, console);
   if (plan.cfg.sweep_points() > 1) return run_sweep(plan, stop, console);

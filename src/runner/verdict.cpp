@@ -22,6 +22,16 @@ void VerdictTally::add(const record::RequestRecord& r) {
     return;
   }
   ++measured;
+  if (r.rank != record::kNone) {
+    Rank& k = ranks[r.rank];
+    ++k.requests;
+    if (r.scheduled_ns != record::kNone && r.sent_ns != record::kNone) {
+      const double lag = static_cast<double>(std::max<int64_t>(0, r.sent_ns - r.scheduled_ns));
+      ++k.lagged;
+      k.lag_sum_ns += lag;
+      k.lag_max_ns = std::max(k.lag_max_ns, lag);
+    }
+  }
   if (r.malformed_sse_lines > 0) {
     ++malformed_requests;
     malformed_lines += r.malformed_sse_lines;
@@ -135,6 +145,28 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
                                      "details)", t.malformed_requests, t.malformed_lines));
   }
   if (!f.details_warning.empty()) v.warnings.push_back(f.details_warning);
+  // A multi-host run: each rank's client, so a slow or saturated load host is named.
+  for (const auto& h : f.ranks) {
+    const auto it = t.ranks.find(h.rank);
+    const VerdictTally::Rank k = it == t.ranks.end() ? VerdictTally::Rank{} : it->second;
+    std::string lag = "no schedule";
+    if (k.lagged > 0 && f.request_rate > 0)
+      lag = fmt::format("send lag mean {:.3f} ms, max {:.3f} ms", k.lag_sum_ns / static_cast<double>(k.lagged) / 1e6, k.lag_max_ns / 1e6);
+    v.notes.push_back(fmt::format("rank {} of {}: {} measured request(s), client CPU {:.2f} s (busiest thread {:.0f}%), {:.0f} "
+                                  "events/s, {}; clock offset to rank 0 {:+.1f} µs (± {:.1f} µs)",
+                                  h.rank, f.ranks.size(), k.requests, h.cpu_s, 100 * std::max(0.0, h.cpu_share),
+                                  h.wall_s > 0 ? static_cast<double>(h.events) / h.wall_s : 0.0, lag,
+                                  static_cast<double>(h.clock_offset_ns) / 1e3, static_cast<double>(h.clock_residual_ns) / 1e3));
+    if (h.cpu_share > 0.9) {
+      v.reasons.push_back(fmt::format("rank {}'s busiest worker thread was busy {:.0f}% of the time: its own delays are in "
+                                      "the timings; add ranks or hosts, or raise --workers", h.rank, 100 * h.cpu_share));
+    }
+    if (h.clock_residual_ns > 1'000'000) {
+      v.warnings.push_back(fmt::format("rank {}'s clock is known to rank 0's only within ± {:.1f} ms (the shortest MPI "
+                                       "round trip): cross-rank times (Duration, throughputs) carry that error",
+                                       h.rank, static_cast<double>(h.clock_residual_ns) / 1e6));
+    }
+  }
   if (f.insecure_tls) {
     v.warnings.push_back("TLS certificates were not verified (--insecure): the numbers are the server's only if nothing "
                          "was in between; pass --ca-bundle FILE instead");

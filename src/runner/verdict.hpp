@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "metrics/metrics.hpp"
 #include "record/record.hpp"
 #include "report/outputs.hpp"
+#include "runner/run_folder.hpp"
 
 namespace tokbench::runner {
 
@@ -26,8 +28,16 @@ struct VerdictTally {
   /// cross-check counts their tokens too.
   int64_t window_start_ns = INT64_MAX;
   double warmup_tokens_in_window = 0;
+  /// A multi-host run: each rank's measured requests and send lag (exact mean and max, in
+  /// bounded memory; the SendLag row's percentiles are over every rank).
+  struct Rank {
+    int64_t requests = 0, lagged = 0;
+    double lag_sum_ns = 0, lag_max_ns = 0;
+  };
+  std::map<int64_t, Rank> ranks;
   void add(const record::RequestRecord& r);
 };
+
 
 /// Facts of the run folder that are not in the records.
 struct VerdictFacts {
@@ -42,6 +52,7 @@ struct VerdictFacts {
   std::string incomplete;        ///< why the folder is not a finished run ("" = it is)
   std::string details_warning;   ///< a torn last line that was skipped ("" = none)
   bool insecure_tls = false;     ///< --insecure: certificates were not verified
+  std::vector<RankHealth> ranks;  ///< a multi-host run's ranks (empty on a single host)
 };
 
 report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const VerdictFacts& f);

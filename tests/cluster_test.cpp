@@ -1,0 +1,213 @@
+// cluster + runner/cluster_run: a multi-host run on Open MPI. Unit parts (shares, refusals, the
+// end's combined costs, a world of one without mpirun), then real runs of three ranks under
+// `mpirun --oversubscribe -np 3` against the simulator on loopback: one details file with every
+// rank's share, metrics over the union equal to a recomputation from the records, TPOT against
+// the simulator's truth, and an open loop that keeps the one global schedule across the ranks.
+#include "runner/cluster_run.hpp"
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "cluster/cluster.hpp"
+#include "load/source.hpp"
+#include "process.hpp"
+#include "record/record_io.hpp"
+#include "sim_process.hpp"
+
+namespace tokbench::runner {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::Sim;
+
+TEST(Cluster, SharesSplitTheTotalWithTheRemainderFirst) {
+  EXPECT_EQ(rank_share(24, 0, 3), 8);
+  EXPECT_EQ(rank_share(25, 0, 3), 9);
+  EXPECT_EQ(rank_share(25, 1, 3), 8);
+  EXPECT_EQ(rank_share(25, 2, 3), 8);
+  int sum = 0;
+  for (int r = 0; r < 7; ++r) sum += rank_share(100, r, 7);
+  EXPECT_EQ(sum, 100);
+}
+
+TEST(Cluster, WhatSeveralRanksCannotDoIsNamed) {
+  RunConfig c;  // no --url: the built-in simulator lives on one host
+  auto joined = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += x + "\n";
+    return s;
+  };
+  EXPECT_NE(joined(cluster_problems(c, 3)).find("pass --url"), std::string::npos);
+  c.url = "http://127.0.0.1:8000/v1/chat/completions";
+  c.concurrency = 2;
+  EXPECT_NE(joined(cluster_problems(c, 3)).find("--concurrency 2 is split across the ranks"), std::string::npos);
+  c.concurrency = 3;
+  EXPECT_TRUE(cluster_problems(c, 3).empty());
+  c.turns = 2;
+  EXPECT_NE(joined(cluster_problems(c, 3)).find("--turns"), std::string::npos);
+  c.turns = 0;
+  c.concurrency_sweep = {4, 8};
+  EXPECT_NE(joined(cluster_problems(c, 3)).find("sweeps"), std::string::npos);
+}
+
+TEST(Cluster, TheEndCombinesTheRanksCosts) {
+  RunEnd root;
+  root.client_cpu_s = 1;
+  root.client_cpu_share = 0.2;
+  root.measured_wall_s = 3;
+  RankHealth a{0, 1.0, 0.2, 3.0, 0.3, 100, 0, 0}, b{1, 2.0, 0.5, 3.5, 0.9, 250, -40, 10};
+  const RunEnd e = combine_ends(root, {a, b}, 42);
+  EXPECT_DOUBLE_EQ(e.client_cpu_s, 3.0);
+  EXPECT_EQ(e.client_events, 350);
+  EXPECT_DOUBLE_EQ(e.client_cpu_share, 0.5);  // the busiest thread of any rank
+  EXPECT_DOUBLE_EQ(e.measured_wall_s, 3.5);
+  EXPECT_EQ(e.records_written, 42);
+  ASSERT_EQ(e.ranks.size(), 2u);
+  EXPECT_EQ(e.ranks[1].clock_offset_ns, -40);
+  PointResult p;
+  p.client_cpu_s = 0.5;
+  p.client_events = 7;
+  const RankHealth back = rank_health_from_json(rank_health_json(p, 2, cluster::ClockSync{123, 4, 8}));
+  EXPECT_EQ(back.rank, 2);
+  EXPECT_EQ(back.events, 7);
+  EXPECT_EQ(back.clock_offset_ns, 123);
+  EXPECT_EQ(back.clock_residual_ns, 4);
+}
+
+// Without an MPI launcher nothing is initialized: a world of one, and every collective is the
+// identity (a single-host run behaves exactly as before).
+TEST(Cluster, WithoutMpirunItIsAWorldOfOne) {
+  EXPECT_EQ(cluster::world().size, 1);
+  EXPECT_FALSE(cluster::world().initialized);
+  const auto clock = cluster::sync_clocks();
+  EXPECT_EQ(clock.offset_ns, 0);
+  EXPECT_EQ(cluster::broadcast(int64_t{5}), 5);
+  EXPECT_EQ(cluster::common_moment(100, clock, 20), 120);
+  EXPECT_EQ(cluster::gather("x"), std::vector<std::string>{"x"});
+}
+
+// ---- real runs under mpirun -----------------------------------------------------------------
+
+class MpiRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!cluster::available()) GTEST_SKIP() << "built without Open MPI (scripts/setup.sh installs libopenmpi-dev)";
+    dir_ = fs::temp_directory_path() / ("tokbench_mpi_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  testing::Result mpirun(int ranks, std::vector<std::string> args) {
+    std::vector<std::string> argv{TOKBENCH_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(ranks),
+                                  TOKBENCH_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    testing::Child c(argv);
+    const int code = c.wait(std::chrono::seconds(120));
+    return {code, c.output()};
+  }
+  fs::path run_dir(const fs::path& out) const {
+    for (const auto& e : fs::directory_iterator(out))
+      if (e.is_directory()) return e.path();
+    return {};
+  }
+  fs::path dir_;
+};
+
+double numpy_linear(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  const double h = static_cast<double>(v.size() - 1) * p / 100;
+  const size_t lo = static_cast<size_t>(std::floor(h));
+  return lo + 1 < v.size() ? v[lo] + (h - static_cast<double>(lo)) * (v[lo + 1] - v[lo]) : v[lo];
+}
+
+TEST_F(MpiRun, ThreeRanksAccuracyOneFolderExactUnion) {
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "10"});
+  const auto r = mpirun(3, {"run", "--url", sim.url(), "--num-prompts", "300", "--concurrency", "24", "--max-tokens", "16",
+                            "--ignore-eos", "--quiet", "--output-dir", dir_.string()});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const fs::path run = run_dir(dir_);
+  const auto recs = record::read_details((run / "performances" / "tokbench-mock" / "builtin_details.jsonl").string());
+  ASSERT_EQ(recs.size(), 300u);
+  std::map<int64_t, int> per_rank;
+  std::set<int64_t> ids;
+  std::vector<double> tpot;
+  for (const auto& rec : recs) {
+    ++per_rank[rec.rank];
+    ids.insert(rec.index);
+    EXPECT_TRUE(rec.ok()) << rec.error;
+    tpot.push_back(static_cast<double>(rec.last_token_ns - rec.first_token_ns) / 1e6 / static_cast<double>(rec.completion_tokens - 1));
+  }
+  EXPECT_EQ(ids.size(), 300u);  // one global sequence: no index sent twice
+  EXPECT_EQ(per_rank, (std::map<int64_t, int>{{0, 100}, {1, 100}, {2, 100}}));
+  simdjson::dom::parser p;
+  simdjson::dom::element result = p.load((run / "result.json").string());
+  EXPECT_EQ(std::string(result["verdict"]["status"].get_string().value()), "VALID");
+  simdjson::dom::element row = result["metrics"]["TPOT"];
+  EXPECT_NEAR(row["mean"].get_double().value(), 10.0, 0.1);  // the simulator's truth, within 1 %
+  // Every percentile is the exact one over the union of the ranks' records.
+  EXPECT_NEAR(row["median"].get_double().value(), numpy_linear(tpot, 50), 1e-6);
+  EXPECT_NEAR(row["p90"].get_double().value(), numpy_linear(tpot, 90), 1e-6);
+  EXPECT_NEAR(row["p99"].get_double().value(), numpy_linear(tpot, 99), 1e-6);
+  EXPECT_EQ(row["n"].get_int64().value(), 300);
+  simdjson::dom::array notes = result["verdict"]["notes"];
+  ASSERT_EQ(notes.size(), 3u);
+  for (auto n : notes) EXPECT_NE(std::string(n.get_string().value()).find("events/s"), std::string::npos);
+  simdjson::dom::element end = p.load((run / "end.json").string());
+  EXPECT_EQ(end["ranks"].get_array().size(), 3u);
+  EXPECT_EQ(end["records_written"].get_int64().value(), 300);
+  // The ranks' scratch folders are gone; `report` reads the folder as any other.
+  EXPECT_EQ(testing::run_tokbench({"report", run.string()}).code, 0);
+
+  // -np 1 is a single-host run: no ranks anywhere.
+  const fs::path one = dir_ / "one";
+  const auto single = mpirun(1, {"run", "--url", sim.url(), "--num-prompts", "20", "--concurrency", "4", "--max-tokens", "4",
+                                 "--ignore-eos", "--quiet", "--output-dir", one.string()});
+  ASSERT_EQ(single.code, 0) << single.output;
+  for (const auto& rec : record::read_details((run_dir(one) / "performances" / "tokbench-mock" / "builtin_details.jsonl").string()))
+    EXPECT_EQ(rec.rank, record::kNone);
+}
+
+// An open loop over three ranks: one global Poisson schedule from one seed, each rank sending
+// every third request at the schedule's own time, so the union is the single-host schedule; the
+// send lag is reported per rank.
+TEST_F(MpiRun, OpenLoopAccuracyKeepsTheGlobalSchedule) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
+  const auto r = mpirun(3, {"run", "--url", sim.url(), "--num-prompts", "150", "--request-rate", "100", "--seed", "7",
+                            "--concurrency", "48", "--max-tokens", "4", "--ignore-eos", "--quiet", "--output-dir",
+                            dir_.string()});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const fs::path run = run_dir(dir_);
+  auto recs = record::read_details((run / "performances" / "tokbench-mock" / "builtin_details.jsonl").string());
+  ASSERT_EQ(recs.size(), 150u);
+  std::sort(recs.begin(), recs.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+  load::ArrivalShape shape;
+  shape.rate_rps = 100;
+  auto schedule = load::open_loop(shape, 7);
+  std::vector<int64_t> offsets;
+  for (int i = 0; i < 150; ++i) offsets.push_back(schedule->next_offset_ns());
+  for (size_t i = 0; i < recs.size(); ++i) {
+    EXPECT_EQ(recs[i].rank, static_cast<int64_t>(i % 3));
+    // Each rank's scheduled time is the global schedule's (all ranks start together, clocks aligned).
+    EXPECT_NEAR(static_cast<double>(recs[i].scheduled_ns - recs[0].scheduled_ns), static_cast<double>(offsets[i] - offsets[0]), 2e5)
+        << "request " << i;
+  }
+  simdjson::dom::parser p;
+  simdjson::dom::element result = p.load((run / "result.json").string());
+  EXPECT_EQ(std::string(result["verdict"]["status"].get_string().value()), "VALID");
+  simdjson::dom::array notes = result["verdict"]["notes"];
+  ASSERT_EQ(notes.size(), 3u);
+  for (auto n : notes) EXPECT_NE(std::string(n.get_string().value()).find("send lag mean"), std::string::npos);
+  EXPECT_LT(result["extra_metrics"]["SendLag"]["p99"].get_double().value(), 5.0);
+}
+
+}  // namespace
+}  // namespace tokbench::runner
