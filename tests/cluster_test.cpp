@@ -94,6 +94,14 @@ TEST(Cluster, WithoutMpirunItIsAWorldOfOne) {
   EXPECT_EQ(cluster::gather("x"), std::vector<std::string>{"x"});
 }
 
+// `tokbench --version` says whether this build can run across hosts.
+TEST(Cluster, VersionSaysWhetherMultiHostRunsAreAvailable) {
+  const auto r = testing::run_tokbench({"--version"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.output.find(cluster::available() ? "multi-host runs: Open MPI" : "multi-host runs: unavailable"),
+            std::string::npos) << r.output;
+}
+
 // ---- real runs under mpirun -----------------------------------------------------------------
 
 class MpiRun : public ::testing::Test {

@@ -42,8 +42,9 @@ int main(int argc, char** argv) {
   }
   tokbench::client::global_init();
   CLI::App app{"tokbench: measures LLM inference services (TTFT, TPOT, ITL, E2EL, throughput)"};
-  app.set_version_flag("--version", fmt::format("tokbench {} ({}{})", tokbench::kVersion, tokbench::kGitHash,
-                                                tokbench::kGitDirty ? ", dirty" : ""));
+  app.set_version_flag("--version", fmt::format("tokbench {} ({}{}; multi-host runs: {})", tokbench::kVersion,
+                                                tokbench::kGitHash, tokbench::kGitDirty ? ", dirty" : "",
+                                                tokbench::cluster::available() ? "Open MPI" : "unavailable, built without Open MPI"));
   app.require_subcommand(1);
   std::function<int()> action;
   tokbench::cli::add_commands(app, action);
