@@ -51,9 +51,6 @@ TEST(Cluster, WhatSeveralRanksCannotDoIsNamed) {
   EXPECT_NE(joined(cluster_problems(c, 3)).find("--concurrency 2 is split across the ranks"), std::string::npos);
   c.concurrency = 3;
   EXPECT_TRUE(cluster_problems(c, 3).empty());
-  c.turns = 2;
-  EXPECT_NE(joined(cluster_problems(c, 3)).find("--turns"), std::string::npos);
-  c.turns = 0;
   c.concurrency_sweep = {4, 8};
   EXPECT_NE(joined(cluster_problems(c, 3)).find("sweeps"), std::string::npos);
 }
@@ -182,6 +179,31 @@ TEST_F(MpiRun, ThreeRanksAccuracyOneFolderExactUnion) {
   ASSERT_EQ(single.code, 0) << single.output;
   for (const auto& rec : record::read_details((run_dir(one) / "performances" / "tokbench-mock" / "builtin_details.jsonl").string()))
     EXPECT_EQ(rec.rank, record::kNone);
+}
+
+// Multi-turn sessions over two ranks: each conversation stays on one rank (all its turns carry
+// that rank), and the union has every turn of every conversation once.
+TEST_F(MpiRun, SessionsAccuracyStayOnTheirRank) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
+  const auto r = mpirun(2, {"run", "--url", sim.url(), "--turns", "3", "--num-prompts", "6", "--concurrency", "4",
+                            "--max-tokens", "4", "--ignore-eos", "--quiet", "--output-dir", dir_.string()});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto recs = record::read_details((run_dir(dir_) / "performances" / "tokbench-mock" / "builtin_details.jsonl").string());
+  ASSERT_EQ(recs.size(), 18u);  // 6 conversations x 3 turns
+  std::map<int64_t, std::set<int64_t>> ranks_of;
+  std::map<int64_t, int> turns;
+  std::set<int64_t> ids;
+  for (const auto& rec : recs) {
+    ranks_of[rec.session].insert(rec.rank);
+    ++turns[rec.session];
+    ids.insert(rec.index);
+  }
+  EXPECT_EQ(ids.size(), 18u);
+  ASSERT_EQ(ranks_of.size(), 6u);
+  for (const auto& [session, ranks] : ranks_of) {
+    EXPECT_EQ(ranks, (std::set<int64_t>{session % 2})) << "session " << session;
+    EXPECT_EQ(turns[session], 3);
+  }
 }
 
 // An open loop over three ranks: one global Poisson schedule from one seed, each rank sending

@@ -100,3 +100,34 @@ TEST_F(SessionsTest, AFailedTurnEndsItsConversation) {
 
 }  // namespace
 }  // namespace tokbench::load
+
+namespace tokbench::load {
+namespace {
+
+// A rank of a multi-host run: its conversations are every size-th one (a session stays on one
+// rank), and its request indices rank, rank + size, ... never collide with another rank's.
+TEST(SessionShard, ConversationsAndIndicesOfOneRank) {
+  std::vector<int64_t> convs;
+  SessionSource src({2, 2, 2, 2, 2}, 4, 0, [&convs](int64_t c, const TurnContext&) {
+    convs.push_back(c);
+    return core::PlannedRequest{};
+  }, 1, 3);
+  EXPECT_EQ(src.planned(), 4);  // conversations 1 and 4, two turns each
+  std::vector<int64_t> indices;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<core::PlannedRequest> sent;
+    for (Pull p = src.next(0); p.kind == Pull::Kind::Request; p = src.next(0)) sent.push_back(std::move(p.request));
+    for (const auto& p : sent) {
+      indices.push_back(p.index);
+      record::RequestRecord r;
+      r.index = p.index;
+      src.completed(r);
+    }
+  }
+  EXPECT_EQ(src.next(0).kind, Pull::Kind::Done);
+  EXPECT_EQ(convs, (std::vector<int64_t>{1, 4, 1, 4}));
+  EXPECT_EQ(indices, (std::vector<int64_t>{1, 4, 7, 10}));
+}
+
+}  // namespace
+}  // namespace tokbench::load

@@ -1,14 +1,16 @@
 #include "load/sessions.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 namespace tokbench::load {
 
-SessionSource::SessionSource(std::vector<int64_t> turns_of, int active, int64_t think_ns, TurnMaker make)
+SessionSource::SessionSource(std::vector<int64_t> turns_of, int active, int64_t think_ns, TurnMaker make, int shard_rank,
+                             int shard_size)
     : turns_of_(std::move(turns_of)), think_ns_(think_ns), make_(std::move(make)),
-      places_(static_cast<size_t>(std::max(1, active))) {
-  planned_ = std::accumulate(turns_of_.begin(), turns_of_.end(), int64_t{0});
+      places_(static_cast<size_t>(std::max(1, active))), shard_rank_(shard_rank), shard_size_(std::max(1, shard_size)) {
+  next_conversation_ = shard_rank_;
+  for (size_t c = static_cast<size_t>(shard_rank_); c < turns_of_.size(); c += static_cast<size_t>(shard_size_))
+    planned_ += turns_of_[c];
 }
 
 void SessionSource::start(int64_t) {}
@@ -27,7 +29,8 @@ Pull SessionSource::next(int64_t now_ns) {
       if (s.conversation < 0) {  // a free place: start the next conversation
         if (next_conversation_ >= static_cast<int64_t>(turns_of_.size())) continue;
         s = Session{};
-        s.conversation = next_conversation_++;
+        s.conversation = next_conversation_;
+        next_conversation_ += shard_size_;
         s.start_ns = now_ns;
         s.ready_at_ns = now_ns;
       }
@@ -48,7 +51,7 @@ Pull SessionSource::next(int64_t now_ns) {
       return busy ? Pull::later() : Pull::done();
     }
     pick->in_flight = true;
-    ctx.index = next_index_++;
+    ctx.index = next_index_++ * shard_size_ + shard_rank_;
     ctx.session = pick->conversation;
     ctx.turn = pick->turn;
     ctx.turns = turns_of_[static_cast<size_t>(pick->conversation)];

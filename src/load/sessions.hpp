@@ -32,8 +32,11 @@ using TurnMaker = std::function<core::PlannedRequest(int64_t conversation, const
 class SessionSource final : public RequestSource {
  public:
   /// `turns_of[c]` is conversation c's number of turns; at most `active` run at once; a session
-  /// waits `think_ns` after an answer before its next turn.
-  SessionSource(std::vector<int64_t> turns_of, int active, int64_t think_ns, TurnMaker make);
+  /// waits `think_ns` after an answer before its next turn. A rank of a multi-host run takes the
+  /// conversations c with c % shard_size == shard_rank (a session stays on one rank), and numbers
+  /// its requests rank, rank + size, ... so that indices stay unique across the ranks.
+  SessionSource(std::vector<int64_t> turns_of, int active, int64_t think_ns, TurnMaker make, int shard_rank = 0,
+                int shard_size = 1);
   void start(int64_t phase_start_ns) override;
   Pull next(int64_t now_ns) override;
   /// Keeps the answer (the record's output_text) in its session's history; a failed turn ends
@@ -60,6 +63,7 @@ class SessionSource final : public RequestSource {
   mutable std::mutex mu_;
   std::vector<Session> places_;
   int64_t next_conversation_ = 0, next_index_ = 0, cut_short_ = 0;
+  int shard_rank_ = 0, shard_size_ = 1;
   std::unordered_map<int64_t, size_t> place_of_index_;  ///< in-flight request index -> its session's place
 };
 

@@ -20,7 +20,6 @@ std::vector<std::string> cluster_problems(const RunConfig& cfg, int size) {
         "server first)");
   check(cfg.sweep_points() <= 1 && cfg.search.empty() && cfg.repeats <= 1 && cfg.adaptive_window_s == 0,
         "sweeps, --search, --repeats and --adaptive-window-s are single-host for now: run one load point per mpirun");
-  check(!cfg.sessions(), "--turns and --multi-turn are single-host for now (a session's turns must stay on one rank)");
   check(!cfg.pressure, "--pressure is single-host: its clients join one at a time on one clock");
   check(cfg.request_rate > 0 || cfg.dataset.starts_with("trace:") || cfg.concurrency >= size,
         fmt::format("--concurrency {} is split across the ranks (a closed loop): give at least one per rank ({})",

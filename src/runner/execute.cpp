@@ -174,7 +174,7 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
     source = std::make_unique<load::SessionSource>(
         std::move(turns_of), cfg.concurrency,
         static_cast<int64_t>(cfg.think_time_ms * 1e6),
-        [&target](int64_t c, const load::TurnContext& ctx) { return target.make_turn(c, ctx); });
+        [&target](int64_t c, const load::TurnContext& ctx) { return target.make_turn(c, ctx); }, share.rank, share.size);
   } else {
     source = measured_source(cfg, count, target.maker(), es, target.data.schedule_ns, share);
   }
