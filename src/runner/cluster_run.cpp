@@ -39,7 +39,7 @@ std::string rank_health_json(const PointResult& p, int rank, const cluster::Cloc
   return w.take();
 }
 
-RankHealth rank_health_from_json(const std::string& json) {
+RankHealth rank_health_from_json(const std::string& json, int64_t* records_written, bool* interrupted) {
   simdjson::dom::parser parser;
   simdjson::dom::element o = parser.parse(json);
   RankHealth h;
@@ -51,6 +51,8 @@ RankHealth rank_health_from_json(const std::string& json) {
   h.events = o["client_sse_events"].get_int64().value();
   h.clock_offset_ns = o["clock_offset_ns"].get_int64().value();
   h.clock_residual_ns = o["clock_residual_ns"].get_int64().value();
+  if (records_written) *records_written = o["records_written"].get_int64().value();
+  if (interrupted) *interrupted = o["interrupted"].get_bool().value();
   return h;
 }
 

@@ -22,9 +22,10 @@ std::vector<std::string> cluster_problems(const RunConfig& cfg, int size);
 /// This rank's share of a total: total / size, the remainder going to the lowest ranks.
 int rank_share(int total, int rank, int size);
 
-/// This rank's client health for rank 0, as one JSON object, and back.
+/// This rank's client health for rank 0, as one JSON object, and back (with the records it wrote
+/// and whether it was interrupted, when asked).
 std::string rank_health_json(const PointResult& p, int rank, const cluster::ClockSync& clock);
-RankHealth rank_health_from_json(const std::string& json);
+RankHealth rank_health_from_json(const std::string& json, int64_t* records_written = nullptr, bool* interrupted = nullptr);
 
 /// The run's end as rank 0 writes it: rank 0's own end, with the ranks' client costs combined
 /// (CPU and events summed, the busiest thread's share and the wall the largest) and listed.

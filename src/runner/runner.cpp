@@ -5,7 +5,6 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
 
-#include <simdjson.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -358,11 +357,11 @@ RunOutcome run_cluster(RunPlan& plan, std::atomic<int>& stop, std::FILE* console
     std::vector<RankHealth> ranks;
     int64_t records = 0;
     for (const auto& h : healths) {
-      ranks.push_back(rank_health_from_json(h));
-      simdjson::dom::parser parser;
-      simdjson::dom::element o = parser.parse(h);
-      records += o["records_written"].get_int64().value();
-      result.interrupted = result.interrupted || o["interrupted"].get_bool().value();
+      int64_t written = 0;
+      bool interrupted = false;
+      ranks.push_back(rank_health_from_json(h, &written, &interrupted));
+      records += written;
+      result.interrupted = result.interrupted || interrupted;
     }
     write_end(dir, combine_ends(ended(result, server_process), ranks, records));
     outcome = conclude(plan, dir, result.interrupted, *log, console);
