@@ -139,6 +139,10 @@ void add_load_lists(CLI::App* run, runner::RunConfig& c) {
                   "auto | on | off: open one kept-alive connection per slot before the measured phase (auto: on for a "
                   "plain closed loop), so set-up is not in the first requests' TTFT")
       ->capture_default_str();
+  run->add_option("--transport", c.transport,
+                  "auto | sockets | libcurl: HTTP/1.1 on plain sockets (the least client CPU per event) or libcurl "
+                  "(TLS, proxies); auto: sockets for an http:// URL with no proxy set")
+      ->capture_default_str();
   run->add_option("--goodput", c.goodput,
                   "per-request SLOs in ms, e.g. 'ttft:500 tpot:50 e2el:20000': goodput = requests meeting all, per second");
 }

@@ -1,5 +1,5 @@
 #pragma once
-// client/engine: sends requests with libcurl's multi interface on worker threads and turns
+// client/engine: sends requests on worker threads (client/transport: plain sockets or libcurl) and turns
 // every response into a RequestRecord. Hot path: stamp steady_clock once per read, frame SSE,
 // classify each event, append a ChunkEvent to a pre-reserved vector. Statistics and formatting
 // happen elsewhere, after the fact. Decides nothing about WHAT or WHEN: it pulls requests from a
@@ -17,6 +17,10 @@
 #include "record/record.hpp"
 
 namespace tokbench::client {
+
+/// How requests reach the server: HTTP/1.1 on plain sockets (client/http1; the least CPU per
+/// event), libcurl (TLS, proxies, anything), or the first when the URL allows it.
+enum class TransportKind { Auto, Sockets, Curl };
 
 struct EngineSettings {
   std::string url;                   ///< full endpoint URL
@@ -47,6 +51,7 @@ struct EngineSettings {
   /// engine waits for it. Empty = start as soon as the workers are warm.
   std::function<int64_t()> phase_start_at;
   TlsSettings tls;
+  TransportKind transport = TransportKind::Auto;
 };
 
 /// Stop levels, written by a signal handler and read by the workers.
@@ -78,6 +83,13 @@ class Engine {
  private:
   EngineSettings settings_;
 };
+
+/// The transport a run with `settings` uses (Auto resolved) and, in `why`, the reason.
+TransportKind chosen_transport(const EngineSettings& settings, std::string* why = nullptr);
+const char* transport_name(TransportKind kind);
+/// Every request's headers ("Name: value", libcurl's rules) but Host, User-Agent, Accept and
+/// Content-Length: the body type, the stream's Accept, the credential, then --header's.
+std::vector<std::string> request_headers(const EngineSettings& settings);
 
 /// libcurl's global initialization; call once from main before any thread starts.
 void global_init();

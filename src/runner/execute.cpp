@@ -46,6 +46,9 @@ client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg) {
   es.max_event_bytes = static_cast<size_t>(cfg.max_event_bytes);
   es.max_body_bytes = static_cast<size_t>(cfg.max_body_bytes);
   es.tls = {cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure};
+  es.transport = cfg.transport == "sockets"   ? client::TransportKind::Sockets
+                 : cfg.transport == "libcurl" ? client::TransportKind::Curl
+                                              : client::TransportKind::Auto;
   return es;
 }
 
@@ -130,6 +133,12 @@ std::unique_ptr<load::CountedSource> measured_source(const RunConfig& c, int64_t
 }
 
 }  // namespace
+
+std::string transport_text(const Target& target, const RunConfig& cfg) {
+  std::string why;
+  const client::TransportKind k = client::chosen_transport(engine_settings(target, cfg), &why);
+  return fmt::format("{} ({})", client::transport_name(k), why);
+}
 
 int64_t count_bound(const RunConfig& cfg, int64_t requested_num_prompts) {
   return cfg.duration_s > 0 && requested_num_prompts == 0 ? -1 : cfg.num_prompts;

@@ -1,5 +1,7 @@
 #include "runner/run_config.hpp"
 
+#include "client/http1.hpp"
+
 #include "dataset/dataset.hpp"
 #include "dataset/images.hpp"
 
@@ -269,6 +271,14 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
   check(slice_s == 0 || slice_s >= 0.01, fmt::format("--slice-s: bad value {} (expected 0 for none, or at least 0.01 s)", slice_s));
   check(warm_connections == "auto" || warm_connections == "on" || warm_connections == "off",
         fmt::format("--warm-connections: bad value '{}' (expected auto, on or off)", warm_connections));
+  check(transport == "auto" || transport == "sockets" || transport == "libcurl",
+        fmt::format("--transport: bad value '{}' (expected auto, sockets or libcurl)", transport));
+  if (transport == "sockets" && !embedded_target()) {
+    std::string why;
+    check(client::parse_http_url(target_url(), &why).has_value(),
+          fmt::format("--transport sockets reads plain http:// only, and {} is not ({}): use --transport auto or libcurl",
+                      redact_url(target_url()), why));
+  }
   check(repeats >= 1, fmt::format("--repeats: bad value {} (expected >= 1)", repeats));
   check(repeats == 1 || (search.empty() && sweep_points() == 1),
         "--repeats repeats one load point: drop the list or --search (repeat each point as its own invocation)");
@@ -346,7 +356,7 @@ std::string RunConfig::to_json() const {
   w.field("url", redact_url(url)).field("host", host).field("port", port).field("endpoint", endpoint);
   w.field("skip_model_check", skip_model_check);
   w.field("ca_bundle", ca_bundle).field("tls_cert", tls_cert).field("tls_key", tls_key.empty() ? "" : std::string(kRedacted));
-  w.field("insecure", insecure);
+  w.field("insecure", insecure).field("transport", transport);
   w.field("model", model).field("api_key", api_key.empty() ? "" : "***redacted***");
   w.key("headers").begin_array();
   for (const auto& h : headers) w.value(redact_header(h));

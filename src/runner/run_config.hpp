@@ -69,6 +69,9 @@ struct RunConfig {
   /// Open one kept-alive connection per slot before the measured phase (GET /v1/models, all at
   /// once), so connection set-up is not in the first requests' TTFT: auto = on for a plain closed loop.
   std::string warm_connections = "auto";
+  /// How requests reach the server: auto (plain sockets for an http:// URL without a proxy,
+  /// else libcurl) | sockets | libcurl.
+  std::string transport = "auto";
   bool warms_connections() const {
     return warm_connections == "on" ||
            (warm_connections == "auto" && request_rate == 0 && request_rate_sweep.empty() && !pressure && ramp_up_s == 0 &&

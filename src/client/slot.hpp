@@ -1,0 +1,181 @@
+#pragma once
+// client/slot (internal to the engine): one request in flight and what its response has said so
+// far — the record being filled, the SSE framer and the chunk parser (reused across requests, so
+// the hot path allocates nothing per event). Both transports (libcurl, plain sockets) hand it the
+// same things: a status, headers, body bytes stamped once per read; it never touches the network.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <string>
+#include <string_view>
+
+#include "client/chunk_parser.hpp"
+#include "client/sse.hpp"
+#include "common/clock.hpp"
+#include "core/request.hpp"
+#include "record/record.hpp"
+
+namespace tokbench::client {
+
+inline constexpr size_t kErrorBodyLimit = 1024;  // first KiB of a failing server's body is kept
+
+struct Slot {
+  size_t id = 0;  // its place in the worker's slots (the transports keep their own state by it)
+  bool active = false;
+  core::PlannedRequest req;  // kept for a retry: same body, same intended time
+  int64_t origin_ns = 0;
+  bool stream = true;
+  bool keep_text = false;
+  size_t max_body = 0, max_events = 0;
+  std::string too_large;     // why the response passed a cap ("" = it did not)
+  std::string content_type;  // of the response, lower-cased ("" = none sent)
+  std::string head;          // the first KiB of a 2xx body, to show what came when it is not what was asked
+  int64_t retry_after_ms = -1;        // the server's Retry-After, in ms (-1 = none)
+  int64_t retry_at_ns = record::kNone;  // waiting to retry until then (the slot stays taken)
+  record::RequestRecord rec;
+  SseFramer framer;
+  ChunkParser parser;
+  ChunkInfo info;
+  std::string body;            // non-streaming body, or the start of an error body
+  std::string protocol_error;  // first thing in the stream that broke the protocol
+  bool got_done = false;
+  int64_t events = 0;
+  int64_t bytes = 0;
+
+  int64_t now() const { return steady_now_ns() - origin_ns; }
+
+  /// A fresh record for attempt `attempt` of `req`, intended at `scheduled`.
+  void begin(int64_t scheduled, int attempt, size_t reserve_chunks) {
+    rec = record::RequestRecord{};
+    rec.chunks.reserve(reserve_chunks);
+    rec.index = req.index;
+    rec.warmup = req.warmup;
+    rec.expected_prompt_tokens = req.facts.expected_prompt_tokens;
+    rec.requested_max_tokens = req.facts.requested_max_tokens;
+    rec.ignore_eos_sent = req.facts.ignore_eos_sent;
+    rec.model = req.facts.model;
+    rec.images = req.facts.images;
+    rec.session = req.facts.session;
+    rec.turn = req.facts.turn;
+    rec.session_start_ns = req.facts.session_start_ns;
+    rec.last_turn = req.facts.last_turn;
+    if (keep_text) rec.prompt_text = req.facts.prompt_text;
+    too_large.clear();
+    content_type.clear();
+    head.clear();
+    retry_after_ms = -1;
+    retry_at_ns = record::kNone;
+    rec.stream = stream;
+    rec.attempts = attempt;
+    rec.scheduled_ns = scheduled;
+    framer.reset();
+    parser.begin_response();
+    body.clear();
+    protocol_error.clear();
+    got_done = false;
+  }
+
+  void on_event(std::string_view data, int64_t t) {
+    if (got_done || !too_large.empty()) return;  // nothing after [DONE] belongs to this response
+    if (data == "[DONE]") {  // OpenAI's end; on Anthropic's API only message_stop ends a stream (a proxy may add it)
+      if (parser.wire() == Wire::Anthropic) return;
+      got_done = true;
+      rec.done_ns = t;
+      return;
+    }
+    ++events;
+    if (rec.chunks.size() >= max_events) {
+      too_large = fmt::format("more than {} SSE events in one response (raise --max-events)", max_events);
+      return;
+    }
+    std::string why;
+    if (!parser.parse(data, info, &why)) {
+      if (protocol_error.empty()) protocol_error = fmt::format("invalid JSON in SSE event ({})", why);
+      return;
+    }
+    if (info.end) {  // Anthropic's message_stop: the stream's own end, not a chunk of the answer
+      got_done = true;
+      rec.done_ns = t;
+      return;
+    }
+    if (!info.error.empty() && protocol_error.empty()) protocol_error = fmt::format("error event in stream: {}", info.error);
+    rec.choices = std::max(rec.choices, info.choices);
+    record::ChunkEvent ev;
+    ev.t_ns = t;
+    ev.bytes = static_cast<int32_t>(data.size());
+    ev.cum_tokens = static_cast<int32_t>(info.completion_tokens);
+    ev.kind = info.kind;
+    ev.choice = static_cast<int16_t>(std::min(info.choice, record::kMaxChoiceIndex));
+    rec.chunks.push_back(ev);
+    if (rec.first_event_ns == record::kNone) rec.first_event_ns = t;
+    rec.last_event_ns = t;
+    if (ev.has_text()) {
+      if (rec.first_token_ns == record::kNone) rec.first_token_ns = t;
+      rec.last_token_ns = t;
+      rec.output_chars += info.text_bytes;
+      if (keep_text) {
+        rec.output_text.append(info.reasoning);
+        rec.output_text.append(info.content);
+        rec.output_text.append(info.tool_args);
+      }
+    }
+    take_usage();
+    if (!info.finish_reason.empty()) rec.finish_reason = std::string(info.finish_reason);
+    if (rec.request_id.empty() && !info.id.empty()) rec.request_id = std::string(info.id);
+  }
+
+  void take_usage() {
+    if (info.completion_tokens >= 0) rec.completion_tokens = info.completion_tokens;
+    if (info.prompt_tokens >= 0) rec.prompt_tokens = info.prompt_tokens;
+    if (info.cached_tokens >= 0) rec.cached_tokens = info.cached_tokens;
+  }
+
+  /// The status of a response (a new one per interim 1xx response).
+  void take_status(int code) { rec.http_status = code; }
+
+  /// One response header; names are case-insensitive and only two matter here.
+  void take_header(std::string_view name, std::string_view value) {
+    auto is = [&](std::string_view want) {
+      return name.size() == want.size() && std::equal(name.begin(), name.end(), want.begin(), [](char a, char b) {
+               return std::tolower(static_cast<unsigned char>(a)) == b;
+             });
+    };
+    if (is("retry-after")) {
+      // Seconds (the HTTP-date form is rare from inference servers and is ignored).
+      int64_t secs = -1;
+      const size_t d = value.find_first_of("0123456789");
+      if (d != std::string_view::npos) std::from_chars(value.data() + d, value.data() + value.size(), secs);
+      if (secs >= 0) retry_after_ms = secs * 1000;
+    } else if (is("content-type")) {
+      std::string v(value);
+      for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      v.erase(0, v.find_first_not_of(" \t"));
+      v.erase(v.find_last_not_of(" \t\r\n") + 1);
+      content_type = v;
+    }
+  }
+
+  /// Body bytes of one read, stamped `t`. False once the response passed a cap: the transport
+  /// then abandons the transfer.
+  bool take_body(std::string_view p, int64_t t) {
+    bytes += static_cast<int64_t>(p.size());
+    const bool error_status = rec.http_status < 200 || rec.http_status >= 300;
+    if (!error_status && head.size() < kErrorBodyLimit) head.append(p.substr(0, kErrorBodyLimit - head.size()));
+    if (error_status) {
+      body.append(p.substr(0, kErrorBodyLimit - std::min(kErrorBodyLimit, body.size())));
+    } else if (stream) {
+      framer.feed(p, [&](std::string_view data) { on_event(data, t); });
+      if (framer.too_large() && too_large.empty())
+        too_large = fmt::format("an SSE line or event larger than {} bytes (raise --max-event-bytes)", framer.max_bytes());
+    } else if (body.size() + p.size() > max_body) {
+      too_large = fmt::format("a response body larger than {} bytes (raise --max-body-bytes)", max_body);
+    } else {
+      body.append(p);
+    }
+    return too_large.empty();
+  }
+};
+
+}  // namespace tokbench::client
