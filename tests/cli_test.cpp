@@ -72,12 +72,17 @@ class CliTest : public ::testing::Test {
 
 TEST_F(CliTest, AccuracyAgainstSimulatorAtConcurrency1And32) {
   Sim sim({"--ttft-ms", "50", "--tpot-ms", "10", "--trace", (dir_ / "trace.jsonl").string()});
-  for (auto [conc, prompts] : {std::pair{1, 10}, std::pair{32, 64}}) {
-    SCOPED_TRACE("concurrency " + std::to_string(conc));
+  struct Point {
+    int conc, prompts;
+    const char* transport;
+  };
+  for (auto [conc, prompts, transport] : {Point{1, 10, "auto"}, Point{32, 64, "auto"}, Point{32, 64, "libcurl"}}) {
+    SCOPED_TRACE("concurrency " + std::to_string(conc) + ", transport " + transport);
     // A warm-up wave opens the keep-alive connections first: TTFT includes connection set-up by
     // design (as in AISBench and vLLM bench), and this test is about timing, not TCP handshakes.
     const auto rd = run({"--url", sim.url(), "--concurrency", std::to_string(conc), "--num-prompts",
-                         std::to_string(prompts), "--max-tokens", "48", "--ignore-eos", "--warmup", std::to_string(conc)});
+                         std::to_string(prompts), "--max-tokens", "48", "--ignore-eos", "--warmup", std::to_string(conc),
+                         "--transport", transport});
     ASSERT_FALSE(rd.empty());
     auto r = result(rd);
     EXPECT_EQ(common(r, "success_requests"), prompts);
@@ -270,6 +275,23 @@ TEST_F(CliTest, EmbeddedSimulatorIsTheDefaultTarget) {
   EXPECT_EQ(cfg.find("s3cret-key"), std::string::npos);
   EXPECT_EQ(cfg.find("other-secret"), std::string::npos);
   EXPECT_EQ(slurp(rd / "result.json").find("s3cret-key"), std::string::npos);
+}
+
+// The transport is chosen from the URL (plain sockets for http:// without a proxy), said in the
+// log and result.json, and can be forced; sockets for an https:// URL are refused with the fix.
+TEST_F(CliTest, TransportIsChosenRecordedAndCanBeForced) {
+  auto rd = run({"--num-prompts", "2", "--max-tokens", "4"}, 4);  // 4: too few requests for a VALID verdict
+  ASSERT_FALSE(rd.empty());
+  EXPECT_EQ(std::string(result(rd)["run"]["transport"].get_string().value()), "sockets (a plain http:// URL with no proxy)");
+  EXPECT_NE(slurp(rd / "logs/run.log").find("transport: sockets"), std::string::npos);
+  rd = run({"--num-prompts", "2", "--max-tokens", "4", "--transport", "libcurl"}, 4);
+  ASSERT_FALSE(rd.empty());
+  EXPECT_EQ(std::string(result(rd)["run"]["transport"].get_string().value()), "libcurl (asked for (--transport libcurl))");
+  EXPECT_EQ(common(result(rd), "success_requests"), 2);
+  const auto r = run_tokbench({"run", "--url", "https://127.0.0.1:9/v1/chat/completions", "--transport", "sockets"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--transport sockets reads plain http:// only"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("use --transport auto or libcurl"), std::string::npos) << r.output;
 }
 
 TEST_F(CliTest, OpenLoopRateRecordsSendLag) {

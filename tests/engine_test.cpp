@@ -1,5 +1,6 @@
-// client/engine: the real libcurl engine against the real simulator over loopback — records,
-// every outcome category, retries, schedules and cancellation.
+// client/engine: the real engine against the real simulator and foreign servers over loopback —
+// records, every outcome category, retries, schedules and cancellation — on both transports
+// (plain sockets and libcurl), which must agree on all of it.
 #include "client/engine.hpp"
 
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@
 #include "common/clock.hpp"
 #include "mock/mock_server.hpp"
 #include "canned_server.hpp"
+#include "scripted_server.hpp"
 #include "ports.hpp"
 #include "process.hpp"
 
@@ -56,6 +58,19 @@ std::vector<std::string> bodies(int n, bool chat, bool stream, int max_tokens = 
   return std::vector<std::string>(static_cast<size_t>(n), build_body(b, {"hello there", -1}));
 }
 
+// Every behaviour test runs once per transport: the plain-socket reader and libcurl.
+class EngineOn : public ::testing::TestWithParam<TransportKind> {
+ protected:
+  static EngineSettings settings() {
+    EngineSettings es;
+    es.transport = GetParam();
+    return es;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Transports, EngineOn, ::testing::Values(TransportKind::Sockets, TransportKind::Curl),
+                         [](const auto& info) { return std::string(transport_name(info.param)); });
+
 std::vector<RequestRecord> run(EngineSettings es, const std::vector<std::string>& bs,
                                const std::vector<int64_t>& schedule = {}, std::atomic<int>* stop_in = nullptr) {
   std::atomic<int> local{kRunning};
@@ -86,9 +101,9 @@ std::vector<RequestRecord> run(EngineSettings es, const std::vector<std::string>
   return out;
 }
 
-TEST(Engine, StreamingChatRecordsEveryChunk) {
+TEST_P(EngineOn, StreamingChatRecordsEveryChunk) {
   Harness h(fast());
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = h.url();
   es.concurrency = 4;
   const auto rs = run(es, bodies(12, true, true));
@@ -114,11 +129,11 @@ TEST(Engine, StreamingChatRecordsEveryChunk) {
   }
 }
 
-// HTTP phases from libcurl, per request: a new connection has its set-up in order before the
+// HTTP phases, per request (libcurl's timings, or the socket transport's own stamps): a new connection has its set-up in order before the
 // request's start on the wire; a request on a kept-alive connection opened none and set up nothing.
-TEST(Engine, HttpPhasesAreRecordedInOrderAndReuseIsSeen) {
+TEST_P(EngineOn, HttpPhasesAreRecordedInOrderAndReuseIsSeen) {
   Harness h(fast());
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = h.url();
   es.concurrency = 2;
   const auto rs = run(es, bodies(6, true, true));
@@ -143,9 +158,9 @@ TEST(Engine, HttpPhasesAreRecordedInOrderAndReuseIsSeen) {
 
 // --warm-connections: one connection per slot is open before the first request, so no measured
 // request opens one (and its TTFT has no set-up in it).
-TEST(Engine, WarmConnectionsLeaveNoSetUpInTheRequests) {
+TEST_P(EngineOn, WarmConnectionsLeaveNoSetUpInTheRequests) {
   Harness h(fast());
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = h.url();
   es.concurrency = 3;
   es.warm_url = "http://127.0.0.1:" + std::to_string(h.port) + "/v1/models";
@@ -157,9 +172,9 @@ TEST(Engine, WarmConnectionsLeaveNoSetUpInTheRequests) {
   }
 }
 
-TEST(Engine, NonStreamingCompletions) {
+TEST_P(EngineOn, NonStreamingCompletions) {
   Harness h(fast());
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = h.url(false);
   es.stream = false;
   es.concurrency = 2;
@@ -174,11 +189,11 @@ TEST(Engine, NonStreamingCompletions) {
   }
 }
 
-TEST(Engine, ConcurrencyCapIsHonoured) {
+TEST_P(EngineOn, ConcurrencyCapIsHonoured) {
   auto s = fast();
   s.ttft_ms = 30;
   Harness h(s);
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = h.url();
   es.concurrency = 3;
   es.workers = 2;
@@ -194,11 +209,11 @@ TEST(Engine, ConcurrencyCapIsHonoured) {
   EXPECT_EQ(peak, 3);
 }
 
-TEST(Engine, HttpErrorKeepsStatusAndBody) {
+TEST_P(EngineOn, HttpErrorKeepsStatusAndBody) {
   auto s = fast();
   s.fail_every = 3;
   Harness h(s);
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = h.url();
   const auto rs = run(es, bodies(6, true, true));
   int failed = 0;
@@ -212,11 +227,11 @@ TEST(Engine, HttpErrorKeepsStatusAndBody) {
   EXPECT_EQ(failed, 2);
 }
 
-TEST(Engine, StreamCutMidwayIsStreamProtocol) {
+TEST_P(EngineOn, StreamCutMidwayIsStreamProtocol) {
   auto s = fast();
   s.drop_every = 2;
   Harness h(s);
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = h.url();
   const auto rs = run(es, bodies(4, true, true));
   int cut = 0;
@@ -229,8 +244,8 @@ TEST(Engine, StreamCutMidwayIsStreamProtocol) {
   EXPECT_EQ(cut, 2);
 }
 
-TEST(Engine, UnreachableServerIsConnectErrorAndRetried) {
-  EngineSettings es;
+TEST_P(EngineOn, UnreachableServerIsConnectErrorAndRetried) {
+  EngineSettings es = settings();
   es.url = "http://127.0.0.1:" + std::to_string(testing::unused_loopback_port()) + "/v1/chat/completions";
   es.retries = 2;
   const auto rs = run(es, bodies(2, true, true));
@@ -241,11 +256,11 @@ TEST(Engine, UnreachableServerIsConnectErrorAndRetried) {
   }
 }
 
-TEST(Engine, SlowServerTimesOut) {
+TEST_P(EngineOn, SlowServerTimesOut) {
   auto s = fast();
   s.ttft_ms = 3000;
   Harness h(s);
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = h.url();
   es.timeout_ms = 200;
   const auto rs = run(es, bodies(1, true, true));
@@ -254,9 +269,9 @@ TEST(Engine, SlowServerTimesOut) {
   EXPECT_LT(rs[0].done_ns - rs[0].sent_ns, 2'000'000'000);
 }
 
-TEST(Engine, OpenLoopKeepsTheSchedule) {
+TEST_P(EngineOn, OpenLoopKeepsTheSchedule) {
   Harness h(fast());
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = h.url();
   es.concurrency = 8;
   const std::vector<int64_t> schedule{0, 50'000'000, 100'000'000, 150'000'000, 200'000'000};
@@ -271,11 +286,11 @@ TEST(Engine, OpenLoopKeepsTheSchedule) {
   }
 }
 
-TEST(Engine, CancelStopsInFlightAndSendsNothingNew) {
+TEST_P(EngineOn, CancelStopsInFlightAndSendsNothingNew) {
   auto s = fast();
   s.tpot_ms = 20;
   Harness h(s);
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = h.url();
   es.concurrency = 2;
   es.drain_timeout_ms = 0;
@@ -295,11 +310,11 @@ TEST(Engine, CancelStopsInFlightAndSendsNothingNew) {
 
 // A server that sends one SSE line larger than the cap: only that request fails, as too_large,
 // and the client never holds more than the cap.
-TEST(Engine, OversizedSseLineFailsAsTooLarge) {
+TEST_P(EngineOn, OversizedSseLineFailsAsTooLarge) {
   const std::string sse = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
                           "data: {\"choices\":[{\"delta\":{\"content\":\"" + std::string(3 << 20, 'x') + "\"}}]}\n\n";
   testing::CannedServer srv([&](const std::string&) { return sse; });
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = srv.url("/v1/chat/completions");
   es.max_event_bytes = 1 << 20;
   const auto rs = run(es, bodies(2, true, true));
@@ -311,10 +326,10 @@ TEST(Engine, OversizedSseLineFailsAsTooLarge) {
   }
 }
 
-TEST(Engine, OversizedNonStreamingBodyFailsAsTooLarge) {
+TEST_P(EngineOn, OversizedNonStreamingBodyFailsAsTooLarge) {
   const std::string body = "{\"choices\":[{\"message\":{\"content\":\"" + std::string(2 << 20, 'y') + "\"}}]}";
   testing::CannedServer srv([&](const std::string&) { return testing::CannedServer::http(200, "application/json", body); });
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = srv.url("/v1/chat/completions");
   es.stream = false;
   es.max_body_bytes = 1 << 20;
@@ -326,7 +341,7 @@ TEST(Engine, OversizedNonStreamingBodyFailsAsTooLarge) {
 
 // A usage bomb: the server claims 500 million tokens in a 3-chunk answer. The record keeps the
 // claim; nothing is sized by it (metrics_test checks the statistics over it).
-TEST(Engine, UsageBombIsRecordedNotAllocated) {
+TEST_P(EngineOn, UsageBombIsRecordedNotAllocated) {
   const std::string sse =
       "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
       "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n"
@@ -335,7 +350,7 @@ TEST(Engine, UsageBombIsRecordedNotAllocated) {
       "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":500000000}}\n\n"
       "data: [DONE]\n\n";
   testing::CannedServer srv([&](const std::string&) { return sse; });
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = srv.url("/v1/chat/completions");
   const auto rs = run(es, bodies(1, true, true));
   ASSERT_EQ(rs.size(), 1u);
@@ -347,7 +362,7 @@ TEST(Engine, UsageBombIsRecordedNotAllocated) {
 // Anthropic's Messages stream as its servers write it, not as our simulator does: `event:` lines,
 // CRLF line ends, a ping, and message_stop as the end (no [DONE]). The key goes as x-api-key with
 // anthropic-version, and no Bearer header.
-TEST(Engine, AnthropicStreamFromAForeignServer) {
+TEST_P(EngineOn, AnthropicStreamFromAForeignServer) {
   const std::string sse =
       "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nConnection: close\r\n\r\n"
       "event: message_start\r\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_01\",\"type\":\"message\","
@@ -360,7 +375,7 @@ TEST(Engine, AnthropicStreamFromAForeignServer) {
       "event: message_delta\r\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":3}}\r\n\r\n"
       "event: message_stop\r\ndata: {\"type\":\"message_stop\"}\r\n\r\n";
   testing::CannedServer srv([&](const std::string&) { return sse; });
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = srv.url("/v1/messages");
   es.wire = Wire::Anthropic;
   es.api_key = "sk-ant-test";
@@ -384,13 +399,13 @@ TEST(Engine, AnthropicStreamFromAForeignServer) {
 
 // An Anthropic stream cut before message_stop fails, naming what was missing; a [DONE] line means
 // nothing on this API.
-TEST(Engine, AnthropicStreamWithoutMessageStopIsCut) {
+TEST_P(EngineOn, AnthropicStreamWithoutMessageStopIsCut) {
   const std::string sse =
       "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
       "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"}}\n\n"
       "data: [DONE]\n\n";
   testing::CannedServer srv([&](const std::string&) { return sse; });
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = srv.url("/v1/messages");
   es.wire = Wire::Anthropic;
   const auto rs = run(es, {R"({"model":"m","max_tokens":8,"messages":[],"stream":true})"});
@@ -401,7 +416,7 @@ TEST(Engine, AnthropicStreamWithoutMessageStopIsCut) {
 
 // SGLang's /generate, from a server that is not our simulator: cumulative text, cumulative
 // meta_info counts (two tokens in the second event), a finish object, then [DONE].
-TEST(Engine, SglangGenerateStreamFromAForeignServer) {
+TEST_P(EngineOn, SglangGenerateStreamFromAForeignServer) {
   const std::string sse =
       "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
       "data: {\"text\":\" one\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":null,\"prompt_tokens\":6,\"completion_tokens\":1,\"cached_tokens\":0}}\n\n"
@@ -410,7 +425,7 @@ TEST(Engine, SglangGenerateStreamFromAForeignServer) {
       "\"prompt_tokens\":6,\"completion_tokens\":4,\"cached_tokens\":0}}\n\n"
       "data: [DONE]\n\n";
   testing::CannedServer srv([&](const std::string&) { return sse; });
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = srv.url("/generate");
   es.wire = Wire::SglangGenerate;
   es.keep_text = true;
@@ -428,11 +443,11 @@ TEST(Engine, SglangGenerateStreamFromAForeignServer) {
 }
 
 // A proxy's HTML page with 200 where a stream was asked for: said as such, with what came.
-TEST(Engine, HtmlAnswerIsNamedNotCalledACutStream) {
+TEST_P(EngineOn, HtmlAnswerIsNamedNotCalledACutStream) {
   testing::CannedServer srv([&](const std::string&) {
     return testing::CannedServer::http(200, "text/html; charset=utf-8", "<html><body>Login required</body></html>");
   });
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = srv.url("/v1/chat/completions");
   const auto rs = run(es, bodies(1, true, true));
   ASSERT_EQ(rs.size(), 1u);
@@ -442,13 +457,13 @@ TEST(Engine, HtmlAnswerIsNamedNotCalledACutStream) {
 }
 
 // A reset after the request was sent is not a connect error, and is not retried blindly.
-TEST(Engine, ResetBeforeAnyResponseByteIsNotAConnectError) {
+TEST_P(EngineOn, ResetBeforeAnyResponseByteIsNotAConnectError) {
   std::atomic<int> served{0};
   testing::CannedServer srv([&](const std::string&) {
     ++served;
     return std::string();  // read the request, close without a byte
   });
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = srv.url("/v1/chat/completions");
   es.retries = 2;
   const auto rs = run(es, bodies(1, true, true));
@@ -464,7 +479,7 @@ TEST(Engine, ResetBeforeAnyResponseByteIsNotAConnectError) {
 // for four.
 // An arrival schedule starts when the engine can send: the slots (one libcurl handle each) are
 // made first. Made after, 8,000 of them (~50 ms) made a large open loop's first requests that late.
-TEST(Engine, PhaseStartsOnceTheSlotsExist) {
+TEST_P(EngineOn, PhaseStartsOnceTheSlotsExist) {
   struct Probe final : load::RequestSource {
     void start(int64_t) override { started_at = steady_now_ns(); }
     load::Pull next(int64_t) override {
@@ -475,7 +490,7 @@ TEST(Engine, PhaseStartsOnceTheSlotsExist) {
     int64_t planned() const override { return -1; }  // unbounded: every slot is made
     std::atomic<int64_t> started_at{0}, first_next{0};
   } probe;
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = "http://127.0.0.1:9/v1/chat/completions";  // nothing is sent
   es.concurrency = 8000;
   std::atomic<int> stop{kRunning};
@@ -488,7 +503,7 @@ TEST(Engine, PhaseStartsOnceTheSlotsExist) {
 // Warm connections come before the phase: a schedule (a trace, a rate) starts once they are
 // open, so warming is not counted as its first requests' lateness. Here warming takes ~300 ms
 // (a server that answers each warm-up GET after 150 ms, one connection at a time).
-TEST(Engine, PhaseStartsAfterTheConnectionsAreWarm) {
+TEST_P(EngineOn, PhaseStartsAfterTheConnectionsAreWarm) {
   testing::CannedServer slow([](const std::string&) {
     std::this_thread::sleep_for(std::chrono::milliseconds(150));
     return testing::CannedServer::http(200, "application/json", R"({"data":[]})");
@@ -503,7 +518,7 @@ TEST(Engine, PhaseStartsAfterTheConnectionsAreWarm) {
     int64_t planned() const override { return -1; }
     std::atomic<int64_t> started_at{0}, first_next{0};
   } probe;
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = slow.url("/v1/chat/completions");
   es.warm_url = slow.url("/v1/models");
   es.concurrency = 2;
@@ -516,7 +531,7 @@ TEST(Engine, PhaseStartsAfterTheConnectionsAreWarm) {
   EXPECT_LT(probe.first_next.load() - probe.started_at.load(), 50'000'000);
 }
 
-TEST(Engine, SourceThatAnswersLaterGetsAskedAgainAfterCompletions) {
+TEST_P(EngineOn, SourceThatAnswersLaterGetsAskedAgainAfterCompletions) {
   Harness h(fast());
   struct Chain final : load::RequestSource {
     explicit Chain(std::string body) : body(std::move(body)) {}
@@ -539,7 +554,7 @@ TEST(Engine, SourceThatAnswersLaterGetsAskedAgainAfterCompletions) {
     std::mutex mu;
     int made = 0, finished = 0;
   } chain(bodies(1, true, true, 4).front());
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = h.url();
   es.concurrency = 4;
   std::atomic<int> stop{kRunning};
@@ -604,7 +619,7 @@ TEST(Engine, TlsErrorsNameTheCauseAndCaBundleOrInsecureGetThrough) {
 
 // The simulator's fault injection against the real client: every kind lands in its own outcome
 // category with a cause that names it (a user testing their pipeline sees the same).
-TEST(Engine, InjectedFaultsAreEachCategorizedAndNamed) {
+TEST_P(EngineOn, InjectedFaultsAreEachCategorizedAndNamed) {
   struct Case {
     const char* kind;
     Outcome outcome;
@@ -621,7 +636,7 @@ TEST(Engine, InjectedFaultsAreEachCategorizedAndNamed) {
     s.fault_kinds = c.kind;
     s.fault_stall_ms = 3000;
     Harness h(s);
-    EngineSettings es;
+    EngineSettings es = settings();
     es.url = h.url();
     es.timeout_ms = 500;
     const auto rs = run(es, bodies(2, true, true, 8));
@@ -635,12 +650,12 @@ TEST(Engine, InjectedFaultsAreEachCategorizedAndNamed) {
 
 // A server that says "later" (429 with Retry-After: 1) is retried after that long, not at once;
 // the record keeps its intended time, so the wait shows in its latency from schedule.
-TEST(Engine, RetriesHonourRetryAfter) {
+TEST_P(EngineOn, RetriesHonourRetryAfter) {
   mock::MockSettings s = fast();
   s.fault_rate = 1;
   s.fault_kinds = "429";
   Harness h(s);
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = h.url();
   es.retries = 2;
   const auto rs = run(es, bodies(1, true, true));
@@ -651,12 +666,12 @@ TEST(Engine, RetriesHonourRetryAfter) {
 }
 
 // After a stop nothing new is sent: a request waiting out its backoff ends as its last attempt did.
-TEST(Engine, StopGivesUpWaitingRetries) {
+TEST_P(EngineOn, StopGivesUpWaitingRetries) {
   mock::MockSettings s = fast();
   s.fault_rate = 1;
   s.fault_kinds = "429";
   Harness h(s);
-  EngineSettings es;
+  EngineSettings es = settings();
   es.url = h.url();
   es.retries = 5;
   std::atomic<int> stop{kRunning};
@@ -671,6 +686,119 @@ TEST(Engine, StopGivesUpWaitingRetries) {
   EXPECT_EQ(rs[0].http_status, 429);
   EXPECT_EQ(rs[0].attempts, 1);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));  // not five Retry-After waits
+}
+
+
+// A server may close a kept-alive connection at any time (an idle timeout, a restart). The request
+// that finds it closed before any response byte is sent again once on a new connection, as
+// libcurl does: it never reached a server that would answer it, so it is not an attempt of its own.
+TEST_P(EngineOn, KeptAliveConnectionDroppedByTheServerIsReplacedOnce) {
+  const std::string sse = "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: [DONE]\n\n";
+  const std::string ok = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " +
+                         std::to_string(sse.size()) + "\r\n\r\n" + sse;
+  testing::ScriptedServer srv([&](int conn, int nth, const std::string&) {
+    if (conn == 0 && nth == 1) return testing::ScriptedServer::Reply{"", true};  // read it, then drop
+    return testing::ScriptedServer::Reply{ok, false};
+  });
+  EngineSettings es = settings();
+  es.url = srv.url("/v1/chat/completions");
+  es.concurrency = 1;
+  es.retries = 0;
+  const auto rs = run(es, bodies(3, true, true));
+  ASSERT_EQ(rs.size(), 3u);
+  for (const auto& r : rs) {
+    EXPECT_TRUE(r.ok()) << r.index << ": " << r.error;
+    EXPECT_EQ(r.attempts, 1);
+    EXPECT_EQ(r.chunks.size(), 1u);
+  }
+  EXPECT_EQ(rs[1].connects, 1);  // its answer came on the new connection
+  EXPECT_EQ(rs[2].connects, 0);  // which was kept for the next request
+  const auto seen = srv.seen();
+  ASSERT_EQ(seen.size(), 4u);  // 0 on the first connection, 1 there and dropped, 1 again and 2 on the second
+  EXPECT_EQ(seen[1].connection, 0);
+  EXPECT_EQ(seen[2].connection, 1);
+  EXPECT_EQ(seen[2].request, seen[1].request);  // the same request, byte for byte
+  EXPECT_EQ(seen[3].connection, 1);
+}
+
+// A server that refuses a request before reading its body (413 on a large image request): the
+// answer is read while the body is still being sent, and named; the client does not hang.
+TEST_P(EngineOn, AnswerBeforeTheWholeBodyIsRead) {
+  testing::ScriptedServer srv(
+      [](int, int, const std::string&) {
+        return testing::ScriptedServer::Reply{
+            testing::CannedServer::http(413, "application/json", R"({"error":{"message":"request too large"}})"), false};
+      },
+      /*read_bodies=*/false);
+  EngineSettings es = settings();
+  es.url = srv.url("/v1/chat/completions");
+  es.timeout_ms = 10'000;
+  const std::vector<std::string> big{std::string(R"({"model":"m","messages":[{"role":"user","content":")") +
+                                     std::string(32 << 20, 'x') + "\"}],\"stream\":true}"};
+  const auto t0 = steady_now_ns();
+  const auto rs = run(es, big);
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].outcome, Outcome::HttpStatus) << rs[0].error;
+  EXPECT_EQ(rs[0].http_status, 413);
+  EXPECT_NE(rs[0].error.find("request too large"), std::string::npos) << rs[0].error;
+  EXPECT_LT(steady_now_ns() - t0, 8'000'000'000);
+}
+
+// Both transports put the same request on the wire: the same request line, the same headers
+// (libcurl's defaults and its rules for --header), the same body.
+TEST(Engine, BothTransportsSendTheSameRequest) {
+  testing::CannedServer srv([](const std::string&) {
+    return testing::CannedServer::http(200, "application/json", R"({"choices":[{"message":{"content":"a"}}]})");
+  });
+  for (TransportKind kind : {TransportKind::Sockets, TransportKind::Curl}) {
+    EngineSettings es;
+    es.transport = kind;
+    es.url = srv.url("/v1/chat/completions?x=1");
+    es.stream = false;
+    es.api_key = "sk-test";
+    es.headers = {"X-Tenant: blue", "User-Agent: my-bench/2", "X-Empty;"};
+    const auto rs = run(es, bodies(1, true, false));
+    ASSERT_EQ(rs.size(), 1u);
+    EXPECT_TRUE(rs[0].ok()) << transport_name(kind) << ": " << rs[0].error;
+  }
+  const std::vector<std::string> heads = srv.requests();
+  ASSERT_EQ(heads.size(), 2u);
+  // Compared as sorted lines: HTTP does not order headers, and the two place Content-Length apart.
+  auto lines = [](const std::string& req) {
+    std::vector<std::string> v;
+    for (size_t at = 0, nl; (nl = req.find("\r\n", at)) != std::string::npos; at = nl + 2) v.push_back(req.substr(at, nl - at));
+    v.push_back(req.substr(req.rfind("\r\n") + 2));  // the body
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  EXPECT_EQ(lines(heads[0]), lines(heads[1])) << heads[0] << "\n----\n" << heads[1];
+  EXPECT_NE(heads[0].find("POST /v1/chat/completions?x=1 HTTP/1.1\r\n"), std::string::npos) << heads[0];
+  EXPECT_NE(heads[0].find("Authorization: Bearer sk-test\r\n"), std::string::npos) << heads[0];
+  EXPECT_NE(heads[0].find("User-Agent: my-bench/2\r\n"), std::string::npos) << heads[0];
+  EXPECT_EQ(heads[0].find("User-Agent: tokbench"), std::string::npos) << heads[0];
+}
+
+// auto picks plain sockets only where they can do the whole job: a plain http:// URL without a
+// proxy in the environment; https and proxies go to libcurl, and the reason is said.
+TEST(Engine, AutoTransportIsSocketsOnlyForPlainHttpWithoutAProxy) {
+  EngineSettings es;
+  std::string why;
+  es.url = "http://127.0.0.1:8000/v1/chat/completions";
+  EXPECT_EQ(chosen_transport(es, &why), TransportKind::Sockets);
+  EXPECT_EQ(why, "a plain http:// URL with no proxy");
+  es.url = "https://api.example.test/v1/chat/completions";
+  EXPECT_EQ(chosen_transport(es, &why), TransportKind::Curl);
+  EXPECT_EQ(why, "the URL is not plain http://");
+  es.url = "http://user:pw@127.0.0.1:8000/v1/chat/completions";
+  EXPECT_EQ(chosen_transport(es), TransportKind::Curl);
+  es.url = "http://127.0.0.1:8000/v1/chat/completions";
+  ::setenv("http_proxy", "http://127.0.0.1:3128", 1);
+  EXPECT_EQ(chosen_transport(es, &why), TransportKind::Curl);
+  EXPECT_NE(why.find("proxy"), std::string::npos) << why;
+  ::unsetenv("http_proxy");
+  es.transport = TransportKind::Curl;
+  EXPECT_EQ(chosen_transport(es, &why), TransportKind::Curl);
+  EXPECT_EQ(why, "asked for (--transport libcurl)");
 }
 
 }  // namespace

@@ -177,6 +177,18 @@ TEST(Plan, LoadShapeAndSweepMistakesAreNamed) {
   EXPECT_NE(errors([](RunConfig& c) { c.burstiness = 0.5; }).find("--arrivals gamma"), std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) { c.arrivals = "gamma"; }).find("needs --request-rate"), std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) { c.arrivals = "uniform"; }).find("--arrivals: bad value"), std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) { c.transport = "h2"; }).find("--transport: bad value 'h2' (expected auto, sockets or libcurl)"),
+            std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) {
+              c.url = "https://api.example.test/v1/chat/completions";
+              c.transport = "sockets";
+            }).find("--transport sockets reads plain http:// only"),
+            std::string::npos);
+  EXPECT_EQ(errors([](RunConfig& c) {
+              c.url = "https://api.example.test/v1/chat/completions";
+              c.transport = "libcurl";
+            }),
+            "");
   EXPECT_NE(errors([](RunConfig& c) { c.pressure = true; }).find("--pressure needs --duration-s"), std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) { c.ramp_up_strategy = "exponential"; }).find("only with --ramp-up-s"), std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) {
@@ -303,12 +315,14 @@ TEST(RunFolder, ManifestAndEndMarkerRoundTrip) {
   m.request_rate = 2.5;
   m.planned_requests = 2000;
   m.target_ready = true;
+  m.transport = "sockets (a plain http:// URL with no proxy)";
   write_manifest(dir, m);
   EXPECT_THROW(load_run_folder(dir / "nowhere"), std::runtime_error);
   RunFolder f = load_run_folder(dir);
   EXPECT_FALSE(f.end.has_value());  // no end marker yet: an unfinished run
   EXPECT_EQ(f.manifest.planned_requests, 2000);
   EXPECT_EQ(f.manifest.definitions, "aisbench");
+  EXPECT_EQ(f.manifest.transport, m.transport);
   EXPECT_EQ(f.manifest.request_rate, 2.5);
   EXPECT_EQ(f.manifest.info.audit, m.info.audit);
   EXPECT_EQ(f.details, dir / "performances/m/ds_details.jsonl");

@@ -162,6 +162,7 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   w.key("client_process_cpu_s");
   if (info.client_process_cpu_s >= 0) w.value(info.client_process_cpu_s); else w.null();
   w.field("tokenizer", info.tokenizer);
+  if (!info.transport.empty()) w.field("transport", info.transport);
   if (!info.synthetic_json.empty()) w.field_raw("synthetic", info.synthetic_json);
   if (!info.trace_json.empty()) w.field_raw("trace", info.trace_json);
   w.end_object();

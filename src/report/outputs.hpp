@@ -37,6 +37,7 @@ struct RunInfo {
   double client_cpu_s = -1;     ///< client worker threads' CPU time during the measured phase
   double client_process_cpu_s = -1;  ///< the whole client process's CPU time during the measured phase
   std::string tokenizer;        ///< --tokenizer path ("" = none)
+  std::string transport;        ///< how the requests went out, and why ("sockets (...)"; "" = not recorded)
   std::string synthetic_json;   ///< how synthetic prompts were built (JSON object), "" = not synthetic
   std::string trace_json;       ///< how a trace's prompts and schedule were built (JSON object), "" = not a trace
   std::vector<std::pair<std::string, std::string>> audit;  ///< (level, text) of the request-body audit
