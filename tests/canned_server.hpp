@@ -87,7 +87,7 @@ class CannedServer {
       const std::string path = sp == std::string::npos ? "" : req.substr(sp + 1, req.find(' ', sp + 1) - sp - 1);
       const std::string out = respond_(path);
       for (size_t off = 0; off < out.size();) {
-        const ssize_t n = write(c, out.data() + off, out.size() - off);
+        const ssize_t n = send(c, out.data() + off, out.size() - off, MSG_NOSIGNAL);  // a client that gave up: EPIPE, not SIGPIPE
         if (n <= 0) break;
         off += static_cast<size_t>(n);
       }

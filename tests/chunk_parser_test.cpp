@@ -211,5 +211,36 @@ TEST(ChunkParser, SglangGenerateBodiesAndAbort) {
   EXPECT_FALSE(ChunkParser(Wire::OpenAI).parse("[1]", info, &why));  // only /generate answers a list
 }
 
+// Each object is read in one pass; a name that comes twice counts as its first (what a lookup by
+// name found before), wherever the fields stand, and fields of other types are not taken.
+TEST(ChunkParser, OnePassKeepsTheFirstOfADuplicatedName) {
+  auto i = parse(R"({"choices":[{"finish_reason":null,"delta":{"content":"a","role":"assistant","content":"b"},"index":3,)"
+                 R"("delta":{"content":"c"}},{"index":1}],"id":"x","id":"y","usage":{"completion_tokens":4}})");
+  EXPECT_EQ(i.content, "a");
+  EXPECT_EQ(i.id, "x");
+  EXPECT_EQ(i.choice, 3);
+  EXPECT_EQ(i.choices, 4);
+  EXPECT_EQ(i.completion_tokens, 4);
+  EXPECT_EQ(i.kind, ChunkKind::Content);
+  auto t = parse(R"({"choices":[{"text":7,"index":"0"}]})");  // text not a string, index not a number
+  EXPECT_TRUE(t.content.empty());
+  EXPECT_EQ(t.choice, 0);
+  EXPECT_EQ(t.kind, ChunkKind::Empty);
+  auto both = parse(R"({"choices":[{"message":{"content":"body"},"delta":{"content":"stream"}}]})");
+  EXPECT_EQ(both.content, "stream");  // a delta wins over a message, in any order
+}
+
+// Parsers sharing one thread's scratch (the engine's slots) each keep their own response state.
+TEST(ChunkParser, SharedScratchKeepsEachParsersOwnState) {
+  JsonScratch scratch;
+  ChunkParser a(Wire::SglangGenerate), b(Wire::SglangGenerate);
+  a.share(&scratch);
+  b.share(&scratch);
+  EXPECT_EQ(parse_with(a, R"({"text":"Hello"})").content, "Hello");
+  EXPECT_EQ(parse_with(b, R"({"text":"Bye"})").content, "Bye");
+  EXPECT_EQ(parse_with(a, R"({"text":"Hello world"})").content, " world");
+  EXPECT_EQ(parse_with(b, R"({"text":"Bye now"})").content, " now");
+}
+
 }  // namespace
 }  // namespace tokbench::client

@@ -34,6 +34,25 @@ TEST(SseFramer, SseEventSplitAcrossReadsAtEveryByte) {
   }
 }
 
+// As a socket reads: every read lands in the same buffer, overwritten by the next. An event
+// whole in one read is handed out as a view of that buffer; one still open when the read ends
+// must have been copied (a view kept across reads would hand out the next read's bytes).
+TEST(SseFramer, ReadBufferOverwrittenBetweenReads) {
+  for (size_t a = 0; a <= kStream.size(); ++a) {
+    for (size_t b = a; b <= kStream.size(); b += 5) {
+      SseFramer f;
+      std::vector<std::string> events;
+      std::string buffer;
+      for (auto [from, to] : {std::pair{size_t{0}, a}, std::pair{a, b}, std::pair{b, kStream.size()}}) {
+        buffer.assign(kStream, from, to - from);
+        f.feed(buffer, [&](std::string_view d) { events.emplace_back(d); });
+        buffer.assign(buffer.size(), '#');
+      }
+      ASSERT_EQ(events, kEvents) << "reads cut at " << a << " and " << b;
+    }
+  }
+}
+
 TEST(SseFramer, OneByteAtATime) {
   std::vector<std::string_view> reads;
   for (size_t i = 0; i < kStream.size(); ++i) reads.push_back(std::string_view(kStream).substr(i, 1));

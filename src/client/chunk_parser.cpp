@@ -35,12 +35,37 @@ ChunkKind kind_of(const ChunkInfo& i, bool role) {
   return ChunkKind::Empty;
 }
 
+// An `error` member that is not null: its message, or "error" when it has none.
+void take_error_value(simdjson::dom::element err, ChunkInfo& out) {
+  if (err.is_null()) return;
+  out.error = err.is_object() ? text_of(err, "message") : std::string_view("error");
+  if (out.error.empty()) out.error = "error";
+}
+
 void take_error(simdjson::dom::element doc, ChunkInfo& out) {
-  simdjson::dom::element err_obj;
-  if (!doc["error"].get(err_obj) && !err_obj.is_null()) {
-    out.error = err_obj.is_object() ? text_of(err_obj, "message") : std::string_view("error");
-    if (out.error.empty()) out.error = "error";
-  }
+  simdjson::dom::element err;
+  if (!doc["error"].get(err)) take_error_value(err, out);
+}
+
+std::string_view string_or_empty(simdjson::dom::element v) {
+  std::string_view s;
+  if (v.get_string().get(s)) return {};
+  return s;
+}
+
+// Calls f(key, value) for every field of an object (nothing for anything else).
+template <class F>
+void each_field(simdjson::dom::element e, F&& f) {
+  simdjson::dom::object o;
+  if (e.get_object().get(o)) return;
+  for (auto field : o) f(field.key, field.value);
+}
+
+// The first field of a name wins, as simdjson's at_key would find it.
+void take_first(bool& seen, simdjson::dom::element& slot, simdjson::dom::element v) {
+  if (seen) return;
+  seen = true;
+  slot = v;
 }
 
 }  // namespace
@@ -49,14 +74,24 @@ const char* end_of_stream_name(Wire wire) {
   return wire == Wire::Anthropic ? "a message_stop event" : "data: [DONE]";
 }
 
-ChunkParser::ChunkParser(Wire wire) : wire_(wire) { padded_.reserve(4096); }
+ChunkParser::ChunkParser(Wire wire) : wire_(wire) {}
+
+JsonScratch& ChunkParser::scratch() {
+  if (shared_) return *shared_;
+  if (!own_) {
+    own_ = std::make_unique<JsonScratch>();
+    own_->padded.reserve(4096);
+  }
+  return *own_;
+}
 
 bool ChunkParser::parse(std::string_view json, ChunkInfo& out, std::string* why) {
   out = ChunkInfo{};
-  padded_.assign(json);
-  padded_.resize(json.size() + simdjson::SIMDJSON_PADDING, '\0');
+  JsonScratch& js = scratch();
+  js.padded.assign(json);
+  js.padded.resize(json.size() + simdjson::SIMDJSON_PADDING, '\0');
   simdjson::dom::element doc;
-  if (auto err = parser_.parse(padded_.data(), json.size(), false).get(doc)) {
+  if (auto err = js.parser.parse(js.padded.data(), json.size(), false).get(doc)) {
     if (why) *why = simdjson::error_message(err);
     return false;
   }
@@ -76,10 +111,19 @@ bool ChunkParser::parse(std::string_view json, ChunkInfo& out, std::string* why)
 }
 
 void ChunkParser::openai(simdjson::dom::element doc, ChunkInfo& out) {
-  out.id = text_of(doc, "id");
-  take_error(doc, out);
-  simdjson::dom::object usage;
-  if (!doc["usage"].get_object().get(usage)) {
+  // Each object is read in one pass over its fields, the first of a name winning as at_key's
+  // would: at_key scans the fields anew for every name asked, present or not, and an event asked
+  // for fifteen (more than simdjson's own parse cost; bench in docs/PERFORMANCE.md).
+  simdjson::dom::element error, usage, choices_el;
+  bool has_id = false, has_error = false, has_usage = false, has_choices = false;
+  each_field(doc, [&](std::string_view key, simdjson::dom::element v) {
+    if (key == "choices") take_first(has_choices, choices_el, v);
+    else if (key == "id") { if (!has_id) { has_id = true; out.id = string_or_empty(v); } }
+    else if (key == "usage") take_first(has_usage, usage, v);
+    else if (key == "error") take_first(has_error, error, v);
+  });
+  if (has_error) take_error_value(error, out);
+  if (has_usage && usage.is_object()) {
     out.prompt_tokens = int_or(usage, "prompt_tokens");
     out.completion_tokens = int_or(usage, "completion_tokens");
     simdjson::dom::object details;
@@ -88,49 +132,74 @@ void ChunkParser::openai(simdjson::dom::element doc, ChunkInfo& out) {
   }
 
   simdjson::dom::array choices;
-  if (doc["choices"].get_array().get(choices) || choices.size() == 0) {
+  if (!has_choices || choices_el.get_array().get(choices) || choices.size() == 0) {
     if (out.completion_tokens >= 0) out.kind = ChunkKind::Usage;
     return;
   }
-  simdjson::dom::element choice = choices.at(0).value_unsafe();
-  // n > 1: a stream interleaves one event per choice (its `index`); a body lists them all.
+  // n > 1: a stream interleaves one event per choice (its `index`); a body lists them all. The
+  // first listed is the one read; the others only say how many choices there are.
   bool first = true;
+  std::string_view role;
   for (auto c : choices) {
-    int64_t index = 0;
-    if (!c["index"].get_int64().get(index) && index >= 0 && index < (int64_t{1} << 20)) {
-      out.choices = std::max(out.choices, index + 1);
-      if (first) out.choice = index;
+    if (first) {
+      openai_choice(c, out, role);
+      first = false;
+      continue;
     }
-    first = false;
+    int64_t index = 0;
+    if (!c["index"].get_int64().get(index) && index >= 0 && index < (int64_t{1} << 20))
+      out.choices = std::max(out.choices, index + 1);
   }
   out.choices = std::max<int64_t>(out.choices, static_cast<int64_t>(choices.size()));
-  out.finish_reason = text_of(choice, "finish_reason");
-  // Chat streams carry `delta`, chat bodies `message`, completions `text`.
-  simdjson::dom::element msg;
-  std::string_view role;
-  if (!choice["delta"].get(msg) || !choice["message"].get(msg)) {
-    out.content = text_of(msg, "content");
-    out.reasoning = text_of(msg, "reasoning_content");
-    if (out.reasoning.empty()) out.reasoning = text_of(msg, "reasoning");
-    role = text_of(msg, "role");
-    // Tool calls: a name on a call's first delta, then argument text; both are generated output.
-    simdjson::dom::array calls;
-    if (!msg["tool_calls"].get_array().get(calls)) {
-      bool first_call = true;
-      for (auto call : calls) {
-        simdjson::dom::element fn;
-        if (call["function"].get(fn) || !fn.is_object()) continue;
-        const std::string_view args = text_of(fn, "arguments");
-        out.tool_bytes += static_cast<int64_t>(text_of(fn, "name").size() + args.size());
-        if (first_call) out.tool_args = args;
-        first_call = false;
-      }
-    }
-  } else {
-    out.content = text_of(choice, "text");
-  }
   out.kind = kind_of(out, !role.empty());
   if (out.kind == ChunkKind::Usage) out.kind = ChunkKind::Empty;  // a choice without text or finish: not a usage chunk
+}
+
+// One choice: its index, finish reason and text. Chat streams carry `delta`, chat bodies
+// `message` (a delta wins when both come), completions `text`.
+void ChunkParser::openai_choice(simdjson::dom::element choice, ChunkInfo& out, std::string_view& role) {
+  simdjson::dom::element index, delta, message, text;
+  bool has_index = false, has_finish = false, has_delta = false, has_message = false, has_text = false;
+  each_field(choice, [&](std::string_view key, simdjson::dom::element v) {
+    if (key == "delta") take_first(has_delta, delta, v);
+    else if (key == "index") take_first(has_index, index, v);
+    else if (key == "finish_reason") { if (!has_finish) { has_finish = true; out.finish_reason = string_or_empty(v); } }
+    else if (key == "message") take_first(has_message, message, v);
+    else if (key == "text") take_first(has_text, text, v);
+  });
+  int64_t i = 0;
+  if (has_index && !index.get_int64().get(i) && i >= 0 && i < (int64_t{1} << 20)) {
+    out.choices = std::max(out.choices, i + 1);
+    out.choice = i;
+  }
+  if (!has_delta && !has_message) {
+    if (has_text) out.content = string_or_empty(text);
+    return;
+  }
+  simdjson::dom::element calls_el;
+  std::string_view reasoning_content, reasoning;
+  bool has_content = false, has_rc = false, has_reasoning = false, has_role = false, has_calls = false;
+  each_field(has_delta ? delta : message, [&](std::string_view key, simdjson::dom::element v) {
+    if (key == "content") { if (!has_content) { has_content = true; out.content = string_or_empty(v); } }
+    else if (key == "role") { if (!has_role) { has_role = true; role = string_or_empty(v); } }
+    else if (key == "reasoning_content") { if (!has_rc) { has_rc = true; reasoning_content = string_or_empty(v); } }
+    else if (key == "reasoning") { if (!has_reasoning) { has_reasoning = true; reasoning = string_or_empty(v); } }
+    else if (key == "tool_calls") take_first(has_calls, calls_el, v);
+  });
+  out.reasoning = reasoning_content.empty() ? reasoning : reasoning_content;
+  // Tool calls: a name on a call's first delta, then argument text; both are generated output.
+  simdjson::dom::array calls;
+  if (has_calls && !calls_el.get_array().get(calls)) {
+    bool first_call = true;
+    for (auto call : calls) {
+      simdjson::dom::element fn;
+      if (call["function"].get(fn) || !fn.is_object()) continue;
+      const std::string_view args = text_of(fn, "arguments");
+      out.tool_bytes += static_cast<int64_t>(text_of(fn, "name").size() + args.size());
+      if (first_call) out.tool_args = args;
+      first_call = false;
+    }
+  }
 }
 
 // Anthropic's Messages API. A stream is typed events: message_start (id, input usage),

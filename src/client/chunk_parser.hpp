@@ -8,6 +8,7 @@
 #include <simdjson.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,19 +45,32 @@ struct ChunkInfo {
   bool end = false;                ///< the stream's own end event (Anthropic's message_stop): nothing follows
 };
 
+/// The simdjson parser and padded copy that parsing needs. One thread's chunk parsers share
+/// one (ChunkParser::share): with a parser per stream, 512 streams kept 512 parsers' buffers
+/// warm, and each event's parse missed the cache. What a parse returns stays valid only until
+/// the next parse through the same scratch.
+struct JsonScratch {
+  simdjson::dom::parser parser;
+  std::string padded;
+};
+
 class ChunkParser {
  public:
   explicit ChunkParser(Wire wire = Wire::OpenAI);
+  /// Parse through `scratch` (owned by the caller, outliving this parser) instead of an own one.
+  void share(JsonScratch* scratch) { shared_ = scratch; }
   void set_wire(Wire wire) { wire_ = wire; }
   Wire wire() const { return wire_; }
   /// A new response begins: forgets the last one's text (SGLang's cumulative text is compared
   /// with what came before it).
   void begin_response() { seen_.clear(); }
-  /// Parses one JSON payload. Returns false (and sets *why) when it is not valid JSON.
+  /// Parses one JSON payload. Returns false (and sets *why) when it is not valid JSON. The views
+  /// in `out` are valid until the next parse through the same scratch.
   bool parse(std::string_view json, ChunkInfo& out, std::string* why);
 
  private:
   void openai(simdjson::dom::element doc, ChunkInfo& out);
+  void openai_choice(simdjson::dom::element choice, ChunkInfo& out, std::string_view& role);
   void anthropic(simdjson::dom::element doc, ChunkInfo& out);
   void sglang(simdjson::dom::element doc, ChunkInfo& out);
   std::string_view new_text(int64_t choice, std::string_view text);
@@ -69,10 +83,12 @@ class ChunkParser {
     std::string tail;
     enum Mode : uint8_t { Unknown, Cumulative, Incremental } mode = Unknown;
   };
+  JsonScratch& scratch();
+
   Wire wire_;
   std::vector<Seen> seen_;
-  simdjson::dom::parser parser_;
-  std::string padded_;  // reused copy with simdjson's padding: no allocation per event
+  JsonScratch* shared_ = nullptr;
+  std::unique_ptr<JsonScratch> own_;  // made at the first parse when nothing is shared
 };
 
 }  // namespace tokbench::client

@@ -101,6 +101,7 @@ class Worker {
       s.max_events = sh_.settings.max_events;
       s.framer.set_max_bytes(sh_.settings.max_event_bytes);
       s.parser.set_wire(sh_.settings.wire);
+      s.parser.share(&json_);  // every slot's event is parsed, and used, before the next read
       free_.push_back(&s);
     }
     const TransportContext ctx{sh_.settings, sh_.headers, slots_, poller_, this, &Worker::on_transfer_end};
@@ -344,6 +345,7 @@ class Worker {
   }
 
   Shared& sh_;
+  JsonScratch json_;  // before the slots, which point to it
   std::vector<Slot> slots_;
   Poller poller_;
   std::unique_ptr<Transport> transport_;
@@ -421,8 +423,7 @@ Engine::Engine(EngineSettings settings) : settings_(std::move(settings)) {}
 
 EngineCounters Engine::run(load::RequestSource& source, int64_t origin_ns,
                            const std::function<void(RequestRecord&&)>& on_done, const std::atomic<int>& stop) {
-  Shared sh{settings_, source, origin_ns, on_done, stop};
-  sh.headers = request_headers(settings_);
+  Shared sh{settings_, source, origin_ns, on_done, stop, request_headers(settings_)};
   const TransportKind kind = chosen_transport(settings_);
 
   const int64_t planned = source.planned();

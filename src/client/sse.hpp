@@ -2,6 +2,7 @@
 // client/sse: incremental Server-Sent Events framing (WHATWG rules) for the hot path. Bytes go
 // in as they arrive, in reads split anywhere; each complete event's data comes out once.
 // Knows nothing about JSON or OpenAI: chunk_parser decides what an event means.
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -27,14 +28,14 @@ class SseFramer {
       skip_lf_ = false;
     }
     while (i < bytes.size()) {
-      size_t end = i;
-      while (end < bytes.size() && bytes[end] != '\n' && bytes[end] != '\r') ++end;
+      const size_t end = line_end(bytes, i);
       if (end == bytes.size()) {  // partial line: keep it for the next read
         if (line_.size() + (end - i) > max_bytes_) {
           too_large_ = true;
           return;
         }
         line_.append(bytes.substr(i));
+        keep_viewed_data();
         return;
       }
       if (line_.size() + (end - i) > max_bytes_) {
@@ -42,30 +43,33 @@ class SseFramer {
         return;
       }
       std::string_view line;
-      if (line_.empty()) {
+      const bool in_bytes = line_.empty();  // the line lies in `bytes`, valid until this call returns
+      if (in_bytes) {
         line = bytes.substr(i, end - i);
       } else {
         line_.append(bytes.substr(i, end - i));
         line = line_;
       }
+      size_t next = end + 1;
       if (bytes[end] == '\r') {
-        if (end + 1 < bytes.size()) {
-          if (bytes[end + 1] == '\n') ++end;
+        if (next < bytes.size()) {
+          if (bytes[next] == '\n') ++next;
         } else {
           skip_lf_ = true;
         }
       }
-      i = end + 1;
+      i = next;
       if (line.empty()) {
-        if (has_data_) on_event(std::string_view(data_));
+        if (has_data_) on_event(viewing_ ? viewed_ : std::string_view(data_));
         data_.clear();
-        has_data_ = false;
+        has_data_ = viewing_ = false;
       } else {
-        take_line(line);
+        take_line(line, in_bytes);
         if (too_large_) return;
       }
       line_.clear();
     }
+    keep_viewed_data();
   }
 
   /// True when bytes of an unfinished event are buffered (a stream that ends here was cut).
@@ -81,15 +85,34 @@ class SseFramer {
     malformed_ = 0;
     line_.clear();
     data_.clear();
-    has_data_ = false;
+    has_data_ = viewing_ = false;
     skip_lf_ = false;
   }
 
  private:
-  void take_line(std::string_view line);
+  void take_line(std::string_view line, bool in_bytes);
+  // An event of one data line, whole in one read (the usual case), is handed out as a view of
+  // the read's bytes instead of a copy; before feed() returns, a view not yet handed out is copied.
+  void keep_viewed_data() {
+    if (!viewing_) return;
+    data_.assign(viewed_);
+    viewing_ = false;
+  }
+  // Where the line starting at `i` ends: its first CR or LF, or bytes.size(). memchr rather than
+  // a loop over every byte (the framer's largest cost per event was that loop): a line is one
+  // event's JSON, a few hundred bytes, and LF-terminated lines need the CR search only up to the LF.
+  static size_t line_end(std::string_view bytes, size_t i) {
+    const char* base = bytes.data();
+    const auto* lf = static_cast<const char*>(std::memchr(base + i, '\n', bytes.size() - i));
+    const size_t end = lf ? static_cast<size_t>(lf - base) : bytes.size();
+    const auto* cr = static_cast<const char*>(std::memchr(base + i, '\r', end - i));
+    return cr ? static_cast<size_t>(cr - base) : end;
+  }
 
   std::string line_;  // a line split across reads
   std::string data_;  // data of the event being assembled
+  std::string_view viewed_;  // or, while viewing_, its one data line in the bytes being fed
+  bool viewing_ = false;
   bool has_data_ = false;
   bool skip_lf_ = false;
   bool too_large_ = false;
