@@ -477,8 +477,8 @@ TEST_P(EngineOn, ResetBeforeAnyResponseByteIsNotAConnectError) {
 // finished (what a multi-turn session needs: the next body carries the last answer). The engine
 // asks again after completions, so the requests go strictly one after another even with room
 // for four.
-// An arrival schedule starts when the engine can send: the slots (one libcurl handle each) are
-// made first. Made after, 8,000 of them (~50 ms) made a large open loop's first requests that late.
+// An arrival schedule starts when the engine can send: the slots (and each transport's state per
+// slot, a libcurl handle each) are made first. Made after, 8,000 of them (~50 ms) made a large open loop's first requests that late.
 TEST_P(EngineOn, PhaseStartsOnceTheSlotsExist) {
   struct Probe final : load::RequestSource {
     void start(int64_t) override { started_at = steady_now_ns(); }
