@@ -15,22 +15,15 @@
 #include <thread>
 #include <vector>
 
+#include "ports.hpp"
+
 namespace tokbench::testing {
 
 class CannedServer {
  public:
   explicit CannedServer(std::function<std::string(const std::string& path)> respond, int max_connections = 64)
       : respond_(std::move(respond)) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    const int one = 1;
-    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port = ntohs(a.sin_port);
+    fd_ = bound_loopback_socket(port);
     listen(fd_, 16);
     thread_ = std::thread([this, max_connections] { serve(max_connections); });
   }

@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "ports.hpp"
+
 namespace tokbench::testing {
 
 class ScriptedServer {
@@ -36,16 +38,7 @@ class ScriptedServer {
   /// refuses a request early, as a 413 does).
   explicit ScriptedServer(Script script, bool read_bodies = true, int max_connections = 16)
       : script_(std::move(script)), read_bodies_(read_bodies) {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    const int one = 1;
-    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port = ntohs(a.sin_port);
+    fd_ = bound_loopback_socket(port);
     listen(fd_, 16);
     acceptor_ = std::thread([this, max_connections] { accept_loop(max_connections); });
   }

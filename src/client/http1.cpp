@@ -257,12 +257,13 @@ bool Http1Reader::feed(std::string_view bytes, Sink& sink) {
         }
         break;
       }
-      case State::Body: {
+      case State::Body:
+      case State::ChunkData: {  // a Content-Length body, or one chunk's data
         const size_t n = static_cast<size_t>(std::min<uint64_t>(left_, bytes.size() - i));
         left_ -= n;
         if (!sink.on_body(bytes.substr(i, n))) return fail("the body was refused");
         i += n;
-        if (left_ == 0) state_ = State::Done;
+        if (left_ == 0) state_ = state_ == State::Body ? State::Done : State::ChunkEnd;
         break;
       }
       case State::UntilClose:
@@ -278,14 +279,6 @@ bool Http1Reader::feed(std::string_view bytes, Sink& sink) {
           return fail(fmt::format("a bad chunk size: '{}'", line.substr(0, 80)));
         left_ = n;
         state_ = n == 0 ? State::Trailers : State::ChunkData;
-        break;
-      }
-      case State::ChunkData: {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(left_, bytes.size() - i));
-        left_ -= n;
-        if (!sink.on_body(bytes.substr(i, n))) return fail("the body was refused");
-        i += n;
-        if (left_ == 0) state_ = State::ChunkEnd;
         break;
       }
       case State::ChunkEnd: {

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The SSE events per second one client core sustains, measured at saturation rather than
+# extrapolated from CPU per event. On two cores the simulator's core tops out before a whole
+# client core does, so the client gets a known share of its core instead: a CFS quota (cgroup v1
+# cpu controller, QUOTA_US per PERIOD_US, default 400 of 1,000 µs = 40 % of core 1) while the
+# simulator has core 0. At each stream count: the client's events/s, its TPOT error against the
+# simulator's trace, and the verdict; the figure is the highest events/s with TPOT error ≤ 1 %,
+# divided by the share (events per core-second).
+# Usage: sudo bench/events_per_core.sh [streams ...]   (default: 256 384 512 640 768)
+# Needs: root (the cgroup), a build in build/ (scripts/build.sh), python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${TOKBENCH_BIN:-./build/tokbench}
+TPOT_MS=${TPOT_MS:-10}
+TOKENS=256
+PERIOD_US=${PERIOD_US:-1000}
+QUOTA_US=${QUOTA_US:-400}
+POINTS=("${@:-256 384 512 640 768}")
+CG=/sys/fs/cgroup/cpu/tokbench_bench_$$
+if [ ! -d /sys/fs/cgroup/cpu ]; then
+  echo "events_per_core.sh: needs the cgroup v1 cpu controller at /sys/fs/cgroup/cpu" >&2
+  exit 2
+fi
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+OUT=$(mktemp -d)
+mkdir "$CG"
+trap 'kill $SIM 2>/dev/null; rmdir "$CG" 2>/dev/null; rm -rf "$OUT"' EXIT
+echo "$PERIOD_US" >"$CG/cpu.cfs_period_us"
+echo "$QUOTA_US" >"$CG/cpu.cfs_quota_us"
+SHARE=$(python3 -c "print($QUOTA_US / $PERIOD_US)")
+
+taskset -c 0 $BIN serve-mock --port 0 --ttft-ms 50 --tpot-ms "$TPOT_MS" --threads 1 --trace "$OUT/trace.jsonl" \
+    >"$OUT/sim.log" 2>&1 &
+SIM=$!
+for _ in $(seq 50); do grep -q listening "$OUT/sim.log" && break; sleep 0.1; done
+URL="$(grep -o 'http://[0-9.:]*' "$OUT/sim.log")/v1/chat/completions"
+
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "simulator: core 0, ttft 50 ms, tpot $TPOT_MS ms, $TOKENS tokens; client: core 1 at $SHARE of it ($QUOTA_US/$PERIOD_US µs) ${RUN_ARGS:-}"
+printf '%-8s %-10s %-10s %-10s %-10s %-12s %-9s %s\n' streams events_s tpot_err% ttft_err% us_event per_core_s share_used verdict
+for c in ${POINTS[@]}; do
+  : >"$OUT/trace.jsonl"
+  # The client joins the cgroup before it starts (a subshell writes its own pid, then execs).
+  sh -c "echo \$\$ > $CG/tasks; exec taskset -c 1 $BIN run --url $URL --concurrency $c --num-prompts $((2 * c)) \
+      --max-tokens $TOKENS --ignore-eos ${RUN_ARGS:-} --output-dir $OUT/runs --quiet" >"$OUT/run_$c.log" 2>&1 || rc=$?
+  if [ "${rc:-0}" != 0 ] && [ "${rc:-0}" != 4 ]; then cat "$OUT/run_$c.log"; exit 1; fi
+  rc=0
+  dir=$(grep -o 'results: .*' "$OUT/run_$c.log" | cut -d' ' -f2)
+  python3 - "$dir" "$OUT/trace.jsonl" "$c" "$SHARE" <<'PY'
+import glob, json, sys
+run, trace, c, share = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+r = json.load(open(f"{run}/result.json"))
+events, cpu = r["run"]["client_sse_events"], r["run"]["client_cpu_s"]
+dur_s = r["common"]["benchmark_duration"] / 1000
+sim = {}
+for line in open(trace):
+    t = json.loads(line)
+    w = [x for x, k in zip(t["t_ns"], t["kinds"]) if k == "C"]
+    tokens = sum(k for k, kind in zip(t["tokens"], t["kinds"]) if kind == "C")
+    if tokens > 1:
+        sim[t["id"]] = (t.get("received_ns", t["arrival_ns"]), w[0], (w[-1] - w[0]) / 1e6 / (tokens - 1))
+tp, tt = [], []
+for path in glob.glob(f"{run}/performances/*/*_details.jsonl"):
+    for line in open(path):
+        d = json.loads(line)
+        if d["warmup"] or not d["success"] or d["request_id"] not in sim:
+            continue
+        arrival, first_write, sim_tpot = sim[d["request_id"]]
+        tp.append(sim_tpot)
+        tt.append((first_write - arrival) / 1e6)
+mean = lambda v: sum(v) / len(v)
+tpot_err = 100 * (r["metrics"]["TPOT"]["mean"] - mean(tp)) / mean(tp)
+ttft_err = 100 * (r["metrics"]["TTFT"]["mean"] - mean(tt)) / mean(tt)
+rate = events / dur_s
+print(f"{c:<8} {rate:<10.0f} {tpot_err:<+10.3f} {ttft_err:<+10.2f} {1e6 * cpu / events:<10.2f} {rate / share:<12.0f} "
+      f"{cpu / dur_s / share:<9.2f} {r['verdict']['status']}")
+PY
+done
