@@ -689,6 +689,42 @@ TEST_P(EngineOn, StopGivesUpWaitingRetries) {
 }
 
 
+// The busy share: the part of the phase a worker went without waiting for the network. A worker
+// held up elsewhere (here in the source's completed(), as a thread waiting for a CPU would be)
+// is busy without the CPU time to show for it; one waiting on a slow server is not busy.
+TEST_P(EngineOn, BusyShareCountsTimeNotWaitingForTheNetwork) {
+  auto share = [&](mock::MockSettings ms, int64_t hold_ms) {
+    Harness h(ms);
+    struct Held final : load::RequestSource {
+      Held(std::string body, int64_t hold_ms) : body(std::move(body)), hold_ms(hold_ms) {}
+      void start(int64_t) override {}
+      load::Pull next(int64_t) override {
+        if (made == 6) return load::Pull::done();
+        core::PlannedRequest p;
+        p.index = made++;
+        p.body = body;
+        return load::Pull::of(std::move(p));
+      }
+      void completed(const RequestRecord&) override { std::this_thread::sleep_for(std::chrono::milliseconds(hold_ms)); }
+      int64_t planned() const override { return 6; }
+      std::string body;
+      int64_t hold_ms;
+      int made = 0;
+    } source(bodies(1, true, true, 2).front(), hold_ms);
+    EngineSettings es = settings();
+    es.url = h.url();
+    es.concurrency = 1;
+    std::atomic<int> stop{kRunning};
+    const EngineCounters c = Engine(es).run(source, steady_now_ns(), [](RequestRecord&&) {}, stop);
+    EXPECT_LT(static_cast<double>(c.cpu_ns) / 1e9, 0.2);  // little CPU either way: held, or waiting
+    return c.busy_share;
+  };
+  mock::MockSettings slow = fast();
+  slow.ttft_ms = 80;
+  EXPECT_LT(share(slow, 0), 0.3);   // ~6 × 82 ms waiting for the server
+  EXPECT_GT(share(fast(), 80), 0.7);  // ~6 × 80 ms held, ~6 × 7 ms waiting
+}
+
 // A server may close a kept-alive connection at any time (an idle timeout, a restart). The request
 // that finds it closed before any response byte is sent again once on a new connection, as
 // libcurl does: it never reached a server that would answer it, so it is not an attempt of its own.

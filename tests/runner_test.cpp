@@ -331,6 +331,7 @@ TEST(RunFolder, ManifestAndEndMarkerRoundTrip) {
   e.client_cpu_share = 0.95;
   e.client_peak_busy = 0.99;
   e.client_peak_busy_at_s = 12.5;
+  e.client_busy_share = 0.75;
   e.records_written = 256;
   write_end(dir, e);
   f = load_run_folder(dir);
@@ -339,6 +340,7 @@ TEST(RunFolder, ManifestAndEndMarkerRoundTrip) {
   EXPECT_EQ(f.end->client_cpu_share, 0.95);
   EXPECT_EQ(f.end->client_peak_busy, 0.99);
   EXPECT_EQ(f.end->client_peak_busy_at_s, 12.5);
+  EXPECT_EQ(f.end->client_busy_share, 0.75);
   EXPECT_EQ(f.end->records_written, 256);
   fs::remove_all(dir);
 }
@@ -384,6 +386,18 @@ TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
   v = judge(m, t, f);
   EXPECT_FALSE(v.valid);
   EXPECT_NE(v.reasons.front().find("busy 95%"), std::string::npos);
+  // Never waiting for the network, yet on a CPU only 30% of the time: it waited for a CPU (a
+  // quota, a shared core), which its CPU time alone does not show.
+  f = {};
+  f.client_cpu_share = 0.30;
+  f.client_busy_share = 0.96;
+  v = judge(m, t, f);
+  EXPECT_FALSE(v.valid);
+  ASSERT_EQ(v.reasons.size(), 1u);
+  EXPECT_NE(v.reasons[0].find("without waiting for the network 96% of the time but ran on a CPU only 30%"),
+            std::string::npos) << v.reasons[0];
+  f.client_busy_share = 0.60;  // busy, but waiting for the network 40% of the time: keeping up
+  EXPECT_TRUE(judge(m, t, f).valid);
 }
 
 // Saturated in a burst: a whole-run CPU share of 40% hides a second the client never waited in

@@ -119,7 +119,8 @@ class Worker {
     sh_.warmed->count_down();
     sh_.go->wait();
     EngineCounters c;
-    BusiestStretch busy{steady_now_ns() - sh_.origin_ns};  // from here: the warm-up is not the load
+    const int64_t phase_from = steady_now_ns();
+    BusiestStretch busy{phase_from - sh_.origin_ns};  // from here: the warm-up is not the load
     int64_t last_wait_end = steady_now_ns();
     bool exhausted = false;
     std::optional<core::PlannedRequest> pending;  // pulled but not yet due (open loop)
@@ -197,6 +198,8 @@ class Worker {
       transport_->on_timer();
     }
     busy.close(steady_now_ns() - sh_.origin_ns, kBusyWindowNs / 10, c);  // the last, partial window (short runs too)
+    if (const int64_t span = steady_now_ns() - phase_from; span > 0)
+      c.busy_share = 1.0 - static_cast<double>(busy.idle_ns) / static_cast<double>(span);
     for (auto& s : slots_) {
       c.events += s.events;
       c.bytes += s.bytes;
@@ -460,6 +463,7 @@ EngineCounters Engine::run(load::RequestSource& source, int64_t origin_ns,
     total.bytes += c.bytes;
     total.cpu_ns += c.cpu_ns;
     total.busiest_cpu_ns = std::max(total.busiest_cpu_ns, c.cpu_ns);
+    total.busy_share = std::max(total.busy_share, c.busy_share);
     if (c.peak_busy > total.peak_busy) {
       total.peak_busy = c.peak_busy;
       total.peak_busy_at_ns = c.peak_busy_at_ns;

@@ -67,6 +67,10 @@ struct EngineCounters {
   /// the origin). A whole-run average hides a burst the thread fell behind in.
   double peak_busy = 0;
   int64_t peak_busy_at_ns = -1;
+  /// The busiest worker thread's share of the whole phase spent not waiting for the network:
+  /// working, or waiting for a CPU (a shared core, a CPU quota), which its CPU time does not show
+  /// (-1 = unknown).
+  double busy_share = -1;
 };
 
 class Engine {

@@ -239,6 +239,7 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
   // The busiest worker, not the average: one saturated thread delays every stream it owns even
   // when the others idle (4.18 s of CPU in 4.2 s read as 50 % over two workers).
   if (out.measured_wall_s > 0) out.client_cpu_share = static_cast<double>(counters.busiest_cpu_ns) / 1e9 / out.measured_wall_s;
+  out.client_busy_share = counters.busy_share;
   if (counters.peak_busy_at_ns >= 0) {
     out.client_peak_busy = counters.peak_busy;
     out.client_peak_busy_at_s = static_cast<double>(counters.peak_busy_at_ns) / 1e9;

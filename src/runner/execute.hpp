@@ -33,6 +33,7 @@ struct PointResult {
   double client_cpu_s = 0;          ///< worker threads
   double client_process_cpu_s = 0;  ///< the whole client process (recorder, scraper, progress too)
   double client_cpu_share = -1;     ///< the busiest worker thread's CPU / wall
+  double client_busy_share = -1;    ///< the busiest worker thread's share of the phase not waiting for the network
   double client_peak_busy = -1;       ///< a worker's busiest 100 ms: the share it never waited for the network
   double client_peak_busy_at_s = -1;  ///< when it began (s since the origin)
   int64_t client_events = 0;

@@ -216,6 +216,7 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   vf.duration_s = folder.manifest.load.duration_s;
   vf.grace_s = folder.manifest.load.grace_s;
   vf.client_cpu_share = folder.end ? folder.end->client_cpu_share : -1;
+  vf.client_busy_share = folder.end ? folder.end->client_busy_share : -1;
   vf.client_peak_busy = folder.end ? folder.end->client_peak_busy : -1;
   vf.client_peak_busy_at_s = folder.end ? folder.end->client_peak_busy_at_s : -1;
   vf.server_disagrees = w.info.server_disagrees;

@@ -108,6 +108,7 @@ RunEnd end_from(simdjson::dom::element root) {
   e.client_cpu_s = number_or(root, "client_cpu_s", -1);
   e.client_process_cpu_s = number_or(root, "client_process_cpu_s", -1);
   e.client_cpu_share = number_or(root, "client_cpu_share", -1);
+  e.client_busy_share = number_or(root, "client_busy_share", -1);
   e.client_peak_busy = number_or(root, "client_peak_busy", -1);
   e.client_peak_busy_at_s = number_or(root, "client_peak_busy_at_s", -1);
   e.client_events = value_or(root["client_sse_events"].get_int64(), int64_t{-1});
@@ -183,7 +184,7 @@ void write_end(const fs::path& dir, const RunEnd& e) {
   w.field("stop_reason", e.stop_reason).field("records_written", e.records_written);
   w.field("measured_wall_s", e.measured_wall_s).field("client_cpu_s", e.client_cpu_s);
   w.field("client_process_cpu_s", e.client_process_cpu_s);
-  w.field("client_cpu_share", e.client_cpu_share).field("client_sse_events", e.client_events);
+  w.field("client_cpu_share", e.client_cpu_share).field("client_busy_share", e.client_busy_share).field("client_sse_events", e.client_events);
   w.field("client_peak_busy", e.client_peak_busy).field("client_peak_busy_at_s", e.client_peak_busy_at_s);
   raw_or_null(w, "server_process", e.server_process_json);
   raw_or_null(w, "profile", e.profile_json);

@@ -64,6 +64,7 @@ struct RunEnd {
   double client_cpu_s = -1;         ///< CPU of the client's worker threads in the measured phase
   double client_process_cpu_s = -1; ///< CPU of the whole client process in the measured phase
   double client_cpu_share = -1;     ///< the busiest worker thread's CPU / wall; < 0 unknown
+  double client_busy_share = -1;    ///< the busiest worker thread's share of the phase not waiting for the network; < 0 unknown
   double client_peak_busy = -1;       ///< a worker's busiest 100 ms (share never waiting for the network); < 0 unknown
   double client_peak_busy_at_s = -1;  ///< when it began, s since the origin
   int64_t client_events = -1;

@@ -173,6 +173,7 @@ RunEnd ended(const PointResult& p, const std::string& server_process_json) {
   e.client_cpu_s = p.client_cpu_s;
   e.client_process_cpu_s = p.client_process_cpu_s;
   e.client_cpu_share = p.client_cpu_share;
+  e.client_busy_share = p.client_busy_share;
   e.client_peak_busy = p.client_peak_busy;
   e.client_peak_busy_at_s = p.client_peak_busy_at_s;
   e.client_events = p.client_events;

@@ -85,12 +85,22 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
   }
   // A saturated client: all run long (INVALID), or in its busiest 100 ms (a warning: the requests
   // of that moment carry the client's own delay, TTFT most; a whole-run average hides it).
-  const bool saturated = f.client_cpu_share > 0.9;
+  // Busy without the CPU time to show for it: the thread waited for a CPU (a core shared with
+  // other work, a CPU quota), and its streams waited with it.
+  const bool starved = f.client_cpu_share <= 0.9 && f.client_busy_share > 0.9;
+  const bool saturated = f.client_cpu_share > 0.9 || starved;
   const bool burst_saturated = !saturated && f.client_peak_busy >= kPeakStretchSaturated;
-  if (saturated) {
+  if (saturated && !starved) {
     v.reasons.push_back(fmt::format("the client's busiest worker thread was busy {:.0f}% of the time: its own delays are "
                                     "in the timings; raise --workers or run the client on a bigger machine",
                                     100 * f.client_cpu_share));
+  }
+  if (starved) {
+    v.reasons.push_back(fmt::format("the client's busiest worker thread went without waiting for the network {:.0f}% of "
+                                    "the time but ran on a CPU only {:.0f}%: it waited for a CPU (a core shared with other "
+                                    "work, a CPU quota) and its streams' timings carry that wait; give the client cores of "
+                                    "its own (taskset, --workers) or lift the quota",
+                                    100 * f.client_busy_share, 100 * std::max(0.0, f.client_cpu_share)));
   }
   if (burst_saturated) {
     v.warnings.push_back(fmt::format("the client fell behind for a while: a worker thread never waited for the network "
