@@ -691,26 +691,28 @@ TEST_P(EngineOn, StopGivesUpWaitingRetries) {
 
 // The busy share: the part of the phase a worker went without waiting for the network. A worker
 // held up elsewhere (here in the source's completed(), as a thread waiting for a CPU would be)
-// is busy without the CPU time to show for it; one waiting on a slow server is not busy.
+// is busy without the CPU time to show for it; one waiting on a slow server is not busy; a phase
+// under a second has no share (its figure would be the scheduler's noise).
 TEST_P(EngineOn, BusyShareCountsTimeNotWaitingForTheNetwork) {
-  auto share = [&](mock::MockSettings ms, int64_t hold_ms) {
+  auto share = [&](mock::MockSettings ms, int64_t hold_ms, int requests) {
     Harness h(ms);
     struct Held final : load::RequestSource {
-      Held(std::string body, int64_t hold_ms) : body(std::move(body)), hold_ms(hold_ms) {}
+      Held(std::string body, int64_t hold_ms, int n) : body(std::move(body)), hold_ms(hold_ms), n(n) {}
       void start(int64_t) override {}
       load::Pull next(int64_t) override {
-        if (made == 6) return load::Pull::done();
+        if (made == n) return load::Pull::done();
         core::PlannedRequest p;
         p.index = made++;
         p.body = body;
         return load::Pull::of(std::move(p));
       }
       void completed(const RequestRecord&) override { std::this_thread::sleep_for(std::chrono::milliseconds(hold_ms)); }
-      int64_t planned() const override { return 6; }
+      int64_t planned() const override { return n; }
       std::string body;
       int64_t hold_ms;
+      int n;
       int made = 0;
-    } source(bodies(1, true, true, 2).front(), hold_ms);
+    } source(bodies(1, true, true, 2).front(), hold_ms, requests);
     EngineSettings es = settings();
     es.url = h.url();
     es.concurrency = 1;
@@ -721,8 +723,11 @@ TEST_P(EngineOn, BusyShareCountsTimeNotWaitingForTheNetwork) {
   };
   mock::MockSettings slow = fast();
   slow.ttft_ms = 80;
-  EXPECT_LT(share(slow, 0), 0.3);   // ~6 × 82 ms waiting for the server
-  EXPECT_GT(share(fast(), 80), 0.7);  // ~6 × 80 ms held, ~6 × 7 ms waiting
+  const double waiting = share(slow, 0, 16);  // ~16 × 82 ms waiting for the server
+  EXPECT_GE(waiting, 0);
+  EXPECT_LT(waiting, 0.3);
+  EXPECT_GT(share(fast(), 80, 16), 0.7);  // ~16 × 80 ms held, ~16 × 7 ms waiting
+  EXPECT_EQ(share(fast(), 80, 2), -1);    // ~0.2 s: no share
 }
 
 // A server may close a kept-alive connection at any time (an idle timeout, a restart). The request

@@ -69,7 +69,7 @@ struct EngineCounters {
   int64_t peak_busy_at_ns = -1;
   /// The busiest worker thread's share of the whole phase spent not waiting for the network:
   /// working, or waiting for a CPU (a shared core, a CPU quota), which its CPU time does not show
-  /// (-1 = unknown).
+  /// (-1 = unknown, or a phase shorter than a second).
   double busy_share = -1;
 };
 
