@@ -20,11 +20,8 @@ SIM_THREADS=${SIM_THREADS:-1}
 WARM=${WARM:-auto}          # --warm-connections: auto (on here), on or off (cold-start TTFT)
 SIM_PIN=${SIM_PIN:-}        # e.g. "taskset -c 0": pin the simulator to one core
 CLIENT_PIN=${CLIENT_PIN:-}  # e.g. "taskset -c 1": pin the client to another
-$SIM_PIN $BIN serve-mock --port 0 --ttft-ms 50 --tpot-ms $TPOT_MS --threads "$SIM_THREADS" --trace "$OUT/trace.jsonl" \
-    >"$OUT/sim.log" 2>&1 &
-SIM=$!
-for _ in $(seq 50); do grep -q listening "$OUT/sim.log" && break; sleep 0.1; done
-URL="$(grep -o 'http://[0-9.:]*' "$OUT/sim.log")/v1/chat/completions"
+source bench/lib.sh
+start_simulator "$OUT/sim.log" $SIM_PIN -- --ttft-ms 50 --tpot-ms "$TPOT_MS" --threads "$SIM_THREADS" --trace "$OUT/trace.jsonl"
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "simulator: ttft 50 ms, tpot $TPOT_MS ms, $TOKENS tokens, $SIM_THREADS thread(s); client: tokbench run --warm-connections $WARM"
@@ -39,7 +36,9 @@ for c in ${POINTS[@]}; do
   rc=0
   dir=$(grep -o 'results: .*' "$OUT/run_$c.log" | cut -d' ' -f2)
   python3 - "$dir" "$OUT/trace.jsonl" "$c" "$n" <<'PY'
-import glob, json, sys
+import json, sys
+sys.path.insert(0, "bench")
+from sim_truth import matched, mean, read_trace
 run, trace, c, n = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 r = json.load(open(f"{run}/result.json"))
 origin = json.load(open(f"{run}/manifest.json"))["origin_steady_ns"]
@@ -48,30 +47,13 @@ ttft = r["metrics"]["TTFT"]["mean"]
 events = r["run"]["client_sse_events"]
 cpu = r["run"]["client_cpu_s"]
 dur_s = r["common"]["benchmark_duration"] / 1000
-# The simulator's truth per request, from its trace: TPOT = (last - first content write) /
-# (tokens - 1); TTFT = first content write - when the request reached the host (the kernel's
-# receive time; the simulator's own read of it, "arrival", when the kernel gave none).
-sim = {}
-for line in open(trace):
-    t = json.loads(line)
-    w = [x for x, k in zip(t["t_ns"], t["kinds"]) if k == "C"]
-    tokens = sum(k for k, kind in zip(t["tokens"], t["kinds"]) if kind == "C")
-    if tokens > 1:
-        sim[t["id"]] = (t.get("received_ns", t["arrival_ns"]), w[0], (w[-1] - w[0]) / 1e6 / (tokens - 1), t["arrival_ns"])
-# Match the measured requests by the server's completion id.
 tp, tt, to_server, to_client, read_lag = [], [], [], [], []
-for path in glob.glob(f"{run}/performances/*/*_details.jsonl"):
-    for line in open(path):
-        d = json.loads(line)
-        if d["warmup"] or not d["success"] or d["request_id"] not in sim:
-            continue
-        arrival, first_write, sim_tpot, read = sim[d["request_id"]]
-        tp.append(sim_tpot)
-        read_lag.append((read - arrival) / 1e6)
-        tt.append((first_write - arrival) / 1e6)
-        to_server.append((arrival - origin - d["timing_ns"]["sent"]) / 1e6)
-        to_client.append((d["timing_ns"]["first_token"] + origin - first_write) / 1e6)
-mean = lambda v: sum(v) / len(v)
+for d, t in matched(run, read_trace(trace)):
+    tp.append(t.tpot_ms)
+    tt.append(t.ttft_ms)
+    read_lag.append((t.arrival_ns - t.received_ns) / 1e6)
+    to_server.append((t.received_ns - origin - d["timing_ns"]["sent"]) / 1e6)
+    to_client.append((d["timing_ns"]["first_token"] + origin - t.first_write_ns) / 1e6)
 st, sf = mean(tp), mean(tt)
 print(f"{c:<6} {n:<6} {tpot:<9.4f} {st:<9.4f} {100 * (tpot - st) / st:<+8.3f} {ttft:<9.3f} {sf:<9.3f} "
       f"{100 * (ttft - sf) / sf:<+8.2f} {mean(to_server):<9.3f} {mean(read_lag):<9.3f} {mean(to_client):<9.3f} "

@@ -31,11 +31,8 @@ echo "$PERIOD_US" >"$CG/cpu.cfs_period_us"
 echo "$QUOTA_US" >"$CG/cpu.cfs_quota_us"
 SHARE=$(python3 -c "print($QUOTA_US / $PERIOD_US)")
 
-taskset -c 0 $BIN serve-mock --port 0 --ttft-ms 50 --tpot-ms "$TPOT_MS" --threads 1 --trace "$OUT/trace.jsonl" \
-    >"$OUT/sim.log" 2>&1 &
-SIM=$!
-for _ in $(seq 50); do grep -q listening "$OUT/sim.log" && break; sleep 0.1; done
-URL="$(grep -o 'http://[0-9.:]*' "$OUT/sim.log")/v1/chat/completions"
+source bench/lib.sh
+start_simulator "$OUT/sim.log" taskset -c 0 -- --ttft-ms 50 --tpot-ms "$TPOT_MS" --threads 1 --trace "$OUT/trace.jsonl"
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "simulator: core 0, ttft 50 ms, tpot $TPOT_MS ms, $TOKENS tokens; client: core 1 at $SHARE of it ($QUOTA_US/$PERIOD_US µs) ${RUN_ARGS:-}"
@@ -49,28 +46,16 @@ for c in ${POINTS[@]}; do
   rc=0
   dir=$(grep -o 'results: .*' "$OUT/run_$c.log" | cut -d' ' -f2)
   python3 - "$dir" "$OUT/trace.jsonl" "$c" "$SHARE" <<'PY'
-import glob, json, sys
+import json, sys
+sys.path.insert(0, "bench")
+from sim_truth import matched, mean, read_trace
 run, trace, c, share = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 r = json.load(open(f"{run}/result.json"))
 events, cpu = r["run"]["client_sse_events"], r["run"]["client_cpu_s"]
 dur_s = r["common"]["benchmark_duration"] / 1000
-sim = {}
-for line in open(trace):
-    t = json.loads(line)
-    w = [x for x, k in zip(t["t_ns"], t["kinds"]) if k == "C"]
-    tokens = sum(k for k, kind in zip(t["tokens"], t["kinds"]) if kind == "C")
-    if tokens > 1:
-        sim[t["id"]] = (t.get("received_ns", t["arrival_ns"]), w[0], (w[-1] - w[0]) / 1e6 / (tokens - 1))
-tp, tt = [], []
-for path in glob.glob(f"{run}/performances/*/*_details.jsonl"):
-    for line in open(path):
-        d = json.loads(line)
-        if d["warmup"] or not d["success"] or d["request_id"] not in sim:
-            continue
-        arrival, first_write, sim_tpot = sim[d["request_id"]]
-        tp.append(sim_tpot)
-        tt.append((first_write - arrival) / 1e6)
-mean = lambda v: sum(v) / len(v)
+pairs = list(matched(run, read_trace(trace)))
+tp = [t.tpot_ms for _, t in pairs]
+tt = [t.ttft_ms for _, t in pairs]
 tpot_err = 100 * (r["metrics"]["TPOT"]["mean"] - mean(tp)) / mean(tp)
 ttft_err = 100 * (r["metrics"]["TTFT"]["mean"] - mean(tt)) / mean(tt)
 rate = events / dur_s
