@@ -1,6 +1,7 @@
 #include "client/chunk_parser.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace tokbench::client {
 
@@ -53,20 +54,34 @@ std::string_view string_or_empty(simdjson::dom::element v) {
   return s;
 }
 
-// Calls f(key, value) for every field of an object (nothing for anything else).
-template <class F>
-void each_field(simdjson::dom::element e, F&& f) {
-  simdjson::dom::object o;
-  if (e.get_object().get(o)) return;
-  for (auto field : o) f(field.key, field.value);
-}
+// The first field of each wanted name in one pass over an object, as simdjson's at_key would find
+// it (at_key scans the fields anew for every name asked, present or not: an OpenAI event asked
+// for about fifteen, more than simdjson's own parse cost; docs/PERFORMANCE.md). Not an object:
+// nothing is found.
+// `slot_of` maps a name to its slot (-1: not wanted), comparing with literals the compiler
+// inlines (a loop over a table of names cost ~700 more instructions an event).
+template <size_t N>
+class FirstFields {
+ public:
+  template <class SlotOf>
+  FirstFields(simdjson::dom::element e, SlotOf&& slot_of) {
+    simdjson::dom::object o;
+    if (e.get_object().get(o)) return;
+    for (auto field : o) {
+      const int i = slot_of(field.key);
+      if (i < 0 || found_[static_cast<size_t>(i)]) continue;
+      value_[static_cast<size_t>(i)] = field.value;
+      found_[static_cast<size_t>(i)] = true;
+    }
+  }
+  bool has(size_t i) const { return found_[i]; }
+  simdjson::dom::element get(size_t i) const { return value_[i]; }
+  std::string_view text(size_t i) const { return found_[i] ? string_or_empty(value_[i]) : std::string_view{}; }
 
-// The first field of a name wins, as simdjson's at_key would find it.
-void take_first(bool& seen, simdjson::dom::element& slot, simdjson::dom::element v) {
-  if (seen) return;
-  seen = true;
-  slot = v;
-}
+ private:
+  std::array<simdjson::dom::element, N> value_{};
+  std::array<bool, N> found_{};
+};
 
 }  // namespace
 
@@ -111,19 +126,13 @@ bool ChunkParser::parse(std::string_view json, ChunkInfo& out, std::string* why)
 }
 
 void ChunkParser::openai(simdjson::dom::element doc, ChunkInfo& out) {
-  // Each object is read in one pass over its fields, the first of a name winning as at_key's
-  // would: at_key scans the fields anew for every name asked, present or not, and an event asked
-  // for fifteen (more than simdjson's own parse cost; bench in docs/PERFORMANCE.md).
-  simdjson::dom::element error, usage, choices_el;
-  bool has_id = false, has_error = false, has_usage = false, has_choices = false;
-  each_field(doc, [&](std::string_view key, simdjson::dom::element v) {
-    if (key == "choices") take_first(has_choices, choices_el, v);
-    else if (key == "id") { if (!has_id) { has_id = true; out.id = string_or_empty(v); } }
-    else if (key == "usage") take_first(has_usage, usage, v);
-    else if (key == "error") take_first(has_error, error, v);
+  enum { kChoices, kId, kUsage, kError };
+  const FirstFields<4> top(doc, [](std::string_view k) {
+    return k == "choices" ? kChoices : k == "id" ? kId : k == "usage" ? kUsage : k == "error" ? kError : -1;
   });
-  if (has_error) take_error_value(error, out);
-  if (has_usage && usage.is_object()) {
+  out.id = top.text(kId);
+  if (top.has(kError)) take_error_value(top.get(kError), out);
+  if (const auto usage = top.get(kUsage); top.has(kUsage) && usage.is_object()) {
     out.prompt_tokens = int_or(usage, "prompt_tokens");
     out.completion_tokens = int_or(usage, "completion_tokens");
     simdjson::dom::object details;
@@ -132,7 +141,7 @@ void ChunkParser::openai(simdjson::dom::element doc, ChunkInfo& out) {
   }
 
   simdjson::dom::array choices;
-  if (!has_choices || choices_el.get_array().get(choices) || choices.size() == 0) {
+  if (!top.has(kChoices) || top.get(kChoices).get_array().get(choices) || choices.size() == 0) {
     if (out.completion_tokens >= 0) out.kind = ChunkKind::Usage;
     return;
   }
@@ -158,38 +167,34 @@ void ChunkParser::openai(simdjson::dom::element doc, ChunkInfo& out) {
 // One choice: its index, finish reason and text. Chat streams carry `delta`, chat bodies
 // `message` (a delta wins when both come), completions `text`.
 void ChunkParser::openai_choice(simdjson::dom::element choice, ChunkInfo& out, std::string_view& role) {
-  simdjson::dom::element index, delta, message, text;
-  bool has_index = false, has_finish = false, has_delta = false, has_message = false, has_text = false;
-  each_field(choice, [&](std::string_view key, simdjson::dom::element v) {
-    if (key == "delta") take_first(has_delta, delta, v);
-    else if (key == "index") take_first(has_index, index, v);
-    else if (key == "finish_reason") { if (!has_finish) { has_finish = true; out.finish_reason = string_or_empty(v); } }
-    else if (key == "message") take_first(has_message, message, v);
-    else if (key == "text") take_first(has_text, text, v);
+  enum { kDelta, kIndex, kFinish, kMessage, kText };
+  const FirstFields<5> f(choice, [](std::string_view k) {
+    return k == "delta" ? kDelta : k == "index" ? kIndex : k == "finish_reason" ? kFinish : k == "message" ? kMessage
+                                                                                  : k == "text"    ? kText : -1;
   });
+  out.finish_reason = f.text(kFinish);
   int64_t i = 0;
-  if (has_index && !index.get_int64().get(i) && i >= 0 && i < (int64_t{1} << 20)) {
+  if (f.has(kIndex) && !f.get(kIndex).get_int64().get(i) && i >= 0 && i < (int64_t{1} << 20)) {
     out.choices = std::max(out.choices, i + 1);
     out.choice = i;
   }
-  if (!has_delta && !has_message) {
-    if (has_text) out.content = string_or_empty(text);
+  if (!f.has(kDelta) && !f.has(kMessage)) {
+    out.content = f.text(kText);
     return;
   }
-  simdjson::dom::element calls_el;
-  std::string_view reasoning_content, reasoning;
-  bool has_content = false, has_rc = false, has_reasoning = false, has_role = false, has_calls = false;
-  each_field(has_delta ? delta : message, [&](std::string_view key, simdjson::dom::element v) {
-    if (key == "content") { if (!has_content) { has_content = true; out.content = string_or_empty(v); } }
-    else if (key == "role") { if (!has_role) { has_role = true; role = string_or_empty(v); } }
-    else if (key == "reasoning_content") { if (!has_rc) { has_rc = true; reasoning_content = string_or_empty(v); } }
-    else if (key == "reasoning") { if (!has_reasoning) { has_reasoning = true; reasoning = string_or_empty(v); } }
-    else if (key == "tool_calls") take_first(has_calls, calls_el, v);
+  enum { kContent, kRole, kReasoningContent, kReasoning, kToolCalls };
+  const FirstFields<5> m(f.get(f.has(kDelta) ? kDelta : kMessage), [](std::string_view k) {
+    return k == "content" ? kContent : k == "role" ? kRole : k == "reasoning_content" ? kReasoningContent
+                                                           : k == "reasoning"         ? kReasoning
+                                                           : k == "tool_calls"        ? kToolCalls : -1;
   });
+  out.content = m.text(kContent);
+  role = m.text(kRole);
+  const std::string_view reasoning_content = m.text(kReasoningContent), reasoning = m.text(kReasoning);
   out.reasoning = reasoning_content.empty() ? reasoning : reasoning_content;
   // Tool calls: a name on a call's first delta, then argument text; both are generated output.
   simdjson::dom::array calls;
-  if (has_calls && !calls_el.get_array().get(calls)) {
+  if (m.has(kToolCalls) && !m.get(kToolCalls).get_array().get(calls)) {
     bool first_call = true;
     for (auto call : calls) {
       simdjson::dom::element fn;
