@@ -315,14 +315,14 @@ TEST(RunFolder, ManifestAndEndMarkerRoundTrip) {
   m.request_rate = 2.5;
   m.planned_requests = 2000;
   m.target_ready = true;
-  m.transport = "sockets (a plain http:// URL with no proxy)";
+  m.info.transport = "sockets (a plain http:// URL with no proxy)";
   write_manifest(dir, m);
   EXPECT_THROW(load_run_folder(dir / "nowhere"), std::runtime_error);
   RunFolder f = load_run_folder(dir);
   EXPECT_FALSE(f.end.has_value());  // no end marker yet: an unfinished run
   EXPECT_EQ(f.manifest.planned_requests, 2000);
   EXPECT_EQ(f.manifest.definitions, "aisbench");
-  EXPECT_EQ(f.manifest.transport, m.transport);
+  EXPECT_EQ(f.manifest.info.transport, m.info.transport);
   EXPECT_EQ(f.manifest.request_rate, 2.5);
   EXPECT_EQ(f.manifest.info.audit, m.info.audit);
   EXPECT_EQ(f.details, dir / "performances/m/ds_details.jsonl");

@@ -8,8 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
 #include <memory>
 #include <optional>
 #include <random>
@@ -406,10 +404,8 @@ TransportKind chosen_transport(const EngineSettings& st, std::string* why) {
     if (why) *why = reason;
   };
   if (st.transport == TransportKind::Curl) return say("asked for (--transport libcurl)"), TransportKind::Curl;
-  std::string not_plain;
-  const bool plain = parse_http_url(st.url, &not_plain).has_value();
   if (st.transport == TransportKind::Sockets) return say("asked for (--transport sockets)"), TransportKind::Sockets;
-  if (!plain) return say("the URL is not plain http://"), TransportKind::Curl;
+  if (!parse_http_url(st.url)) return say("the URL is not plain http://"), TransportKind::Curl;
   if (proxy_in_environment()) return say("a proxy is set in the environment (http_proxy or all_proxy)"), TransportKind::Curl;
   return say("a plain http:// URL with no proxy"), TransportKind::Sockets;
 }

@@ -10,12 +10,6 @@ namespace tokbench::client {
 
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
@@ -42,6 +36,12 @@ std::optional<CustomHeader> split_custom(std::string_view h) {
 constexpr size_t kMaxChunkLine = 1024;  // "1a2b;ext=..." — nothing legitimate comes near it
 
 }  // namespace
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
 
 std::optional<HttpUrl> parse_http_url(std::string_view url, std::string* why) {
   auto no = [&](std::string reason) -> std::optional<HttpUrl> {

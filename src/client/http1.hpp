@@ -14,6 +14,9 @@
 
 namespace tokbench::client {
 
+/// ASCII case-insensitive equality (header names, the scheme).
+bool iequals(std::string_view a, std::string_view b);
+
 /// The parts of an http:// URL a socket needs.
 struct HttpUrl {
   std::string host;         ///< a name or an address, IPv6 without brackets

@@ -41,7 +41,6 @@ std::string incomplete_reason(const RunFolder& f, int64_t recorded) {
 
 report::RunInfo info_of(const RunFolder& f) {
   report::RunInfo info = f.manifest.info;
-  info.transport = f.manifest.transport;
   info.interrupted = !f.end || f.end->interrupted;
   if (f.end) {
     info.client_events = f.end->client_events;

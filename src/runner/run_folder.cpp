@@ -94,7 +94,7 @@ RunManifest manifest_from(simdjson::dom::element root) {
   m.warmup_requests = value_or(plan["warmup"].get_int64(), int64_t{0});
   m.insecure_tls = value_or(plan["insecure_tls"].get_bool(), false);
   m.ranks = static_cast<int>(value_or(plan["ranks"].get_int64(), int64_t{1}));
-  m.transport = str(plan, "transport");
+  m.info.transport = str(plan, "transport");
   m.target_ready = value_or(root["target_ready"].get_bool(), false);
   return m;
 }
@@ -164,7 +164,7 @@ void write_manifest(const fs::path& dir, const RunManifest& m) {
   w.field("grace_s", l.grace_s).field("ramp_up_s", l.ramp_up_s).field("ramp_up_strategy", l.ramp_up_strategy);
   w.field("ramp_up_measured", l.ramp_up_measured).field("slice_s", l.slice_s).field("warm_connections", l.warm_connections).field("goodput", m.facts.goodput.to_string());
   if (m.facts.implied_cache_hit >= 0) w.field("implied_cache_hit", m.facts.implied_cache_hit);
-  w.field("stream", m.facts.stream).field("embeddings", m.facts.embeddings).field("native_generate", m.facts.native_generate).field("definitions", m.definitions).field("insecure_tls", m.insecure_tls).field("ranks", static_cast<int64_t>(m.ranks)).field("transport", m.transport).end_object();
+  w.field("stream", m.facts.stream).field("embeddings", m.facts.embeddings).field("native_generate", m.facts.native_generate).field("definitions", m.definitions).field("insecure_tls", m.insecure_tls).field("ranks", static_cast<int64_t>(m.ranks)).field("transport", info.transport).end_object();
   w.field("started_at", info.started_at).field("target_url", info.target_url);
   w.field("embedded_simulator", info.embedded_simulator).field("model", info.model);
   w.field("model_abbr", info.model_abbr).field("dataset", info.dataset).field("dataset_abbr", info.dataset_abbr);

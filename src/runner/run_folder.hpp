@@ -44,7 +44,6 @@ struct RunManifest {
   bool target_ready = false;       ///< false: written before the target was contacted
   bool insecure_tls = false;       ///< --insecure: TLS certificates were not verified
   int ranks = 1;                   ///< mpirun -np N: the ranks that shared the load (records name theirs)
-  std::string transport;           ///< how the requests went out, and why ("sockets (...)"; "" = not recorded)
 };
 
 /// One rank's client in a multi-host run (mpirun): its cost and its clock against rank 0's.

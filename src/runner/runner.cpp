@@ -134,7 +134,7 @@ void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::pat
   }
   m.planned_requests = planned_requests(plan.cfg, plan.requested.num_prompts);
   m.target_ready = true;
-  m.transport = transport_text(t, plan.cfg);
+  info.transport = transport_text(t, plan.cfg);
   for (const auto& f : client::audit_body(body, t.body.endpoint)) info.audit.emplace_back(f.level, f.text);
   JsonWriter w;
   w.begin_object().field_raw("requested", m.requested_json).field_raw("effective", info.config_json);
@@ -148,7 +148,7 @@ void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::pat
   log.info("target {}{}; model {}; dataset {} ({} items)", info.target_url, t.sim ? " (built-in simulator)" : "", t.model,
            plan.cfg.dataset, t.data.items.size());
   log.info("request body of the first request: {}", info.body_example);
-  log.info("transport: {}", m.transport);
+  log.info("transport: {}", info.transport);
   fmt::print(console, "target {}  model {}  dataset {}  requests {}  {}\n", info.target_url, t.model, t.data.abbr,
              m.planned_requests >= 0 ? std::to_string(m.planned_requests) : std::string("until the duration ends"),
              load_text(plan.cfg));
