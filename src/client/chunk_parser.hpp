@@ -46,9 +46,8 @@ struct ChunkInfo {
 };
 
 /// The simdjson parser and padded copy that parsing needs. One thread's chunk parsers share
-/// one (ChunkParser::share): with a parser per stream, 512 streams kept 512 parsers' buffers
-/// warm, and each event's parse missed the cache. What a parse returns stays valid only until
-/// the next parse through the same scratch.
+/// one (ChunkParser::share): one parser's buffers per worker instead of one per stream. What a
+/// parse returns stays valid only until the next parse through the same scratch.
 struct JsonScratch {
   simdjson::dom::parser parser;
   std::string padded;
