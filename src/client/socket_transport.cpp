@@ -99,11 +99,11 @@ class SocketTransport final : public Transport {
     std::vector<std::string> get_headers;
     for (const auto& h : ctx_.headers)  // a GET has no body to describe
       if (!h.starts_with("Content-Type:")) get_headers.push_back(h);
-    warm_head_ = request_head("GET", warm_url, get_headers, std::nullopt);
+    const std::string warm_head = request_head("GET", warm_url, get_headers, std::nullopt);
     for (auto& s : ctx_.slots) {
       Conn& c = conns_[s.id];
       c.warming = true;
-      c.head = warm_head_;
+      c.head = warm_head;
       c.body = {};
       c.sent = 0;
       c.reader.reset();
@@ -424,7 +424,7 @@ class SocketTransport final : public Transport {
   std::vector<Address> addrs_;
   std::string resolve_error_;
   size_t preferred_ = 0;  // the address that last accepted a connection
-  std::string post_prefix_, warm_head_;
+  std::string post_prefix_;  // every POST's head but its Content-Length
   int64_t timeout_ns_ = 0, connect_timeout_ns_ = 0;
   int64_t next_check_ = kNone;  // absolute steady ns of the earliest deadline (or later)
   size_t warm_left_ = 0;
