@@ -1,27 +1,29 @@
-// Fuzz target: client/chunk_parser — SSE payloads, any bytes: parsed or refused, never a crash.
-// A leading 'A' or 'S' picks Anthropic's or SGLang's /generate wire format (else OpenAI's); the
-// rest is split at '\n' into one response's events, so SGLang's cumulative-text state is fuzzed
-// across events as well.
+// Fuzz target: client/chunk_parser and every API adapter's reader — SSE payloads, any bytes:
+// parsed or refused, never a crash. A leading 'A', 'S' or 'R' picks Anthropic's Messages, SGLang's
+// /generate or OpenAI's Responses wire format (else OpenAI's chat); the rest is split at '\n'
+// into one response's events, so per-response state (SGLang's cumulative text) is fuzzed across
+// events as well.
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "client/api.hpp"
 #include "client/chunk_parser.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using tokbench::client::Wire;
-  static tokbench::client::ChunkParser parser;  // reused, as the engine reuses it
+  using namespace tokbench::client;
+  static ChunkParser parser;  // reused, as the engine reuses it
   std::string_view in(reinterpret_cast<const char*>(data), size);
-  Wire wire = Wire::OpenAI;
-  if (!in.empty() && (in[0] == 'A' || in[0] == 'S')) {
-    wire = in[0] == 'A' ? Wire::Anthropic : Wire::SglangGenerate;
+  const ApiAdapter* api = &default_api();
+  if (!in.empty() && (in[0] == 'A' || in[0] == 'S' || in[0] == 'R')) {
+    api = find_api(in[0] == 'A' ? "messages" : in[0] == 'S' ? "generate" : "responses");
     in.remove_prefix(1);
   }
-  parser.set_wire(wire);
+  parser.set_api(api);
   parser.begin_response();
-  tokbench::client::ChunkInfo info;
+  ChunkInfo info;
   std::string why;
-  if (wire == Wire::OpenAI) {
+  if (api == &default_api()) {
     parser.parse(in, info, &why);
     return 0;
   }

@@ -1,6 +1,8 @@
 // client/chunk_parser: classification of vLLM/OpenAI payloads.
 #include "client/chunk_parser.hpp"
 
+#include "client/api.hpp"
+
 #include <gtest/gtest.h>
 
 namespace tokbench::client {
@@ -101,7 +103,7 @@ ChunkInfo parse_with(ChunkParser& p, std::string_view json) {
 // `event:` lines): only text, thinking and tool deltas are output; message_delta carries the
 // stop reason and the output count; message_stop ends the stream.
 TEST(ChunkParser, AnthropicStream) {
-  ChunkParser p(Wire::Anthropic);
+  ChunkParser p(find_api("messages"));
   auto start = parse_with(p, R"({"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant",)"
                              R"("content":[],"model":"m","stop_reason":null,"usage":{"input_tokens":20,)"
                              R"("cache_read_input_tokens":80,"cache_creation_input_tokens":0,"output_tokens":1}}})");
@@ -136,11 +138,11 @@ TEST(ChunkParser, AnthropicStream) {
   EXPECT_TRUE(parse_with(p, R"({"type":"message_stop"})").end);
   auto err = parse_with(p, R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})");
   EXPECT_EQ(err.error, "Overloaded");
-  EXPECT_STREQ(end_of_stream_name(Wire::Anthropic), "a message_stop event");
+  EXPECT_EQ(p.api().end_of_stream(), "a message_stop event");
 }
 
 TEST(ChunkParser, AnthropicBody) {
-  ChunkParser p(Wire::Anthropic);
+  ChunkParser p(find_api("messages"));
   auto body = parse_with(p, R"({"id":"msg_2","type":"message","role":"assistant","content":[{"type":"thinking","thinking":"ab"},)"
                             R"({"type":"text","text":"Hi"},{"type":"text","text":" there"}],"stop_reason":"max_tokens",)"
                             R"("usage":{"input_tokens":7,"output_tokens":9}})");
@@ -154,10 +156,80 @@ TEST(ChunkParser, AnthropicBody) {
   EXPECT_EQ(body.completion_tokens, 9);
 }
 
+// OpenAI's Responses stream, as its reference shows it (the framer has dropped the `event:`
+// lines): only text, reasoning and function-call deltas are output; the .done events repeat the
+// text and count for nothing; the terminal event carries the usage and how it ended, and ends
+// the stream (there is no [DONE]).
+TEST(ChunkParser, ResponsesStream) {
+  ChunkParser p(find_api("responses"));
+  auto created = parse_with(p, R"({"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response",)"
+                               R"("status":"in_progress","output":[],"usage":null}})");
+  EXPECT_EQ(created.kind, ChunkKind::Role);
+  EXPECT_EQ(created.id, "resp_1");
+  EXPECT_FALSE(created.end);
+  EXPECT_EQ(parse_with(p, R"({"type":"response.in_progress","sequence_number":1,"response":{"id":"resp_1","status":"in_progress"}})").kind,
+            ChunkKind::Empty);
+  EXPECT_EQ(parse_with(p, R"({"type":"response.output_item.added","output_index":0,"item":{"type":"message","role":"assistant","content":[]}})").kind,
+            ChunkKind::Empty);
+  auto text = parse_with(p, R"({"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":0,)"
+                            R"("content_index":0,"delta":"Hello"})");
+  EXPECT_EQ(text.kind, ChunkKind::Content);
+  EXPECT_EQ(text.content, "Hello");
+  EXPECT_EQ(text.text_bytes, 5);
+  EXPECT_EQ(parse_with(p, R"({"type":"response.reasoning_summary_text.delta","delta":"hm"})").kind, ChunkKind::Reasoning);
+  auto call = parse_with(p, R"({"type":"response.output_item.added","item":{"type":"function_call","name":"get_weather","arguments":""}})");
+  EXPECT_EQ(call.kind, ChunkKind::ToolCall);
+  EXPECT_EQ(call.text_bytes, 11);
+  auto args = parse_with(p, R"({"type":"response.function_call_arguments.delta","delta":"{\"a\""})");
+  EXPECT_EQ(args.kind, ChunkKind::ToolCall);
+  EXPECT_EQ(args.tool_args, "{\"a\"");
+  auto done = parse_with(p, R"({"type":"response.output_text.done","text":"Hello"})");
+  EXPECT_EQ(done.kind, ChunkKind::Empty);  // the whole text again: not new output
+  EXPECT_EQ(done.text_bytes, 0);
+  auto completed = parse_with(p, R"({"type":"response.completed","sequence_number":9,"response":{"id":"resp_1","status":"completed",)"
+                                 R"("incomplete_details":null,"error":null,"output":[{"type":"message","content":[{"type":"output_text","text":"Hello"}]}],)"
+                                 R"("usage":{"input_tokens":20,"input_tokens_details":{"cached_tokens":16},"output_tokens":5,"total_tokens":25}}})");
+  EXPECT_TRUE(completed.end);
+  EXPECT_EQ(completed.content, "");  // the output repeated in the final response is not counted again
+  EXPECT_EQ(completed.prompt_tokens, 20);
+  EXPECT_EQ(completed.cached_tokens, 16);
+  EXPECT_EQ(completed.completion_tokens, 5);
+  EXPECT_EQ(completed.finish_reason, "completed");
+  EXPECT_TRUE(completed.error.empty());
+  auto incomplete = parse_with(p, R"({"type":"response.incomplete","response":{"status":"incomplete",)"
+                                  R"("incomplete_details":{"reason":"max_output_tokens"},"usage":{"input_tokens":3,"output_tokens":8}}})");
+  EXPECT_TRUE(incomplete.end);
+  EXPECT_EQ(incomplete.finish_reason, "max_output_tokens");
+  auto failed = parse_with(p, R"({"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"boom"}}})");
+  EXPECT_TRUE(failed.end);
+  EXPECT_EQ(failed.error, "boom");
+  EXPECT_EQ(parse_with(p, R"({"type":"error","code":"rate_limit_exceeded","message":"slow down","param":null})").error, "slow down");
+  EXPECT_EQ(p.api().end_of_stream(), "a response.completed event");
+  EXPECT_FALSE(p.api().done_sentinel());
+}
+
+TEST(ChunkParser, ResponsesBody) {
+  ChunkParser p(find_api("responses"));
+  auto body = parse_with(p, R"({"id":"resp_2","object":"response","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},)"
+                            R"("output":[{"type":"reasoning","summary":[{"type":"summary_text","text":"ab"}]},)"
+                            R"({"type":"message","content":[{"type":"output_text","text":"Hi"},{"type":"output_text","text":" there"}]},)"
+                            R"({"type":"function_call","name":"f","arguments":"{}"}],)"
+                            R"("usage":{"input_tokens":7,"output_tokens":9}})");
+  EXPECT_EQ(body.kind, ChunkKind::Content);
+  EXPECT_EQ(body.id, "resp_2");
+  EXPECT_EQ(body.content, "Hi");          // the first text part
+  EXPECT_EQ(body.reasoning, "ab");
+  EXPECT_EQ(body.text_bytes, 2 + 2 + 6 + 3);  // every part counts, and the call's name and arguments
+  EXPECT_EQ(body.finish_reason, "max_output_tokens");
+  EXPECT_EQ(body.prompt_tokens, 7);
+  EXPECT_EQ(body.completion_tokens, 9);
+  EXPECT_FALSE(body.end);
+}
+
 // SGLang's /generate streams the whole answer so far; the parser hands out only what is new, and
 // every event's meta_info.completion_tokens is the exact count so far.
 TEST(ChunkParser, SglangGenerateCumulativeText) {
-  ChunkParser p(Wire::SglangGenerate);
+  ChunkParser p(find_api("generate"));
   auto one = parse_with(p, R"({"text":" alpha","meta_info":{"id":"r1","finish_reason":null,"prompt_tokens":9,"completion_tokens":1,"cached_tokens":4},"index":0})");
   EXPECT_EQ(one.kind, ChunkKind::Content);
   EXPECT_EQ(one.content, " alpha");
@@ -183,12 +255,12 @@ TEST(ChunkParser, SglangGenerateCumulativeText) {
 // A server started with --incremental-streaming-output sends only the new text: told apart at
 // the second event, whose text does not repeat the first.
 TEST(ChunkParser, SglangGenerateIncrementalText) {
-  ChunkParser p(Wire::SglangGenerate);
+  ChunkParser p(find_api("generate"));
   EXPECT_EQ(parse_with(p, R"({"text":"Hello","meta_info":{"completion_tokens":1}})").content, "Hello");
   EXPECT_EQ(parse_with(p, R"({"text":" world","meta_info":{"completion_tokens":2}})").content, " world");
   EXPECT_EQ(parse_with(p, R"({"text":" and more than before","meta_info":{"completion_tokens":6}})").content, " and more than before");
   // Choices keep their own text (n > 1 interleaves them by index).
-  ChunkParser q(Wire::SglangGenerate);
+  ChunkParser q(find_api("generate"));
   EXPECT_EQ(parse_with(q, R"({"text":"a","index":0})").content, "a");
   EXPECT_EQ(parse_with(q, R"({"text":"b","index":1})").content, "b");
   EXPECT_EQ(parse_with(q, R"({"text":"ab","index":0})").content, "b");
@@ -196,7 +268,7 @@ TEST(ChunkParser, SglangGenerateIncrementalText) {
 }
 
 TEST(ChunkParser, SglangGenerateBodiesAndAbort) {
-  ChunkParser p(Wire::SglangGenerate);
+  ChunkParser p(find_api("generate"));
   auto list = parse_with(p, R"([{"text":"ab","meta_info":{"id":"x","prompt_tokens":3,"completion_tokens":2,"finish_reason":{"type":"stop","matched":2}}},)"
                             R"({"text":"cde","meta_info":{"id":"x","prompt_tokens":3,"completion_tokens":3}}])");
   EXPECT_EQ(list.choices, 2);
@@ -208,7 +280,7 @@ TEST(ChunkParser, SglangGenerateBodiesAndAbort) {
   EXPECT_EQ(abort.error, "out of memory");
   ChunkInfo info;
   std::string why;
-  EXPECT_FALSE(ChunkParser(Wire::OpenAI).parse("[1]", info, &why));  // only /generate answers a list
+  EXPECT_FALSE(ChunkParser().parse("[1]", info, &why));  // only /generate answers a list
 }
 
 // Each object is read in one pass; a name that comes twice counts as its first (what a lookup by
@@ -233,7 +305,7 @@ TEST(ChunkParser, OnePassKeepsTheFirstOfADuplicatedName) {
 // Parsers sharing one thread's scratch (the engine's slots) each keep their own response state.
 TEST(ChunkParser, SharedScratchKeepsEachParsersOwnState) {
   JsonScratch scratch;
-  ChunkParser a(Wire::SglangGenerate), b(Wire::SglangGenerate);
+  ChunkParser a(find_api("generate")), b(find_api("generate"));
   a.share(&scratch);
   b.share(&scratch);
   EXPECT_EQ(parse_with(a, R"({"text":"Hello"})").content, "Hello");

@@ -51,7 +51,7 @@ mock::MockSettings fast() {
 std::vector<std::string> bodies(int n, bool chat, bool stream, int max_tokens = 8) {
   BodySettings b;
   b.model = "tokbench-mock";
-  b.endpoint = chat ? Endpoint::Chat : Endpoint::Completions;
+  b.api = find_api(chat ? "chat" : "completions");
   b.stream = stream;
   b.max_tokens = max_tokens;
   b.ignore_eos = true;
@@ -377,7 +377,7 @@ TEST_P(EngineOn, AnthropicStreamFromAForeignServer) {
   testing::CannedServer srv([&](const std::string&) { return sse; });
   EngineSettings es = settings();
   es.url = srv.url("/v1/messages");
-  es.wire = Wire::Anthropic;
+  es.api = find_api("messages");
   es.api_key = "sk-ant-test";
   es.keep_text = true;
   const auto rs = run(es, {R"({"model":"m","max_tokens":8,"messages":[{"role":"user","content":"hi"}],"stream":true})"});
@@ -407,7 +407,7 @@ TEST_P(EngineOn, AnthropicStreamWithoutMessageStopIsCut) {
   testing::CannedServer srv([&](const std::string&) { return sse; });
   EngineSettings es = settings();
   es.url = srv.url("/v1/messages");
-  es.wire = Wire::Anthropic;
+  es.api = find_api("messages");
   const auto rs = run(es, {R"({"model":"m","max_tokens":8,"messages":[],"stream":true})"});
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_EQ(rs[0].outcome, Outcome::StreamProtocol);
@@ -427,7 +427,7 @@ TEST_P(EngineOn, SglangGenerateStreamFromAForeignServer) {
   testing::CannedServer srv([&](const std::string&) { return sse; });
   EngineSettings es = settings();
   es.url = srv.url("/generate");
-  es.wire = Wire::SglangGenerate;
+  es.api = find_api("generate");
   es.keep_text = true;
   const auto rs = run(es, {R"({"text":"hi","sampling_params":{"max_new_tokens":4},"stream":true})"});
   ASSERT_EQ(rs.size(), 1u);
@@ -440,6 +440,81 @@ TEST_P(EngineOn, SglangGenerateStreamFromAForeignServer) {
   ASSERT_EQ(r.chunks.size(), 3u);
   EXPECT_EQ(r.chunks[1].cum_tokens, 3);  // exact per-chunk counts: no estimate needed
   EXPECT_EQ(srv.requests().at(0).find("anthropic-version"), std::string::npos);
+}
+
+// OpenAI's Responses stream as OpenAI writes it, not as our simulator does: `event:` lines, a
+// created event, output item and part events, deltas, the .done events that repeat the text, and
+// response.completed with the usage as the end (no [DONE]); a [DONE] a proxy adds after it is
+// ignored. The key goes as a Bearer header.
+TEST_P(EngineOn, ResponsesStreamFromAForeignServer) {
+  const std::string sse =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nConnection: close\r\n\r\n"
+      "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_abc\","
+      "\"object\":\"response\",\"status\":\"in_progress\",\"output\":[],\"usage\":null}}\n\n"
+      "event: response.in_progress\ndata: {\"type\":\"response.in_progress\",\"sequence_number\":1,\"response\":{\"id\":\"resp_abc\",\"status\":\"in_progress\"}}\n\n"
+      "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"sequence_number\":2,\"output_index\":0,"
+      "\"item\":{\"id\":\"msg_1\",\"type\":\"message\",\"status\":\"in_progress\",\"role\":\"assistant\",\"content\":[]}}\n\n"
+      "event: response.content_part.added\ndata: {\"type\":\"response.content_part.added\",\"sequence_number\":3,\"item_id\":\"msg_1\","
+      "\"output_index\":0,\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":\"\",\"annotations\":[]}}\n\n"
+      "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":4,\"item_id\":\"msg_1\","
+      "\"output_index\":0,\"content_index\":0,\"delta\":\"Hel\"}\n\n"
+      "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":5,\"item_id\":\"msg_1\","
+      "\"output_index\":0,\"content_index\":0,\"delta\":\"lo\"}\n\n"
+      "event: response.output_text.done\ndata: {\"type\":\"response.output_text.done\",\"sequence_number\":6,\"item_id\":\"msg_1\","
+      "\"output_index\":0,\"content_index\":0,\"text\":\"Hello\"}\n\n"
+      "event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":7,\"response\":{\"id\":\"resp_abc\","
+      "\"status\":\"completed\",\"incomplete_details\":null,\"output\":[{\"type\":\"message\",\"content\":[{\"type\":\"output_text\","
+      "\"text\":\"Hello\"}]}],\"usage\":{\"input_tokens\":12,\"input_tokens_details\":{\"cached_tokens\":0},\"output_tokens\":2,"
+      "\"total_tokens\":14}}}\n\n"
+      "data: [DONE]\n\n";
+  testing::CannedServer srv([&](const std::string&) { return sse; });
+  EngineSettings es = settings();
+  es.url = srv.url("/v1/responses");
+  es.api = find_api("responses");
+  es.api_key = "sk-test";
+  es.keep_text = true;
+  const auto rs = run(es, {R"({"model":"m","input":"hi","max_output_tokens":8,"stream":true})"});
+  ASSERT_EQ(rs.size(), 1u);
+  const RequestRecord& r = rs[0];
+  EXPECT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.request_id, "resp_abc");
+  EXPECT_EQ(r.prompt_tokens, 12);
+  EXPECT_EQ(r.cached_tokens, 0);
+  EXPECT_EQ(r.completion_tokens, 2);
+  EXPECT_EQ(r.finish_reason, "completed");
+  EXPECT_EQ(r.output_text, "Hello");  // once: the .done event and the final response repeat it
+  EXPECT_EQ(r.output_chars, 5);
+  EXPECT_EQ(std::count_if(r.chunks.begin(), r.chunks.end(), [](const auto& c) { return c.has_text(); }), 2);
+  EXPECT_NE(r.done_ns, record::kNone);
+  const std::string head = srv.requests().at(0);
+  EXPECT_NE(head.find("Authorization: Bearer sk-test"), std::string::npos) << head;
+  EXPECT_EQ(head.find("anthropic-version"), std::string::npos) << head;
+}
+
+// A Responses stream that fails says why (response.failed's error); one cut before its terminal
+// event fails naming what was missing, even when a proxy's [DONE] came.
+TEST_P(EngineOn, ResponsesStreamFailedOrCut) {
+  const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+  const std::string delta =
+      "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"a\"}\n\n";
+  testing::CannedServer failed([&](const std::string&) {
+    return head + delta +
+           "event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":{\"id\":\"resp_x\",\"status\":\"failed\","
+           "\"error\":{\"code\":\"server_error\",\"message\":\"the model crashed\"}}}\n\n";
+  });
+  EngineSettings es = settings();
+  es.url = failed.url("/v1/responses");
+  es.api = find_api("responses");
+  auto rs = run(es, {R"({"model":"m","input":"hi","stream":true})"});
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_FALSE(rs[0].ok());
+  EXPECT_NE(rs[0].error.find("the model crashed"), std::string::npos) << rs[0].error;
+  testing::CannedServer cut([&](const std::string&) { return head + delta + "data: [DONE]\n\n"; });
+  es.url = cut.url("/v1/responses");
+  rs = run(es, {R"({"model":"m","input":"hi","stream":true})"});
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].outcome, Outcome::StreamProtocol);
+  EXPECT_NE(rs[0].error.find("without a response.completed event"), std::string::npos) << rs[0].error;
 }
 
 // A proxy's HTML page with 200 where a stream was asked for: said as such, with what came.

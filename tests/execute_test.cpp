@@ -237,6 +237,71 @@ TEST_F(ExecuteTest, AnthropicMessagesAreTimedAgainstTheTruth) {
   EXPECT_DOUBLE_EQ(body.metrics.row("OutputTokens")->stats->mean, 8);
 }
 
+// OpenAI's Responses API end to end: TTFT and TPOT within 1 % of the simulator's truth — its
+// trace says when each request reached it and when each content event was written — output
+// tokens from response.completed's usage, the cap's end named as Responses names it; not
+// streamed too.
+TEST_F(ExecuteTest, ResponsesAccuracyAgainstTheSimulatorsTruth) {
+  const fs::path trace = dir_ / "sim_trace.jsonl";
+  Sim sim({"--ttft-ms", "50", "--tpot-ms", "10", "--trace", trace.string()});
+  RunConfig c;
+  c.url = sim.url("/v1/responses");
+  c.concurrency = 4;
+  c.num_prompts = 40;
+  c.max_tokens = 24;
+  c.ignore_eos = true;
+  c.warmup = 4;  // the connections are open before the measured requests: TTFT is about timing, not handshakes
+  const RunOutcome out = run(c);
+  std::string all;
+  for (const auto& r : out.verdict.reasons) all += r + "\n";
+  EXPECT_TRUE(out.verdict.valid) << all;
+  std::map<std::string, std::pair<double, double>> truth;  // id -> (TTFT, TPOT) in ms, as the simulator wrote them
+  {
+    simdjson::dom::parser p;
+    std::ifstream in(trace);
+    for (std::string line; std::getline(in, line);) {
+      auto doc = p.parse(line);
+      const std::string_view kinds = doc["kinds"].get_string().value();
+      simdjson::dom::array times = doc["t_ns"].get_array();
+      std::vector<int64_t> content;
+      size_t i = 0;
+      for (auto t : times)
+        if (kinds[i++] == 'C') content.push_back(t.get_int64().value());
+      ASSERT_EQ(content.size(), 24u) << line;
+      const double received = static_cast<double>(doc["received_ns"].get_int64().value());
+      truth[std::string(doc["id"].get_string().value())] = {
+          (static_cast<double>(content.front()) - received) / 1e6,
+          static_cast<double>(content.back() - content.front()) / 1e6 / 23};
+    }
+  }
+  double ttft = 0, tpot = 0;
+  int n = 0;
+  for (const auto& r : records(out)) {
+    if (r.warmup) continue;
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_TRUE(r.request_id.starts_with("resp_")) << r.request_id;
+    EXPECT_EQ(r.completion_tokens, 24);
+    EXPECT_GT(r.prompt_tokens, 0);
+    EXPECT_EQ(r.finish_reason, "max_output_tokens");
+    ASSERT_TRUE(truth.contains(r.request_id)) << r.request_id;
+    ttft += truth[r.request_id].first;
+    tpot += truth[r.request_id].second;
+    ++n;
+  }
+  ASSERT_EQ(n, 40);
+  const auto& m = out.metrics;
+  ASSERT_TRUE(m.row("TTFT") && m.row("TTFT")->stats && m.row("TPOT")->stats);
+  EXPECT_NEAR(m.row("TTFT")->stats->mean, ttft / n, 0.01 * ttft / n);
+  EXPECT_NEAR(m.row("TPOT")->stats->mean, tpot / n, 0.01 * tpot / n);
+  EXPECT_NEAR(m.row("TPOT")->stats->mean, 10.0, 0.1);
+  EXPECT_DOUBLE_EQ(m.row("OutputTokens")->stats->mean, 24);
+  c.stream = false;
+  c.num_prompts = 8;
+  const RunOutcome body = run(c);
+  EXPECT_DOUBLE_EQ(body.metrics.row("OutputTokens")->stats->mean, 24);
+  for (const auto& r : records(body)) EXPECT_EQ(r.finish_reason, "max_output_tokens");
+}
+
 // SGLang's native /generate end to end: its cumulative text is taken apart into the new pieces,
 // and meta_info's cumulative completion_tokens makes every chunk's token count exact, so ITL is
 // exact even with two tokens per chunk (OpenAI streams without continuous usage need an estimate).

@@ -19,7 +19,7 @@ TEST(RequestBody, ChatStreamingDefaultsAskForUsageAndNothingHidden) {
 TEST(RequestBody, OptionalFieldsOnlyWhenGiven) {
   BodySettings s;
   s.model = "m";
-  s.endpoint = Endpoint::Completions;
+  s.api = find_api("completions");
   s.stream = false;
   s.max_tokens = 0;
   const auto plain = build_body(s, kSpec);
@@ -55,7 +55,7 @@ TEST(RequestBody, DatasetMessagesAndModelPerRequest) {
 TEST(RequestBody, EmbeddingsSendOnlyTheInput) {
   BodySettings s;
   s.model = "m";
-  s.endpoint = Endpoint::Embeddings;
+  s.api = find_api("embeddings");
   s.ignore_eos = true;
   EXPECT_EQ(build_body(s, kSpec), R"({"model":"m","input":"What is 2+2?"})");
   const auto p = plan_request(s, kSpec, false);
@@ -128,9 +128,9 @@ TEST(RequestBody, PeerPresetsSendWhatEachToolSends) {
   EXPECT_NE(b.find(R"("max_completion_tokens":256)"), std::string::npos) << b;
   EXPECT_EQ(b.find(R"("max_tokens")"), std::string::npos);
   EXPECT_EQ(b.find("temperature"), std::string::npos);  // vLLM bench sends none
-  s.endpoint = Endpoint::Completions;
+  s.api = find_api("completions");
   EXPECT_NE(build_body(s, kSpec).find(R"("repetition_penalty":1)"), std::string::npos);
-  s.endpoint = Endpoint::Chat;
+  s.api = find_api("chat");
   s.flavor = Flavor::Evalscope;
   s.min_tokens = 256;
   b = build_body(s, kSpec);
@@ -152,34 +152,34 @@ TEST(RequestAudit, NamesTheKnownTraps) {
   };
   const auto seed_incident = audit_body(
       R"({"model":"m","messages":[],"max_tokens":512,"min_tokens":512,"ignore_eos":true,"temperature":0,"seed":0,"stream":true,"stream_options":{"include_usage":true}})",
-      Endpoint::Chat);
+      api_named("chat"));
   EXPECT_EQ(levels(seed_incident, "min_tokens together with ignore_eos"), "warning");
   EXPECT_EQ(levels(seed_incident, "fixed seed"), "note");
   EXPECT_EQ(levels(seed_incident, "no temperature"), "absent");
-  const auto bare = audit_body(R"({"model":"m","prompt":"x","stream":true})", Endpoint::Completions);
+  const auto bare = audit_body(R"({"model":"m","prompt":"x","stream":true})", api_named("completions"));
   EXPECT_EQ(levels(bare, "no temperature"), "note");
   EXPECT_EQ(levels(bare, "without stream_options.include_usage"), "warning");
   EXPECT_EQ(levels(bare, "no output cap"), "note");
-  const auto both = audit_body(R"({"max_tokens":1,"max_completion_tokens":2,"temperature":1})", Endpoint::Chat);
+  const auto both = audit_body(R"({"max_tokens":1,"max_completion_tokens":2,"temperature":1})", api_named("chat"));
   EXPECT_EQ(levels(both, "both max_tokens and max_completion_tokens"), "warning");
   // Anthropic's streams always carry usage: no include_usage warning there.
-  const auto messages = audit_body(R"({"model":"m","messages":[],"max_tokens":5,"stream":true})", Endpoint::Messages);
+  const auto messages = audit_body(R"({"model":"m","messages":[],"max_tokens":5,"stream":true})", api_named("messages"));
   EXPECT_EQ(levels(messages, "include_usage"), "absent");
   // /generate's fields live in sampling_params, under SGLang's names.
   const auto generate = audit_body(
-      R"({"text":"x","sampling_params":{"max_new_tokens":8,"min_new_tokens":8,"ignore_eos":true},"stream":true})", Endpoint::Generate);
+      R"({"text":"x","sampling_params":{"max_new_tokens":8,"min_new_tokens":8,"ignore_eos":true},"stream":true})", api_named("generate"));
   EXPECT_EQ(levels(generate, "min_new_tokens together with ignore_eos"), "warning");
   EXPECT_EQ(levels(generate, "no temperature"), "note");
   EXPECT_EQ(levels(generate, "no max_new_tokens"), "absent");
   EXPECT_EQ(levels(generate, "include_usage"), "absent");
-  EXPECT_EQ(levels(audit_body(R"({"text":"x","stream":false})", Endpoint::Generate), "no max_new_tokens"), "note");
+  EXPECT_EQ(levels(audit_body(R"({"text":"x","stream":false})", api_named("generate")), "no max_new_tokens"), "note");
 }
 
 // Anthropic's Messages API: the prompt as a user message, max_tokens (required there), no
 // stream_options (its streams carry usage anyway); images as base64 image blocks.
 TEST(RequestBody, AnthropicMessages) {
   BodySettings s;
-  s.endpoint = Endpoint::Messages;
+  s.api = find_api("messages");
   s.model = "claude-like";
   s.max_tokens = 64;
   dataset::RequestSpec spec;
@@ -200,7 +200,7 @@ TEST(RequestBody, AnthropicMessages) {
 // --compat sglang adds what bench_serving's native backend sends (temperature 0, ignore_eos).
 TEST(RequestBody, SglangGenerate) {
   BodySettings s;
-  s.endpoint = Endpoint::Generate;
+  s.api = find_api("generate");
   s.model = "base";
   s.max_tokens = 32;
   dataset::RequestSpec spec;
@@ -215,6 +215,43 @@ TEST(RequestBody, SglangGenerate) {
   EXPECT_TRUE(plan_request(s, spec, false).facts.ignore_eos_sent);
   s.extra = parse_extra_body(R"({"sampling_params":{"max_new_tokens":1},"rid":"x"})");  // the user's object wins whole
   EXPECT_EQ(build_body(s, spec), R"({"text":"hi","stream":true,"lora_path":"adapter-a","sampling_params":{"max_new_tokens":1},"rid":"x"})");
+}
+
+// OpenAI's Responses API: the prompt as `input` (a plain string), max_output_tokens, no
+// stream_options (its terminal event carries usage); a conversation and images go as messages
+// with input_text and input_image parts; the audit reads its own cap's name.
+TEST(RequestBody, OpenAiResponses) {
+  BodySettings s;
+  s.api = find_api("responses");
+  s.model = "gpt-like";
+  s.max_tokens = 64;
+  dataset::RequestSpec spec;
+  spec.prompt = "hi";
+  const std::string plain = build_body(s, spec);
+  EXPECT_EQ(plain, R"({"model":"gpt-like","input":"hi","max_output_tokens":64,"stream":true})");
+  spec.image_urls = {"data:image/png;base64,QUJD"};
+  s.temperature = 0.5;
+  EXPECT_EQ(build_body(s, spec),
+            R"({"model":"gpt-like","input":[{"role":"user","content":[{"type":"input_text","text":"hi"},)"
+            R"({"type":"input_image","image_url":"data:image/png;base64,QUJD"}]}],"max_output_tokens":64,"temperature":0.5,"stream":true})");
+  EXPECT_EQ(plan_request(s, spec, false).facts.images, 1);
+  spec.image_urls.clear();
+  spec.messages_json = R"([{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}])";
+  EXPECT_NE(build_body(s, spec).find(R"("input":[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}])"),
+            std::string::npos);
+  auto levels = [](const std::vector<AuditFinding>& fs, const std::string& needle) {
+    for (const auto& f : fs)
+      if (f.text.find(needle) != std::string::npos) return f.level;
+    return std::string("absent");
+  };
+  const auto audit = audit_body(plain, api_named("responses"));
+  EXPECT_EQ(levels(audit, "no temperature"), "note");
+  EXPECT_EQ(levels(audit, "no output cap"), "absent");  // max_output_tokens is its cap
+  EXPECT_EQ(levels(audit, "include_usage"), "absent");  // usage always comes
+  EXPECT_EQ(levels(audit_body(R"({"input":"x","stream":true})", api_named("responses")), "no output cap"), "note");
+  EXPECT_EQ(levels(audit_body(R"({"input":"x","min_tokens":4,"ignore_eos":true,"max_output_tokens":8})", api_named("responses")),
+                   "min_tokens together with ignore_eos"),
+            "warning");
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "cli/yaml_config.hpp"
 #include "client/engine.hpp"
 #include "mock/mock_server.hpp"
+#include "client/api.hpp"
 #include "runner/compare.hpp"
 #include "runner/plan.hpp"
 #include "runner/runner.hpp"
@@ -171,7 +172,8 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   run->add_option("--url", c.url, "full endpoint URL, e.g. http://127.0.0.1:8000/v1/chat/completions");
   run->add_option("--host", c.host, "server host (with --port and --endpoint) instead of --url");
   run->add_option("--port", c.port, "server port")->capture_default_str();
-  run->add_option("--endpoint", c.endpoint, "chat | completions | embeddings | messages (Anthropic) | generate (SGLang native) (default: what the --url path names, else chat)");
+  run->add_option("--endpoint", c.endpoint, fmt::format("the API: {} (default: what the --url path names, else chat)",
+                                                        client::api_names_described()));
   run->add_option("--model", c.model, "model name; empty = first id from GET /v1/models");
   run->add_option("--ca-bundle", c.ca_bundle, "PEM file of CAs to trust for an https target (default: the system's)");
   run->add_option("--cert", c.tls_cert, "client certificate (PEM) for mutual TLS");

@@ -1,10 +1,10 @@
 #pragma once
 // client/chunk_parser: what one JSON payload means for timing — does it carry generated text, a
-// finish reason, usage, an error, the end of the stream? Three wire formats: OpenAI's
-// (chat/completions, completions, embeddings; vLLM, SGLang, gateways), Anthropic's Messages API
-// (typed events, message_stop ends the stream) and SGLang's native /generate (cumulative text,
-// meta_info). Used for SSE events (hot path, one reused simdjson parser per connection) and for
-// non-streaming bodies. Extracts only what is counted.
+// finish reason, usage, an error, the end of the stream? The words of each wire format are its
+// API adapter's (client/api.hpp, one file per API under client/api/); this holds what every
+// format shares: the simdjson scratch, the per-response memory, the checks before a dialect reads.
+// Used for SSE events (hot path, one reused simdjson parser per connection) and for non-streaming
+// bodies. Extracts only what is counted.
 #include <simdjson.h>
 
 #include <cstdint>
@@ -17,15 +17,7 @@
 
 namespace tokbench::client {
 
-/// Which API's payloads these are.
-enum class Wire : uint8_t {
-  OpenAI,          ///< /v1/chat/completions, /v1/completions, /v1/embeddings; a stream ends with data: [DONE]
-  Anthropic,       ///< /v1/messages: message_start, content_block_delta, message_delta, message_stop
-  SglangGenerate,  ///< SGLang's /generate: {"text", "meta_info"}; text is the whole answer so far
-};
-
-/// How a stream of this wire format says it is complete (for errors that name what was missing).
-const char* end_of_stream_name(Wire wire);
+class ApiAdapter;
 
 struct ChunkInfo {
   record::ChunkKind kind = record::ChunkKind::Empty;
@@ -45,6 +37,19 @@ struct ChunkInfo {
   bool end = false;                ///< the stream's own end event (Anthropic's message_stop): nothing follows
 };
 
+/// What one response has said so far, for dialects whose events depend on the ones before
+/// (SGLang's cumulative text is compared with what came before it). Per choice: how much text
+/// came, and its last bytes, which tell cumulative text from deltas at the second event without
+/// keeping the answer.
+struct StreamMemory {
+  struct Seen {
+    int64_t bytes = 0;
+    std::string tail;
+    enum Mode : uint8_t { Unknown, Cumulative, Incremental } mode = Unknown;
+  };
+  std::vector<Seen> seen;
+};
+
 /// The simdjson parser and padded copy that parsing needs. One thread's chunk parsers share
 /// one (ChunkParser::share): one parser's buffers per worker instead of one per stream. What a
 /// parse returns stays valid only until the next parse through the same scratch.
@@ -55,37 +60,24 @@ struct JsonScratch {
 
 class ChunkParser {
  public:
-  explicit ChunkParser(Wire wire = Wire::OpenAI);
+  /// `api` null: OpenAI's chat completions.
+  explicit ChunkParser(const ApiAdapter* api = nullptr);
   /// Parse through `scratch` (owned by the caller, outliving this parser) instead of an own one.
   void share(JsonScratch* scratch) { shared_ = scratch; }
-  void set_wire(Wire wire) { wire_ = wire; }
-  Wire wire() const { return wire_; }
+  void set_api(const ApiAdapter* api);
+  const ApiAdapter& api() const { return *api_; }
   /// A new response begins: forgets the last one's text (SGLang's cumulative text is compared
   /// with what came before it).
-  void begin_response() { seen_.clear(); }
+  void begin_response() { memory_.seen.clear(); }
   /// Parses one JSON payload. Returns false (and sets *why) when it is not valid JSON. The views
   /// in `out` are valid until the next parse through the same scratch.
   bool parse(std::string_view json, ChunkInfo& out, std::string* why);
 
  private:
-  void openai(simdjson::dom::element doc, ChunkInfo& out);
-  void openai_choice(simdjson::dom::element choice, ChunkInfo& out, std::string_view& role);
-  void anthropic(simdjson::dom::element doc, ChunkInfo& out);
-  void sglang(simdjson::dom::element doc, ChunkInfo& out);
-  std::string_view new_text(int64_t choice, std::string_view text);
-
-  // SGLang streams the whole answer so far in every event (unless the server was started with
-  // --incremental-streaming-output). Per choice: how much text came, and its last bytes, which
-  // tell the two modes apart at the second event without keeping the answer.
-  struct Seen {
-    int64_t bytes = 0;
-    std::string tail;
-    enum Mode : uint8_t { Unknown, Cumulative, Incremental } mode = Unknown;
-  };
   JsonScratch& scratch();
 
-  Wire wire_;
-  std::vector<Seen> seen_;
+  const ApiAdapter* api_;
+  StreamMemory memory_;
   JsonScratch* shared_ = nullptr;
   std::unique_ptr<JsonScratch> own_;  // made at the first parse when nothing is shared
 };

@@ -99,7 +99,7 @@ class Worker {
       s.max_body = sh_.settings.max_body_bytes;
       s.max_events = sh_.settings.max_events;
       s.framer.set_max_bytes(sh_.settings.max_event_bytes);
-      s.parser.set_wire(sh_.settings.wire);
+      s.parser.set_api(sh_.settings.api);
       s.parser.share(&json_);  // every slot's event is parsed, and used, before the next read
       free_.push_back(&s);
     }
@@ -246,7 +246,7 @@ class Worker {
           r.outcome = Outcome::StreamProtocol;
           r.error = s.framer.has_partial() ? "stream cut in the middle of an SSE event"
                     : r.chunks.empty()     ? "no SSE events in a streaming response (does the server honour \"stream\": true?)"
-                                           : fmt::format("stream ended without {}", end_of_stream_name(s.parser.wire()));
+                                           : fmt::format("stream ended without {}", s.parser.api().end_of_stream());
         }
       } else {
         std::string why;
@@ -381,12 +381,8 @@ int Poller::wait(std::vector<epoll_event>& events, int64_t wait_ns) {
 std::vector<std::string> request_headers(const EngineSettings& st) {
   std::vector<std::string> h{"Content-Type: application/json", "Expect:"};  // Expect: no 100-continue round trip
   if (st.stream) h.emplace_back("Accept: text/event-stream");
-  // One credential header: an explicit --header wins over --api-key (both would be sent otherwise).
-  // Anthropic's Messages API takes the key as x-api-key and needs anthropic-version.
-  const bool anthropic = st.wire == Wire::Anthropic;
-  if (!st.api_key.empty() && !anthropic && !has_authorization_header(st.headers)) h.push_back("Authorization: Bearer " + st.api_key);
-  if (!st.api_key.empty() && anthropic && !has_header(st.headers, "x-api-key")) h.push_back("x-api-key: " + st.api_key);
-  if (anthropic && !has_header(st.headers, "anthropic-version")) h.emplace_back("anthropic-version: 2023-06-01");
+  // The API's credential headers (and any it requires), unless --header already has them.
+  for (auto& c : (st.api ? *st.api : default_api()).credential_headers(st.headers, st.api_key)) h.push_back(std::move(c));
   h.insert(h.end(), st.headers.begin(), st.headers.end());
   return h;
 }

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "client/chunk_parser.hpp"
+#include "client/api.hpp"
 #include "client/http_get.hpp"
 #include "load/source.hpp"
 #include "record/record.hpp"
@@ -25,8 +25,8 @@ enum class TransportKind { Auto, Sockets, Curl };
 struct EngineSettings {
   std::string url;                   ///< full endpoint URL
   std::vector<std::string> headers;  ///< extra "Key: Value" headers
-  std::string api_key;               ///< sent as "Authorization: Bearer ..." (Anthropic: x-api-key) when non-empty
-  Wire wire = Wire::OpenAI;          ///< the API's payload format (and how its stream ends)
+  std::string api_key;               ///< sent as the API's credential header (Authorization: Bearer, x-api-key) when non-empty
+  const ApiAdapter* api = nullptr;   ///< the API: its payload format, how its stream ends, its credentials (null: chat)
   bool stream = true;
   int concurrency = 1;               ///< max requests in flight (keep-alive pool of that size)
   int workers = 1;                   ///< threads, each with its own curl multi handle

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "client/api.hpp"
 #include "client/chunk_parser.hpp"
 #include "client/http1.hpp"
 #include "client/sse.hpp"
@@ -80,8 +81,8 @@ struct Slot {
 
   void on_event(std::string_view data, int64_t t) {
     if (got_done || !too_large.empty()) return;  // nothing after [DONE] belongs to this response
-    if (data == "[DONE]") {  // OpenAI's end; on Anthropic's API only message_stop ends a stream (a proxy may add it)
-      if (parser.wire() == Wire::Anthropic) return;
+    if (data == "[DONE]") {  // OpenAI's end; APIs with an end event of their own ignore it (a proxy may add it)
+      if (!parser.api().done_sentinel()) return;
       got_done = true;
       rec.done_ns = t;
       return;
@@ -96,12 +97,15 @@ struct Slot {
       if (protocol_error.empty()) protocol_error = fmt::format("invalid JSON in SSE event ({})", why);
       return;
     }
-    if (info.end) {  // Anthropic's message_stop: the stream's own end, not a chunk of the answer
-      got_done = true;
+    if (!info.error.empty() && protocol_error.empty()) protocol_error = fmt::format("error event in stream: {}", info.error);
+    if (info.end) {  // the stream's own end event (message_stop, response.completed): not a chunk of the answer,
+      got_done = true;  // though it may carry the answer's usage and how it ended
       rec.done_ns = t;
+      take_usage();
+      if (!info.finish_reason.empty()) rec.finish_reason = std::string(info.finish_reason);
+      if (rec.request_id.empty() && !info.id.empty()) rec.request_id = std::string(info.id);
       return;
     }
-    if (!info.error.empty() && protocol_error.empty()) protocol_error = fmt::format("error event in stream: {}", info.error);
     rec.choices = std::max(rec.choices, info.choices);
     record::ChunkEvent ev;
     ev.t_ns = t;

@@ -53,11 +53,9 @@ int64_t count_prompt_tokens(std::string_view text) {
   return std::max<int64_t>(1, (static_cast<int64_t>(text.size()) + 3) / 4);
 }
 
-namespace {
-
-int64_t int_field(simdjson::dom::object o, std::string_view k) {
-  int64_t v = -1;
-  if (o[k].get_int64().get(v)) return -1;
+int64_t int_field(simdjson::dom::object o, std::string_view k, int64_t fallback) {
+  int64_t v = fallback;
+  if (o[k].get_int64().get(v)) return fallback;
   return v;
 }
 
@@ -66,6 +64,8 @@ bool bool_field(simdjson::dom::object o, std::string_view k) {
   if (o[k].get_bool().get(v)) return false;
   return v;
 }
+
+namespace {
 
 // An image_url part's URL as vLLM decodes it here: a base64 data URL of an image (the simulator
 // fetches nothing, so http(s) URLs are refused too).
@@ -102,6 +102,9 @@ bool count_content(simdjson::dom::element content, int64_t& tokens, std::string&
     } else if (images && !part["type"].get_string().get(type) && type == "image_url") {
       if (*images < 0) continue;
       *images = part["image_url"]["url"].get_string().get(url) || !valid_image_url(url) ? -1 : *images + 1;
+    } else if (images && type == "input_image") {  // OpenAI Responses: {"image_url": "data:..."}
+      if (*images < 0) continue;
+      *images = part["image_url"].get_string().get(url) || !valid_image_url(url) ? -1 : *images + 1;
     } else if (images && type == "image") {  // Anthropic: {"source": {"type": "base64", "media_type", "data"}}
       if (*images < 0) continue;
       std::string_view kind, media, data;
@@ -162,7 +165,6 @@ std::optional<CompletionRequest> parse_request(std::string_view body, bool chat,
   }
   CompletionRequest r;
   r.chat = chat;
-  r.api = chat ? Api::Chat : Api::Completions;
   std::string_view model;
   if (!o["model"].get_string().get(model)) r.model = std::string(model);
   r.stream = bool_field(o, "stream");

@@ -60,13 +60,9 @@ struct MockSettings {
 
 inline constexpr int64_t kMaxChoices = 16;  ///< the simulator's cap on "n"
 
-/// Which API a generation request came in on: it decides the request's parsing and the answer's
-/// wire format (mock_apis for Anthropic's and SGLang's).
-enum class Api { Chat, Completions, Messages, Generate };
-
+/// A generation request, whichever API it came in on (mock/route.hpp: each route parses its own).
 struct CompletionRequest {
-  Api api = Api::Chat;
-  bool chat = true;  ///< a conversation (chat, messages): rendered with the chat template
+  bool chat = true;  ///< a conversation (chat, messages, responses): rendered with the chat template
   std::string model;
   bool stream = false;
   bool include_usage = false;
@@ -119,6 +115,10 @@ std::optional<CompletionRequest> parse_request(std::string_view body, bool chat,
 /// Image parts (OpenAI's image_url, Anthropic's image with a base64 source) are counted in *images,
 /// which turns -1 when one is not a base64 image. Shared by every API's request parser.
 bool count_content(simdjson::dom::element content, int64_t& tokens, std::string& text_out, int64_t* images = nullptr);
+
+/// A request field read leniently: the integer (else `fallback`), the boolean (else false).
+int64_t int_field(simdjson::dom::object o, std::string_view k, int64_t fallback = -1);
+bool bool_field(simdjson::dom::object o, std::string_view k);
 
 /// The documented stand-in for a tokenizer until one exists: ceil(UTF-8 bytes / 4), at least 1,
 /// summed over every text part (chat adds 1 token of template per message).

@@ -26,7 +26,7 @@
 
 #include "common/clock.hpp"
 #include "common/json_writer.hpp"
-#include "mock/mock_apis.hpp"
+#include "mock/route.hpp"
 #include "mock/mock_metrics.hpp"
 #include "tokenizer/tokenizer.hpp"
 
@@ -219,17 +219,11 @@ struct MockServer::Impl {
     } else if ((path == "/tokenize" || path == "/detokenize") && post) {
       auto [status, body] = tokenize(req.body(), path == "/tokenize");
       co_await send_json(sock, v, keep, status, std::move(body));
-    } else if ((path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/messages" || path == "/generate") &&
-               post) {
-      const Api api = path == "/v1/chat/completions" ? Api::Chat
-                      : path == "/v1/completions"    ? Api::Completions
-                      : path == "/v1/messages"       ? Api::Messages
-                                                     : Api::Generate;
-      co_return co_await completion(sock, req, keep, api, arrival, conn);
+    } else if (const MockRoute* route = route_of(path); route && post) {
+      co_return co_await completion(sock, req, keep, *route, arrival, conn);
     } else if (path == "/v1/embeddings" && post) {
       co_await embedding(sock, req, keep, arrival);
-    } else if (path == "/v1/chat/completions" || path == "/v1/completions" || path == "/v1/embeddings" || path == "/v1/models" ||
-               path == "/v1/messages" || path == "/generate" || path == "/health") {
+    } else if (route_of(path) || path == "/v1/embeddings" || path == "/v1/models" || path == "/health") {
       co_await send_json(sock, v, keep, http::status::method_not_allowed,
                          error_body("method not allowed", "BadRequestError", 405));
     } else {
@@ -362,33 +356,14 @@ struct MockServer::Impl {
     co_await send_json(sock, v, keep, http::status::ok, embedding_body(parsed->model, parsed->inputs, s.embedding_dims, tokens, n));
   }
 
-  std::optional<CompletionRequest> parse_any(Api api, std::string_view body, std::string* why) const {
-    if (api == Api::Messages) return parse_messages_request(body, why);
-    if (api == Api::Generate) return parse_generate_request(body, s.model_name, why);
-    return parse_request(body, api == Api::Chat, why);
-  }
-  static std::string bad_request_body(Api api, const std::string& why) {
-    if (api == Api::Messages) return anthropic_error(why, "invalid_request_error");
-    return error_body(why, "BadRequestError", 400);
-  }
-  static const char* id_prefix(Api api) {
-    switch (api) {
-      case Api::Chat: return "chatcmpl-";
-      case Api::Completions: return "cmpl-";
-      case Api::Messages: return "msg_";
-      case Api::Generate: return "";
-    }
-    return "";
-  }
-
   awaitable<bool> completion(tcp::socket& sock, http::request<http::string_body>& req, bool keep,
-                             Api api, std::chrono::steady_clock::time_point arrival, const Conn& conn) {
+                             const MockRoute& route, std::chrono::steady_clock::time_point arrival, const Conn& conn) {
     const unsigned v = req.version();
     std::string why;
     // Plain helpers, not conditional expressions: g++ 12 destroys a ?: temporary twice in a coroutine.
-    auto parsed = parse_any(api, req.body(), &why);
+    auto parsed = route.parse(req.body(), s.model_name, &why);
     if (!parsed) {
-      std::string refusal = bad_request_body(api, why);
+      std::string refusal = route.refusal(why);
       co_await send_json(sock, v, keep, http::status::bad_request, std::move(refusal));
       co_return true;
     }
@@ -430,17 +405,18 @@ struct MockServer::Impl {
       sock.close(ec);
       co_return false;
     }
-    std::string id = fmt::format("{}{}", id_prefix(api), n);
+    std::string id = fmt::format("{}{}", route.id_prefix(), n);
     if (auto rid = req.find("x-request-id"); rid != req.end()) id = std::string(rid->value());
     const Plan plan = make_plan(cr, s, n);  // the output length and finish reason
     const int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
                                 std::chrono::system_clock::now().time_since_epoch()).count();
-    Generation g{cr, plan, id, created, chat, n, arrival, conn, fault};
+    Generation g{cr, route, plan, id, created, chat, n, arrival, conn, fault};
     co_return co_await generate(sock, g, keep, v);
   }
 
   struct Generation {
     const CompletionRequest& cr;
+    const MockRoute& route;  // the API's words; the timing here is the same for every API
     const Plan& plan;
     const std::string& id;
     int64_t created;
@@ -518,28 +494,12 @@ struct MockServer::Impl {
     net::steady_timer timer(sock.get_executor());
     std::string payload, text;
     int64_t produced = 0;
-    auto event = [&](std::string_view json, char kind, int tokens) {
-      payload += "data: ";
-      payload += json;
-      payload += "\n\n";
-      tl.kinds.push_back(kind);
-      tl.tokens.push_back(tokens);
-    };
-    auto named_event = [&](std::string_view type, std::string_view json, char kind, int tokens) {  // Anthropic's typed events
-      payload += "event: ";
-      payload += type;
-      payload += "\n";
-      event(json, kind, tokens);
-    };
-    const Api api = cr.api;
-    const bool openai = api == Api::Chat || api == Api::Completions;
-    auto anthropic_usage = [&] { return AnthropicUsage{cr.prompt_tokens, cached, produced}; };
-    auto generate_state = [&](std::string_view finish, int64_t index) {
-      return GenerateState{g.id, text, cr.prompt_tokens, produced, std::max<int64_t>(0, cached), finish, index};
-    };
-    auto usage_now = [&]() -> std::optional<ChunkUsage> {
-      if (!cr.continuous_usage) return std::nullopt;
-      return ChunkUsage{cr.prompt_tokens, produced * cr.n};
+    Events ev(payload, tl.kinds, tl.tokens);
+    const MockRoute& route = g.route;
+    // The answer at this moment, for the route to put in words.
+    auto answer = [&](bool done) {
+      return Answer{cr, g.id, g.created, produced, cached, text,
+                    done ? std::string_view(g.plan.finish_reason) : std::string_view(), !s.no_usage};
     };
     auto wait_until = [&](clock::time_point t) -> awaitable<void> {
       timer.expires_at(t);
@@ -577,59 +537,25 @@ struct MockServer::Impl {
         const size_t kinds_before = tl.kinds.size();
         payload.clear();
         // n > 1: every choice gets its own event (its index) at the same moment, as vLLM interleaves them.
-        if (cr.stream && produced == 0 && api == Api::Chat) {
-          for (int64_t c = 0; c < cr.n; ++c)
-            event(stream_chunk(true, g.id, g.cr.model, g.created, true, "", "", usage_now(), c), 'R', 0);
-        } else if (cr.stream && produced == 0 && api == Api::Messages) {
-          named_event("message_start", anthropic_message_start(g.id, cr.model, anthropic_usage()), 'R', 0);
-          named_event("content_block_start", anthropic_block_start(), 'R', 0);
-        }
+        if (cr.stream && produced == 0) route.begin(answer(false), ev);
         std::string piece;
         const int chunk_tokens = static_cast<int>(pending);
         for (int64_t k = 0; k < pending; ++k) piece += token_text(static_cast<uint64_t>(produced++));
-        if (!cr.stream || api == Api::Generate) text += piece;  // a body (and /generate's every event) carries the whole text
+        if (!cr.stream || route.keeps_text()) text += piece;  // a body (and some APIs' events) carries the whole text
         pending = 0;
         if (cr.stream) {
           if (drop_after >= 0 && produced > drop_after) {
             write_trace(g, tl, true);
             beast::error_code ec;
-            sock.close(ec);  // simulated crash: no terminating chunk, no [DONE]
+            sock.close(ec);  // simulated crash: no terminating chunk, no end marker
             co_return false;
           }
-          if (api == Api::Messages && !piece.empty()) {
-            named_event("content_block_delta", anthropic_text_delta(piece), 'C', chunk_tokens);
-          } else if (api == Api::Generate && (!piece.empty() || done)) {
-            const std::string_view finish = done ? std::string_view(g.plan.finish_reason) : std::string_view();
-            for (int64_t c = 0; c < cr.n; ++c) event(generate_chunk(generate_state(finish, c)), piece.empty() ? 'F' : 'C', chunk_tokens);
-          } else if (openai && (!piece.empty() || done)) {
-            // A tool call: the first delta names the tool; every delta's arguments are the tokens.
-            const std::string call_id = fmt::format("chatcmpl-tool-{}", g.id);
-            const ToolDelta tool{produced == chunk_tokens ? std::string_view(cr.tool_name) : std::string_view(), call_id};
-            const bool calls = g.chat && !cr.tool_name.empty();
-            const std::string finish = !done ? "" : calls && g.plan.finish_reason == "stop" ? "tool_calls" : g.plan.finish_reason;
-            for (int64_t c = 0; c < cr.n; ++c) {
-              event(stream_chunk(g.chat, g.id, g.cr.model, g.created, false, piece, finish, usage_now(), c,
-                                 calls ? &tool : nullptr),
-                    piece.empty() ? 'F' : 'C', chunk_tokens);
-            }
-          }
+          route.piece(answer(done), piece, chunk_tokens, done, ev);
           if (!malformed_sent && (produced * 2 >= target || done)) {  // half-way: an event that is not JSON
             payload += "data: {\"choices\": [{\"delta\": {\"content\": \"broken\n\n";
             malformed_sent = true;
           }
-          if (done && api == Api::Messages) {
-            named_event("content_block_stop", anthropic_block_stop(), 'F', 0);
-            named_event("message_delta", anthropic_message_delta(anthropic_stop_reason(g.plan.finish_reason), anthropic_usage()), 'U', 0);
-            if (g.fault != Fault::NoDone) named_event("message_stop", anthropic_message_stop(), 'D', 0);
-          } else if (done) {
-            if (cr.include_usage && openai)
-              event(usage_chunk(g.chat, g.id, g.cr.model, g.created, {cr.prompt_tokens, produced * cr.n, cached}), 'U', 0);
-            if (g.fault != Fault::NoDone) {
-              payload += "data: [DONE]\n\n";
-              tl.kinds.push_back('D');
-              tl.tokens.push_back(0);
-            }
-          }
+          if (done) route.end(answer(true), g.fault != Fault::NoDone, ev);
           co_await write_chunk(sock, payload, tl.t_ns, tl.kinds.size() - kinds_before);
         }
         if (done) break;
@@ -651,25 +577,7 @@ struct MockServer::Impl {
       co_await net::async_write(sock, http::make_chunk_last(), use_awaitable);
       co_return true;
     }
-    std::string body;
-    if (api == Api::Messages) {
-      std::optional<AnthropicUsage> usage;
-      if (!s.no_usage) usage = anthropic_usage();
-      body = anthropic_body(g.id, cr.model, text, anthropic_stop_reason(g.plan.finish_reason), usage);
-    } else if (api == Api::Generate) {  // several choices: a list, one object each
-      for (int64_t c = 0; c < cr.n; ++c) {
-        if (c > 0) body += ',';
-        body += generate_chunk(generate_state(g.plan.finish_reason, c));
-      }
-      if (cr.n > 1) body = "[" + body + "]";
-    } else {
-      std::optional<ChunkUsage> usage;
-      if (!s.no_usage) usage = ChunkUsage{cr.prompt_tokens, produced * cr.n, cached};  // summed over choices, as vLLM
-      const bool calls = g.chat && !cr.tool_name.empty();
-      body = full_body(g.chat, g.id, g.cr.model, g.created, text,
-                       calls && g.plan.finish_reason == "stop" ? "tool_calls" : g.plan.finish_reason, usage, cr.n,
-                       calls ? std::string_view(cr.tool_name) : std::string_view());
-    }
+    std::string body = route.body(answer(true));
     http::response<http::string_body> out{http::status::ok, version};
     out.set(http::field::content_type, "application/json");
     out.set("x-request-id", g.id);

@@ -34,7 +34,7 @@ client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg) {
   es.url = t.url;
   es.headers = cfg.headers;
   es.api_key = cfg.api_key;
-  es.wire = client::wire_of(t.body.endpoint);
+  es.api = t.body.api;
   es.stream = cfg.stream;
   es.concurrency = cfg.concurrency;
   es.workers = cfg.workers;

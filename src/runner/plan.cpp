@@ -44,7 +44,7 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
   }
   if (p.cfg.workers == 0) p.cfg.workers = auto_workers(p.cfg.concurrency);
   p.cfg.endpoint = p.cfg.resolved_endpoint();      // the URL's path decides it (validate() caught conflicts)
-  if (p.cfg.endpoint == "embeddings") p.cfg.stream = false;  // an embedding is one JSON answer: nothing streams
+  if (!api_of(p.cfg.endpoint).caps().streams) p.cfg.stream = false;  // e.g. an embedding is one JSON answer
   if (!p.cfg.url.empty()) p.cfg.url = p.cfg.target_url();  // a URL with no path gets /v1/<endpoint>
   p.synthetic = p.cfg.dataset == "synthetic";
   p.tls = {p.cfg.ca_bundle, p.cfg.tls_cert, p.cfg.tls_key, p.cfg.insecure};

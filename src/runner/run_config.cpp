@@ -27,48 +27,44 @@ std::string url_path(const std::string& url) {
   return url.substr(slash, url.find_first_of("?#", slash) - slash);
 }
 
-// "chat", "completions", "embeddings", "messages", "generate", "" (no path: --endpoint decides) or
-// "?" (a path of something else).
+// The API a URL's path names: its name, "" (no path: --endpoint decides) or "?" (a path of
+// something else).
 std::string endpoint_of_path(const std::string& path) {
   if (path.empty() || path == "/") return "";
-  auto is = [&](std::string_view tail) { return path.ends_with(tail) || path.ends_with(std::string(tail) + "/"); };
-  if (is("/chat/completions")) return "chat";
-  if (is("/completions")) return "completions";
-  if (is("/embeddings")) return "embeddings";
-  if (is("/v1/messages")) return "messages";
-  if (is("/generate")) return "generate";
-  return "?";
+  const client::ApiAdapter* api = client::api_of_path(path);
+  return api ? std::string(api->name()) : "?";
+}
+
+// "/v1/chat/completions, /v1/completions, ..." for errors that list what a URL may end with.
+std::string known_paths() {
+  std::string out;
+  for (const client::ApiAdapter* a : client::all_apis()) out += fmt::format("{}...{}", out.empty() ? "" : ", ", a->path());
+  return out;
 }
 
 }  // namespace
 
-const char* endpoint_path(const std::string& endpoint) {
-  return endpoint == "chat"         ? "/v1/chat/completions"
-         : endpoint == "embeddings" ? "/v1/embeddings"
-         : endpoint == "messages"   ? "/v1/messages"
-         : endpoint == "generate"   ? "/generate"
-                                    : "/v1/completions";
+std::string conversation_apis() {
+  std::string out;
+  for (const client::ApiAdapter* a : client::all_apis())
+    if (a->caps().conversation) out += fmt::format("{}{}", out.empty() ? "" : ", ", a->path());
+  return out;
 }
 
-client::Endpoint endpoint_kind(const std::string& endpoint) {
-  return endpoint == "chat"         ? client::Endpoint::Chat
-         : endpoint == "embeddings" ? client::Endpoint::Embeddings
-         : endpoint == "messages"   ? client::Endpoint::Messages
-         : endpoint == "generate"   ? client::Endpoint::Generate
-                                    : client::Endpoint::Completions;
+const client::ApiAdapter& api_of(const std::string& endpoint) {
+  const client::ApiAdapter* api = client::find_api(endpoint);
+  return api ? *api : client::default_api();
 }
 
-bool is_conversation(const std::string& endpoint) { return endpoint == "chat" || endpoint == "messages"; }
+std::string endpoint_path(const std::string& endpoint) { return std::string(api_of(endpoint).path()); }
 
 std::vector<std::string> RunConfig::validate() const {
   std::vector<std::string> e;
   auto check = [&](bool ok, std::string msg) {
     if (!ok) e.push_back(std::move(msg));
   };
-  check(endpoint.empty() || endpoint == "chat" || endpoint == "completions" || endpoint == "embeddings" ||
-            endpoint == "messages" || endpoint == "generate",
-        fmt::format("--endpoint: bad value '{}' (expected chat, completions, embeddings, messages (Anthropic) or generate "
-                    "(SGLang's native API))", endpoint));
+  check(endpoint.empty() || client::find_api(endpoint),
+        fmt::format("--endpoint: bad value '{}' (expected one of: {})", endpoint, client::api_names_described()));
   for (const auto& [flag, path] : {std::pair{"--ca-bundle", ca_bundle}, {"--cert", tls_cert}, {"--key", tls_key}}) {
     check(path.empty() || std::ifstream(path).good(),
           fmt::format("{}: cannot read '{}' (expected a PEM file)", flag, path));
@@ -79,9 +75,8 @@ std::vector<std::string> RunConfig::validate() const {
   if (!url.empty() && (url.starts_with("http://") || url.starts_with("https://"))) {
     // The URL's path decides the endpoint; a body for one endpoint posted to another fails every request.
     const std::string named = endpoint_of_path(url_path(url));
-    check(named != "?", fmt::format("--url: the path '{}' names no endpoint tokbench speaks (expected .../v1/chat/completions, "
-                                    ".../v1/completions, .../v1/embeddings, .../v1/messages or .../generate, or no path at all)",
-                                    url_path(url)));
+    check(named != "?", fmt::format("--url: the path '{}' names no endpoint tokbench speaks (expected {}, or no path at all)",
+                                    url_path(url), known_paths()));
     check(endpoint.empty() || named.empty() || named == "?" || named == endpoint,
           fmt::format("--endpoint {} conflicts with --url {} (its path is the {} endpoint): drop --endpoint, or fix the URL",
                       endpoint, url, named));
@@ -105,17 +100,19 @@ std::vector<std::string> RunConfig::validate() const {
   check(drain_s >= 0, fmt::format("--drain-s: bad value {} (expected >= 0)", drain_s));
   check(compat == "tokbench" || compat == "aisbench" || compat == "evalscope" || compat == "vllm" || compat == "sglang",
         fmt::format("--compat: bad value '{}' (expected tokbench, aisbench, evalscope, vllm or sglang)", compat));
-  {  // what the non-OpenAI APIs take
-    const std::string ep = resolved_endpoint();
-    const bool native = ep == "messages" || ep == "generate";
-    check(ep != "messages" || max_tokens > 0, "--max-tokens 0: Anthropic's Messages API requires max_tokens in every "
-                                              "request; give --max-tokens N (or per-line max_tokens)");
-    check(!native || compat == "tokbench" || compat == "aisbench" || (compat == "sglang" && ep == "generate"),
-          fmt::format("--compat {}: reproduces that tool's OpenAI request bodies; /v1/{} is not what it sends (use "
+  if (const client::ApiAdapter* api = client::find_api(resolved_endpoint())) {  // what this API takes
+    const client::ApiCaps caps = api->caps();
+    check(!caps.requires_cap || max_tokens > 0,
+          fmt::format("--max-tokens 0: {} requires max_tokens (an output cap) in every request; give --max-tokens N (or "
+                      "per-line max_tokens)", api->title()));
+    const auto flavor = client::flavor_named(compat);
+    check(!flavor || api->takes_flavor(*flavor),
+          fmt::format("--compat {}: reproduces that tool's OpenAI request bodies; {} is not what it sends (use "
                       "--compat tokbench; --compat sglang reproduces bench_serving's native /generate payload)",
-                      compat, ep == "generate" ? "generate" : "messages"));
-    check(!native || !continuous_usage, "--continuous-usage: an OpenAI stream option; SGLang's /generate reports usage in "
-                                        "every event already and Anthropic's stream in its message_delta: drop it");
+                      compat, api->path()));
+    check(caps.stream_options || !continuous_usage,
+          fmt::format("--continuous-usage: an OpenAI chat/completions stream option; {} ({}) reports usage its own way: "
+                      "drop it", api->title(), api->path()));
   }
   check(server_cmd.empty() || deploy_sh.empty(), "--server-cmd and --deploy-sh: give one, not both");
   check(server_cmd.empty() || !url.empty() || !host.empty(),
@@ -150,8 +147,8 @@ std::vector<std::string> RunConfig::validate() const {
           "--turns: sessions send each turn when the last answer is in (and --think-time-ms has passed), with "
           "--concurrency sessions at once; drop --request-rate, --pressure, --duration-s, --ramp-up-s, "
           "--adaptive-window-s, --search and trace datasets");
-    check(is_conversation(resolved_endpoint()), "--turns: sessions are chat conversations; use the chat endpoint "
-                                                 "(/v1/chat/completions) or Anthropic's /v1/messages");
+    check(api_of(resolved_endpoint()).caps().conversation,
+          fmt::format("--turns: sessions are conversations; use an endpoint that takes them ({})", conversation_apis()));
   }
   if (!image.empty()) {
     try {
@@ -159,8 +156,8 @@ std::vector<std::string> RunConfig::validate() const {
     } catch (const std::invalid_argument& e) {
       check(false, e.what());
     }
-    check(is_conversation(resolved_endpoint()), "--image: images go in chat messages; use the chat endpoint "
-                                                 "(/v1/chat/completions) or Anthropic's /v1/messages");
+    check(api_of(resolved_endpoint()).caps().images,
+          fmt::format("--image: images go in chat messages; use an endpoint that takes them ({})", conversation_apis()));
   }
   check(images_per_request >= 1 && images_per_request <= 16,
         fmt::format("--images-per-request: bad value {} (expected 1 to 16)", images_per_request));
@@ -332,7 +329,7 @@ std::string RunConfig::resolved_endpoint() const {
     const std::string named = endpoint_of_path(url_path(url));
     if (!named.empty() && named != "?") return named;
   }
-  return "chat";
+  return std::string(client::default_api().name());
 }
 
 std::string RunConfig::target_url() const {

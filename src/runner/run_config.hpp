@@ -10,19 +10,19 @@
 
 namespace tokbench::runner {
 
+/// The API adapter of an endpoint name (a validated one; an unknown name is chat's).
+const client::ApiAdapter& api_of(const std::string& endpoint);
 /// The URL path of an endpoint name: "/v1/chat/completions", ..., "/v1/messages", "/generate".
-const char* endpoint_path(const std::string& endpoint);
-/// The body builder's endpoint for an endpoint name.
-client::Endpoint endpoint_kind(const std::string& endpoint);
-/// Chat-shaped endpoints (messages with roles): chat and Anthropic's messages.
-bool is_conversation(const std::string& endpoint);
+std::string endpoint_path(const std::string& endpoint);
+/// The paths of the APIs that take conversations (chat messages, sessions, images), for errors.
+std::string conversation_apis();
 
 struct RunConfig {
   // Target. No --url and no --host: start the built-in simulator on a free loopback port.
   std::string url;                ///< full endpoint URL; wins over host/port/endpoint
   std::string host;               ///< with port: http://host:port/v1/<endpoint>
   int port = 8000;
-  std::string endpoint;           ///< chat | completions | embeddings | messages | generate; "" = the --url path's, else chat
+  std::string endpoint;           ///< an API's name (client/api/registry.cpp: chat, completions, ...); "" = the --url path's, else chat
   std::string model;              ///< "" = first id from GET /v1/models
   bool skip_model_check = false;  ///< send --model even when /v1/models does not list it (gateways that alias names)
   std::string api_key;            ///< "" = $OPENAI_API_KEY if set

@@ -63,8 +63,8 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.info.tokenizer = c.tokenizer;
   m.facts.max_concurrency = c.adaptive_window_s > 0 ? c.adaptive_max : c.concurrency;
   m.facts.stream = c.stream;
-  m.facts.embeddings = c.endpoint == "embeddings";
-  m.facts.native_generate = c.endpoint == "generate";
+  m.facts.embeddings = !api_of(c.endpoint).caps().generates;
+  m.facts.native_generate = api_of(c.endpoint).caps().per_token_counts;
   if (!c.goodput.empty()) m.facts.goodput = metrics::parse_goodput(c.goodput);
   m.definitions = c.compat;
   m.request_rate = c.pressure ? 0 : c.request_rate;  // pressure: the rate adds clients, it does not pace requests
@@ -135,7 +135,7 @@ void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::pat
   m.planned_requests = planned_requests(plan.cfg, plan.requested.num_prompts);
   m.target_ready = true;
   info.transport = transport_text(t, plan.cfg);
-  for (const auto& f : client::audit_body(body, t.body.endpoint)) info.audit.emplace_back(f.level, f.text);
+  for (const auto& f : client::audit_body(body, t.body.adapter())) info.audit.emplace_back(f.level, f.text);
   JsonWriter w;
   w.begin_object().field_raw("requested", m.requested_json).field_raw("effective", info.config_json);
   w.field("target_url", info.target_url).field("embedded_simulator", info.embedded_simulator);

@@ -32,15 +32,10 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
 std::string resolve_model(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
                           std::vector<std::string>* served) {
   const std::string models_url = client::models_url_for(url);
-  // Anthropic's API takes the key as x-api-key (with anthropic-version) on /v1/models too.
+  // The API's own credential headers (Anthropic's x-api-key and anthropic-version) on /v1/models too.
   std::vector<std::string> headers = cfg.headers;
-  std::string bearer = cfg.api_key;
-  if (cfg.endpoint == "messages") {
-    if (!bearer.empty() && !client::has_header(headers, "x-api-key")) headers.push_back("x-api-key: " + bearer);
-    if (!client::has_header(headers, "anthropic-version")) headers.push_back("anthropic-version: 2023-06-01");
-    bearer.clear();
-  }
-  const auto res = client::http_get(models_url, headers, bearer, 10'000, static_cast<size_t>(cfg.max_body_bytes), tls);
+  for (auto& h : api_of(cfg.endpoint).credential_headers(cfg.headers, cfg.api_key)) headers.push_back(std::move(h));
+  const auto res = client::http_get(models_url, headers, "", 10'000, static_cast<size_t>(cfg.max_body_bytes), tls);
   if (res.tls_error) {
     throw std::runtime_error(fmt::format("TLS to {} failed: {} (pass --ca-bundle FILE with the CA that signed the "
                                          "server's certificate, or --insecure to skip verification)",
@@ -115,7 +110,7 @@ dataset::Dataset build_trace(const RunConfig& cfg, const std::string& url, const
   o.speed = cfg.trace_speed;
   o.count = cfg.num_prompts;
   o.seed = cfg.seed;
-  o.overhead = server_added_tokens(st, server_has, *codec, is_conversation(cfg.endpoint), &how);
+  o.overhead = server_added_tokens(st, server_has, *codec, api_of(cfg.endpoint).caps().conversation, &how);
   auto d = dataset::trace(cfg.dataset.substr(cfg.dataset.find(':') + 1), o, *codec);
   fmt::print(console, "{}; server-added tokens: {} ({})\n", d.summary, o.overhead, how);
   JsonWriter w;
@@ -155,7 +150,7 @@ std::string build_synthetic(const RunConfig& cfg, const std::string& url, const 
   const auto codec = make_codec(st, server_has, tok, "--dataset synthetic needs the model's tokenizer to build prompts of "
                                                      "an exact length");
   std::string how;
-  const int64_t overhead = server_added_tokens(st, server_has, *codec, is_conversation(cfg.endpoint), &how);
+  const int64_t overhead = server_added_tokens(st, server_has, *codec, api_of(cfg.endpoint).caps().conversation, &how);
   dataset::SyntheticOptions o;
   o.count = cfg.num_prompts;
   o.input_len = cfg.input_len;
@@ -210,7 +205,7 @@ std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const std::st
 client::BodySettings body_settings(const RunPlan& plan) {
   const RunConfig& cfg = plan.cfg;
   client::BodySettings bs;
-  bs.endpoint = endpoint_kind(cfg.endpoint);
+  bs.api = &api_of(cfg.endpoint);
   bs.model = cfg.model;
   bs.stream = cfg.stream;
   bs.max_tokens = cfg.max_tokens;
@@ -218,10 +213,7 @@ client::BodySettings body_settings(const RunPlan& plan) {
   bs.min_tokens = cfg.min_tokens;
   bs.temperature = cfg.temperature;
   bs.continuous_usage = cfg.continuous_usage;
-  bs.flavor = cfg.compat == "evalscope" ? client::Flavor::Evalscope
-              : cfg.compat == "vllm"    ? client::Flavor::Vllm
-              : cfg.compat == "sglang"  ? client::Flavor::Sglang
-                                        : client::Flavor::Tokbench;
+  bs.flavor = client::flavor_named(cfg.compat).value_or(client::Flavor::Tokbench);
   bs.extra = plan.extra_body;
   return bs;
 }
@@ -323,12 +315,12 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   const bool sharegpt = cfg.dataset.starts_with("sharegpt:"), trace = cfg.dataset.starts_with("trace:");
   if (!plan.synthetic && !sharegpt && !trace) t.data = dataset::load(cfg.dataset);
   if (cfg.num_prompts == 0 && !sharegpt && !trace) cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
-  if (!is_conversation(cfg.endpoint)) {
+  if (!api_of(cfg.endpoint).caps().conversation) {
     for (const auto& item : t.data.items) {
       if (item.messages_json.empty() && item.image_urls.empty()) continue;
       throw std::invalid_argument(fmt::format("--dataset {}: its lines carry chat \"messages\" or \"images\", which {} "
-                                              "cannot take: use the chat endpoint (/v1/chat/completions) or /v1/messages",
-                                              cfg.dataset, endpoint_path(cfg.endpoint)));
+                                              "cannot take: use an endpoint that takes conversations ({})",
+                                              cfg.dataset, endpoint_path(cfg.endpoint), conversation_apis()));
     }
   }
   t.url = cfg.target_url();

@@ -1,24 +1,27 @@
-#include "mock/mock_apis.hpp"
-
+// mock/routes/anthropic_messages: Anthropic's Messages API (/v1/messages) as Anthropic shapes it —
+// a body whose max_tokens is required, typed events (message_start, content_block_start,
+// content_block_delta per write, content_block_stop, message_delta with the stop reason and output
+// count, message_stop), usage in every answer, errors as {"type": "error", "error": {...}}.
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <algorithm>
+
 #include "common/json_writer.hpp"
+#include "mock/route.hpp"
 
 namespace tokbench::mock {
 
 namespace {
 
-int64_t int_or(simdjson::dom::object o, std::string_view k, int64_t fallback) {
-  int64_t v = fallback;
-  if (o[k].get_int64().get(v)) return fallback;
-  return v;
-}
 
-bool flag(simdjson::dom::object o, std::string_view k) {
-  bool v = false;
-  return !o[k].get_bool().get(v) && v;
-}
+// Token counts as Anthropic reports them: input_tokens excludes the tokens read from the cache,
+// which are cache_read_input_tokens (sent only when the prefix cache is on: cached >= 0).
+struct AnthropicUsage {
+  int64_t prompt = 0;
+  int64_t cached = -1;
+  int64_t output = 0;
+};
 
 void anthropic_usage(JsonWriter& w, const AnthropicUsage& u) {
   w.key("usage").begin_object().field("input_tokens", u.prompt - std::max<int64_t>(0, u.cached));
@@ -26,8 +29,11 @@ void anthropic_usage(JsonWriter& w, const AnthropicUsage& u) {
   w.field("output_tokens", u.output).end_object();
 }
 
-}  // namespace
 
+// Parses a Messages API body: model, max_tokens (required, as Anthropic requires it), messages
+// (string content or text and base64 image blocks), an optional system prompt, stream,
+// temperature; ignore_eos and min_tokens as vLLM-style servers take them. The conversation is
+// rendered with the simulator's chat template.
 std::optional<CompletionRequest> parse_messages_request(std::string_view body, std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
@@ -36,7 +42,6 @@ std::optional<CompletionRequest> parse_messages_request(std::string_view body, s
     return std::nullopt;
   }
   CompletionRequest r;
-  r.api = Api::Messages;
   r.chat = true;
   std::string_view model;
   if (o["model"].get_string().get(model)) {
@@ -48,10 +53,10 @@ std::optional<CompletionRequest> parse_messages_request(std::string_view body, s
     *error = "max_tokens: Field required (an integer >= 1)";
     return std::nullopt;
   }
-  r.stream = flag(o, "stream");
+  r.stream = bool_field(o, "stream");
   r.include_usage = true;  // Anthropic's answers always carry usage
-  r.min_tokens = int_or(o, "min_tokens", -1);
-  r.ignore_eos = flag(o, "ignore_eos");
+  r.min_tokens = int_field(o, "min_tokens", -1);
+  r.ignore_eos = bool_field(o, "ignore_eos");
   std::vector<std::pair<std::string, std::string>> turns;
   simdjson::dom::element system;
   if (!o["system"].get(system)) {  // a string or a list of text blocks
@@ -151,62 +156,43 @@ std::string anthropic_error(std::string_view message, std::string_view type) {
   return w.take();
 }
 
-std::optional<CompletionRequest> parse_generate_request(std::string_view body, std::string_view base_model,
-                                                        std::string* error) {
-  simdjson::dom::parser parser;
-  simdjson::dom::object o;
-  if (auto err = parser.parse(body.data(), body.size(), true).get_object().get(o)) {
-    *error = fmt::format("request body is not a JSON object ({})", simdjson::error_message(err));
-    return std::nullopt;
-  }
-  CompletionRequest r;
-  r.api = Api::Generate;
-  r.chat = false;
-  r.include_usage = true;  // meta_info in every event
-  r.stream = flag(o, "stream");
-  std::string_view lora;
-  r.model = !o["lora_path"].get_string().get(lora) && !lora.empty() ? std::string(lora) : std::string(base_model);
-  simdjson::dom::element text;
-  simdjson::dom::array ids;
-  if (!o["text"].get(text) && text.is_string()) {
-    if (!count_content(text, r.prompt_tokens, r.rendered)) return std::nullopt;
-  } else if (!o["input_ids"].get_array().get(ids) && ids.size() > 0) {
-    r.prompt_tokens = static_cast<int64_t>(ids.size());
-    for (auto id : ids) r.rendered += fmt::format("<{}>", id.is_int64() ? id.get_int64().value_unsafe() : 0);
-  } else {
-    *error = "Either text or input_ids should be provided.";
-    return std::nullopt;
-  }
-  simdjson::dom::object sp;
-  r.max_tokens = 128;  // SGLang's default max_new_tokens
-  if (!o["sampling_params"].get_object().get(sp)) {
-    r.max_tokens = int_or(sp, "max_new_tokens", 128);
-    r.min_tokens = int_or(sp, "min_new_tokens", -1);
-    r.ignore_eos = flag(sp, "ignore_eos");
-    r.n = int_or(sp, "n", 1);
-    if (r.max_tokens < 0 || r.n < 1 || r.n > kMaxChoices) {
-      *error = fmt::format("sampling_params: max_new_tokens must be >= 0 and n from 1 to {}", kMaxChoices);
-      return std::nullopt;
-    }
-  }
-  return r;
-}
 
-std::string generate_chunk(const GenerateState& st) {
-  JsonWriter w;
-  w.begin_object().field("text", st.text).key("meta_info").begin_object().field("id", st.id);
-  w.key("finish_reason");
-  if (st.finish.empty()) {
-    w.null();
-  } else if (st.finish == "length") {
-    w.begin_object().field("type", "length").field("length", st.completion_tokens).end_object();
-  } else {
-    w.begin_object().field("type", "stop").field("matched", 2).end_object();
+class AnthropicMessagesRoute : public MockRoute {
+ public:
+  std::string_view path() const override { return "/v1/messages"; }
+  std::optional<CompletionRequest> parse(std::string_view body, std::string_view, std::string* why) const override {
+    return parse_messages_request(body, why);
   }
-  w.field("prompt_tokens", st.prompt_tokens).field("completion_tokens", st.completion_tokens);
-  w.field("cached_tokens", st.cached_tokens).end_object();
-  w.field("index", st.index).end_object();
-  return w.take();
+  std::string refusal(const std::string& why) const override { return anthropic_error(why, "invalid_request_error"); }
+  std::string_view id_prefix() const override { return "msg_"; }
+
+  void begin(const Answer& a, Events& ev) const override {
+    ev.add(anthropic_message_start(a.id, a.cr.model, usage(a)), 'R', 0, "message_start");
+    ev.add(anthropic_block_start(), 'R', 0, "content_block_start");
+  }
+  void piece(const Answer& a, std::string_view piece, int tokens, bool, Events& ev) const override {
+    if (!piece.empty()) ev.add(anthropic_text_delta(piece), 'C', tokens, "content_block_delta");
+  }
+  void end(const Answer& a, bool end_marker, Events& ev) const override {
+    ev.add(anthropic_block_stop(), 'F', 0, "content_block_stop");
+    ev.add(anthropic_message_delta(anthropic_stop_reason(a.finish), usage(a)), 'U', 0, "message_delta");
+    if (end_marker) ev.add(anthropic_message_stop(), 'D', 0, "message_stop");
+  }
+  std::string body(const Answer& a) const override {
+    std::optional<AnthropicUsage> u;
+    if (a.usage) u = usage(a);
+    return anthropic_body(a.id, a.cr.model, a.text, anthropic_stop_reason(a.finish), u);
+  }
+
+ private:
+  static AnthropicUsage usage(const Answer& a) { return {a.cr.prompt_tokens, a.cached, a.produced}; }
+};
+
+}  // namespace
+
+const MockRoute& anthropic_messages_route() {
+  static const AnthropicMessagesRoute route;
+  return route;
 }
 
 }  // namespace tokbench::mock

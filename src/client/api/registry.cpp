@@ -1,0 +1,54 @@
+// client/api/registry: the one list of the APIs tokbench speaks. Adding an API is a file under
+// client/api/ and a line here (and the simulator's route, mock/routes/registry.cpp).
+#include <fmt/format.h>
+
+#include <array>
+#include <stdexcept>
+
+#include "client/api.hpp"
+
+namespace tokbench::client {
+
+// Each API's file defines its own.
+const ApiAdapter& openai_chat_api();
+const ApiAdapter& openai_completions_api();
+const ApiAdapter& openai_embeddings_api();
+const ApiAdapter& anthropic_messages_api();
+const ApiAdapter& sglang_generate_api();
+const ApiAdapter& openai_responses_api();
+
+std::span<const ApiAdapter* const> all_apis() {
+  // Matched in this order: "/chat/completions" before "/completions".
+  static const std::array<const ApiAdapter*, 6> apis{&openai_chat_api(),        &openai_completions_api(),
+                                                     &openai_embeddings_api(),  &anthropic_messages_api(),
+                                                     &sglang_generate_api(),    &openai_responses_api()};
+  return apis;
+}
+
+const ApiAdapter& default_api() { return openai_chat_api(); }
+
+const ApiAdapter* find_api(std::string_view name) {
+  for (const ApiAdapter* a : all_apis())
+    if (a->name() == name) return a;
+  return nullptr;
+}
+
+std::string api_names_described() {
+  std::string out;
+  for (const ApiAdapter* a : all_apis()) out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", a->name(), a->title());
+  return out;
+}
+
+const ApiAdapter& api_named(std::string_view name) {
+  if (const ApiAdapter* a = find_api(name)) return *a;
+  throw std::invalid_argument(fmt::format("--endpoint: bad value '{}' (expected one of: {})", name, api_names_described()));
+}
+
+const ApiAdapter* api_of_path(std::string_view path) {
+  while (path.size() > 1 && path.ends_with('/')) path.remove_suffix(1);
+  for (const ApiAdapter* a : all_apis())
+    if (path.ends_with(a->path_tail())) return a;
+  return nullptr;
+}
+
+}  // namespace tokbench::client

@@ -1,0 +1,96 @@
+#pragma once
+// mock/route: the seam between the simulator and one API it serves, the mirror of client/api.
+// A MockRoute says what differs between APIs — the path, the request it takes, the exact JSON of
+// its stream events and bodies, its error body — and the simulator's engine (mock_server) does
+// the timing, the same for every API, so a test can hold every API to one ground truth. One file
+// per API under mock/routes/, listed once in mock/routes/registry.cpp.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mock/mock_response.hpp"
+
+namespace tokbench::mock {
+
+/// One answer at one moment of its generation: what its words are made of.
+struct Answer {
+  const CompletionRequest& cr;
+  std::string_view id;
+  int64_t created = 0;     ///< Unix seconds
+  int64_t produced = 0;    ///< tokens generated so far (per choice)
+  int64_t cached = -1;     ///< prompt tokens read from the prefix cache (-1: no prefix cache)
+  std::string_view text;   ///< the answer so far: for bodies, and for stream events of routes that keep_text()
+  std::string_view finish; ///< "length" or "stop" once generation is done, else ""
+  bool usage = true;       ///< a body may carry usage (false under --no-usage)
+};
+
+/// The events of one write to the stream: their bytes, and for the trace each event's kind (R
+/// role, C content, F finish, U usage, D the end marker) and the tokens it carries.
+class Events {
+ public:
+  Events(std::string& payload, std::string& kinds, std::vector<int>& tokens)
+      : payload_(payload), kinds_(kinds), tokens_(tokens) {}
+  /// One SSE event: `data: JSON`, after `event: NAME` when a name is given (typed APIs).
+  void add(std::string_view json, char kind, int tokens, std::string_view name = {}) {
+    if (!name.empty()) {
+      payload_ += "event: ";
+      payload_ += name;
+      payload_ += "\n";
+    }
+    payload_ += "data: ";
+    payload_ += json;
+    payload_ += "\n\n";
+    kinds_.push_back(kind);
+    tokens_.push_back(tokens);
+  }
+  /// OpenAI's end marker, data: [DONE].
+  void done() {
+    payload_ += "data: [DONE]\n\n";
+    kinds_.push_back('D');
+    tokens_.push_back(0);
+  }
+  /// Events of this response so far, every write counted (a sequence number).
+  int64_t count() const { return static_cast<int64_t>(kinds_.size()); }
+
+ private:
+  std::string& payload_;
+  std::string& kinds_;
+  std::vector<int>& tokens_;
+};
+
+class MockRoute {
+ public:
+  virtual ~MockRoute() = default;
+  /// The path it serves, e.g. "/v1/chat/completions".
+  virtual std::string_view path() const = 0;
+  /// The request, or nullopt with *why set (the body of a 400). `base_model`: the served model.
+  virtual std::optional<CompletionRequest> parse(std::string_view body, std::string_view base_model, std::string* why) const = 0;
+  /// The body of a 400 answer in this API's error format.
+  virtual std::string refusal(const std::string& why) const { return error_body(why, "BadRequestError", 400); }
+  /// The answer id's prefix ("chatcmpl-"): the id is the prefix and the request's sequence number.
+  virtual std::string_view id_prefix() const = 0;
+  /// Whether its stream events need the answer so far in Answer::text (cumulative text, or a
+  /// final event that repeats it).
+  virtual bool keeps_text() const { return false; }
+
+  /// The events before the first token (a role chunk, message_start), in the first token's write.
+  virtual void begin(const Answer& a, Events& ev) const {}
+  /// The events of one write's new tokens (`piece`, `tokens` of them; empty with done = a
+  /// finish alone); `a.produced` already counts them.
+  virtual void piece(const Answer& a, std::string_view piece, int tokens, bool done, Events& ev) const = 0;
+  /// The events after the last token; `end_marker` false: the injected no-done fault drops the
+  /// API's end marker.
+  virtual void end(const Answer& a, bool end_marker, Events& ev) const = 0;
+  /// The whole non-streaming answer.
+  virtual std::string body(const Answer& a) const = 0;
+};
+
+/// Every generating API the simulator serves.
+std::span<const MockRoute* const> all_routes();
+/// The route of exactly this path, or null.
+const MockRoute* route_of(std::string_view path);
+
+}  // namespace tokbench::mock

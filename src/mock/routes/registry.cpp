@@ -1,0 +1,29 @@
+// mock/routes/registry: the one list of the generating APIs the simulator serves, the mirror of
+// client/api/registry.cpp. Adding an API is a file under mock/routes/ and a line here.
+#include <array>
+
+#include "mock/route.hpp"
+
+namespace tokbench::mock {
+
+// Each route's file defines its own.
+const MockRoute& openai_chat_route();
+const MockRoute& openai_completions_route();
+const MockRoute& anthropic_messages_route();
+const MockRoute& sglang_generate_route();
+const MockRoute& openai_responses_route();
+
+std::span<const MockRoute* const> all_routes() {
+  static const std::array<const MockRoute*, 5> routes{&openai_chat_route(), &openai_completions_route(),
+                                                      &anthropic_messages_route(), &sglang_generate_route(),
+                                                      &openai_responses_route()};
+  return routes;
+}
+
+const MockRoute* route_of(std::string_view path) {
+  for (const MockRoute* r : all_routes())
+    if (r->path() == path) return r;
+  return nullptr;
+}
+
+}  // namespace tokbench::mock
