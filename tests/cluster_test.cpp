@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <limits>
 #include <set>
 
 #include "cluster/cluster.hpp"
@@ -51,8 +52,36 @@ TEST(Cluster, WhatSeveralRanksCannotDoIsNamed) {
   EXPECT_NE(joined(cluster_problems(c, 3)).find("--concurrency 2 is split across the ranks"), std::string::npos);
   c.concurrency = 3;
   EXPECT_TRUE(cluster_problems(c, 3).empty());
-  c.concurrency_sweep = {4, 8};
-  EXPECT_NE(joined(cluster_problems(c, 3)).find("sweeps"), std::string::npos);
+  c.concurrency_sweep = {4, 8};  // sweeps, searches and repeats compose with several ranks
+  EXPECT_TRUE(cluster_problems(c, 3).empty());
+  c.concurrency_sweep = {2, 8};
+  EXPECT_NE(joined(cluster_problems(c, 3)).find("--concurrency 2 is split across the ranks"), std::string::npos);
+  c.concurrency_sweep.clear();
+  c.search = "max-concurrency";
+  EXPECT_NE(joined(cluster_problems(c, 3)).find("--search-min 3"), std::string::npos);
+  c.search_min = 3;
+  EXPECT_TRUE(cluster_problems(c, 3).empty());
+  c.adaptive_window_s = 2;
+  EXPECT_NE(joined(cluster_problems(c, 3)).find("--adaptive-window-s is single-host"), std::string::npos);
+}
+
+// What rank 0 sends the others for each point: its load, exactly (an infinite rate too), applied
+// to the plan they made from the same flags.
+TEST(Cluster, APointsLoadTravelsExactly) {
+  const PointLoad load{"c4-r0.1-2", 4, std::numeric_limits<double>::infinity(), 300, 18446744073709551615ull};
+  const PointLoad back = point_from_message(point_message(load));
+  EXPECT_EQ(back.label, load.label);
+  EXPECT_EQ(back.concurrency, 4);
+  EXPECT_TRUE(std::isinf(back.request_rate));
+  EXPECT_EQ(back.num_prompts, 300);
+  EXPECT_EQ(back.seed, load.seed);
+  EXPECT_EQ(point_from_message(point_message({"r", 1, 0.1 + 0.2, 0, 0})).request_rate, 0.1 + 0.2);  // no digit lost
+  EXPECT_THROW(point_from_message("c4\n4"), std::invalid_argument);
+  RunPlan base;
+  base.cfg.concurrency_sweep = {2, 4};
+  base.cfg.seed = 9;
+  const RunPlan p = with_load(base, {"c4", 4, 0, 0, 9});
+  EXPECT_EQ(p.cfg.to_json(), base.cfg.sweep_point(1).to_json());  // what the sweep runs on rank 0
 }
 
 TEST(Cluster, TheEndCombinesTheRanksCosts) {
@@ -123,6 +152,15 @@ class MpiRun : public ::testing::Test {
     for (const auto& e : fs::directory_iterator(out))
       if (e.is_directory()) return e.path();
     return {};
+  }
+  // The details of one point folder of a series (c2, run-1, ...).
+  static std::vector<record::RequestRecord> point_records(const fs::path& point) {
+    return record::read_details((point / "performances" / "tokbench-mock" / "builtin_details.jsonl").string());
+  }
+  static std::set<int64_t> ranks_of(const std::vector<record::RequestRecord>& recs) {
+    std::set<int64_t> out;
+    for (const auto& r : recs) out.insert(r.rank);
+    return out;
   }
   fs::path dir_;
 };
@@ -203,6 +241,79 @@ TEST_F(MpiRun, SessionsAccuracyStayOnTheirRank) {
   for (const auto& [session, ranks] : ranks_of) {
     EXPECT_EQ(ranks, (std::set<int64_t>{session % 2})) << "session " << session;
     EXPECT_EQ(turns[session], 3);
+  }
+}
+
+// A sweep under mpirun: one sweep, one folder per point, each point's records from both ranks
+// (each sending its share of that point's concurrency), the summary over the points; `report`
+// reads each point folder as any other.
+TEST_F(MpiRun, SweepOfTwoPointsOverTwoRanks) {
+  auto scratch_folders = [] {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(fs::temp_directory_path())) n += e.path().filename().string().starts_with("tokbench-rank1-");
+    return n;
+  };
+  const int scratch_before = scratch_folders();
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
+  const auto r = mpirun(2, {"run", "--url", sim.url(), "--concurrency", "2,4", "--num-prompts", "100", "--max-tokens", "4",
+                            "--ignore-eos", "--quiet", "--output-dir", dir_.string()});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const fs::path root = run_dir(dir_);
+  simdjson::dom::parser p;
+  simdjson::dom::element summary = p.load((root / "sweep" / "summary.json").string());
+  EXPECT_EQ(simdjson::dom::array(summary["sweep"]["points"]).size(), 2u);
+  for (const char* point : {"c2", "c4"}) {
+    SCOPED_TRACE(point);
+    const auto recs = point_records(root / point);
+    EXPECT_EQ(recs.size(), 100u);
+    EXPECT_EQ(ranks_of(recs), (std::set<int64_t>{0, 1}));
+    std::set<int64_t> ids;
+    for (const auto& rec : recs) ids.insert(rec.index);
+    EXPECT_EQ(ids.size(), 100u);  // one global sequence per point
+    simdjson::dom::element manifest = p.load((root / point / "manifest.json").string());
+    EXPECT_EQ(manifest["plan"]["ranks"].get_int64().value(), 2);
+    EXPECT_EQ(testing::run_tokbench({"report", (root / point).string()}).code, 0);
+  }
+  EXPECT_EQ(scratch_folders(), scratch_before);  // rank 1's scratch folders are gone
+}
+
+// A search and repeats under mpirun: every probe and every repeat is a point folder whose records
+// carry both ranks, and the series' own summary is written as on one host.
+TEST_F(MpiRun, SearchAndRepeatsOverTwoRanks) {
+  Sim sim({"--max-num-seqs", "4", "--ttft-ms", "10", "--tpot-ms", "4"});
+  const fs::path search_out = dir_ / "search";
+  const auto s = mpirun(2, {"run", "--url", sim.url(), "--search", "max-concurrency", "--slo", "ttft.p90<=25ms",
+                            "--search-min", "2", "--search-max", "8", "--num-prompts", "24", "--max-tokens", "30",
+                            "--ignore-eos", "--quiet", "--output-dir", search_out.string()});
+  ASSERT_EQ(s.code, 0) << s.output;
+  const fs::path root = run_dir(search_out);
+  simdjson::dom::parser p;
+  simdjson::dom::element result = p.load((root / "search" / "search.json").string());
+  size_t probes = 0;
+  for (auto probe : simdjson::dom::array(result["history"])) {
+    ++probes;
+    const std::string folder{std::string_view(probe["folder"])};
+    SCOPED_TRACE(folder);
+    const auto recs = point_records(root / folder);
+    EXPECT_EQ(recs.size(), 24u);
+    EXPECT_EQ(ranks_of(recs), (std::set<int64_t>{0, 1}));
+  }
+  EXPECT_GE(probes, 2u);  // 2, 4, 8 and bisection: at least the bracket's two ends
+  const double answer = double(result["answer"]);
+  EXPECT_GE(answer, 2);
+  EXPECT_LE(answer, 8);
+
+  const fs::path repeats_out = dir_ / "repeats";
+  const auto rep = mpirun(2, {"run", "--url", sim.url(), "--repeats", "2", "--concurrency", "4", "--num-prompts", "100",
+                              "--max-tokens", "4", "--ignore-eos", "--quiet", "--output-dir", repeats_out.string()});
+  ASSERT_EQ(rep.code, 0) << rep.output;
+  const fs::path reps = run_dir(repeats_out);
+  EXPECT_TRUE(fs::exists(reps / "repeats" / "summary.json"));
+  for (const char* run : {"run-1", "run-2"}) {
+    SCOPED_TRACE(run);
+    const auto recs = point_records(reps / run);
+    EXPECT_EQ(recs.size(), 100u);
+    EXPECT_EQ(ranks_of(recs), (std::set<int64_t>{0, 1}));
   }
 }
 

@@ -4,8 +4,12 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <stdexcept>
 
+#include "common/clock.hpp"
 #include "common/json_writer.hpp"
+#include "runner/stages.hpp"
+#include "runner/target.hpp"
 
 namespace tokbench::runner {
 
@@ -18,12 +22,19 @@ std::vector<std::string> cluster_problems(const RunConfig& cfg, int size) {
         "every rank needs the server's address, and the server must already be up: pass --url (or --host and --port); "
         "the built-in simulator, --server-cmd and --deploy-sh are single-host only (start tokbench serve-mock or your "
         "server first)");
-  check(cfg.sweep_points() <= 1 && cfg.search.empty() && cfg.repeats <= 1 && cfg.adaptive_window_s == 0,
-        "sweeps, --search, --repeats and --adaptive-window-s are single-host for now: run one load point per mpirun");
+  check(cfg.adaptive_window_s == 0,
+        "--adaptive-window-s is single-host: its controller moves one in-flight level as its windows close");
   check(!cfg.pressure, "--pressure is single-host: its clients join one at a time on one clock");
-  check(cfg.request_rate > 0 || cfg.dataset.starts_with("trace:") || cfg.concurrency >= size,
-        fmt::format("--concurrency {} is split across the ranks (a closed loop): give at least one per rank ({})",
-                    cfg.concurrency, size));
+  const bool open_loop = cfg.request_rate > 0 || !cfg.request_rate_sweep.empty() || cfg.dataset.starts_with("trace:");
+  std::vector<int> levels = cfg.concurrency_sweep;  // a concurrency search sets its own levels (--search-min)
+  if (levels.empty() && cfg.search != "max-concurrency") levels.push_back(cfg.concurrency);
+  for (const int c : levels) {
+    check(open_loop || c >= size,
+          fmt::format("--concurrency {} is split across the ranks (a closed loop): give at least one per rank ({})", c, size));
+  }
+  check(cfg.search != "max-concurrency" || cfg.search_min >= size,
+        fmt::format("--search max-concurrency is split across the ranks: give --search-min {} or more (one stream per rank)",
+                    size));
   return e;
 }
 
@@ -68,6 +79,69 @@ RunEnd combine_ends(RunEnd e, const std::vector<RankHealth>& ranks, int64_t reco
   }
   e.ranks = ranks;
   return e;
+}
+
+PointLoad load_of(const RunPlan& point, const std::string& label) {
+  return {label, point.cfg.concurrency, point.cfg.request_rate, point.cfg.num_prompts, point.cfg.seed};
+}
+
+RunPlan with_load(const RunPlan& base, const PointLoad& load) {
+  RunPlan p = base;
+  for (RunConfig* c : {&p.cfg, &p.requested}) {
+    c->concurrency = load.concurrency;
+    c->request_rate = load.request_rate;
+    c->num_prompts = load.num_prompts;
+    c->seed = load.seed;
+    c->concurrency_sweep.clear();
+    c->request_rate_sweep.clear();
+    c->num_prompts_sweep.clear();
+  }
+  return p;
+}
+
+// One value a line, the rate as fmt writes a double (shortest exact form, "inf" for all at once).
+std::string point_message(const PointLoad& l) {
+  return fmt::format("{}\n{}\n{}\n{}\n{}", l.label, l.concurrency, l.request_rate, l.num_prompts, l.seed);
+}
+
+PointLoad point_from_message(const std::string& m) {
+  std::vector<std::string> v;
+  size_t at = 0;
+  for (size_t nl; (nl = m.find('\n', at)) != std::string::npos; at = nl + 1) v.push_back(m.substr(at, nl - at));
+  v.push_back(m.substr(at));
+  if (v.size() != 5) throw std::invalid_argument("a point message has 5 lines: label, concurrency, rate, prompts, seed");
+  return {v[0], std::stoi(v[1]), std::stod(v[2]), std::stoll(v[3]), std::stoull(v[4])};
+}
+
+SharedPoint measure_shared(const RunPlan& point, const Target& target, RunManifest& manifest, const std::filesystem::path& dir,
+                           spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, const cluster::ClockSync& clock) {
+  const cluster::World& world = cluster::world();
+  const bool root = world.rank == 0;
+  RunPlan mine = point;  // this rank's share of the in-flight cap; the manifest keeps the whole
+  mine.cfg.concurrency = std::max(1, rank_share(point.cfg.concurrency, world.rank, world.size));
+  if (!root) {
+    mine.cfg.quiet = true;
+    mine.cfg.server_metrics = "off";  // rank 0 watches the server
+    mine.cfg.profile_window.clear();
+  }
+  const int64_t origin = cluster::broadcast(root ? steady_now_ns() + clock.offset_ns : 0) - clock.offset_ns;
+  RankShare share{world.rank, world.size, [&clock] {
+                    return cluster::common_moment(steady_now_ns(), clock, 20'000'000);  // 20 ms for the slowest rank
+                  }};
+  SharedPoint out;
+  out.result = measure(mine, target, manifest, dir, log, stop, console, origin, share, &point);
+  const auto healths = cluster::gather(rank_health_json(out.result, world.rank, clock));
+  const auto perf = dir / "performances" / point.cfg.model_abbr;
+  cluster::append_to_root(perf / (target.data.abbr + "_details.jsonl"));
+  cluster::append_to_root(perf / (target.data.abbr + "_failed.jsonl"));
+  for (const auto& h : healths) {  // rank 0 only: the others get an empty list
+    int64_t written = 0;
+    bool interrupted = false;
+    out.ranks.push_back(rank_health_from_json(h, &written, &interrupted));
+    out.records += written;
+    out.result.interrupted = out.result.interrupted || interrupted;
+  }
+  return out;
 }
 
 }  // namespace tokbench::runner

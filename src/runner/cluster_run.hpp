@@ -1,10 +1,14 @@
 #pragma once
-// runner/cluster_run: what a multi-host run (mpirun -np N tokbench run ...) adds to a single
-// one. Rank 0 plans, writes the run folder and judges; every rank sends its shard of the one
-// global request sequence (closed loop: its share of --concurrency; open loop and traces: every
-// N-th request at the global schedule's times) from the same aligned start; at the end the
+// runner/cluster_run: what a multi-host run (mpirun -np N tokbench run ...) adds to executing one
+// load point, whatever experiment it belongs to (a single run, a sweep's point, a search's probe,
+// one of --repeats). Rank 0 plans, runs the experiment, writes the folders and judges; it sends
+// each point's load to the other ranks, and every rank sends its shard of the point's one global
+// request sequence (closed loop: its share of --concurrency; open loop and traces: every N-th
+// request at the global schedule's times) from the same aligned start; at the point's end the
 // ranks' records, each naming its rank, are appended to rank 0's details file, so every metric
 // is computed over the union exactly as on one host. The MPI calls are in cluster/.
+#include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -12,7 +16,12 @@
 #include "cluster/cluster.hpp"
 #include "runner/execute.hpp"
 #include "runner/run_config.hpp"
+#include "runner/plan.hpp"
 #include "runner/run_folder.hpp"
+
+namespace spdlog {
+class logger;
+}
 
 namespace tokbench::runner {
 
@@ -30,5 +39,34 @@ RankHealth rank_health_from_json(const std::string& json, int64_t* records_writt
 /// The run's end as rank 0 writes it: rank 0's own end, with the ranks' client costs combined
 /// (CPU and events summed, the busiest thread's share and the wall the largest) and listed.
 RunEnd combine_ends(RunEnd root, const std::vector<RankHealth>& ranks, int64_t records_written);
+
+/// The load an experiment varies between its points — all that rank 0 sends the other ranks for
+/// each point, as text; they apply it to the plan they made from the same flags.
+struct PointLoad {
+  std::string label;  ///< the point's folder name
+  int concurrency = 1;
+  double request_rate = 0;
+  int64_t num_prompts = 0;
+  uint64_t seed = 0;
+};
+PointLoad load_of(const RunPlan& point, const std::string& label);
+/// `base` at that load: one point of the experiment (its sweep lists consumed).
+RunPlan with_load(const RunPlan& base, const PointLoad& load);
+std::string point_message(const PointLoad& load);
+/// Throws std::invalid_argument on a message point_message did not write.
+PointLoad point_from_message(const std::string& message);
+
+/// What measuring one point on every rank gave: this rank's result; on rank 0 the ranks' health
+/// and the records every rank wrote.
+struct SharedPoint {
+  PointResult result;
+  std::vector<RankHealth> ranks;
+  int64_t records = 0;
+};
+/// This rank's share of `point` (the share of its in-flight cap, its requests of the one global
+/// sequence) measured from the common origin in `dir`; then every rank's records are appended to
+/// rank 0's details and failed files. Collective: every rank calls it for the same point.
+SharedPoint measure_shared(const RunPlan& point, const Target& target, RunManifest& manifest, const std::filesystem::path& dir,
+                           spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, const cluster::ClockSync& clock);
 
 }  // namespace tokbench::runner

@@ -1,7 +1,9 @@
 #pragma once
 // runner/points: several load points against one target — a sweep's points, a search's probes,
 // a --repeats series. One root folder (logs/run.log for the target's life, the server's log) holds
-// one normal run folder per point, each `report`-able alone; the target is opened once.
+// one normal run folder per point, each `report`-able alone; the target is opened once. Under
+// mpirun a session is open on every rank: rank 0's runs each point's load past the other ranks'
+// (serve_points), and every rank measures its share of it (runner/cluster_run.hpp).
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "cluster/cluster.hpp"
 #include "runner/plan.hpp"
 #include "runner/runner.hpp"
 
@@ -22,30 +25,46 @@ struct Target;
 
 class PointSession {
  public:
-  /// Creates the root folder and opens the target for `plan` (which learns the model, ...).
-  /// `what` names the series in the log ("sweep of 3 points").
+  /// Creates the root folder (a rank other than 0: a scratch one) and opens the target for
+  /// `plan` (which learns the model, ...). `what` names the series in the log ("sweep of 3 points").
+  /// Under mpirun every rank makes its session at the same step (it aligns the clocks).
   PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* console, const std::string& what);
   ~PointSession();
 
   /// Runs `point` (its cfg and requested hold that point's values) in root/<label>, a suffix
   /// added when the label is taken. Throws when the point could not run (its folder says why).
+  /// Under mpirun (rank 0): the other ranks are sent the point's load and run their shares; a
+  /// point that cannot run ends every rank (the others would wait for it), the points before it
+  /// staying in their folders.
   RunOutcome run(const RunPlan& point, const std::string& label);
+  /// A rank other than 0: runs each point rank 0 sends until it says the series is over.
+  void serve();
   /// Ctrl-C was pressed: run no more points.
   bool stopped() const;
   /// Stops the target (if tokbench started it) and returns its summary as JSON ("" if none).
+  /// Under mpirun rank 0 tells the other ranks the series is over.
   std::string close();
   const std::filesystem::path& root() const { return root_; }
   std::FILE* console() const { return console_; }
   spdlog::logger& log() { return *log_; }
 
  private:
+  RunOutcome run_here(const RunPlan& point, const std::string& label);
+
   std::atomic<int>& stop_;
   std::FILE* console_;
+  std::FILE* quiet_ = nullptr;  // a rank other than 0 says nothing
   std::filesystem::path root_;
   std::shared_ptr<spdlog::logger> log_;
   std::unique_ptr<Target> target_;
+  std::unique_ptr<RunPlan> base_;  // the plan as opened: what every point's load is applied to
   std::set<std::string> used_;
   std::time_t wall_;
+  cluster::ClockSync clock_;
+  bool announced_end_ = false;
 };
+
+/// A rank other than 0 of a multi-host series: its session, serving rank 0's points.
+RunOutcome serve_points(RunPlan& plan, std::atomic<int>& stop, std::FILE* console);
 
 }  // namespace tokbench::runner

@@ -1,0 +1,133 @@
+#include "runner/points.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "client/engine.hpp"
+#include "runner/cluster_run.hpp"
+#include "runner/stages.hpp"
+#include "runner/target.hpp"
+
+namespace tokbench::runner {
+
+namespace fs = std::filesystem;
+
+PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* console, const std::string& what)
+    : stop_(stop), console_(console) {
+  const cluster::World& world = cluster::world();
+  if (world.size > 1) clock_ = cluster::sync_clocks();
+  wall_ = world.size > 1 ? static_cast<std::time_t>(cluster::broadcast(static_cast<int64_t>(std::time(nullptr))))
+                         : std::time(nullptr);
+  if (world.rank == 0) {
+    root_ = report::make_run_dir(plan.cfg.output_dir, wall_);
+  } else {
+    root_ = scratch_dir("series");
+    quiet_ = std::fopen("/dev/null", "w");
+    console_ = quiet_;
+  }
+  log_ = make_logger(root_);
+  log_->info("{}: {}", what, plan.requested.to_json());
+  if (world.size > 1)
+    log_->info("rank {} of {}; clock offset to rank 0 {} ns (± {} ns)", world.rank, world.size, clock_.offset_ns, clock_.residual_ns);
+  target_ = std::make_unique<Target>(open_logged(plan, root_, *log_, console_));
+  base_ = std::make_unique<RunPlan>(plan);
+}
+
+PointSession::~PointSession() {
+  if (quiet_) std::fclose(quiet_);
+}
+
+bool PointSession::stopped() const { return stop_.load() != client::kRunning; }
+
+RunOutcome PointSession::run(const RunPlan& point, const std::string& label) {
+  const cluster::World& world = cluster::world();
+  if (world.size > 1) {
+    const PointLoad load = load_of(point, label);
+    // The other ranks rebuild the point from its load alone: a point that differs in anything
+    // else would be measured as something else there.
+    if (with_load(*base_, load).cfg.to_json() != point.cfg.to_json())
+      throw std::logic_error(fmt::format("point {} varies a setting the other ranks are not sent (runner/cluster_run PointLoad)", label));
+    cluster::broadcast(point_message(load));
+  }
+  try {
+    return run_here(point, label);
+  } catch (const std::exception& e) {
+    if (world.size == 1) throw;
+    fmt::print(stderr, "tokbench (rank 0 of {}): point {} could not run: {}\n", world.size, label, e.what());
+    std::fflush(stderr);
+    cluster::abort(1);  // the other ranks wait for this point's records: end them all
+  }
+}
+
+void PointSession::serve() {
+  while (true) {
+    const std::string message = cluster::broadcast(std::string());
+    if (message.empty()) return;  // rank 0 closed the series
+    const PointLoad load = point_from_message(message);
+    (void)run_here(with_load(*base_, load), load.label);
+  }
+}
+
+RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label) {
+  const cluster::World& world = cluster::world();
+  std::string name = label;
+  for (int k = 2; used_.count(name); ++k) name = fmt::format("{}-{}", label, k);  // a repeated value: its own folder
+  used_.insert(name);
+  const fs::path dir = root_ / name;
+  for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(dir / sub);
+  auto log = make_logger(dir);
+  RunManifest manifest = asked(point, wall_);
+  RunOutcome out;
+  if (world.size == 1) {
+    write_manifest(dir, manifest);
+    const PointResult r = measure(point, *target_, manifest, dir, *log, stop_, console_);
+    write_end(dir, ended(r, ""));
+    out = conclude(point, dir, r.interrupted, *log, console_);
+  } else {
+    manifest.ranks = world.size;
+    write_manifest(dir, manifest);
+    const SharedPoint shared = measure_shared(point, *target_, manifest, dir, *log, stop_, console_, clock_);
+    if (world.rank == 0) {
+      write_end(dir, combine_ends(ended(shared.result, ""), shared.ranks, shared.records));
+      out = conclude(point, dir, shared.result.interrupted, *log, console_);
+    } else {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  }
+  log_->info("point {} done", name);
+  out.label = name;
+  return out;
+}
+
+std::string PointSession::close() {
+  const cluster::World& world = cluster::world();
+  if (world.size > 1 && world.rank == 0 && !announced_end_) {
+    cluster::broadcast(std::string());  // the series is over
+    announced_end_ = true;
+  }
+  if (!target_) return "";
+  const std::string server_process = target_->close(root_, *log_, console_);
+  target_.reset();
+  std::error_code ec;
+  if (world.rank != 0) {
+    fs::remove_all(root_, ec);
+    return server_process;
+  }
+  for (const char* sub : {"configs", "performances"}) {  // the points hold these; the root keeps logs/ and its summary
+    if (fs::is_empty(root_ / sub, ec)) fs::remove(root_ / sub, ec);
+  }
+  return server_process;
+}
+
+RunOutcome serve_points(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
+  PointSession session(plan, stop, console, fmt::format("rank {}: the points rank 0 sends", cluster::world().rank));
+  session.serve();
+  session.close();
+  return {};
+}
+
+}  // namespace tokbench::runner

@@ -1,0 +1,246 @@
+#include "runner/stages.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <ctime>
+#include <limits>
+
+#include <unistd.h>
+
+#include "client/engine.hpp"
+#include "cluster/cluster.hpp"
+#include "common/clock.hpp"
+#include "common/json_writer.hpp"
+#include "common/redact.hpp"
+#include "metrics/slo.hpp"
+#include "runner/outputs.hpp"
+#include "runner/target.hpp"
+#include "tokbench/version.hpp"
+
+namespace tokbench::runner {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string now_iso(std::time_t t) {
+  char buf[40];
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &tm);
+  return buf;
+}
+
+
+std::string load_text(const RunConfig& c) {
+  std::string out = fmt::format("concurrency {}", c.concurrency);
+  if (c.pressure) {
+    out += fmt::format("  pressure: clients added {}", c.request_rate > 0 && !std::isinf(c.request_rate)
+                                                            ? fmt::format("at {}/s", c.request_rate) : "at once");
+  } else if (std::isinf(c.request_rate)) {
+    out += "  rate inf (all due at once)";
+  } else if (c.request_rate > 0) {
+    out += fmt::format("  rate {} req/s ({}{})", c.request_rate, c.arrivals,
+                       c.arrivals == "gamma" ? fmt::format(", burstiness {}", c.burstiness) : "");
+  }
+  if (c.ramp_up_s > 0) out += fmt::format("  ramp-up {} s{}", c.ramp_up_s, c.ramp_up_measured ? " (measured)" : "");
+  if (c.duration_s > 0) out += fmt::format("  duration {} s (grace {} s)", c.duration_s, c.grace_s);
+  if (c.warms_connections()) out += "  connections warmed";
+  return out;
+}
+
+// What the target stage learned: the model, the dataset, the exact first body and its audit.
+void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::path& run_dir, spdlog::logger& log,
+             std::FILE* console) {
+  report::RunInfo& info = m.info;
+  info.target_url = redact_url(t.url);  // what is saved and shown; the engine keeps the real one
+  info.embedded_simulator = t.sim != nullptr;
+  info.model = t.model;
+  info.model_abbr = plan.cfg.model_abbr;
+  info.dataset_abbr = t.data.abbr;
+  // Audited whole; shown and saved capped (a 50 MB prompt is not echoed to stdout and four files).
+  const std::string body = t.first_body();
+  constexpr size_t kBodyShown = 16 * 1024;
+  info.body_example = body.size() <= kBodyShown
+                          ? body
+                          : fmt::format("{}… (first {} of {} bytes)", body.substr(0, kBodyShown), kBodyShown, body.size());
+  info.config_json = plan.cfg.to_json();
+  info.synthetic_json = t.synthetic_json;
+  info.trace_json = t.trace_json;
+  info.origin_steady_ns = -1;
+  if (!t.data.schedule_ns.empty()) {  // a trace paces itself: an open loop at its mean rate
+    const double span_s = static_cast<double>(t.data.schedule_ns.back()) / 1e9;
+    m.request_rate = span_s > 0 ? static_cast<double>(t.data.schedule_ns.size() - 1) / span_s
+                                : std::numeric_limits<double>::infinity();
+    m.load.arrivals = "trace";
+    m.facts.open_loop = true;
+    m.facts.implied_cache_hit = t.data.implied_cache_hit;
+  }
+  m.planned_requests = planned_requests(plan.cfg, plan.requested.num_prompts);
+  m.target_ready = true;
+  info.transport = transport_text(t, plan.cfg);
+  for (const auto& f : client::audit_body(body, t.body.adapter())) info.audit.emplace_back(f.level, f.text);
+  JsonWriter w;
+  w.begin_object().field_raw("requested", m.requested_json).field_raw("effective", info.config_json);
+  w.field("target_url", info.target_url).field("embedded_simulator", info.embedded_simulator);
+  w.field("dataset_abbr", t.data.abbr).field("started_at", info.started_at).end_object();
+  report::write_file(run_dir / "configs" / "run_config.json", w.take());
+
+  log.info("tokbench {} ({}{})", kVersion, kGitHash, kGitDirty ? ", dirty" : "");
+  log.info("requested config: {}", m.requested_json);
+  log.info("effective config: {}", info.config_json);
+  log.info("target {}{}; model {}; dataset {} ({} items)", info.target_url, t.sim ? " (built-in simulator)" : "", t.model,
+           plan.cfg.dataset, t.data.items.size());
+  log.info("request body of the first request: {}", info.body_example);
+  log.info("transport: {}", info.transport);
+  fmt::print(console, "target {}  model {}  dataset {}  requests {}  {}\n", info.target_url, t.model, t.data.abbr,
+             m.planned_requests >= 0 ? std::to_string(m.planned_requests) : std::string("until the duration ends"),
+             load_text(plan.cfg));
+  fmt::print(console, "request body: {}\n", info.body_example);
+  std::string audit = fmt::format("request body sent (template: the first request; --compat {}):\n{}\n\n", plan.cfg.compat,
+                                  info.body_example);
+  for (const auto& [level, text] : info.audit) {
+    fmt::print(console, "  {}: {}\n", level, text);
+    audit += fmt::format("{}: {}\n", level, text);
+    log.info("audit {}: {}", level, text);
+  }
+  report::write_file(run_dir / "configs" / "request_audit.txt", audit);
+  std::fflush(console);
+}
+
+}  // namespace
+
+std::shared_ptr<spdlog::logger> make_logger(const fs::path& run_dir) {
+  auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>((run_dir / "logs" / "run.log").string(), true);
+  auto log = std::make_shared<spdlog::logger>("run", sink);
+  log->set_pattern("%Y-%m-%d %H:%M:%S.%e %l %v");
+  log->flush_on(spdlog::level::info);
+  return log;
+}
+
+// What was asked, before anything is contacted: a folder killed from here on still says what it was.
+fs::path scratch_dir(const std::string& what) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("tokbench-rank{}-{}-{}", cluster::world().rank, getpid(), what);
+  fs::remove_all(dir);
+  for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(dir / sub);
+  return dir;
+}
+
+RunManifest asked(const RunPlan& plan, std::time_t wall) {
+  RunManifest m;
+  const RunConfig& c = plan.cfg;
+  m.requested_json = plan.requested.to_json();
+  m.info.config_json = c.to_json();
+  m.info.started_at = now_iso(wall);
+  m.info.dataset = c.dataset;
+  m.info.tokenizer = c.tokenizer;
+  m.facts.max_concurrency = c.adaptive_window_s > 0 ? c.adaptive_max : c.concurrency;
+  m.facts.stream = c.stream;
+  m.facts.embeddings = !api_of(c.endpoint).caps().generates;
+  m.facts.native_generate = api_of(c.endpoint).caps().per_token_counts;
+  if (!c.goodput.empty()) m.facts.goodput = metrics::parse_goodput(c.goodput);
+  m.definitions = c.compat;
+  m.request_rate = c.pressure ? 0 : c.request_rate;  // pressure: the rate adds clients, it does not pace requests
+  m.facts.open_loop = m.request_rate > 0;
+  m.load.arrivals = c.adaptive_window_s > 0  ? "adaptive"
+                    : c.pressure               ? "pressure"
+                    : std::isinf(c.request_rate) ? "all-at-once"
+                    : c.request_rate > 0         ? c.arrivals
+                                                 : "closed";
+  m.load.burstiness = c.burstiness;
+  m.load.duration_s = c.duration_s;
+  m.load.grace_s = c.duration_s > 0 ? c.grace_s : 0;
+  m.load.ramp_up_s = c.ramp_up_s;
+  m.load.ramp_up_strategy = c.ramp_up_strategy;
+  m.load.ramp_up_measured = c.ramp_up_measured;
+  m.load.slice_s = c.slice_s;
+  m.load.warm_connections = c.warms_connections();
+  m.planned_requests = planned_requests(c, plan.requested.num_prompts);
+  m.warmup_requests = c.warmup;
+  m.insecure_tls = c.insecure;
+  return m;
+}
+
+RunEnd ended(const PointResult& p, const std::string& server_process_json) {
+  RunEnd e;
+  e.interrupted = p.interrupted;
+  e.stop_reason = p.write_error.empty() ? "" : "the details file could not be written: " + p.write_error;
+  e.records_written = p.records_written;
+  e.measured_wall_s = p.measured_wall_s;
+  e.client_cpu_s = p.client_cpu_s;
+  e.client_process_cpu_s = p.client_process_cpu_s;
+  e.client_cpu_share = p.client_cpu_share;
+  e.client_busy_share = p.client_busy_share;
+  e.client_peak_busy = p.client_peak_busy;
+  e.client_peak_busy_at_s = p.client_peak_busy_at_s;
+  e.client_events = p.client_events;
+  e.server_process_json = server_process_json;
+  e.profile_json = p.profile_json;
+  e.adaptive_json = p.adaptive_json;
+  e.server = p.server;
+  return e;
+}
+
+static void print_paths(const Written& w, std::FILE* console) {
+  const std::string& ds = w.info.dataset_abbr;
+  fmt::print(console, "results: {}\n  report:  {}\n  tables:  {}\n  details: {}\n  summary: {}\n  log:     {}\n",
+             w.out_dir.string(), (w.perf_dir / (ds + "_plot.html")).string(), (w.perf_dir / (ds + ".csv")).string(),
+             (w.perf_dir / (ds + "_details.jsonl")).string(), (w.out_dir / "result.json").string(),
+             (w.out_dir / "logs" / "run.log").string());
+  std::fflush(console);
+}
+
+// One load point in `dir` (already holding its manifest): the measured phase. On a failure the
+// folder gets its end marker saying why; otherwise the caller writes it (after stopping a server).
+PointResult measure(const RunPlan& plan, const Target& target, RunManifest& manifest, const fs::path& dir,
+                    spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, int64_t origin,
+                    const RankShare& share, const RunPlan* whole) {
+  fs::create_directories(dir / "performances" / plan.cfg.model_abbr);
+  if (origin == kNoOrigin) origin = steady_now_ns();
+  learned(manifest, whole ? *whole : plan, target, dir, log, console);  // a rank's plan is a share of the whole
+  manifest.info.origin_steady_ns = origin;
+  write_manifest(dir, manifest);
+  try {
+    return execute(target, plan, dir / "performances" / plan.cfg.model_abbr, origin, stop, log, console, share);
+  } catch (const std::exception& e) {
+    // The folder says why it stopped (every warm-up request failed, ...), not "killed?".
+    RunEnd failed;
+    failed.stop_reason = e.what();
+    write_end(dir, failed);
+    log.error("the run stopped: {}", e.what());
+    throw;
+  }
+}
+
+// The outputs of a finished point folder, printed; the exit code its verdict means.
+RunOutcome conclude(const RunPlan& plan, const fs::path& dir, bool interrupted, spdlog::logger& log, std::FILE* console) {
+  RunOutcome out;
+  out.run_dir = dir;
+  out.perf_dir = dir / "performances" / plan.cfg.model_abbr;
+  const Written w = write_outputs(load_run_folder(dir), plan.definitions, dir, true);
+  out.metrics = w.metrics;
+  out.verdict = w.verdict;
+  out.interrupted = interrupted;
+  log.info("verdict: {} {}", out.verdict.valid ? "VALID" : "INVALID", fmt::join(out.verdict.reasons, "; "));
+  print_outputs(w, console);
+  print_paths(w, console);
+  const auto* ok = out.metrics.common_metric("success_requests");
+  // 4: the reports are written, but the verdict says the numbers must not be quoted (CI can tell).
+  out.exit_code = out.interrupted ? 130 : !(ok && ok->value > 0) ? 1 : out.verdict.valid ? 0 : 4;
+  return out;
+}
+
+Target open_logged(RunPlan& plan, const fs::path& dir, spdlog::logger& log, std::FILE* console) {
+  try {
+    return open_target(plan, dir, log, console);
+  } catch (const std::exception& e) {
+    log.error("the target could not be opened: {}", e.what());  // the folder says where the run stopped
+    throw;
+  }
+}
+
+}  // namespace tokbench::runner

@@ -1,0 +1,54 @@
+#pragma once
+// runner/stages (internal to runner/): the steps one load point goes through, shared by a single
+// run, every experiment's points and every rank of a multi-host run — what was asked (the
+// manifest before anything is contacted), the target opened, the measured phase, the end marker,
+// and the outputs concluded from the folder alone.
+#include <spdlog/logger.h>
+
+#include <atomic>
+#include <climits>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "runner/execute.hpp"
+#include "runner/plan.hpp"
+#include "runner/run_folder.hpp"
+#include "runner/runner.hpp"
+
+namespace tokbench::runner {
+
+struct Target;
+
+/// logs/run.log of a run folder.
+std::shared_ptr<spdlog::logger> make_logger(const std::filesystem::path& run_dir);
+
+/// A rank's own scratch run folder (a multi-host run's ranks other than 0), created empty with
+/// its subfolders; removed by its owner at the end.
+std::filesystem::path scratch_dir(const std::string& what);
+
+/// What was asked, before anything is contacted: a folder killed from there on still says what it was.
+RunManifest asked(const RunPlan& plan, std::time_t wall);
+
+/// The target for `plan`, its failure logged (the folder says where the run stopped).
+Target open_logged(RunPlan& plan, const std::filesystem::path& dir, spdlog::logger& log, std::FILE* console);
+
+inline constexpr int64_t kNoOrigin = INT64_MIN;
+
+/// One load point in `dir` (already holding its manifest): the measured phase. On a failure the
+/// folder gets its end marker saying why; otherwise the caller writes it (after stopping a
+/// server). `whole`: the plan a rank's share was cut from (what the manifest tells).
+PointResult measure(const RunPlan& plan, const Target& target, RunManifest& manifest, const std::filesystem::path& dir,
+                    spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, int64_t origin = kNoOrigin,
+                    const RankShare& share = {}, const RunPlan* whole = nullptr);
+
+/// The end marker of a measured point (the server's summary when tokbench ran it).
+RunEnd ended(const PointResult& p, const std::string& server_process_json);
+
+/// The outputs of a finished point folder, printed; the exit code its verdict means.
+RunOutcome conclude(const RunPlan& plan, const std::filesystem::path& dir, bool interrupted, spdlog::logger& log,
+                    std::FILE* console);
+
+}  // namespace tokbench::runner
