@@ -30,8 +30,8 @@ command -v npm >/dev/null || missing+=(npm)
 # Test-only: Node.js also runs the tokenizer oracle and drives Chromium for the report's tests.
 if [[ "${1:-}" == "--test" ]]; then
   # Chromium checks the HTML report; clang and its runtimes (libFuzzer) build the fuzz targets;
-  # openssl's command line serves TLS on loopback for the TLS tests.
-  for p in chromium clang libclang-rt-14-dev openssl; do
+  # openssl's command line serves TLS on loopback for the TLS tests; zsh checks the completion script.
+  for p in chromium clang libclang-rt-14-dev openssl zsh; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
   done
 fi

@@ -99,12 +99,18 @@ struct Result {
   std::string output;
 };
 
+/// Runs `argv` (argv[0] a path: nothing is looked up in PATH) to its end; its exit code and output.
+inline Result run_cmd(const std::vector<std::string>& argv, std::chrono::milliseconds timeout = std::chrono::seconds(120),
+                      const std::string& stdin_path = "") {
+  Child c(argv, stdin_path);
+  const int code = c.wait(timeout);
+  return {code, c.output()};
+}
+
 inline Result run_tokbench(std::vector<std::string> args, std::chrono::milliseconds timeout = std::chrono::seconds(120),
                            const std::string& stdin_path = "") {
   args.insert(args.begin(), TOKBENCH_BINARY);
-  Child c(args, stdin_path);
-  const int code = c.wait(timeout);
-  return {code, c.output()};
+  return run_cmd(args, timeout, stdin_path);
 }
 
 }  // namespace tokbench::testing

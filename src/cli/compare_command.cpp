@@ -1,0 +1,18 @@
+// cli/compare_command: `tokbench compare` — runs side by side: every metric with its change and
+// significance, body/config/server diffs, thresholds for CI.
+#include <memory>
+#include "cli/commands.hpp"
+#include "runner/compare.hpp"
+
+namespace tokbench::cli {
+
+void add_compare(CLI::App& app, std::function<int()>& action) {
+  auto o = std::make_shared<runner::CompareOptions>();
+  auto* cmd = app.add_subcommand("compare", "compare runs: every metric, significance, body/config/server diffs");
+  cmd->add_option("runs", o->runs, "run folders; the first is the baseline")->required()->expected(2, 64);
+  cmd->add_option("--fail-if", o->fail_if, "threshold, e.g. 'tpot.p99 > +5%' (repeatable): exit 3 when crossed");
+  cmd->add_option("--html", o->html, "page to write; default: <last run>/compare.html");
+  cmd->callback([&action, o] { action = [o] { return runner::compare_runs(*o, stdout); }; });
+}
+
+}  // namespace tokbench::cli

@@ -1,0 +1,30 @@
+// cli/report_command: `tokbench report` — recompute every output of a finished run from its folder
+// (optionally under another tool's definitions).
+#include <memory>
+#include <optional>
+
+#include "cli/commands.hpp"
+#include "runner/runner.hpp"
+
+namespace tokbench::cli {
+
+void add_report(CLI::App& app, std::function<int()>& action) {
+  struct Args {
+    std::string dir;
+    std::string compat;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("report", "recompute every output of a finished run from its details file");
+  cmd->add_option("dir", a->dir, "the run folder (outputs/<timestamp>)")->required();
+  cmd->add_option("--compat", a->compat, "recompute under other definitions: tokbench | aisbench | evalscope | vllm | sglang");
+  cmd->callback([&action, a] {
+    action = [a] {
+      std::optional<std::string> compat;
+      if (!a->compat.empty()) compat = a->compat;
+      runner::recompute(a->dir, compat, stdout);
+      return 0;
+    };
+  });
+}
+
+}  // namespace tokbench::cli

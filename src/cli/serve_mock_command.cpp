@@ -1,0 +1,93 @@
+// cli/serve_mock_command: `tokbench serve-mock` — the built-in simulator's options, bound to
+// mock::MockSettings; serves until SIGINT or SIGTERM.
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "mock/mock_server.hpp"
+
+namespace tokbench::cli {
+
+void add_serve_mock(CLI::App& app, std::function<int()>& action) {
+  auto s = std::make_shared<mock::MockSettings>();
+  auto* cmd = app.add_subcommand("serve-mock", "run the built-in OpenAI-compatible simulator");
+  cmd->add_option("--host", s->host, "address to listen on")->capture_default_str();
+  cmd->add_option("--port", s->port, "port; 0 = any free port")->capture_default_str();
+  cmd->add_option("--model-name", s->model_name, "the model id it serves")->capture_default_str();
+  cmd->add_option("--image-tokens", s->image_tokens, "prompt tokens each image_url part adds to usage")->capture_default_str();
+  cmd->add_option("--image-prefill-ms", s->image_prefill_ms, "prefill time each image adds")->capture_default_str();
+  cmd->add_option("--embedding-dims", s->embedding_dims, "/v1/embeddings: floats per vector")->capture_default_str();
+  cmd->add_option("--lora-modules", s->lora_modules, "LoRA adapter names it also serves (listed in /v1/models): NAME[,NAME...]")
+      ->delimiter(',');
+  cmd->add_option("--ttft-ms", s->ttft_ms, "time to first token")->capture_default_str();
+  cmd->add_option("--tpot-ms", s->tpot_ms, "time between tokens")->capture_default_str();
+  cmd->add_option("--jitter-ms", s->jitter_ms, "seeded uniform jitter on TTFT and every gap")->capture_default_str();
+  cmd->add_option("--tokens-per-chunk", s->tokens_per_chunk, "tokens per content chunk after the first")
+      ->capture_default_str();
+  cmd->add_option("--eos-min-tokens", s->eos_min_tokens, "shortest output without ignore_eos")->capture_default_str();
+  cmd->add_option("--eos-max-tokens", s->eos_max_tokens, "longest output without ignore_eos")->capture_default_str();
+  cmd->add_option("--default-max-tokens", s->default_max_tokens, "output cap when a request sets none")
+      ->capture_default_str();
+  cmd->add_option("--seed", s->seed, "seed of lengths and jitter")->capture_default_str();
+  cmd->add_option("--trace", s->trace_path, "write per request its arrival (kernel receive, read, admission), first token and every write time here (JSON lines)");
+  cmd->add_option("--threads", s->threads, "server threads")->capture_default_str();
+  cmd->add_option("--fail-every", s->fail_every, "answer every N-th completion with HTTP 500; 0 = never")
+      ->capture_default_str();
+  cmd->add_option("--drop-every", s->drop_every, "cut every N-th stream mid-way; 0 = never")->capture_default_str();
+  cmd->add_option("--fault-rate", s->fault_rate, "share of completion requests that get an injected fault (seeded)")
+      ->capture_default_str();
+  cmd->add_option("--fault-kinds", s->fault_kinds,
+                  "faults to draw from: 500, 429 (with Retry-After), reset-before-headers, reset-mid-stream, stall, "
+                  "malformed-sse, no-done")
+      ->capture_default_str();
+  cmd->add_option("--fault-stall-ms", s->fault_stall_ms, "how long a 'stall' holds the first token")->capture_default_str();
+  cmd->add_option("--tokenizer", s->tokenizer_path,
+                  "model folder or tokenizer.json: exact prompt token counts, /tokenize and /detokenize");
+  cmd->add_flag("--no-usage", s->no_usage, "never send usage (like servers that do not report it)");
+  cmd->add_option("--log-interval-s", s->log_interval_s, "print vLLM-style throughput/SpecDecoding lines to stderr; 0 = off")
+      ->capture_default_str();
+  cmd->add_flag("--enable-prefix-caching", s->prefix_caching,
+                "leading prompt blocks seen before skip their prefill; usage reports prompt_tokens_details.cached_tokens");
+  cmd->add_option("--block-size", s->block_size, "prefix-cache block, in tokens")->capture_default_str();
+  cmd->add_option("--max-num-seqs", s->max_num_seqs, "running requests at most; the rest queue (FIFO); 0 = no limit")
+      ->capture_default_str();
+  cmd->add_option("--batch-slowdown-ms", s->batch_slowdown_ms, "extra step time per running request beyond the first")
+      ->capture_default_str();
+  cmd->add_option("--spec-tokens", s->spec_tokens, "speculative decoding (MTP): draft tokens per step; 0 = off")
+      ->capture_default_str();
+  cmd->add_option("--spec-acceptance", s->spec_acceptance, "probability each draft token is accepted")->capture_default_str();
+  cmd->add_option("--min-tokens-step-penalty-ms", s->min_tokens_step_penalty_ms,
+                  "extra step time for the whole batch while a request with min_tokens runs under spec decoding; "
+                  "-1 = --tpot-ms (doubles each step, the seed's ~2x)")
+      ->capture_default_str();
+  cmd->callback([&action, s] {
+    action = [s] {
+      if (auto errs = s->validate(); !errs.empty()) {
+        std::string all;
+        for (const auto& e : errs) all += (all.empty() ? "" : "\n") + e;
+        throw std::invalid_argument(all);
+      }
+      // Block the stop signals before any thread starts, then wait for one here.
+      sigset_t set;
+      sigemptyset(&set);
+      sigaddset(&set, SIGINT);
+      sigaddset(&set, SIGTERM);
+      pthread_sigmask(SIG_BLOCK, &set, nullptr);
+      mock::MockServer server(*s);
+      const uint16_t port = server.start();
+      const bool v6 = s->host.find(':') != std::string::npos;
+      fmt::print("tokbench serve-mock: listening on http://{}{}{}:{} (model {}, ttft {} ms, tpot {} ms)\n",
+                 v6 ? "[" : "", s->host, v6 ? "]" : "", port, s->model_name, s->ttft_ms, s->tpot_ms);
+      std::fflush(stdout);
+      int sig = 0;
+      sigwait(&set, &sig);
+      server.stop();
+      fmt::print("tokbench serve-mock: stopped after {} completion request(s)\n", server.completions_served());
+      return 0;
+    };
+  });
+}
+
+}  // namespace tokbench::cli
