@@ -156,6 +156,78 @@ Fault choose_fault(const MockSettings& s, uint64_t n) {
   return kinds[std::uniform_int_distribution<size_t>(0, kinds.size() - 1)(rng)];
 }
 
+namespace {
+
+// A chat request's tools: a call when tool_choice demands one ("required" or a named function), as
+// vLLM's guided path answers; sets r.tool_name. False with *error set when vLLM would refuse it.
+bool parse_tool_choice(simdjson::dom::object o, CompletionRequest& r, std::string* error) {
+  simdjson::dom::array tools;
+  const bool has_tools = !o["tools"].get_array().get(tools) && tools.size() > 0;
+  std::string_view choice, named;
+  auto tc = o["tool_choice"];
+  const bool required = !tc.error() && !tc.get_string().get(choice) && choice == "required";
+  const bool is_named = !tc.error() && tc.is_object() && !tc["function"]["name"].get_string().get(named);
+  if ((required || is_named) && !has_tools) {
+    *error = "When using `tool_choice`, `tools` must be set.";
+    return false;
+  }
+  if (required) {
+    std::string_view first;
+    if (tools.at(0)["function"]["name"].get_string().get(first) || first.empty()) {
+      *error = "each tool needs \"function\": {\"name\": ...}";
+      return false;
+    }
+    r.tool_name = std::string(first);
+  } else if (is_named) {
+    bool listed = false;
+    for (auto t : tools) {
+      std::string_view name;
+      listed |= !t["function"]["name"].get_string().get(name) && name == named;
+    }
+    if (!listed) {
+      *error = fmt::format("Tool '{}' has not been passed in `tools`.", named);
+      return false;
+    }
+    r.tool_name = std::string(named);
+  }
+  return true;
+}
+
+// A chat request's messages: their tokens by the simple rule, their images, the ChatML rendering.
+bool parse_messages(simdjson::dom::object o, CompletionRequest& r, std::string* error) {
+  simdjson::dom::array messages;
+  if (o["messages"].get_array().get(messages) || messages.size() == 0) {
+    *error = "\"messages\" must be a non-empty array";
+    return false;
+  }
+  std::vector<std::pair<std::string, std::string>> turns;
+  for (auto m : messages) {
+    simdjson::dom::element content;
+    std::string text;
+    int64_t images = 0;
+    if (m["content"].get(content) || !count_content(content, r.prompt_tokens, text, &images)) {
+      *error = "each message needs \"content\": a string or a list of text parts";
+      return false;
+    }
+    if (images < 0) {
+      *error = "Invalid image_url: the simulator takes base64 data URLs (data:image/png;base64,...) and fetches nothing";
+      return false;
+    }
+    r.images += images;
+    std::string_view role;
+    if (m["role"].get_string().get(role)) {
+      *error = "each message needs a \"role\" string";
+      return false;
+    }
+    turns.emplace_back(std::string(role), std::move(text));
+    r.prompt_tokens += 1;  // the chat template's per-message overhead, roughly
+  }
+  r.rendered = render_chat(turns);
+  return true;
+}
+
+}  // namespace
+
 std::optional<CompletionRequest> parse_request(std::string_view body, bool chat, std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
@@ -197,70 +269,13 @@ std::optional<CompletionRequest> parse_request(std::string_view body, bool chat,
       return std::nullopt;
     }
   }
-  if (chat) {  // tools: a call when tool_choice demands one ("required" or a named function), as vLLM's guided path
-    simdjson::dom::array tools;
-    const bool has_tools = !o["tools"].get_array().get(tools) && tools.size() > 0;
-    std::string_view choice, named;
-    auto tc = o["tool_choice"];
-    const bool required = !tc.error() && !tc.get_string().get(choice) && choice == "required";
-    const bool is_named = !tc.error() && tc.is_object() && !tc["function"]["name"].get_string().get(named);
-    if ((required || is_named) && !has_tools) {
-      *error = "When using `tool_choice`, `tools` must be set.";
-      return std::nullopt;
-    }
-    if (required) {
-      std::string_view first;
-      if (tools.at(0)["function"]["name"].get_string().get(first) || first.empty()) {
-        *error = "each tool needs \"function\": {\"name\": ...}";
-        return std::nullopt;
-      }
-      r.tool_name = std::string(first);
-    } else if (is_named) {
-      bool listed = false;
-      for (auto t : tools) {
-        std::string_view name;
-        listed |= !t["function"]["name"].get_string().get(name) && name == named;
-      }
-      if (!listed) {
-        *error = fmt::format("Tool '{}' has not been passed in `tools`.", named);
-        return std::nullopt;
-      }
-      r.tool_name = std::string(named);
-    }
-  }
+  if (chat && !parse_tool_choice(o, r, error)) return std::nullopt;
   r.max_tokens = int_field(o, "max_completion_tokens");
   if (r.max_tokens < 0) r.max_tokens = int_field(o, "max_tokens");
   r.min_tokens = int_field(o, "min_tokens");
   r.ignore_eos = bool_field(o, "ignore_eos");
   if (chat) {
-    simdjson::dom::array messages;
-    if (o["messages"].get_array().get(messages) || messages.size() == 0) {
-      *error = "\"messages\" must be a non-empty array";
-      return std::nullopt;
-    }
-    std::vector<std::pair<std::string, std::string>> turns;
-    for (auto m : messages) {
-      simdjson::dom::element content;
-      std::string text;
-      int64_t images = 0;
-      if (m["content"].get(content) || !count_content(content, r.prompt_tokens, text, &images)) {
-        *error = "each message needs \"content\": a string or a list of text parts";
-        return std::nullopt;
-      }
-      if (images < 0) {
-        *error = "Invalid image_url: the simulator takes base64 data URLs (data:image/png;base64,...) and fetches nothing";
-        return std::nullopt;
-      }
-      r.images += images;
-      std::string_view role;
-      if (m["role"].get_string().get(role)) {
-        *error = "each message needs a \"role\" string";
-        return std::nullopt;
-      }
-      turns.emplace_back(std::string(role), std::move(text));
-      r.prompt_tokens += 1;  // the chat template's per-message overhead, roughly
-    }
-    r.rendered = render_chat(turns);
+    if (!parse_messages(o, r, error)) return std::nullopt;
   } else {
     simdjson::dom::element prompt;
     if (o["prompt"].get(prompt) || !count_content(prompt, r.prompt_tokens, r.rendered)) {

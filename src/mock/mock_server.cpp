@@ -7,17 +7,11 @@
 #include <boost/beast/http.hpp>
 #include <fmt/format.h>
 
-#include <fcntl.h>
-#include <linux/net_tstamp.h>
-#include <sys/socket.h>
-#include <time.h>
-
 #include <algorithm>
 #include <atomic>
 #include <deque>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <mutex>
 #include <optional>
 #include <simdjson.h>
@@ -28,6 +22,8 @@
 #include "common/json_writer.hpp"
 #include "mock/route.hpp"
 #include "mock/mock_metrics.hpp"
+#include "mock/mock_tokenize.hpp"
+#include "mock/mock_trace.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace tokbench::mock {
@@ -51,8 +47,7 @@ struct MockServer::Impl {
   std::vector<std::thread> threads;
   std::atomic<uint64_t> seq{0};
   std::atomic<uint64_t> served{0};
-  std::mutex trace_mu;
-  std::FILE* trace = nullptr;
+  TraceFile trace;
   bool started = false;
   std::optional<tokenizer::Tokenizer> tok;
   MockMetrics metrics{s.model_name};
@@ -110,42 +105,6 @@ struct MockServer::Impl {
     res.keep_alive(keep);
     res.body() = std::move(body);
     co_await send(sock, res);
-  }
-
-  // Where a request came from, for the trace: its connection's accept time, its place on it, and
-  // when its first bytes reached this host (the kernel's receive time; -1 when unknown).
-  struct Conn {
-    int64_t accepted_ns = 0;
-    int64_t request = 0;  ///< 1-based index of the request on this connection
-    int64_t received_ns = -1;
-  };
-
-  // The kernel's software receive time of the next unread byte (SO_TIMESTAMPING, peeked, so
-  // nothing is consumed), on the steady clock; -1 when the kernel gave none. It is when the
-  // request reached this host, however late this process gets to read it: the trace's TTFT
-  // truth then holds even when the simulator itself lags behind a burst.
-  static int64_t peek_receive_time(int fd) {
-    char byte;
-    iovec iov{&byte, 1};
-    alignas(cmsghdr) char control[256];
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    if (::recvmsg(fd, &msg, MSG_PEEK | MSG_DONTWAIT) <= 0) return -1;
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_TIMESTAMPING) continue;
-      timespec ts[3];
-      std::memcpy(ts, CMSG_DATA(c), sizeof ts);
-      if (ts[0].tv_sec == 0 && ts[0].tv_nsec == 0) return -1;
-      timespec real, mono;  // the receive time is CLOCK_REALTIME: move it onto steady_clock
-      ::clock_gettime(CLOCK_REALTIME, &real);
-      ::clock_gettime(CLOCK_MONOTONIC, &mono);
-      auto ns = [](const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; };
-      return ns(ts[0]) - ns(real) + ns(mono);
-    }
-    return -1;
   }
 
   awaitable<void> session(tcp::socket sock, int64_t accepted_ns) {
@@ -217,8 +176,8 @@ struct MockServer::Impl {
       res.keep_alive(keep);
       co_await send(sock, res);
     } else if ((path == "/tokenize" || path == "/detokenize") && post) {
-      auto [status, body] = tokenize(req.body(), path == "/tokenize");
-      co_await send_json(sock, v, keep, status, std::move(body));
+      auto [status, body] = tokenize_answer(tok ? &*tok : nullptr, req.body(), path == "/tokenize");
+      co_await send_json(sock, v, keep, static_cast<http::status>(status), std::move(body));
     } else if (const MockRoute* route = route_of(path); route && post) {
       co_return co_await completion(sock, req, keep, *route, arrival, conn);
     } else if (path == "/v1/embeddings" && post) {
@@ -231,40 +190,6 @@ struct MockServer::Impl {
                          error_body(fmt::format("no route for {}", path), "NotFoundError", 404));
     }
     co_return true;
-  }
-
-  // vLLM's /tokenize ({"prompt"} or {"messages"}, optional add_special_tokens) and /detokenize.
-  std::pair<http::status, std::string> tokenize(const std::string& body, bool encode) {
-    if (!tok) {
-      return {http::status::not_found,
-              error_body("serve-mock has no tokenizer: start it with --tokenizer PATH for /tokenize", "NotFoundError", 404)};
-    }
-    simdjson::dom::parser parser;
-    simdjson::dom::object o;
-    if (parser.parse(body).get_object().get(o)) return {http::status::bad_request, error_body("body is not a JSON object", "BadRequestError", 400)};
-    JsonWriter w;
-    w.begin_object();
-    if (encode) {
-      std::string why;
-      const bool chat = !o["messages"].error();
-      auto parsed = parse_request(body, chat, &why);
-      if (!parsed) return {http::status::bad_request, error_body(why, "BadRequestError", 400)};
-      bool add_special = !chat;
-      if (bool b; !o["add_special_tokens"].get_bool().get(b)) add_special = b;
-      const auto ids = tok->encode(parsed->rendered, add_special);
-      w.field("count", static_cast<int64_t>(ids.size())).field("max_model_len", int64_t{1} << 20);
-      w.key("tokens").begin_array();
-      for (int32_t id : ids) w.value(static_cast<int64_t>(id));
-      w.end_array();
-    } else {
-      simdjson::dom::array arr;
-      if (o["tokens"].get_array().get(arr)) return {http::status::bad_request, error_body("\"tokens\" must be an array", "BadRequestError", 400)};
-      std::vector<int32_t> ids;
-      for (auto x : arr) ids.push_back(static_cast<int32_t>(x.get_int64().value_unsafe()));
-      w.field("prompt", tok->decode(ids));
-    }
-    w.end_object();
-    return {http::status::ok, w.take()};
   }
 
   // ---- the batch: admission (max-num-seqs, FIFO) and what every running request shares ----------
@@ -427,19 +352,6 @@ struct MockServer::Impl {
     Fault fault = Fault::None;  // reset-mid-stream, stall, malformed-sse and no-done act here
   };
 
-  // One trace line: when the request arrived (fully read), was admitted to the batch and got its
-  // first token, and when each write went out (when it reached the host is in Conn), so TTFT truth
-  // (kernel receive to first content write) and the simulator's own lateness are exact, for
-  // streaming and non-streaming requests alike.
-  struct TraceLine {
-    int64_t arrival_ns = 0;
-    int64_t admitted_ns = 0;
-    int64_t first_token_ns = 0;  ///< the prefill's end: when the first token exists (stream or not)
-    std::vector<int64_t> t_ns;   ///< write times, one per event (streaming) or one for the body ('B')
-    std::string kinds;           ///< R role, C content, F finish only, U usage, D [DONE], B whole body
-    std::vector<int> tokens;     ///< tokens each event carried
-  };
-
   // One request through the engine: queue, prefill (TTFT), then decode steps whose duration and
   // token count come from StepModel and the batch at that moment. Streams chunks, or answers at
   // the end.
@@ -447,18 +359,7 @@ struct MockServer::Impl {
     using clock = std::chrono::steady_clock;
     const CompletionRequest& cr = g.cr;
     const bool has_min = cr.min_tokens > 0;
-    std::optional<http::response<http::empty_body>> res;
-    std::optional<http::response_serializer<http::empty_body>> sr;
-    if (cr.stream) {  // headers go out at once, as vLLM's do
-      res.emplace(http::status::ok, version);
-      res->set(http::field::content_type, "text/event-stream");
-      res->set(http::field::cache_control, "no-cache");
-      res->set("x-request-id", g.id);
-      res->keep_alive(keep);
-      res->chunked(true);
-      sr.emplace(*res);
-      co_await http::async_write_header(sock, *sr, use_awaitable);
-    }
+    if (cr.stream) co_await stream_headers(sock, g.id, keep, version);  // at once, as vLLM's go out
     TraceLine tl;
     tl.arrival_ns = to_ns(g.arrival);
     metrics.request_queued();
@@ -470,23 +371,9 @@ struct MockServer::Impl {
 
     StepModel model(s, g.seq);
     const int64_t target = g.plan.tokens;
-    double prefill_ms = model.ttft_ms();
     int64_t cached = -1;
-    if (prefix_cache) {  // cached leading blocks skip their share of the prefill
-      std::vector<int64_t> units;
-      if (tok) {
-        for (int32_t id : tok->encode(cr.rendered, !g.chat)) units.push_back(id);
-      } else {
-        units = cache_units(cr.rendered);
-      }
-      cached = std::min<int64_t>(prefix_cache->lookup_and_insert(units), cr.prompt_tokens);
-      if (cr.prompt_tokens > 0)
-        prefill_ms *= static_cast<double>(std::max<int64_t>(1, cr.prompt_tokens - cached)) / static_cast<double>(cr.prompt_tokens);
-      slot.cached_tokens = cached;
-    }
-    prefill_ms += static_cast<double>(cr.images) * s.image_prefill_ms;
-    if (g.fault == Fault::Stall) prefill_ms += s.fault_stall_ms;
-    auto at = admitted + std::chrono::nanoseconds(static_cast<int64_t>(prefill_ms * 1e6));
+    auto at = admitted + std::chrono::nanoseconds(static_cast<int64_t>(prefill_ms(g, model, cached) * 1e6));
+    slot.cached_tokens = cached;
     const bool drop = (s.drop_every > 0 && g.seq % static_cast<uint64_t>(s.drop_every) == 0) ||
                       g.fault == Fault::ResetMidStream;
     const int64_t drop_after = drop ? target / 2 : -1;
@@ -510,25 +397,9 @@ struct MockServer::Impl {
     // actually happened, not when it was planned: under load the simulator itself runs late, and
     // its histograms must say so, as a real server's do.
     co_await wait_until(at);
-    auto last_wake = clock::now();
-    tl.first_token_ns = to_ns(last_wake);
-    metrics.first_token(std::chrono::duration<double>(last_wake - g.arrival).count(), static_cast<int>(cr.n));  // each choice's first token
-    struct Planned {
-      Step st;
-      int64_t tokens;
-    };
-    std::vector<Planned> unobserved;  // steps since the last wake, observed once their real time is known
-    auto observe_steps = [&] {
-      const auto now = clock::now();
-      double planned_ms = 0;
-      for (const auto& p : unobserved) planned_ms += p.st.ms;
-      const double actual_ms = std::chrono::duration<double, std::milli>(now - last_wake).count();
-      const double scale = planned_ms > 0 ? actual_ms / planned_ms : 1.0;
-      for (const auto& p : unobserved)
-        metrics.step(p.st.ms * scale / 1000, static_cast<int>(p.tokens * cr.n), p.st.drafted, p.st.accepted);  // every choice's tokens
-      unobserved.clear();
-      last_wake = now;
-    };
+    StepObserver steps{metrics, cr.n, clock::now()};
+    tl.first_token_ns = to_ns(steps.last_wake);
+    metrics.first_token(std::chrono::duration<double>(steps.last_wake - g.arrival).count(), static_cast<int>(cr.n));  // each choice's first token
     int64_t pending = target > 0 ? 1 : 0;
     while (true) {
       // Emit what is pending when the chunk is full or the output is complete.
@@ -564,13 +435,13 @@ struct MockServer::Impl {
       at += std::chrono::nanoseconds(static_cast<int64_t>(st.ms * 1e6));
       const int64_t tokens = std::min<int64_t>(st.tokens, target - produced - pending);
       pending += tokens;
-      unobserved.push_back({st, tokens});
+      steps.planned.push_back({st, tokens});
       if (pending >= s.tokens_per_chunk || produced + pending >= target) {
         co_await wait_until(at);
-        observe_steps();
+        steps.observe();
       }
     }
-    if (!unobserved.empty()) observe_steps();
+    if (!steps.planned.empty()) steps.observe();
     if (cr.stream) {
       // The trace line goes first: once the client has the last byte it may stop this server.
       write_trace(g, tl, false);
@@ -578,6 +449,71 @@ struct MockServer::Impl {
       co_return true;
     }
     std::string body = route.body(answer(true));
+    co_await send_body(sock, g, keep, version, std::move(body), tl, produced);
+    co_return true;
+  }
+
+  // A stream's headers (chunked; every event follows as a chunk).
+  awaitable<void> stream_headers(tcp::socket& sock, const std::string& id, bool keep, unsigned version) {
+    http::response<http::empty_body> res{http::status::ok, version};
+    res.set(http::field::content_type, "text/event-stream");
+    res.set(http::field::cache_control, "no-cache");
+    res.set("x-request-id", id);
+    res.keep_alive(keep);
+    res.chunked(true);
+    http::response_serializer<http::empty_body> sr(res);
+    co_await http::async_write_header(sock, sr, use_awaitable);
+  }
+
+  // The prefill's duration: --ttft-ms (jittered), less the share of a prompt's leading blocks the
+  // prefix cache already holds (`cached` set to their tokens), plus each image's and a stall's.
+  double prefill_ms(const Generation& g, StepModel& model, int64_t& cached) {
+    const CompletionRequest& cr = g.cr;
+    double ms = model.ttft_ms();
+    if (prefix_cache) {
+      std::vector<int64_t> units;
+      if (tok) {
+        for (int32_t id : tok->encode(cr.rendered, !g.chat)) units.push_back(id);
+      } else {
+        units = cache_units(cr.rendered);
+      }
+      cached = std::min<int64_t>(prefix_cache->lookup_and_insert(units), cr.prompt_tokens);
+      if (cr.prompt_tokens > 0)
+        ms *= static_cast<double>(std::max<int64_t>(1, cr.prompt_tokens - cached)) / static_cast<double>(cr.prompt_tokens);
+    }
+    ms += static_cast<double>(cr.images) * s.image_prefill_ms;
+    if (g.fault == Fault::Stall) ms += s.fault_stall_ms;
+    return ms;
+  }
+
+  // Decode steps since the last wake, observed in /metrics once their real time is known: under
+  // load the simulator itself runs late, and its histograms must say so, as a real server's do.
+  struct StepObserver {
+    struct Planned {
+      Step st;
+      int64_t tokens;
+    };
+    MockMetrics& metrics;
+    int64_t choices;
+    std::chrono::steady_clock::time_point last_wake;
+    std::vector<Planned> planned;
+    void observe() {
+      const auto now = std::chrono::steady_clock::now();
+      double planned_ms = 0;
+      for (const auto& p : planned) planned_ms += p.st.ms;
+      const double actual_ms = std::chrono::duration<double, std::milli>(now - last_wake).count();
+      const double scale = planned_ms > 0 ? actual_ms / planned_ms : 1.0;
+      for (const auto& p : planned)  // every choice's tokens
+        metrics.step(p.st.ms * scale / 1000, static_cast<int>(p.tokens * choices), p.st.drafted, p.st.accepted);
+      planned.clear();
+      last_wake = now;
+    }
+  };
+
+  // A non-streaming answer: the whole body, its trace line first (the body may be the last thing
+  // the client waits for).
+  awaitable<void> send_body(tcp::socket& sock, const Generation& g, bool keep, unsigned version, std::string body,
+                            TraceLine& tl, int64_t produced) {
     http::response<http::string_body> out{http::status::ok, version};
     out.set(http::field::content_type, "application/json");
     out.set("x-request-id", g.id);
@@ -587,10 +523,9 @@ struct MockServer::Impl {
       tl.t_ns.push_back(steady_now_ns());
       tl.kinds.push_back('B');
       tl.tokens.push_back(static_cast<int>(produced));
-      write_trace(g, tl, false);  // before the body, which may be the last thing the client waits for
+      write_trace(g, tl, false);
     }
     co_await send(sock, out);
-    co_return true;
   }
 
   static int64_t to_ns(std::chrono::steady_clock::time_point t) {
@@ -604,23 +539,7 @@ struct MockServer::Impl {
   }
 
   void write_trace(const Generation& g, const TraceLine& tl, bool dropped) {
-    if (!trace) return;
-    JsonWriter w;
-    w.begin_object().field("id", g.id).field("model", g.cr.model).field("stream", g.cr.stream).field("dropped", dropped);
-    w.field("conn_accepted_ns", g.conn.accepted_ns).field("conn_request", g.conn.request);
-    if (g.conn.received_ns >= 0) w.field("received_ns", g.conn.received_ns);
-    w.field("arrival_ns", tl.arrival_ns).field("admitted_ns", tl.admitted_ns).field("first_token_ns", tl.first_token_ns);
-    w.key("t_ns").begin_array();
-    for (auto x : tl.t_ns) w.value(x);
-    w.end_array();
-    w.field("kinds", tl.kinds);
-    w.key("tokens").begin_array();
-    for (auto x : tl.tokens) w.value(static_cast<int64_t>(x));
-    w.end_array().end_object();
-    std::lock_guard lock(trace_mu);
-    std::fputs(w.str().c_str(), trace);
-    std::fputc('\n', trace);
-    std::fflush(trace);
+    if (trace) trace.write(g.id, g.cr.model, g.cr.stream, dropped, g.conn, tl);
   }
 };
 
@@ -633,12 +552,8 @@ uint16_t MockServer::start() {
   if (auto errs = m.s.validate(); !errs.empty()) throw std::runtime_error(errs.front());
   if (!m.s.tokenizer_path.empty()) m.tok = tokenizer::Tokenizer::load(m.s.tokenizer_path);
   if (m.s.prefix_caching) m.prefix_cache = std::make_unique<PrefixCache>(m.s.block_size);
-  if (!m.s.trace_path.empty()) {
-    // Append mode, so a reader may truncate the file between runs without leaving a hole.
-    const int fd = ::open(m.s.trace_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-    m.trace = fd >= 0 ? fdopen(fd, "a") : nullptr;
-    if (!m.trace) throw std::runtime_error(fmt::format("--trace: cannot write '{}'", m.s.trace_path));
-  }
+  if (!m.s.trace_path.empty() && !m.trace.open(m.s.trace_path))
+    throw std::runtime_error(fmt::format("--trace: cannot write '{}'", m.s.trace_path));
   beast::error_code ec;
   const auto addr = net::ip::make_address(m.s.host, ec);
   if (ec) throw std::runtime_error(fmt::format("--host: bad address '{}' (expected e.g. 127.0.0.1 or ::1)", m.s.host));
@@ -647,10 +562,7 @@ uint16_t MockServer::start() {
   if (!ec) m.acceptor.set_option(net::socket_base::reuse_address(true), ec);
   if (!ec) m.acceptor.bind(ep, ec);
   if (!ec) m.acceptor.listen(net::socket_base::max_listen_connections, ec);
-  if (!ec && m.trace) {  // accepted sockets inherit it: a request sent right after connect is stamped too
-    const int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
-    ::setsockopt(m.acceptor.native_handle(), SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags);
-  }
+  if (!ec && m.trace) stamp_receive_times(m.acceptor.native_handle());
   if (ec) {
     throw std::runtime_error(fmt::format("cannot listen on {}:{}: {} (pick another --port, or 0 for any free port)",
                                          m.s.host, m.s.port, ec.message()));
@@ -670,8 +582,7 @@ void MockServer::stop() {
   m.ioc.stop();
   for (auto& t : m.threads) t.join();
   m.threads.clear();
-  if (m.trace) std::fclose(m.trace);
-  m.trace = nullptr;
+  m.trace.close();
 }
 
 uint64_t MockServer::completions_served() const { return impl_->served.load(); }
