@@ -165,51 +165,34 @@ report::VllmResultFacts vllm_facts(const RunFolder& f) {
   return v;
 }
 
-}  // namespace
-
-Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const fs::path& out_dir, bool own) {
-  Written w;
-  w.info = info_of(folder);
-  if (!own) w.info.view_of = folder.manifest.definitions;
-  w.out_dir = out_dir;
-  w.perf_dir = own ? folder.perf_dir : out_dir;
-  fs::create_directories(w.perf_dir);
-  const metrics::RunFacts& facts = folder.manifest.facts;
-  const std::string& ds = w.info.dataset_abbr;
-
-  FirstPass p = first_pass(folder, defs, own);
-  const metrics::MetricSet& tokbench = p.set(metrics::Definitions::Tokbench);
-  if (facts.stream)
-    for (auto d : metrics::kAllDefinitions) w.side_by_side.push_back(metrics::definition_column(p.set(d)));
-
-  // The server's view, cross-checked against the client's (tokbench's definitions).
-  VerdictFacts vf;
-  if (folder.end && folder.end->server) {
-    w.server = folder.end->server;
-    // TTFT like with like: from the request's start on the wire when the phases were recorded (the
-    // server's clock starts at arrival, after any connection set-up), else the whole TTFT.
-    const std::optional<double> wire = mean_of(tokbench, "TTFT_FromRequestStart");
-    // Warm-up requests inside the scrape window (a ramp's) are in the server's counters too.
-    const double ramp_tokens = p.tally.warmup_tokens_in_window;
-    w.checks = probe::cross_check(*w.server, tokbench.common_metric("total_generated_tokens")->value + ramp_tokens,
-                                  mean_of(tokbench, "TPOT"), wire ? wire : mean_of(tokbench, "TTFT"), p.tally.failed,
-                                  wire.has_value());
-    const auto whole = mean_of(tokbench, "TTFT");
-    for (auto& c : w.checks) {
-      if (c.what == "output tokens" && ramp_tokens > 0)
-        c.note += fmt::format("; the client's side includes {:.0f} tokens of warm-up requests sent inside the server's "
-                              "window (the ramp), which the server counted", ramp_tokens);
-      if (c.what == "TTFT (ms)" && wire && whole)
-        c.note += fmt::format("; the client's whole TTFT, set-up included, is {:.3f} ms", *whole);
-    }
-    w.info.server_json = report::server_json(*w.server, w.checks);
-    w.info.server_disagrees = std::any_of(w.checks.begin(), w.checks.end(), [](const auto& c) { return !c.agree; });
-    report::write_file(out_dir / "server.json", w.info.server_json);
+// The server's /metrics view beside the client's (tokbench's definitions): the checks, server.json.
+void cross_check_server(Written& w, const probe::ServerSummary& server, const metrics::MetricSet& tokbench,
+                        const VerdictTally& tally, const fs::path& out_dir) {
+  w.server = server;
+  // TTFT like with like: from the request's start on the wire when the phases were recorded (the
+  // server's clock starts at arrival, after any connection set-up), else the whole TTFT.
+  const std::optional<double> wire = mean_of(tokbench, "TTFT_FromRequestStart");
+  // Warm-up requests inside the scrape window (a ramp's) are in the server's counters too.
+  const double ramp_tokens = tally.warmup_tokens_in_window;
+  w.checks = probe::cross_check(*w.server, tokbench.common_metric("total_generated_tokens")->value + ramp_tokens,
+                                mean_of(tokbench, "TPOT"), wire ? wire : mean_of(tokbench, "TTFT"), tally.failed,
+                                wire.has_value());
+  const auto whole = mean_of(tokbench, "TTFT");
+  for (auto& c : w.checks) {
+    if (c.what == "output tokens" && ramp_tokens > 0)
+      c.note += fmt::format("; the client's side includes {:.0f} tokens of warm-up requests sent inside the server's "
+                            "window (the ramp), which the server counted", ramp_tokens);
+    if (c.what == "TTFT (ms)" && wire && whole)
+      c.note += fmt::format("; the client's whole TTFT, set-up included, is {:.3f} ms", *whole);
   }
-  const metrics::Summary* itl = tokbench.row("ITL") && tokbench.row("ITL")->stats ? &*tokbench.row("ITL")->stats : nullptr;
-  const std::optional<metrics::Summary> itl_ms = itl ? std::optional(*itl) : std::nullopt;
-  w.metrics = std::move(p.set(defs));
+  w.info.server_json = report::server_json(*w.server, w.checks);
+  w.info.server_disagrees = std::any_of(w.checks.begin(), w.checks.end(), [](const auto& c) { return !c.agree; });
+  report::write_file(out_dir / "server.json", w.info.server_json);
+}
 
+// What the verdict reads beside the tally: the folder's end marker, the load, the server check.
+VerdictFacts verdict_facts(const RunFolder& folder, const Written& w, const FirstPass& p) {
+  VerdictFacts vf;
   vf.interrupted = folder.end && folder.end->interrupted;
   vf.request_rate = folder.manifest.request_rate;
   vf.duration_s = folder.manifest.load.duration_s;
@@ -228,7 +211,55 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   vf.details_warning = p.scan.warning;
   vf.insecure_tls = folder.manifest.insecure_tls;
   if (folder.end) vf.ranks = folder.end->ranks;
-  w.verdict = judge(w.metrics, p.tally, vf);
+  return vf;
+}
+
+// The stable stage's view (closed loops): its window and metrics in result.json, its rows for the
+// CSV (under the total's header); "" when there are none.
+std::string stable_outputs(Written& w, const metrics::StableWindow& window, std::optional<metrics::MetricsPass>& stable_pass,
+                           const metrics::WindowArrivals& arrived, const VerdictTally& tally) {
+  std::string rows;
+  w.stable_text = window.text;
+  JsonWriter sj;
+  sj.begin_object().field("found", window.found).field("text", window.text).field("concurrency", window.level);
+  if (stable_pass) {
+    w.stable = std::move(stable_pass->finish().front());
+    metrics::restate_over_window(*w.stable, window, arrived);
+    const int64_t t0 = tally.first_sent_ns == INT64_MAX ? 0 : tally.first_sent_ns;
+    sj.field("start_ms", static_cast<double>(window.start_ns - t0) / 1e6);
+    sj.field("end_ms", static_cast<double>(window.end_ns - t0) / 1e6);
+    report::metric_set_fields(sj, *w.stable);
+    const std::string stable_csv = report::performance_csv(*w.stable, "stable");
+    rows = stable_csv.substr(stable_csv.find('\n') + 1);
+  }
+  w.info.stable_json = sj.end_object().take();
+  return rows;
+}
+
+}  // namespace
+
+Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const fs::path& out_dir, bool own) {
+  Written w;
+  w.info = info_of(folder);
+  if (!own) w.info.view_of = folder.manifest.definitions;
+  w.out_dir = out_dir;
+  w.perf_dir = own ? folder.perf_dir : out_dir;
+  fs::create_directories(w.perf_dir);
+  const metrics::RunFacts& facts = folder.manifest.facts;
+  const std::string& ds = w.info.dataset_abbr;
+
+  FirstPass p = first_pass(folder, defs, own);
+  const metrics::MetricSet& tokbench = p.set(metrics::Definitions::Tokbench);
+  if (facts.stream)
+    for (auto d : metrics::kAllDefinitions) w.side_by_side.push_back(metrics::definition_column(p.set(d)));
+
+  // The server's view, cross-checked against the client's (tokbench's definitions).
+  if (folder.end && folder.end->server) cross_check_server(w, *folder.end->server, tokbench, p.tally, out_dir);
+  const metrics::Summary* itl = tokbench.row("ITL") && tokbench.row("ITL")->stats ? &*tokbench.row("ITL")->stats : nullptr;
+  const std::optional<metrics::Summary> itl_ms = itl ? std::optional(*itl) : std::nullopt;
+  w.metrics = std::move(p.set(defs));
+
+  w.verdict = judge(w.metrics, p.tally, verdict_facts(folder, w, p));
   const metrics::StableWindow window = p.stable ? p.stable->finish() : metrics::StableWindow{};
   std::optional<metrics::MetricsPass> stable_pass;  // the stable stage's requests, on pass 2
   metrics::WindowArrivals arrived;                  // and what arrived inside its window
@@ -263,22 +294,7 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   });
   if (vllm) vllm->finish(p.set(metrics::Definitions::Vllm));
   std::string csv = report::performance_csv(w.metrics);
-  if (p.stable) {
-    w.stable_text = window.text;
-    JsonWriter sj;
-    sj.begin_object().field("found", window.found).field("text", window.text).field("concurrency", window.level);
-    if (stable_pass) {
-      w.stable = std::move(stable_pass->finish().front());
-      metrics::restate_over_window(*w.stable, window, arrived);
-      const int64_t t0 = p.tally.first_sent_ns == INT64_MAX ? 0 : p.tally.first_sent_ns;
-      sj.field("start_ms", static_cast<double>(window.start_ns - t0) / 1e6);
-      sj.field("end_ms", static_cast<double>(window.end_ns - t0) / 1e6);
-      report::metric_set_fields(sj, *w.stable);
-      const std::string stable_csv = report::performance_csv(*w.stable, "stable");
-      csv += stable_csv.substr(stable_csv.find('\n') + 1);  // the rows, under the total's header
-    }
-    w.info.stable_json = sj.end_object().take();
-  }
+  if (p.stable) csv += stable_outputs(w, window, stable_pass, arrived, p.tally);
   report::write_file(w.perf_dir / (ds + ".csv"), csv);
   if (!slices_json.empty()) {
     w.info.slices_json = slices_json;

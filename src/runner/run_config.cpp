@@ -42,6 +42,14 @@ std::string known_paths() {
   return out;
 }
 
+// Collects every problem of a config at once, each naming the flag and the fix.
+struct Check {
+  std::vector<std::string>& e;
+  void operator()(bool ok, std::string msg) const {
+    if (!ok) e.push_back(std::move(msg));
+  }
+};
+
 }  // namespace
 
 std::string conversation_apis() {
@@ -60,9 +68,17 @@ std::string endpoint_path(const std::string& endpoint) { return std::string(api_
 
 std::vector<std::string> RunConfig::validate() const {
   std::vector<std::string> e;
-  auto check = [&](bool ok, std::string msg) {
-    if (!ok) e.push_back(std::move(msg));
-  };
+  validate_target(e);
+  validate_request(e);
+  validate_load(e);
+  validate_workload(e);
+  validate_observe(e);
+  return e;
+}
+
+// Where requests go and as whom; the server tokbench may start.
+void RunConfig::validate_target(std::vector<std::string>& e) const {
+  const Check check{e};
   check(endpoint.empty() || client::find_api(endpoint),
         fmt::format("--endpoint: bad value '{}' (expected one of: {})", endpoint, client::api_names_described()));
   for (const auto& [flag, path] : {std::pair{"--ca-bundle", ca_bundle}, {"--cert", tls_cert}, {"--key", tls_key}}) {
@@ -84,11 +100,21 @@ std::vector<std::string> RunConfig::validate() const {
   check(url.empty() || url.starts_with("http://") || url.starts_with("https://"),
         fmt::format("--url: bad value '{}' (expected a full URL, e.g. http://127.0.0.1:8000/v1/chat/completions)", url));
   check(port > 0 && port < 65536, fmt::format("--port: bad value {} (expected 1..65535)", port));
-  check(concurrency >= 1, fmt::format("--concurrency: bad value {} (expected a positive integer)", concurrency));
-  check(num_prompts >= 0, fmt::format("--num-prompts: bad value {} (expected >= 0; 0 = one pass over the dataset)", num_prompts));
-  check(request_rate >= 0, fmt::format("--request-rate: bad value {} (expected a number >= 0, e.g. 12.5; 0 = no pacing; "
-                                       "inf = all at once)", request_rate));
-  validate_load(e);
+  check(server_cmd.empty() || deploy_sh.empty(), "--server-cmd and --deploy-sh: give one, not both");
+  check(server_cmd.empty() || !url.empty() || !host.empty(),
+        "--server-cmd needs the server's address: pass --url (or --host and --port) too");
+  check(deploy_sh.empty() || !model_path.empty(), "--deploy-sh needs --model-path (exported as MODEL_PATH)");
+  check(server_ready_timeout_s > 0, fmt::format("--server-ready-timeout-s: bad value {} (expected > 0)", server_ready_timeout_s));
+  check(server_stop_grace_s >= 0, fmt::format("--server-stop-grace-s: bad value {} (expected >= 0)", server_stop_grace_s));
+  for (const auto& h : headers) {
+    check(h.find(':') != std::string::npos && h.find(':') > 0,
+          fmt::format("--header: bad value '{}' (expected 'Key: Value')", h));
+  }
+}
+
+// What each request sends and what the API at the target takes.
+void RunConfig::validate_request(std::vector<std::string>& e) const {
+  const Check check{e};
   check(timeout_s == 0 || timeout_s >= 0.001,
         fmt::format("--timeout-s: bad value {} (expected 0 for no timeout, or at least 0.001: libcurl counts whole ms)",
                     timeout_s));
@@ -114,18 +140,13 @@ std::vector<std::string> RunConfig::validate() const {
           fmt::format("--continuous-usage: an OpenAI chat/completions stream option; {} ({}) reports usage its own way: "
                       "drop it", api->title(), api->path()));
   }
-  check(server_cmd.empty() || deploy_sh.empty(), "--server-cmd and --deploy-sh: give one, not both");
-  check(server_cmd.empty() || !url.empty() || !host.empty(),
-        "--server-cmd needs the server's address: pass --url (or --host and --port) too");
-  check(deploy_sh.empty() || !model_path.empty(), "--deploy-sh needs --model-path (exported as MODEL_PATH)");
-  check(server_ready_timeout_s > 0, fmt::format("--server-ready-timeout-s: bad value {} (expected > 0)", server_ready_timeout_s));
-  check(server_stop_grace_s >= 0, fmt::format("--server-stop-grace-s: bad value {} (expected >= 0)", server_stop_grace_s));
-  if (!profile_window.empty()) {
-    double a = -1, b = -1;
-    char extra = 0;
-    check(std::sscanf(profile_window.c_str(), "%lf:%lf%c", &a, &b, &extra) == 2 && a >= 0 && b > 0,
-          fmt::format("--profile-window: bad value '{}' (expected START_S:DURATION_S, e.g. 10:5)", profile_window));
-  }
+  check(max_event_bytes >= 1024, fmt::format("--max-event-bytes: bad value {} (expected >= 1024)", max_event_bytes));
+  check(max_body_bytes >= 1024, fmt::format("--max-body-bytes: bad value {} (expected >= 1024)", max_body_bytes));
+}
+
+// The dataset, the prompts made from it, sessions, images, traces and adapters.
+void RunConfig::validate_workload(std::vector<std::string>& e) const {
+  const Check check{e};
   check(dataset != "synthetic" || num_prompts <= 1'000'000,
         fmt::format("--num-prompts: {} synthetic prompts would all be built before the run; use at most 1000000 with "
                     "--dataset synthetic, or a file dataset (it cycles) for longer soak runs", num_prompts));
@@ -177,12 +198,6 @@ std::vector<std::string> RunConfig::validate() const {
   check(sharegpt_output_len == 0 || dataset.starts_with("sharegpt:"), "--sharegpt-output-len: only with --dataset sharegpt:PATH");
   for (const auto& name : lora)
     check(!name.empty(), "--lora: an empty name (expected served model or adapter names, e.g. --lora sql-lora,chat-lora)");
-  check(max_event_bytes >= 1024, fmt::format("--max-event-bytes: bad value {} (expected >= 1024)", max_event_bytes));
-  check(max_body_bytes >= 1024, fmt::format("--max-body-bytes: bad value {} (expected >= 1024)", max_body_bytes));
-  check(scrape_interval_ms >= 50, fmt::format("--scrape-interval-ms: bad value {} (expected >= 50)", scrape_interval_ms));
-  check(server_metrics.empty() || server_metrics == "off" || server_metrics.starts_with("http://") ||
-            server_metrics.starts_with("https://"),
-        fmt::format("--server-metrics: bad value '{}' (expected a URL such as http://host:8000/metrics, or off)", server_metrics));
   const bool synthetic = dataset == "synthetic";
   check(!synthetic || input_len > 0, "--dataset synthetic needs --input-len N (tokens per prompt)");
   check(!synthetic || output_len > 0, "--dataset synthetic needs --output-len M (tokens per answer)");
@@ -193,17 +208,29 @@ std::vector<std::string> RunConfig::validate() const {
   check(output_len_range >= 0 && output_len_range < 1,
         fmt::format("--output-len-range: bad value {} (expected a ratio in [0, 1), e.g. 0.1)", output_len_range));
   check(prefix_len >= 0, fmt::format("--prefix-len: bad value {} (expected >= 0)", prefix_len));
-  for (const auto& h : headers) {
-    check(h.find(':') != std::string::npos && h.find(':') > 0,
-          fmt::format("--header: bad value '{}' (expected 'Key: Value')", h));
+}
+
+// What is watched beside the records: /metrics, the profile window.
+void RunConfig::validate_observe(std::vector<std::string>& e) const {
+  const Check check{e};
+  check(scrape_interval_ms >= 50, fmt::format("--scrape-interval-ms: bad value {} (expected >= 50)", scrape_interval_ms));
+  check(server_metrics.empty() || server_metrics == "off" || server_metrics.starts_with("http://") ||
+            server_metrics.starts_with("https://"),
+        fmt::format("--server-metrics: bad value '{}' (expected a URL such as http://host:8000/metrics, or off)", server_metrics));
+  if (!profile_window.empty()) {
+    double a = -1, b = -1;
+    char extra = 0;
+    check(std::sscanf(profile_window.c_str(), "%lf:%lf%c", &a, &b, &extra) == 2 && a >= 0 && b > 0,
+          fmt::format("--profile-window: bad value '{}' (expected START_S:DURATION_S, e.g. 10:5)", profile_window));
   }
-  return e;
 }
 
 void RunConfig::validate_load(std::vector<std::string>& e) const {
-  auto check = [&](bool ok, std::string msg) {
-    if (!ok) e.push_back(std::move(msg));
-  };
+  const Check check{e};
+  check(concurrency >= 1, fmt::format("--concurrency: bad value {} (expected a positive integer)", concurrency));
+  check(num_prompts >= 0, fmt::format("--num-prompts: bad value {} (expected >= 0; 0 = one pass over the dataset)", num_prompts));
+  check(request_rate >= 0, fmt::format("--request-rate: bad value {} (expected a number >= 0, e.g. 12.5; 0 = no pacing; "
+                                       "inf = all at once)", request_rate));
   const bool open_loop = request_rate > 0 || !request_rate_sweep.empty();
   check(arrivals == "poisson" || arrivals == "gamma" || arrivals == "constant",
         fmt::format("--arrivals: bad value '{}' (expected poisson, gamma or constant)", arrivals));

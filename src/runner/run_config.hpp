@@ -129,7 +129,12 @@ struct RunConfig {
 
   /// Every problem at once, each naming the flag and the fix.
   std::vector<std::string> validate() const;
-  void validate_load(std::vector<std::string>& errors) const;  ///< the load-shape and sweep part of validate()
+  // The parts of validate(), each adding its problems to `errors`.
+  void validate_target(std::vector<std::string>& errors) const;
+  void validate_request(std::vector<std::string>& errors) const;
+  void validate_load(std::vector<std::string>& errors) const;  ///< the load shape, sweeps and experiments
+  void validate_workload(std::vector<std::string>& errors) const;
+  void validate_observe(std::vector<std::string>& errors) const;
   /// The endpoint URL this config targets ("" when the built-in simulator will be started). A
   /// --url with no path gets /v1/<endpoint>.
   std::string target_url() const;

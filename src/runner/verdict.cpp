@@ -51,8 +51,11 @@ void VerdictTally::add(const record::RequestRecord& r) {
     ++short_outputs;
 }
 
-report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const VerdictFacts& f) {
-  report::Verdict v;
+namespace {
+
+// What was measured at all: an incomplete or interrupted run, failures, too few requests for the
+// percentiles, a server that ignores ignore_eos.
+void judge_counts(report::Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
   if (!f.incomplete.empty()) v.reasons.push_back(f.incomplete);
   if (f.interrupted) {
     v.reasons.push_back("interrupted: statistics cover only the requests that finished; rerun to completion");
@@ -83,6 +86,11 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
                                     "the server does not honour ignore_eos (check the model's generation config or drop "
                                     "--ignore-eos)", t.short_outputs));
   }
+}
+
+// The client's own health: saturated all run long or starved of CPU (INVALID), or behind in a
+// burst (a warning). Says whether it was saturated at all, which the server cross-check needs.
+bool judge_client(report::Verdict& v, const VerdictFacts& f) {
   // A saturated client: all run long (INVALID), or in its busiest 100 ms (a warning: the requests
   // of that moment carry the client's own delay, TTFT most; a whole-run average hides it).
   // Busy without the CPU time to show for it: the thread waited for a CPU (a core shared with
@@ -109,6 +117,13 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
                                      "client more cores, or spread the load (a closed loop's waves start all at once)",
                                      100 * f.client_peak_busy, f.client_peak_busy_at_s));
   }
+  return saturated || burst_saturated;
+}
+
+// The load as it went: cut requests, the arrival schedule kept, the server's view agreeing, the
+// asked concurrency reached, token counts that are chunks, SSE that is not clean.
+void judge_load(report::Verdict& v, const metrics::MetricSet& m, const VerdictTally& t, const VerdictFacts& f,
+                bool client_behind) {
   if (t.cut > 0) {
     v.warnings.push_back(fmt::format("{} request(s) still in flight {} s after --duration-s {} ended were cut (cut_at_end in "
                                      "the details): not counted, neither as successes nor as failures; raise --grace-s to "
@@ -121,7 +136,7 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
           "or lower --request-rate", lag->stats->p99));
     }
   }
-  if (f.server_disagrees && (saturated || burst_saturated)) {
+  if (f.server_disagrees && client_behind) {
     v.reasons.push_back("the client and the server's /metrics disagree (see server.cross_check) and the client was "
                         "saturated (above): its own delay is the likely cause; raise --workers or lower the load");
   } else if (f.server_disagrees && f.server_disagrees_on_ttft_only) {
@@ -154,6 +169,10 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
                                      "skipped; the server's stream is not clean SSE (see malformed_sse_lines in the "
                                      "details)", t.malformed_requests, t.malformed_lines));
   }
+}
+
+// A multi-host run's ranks, each named when slow or saturated; unverified TLS.
+void judge_ranks_and_tls(report::Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
   if (!f.details_warning.empty()) v.warnings.push_back(f.details_warning);
   // A multi-host run: each rank's client, so a slow or saturated load host is named.
   for (const auto& h : f.ranks) {
@@ -181,6 +200,16 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
     v.warnings.push_back("TLS certificates were not verified (--insecure): the numbers are the server's only if nothing "
                          "was in between; pass --ca-bundle FILE instead");
   }
+}
+
+}  // namespace
+
+report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const VerdictFacts& f) {
+  report::Verdict v;
+  judge_counts(v, t, f);
+  const bool client_behind = judge_client(v, f);
+  judge_load(v, m, t, f, client_behind);
+  judge_ranks_and_tls(v, t, f);
   v.valid = v.reasons.empty();
   return v;
 }
