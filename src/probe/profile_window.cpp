@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <stdexcept>
 
 #include "client/http_get.hpp"
 #include "common/clock.hpp"
@@ -11,12 +12,20 @@
 
 namespace tokbench::probe {
 
-ProfileWindow::ProfileWindow(std::string window, std::string root_url, std::vector<std::string> headers,
-                             std::string api_key)
-    : window_(std::move(window)), root_(std::move(root_url)), headers_(std::move(headers)), api_key_(std::move(api_key)) {
-  double start_s = 0, duration_s = 0;
-  std::sscanf(window_.c_str(), "%lf:%lf", &start_s, &duration_s);
-  thread_ = std::thread([this, start_s, duration_s] { run(start_s, duration_s); });
+std::string WindowSpec::text() const { return fmt::format("{}:{}", start_s, duration_s); }
+
+WindowSpec parse_profile_window(std::string_view text) {
+  WindowSpec w{-1, -1};
+  char extra = 0;
+  const std::string s(text);
+  if (std::sscanf(s.c_str(), "%lf:%lf%c", &w.start_s, &w.duration_s, &extra) != 2 || !(w.start_s >= 0) || !(w.duration_s > 0))
+    throw std::invalid_argument(fmt::format("--profile-window: bad value '{}' (expected START_S:DURATION_S, e.g. 10:5)", text));
+  return w;
+}
+
+ProfileWindow::ProfileWindow(WindowSpec window, std::string root_url, std::vector<std::string> headers, std::string api_key)
+    : window_(window), root_(std::move(root_url)), headers_(std::move(headers)), api_key_(std::move(api_key)) {
+  thread_ = std::thread([this] { run(); });
 }
 
 ProfileWindow::~ProfileWindow() {
@@ -30,7 +39,8 @@ std::string ProfileWindow::finish() {
   return json_;
 }
 
-void ProfileWindow::run(double start_s, double duration_s) {
+void ProfileWindow::run() {
+  const double start_s = window_.start_s, duration_s = window_.duration_s;
   const int64_t t0 = steady_now_ns();
   auto sleep_until = [&](double s) {
     while (!done_ && steady_now_ns() - t0 < static_cast<int64_t>(s * 1e9))
@@ -38,7 +48,7 @@ void ProfileWindow::run(double start_s, double duration_s) {
   };
   sleep_until(start_s);
   if (done_) {
-    json_ = fmt::format("{{\"window\":\"{}\",\"started\":false,\"note\":\"the run ended before the window\"}}", window_);
+    json_ = fmt::format("{{\"window\":\"{}\",\"started\":false,\"note\":\"the run ended before the window\"}}", window_.text());
     return;
   }
   const auto started = client::http_post(root_ + "/start_profile", "{}", headers_, api_key_, 30'000);
@@ -47,7 +57,7 @@ void ProfileWindow::run(double start_s, double duration_s) {
   const auto stopped = client::http_post(root_ + "/stop_profile", "{}", headers_, api_key_, 60'000);
   const double stopped_at = static_cast<double>(steady_now_ns() - t0) / 1e9;
   JsonWriter w;
-  w.begin_object().field("window", window_).field("started", true);
+  w.begin_object().field("window", window_.text()).field("started", true);
   w.field("start_status", started.status).field("started_at_s", started_at);
   w.field("stop_status", stopped.status).field("stopped_at_s", stopped_at);
   w.field("cut_short", stopped_at < start_s + duration_s - 0.05).end_object();

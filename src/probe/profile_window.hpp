@@ -5,22 +5,35 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 namespace tokbench::probe {
 
+/// --profile-window START_S:DURATION_S, parsed.
+struct WindowSpec {
+  double start_s = 0;
+  double duration_s = 0;
+  std::string text() const;  ///< "START_S:DURATION_S", as given
+};
+
+/// Parses "START_S:DURATION_S" (start >= 0, duration > 0); throws std::invalid_argument naming
+/// the flag and the form.
+WindowSpec parse_profile_window(std::string_view text);
+
 class ProfileWindow {
  public:
-  /// Starts timing now. `window` is "START_S:DURATION_S" (validated by RunConfig).
-  ProfileWindow(std::string window, std::string root_url, std::vector<std::string> headers, std::string api_key);
+  /// Starts timing now.
+  ProfileWindow(WindowSpec window, std::string root_url, std::vector<std::string> headers, std::string api_key);
   ~ProfileWindow();
   /// The measured phase ended: stops waiting, joins, and returns what happened as JSON.
   std::string finish();
 
  private:
-  void run(double start_s, double duration_s);
-  std::string window_, root_;
+  void run();
+  WindowSpec window_;
+  std::string root_;
   std::vector<std::string> headers_;
   std::string api_key_;
   std::atomic<bool> done_{false};

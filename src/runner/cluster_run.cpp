@@ -123,6 +123,7 @@ SharedPoint measure_shared(const RunPlan& point, const Target& target, RunManife
     mine.cfg.quiet = true;
     mine.cfg.server_metrics = "off";  // rank 0 watches the server
     mine.cfg.profile_window.clear();
+    mine.parsed.profile_window.reset();
   }
   const int64_t origin = cluster::broadcast(root ? steady_now_ns() + clock.offset_ns : 0) - clock.offset_ns;
   RankShare share{world.rank, world.size, [&clock] {

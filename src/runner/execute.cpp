@@ -16,6 +16,7 @@
 #include "probe/profile_window.hpp"
 #include "runner/progress.hpp"
 #include "runner/adaptive.hpp"
+#include "runner/load_shape.hpp"
 #include "runner/recorder.hpp"
 
 namespace tokbench::runner {
@@ -96,40 +97,38 @@ void cut_at(client::EngineSettings& es, const RunConfig& c, int64_t after_ns) {
   es.cut_reason = fmt::format("still in flight {} s after --duration-s {} ended: cut", c.grace_s, c.duration_s);
 }
 
-// The measured phase's source (and the engine's cut deadline), from the point's settings.
-std::unique_ptr<load::CountedSource> measured_source(const RunConfig& c, int64_t count, core::RequestMaker make,
-                                                     client::EngineSettings& es, const std::vector<int64_t>& schedule_ns,
-                                                     const RankShare& share) {
+// The measured phase's source (and the engine's cut deadline) for a counted load shape.
+std::unique_ptr<load::CountedSource> measured_source(const RunConfig& c, const LoadShape& load, int64_t count,
+                                                     core::RequestMaker make, client::EngineSettings& es,
+                                                     const std::vector<int64_t>& schedule_ns, const RankShare& share) {
   load::PhaseLimits limits{count};
   limits.shard_rank = share.rank;
   limits.shard_size = share.size;
-  if (!schedule_ns.empty())  // a trace: each request at its own time, the cap only as a ceiling
+  if (std::holds_alternative<TraceReplay>(load.shape))  // each request at its own time, the cap only as a ceiling
     return std::make_unique<load::CountedSource>(limits, false, load::fixed(schedule_ns), std::move(make));
-  const int64_t ramp_ns = static_cast<int64_t>(c.ramp_up_s * 1e9);
-  limits.measured_from_ns = c.ramp_up_measured ? 0 : ramp_ns;  // an excluded ramp is recorded as warm-up
-  if (c.duration_s > 0) {
+  const int64_t ramp_ns = static_cast<int64_t>(load.ramp.seconds * 1e9);
+  limits.measured_from_ns = load.ramp.measured ? 0 : ramp_ns;  // an excluded ramp is recorded as warm-up
+  if (load.duration_s > 0) {
     // An excluded ramp comes before the measured --duration-s; a measured one is part of it.
-    limits.duration_ns = limits.measured_from_ns + static_cast<int64_t>(c.duration_s * 1e9);
-    cut_at(es, c, limits.duration_ns + static_cast<int64_t>(c.grace_s * 1e9));
+    limits.duration_ns = limits.measured_from_ns + static_cast<int64_t>(load.duration_s * 1e9);
+    cut_at(es, c, limits.duration_ns + static_cast<int64_t>(load.grace_s * 1e9));
   }
-  if (c.pressure) {
-    return std::make_unique<load::CountedSource>(load::pressure_ramp(limits, c.concurrency, c.request_rate), false,
+  if (const auto* p = std::get_if<Pressure>(&load.shape)) {
+    return std::make_unique<load::CountedSource>(load::pressure_ramp(limits, p->clients, p->clients_per_s), false,
                                                  load::closed_loop(), std::move(make));
   }
-  if (c.request_rate <= 0) {
-    return std::make_unique<load::CountedSource>(load::linear_concurrency_ramp(limits, c.concurrency, ramp_ns), false,
-                                                 load::closed_loop(), std::move(make));
+  if (const auto* open = std::get_if<OpenLoop>(&load.shape)) {
+    load::ArrivalShape shape;
+    shape.rate_rps = open->rate_rps;
+    shape.kind = open->process;
+    shape.burstiness = open->burstiness;
+    shape.ramp_s = load.ramp.seconds;
+    shape.exponential_ramp = load.ramp.exponential;
+    shape.ramp_start_rps = shape.exponential_ramp && load.ramp.start_rps <= 0 ? std::min(1.0, open->rate_rps) : load.ramp.start_rps;
+    return std::make_unique<load::CountedSource>(limits, false, load::open_loop(shape, c.seed), std::move(make));
   }
-  load::ArrivalShape shape;
-  shape.rate_rps = c.request_rate;
-  shape.kind = c.arrivals == "gamma"      ? load::ArrivalShape::Kind::Gamma
-               : c.arrivals == "constant" ? load::ArrivalShape::Kind::Constant
-                                          : load::ArrivalShape::Kind::Poisson;
-  shape.burstiness = c.burstiness;
-  shape.ramp_s = c.ramp_up_s;
-  shape.exponential_ramp = c.ramp_up_strategy == "exponential";
-  shape.ramp_start_rps = shape.exponential_ramp && c.ramp_up_start_rps <= 0 ? std::min(1.0, c.request_rate) : c.ramp_up_start_rps;
-  return std::make_unique<load::CountedSource>(limits, false, load::open_loop(shape, c.seed), std::move(make));
+  return std::make_unique<load::CountedSource>(load::linear_concurrency_ramp(limits, load.max_in_flight(), ramp_ns), false,
+                                               load::closed_loop(), std::move(make));
 }
 
 }  // namespace
@@ -155,9 +154,9 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
   const int64_t count = count_bound(cfg, plan.requested.num_prompts);
   std::atomic<int64_t> started{0};  // requests sent in the measured phase (progress: in flight)
   client::EngineSettings es = engine_settings(target, cfg);
-  const bool adaptive = cfg.adaptive_window_s > 0;
+  const LoadShape load = load_shape(cfg);
   client::Engine engine(es);
-  Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr, cfg.goodput);
+  Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr, plan.parsed.goodput);
   if (share.size > 1) recorder.stamp_rank(share.rank);
   warm_up(engine, target, cfg, recorder, origin_ns, stop, perf_dir, log);
 
@@ -166,39 +165,37 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
   if (cfg.warms_connections()) es.warm_url = client::root_url_for(target.url) + "/v1/models";
   std::unique_ptr<load::RequestSource> source;
   AdaptiveSource* controller = nullptr;
-  if (adaptive) {  // the pool is the controller's ceiling; the controller decides how much of it is used
-    es.concurrency = cfg.adaptive_max;
-    cut_at(es, cfg, static_cast<int64_t>((cfg.duration_s + cfg.grace_s) * 1e9));
-    auto a = std::make_unique<AdaptiveSource>(cfg.concurrency, cfg.adaptive_max,
-                                              static_cast<int64_t>(cfg.adaptive_window_s * 1e9),
-                                              static_cast<int64_t>(cfg.duration_s * 1e9), metrics::parse_run_slos(cfg.slo),
-                                              target.maker());
-    controller = a.get();
-    source = std::move(a);
-  } else if (cfg.sessions()) {  // --num-prompts conversations, --concurrency at once
-    es.keep_text = true;            // each answer goes into its session's next body
-    std::vector<int64_t> turns_of(static_cast<size_t>(cfg.num_prompts), cfg.turns);
+  if (const auto* a = std::get_if<Adaptive>(&load.shape)) {  // the pool is its ceiling; it decides how much is used
+    es.concurrency = a->max;
+    cut_at(es, cfg, static_cast<int64_t>((load.duration_s + load.grace_s) * 1e9));
+    auto controlled = std::make_unique<AdaptiveSource>(a->start, a->max, static_cast<int64_t>(a->window_s * 1e9),
+                                                       static_cast<int64_t>(load.duration_s * 1e9), plan.parsed.slos,
+                                                       target.maker());
+    controller = controlled.get();
+    source = std::move(controlled);
+  } else if (const auto* s = std::get_if<Sessions>(&load.shape)) {  // --num-prompts conversations, s->active at once
+    es.keep_text = true;  // each answer goes into its session's next body
+    std::vector<int64_t> turns_of(static_cast<size_t>(cfg.num_prompts), s->turns);
     for (size_t c = 0; c < target.data.conversations.size() && c < turns_of.size(); ++c)
       turns_of[c] = target.data.conversations[c].second;  // a file's conversations have their own lengths
     source = std::make_unique<load::SessionSource>(
-        std::move(turns_of), cfg.concurrency,
-        static_cast<int64_t>(cfg.think_time_ms * 1e6),
+        std::move(turns_of), s->active, static_cast<int64_t>(s->think_time_ms * 1e6),
         [&target](int64_t c, const load::TurnContext& ctx) { return target.make_turn(c, ctx); }, share.rank, share.size);
   } else {
-    source = measured_source(cfg, count, target.maker(), es, target.data.schedule_ns, share);
+    source = measured_source(cfg, load, count, target.maker(), es, target.data.schedule_ns, share);
   }
   client::Engine measured(es);
   std::optional<Progress> progress;
   if (!cfg.quiet) {
     progress.emplace(ProgressCounters{[&] { return recorder.measured_done(); }, [&] { return recorder.failed(); },
                                       [&] { return recorder.output_tokens(); }, [&] { return started.load(); }},
-                     planned_requests(cfg, plan.requested.num_prompts), cfg.pressure ? 0 : cfg.request_rate,
+                     planned_requests(cfg, plan.requested.num_prompts), load.paced_rate(),
                      cfg.progress_interval_s);
   }
   auto scraper = start_scraper(target, cfg, origin_ns, log, console);
   std::optional<probe::ProfileWindow> profiler;
-  if (!cfg.profile_window.empty())
-    profiler.emplace(cfg.profile_window, client::root_url_for(target.url), cfg.headers, cfg.api_key);
+  if (plan.parsed.profile_window)
+    profiler.emplace(*plan.parsed.profile_window, client::root_url_for(target.url), cfg.headers, cfg.api_key);
 
   log.info("measured phase: {}, {} worker thread(s)",
            cfg.duration_s > 0 ? fmt::format("{} s (grace {} s)", cfg.duration_s, cfg.grace_s)

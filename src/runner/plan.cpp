@@ -26,7 +26,8 @@ int auto_workers(int concurrency) { return std::clamp((concurrency + 255) / 256,
 }  // namespace
 
 RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
-  if (auto errs = requested.validate(); !errs.empty()) {
+  ParsedFlags parsed;
+  if (auto errs = requested.validate(&parsed); !errs.empty()) {
     std::string all;
     for (const auto& e : errs) all += (all.empty() ? "" : "\n") + e;
     throw std::invalid_argument(all);
@@ -34,6 +35,7 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
   RunPlan p;
   p.requested = requested;
   p.cfg = requested;
+  p.parsed = std::move(parsed);
   if (p.cfg.api_key.empty() && env_api_key) p.cfg.api_key = env_api_key;
   if (!p.cfg.extra_body.empty()) {
     try {

@@ -19,6 +19,7 @@ struct RunPlan {
   metrics::Definitions definitions = metrics::Definitions::Tokbench;
   bool synthetic = false;
   client::TlsSettings tls;  ///< from --ca-bundle, --cert, --key, --insecure
+  ParsedFlags parsed;       ///< --slo, --goodput, --profile-window, --image: parsed once, here
 };
 
 /// Validates `requested` (every problem at once) and resolves what needs no network.

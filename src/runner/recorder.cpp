@@ -23,10 +23,10 @@ std::string slo_field(const RequestRecord& r, const metrics::GoodputSpec& spec) 
 }  // namespace
 
 Recorder::Recorder(const std::filesystem::path& perf_dir, const std::string& abbr, const tokenizer::Tokenizer* tok,
-                   const std::string& goodput)
+                   const metrics::GoodputSpec& goodput)
     : abbr_(abbr), details_((perf_dir / (abbr + "_details.jsonl")).string()),
       failed_path_(perf_dir / (abbr + "_failed.jsonl")), tok_(tok),
-      goodput_(goodput.empty() ? metrics::GoodputSpec{} : metrics::parse_goodput(goodput)), thread_([this] { loop(); }) {}
+      goodput_(goodput), thread_([this] { loop(); }) {}
 
 Recorder::~Recorder() {
   {

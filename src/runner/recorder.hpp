@@ -30,9 +30,9 @@ struct WarmupTally {
 
 class Recorder {
  public:
-  /// `goodput` ("" = none): each measured line also says which --goodput SLOs it met ("slo").
+  /// `goodput` (empty = none): each measured line also says which --goodput SLOs it met ("slo").
   Recorder(const std::filesystem::path& perf_dir, const std::string& abbr, const tokenizer::Tokenizer* tok,
-           const std::string& goodput = "");
+           const metrics::GoodputSpec& goodput = {});
   ~Recorder();
 
   void add(record::RequestRecord&& r);  ///< any thread

@@ -14,6 +14,7 @@
 #include "common/json_writer.hpp"
 #include "common/redact.hpp"
 #include "metrics/slo.hpp"
+#include "probe/profile_window.hpp"
 
 namespace tokbench::runner {
 
@@ -66,8 +67,31 @@ const client::ApiAdapter& api_of(const std::string& endpoint) {
 
 std::string endpoint_path(const std::string& endpoint) { return std::string(api_of(endpoint).path()); }
 
-std::vector<std::string> RunConfig::validate() const {
+// Each small language parsed once, its error naming the flag and the form.
+ParsedFlags RunConfig::parse_flags(std::vector<std::string>& e) const {
+  ParsedFlags p;
+  auto parse = [&e](const std::string& text, auto&& how) {
+    if (text.empty()) return;
+    try {
+      how(text);
+    } catch (const std::invalid_argument& x) {
+      e.push_back(x.what());
+    }
+  };
+  parse(slo, [&](const std::string& t) { p.slos = metrics::parse_run_slos(t); });
+  parse(goodput, [&](const std::string& t) { p.goodput = metrics::parse_goodput(t); });
+  parse(profile_window, [&](const std::string& t) { p.profile_window = probe::parse_profile_window(t); });
+  parse(image, [&](const std::string& t) { p.image = dataset::parse_image_size(t); });
+  return p;
+}
+
+std::vector<std::string> RunConfig::validate(ParsedFlags* out) const {
   std::vector<std::string> e;
+  ParsedFlags parsed = parse_flags(e);
+  const Check check{e};
+  check(stream || (!parsed.goodput.ttft_ms && !parsed.goodput.tpot_ms),
+        "--goodput ttft/tpot need streaming (a non-streaming answer has no first token): drop --no-stream or keep only e2el");
+  if (out) *out = std::move(parsed);
   validate_target(e);
   validate_request(e);
   validate_load(e);
@@ -172,11 +196,6 @@ void RunConfig::validate_workload(std::vector<std::string>& e) const {
           fmt::format("--turns: sessions are conversations; use an endpoint that takes them ({})", conversation_apis()));
   }
   if (!image.empty()) {
-    try {
-      (void)dataset::parse_image_size(image);
-    } catch (const std::invalid_argument& e) {
-      check(false, e.what());
-    }
     check(api_of(resolved_endpoint()).caps().images,
           fmt::format("--image: images go in chat messages; use an endpoint that takes them ({})", conversation_apis()));
   }
@@ -217,12 +236,6 @@ void RunConfig::validate_observe(std::vector<std::string>& e) const {
   check(server_metrics.empty() || server_metrics == "off" || server_metrics.starts_with("http://") ||
             server_metrics.starts_with("https://"),
         fmt::format("--server-metrics: bad value '{}' (expected a URL such as http://host:8000/metrics, or off)", server_metrics));
-  if (!profile_window.empty()) {
-    double a = -1, b = -1;
-    char extra = 0;
-    check(std::sscanf(profile_window.c_str(), "%lf:%lf%c", &a, &b, &extra) == 2 && a >= 0 && b > 0,
-          fmt::format("--profile-window: bad value '{}' (expected START_S:DURATION_S, e.g. 10:5)", profile_window));
-  }
 }
 
 void RunConfig::validate_load(std::vector<std::string>& e) const {
@@ -307,22 +320,6 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
   check(repeats == 1 || (search.empty() && sweep_points() == 1),
         "--repeats repeats one load point: drop the list or --search (repeat each point as its own invocation)");
   check(confidence > 0 && confidence < 1, fmt::format("--confidence: bad value {} (expected a level in (0, 1), e.g. 0.95)", confidence));
-  if (!slo.empty()) {
-    try {
-      metrics::parse_run_slos(slo);
-    } catch (const std::invalid_argument& x) {
-      e.push_back(x.what());
-    }
-  }
-  if (!goodput.empty()) {
-    try {
-      const auto spec = metrics::parse_goodput(goodput);
-      check(stream || (!spec.ttft_ms && !spec.tpot_ms),
-            "--goodput ttft/tpot need streaming (a non-streaming answer has no first token): drop --no-stream or keep only e2el");
-    } catch (const std::invalid_argument& x) {
-      e.push_back(x.what());
-    }
-  }
 }
 
 size_t RunConfig::sweep_points() const {

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "client/request_body.hpp"
+#include "metrics/slo.hpp"
+#include "probe/profile_window.hpp"
 
 namespace tokbench::runner {
 
@@ -16,6 +18,15 @@ const client::ApiAdapter& api_of(const std::string& endpoint);
 std::string endpoint_path(const std::string& endpoint);
 /// The paths of the APIs that take conversations (chat messages, sessions, images), for errors.
 std::string conversation_apis();
+
+/// The settings that are small languages, each parsed once (by RunConfig::validate) into its
+/// typed value; what runs reads these, never the text.
+struct ParsedFlags {
+  std::vector<metrics::RunSlo> slos;                ///< --slo
+  metrics::GoodputSpec goodput;                     ///< --goodput (empty: none)
+  std::optional<probe::WindowSpec> profile_window;  ///< --profile-window
+  std::optional<std::pair<int, int>> image;         ///< --image WxH
+};
 
 struct RunConfig {
   // Target. No --url and no --host: start the built-in simulator on a free loopback port.
@@ -128,7 +139,9 @@ struct RunConfig {
   double progress_interval_s = 0;   ///< 0 = every second on a terminal, every 10 s otherwise
 
   /// Every problem at once, each naming the flag and the fix.
-  std::vector<std::string> validate() const;
+  /// With `parsed`, also hands over the small languages parsed (ParsedFlags).
+  std::vector<std::string> validate(ParsedFlags* parsed = nullptr) const;
+  ParsedFlags parse_flags(std::vector<std::string>& errors) const;
   // The parts of validate(), each adding its problems to `errors`.
   void validate_target(std::vector<std::string>& errors) const;
   void validate_request(std::vector<std::string>& errors) const;

@@ -187,7 +187,7 @@ SearchResult bracket_and_bisect(const SearchSpace& space, const std::function<Pr
 }
 
 RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
-  const std::vector<metrics::RunSlo> slos = metrics::parse_run_slos(plan.cfg.slo);
+  const std::vector<metrics::RunSlo>& slos = plan.parsed.slos;
   const SearchSpace space = space_of(plan.cfg);
   PointSession session(plan, stop, console, fmt::format("search {} under {}", plan.cfg.search, plan.cfg.slo));
   const bool conc = space.integer;

@@ -17,6 +17,7 @@
 #include "common/json_writer.hpp"
 #include "common/redact.hpp"
 #include "metrics/slo.hpp"
+#include "runner/load_shape.hpp"
 #include "runner/outputs.hpp"
 #include "runner/target.hpp"
 #include "tokbench/version.hpp"
@@ -36,22 +37,6 @@ std::string now_iso(std::time_t t) {
 }
 
 
-std::string load_text(const RunConfig& c) {
-  std::string out = fmt::format("concurrency {}", c.concurrency);
-  if (c.pressure) {
-    out += fmt::format("  pressure: clients added {}", c.request_rate > 0 && !std::isinf(c.request_rate)
-                                                            ? fmt::format("at {}/s", c.request_rate) : "at once");
-  } else if (std::isinf(c.request_rate)) {
-    out += "  rate inf (all due at once)";
-  } else if (c.request_rate > 0) {
-    out += fmt::format("  rate {} req/s ({}{})", c.request_rate, c.arrivals,
-                       c.arrivals == "gamma" ? fmt::format(", burstiness {}", c.burstiness) : "");
-  }
-  if (c.ramp_up_s > 0) out += fmt::format("  ramp-up {} s{}", c.ramp_up_s, c.ramp_up_measured ? " (measured)" : "");
-  if (c.duration_s > 0) out += fmt::format("  duration {} s (grace {} s)", c.duration_s, c.grace_s);
-  if (c.warms_connections()) out += "  connections warmed";
-  return out;
-}
 
 // What the target stage learned: the model, the dataset, the exact first body and its audit.
 void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::path& run_dir, spdlog::logger& log,
@@ -99,7 +84,7 @@ void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::pat
   log.info("transport: {}", info.transport);
   fmt::print(console, "target {}  model {}  dataset {}  requests {}  {}\n", info.target_url, t.model, t.data.abbr,
              m.planned_requests >= 0 ? std::to_string(m.planned_requests) : std::string("until the duration ends"),
-             load_text(plan.cfg));
+             load_shape(plan.cfg).text(plan.cfg.warms_connections()));
   fmt::print(console, "request body: {}\n", info.body_example);
   std::string audit = fmt::format("request body sent (template: the first request; --compat {}):\n{}\n\n", plan.cfg.compat,
                                   info.body_example);
@@ -138,23 +123,20 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.info.started_at = now_iso(wall);
   m.info.dataset = c.dataset;
   m.info.tokenizer = c.tokenizer;
-  m.facts.max_concurrency = c.adaptive_window_s > 0 ? c.adaptive_max : c.concurrency;
+  const LoadShape load = load_shape(c);
+  m.facts.max_concurrency = load.max_in_flight();
   m.facts.stream = c.stream;
   m.facts.embeddings = !api_of(c.endpoint).caps().generates;
   m.facts.native_generate = api_of(c.endpoint).caps().per_token_counts;
-  if (!c.goodput.empty()) m.facts.goodput = metrics::parse_goodput(c.goodput);
+  m.facts.goodput = plan.parsed.goodput;
   m.definitions = c.compat;
-  m.request_rate = c.pressure ? 0 : c.request_rate;  // pressure: the rate adds clients, it does not pace requests
-  m.facts.open_loop = m.request_rate > 0;
-  m.load.arrivals = c.adaptive_window_s > 0  ? "adaptive"
-                    : c.pressure               ? "pressure"
-                    : std::isinf(c.request_rate) ? "all-at-once"
-                    : c.request_rate > 0         ? c.arrivals
-                                                 : "closed";
+  m.request_rate = load.paced_rate();  // pressure: the rate adds clients, it does not pace requests
+  m.facts.open_loop = load.open_loop();
+  m.load.arrivals = load.arrivals();
   m.load.burstiness = c.burstiness;
-  m.load.duration_s = c.duration_s;
-  m.load.grace_s = c.duration_s > 0 ? c.grace_s : 0;
-  m.load.ramp_up_s = c.ramp_up_s;
+  m.load.duration_s = load.duration_s;
+  m.load.grace_s = load.grace_s;
+  m.load.ramp_up_s = load.ramp.seconds;
   m.load.ramp_up_strategy = c.ramp_up_strategy;
   m.load.ramp_up_measured = c.ramp_up_measured;
   m.load.slice_s = c.slice_s;

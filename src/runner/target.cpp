@@ -354,8 +354,8 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   }
   t.lora = cfg.lora;
   t.lora_seed = cfg.seed;
-  if (!cfg.image.empty()) {  // a pool of distinct pictures, so a server's cache does not see one image
-    const auto [w, h] = dataset::parse_image_size(cfg.image);
+  if (plan.parsed.image) {  // a pool of distinct pictures, so a server's cache does not see one image
+    const auto [w, h] = *plan.parsed.image;
     for (uint64_t k = 0; k < 16; ++k) t.images.push_back(dataset::synthetic_png_url(w, h, cfg.seed * 16 + k));
     t.images_per_request = cfg.images_per_request;
     fmt::print(console, "images: {} per request, drawn from 16 seeded {}x{} PNGs ({} bytes as a data URL)\n",

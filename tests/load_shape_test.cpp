@@ -1,0 +1,134 @@
+// runner/load_shape and the parsed flags: the flags of a point make exactly one load shape, with
+// its in-flight cap, pacing, arrivals name and console line decided there; the small languages
+// (--slo, --goodput, --profile-window, --image) are parsed once, into typed values, and a bad one
+// is named with its flag and form.
+#include "runner/load_shape.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "runner/plan.hpp"
+
+namespace tokbench::runner {
+namespace {
+
+TEST(LoadShape, EachFlagCombinationIsOneShape) {
+  RunConfig c;
+  c.concurrency = 8;
+  LoadShape l = load_shape(c);
+  ASSERT_TRUE(std::holds_alternative<ClosedLoop>(l.shape));
+  EXPECT_FALSE(l.open_loop());
+  EXPECT_EQ(l.max_in_flight(), 8);
+  EXPECT_EQ(l.paced_rate(), 0);
+  EXPECT_EQ(l.arrivals(), "closed");
+  EXPECT_EQ(l.text(false), "concurrency 8");
+
+  c.request_rate = 4;
+  c.arrivals = "gamma";
+  c.burstiness = 0.5;
+  l = load_shape(c);
+  ASSERT_TRUE(std::holds_alternative<OpenLoop>(l.shape));
+  EXPECT_TRUE(l.open_loop());
+  EXPECT_EQ(l.max_in_flight(), 8);
+  EXPECT_EQ(l.paced_rate(), 4);
+  EXPECT_EQ(l.arrivals(), "gamma");
+  EXPECT_EQ(l.text(false), "concurrency 8  rate 4 req/s (gamma, burstiness 0.5)");
+  c.request_rate = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(load_shape(c).arrivals(), "all-at-once");
+
+  c.pressure = true;  // the rate adds clients: it paces no request
+  c.request_rate = 2;
+  c.arrivals = "poisson";
+  l = load_shape(c);
+  ASSERT_TRUE(std::holds_alternative<Pressure>(l.shape));
+  EXPECT_EQ(std::get<Pressure>(l.shape).clients_per_s, 2);
+  EXPECT_EQ(l.paced_rate(), 0);
+  EXPECT_FALSE(l.open_loop());
+  EXPECT_EQ(l.arrivals(), "pressure");
+
+  RunConfig a;
+  a.concurrency = 2;
+  a.adaptive_window_s = 5;
+  a.adaptive_max = 64;
+  l = load_shape(a);
+  ASSERT_TRUE(std::holds_alternative<Adaptive>(l.shape));
+  EXPECT_EQ(l.max_in_flight(), 64);  // the pool is sized for the controller's ceiling
+  EXPECT_EQ(std::get<Adaptive>(l.shape).start, 2);
+
+  RunConfig t;
+  t.dataset = "trace:/x.jsonl";
+  t.concurrency = 256;
+  t.trace_speed = 2;
+  l = load_shape(t);
+  ASSERT_TRUE(std::holds_alternative<TraceReplay>(l.shape));
+  EXPECT_TRUE(l.open_loop());  // paced by its timestamps
+  EXPECT_EQ(l.arrivals(), "trace");
+
+  RunConfig s;
+  s.turns = 3;
+  s.concurrency = 16;
+  s.think_time_ms = 200;
+  l = load_shape(s);
+  ASSERT_TRUE(std::holds_alternative<Sessions>(l.shape));
+  EXPECT_EQ(std::get<Sessions>(l.shape).active, 16);
+  EXPECT_EQ(std::get<Sessions>(l.shape).turns, 3);
+  EXPECT_EQ(l.arrivals(), "sessions");
+
+  RunConfig d;  // the ramp and the duration are properties of any shape
+  d.concurrency = 4;
+  d.ramp_up_s = 10;
+  d.duration_s = 60;
+  d.grace_s = 5;
+  l = load_shape(d);
+  EXPECT_EQ(l.ramp.seconds, 10);
+  EXPECT_EQ(l.grace_s, 5);
+  EXPECT_EQ(l.text(true), "concurrency 4  ramp-up 10 s  duration 60 s (grace 5 s)  connections warmed");
+  d.duration_s = 0;
+  EXPECT_EQ(load_shape(d).grace_s, 0);  // no duration: nothing to grace
+}
+
+TEST(ParsedFlags, SmallLanguagesAreParsedOnceIntoTypedValues) {
+  RunConfig c;
+  c.search = "max-concurrency";
+  c.slo = "ttft.p99<=500ms,tpot.p90<=50ms";
+  c.goodput = "ttft:500 e2el:20000";
+  c.profile_window = "10:5";
+  c.image = "64x32";
+  const RunPlan p = make_plan(c, nullptr);
+  ASSERT_EQ(p.parsed.slos.size(), 2u);
+  EXPECT_EQ(p.parsed.slos[0].text(), "ttft.p99<=500ms");
+  EXPECT_EQ(p.parsed.slos[1].bound_ms, 50);
+  EXPECT_EQ(p.parsed.goodput.ttft_ms, 500);
+  EXPECT_EQ(p.parsed.goodput.e2el_ms, 20000);
+  EXPECT_FALSE(p.parsed.goodput.tpot_ms);
+  ASSERT_TRUE(p.parsed.profile_window);
+  EXPECT_EQ(p.parsed.profile_window->start_s, 10);
+  EXPECT_EQ(p.parsed.profile_window->duration_s, 5);
+  EXPECT_EQ(p.parsed.profile_window->text(), "10:5");
+  ASSERT_TRUE(p.parsed.image);
+  EXPECT_EQ(*p.parsed.image, (std::pair<int, int>{64, 32}));
+  const RunPlan plain = make_plan(RunConfig{}, nullptr);
+  EXPECT_TRUE(plain.parsed.slos.empty());
+  EXPECT_TRUE(plain.parsed.goodput.empty());
+  EXPECT_FALSE(plain.parsed.profile_window);
+  EXPECT_FALSE(plain.parsed.image);
+}
+
+TEST(ParsedFlags, EveryBadOneIsNamedAtOnce) {
+  RunConfig c;
+  c.search = "max-concurrency";
+  c.slo = "ttft.p99<500";
+  c.goodput = "ttft=5";
+  c.profile_window = "10";
+  c.image = "64by32";
+  std::string all;
+  for (const auto& e : c.validate()) all += e + "\n";
+  for (const char* flag : {"--slo", "--goodput", "--profile-window: bad value '10' (expected START_S:DURATION_S", "--image"})
+    EXPECT_NE(all.find(flag), std::string::npos) << flag << "\n" << all;
+  EXPECT_THROW(make_plan(c, nullptr), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tokbench::runner
