@@ -86,24 +86,33 @@ TEST(Cluster, APointsLoadTravelsExactly) {
 
 TEST(Cluster, TheEndCombinesTheRanksCosts) {
   RunEnd root;
-  root.client_cpu_s = 1;
-  root.client_cpu_share = 0.2;
-  root.measured_wall_s = 3;
-  RankHealth a{0, 1.0, 0.2, 3.0, 0.3, 100, 0, 0}, b{1, 2.0, 0.5, 3.5, 0.9, 250, -40, 10};
+  root.client.cpu_s = 1;
+  root.client.cpu_share = 0.2;
+  root.client.measured_wall_s = 3;
+  RankHealth a, b;
+  a.rank = 0;
+  a.client = {.measured_wall_s = 3.0, .cpu_s = 1.0, .cpu_share = 0.2, .peak_busy = 0.3, .events = 100};
+  b.rank = 1;
+  b.client = {.measured_wall_s = 3.5, .cpu_s = 2.0, .cpu_share = 0.5, .peak_busy = 0.9, .events = 250};
+  b.clock_offset_ns = -40;
+  b.clock_residual_ns = 10;
   const RunEnd e = combine_ends(root, {a, b}, 42);
-  EXPECT_DOUBLE_EQ(e.client_cpu_s, 3.0);
-  EXPECT_EQ(e.client_events, 350);
-  EXPECT_DOUBLE_EQ(e.client_cpu_share, 0.5);  // the busiest thread of any rank
-  EXPECT_DOUBLE_EQ(e.measured_wall_s, 3.5);
+  EXPECT_DOUBLE_EQ(e.client.cpu_s, 3.0);
+  EXPECT_EQ(e.client.events, 350);
+  EXPECT_DOUBLE_EQ(e.client.cpu_share, 0.5);  // the busiest thread of any rank
+  EXPECT_DOUBLE_EQ(e.client.measured_wall_s, 3.5);
   EXPECT_EQ(e.records_written, 42);
   ASSERT_EQ(e.ranks.size(), 2u);
   EXPECT_EQ(e.ranks[1].clock_offset_ns, -40);
   PointResult p;
-  p.client_cpu_s = 0.5;
-  p.client_events = 7;
+  p.client.cpu_s = 0.5;
+  p.client.events = 7;
+  p.client.busy_share = 0.25;
   const RankHealth back = rank_health_from_json(rank_health_json(p, 2, cluster::ClockSync{123, 4, 8}));
   EXPECT_EQ(back.rank, 2);
-  EXPECT_EQ(back.events, 7);
+  EXPECT_EQ(back.client.events, 7);
+  EXPECT_DOUBLE_EQ(back.client.cpu_s, 0.5);
+  EXPECT_DOUBLE_EQ(back.client.busy_share, 0.25);  // every field of the one table travels
   EXPECT_EQ(back.clock_offset_ns, 123);
   EXPECT_EQ(back.clock_residual_ns, 4);
 }

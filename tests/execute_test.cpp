@@ -819,10 +819,10 @@ TEST_F(ExecuteTest, PressureModeAddsClientsAtItsRate) {
   // This light load leaves the thread waiting most of the time.
   const auto end = load_run_folder(out.run_dir).end;
   ASSERT_TRUE(end.has_value());
-  EXPECT_GE(end->client_peak_busy, 0.0);
-  EXPECT_LT(end->client_peak_busy, 0.9);
-  EXPECT_GE(end->client_peak_busy_at_s, 0.0);
-  EXPECT_LT(end->client_peak_busy_at_s, 1.3);
+  EXPECT_GE(end->client.peak_busy, 0.0);
+  EXPECT_LT(end->client.peak_busy, 0.9);
+  EXPECT_GE(end->client.peak_busy_at_s, 0.0);
+  EXPECT_LT(end->client.peak_busy_at_s, 1.3);
 }
 
 // The in-run controller on a server with 4 seats: doubles while TTFT holds, breaks above 4, bisects,

@@ -328,21 +328,106 @@ TEST(RunFolder, ManifestAndEndMarkerRoundTrip) {
   EXPECT_EQ(f.details, dir / "performances/m/ds_details.jsonl");
   RunEnd e;
   e.interrupted = true;
-  e.client_cpu_share = 0.95;
-  e.client_peak_busy = 0.99;
-  e.client_peak_busy_at_s = 12.5;
-  e.client_busy_share = 0.75;
+  e.client.cpu_share = 0.95;
+  e.client.peak_busy = 0.99;
+  e.client.peak_busy_at_s = 12.5;
+  e.client.busy_share = 0.75;
   e.records_written = 256;
   write_end(dir, e);
   f = load_run_folder(dir);
   ASSERT_TRUE(f.end.has_value());
   EXPECT_TRUE(f.end->interrupted);
-  EXPECT_EQ(f.end->client_cpu_share, 0.95);
-  EXPECT_EQ(f.end->client_peak_busy, 0.99);
-  EXPECT_EQ(f.end->client_peak_busy_at_s, 12.5);
-  EXPECT_EQ(f.end->client_busy_share, 0.75);
+  EXPECT_EQ(f.end->client.cpu_share, 0.95);
+  EXPECT_EQ(f.end->client.peak_busy, 0.99);
+  EXPECT_EQ(f.end->client.peak_busy_at_s, 12.5);
+  EXPECT_EQ(f.end->client.busy_share, 0.75);
   EXPECT_EQ(f.end->records_written, 256);
   fs::remove_all(dir);
+}
+
+// Every field of every table comes back as written, ranks included; a folder written by an
+// earlier tokbench (format /1 before the field tables: no ranks, no implied_cache_hit, no
+// transport, a rank without busy shares) still reads, each missing field at its default.
+TEST(RunFolder, FieldTablesRoundTripAndOldFoldersStillRead) {
+  const fs::path dir = fresh_dir("tables");
+  RunManifest m;
+  m.info.model_abbr = "m";
+  m.info.dataset_abbr = "ds";
+  m.info.origin_steady_ns = 123456789;
+  m.info.embedded_simulator = true;
+  m.facts.max_concurrency = 48;
+  m.facts.implied_cache_hit = 0.25;
+  m.load.arrivals = "gamma";
+  m.load.burstiness = 0.5;
+  m.load.ramp_up_strategy = "exponential";
+  m.load.warm_connections = true;
+  m.ranks = 3;
+  m.warmup_requests = 7;
+  m.insecure_tls = true;
+  write_manifest(dir, m);
+  RunEnd e;
+  e.client = {.measured_wall_s = 9.5, .cpu_s = 2.5, .process_cpu_s = 3, .cpu_share = 0.4, .busy_share = 0.5,
+              .peak_busy = 0.6, .peak_busy_at_s = 1.5, .events = 12345};
+  RankHealth h;
+  h.rank = 2;
+  h.client = {.measured_wall_s = 9, .cpu_s = 1, .cpu_share = 0.3, .busy_share = 0.35, .events = 99};
+  h.clock_offset_ns = -40;
+  h.clock_residual_ns = 7;
+  e.ranks = {h};
+  write_end(dir, e);
+  const RunFolder f = load_run_folder(dir);
+  EXPECT_EQ(f.manifest.info.origin_steady_ns, 123456789);
+  EXPECT_TRUE(f.manifest.info.embedded_simulator);
+  EXPECT_EQ(f.manifest.facts.max_concurrency, 48);
+  EXPECT_EQ(f.manifest.facts.implied_cache_hit, 0.25);
+  EXPECT_EQ(f.manifest.load.arrivals, "gamma");
+  EXPECT_EQ(f.manifest.load.burstiness, 0.5);
+  EXPECT_EQ(f.manifest.load.ramp_up_strategy, "exponential");
+  EXPECT_TRUE(f.manifest.load.warm_connections);
+  EXPECT_EQ(f.manifest.ranks, 3);
+  EXPECT_EQ(f.manifest.warmup_requests, 7);
+  EXPECT_TRUE(f.manifest.insecure_tls);
+  ASSERT_TRUE(f.end);
+  EXPECT_EQ(f.end->client.process_cpu_s, 3);
+  EXPECT_EQ(f.end->client.events, 12345);
+  EXPECT_EQ(f.end->client.measured_wall_s, 9.5);
+  ASSERT_EQ(f.end->ranks.size(), 1u);
+  EXPECT_EQ(f.end->ranks[0].rank, 2);
+  EXPECT_EQ(f.end->ranks[0].client.busy_share, 0.35);
+  EXPECT_EQ(f.end->ranks[0].client.events, 99);
+  EXPECT_EQ(f.end->ranks[0].clock_offset_ns, -40);
+
+  const fs::path old = fresh_dir("old_format");
+  std::ofstream(old / "manifest.json")
+      << R"({"format":"tokbench-run-manifest/1","target_ready":true,"requested":{"concurrency":2},"effective":null,)"
+         R"("plan":{"requests":10,"warmup":0,"concurrency":2,"request_rate":"inf","arrivals":"all-at-once","burstiness":1,)"
+         R"("duration_s":0,"grace_s":0,"ramp_up_s":0,"ramp_up_strategy":"linear","ramp_up_measured":false,"slice_s":0,)"
+         R"("goodput":"ttft:500","stream":true,"embeddings":false,"definitions":"vllm"},)"
+         R"("started_at":"2026-11-01T10:00:00+0000","target_url":"http://127.0.0.1:8000/v1/chat/completions",)"
+         R"("embedded_simulator":false,"model":"m","model_abbr":"m","dataset":"builtin","dataset_abbr":"builtin",)"
+         R"("request_body_example":"{}","tokenizer":"","synthetic":null,"origin_steady_ns":5,"audit":[]})";
+  std::ofstream(old / "end.json")
+      << R"({"format":"tokbench-run-end/1","interrupted":false,"stop_reason":"","records_written":10,"measured_wall_s":1.5,)"
+         R"("client_cpu_s":0.2,"client_cpu_share":0.1,"client_sse_events":80,"server_process":null,"profile":null,)"
+         R"("server_summary":null,"ranks":[{"rank":0,"client_cpu_s":0.1,"client_cpu_share":0.1,"measured_wall_s":1.5,)"
+         R"("client_peak_busy":0.2,"client_sse_events":40,"clock_offset_ns":0,"clock_residual_ns":0}]})";
+  const RunFolder o = load_run_folder(old);
+  EXPECT_TRUE(std::isinf(o.manifest.request_rate));
+  EXPECT_TRUE(o.manifest.facts.open_loop);
+  EXPECT_EQ(o.manifest.facts.goodput.ttft_ms, 500);
+  EXPECT_EQ(o.manifest.definitions, "vllm");
+  EXPECT_EQ(o.manifest.ranks, 1);                     // absent: one host
+  EXPECT_EQ(o.manifest.facts.implied_cache_hit, -1);  // absent: no trace
+  EXPECT_FALSE(o.manifest.facts.native_generate);
+  EXPECT_EQ(o.manifest.info.transport, "");
+  ASSERT_TRUE(o.end);
+  EXPECT_EQ(o.end->client.events, 80);
+  EXPECT_EQ(o.end->client.busy_share, -1);  // absent: unknown
+  ASSERT_EQ(o.end->ranks.size(), 1u);
+  EXPECT_EQ(o.end->ranks[0].client.events, 40);
+  EXPECT_EQ(o.end->ranks[0].client.process_cpu_s, -1);
+  fs::remove_all(dir);
+  fs::remove_all(old);
 }
 
 TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
@@ -382,21 +467,21 @@ TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
   ASSERT_EQ(v.warnings.size(), 1u);
   EXPECT_NE(v.warnings[0].find("per chunk, not per token"), std::string::npos);
   f = {};
-  f.client_cpu_share = 0.95;
+  f.client.cpu_share = 0.95;
   v = judge(m, t, f);
   EXPECT_FALSE(v.valid);
   EXPECT_NE(v.reasons.front().find("busy 95%"), std::string::npos);
   // Never waiting for the network, yet on a CPU only 30% of the time: it waited for a CPU (a
   // quota, a shared core), which its CPU time alone does not show.
   f = {};
-  f.client_cpu_share = 0.30;
-  f.client_busy_share = 0.96;
+  f.client.cpu_share = 0.30;
+  f.client.busy_share = 0.96;
   v = judge(m, t, f);
   EXPECT_FALSE(v.valid);
   ASSERT_EQ(v.reasons.size(), 1u);
   EXPECT_NE(v.reasons[0].find("without waiting for the network 96% of the time but ran on a CPU only 30%"),
             std::string::npos) << v.reasons[0];
-  f.client_busy_share = 0.60;  // busy, but waiting for the network 40% of the time: keeping up
+  f.client.busy_share = 0.60;  // busy, but waiting for the network 40% of the time: keeping up
   EXPECT_TRUE(judge(m, t, f).valid);
 }
 
@@ -409,9 +494,9 @@ TEST(Verdict, SaturatedSecondAndWhereTtftDisagreementComesFrom) {
   for (int i = 0; i < 200; ++i) t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
   const metrics::MetricSet m;
   VerdictFacts f;
-  f.client_cpu_share = 0.4;
-  f.client_peak_busy = 0.98;
-  f.client_peak_busy_at_s = 3.25;
+  f.client.cpu_share = 0.4;
+  f.client.peak_busy = 0.98;
+  f.client.peak_busy_at_s = 3.25;
   auto v = judge(m, t, f);
   EXPECT_TRUE(v.valid);
   ASSERT_EQ(v.warnings.size(), 1u);
@@ -420,7 +505,7 @@ TEST(Verdict, SaturatedSecondAndWhereTtftDisagreementComesFrom) {
   v = judge(m, t, f);
   EXPECT_FALSE(v.valid);
   EXPECT_NE(v.reasons.front().find("the client was saturated"), std::string::npos) << v.reasons.front();
-  f.client_peak_busy = 0.5;  // the client kept up
+  f.client.peak_busy = 0.5;  // the client kept up
   v = judge(m, t, f);
   EXPECT_TRUE(v.valid);
   ASSERT_EQ(v.warnings.size(), 1u);

@@ -156,11 +156,11 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   w.key("origin_steady_ns");
   if (info.origin_steady_ns >= 0) w.value(info.origin_steady_ns); else w.null();
   w.key("client_sse_events");
-  if (info.client_events >= 0) w.value(info.client_events); else w.null();
+  if (info.client.events >= 0) w.value(info.client.events); else w.null();
   w.key("client_cpu_s");
-  if (info.client_cpu_s >= 0) w.value(info.client_cpu_s); else w.null();
+  if (info.client.cpu_s >= 0) w.value(info.client.cpu_s); else w.null();
   w.key("client_process_cpu_s");
-  if (info.client_process_cpu_s >= 0) w.value(info.client_process_cpu_s); else w.null();
+  if (info.client.process_cpu_s >= 0) w.value(info.client.process_cpu_s); else w.null();
   w.field("tokenizer", info.tokenizer);
   if (!info.transport.empty()) w.field("transport", info.transport);
   if (!info.synthetic_json.empty()) w.field_raw("synthetic", info.synthetic_json);

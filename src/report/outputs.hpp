@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "record/client_health.hpp"
 #include "common/json_writer.hpp"
 #include "metrics/metrics.hpp"
 
@@ -33,9 +34,7 @@ struct RunInfo {
   std::string config_json;   ///< effective RunConfig, secrets redacted
   bool interrupted = false;
   int64_t origin_steady_ns = -1;  ///< steady_clock ns of the records' time 0 (cross-process checks)
-  int64_t client_events = -1;   ///< SSE events the client parsed (-1 = unknown, e.g. recomputed)
-  double client_cpu_s = -1;     ///< client worker threads' CPU time during the measured phase
-  double client_process_cpu_s = -1;  ///< the whole client process's CPU time during the measured phase
+  record::ClientHealth client;  ///< the client's own cost in the measured phase (< 0: unknown)
   std::string tokenizer;        ///< --tokenizer path ("" = none)
   std::string transport;        ///< how the requests went out, and why ("sockets (...)"; "" = not recorded)
   std::string synthetic_json;   ///< how synthetic prompts were built (JSON object), "" = not synthetic

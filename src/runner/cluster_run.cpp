@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "common/clock.hpp"
+#include "common/json_fields.hpp"
 #include "common/json_writer.hpp"
 #include "runner/stages.hpp"
 #include "runner/target.hpp"
@@ -42,9 +43,8 @@ int rank_share(int total, int rank, int size) { return total / size + (rank < to
 
 std::string rank_health_json(const PointResult& p, int rank, const cluster::ClockSync& clock) {
   JsonWriter w;
-  w.begin_object().field("rank", static_cast<int64_t>(rank)).field("client_cpu_s", p.client_cpu_s);
-  w.field("client_cpu_share", p.client_cpu_share).field("measured_wall_s", p.measured_wall_s);
-  w.field("client_peak_busy", p.client_peak_busy).field("client_sse_events", p.client_events);
+  w.begin_object().field("rank", static_cast<int64_t>(rank));
+  json::write_fields<record::ClientHealth>(w, p.client, record::kClientHealthFields);
   w.field("records_written", p.records_written).field("interrupted", p.interrupted);
   w.field("clock_offset_ns", clock.offset_ns).field("clock_residual_ns", clock.residual_ns).end_object();
   return w.take();
@@ -54,28 +54,24 @@ RankHealth rank_health_from_json(const std::string& json, int64_t* records_writt
   simdjson::dom::parser parser;
   simdjson::dom::element o = parser.parse(json);
   RankHealth h;
-  h.rank = o["rank"].get_int64().value();
-  h.cpu_s = o["client_cpu_s"].get_double().value();
-  h.cpu_share = o["client_cpu_share"].get_double().value();
-  h.wall_s = o["measured_wall_s"].get_double().value();
-  h.peak_busy = o["client_peak_busy"].get_double().value();
-  h.events = o["client_sse_events"].get_int64().value();
-  h.clock_offset_ns = o["clock_offset_ns"].get_int64().value();
-  h.clock_residual_ns = o["clock_residual_ns"].get_int64().value();
-  if (records_written) *records_written = o["records_written"].get_int64().value();
-  if (interrupted) *interrupted = o["interrupted"].get_bool().value();
+  h.rank = json::int_or(o, "rank", 0);
+  json::read_fields<record::ClientHealth>(o, h.client, record::kClientHealthFields);
+  h.clock_offset_ns = json::int_or(o, "clock_offset_ns", 0);
+  h.clock_residual_ns = json::int_or(o, "clock_residual_ns", 0);
+  if (records_written) *records_written = json::int_or(o, "records_written", 0);
+  if (interrupted) *interrupted = json::bool_or(o, "interrupted", false);
   return h;
 }
 
 RunEnd combine_ends(RunEnd e, const std::vector<RankHealth>& ranks, int64_t records_written) {
   e.records_written = records_written;
-  e.client_cpu_s = 0;
-  e.client_events = 0;
+  e.client.cpu_s = 0;
+  e.client.events = 0;
   for (const auto& h : ranks) {
-    e.client_cpu_s += std::max(0.0, h.cpu_s);
-    e.client_events += h.events;
-    e.measured_wall_s = std::max(e.measured_wall_s, h.wall_s);
-    e.client_cpu_share = std::max(e.client_cpu_share, h.cpu_share);  // each rank's busiest stretch is in its note
+    e.client.cpu_s += std::max(0.0, h.client.cpu_s);
+    e.client.events += std::max<int64_t>(0, h.client.events);
+    e.client.measured_wall_s = std::max(e.client.measured_wall_s, h.client.measured_wall_s);
+    e.client.cpu_share = std::max(e.client.cpu_share, h.client.cpu_share);  // each rank's busiest stretch is in its note
   }
   e.ranks = ranks;
   return e;

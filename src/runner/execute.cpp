@@ -206,7 +206,7 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
   const auto counters =
       measured.run(*source, origin_ns, [&](record::RequestRecord&& r) { recorder.add(std::move(r)); }, stop);
   PointResult out;
-  out.measured_wall_s = static_cast<double>(steady_now_ns() - measured_start) / 1e9;
+  out.client.measured_wall_s = static_cast<double>(steady_now_ns() - measured_start) / 1e9;
   recorder.drain();
   if (scraper) {
     scraper->stop();
@@ -230,16 +230,17 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
   out.interrupted = stop.load() != client::kRunning;
   out.records_written = recorder.written();
   out.write_error = recorder.write_error();
-  out.client_events = counters.events;
-  out.client_cpu_s = static_cast<double>(counters.cpu_ns) / 1e9;
-  out.client_process_cpu_s = process_cpu_s() - process_cpu_start;
+  out.client.events = counters.events;
+  out.client.cpu_s = static_cast<double>(counters.cpu_ns) / 1e9;
+  out.client.process_cpu_s = process_cpu_s() - process_cpu_start;
   // The busiest worker, not the average: one saturated thread delays every stream it owns even
   // when the others idle (4.18 s of CPU in 4.2 s read as 50 % over two workers).
-  if (out.measured_wall_s > 0) out.client_cpu_share = static_cast<double>(counters.busiest_cpu_ns) / 1e9 / out.measured_wall_s;
-  out.client_busy_share = counters.busy_share;
+  if (out.client.measured_wall_s > 0)
+    out.client.cpu_share = static_cast<double>(counters.busiest_cpu_ns) / 1e9 / out.client.measured_wall_s;
+  out.client.busy_share = counters.busy_share;
   if (counters.peak_busy_at_ns >= 0) {
-    out.client_peak_busy = counters.peak_busy;
-    out.client_peak_busy_at_s = static_cast<double>(counters.peak_busy_at_ns) / 1e9;
+    out.client.peak_busy = counters.peak_busy;
+    out.client.peak_busy_at_s = static_cast<double>(counters.peak_busy_at_ns) / 1e9;
   }
   return out;
 }

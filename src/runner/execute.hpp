@@ -12,6 +12,7 @@
 #include <string>
 
 #include "probe/server_metrics.hpp"
+#include "record/client_health.hpp"
 #include "runner/plan.hpp"
 #include "runner/target.hpp"
 
@@ -29,14 +30,7 @@ std::string transport_text(const Target& target, const RunConfig& cfg);
 struct PointResult {
   bool interrupted = false;
   int64_t records_written = 0;   ///< lines in the details file, warm-up included
-  double measured_wall_s = 0;
-  double client_cpu_s = 0;          ///< worker threads
-  double client_process_cpu_s = 0;  ///< the whole client process (recorder, scraper, progress too)
-  double client_cpu_share = -1;     ///< the busiest worker thread's CPU / wall
-  double client_busy_share = -1;    ///< the busiest worker thread's share of the phase not waiting for the network
-  double client_peak_busy = -1;       ///< a worker's busiest 100 ms: the share it never waited for the network
-  double client_peak_busy_at_s = -1;  ///< when it began (s since the origin)
-  int64_t client_events = 0;
+  record::ClientHealth client;  ///< the client's own cost over the measured phase
   std::optional<probe::ServerSummary> server;
   std::string profile_json;
   std::string adaptive_json;     ///< the controller's windows ("" = none)

@@ -43,9 +43,7 @@ report::RunInfo info_of(const RunFolder& f) {
   report::RunInfo info = f.manifest.info;
   info.interrupted = !f.end || f.end->interrupted;
   if (f.end) {
-    info.client_events = f.end->client_events;
-    info.client_cpu_s = f.end->client_cpu_s;
-    info.client_process_cpu_s = f.end->client_process_cpu_s;
+    info.client = f.end->client;
     info.server_process_json = f.end->server_process_json;
     info.profile_json = f.end->profile_json;
   }
@@ -197,10 +195,7 @@ VerdictFacts verdict_facts(const RunFolder& folder, const Written& w, const Firs
   vf.request_rate = folder.manifest.request_rate;
   vf.duration_s = folder.manifest.load.duration_s;
   vf.grace_s = folder.manifest.load.grace_s;
-  vf.client_cpu_share = folder.end ? folder.end->client_cpu_share : -1;
-  vf.client_busy_share = folder.end ? folder.end->client_busy_share : -1;
-  vf.client_peak_busy = folder.end ? folder.end->client_peak_busy : -1;
-  vf.client_peak_busy_at_s = folder.end ? folder.end->client_peak_busy_at_s : -1;
+  if (folder.end) vf.client = folder.end->client;
   vf.server_disagrees = w.info.server_disagrees;
   vf.server_disagrees_on_ttft_only = w.info.server_disagrees && std::all_of(w.checks.begin(), w.checks.end(), [](const auto& c) {
     return c.agree || c.what == "TTFT (ms)";

@@ -12,6 +12,7 @@
 
 #include "metrics/metrics.hpp"
 #include "probe/server_metrics.hpp"
+#include "record/client_health.hpp"
 #include "report/outputs.hpp"
 
 namespace tokbench::runner {
@@ -49,8 +50,7 @@ struct RunManifest {
 /// One rank's client in a multi-host run (mpirun): its cost and its clock against rank 0's.
 struct RankHealth {
   int64_t rank = 0;
-  double cpu_s = -1, cpu_share = -1, wall_s = 0, peak_busy = -1;
-  int64_t events = 0;
+  record::ClientHealth client;
   int64_t clock_offset_ns = 0, clock_residual_ns = 0;  ///< rank-0 time = local + offset, |error| <= residual
 };
 
@@ -59,14 +59,7 @@ struct RunEnd {
   bool interrupted = false;
   std::string stop_reason;          ///< "" when it ran to completion
   int64_t records_written = 0;      ///< lines in the details file, warm-up included
-  double measured_wall_s = 0;
-  double client_cpu_s = -1;         ///< CPU of the client's worker threads in the measured phase
-  double client_process_cpu_s = -1; ///< CPU of the whole client process in the measured phase
-  double client_cpu_share = -1;     ///< the busiest worker thread's CPU / wall; < 0 unknown
-  double client_busy_share = -1;    ///< the busiest worker thread's share of the phase not waiting for the network; < 0 unknown
-  double client_peak_busy = -1;       ///< a worker's busiest 100 ms (share never waiting for the network); < 0 unknown
-  double client_peak_busy_at_s = -1;  ///< when it began, s since the origin
-  int64_t client_events = -1;
+  record::ClientHealth client;      ///< the client's own cost in the measured phase (a multi-host run: combined)
   std::string server_process_json;  ///< --server-cmd: command, how it stopped, log summary
   std::string profile_json;         ///< --profile-window
   std::string adaptive_json;        ///< --adaptive-window-s: the controller's windows

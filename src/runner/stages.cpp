@@ -152,14 +152,7 @@ RunEnd ended(const PointResult& p, const std::string& server_process_json) {
   e.interrupted = p.interrupted;
   e.stop_reason = p.write_error.empty() ? "" : "the details file could not be written: " + p.write_error;
   e.records_written = p.records_written;
-  e.measured_wall_s = p.measured_wall_s;
-  e.client_cpu_s = p.client_cpu_s;
-  e.client_process_cpu_s = p.client_process_cpu_s;
-  e.client_cpu_share = p.client_cpu_share;
-  e.client_busy_share = p.client_busy_share;
-  e.client_peak_busy = p.client_peak_busy;
-  e.client_peak_busy_at_s = p.client_peak_busy_at_s;
-  e.client_events = p.client_events;
+  e.client = p.client;
   e.server_process_json = server_process_json;
   e.profile_json = p.profile_json;
   e.adaptive_json = p.adaptive_json;

@@ -95,27 +95,27 @@ bool judge_client(report::Verdict& v, const VerdictFacts& f) {
   // of that moment carry the client's own delay, TTFT most; a whole-run average hides it).
   // Busy without the CPU time to show for it: the thread waited for a CPU (a core shared with
   // other work, a CPU quota), and its streams waited with it.
-  const bool starved = f.client_cpu_share <= 0.9 && f.client_busy_share > 0.9;
-  const bool saturated = f.client_cpu_share > 0.9 || starved;
-  const bool burst_saturated = !saturated && f.client_peak_busy >= kPeakStretchSaturated;
+  const bool starved = f.client.cpu_share <= 0.9 && f.client.busy_share > 0.9;
+  const bool saturated = f.client.cpu_share > 0.9 || starved;
+  const bool burst_saturated = !saturated && f.client.peak_busy >= kPeakStretchSaturated;
   if (saturated && !starved) {
     v.reasons.push_back(fmt::format("the client's busiest worker thread was busy {:.0f}% of the time: its own delays are "
                                     "in the timings; raise --workers or run the client on a bigger machine",
-                                    100 * f.client_cpu_share));
+                                    100 * f.client.cpu_share));
   }
   if (starved) {
     v.reasons.push_back(fmt::format("the client's busiest worker thread went without waiting for the network {:.0f}% of "
                                     "the time but ran on a CPU only {:.0f}%: it waited for a CPU (a core shared with other "
                                     "work, a CPU quota) and its streams' timings carry that wait; give the client cores of "
                                     "its own (taskset, --workers) or lift the quota",
-                                    100 * f.client_busy_share, 100 * std::max(0.0, f.client_cpu_share)));
+                                    100 * f.client.busy_share, 100 * std::max(0.0, f.client.cpu_share)));
   }
   if (burst_saturated) {
     v.warnings.push_back(fmt::format("the client fell behind for a while: a worker thread never waited for the network "
                                      "for {:.0f}% of the 100 ms from {:.1f} s (working, or waiting for a CPU), and the "
                                      "requests of that moment carry its own delay (TTFT most); raise --workers, give the "
                                      "client more cores, or spread the load (a closed loop's waves start all at once)",
-                                     100 * f.client_peak_busy, f.client_peak_busy_at_s));
+                                     100 * f.client.peak_busy, f.client.peak_busy_at_s));
   }
   return saturated || burst_saturated;
 }
@@ -183,12 +183,12 @@ void judge_ranks_and_tls(report::Verdict& v, const VerdictTally& t, const Verdic
       lag = fmt::format("send lag mean {:.3f} ms, max {:.3f} ms", k.lag_sum_ns / static_cast<double>(k.lagged) / 1e6, k.lag_max_ns / 1e6);
     v.notes.push_back(fmt::format("rank {} of {}: {} measured request(s), client CPU {:.2f} s (busiest thread {:.0f}%), {:.0f} "
                                   "events/s, {}; clock offset to rank 0 {:+.1f} µs (± {:.1f} µs)",
-                                  h.rank, f.ranks.size(), k.requests, h.cpu_s, 100 * std::max(0.0, h.cpu_share),
-                                  h.wall_s > 0 ? static_cast<double>(h.events) / h.wall_s : 0.0, lag,
+                                  h.rank, f.ranks.size(), k.requests, h.client.cpu_s, 100 * std::max(0.0, h.client.cpu_share),
+                                  h.client.measured_wall_s > 0 ? static_cast<double>(h.client.events) / h.client.measured_wall_s : 0.0, lag,
                                   static_cast<double>(h.clock_offset_ns) / 1e3, static_cast<double>(h.clock_residual_ns) / 1e3));
-    if (h.cpu_share > 0.9) {
+    if (h.client.cpu_share > 0.9) {
       v.reasons.push_back(fmt::format("rank {}'s busiest worker thread was busy {:.0f}% of the time: its own delays are in "
-                                      "the timings; add ranks or hosts, or raise --workers", h.rank, 100 * h.cpu_share));
+                                      "the timings; add ranks or hosts, or raise --workers", h.rank, 100 * h.client.cpu_share));
     }
     if (h.clock_residual_ns > 1'000'000) {
       v.warnings.push_back(fmt::format("rank {}'s clock is known to rank 0's only within ± {:.1f} ms (the shortest MPI "

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "record/client_health.hpp"
 #include "metrics/metrics.hpp"
 #include "record/record.hpp"
 #include "report/outputs.hpp"
@@ -44,10 +45,7 @@ struct VerdictFacts {
   bool interrupted = false;
   double request_rate = 0;       ///< +inf: all due at once (no schedule to keep)
   double duration_s = 0, grace_s = 0;
-  double client_cpu_share = -1;  ///< the busiest worker thread's CPU / wall; < 0 unknown
-  double client_busy_share = -1;  ///< the busiest worker thread's share of the run not waiting for the network; < 0 unknown
-  double client_peak_busy = -1;       ///< a worker's busiest 100 ms (share never waiting); < 0 unknown
-  double client_peak_busy_at_s = -1;  ///< when it began, s since the origin
+  record::ClientHealth client;  ///< the client's own cost (< 0: unknown)
   bool server_disagrees = false;
   bool server_disagrees_on_ttft_only = false;  ///< every failed cross-check is TTFT's
   std::string incomplete;        ///< why the folder is not a finished run ("" = it is)

@@ -1,0 +1,58 @@
+#pragma once
+// common/json_fields: the one reader of a JSON object's fields, and field tables — one table of
+// (JSON name, member) per struct, used both to write the struct and to read it back, so a field
+// of the run folder is spelled once. Reading is lenient: a field that is absent, null or of
+// another type keeps the struct's default, so folders written before a field existed still read.
+#include <simdjson.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "common/json_writer.hpp"
+
+namespace tokbench::json {
+
+/// The field `k` of `o` as text, number, integer, boolean or minified raw JSON; `fallback` (raw:
+/// "") when it is absent, null or of another type. An integer reads as a number too.
+std::string string_or(simdjson::dom::element o, std::string_view k, std::string fallback = {});
+double number_or(simdjson::dom::element o, std::string_view k, double fallback);
+int64_t int_or(simdjson::dom::element o, std::string_view k, int64_t fallback);
+bool bool_or(simdjson::dom::element o, std::string_view k, bool fallback);
+std::string raw_or_empty(simdjson::dom::element o, std::string_view k);
+/// Writes `raw` (already JSON) under `k`, or null when it is "".
+void raw_or_null(JsonWriter& w, std::string_view k, const std::string& raw);
+
+/// One field of a struct T in its JSON object.
+template <class T>
+struct Field {
+  std::string_view name;
+  std::variant<bool T::*, int T::*, int64_t T::*, double T::*, std::string T::*> member;
+};
+
+/// Writes every field of the table (inside an object the caller opened).
+template <class T>
+void write_fields(JsonWriter& w, const T& v, std::span<const Field<T>> fields) {
+  for (const auto& f : fields) std::visit([&](auto m) { w.field(f.name, v.*m); }, f.member);
+}
+
+/// Reads every field of the table that `o` has; the others keep their values.
+template <class T>
+void read_fields(simdjson::dom::element o, T& v, std::span<const Field<T>> fields) {
+  for (const auto& f : fields) {
+    std::visit(
+        [&](auto m) {
+          auto& x = v.*m;
+          using X = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, bool>) x = bool_or(o, f.name, x);
+          else if constexpr (std::is_same_v<X, std::string>) x = string_or(o, f.name, x);
+          else if constexpr (std::is_same_v<X, double>) x = number_or(o, f.name, x);
+          else x = static_cast<X>(int_or(o, f.name, x));
+        },
+        f.member);
+  }
+}
+
+}  // namespace tokbench::json

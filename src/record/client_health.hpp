@@ -1,0 +1,34 @@
+#pragma once
+// record/client_health: the client's own cost over a measured phase — one struct for a point's
+// result, end.json, each rank of a multi-host run and result.json, with one field table for
+// reading and writing it (its names are end.json's).
+#include <array>
+#include <cstdint>
+
+#include "common/json_fields.hpp"
+
+namespace tokbench::record {
+
+struct ClientHealth {
+  double measured_wall_s = 0;  ///< the measured phase's wall time
+  double cpu_s = -1;           ///< CPU of the worker threads (-1: unknown)
+  double process_cpu_s = -1;   ///< CPU of the whole client process (recorder, scraper, progress too)
+  double cpu_share = -1;       ///< the busiest worker thread's CPU / wall
+  double busy_share = -1;      ///< the busiest worker thread's share of the phase not waiting for the network
+  double peak_busy = -1;       ///< a worker's busiest 100 ms: the share it never waited for the network
+  double peak_busy_at_s = -1;  ///< when it began, s since the origin
+  int64_t events = -1;         ///< SSE events the workers parsed
+};
+
+inline constexpr std::array<json::Field<ClientHealth>, 8> kClientHealthFields{{
+    {"measured_wall_s", &ClientHealth::measured_wall_s},
+    {"client_cpu_s", &ClientHealth::cpu_s},
+    {"client_process_cpu_s", &ClientHealth::process_cpu_s},
+    {"client_cpu_share", &ClientHealth::cpu_share},
+    {"client_busy_share", &ClientHealth::busy_share},
+    {"client_peak_busy", &ClientHealth::peak_busy},
+    {"client_peak_busy_at_s", &ClientHealth::peak_busy_at_s},
+    {"client_sse_events", &ClientHealth::events},
+}};
+
+}  // namespace tokbench::record
