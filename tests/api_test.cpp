@@ -13,14 +13,10 @@
 
 #include "client/request_body.hpp"
 #include "mock/route.hpp"
-#include "record/record_io.hpp"
-#include "runner/run_folder.hpp"
-#include "in_process_run.hpp"
+#include "support/run_test.hpp"
 
 namespace tokbench::client {
 namespace {
-
-namespace fs = std::filesystem;
 
 TEST(ApiRegistry, NamesAndPathsAreFoundBothWays) {
   std::set<std::string_view> names, paths;
@@ -74,34 +70,26 @@ std::vector<const ApiAdapter*> generating_apis() {
   return out;
 }
 
-class ApiOn : public ::testing::TestWithParam<const ApiAdapter*> {
+// The built-in simulator (no --url) through one API: a TEST_P over the adapters, as EngineOn is
+// over the transports.
+class ApiOn : public testing::RunTest, public ::testing::WithParamInterface<const ApiAdapter*> {
  protected:
-  void SetUp() override { dir_ = testing::fresh_test_dir("tokbench_api"); }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
+  runner::RunOutcome run_through_api(bool stream) {
+    return run(testing::RunSettings()
+                   .endpoint(std::string(GetParam()->name()))
+                   .stream(stream)
+                   .concurrency(4)
+                   .prompts(16)
+                   .max_tokens(12)
+                   .ignore_eos());
   }
-  // A run of the built-in simulator (no --url) through this API.
-  runner::RunOutcome run(bool stream) {
-    runner::RunConfig c;
-    c.endpoint = std::string(GetParam()->name());
-    c.stream = stream;
-    c.concurrency = 4;
-    c.num_prompts = 16;
-    c.max_tokens = 12;
-    c.ignore_eos = true;
-    return testing::run_in_process(c, dir_ / (stream ? "stream" : "body"));
-  }
-  std::vector<record::RequestRecord> records(const runner::RunOutcome& o) {
-    return record::read_details(runner::load_run_folder(o.run_dir).details.string());
-  }
-  fs::path dir_;
 };
 
 INSTANTIATE_TEST_SUITE_P(Apis, ApiOn, ::testing::ValuesIn(generating_apis()),
                          [](const auto& info) { return std::string(info.param->name()); });
 
 TEST_P(ApiOn, StreamedRunMeetsTheSimulatorsTruth) {
-  const runner::RunOutcome out = run(true);
+  const runner::RunOutcome out = run_through_api(true);
   std::string all;
   for (const auto& r : out.verdict.reasons) all += r + "\n";
   // 16 requests are too few for P99: the only reason allowed for INVALID here.
@@ -123,7 +111,7 @@ TEST_P(ApiOn, StreamedRunMeetsTheSimulatorsTruth) {
 }
 
 TEST_P(ApiOn, BodyRunCountsTheSameOutput) {
-  const runner::RunOutcome out = run(false);
+  const runner::RunOutcome out = run_through_api(false);
   ASSERT_TRUE(out.metrics.row("OutputTokens") && out.metrics.row("OutputTokens")->stats);
   EXPECT_DOUBLE_EQ(out.metrics.row("OutputTokens")->stats->mean, 12);
   for (const auto& r : records(out)) {

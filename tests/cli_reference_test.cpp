@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
-#include "process.hpp"
-#include "sim_process.hpp"
+#include "support/process.hpp"
+#include "support/sim_process.hpp"
 
 namespace tokbench::testing {
 namespace {

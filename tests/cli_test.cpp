@@ -15,10 +15,10 @@
 #include <sstream>
 #include <thread>
 
-#include "canned_server.hpp"
-#include "ports.hpp"
-#include "process.hpp"
-#include "sim_process.hpp"
+#include "support/canned_server.hpp"
+#include "support/ports.hpp"
+#include "support/process.hpp"
+#include "support/sim_process.hpp"
 
 namespace tokbench::testing {
 namespace {

@@ -19,9 +19,9 @@
 
 #include "cluster/cluster.hpp"
 #include "load/source.hpp"
-#include "process.hpp"
+#include "support/process.hpp"
 #include "record/record_io.hpp"
-#include "sim_process.hpp"
+#include "support/sim_process.hpp"
 
 namespace tokbench::runner {
 namespace {

@@ -17,10 +17,10 @@
 #include "client/request_body.hpp"
 #include "common/clock.hpp"
 #include "mock/mock_server.hpp"
-#include "canned_server.hpp"
-#include "scripted_server.hpp"
-#include "ports.hpp"
-#include "process.hpp"
+#include "support/canned_server.hpp"
+#include "support/scripted_server.hpp"
+#include "support/ports.hpp"
+#include "support/process.hpp"
 
 namespace tokbench::client {
 namespace {

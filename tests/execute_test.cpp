@@ -23,9 +23,9 @@
 #include "runner/run_folder.hpp"
 #include "runner/runner.hpp"
 #include "tokenizer/tokenizer.hpp"
-#include "canned_server.hpp"
-#include "in_process_run.hpp"
-#include "sim_process.hpp"
+#include "support/canned_server.hpp"
+#include "support/run_test.hpp"
+#include "support/sim_process.hpp"
 
 namespace tokbench::runner {
 namespace {
@@ -33,24 +33,8 @@ namespace {
 namespace fs = std::filesystem;
 using testing::Sim;
 
-class ExecuteTest : public ::testing::Test {
- protected:
-  void SetUp() override { dir_ = testing::fresh_test_dir("tokbench_exec"); }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-  RunOutcome run(const RunConfig& c) { return testing::run_in_process(c, dir_); }
-  std::vector<record::RequestRecord> records(const RunOutcome& o) {
-    return record::read_details(load_run_folder(o.run_dir).details.string());
-  }
-  simdjson::dom::element result(const RunOutcome& o) {
-    auto doc = parser_.load((o.run_dir / "result.json").string());
-    EXPECT_FALSE(doc.error());
-    return doc.value();
-  }
-  fs::path dir_;
-  simdjson::dom::parser parser_;
-};
+using testing::IsValid;
+using ExecuteTest = testing::RunTest;
 
 TEST_F(ExecuteTest, DurationRunEndsWithinItsGraceAndCutsWhatIsStillInFlight) {
   Sim sim({"--ttft-ms", "5", "--tpot-ms", "20"});  // 300 tokens: 6 s per request, far past the duration
@@ -139,7 +123,7 @@ TEST_F(ExecuteTest, ConcurrencyRampIsExcludedUnlessMeasured) {
   EXPECT_LE(early_in_flight_max, 1);
   EXPECT_EQ(out.metrics.common_metric("total_requests")->value, static_cast<double>(measured));
   // The server counted the ramp's tokens too: the cross-check does, instead of calling the run INVALID.
-  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  EXPECT_TRUE(IsValid(out));
   std::ifstream in(out.run_dir / "server.json");
   const std::string server((std::istreambuf_iterator<char>(in)), {});
   EXPECT_NE(server.find("tokens of warm-up requests sent inside the server's window"), std::string::npos) << server;
@@ -158,10 +142,9 @@ TEST_F(ExecuteTest, SeveralChoicesPerRequestAreTimedPerChoice) {
   c.ignore_eos = true;
   c.extra_body = R"({"n":2})";
   const RunOutcome out = run(c);
-  std::string all;
-  for (const auto& r : out.verdict.reasons) all += r + "\n";
-  EXPECT_TRUE(out.verdict.valid) << all;
-  EXPECT_EQ(all.find("does not honour ignore_eos"), std::string::npos) << all;  // 16 = 2 x 8 is not a short output
+  EXPECT_TRUE(IsValid(out));
+  for (const auto& r : out.verdict.reasons)  // 16 = 2 x 8 is not a short output
+    EXPECT_EQ(r.find("does not honour ignore_eos"), std::string::npos) << r;
   const auto& m = out.metrics;
   ASSERT_TRUE(m.row("TPOT") && m.row("TPOT")->stats);
   EXPECT_EQ(m.row("TTFT")->stats->n, 24);  // one sample per choice
@@ -182,7 +165,7 @@ TEST_F(ExecuteTest, SeveralChoicesPerRequestAreTimedPerChoice) {
   }
   c.extra_body.clear();  // the same run with n = 1: one sample per request
   const RunOutcome one = run(c);
-  EXPECT_TRUE(one.verdict.valid) << (one.verdict.reasons.empty() ? "" : one.verdict.reasons.front());
+  EXPECT_TRUE(IsValid(one));
   EXPECT_EQ(one.metrics.row("TPOT")->stats->n, 12);
   for (const auto& r : records(one)) EXPECT_EQ(r.choices, 1);
 }
@@ -199,9 +182,7 @@ TEST_F(ExecuteTest, AnthropicMessagesAreTimedAgainstTheTruth) {
   c.max_tokens = 8;
   c.ignore_eos = true;
   const RunOutcome out = run(c);
-  std::string all;
-  for (const auto& r : out.verdict.reasons) all += r + "\n";
-  EXPECT_TRUE(out.verdict.valid) << all;
+  EXPECT_TRUE(IsValid(out));
   const auto& m = out.metrics;
   ASSERT_TRUE(m.row("TPOT") && m.row("TPOT")->stats && m.row("TTFT")->stats);
   EXPECT_EQ(m.row("TPOT")->stats->n, 12);
@@ -223,7 +204,7 @@ TEST_F(ExecuteTest, AnthropicMessagesAreTimedAgainstTheTruth) {
   c.turns = 3;
   c.num_prompts = 4;
   const RunOutcome sessions = run(c);
-  EXPECT_TRUE(sessions.verdict.valid) << (sessions.verdict.reasons.empty() ? "" : sessions.verdict.reasons.front());
+  EXPECT_TRUE(IsValid(sessions));
   const auto& turns = sessions.metrics.turns;
   ASSERT_EQ(turns.size(), 3u);
   ASSERT_TRUE(turns[1].cached_tokens && turns[2].cached_tokens && turns[1].input_tokens && turns[2].input_tokens);
@@ -233,7 +214,7 @@ TEST_F(ExecuteTest, AnthropicMessagesAreTimedAgainstTheTruth) {
   c.num_prompts = 12;
   c.stream = false;
   const RunOutcome body = run(c);
-  EXPECT_TRUE(body.verdict.valid) << (body.verdict.reasons.empty() ? "" : body.verdict.reasons.front());
+  EXPECT_TRUE(IsValid(body));
   EXPECT_DOUBLE_EQ(body.metrics.row("OutputTokens")->stats->mean, 8);
 }
 
@@ -252,9 +233,7 @@ TEST_F(ExecuteTest, ResponsesAccuracyAgainstTheSimulatorsTruth) {
   c.ignore_eos = true;
   c.warmup = 4;  // the connections are open before the measured requests: TTFT is about timing, not handshakes
   const RunOutcome out = run(c);
-  std::string all;
-  for (const auto& r : out.verdict.reasons) all += r + "\n";
-  EXPECT_TRUE(out.verdict.valid) << all;
+  EXPECT_TRUE(IsValid(out));
   std::map<std::string, std::pair<double, double>> truth;  // id -> (TTFT, TPOT) in ms, as the simulator wrote them
   {
     simdjson::dom::parser p;
@@ -314,9 +293,7 @@ TEST_F(ExecuteTest, SglangGenerateIsTimedExactlyPerChunk) {
   c.max_tokens = 9;
   c.ignore_eos = true;
   const RunOutcome out = run(c);
-  std::string all;
-  for (const auto& r : out.verdict.reasons) all += r + "\n";
-  EXPECT_TRUE(out.verdict.valid) << all;
+  EXPECT_TRUE(IsValid(out));
   const auto& m = out.metrics;
   ASSERT_TRUE(m.row("TPOT") && m.row("TPOT")->stats && m.row("ITL")->stats);
   EXPECT_NEAR(m.row("TPOT")->stats->mean, 10.0, 1.0);
@@ -333,7 +310,7 @@ TEST_F(ExecuteTest, SglangGenerateIsTimedExactlyPerChunk) {
   c.ignore_eos = false;
   c.compat = "sglang";
   const RunOutcome native = run(c);
-  EXPECT_TRUE(native.verdict.valid) << (native.verdict.reasons.empty() ? "" : native.verdict.reasons.front());
+  EXPECT_TRUE(IsValid(native));
   ASSERT_TRUE(native.metrics.row("ITL") && native.metrics.row("ITL")->stats);
   EXPECT_NEAR(native.metrics.row("ITL")->stats->mean, 10.0, 1.0);
   EXPECT_EQ(native.metrics.row("ITL")->stats->n, 12 * 8);
@@ -352,7 +329,7 @@ TEST_F(ExecuteTest, ToolCallAnswersAreTimedLikeText) {
   c.ignore_eos = true;
   c.extra_body = R"({"tools":[{"type":"function","function":{"name":"get_weather"}}],"tool_choice":"required"})";
   const RunOutcome out = run(c);
-  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  EXPECT_TRUE(IsValid(out));
   const auto& m = out.metrics;
   ASSERT_TRUE(m.row("TTFT")->stats) << m.row("TTFT")->na_reason;
   EXPECT_EQ(m.row("TTFT")->stats->n, 12);
@@ -378,7 +355,7 @@ TEST_F(ExecuteTest, EmbeddingsRunReportsLatencyAndInputs) {
   c.concurrency = 4;
   c.num_prompts = 24;
   const RunOutcome out = run(c);
-  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  EXPECT_TRUE(IsValid(out));
   const auto& m = out.metrics;
   ASSERT_TRUE(m.row("E2EL")->stats);
   EXPECT_GE(m.row("E2EL")->stats->min, 15.0);
@@ -423,7 +400,7 @@ TEST_F(ExecuteTest, TraceReplayAccuracyAtItsTimestampsWithSharedPrefixes) {
   c.trace_block_size = 16;
   c.concurrency = 64;
   const RunOutcome out = run(c);
-  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  EXPECT_TRUE(IsValid(out));
   const auto& m = out.metrics;
   ASSERT_TRUE(m.row("SendLag") && m.row("SendLag")->stats);
   EXPECT_EQ(m.row("SendLag")->stats->n, 200);
@@ -515,7 +492,7 @@ TEST_F(ExecuteTest, LaterTurnsReportCachedTokens) {
   c.max_tokens = 24;
   c.ignore_eos = true;
   const RunOutcome out = run(c);
-  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  EXPECT_TRUE(IsValid(out));
   const auto& turns = out.metrics.turns;
   ASSERT_EQ(turns.size(), 3u);
   for (const auto& t : turns) EXPECT_EQ(t.requests, 4);  // 12 lines / 3 turns = 4 sessions
@@ -576,7 +553,7 @@ TEST_F(ExecuteTest, ImagesAreSentAndTheirTokensCounted) {
   c.image = "32x32";
   c.images_per_request = 2;
   const RunOutcome with = run(c);
-  EXPECT_TRUE(with.verdict.valid) << (with.verdict.reasons.empty() ? "" : with.verdict.reasons.front());
+  EXPECT_TRUE(IsValid(with));
   std::map<int64_t, int64_t> text_tokens;
   for (const auto& r : records(plain)) text_tokens[r.index] = r.prompt_tokens;
   for (const auto& r : records(with)) {
@@ -619,7 +596,7 @@ TEST_F(ExecuteTest, LoraNamesArePickedPerRequestAndChecked) {
   c.max_tokens = 4;
   c.lora = {"sql-lora", "chat-lora"};
   const RunOutcome out = run(c);
-  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  EXPECT_TRUE(IsValid(out));
   std::map<std::string, int> per_model, served;
   std::vector<std::string> order;
   for (const auto& r : records(out)) {
@@ -668,7 +645,7 @@ TEST_F(ExecuteTest, ChatMessagesDatasetIsSentAsWritten) {
   c.concurrency = 2;
   c.max_tokens = 4;
   const RunOutcome out = run(c);
-  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  EXPECT_TRUE(IsValid(out));
   const std::string audit = testing::slurp(out.run_dir / "configs" / "request_audit.txt");
   EXPECT_NE(audit.find(R"("messages":[{"role":"system","content":"Answer in SQL."},{"role":"user","content":"Count rows 0"}])"),
             std::string::npos) << audit;
@@ -709,7 +686,7 @@ TEST_F(ExecuteTest, ShareGptAnswersSetEachRequestsLength) {
   c.concurrency = 3;
   c.ignore_eos = true;
   const RunOutcome out = run(c);
-  EXPECT_TRUE(out.verdict.valid) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
+  EXPECT_TRUE(IsValid(out));
   const auto qwen = tokenizer::Tokenizer::load(tok.string());
   std::set<int64_t> caps;
   int n = 0;

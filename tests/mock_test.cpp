@@ -5,10 +5,10 @@
 #include <simdjson.h>
 
 #include "client/http_get.hpp"
-#include "http_post.hpp"
+#include "support/http_post.hpp"
 #include "mock/mock_response.hpp"
 #include "mock/mock_server.hpp"
-#include "sim_process.hpp"
+#include "support/sim_process.hpp"
 
 #include <cstdio>
 #include <filesystem>

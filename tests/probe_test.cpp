@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "canned_server.hpp"
+#include "support/canned_server.hpp"
 #include "probe/prometheus.hpp"
 #include "probe/server_metrics.hpp"
 #include "probe/server_process.hpp"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "records.hpp"
+#include "support/records.hpp"
 
 namespace tokbench::record {
 namespace {

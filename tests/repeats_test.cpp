@@ -11,8 +11,8 @@
 #include "client/engine.hpp"
 #include "runner/compare.hpp"
 #include "runner/run_folder.hpp"
-#include "in_process_run.hpp"
-#include "sim_process.hpp"
+#include "support/in_process_run.hpp"
+#include "support/sim_process.hpp"
 
 namespace tokbench::runner {
 namespace {

@@ -3,7 +3,7 @@
 #include <simdjson.h>
 
 #include "metrics/metrics.hpp"
-#include "records.hpp"
+#include "support/records.hpp"
 #include "report/outputs.hpp"
 #include "report/tables.hpp"
 

@@ -12,9 +12,9 @@
 #include <regex>
 #include <thread>
 
-#include "ports.hpp"
-#include "process.hpp"
-#include "sim_process.hpp"
+#include "support/ports.hpp"
+#include "support/process.hpp"
+#include "support/sim_process.hpp"
 
 namespace tokbench::testing {
 namespace {

@@ -12,7 +12,7 @@
 #include <thread>
 #include <fstream>
 
-#include "records.hpp"
+#include "support/records.hpp"
 #include "report/outputs.hpp"
 #include "runner/plan.hpp"
 #include "runner/recorder.hpp"

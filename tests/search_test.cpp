@@ -10,8 +10,8 @@
 #include <filesystem>
 
 #include "client/engine.hpp"
-#include "in_process_run.hpp"
-#include "sim_process.hpp"
+#include "support/in_process_run.hpp"
+#include "support/sim_process.hpp"
 
 namespace tokbench::runner {
 namespace {

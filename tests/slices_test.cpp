@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "records.hpp"
+#include "support/records.hpp"
 
 namespace tokbench::metrics {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <filesystem>
 
-#include "records.hpp"
+#include "support/records.hpp"
 
 namespace tokbench::report {
 namespace {

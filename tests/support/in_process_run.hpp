@@ -16,9 +16,10 @@ namespace tokbench::testing {
 
 /// temp/<prefix>_<pid>_<test name>, emptied: one folder per test, so parallel tests never share one.
 inline std::filesystem::path fresh_test_dir(const std::string& prefix) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   (prefix + "_" + std::to_string(getpid()) + "_" +
-                    ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::string name = prefix + "_" + std::to_string(getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  for (char& ch : name)
+    if (ch == '/') ch = '_';  // a parameterized test's name (Suite/Test/param): one folder, not nested ones
+  const auto dir = std::filesystem::temp_directory_path() / name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);  // tests write their datasets and traces there
   return dir;

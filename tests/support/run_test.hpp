@@ -1,0 +1,90 @@
+#pragma once
+// Test support: what most integration tests need to run tokbench in process and judge the run —
+// RunSettings (a run's settings by name, so tests do not spell RunConfig's layout), IsValid (the
+// verdict, with every reason when it is not VALID) and RunTest (a folder of the test's own,
+// removed when the test passes, runs into it, their records and result.json).
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "record/record_io.hpp"
+#include "runner/run_folder.hpp"
+#include "runner/runner.hpp"
+#include "in_process_run.hpp"
+
+namespace tokbench::testing {
+
+/// A run's settings, named as the flags are: RunSettings().url(u).concurrency(4).prompts(12).build().
+class RunSettings {
+ public:
+  RunSettings& url(std::string v) { c_.url = std::move(v); return *this; }
+  RunSettings& endpoint(std::string v) { c_.endpoint = std::move(v); return *this; }
+  RunSettings& concurrency(int v) { c_.concurrency = v; return *this; }
+  RunSettings& prompts(int64_t v) { c_.num_prompts = v; return *this; }
+  RunSettings& rate(double v) { c_.request_rate = v; return *this; }
+  RunSettings& max_tokens(int64_t v) { c_.max_tokens = v; return *this; }
+  RunSettings& ignore_eos(bool v = true) { c_.ignore_eos = v; return *this; }
+  RunSettings& stream(bool v) { c_.stream = v; return *this; }
+  RunSettings& warmup(int64_t v) { c_.warmup = v; return *this; }
+  RunSettings& turns(int v) { c_.turns = v; return *this; }
+  RunSettings& dataset(std::string v) { c_.dataset = std::move(v); return *this; }
+  RunSettings& compat(std::string v) { c_.compat = std::move(v); return *this; }
+  RunSettings& duration_s(double v) { c_.duration_s = v; return *this; }
+  RunSettings& slo(std::string v) { c_.slo = std::move(v); return *this; }
+  RunSettings& goodput(std::string v) { c_.goodput = std::move(v); return *this; }
+  /// Anything else, on the settings themselves.
+  template <class F>
+  RunSettings& with(F&& edit) {
+    edit(c_);
+    return *this;
+  }
+  runner::RunConfig build() const { return c_; }
+  operator runner::RunConfig() const { return c_; }  // NOLINT: a builder reads as its settings
+
+ private:
+  runner::RunConfig c_;
+};
+
+/// Succeeds when the run's verdict is VALID; otherwise fails with every reason, one a line.
+inline ::testing::AssertionResult IsValid(const runner::RunOutcome& o) {
+  if (o.verdict.valid) return ::testing::AssertionSuccess();
+  auto failure = ::testing::AssertionFailure() << "verdict INVALID:";
+  for (const auto& r : o.verdict.reasons) failure << "\n  - " << r;
+  return failure;
+}
+
+/// A test that runs tokbench in process into a folder of its own (kept when the test fails).
+class RunTest : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = fresh_test_dir("tokbench_" + suite_name()); }
+  void TearDown() override {
+    if (!HasFailure()) std::filesystem::remove_all(dir_);
+  }
+  runner::RunOutcome run(const runner::RunConfig& c) { return run_in_process(c, dir_); }
+  /// Every record the run's folder holds, warm-up included.
+  std::vector<record::RequestRecord> records(const runner::RunOutcome& o) {
+    return record::read_details(runner::load_run_folder(o.run_dir).details.string());
+  }
+  /// The run's result.json (valid until the next call).
+  simdjson::dom::element result(const runner::RunOutcome& o) {
+    auto doc = parser_.load((o.run_dir / "result.json").string());
+    EXPECT_FALSE(doc.error()) << o.run_dir;
+    return doc.value();
+  }
+  std::filesystem::path dir_;
+
+ private:
+  static std::string suite_name() {
+    std::string s = ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name();
+    for (char& ch : s)
+      if (ch == '/') ch = '_';
+    return s;
+  }
+  simdjson::dom::parser parser_;
+};
+
+}  // namespace tokbench::testing
