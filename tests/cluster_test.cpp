@@ -150,8 +150,14 @@ class MpiRun : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   testing::Result mpirun(int ranks, std::vector<std::string> args) {
-    std::vector<std::string> argv{TOKBENCH_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(ranks),
-                                  TOKBENCH_BINARY};
+    std::vector<std::string> argv{TOKBENCH_MPIEXEC, "--allow-run-as-root", "--oversubscribe"};
+#ifdef TOKBENCH_SANITIZED
+    // Open MPI never frees what MPI_Init allocates: LeakSanitizer is told (tests/lsan.supp), with
+    // whole stacks (the fast unwinder stops inside Open MPI's libraries, before a frame matches).
+    for (const char* v : {"ASAN_OPTIONS=fast_unwind_on_malloc=0", "LSAN_OPTIONS=suppressions=" TOKBENCH_SOURCE_DIR "/tests/lsan.supp"})
+      argv.insert(argv.end(), {"-x", v});
+#endif
+    argv.insert(argv.end(), {"-np", std::to_string(ranks), TOKBENCH_BINARY});
     argv.insert(argv.end(), args.begin(), args.end());
     testing::Child c(argv);
     const int code = c.wait(std::chrono::seconds(120));

@@ -6,9 +6,8 @@
 
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
-#include "report/chart_asset.hpp"
-#include "report/html.hpp"
 #include "report/outputs.hpp"
+#include "report/search_page.hpp"
 #include "runner/points.hpp"
 
 namespace tokbench::runner {
@@ -16,8 +15,6 @@ namespace tokbench::runner {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string load_text(double x, bool integer) { return integer ? fmt::format("{}", static_cast<int64_t>(x)) : format_round4(x); }
 
 // A probe's pass/fail from its run: every SLO present and within its bound, and a VALID run.
 Probe judge(const RunOutcome& o, const std::vector<metrics::RunSlo>& slos, double load) {
@@ -39,74 +36,6 @@ Probe judge(const RunOutcome& o, const std::vector<metrics::RunSlo>& slos, doubl
   return p;
 }
 
-// Within the margin of a bound on either side: one more run decides.
-bool too_close(const Probe& p, const std::vector<metrics::RunSlo>& slos, double margin) {
-  for (size_t i = 0; i < slos.size(); ++i)
-    if (p.values[i] && std::abs(*p.values[i] - slos[i].bound_ms) <= margin * slos[i].bound_ms) return true;
-  return false;
-}
-
-std::string history_json(const SearchResult& r, const RunConfig& cfg, const std::vector<metrics::RunSlo>& slos,
-                         const SearchSpace& space) {
-  JsonWriter w;
-  w.begin_object().field("format", "tokbench-search/1").field("search", cfg.search);
-  w.key("slos").begin_array();
-  for (const auto& s : slos) w.value(s.text());
-  w.end_array();
-  w.key("answer");
-  if (r.answer) w.value(*r.answer); else w.null();
-  w.field("text", r.text).field("resolution", space.resolution).field("relative_resolution", space.relative_resolution);
-  w.field("min", space.min).field("max", space.max).field("margin", cfg.search_margin);
-  w.field("rule", "probe from min, doubling, until a probe fails; then bisect between the last pass and the first failure "
-                  "until high - low <= resolution; a probe within the margin of a bound is run twice, and counts as a "
-                  "failure (uncertain) when the two disagree");
-  w.key("history").begin_array();
-  for (const auto& p : r.history) {
-    w.begin_object().field("probe", p.label).field("load", p.load).field("pass", p.pass).field("uncertain", p.uncertain);
-    w.field("verdict", p.verdict).field("why", p.why).key("values").begin_object();
-    for (size_t i = 0; i < slos.size(); ++i) {
-      w.key(slos[i].text());
-      if (p.values[i]) w.value(*p.values[i]); else w.null();
-    }
-    w.end_object().field("folder", p.label).end_object();
-  }
-  w.end_array().end_object();
-  return w.take();
-}
-
-constexpr const char* kSearchScript = R"JS(
-const S = JSON.parse(document.getElementById('search-data').textContent);
-const ch = echarts.init(document.getElementById('probes'));
-const series = S.slos.map((slo) => ({name: slo, type: 'scatter', symbolSize: 12,
-  data: S.history.map((p) => ({value: [p.load, p.values[slo]], itemStyle: {color: p.pass ? '#2e7d32' : '#c62828'}})),
-  markLine: {symbol: 'none', label: {formatter: slo.replace(/.*<=/, '<= ')},
-             data: [{yAxis: parseFloat(slo.replace(/.*<=/, ''))}]}}));
-ch.setOption({animation: false, tooltip: {}, legend: {top: 0}, xAxis: {type: 'value', name: S.search},
-  yAxis: {type: 'value', name: 'ms'}, series});
-window.TOKBENCH_SEARCH = {answer: S.answer, history: S.history, rendered: true};
-)JS";
-
-std::string page(const SearchResult& r, const std::string& json, const std::vector<metrics::RunSlo>& slos) {
-  std::string p = "<!doctype html><html><head><meta charset=\"utf-8\"><title>tokbench search</title><style>"
-                  "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
-                  "padding:4px 8px;text-align:right}td:first-child{text-align:left}.fail{background:#fde2e2}"
-                  "</style></head><body><h1>tokbench search</h1><p id=\"answer\">" + report::escape_html(r.text) + "</p>";
-  p += "<table><tr><th>probe</th><th>load</th><th>pass</th>";
-  for (const auto& s : slos) p += "<th>" + report::escape_html(s.text()) + "</th>";
-  p += "<th>why</th></tr>";
-  for (const auto& pr : r.history) {
-    p += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td>", pr.pass ? "" : " class=\"fail\"", report::escape_html(pr.label),
-                     format_round4(pr.load), pr.pass ? "yes" : pr.uncertain ? "uncertain" : "no");
-    for (const auto& v : pr.values) p += "<td>" + (v ? format_round4(*v) : std::string("n/a")) + "</td>";
-    p += "<td>" + report::escape_html(pr.why) + "</td></tr>";
-  }
-  p += "</table><h2>SLO values per probe</h2><div id=\"probes\" style=\"width:100%;height:420px\"></div>";
-  p += "<script>" + std::string(report::chart_library()) + "</script>";
-  p += "<script type=\"application/json\" id=\"search-data\">" + report::script_safe(json) + "</script>";
-  p += "<script>" + std::string(kSearchScript) + "</script></body></html>\n";
-  return p;
-}
-
 SearchSpace space_of(const RunConfig& c) {
   SearchSpace s;
   s.integer = c.search == "max-concurrency";
@@ -122,69 +51,6 @@ SearchSpace space_of(const RunConfig& c) {
 }
 
 }  // namespace
-
-Probe decide_probe(const std::function<Probe()>& run_once, const std::vector<metrics::RunSlo>& slos, double margin,
-                   const std::function<bool()>& stopped) {
-  const Probe first = run_once();
-  if (stopped() || !too_close(first, slos, margin)) return first;
-  Probe again = run_once();  // within the margin of a bound: one more run decides
-  if (again.pass != first.pass) {
-    again.uncertain = true;
-    again.pass = false;  // the answer errs low, never high
-    again.why = fmt::format("too close to call: passed once and failed once within the {}% margin of a bound", margin * 100);
-  }
-  again.label = first.label + "," + again.label;  // both folders
-  return again;
-}
-
-SearchResult bracket_and_bisect(const SearchSpace& space, const std::function<Probe(double)>& run_probe,
-                                const std::function<bool()>& stopped) {
-  SearchResult r;
-  std::optional<double> lo, hi;
-  auto probe = [&](double x) {
-    r.history.push_back(run_probe(x));
-    return r.history.back().pass;
-  };
-  // Bracket: double from min until a probe fails or max passes.
-  for (double x = space.min; !stopped();) {
-    if (!probe(x)) {
-      hi = x;
-      break;
-    }
-    lo = x;
-    if (x >= space.max) break;
-    x = std::min(space.max, space.integer ? std::floor(2 * x) : 2 * x);
-  }
-  // Bisect: the answer lies in [lo, hi).
-  auto wide = [&] {
-    const double res = space.relative_resolution ? space.resolution * *lo : space.resolution;
-    return *hi - *lo > res + 1e-12;
-  };
-  while (lo && hi && wide() && !stopped()) {
-    double mid = (*lo + *hi) / 2;
-    if (space.integer) mid = std::floor(mid);
-    if (mid <= *lo || mid >= *hi) break;
-    (probe(mid) ? lo : hi) = mid;
-  }
-  r.answer = lo;
-  auto t = [&](double x) { return load_text(x, space.integer); };
-  if (!lo) {
-    r.text = fmt::format("no load meets the SLOs: even the first probe ({}) failed ({}); lower --search-min", t(space.min),
-                         r.history.empty() ? "not run" : r.history.front().why);
-  } else if (!hi) {
-    r.text = fmt::format("every probe up to --search-max {} met the SLOs: the answer is at least {}; raise --search-max",
-                         t(space.max), t(*lo));
-  } else {
-    r.text = fmt::format("the highest load meeting every SLO is {} (the next probe, {}, failed: {}); resolution {}", t(*lo),
-                         t(*hi), [&] {
-                           for (const auto& p : r.history)
-                             if (p.load == *hi) return p.why;
-                           return std::string();
-                         }(), space.relative_resolution ? fmt::format("{}%", space.resolution * 100) : t(space.resolution));
-  }
-  if (stopped()) r.text = "interrupted: " + r.text;
-  return r;
-}
 
 RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
   const std::vector<metrics::RunSlo>& slos = plan.parsed.slos;
@@ -213,10 +79,10 @@ RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   const std::string server_process = session.close();
   const fs::path dir = session.root() / "search";
   fs::create_directories(dir);
-  std::string json = history_json(r, plan.cfg, slos, space);
+  std::string json = report::search_json(r, {plan.cfg.search, plan.cfg.search_margin}, slos, space);
   if (!server_process.empty()) json.insert(json.size() - 1, ",\"server_process\":" + server_process);
   report::write_file(dir / "search.json", json);
-  report::write_file(dir / "search.html", page(r, json, slos));
+  report::write_file(dir / "search.html", report::search_page(r, json, slos));
 
   fmt::print(console, "\nsearch {} under {}:\n", plan.cfg.search, plan.cfg.slo);
   for (const auto& p : r.history) {

@@ -1,0 +1,126 @@
+#include "report/sweep_page.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/format.hpp"
+#include "common/json_writer.hpp"
+#include "report/chart_asset.hpp"
+#include "report/html.hpp"
+
+namespace tokbench::report {
+
+namespace {
+
+std::string load_str(double v) { return std::isinf(v) ? "inf" : fmt::format("{}", v); }
+
+void opt_field(JsonWriter& w, const char* k, const std::optional<double>& v) {
+  w.key(k);
+  if (v) w.value(*v); else w.null();
+}
+
+constexpr const char* kSweepPageScript = R"JS(
+const S = JSON.parse(document.getElementById('sweep-data').textContent);
+const pts = S.points.filter((p) => p.verdict !== 'FAILED');
+const X = (p) => p.load === 'inf' ? null : p.load;
+const knee = pts.find((p) => p.knee);
+const curve = echarts.init(document.getElementById('curve'));
+curve.setOption({animation: false, tooltip: {trigger: 'axis'}, legend: {top: 0},
+  toolbox: {feature: {dataZoom: {}, restore: {}, saveAsImage: {name: 'tokbench-sweep'}}},
+  xAxis: {type: 'value', name: S.x_name}, yAxis: [{type: 'value', name: 'token/s'}, {type: 'value', name: 'ms'}],
+  series: [
+    {name: 'output tokens/s', type: 'line', data: pts.map((p) => [X(p), p.output_token_throughput]),
+     markPoint: knee ? {data: [{name: 'knee', coord: [X(knee), knee.output_token_throughput], value: 'knee'}]} : undefined},
+    {name: 'TTFT P99', type: 'line', yAxisIndex: 1, data: pts.map((p) => [X(p), p.ttft_p99_ms])},
+    {name: 'TPOT P99', type: 'line', yAxisIndex: 1, data: pts.map((p) => [X(p), p.tpot_p99_ms])},
+    {name: 'E2EL P99', type: 'line', yAxisIndex: 1, data: pts.map((p) => [X(p), p.e2el_p99_ms])}]});
+const pareto = echarts.init(document.getElementById('pareto'));
+const front = pts.filter((p) => p.pareto).sort((a, b) => a.output_token_throughput - b.output_token_throughput);
+pareto.setOption({animation: false, tooltip: {formatter: (q) => q.data[2]}, legend: {top: 0},
+  xAxis: {type: 'value', name: 'total output tokens/s'}, yAxis: {type: 'value', name: 'tokens/s per user'},
+  series: [{name: 'points', type: 'scatter', symbolSize: 10,
+            data: pts.map((p) => [p.output_token_throughput, p.per_user_output_token_throughput, p.point])},
+           {name: 'Pareto front', type: 'line', data: front.map((p) => [p.output_token_throughput, p.per_user_output_token_throughput, p.point])}]});
+window.TOKBENCH_SWEEP = {points: S.points, knee: S.knee, rendered: true};
+)JS";
+
+}  // namespace
+
+std::string opt_str(const std::optional<double>& v) { return v ? format_round4(*v) : ""; }
+
+std::string sweep_csv(const std::vector<metrics::LoadPoint>& rows) {
+  std::string out =
+      "point,concurrency,request_rate,num_prompts,verdict,success_requests,request_throughput,output_token_throughput,"
+      "total_token_throughput,per_user_output_token_throughput,ttft_mean_ms,ttft_p99_ms,tpot_mean_ms,tpot_p99_ms,"
+      "e2el_mean_ms,e2el_p99_ms,request_goodput\n";
+  for (const auto& r : rows) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.label, r.concurrency, load_str(r.request_rate),
+                       r.num_prompts, r.verdict, r.success, format_round4(r.request_throughput),
+                       format_round4(r.output_token_throughput), format_round4(r.total_token_throughput),
+                       opt_str(r.per_user_tokens_per_s), opt_str(r.ttft_mean), opt_str(r.ttft_p99), opt_str(r.tpot_mean),
+                       opt_str(r.tpot_p99), opt_str(r.e2el_mean), opt_str(r.e2el_p99), opt_str(r.goodput));
+  }
+  return out;
+}
+
+std::string sweep_json(const std::vector<metrics::LoadPoint>& rows, const std::string& x_name, const metrics::KneeAnalysis& knee,
+                        const std::vector<size_t>& front) {
+  JsonWriter w;
+  w.begin_object().field("x_name", x_name).key("points").begin_array();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const metrics::LoadPoint& r = rows[i];
+    w.begin_object().field("point", r.label);
+    if (std::isinf(r.load)) w.field("load", "inf"); else w.field("load", r.load);
+    w.field("concurrency", r.concurrency);
+    if (std::isinf(r.request_rate)) w.field("request_rate", "inf"); else w.field("request_rate", r.request_rate);
+    w.field("num_prompts", r.num_prompts).field("verdict", r.verdict).field("why", r.why);
+    w.field("success_requests", r.success).field("request_throughput", r.request_throughput);
+    w.field("output_token_throughput", r.output_token_throughput).field("total_token_throughput", r.total_token_throughput);
+    opt_field(w, "per_user_output_token_throughput", r.per_user_tokens_per_s);
+    opt_field(w, "ttft_mean_ms", r.ttft_mean);
+    opt_field(w, "ttft_p99_ms", r.ttft_p99);
+    opt_field(w, "tpot_mean_ms", r.tpot_mean);
+    opt_field(w, "tpot_p99_ms", r.tpot_p99);
+    opt_field(w, "e2el_mean_ms", r.e2el_mean);
+    opt_field(w, "e2el_p99_ms", r.e2el_p99);
+    opt_field(w, "request_goodput", r.goodput);
+    w.field("knee", knee.knee == i).field("pareto", std::find(front.begin(), front.end(), i) != front.end());
+    w.field("folder", r.label).end_object();
+  }
+  w.end_array().key("knee").begin_object();
+  if (knee.knee) w.field("point", rows[*knee.knee].label); else w.key("point").null();
+  w.field("still_rising", knee.still_rising).field("text", knee.text);
+  w.field("rule", "the lowest load whose output token throughput reaches 90% of the sweep's highest").end_object();
+  w.end_object();
+  return w.take();
+}
+
+std::string sweep_page(const std::vector<metrics::LoadPoint>& rows, const std::string& json, const metrics::KneeAnalysis& knee) {
+  std::string p = "<!doctype html><html><head><meta charset=\"utf-8\"><title>tokbench sweep</title><style>"
+                  "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+                  "padding:4px 8px;text-align:right}td:first-child{text-align:left}.knee{background:#e2f0fd}"
+                  "</style></head><body><h1>tokbench sweep</h1><p id=\"knee\">" + escape_html(knee.text) + "</p>";
+  p += "<table><tr><th>point</th><th>verdict</th><th>req/s</th><th>output tok/s</th><th>tok/s per user</th>"
+       "<th>TTFT mean</th><th>TTFT P99</th><th>TPOT mean</th><th>TPOT P99</th><th>E2EL P99</th><th>goodput</th></tr>";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const metrics::LoadPoint& r = rows[i];
+    p += fmt::format("<tr{}><td><a href=\"../{}/performances/\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+                     "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                     knee.knee == i ? " class=\"knee\"" : "", escape_html(r.label), escape_html(r.label),
+                     r.verdict, format_round4(r.request_throughput), format_round4(r.output_token_throughput),
+                     opt_str(r.per_user_tokens_per_s), opt_str(r.ttft_mean), opt_str(r.ttft_p99), opt_str(r.tpot_mean),
+                     opt_str(r.tpot_p99), opt_str(r.e2el_p99), opt_str(r.goodput));
+  }
+  p += "</table><p>Latencies in ms. The knee: " + escape_html("the lowest load whose output token throughput "
+       "reaches 90% of the sweep's highest.") + "</p>";
+  p += "<h2>Throughput and latency</h2><div id=\"curve\" style=\"width:100%;height:420px\"></div>";
+  p += "<h2>Per-user vs total tokens/s</h2><div id=\"pareto\" style=\"width:100%;height:420px\"></div>";
+  p += "<script>" + std::string(chart_library()) + "</script>";
+  p += "<script type=\"application/json\" id=\"sweep-data\">" + script_safe(json) + "</script>";
+  p += "<script>" + std::string(kSweepPageScript) + "</script></body></html>\n";
+  return p;
+}
+
+}  // namespace tokbench::report

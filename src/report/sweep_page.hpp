@@ -1,0 +1,24 @@
+#pragma once
+// report/sweep_page: what a sweep writes beside its point folders — sweep/summary.csv and
+// sweep/summary.json (one row per point: the load, throughputs, TTFT/TPOT/E2EL mean and P99,
+// goodput, verdict; the knee and the Pareto front) and sweep/sweep.html (throughput–latency
+// curves, the per-user vs total tokens/s Pareto front, the knee marked; ECharts embedded).
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "metrics/load_curve.hpp"
+
+namespace tokbench::report {
+
+std::string sweep_csv(const std::vector<metrics::LoadPoint>& rows);
+/// The points with the knee and the front marked; `x_name`: "concurrency" or "request_rate".
+std::string sweep_json(const std::vector<metrics::LoadPoint>& rows, const std::string& x_name, const metrics::KneeAnalysis& knee,
+                       const std::vector<size_t>& front);
+/// The page, around `json` (sweep_json's).
+std::string sweep_page(const std::vector<metrics::LoadPoint>& rows, const std::string& json, const metrics::KneeAnalysis& knee);
+/// A value as the summary writes it: 4 decimals, "" for none.
+std::string opt_str(const std::optional<double>& v);
+
+}  // namespace tokbench::report
