@@ -53,6 +53,24 @@ int64_t count_prompt_tokens(std::string_view text) {
   return std::max<int64_t>(1, (static_cast<int64_t>(text.size()) + 3) / 4);
 }
 
+bool body_object(simdjson::dom::parser& parser, std::string_view body, simdjson::dom::object& o, std::string* error) {
+  if (auto err = parser.parse(body.data(), body.size(), true).get_object().get(o)) {
+    *error = fmt::format("request body is not a JSON object ({})", simdjson::error_message(err));
+    return false;
+  }
+  return true;
+}
+
+bool required_model(simdjson::dom::object o, CompletionRequest& r, std::string* error) {
+  std::string_view model;
+  if (o["model"].get_string().get(model)) {
+    *error = "model: Field required";
+    return false;
+  }
+  r.model = std::string(model);
+  return true;
+}
+
 int64_t int_field(simdjson::dom::object o, std::string_view k, int64_t fallback) {
   int64_t v = fallback;
   if (o[k].get_int64().get(v)) return fallback;
@@ -231,10 +249,7 @@ bool parse_messages(simdjson::dom::object o, CompletionRequest& r, std::string* 
 std::optional<CompletionRequest> parse_request(std::string_view body, bool chat, std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
-  if (auto err = parser.parse(body.data(), body.size(), true).get_object().get(o)) {
-    *error = fmt::format("request body is not a JSON object ({})", simdjson::error_message(err));
-    return std::nullopt;
-  }
+  if (!body_object(parser, body, o, error)) return std::nullopt;
   CompletionRequest r;
   r.chat = chat;
   std::string_view model;

@@ -116,6 +116,12 @@ std::optional<CompletionRequest> parse_request(std::string_view body, bool chat,
 /// which turns -1 when one is not a base64 image. Shared by every API's request parser.
 bool count_content(simdjson::dom::element content, int64_t& tokens, std::string& text_out, int64_t* images = nullptr);
 
+/// `body` as a JSON object (through `parser`, which must outlive `o`); false, with *error saying
+/// so as vLLM does, when it is not one. Every route's request parser starts here.
+bool body_object(simdjson::dom::parser& parser, std::string_view body, simdjson::dom::object& o, std::string* error);
+/// The request's "model", which the API requires (false, with *error, when it is missing).
+bool required_model(simdjson::dom::object o, CompletionRequest& r, std::string* error);
+
 /// A request field read leniently: the integer (else `fallback`), the boolean (else false).
 int64_t int_field(simdjson::dom::object o, std::string_view k, int64_t fallback = -1);
 bool bool_field(simdjson::dom::object o, std::string_view k);

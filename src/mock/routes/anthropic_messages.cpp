@@ -37,18 +37,10 @@ void anthropic_usage(JsonWriter& w, const AnthropicUsage& u) {
 std::optional<CompletionRequest> parse_messages_request(std::string_view body, std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
-  if (auto err = parser.parse(body.data(), body.size(), true).get_object().get(o)) {
-    *error = fmt::format("request body is not a JSON object ({})", simdjson::error_message(err));
-    return std::nullopt;
-  }
+  if (!body_object(parser, body, o, error)) return std::nullopt;
   CompletionRequest r;
   r.chat = true;
-  std::string_view model;
-  if (o["model"].get_string().get(model)) {
-    *error = "model: Field required";
-    return std::nullopt;
-  }
-  r.model = std::string(model);
+  if (!required_model(o, r, error)) return std::nullopt;
   if (o["max_tokens"].get_int64().get(r.max_tokens) || r.max_tokens < 1) {
     *error = "max_tokens: Field required (an integer >= 1)";
     return std::nullopt;

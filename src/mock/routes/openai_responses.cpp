@@ -21,18 +21,10 @@ namespace {
 std::optional<CompletionRequest> parse_responses_request(std::string_view body, std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
-  if (auto err = parser.parse(body.data(), body.size(), true).get_object().get(o)) {
-    *error = fmt::format("request body is not a JSON object ({})", simdjson::error_message(err));
-    return std::nullopt;
-  }
+  if (!body_object(parser, body, o, error)) return std::nullopt;
   CompletionRequest r;
   r.chat = true;
-  std::string_view model;
-  if (o["model"].get_string().get(model)) {
-    *error = "model: Field required";
-    return std::nullopt;
-  }
-  r.model = std::string(model);
+  if (!required_model(o, r, error)) return std::nullopt;
   r.stream = bool_field(o, "stream");
   r.include_usage = true;  // the terminal event's response carries usage
   r.max_tokens = int_field(o, "max_output_tokens");

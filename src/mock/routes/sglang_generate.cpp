@@ -22,10 +22,7 @@ std::optional<CompletionRequest> parse_generate_request(std::string_view body, s
                                                         std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
-  if (auto err = parser.parse(body.data(), body.size(), true).get_object().get(o)) {
-    *error = fmt::format("request body is not a JSON object ({})", simdjson::error_message(err));
-    return std::nullopt;
-  }
+  if (!body_object(parser, body, o, error)) return std::nullopt;
   CompletionRequest r;
   r.chat = false;
   r.include_usage = true;  // meta_info in every event
