@@ -71,6 +71,25 @@ bool required_model(simdjson::dom::object o, CompletionRequest& r, std::string* 
   return true;
 }
 
+bool add_turn(CompletionRequest& r, Turns& turns, std::string_view role,
+              simdjson::simdjson_result<simdjson::dom::element> content, const TurnErrors& errors, std::string* error) {
+  simdjson::dom::element c;
+  std::string text;
+  int64_t images = 0;
+  if (content.get(c) || !count_content(c, r.prompt_tokens, text, &images)) {
+    *error = std::string(errors.content);
+    return false;
+  }
+  if (images < 0) {
+    *error = std::string(errors.image);
+    return false;
+  }
+  r.images += images;
+  turns.emplace_back(std::string(role), std::move(text));
+  r.prompt_tokens += 1;  // the chat template's per-message overhead, roughly
+  return true;
+}
+
 int64_t int_field(simdjson::dom::object o, std::string_view k, int64_t fallback) {
   int64_t v = fallback;
   if (o[k].get_int64().get(v)) return fallback;
@@ -218,27 +237,18 @@ bool parse_messages(simdjson::dom::object o, CompletionRequest& r, std::string* 
     *error = "\"messages\" must be a non-empty array";
     return false;
   }
-  std::vector<std::pair<std::string, std::string>> turns;
+  Turns turns;
+  constexpr TurnErrors kErrors{
+      "each message needs \"content\": a string or a list of text parts",
+      "Invalid image_url: the simulator takes base64 data URLs (data:image/png;base64,...) and fetches nothing"};
   for (auto m : messages) {
-    simdjson::dom::element content;
-    std::string text;
-    int64_t images = 0;
-    if (m["content"].get(content) || !count_content(content, r.prompt_tokens, text, &images)) {
-      *error = "each message needs \"content\": a string or a list of text parts";
-      return false;
-    }
-    if (images < 0) {
-      *error = "Invalid image_url: the simulator takes base64 data URLs (data:image/png;base64,...) and fetches nothing";
-      return false;
-    }
-    r.images += images;
     std::string_view role;
-    if (m["role"].get_string().get(role)) {
+    const bool has_role = !m["role"].get_string().get(role);
+    if (!add_turn(r, turns, role, m["content"], kErrors, error)) return false;  // a content error is named first
+    if (!has_role) {
       *error = "each message needs a \"role\" string";
       return false;
     }
-    turns.emplace_back(std::string(role), std::move(text));
-    r.prompt_tokens += 1;  // the chat template's per-message overhead, roughly
   }
   r.rendered = render_chat(turns);
   return true;

@@ -122,6 +122,18 @@ bool body_object(simdjson::dom::parser& parser, std::string_view body, simdjson:
 /// The request's "model", which the API requires (false, with *error, when it is missing).
 bool required_model(simdjson::dom::object o, CompletionRequest& r, std::string* error);
 
+/// A conversation's turns as the chat template renders them: (role, text).
+using Turns = std::vector<std::pair<std::string, std::string>>;
+/// What a request parser says when a turn's content is unusable or an image is not base64.
+struct TurnErrors {
+  std::string_view content;
+  std::string_view image;
+};
+/// One turn of `role` whose `content` is a string or a list of parts: its tokens by the simple rule
+/// (+1 for the template), its images, appended to `turns`. False with *error when unusable.
+bool add_turn(CompletionRequest& r, Turns& turns, std::string_view role,
+              simdjson::simdjson_result<simdjson::dom::element> content, const TurnErrors& errors, std::string* error);
+
 /// A request field read leniently: the integer (else `fallback`), the boolean (else false).
 int64_t int_field(simdjson::dom::object o, std::string_view k, int64_t fallback = -1);
 bool bool_field(simdjson::dom::object o, std::string_view k);

@@ -49,7 +49,7 @@ std::optional<CompletionRequest> parse_messages_request(std::string_view body, s
   r.include_usage = true;  // Anthropic's answers always carry usage
   r.min_tokens = int_field(o, "min_tokens", -1);
   r.ignore_eos = bool_field(o, "ignore_eos");
-  std::vector<std::pair<std::string, std::string>> turns;
+  Turns turns;
   simdjson::dom::element system;
   if (!o["system"].get(system)) {  // a string or a list of text blocks
     std::string text;
@@ -71,20 +71,11 @@ std::optional<CompletionRequest> parse_messages_request(std::string_view body, s
       *error = "messages: each role must be \"user\" or \"assistant\" (a system prompt goes in \"system\")";
       return std::nullopt;
     }
-    simdjson::dom::element content;
-    std::string text;
-    int64_t images = 0;
-    if (m["content"].get(content) || !count_content(content, r.prompt_tokens, text, &images)) {
-      *error = "messages: each content must be a string or a list of content blocks";
+    if (!add_turn(r, turns, role, m["content"],
+                  {"messages: each content must be a string or a list of content blocks",
+                   "messages: an image block needs a base64 source (the simulator fetches nothing)"},
+                  error))
       return std::nullopt;
-    }
-    if (images < 0) {
-      *error = "messages: an image block needs a base64 source (the simulator fetches nothing)";
-      return std::nullopt;
-    }
-    r.images += images;
-    turns.emplace_back(std::string(role), std::move(text));
-    r.prompt_tokens += 1;
   }
   r.rendered = render_chat(turns);
   return r;

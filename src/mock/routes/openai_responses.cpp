@@ -34,7 +34,7 @@ std::optional<CompletionRequest> parse_responses_request(std::string_view body, 
   }
   r.min_tokens = int_field(o, "min_tokens");
   r.ignore_eos = bool_field(o, "ignore_eos");
-  std::vector<std::pair<std::string, std::string>> turns;
+  Turns turns;
   std::string_view instructions;
   if (!o["instructions"].get_string().get(instructions)) {
     r.prompt_tokens += count_prompt_tokens(instructions) + 1;
@@ -58,21 +58,14 @@ std::optional<CompletionRequest> parse_responses_request(std::string_view body, 
         *error = fmt::format("input: the simulator takes message items only, not '{}'", type);
         return std::nullopt;
       }
-      simdjson::dom::element content;
-      std::string text;
-      int64_t images = 0;
-      if (item["role"].get_string().get(role) || item["content"].get(content) ||
-          !count_content(content, r.prompt_tokens, text, &images)) {
-        *error = "input: each message needs a \"role\" and \"content\" (a string or input_text / input_image parts)";
+      constexpr TurnErrors kErrors{
+          "input: each message needs a \"role\" and \"content\" (a string or input_text / input_image parts)",
+          "input: an input_image needs a base64 data URL in image_url (the simulator fetches nothing)"};
+      if (item["role"].get_string().get(role)) {
+        *error = std::string(kErrors.content);
         return std::nullopt;
       }
-      if (images < 0) {
-        *error = "input: an input_image needs a base64 data URL in image_url (the simulator fetches nothing)";
-        return std::nullopt;
-      }
-      r.images += images;
-      turns.emplace_back(std::string(role), std::move(text));
-      r.prompt_tokens += 1;
+      if (!add_turn(r, turns, role, item["content"], kErrors, error)) return std::nullopt;
     }
   } else {
     *error = "input: a string or a non-empty list of messages";
