@@ -1,26 +1,46 @@
-// report/chart_asset: the HTML report's chart library (ECharts, from web/node_modules, pinned by
-// web/package-lock.json), embedded in the binary at build time so reports work offline and
-// running tokbench never needs Node or a CDN.
+// report/chart_asset: the chart library and the pages' scripts, each file embedded whole with
+// .incbin (CMake passes the paths and rebuilds this file when one changes).
 #include "report/chart_asset.hpp"
 
 #define TOKBENCH_STR2(x) #x
 #define TOKBENCH_STR(x) TOKBENCH_STR2(x)
 
-asm(".section .rodata\n"
-    ".global tokbench_echarts_begin\n"
-    "tokbench_echarts_begin:\n"
-    ".incbin \"" TOKBENCH_STR(TOKBENCH_ECHARTS_JS) "\"\n"
-    ".global tokbench_echarts_end\n"
-    "tokbench_echarts_end:\n"
-    ".previous\n");
+// One embedded file: tokbench_<name>_begin .. tokbench_<name>_end in .rodata.
+#define TOKBENCH_EMBED(name, path)           \
+  asm(".section .rodata\n"                   \
+      ".global tokbench_" #name "_begin\n"   \
+      "tokbench_" #name "_begin:\n"          \
+      ".incbin \"" path "\"\n"               \
+      ".global tokbench_" #name "_end\n"     \
+      "tokbench_" #name "_end:\n"            \
+      ".previous\n");                        \
+  extern "C" const char tokbench_##name##_begin[]; \
+  extern "C" const char tokbench_##name##_end[];
 
-extern "C" const char tokbench_echarts_begin[];
-extern "C" const char tokbench_echarts_end[];
+TOKBENCH_EMBED(echarts, TOKBENCH_STR(TOKBENCH_ECHARTS_JS))
+TOKBENCH_EMBED(report_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/report.js")
+TOKBENCH_EMBED(sweep_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/sweep.js")
+TOKBENCH_EMBED(search_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/search.js")
+TOKBENCH_EMBED(compare_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/compare.js")
 
 namespace tokbench::report {
 
-std::string_view chart_library() {
-  return {tokbench_echarts_begin, static_cast<size_t>(tokbench_echarts_end - tokbench_echarts_begin)};
+namespace {
+
+std::string_view view(const char* begin, const char* end) { return {begin, static_cast<size_t>(end - begin)}; }
+
+}  // namespace
+
+std::string_view chart_library() { return view(tokbench_echarts_begin, tokbench_echarts_end); }
+
+std::string_view web_asset(WebAsset which) {
+  switch (which) {
+    case WebAsset::Report: return view(tokbench_report_js_begin, tokbench_report_js_end);
+    case WebAsset::Sweep: return view(tokbench_sweep_js_begin, tokbench_sweep_js_end);
+    case WebAsset::Search: return view(tokbench_search_js_begin, tokbench_search_js_end);
+    case WebAsset::Compare: return view(tokbench_compare_js_begin, tokbench_compare_js_end);
+  }
+  return {};
 }
 
 }  // namespace tokbench::report

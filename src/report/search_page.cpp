@@ -11,17 +11,7 @@ namespace tokbench::report {
 
 namespace {
 
-constexpr const char* kSearchScript = R"JS(
-const S = JSON.parse(document.getElementById('search-data').textContent);
-const ch = echarts.init(document.getElementById('probes'));
-const series = S.slos.map((slo) => ({name: slo, type: 'scatter', symbolSize: 12,
-  data: S.history.map((p) => ({value: [p.load, p.values[slo]], itemStyle: {color: p.pass ? '#2e7d32' : '#c62828'}})),
-  markLine: {symbol: 'none', label: {formatter: slo.replace(/.*<=/, '<= ')},
-             data: [{yAxis: parseFloat(slo.replace(/.*<=/, ''))}]}}));
-ch.setOption({animation: false, tooltip: {}, legend: {top: 0}, xAxis: {type: 'value', name: S.search},
-  yAxis: {type: 'value', name: 'ms'}, series});
-window.TOKBENCH_SEARCH = {answer: S.answer, history: S.history, rendered: true};
-)JS";
+
 
 }  // namespace
 
@@ -70,7 +60,7 @@ std::string search_page(const metrics::SearchResult& r, const std::string& json,
   p += "</table><h2>SLO values per probe</h2><div id=\"probes\" style=\"width:100%;height:420px\"></div>";
   p += "<script>" + std::string(chart_library()) + "</script>";
   p += "<script type=\"application/json\" id=\"search-data\">" + script_safe(json) + "</script>";
-  p += "<script>" + std::string(kSearchScript) + "</script></body></html>\n";
+  p += "<script>" + std::string(web_asset(WebAsset::Search)) + "</script></body></html>\n";
   return p;
 }
 

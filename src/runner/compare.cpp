@@ -280,17 +280,7 @@ std::string load_points_section(const std::vector<Run>& runs) {
     page += "<h2>Load points</h2><div id=\"curve\" style=\"width:100%;height:420px\"></div>";
     page += "<script>" + std::string(report::chart_library()) + "</script>";
     page += "<script type=\"application/json\" id=\"curve-data\">" + json + "</script>";
-    page += R"JS(<script>
-const C = JSON.parse(document.getElementById('curve-data').textContent);
-const ch = echarts.init(document.getElementById('curve'));
-ch.setOption({animation: false, tooltip: {trigger: 'axis'}, legend: {top: 0},
-  toolbox: {feature: {dataZoom: {}, restore: {}, saveAsImage: {name: 'tokbench-sweep'}}},
-  xAxis: {type: 'value', name: C.x_name}, yAxis: [{type: 'value', name: 'ms'}, {type: 'value', name: 'token/s'}],
-  series: [{name: 'TTFT P99', type: 'line', data: C.points.map((p) => [p.x, p.ttft_p99])},
-           {name: 'TPOT P99', type: 'line', data: C.points.map((p) => [p.x, p.tpot_p99])},
-           {name: 'output tokens/s', type: 'line', yAxisIndex: 1, data: C.points.map((p) => [p.x, p.output_token_throughput])}]});
-window.TOKBENCH_COMPARE = {points: C.points, rendered: true};
-</script>)JS";
+    page += "<script>" + std::string(report::web_asset(report::WebAsset::Compare)) + "</script>";
   }
   return page;
 }

@@ -1,0 +1,146 @@
+// The run report's script (report/html.cpp embeds it): reads the data embedded in the page and
+// draws every panel; window.TOKBENCH is what the browser test reads.
+const D = JSON.parse(document.getElementById('tokbench-data').textContent);
+const R = D.requests.sort((a, b) => a[0] - b[0]);  // sorted by start; [start_ms, first_ms|null, end_ms, ok, ttft_ms|null, tpot_ms|null, e2el_ms, out_tokens, scheduled_ms|null]
+window.TOKBENCH = {requests: R, rendered: false, charts: {}};
+const t0 = performance.now();
+const tools = {feature: {dataZoom: {}, restore: {}, saveAsImage: {name: 'tokbench'}}};
+const fmt = (v) => v == null ? 'n/a' : (Math.round(v * 10000) / 10000).toString();
+function chart(id, option) {
+  const c = echarts.init(document.getElementById(id), null, {renderer: 'canvas'});
+  c.setOption(option);
+  window.TOKBENCH.charts[id] = c;
+  return c;
+}
+// Timeline (one line per request, sorted by start) above the concurrency step chart.
+const large = R.length > 10000;
+const ttft = [], decode = [], e2e = [], failed = [];
+R.forEach((r, i) => {
+  if (!r[3]) failed.push({coords: [[r[0], i], [r[2], i]]});
+  else if (D.stream && r[1] != null) {
+    ttft.push({coords: [[r[0], i], [r[1], i]]});
+    decode.push({coords: [[r[1], i], [r[2], i]]});
+  } else e2e.push({coords: [[r[0], i], [r[2], i]]});
+});
+const maxEnd = Math.ceil(R.reduce((m, r) => Math.max(m, r[2]), 1));
+const ev = [];
+R.forEach((r) => { ev.push([r[0], 1]); ev.push([r[2], -1]); });
+ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+let cur = 0;
+const conc = ev.map((e) => [e[0], cur += e[1]]);
+const lines = (name, data, color) => ({name, type: 'lines', coordinateSystem: 'cartesian2d', xAxisIndex: 0, yAxisIndex: 0,
+  polyline: false, large, data, lineStyle: {color, width: 1.5, opacity: 0.9}, silent: true});
+chart('timeline', {
+  animation: false, toolbox: tools,
+  title: {text: D.stream ? 'Requests: TTFT (red) and decode (blue); failed (grey)' : 'Requests: E2EL (non-streaming)', left: 'center', textStyle: {fontSize: 14}},
+
+  grid: [{top: 40, height: '52%', left: 60, right: 30}, {top: '70%', height: '18%', left: 60, right: 30}],
+  // Explicit ranges: 'lines' series do not widen axes, and both panels share one time axis.
+  xAxis: [{type: 'value', gridIndex: 0, name: 'ms', min: 0, max: maxEnd}, {type: 'value', gridIndex: 1, name: 'ms', min: 0, max: maxEnd}],
+  yAxis: [{type: 'value', gridIndex: 0, name: 'request', inverse: true, min: -1, max: R.length}, {type: 'value', gridIndex: 1, name: 'in flight'}],
+  dataZoom: [{type: 'inside', xAxisIndex: [0, 1]}, {type: 'slider', xAxisIndex: [0, 1], bottom: 5}],
+  series: [lines('TTFT', ttft, '#d62728'), lines('decode', decode, '#1f77b4'), lines('E2EL', e2e, '#1f77b4'),
+           lines('failed', failed, '#999999'),
+           {name: 'concurrency', type: 'line', step: 'end', xAxisIndex: 1, yAxisIndex: 1, data: conc, symbol: 'none',
+            areaStyle: {color: '#2ca02c', opacity: 0.3}, lineStyle: {color: '#2ca02c'}}]
+});
+// Hover: the row under the pointer is the request (rows are indices), so the lookup is O(1) at
+// any size; the mouse and the tests both go through TOKBENCH.hover.
+const hoverBox = document.getElementById('hover');
+window.TOKBENCH.hover = (i, px = 80, py = 80) => {
+  if (i < 0 || i >= R.length) { hoverBox.style.display = 'none'; return ''; }
+  const r = R[i];
+  hoverBox.innerHTML = `request ${i}<br>start: ${fmt(r[0] / 1000)} s<br>TTFT: ${fmt(r[4])} ms<br>` +
+      `Decode: ${r[1] == null ? 'n/a' : fmt(r[2] - r[1])} ms<br>E2EL: ${fmt(r[6])} ms<br>output tokens: ${r[7]}` +
+      (r[3] ? '' : '<br>FAILED');
+  hoverBox.style.left = (px + 16) + 'px';
+  hoverBox.style.top = (py + 16) + 'px';
+  hoverBox.style.display = 'block';
+  return hoverBox.textContent;
+};
+{
+  const tl = window.TOKBENCH.charts.timeline;
+  tl.getZr().on('mousemove', (e) => {
+    if (!tl.containPixel({gridIndex: 0}, [e.offsetX, e.offsetY])) { window.TOKBENCH.hover(-1); return; }
+    const [, y] = tl.convertFromPixel({gridIndex: 0}, [e.offsetX, e.offsetY]);
+    const box = document.getElementById('timeline').getBoundingClientRect();
+    window.TOKBENCH.hover(Math.round(y), box.left + window.scrollX + e.offsetX, box.top + window.scrollY + e.offsetY);
+  });
+  tl.getZr().on('globalout', () => window.TOKBENCH.hover(-1));
+}
+// Distributions with P50/P90/P99 marked.
+function histogram(values, bins) {
+  if (!values.length) return {edges: [], counts: []};
+  let lo = Infinity, hi = -Infinity;  // a loop: spreading 100k+ arguments overflows the JS stack
+  for (const v of values) { if (v < lo) lo = v; if (v > hi) hi = v; }
+  if (hi === lo) hi = lo + 1;
+  const w = (hi - lo) / bins, counts = new Array(bins).fill(0);
+  for (const v of values) counts[Math.min(bins - 1, Math.floor((v - lo) / w))]++;
+  return {edges: counts.map((_, i) => lo + i * w), counts};
+}
+function dist(id, name, h) {
+  const p = D.percentiles[name];
+  const marks = p ? [['P50', p.p50], ['P90', p.p90], ['P99', p.p99]].map(([n, v]) => ({name: n, xAxis: v, label: {formatter: n}})) : [];
+  chart(id, {animation: false, toolbox: tools, title: {text: name + ' (ms)', left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'axis'}, grid: {left: 50, right: 20, top: 40, bottom: 30},
+    xAxis: {type: 'value', scale: true}, yAxis: {type: 'value', name: 'count'},
+    series: [{type: 'bar', barWidth: '90%', data: h.edges.map((e, i) => [e, h.counts[i]]),
+              markLine: {symbol: 'none', data: marks, lineStyle: {color: '#d62728'}}}]});
+}
+const col = (k) => R.filter((r) => r[3] && r[k] != null).map((r) => r[k]);
+if (D.stream) {
+  dist('dist-ttft', 'TTFT', histogram(col(4), 60));
+  dist('dist-tpot', 'TPOT', histogram(col(5), 60));
+  dist('dist-itl', 'ITL', D.itl_hist);
+} else {
+  for (const id of ['dist-ttft', 'dist-tpot', 'dist-itl']) document.getElementById(id).style.display = 'none';
+}
+dist('dist-e2el', 'E2EL', histogram(col(6), 60));
+chart('throughput', {animation: false, toolbox: tools, title: {text: 'Output tokens per second', left: 'center', textStyle: {fontSize: 13}},
+  tooltip: {trigger: 'axis'}, grid: {left: 60, right: 20, top: 40, bottom: 30},
+  xAxis: {type: 'value', name: 's'}, yAxis: {type: 'value', name: 'token/s'},
+  series: [{type: 'bar', data: D.throughput}]});
+if (D.rate) {
+  chart('sendlag', {animation: false, toolbox: tools, title: {text: 'Send lag (sent - scheduled)', left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'item'}, grid: {left: 60, right: 20, top: 40, bottom: 30},
+    xAxis: {type: 'value', name: 'scheduled (s)'}, yAxis: {type: 'value', name: 'ms'},
+    series: [{type: 'scatter', symbolSize: 4, large, data: R.filter((r) => r[8] != null).map((r) => [r[8] / 1000, r[0] - r[8]])}]});
+} else document.getElementById('sendlag').style.display = 'none';
+if (D.server && D.server.running_waiting) {
+  const rw = D.server.running_waiting;
+  chart('server', {animation: false, toolbox: tools, title: {text: 'Server: running and waiting requests (/metrics)', left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'axis'}, legend: {top: 22}, grid: {left: 60, right: 20, top: 50, bottom: 30},
+    xAxis: {type: 'value', name: 's'}, yAxis: {type: 'value'},
+    series: [{name: 'running', type: 'line', step: 'end', data: rw.map((x) => [x.t_ms / 1000, x.running])},
+             {name: 'waiting', type: 'line', step: 'end', data: rw.map((x) => [x.t_ms / 1000, x.waiting])}]});
+} else document.getElementById('server').style.display = 'none';
+if (D.slices && D.slices.slices.length) {
+  const S = D.slices.slices, mid = (s) => (s.start_s + s.end_s) / 2;
+  chart('slices', {animation: false, toolbox: tools, title: {text: 'Per time slice (' + D.slices.width_s + ' s)', left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'axis'}, legend: {top: 22}, grid: {left: 60, right: 60, top: 50, bottom: 30},
+    xAxis: {type: 'value', name: 's'}, yAxis: [{type: 'value', name: 'ms'}, {type: 'value', name: 'token/s'}],
+    series: [{name: 'TTFT P99', type: 'line', data: S.map((s) => [mid(s), s.ttft.n ? s.ttft.p99 : null])},
+             {name: 'TPOT mean', type: 'line', data: S.map((s) => [mid(s), s.tpot.n ? s.tpot.mean : null])},
+             {name: 'output tokens/s', type: 'bar', yAxisIndex: 1, data: S.map((s) => [mid(s), s.output_token_throughput])}]});
+} else document.getElementById('slices').style.display = 'none';
+if (D.adaptive && D.adaptive.windows.length) {
+  const W = D.adaptive.windows;
+  chart('adaptive', {animation: false, toolbox: tools, title: {text: 'Adaptive controller: ' + D.adaptive.summary, left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'item', formatter: (p) => p.data[2]}, grid: {left: 60, right: 20, top: 40, bottom: 30},
+    xAxis: {type: 'value', name: 's'}, yAxis: {type: 'value', name: 'concurrency'},
+    series: [{type: 'line', step: 'start', data: W.map((w) => [w.end_s, w.concurrency, w.action])},
+             {type: 'scatter', symbolSize: 10, data: W.map((w) => ({value: [w.end_s, w.concurrency, (w.pass ? 'pass: ' : 'fail: ') + w.action],
+               itemStyle: {color: w.pass ? '#2e7d32' : '#c62828'}}))}]});
+} else document.getElementById('adaptive').style.display = 'none';
+if (D.turns && D.turns.length) {  // multi-turn sessions: what each turn costs as the conversation grows
+  const T = D.turns;
+  chart('turns', {animation: false, toolbox: tools, title: {text: 'Per turn (multi-turn sessions, means)', left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'axis'}, legend: {top: 22}, grid: {left: 60, right: 60, top: 50, bottom: 30},
+    xAxis: {type: 'category', name: 'turn', data: T.map((t) => t.turn)},
+    yAxis: [{type: 'value', name: 'ms'}, {type: 'value', name: 'tokens'}],
+    series: [{name: 'TTFT', type: 'line', data: T.map((t) => t.ttft_ms)},
+             {name: 'input tokens', type: 'bar', yAxisIndex: 1, data: T.map((t) => t.input_tokens)},
+             {name: 'cached tokens', type: 'bar', yAxisIndex: 1, data: T.map((t) => t.cached_tokens)}]});
+} else document.getElementById('turns').style.display = 'none';
+window.TOKBENCH.render_ms = performance.now() - t0;
+window.TOKBENCH.rendered = true;
