@@ -14,6 +14,7 @@
 #include "common/json_writer.hpp"
 #include "metrics/metrics.hpp"
 #include "metrics/significance.hpp"
+#include "metrics/thresholds.hpp"
 #include "record/record_io.hpp"
 #include "report/chart_asset.hpp"
 #include "report/html.hpp"
@@ -24,6 +25,7 @@
 namespace tokbench::runner {
 
 namespace fs = std::filesystem;
+using metrics::stat_of;
 
 namespace {
 
@@ -95,28 +97,6 @@ Run load(const fs::path& dir) {
   return r;
 }
 
-std::optional<double> stat_of(const metrics::MetricSet& m, const std::string& metric, const std::string& stat) {
-  if (stat.empty()) {
-    if (const auto* c = m.common_metric(metric)) return c->value;
-    return std::nullopt;
-  }
-  const auto* row = m.row(metric);
-  return row && row->stats ? metrics::statistic(*row->stats, stat) : std::nullopt;
-}
-
-std::string canonical_row(std::string name) {
-  static const char* kRows[] = {"E2EL", "TTFT", "TPOT", "ITL", "InputTokens", "OutputTokens", "OutputTokenThroughput",
-                                "PrefillTokenThroughput"};
-  std::string lower;
-  for (char c : name) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  for (const char* r : kRows) {
-    std::string lr;
-    for (const char* c = r; *c; ++c) lr.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(*c))));
-    if (lr == lower) return r;
-  }
-  return lower;  // a common metric key (snake_case)
-}
-
 std::string pct(double base, double v) {
   if (base == 0) return v == 0 ? "0%" : "n/a";
   return fmt::format("{:+.2f}%", 100 * (v - base) / base);
@@ -140,34 +120,6 @@ std::vector<Diff> diff(const std::map<std::string, std::string>& a, const std::m
 
 
 }  // namespace
-
-Threshold parse_threshold(const std::string& text) {
-  std::istringstream in(text);
-  std::string lhs, op, rhs;
-  in >> lhs >> op >> rhs;
-  const auto fail = [&](const std::string& why) {
-    return std::invalid_argument(fmt::format("--fail-if: bad value '{}' ({}; expected e.g. 'tpot.p99 > +5%' or "
-                                             "'output_token_throughput < -10%')", text, why));
-  };
-  std::string extra;
-  if (lhs.empty() || rhs.empty() || (in >> extra)) throw fail("expected METRIC[.STAT] OP VALUE");
-  if (op != ">" && op != "<" && op != ">=" && op != "<=") throw fail("the operator must be >, <, >= or <=");
-  Threshold t;
-  t.text = text;
-  t.op = op;
-  const size_t dot = lhs.find('.');
-  t.metric = canonical_row(lhs.substr(0, dot));
-  if (dot != std::string::npos) t.stat = lhs.substr(dot + 1);
-  if (!t.stat.empty() && t.stat != "mean" && t.stat != "median" && t.stat != "p50" && t.stat != "p75" && t.stat != "p90" &&
-      t.stat != "p99" && t.stat != "min" && t.stat != "max")
-    throw fail(fmt::format("unknown statistic '{}'", t.stat));
-  t.relative = rhs.back() == '%';
-  if (t.relative) rhs.pop_back();
-  char* end = nullptr;
-  t.value = std::strtod(rhs.c_str(), &end);
-  if (rhs.empty() || *end != '\0') throw fail("the value must be a number, or a change in percent such as +5%");
-  return t;
-}
 
 
 namespace {
@@ -245,10 +197,9 @@ std::vector<std::string> crossed_thresholds(const std::vector<Threshold>& thresh
     for (size_t i = 1; i < runs.size(); ++i) {
       const auto v = stat_of(runs[i].m, t.metric, t.stat);
       if (!v) continue;
-      const double x = t.relative ? (*b == 0 ? 0 : 100 * (*v - *b) / *b) : *v;
-      const bool hit = t.op == ">" ? x > t.value : t.op == "<" ? x < t.value : t.op == ">=" ? x >= t.value : x <= t.value;
-      if (hit) crossed.push_back(fmt::format("{}: {} is {}{}", t.text, runs[i].dir.filename().string(),
-                                              format_round4(x), t.relative ? "%" : ""));
+      if (const auto x = metrics::crossed(t, *b, *v))
+        crossed.push_back(fmt::format("{}: {} is {}{}", t.text, runs[i].dir.filename().string(), format_round4(*x),
+                                      t.relative ? "%" : ""));
     }
   }
   return crossed;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "metrics/thresholds.hpp"
+
 namespace tokbench::runner {
 
 struct CompareOptions {
@@ -15,18 +17,8 @@ struct CompareOptions {
   std::string html;                  ///< page to write; "" = <last run>/compare.html
 };
 
-/// A parsed --fail-if threshold.
-struct Threshold {
-  std::string metric;  ///< row name as in result.json (E2EL, TTFT, ...) or a common key
-  std::string stat;    ///< mean, median, p75, p90, p99, min, max; "" for common metrics
-  std::string op;      ///< >, <, >=, <=
-  double value = 0;
-  bool relative = false;  ///< value is a change in percent against the baseline
-  std::string text;
-};
-
-/// Parses "tpot.p99 > +5%" (metric names are case-insensitive). Throws std::invalid_argument.
-Threshold parse_threshold(const std::string& text);
+using metrics::Threshold;
+using metrics::parse_threshold;
 
 /// Runs the comparison; returns 0, or 3 when a --fail-if threshold is crossed. Throws on bad
 /// input (missing run folder, bad threshold).
