@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <simdjson.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -107,6 +108,34 @@ PointLoad point_from_message(const std::string& m) {
   v.push_back(m.substr(at));
   if (v.size() != 5) throw std::invalid_argument("a point message has 5 lines: label, concurrency, rate, prompts, seed");
   return {v[0], std::stoi(v[1]), std::stod(v[2]), std::stoll(v[3]), std::stoull(v[4])};
+}
+
+RankStart start_ranks() {
+  if (cluster::world().size == 1) return {{}, std::time(nullptr)};
+  RankStart s;
+  s.clock = cluster::sync_clocks();
+  s.wall = static_cast<std::time_t>(cluster::broadcast(static_cast<int64_t>(std::time(nullptr))));
+  return s;
+}
+
+void log_rank(spdlog::logger& log, const RankStart& start) {
+  const cluster::World& world = cluster::world();
+  if (world.size > 1)
+    log.info("rank {} of {}; clock offset to rank 0 {} ns (± {} ns)", world.rank, world.size, start.clock.offset_ns,
+             start.clock.residual_ns);
+}
+
+SharedPoint measure_point(const RunPlan& point, const Target& target, RunManifest& manifest, const std::filesystem::path& dir,
+                          spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, const cluster::ClockSync& clock) {
+  if (cluster::world().size > 1) return measure_shared(point, target, manifest, dir, log, stop, console, clock);
+  SharedPoint one;
+  one.result = measure(point, target, manifest, dir, log, stop, console);
+  return one;
+}
+
+RunEnd end_of(const SharedPoint& point, const std::string& server_process_json) {
+  const RunEnd own = ended(point.result, server_process_json);
+  return point.ranks.empty() ? own : combine_ends(own, point.ranks, point.records);
 }
 
 SharedPoint measure_shared(const RunPlan& point, const Target& target, RunManifest& manifest, const std::filesystem::path& dir,

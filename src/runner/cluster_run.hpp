@@ -8,6 +8,7 @@
 // ranks' records, each naming its rank, are appended to rank 0's details file, so every metric
 // is computed over the union exactly as on one host. The MPI calls are in cluster/.
 #include <atomic>
+#include <ctime>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -56,6 +57,17 @@ std::string point_message(const PointLoad& load);
 /// Throws std::invalid_argument on a message point_message did not write.
 PointLoad point_from_message(const std::string& message);
 
+/// Where this process stands among the ranks, decided once per run folder tree: the clock against
+/// rank 0's and the run's wall-clock start as rank 0 read it. Collective on several ranks; on one
+/// host, the local clock and time.
+struct RankStart {
+  cluster::ClockSync clock;
+  std::time_t wall = 0;
+};
+RankStart start_ranks();
+/// Logs this rank's place and clock offset (nothing on one host).
+void log_rank(spdlog::logger& log, const RankStart& start);
+
 /// What measuring one point on every rank gave: this rank's result; on rank 0 the ranks' health
 /// and the records every rank wrote.
 struct SharedPoint {
@@ -68,5 +80,10 @@ struct SharedPoint {
 /// rank 0's details and failed files. Collective: every rank calls it for the same point.
 SharedPoint measure_shared(const RunPlan& point, const Target& target, RunManifest& manifest, const std::filesystem::path& dir,
                            spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, const cluster::ClockSync& clock);
+/// One point on any number of ranks: measure() on one host, measure_shared() on several.
+SharedPoint measure_point(const RunPlan& point, const Target& target, RunManifest& manifest, const std::filesystem::path& dir,
+                          spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, const cluster::ClockSync& clock);
+/// A measured point's end marker (rank 0's): its own, with the ranks' costs combined on several.
+RunEnd end_of(const SharedPoint& point, const std::string& server_process_json);
 
 }  // namespace tokbench::runner

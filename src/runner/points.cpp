@@ -17,12 +17,9 @@ namespace fs = std::filesystem;
 
 PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* console, const std::string& what)
     : stop_(stop), console_(console) {
-  const cluster::World& world = cluster::world();
-  if (world.size > 1) clock_ = cluster::sync_clocks();
-  wall_ = world.size > 1 ? static_cast<std::time_t>(cluster::broadcast(static_cast<int64_t>(std::time(nullptr))))
-                         : std::time(nullptr);
-  if (world.rank == 0) {
-    root_ = report::make_run_dir(plan.cfg.output_dir, wall_);
+  start_ = start_ranks();
+  if (cluster::world().rank == 0) {
+    root_ = report::make_run_dir(plan.cfg.output_dir, start_.wall);
   } else {
     root_ = scratch_dir("series");
     quiet_ = std::fopen("/dev/null", "w");
@@ -30,8 +27,7 @@ PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* con
   }
   log_ = make_logger(root_);
   log_->info("{}: {}", what, plan.requested.to_json());
-  if (world.size > 1)
-    log_->info("rank {} of {}; clock offset to rank 0 {} ns (± {} ns)", world.rank, world.size, clock_.offset_ns, clock_.residual_ns);
+  log_rank(*log_, start_);
   target_ = std::make_unique<Target>(open_logged(plan, root_, *log_, console_));
   base_ = std::make_unique<RunPlan>(plan);
 }
@@ -79,24 +75,16 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
   const fs::path dir = root_ / name;
   for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(dir / sub);
   auto log = make_logger(dir);
-  RunManifest manifest = asked(point, wall_);
+  RunManifest manifest = asked(point, start_.wall);
+  write_manifest(dir, manifest);
+  const SharedPoint shared = measure_point(point, *target_, manifest, dir, *log, stop_, console_, start_.clock);
   RunOutcome out;
-  if (world.size == 1) {
-    write_manifest(dir, manifest);
-    const PointResult r = measure(point, *target_, manifest, dir, *log, stop_, console_);
-    write_end(dir, ended(r, ""));
-    out = conclude(point, dir, r.interrupted, *log, console_);
+  if (world.rank == 0) {
+    write_end(dir, end_of(shared, ""));
+    out = conclude(point, dir, shared.result.interrupted, *log, console_);
   } else {
-    manifest.ranks = world.size;
-    write_manifest(dir, manifest);
-    const SharedPoint shared = measure_shared(point, *target_, manifest, dir, *log, stop_, console_, clock_);
-    if (world.rank == 0) {
-      write_end(dir, combine_ends(ended(shared.result, ""), shared.ranks, shared.records));
-      out = conclude(point, dir, shared.result.interrupted, *log, console_);
-    } else {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);
   }
   log_->info("point {} done", name);
   out.label = name;

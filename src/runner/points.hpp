@@ -12,6 +12,7 @@
 #include <string>
 
 #include "cluster/cluster.hpp"
+#include "runner/cluster_run.hpp"
 #include "runner/plan.hpp"
 #include "runner/runner.hpp"
 
@@ -59,8 +60,7 @@ class PointSession {
   std::unique_ptr<Target> target_;
   std::unique_ptr<RunPlan> base_;  // the plan as opened: what every point's load is applied to
   std::set<std::string> used_;
-  std::time_t wall_;
-  cluster::ClockSync clock_;
+  RankStart start_;  // the clock against rank 0's and the series' wall-clock start
   bool announced_end_ = false;
 };
 

@@ -50,33 +50,22 @@ RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) 
 // rank 0 writes the folder; the others work in a scratch folder of their own, removed at the
 // end, and say nothing (runner/cluster_run.hpp).
 RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
-  const cluster::World& world = cluster::world();
-  const bool root = world.rank == 0, several = world.size > 1;
-  const cluster::ClockSync clock = several ? cluster::sync_clocks() : cluster::ClockSync{};
-  const std::time_t wall =
-      several ? static_cast<std::time_t>(cluster::broadcast(static_cast<int64_t>(std::time(nullptr)))) : std::time(nullptr);
+  const bool root = cluster::world().rank == 0;
+  const RankStart start = start_ranks();
   std::FILE* quiet = root ? nullptr : std::fopen("/dev/null", "w");
   std::FILE* out = root ? console : quiet;
-  const fs::path dir = root ? report::make_run_dir(plan.cfg.output_dir, wall) : scratch_dir("run");
+  const fs::path dir = root ? report::make_run_dir(plan.cfg.output_dir, start.wall) : scratch_dir("run");
   auto log = make_logger(dir);
-  if (several)
-    log->info("rank {} of {}; clock offset to rank 0 {} ns (± {} ns)", world.rank, world.size, clock.offset_ns, clock.residual_ns);
-  RunManifest manifest = asked(plan, wall);
-  if (several) manifest.ranks = world.size;
+  log_rank(*log, start);
+  RunManifest manifest = asked(plan, start.wall);
   write_manifest(dir, manifest);
   Target target = open_logged(plan, dir, *log, out);
-  SharedPoint point;
-  if (several) {
-    point = measure_shared(plan, target, manifest, dir, *log, stop, out, clock);
-  } else {
-    point.result = measure(plan, target, manifest, dir, *log, stop, out);
-  }
+  const SharedPoint point = measure_point(plan, target, manifest, dir, *log, stop, out, start.clock);
   const std::string server_process = target.close(dir, *log, out);
   if (point.result.interrupted) log->warn("interrupted: stopped sending; in-flight requests drained or cancelled");
   RunOutcome outcome;
   if (root) {
-    RunEnd end = ended(point.result, server_process);
-    write_end(dir, several ? combine_ends(end, point.ranks, point.records) : end);
+    write_end(dir, end_of(point, server_process));
     outcome = conclude(plan, dir, point.result.interrupted, *log, console);
   } else {
     std::fclose(quiet);

@@ -144,6 +144,7 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.planned_requests = planned_requests(c, plan.requested.num_prompts);
   m.warmup_requests = c.warmup;
   m.insecure_tls = c.insecure;
+  m.ranks = cluster::world().size;
   return m;
 }
 
