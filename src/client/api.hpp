@@ -128,5 +128,8 @@ const ApiAdapter* api_of_path(std::string_view path);
 const ApiAdapter& default_api();
 /// "chat, completions, ..." with each title, for help texts and errors.
 std::string api_names_described();
+/// The paths of the APIs that have `cap` (every API's when null), ", "-joined, for errors that
+/// name where to go instead.
+std::string api_paths(bool ApiCaps::*cap = nullptr);
 
 }  // namespace tokbench::client

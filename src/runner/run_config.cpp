@@ -36,13 +36,6 @@ std::string endpoint_of_path(const std::string& path) {
   return api ? std::string(api->name()) : "?";
 }
 
-// "/v1/chat/completions, /v1/completions, ..." for errors that list what a URL may end with.
-std::string known_paths() {
-  std::string out;
-  for (const client::ApiAdapter* a : client::all_apis()) out += fmt::format("{}...{}", out.empty() ? "" : ", ", a->path());
-  return out;
-}
-
 // Collects every problem of a config at once, each naming the flag and the fix.
 struct Check {
   std::vector<std::string>& e;
@@ -52,13 +45,6 @@ struct Check {
 };
 
 }  // namespace
-
-std::string conversation_apis() {
-  std::string out;
-  for (const client::ApiAdapter* a : client::all_apis())
-    if (a->caps().conversation) out += fmt::format("{}{}", out.empty() ? "" : ", ", a->path());
-  return out;
-}
 
 const client::ApiAdapter& api_of(const std::string& endpoint) {
   const client::ApiAdapter* api = client::find_api(endpoint);
@@ -115,8 +101,8 @@ void RunConfig::validate_target(std::vector<std::string>& e) const {
   if (!url.empty() && (url.starts_with("http://") || url.starts_with("https://"))) {
     // The URL's path decides the endpoint; a body for one endpoint posted to another fails every request.
     const std::string named = endpoint_of_path(url_path(url));
-    check(named != "?", fmt::format("--url: the path '{}' names no endpoint tokbench speaks (expected {}, or no path at all)",
-                                    url_path(url), known_paths()));
+    check(named != "?", fmt::format("--url: the path '{}' names no endpoint tokbench speaks (expected a path ending in "
+                                    "one of {}, or no path at all)", url_path(url), client::api_paths()));
     check(endpoint.empty() || named.empty() || named == "?" || named == endpoint,
           fmt::format("--endpoint {} conflicts with --url {} (its path is the {} endpoint): drop --endpoint, or fix the URL",
                       endpoint, url, named));
@@ -193,11 +179,13 @@ void RunConfig::validate_workload(std::vector<std::string>& e) const {
           "--concurrency sessions at once; drop --request-rate, --pressure, --duration-s, --ramp-up-s, "
           "--adaptive-window-s, --search and trace datasets");
     check(api_of(resolved_endpoint()).caps().conversation,
-          fmt::format("--turns: sessions are conversations; use an endpoint that takes them ({})", conversation_apis()));
+          fmt::format("--turns: sessions are conversations; use an endpoint that takes them ({})",
+                      client::api_paths(&client::ApiCaps::conversation)));
   }
   if (!image.empty()) {
     check(api_of(resolved_endpoint()).caps().images,
-          fmt::format("--image: images go in chat messages; use an endpoint that takes them ({})", conversation_apis()));
+          fmt::format("--image: images go in chat messages; use an endpoint that takes them ({})",
+                      client::api_paths(&client::ApiCaps::images)));
   }
   check(images_per_request >= 1 && images_per_request <= 16,
         fmt::format("--images-per-request: bad value {} (expected 1 to 16)", images_per_request));

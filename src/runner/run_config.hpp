@@ -16,8 +16,6 @@ namespace tokbench::runner {
 const client::ApiAdapter& api_of(const std::string& endpoint);
 /// The URL path of an endpoint name: "/v1/chat/completions", ..., "/v1/messages", "/generate".
 std::string endpoint_path(const std::string& endpoint);
-/// The paths of the APIs that take conversations (chat messages, sessions, images), for errors.
-std::string conversation_apis();
 
 /// The settings that are small languages, each parsed once (by RunConfig::validate) into its
 /// typed value; what runs reads these, never the text.

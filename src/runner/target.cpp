@@ -320,7 +320,8 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
       if (item.messages_json.empty() && item.image_urls.empty()) continue;
       throw std::invalid_argument(fmt::format("--dataset {}: its lines carry chat \"messages\" or \"images\", which {} "
                                               "cannot take: use an endpoint that takes conversations ({})",
-                                              cfg.dataset, endpoint_path(cfg.endpoint), conversation_apis()));
+                                              cfg.dataset, endpoint_path(cfg.endpoint),
+                                              client::api_paths(&client::ApiCaps::conversation)));
     }
   }
   t.url = cfg.target_url();

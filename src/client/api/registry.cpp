@@ -39,6 +39,13 @@ std::string api_names_described() {
   return out;
 }
 
+std::string api_paths(bool ApiCaps::*cap) {
+  std::string out;
+  for (const ApiAdapter* a : all_apis())
+    if (!cap || a->caps().*cap) out += fmt::format("{}{}", out.empty() ? "" : ", ", a->path());
+  return out;
+}
+
 const ApiAdapter& api_named(std::string_view name) {
   if (const ApiAdapter* a = find_api(name)) return *a;
   throw std::invalid_argument(fmt::format("--endpoint: bad value '{}' (expected one of: {})", name, api_names_described()));
