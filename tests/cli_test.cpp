@@ -1,6 +1,7 @@
 // cli/ + runner/: the real binaries over loopback — `serve-mock` in one process, `run` in
 // another — checking files, accuracy against the simulator's truth and its trace, failures,
 // Ctrl-C, `report`, and the errors users see.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -14,6 +15,7 @@
 #include <map>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "support/canned_server.hpp"
 #include "support/ports.hpp"
@@ -352,6 +354,29 @@ TEST_F(CliTest, ErrorsNameTheThingAndTheFix) {
   r = run_tokbench({"run", "--dataset", "sharegpt.json"});  // a usage error, found before anything runs
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("--dataset: bad value 'sharegpt.json'"), std::string::npos) << r.output;
+  r = run_tokbench({"run", "--dataset", "qa:"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("--dataset: bad value 'qa:' (expected builtin | synthetic | qa:PATH"), std::string::npos) << r.output;
+  // A flag of fixed words: its table names every word, whether the flag or a --config file says it.
+  for (const auto& [flag, bad, expected] : {std::tuple{"--arrivals", "uniform", "poisson, gamma or constant"},
+                                            {"--transport", "h2", "auto, sockets or libcurl"},
+                                            {"--compat", "nope", "tokbench, aisbench, evalscope, vllm or sglang"},
+                                            {"--ramp-up-strategy", "step", "linear or exponential"},
+                                            {"--warm-connections", "yes", "auto, on or off"},
+                                            {"--search", "max-goodput", "max-concurrency or max-rate"}}) {
+    r = run_tokbench({"run", flag, bad});
+    EXPECT_EQ(r.code, 2) << flag;
+    EXPECT_NE(r.output.find(fmt::format("{}: bad value '{}' (expected {})", flag, bad, expected)), std::string::npos)
+        << r.output;
+  }
+  {
+    const fs::path yaml = dir_ / "bad_choice.yaml";
+    std::ofstream(yaml) << "arrivals: uniform\n";
+    r = run_tokbench({"run", "--config", yaml.string()});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.output.find("--arrivals: bad value 'uniform' (expected poisson, gamma or constant)"), std::string::npos)
+        << r.output;
+  }
   r = run_tokbench({"run", "--timeout-s", "0.0004"});  // not "no timeout" in disguise
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("--timeout-s: bad value 0.0004"), std::string::npos) << r.output;

@@ -57,7 +57,7 @@ TEST(Cluster, WhatSeveralRanksCannotDoIsNamed) {
   c.concurrency_sweep = {2, 8};
   EXPECT_NE(joined(cluster_problems(c, 3)).find("--concurrency 2 is split across the ranks"), std::string::npos);
   c.concurrency_sweep.clear();
-  c.search = "max-concurrency";
+  c.search = runner::SearchAxis::MaxConcurrency;
   EXPECT_NE(joined(cluster_problems(c, 3)).find("--search-min 3"), std::string::npos);
   c.search_min = 3;
   EXPECT_TRUE(cluster_problems(c, 3).empty());
@@ -89,7 +89,7 @@ TEST(Cluster, TheEndCombinesTheRanksCosts) {
   root.client.cpu_s = 1;
   root.client.cpu_share = 0.2;
   root.client.measured_wall_s = 3;
-  RankHealth a, b;
+  record::RankHealth a, b;
   a.rank = 0;
   a.client = {.measured_wall_s = 3.0, .cpu_s = 1.0, .cpu_share = 0.2, .peak_busy = 0.3, .events = 100};
   b.rank = 1;
@@ -108,7 +108,7 @@ TEST(Cluster, TheEndCombinesTheRanksCosts) {
   p.client.cpu_s = 0.5;
   p.client.events = 7;
   p.client.busy_share = 0.25;
-  const RankHealth back = rank_health_from_json(rank_health_json(p, 2, cluster::ClockSync{123, 4, 8}));
+  const record::RankHealth back = rank_health_from_json(rank_health_json(p, 2, cluster::ClockSync{123, 4, 8}));
   EXPECT_EQ(back.rank, 2);
   EXPECT_EQ(back.client.events, 7);
   EXPECT_DOUBLE_EQ(back.client.cpu_s, 0.5);

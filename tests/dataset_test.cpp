@@ -1,6 +1,7 @@
 // dataset/: qa and gsm8k JSON lines, the builtin set, and errors that name file and line.
 #include "dataset/dataset.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -31,6 +32,27 @@ std::string error_of(const std::string& spec) {
     return e.what();
   }
   return "";
+}
+
+// --dataset's text becomes a typed spec once; every form reads back to itself, and a bad one names
+// every form.
+TEST(Dataset, SpecParsesEveryFormAndNamesThemWhenBad) {
+  EXPECT_EQ(parse_spec("builtin"), (Spec{Source::Builtin, ""}));
+  EXPECT_EQ(parse_spec("synthetic"), (Spec{Source::Synthetic, ""}));
+  EXPECT_EQ(parse_spec("qa:/d/x.jsonl"), (Spec{Source::Qa, "/d/x.jsonl"}));
+  EXPECT_EQ(parse_spec("trace:a:b.jsonl"), (Spec{Source::Trace, "a:b.jsonl"}));  // the path may hold colons
+  for (const char* text : {"builtin", "synthetic", "qa:x", "gsm8k:x", "lines:x", "sharegpt:x", "trace:x"})
+    EXPECT_EQ(parse_spec(text).text(), text);
+  for (const char* bad : {"", "qa", "qa:", "builtin:x", "synthetic:", "csv:x", "sharegpt.json"}) {
+    try {
+      parse_spec(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), fmt::format("--dataset: bad value '{}' (expected builtin | synthetic | qa:PATH | "
+                                                   "gsm8k:PATH | lines:PATH | sharegpt:PATH | trace:PATH)", bad));
+    }
+  }
+  EXPECT_NE(error_of("trace:x").find("usage: --dataset trace:x: built by the runner"), std::string::npos);
 }
 
 TEST(Dataset, QaReadsQuestionsAndMaxTokens) {
@@ -226,7 +248,7 @@ TEST(ShareGpt, MultiTurnKeepsWholeConversations) {
 
 TEST(Dataset, MissingFileAndBadSpec) {
   EXPECT_NE(error_of("qa:/nonexistent/x.jsonl").find("cannot open dataset '/nonexistent/x.jsonl'"), std::string::npos);
-  EXPECT_NE(error_of("sharegpt:x").find("usage: --dataset: bad value 'sharegpt:x' (expected qa:PATH, gsm8k:PATH"),
+  EXPECT_NE(error_of("sharegpt:x").find("usage: --dataset sharegpt:x: built by the runner"),
             std::string::npos);
   EXPECT_NE(error_of("qa:").find("usage: --dataset"), std::string::npos);
   EXPECT_NE(error_of("qa:" + write_tmp("tb_empty.jsonl", "\n")).find("has no requests"), std::string::npos);

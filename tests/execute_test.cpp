@@ -308,7 +308,7 @@ TEST_F(ExecuteTest, SglangGenerateIsTimedExactlyPerChunk) {
   // sampling_params) and its definitions, which split each chunk gap over its new tokens on
   // /generate: ITL is per token there, where on OpenAI endpoints it is per chunk (20 ms here).
   c.ignore_eos = false;
-  c.compat = "sglang";
+  c.compat = metrics::Definitions::Sglang;
   const RunOutcome native = run(c);
   EXPECT_TRUE(IsValid(native));
   ASSERT_TRUE(native.metrics.row("ITL") && native.metrics.row("ITL")->stats);
@@ -395,7 +395,7 @@ TEST_F(ExecuteTest, TraceReplayAccuracyAtItsTimestampsWithSharedPrefixes) {
   }
   RunConfig c;
   c.url = sim.url("/v1/completions");
-  c.dataset = "trace:" + data.string();
+  c.dataset = {dataset::Source::Trace, data.string()};
   c.tokenizer = tok.string();
   c.trace_block_size = 16;
   c.concurrency = 64;
@@ -446,10 +446,10 @@ TEST_F(ExecuteTest, SessionTurnCarriesTheRealPreviousAnswer) {
   std::ofstream(data) << "first question\nsecond question\n";
   RunConfig c;
   c.url = server.url("/v1/chat/completions");
-  c.dataset = "lines:" + data.string();
+  c.dataset = {dataset::Source::Lines, data.string()};
   c.turns = 2;
   c.concurrency = 1;
-  c.warm_connections = "off";
+  c.warm_connections = Toggle::Off;
   c.server_metrics = "off";
   const RunOutcome out = run(c);
   std::vector<std::string> bodies;
@@ -486,7 +486,7 @@ TEST_F(ExecuteTest, LaterTurnsReportCachedTokens) {
   }
   RunConfig c;
   c.url = sim.url();
-  c.dataset = "lines:" + data.string();
+  c.dataset = {dataset::Source::Lines, data.string()};
   c.turns = 3;
   c.concurrency = 2;
   c.max_tokens = 24;
@@ -521,7 +521,7 @@ TEST_F(ExecuteTest, ShareGptMultiTurnConversationsAreSessions) {
                          R"({"conversations":[{"from":"human","value":"One question"},{"from":"gpt","value":"One answer here"}]}])";
   RunConfig c;
   c.url = sim.url();
-  c.dataset = "sharegpt:" + data.string();
+  c.dataset = {dataset::Source::Sharegpt, data.string()};
   c.tokenizer = tok.string();
   c.multi_turn = true;
   c.ignore_eos = true;
@@ -574,7 +574,7 @@ TEST_F(ExecuteTest, ImagesAreSentAndTheirTokensCounted) {
   std::ofstream(dir_ / "vision.jsonl") << R"({"question":"What colour?","images":[")" << png.string() << R"("]})" << "\n";
   c.image.clear();
   c.images_per_request = 1;
-  c.dataset = "qa:" + (dir_ / "vision.jsonl").string();
+  c.dataset = {dataset::Source::Qa, (dir_ / "vision.jsonl").string()};
   c.num_prompts = 2;
   const RunOutcome file = run(c);
   for (const auto& r : records(file)) {
@@ -641,7 +641,7 @@ TEST_F(ExecuteTest, ChatMessagesDatasetIsSentAsWritten) {
   }
   RunConfig c;
   c.url = sim.url();
-  c.dataset = "qa:" + data.string();
+  c.dataset = {dataset::Source::Qa, data.string()};
   c.concurrency = 2;
   c.max_tokens = 4;
   const RunOutcome out = run(c);
@@ -681,7 +681,7 @@ TEST_F(ExecuteTest, ShareGptAnswersSetEachRequestsLength) {
   }
   RunConfig c;
   c.url = sim.url();
-  c.dataset = "sharegpt:" + data.string();
+  c.dataset = {dataset::Source::Sharegpt, data.string()};
   c.tokenizer = tok.string();
   c.concurrency = 3;
   c.ignore_eos = true;

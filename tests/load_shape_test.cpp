@@ -26,7 +26,7 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
   EXPECT_EQ(l.text(false), "concurrency 8");
 
   c.request_rate = 4;
-  c.arrivals = "gamma";
+  c.arrivals = load::ArrivalShape::Kind::Gamma;
   c.burstiness = 0.5;
   l = load_shape(c);
   ASSERT_TRUE(std::holds_alternative<OpenLoop>(l.shape));
@@ -40,7 +40,7 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
 
   c.pressure = true;  // the rate adds clients: it paces no request
   c.request_rate = 2;
-  c.arrivals = "poisson";
+  c.arrivals = load::ArrivalShape::Kind::Poisson;
   l = load_shape(c);
   ASSERT_TRUE(std::holds_alternative<Pressure>(l.shape));
   EXPECT_EQ(std::get<Pressure>(l.shape).clients_per_s, 2);
@@ -58,7 +58,7 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
   EXPECT_EQ(std::get<Adaptive>(l.shape).start, 2);
 
   RunConfig t;
-  t.dataset = "trace:/x.jsonl";
+  t.dataset = {dataset::Source::Trace, "/x.jsonl"};
   t.concurrency = 256;
   t.trace_speed = 2;
   l = load_shape(t);
@@ -91,7 +91,7 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
 
 TEST(ParsedFlags, SmallLanguagesAreParsedOnceIntoTypedValues) {
   RunConfig c;
-  c.search = "max-concurrency";
+  c.search = SearchAxis::MaxConcurrency;
   c.slo = "ttft.p99<=500ms,tpot.p90<=50ms";
   c.goodput = "ttft:500 e2el:20000";
   c.profile_window = "10:5";
@@ -118,7 +118,7 @@ TEST(ParsedFlags, SmallLanguagesAreParsedOnceIntoTypedValues) {
 
 TEST(ParsedFlags, EveryBadOneIsNamedAtOnce) {
   RunConfig c;
-  c.search = "max-concurrency";
+  c.search = SearchAxis::MaxConcurrency;
   c.slo = "ttft.p99<500";
   c.goodput = "ttft=5";
   c.profile_window = "10";

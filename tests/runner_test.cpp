@@ -1,5 +1,5 @@
 // runner/: the stages that need no network — the plan (flags to a validated plan), the recorder
-// (writes every record and keeps none), the verdict from a tally, and the run folder's files.
+// (writes every record and keeps none) and the run folder's files.
 #include <gtest/gtest.h>
 #include <sched.h>
 
@@ -17,7 +17,6 @@
 #include "runner/plan.hpp"
 #include "runner/recorder.hpp"
 #include "runner/run_folder.hpp"
-#include "runner/verdict.hpp"
 
 namespace tokbench::runner {
 namespace {
@@ -33,7 +32,7 @@ fs::path fresh_dir(const std::string& name) {
 
 TEST(Plan, ResolvesWhatNeedsNoNetwork) {
   RunConfig c;
-  c.dataset = "synthetic";
+  c.dataset = {dataset::Source::Synthetic, ""};
   c.input_len = 10;
   c.output_len = 5;
   c.concurrency = 600;
@@ -138,9 +137,9 @@ TEST(Plan, NativeApiMistakesAreNamed) {
   };
   const std::string messages = "http://127.0.0.1:8000/v1/messages", generate = "http://127.0.0.1:8000/generate";
   EXPECT_NE(error(messages, [](RunConfig& c) { c.max_tokens = 0; }).find("requires max_tokens"), std::string::npos);
-  EXPECT_NE(error(generate, [](RunConfig& c) { c.compat = "vllm"; }).find("--compat vllm"), std::string::npos);
-  EXPECT_NE(error(messages, [](RunConfig& c) { c.compat = "sglang"; }).find("--compat sglang"), std::string::npos);
-  EXPECT_EQ(error(generate, [](RunConfig& c) { c.compat = "sglang"; }), "");  // bench_serving's native payload
+  EXPECT_NE(error(generate, [](RunConfig& c) { c.compat = metrics::Definitions::Vllm; }).find("--compat vllm"), std::string::npos);
+  EXPECT_NE(error(messages, [](RunConfig& c) { c.compat = metrics::Definitions::Sglang; }).find("--compat sglang"), std::string::npos);
+  EXPECT_EQ(error(generate, [](RunConfig& c) { c.compat = metrics::Definitions::Sglang; }), "");  // bench_serving's native payload
   EXPECT_NE(error(generate, [](RunConfig& c) { c.continuous_usage = true; }).find("--continuous-usage"), std::string::npos);
   EXPECT_NE(error(generate, [](RunConfig& c) { c.image = "64x64"; }).find("--image"), std::string::npos);
   EXPECT_EQ(error(messages, [](RunConfig& c) { c.image = "64x64"; }), "");  // Anthropic takes images
@@ -150,7 +149,7 @@ TEST(Plan, NativeApiMistakesAreNamed) {
 TEST(Plan, EveryUsageErrorAtOnce) {
   RunConfig c;
   c.concurrency = 0;
-  c.compat = "nope";
+  c.max_tokens = -1;
   c.extra_body = "[1]";
   try {
     make_plan(c, nullptr);
@@ -158,7 +157,7 @@ TEST(Plan, EveryUsageErrorAtOnce) {
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("--concurrency"), std::string::npos) << what;
-    EXPECT_NE(what.find("--compat"), std::string::npos) << what;
+    EXPECT_NE(what.find("--max-tokens"), std::string::npos) << what;
   }
   RunConfig bad_body;
   bad_body.extra_body = "[1]";
@@ -175,22 +174,19 @@ TEST(Plan, LoadShapeAndSweepMistakesAreNamed) {
     return all;
   };
   EXPECT_NE(errors([](RunConfig& c) { c.burstiness = 0.5; }).find("--arrivals gamma"), std::string::npos);
-  EXPECT_NE(errors([](RunConfig& c) { c.arrivals = "gamma"; }).find("needs --request-rate"), std::string::npos);
-  EXPECT_NE(errors([](RunConfig& c) { c.arrivals = "uniform"; }).find("--arrivals: bad value"), std::string::npos);
-  EXPECT_NE(errors([](RunConfig& c) { c.transport = "h2"; }).find("--transport: bad value 'h2' (expected auto, sockets or libcurl)"),
-            std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) { c.arrivals = load::ArrivalShape::Kind::Gamma; }).find("needs --request-rate"), std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) {
               c.url = "https://api.example.test/v1/chat/completions";
-              c.transport = "sockets";
+              c.transport = client::TransportKind::Sockets;
             }).find("--transport sockets reads plain http:// only"),
             std::string::npos);
   EXPECT_EQ(errors([](RunConfig& c) {
               c.url = "https://api.example.test/v1/chat/completions";
-              c.transport = "libcurl";
+              c.transport = client::TransportKind::Curl;
             }),
             "");
   EXPECT_NE(errors([](RunConfig& c) { c.pressure = true; }).find("--pressure needs --duration-s"), std::string::npos);
-  EXPECT_NE(errors([](RunConfig& c) { c.ramp_up_strategy = "exponential"; }).find("only with --ramp-up-s"), std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) { c.ramp_up_strategy = RampCurve::Exponential; }).find("only with --ramp-up-s"), std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) {
               c.ramp_up_s = 5;
               c.request_rate = std::numeric_limits<double>::infinity();
@@ -211,10 +207,10 @@ TEST(Plan, LoadShapeAndSweepMistakesAreNamed) {
             std::string::npos);
   EXPECT_EQ(errors([](RunConfig& c) {
               c.request_rate = 10;
-              c.arrivals = "gamma";
+              c.arrivals = load::ArrivalShape::Kind::Gamma;
               c.burstiness = 0.5;
               c.ramp_up_s = 5;
-              c.ramp_up_strategy = "exponential";
+              c.ramp_up_strategy = RampCurve::Exponential;
               c.duration_s = 30;
               c.goodput = "ttft:500 tpot:50";
               c.concurrency_sweep = {1, 4};
@@ -237,7 +233,7 @@ TEST(Plan, SweepPointsCarryTheirOwnValuesAndNames) {
   EXPECT_EQ(c.sweep_label(0), "c1-r2.5-n10");
   EXPECT_EQ(c.sweep_label(1), "c4-rinf-n40");
   // The synthetic prompts are built for the largest point.
-  c.dataset = "synthetic";
+  c.dataset = {dataset::Source::Synthetic, ""};
   c.input_len = 8;
   c.output_len = 4;
   EXPECT_EQ(make_plan(c, nullptr).cfg.num_prompts, 40);
@@ -368,7 +364,7 @@ TEST(RunFolder, FieldTablesRoundTripAndOldFoldersStillRead) {
   RunEnd e;
   e.client = {.measured_wall_s = 9.5, .cpu_s = 2.5, .process_cpu_s = 3, .cpu_share = 0.4, .busy_share = 0.5,
               .peak_busy = 0.6, .peak_busy_at_s = 1.5, .events = 12345};
-  RankHealth h;
+  record::RankHealth h;
   h.rank = 2;
   h.client = {.measured_wall_s = 9, .cpu_s = 1, .cpu_share = 0.3, .busy_share = 0.35, .events = 99};
   h.clock_offset_ns = -40;
@@ -428,92 +424,6 @@ TEST(RunFolder, FieldTablesRoundTripAndOldFoldersStillRead) {
   EXPECT_EQ(o.end->ranks[0].client.process_cpu_s, -1);
   fs::remove_all(dir);
   fs::remove_all(old);
-}
-
-TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
-  VerdictTally t;
-  for (int i = 0; i < 200; ++i) t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
-  const metrics::MetricSet m;
-  VerdictFacts f;
-  EXPECT_TRUE(judge(m, t, f).valid);
-  f.incomplete = "incomplete: 200 of 2000 requests recorded; the run did not finish (killed?)";
-  auto v = judge(m, t, f);
-  EXPECT_FALSE(v.valid);
-  EXPECT_EQ(v.reasons.front(), f.incomplete);
-  // 200 requests never more than 3 in flight against a cap of 64: said, not hidden behind "Max Concurrency".
-  metrics::MetricSet capped;
-  capped.common.push_back({"Max Concurrency", "max_concurrency", 64, metrics::Unit::None});
-  capped.observed_max_concurrency = 3;
-  v = judge(capped, t, {});
-  ASSERT_EQ(v.warnings.size(), 1u);
-  EXPECT_NE(v.warnings[0].find("at most 3 request(s) were in flight at once against --concurrency 64"), std::string::npos);
-  VerdictTally noisy = t;
-  auto odd = testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1);
-  odd.malformed_sse_lines = 4;
-  noisy.add(odd);
-  v = judge(m, noisy, {});
-  ASSERT_EQ(v.warnings.size(), 1u);
-  EXPECT_NE(v.warnings[0].find("1 request(s) carried 4 line(s) that are not SSE"), std::string::npos) << v.warnings[0];
-  VerdictFacts insecure;
-  insecure.insecure_tls = true;
-  v = judge(m, t, insecure);
-  EXPECT_TRUE(v.valid);
-  ASSERT_EQ(v.warnings.size(), 1u);
-  EXPECT_NE(v.warnings[0].find("--insecure"), std::string::npos);
-  metrics::MetricSet chunks;
-  chunks.output_tokens_from_chunks = 3;
-  v = judge(chunks, t, {});
-  EXPECT_TRUE(v.valid);
-  ASSERT_EQ(v.warnings.size(), 1u);
-  EXPECT_NE(v.warnings[0].find("per chunk, not per token"), std::string::npos);
-  f = {};
-  f.client.cpu_share = 0.95;
-  v = judge(m, t, f);
-  EXPECT_FALSE(v.valid);
-  EXPECT_NE(v.reasons.front().find("busy 95%"), std::string::npos);
-  // Never waiting for the network, yet on a CPU only 30% of the time: it waited for a CPU (a
-  // quota, a shared core), which its CPU time alone does not show.
-  f = {};
-  f.client.cpu_share = 0.30;
-  f.client.busy_share = 0.96;
-  v = judge(m, t, f);
-  EXPECT_FALSE(v.valid);
-  ASSERT_EQ(v.reasons.size(), 1u);
-  EXPECT_NE(v.reasons[0].find("without waiting for the network 96% of the time but ran on a CPU only 30%"),
-            std::string::npos) << v.reasons[0];
-  f.client.busy_share = 0.60;  // busy, but waiting for the network 40% of the time: keeping up
-  EXPECT_TRUE(judge(m, t, f).valid);
-}
-
-// Saturated in a burst: a whole-run CPU share of 40% hides a second the client never waited in
-// for 98% of it; the verdict says so, and a
-// cross-check disagreement is then put on the client. A client that kept up and a TTFT above the
-// server's is the server's front end (or the network), a warning that names it, not INVALID.
-TEST(Verdict, SaturatedSecondAndWhereTtftDisagreementComesFrom) {
-  VerdictTally t;
-  for (int i = 0; i < 200; ++i) t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
-  const metrics::MetricSet m;
-  VerdictFacts f;
-  f.client.cpu_share = 0.4;
-  f.client.peak_busy = 0.98;
-  f.client.peak_busy_at_s = 3.25;
-  auto v = judge(m, t, f);
-  EXPECT_TRUE(v.valid);
-  ASSERT_EQ(v.warnings.size(), 1u);
-  EXPECT_NE(v.warnings[0].find("for 98% of the 100 ms from 3.2 s"), std::string::npos) << v.warnings[0];
-  f.server_disagrees = f.server_disagrees_on_ttft_only = true;
-  v = judge(m, t, f);
-  EXPECT_FALSE(v.valid);
-  EXPECT_NE(v.reasons.front().find("the client was saturated"), std::string::npos) << v.reasons.front();
-  f.client.peak_busy = 0.5;  // the client kept up
-  v = judge(m, t, f);
-  EXPECT_TRUE(v.valid);
-  ASSERT_EQ(v.warnings.size(), 1u);
-  EXPECT_NE(v.warnings[0].find("before the server read it"), std::string::npos) << v.warnings[0];
-  f.server_disagrees_on_ttft_only = false;  // tokens or TPOT disagree: not the front end
-  v = judge(m, t, f);
-  EXPECT_FALSE(v.valid);
-  EXPECT_NE(v.reasons.front().find("other traffic on the server"), std::string::npos);
 }
 
 }  // namespace

@@ -86,7 +86,7 @@ TEST(Search, FindsTheSimulatorsCapacity) {
   const fs::path dir = testing::fresh_test_dir("tokbench_search");
   RunConfig c;
   c.url = sim.url();
-  c.search = "max-concurrency";
+  c.search = SearchAxis::MaxConcurrency;
   // Unqueued TTFT is ~10 ms; above 4 in flight a request waits for a seat: a quarter of a request
   // (~32 ms) when the requests are spread out, up to a whole one (~130 ms) in lockstep waves.
   c.slo = "ttft.p90<=25ms";

@@ -136,7 +136,7 @@ TEST_F(SweepRun, RateSweepIsOpenLoop) {
   c.concurrency = 8;
   c.request_rate_sweep = {20, 40};
   c.request_rate = 20;
-  c.arrivals = "constant";  // deterministic gaps: the achieved rate is the asked one
+  c.arrivals = load::ArrivalShape::Kind::Constant;  // deterministic gaps: the achieved rate is the asked one
   c.num_prompts = 20;
   c.max_tokens = 5;
   const RunOutcome out = run(c);

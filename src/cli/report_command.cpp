@@ -3,7 +3,10 @@
 #include <memory>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "cli/commands.hpp"
+#include "metrics/metrics.hpp"
 #include "runner/runner.hpp"
 
 namespace tokbench::cli {
@@ -16,7 +19,7 @@ void add_report(CLI::App& app, std::function<int()>& action) {
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("report", "recompute every output of a finished run from its details file");
   cmd->add_option("dir", a->dir, "the run folder (outputs/<timestamp>)")->required();
-  cmd->add_option("--compat", a->compat, "recompute under other definitions: tokbench | aisbench | evalscope | vllm | sglang");
+  cmd->add_option("--compat", a->compat, fmt::format("recompute under other definitions: {}", metrics::kDefinitionChoices.bars()));
   cmd->callback([&action, a] {
     action = [a] {
       std::optional<std::string> compat;

@@ -18,6 +18,8 @@
 #include "cli/yaml_config.hpp"
 #include "client/api.hpp"
 #include "client/engine.hpp"
+#include "common/choice.hpp"
+#include "dataset/spec.hpp"
 #include "runner/plan.hpp"
 #include "runner/runner.hpp"
 
@@ -65,8 +67,23 @@ std::optional<double> parse_rate(const std::string& s) {
   return !s.empty() && end == s.c_str() + s.size() && std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
+// A flag with a fixed set of words: parsed with its table, listed from it in --help and errors.
+template <class E, size_t N>
+CLI::Option* add_choice(CLI::App* run, const std::string& flag, E& field, const Choices<E, N>& table, const std::string& help) {
+  return run
+      ->add_option_function<std::string>(
+          flag,
+          [&field, &table, flag](const std::string& v) {
+            const std::optional<E> parsed = table.parse(v);
+            if (!parsed) throw CLI::ValidationError(flag, fmt::format("bad value '{}' (expected {})", v, table.alternatives()));
+            field = *parsed;
+          },
+          fmt::format("{}: {}", table.bars(), help))
+      ->default_str(std::string(table.name(field)));
+}
+
 // Target: where requests go, as whom, and the server tokbench may start.
-void add_target(CLI::App* run, runner::RunConfig& c) {
+void add_target(CLI::App* run, runner::TargetSettings& c) {
   run->option_defaults()->group(kRunGroups[0]);
   run->add_option("--url", c.url, "full endpoint URL, e.g. http://127.0.0.1:8000/v1/chat/completions (default: start the built-in simulator)");
   run->add_option("--host", c.host, "server host (with --port and --endpoint) instead of --url");
@@ -82,10 +99,9 @@ void add_target(CLI::App* run, runner::RunConfig& c) {
   run->add_option("--cert", c.tls_cert, "client certificate (PEM) for mutual TLS");
   run->add_option("--key", c.tls_key, "client key (PEM) for --cert");
   run->add_flag("--insecure", c.insecure, "skip TLS certificate verification (the verdict says so)");
-  run->add_option("--transport", c.transport,
-                  "auto | sockets | libcurl: HTTP/1.1 on plain sockets (the least client CPU per event) or libcurl "
-                  "(TLS, proxies); auto: sockets for an http:// URL with no proxy set")
-      ->capture_default_str();
+  add_choice(run, "--transport", c.transport, client::kTransportChoices,
+             "HTTP/1.1 on plain sockets (the least client CPU per event) or libcurl (TLS, proxies); auto: sockets for an "
+             "http:// URL with no proxy set");
   run->add_option("--server-cmd", c.server_cmd,
                   "start the server with this shell command (output in logs/server.log), wait until it answers, stop it after");
   run->add_option("--deploy-sh", c.deploy_sh,
@@ -97,7 +113,7 @@ void add_target(CLI::App* run, runner::RunConfig& c) {
 }
 
 // Request: what each request's body says, and the limits on its answer.
-void add_request(CLI::App* run, runner::RunConfig& c) {
+void add_request(CLI::App* run, runner::RequestSettings& c) {
   run->option_defaults()->group(kRunGroups[1]);
   run->add_flag("--stream,!--no-stream", c.stream, "stream with SSE (default) or not")->capture_default_str();
   run->add_option("--max-tokens", c.max_tokens, "output cap of each request; 0 = not sent")->capture_default_str();
@@ -109,9 +125,7 @@ void add_request(CLI::App* run, runner::RunConfig& c) {
   run->add_option("--extra-body", c.extra_body, "JSON object merged into every body at the top level");
   run->add_flag("--continuous-usage", c.continuous_usage,
                 "ask for stream_options.continuous_usage_stats (exact per-token ITL with multi-token chunks)");
-  run->add_option("--compat", c.compat,
-                  "tokbench | aisbench | evalscope | vllm | sglang: that tool's metric definitions AND request body")
-      ->capture_default_str();
+  add_choice(run, "--compat", c.compat, metrics::kDefinitionChoices, "that tool's metric definitions AND request body");
   run->add_option("--timeout-s", c.timeout_s, "per-request timeout; 0 = none")->capture_default_str();
   run->add_option("--retries", c.retries, "retries after a connection error")->capture_default_str();
   run->add_option("--max-event-bytes", c.max_event_bytes, "largest SSE line or event; a larger one fails its request as too_large")
@@ -122,7 +136,7 @@ void add_request(CLI::App* run, runner::RunConfig& c) {
 }
 
 // Load: how many requests, how fast, in what shape.
-void add_load(CLI::App* run, runner::RunConfig& c) {
+void add_load(CLI::App* run, runner::LoadSettings& c) {
   run->option_defaults()->group(kRunGroups[2]);
   run->add_option_function<std::string>(
          "--concurrency",
@@ -153,7 +167,7 @@ void add_load(CLI::App* run, runner::RunConfig& c) {
          },
          "open-loop arrivals, req/s (inf = all at once); 0 = as fast as concurrency allows; a list is a sweep")
       ->default_str("0");
-  run->add_option("--arrivals", c.arrivals, "open-loop arrival process: poisson | gamma | constant")->capture_default_str();
+  add_choice(run, "--arrivals", c.arrivals, load::ArrivalShape::kKinds, "the open loop's arrival process");
   run->add_option("--burstiness", c.burstiness, "gamma arrivals' shape (vLLM's): 1 = Poisson, < 1 burstier, > 1 steadier")
       ->capture_default_str();
   run->add_option("--duration-s", c.duration_s,
@@ -166,7 +180,7 @@ void add_load(CLI::App* run, runner::RunConfig& c) {
                   "ramp the load over S seconds: concurrency 1..C (closed loop) or the rate (open loop); excluded from the "
                   "statistics unless --ramp-up-measured")
       ->capture_default_str();
-  run->add_option("--ramp-up-strategy", c.ramp_up_strategy, "rate ramps: linear | exponential")->capture_default_str();
+  add_choice(run, "--ramp-up-strategy", c.ramp_up_strategy, runner::kRampCurves, "how a rate ramp rises");
   run->add_option("--ramp-up-start-rps", c.ramp_up_start_rps, "rate ramps: the starting rate (exponential: default 1)")
       ->capture_default_str();
   run->add_flag("--ramp-up-measured", c.ramp_up_measured, "count the ramp's requests in the statistics");
@@ -174,19 +188,28 @@ void add_load(CLI::App* run, runner::RunConfig& c) {
                 "AISBench's pressure mode: --concurrency clients, added at --request-rate per second (default: all at "
                 "once), each sending back to back for --duration-s");
   run->add_option("--warmup", c.warmup, "warm-up requests, excluded from statistics")->capture_default_str();
-  run->add_option("--warm-connections", c.warm_connections,
-                  "auto | on | off: open one kept-alive connection per slot before the measured phase (auto: on for a "
-                  "plain closed loop), so set-up is not in the first requests' TTFT")
-      ->capture_default_str();
+  add_choice(run, "--warm-connections", c.warm_connections, runner::kToggles,
+             "open one kept-alive connection per slot before the measured phase (auto: on for a plain closed loop), so "
+             "set-up is not in the first requests' TTFT");
   run->add_option("--seed", c.seed, "seed of the arrival schedule")->check(CLI::NonNegativeNumber)->capture_default_str();
   run->add_option("--workers", c.workers, "client threads; 0 = automatic (one per 256 streams, at most the CPUs this process may use)")->capture_default_str();
   run->add_option("--drain-s", c.drain_s, "after Ctrl-C, seconds in-flight requests may finish")->capture_default_str();
 }
 
 // Workload: what the requests ask (prompts, lengths, conversations, images, traces, adapters).
-void add_workload(CLI::App* run, runner::RunConfig& c) {
+void add_workload(CLI::App* run, runner::WorkloadSettings& c) {
   run->option_defaults()->group(kRunGroups[3]);
-  run->add_option("--dataset", c.dataset, "builtin | synthetic | qa:PATH | gsm8k:PATH | lines:PATH | sharegpt:PATH | trace:PATH")->capture_default_str();
+  run->add_option_function<std::string>(
+         "--dataset",
+         [&c](const std::string& v) {
+           try {
+             c.dataset = dataset::parse_spec(v);
+           } catch (const std::invalid_argument& e) {
+             throw CLI::ValidationError(e.what());
+           }
+         },
+         dataset::spec_forms())
+      ->default_str(c.dataset.text());
   run->add_option("--tokenizer", c.tokenizer,
                   "model folder or tokenizer.json: count tokens locally when the server sends no usage, build synthetic prompts");
   run->add_option("--input-len", c.input_len, "synthetic: prompt tokens N (as the server counts them)");
@@ -214,10 +237,10 @@ void add_workload(CLI::App* run, runner::RunConfig& c) {
 }
 
 // Experiment: series of load points (searches, repeats), the in-run controller, goodput's SLOs.
-void add_experiment(CLI::App* run, runner::RunConfig& c) {
+void add_experiment(CLI::App* run, runner::ExperimentSettings& c) {
   run->option_defaults()->group(kRunGroups[4]);
-  run->add_option("--search", c.search,
-                  "max-concurrency | max-rate: the highest load meeting every --slo (bracket, then bisect; a probe per run folder)");
+  add_choice(run, "--search", c.search, runner::kSearchAxes,
+             "the highest load meeting every --slo (bracket, then bisect; a probe per run folder)");
   run->add_option("--slo", c.slo, "what a --search or --adaptive-window-s must meet, e.g. 'ttft.p99<=500ms,tpot.p90<=50ms'");
   run->add_option("--search-min", c.search_min, "the first probe (default 1)");
   run->add_option("--search-max", c.search_max, "the highest load probed (default 1024)");
@@ -238,7 +261,7 @@ void add_experiment(CLI::App* run, runner::RunConfig& c) {
 }
 
 // Observe: what tokbench watches beside its own records.
-void add_observe(CLI::App* run, runner::RunConfig& c) {
+void add_observe(CLI::App* run, runner::ObserveSettings& c) {
   run->option_defaults()->group(kRunGroups[5]);
   run->add_option("--server-metrics", c.server_metrics,
                   "Prometheus URL to scrape before, during and after the run; default: the target's /metrics when it "
@@ -253,7 +276,7 @@ void add_observe(CLI::App* run, runner::RunConfig& c) {
 }
 
 // Output: where the run folder goes and what the console shows.
-void add_output(CLI::App* run, runner::RunConfig& c) {
+void add_output(CLI::App* run, runner::OutputSettings& c) {
   run->option_defaults()->group(kRunGroups[6]);
   run->add_option("--output-dir", c.output_dir, "where run folders go")->capture_default_str();
   run->add_option("--model-abbr", c.model_abbr, "folder name under performances/; default: the model name");

@@ -13,6 +13,7 @@
 
 #include "client/api.hpp"
 #include "client/http_get.hpp"
+#include "common/choice.hpp"
 #include "load/source.hpp"
 #include "record/record.hpp"
 
@@ -21,6 +22,8 @@ namespace tokbench::client {
 /// How requests reach the server: HTTP/1.1 on plain sockets (client/http1; the least CPU per
 /// event), libcurl (TLS, proxies, anything), or the first when the URL allows it.
 enum class TransportKind { Auto, Sockets, Curl };
+inline constexpr Choices<TransportKind, 3> kTransportChoices{
+    {{{TransportKind::Auto, "auto"}, {TransportKind::Sockets, "sockets"}, {TransportKind::Curl, "libcurl"}}}};
 
 struct EngineSettings {
   std::string url;                   ///< full endpoint URL

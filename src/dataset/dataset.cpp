@@ -138,20 +138,21 @@ void load_jsonl(Dataset& d, std::istream& in) {
 
 }  // namespace
 
-Dataset load(std::string_view spec) {
+Dataset load(std::string_view spec) { return load(parse_spec(spec)); }
+
+Dataset load(const Spec& spec) {
   Dataset d;
-  if (spec == "builtin") {
+  if (spec.is(Source::Builtin)) {
     d.kind = d.abbr = "builtin";
     for (auto p : kBuiltinPrompts) d.items.emplace_back(std::string(p));
     return d;
   }
-  const size_t colon = spec.find(':');
-  d.kind = std::string(spec.substr(0, colon));
-  if (colon == std::string_view::npos || !is_file_kind(d.kind) || d.kind == "sharegpt" || d.kind == "trace" || colon + 1 == spec.size()) {
+  if (!spec.is(Source::Qa) && !spec.is(Source::Gsm8k) && !spec.is(Source::Lines)) {
     throw std::invalid_argument(fmt::format(  // a usage error (exit 2), not a run failure
-        "--dataset: bad value '{}' (expected {}; sharegpt:PATH and trace:PATH are built with a tokenizer, by the runner)", spec, kSpecs));
+        "--dataset {}: built by the runner (synthetic prompts, sharegpt and traces need a tokenizer), not read here", spec.text()));
   }
-  d.path = std::string(spec.substr(colon + 1));
+  d.kind = std::string(kSources.name(spec.source));
+  d.path = spec.path;
   d.abbr = d.kind == "gsm8k" ? "gsm8k" : stem_of(d.path);
   std::ifstream in(d.path);
   if (!in) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/request.hpp"
+#include "dataset/spec.hpp"
 
 namespace tokbench::tokenizer {
 class Tokenizer;
@@ -35,20 +36,14 @@ struct Dataset {
   std::vector<std::pair<int64_t, int64_t>> conversations;
 };
 
-/// Every --dataset form, for messages.
-inline constexpr const char* kSpecs = "qa:PATH, gsm8k:PATH, lines:PATH, sharegpt:PATH, trace:PATH, synthetic or builtin";
-/// The kinds that name a file after the colon.
-inline bool is_file_kind(std::string_view kind) {
-  return kind == "qa" || kind == "gsm8k" || kind == "lines" || kind == "sharegpt" || kind == "trace";
-}
-
 /// Loads `qa:PATH` (JSON lines with a "question" string or a chat "messages" array, optional
 /// "answer", "max_tokens" and "model"), `gsm8k:PATH` (GSM8K's test.jsonl as is; prompt =
 /// question, AISBench's perf template), `lines:PATH` (every non-blank line is a prompt, EvalScope's
 /// line_by_line) or `builtin` (a few embedded prompts, for a first run with no files). Throws
 /// std::invalid_argument for a malformed spec (a usage error) and std::runtime_error naming the
 /// file and line, and the fix, on bad input. `sharegpt:PATH` needs a tokenizer: sharegpt().
-Dataset load(std::string_view spec);
+Dataset load(const Spec& spec);
+Dataset load(std::string_view spec);  ///< the same for the flag's text (parse_spec)
 
 /// The same for lines already open (`kind` "qa", "gsm8k" or "lines"; `name` stands for the path in
 /// errors and in the outputs' file stem): load() reads its file through this; fuzzers and tests

@@ -14,6 +14,7 @@
 #include <random>
 #include <vector>
 
+#include "common/choice.hpp"
 #include "core/request.hpp"
 #include "record/record.hpp"
 
@@ -70,6 +71,7 @@ std::unique_ptr<Arrivals> poisson(double rate_rps, uint64_t seed);
 /// An open-loop arrival process (docs/METRICS.md, "Load shapes").
 struct ArrivalShape {
   enum class Kind { Poisson, Gamma, Constant };
+  static constexpr Choices<Kind, 3> kKinds{{{{Kind::Poisson, "poisson"}, {Kind::Gamma, "gamma"}, {Kind::Constant, "constant"}}}};
   double rate_rps = 0;  ///< the target rate; +inf = every request due at the phase start
   Kind kind = Kind::Poisson;
   /// Gamma only: the shape k of the gaps (vLLM's --burstiness): 1 is Poisson, < 1 burstier,

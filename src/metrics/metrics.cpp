@@ -429,22 +429,6 @@ MetricSet compute(const std::vector<RequestRecord>& records, const RunFacts& fac
   return std::move(pass.finish().front());
 }
 
-std::string_view definitions_name(Definitions d) {
-  switch (d) {
-    case Definitions::Aisbench: return "aisbench";
-    case Definitions::Evalscope: return "evalscope";
-    case Definitions::Vllm: return "vllm";
-    case Definitions::Sglang: return "sglang";
-    default: return "tokbench";
-  }
-}
-
-std::optional<Definitions> definitions_from_name(std::string_view name) {
-  for (auto d : kAllDefinitions)
-    if (definitions_name(d) == name) return d;
-  return std::nullopt;
-}
-
 std::optional<double> request_value(const RequestRecord& r, std::string_view metric) {
   if (r.warmup || !r.ok()) return std::nullopt;
   const double e2e = static_cast<double>(r.done_ns - r.sent_ns);

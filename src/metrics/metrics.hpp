@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/choice.hpp"
 #include "metrics/stats.hpp"
 #include "record/record.hpp"
 
@@ -26,8 +27,15 @@ enum class Definitions {
 inline constexpr Definitions kAllDefinitions[] = {Definitions::Tokbench, Definitions::Aisbench, Definitions::Evalscope,
                                                   Definitions::Vllm, Definitions::Sglang};
 
-std::string_view definitions_name(Definitions d);
-std::optional<Definitions> definitions_from_name(std::string_view name);
+/// --compat's spellings (each names a tool's definitions and request body).
+inline constexpr Choices<Definitions, 5> kDefinitionChoices{{{{Definitions::Tokbench, "tokbench"},
+                                                              {Definitions::Aisbench, "aisbench"},
+                                                              {Definitions::Evalscope, "evalscope"},
+                                                              {Definitions::Vllm, "vllm"},
+                                                              {Definitions::Sglang, "sglang"}}}};
+
+inline std::string_view definitions_name(Definitions d) { return kDefinitionChoices.name(d); }
+inline std::optional<Definitions> definitions_from_name(std::string_view name) { return kDefinitionChoices.parse(name); }
 
 /// --goodput "ttft:500 tpot:50 e2el:20000": per-request SLOs in ms (metrics/slo parses and judges).
 struct GoodputSpec {

@@ -1,7 +1,7 @@
 #pragma once
 // record/client_health: the client's own cost over a measured phase — one struct for a point's
 // result, end.json, each rank of a multi-host run and result.json, with one field table for
-// reading and writing it (its names are end.json's).
+// reading and writing it (its names are end.json's); and a rank's health in a multi-host run.
 #include <array>
 #include <cstdint>
 
@@ -29,6 +29,20 @@ inline constexpr std::array<json::Field<ClientHealth>, 8> kClientHealthFields{{
     {"client_peak_busy", &ClientHealth::peak_busy},
     {"client_peak_busy_at_s", &ClientHealth::peak_busy_at_s},
     {"client_sse_events", &ClientHealth::events},
+}};
+
+/// One rank's client in a multi-host run (mpirun): its cost and its clock against rank 0's.
+struct RankHealth {
+  int64_t rank = 0;
+  ClientHealth client;
+  int64_t clock_offset_ns = 0, clock_residual_ns = 0;  ///< rank-0 time = local + offset, |error| <= residual
+};
+
+/// RankHealth's own fields (its `client` is written with kClientHealthFields beside them).
+inline constexpr std::array<json::Field<RankHealth>, 3> kRankFields{{
+    {"rank", &RankHealth::rank},
+    {"clock_offset_ns", &RankHealth::clock_offset_ns},
+    {"clock_residual_ns", &RankHealth::clock_residual_ns},
 }};
 
 }  // namespace tokbench::record

@@ -11,15 +11,11 @@
 #include "record/client_health.hpp"
 #include "common/json_writer.hpp"
 #include "metrics/metrics.hpp"
+#include "metrics/verdict.hpp"
 
 namespace tokbench::report {
 
-struct Verdict {
-  bool valid = true;
-  std::vector<std::string> reasons;   ///< why INVALID, each with a suggestion
-  std::vector<std::string> warnings;  ///< worth knowing, but the run stands
-  std::vector<std::string> notes;     ///< facts the verdict rests on (a multi-host run's health per rank)
-};
+using metrics::Verdict;  // metrics/verdict decides it; the outputs show it
 
 /// Facts about the run that are not metrics.
 struct RunInfo {

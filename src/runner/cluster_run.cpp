@@ -27,14 +27,14 @@ std::vector<std::string> cluster_problems(const RunConfig& cfg, int size) {
   check(cfg.adaptive_window_s == 0,
         "--adaptive-window-s is single-host: its controller moves one in-flight level as its windows close");
   check(!cfg.pressure, "--pressure is single-host: its clients join one at a time on one clock");
-  const bool open_loop = cfg.request_rate > 0 || !cfg.request_rate_sweep.empty() || cfg.dataset.starts_with("trace:");
+  const bool open_loop = cfg.request_rate > 0 || !cfg.request_rate_sweep.empty() || cfg.dataset.is(dataset::Source::Trace);
   std::vector<int> levels = cfg.concurrency_sweep;  // a concurrency search sets its own levels (--search-min)
-  if (levels.empty() && cfg.search != "max-concurrency") levels.push_back(cfg.concurrency);
+  if (levels.empty() && cfg.search != SearchAxis::MaxConcurrency) levels.push_back(cfg.concurrency);
   for (const int c : levels) {
     check(open_loop || c >= size,
           fmt::format("--concurrency {} is split across the ranks (a closed loop): give at least one per rank ({})", c, size));
   }
-  check(cfg.search != "max-concurrency" || cfg.search_min >= size,
+  check(cfg.search != SearchAxis::MaxConcurrency || cfg.search_min >= size,
         fmt::format("--search max-concurrency is split across the ranks: give --search-min {} or more (one stream per rank)",
                     size));
   return e;
@@ -51,10 +51,10 @@ std::string rank_health_json(const PointResult& p, int rank, const cluster::Cloc
   return w.take();
 }
 
-RankHealth rank_health_from_json(const std::string& json, int64_t* records_written, bool* interrupted) {
+record::RankHealth rank_health_from_json(const std::string& json, int64_t* records_written, bool* interrupted) {
   simdjson::dom::parser parser;
   simdjson::dom::element o = parser.parse(json);
-  RankHealth h;
+  record::RankHealth h;
   h.rank = json::int_or(o, "rank", 0);
   json::read_fields<record::ClientHealth>(o, h.client, record::kClientHealthFields);
   h.clock_offset_ns = json::int_or(o, "clock_offset_ns", 0);
@@ -64,7 +64,7 @@ RankHealth rank_health_from_json(const std::string& json, int64_t* records_writt
   return h;
 }
 
-RunEnd combine_ends(RunEnd e, const std::vector<RankHealth>& ranks, int64_t records_written) {
+RunEnd combine_ends(RunEnd e, const std::vector<record::RankHealth>& ranks, int64_t records_written) {
   e.records_written = records_written;
   e.client.cpu_s = 0;
   e.client.events = 0;

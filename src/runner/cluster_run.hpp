@@ -35,11 +35,11 @@ int rank_share(int total, int rank, int size);
 /// This rank's client health for rank 0, as one JSON object, and back (with the records it wrote
 /// and whether it was interrupted, when asked).
 std::string rank_health_json(const PointResult& p, int rank, const cluster::ClockSync& clock);
-RankHealth rank_health_from_json(const std::string& json, int64_t* records_written = nullptr, bool* interrupted = nullptr);
+record::RankHealth rank_health_from_json(const std::string& json, int64_t* records_written = nullptr, bool* interrupted = nullptr);
 
 /// The run's end as rank 0 writes it: rank 0's own end, with the ranks' client costs combined
 /// (CPU and events summed, the busiest thread's share and the wall the largest) and listed.
-RunEnd combine_ends(RunEnd root, const std::vector<RankHealth>& ranks, int64_t records_written);
+RunEnd combine_ends(RunEnd root, const std::vector<record::RankHealth>& ranks, int64_t records_written);
 
 /// The load an experiment varies between its points — all that rank 0 sends the other ranks for
 /// each point, as text; they apply it to the plan they made from the same flags.
@@ -72,7 +72,7 @@ void log_rank(spdlog::logger& log, const RankStart& start);
 /// and the records every rank wrote.
 struct SharedPoint {
   PointResult result;
-  std::vector<RankHealth> ranks;
+  std::vector<record::RankHealth> ranks;
   int64_t records = 0;
 };
 /// This rank's share of `point` (the share of its in-flight cap, its requests of the one global

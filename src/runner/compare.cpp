@@ -316,10 +316,9 @@ int compare_series(const std::vector<RepeatSeries>& series, const std::vector<Th
       const auto v = series[i].values.find(key);
       if (v == series[i].values.end() || v->second.empty()) continue;
       const double mi = metrics::confidence_interval(v->second, base.level).mean;
-      const double x = t.relative ? (mb == 0 ? 0 : 100 * (mi - mb) / mb) : mi;
-      const bool hit = t.op == ">" ? x > t.value : t.op == "<" ? x < t.value : t.op == ">=" ? x >= t.value : x <= t.value;
-      if (hit) crossed.push_back(fmt::format("{}: {} is {}{}", t.text, series[i].root.filename().string(), format_round4(x),
-                                              t.relative ? "%" : ""));
+      if (const auto x = metrics::crossed(t, mb, mi))
+        crossed.push_back(fmt::format("{}: {} is {}{}", t.text, series[i].root.filename().string(), format_round4(*x),
+                                      t.relative ? "%" : ""));
     }
   }
   for (const auto& c : crossed) fmt::print(console, "FAIL {}\n", c);

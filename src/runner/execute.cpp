@@ -47,9 +47,7 @@ client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg) {
   es.max_event_bytes = static_cast<size_t>(cfg.max_event_bytes);
   es.max_body_bytes = static_cast<size_t>(cfg.max_body_bytes);
   es.tls = {cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure};
-  es.transport = cfg.transport == "sockets"   ? client::TransportKind::Sockets
-                 : cfg.transport == "libcurl" ? client::TransportKind::Curl
-                                              : client::TransportKind::Auto;
+  es.transport = cfg.transport;
   return es;
 }
 

@@ -15,23 +15,13 @@ struct Overloaded : F... {
 template <class... F>
 Overloaded(F...) -> Overloaded<F...>;
 
-load::ArrivalShape::Kind process_named(const std::string& arrivals) {
-  return arrivals == "gamma"      ? load::ArrivalShape::Kind::Gamma
-         : arrivals == "constant" ? load::ArrivalShape::Kind::Constant
-                                  : load::ArrivalShape::Kind::Poisson;
-}
-
-const char* process_name(load::ArrivalShape::Kind k) {
-  return k == load::ArrivalShape::Kind::Gamma ? "gamma" : k == load::ArrivalShape::Kind::Constant ? "constant" : "poisson";
-}
-
 }  // namespace
 
 bool OpenLoop::all_at_once() const { return std::isinf(rate_rps); }
 
 LoadShape load_shape(const RunConfig& c) {
   LoadShape l;
-  l.ramp = {c.ramp_up_s, c.ramp_up_strategy == "exponential", c.ramp_up_start_rps, c.ramp_up_measured};
+  l.ramp = {c.ramp_up_s, c.ramp_up_strategy == RampCurve::Exponential, c.ramp_up_start_rps, c.ramp_up_measured};
   l.duration_s = c.duration_s;
   l.grace_s = c.duration_s > 0 ? c.grace_s : 0;
   // validate() admits one shape at a time; the order here is the one it checks them in.
@@ -39,12 +29,12 @@ LoadShape load_shape(const RunConfig& c) {
     l.shape = Adaptive{c.concurrency, c.adaptive_max, c.adaptive_window_s};
   } else if (c.pressure) {
     l.shape = Pressure{c.concurrency, c.request_rate > 0 && !std::isinf(c.request_rate) ? c.request_rate : 0};
-  } else if (c.dataset.starts_with("trace:")) {
+  } else if (c.dataset.is(dataset::Source::Trace)) {
     l.shape = TraceReplay{c.trace_speed, c.concurrency};
   } else if (c.sessions()) {
     l.shape = Sessions{c.concurrency, c.turns, c.think_time_ms};
   } else if (c.request_rate > 0) {
-    l.shape = OpenLoop{c.request_rate, process_named(c.arrivals), c.burstiness, c.concurrency};
+    l.shape = OpenLoop{c.request_rate, c.arrivals, c.burstiness, c.concurrency};
   } else {
     l.shape = ClosedLoop{c.concurrency};
   }
@@ -72,7 +62,7 @@ double LoadShape::paced_rate() const {
 
 std::string LoadShape::arrivals() const {
   return std::visit(Overloaded{[](const ClosedLoop&) { return std::string("closed"); },
-                               [](const OpenLoop& s) { return std::string(s.all_at_once() ? "all-at-once" : process_name(s.process)); },
+                               [](const OpenLoop& s) { return std::string(s.all_at_once() ? "all-at-once" : std::string(load::ArrivalShape::kKinds.name(s.process))); },
                                [](const Pressure&) { return std::string("pressure"); },
                                [](const TraceReplay&) { return std::string("trace"); },
                                [](const Sessions&) { return std::string("sessions"); },
@@ -85,7 +75,7 @@ std::string LoadShape::text(bool warms_connections) const {
       Overloaded{[](const ClosedLoop& s) { return fmt::format("concurrency {}", s.concurrency); },
                  [](const OpenLoop& s) {
                    if (s.all_at_once()) return fmt::format("concurrency {}  rate inf (all due at once)", s.max_in_flight);
-                   return fmt::format("concurrency {}  rate {} req/s ({}{})", s.max_in_flight, s.rate_rps, process_name(s.process),
+                   return fmt::format("concurrency {}  rate {} req/s ({}{})", s.max_in_flight, s.rate_rps, std::string(load::ArrivalShape::kKinds.name(s.process)),
                                       s.process == load::ArrivalShape::Kind::Gamma ? fmt::format(", burstiness {}", s.burstiness) : "");
                  },
                  [](const Pressure& s) {

@@ -13,7 +13,7 @@
 #include "common/format.hpp"
 #include "metrics/slices.hpp"
 #include "metrics/stable_stage.hpp"
-#include "runner/verdict.hpp"
+#include "metrics/verdict.hpp"
 
 namespace tokbench::runner {
 
@@ -61,7 +61,7 @@ std::optional<double> mean_of(const metrics::MetricSet& m, const char* row) {
 struct FirstPass {
   std::vector<metrics::Definitions> sets;
   std::vector<metrics::MetricSet> computed;
-  VerdictTally tally;
+  metrics::VerdictTally tally;
   std::optional<metrics::StableStageFinder> stable;  // closed loop: the in-flight count has a target
   record::DetailsScan scan;
   bool has_details = false;
@@ -165,7 +165,7 @@ report::VllmResultFacts vllm_facts(const RunFolder& f) {
 
 // The server's /metrics view beside the client's (tokbench's definitions): the checks, server.json.
 void cross_check_server(Written& w, const probe::ServerSummary& server, const metrics::MetricSet& tokbench,
-                        const VerdictTally& tally, const fs::path& out_dir) {
+                        const metrics::VerdictTally& tally, const fs::path& out_dir) {
   w.server = server;
   // TTFT like with like: from the request's start on the wire when the phases were recorded (the
   // server's clock starts at arrival, after any connection set-up), else the whole TTFT.
@@ -189,8 +189,8 @@ void cross_check_server(Written& w, const probe::ServerSummary& server, const me
 }
 
 // What the verdict reads beside the tally: the folder's end marker, the load, the server check.
-VerdictFacts verdict_facts(const RunFolder& folder, const Written& w, const FirstPass& p) {
-  VerdictFacts vf;
+metrics::VerdictFacts verdict_facts(const RunFolder& folder, const Written& w, const FirstPass& p) {
+  metrics::VerdictFacts vf;
   vf.interrupted = folder.end && folder.end->interrupted;
   vf.request_rate = folder.manifest.request_rate;
   vf.duration_s = folder.manifest.load.duration_s;
@@ -212,7 +212,7 @@ VerdictFacts verdict_facts(const RunFolder& folder, const Written& w, const Firs
 // The stable stage's view (closed loops): its window and metrics in result.json, its rows for the
 // CSV (under the total's header); "" when there are none.
 std::string stable_outputs(Written& w, const metrics::StableWindow& window, std::optional<metrics::MetricsPass>& stable_pass,
-                           const metrics::WindowArrivals& arrived, const VerdictTally& tally) {
+                           const metrics::WindowArrivals& arrived, const metrics::VerdictTally& tally) {
   std::string rows;
   w.stable_text = window.text;
   JsonWriter sj;
@@ -254,7 +254,7 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   const std::optional<metrics::Summary> itl_ms = itl ? std::optional(*itl) : std::nullopt;
   w.metrics = std::move(p.set(defs));
 
-  w.verdict = judge(w.metrics, p.tally, verdict_facts(folder, w, p));
+  w.verdict = metrics::judge(w.metrics, p.tally, verdict_facts(folder, w, p));
   const metrics::StableWindow window = p.stable ? p.stable->finish() : metrics::StableWindow{};
   std::optional<metrics::MetricsPass> stable_pass;  // the stable stage's requests, on pass 2
   metrics::WindowArrivals arrived;                  // and what arrived inside its window

@@ -48,7 +48,7 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
   p.cfg.endpoint = p.cfg.resolved_endpoint();      // the URL's path decides it (validate() caught conflicts)
   if (!api_of(p.cfg.endpoint).caps().streams) p.cfg.stream = false;  // e.g. an embedding is one JSON answer
   if (!p.cfg.url.empty()) p.cfg.url = p.cfg.target_url();  // a URL with no path gets /v1/<endpoint>
-  p.synthetic = p.cfg.dataset == "synthetic";
+  p.synthetic = p.cfg.dataset.is(dataset::Source::Synthetic);
   p.tls = {p.cfg.ca_bundle, p.cfg.tls_cert, p.cfg.tls_key, p.cfg.insecure};
   if (p.synthetic && p.cfg.num_prompts == 0) p.cfg.num_prompts = 100;
   // A --num-prompts list: the target builds synthetic prompts for the largest point.
@@ -58,7 +58,7 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
   // Workers follow the largest in-flight cap of a sweep.
   for (const int c : p.cfg.concurrency_sweep)
     if (requested.workers == 0) p.cfg.workers = std::max(p.cfg.workers, auto_workers(c));
-  p.definitions = *metrics::definitions_from_name(p.cfg.compat);  // validate() checked the name
+  p.definitions = p.cfg.compat;
   return p;
 }
 

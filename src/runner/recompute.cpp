@@ -19,7 +19,7 @@ RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& 
   const auto defs = metrics::definitions_from_name(defs_name);
   if (!defs) {
     throw std::invalid_argument(
-        fmt::format("--compat: bad value '{}' (expected tokbench, aisbench, evalscope, vllm or sglang)", defs_name));
+        fmt::format("--compat: bad value '{}' (expected {})", defs_name, metrics::kDefinitionChoices.alternatives()));
   }
   const bool own = defs_name == folder.manifest.definitions;
   const fs::path out_dir = own ? run_dir : run_dir / "views" / defs_name;

@@ -134,18 +134,16 @@ void RunConfig::validate_request(std::vector<std::string>& e) const {
   check(max_tokens >= 0, fmt::format("--max-tokens: bad value {} (expected >= 0; 0 = not sent)", max_tokens));
   check(!min_tokens || *min_tokens >= 0, fmt::format("--min-tokens: bad value {} (expected >= 0)", min_tokens.value_or(0)));
   check(drain_s >= 0, fmt::format("--drain-s: bad value {} (expected >= 0)", drain_s));
-  check(compat == "tokbench" || compat == "aisbench" || compat == "evalscope" || compat == "vllm" || compat == "sglang",
-        fmt::format("--compat: bad value '{}' (expected tokbench, aisbench, evalscope, vllm or sglang)", compat));
   if (const client::ApiAdapter* api = client::find_api(resolved_endpoint())) {  // what this API takes
     const client::ApiCaps caps = api->caps();
     check(!caps.requires_cap || max_tokens > 0,
           fmt::format("--max-tokens 0: {} requires max_tokens (an output cap) in every request; give --max-tokens N (or "
                       "per-line max_tokens)", api->title()));
-    const auto flavor = client::flavor_named(compat);
+    const auto flavor = client::flavor_named(metrics::definitions_name(compat));
     check(!flavor || api->takes_flavor(*flavor),
           fmt::format("--compat {}: reproduces that tool's OpenAI request bodies; {} is not what it sends (use "
                       "--compat tokbench; --compat sglang reproduces bench_serving's native /generate payload)",
-                      compat, api->path()));
+                      metrics::definitions_name(compat), api->path()));
     check(caps.stream_options || !continuous_usage,
           fmt::format("--continuous-usage: an OpenAI chat/completions stream option; {} ({}) reports usage its own way: "
                       "drop it", api->title(), api->path()));
@@ -157,24 +155,18 @@ void RunConfig::validate_request(std::vector<std::string>& e) const {
 // The dataset, the prompts made from it, sessions, images, traces and adapters.
 void RunConfig::validate_workload(std::vector<std::string>& e) const {
   const Check check{e};
-  check(dataset != "synthetic" || num_prompts <= 1'000'000,
+  using dataset::Source;
+  check(!dataset.is(Source::Synthetic) || num_prompts <= 1'000'000,
         fmt::format("--num-prompts: {} synthetic prompts would all be built before the run; use at most 1000000 with "
                     "--dataset synthetic, or a file dataset (it cycles) for longer soak runs", num_prompts));
-  {
-    const size_t colon = dataset.find(':');
-    const bool file_kind = colon != std::string::npos && dataset::is_file_kind(std::string_view(dataset).substr(0, colon)) &&
-                           dataset.size() > colon + 1;
-    check(dataset == "builtin" || dataset == "synthetic" || file_kind,
-          fmt::format("--dataset: bad value '{}' (expected {})", dataset, dataset::kSpecs));
-  }
   check(turns >= 0 && turns <= 10'000, fmt::format("--turns: bad value {} (expected 0 to 10000; 0 = single requests)", turns));
   check(think_time_ms >= 0 && std::isfinite(think_time_ms), fmt::format("--think-time-ms: bad value {} (expected >= 0)", think_time_ms));
   check(think_time_ms == 0 || sessions(), "--think-time-ms: only with --turns N or --multi-turn (multi-turn sessions)");
-  check(!multi_turn || dataset.starts_with("sharegpt:"), "--multi-turn: only with --dataset sharegpt:PATH (with other "
+  check(!multi_turn || dataset.is(Source::Sharegpt), "--multi-turn: only with --dataset sharegpt:PATH (with other "
                                                          "datasets, --turns N makes conversations of N items)");
   if (sessions()) {  // a session's next turn goes when its answer is in: nothing else paces it
     check(request_rate == 0 && request_rate_sweep.empty() && !pressure && adaptive_window_s == 0 && duration_s == 0 &&
-              search.empty() && ramp_up_s == 0 && !dataset.starts_with("trace:"),
+              !searching() && ramp_up_s == 0 && !dataset.is(Source::Trace),
           "--turns: sessions send each turn when the last answer is in (and --think-time-ms has passed), with "
           "--concurrency sessions at once; drop --request-rate, --pressure, --duration-s, --ramp-up-s, "
           "--adaptive-window-s, --search and trace datasets");
@@ -192,9 +184,9 @@ void RunConfig::validate_workload(std::vector<std::string>& e) const {
   check(images_per_request == 1 || !image.empty(), "--images-per-request: only with --image WxH");
   check(trace_block_size >= 1, fmt::format("--trace-block-size: bad value {} (expected >= 1)", trace_block_size));
   check(trace_speed > 0 && std::isfinite(trace_speed), fmt::format("--trace-speed: bad value {} (expected > 0)", trace_speed));
-  if (dataset.starts_with("trace:")) {  // the trace is the schedule: nothing else may pace or bound it
+  if (dataset.is(Source::Trace)) {  // the trace is the schedule: nothing else may pace or bound it
     check(request_rate == 0 && request_rate_sweep.empty() && !pressure && adaptive_window_s == 0 && duration_s == 0 &&
-              search.empty() && ramp_up_s == 0 && warmup == 0,
+              !searching() && ramp_up_s == 0 && warmup == 0,
           "--dataset trace:PATH sends each request at its timestamp: drop --request-rate, --pressure, --duration-s, "
           "--ramp-up-s, --adaptive-window-s, --search and --warmup (warm-up requests would fill the prefix cache "
           "before the replay; use --trace-speed to replay faster or slower)");
@@ -202,10 +194,10 @@ void RunConfig::validate_workload(std::vector<std::string>& e) const {
     check(trace_block_size == 512 && trace_speed == 1, "--trace-block-size/--trace-speed: only with --dataset trace:PATH");
   }
   check(sharegpt_output_len >= 0, fmt::format("--sharegpt-output-len: bad value {} (expected >= 0)", sharegpt_output_len));
-  check(sharegpt_output_len == 0 || dataset.starts_with("sharegpt:"), "--sharegpt-output-len: only with --dataset sharegpt:PATH");
+  check(sharegpt_output_len == 0 || dataset.is(Source::Sharegpt), "--sharegpt-output-len: only with --dataset sharegpt:PATH");
   for (const auto& name : lora)
     check(!name.empty(), "--lora: an empty name (expected served model or adapter names, e.g. --lora sql-lora,chat-lora)");
-  const bool synthetic = dataset == "synthetic";
+  const bool synthetic = dataset.is(Source::Synthetic);
   check(!synthetic || input_len > 0, "--dataset synthetic needs --input-len N (tokens per prompt)");
   check(!synthetic || output_len > 0, "--dataset synthetic needs --output-len M (tokens per answer)");
   check(synthetic || (input_len == 0 && output_len == 0 && prefix_len == 0 && input_len_range == 0 && output_len_range == 0),
@@ -233,28 +225,26 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
   check(request_rate >= 0, fmt::format("--request-rate: bad value {} (expected a number >= 0, e.g. 12.5; 0 = no pacing; "
                                        "inf = all at once)", request_rate));
   const bool open_loop = request_rate > 0 || !request_rate_sweep.empty();
-  check(arrivals == "poisson" || arrivals == "gamma" || arrivals == "constant",
-        fmt::format("--arrivals: bad value '{}' (expected poisson, gamma or constant)", arrivals));
+  using Arrivals = load::ArrivalShape::Kind;
+  const auto arrivals_name = load::ArrivalShape::kKinds.name(arrivals);
   check(burstiness > 0, fmt::format("--burstiness: bad value {} (expected > 0: 1 = Poisson, < 1 burstier, > 1 steadier)", burstiness));
-  check(burstiness == 1 || arrivals == "gamma",
+  check(burstiness == 1 || arrivals == Arrivals::Gamma,
         fmt::format("--burstiness {} shapes gamma arrivals: add --arrivals gamma (or drop --burstiness)", burstiness));
-  check(arrivals == "poisson" || open_loop || pressure,
-        fmt::format("--arrivals {} needs --request-rate R (arrivals shape an open loop)", arrivals));
+  check(arrivals == Arrivals::Poisson || open_loop || pressure,
+        fmt::format("--arrivals {} needs --request-rate R (arrivals shape an open loop)", arrivals_name));
   check(duration_s >= 0, fmt::format("--duration-s: bad value {} (expected seconds > 0; 0 = run by count)", duration_s));
   check(grace_s >= 0, fmt::format("--grace-s: bad value {} (expected >= 0)", grace_s));
   check(ramp_up_s >= 0, fmt::format("--ramp-up-s: bad value {} (expected >= 0)", ramp_up_s));
-  check(ramp_up_strategy == "linear" || ramp_up_strategy == "exponential",
-        fmt::format("--ramp-up-strategy: bad value '{}' (expected linear or exponential)", ramp_up_strategy));
   check(ramp_up_start_rps >= 0, fmt::format("--ramp-up-start-rps: bad value {} (expected >= 0)", ramp_up_start_rps));
   check(ramp_up_s == 0 || !std::isinf(request_rate), "--ramp-up-s with --request-rate inf: there is no rate to ramp; give a number");
-  check(ramp_up_strategy == "linear" || open_loop,
+  check(ramp_up_strategy == RampCurve::Linear || open_loop,
         "--ramp-up-strategy exponential ramps a rate: add --request-rate R (concurrency ramps are linear)");
-  check(ramp_up_s > 0 || (ramp_up_strategy == "linear" && ramp_up_start_rps == 0 && !ramp_up_measured),
+  check(ramp_up_s > 0 || (ramp_up_strategy == RampCurve::Linear && ramp_up_start_rps == 0 && !ramp_up_measured),
         "--ramp-up-strategy/--ramp-up-start-rps/--ramp-up-measured: only with --ramp-up-s S");
   check(!pressure || duration_s > 0, "--pressure needs --duration-s S (how long each client loops; AISBench's --pressure-time)");
   check(!pressure || ramp_up_s == 0, "--pressure adds clients at --request-rate per second: drop --ramp-up-s");
   check(!pressure || concurrency_sweep.size() <= 1, "--pressure: give one --concurrency (the number of clients)");
-  check(!pressure || arrivals == "poisson", "--pressure: clients loop back to back; drop --arrivals");
+  check(!pressure || arrivals == Arrivals::Poisson, "--pressure: clients loop back to back; drop --arrivals");
   for (const int c : concurrency_sweep) check(c >= 1, fmt::format("--concurrency: bad value {} in the list (expected positive integers)", c));
   for (const double r : request_rate_sweep)
     check(r > 0, fmt::format("--request-rate: bad value {} in the list (expected rates > 0, or inf)", r));
@@ -266,46 +256,40 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
   check(num_prompts_sweep.empty() || num_prompts_sweep.size() == load_points,
         fmt::format("--num-prompts has {} values for {} load point(s): a --num-prompts list pairs with a --concurrency or "
                     "--request-rate list of the same length (EvalScope's --parallel/--number)", num_prompts_sweep.size(), load_points));
-  check(search.empty() || search == "max-concurrency" || search == "max-rate",
-        fmt::format("--search: bad value '{}' (expected max-concurrency or max-rate)", search));
-  check(search.empty() || !slo.empty(), "--search needs --slo, e.g. --slo 'ttft.p99<=500ms,tpot.p90<=50ms'");
-  check(slo.empty() || !search.empty() || adaptive_window_s > 0,
+  check(!searching() || !slo.empty(), "--search needs --slo, e.g. --slo 'ttft.p99<=500ms,tpot.p90<=50ms'");
+  check(slo.empty() || searching() || adaptive_window_s > 0,
         "--slo is what a --search (or the --adaptive-window-s controller) must meet: add --search max-concurrency");
   check(adaptive_window_s >= 0, fmt::format("--adaptive-window-s: bad value {} (expected seconds > 0)", adaptive_window_s));
   if (adaptive_window_s > 0) {
     check(!slo.empty(), "--adaptive-window-s needs --slo (what each window must hold), e.g. --slo 'ttft.p99<=500ms'");
     check(duration_s > 0, "--adaptive-window-s needs --duration-s (the controller runs for that long)");
-    check(request_rate == 0 && !pressure && ramp_up_s == 0 && search.empty() && sweep_points() == 1 && repeats == 1,
+    check(request_rate == 0 && !pressure && ramp_up_s == 0 && !searching() && sweep_points() == 1 && repeats == 1,
           "--adaptive-window-s controls a closed loop's concurrency by itself: drop --request-rate, --pressure, "
           "--ramp-up-s, --search, lists and --repeats");
     check(adaptive_max >= concurrency,
           fmt::format("--adaptive-max {} is below the starting --concurrency {}", adaptive_max, concurrency));
   }
-  check(search.empty() || sweep_points() == 1, "--search chooses the load itself: give single values, not lists");
-  check(search != "max-rate" || concurrency > 1,
+  check(!searching() || sweep_points() == 1, "--search chooses the load itself: give single values, not lists");
+  check(search != SearchAxis::MaxRate || concurrency > 1,
         "--search max-rate: give --concurrency as the in-flight cap (e.g. 256); 1 would cap the rate, not the server");
-  check(search != "max-concurrency" || request_rate == 0,
+  check(search != SearchAxis::MaxConcurrency || request_rate == 0,
         "--search max-concurrency is closed loop: drop --request-rate (or search max-rate)");
   check(search_min >= 0 && search_max >= 0 && search_resolution >= 0,
         "--search-min/--search-max/--search-resolution: expected numbers >= 0");
   check(search_max == 0 || search_min <= search_max, fmt::format("--search-min {} is above --search-max {}", search_min, search_max));
   check(search_margin >= 0 && search_margin < 1, fmt::format("--search-margin: bad value {} (expected a share in [0, 1), e.g. 0.05)", search_margin));
-  check(!search.empty() || (search_min == 0 && search_max == 0 && search_resolution == 0),
+  check(searching() || (search_min == 0 && search_max == 0 && search_resolution == 0),
         "--search-min/--search-max/--search-resolution: only with --search");
-  check(!pressure || search.empty(), "--pressure and --search: pick one");
+  check(!pressure || !searching(), "--pressure and --search: pick one");
   check(slice_s == 0 || slice_s >= 0.01, fmt::format("--slice-s: bad value {} (expected 0 for none, or at least 0.01 s)", slice_s));
-  check(warm_connections == "auto" || warm_connections == "on" || warm_connections == "off",
-        fmt::format("--warm-connections: bad value '{}' (expected auto, on or off)", warm_connections));
-  check(transport == "auto" || transport == "sockets" || transport == "libcurl",
-        fmt::format("--transport: bad value '{}' (expected auto, sockets or libcurl)", transport));
-  if (transport == "sockets" && !embedded_target()) {
+  if (transport == client::TransportKind::Sockets && !embedded_target()) {
     std::string why;
     check(client::parse_http_url(target_url(), &why).has_value(),
           fmt::format("--transport sockets reads plain http:// only, and {} is not ({}): use --transport auto or libcurl",
                       redact_url(target_url()), why));
   }
   check(repeats >= 1, fmt::format("--repeats: bad value {} (expected >= 1)", repeats));
-  check(repeats == 1 || (search.empty() && sweep_points() == 1),
+  check(repeats == 1 || (!searching() && sweep_points() == 1),
         "--repeats repeats one load point: drop the list or --search (repeat each point as its own invocation)");
   check(confidence > 0 && confidence < 1, fmt::format("--confidence: bad value {} (expected a level in (0, 1), e.g. 0.95)", confidence));
 }
@@ -365,7 +349,7 @@ std::string RunConfig::to_json() const {
   w.field("url", redact_url(url)).field("host", host).field("port", port).field("endpoint", endpoint);
   w.field("skip_model_check", skip_model_check);
   w.field("ca_bundle", ca_bundle).field("tls_cert", tls_cert).field("tls_key", tls_key.empty() ? "" : std::string(kRedacted));
-  w.field("insecure", insecure).field("transport", transport);
+  w.field("insecure", insecure).field("transport", client::kTransportChoices.name(transport));
   w.field("model", model).field("api_key", api_key.empty() ? "" : "***redacted***");
   w.key("headers").begin_array();
   for (const auto& h : headers) w.value(redact_header(h));
@@ -389,18 +373,18 @@ std::string RunConfig::to_json() const {
   w.end_array().key("num_prompts_sweep").begin_array();
   for (const int64_t n : num_prompts_sweep) w.value(n);
   w.end_array();
-  w.field("arrivals", arrivals).field("burstiness", burstiness).field("duration_s", duration_s).field("grace_s", grace_s);
-  w.field("ramp_up_s", ramp_up_s).field("ramp_up_strategy", ramp_up_strategy).field("ramp_up_start_rps", ramp_up_start_rps);
+  w.field("arrivals", load::ArrivalShape::kKinds.name(arrivals)).field("burstiness", burstiness).field("duration_s", duration_s).field("grace_s", grace_s);
+  w.field("ramp_up_s", ramp_up_s).field("ramp_up_strategy", kRampCurves.name(ramp_up_strategy)).field("ramp_up_start_rps", ramp_up_start_rps);
   w.field("ramp_up_measured", ramp_up_measured).field("pressure", pressure).field("goodput", goodput);
-  w.field("search", search).field("slo", slo).field("search_min", search_min).field("search_max", search_max);
+  w.field("search", kSearchAxes.name(search)).field("slo", slo).field("search_min", search_min).field("search_max", search_max);
   w.field("search_resolution", search_resolution).field("search_margin", search_margin);
   w.field("repeats", repeats).field("confidence", confidence).field("slice_s", slice_s);
-  w.field("warm_connections", warm_connections);
+  w.field("warm_connections", kToggles.name(warm_connections));
   w.field("adaptive_window_s", adaptive_window_s).field("adaptive_max", adaptive_max);
   w.field("timeout_s", timeout_s).field("retries", retries);
   w.field("max_event_bytes", max_event_bytes).field("max_body_bytes", max_body_bytes);
   w.field("warmup", warmup).field("workers", workers).field("seed", seed).field("drain_s", drain_s);
-  w.field("dataset", dataset).field("tokenizer", tokenizer).field("input_len", input_len);
+  w.field("dataset", dataset.text()).field("tokenizer", tokenizer).field("input_len", input_len);
   w.field("output_len", output_len).field("input_len_range", input_len_range).field("prefix_len", prefix_len);
   w.field("output_len_range", output_len_range).field("sharegpt_output_len", sharegpt_output_len);
   w.field("trace_block_size", trace_block_size).field("trace_speed", trace_speed);
@@ -411,7 +395,7 @@ std::string RunConfig::to_json() const {
   w.end_array();
   w.field("output_dir", output_dir).field("model_abbr", model_abbr);
   w.field("profile_window", profile_window);
-  w.field("compat", compat).field("server_metrics", redact_url(server_metrics)).field("scrape_interval_ms", scrape_interval_ms);
+  w.field("compat", metrics::definitions_name(compat)).field("server_metrics", redact_url(server_metrics)).field("scrape_interval_ms", scrape_interval_ms);
   w.field("server_metrics_auth", server_metrics_auth);
   w.end_object();
   return w.take();

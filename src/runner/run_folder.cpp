@@ -66,11 +66,6 @@ constexpr std::array<Field<RunEnd>, 3> kEndFields{{
     {"stop_reason", &RunEnd::stop_reason},
     {"records_written", &RunEnd::records_written},
 }};
-constexpr std::array<Field<RankHealth>, 3> kRankFields{{
-    {"rank", &RankHealth::rank},
-    {"clock_offset_ns", &RankHealth::clock_offset_ns},
-    {"clock_residual_ns", &RankHealth::clock_residual_ns},
-}};
 
 template <class T, size_t N>
 void write_part(JsonWriter& w, const T& v, const std::array<Field<T>, N>& fields) {
@@ -119,8 +114,8 @@ RunEnd end_from(simdjson::dom::element root) {
   simdjson::dom::array ranks;
   if (!root["ranks"].get_array().get(ranks)) {
     for (auto k : ranks) {
-      RankHealth h;
-      read_part(k, h, kRankFields);
+      record::RankHealth h;
+      read_part(k, h, record::kRankFields);
       read_part(k, h.client, record::kClientHealthFields);
       e.ranks.push_back(h);
     }
@@ -177,7 +172,7 @@ void write_end(const fs::path& dir, const RunEnd& e) {
     w.key("ranks").begin_array();
     for (const auto& h : e.ranks) {
       w.begin_object();
-      write_part(w, h, kRankFields);
+      write_part(w, h, record::kRankFields);
       write_part(w, h.client, record::kClientHealthFields);
       w.end_object();
     }

@@ -47,13 +47,6 @@ struct RunManifest {
   int ranks = 1;                   ///< mpirun -np N: the ranks that shared the load (records name theirs)
 };
 
-/// One rank's client in a multi-host run (mpirun): its cost and its clock against rank 0's.
-struct RankHealth {
-  int64_t rank = 0;
-  record::ClientHealth client;
-  int64_t clock_offset_ns = 0, clock_residual_ns = 0;  ///< rank-0 time = local + offset, |error| <= residual
-};
-
 /// How the run ended (the end marker) and what it learned while running.
 struct RunEnd {
   bool interrupted = false;
@@ -64,7 +57,7 @@ struct RunEnd {
   std::string profile_json;         ///< --profile-window
   std::string adaptive_json;        ///< --adaptive-window-s: the controller's windows
   std::optional<probe::ServerSummary> server;  ///< /metrics between the first and last scrape
-  std::vector<RankHealth> ranks;    ///< a multi-host run's ranks, rank 0 first (empty on one host)
+  std::vector<record::RankHealth> ranks;    ///< a multi-host run's ranks, rank 0 first (empty on one host)
 };
 
 struct RunFolder {

@@ -78,13 +78,13 @@ RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
 // The experiment the flags ask for: a search, repeats, a sweep or one point. Each runs its points
 // through a PointSession, so each composes with multi-host runs the same way.
 RunOutcome run_experiment(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
-  if (!plan.cfg.search.empty()) return run_search(plan, stop, console);
+  if (plan.cfg.searching()) return run_search(plan, stop, console);
   if (plan.cfg.repeats > 1) return run_repeats(plan, stop, console);
   if (plan.cfg.sweep_points() > 1) return run_sweep(plan, stop, console);
   return run_single(plan, stop, console);
 }
 
-bool is_series(const RunConfig& c) { return !c.search.empty() || c.repeats > 1 || c.sweep_points() > 1; }
+bool is_series(const RunConfig& c) { return c.searching() || c.repeats > 1 || c.sweep_points() > 1; }
 
 }  // namespace
 

@@ -38,7 +38,7 @@ Probe judge(const RunOutcome& o, const std::vector<metrics::RunSlo>& slos, doubl
 
 SearchSpace space_of(const RunConfig& c) {
   SearchSpace s;
-  s.integer = c.search == "max-concurrency";
+  s.integer = c.search == SearchAxis::MaxConcurrency;
   s.min = c.search_min > 0 ? c.search_min : 1;
   s.max = c.search_max > 0 ? c.search_max : 1024;
   if (s.integer) {
@@ -55,7 +55,7 @@ SearchSpace space_of(const RunConfig& c) {
 RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
   const std::vector<metrics::RunSlo>& slos = plan.parsed.slos;
   const SearchSpace space = space_of(plan.cfg);
-  PointSession session(plan, stop, console, fmt::format("search {} under {}", plan.cfg.search, plan.cfg.slo));
+  PointSession session(plan, stop, console, fmt::format("search {} under {}", kSearchAxes.name(plan.cfg.search), plan.cfg.slo));
   const bool conc = space.integer;
   auto run_at = [&](double x) {
     RunPlan point = plan;
@@ -79,12 +79,12 @@ RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   const std::string server_process = session.close();
   const fs::path dir = session.root() / "search";
   fs::create_directories(dir);
-  std::string json = report::search_json(r, {plan.cfg.search, plan.cfg.search_margin}, slos, space);
+  std::string json = report::search_json(r, {std::string(kSearchAxes.name(plan.cfg.search)), plan.cfg.search_margin}, slos, space);
   if (!server_process.empty()) json.insert(json.size() - 1, ",\"server_process\":" + server_process);
   report::write_file(dir / "search.json", json);
   report::write_file(dir / "search.html", report::search_page(r, json, slos));
 
-  fmt::print(console, "\nsearch {} under {}:\n", plan.cfg.search, plan.cfg.slo);
+  fmt::print(console, "\nsearch {} under {}:\n", kSearchAxes.name(plan.cfg.search), plan.cfg.slo);
   for (const auto& p : r.history) {
     std::string vals;
     for (size_t i = 0; i < slos.size(); ++i)

@@ -79,14 +79,14 @@ void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::pat
   log.info("requested config: {}", m.requested_json);
   log.info("effective config: {}", info.config_json);
   log.info("target {}{}; model {}; dataset {} ({} items)", info.target_url, t.sim ? " (built-in simulator)" : "", t.model,
-           plan.cfg.dataset, t.data.items.size());
+           plan.cfg.dataset.text(), t.data.items.size());
   log.info("request body of the first request: {}", info.body_example);
   log.info("transport: {}", info.transport);
   fmt::print(console, "target {}  model {}  dataset {}  requests {}  {}\n", info.target_url, t.model, t.data.abbr,
              m.planned_requests >= 0 ? std::to_string(m.planned_requests) : std::string("until the duration ends"),
              load_shape(plan.cfg).text(plan.cfg.warms_connections()));
   fmt::print(console, "request body: {}\n", info.body_example);
-  std::string audit = fmt::format("request body sent (template: the first request; --compat {}):\n{}\n\n", plan.cfg.compat,
+  std::string audit = fmt::format("request body sent (template: the first request; --compat {}):\n{}\n\n", metrics::definitions_name(plan.cfg.compat),
                                   info.body_example);
   for (const auto& [level, text] : info.audit) {
     fmt::print(console, "  {}: {}\n", level, text);
@@ -121,7 +121,7 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.requested_json = plan.requested.to_json();
   m.info.config_json = c.to_json();
   m.info.started_at = now_iso(wall);
-  m.info.dataset = c.dataset;
+  m.info.dataset = c.dataset.text();
   m.info.tokenizer = c.tokenizer;
   const LoadShape load = load_shape(c);
   m.facts.max_concurrency = load.max_in_flight();
@@ -129,7 +129,7 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.facts.embeddings = !api_of(c.endpoint).caps().generates;
   m.facts.native_generate = api_of(c.endpoint).caps().per_token_counts;
   m.facts.goodput = plan.parsed.goodput;
-  m.definitions = c.compat;
+  m.definitions = metrics::definitions_name(c.compat);
   m.request_rate = load.paced_rate();  // pressure: the rate adds clients, it does not pace requests
   m.facts.open_loop = load.open_loop();
   m.load.arrivals = load.arrivals();
@@ -137,7 +137,7 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.load.duration_s = load.duration_s;
   m.load.grace_s = load.grace_s;
   m.load.ramp_up_s = load.ramp.seconds;
-  m.load.ramp_up_strategy = c.ramp_up_strategy;
+  m.load.ramp_up_strategy = kRampCurves.name(c.ramp_up_strategy);
   m.load.ramp_up_measured = c.ramp_up_measured;
   m.load.slice_s = c.slice_s;
   m.load.warm_connections = c.warms_connections();

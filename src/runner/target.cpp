@@ -111,7 +111,7 @@ dataset::Dataset build_trace(const RunConfig& cfg, const std::string& url, const
   o.count = cfg.num_prompts;
   o.seed = cfg.seed;
   o.overhead = server_added_tokens(st, server_has, *codec, api_of(cfg.endpoint).caps().conversation, &how);
-  auto d = dataset::trace(cfg.dataset.substr(cfg.dataset.find(':') + 1), o, *codec);
+  auto d = dataset::trace(cfg.dataset.path, o, *codec);
   fmt::print(console, "{}; server-added tokens: {} ({})\n", d.summary, o.overhead, how);
   JsonWriter w;
   w.begin_object().field("block_size", o.block_size).field("speed", o.speed).field("requests", static_cast<int64_t>(d.items.size()));
@@ -135,7 +135,7 @@ dataset::Dataset build_sharegpt(const RunConfig& cfg, const std::string& url, co
   o.output_len = cfg.sharegpt_output_len;
   o.multi_turn = cfg.multi_turn;
   o.max_turns = cfg.turns;
-  auto d = dataset::sharegpt(cfg.dataset.substr(cfg.dataset.find(':') + 1), o, *codec);
+  auto d = dataset::sharegpt(cfg.dataset.path, o, *codec);
   fmt::print(console, "{}\n", d.summary);
   return d;
 }
@@ -213,7 +213,7 @@ client::BodySettings body_settings(const RunPlan& plan) {
   bs.min_tokens = cfg.min_tokens;
   bs.temperature = cfg.temperature;
   bs.continuous_usage = cfg.continuous_usage;
-  bs.flavor = client::flavor_named(cfg.compat).value_or(client::Flavor::Tokbench);
+  bs.flavor = client::flavor_named(metrics::definitions_name(cfg.compat)).value_or(client::Flavor::Tokbench);
   bs.extra = plan.extra_body;
   return bs;
 }
@@ -312,7 +312,7 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   RunConfig& cfg = plan.cfg;
   Target t;
   if (!cfg.tokenizer.empty()) t.tok = tokenizer::Tokenizer::load(cfg.tokenizer);
-  const bool sharegpt = cfg.dataset.starts_with("sharegpt:"), trace = cfg.dataset.starts_with("trace:");
+  const bool sharegpt = cfg.dataset.is(dataset::Source::Sharegpt), trace = cfg.dataset.is(dataset::Source::Trace);
   if (!plan.synthetic && !sharegpt && !trace) t.data = dataset::load(cfg.dataset);
   if (cfg.num_prompts == 0 && !sharegpt && !trace) cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
   if (!api_of(cfg.endpoint).caps().conversation) {
@@ -320,7 +320,7 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
       if (item.messages_json.empty() && item.image_urls.empty()) continue;
       throw std::invalid_argument(fmt::format("--dataset {}: its lines carry chat \"messages\" or \"images\", which {} "
                                               "cannot take: use an endpoint that takes conversations ({})",
-                                              cfg.dataset, endpoint_path(cfg.endpoint),
+                                              cfg.dataset.text(), endpoint_path(cfg.endpoint),
                                               client::api_paths(&client::ApiCaps::conversation)));
     }
   }

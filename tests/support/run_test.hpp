@@ -31,8 +31,8 @@ class RunSettings {
   RunSettings& stream(bool v) { c_.stream = v; return *this; }
   RunSettings& warmup(int64_t v) { c_.warmup = v; return *this; }
   RunSettings& turns(int v) { c_.turns = v; return *this; }
-  RunSettings& dataset(std::string v) { c_.dataset = std::move(v); return *this; }
-  RunSettings& compat(std::string v) { c_.compat = std::move(v); return *this; }
+  RunSettings& dataset(const std::string& v) { c_.dataset = dataset::parse_spec(v); return *this; }
+  RunSettings& compat(const std::string& v) { c_.compat = metrics::kDefinitionChoices.parse(v).value(); return *this; }
   RunSettings& duration_s(double v) { c_.duration_s = v; return *this; }
   RunSettings& slo(std::string v) { c_.slo = std::move(v); return *this; }
   RunSettings& goodput(std::string v) { c_.goodput = std::move(v); return *this; }

@@ -1,5 +1,5 @@
 #pragma once
-// runner/verdict: VALID or INVALID, with reasons that each name a fix (docs/METRICS.md, "The
+// metrics/verdict: VALID or INVALID, with reasons that each name a fix (docs/METRICS.md, "The
 // verdict"). Fed one record at a time (a pass over the details file) plus the facts of the run
 // folder, so `run` and `report` reach the same verdict from the same folder.
 #include <cstdint>
@@ -7,13 +7,19 @@
 #include <string>
 #include <vector>
 
-#include "record/client_health.hpp"
 #include "metrics/metrics.hpp"
+#include "record/client_health.hpp"
 #include "record/record.hpp"
-#include "report/outputs.hpp"
-#include "runner/run_folder.hpp"
 
-namespace tokbench::runner {
+namespace tokbench::metrics {
+
+/// A run's verdict: VALID unless a reason says why not.
+struct Verdict {
+  bool valid = true;
+  std::vector<std::string> reasons;   ///< why INVALID, each with a suggestion
+  std::vector<std::string> warnings;  ///< worth knowing, but the run stands
+  std::vector<std::string> notes;     ///< facts the verdict rests on (a multi-host run's health per rank)
+};
 
 /// What the verdict needs from the records, gathered in one pass.
 struct VerdictTally {
@@ -51,9 +57,9 @@ struct VerdictFacts {
   std::string incomplete;        ///< why the folder is not a finished run ("" = it is)
   std::string details_warning;   ///< a torn last line that was skipped ("" = none)
   bool insecure_tls = false;     ///< --insecure: certificates were not verified
-  std::vector<RankHealth> ranks;  ///< a multi-host run's ranks (empty on a single host)
+  std::vector<record::RankHealth> ranks;  ///< a multi-host run's ranks (empty on a single host)
 };
 
-report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const VerdictFacts& f);
+Verdict judge(const MetricSet& m, const VerdictTally& t, const VerdictFacts& f);
 
-}  // namespace tokbench::runner
+}  // namespace tokbench::metrics

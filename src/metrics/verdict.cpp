@@ -1,11 +1,11 @@
-#include "runner/verdict.hpp"
+#include "metrics/verdict.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <vector>
 
-namespace tokbench::runner {
+namespace tokbench::metrics {
 
 namespace {
 constexpr double kPeakStretchSaturated = 0.95;  // a worker's share of its busiest 100 ms without a wait
@@ -14,7 +14,7 @@ constexpr double kPeakStretchSaturated = 0.95;  // a worker's share of its busie
 void VerdictTally::add(const record::RequestRecord& r) {
   if (r.warmup) {
     ++warmup;
-    if (r.ok() && r.sent_ns >= window_start_ns) warmup_tokens_in_window += static_cast<double>(metrics::output_tokens(r));
+    if (r.ok() && r.sent_ns >= window_start_ns) warmup_tokens_in_window += static_cast<double>(output_tokens(r));
     return;
   }
   if (r.outcome == record::Outcome::Cut) {
@@ -47,7 +47,7 @@ void VerdictTally::add(const record::RequestRecord& r) {
   }
   // ignore_eos promises max_tokens tokens per choice; a server that ignores it makes TPOT incomparable.
   if (r.ignore_eos_sent && r.requested_max_tokens != record::kNone &&
-      static_cast<__int128>(metrics::output_tokens(r)) != static_cast<__int128>(r.requested_max_tokens) * r.choices)
+      static_cast<__int128>(output_tokens(r)) != static_cast<__int128>(r.requested_max_tokens) * r.choices)
     ++short_outputs;
 }
 
@@ -55,7 +55,7 @@ namespace {
 
 // What was measured at all: an incomplete or interrupted run, failures, too few requests for the
 // percentiles, a server that ignores ignore_eos.
-void judge_counts(report::Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
+void judge_counts(Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
   if (!f.incomplete.empty()) v.reasons.push_back(f.incomplete);
   if (f.interrupted) {
     v.reasons.push_back("interrupted: statistics cover only the requests that finished; rerun to completion");
@@ -90,7 +90,7 @@ void judge_counts(report::Verdict& v, const VerdictTally& t, const VerdictFacts&
 
 // The client's own health: saturated all run long or starved of CPU (INVALID), or behind in a
 // burst (a warning). Says whether it was saturated at all, which the server cross-check needs.
-bool judge_client(report::Verdict& v, const VerdictFacts& f) {
+bool judge_client(Verdict& v, const VerdictFacts& f) {
   // A saturated client: all run long (INVALID), or in its busiest 100 ms (a warning: the requests
   // of that moment carry the client's own delay, TTFT most; a whole-run average hides it).
   // Busy without the CPU time to show for it: the thread waited for a CPU (a core shared with
@@ -122,7 +122,7 @@ bool judge_client(report::Verdict& v, const VerdictFacts& f) {
 
 // The load as it went: cut requests, the arrival schedule kept, the server's view agreeing, the
 // asked concurrency reached, token counts that are chunks, SSE that is not clean.
-void judge_load(report::Verdict& v, const metrics::MetricSet& m, const VerdictTally& t, const VerdictFacts& f,
+void judge_load(Verdict& v, const MetricSet& m, const VerdictTally& t, const VerdictFacts& f,
                 bool client_behind) {
   if (t.cut > 0) {
     v.warnings.push_back(fmt::format("{} request(s) still in flight {} s after --duration-s {} ended were cut (cut_at_end in "
@@ -172,7 +172,7 @@ void judge_load(report::Verdict& v, const metrics::MetricSet& m, const VerdictTa
 }
 
 // A multi-host run's ranks, each named when slow or saturated; unverified TLS.
-void judge_ranks_and_tls(report::Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
+void judge_ranks_and_tls(Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
   if (!f.details_warning.empty()) v.warnings.push_back(f.details_warning);
   // A multi-host run: each rank's client, so a slow or saturated load host is named.
   for (const auto& h : f.ranks) {
@@ -204,8 +204,8 @@ void judge_ranks_and_tls(report::Verdict& v, const VerdictTally& t, const Verdic
 
 }  // namespace
 
-report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const VerdictFacts& f) {
-  report::Verdict v;
+Verdict judge(const MetricSet& m, const VerdictTally& t, const VerdictFacts& f) {
+  Verdict v;
   judge_counts(v, t, f);
   const bool client_behind = judge_client(v, f);
   judge_load(v, m, t, f, client_behind);
@@ -214,4 +214,4 @@ report::Verdict judge(const metrics::MetricSet& m, const VerdictTally& t, const 
   return v;
 }
 
-}  // namespace tokbench::runner
+}  // namespace tokbench::metrics

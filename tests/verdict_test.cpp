@@ -1,0 +1,102 @@
+// metrics/verdict: VALID or INVALID from a tally of the records and the folder's facts, each
+// reason naming its fix.
+#include "metrics/verdict.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "support/records.hpp"
+
+namespace tokbench::metrics {
+namespace {
+
+TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
+  VerdictTally t;
+  for (int i = 0; i < 200; ++i) t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
+  const metrics::MetricSet m;
+  VerdictFacts f;
+  EXPECT_TRUE(judge(m, t, f).valid);
+  f.incomplete = "incomplete: 200 of 2000 requests recorded; the run did not finish (killed?)";
+  auto v = judge(m, t, f);
+  EXPECT_FALSE(v.valid);
+  EXPECT_EQ(v.reasons.front(), f.incomplete);
+  // 200 requests never more than 3 in flight against a cap of 64: said, not hidden behind "Max Concurrency".
+  metrics::MetricSet capped;
+  capped.common.push_back({"Max Concurrency", "max_concurrency", 64, metrics::Unit::None});
+  capped.observed_max_concurrency = 3;
+  v = judge(capped, t, {});
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("at most 3 request(s) were in flight at once against --concurrency 64"), std::string::npos);
+  VerdictTally noisy = t;
+  auto odd = testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1);
+  odd.malformed_sse_lines = 4;
+  noisy.add(odd);
+  v = judge(m, noisy, {});
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("1 request(s) carried 4 line(s) that are not SSE"), std::string::npos) << v.warnings[0];
+  VerdictFacts insecure;
+  insecure.insecure_tls = true;
+  v = judge(m, t, insecure);
+  EXPECT_TRUE(v.valid);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("--insecure"), std::string::npos);
+  metrics::MetricSet chunks;
+  chunks.output_tokens_from_chunks = 3;
+  v = judge(chunks, t, {});
+  EXPECT_TRUE(v.valid);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("per chunk, not per token"), std::string::npos);
+  f = {};
+  f.client.cpu_share = 0.95;
+  v = judge(m, t, f);
+  EXPECT_FALSE(v.valid);
+  EXPECT_NE(v.reasons.front().find("busy 95%"), std::string::npos);
+  // Never waiting for the network, yet on a CPU only 30% of the time: it waited for a CPU (a
+  // quota, a shared core), which its CPU time alone does not show.
+  f = {};
+  f.client.cpu_share = 0.30;
+  f.client.busy_share = 0.96;
+  v = judge(m, t, f);
+  EXPECT_FALSE(v.valid);
+  ASSERT_EQ(v.reasons.size(), 1u);
+  EXPECT_NE(v.reasons[0].find("without waiting for the network 96% of the time but ran on a CPU only 30%"),
+            std::string::npos) << v.reasons[0];
+  f.client.busy_share = 0.60;  // busy, but waiting for the network 40% of the time: keeping up
+  EXPECT_TRUE(judge(m, t, f).valid);
+}
+
+// Saturated in a burst: a whole-run CPU share of 40% hides a second the client never waited in
+// for 98% of it; the verdict says so, and a
+// cross-check disagreement is then put on the client. A client that kept up and a TTFT above the
+// server's is the server's front end (or the network), a warning that names it, not INVALID.
+TEST(Verdict, SaturatedSecondAndWhereTtftDisagreementComesFrom) {
+  VerdictTally t;
+  for (int i = 0; i < 200; ++i) t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
+  const metrics::MetricSet m;
+  VerdictFacts f;
+  f.client.cpu_share = 0.4;
+  f.client.peak_busy = 0.98;
+  f.client.peak_busy_at_s = 3.25;
+  auto v = judge(m, t, f);
+  EXPECT_TRUE(v.valid);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("for 98% of the 100 ms from 3.2 s"), std::string::npos) << v.warnings[0];
+  f.server_disagrees = f.server_disagrees_on_ttft_only = true;
+  v = judge(m, t, f);
+  EXPECT_FALSE(v.valid);
+  EXPECT_NE(v.reasons.front().find("the client was saturated"), std::string::npos) << v.reasons.front();
+  f.client.peak_busy = 0.5;  // the client kept up
+  v = judge(m, t, f);
+  EXPECT_TRUE(v.valid);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("before the server read it"), std::string::npos) << v.warnings[0];
+  f.server_disagrees_on_ttft_only = false;  // tokens or TPOT disagree: not the front end
+  v = judge(m, t, f);
+  EXPECT_FALSE(v.valid);
+  EXPECT_NE(v.reasons.front().find("other traffic on the server"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tokbench::metrics
