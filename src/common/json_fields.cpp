@@ -32,6 +32,41 @@ std::string raw_or_empty(simdjson::dom::element o, std::string_view k) {
   return simdjson::minify(v);
 }
 
+std::vector<double> numbers_or_empty(simdjson::dom::element o, std::string_view k) {
+  std::vector<double> out;
+  simdjson::dom::array a;
+  if (o[k].get_array().get(a)) return out;
+  for (simdjson::dom::element e : a) {
+    double d = 0;
+    if (e.is_int64()) out.push_back(static_cast<double>(e.get_int64().value_unsafe()));
+    else if (!e.get_double().get(d)) out.push_back(d);
+  }
+  return out;
+}
+
+std::vector<std::string> strings_or_empty(simdjson::dom::element o, std::string_view k) {
+  std::vector<std::string> out;
+  simdjson::dom::array a;
+  if (o[k].get_array().get(a)) return out;
+  for (simdjson::dom::element e : a) {
+    std::string_view s;
+    if (!e.get_string().get(s)) out.emplace_back(s);
+  }
+  return out;
+}
+
+std::optional<double> optional_number(simdjson::dom::element o, std::string_view k) {
+  simdjson::dom::element v;
+  if (o[k].get(v) || v.is_null() || !v.is_number()) return std::nullopt;
+  return number_or(o, k, 0);
+}
+
+std::optional<int64_t> optional_int(simdjson::dom::element o, std::string_view k) {
+  int64_t v = 0;
+  if (o[k].get_int64().get(v)) return std::nullopt;
+  return v;
+}
+
 void raw_or_null(JsonWriter& w, std::string_view k, const std::string& raw) {
   if (raw.empty()) {
     w.key(k).null();

@@ -6,10 +6,12 @@
 #include <simdjson.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "common/json_writer.hpp"
 
@@ -25,17 +27,53 @@ std::string raw_or_empty(simdjson::dom::element o, std::string_view k);
 /// Writes `raw` (already JSON) under `k`, or null when it is "".
 void raw_or_null(JsonWriter& w, std::string_view k, const std::string& raw);
 
+/// The field `k` of `o` as a list of numbers or of strings; elements of another type are skipped.
+std::vector<double> numbers_or_empty(simdjson::dom::element o, std::string_view k);
+std::vector<std::string> strings_or_empty(simdjson::dom::element o, std::string_view k);
+/// The field `k` of `o` as a number (an integer) when it is one; nullopt when absent or null.
+std::optional<double> optional_number(simdjson::dom::element o, std::string_view k);
+std::optional<int64_t> optional_int(simdjson::dom::element o, std::string_view k);
+
 /// One field of a struct T in its JSON object.
 template <class T>
 struct Field {
   std::string_view name;
-  std::variant<bool T::*, int T::*, int64_t T::*, double T::*, std::string T::*> member;
+  std::variant<bool T::*, int T::*, int64_t T::*, uint64_t T::*, double T::*, std::string T::*, std::optional<double> T::*,
+               std::optional<int64_t> T::*, std::vector<double> T::*, std::vector<std::string> T::*>
+      member;
 };
 
 /// Writes every field of the table (inside an object the caller opened).
 template <class T>
 void write_fields(JsonWriter& w, const T& v, std::span<const Field<T>> fields) {
-  for (const auto& f : fields) std::visit([&](auto m) { w.field(f.name, v.*m); }, f.member);
+  for (const auto& f : fields) {
+    std::visit(
+        [&](auto m) {
+          const auto& x = v.*m;
+          using X = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, std::vector<double>> || std::is_same_v<X, std::vector<std::string>>) {
+            w.key(f.name).begin_array();
+            for (const auto& e : x) w.value(e);
+            w.end_array();
+          } else if constexpr (std::is_same_v<X, std::optional<int64_t>>) {
+            w.key(f.name);
+            if (x) w.value(*x); else w.null();
+          } else {
+            w.field(f.name, x);
+          }
+        },
+        f.member);
+  }
+}
+
+/// The struct as one JSON object of its table's fields.
+template <class T>
+std::string object_json(const T& v, std::span<const Field<T>> fields) {
+  JsonWriter w;
+  w.begin_object();
+  write_fields(w, v, fields);
+  w.end_object();
+  return w.take();
 }
 
 /// Reads every field of the table that `o` has; the others keep their values.
@@ -49,7 +87,14 @@ void read_fields(simdjson::dom::element o, T& v, std::span<const Field<T>> field
           if constexpr (std::is_same_v<X, bool>) x = bool_or(o, f.name, x);
           else if constexpr (std::is_same_v<X, std::string>) x = string_or(o, f.name, x);
           else if constexpr (std::is_same_v<X, double>) x = number_or(o, f.name, x);
-          else x = static_cast<X>(int_or(o, f.name, x));
+          else if constexpr (std::is_same_v<X, std::optional<double>>) x = optional_number(o, f.name);
+          else if constexpr (std::is_same_v<X, std::optional<int64_t>>) x = optional_int(o, f.name);
+          else if constexpr (std::is_same_v<X, std::vector<double>>) x = numbers_or_empty(o, f.name);
+          else if constexpr (std::is_same_v<X, std::vector<std::string>>) x = strings_or_empty(o, f.name);
+          else if constexpr (std::is_same_v<X, uint64_t>) {
+            uint64_t u = 0;
+            if (!o[f.name].get_uint64().get(u)) x = u;
+          } else x = static_cast<X>(int_or(o, f.name, x));
         },
         f.member);
   }

@@ -8,7 +8,6 @@
 
 #include "client/http_get.hpp"
 #include "common/clock.hpp"
-#include "common/json_writer.hpp"
 
 namespace tokbench::probe {
 
@@ -33,10 +32,10 @@ ProfileWindow::~ProfileWindow() {
   if (thread_.joinable()) thread_.join();
 }
 
-std::string ProfileWindow::finish() {
+record::ProfileFacts ProfileWindow::finish() {
   done_ = true;
   if (thread_.joinable()) thread_.join();
-  return json_;
+  return facts_;
 }
 
 void ProfileWindow::run() {
@@ -47,8 +46,9 @@ void ProfileWindow::run() {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
   };
   sleep_until(start_s);
+  facts_.window = window_.text();
   if (done_) {
-    json_ = fmt::format("{{\"window\":\"{}\",\"started\":false,\"note\":\"the run ended before the window\"}}", window_.text());
+    facts_.note = "the run ended before the window";
     return;
   }
   const auto started = client::http_post(root_ + "/start_profile", "{}", headers_, api_key_, 30'000);
@@ -56,12 +56,12 @@ void ProfileWindow::run() {
   sleep_until(start_s + duration_s);
   const auto stopped = client::http_post(root_ + "/stop_profile", "{}", headers_, api_key_, 60'000);
   const double stopped_at = static_cast<double>(steady_now_ns() - t0) / 1e9;
-  JsonWriter w;
-  w.begin_object().field("window", window_.text()).field("started", true);
-  w.field("start_status", started.status).field("started_at_s", started_at);
-  w.field("stop_status", stopped.status).field("stopped_at_s", stopped_at);
-  w.field("cut_short", stopped_at < start_s + duration_s - 0.05).end_object();
-  json_ = w.take();
+  facts_.started = true;
+  facts_.start_status = started.status;
+  facts_.started_at_s = started_at;
+  facts_.stop_status = stopped.status;
+  facts_.stopped_at_s = stopped_at;
+  facts_.cut_short = stopped_at < start_s + duration_s - 0.05;
 }
 
 }  // namespace tokbench::probe

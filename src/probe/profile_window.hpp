@@ -8,6 +8,7 @@
 #include <string_view>
 #include <thread>
 #include <vector>
+#include "record/run_parts.hpp"
 
 namespace tokbench::probe {
 
@@ -27,8 +28,8 @@ class ProfileWindow {
   /// Starts timing now.
   ProfileWindow(WindowSpec window, std::string root_url, std::vector<std::string> headers, std::string api_key);
   ~ProfileWindow();
-  /// The measured phase ended: stops waiting, joins, and returns what happened as JSON.
-  std::string finish();
+  /// The measured phase ended: stops waiting, joins, and returns what happened.
+  record::ProfileFacts finish();
 
  private:
   void run();
@@ -37,7 +38,7 @@ class ProfileWindow {
   std::vector<std::string> headers_;
   std::string api_key_;
   std::atomic<bool> done_{false};
-  std::string json_;
+  record::ProfileFacts facts_;
   std::thread thread_;
 };
 

@@ -111,12 +111,12 @@ std::string ServerProcess::stop() {
   return how;
 }
 
-VllmLogSummary parse_vllm_log(const std::string& text) {
+record::ServerLogSummary parse_vllm_log(const std::string& text) {
   static const std::regex kThroughput(
       R"(Avg prompt throughput: ([0-9.]+) tokens/s, Avg generation throughput: ([0-9.]+) tokens/s, Running: (\d+) reqs?, Waiting: (\d+) reqs?)");
   static const std::regex kSpec(
       R"(SpecDecoding metrics: Mean acceptance length: ([0-9.]+),.*Accepted: (\d+) tokens, Drafted: (\d+) tokens(?:, Per-position acceptance rate: ([0-9., ]+))?)");
-  VllmLogSummary s;
+  record::ServerLogSummary s;
   double gen_sum = 0, prompt_sum = 0;
   int64_t busy = 0;
   std::istringstream in(text);

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <vector>
+#include "record/run_parts.hpp"
 
 namespace tokbench::probe {
 
@@ -41,20 +42,10 @@ class ServerProcess {
 std::string tail_lines(const std::filesystem::path& p, size_t n);
 
 /// What vLLM's periodic log lines said during a run.
-struct VllmLogSummary {
-  int64_t throughput_lines = 0;
-  double mean_generation_throughput = 0;  ///< over lines with running requests, tokens/s
-  double mean_prompt_throughput = 0;
-  int64_t max_running = 0, max_waiting = 0;
-  int64_t spec_lines = 0;
-  double last_mean_acceptance_length = 0;
-  int64_t accepted_tokens = 0, drafted_tokens = 0;  ///< summed over SpecDecoding lines
-  std::vector<double> per_position_acceptance;        ///< from the last SpecDecoding line
-};
 
 /// Parses "Avg prompt throughput: … tokens/s, Avg generation throughput: … tokens/s, Running: N
 /// reqs, Waiting: N reqs" and "SpecDecoding metrics: Mean acceptance length: …, … Accepted: N
 /// tokens, Drafted: N tokens, Per-position acceptance rate: a, b, …" lines.
-VllmLogSummary parse_vllm_log(const std::string& text);
+record::ServerLogSummary parse_vllm_log(const std::string& text);
 
 }  // namespace tokbench::probe

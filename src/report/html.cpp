@@ -134,7 +134,7 @@ class DataWriter {
     w.end_object();
     const std::string slices = in_.late_slices_json ? in_.late_slices_json() : std::string();
     if (slices.empty()) w.key("slices").null(); else w.field_raw("slices", slices);
-    if (in_.info.adaptive_json.empty()) w.key("adaptive").null(); else w.field_raw("adaptive", in_.info.adaptive_json);
+    record::write_optional(w, "adaptive", in_.info.adaptive);
     w.key("turns").begin_array();  // multi-turn: per-turn means (empty otherwise)
     for (const auto& t : in_.metrics.turns) {
       w.begin_object().field("turn", t.turn).field("requests", t.requests);

@@ -134,14 +134,14 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   w.end_object();
   if (!info.stable_json.empty()) w.field_raw("stable", info.stable_json);
   if (!info.slices_json.empty()) w.field_raw("slices", info.slices_json);
-  if (!info.adaptive_json.empty()) w.field_raw("adaptive", info.adaptive_json);
+  if (info.adaptive) record::write_optional(w, "adaptive", info.adaptive);
   if (!info.server_json.empty()) {
     w.field_raw("server", info.server_json);
   } else {
     w.key("server").null();
   }
-  if (!info.server_process_json.empty()) w.field_raw("server_process", info.server_process_json);
-  if (!info.profile_json.empty()) w.field_raw("profile", info.profile_json);
+  if (info.server_process) record::write_optional(w, "server_process", info.server_process);
+  if (info.profile) record::write_optional(w, "profile", info.profile);
   w.key("audit").begin_array();
   for (const auto& [level, text] : info.audit) w.begin_object().field("level", level).field("text", text).end_object();
   w.end_array();
@@ -163,8 +163,8 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   if (info.client.process_cpu_s >= 0) w.value(info.client.process_cpu_s); else w.null();
   w.field("tokenizer", info.tokenizer);
   if (!info.transport.empty()) w.field("transport", info.transport);
-  if (!info.synthetic_json.empty()) w.field_raw("synthetic", info.synthetic_json);
-  if (!info.trace_json.empty()) w.field_raw("trace", info.trace_json);
+  if (info.synthetic) record::write_optional(w, "synthetic", info.synthetic);
+  if (info.trace) record::write_optional(w, "trace", info.trace);
   w.end_object();
   if (!info.config_json.empty()) w.field_raw("config", info.config_json);
   w.end_object();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "record/client_health.hpp"
+#include "record/run_parts.hpp"
 #include "common/json_writer.hpp"
 #include "metrics/metrics.hpp"
 #include "metrics/verdict.hpp"
@@ -33,17 +34,17 @@ struct RunInfo {
   record::ClientHealth client;  ///< the client's own cost in the measured phase (< 0: unknown)
   std::string tokenizer;        ///< --tokenizer path ("" = none)
   std::string transport;        ///< how the requests went out, and why ("sockets (...)"; "" = not recorded)
-  std::string synthetic_json;   ///< how synthetic prompts were built (JSON object), "" = not synthetic
-  std::string trace_json;       ///< how a trace's prompts and schedule were built (JSON object), "" = not a trace
+  std::optional<record::SyntheticFacts> synthetic;  ///< how synthetic prompts were built
+  std::optional<record::TraceFacts> trace;          ///< how a trace's prompts and schedule were built
   std::vector<std::pair<std::string, std::string>> audit;  ///< (level, text) of the request-body audit
   std::string server_json;      ///< the server's view and the cross-check (JSON), "" = no /metrics
   bool server_disagrees = false;  ///< a client-vs-server cross-check failed
-  std::string server_process_json;  ///< started server: command, how it stopped, its log summary
-  std::string profile_json;         ///< --profile-window: when /start_profile and /stop_profile were called
+  std::optional<record::ServerProcessFacts> server_process;  ///< started server: command, how it stopped, its log summary
+  std::optional<record::ProfileFacts> profile;  ///< --profile-window: when /start_profile and /stop_profile were called
   std::string view_of;              ///< a `report --compat` view: the definitions the run itself used ("" = not a view)
   std::string stable_json;          ///< the stable stage (window, metrics), "" = not applicable
   std::string slices_json;          ///< --slice-s: the metrics per time slice, "" = none
-  std::string adaptive_json;        ///< --adaptive-window-s: the controller's windows, "" = none
+  std::optional<record::AdaptiveLog> adaptive;  ///< --adaptive-window-s: the controller's windows
 };
 
 /// The "metrics", "extra_metrics" and "common" fields of a MetricSet, as result.json has them.

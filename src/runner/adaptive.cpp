@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "common/json_writer.hpp"
 #include "metrics/stats.hpp"
 
 namespace tokbench::runner {
@@ -69,7 +68,7 @@ int AdaptiveSource::next_level(bool pass) {
 void AdaptiveSource::judge_until(int64_t now_ns) {
   while (now_ns - window_start_ >= window_ns_ && window_start_ - phase_ < duration_ns_) {
     AdaptiveWindow w;
-    w.index = static_cast<int>(windows_.size());
+    w.index = static_cast<int64_t>(windows_.size());
     w.start_s = static_cast<double>(window_start_ - phase_) / 1e9;
     w.end_s = static_cast<double>(window_start_ + window_ns_ - phase_) / 1e9;
     w.concurrency = level_;
@@ -112,30 +111,18 @@ std::string AdaptiveSource::summary() const {
   return fmt::format("the highest concurrency that held every SLO over a window: {} ({} broke one)", last_pass_, first_fail_);
 }
 
-std::string AdaptiveSource::to_json() const {
-  const std::string text = summary();
+record::AdaptiveLog AdaptiveSource::log() const {
+  record::AdaptiveLog out;
+  out.summary = summary();
   std::lock_guard lock(mu_);
-  JsonWriter w;
-  w.begin_object().field("window_s", static_cast<double>(window_ns_) / 1e9).key("slos").begin_array();
-  for (const auto& s : slos_) w.value(s.text());
-  w.end_array().field("summary", text).key("held");
-  if (last_pass_ > 0) w.value(last_pass_); else w.null();
-  w.field("rule", "double while every SLO holds over a window; after the first window that breaks one, bisect between the "
-                  "last level that held and the first that broke; then hold. A window judges the requests sent at its "
-                  "level that ended inside it (a failure breaks every SLO); fewer than 5: not judged");
-  w.key("windows").begin_array();
-  for (const auto& x : windows_) {
-    w.begin_object().field("index", x.index).field("start_s", x.start_s).field("end_s", x.end_s);
-    w.field("concurrency", x.concurrency).field("judged", x.judged).field("pass", x.pass).field("action", x.action);
-    w.key("values").begin_object();
-    for (size_t i = 0; i < slos_.size(); ++i) {
-      w.key(slos_[i].text());
-      if (x.values[i]) w.value(*x.values[i]); else w.null();
-    }
-    w.end_object().end_object();
-  }
-  w.end_array().end_object();
-  return w.take();
+  out.window_s = static_cast<double>(window_ns_) / 1e9;
+  for (const auto& s : slos_) out.slos.push_back(s.text());
+  if (last_pass_ > 0) out.held = last_pass_;
+  out.rule = "double while every SLO holds over a window; after the first window that breaks one, bisect between the "
+             "last level that held and the first that broke; then hold. A window judges the requests sent at its "
+             "level that ended inside it (a failure breaks every SLO); fewer than 5: not judged";
+  out.windows = windows_;
+  return out;
 }
 
 }  // namespace tokbench::runner

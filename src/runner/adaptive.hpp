@@ -13,18 +13,11 @@
 
 #include "load/source.hpp"
 #include "metrics/slo.hpp"
+#include "record/run_parts.hpp"
 
 namespace tokbench::runner {
 
-struct AdaptiveWindow {
-  int index = 0;
-  double start_s = 0, end_s = 0;  ///< since the phase start
-  int concurrency = 0;
-  int64_t judged = 0;             ///< requests sent at this level that ended inside the window
-  std::vector<std::optional<double>> values;  ///< one per SLO (nullopt: too few requests to judge)
-  bool pass = false;
-  std::string action;             ///< "double to 8", "bisect to 6", "hold at 4"
-};
+using record::AdaptiveWindow;
 
 class AdaptiveSource final : public load::RequestSource {
  public:
@@ -40,8 +33,8 @@ class AdaptiveSource final : public load::RequestSource {
   std::vector<AdaptiveWindow> windows() const;
   /// The highest level that held ("" when none did), in words.
   std::string summary() const;
-  /// The windows as a JSON object {"slos", "window_s", "windows": [...], "summary"}.
-  std::string to_json() const;
+  /// The controller's record for the run folder: its rule, SLOs, windows and the level that held.
+  record::AdaptiveLog log() const;
 
  private:
   void judge_until(int64_t now_ns);  // closes every window that has ended (mu_ held)

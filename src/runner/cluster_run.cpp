@@ -133,8 +133,8 @@ SharedPoint measure_point(const RunPlan& point, const Target& target, RunManifes
   return one;
 }
 
-RunEnd end_of(const SharedPoint& point, const std::string& server_process_json) {
-  const RunEnd own = ended(point.result, server_process_json);
+RunEnd end_of(const SharedPoint& point, const std::optional<record::ServerProcessFacts>& server_process) {
+  const RunEnd own = ended(point.result, server_process);
   return point.ranks.empty() ? own : combine_ends(own, point.ranks, point.records);
 }
 

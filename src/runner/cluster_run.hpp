@@ -84,6 +84,6 @@ SharedPoint measure_shared(const RunPlan& point, const Target& target, RunManife
 SharedPoint measure_point(const RunPlan& point, const Target& target, RunManifest& manifest, const std::filesystem::path& dir,
                           spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, const cluster::ClockSync& clock);
 /// A measured point's end marker (rank 0's): its own, with the ranks' costs combined on several.
-RunEnd end_of(const SharedPoint& point, const std::string& server_process_json);
+RunEnd end_of(const SharedPoint& point, const std::optional<record::ServerProcessFacts>& server_process);
 
 }  // namespace tokbench::runner

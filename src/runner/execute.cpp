@@ -212,18 +212,18 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
     if (out.server) out.server->url = redact_url(out.server->url);
   }
   if (profiler) {
-    out.profile_json = profiler->finish();
-    log.info("profile window: {}", out.profile_json);
+    out.profile = profiler->finish();
+    log.info("profile window: {}", record::to_json(*out.profile));
   }
   progress.reset();
   if (controller) {
-    out.adaptive_json = controller->to_json();
+    out.adaptive = controller->log();
     for (const auto& w : controller->windows()) {
       fmt::print(console, "  window {:>3} {:>7.1f}-{:<7.1f}s  concurrency {:<5} {:<5} {}\n", w.index, w.start_s, w.end_s,
                  w.concurrency, w.pass ? "pass" : "fail", w.action);
     }
     fmt::print(console, "adaptive: {}\n", controller->summary());
-    log.info("adaptive: {}", out.adaptive_json);
+    log.info("adaptive: {}", record::to_json(*out.adaptive));
   }
   out.interrupted = stop.load() != client::kRunning;
   out.records_written = recorder.written();

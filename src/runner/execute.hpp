@@ -32,8 +32,8 @@ struct PointResult {
   int64_t records_written = 0;   ///< lines in the details file, warm-up included
   record::ClientHealth client;  ///< the client's own cost over the measured phase
   std::optional<probe::ServerSummary> server;
-  std::string profile_json;
-  std::string adaptive_json;     ///< the controller's windows ("" = none)
+  std::optional<record::ProfileFacts> profile;  ///< --profile-window
+  std::optional<record::AdaptiveLog> adaptive;  ///< --adaptive-window-s: the controller's windows
   std::string write_error;       ///< the disk refused a record ("" = none)
 };
 

@@ -44,8 +44,8 @@ report::RunInfo info_of(const RunFolder& f) {
   info.interrupted = !f.end || f.end->interrupted;
   if (f.end) {
     info.client = f.end->client;
-    info.server_process_json = f.end->server_process_json;
-    info.profile_json = f.end->profile_json;
+    info.server_process = f.end->server_process;
+    info.profile = f.end->profile;
   }
   return info;
 }
@@ -260,7 +260,7 @@ Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const 
   metrics::WindowArrivals arrived;                  // and what arrived inside its window
   if (window.found) stable_pass.emplace(facts, std::vector<metrics::Definitions>{defs});
 
-  if (folder.end && !folder.end->adaptive_json.empty()) w.info.adaptive_json = folder.end->adaptive_json;
+  if (folder.end && folder.end->adaptive) w.info.adaptive = folder.end->adaptive;
   // Pass 2: the HTML page, its request rows streamed from the details file into the page.
   report::HtmlInputs in{w.metrics, w.info, w.verdict, w.side_by_side, facts.stream, folder.manifest.request_rate > 0,
                         p.tally.first_sent_ns == INT64_MAX ? 0 : p.tally.first_sent_ns, itl_ms};

@@ -80,7 +80,7 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
   const SharedPoint shared = measure_point(point, *target_, manifest, dir, *log, stop_, console_, start_.clock);
   RunOutcome out;
   if (world.rank == 0) {
-    write_end(dir, end_of(shared, ""));
+    write_end(dir, end_of(shared, std::nullopt));
     out = conclude(point, dir, shared.result.interrupted, *log, console_);
   } else {
     std::error_code ec;
@@ -91,14 +91,14 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
   return out;
 }
 
-std::string PointSession::close() {
+std::optional<record::ServerProcessFacts> PointSession::close() {
   const cluster::World& world = cluster::world();
   if (world.size > 1 && world.rank == 0 && !announced_end_) {
     cluster::broadcast(std::string());  // the series is over
     announced_end_ = true;
   }
-  if (!target_) return "";
-  const std::string server_process = target_->close(root_, *log_, console_);
+  if (!target_) return std::nullopt;
+  const auto server_process = target_->close(root_, *log_, console_);
   target_.reset();
   std::error_code ec;
   if (world.rank != 0) {

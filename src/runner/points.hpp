@@ -42,9 +42,9 @@ class PointSession {
   void serve();
   /// Ctrl-C was pressed: run no more points.
   bool stopped() const;
-  /// Stops the target (if tokbench started it) and returns its summary as JSON ("" if none).
+  /// Stops the target (if tokbench started it) and returns how its server went (nullopt: none started).
   /// Under mpirun rank 0 tells the other ranks the series is over.
-  std::string close();
+  std::optional<record::ServerProcessFacts> close();
   const std::filesystem::path& root() const { return root_; }
   std::FILE* console() const { return console_; }
   spdlog::logger& log() { return *log_; }

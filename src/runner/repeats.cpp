@@ -82,7 +82,7 @@ RunOutcome run_repeats(RunPlan& plan, std::atomic<int>& stop, std::FILE* console
       break;
     }
   }
-  const std::string server_process = session.close();
+  const auto server_process = session.close();
   const double level = plan.cfg.confidence;
   JsonWriter w;
   w.begin_object().field("format", "tokbench-repeats/1").field("runs", static_cast<int64_t>(labels.size()));
@@ -113,7 +113,7 @@ RunOutcome run_repeats(RunPlan& plan, std::atomic<int>& stop, std::FILE* console
                has ? format_round4(ci.half_width) : std::string("n/a"), 100 * ci.cv, ci.n);
   }
   w.end_object();
-  if (!server_process.empty()) w.field_raw("server_process", server_process);
+  if (server_process) record::write_optional(w, "server_process", server_process);
   w.end_object();
   const fs::path dir = session.root() / "repeats";
   fs::create_directories(dir);

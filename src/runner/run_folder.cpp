@@ -82,8 +82,8 @@ RunManifest manifest_from(simdjson::dom::element root) {
   m.requested_json = raw_or_empty(root, "requested");
   info.config_json = raw_or_empty(root, "effective");
   read_part(root, info, kInfoFields);
-  info.synthetic_json = raw_or_empty(root, "synthetic");
-  info.trace_json = raw_or_empty(root, "trace");
+  info.synthetic = record::read_optional<record::SyntheticFacts>(root, "synthetic");
+  info.trace = record::read_optional<record::TraceFacts>(root, "trace");
   simdjson::dom::array audit;
   if (!root["audit"].get_array().get(audit)) {
     for (auto a : audit) info.audit.emplace_back(json::string_or(a, "level"), json::string_or(a, "text"));
@@ -106,9 +106,9 @@ RunEnd end_from(simdjson::dom::element root) {
   RunEnd e;
   read_part(root, e, kEndFields);
   read_part(root, e.client, record::kClientHealthFields);
-  e.server_process_json = raw_or_empty(root, "server_process");
-  e.profile_json = raw_or_empty(root, "profile");
-  e.adaptive_json = raw_or_empty(root, "adaptive");
+  e.server_process = record::read_optional<record::ServerProcessFacts>(root, "server_process");
+  e.profile = record::read_optional<record::ProfileFacts>(root, "profile");
+  e.adaptive = record::read_optional<record::AdaptiveLog>(root, "adaptive");
   if (const std::string server = raw_or_empty(root, "server_summary"); !server.empty())
     e.server = probe::summary_from_json(server);
   simdjson::dom::array ranks;
@@ -151,8 +151,8 @@ void write_manifest(const fs::path& dir, const RunManifest& m) {
   if (std::isinf(m.request_rate)) w.field("request_rate", "inf"); else w.field("request_rate", m.request_rate);
   w.field("goodput", m.facts.goodput.to_string()).field("transport", info.transport).end_object();
   write_part(w, info, kInfoFields);
-  raw_or_null(w, "synthetic", info.synthetic_json);
-  raw_or_null(w, "trace", info.trace_json);
+  record::write_optional(w, "synthetic", info.synthetic);
+  record::write_optional(w, "trace", info.trace);
   w.key("audit").begin_array();
   for (const auto& [level, text] : info.audit) w.begin_object().field("level", level).field("text", text).end_object();
   w.end_array().end_object();
@@ -164,9 +164,9 @@ void write_end(const fs::path& dir, const RunEnd& e) {
   w.begin_object().field("format", "tokbench-run-end/1");
   write_part(w, e, kEndFields);
   write_part(w, e.client, record::kClientHealthFields);
-  raw_or_null(w, "server_process", e.server_process_json);
-  raw_or_null(w, "profile", e.profile_json);
-  raw_or_null(w, "adaptive", e.adaptive_json);
+  record::write_optional(w, "server_process", e.server_process);
+  record::write_optional(w, "profile", e.profile);
+  record::write_optional(w, "adaptive", e.adaptive);
   raw_or_null(w, "server_summary", e.server ? probe::summary_to_json(*e.server) : std::string());
   if (!e.ranks.empty()) {
     w.key("ranks").begin_array();

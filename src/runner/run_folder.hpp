@@ -53,9 +53,9 @@ struct RunEnd {
   std::string stop_reason;          ///< "" when it ran to completion
   int64_t records_written = 0;      ///< lines in the details file, warm-up included
   record::ClientHealth client;      ///< the client's own cost in the measured phase (a multi-host run: combined)
-  std::string server_process_json;  ///< --server-cmd: command, how it stopped, log summary
-  std::string profile_json;         ///< --profile-window
-  std::string adaptive_json;        ///< --adaptive-window-s: the controller's windows
+  std::optional<record::ServerProcessFacts> server_process;  ///< --server-cmd: command, how it stopped, log summary
+  std::optional<record::ProfileFacts> profile;               ///< --profile-window
+  std::optional<record::AdaptiveLog> adaptive;               ///< --adaptive-window-s: the controller's windows
   std::optional<probe::ServerSummary> server;  ///< /metrics between the first and last scrape
   std::vector<record::RankHealth> ranks;    ///< a multi-host run's ranks, rank 0 first (empty on one host)
 };

@@ -40,7 +40,7 @@ RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) 
       break;  // the target is not usable: later points would fail the same way
     }
   }
-  const std::string server_process = session.close();
+  const auto server_process = session.close();
   RunOutcome out = summary.finish(server_process, session.stopped(), console);
   out.run_dir = session.root();
   return out;
@@ -61,7 +61,7 @@ RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   write_manifest(dir, manifest);
   Target target = open_logged(plan, dir, *log, out);
   const SharedPoint point = measure_point(plan, target, manifest, dir, *log, stop, out, start.clock);
-  const std::string server_process = target.close(dir, *log, out);
+  const auto server_process = target.close(dir, *log, out);
   if (point.result.interrupted) log->warn("interrupted: stopped sending; in-flight requests drained or cancelled");
   RunOutcome outcome;
   if (root) {

@@ -76,11 +76,11 @@ RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   } catch (const std::exception& e) {
     r.text = fmt::format("the search stopped: {}", e.what());
   }
-  const std::string server_process = session.close();
+  const auto server_process = session.close();
   const fs::path dir = session.root() / "search";
   fs::create_directories(dir);
   std::string json = report::search_json(r, {std::string(kSearchAxes.name(plan.cfg.search)), plan.cfg.search_margin}, slos, space);
-  if (!server_process.empty()) json.insert(json.size() - 1, ",\"server_process\":" + server_process);
+  if (server_process) json.insert(json.size() - 1, ",\"server_process\":" + record::to_json(*server_process));
   report::write_file(dir / "search.json", json);
   report::write_file(dir / "search.html", report::search_page(r, json, slos));
 

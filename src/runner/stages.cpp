@@ -54,8 +54,8 @@ void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::pat
                           ? body
                           : fmt::format("{}… (first {} of {} bytes)", body.substr(0, kBodyShown), kBodyShown, body.size());
   info.config_json = plan.cfg.to_json();
-  info.synthetic_json = t.synthetic_json;
-  info.trace_json = t.trace_json;
+  info.synthetic = t.synthetic;
+  info.trace = t.trace;
   info.origin_steady_ns = -1;
   if (!t.data.schedule_ns.empty()) {  // a trace paces itself: an open loop at its mean rate
     const double span_s = static_cast<double>(t.data.schedule_ns.back()) / 1e9;
@@ -148,15 +148,15 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
   return m;
 }
 
-RunEnd ended(const PointResult& p, const std::string& server_process_json) {
+RunEnd ended(const PointResult& p, const std::optional<record::ServerProcessFacts>& server_process) {
   RunEnd e;
   e.interrupted = p.interrupted;
   e.stop_reason = p.write_error.empty() ? "" : "the details file could not be written: " + p.write_error;
   e.records_written = p.records_written;
   e.client = p.client;
-  e.server_process_json = server_process_json;
-  e.profile_json = p.profile_json;
-  e.adaptive_json = p.adaptive_json;
+  e.server_process = server_process;
+  e.profile = p.profile;
+  e.adaptive = p.adaptive;
   e.server = p.server;
   return e;
 }

@@ -45,7 +45,7 @@ PointResult measure(const RunPlan& plan, const Target& target, RunManifest& mani
                     const RankShare& share = {}, const RunPlan* whole = nullptr);
 
 /// The end marker of a measured point (the server's summary when tokbench ran it).
-RunEnd ended(const PointResult& p, const std::string& server_process_json);
+RunEnd ended(const PointResult& p, const std::optional<record::ServerProcessFacts>& server_process);
 
 /// The outputs of a finished point folder, printed; the exit code its verdict means.
 RunOutcome conclude(const RunPlan& plan, const std::filesystem::path& dir, bool interrupted, spdlog::logger& log,

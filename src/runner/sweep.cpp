@@ -65,7 +65,8 @@ void SweepSummary::add_failed(const std::string& label, const RunConfig& point, 
   rows_.push_back(std::move(r));
 }
 
-RunOutcome SweepSummary::finish(const std::string& server_process_json, bool interrupted, std::FILE* console) {
+RunOutcome SweepSummary::finish(const std::optional<record::ServerProcessFacts>& server_process, bool interrupted,
+                                 std::FILE* console) {
   std::stable_sort(rows_.begin(), rows_.end(), [](const SweepRow& a, const SweepRow& b) { return a.load < b.load; });
   const KneeAnalysis knee = find_knee(rows_);
   const std::vector<size_t> front = pareto_front(rows_);
@@ -75,7 +76,7 @@ RunOutcome SweepSummary::finish(const std::string& server_process_json, bool int
   JsonWriter w;
   w.begin_object().field("format", "tokbench-sweep/1").field("interrupted", interrupted);
   w.field_raw("sweep", points);
-  if (!server_process_json.empty()) w.field_raw("server_process", server_process_json);
+  if (server_process) record::write_optional(w, "server_process", server_process);
   w.end_object();
   report::write_file(dir / "summary.json", w.take());
   report::write_file(dir / "summary.csv", report::sweep_csv(rows_));

@@ -28,7 +28,7 @@ class SweepSummary {
   /// Writes sweep/summary.{csv,json} and sweep/sweep.html, prints the summary; the outcome's
   /// exit code is the worst point's (130 interrupted, 1 a point failed or had no success, 4 an
   /// INVALID point, else 0).
-  RunOutcome finish(const std::string& server_process_json, bool interrupted, std::FILE* console);
+  RunOutcome finish(const std::optional<record::ServerProcessFacts>& server_process, bool interrupted, std::FILE* console);
 
   const std::vector<SweepRow>& rows() const { return rows_; }
 

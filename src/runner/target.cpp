@@ -99,7 +99,7 @@ int64_t server_added_tokens(const client::ServerTokenizer& st, bool server_has, 
 // A Mooncake trace: prompts of each line's input length, built block by block (shared hash ids are
 // shared text) with the local tokenizer or the server's /tokenize, less what the server adds.
 dataset::Dataset build_trace(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
-                             const tokenizer::Tokenizer* tok, std::string* json, std::FILE* console) {
+                             const tokenizer::Tokenizer* tok, record::TraceFacts* facts, std::FILE* console) {
   const client::ServerTokenizer st{client::root_url_for(url), cfg.model, cfg.headers, cfg.api_key, tls};
   const bool server_has = client::has_tokenize(st);
   const auto codec = make_codec(st, server_has, tok, "--dataset trace:PATH builds each prompt to its exact input_length "
@@ -113,12 +113,8 @@ dataset::Dataset build_trace(const RunConfig& cfg, const std::string& url, const
   o.overhead = server_added_tokens(st, server_has, *codec, api_of(cfg.endpoint).caps().conversation, &how);
   auto d = dataset::trace(cfg.dataset.path, o, *codec);
   fmt::print(console, "{}; server-added tokens: {} ({})\n", d.summary, o.overhead, how);
-  JsonWriter w;
-  w.begin_object().field("block_size", o.block_size).field("speed", o.speed).field("requests", static_cast<int64_t>(d.items.size()));
-  w.field("span_s", static_cast<double>(d.schedule_ns.back()) / 1e9).field("implied_cache_hit", d.implied_cache_hit);
-  w.field("built_with", codec->name()).field("server_added_tokens", o.overhead).field("server_added_tokens_how", how);
-  w.end_object();
-  *json = w.take();
+  *facts = {o.block_size, o.speed, static_cast<int64_t>(d.items.size()), static_cast<double>(d.schedule_ns.back()) / 1e9,
+            d.implied_cache_hit, codec->name(), o.overhead, how};
   return d;
 }
 
@@ -143,8 +139,8 @@ dataset::Dataset build_sharegpt(const RunConfig& cfg, const std::string& url, co
 // Builds the synthetic dataset: with the local tokenizer, or with the server's /tokenize; the
 // tokens the server adds around a prompt (chat template, BOS) are measured once with /tokenize
 // and subtracted, so that usage.prompt_tokens equals --input-len. Returns how, as JSON.
-std::string build_synthetic(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
-                            const tokenizer::Tokenizer* tok, dataset::Dataset& data, std::FILE* console) {
+record::SyntheticFacts build_synthetic(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
+                                       const tokenizer::Tokenizer* tok, dataset::Dataset& data, std::FILE* console) {
   const client::ServerTokenizer st{client::root_url_for(url), cfg.model, cfg.headers, cfg.api_key, tls};
   const bool server_has = client::has_tokenize(st);
   const auto codec = make_codec(st, server_has, tok, "--dataset synthetic needs the model's tokenizer to build prompts of "
@@ -165,13 +161,7 @@ std::string build_synthetic(const RunConfig& cfg, const std::string& url, const 
              "server-added tokens: {} ({})\n", o.count, o.input_len,
              o.input_len_range > 0 ? fmt::format(" ±{}%", o.input_len_range * 100) : "", o.prefix_len, o.output_len,
              o.output_len_range > 0 ? fmt::format(" ±{}%", o.output_len_range * 100) : "", codec->name(), overhead, how);
-  JsonWriter w;
-  w.begin_object().field("input_len", o.input_len).field("output_len", o.output_len);
-  w.field("input_len_range", o.input_len_range).field("output_len_range", o.output_len_range);
-  w.field("prefix_len", o.prefix_len).field("seed", o.seed);
-  w.field("built_with", codec->name()).field("server_added_tokens", overhead).field("server_added_tokens_how", how);
-  w.end_object();
-  return w.take();
+  return {o.input_len, o.output_len, o.input_len_range, o.output_len_range, o.prefix_len, o.seed, codec->name(), overhead, how};
 }
 
 std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const std::string& url, const fs::path& run_dir,
@@ -282,30 +272,20 @@ std::string Target::first_body() const {
   return client::build_body(body, spec(0, scratch));
 }
 
-std::string Target::close(const fs::path& run_dir, spdlog::logger& log, std::FILE* console) {
+std::optional<record::ServerProcessFacts> Target::close(const fs::path& run_dir, spdlog::logger& log, std::FILE* console) {
   sim.reset();
-  if (!server) return {};
+  if (!server) return std::nullopt;
   const std::string how = server->stop();
   server.reset();
   log.info("server {}", how);
   const fs::path log_path = run_dir / "logs" / "server.log";
   const auto sl = probe::parse_vllm_log(report::read_file(log_path));
-  JsonWriter w;
-  w.begin_object().field("command", redact_command(server_command)).field("stopped", how).field("log", log_path.string());
-  w.key("log_summary").begin_object().field("throughput_lines", sl.throughput_lines);
-  w.field("mean_generation_throughput", sl.mean_generation_throughput).field("mean_prompt_throughput", sl.mean_prompt_throughput);
-  w.field("max_running", sl.max_running).field("max_waiting", sl.max_waiting).field("spec_lines", sl.spec_lines);
-  w.field("last_mean_acceptance_length", sl.last_mean_acceptance_length);
-  w.field("accepted_tokens", sl.accepted_tokens).field("drafted_tokens", sl.drafted_tokens);
-  w.key("per_position_acceptance").begin_array();
-  for (double p : sl.per_position_acceptance) w.value(p);
-  w.end_array().end_object().end_object();
   if (sl.throughput_lines > 0 || sl.spec_lines > 0) {
     fmt::print(console, "server log: mean generation throughput {:.1f} tokens/s over {} line(s){}\n",
                sl.mean_generation_throughput, sl.throughput_lines,
                sl.spec_lines ? fmt::format(", mean acceptance length {:.2f} (last SpecDecoding line)", sl.last_mean_acceptance_length) : "");
   }
-  return w.take();
+  return record::ServerProcessFacts{redact_command(server_command), how, log_path.string(), sl};
 }
 
 Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, std::FILE* console) {
@@ -364,7 +344,7 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   }
   if (cfg.model_abbr.empty()) cfg.model_abbr = report::file_safe(cfg.model);
   t.model = cfg.model;
-  if (plan.synthetic) t.synthetic_json = build_synthetic(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, t.data, console);
+  if (plan.synthetic) t.synthetic = build_synthetic(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, t.data, console);
   if (sharegpt) {
     t.data = build_sharegpt(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, console);
     if (cfg.multi_turn) {
@@ -379,7 +359,8 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
     t.turns = cfg.turns;
   }
   if (trace) {
-    t.data = build_trace(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, &t.trace_json, console);
+    t.trace.emplace();
+    t.data = build_trace(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, &*t.trace, console);
     const auto lines = static_cast<int64_t>(t.data.items.size());
     if (cfg.num_prompts > lines) {
       throw std::invalid_argument(fmt::format("--num-prompts {}: the trace has {} line(s) and replays once; drop "

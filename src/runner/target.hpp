@@ -37,8 +37,8 @@ struct Target {
   std::string model;   ///< resolved (from --model or GET /v1/models)
   dataset::Dataset data;
   std::optional<tokenizer::Tokenizer> tok;
-  std::string synthetic_json;  ///< how synthetic prompts were built ("" = not synthetic)
-  std::string trace_json;      ///< how a trace's prompts and schedule were built ("" = not a trace)
+  std::optional<record::SyntheticFacts> synthetic;  ///< how synthetic prompts were built
+  std::optional<record::TraceFacts> trace;          ///< how a trace's prompts and schedule were built
   client::BodySettings body;
   std::unique_ptr<mock::MockServer> sim;
   std::unique_ptr<probe::ServerProcess> server;
@@ -58,8 +58,8 @@ struct Target {
   core::RequestMaker maker() const;
   /// The body of request 0, for the audit and the report.
   std::string first_body() const;
-  /// Stops a server tokbench started (no-op otherwise) and returns its summary as JSON ("" if none).
-  std::string close(const std::filesystem::path& run_dir, spdlog::logger& log, std::FILE* console);
+  /// Stops a server tokbench started (no-op otherwise) and returns how it went (nullopt: none started).
+  std::optional<record::ServerProcessFacts> close(const std::filesystem::path& run_dir, spdlog::logger& log, std::FILE* console);
 };
 
 /// Opens the target for `plan` (whose cfg gains the model, model_abbr and num_prompts).

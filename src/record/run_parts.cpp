@@ -1,0 +1,68 @@
+#include "record/run_parts.hpp"
+
+namespace tokbench::record {
+
+namespace {
+
+template <class T, size_t N>
+void write_flat(JsonWriter& w, const T& v, const std::array<json::Field<T>, N>& fields) {
+  w.begin_object();
+  json::write_fields<T>(w, v, fields);
+  w.end_object();
+}
+
+}  // namespace
+
+void write(JsonWriter& w, const SyntheticFacts& v) { write_flat(w, v, kSyntheticFields); }
+void write(JsonWriter& w, const TraceFacts& v) { write_flat(w, v, kTraceFields); }
+void write(JsonWriter& w, const ProfileFacts& v) { write_flat(w, v, kProfileFields); }
+
+void write(JsonWriter& w, const ServerProcessFacts& v) {
+  w.begin_object();
+  json::write_fields<ServerProcessFacts>(w, v, kServerProcessFields);
+  w.key("log_summary");
+  write_flat(w, v.log_summary, kServerLogFields);
+  w.end_object();
+}
+
+// A window's SLO values are an object keyed by the SLO's text, as the page reads them.
+void write(JsonWriter& w, const AdaptiveLog& v) {
+  w.begin_object();
+  json::write_fields<AdaptiveLog>(w, v, kAdaptiveLogFields);
+  w.key("windows").begin_array();
+  for (const auto& x : v.windows) {
+    w.begin_object();
+    json::write_fields<AdaptiveWindow>(w, x, kAdaptiveWindowFields);
+    w.key("values").begin_object();
+    for (size_t i = 0; i < v.slos.size() && i < x.values.size(); ++i) w.field(v.slos[i], x.values[i]);
+    w.end_object().end_object();
+  }
+  w.end_array().end_object();
+}
+
+void read(simdjson::dom::element o, SyntheticFacts& v) { json::read_fields<SyntheticFacts>(o, v, kSyntheticFields); }
+void read(simdjson::dom::element o, TraceFacts& v) { json::read_fields<TraceFacts>(o, v, kTraceFields); }
+void read(simdjson::dom::element o, ProfileFacts& v) { json::read_fields<ProfileFacts>(o, v, kProfileFields); }
+
+void read(simdjson::dom::element o, ServerProcessFacts& v) {
+  json::read_fields<ServerProcessFacts>(o, v, kServerProcessFields);
+  simdjson::dom::element log;
+  if (!o["log_summary"].get(log) && log.is_object()) json::read_fields<ServerLogSummary>(log, v.log_summary, kServerLogFields);
+}
+
+void read(simdjson::dom::element o, AdaptiveLog& v) {
+  json::read_fields<AdaptiveLog>(o, v, kAdaptiveLogFields);
+  simdjson::dom::array windows;
+  if (o["windows"].get_array().get(windows)) return;
+  for (simdjson::dom::element e : windows) {
+    if (!e.is_object()) continue;
+    AdaptiveWindow x;
+    json::read_fields<AdaptiveWindow>(e, x, kAdaptiveWindowFields);
+    simdjson::dom::element values;
+    const bool has_values = !e["values"].get(values) && values.is_object();
+    for (const auto& slo : v.slos) x.values.push_back(has_values ? json::optional_number(values, slo) : std::nullopt);
+    v.windows.push_back(std::move(x));
+  }
+}
+
+}  // namespace tokbench::record
