@@ -85,7 +85,7 @@ TEST(Cluster, APointsLoadTravelsExactly) {
 }
 
 TEST(Cluster, TheEndCombinesTheRanksCosts) {
-  RunEnd root;
+  report::RunEnd root;
   root.client.cpu_s = 1;
   root.client.cpu_share = 0.2;
   root.client.measured_wall_s = 3;
@@ -96,7 +96,7 @@ TEST(Cluster, TheEndCombinesTheRanksCosts) {
   b.client = {.measured_wall_s = 3.5, .cpu_s = 2.0, .cpu_share = 0.5, .peak_busy = 0.9, .events = 250};
   b.clock_offset_ns = -40;
   b.clock_residual_ns = 10;
-  const RunEnd e = combine_ends(root, {a, b}, 42);
+  const report::RunEnd e = combine_ends(root, {a, b}, 42);
   EXPECT_DOUBLE_EQ(e.client.cpu_s, 3.0);
   EXPECT_EQ(e.client.events, 350);
   EXPECT_DOUBLE_EQ(e.client.cpu_share, 0.5);  // the busiest thread of any rank

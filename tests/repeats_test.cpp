@@ -10,7 +10,7 @@
 
 #include "client/engine.hpp"
 #include "runner/compare.hpp"
-#include "runner/run_folder.hpp"
+#include "report/run_folder.hpp"
 #include "support/in_process_run.hpp"
 #include "support/sim_process.hpp"
 
@@ -33,7 +33,7 @@ TEST(Repeats, SeriesOfRunsWithIntervalsAndCompareBetweenSeries) {
     return testing::run_in_process(c, dir).run_dir;
   };
   const fs::path a = series(10), b = series(20);
-  for (int i = 1; i <= 3; ++i) EXPECT_TRUE(load_run_folder(a / ("run-" + std::to_string(i))).end.has_value()) << i;
+  for (int i = 1; i <= 3; ++i) EXPECT_TRUE(report::load_run_folder(a / ("run-" + std::to_string(i))).end.has_value()) << i;
   const auto s = load_repeat_series(a);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->values.at("e2el_mean_ms").size(), 3u);

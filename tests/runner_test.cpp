@@ -1,5 +1,5 @@
-// runner/: the stages that need no network — the plan (flags to a validated plan), the recorder
-// (writes every record and keeps none) and the run folder's files.
+// runner/: the stages that need no network — the plan (flags to a validated plan) and the
+// recorder (writes every record and keeps none).
 #include <gtest/gtest.h>
 #include <sched.h>
 
@@ -16,7 +16,7 @@
 #include "report/outputs.hpp"
 #include "runner/plan.hpp"
 #include "runner/recorder.hpp"
-#include "runner/run_folder.hpp"
+#include "report/run_folder.hpp"
 
 namespace tokbench::runner {
 namespace {
@@ -268,162 +268,6 @@ TEST(Recorder, WritesEveryRecordAndHoldsNone) {
   for (std::string l; std::getline(failed, l);) ++failures;
   EXPECT_EQ(failures, 20);
   fs::remove_all(dir);
-}
-
-TEST(RunFolder, TwoRunsInTheSameSecondGetTwoFolders) {
-  const fs::path dir = fresh_dir("same_second");
-  const std::time_t t = 1'800'000'000;
-  const fs::path a = report::make_run_dir(dir.string(), t);
-  const fs::path b = report::make_run_dir(dir.string(), t);
-  EXPECT_NE(a, b);
-  EXPECT_TRUE(fs::is_directory(a / "configs"));
-  EXPECT_TRUE(fs::is_directory(b / "configs"));
-  // At the same instant too: a check-then-create would hand two racing runs one folder.
-  constexpr int kRuns = 16;
-  std::vector<fs::path> got(kRuns);
-  std::atomic<int> ready{0};
-  std::vector<std::thread> runs;
-  for (int i = 0; i < kRuns; ++i) {
-    runs.emplace_back([&, i] {
-      ++ready;
-      while (ready.load() < kRuns) std::this_thread::yield();
-      got[static_cast<size_t>(i)] = report::make_run_dir(dir.string(), t + 1);
-    });
-  }
-  for (auto& r : runs) r.join();
-  std::sort(got.begin(), got.end());
-  EXPECT_EQ(std::unique(got.begin(), got.end()), got.end());
-  fs::remove_all(dir);
-}
-
-TEST(RunFolder, ManifestAndEndMarkerRoundTrip) {
-  const fs::path dir = fresh_dir("manifest");
-  RunManifest m;
-  m.requested_json = "{\"concurrency\":4}";
-  m.info.config_json = "{\"concurrency\":4}";
-  m.info.model = "m";
-  m.info.model_abbr = "m";
-  m.info.dataset_abbr = "ds";
-  m.info.body_example = "{\"model\":\"m\"}";
-  m.info.audit = {{"warning", "min_tokens with ignore_eos"}};
-  m.facts = {4, true};
-  m.definitions = "aisbench";
-  m.request_rate = 2.5;
-  m.planned_requests = 2000;
-  m.target_ready = true;
-  m.info.transport = "sockets (a plain http:// URL with no proxy)";
-  write_manifest(dir, m);
-  EXPECT_THROW(load_run_folder(dir / "nowhere"), std::runtime_error);
-  RunFolder f = load_run_folder(dir);
-  EXPECT_FALSE(f.end.has_value());  // no end marker yet: an unfinished run
-  EXPECT_EQ(f.manifest.planned_requests, 2000);
-  EXPECT_EQ(f.manifest.definitions, "aisbench");
-  EXPECT_EQ(f.manifest.info.transport, m.info.transport);
-  EXPECT_EQ(f.manifest.request_rate, 2.5);
-  EXPECT_EQ(f.manifest.info.audit, m.info.audit);
-  EXPECT_EQ(f.details, dir / "performances/m/ds_details.jsonl");
-  RunEnd e;
-  e.interrupted = true;
-  e.client.cpu_share = 0.95;
-  e.client.peak_busy = 0.99;
-  e.client.peak_busy_at_s = 12.5;
-  e.client.busy_share = 0.75;
-  e.records_written = 256;
-  write_end(dir, e);
-  f = load_run_folder(dir);
-  ASSERT_TRUE(f.end.has_value());
-  EXPECT_TRUE(f.end->interrupted);
-  EXPECT_EQ(f.end->client.cpu_share, 0.95);
-  EXPECT_EQ(f.end->client.peak_busy, 0.99);
-  EXPECT_EQ(f.end->client.peak_busy_at_s, 12.5);
-  EXPECT_EQ(f.end->client.busy_share, 0.75);
-  EXPECT_EQ(f.end->records_written, 256);
-  fs::remove_all(dir);
-}
-
-// Every field of every table comes back as written, ranks included; a folder written by an
-// earlier tokbench (format /1 before the field tables: no ranks, no implied_cache_hit, no
-// transport, a rank without busy shares) still reads, each missing field at its default.
-TEST(RunFolder, FieldTablesRoundTripAndOldFoldersStillRead) {
-  const fs::path dir = fresh_dir("tables");
-  RunManifest m;
-  m.info.model_abbr = "m";
-  m.info.dataset_abbr = "ds";
-  m.info.origin_steady_ns = 123456789;
-  m.info.embedded_simulator = true;
-  m.facts.max_concurrency = 48;
-  m.facts.implied_cache_hit = 0.25;
-  m.load.arrivals = "gamma";
-  m.load.burstiness = 0.5;
-  m.load.ramp_up_strategy = "exponential";
-  m.load.warm_connections = true;
-  m.ranks = 3;
-  m.warmup_requests = 7;
-  m.insecure_tls = true;
-  write_manifest(dir, m);
-  RunEnd e;
-  e.client = {.measured_wall_s = 9.5, .cpu_s = 2.5, .process_cpu_s = 3, .cpu_share = 0.4, .busy_share = 0.5,
-              .peak_busy = 0.6, .peak_busy_at_s = 1.5, .events = 12345};
-  record::RankHealth h;
-  h.rank = 2;
-  h.client = {.measured_wall_s = 9, .cpu_s = 1, .cpu_share = 0.3, .busy_share = 0.35, .events = 99};
-  h.clock_offset_ns = -40;
-  h.clock_residual_ns = 7;
-  e.ranks = {h};
-  write_end(dir, e);
-  const RunFolder f = load_run_folder(dir);
-  EXPECT_EQ(f.manifest.info.origin_steady_ns, 123456789);
-  EXPECT_TRUE(f.manifest.info.embedded_simulator);
-  EXPECT_EQ(f.manifest.facts.max_concurrency, 48);
-  EXPECT_EQ(f.manifest.facts.implied_cache_hit, 0.25);
-  EXPECT_EQ(f.manifest.load.arrivals, "gamma");
-  EXPECT_EQ(f.manifest.load.burstiness, 0.5);
-  EXPECT_EQ(f.manifest.load.ramp_up_strategy, "exponential");
-  EXPECT_TRUE(f.manifest.load.warm_connections);
-  EXPECT_EQ(f.manifest.ranks, 3);
-  EXPECT_EQ(f.manifest.warmup_requests, 7);
-  EXPECT_TRUE(f.manifest.insecure_tls);
-  ASSERT_TRUE(f.end);
-  EXPECT_EQ(f.end->client.process_cpu_s, 3);
-  EXPECT_EQ(f.end->client.events, 12345);
-  EXPECT_EQ(f.end->client.measured_wall_s, 9.5);
-  ASSERT_EQ(f.end->ranks.size(), 1u);
-  EXPECT_EQ(f.end->ranks[0].rank, 2);
-  EXPECT_EQ(f.end->ranks[0].client.busy_share, 0.35);
-  EXPECT_EQ(f.end->ranks[0].client.events, 99);
-  EXPECT_EQ(f.end->ranks[0].clock_offset_ns, -40);
-
-  const fs::path old = fresh_dir("old_format");
-  std::ofstream(old / "manifest.json")
-      << R"({"format":"tokbench-run-manifest/1","target_ready":true,"requested":{"concurrency":2},"effective":null,)"
-         R"("plan":{"requests":10,"warmup":0,"concurrency":2,"request_rate":"inf","arrivals":"all-at-once","burstiness":1,)"
-         R"("duration_s":0,"grace_s":0,"ramp_up_s":0,"ramp_up_strategy":"linear","ramp_up_measured":false,"slice_s":0,)"
-         R"("goodput":"ttft:500","stream":true,"embeddings":false,"definitions":"vllm"},)"
-         R"("started_at":"2026-11-01T10:00:00+0000","target_url":"http://127.0.0.1:8000/v1/chat/completions",)"
-         R"("embedded_simulator":false,"model":"m","model_abbr":"m","dataset":"builtin","dataset_abbr":"builtin",)"
-         R"("request_body_example":"{}","tokenizer":"","synthetic":null,"origin_steady_ns":5,"audit":[]})";
-  std::ofstream(old / "end.json")
-      << R"({"format":"tokbench-run-end/1","interrupted":false,"stop_reason":"","records_written":10,"measured_wall_s":1.5,)"
-         R"("client_cpu_s":0.2,"client_cpu_share":0.1,"client_sse_events":80,"server_process":null,"profile":null,)"
-         R"("server_summary":null,"ranks":[{"rank":0,"client_cpu_s":0.1,"client_cpu_share":0.1,"measured_wall_s":1.5,)"
-         R"("client_peak_busy":0.2,"client_sse_events":40,"clock_offset_ns":0,"clock_residual_ns":0}]})";
-  const RunFolder o = load_run_folder(old);
-  EXPECT_TRUE(std::isinf(o.manifest.request_rate));
-  EXPECT_TRUE(o.manifest.facts.open_loop);
-  EXPECT_EQ(o.manifest.facts.goodput.ttft_ms, 500);
-  EXPECT_EQ(o.manifest.definitions, "vllm");
-  EXPECT_EQ(o.manifest.ranks, 1);                     // absent: one host
-  EXPECT_EQ(o.manifest.facts.implied_cache_hit, -1);  // absent: no trace
-  EXPECT_FALSE(o.manifest.facts.native_generate);
-  EXPECT_EQ(o.manifest.info.transport, "");
-  ASSERT_TRUE(o.end);
-  EXPECT_EQ(o.end->client.events, 80);
-  EXPECT_EQ(o.end->client.busy_share, -1);  // absent: unknown
-  ASSERT_EQ(o.end->ranks.size(), 1u);
-  EXPECT_EQ(o.end->ranks[0].client.events, 40);
-  EXPECT_EQ(o.end->ranks[0].client.process_cpu_s, -1);
-  fs::remove_all(dir);
-  fs::remove_all(old);
 }
 
 }  // namespace

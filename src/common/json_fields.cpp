@@ -1,5 +1,7 @@
 #include "common/json_fields.hpp"
 
+#include <stdexcept>
+
 namespace tokbench::json {
 
 std::string string_or(simdjson::dom::element o, std::string_view k, std::string fallback) {
@@ -65,6 +67,60 @@ std::optional<int64_t> optional_int(simdjson::dom::element o, std::string_view k
   int64_t v = 0;
   if (o[k].get_int64().get(v)) return std::nullopt;
   return v;
+}
+
+namespace {
+
+// The field `k` of `o`, nullopt when absent or null.
+std::optional<simdjson::dom::element> present(simdjson::dom::element o, std::string_view k) {
+  simdjson::dom::element v;
+  if (o[k].get(v) || v.is_null()) return std::nullopt;
+  return v;
+}
+
+[[noreturn]] void wrong_type(std::string_view k, std::string_view expected) {
+  throw std::runtime_error("\"" + std::string(k) + "\" must be " + std::string(expected));
+}
+
+}  // namespace
+
+std::optional<int64_t> strict_int(simdjson::dom::element o, std::string_view k) {
+  const auto v = present(o, k);
+  if (!v) return std::nullopt;
+  int64_t out = 0;
+  if (v->get_int64().get(out)) wrong_type(k, "an integer");
+  return out;
+}
+
+std::optional<double> strict_number(simdjson::dom::element o, std::string_view k) {
+  const auto v = present(o, k);
+  if (!v) return std::nullopt;
+  if (!v->is_number()) wrong_type(k, "a number");
+  return number_of(*v);
+}
+
+std::optional<std::string_view> strict_string(simdjson::dom::element o, std::string_view k) {
+  const auto v = present(o, k);
+  if (!v) return std::nullopt;
+  std::string_view s;
+  if (v->get_string().get(s)) wrong_type(k, "a string");
+  return s;
+}
+
+std::optional<bool> strict_bool(simdjson::dom::element o, std::string_view k) {
+  const auto v = present(o, k);
+  if (!v) return std::nullopt;
+  bool b = false;
+  if (v->get_bool().get(b)) wrong_type(k, "true or false");
+  return b;
+}
+
+double number_of(simdjson::dom::element e) {
+  if (e.is_int64()) return static_cast<double>(e.get_int64().value_unsafe());
+  if (e.is_uint64()) return static_cast<double>(e.get_uint64().value_unsafe());
+  double d = 0;
+  if (e.get_double().get(d)) throw std::runtime_error("expected a number");
+  return d;
 }
 
 void raw_or_null(JsonWriter& w, std::string_view k, const std::string& raw) {

@@ -3,6 +3,8 @@
 // (JSON name, member) per struct, used both to write the struct and to read it back, so a field
 // of the run folder is spelled once. Reading is lenient: a field that is absent, null or of
 // another type keeps the struct's default, so folders written before a field existed still read.
+// The strict readers are for formats where a field of the wrong type is an error to report.
+// (The hot path reads SSE payloads through string views of its own: client/api/json_read.)
 #include <simdjson.h>
 
 #include <cstdint>
@@ -33,6 +35,16 @@ std::vector<std::string> strings_or_empty(simdjson::dom::element o, std::string_
 /// The field `k` of `o` as a number (an integer) when it is one; nullopt when absent or null.
 std::optional<double> optional_number(simdjson::dom::element o, std::string_view k);
 std::optional<int64_t> optional_int(simdjson::dom::element o, std::string_view k);
+
+/// Strict readers, for formats whose every field must be right (the details lines, the server
+/// summary): nullopt when the field is absent or null, std::runtime_error naming the field when
+/// it holds another type.
+std::optional<int64_t> strict_int(simdjson::dom::element o, std::string_view k);
+std::optional<double> strict_number(simdjson::dom::element o, std::string_view k);
+std::optional<std::string_view> strict_string(simdjson::dom::element o, std::string_view k);
+std::optional<bool> strict_bool(simdjson::dom::element o, std::string_view k);
+/// A number (integer or not) itself; std::runtime_error when `e` is not one.
+double number_of(simdjson::dom::element e);
 
 /// One field of a struct T in its JSON object.
 template <class T>

@@ -7,6 +7,7 @@
 
 #include "client/http_get.hpp"
 #include "common/clock.hpp"
+#include "common/json_fields.hpp"
 #include "common/json_writer.hpp"
 
 #include <simdjson.h>
@@ -193,34 +194,23 @@ void hist_to_json(JsonWriter& w, const char* key, const std::optional<HistogramD
   w.end_array().end_object();
 }
 
-double num(simdjson::dom::element e) {
-  double d = 0;
-  if (e.is_int64()) return static_cast<double>(e.get_int64().value_unsafe());
-  if (e.is_uint64()) return static_cast<double>(e.get_uint64().value_unsafe());
-  if (e.get_double().get(d)) throw std::runtime_error("expected a number");
-  return d;
-}
+using json::number_of;
 
 std::optional<HistogramDelta> hist_from_json(simdjson::dom::element o, const char* key) {
   simdjson::dom::element h;
   if (o[key].get(h) || h.is_null()) return std::nullopt;
   HistogramDelta d;
-  d.sum = num(h["sum"].value());
-  d.count = num(h["count"].value());
+  d.sum = number_of(h["sum"].value());
+  d.count = number_of(h["count"].value());
   const simdjson::dom::array buckets = h["buckets"].get_array().value();  // a named value: no dangling temporary
   for (auto b : buckets) {
     const simdjson::dom::array pair = b.get_array().value();
-    const double le = num(pair.at(0).value());
-    d.buckets.emplace_back(le < 0 ? INFINITY : le, num(pair.at(1).value()));
+    const double le = number_of(pair.at(0).value());
+    d.buckets.emplace_back(le < 0 ? INFINITY : le, number_of(pair.at(1).value()));
   }
   return d;
 }
 
-std::optional<double> opt_num(simdjson::dom::element o, const char* key) {
-  simdjson::dom::element v;
-  if (o[key].get(v) || v.is_null()) return std::nullopt;
-  return num(v);
-}
 
 }  // namespace
 
@@ -253,20 +243,20 @@ ServerSummary summary_from_json(std::string_view json) {
     if (!o["url"].get_string().get(url)) s.url = std::string(url);
     std::string_view dialect;
     if (!o["dialect"].get_string().get(dialect)) s.dialect = std::string(dialect);
-    s.duration_s = num(o["duration_s"].value());
-    s.scrapes = static_cast<int64_t>(num(o["scrapes"].value()));
+    s.duration_s = number_of(o["duration_s"].value());
+    s.scrapes = static_cast<int64_t>(number_of(o["scrapes"].value()));
     s.ttft = hist_from_json(o, "ttft");
     s.itl = hist_from_json(o, "itl");
     s.e2e = hist_from_json(o, "e2e");
     s.queue = hist_from_json(o, "queue");
-    s.generation_tokens = opt_num(o, "generation_tokens");
-    s.prompt_tokens = opt_num(o, "prompt_tokens");
-    s.spec_acceptance_rate = opt_num(o, "spec_acceptance_rate");
-    s.spec_mean_acceptance_length = opt_num(o, "spec_mean_acceptance_length");
+    s.generation_tokens = json::strict_number(o, "generation_tokens");
+    s.prompt_tokens = json::strict_number(o, "prompt_tokens");
+    s.spec_acceptance_rate = json::strict_number(o, "spec_acceptance_rate");
+    s.spec_mean_acceptance_length = json::strict_number(o, "spec_mean_acceptance_length");
     const simdjson::dom::array series = o["running_waiting"].get_array().value();
     for (auto p : series) {
       const simdjson::dom::array a = p.get_array().value();
-      s.running_waiting.emplace_back(static_cast<int64_t>(num(a.at(0).value())), num(a.at(1).value()), num(a.at(2).value()));
+      s.running_waiting.emplace_back(static_cast<int64_t>(number_of(a.at(0).value())), number_of(a.at(1).value()), number_of(a.at(2).value()));
     }
     return s;
   } catch (const simdjson::simdjson_error& e) {

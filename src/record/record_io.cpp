@@ -11,6 +11,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "common/json_fields.hpp"
 #include "common/json_writer.hpp"
 #include <fmt/format.h>
 
@@ -27,28 +28,14 @@ void put_count(JsonWriter& w, std::string_view k, int64_t v) {
   }
 }
 
-int64_t get_count(simdjson::dom::element obj, std::string_view k) {
-  auto v = obj[k];
-  if (v.error() || v.is_null()) return kNone;
-  int64_t out = kNone;
-  if (v.get_int64().get(out)) throw std::runtime_error(fmt::format("\"{}\" must be an integer", k));
-  return out;
-}
+int64_t get_count(simdjson::dom::element obj, std::string_view k) { return json::strict_int(obj, k).value_or(kNone); }
 
 std::string get_string(simdjson::dom::element obj, std::string_view k) {
-  auto v = obj[k];
-  if (v.error() || v.is_null()) return {};
-  std::string_view s;
-  if (v.get_string().get(s)) throw std::runtime_error(fmt::format("\"{}\" must be a string", k));
-  return std::string(s);
+  return std::string(json::strict_string(obj, k).value_or(std::string_view()));
 }
 
 bool get_bool(simdjson::dom::element obj, std::string_view k, bool fallback) {
-  auto v = obj[k];
-  if (v.error()) return fallback;
-  bool out = fallback;
-  if (v.get_bool().get(out)) throw std::runtime_error(fmt::format("\"{}\" must be true or false", k));
-  return out;
+  return json::strict_bool(obj, k).value_or(fallback);
 }
 
 constexpr std::pair<std::string_view, int64_t RequestRecord::*> kTimes[] = {

@@ -20,7 +20,7 @@
 #include "report/html.hpp"
 #include "report/outputs.hpp"
 #include "runner/repeats.hpp"
-#include "runner/run_folder.hpp"
+#include "report/run_folder.hpp"
 
 namespace tokbench::runner {
 
@@ -58,7 +58,7 @@ const std::vector<double>& values_of(const Run& run, const std::string& metric) 
 }
 
 Run load(const fs::path& dir) {
-  RunFolder f = load_run_folder(dir);
+  report::RunFolder f = report::load_run_folder(dir);
   Run r;
   r.dir = f.dir;
   r.concurrency = f.manifest.facts.max_concurrency;

@@ -22,8 +22,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // Why the folder is not a finished run ("" when it is).
-std::string incomplete_reason(const RunFolder& f, int64_t recorded) {
-  const RunManifest& m = f.manifest;
+std::string incomplete_reason(const report::RunFolder& f, int64_t recorded) {
+  const report::RunManifest& m = f.manifest;
   if (!m.target_ready) {
     return "incomplete: the run stopped before its target was ready, so no request was sent (see logs/run.log)";
   }
@@ -39,7 +39,7 @@ std::string incomplete_reason(const RunFolder& f, int64_t recorded) {
   return "";
 }
 
-report::RunInfo info_of(const RunFolder& f) {
+report::RunInfo info_of(const report::RunFolder& f) {
   report::RunInfo info = f.manifest.info;
   info.interrupted = !f.end || f.end->interrupted;
   if (f.end) {
@@ -71,7 +71,7 @@ struct FirstPass {
   }
 };
 
-FirstPass first_pass(const RunFolder& folder, metrics::Definitions defs, bool own) {
+FirstPass first_pass(const report::RunFolder& folder, metrics::Definitions defs, bool own) {
   FirstPass p;
   const metrics::RunFacts& facts = folder.manifest.facts;
   const std::string& ds = folder.manifest.info.dataset_abbr;
@@ -144,7 +144,7 @@ std::pair<std::string, std::string> slices_outputs(const std::vector<metrics::Sl
 }
 
 // vLLM's own names for what the run was.
-report::VllmResultFacts vllm_facts(const RunFolder& f) {
+report::VllmResultFacts vllm_facts(const report::RunFolder& f) {
   const report::RunInfo& info = f.manifest.info;
   report::VllmResultFacts v;
   // "2026-11-30T22:35:09+0000" -> "20261130-223509", as vLLM's datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -189,7 +189,7 @@ void cross_check_server(Written& w, const probe::ServerSummary& server, const me
 }
 
 // What the verdict reads beside the tally: the folder's end marker, the load, the server check.
-metrics::VerdictFacts verdict_facts(const RunFolder& folder, const Written& w, const FirstPass& p) {
+metrics::VerdictFacts verdict_facts(const report::RunFolder& folder, const Written& w, const FirstPass& p) {
   metrics::VerdictFacts vf;
   vf.interrupted = folder.end && folder.end->interrupted;
   vf.request_rate = folder.manifest.request_rate;
@@ -233,7 +233,7 @@ std::string stable_outputs(Written& w, const metrics::StableWindow& window, std:
 
 }  // namespace
 
-Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const fs::path& out_dir, bool own) {
+Written write_outputs(const report::RunFolder& folder, metrics::Definitions defs, const fs::path& out_dir, bool own) {
   Written w;
   w.info = info_of(folder);
   if (!own) w.info.view_of = folder.manifest.definitions;

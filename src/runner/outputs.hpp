@@ -11,7 +11,7 @@
 #include "metrics/metrics.hpp"
 #include "probe/server_metrics.hpp"
 #include "report/outputs.hpp"
-#include "runner/run_folder.hpp"
+#include "report/run_folder.hpp"
 
 namespace tokbench::runner {
 
@@ -30,7 +30,7 @@ struct Written {
 /// Computes and writes the outputs of `folder` under `defs` into `out_dir` (the run folder, or a
 /// view folder such as views/<compat>/, which then holds the tables flat). `own` = the run's own
 /// outputs: <ds>_failed.jsonl is rewritten from the details too.
-Written write_outputs(const RunFolder& folder, metrics::Definitions defs, const std::filesystem::path& out_dir, bool own);
+Written write_outputs(const report::RunFolder& folder, metrics::Definitions defs, const std::filesystem::path& out_dir, bool own);
 
 /// The tables, the definitions side by side, the server view and the verdict, on `console`.
 void print_outputs(const Written& w, std::FILE* console);

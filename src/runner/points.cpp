@@ -75,12 +75,12 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
   const fs::path dir = root_ / name;
   for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(dir / sub);
   auto log = make_logger(dir);
-  RunManifest manifest = asked(point, start_.wall);
-  write_manifest(dir, manifest);
+  report::RunManifest manifest = asked(point, start_.wall);
+  report::write_manifest(dir, manifest);
   const SharedPoint shared = measure_point(point, *target_, manifest, dir, *log, stop_, console_, start_.clock);
   RunOutcome out;
   if (world.rank == 0) {
-    write_end(dir, end_of(shared, std::nullopt));
+    report::write_end(dir, end_of(shared, std::nullopt));
     out = conclude(point, dir, shared.result.interrupted, *log, console_);
   } else {
     std::error_code ec;

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "runner/outputs.hpp"
-#include "runner/run_folder.hpp"
+#include "report/run_folder.hpp"
 #include "runner/runner.hpp"
 
 namespace tokbench::runner {
@@ -14,7 +14,7 @@ namespace tokbench::runner {
 namespace fs = std::filesystem;
 
 RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& compat, std::FILE* console) {
-  const RunFolder folder = load_run_folder(run_dir);
+  const report::RunFolder folder = report::load_run_folder(run_dir);
   const std::string defs_name = compat.value_or(folder.manifest.definitions);
   const auto defs = metrics::definitions_from_name(defs_name);
   if (!defs) {

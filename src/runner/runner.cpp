@@ -57,15 +57,15 @@ RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   const fs::path dir = root ? report::make_run_dir(plan.cfg.output_dir, start.wall) : scratch_dir("run");
   auto log = make_logger(dir);
   log_rank(*log, start);
-  RunManifest manifest = asked(plan, start.wall);
-  write_manifest(dir, manifest);
+  report::RunManifest manifest = asked(plan, start.wall);
+  report::write_manifest(dir, manifest);
   Target target = open_logged(plan, dir, *log, out);
   const SharedPoint point = measure_point(plan, target, manifest, dir, *log, stop, out, start.clock);
   const auto server_process = target.close(dir, *log, out);
   if (point.result.interrupted) log->warn("interrupted: stopped sending; in-flight requests drained or cancelled");
   RunOutcome outcome;
   if (root) {
-    write_end(dir, end_of(point, server_process));
+    report::write_end(dir, end_of(point, server_process));
     outcome = conclude(plan, dir, point.result.interrupted, *log, console);
   } else {
     std::fclose(quiet);

@@ -39,7 +39,7 @@ std::string now_iso(std::time_t t) {
 
 
 // What the target stage learned: the model, the dataset, the exact first body and its audit.
-void learned(RunManifest& m, const RunPlan& plan, const Target& t, const fs::path& run_dir, spdlog::logger& log,
+void learned(report::RunManifest& m, const RunPlan& plan, const Target& t, const fs::path& run_dir, spdlog::logger& log,
              std::FILE* console) {
   report::RunInfo& info = m.info;
   info.target_url = redact_url(t.url);  // what is saved and shown; the engine keeps the real one
@@ -115,8 +115,8 @@ fs::path scratch_dir(const std::string& what) {
   return dir;
 }
 
-RunManifest asked(const RunPlan& plan, std::time_t wall) {
-  RunManifest m;
+report::RunManifest asked(const RunPlan& plan, std::time_t wall) {
+  report::RunManifest m;
   const RunConfig& c = plan.cfg;
   m.requested_json = plan.requested.to_json();
   m.info.config_json = c.to_json();
@@ -148,8 +148,8 @@ RunManifest asked(const RunPlan& plan, std::time_t wall) {
   return m;
 }
 
-RunEnd ended(const PointResult& p, const std::optional<record::ServerProcessFacts>& server_process) {
-  RunEnd e;
+report::RunEnd ended(const PointResult& p, const std::optional<record::ServerProcessFacts>& server_process) {
+  report::RunEnd e;
   e.interrupted = p.interrupted;
   e.stop_reason = p.write_error.empty() ? "" : "the details file could not be written: " + p.write_error;
   e.records_written = p.records_written;
@@ -172,21 +172,21 @@ static void print_paths(const Written& w, std::FILE* console) {
 
 // One load point in `dir` (already holding its manifest): the measured phase. On a failure the
 // folder gets its end marker saying why; otherwise the caller writes it (after stopping a server).
-PointResult measure(const RunPlan& plan, const Target& target, RunManifest& manifest, const fs::path& dir,
+PointResult measure(const RunPlan& plan, const Target& target, report::RunManifest& manifest, const fs::path& dir,
                     spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, int64_t origin,
                     const RankShare& share, const RunPlan* whole) {
   fs::create_directories(dir / "performances" / plan.cfg.model_abbr);
   if (origin == kNoOrigin) origin = steady_now_ns();
   learned(manifest, whole ? *whole : plan, target, dir, log, console);  // a rank's plan is a share of the whole
   manifest.info.origin_steady_ns = origin;
-  write_manifest(dir, manifest);
+  report::write_manifest(dir, manifest);
   try {
     return execute(target, plan, dir / "performances" / plan.cfg.model_abbr, origin, stop, log, console, share);
   } catch (const std::exception& e) {
     // The folder says why it stopped (every warm-up request failed, ...), not "killed?".
-    RunEnd failed;
+    report::RunEnd failed;
     failed.stop_reason = e.what();
-    write_end(dir, failed);
+    report::write_end(dir, failed);
     log.error("the run stopped: {}", e.what());
     throw;
   }
@@ -197,7 +197,7 @@ RunOutcome conclude(const RunPlan& plan, const fs::path& dir, bool interrupted, 
   RunOutcome out;
   out.run_dir = dir;
   out.perf_dir = dir / "performances" / plan.cfg.model_abbr;
-  const Written w = write_outputs(load_run_folder(dir), plan.definitions, dir, true);
+  const Written w = write_outputs(report::load_run_folder(dir), plan.definitions, dir, true);
   out.metrics = w.metrics;
   out.verdict = w.verdict;
   out.interrupted = interrupted;

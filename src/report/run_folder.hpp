@@ -1,5 +1,5 @@
 #pragma once
-// runner/run_folder: the run folder as a typed artifact, the contract between `run` and
+// report/run_folder: the run folder as a typed artifact, the contract between `run` and
 // `report`. The run writes manifest.json first (what was asked: requests, load, definitions;
 // then what was learned: model, body, audit, synthetic prompts), records one line each while it
 // runs, and end.json last (how it ended, client cost, server process, profile, the server's
@@ -15,7 +15,7 @@
 #include "record/client_health.hpp"
 #include "report/outputs.hpp"
 
-namespace tokbench::runner {
+namespace tokbench::report {
 
 inline constexpr const char* kManifestFile = "manifest.json";
 inline constexpr const char* kEndFile = "end.json";
@@ -35,7 +35,7 @@ struct LoadFacts {
 /// What was asked and learned before the measured phase.
 struct RunManifest {
   std::string requested_json;      ///< the RunConfig as given (secrets redacted)
-  report::RunInfo info;            ///< target, model, dataset, body, audit, effective config, ...
+  RunInfo info;            ///< target, model, dataset, body, audit, effective config, ...
   metrics::RunFacts facts;         ///< configured concurrency cap, streaming
   std::string definitions = "tokbench";
   double request_rate = 0;         ///< req/s; 0 = closed loop; +inf = all at once
@@ -77,4 +77,4 @@ void write_end(const std::filesystem::path& dir, const RunEnd& e);
 /// naming the folder and the fix when it is not a tokbench run folder.
 RunFolder load_run_folder(const std::filesystem::path& dir);
 
-}  // namespace tokbench::runner
+}  // namespace tokbench::report

@@ -1,4 +1,4 @@
-#include "runner/run_folder.hpp"
+#include "report/run_folder.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -12,7 +12,7 @@
 #include "common/json_writer.hpp"
 #include "metrics/slo.hpp"
 
-namespace tokbench::runner {
+namespace tokbench::report {
 
 namespace fs = std::filesystem;
 
@@ -49,17 +49,17 @@ constexpr std::array<Field<metrics::RunFacts>, 5> kFactFields{{
     {"native_generate", &metrics::RunFacts::native_generate},
     {"implied_cache_hit", &metrics::RunFacts::implied_cache_hit},
 }};
-constexpr std::array<Field<report::RunInfo>, 10> kInfoFields{{
-    {"started_at", &report::RunInfo::started_at},
-    {"target_url", &report::RunInfo::target_url},
-    {"embedded_simulator", &report::RunInfo::embedded_simulator},
-    {"model", &report::RunInfo::model},
-    {"model_abbr", &report::RunInfo::model_abbr},
-    {"dataset", &report::RunInfo::dataset},
-    {"dataset_abbr", &report::RunInfo::dataset_abbr},
-    {"request_body_example", &report::RunInfo::body_example},
-    {"tokenizer", &report::RunInfo::tokenizer},
-    {"origin_steady_ns", &report::RunInfo::origin_steady_ns},
+constexpr std::array<Field<RunInfo>, 10> kInfoFields{{
+    {"started_at", &RunInfo::started_at},
+    {"target_url", &RunInfo::target_url},
+    {"embedded_simulator", &RunInfo::embedded_simulator},
+    {"model", &RunInfo::model},
+    {"model_abbr", &RunInfo::model_abbr},
+    {"dataset", &RunInfo::dataset},
+    {"dataset_abbr", &RunInfo::dataset_abbr},
+    {"request_body_example", &RunInfo::body_example},
+    {"tokenizer", &RunInfo::tokenizer},
+    {"origin_steady_ns", &RunInfo::origin_steady_ns},
 }};
 constexpr std::array<Field<RunEnd>, 3> kEndFields{{
     {"interrupted", &RunEnd::interrupted},
@@ -78,7 +78,7 @@ void read_part(simdjson::dom::element o, T& v, const std::array<Field<T>, N>& fi
 
 RunManifest manifest_from(simdjson::dom::element root) {
   RunManifest m;
-  report::RunInfo& info = m.info;
+  RunInfo& info = m.info;
   m.requested_json = raw_or_empty(root, "requested");
   info.config_json = raw_or_empty(root, "effective");
   read_part(root, info, kInfoFields);
@@ -129,7 +129,7 @@ auto parse_file(const fs::path& path, std::string_view what, F from) {
   try {
     simdjson::dom::parser parser;
     simdjson::dom::element root;
-    if (auto err = parser.parse(report::read_file(path)).get(root)) throw std::runtime_error(simdjson::error_message(err));
+    if (auto err = parser.parse(read_file(path)).get(root)) throw std::runtime_error(simdjson::error_message(err));
     return from(root);
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: not a valid {} ({})", path.string(), what, e.what()));
@@ -139,7 +139,7 @@ auto parse_file(const fs::path& path, std::string_view what, F from) {
 }  // namespace
 
 void write_manifest(const fs::path& dir, const RunManifest& m) {
-  const report::RunInfo& info = m.info;
+  const RunInfo& info = m.info;
   JsonWriter w;
   w.begin_object().field("format", "tokbench-run-manifest/1").field("target_ready", m.target_ready);
   raw_or_null(w, "requested", m.requested_json);
@@ -156,7 +156,7 @@ void write_manifest(const fs::path& dir, const RunManifest& m) {
   w.key("audit").begin_array();
   for (const auto& [level, text] : info.audit) w.begin_object().field("level", level).field("text", text).end_object();
   w.end_array().end_object();
-  report::write_file(dir / kManifestFile, w.take());
+  write_file(dir / kManifestFile, w.take());
 }
 
 void write_end(const fs::path& dir, const RunEnd& e) {
@@ -179,7 +179,7 @@ void write_end(const fs::path& dir, const RunEnd& e) {
     w.end_array();
   }
   w.end_object();
-  report::write_file(dir / kEndFile, w.take());
+  write_file(dir / kEndFile, w.take());
 }
 
 RunFolder load_run_folder(const fs::path& dir) {
@@ -198,4 +198,4 @@ RunFolder load_run_folder(const fs::path& dir) {
   return f;
 }
 
-}  // namespace tokbench::runner
+}  // namespace tokbench::report
