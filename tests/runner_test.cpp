@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <set>
 #include <thread>
 #include <fstream>
 
@@ -16,6 +17,7 @@
 #include "report/outputs.hpp"
 #include "runner/plan.hpp"
 #include "runner/recorder.hpp"
+#include "runner/workload.hpp"
 #include "report/run_folder.hpp"
 
 namespace tokbench::runner {
@@ -241,6 +243,49 @@ TEST(Plan, SweepPointsCarryTheirOwnValuesAndNames) {
 
 // By design, not by timing: once drain() returns, every record is a line on disk and the
 // recorder holds none of them.
+// The workload seam: every --dataset source has exactly one workload; each checks its own flags
+// (given without it, they are named), and only the file datasets are read before the target.
+TEST(Workload, EverySourceHasOneThatChecksItsOwnFlags) {
+  std::set<const Workload*> seen;
+  for (const auto& c : dataset::kSources.items) {
+    const Workload& w = workload_of(c.value);
+    EXPECT_EQ(w.source(), c.value) << c.name;
+    EXPECT_TRUE(seen.insert(&w).second) << c.name;
+    const bool file = c.value != dataset::Source::Synthetic && c.value != dataset::Source::Sharegpt &&
+                      c.value != dataset::Source::Trace;
+    EXPECT_EQ(w.needs_target(), !file) << c.name;
+  }
+  EXPECT_EQ(all_workloads().size(), dataset::kSources.items.size());
+  auto errors_of = [](const Workload& w, auto edit) {
+    RunConfig c;  // builtin
+    edit(c);
+    std::vector<std::string> e;
+    w.validate(c, e);
+    std::string all;
+    for (const auto& x : e) all += x + "\n";
+    return all;
+  };
+  using dataset::Source;
+  EXPECT_NE(errors_of(workload_of(Source::Synthetic), [](RunConfig& c) { c.input_len = 8; }).find("only with --dataset synthetic"),
+            std::string::npos);
+  EXPECT_NE(errors_of(workload_of(Source::Sharegpt), [](RunConfig& c) { c.multi_turn = true; }).find("--multi-turn: only with"),
+            std::string::npos);
+  EXPECT_NE(errors_of(workload_of(Source::Trace), [](RunConfig& c) { c.trace_speed = 2; }).find("only with --dataset trace:PATH"),
+            std::string::npos);
+  EXPECT_NE(errors_of(workload_of(Source::Trace), [](RunConfig& c) {
+              c.dataset = {Source::Trace, "t.jsonl"};
+              c.request_rate = 5;
+            }).find("sends each request at its timestamp"),
+            std::string::npos);
+  EXPECT_EQ(errors_of(workload_of(Source::Synthetic), [](RunConfig& c) {
+              c.dataset = {Source::Synthetic, ""};
+              c.input_len = 8;
+              c.output_len = 4;
+            }),
+            "");
+  EXPECT_EQ(errors_of(workload_of(Source::Qa), [](RunConfig& c) { c.input_len = 8; }), "");  // not its flag to judge
+}
+
 TEST(Recorder, WritesEveryRecordAndHoldsNone) {
   const fs::path dir = fresh_dir("recorder");
   {

@@ -15,6 +15,7 @@
 #include "common/redact.hpp"
 #include "metrics/slo.hpp"
 #include "probe/profile_window.hpp"
+#include "runner/workload.hpp"
 
 namespace tokbench::runner {
 
@@ -156,14 +157,10 @@ void RunConfig::validate_request(std::vector<std::string>& e) const {
 void RunConfig::validate_workload(std::vector<std::string>& e) const {
   const Check check{e};
   using dataset::Source;
-  check(!dataset.is(Source::Synthetic) || num_prompts <= 1'000'000,
-        fmt::format("--num-prompts: {} synthetic prompts would all be built before the run; use at most 1000000 with "
-                    "--dataset synthetic, or a file dataset (it cycles) for longer soak runs", num_prompts));
+  for (const Workload* w : all_workloads()) w->validate(*this, e);  // each dataset source's own checks
   check(turns >= 0 && turns <= 10'000, fmt::format("--turns: bad value {} (expected 0 to 10000; 0 = single requests)", turns));
   check(think_time_ms >= 0 && std::isfinite(think_time_ms), fmt::format("--think-time-ms: bad value {} (expected >= 0)", think_time_ms));
   check(think_time_ms == 0 || sessions(), "--think-time-ms: only with --turns N or --multi-turn (multi-turn sessions)");
-  check(!multi_turn || dataset.is(Source::Sharegpt), "--multi-turn: only with --dataset sharegpt:PATH (with other "
-                                                         "datasets, --turns N makes conversations of N items)");
   if (sessions()) {  // a session's next turn goes when its answer is in: nothing else paces it
     check(request_rate == 0 && request_rate_sweep.empty() && !pressure && adaptive_window_s == 0 && duration_s == 0 &&
               !searching() && ramp_up_s == 0 && !dataset.is(Source::Trace),
@@ -182,31 +179,8 @@ void RunConfig::validate_workload(std::vector<std::string>& e) const {
   check(images_per_request >= 1 && images_per_request <= 16,
         fmt::format("--images-per-request: bad value {} (expected 1 to 16)", images_per_request));
   check(images_per_request == 1 || !image.empty(), "--images-per-request: only with --image WxH");
-  check(trace_block_size >= 1, fmt::format("--trace-block-size: bad value {} (expected >= 1)", trace_block_size));
-  check(trace_speed > 0 && std::isfinite(trace_speed), fmt::format("--trace-speed: bad value {} (expected > 0)", trace_speed));
-  if (dataset.is(Source::Trace)) {  // the trace is the schedule: nothing else may pace or bound it
-    check(request_rate == 0 && request_rate_sweep.empty() && !pressure && adaptive_window_s == 0 && duration_s == 0 &&
-              !searching() && ramp_up_s == 0 && warmup == 0,
-          "--dataset trace:PATH sends each request at its timestamp: drop --request-rate, --pressure, --duration-s, "
-          "--ramp-up-s, --adaptive-window-s, --search and --warmup (warm-up requests would fill the prefix cache "
-          "before the replay; use --trace-speed to replay faster or slower)");
-  } else {
-    check(trace_block_size == 512 && trace_speed == 1, "--trace-block-size/--trace-speed: only with --dataset trace:PATH");
-  }
-  check(sharegpt_output_len >= 0, fmt::format("--sharegpt-output-len: bad value {} (expected >= 0)", sharegpt_output_len));
-  check(sharegpt_output_len == 0 || dataset.is(Source::Sharegpt), "--sharegpt-output-len: only with --dataset sharegpt:PATH");
   for (const auto& name : lora)
     check(!name.empty(), "--lora: an empty name (expected served model or adapter names, e.g. --lora sql-lora,chat-lora)");
-  const bool synthetic = dataset.is(Source::Synthetic);
-  check(!synthetic || input_len > 0, "--dataset synthetic needs --input-len N (tokens per prompt)");
-  check(!synthetic || output_len > 0, "--dataset synthetic needs --output-len M (tokens per answer)");
-  check(synthetic || (input_len == 0 && output_len == 0 && prefix_len == 0 && input_len_range == 0 && output_len_range == 0),
-        "--input-len/--output-len/--input-len-range/--output-len-range/--prefix-len: only with --dataset synthetic");
-  check(input_len_range >= 0 && input_len_range < 1,
-        fmt::format("--input-len-range: bad value {} (expected a ratio in [0, 1), e.g. 0.1)", input_len_range));
-  check(output_len_range >= 0 && output_len_range < 1,
-        fmt::format("--output-len-range: bad value {} (expected a ratio in [0, 1), e.g. 0.1)", output_len_range));
-  check(prefix_len >= 0, fmt::format("--prefix-len: bad value {} (expected >= 0)", prefix_len));
 }
 
 // What is watched beside the records: /metrics, the profile window.

@@ -7,13 +7,13 @@
 #include <stdexcept>
 
 #include "client/http_get.hpp"
-#include "client/server_tokenizer.hpp"
 #include "common/json_writer.hpp"
 #include "common/redact.hpp"
 #include "dataset/images.hpp"
 #include "mock/mock_server.hpp"
 #include "probe/server_process.hpp"
 #include "report/outputs.hpp"
+#include "runner/workload.hpp"
 
 namespace tokbench::runner {
 
@@ -71,97 +71,6 @@ std::string resolve_model(const RunConfig& cfg, const std::string& url, const cl
                                          cfg.model, models_url, join(ids, ", ")));
   }
   return cfg.model;
-}
-
-// The tokenizer a dataset is built with: the local one (--tokenizer), else the server's /tokenize.
-std::unique_ptr<dataset::TokenCodec> make_codec(const client::ServerTokenizer& st, bool server_has,
-                                                const tokenizer::Tokenizer* tok, std::string_view why) {
-  if (tok) return dataset::local_codec(*tok);
-  if (server_has) return client::server_codec(st);
-  throw std::invalid_argument(fmt::format("{}, and {} has no /tokenize: pass --tokenizer PATH (the model folder holding "
-                                          "tokenizer.json)", why, st.root));
-}
-
-// The tokens the server adds around a prompt (chat template, BOS), measured once with /tokenize;
-// 0 when it has none (`how` says which).
-int64_t server_added_tokens(const client::ServerTokenizer& st, bool server_has, dataset::TokenCodec& codec, bool chat,
-                            std::string* how) {
-  constexpr const char* kProbe = "The quick brown fox jumps over the lazy dog.";
-  const auto local = static_cast<int64_t>(codec.encode(kProbe).size());
-  if (auto server = server_has ? client::server_count(st, kProbe, chat) : std::nullopt) {
-    *how = fmt::format("measured with {}/tokenize and subtracted", st.root);
-    return *server - local;
-  }
-  *how = "unknown: the server has no /tokenize, so usage.prompt_tokens also counts its chat template and BOS";
-  return 0;
-}
-
-// A Mooncake trace: prompts of each line's input length, built block by block (shared hash ids are
-// shared text) with the local tokenizer or the server's /tokenize, less what the server adds.
-dataset::Dataset build_trace(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
-                             const tokenizer::Tokenizer* tok, record::TraceFacts* facts, std::FILE* console) {
-  const client::ServerTokenizer st{client::root_url_for(url), cfg.model, cfg.headers, cfg.api_key, tls};
-  const bool server_has = client::has_tokenize(st);
-  const auto codec = make_codec(st, server_has, tok, "--dataset trace:PATH builds each prompt to its exact input_length "
-                                                     "block by block");
-  std::string how;
-  dataset::TraceOptions o;
-  o.block_size = cfg.trace_block_size;
-  o.speed = cfg.trace_speed;
-  o.count = cfg.num_prompts;
-  o.seed = cfg.seed;
-  o.overhead = server_added_tokens(st, server_has, *codec, api_of(cfg.endpoint).caps().conversation, &how);
-  auto d = dataset::trace(cfg.dataset.path, o, *codec);
-  fmt::print(console, "{}; server-added tokens: {} ({})\n", d.summary, o.overhead, how);
-  *facts = {o.block_size, o.speed, static_cast<int64_t>(d.items.size()), static_cast<double>(d.schedule_ns.back()) / 1e9,
-            d.implied_cache_hit, codec->name(), o.overhead, how};
-  return d;
-}
-
-// ShareGPT under vLLM's rules: lengths counted with the local tokenizer or the server's /tokenize.
-dataset::Dataset build_sharegpt(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
-                                const tokenizer::Tokenizer* tok, std::FILE* console) {
-  const client::ServerTokenizer st{client::root_url_for(url), cfg.model, cfg.headers, cfg.api_key, tls};
-  const auto codec = make_codec(st, !tok && client::has_tokenize(st), tok,
-                                "--dataset sharegpt:PATH counts each prompt's and answer's tokens (vLLM's filters and "
-                                "max_tokens)");
-  dataset::ShareGptOptions o;
-  o.count = cfg.num_prompts > 0 ? cfg.num_prompts : 1000;  // vllm bench serve's default --num-prompts
-  o.seed = cfg.seed;
-  o.output_len = cfg.sharegpt_output_len;
-  o.multi_turn = cfg.multi_turn;
-  o.max_turns = cfg.turns;
-  auto d = dataset::sharegpt(cfg.dataset.path, o, *codec);
-  fmt::print(console, "{}\n", d.summary);
-  return d;
-}
-
-// Builds the synthetic dataset: with the local tokenizer, or with the server's /tokenize; the
-// tokens the server adds around a prompt (chat template, BOS) are measured once with /tokenize
-// and subtracted, so that usage.prompt_tokens equals --input-len. Returns how, as JSON.
-record::SyntheticFacts build_synthetic(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
-                                       const tokenizer::Tokenizer* tok, dataset::Dataset& data, std::FILE* console) {
-  const client::ServerTokenizer st{client::root_url_for(url), cfg.model, cfg.headers, cfg.api_key, tls};
-  const bool server_has = client::has_tokenize(st);
-  const auto codec = make_codec(st, server_has, tok, "--dataset synthetic needs the model's tokenizer to build prompts of "
-                                                     "an exact length");
-  std::string how;
-  const int64_t overhead = server_added_tokens(st, server_has, *codec, api_of(cfg.endpoint).caps().conversation, &how);
-  dataset::SyntheticOptions o;
-  o.count = cfg.num_prompts;
-  o.input_len = cfg.input_len;
-  o.output_len = cfg.output_len;
-  o.input_len_range = cfg.input_len_range;
-  o.output_len_range = cfg.output_len_range;
-  o.prefix_len = cfg.prefix_len;
-  o.seed = cfg.seed;
-  o.overhead = overhead;
-  data = dataset::synthetic(o, *codec);
-  fmt::print(console, "synthetic: {} prompts of {} tokens{} (+{} shared prefix), {} output tokens{}; built with {}; "
-             "server-added tokens: {} ({})\n", o.count, o.input_len,
-             o.input_len_range > 0 ? fmt::format(" ±{}%", o.input_len_range * 100) : "", o.prefix_len, o.output_len,
-             o.output_len_range > 0 ? fmt::format(" ±{}%", o.output_len_range * 100) : "", codec->name(), overhead, how);
-  return {o.input_len, o.output_len, o.input_len_range, o.output_len_range, o.prefix_len, o.seed, codec->name(), overhead, how};
 }
 
 std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const std::string& url, const fs::path& run_dir,
@@ -292,9 +201,9 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   RunConfig& cfg = plan.cfg;
   Target t;
   if (!cfg.tokenizer.empty()) t.tok = tokenizer::Tokenizer::load(cfg.tokenizer);
-  const bool sharegpt = cfg.dataset.is(dataset::Source::Sharegpt), trace = cfg.dataset.is(dataset::Source::Trace);
-  if (!plan.synthetic && !sharegpt && !trace) t.data = dataset::load(cfg.dataset);
-  if (cfg.num_prompts == 0 && !sharegpt && !trace) cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
+  const Workload& workload = workload_of(cfg.dataset.source);
+  WorkloadInput in{cfg, plan.requested.num_prompts, t.url, plan.tls, t.tok ? &*t.tok : nullptr, console};
+  if (!workload.needs_target()) workload.build(in, t);  // a bad file fails before the server is contacted
   if (!api_of(cfg.endpoint).caps().conversation) {
     for (const auto& item : t.data.items) {
       if (item.messages_json.empty() && item.image_urls.empty()) continue;
@@ -344,29 +253,11 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   }
   if (cfg.model_abbr.empty()) cfg.model_abbr = report::file_safe(cfg.model);
   t.model = cfg.model;
-  if (plan.synthetic) t.synthetic = build_synthetic(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, t.data, console);
-  if (sharegpt) {
-    t.data = build_sharegpt(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, console);
-    if (cfg.multi_turn) {
-      cfg.num_prompts = static_cast<int64_t>(t.data.conversations.size());  // sessions: the conversations kept
-    } else if (cfg.num_prompts == 0) {
-      cfg.num_prompts = static_cast<int64_t>(t.data.items.size());
-    }
-  }
+  if (workload.needs_target()) workload.build(in, t);  // with the server's /tokenize and the resolved model
   if (cfg.turns > 0 && !cfg.multi_turn) {  // --num-prompts counts sessions; by default one pass over the dataset
     if (cfg.num_prompts == 0 || plan.requested.num_prompts == 0)
       cfg.num_prompts = std::max<int64_t>(1, static_cast<int64_t>(t.data.items.size()) / cfg.turns);
     t.turns = cfg.turns;
-  }
-  if (trace) {
-    t.trace.emplace();
-    t.data = build_trace(cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, &*t.trace, console);
-    const auto lines = static_cast<int64_t>(t.data.items.size());
-    if (cfg.num_prompts > lines) {
-      throw std::invalid_argument(fmt::format("--num-prompts {}: the trace has {} line(s) and replays once; drop "
-                                              "--num-prompts or lower it", cfg.num_prompts, lines));
-    }
-    cfg.num_prompts = lines;
   }
   t.body = body_settings(plan);
   return t;
