@@ -28,7 +28,7 @@ struct RunInfo {
   std::string dataset;       ///< as given (builtin, qa:PATH, ...)
   std::string dataset_abbr;
   std::string body_example;  ///< the exact JSON body of the first request
-  std::string config_json;   ///< effective RunConfig, secrets redacted
+  std::string config_json;   ///< effective RunConfig, secrets redacted (its own document; see RunManifest::requested_json)
   bool interrupted = false;
   int64_t origin_steady_ns = -1;  ///< steady_clock ns of the records' time 0 (cross-process checks)
   record::ClientHealth client;  ///< the client's own cost in the measured phase (< 0: unknown)

@@ -34,7 +34,10 @@ struct LoadFacts {
 
 /// What was asked and learned before the measured phase.
 struct RunManifest {
-  std::string requested_json;      ///< the RunConfig as given (secrets redacted)
+  /// The settings as given, secrets redacted: RunConfig::to_json's document, kept verbatim. The
+  /// one part the folder does not type: its type is runner's, above report/, and nothing here
+  /// reads it but `compare`, which diffs two of them key by key.
+  std::string requested_json;
   RunInfo info;            ///< target, model, dataset, body, audit, effective config, ...
   metrics::RunFacts facts;         ///< configured concurrency cap, streaming
   std::string definitions = "tokbench";
