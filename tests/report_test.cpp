@@ -4,6 +4,7 @@
 
 #include "metrics/metrics.hpp"
 #include "support/records.hpp"
+#include "report/compare_page.hpp"
 #include "report/outputs.hpp"
 #include "report/tables.hpp"
 
@@ -84,6 +85,29 @@ TEST(ResultJson, DocumentedShape) {
   auto ns = p.parse(result_json(sample(false), info, v));
   EXPECT_TRUE(ns["metrics"]["TTFT"]["mean"].is_null());
   EXPECT_EQ(std::string(ns["metrics"]["TTFT"]["na"].get_string().value()), "non-streaming");
+}
+
+// The compare page shows what runner/compare decided: highlighted rows, escaped text, the
+// thresholds' outcome, and a load curve only when the runs are different load points.
+TEST(ComparePage, ShowsTheRowsAndACurveOnlyAcrossLoadPoints) {
+  CompareContents c;
+  c.runs = {"a", "b<x>"};
+  c.rows = {{"TTFT.median", {"10", "20 (+100.00%, p=0.001 significant)"}, true}, {"TPOT.mean", {"5", "5 (+0.00%)"}, false}};
+  c.differences = "  config.max_tokens: 16 -> 32\n";
+  c.thresholds = true;
+  c.crossed = {"ttft.p99 > +5%: b is 100%"};
+  std::string page = compare_page(c);
+  EXPECT_NE(page.find("<th>b&lt;x&gt;</th>"), std::string::npos);
+  EXPECT_NE(page.find("<tr class=\"sig\"><td>TTFT.median</td>"), std::string::npos);
+  EXPECT_NE(page.find("<tr><td>TPOT.mean</td>"), std::string::npos);
+  EXPECT_NE(page.find("config.max_tokens: 16 -&gt; 32"), std::string::npos);
+  EXPECT_NE(page.find("FAIL ttft.p99 &gt; +5%: b is 100%"), std::string::npos);
+  EXPECT_EQ(page.find("id=\"curve-data\""), std::string::npos);  // one load point: no curve
+  c.x_name = "concurrency";
+  c.points = {{"a", 1, 12.5, std::nullopt, 100}, {"b", 4, 30, 7, 350}};
+  page = compare_page(c);
+  EXPECT_NE(page.find(R"("x_name":"concurrency","points":[{"x":1,"ttft_p99":12.5,"tpot_p99":null)"), std::string::npos)
+      << page.substr(page.find("curve-data"), 300);
 }
 
 TEST(Outputs, FileSafeNames) {

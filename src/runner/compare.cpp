@@ -16,8 +16,7 @@
 #include "metrics/significance.hpp"
 #include "metrics/thresholds.hpp"
 #include "record/record_io.hpp"
-#include "report/chart_asset.hpp"
-#include "report/html.hpp"
+#include "report/compare_page.hpp"
 #include "report/outputs.hpp"
 #include "runner/repeats.hpp"
 #include "report/run_folder.hpp"
@@ -205,64 +204,28 @@ std::vector<std::string> crossed_thresholds(const std::vector<Threshold>& thresh
   return crossed;
 }
 
-// Load points: when the runs differ in concurrency (or rate), the throughput-latency curve.
-std::string load_points_section(const std::vector<Run>& runs) {
-  std::string page;
-  std::map<std::string, int> distinct;
+// The page's contents: the table, the differences, the thresholds and, when the runs differ in
+// concurrency (or rate), the throughput-latency curve.
+report::CompareContents page_contents(const std::vector<Run>& runs, const std::vector<Line>& lines, const std::string& diffs,
+                                      const std::vector<Threshold>& thresholds, const std::vector<std::string>& crossed) {
+  report::CompareContents c;
+  for (const auto& r : runs) c.runs.push_back(r.dir.filename().string());
+  for (const auto& l : lines) c.rows.push_back({l.name, l.cells, l.significant});
+  c.differences = diffs;
+  c.thresholds = !thresholds.empty();
+  c.crossed = crossed;
   const bool by_rate = std::all_of(runs.begin(), runs.end(), [](const Run& x) { return x.request_rate > 0; });
-  for (const auto& x : runs) distinct[by_rate ? fmt::format("{}", x.request_rate) : fmt::format("{}", x.concurrency)]++;
-  if (distinct.size() > 1) {
-    JsonWriter w;
-    w.begin_object().field("x_name", by_rate ? "request rate (req/s)" : "concurrency").key("points").begin_array();
-    std::vector<const Run*> sorted;
-    for (const auto& x : runs) sorted.push_back(&x);
-    std::sort(sorted.begin(), sorted.end(), [&](const Run* a, const Run* b) {
-      return by_rate ? a->request_rate < b->request_rate : a->concurrency < b->concurrency;
-    });
-    for (const Run* x : sorted) {
-      w.begin_object().field("x", by_rate ? x->request_rate : static_cast<double>(x->concurrency));
-      w.key("ttft_p99").value(stat_of(x->m, "TTFT", "p99"));
-      w.key("tpot_p99").value(stat_of(x->m, "TPOT", "p99"));
-      w.field("output_token_throughput", x->m.common_metric("output_token_throughput")->value);
-      w.field("run", x->dir.filename().string()).end_object();
-    }
-    w.end_array().end_object();
-    const std::string json = report::script_safe(w.take());
-    page += "<h2>Load points</h2><div id=\"curve\" style=\"width:100%;height:420px\"></div>";
-    page += "<script>" + std::string(report::chart_library()) + "</script>";
-    page += "<script type=\"application/json\" id=\"curve-data\">" + json + "</script>";
-    page += "<script>" + std::string(report::web_asset(report::WebAsset::Compare)) + "</script>";
+  std::map<double, int> distinct;
+  for (const auto& x : runs) distinct[by_rate ? x.request_rate : static_cast<double>(x.concurrency)]++;
+  if (distinct.size() < 2) return c;
+  c.x_name = by_rate ? "request rate (req/s)" : "concurrency";
+  for (const auto& x : runs) {
+    c.points.push_back({x.dir.filename().string(), by_rate ? x.request_rate : static_cast<double>(x.concurrency),
+                        stat_of(x.m, "TTFT", "p99"), stat_of(x.m, "TPOT", "p99"),
+                        x.m.common_metric("output_token_throughput")->value});
   }
-  return page;
-}
-
-// The same on one self-contained page.
-fs::path write_page(const CompareOptions& o, const std::vector<Run>& runs, const std::vector<Line>& lines,
-                    const std::string& diffs, const std::vector<Threshold>& thresholds,
-                    const std::vector<std::string>& crossed) {
-  const fs::path html = o.html.empty() ? runs.back().dir / "compare.html" : fs::path(o.html);
-  std::string page = "<!doctype html><html><head><meta charset=\"utf-8\"><title>tokbench compare</title><style>"
-                     "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
-                     "padding:4px 8px;text-align:right}td:first-child{text-align:left}.sig{background:#fde2e2}"
-                     "</style></head><body><h1>tokbench compare</h1><table><tr><th>metric</th>";
-  for (size_t i = 0; i < runs.size(); ++i) page += "<th>" + report::escape_html(runs[i].dir.filename().string()) + (i ? "" : " (baseline)") + "</th>";
-  page += "</tr>";
-  for (const auto& l : lines) {
-    page += std::string("<tr") + (l.significant ? " class=\"sig\"" : "") + "><td>" + report::escape_html(l.name) + "</td>";
-    for (const auto& c : l.cells) page += "<td>" + report::escape_html(c) + "</td>";
-    page += "</tr>";
-  }
-  page += "</table><p>Mann–Whitney U, two-sided, α = 0.05, on per-request values; highlighted rows changed significantly.</p>";
-  page += "<h2>Differences</h2><pre>" + report::escape_html(diffs.empty() ? "none\n" : diffs) + "</pre>";
-  if (!thresholds.empty()) page += "<h2>Thresholds</h2><pre>" + report::escape_html(crossed.empty() ? "all passed\n" : [&] {
-    std::string s;
-    for (const auto& c : crossed) s += "FAIL " + c + "\n";
-    return s;
-  }()) + "</pre>";
-  page += load_points_section(runs);
-  page += "</body></html>\n";
-  report::write_file(html, page);
-  return html;
+  std::stable_sort(c.points.begin(), c.points.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+  return c;
 }
 
 // The key a threshold names in a repeat summary: "tpot.p99" -> tpot_p99_ms, a common key as is.
@@ -356,7 +319,9 @@ int compare_runs(const CompareOptions& o, std::FILE* console) {
   fmt::print(console, "{}", diffs.empty() ? "request bodies, configs and server metrics: no differences\n" : diffs);
   const std::vector<std::string> crossed = crossed_thresholds(thresholds, runs);
   for (const auto& c : crossed) fmt::print(console, "FAIL {}\n", c);
-  fmt::print(console, "page: {}\n", write_page(o, runs, lines, diffs, thresholds, crossed).string());
+  const fs::path html = o.html.empty() ? runs.back().dir / "compare.html" : fs::path(o.html);
+  report::write_file(html, report::compare_page(page_contents(runs, lines, diffs, thresholds, crossed)));
+  fmt::print(console, "page: {}\n", html.string());
   return crossed.empty() ? 0 : 3;
 }
 

@@ -15,7 +15,7 @@
 #include "load/source.hpp"
 #include "probe/profile_window.hpp"
 #include "runner/progress.hpp"
-#include "runner/adaptive.hpp"
+#include "load/adaptive.hpp"
 #include "runner/load_shape.hpp"
 #include "runner/recorder.hpp"
 
@@ -162,11 +162,11 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
   es.phase_start_at = share.phase_start_at;
   if (cfg.warms_connections()) es.warm_url = client::root_url_for(target.url) + "/v1/models";
   std::unique_ptr<load::RequestSource> source;
-  AdaptiveSource* controller = nullptr;
+  load::AdaptiveSource* controller = nullptr;
   if (const auto* a = std::get_if<Adaptive>(&load.shape)) {  // the pool is its ceiling; it decides how much is used
     es.concurrency = a->max;
     cut_at(es, cfg, static_cast<int64_t>((load.duration_s + load.grace_s) * 1e9));
-    auto controlled = std::make_unique<AdaptiveSource>(a->start, a->max, static_cast<int64_t>(a->window_s * 1e9),
+    auto controlled = std::make_unique<load::AdaptiveSource>(a->start, a->max, static_cast<int64_t>(a->window_s * 1e9),
                                                        static_cast<int64_t>(load.duration_s * 1e9), plan.parsed.slos,
                                                        target.maker());
     controller = controlled.get();

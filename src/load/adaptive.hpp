@@ -1,5 +1,5 @@
 #pragma once
-// runner/adaptive: an in-run load controller, like AIPerf's adaptive scale. One --duration-s run
+// load/adaptive: an in-run load controller, like AIPerf's adaptive scale. One --duration-s run
 // in windows of --adaptive-window-s: while every --slo holds over a window (judged on the
 // requests sent at that window's concurrency and finished inside it), the concurrency doubles;
 // after the first window that breaks one, it bisects between the last level that held and the
@@ -15,17 +15,17 @@
 #include "metrics/slo.hpp"
 #include "record/run_parts.hpp"
 
-namespace tokbench::runner {
+namespace tokbench::load {
 
 using record::AdaptiveWindow;
 
-class AdaptiveSource final : public load::RequestSource {
+class AdaptiveSource final : public RequestSource {
  public:
   /// Starts at `start` in flight, never above `max`; `window_ns` per judgment; `duration_ns` in all.
   AdaptiveSource(int start, int max, int64_t window_ns, int64_t duration_ns, std::vector<metrics::RunSlo> slos,
                  core::RequestMaker make);
   void start(int64_t phase_start_ns) override;
-  load::Pull next(int64_t now_ns) override;
+  Pull next(int64_t now_ns) override;
   void completed(const record::RequestRecord& r) override;
   int64_t planned() const override { return -1; }
 
@@ -52,4 +52,4 @@ class AdaptiveSource final : public load::RequestSource {
   std::vector<AdaptiveWindow> windows_;
 };
 
-}  // namespace tokbench::runner
+}  // namespace tokbench::load

@@ -1,4 +1,4 @@
-#include "runner/adaptive.hpp"
+#include "load/adaptive.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 
 #include "metrics/stats.hpp"
 
-namespace tokbench::runner {
+namespace tokbench::load {
 
 namespace {
 
@@ -125,4 +125,4 @@ record::AdaptiveLog AdaptiveSource::log() const {
   return out;
 }
 
-}  // namespace tokbench::runner
+}  // namespace tokbench::load
