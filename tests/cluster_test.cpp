@@ -365,5 +365,28 @@ TEST_F(MpiRun, OpenLoopAccuracyKeepsTheGlobalSchedule) {
   EXPECT_LT(result["extra_metrics"]["SendLag"]["p99"].get_double().value(), 5.0);
 }
 
+// The server's closing /metrics scrape waits for every rank: the last request of a 20 req/s open
+// loop is rank 1's, still streaming when rank 0's own last one has ended. Scraped before it, the
+// server counts fewer tokens than the client and the run is falsely INVALID.
+TEST_F(MpiRun, OpenLoopClosingScrapeWaitsForEveryRank) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "10"});
+  const auto r = mpirun(2, {"run", "--url", sim.url(), "--num-prompts", "20", "--request-rate", "20", "--seed", "3",
+                            "--max-tokens", "32", "--ignore-eos", "--quiet", "--output-dir", dir_.string()});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const fs::path run = run_dir(dir_);
+  simdjson::dom::parser p;
+  simdjson::dom::element result = p.load((run / "result.json").string());
+  EXPECT_EQ(std::string(result["verdict"]["status"].get_string().value()), "VALID") << simdjson::minify(result["verdict"]);
+  simdjson::dom::element server = p.load((run / "server.json").string());
+  bool tokens_checked = false;
+  for (auto c : simdjson::dom::array(server["cross_check"])) {
+    if (std::string_view(c["what"]) != "output tokens") continue;
+    tokens_checked = true;
+    EXPECT_EQ(c["client"].get_double().value(), 20 * 32.0) << simdjson::minify(c);
+    EXPECT_EQ(c["server"].get_double().value(), 20 * 32.0) << simdjson::minify(c);  // the last rank's tokens included
+  }
+  EXPECT_TRUE(tokens_checked) << simdjson::minify(server);
+}
+
 }  // namespace
 }  // namespace tokbench::runner

@@ -34,7 +34,7 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
   EXPECT_EQ(l.max_in_flight(), 8);
   EXPECT_EQ(l.paced_rate(), 4);
   EXPECT_EQ(l.arrivals(), "gamma");
-  EXPECT_EQ(l.text(false), "concurrency 8  rate 4 req/s (gamma, burstiness 0.5)");
+  EXPECT_EQ(l.text(false), "rate 4 req/s (gamma, burstiness 0.5)  concurrency 8");
   c.request_rate = std::numeric_limits<double>::infinity();
   EXPECT_EQ(load_shape(c).arrivals(), "all-at-once");
 
@@ -87,6 +87,42 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
   EXPECT_EQ(l.text(true), "concurrency 4  ramp-up 10 s  duration 60 s (grace 5 s)  connections warmed");
   d.duration_s = 0;
   EXPECT_EQ(load_shape(d).grace_s, 0);  // no duration: nothing to grace
+}
+
+// No --concurrency: a schedule (a rate, inf, a trace) is not capped by the client but for a stated
+// safety ceiling; where the client sets the pace (closed loop, sessions, pressure, the controller)
+// one at a time; a given --concurrency caps every shape.
+TEST(LoadShape, WithoutConcurrencyAnOpenLoopIsNotCapped) {
+  RunConfig c;
+  EXPECT_EQ(load_shape(c).max_in_flight(), 1);
+  EXPECT_EQ(load_shape(c).text(false), "concurrency 1");
+  c.request_rate = 20;
+  LoadShape l = load_shape(c);
+  EXPECT_EQ(l.max_in_flight(), kOpenLoopCeiling);
+  EXPECT_FALSE(std::get<OpenLoop>(l.shape).capped);
+  EXPECT_EQ(l.text(false), "rate 20 req/s (poisson)  in flight: no cap (no --concurrency; safety ceiling 1024)");
+  c.request_rate = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(load_shape(c).max_in_flight(), kOpenLoopCeiling);
+  c.concurrency = 4;
+  EXPECT_EQ(load_shape(c).max_in_flight(), 4);
+  EXPECT_EQ(load_shape(c).text(false), "rate inf (all due at once)  concurrency 4");
+  RunConfig t;
+  t.dataset = {dataset::Source::Trace, "/x.jsonl"};
+  EXPECT_EQ(load_shape(t).max_in_flight(), kOpenLoopCeiling);
+  RunConfig s;
+  s.turns = 2;
+  EXPECT_EQ(load_shape(s).max_in_flight(), 1);
+  RunConfig p;
+  p.pressure = true;
+  p.duration_s = 5;
+  EXPECT_EQ(load_shape(p).max_in_flight(), 1);
+  // The plan's workers follow the effective cap, and a rate with no --concurrency validates.
+  RunConfig open;
+  open.request_rate = 20;
+  EXPECT_TRUE(open.validate().empty());
+  RunConfig bad;
+  bad.concurrency = -2;
+  EXPECT_FALSE(bad.validate().empty());
 }
 
 TEST(ParsedFlags, SmallLanguagesAreParsedOnceIntoTypedValues) {

@@ -99,7 +99,7 @@ TEST_F(RunFolderTest, KillNineMidRunThenReportSaysIncompleteAndCountsEveryFinish
   ASSERT_LT(recorded, 2000u);
 
   const auto rep = run_tokbench({"report", rd.string()});
-  EXPECT_EQ(rep.code, 0) << rep.output;
+  EXPECT_EQ(rep.code, 4) << rep.output;  // INVALID, as a run exits for that verdict
   auto r = json(rd / "result.json");
   EXPECT_EQ(std::string_view(r["verdict"]["status"]), "INVALID");
   const std::string why = reasons(r);
@@ -158,7 +158,7 @@ TEST_F(RunFolderTest, ReportReproducesTheRunsVerdictAndFacts) {
   ASSERT_NE(saturated, end);
   std::ofstream(rd / "end.json", std::ios::trunc) << saturated;
   rep = run_tokbench({"report", rd.string()});
-  EXPECT_EQ(rep.code, 0) << rep.output;
+  EXPECT_EQ(rep.code, 4) << rep.output;  // now INVALID: the exit code says so, as `run` would
   auto sat = json(rd / "result.json");
   EXPECT_EQ(std::string_view(sat["verdict"]["status"]), "INVALID");
   EXPECT_NE(reasons(sat).find("busy 97%"), std::string::npos) << reasons(sat);
@@ -171,7 +171,7 @@ TEST_F(RunFolderTest, RunThatNeverReachedItsTargetLeavesAReadableFolder) {
   const fs::path rd = only_run();
   EXPECT_NE(slurp(rd / "logs/run.log").find("cannot reach the server"), std::string::npos);
   const auto rep = run_tokbench({"report", rd.string()});
-  EXPECT_EQ(rep.code, 0) << rep.output;
+  EXPECT_EQ(rep.code, 1) << rep.output;  // nothing succeeded, as the run said
   EXPECT_NE(reasons(json(rd / "result.json")).find("before its target was ready"), std::string::npos);
 }
 
@@ -182,7 +182,7 @@ TEST_F(RunFolderTest, RunThatStoppedSaysWhyInItsFolder) {
   EXPECT_EQ(res.code, 1) << res.output;
   const fs::path rd = only_run();
   ASSERT_TRUE(fs::exists(rd / "end.json"));
-  ASSERT_EQ(run_tokbench({"report", rd.string()}).code, 0);
+  ASSERT_EQ(run_tokbench({"report", rd.string()}).code, 1);  // nothing succeeded
   EXPECT_NE(reasons(json(rd / "result.json")).find("incomplete: the run stopped: all 2 warm-up request(s) failed"),
             std::string::npos) << reasons(json(rd / "result.json"));
 }
@@ -219,7 +219,7 @@ TEST_F(RunFolderTest, CtrlCOnABillionRequestsExits130WithASmallFootprint) {
   EXPECT_EQ(std::string_view(r["verdict"]["status"]), "INVALID");
   const std::string verdict = simdjson::minify(r["verdict"]);
   const auto rep = run_tokbench({"report", rd.string()});
-  EXPECT_EQ(rep.code, 0) << rep.output;
+  EXPECT_EQ(rep.code, 4) << rep.output;  // the interrupted run's folder is INVALID: 4, as `run` exits for that verdict
   EXPECT_EQ(simdjson::minify(json(rd / "result.json")["verdict"]), verdict);
 }
 

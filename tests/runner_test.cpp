@@ -85,6 +85,13 @@ TEST(Plan, UrlPathDecidesTheEndpoint) {
   c.url = "http://127.0.0.1:8000/";
   c.endpoint = "completions";
   EXPECT_EQ(make_plan(c, nullptr).cfg.url, "http://127.0.0.1:8000/v1/completions");
+  // An OpenAI client's base URL (.../v1) names the server: chat by default, --endpoint picks.
+  c.url = "http://127.0.0.1:8000/v1";
+  c.endpoint = "";
+  EXPECT_EQ(make_plan(c, nullptr).cfg.url, "http://127.0.0.1:8000/v1/chat/completions");
+  c.url = "http://127.0.0.1:8000/v1/";
+  c.endpoint = "generate";
+  EXPECT_EQ(make_plan(c, nullptr).cfg.url, "http://127.0.0.1:8000/generate");
   c.url = "http://127.0.0.1:8000/v1/chat/completions";
   c.endpoint = "completions";
   try {
@@ -150,7 +157,7 @@ TEST(Plan, NativeApiMistakesAreNamed) {
 
 TEST(Plan, EveryUsageErrorAtOnce) {
   RunConfig c;
-  c.concurrency = 0;
+  c.concurrency = -1;
   c.max_tokens = -1;
   c.extra_body = "[1]";
   try {

@@ -49,6 +49,17 @@ TEST(Search, RateToARelativeResolutionAndTheEdges) {
   const SearchResult none = bracket_and_bisect({true, 2, 64, 1, false}, capacity(1), never);
   EXPECT_FALSE(none.answer);
   EXPECT_NE(none.text.find("lower --search-min"), std::string::npos);
+  // A first probe that failed because its run was INVALID: lowering the load is not the advice.
+  const SearchResult invalid = bracket_and_bisect({true, 2, 64, 1, false}, [](double x) {
+    Probe p;
+    p.load = x;
+    p.verdict = "INVALID";
+    p.why = "3 of 40 requests failed (3 http_500)";
+    return p;
+  }, never);
+  EXPECT_FALSE(invalid.answer);
+  EXPECT_NE(invalid.text.find("the first probe (2) was INVALID (3 of 40 requests failed"), std::string::npos) << invalid.text;
+  EXPECT_EQ(invalid.text.find("lower --search-min"), std::string::npos) << invalid.text;
   const SearchResult all = bracket_and_bisect({true, 1, 64, 1, false}, capacity(1e9), never);
   EXPECT_EQ(*all.answer, 64);
   EXPECT_NE(all.text.find("raise --search-max"), std::string::npos);

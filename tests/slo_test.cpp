@@ -89,9 +89,16 @@ TEST(RunSlo, ParsesAndReadsTheStatistic) {
   m.rows.push_back(r);
   EXPECT_EQ(*slos[0].value(m), 5);
   EXPECT_FALSE(slos[1].value(m).has_value());  // no TPOT row: n/a, never "met"
-  for (const char* bad : {"ttft<=5", "ttft.p42<=5", "foo.p99<=5", "ttft.p99<=", "ttft.p99>=5"}) {
+  for (const char* bad : {"ttft<=5", "ttft.p42<=5", "foo.p99<=5", "ttft.p99<=", "ttft.p99>=5", "ttft.p99<=5"}) {
     EXPECT_THROW(parse_run_slos(bad), std::invalid_argument) << bad;
   }
+  try {  // a bound with no unit is not silently ms: the error writes both fixes
+    parse_run_slos("ttft.p99<=500");
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "--slo: 'ttft.p99<=500' gives no unit: write 500ms (or 500s for seconds)");
+  }
+  EXPECT_EQ(parse_run_slos("e2el.p90<=1.5s")[0].bound_ms, 1500);
 }
 
 }  // namespace

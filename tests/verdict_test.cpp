@@ -88,10 +88,27 @@ TEST(Verdict, SaturatedSecondAndWhereTtftDisagreementComesFrom) {
   EXPECT_FALSE(v.valid);
   EXPECT_NE(v.reasons.front().find("the client was saturated"), std::string::npos) << v.reasons.front();
   f.client.peak_busy = 0.5;  // the client kept up
+  f.ttft_client_ms = 138;
+  f.ttft_server_ms = 20;
   v = judge(m, t, f);
   EXPECT_TRUE(v.valid);
   ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("the client's TTFT (138.0 ms) is above the server's /metrics TTFT (20.0 ms"),
+            std::string::npos) << v.warnings[0];
   EXPECT_NE(v.warnings[0].find("before the server read it"), std::string::npos) << v.warnings[0];
+  // The other sign: worded by it, never "above"; the client's timed-out requests are counted.
+  f.ttft_client_ms = 20;
+  f.ttft_server_ms = 138;
+  VerdictTally with_timeouts = t;
+  auto late = testing::stream_record(0, {}, 30000, 0, 1);
+  late.outcome = record::Outcome::Timeout;
+  for (int i = 0; i < 3; ++i) with_timeouts.add(late);
+  v = judge(m, with_timeouts, f);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("the client's TTFT (20.0 ms) is below the server's /metrics TTFT (138.0 ms"),
+            std::string::npos) << v.warnings[0];
+  EXPECT_NE(v.warnings[0].find("3 request(s) timed out on the client"), std::string::npos) << v.warnings[0];
+  EXPECT_EQ(v.warnings[0].find("above"), std::string::npos) << v.warnings[0];
   f.server_disagrees_on_ttft_only = false;  // tokens or TPOT disagree: not the front end
   v = judge(m, t, f);
   EXPECT_FALSE(v.valid);

@@ -65,6 +65,32 @@ TEST(VllmResult, KeysUnitsAndDefinitionsAreVllms) {
   EXPECT_EQ(std::string_view(simdjson::dom::array(d["errors"]).at(1)), "http_status: HTTP 500");
   EXPECT_EQ(simdjson::dom::array(d["generated_texts"]).size(), 2u);
   EXPECT_FALSE(fs::exists(path.string() + ".ttfts.tmp"));  // the temporary arrays are gone
+  EXPECT_TRUE(d["request_goodput"].is_null());  // no --goodput: null, as vLLM writes it
+  fs::remove(path);
+}
+
+// vLLM's peak: every chunk's time (first token plus gaps) in one-second buckets from the earliest
+// first token; the fullest bucket. Chunks are counted, not tokens, as vLLM does.
+TEST(VllmResult, PeakOutputIsTheFullestSecondOfChunksFromTheFirstToken) {
+  const fs::path path = fs::temp_directory_path() / ("tokbench_vllm_peak_" + std::to_string(getpid()) + ".json");
+  // First tokens at 500 and 900 ms: buckets start at 500 ms. Request a: chunks at 500, 1400
+  // (bucket 0), 1600 (bucket 1). Request b: 900, 1000, 1200 (bucket 0), 1550 (bucket 1), with
+  // 4 tokens in its last chunk (still one chunk). Bucket 0 holds 5 chunks, bucket 1 holds 2.
+  auto a = stream_record(0, {{500, ChunkKind::Content}, {1400, ChunkKind::Content}, {1600, ChunkKind::Content}}, 1700, 3, 5);
+  auto b = stream_record(100, {{900, ChunkKind::Content}, {1000, ChunkKind::Content}, {1200, ChunkKind::Content},
+                               {1550, ChunkKind::Content, 7}}, 1600, 7, 5);
+  const std::vector<record::RequestRecord> recs{a, b};
+  auto m = metrics::compute(recs, metrics::RunFacts{2, true}, metrics::Definitions::Vllm);
+  {
+    VllmResultFacts facts{"20261130-120000", "openai-chat", "m", "m", 0, 1, 2};
+    facts.first_token_ns = 500'000'000;
+    VllmResultWriter w(path, facts);
+    for (const auto& r : recs) w.add(r);
+    w.finish(m);
+  }
+  simdjson::dom::parser parser;
+  auto d = parser.load(path.string()).value();
+  EXPECT_EQ(double(d["max_output_tokens_per_s"]), 5.0);
   fs::remove(path);
 }
 

@@ -8,6 +8,9 @@
 
 #include <array>
 #include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace tokbench::cli {
 
@@ -25,6 +28,12 @@ void add_compare(CLI::App& app, std::function<int()>& action);
 void add_tokenize(CLI::App& app, std::function<int()>& action);
 /// `tokbench cli-reference` (docs/CLI.md) and `tokbench completion bash|zsh`, from `app` itself.
 void add_reference(CLI::App& app, std::function<int()>& action);
+
+/// The long option name of `app` nearest to `word` (a typo away), "" when none is near.
+std::string closest_option(const CLI::App& app, std::string_view word);
+/// For each --flag on the command line that the chosen verb does not know: a line naming it and
+/// the nearest option ("did you mean --concurrency?").
+std::vector<std::string> unknown_flag_hints(const CLI::App& app, int argc, char** argv);
 
 /// The Markdown reference of every command and option of `app` (docs/CLI.md).
 std::string cli_reference(const CLI::App& app);

@@ -52,6 +52,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e) == 0 ? 0 : 2;
+    if (code != 0)
+      for (const auto& hint : tokbench::cli::unknown_flag_hints(app, argc, argv)) fmt::print(stderr, "tokbench: {}\n", hint);
     return finish(code, code == 0 ? "" : "bad command line");
   }
   try {

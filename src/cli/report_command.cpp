@@ -24,8 +24,7 @@ void add_report(CLI::App& app, std::function<int()>& action) {
     action = [a] {
       std::optional<std::string> compat;
       if (!a->compat.empty()) compat = a->compat;
-      runner::recompute(a->dir, compat, stdout);
-      return 0;
+      return runner::recompute(a->dir, compat, stdout).exit_code;
     };
   });
 }

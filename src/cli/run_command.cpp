@@ -141,14 +141,21 @@ void add_load(CLI::App* run, runner::LoadSettings& c) {
   run->add_option_function<std::string>(
          "--concurrency",
          [&c](const std::string& v) {
-           auto list = parse_list<int64_t>("--concurrency", v, parse_int, "a positive integer");
-           c.concurrency = static_cast<int>(std::clamp<int64_t>(list.front(), INT32_MIN, INT32_MAX));
            c.concurrency_sweep.clear();
+           if (v == "auto") {  // the default, as --print-config writes it
+             c.concurrency = 0;
+             return;
+           }
+           auto list = parse_list<int64_t>("--concurrency", v, parse_int, "a positive integer");
+           if (list.size() == 1 && list.front() == 0)  // 0 is not "auto" in disguise: say so
+             throw CLI::ValidationError("--concurrency", "bad value 0 (expected a positive integer, or auto)");
+           c.concurrency = static_cast<int>(std::clamp<int64_t>(list.front(), INT32_MIN, INT32_MAX));
            if (list.size() > 1)
              for (auto x : list) c.concurrency_sweep.push_back(static_cast<int>(std::clamp<int64_t>(x, INT32_MIN, INT32_MAX)));
          },
-         "max requests in flight (with --request-rate: the in-flight cap); a list such as 1,4,16 is a sweep")
-      ->default_str("1");
+         "max requests in flight; a list such as 1,4,16 is a sweep; auto: 1 for a closed loop, no cap for --request-rate "
+         "or a trace (vLLM's default; a safety ceiling of 1024)")
+      ->default_str("auto");
   run->add_option_function<std::string>(
          "--num-prompts",
          [&c](const std::string& v) {
@@ -293,8 +300,10 @@ void apply_config_file(CLI::App& run, const std::string& path, const YamlConfig&
   for (const CLI::ConfigItem& item : yaml.from_config(in)) {
     CLI::Option* opt = run.get_option_no_throw("--" + item.name);
     if (!opt || !opt->get_configurable()) {
-      throw CLI::ValidationError("--config", fmt::format("{}: unknown setting '{}' (keys are the long flag names of "
-                                                          "`tokbench run`, e.g. concurrency; see --print-config)", path, item.name));
+      const std::string near = closest_option(run, item.name);
+      throw CLI::ValidationError("--config", fmt::format("{}: unknown setting '{}' ({}keys are the long flag names of "
+                                                          "`tokbench run`, e.g. concurrency; see --print-config)", path, item.name,
+                                                          near.empty() ? "" : fmt::format("did you mean '{}'? ", near)));
     }
     if (opt->count() > 0) continue;  // given on the command line: it wins
     opt->add_result(item.inputs);

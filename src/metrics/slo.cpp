@@ -112,6 +112,11 @@ std::vector<RunSlo> parse_run_slos(std::string_view text) {
     const bool metric_ok = metric == "ttft" || metric == "tpot" || metric == "itl" || metric == "e2el";
     const bool stat_ok = stat == "mean" || stat == "p50" || stat == "p75" || stat == "p90" || stat == "p99" || stat == "max";
     if (!metric_ok || !stat_ok || !bound) throw bad();
+    const std::string_view bound_text = part.substr(le + 2);
+    if (!bound_text.ends_with("s")) {  // a bare number is not silently taken as ms
+      throw std::invalid_argument(fmt::format("--slo: '{}' gives no unit: write {}ms (or {}s for seconds)", part, bound_text,
+                                              bound_text));
+    }
     std::string row = metric == "e2el" ? "E2EL" : metric == "ttft" ? "TTFT" : metric == "tpot" ? "TPOT" : "ITL";
     out.push_back({row, stat, *bound});
   }

@@ -61,7 +61,12 @@ SearchResult bracket_and_bisect(const SearchSpace& space, const std::function<Pr
   }
   r.answer = lo;
   auto t = [&](double x) { return load_text(x, space.integer); };
-  if (!lo) {
+  if (!lo && !r.history.empty() && r.history.front().verdict == "INVALID") {
+    // The first probe's numbers could not be trusted: a lower load would not fix what made them so.
+    r.text = fmt::format("no answer: the first probe ({}) was INVALID ({}); fix what that names (its run folder's "
+                         "verdict says how) and search again; --search-min only moves the load", t(space.min),
+                         r.history.front().why);
+  } else if (!lo) {
     r.text = fmt::format("no load meets the SLOs: even the first probe ({}) failed ({}); lower --search-min", t(space.min),
                          r.history.empty() ? "not run" : r.history.front().why);
   } else if (!hi) {

@@ -50,10 +50,12 @@ struct VerdictTally {
 struct VerdictFacts {
   bool interrupted = false;
   double request_rate = 0;       ///< +inf: all due at once (no schedule to keep)
+  bool open_loop = false;        ///< a schedule paced the requests (a rate or a trace): in-flight is the server's doing
   double duration_s = 0, grace_s = 0;
   record::ClientHealth client;  ///< the client's own cost (< 0: unknown)
   bool server_disagrees = false;
   bool server_disagrees_on_ttft_only = false;  ///< every failed cross-check is TTFT's
+  double ttft_client_ms = 0, ttft_server_ms = 0;  ///< the TTFT cross-check's two sides (when it ran)
   std::string incomplete;        ///< why the folder is not a finished run ("" = it is)
   std::string details_warning;   ///< a torn last line that was skipped ("" = none)
   bool insecure_tls = false;     ///< --insecure: certificates were not verified

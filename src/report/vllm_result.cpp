@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <stdexcept>
@@ -17,6 +18,8 @@ namespace {
 
 constexpr const char* kArrays[] = {"input_lens", "output_lens", "ttfts", "itls", "generated_texts", "errors"};
 constexpr size_t kArrayCount = std::size(kArrays);
+// One counter per second of the run: 8 bytes a second, capped at 30 days.
+constexpr int64_t kMaxPeakBuckets = 30LL * 24 * 3600;
 
 }  // namespace
 
@@ -68,6 +71,21 @@ void VllmResultWriter::add(const record::RequestRecord& r) {
     });
   }
   a.put(3, itl + "]");
+  if (ok && timing.first_ns != record::kNone && facts_.first_token_ns != record::kNone) {
+    // vLLM's peak: each chunk's time in whole seconds after the earliest first token.
+    auto count = [&](int64_t t_ns) {
+      const int64_t bucket = (t_ns - facts_.first_token_ns) / 1'000'000'000;
+      if (bucket < 0 || bucket > kMaxPeakBuckets) return;
+      if (per_second_.size() <= static_cast<size_t>(bucket)) per_second_.resize(static_cast<size_t>(bucket) + 1, 0);
+      ++per_second_[static_cast<size_t>(bucket)];
+    };
+    int64_t t = timing.first_ns;
+    count(t);
+    metrics::for_each_peer_gap(r, metrics::Definitions::Vllm, [&](double gap_ns) {
+      t += static_cast<int64_t>(gap_ns);
+      count(t);
+    });
+  }
   a.put(4, "\"\"");  // tokbench does not keep generated text (it is not saved in the details either)
   JsonWriter e;
   e.value(ok ? std::string() : fmt::format("{}: {}", record::outcome_name(r.outcome), r.error));
@@ -90,9 +108,13 @@ void VllmResultWriter::finish(const metrics::MetricSet& m) {
   w.field("total_input_tokens", static_cast<int64_t>(common("total_input_tokens")));
   w.field("total_output_tokens", static_cast<int64_t>(common("total_generated_tokens")));
   w.field("request_throughput", common("request_throughput"));
-  if (m.common_metric("request_goodput")) w.field("request_goodput", common("request_goodput"));
+  w.key("request_goodput");  // vLLM writes null without --goodput
+  if (m.common_metric("request_goodput")) w.value(common("request_goodput")); else w.null();
   w.field("output_throughput", common("output_token_throughput"));
   w.field("total_token_throughput", common("total_token_throughput"));
+  w.key("max_output_tokens_per_s");
+  if (per_second_.empty()) w.null();
+  else w.value(static_cast<double>(*std::max_element(per_second_.begin(), per_second_.end())));
   w.field("max_concurrent_requests", static_cast<int64_t>(common("peak_concurrency")));
   for (const auto& [row, key] : {std::pair{"TTFT", "ttft"}, {"TPOT", "tpot"}, {"ITL", "itl"}, {"E2EL", "e2el"}}) {
     const metrics::Row* r = m.row(row);

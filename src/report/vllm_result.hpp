@@ -2,12 +2,15 @@
 // report/vllm_result: vllm_result.json, the file `vllm bench serve --save-result
 // --save-detailed` writes, with the same keys and units (ms for the statistics, seconds for the
 // per-request ttfts/itls), computed under vLLM's definitions, so scripts written for vLLM read a
-// tokbench run unchanged. The per-request arrays are streamed through one temporary file each
+// tokbench run unchanged. max_output_tokens_per_s is vLLM's peak: every chunk's time (first token
+// plus the gaps) counted in one-second buckets from the earliest first token, the fullest bucket
+// (chunks, not tokens, as vLLM counts them: under speculative decoding it reads below the mean). The per-request arrays are streamed through one temporary file each
 // and joined at the end: memory stays flat however long the run.
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "metrics/metrics.hpp"
 #include "record/record.hpp"
@@ -23,6 +26,10 @@ struct VllmResultFacts {
   double request_rate = 0;  ///< 0 = vLLM's "inf" too (no pacing); written as "inf"
   double burstiness = 1;
   int max_concurrency = 1;
+  /// The earliest first-token time (vLLM's definition) of a successful request, ns since the
+  /// records' origin: where vLLM's one-second buckets of max_output_tokens_per_s begin. kNone:
+  /// no request succeeded.
+  int64_t first_token_ns = record::kNone;
 };
 
 class VllmResultWriter {
@@ -40,6 +47,7 @@ class VllmResultWriter {
   std::filesystem::path path_;
   VllmResultFacts facts_;
   std::unique_ptr<Arrays> arrays_;
+  std::vector<int64_t> per_second_;  ///< tokens (chunks, as vLLM counts them) per second since first_token_ns
 };
 
 }  // namespace tokbench::report

@@ -29,7 +29,7 @@ std::vector<std::string> cluster_problems(const RunConfig& cfg, int size) {
   check(!cfg.pressure, "--pressure is single-host: its clients join one at a time on one clock");
   const bool open_loop = cfg.request_rate > 0 || !cfg.request_rate_sweep.empty() || cfg.dataset.is(dataset::Source::Trace);
   std::vector<int> levels = cfg.concurrency_sweep;  // a concurrency search sets its own levels (--search-min)
-  if (levels.empty() && cfg.search != SearchAxis::MaxConcurrency) levels.push_back(cfg.concurrency);
+  if (levels.empty() && cfg.search != SearchAxis::MaxConcurrency) levels.push_back(std::max(cfg.concurrency, 1));  // auto: 1
   for (const int c : levels) {
     check(open_loop || c >= size,
           fmt::format("--concurrency {} is split across the ranks (a closed loop): give at least one per rank ({})", c, size));
@@ -143,7 +143,8 @@ SharedPoint measure_shared(const RunPlan& point, const Target& target, report::R
   const cluster::World& world = cluster::world();
   const bool root = world.rank == 0;
   RunPlan mine = point;  // this rank's share of the in-flight cap; the manifest keeps the whole
-  mine.cfg.concurrency = std::max(1, rank_share(point.cfg.concurrency, world.rank, world.size));
+  if (point.cfg.concurrency > 0)  // auto stays auto: each rank's open loop is uncapped, its closed loop is 1
+    mine.cfg.concurrency = std::max(1, rank_share(point.cfg.concurrency, world.rank, world.size));
   if (!root) {
     mine.cfg.quiet = true;
     mine.cfg.server_metrics = "off";  // rank 0 watches the server
@@ -151,9 +152,11 @@ SharedPoint measure_shared(const RunPlan& point, const Target& target, report::R
     mine.parsed.profile_window.reset();
   }
   const int64_t origin = cluster::broadcast(root ? steady_now_ns() + clock.offset_ns : 0) - clock.offset_ns;
-  RankShare share{world.rank, world.size, [&clock] {
+  RankShare share{world.rank, world.size,
+                  [&clock] {
                     return cluster::common_moment(steady_now_ns(), clock, 20'000'000);  // 20 ms for the slowest rank
-                  }};
+                  },
+                  [] { cluster::gather(std::string()); }};  // rank 0 hears from every rank: all have finished
   SharedPoint out;
   out.result = measure(mine, target, manifest, dir, log, stop, console, origin, share, &point);
   const auto healths = cluster::gather(rank_health_json(out.result, world.rank, clock));

@@ -37,7 +37,7 @@ client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg) {
   es.api_key = cfg.api_key;
   es.api = t.body.api;
   es.stream = cfg.stream;
-  es.concurrency = cfg.concurrency;
+  es.concurrency = load_shape(cfg).max_in_flight();
   es.workers = cfg.workers;
   es.timeout_ms = static_cast<int64_t>(cfg.timeout_s * 1000);
   es.retries = cfg.retries;
@@ -206,6 +206,7 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
   PointResult out;
   out.client.measured_wall_s = static_cast<double>(steady_now_ns() - measured_start) / 1e9;
   recorder.drain();
+  if (share.all_measured) share.all_measured();  // the other ranks' last requests are in the server's counters too
   if (scraper) {
     scraper->stop();
     out.server = scraper->summary();

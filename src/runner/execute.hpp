@@ -43,6 +43,9 @@ struct RankShare {
   int rank = 0;
   int size = 1;                             ///< 1 = a single-host run
   std::function<int64_t()> phase_start_at;  ///< collective: the common start (this rank's clock)
+  /// Collective: returns on rank 0 once every rank's measured phase is over, so its closing
+  /// /metrics scrape holds every rank's requests (empty on a single host).
+  std::function<void()> all_measured;
 };
 
 /// Runs the load point `plan` describes (its cfg: a sweep passes each point's), writing records

@@ -15,6 +15,12 @@ struct Overloaded : F... {
 template <class... F>
 Overloaded(F...) -> Overloaded<F...>;
 
+// How many requests an open loop may have in flight, as the header says it.
+std::string in_flight_text(int max_in_flight, bool capped) {
+  if (capped) return fmt::format("concurrency {}", max_in_flight);
+  return fmt::format("in flight: no cap (no --concurrency; safety ceiling {})", max_in_flight);
+}
+
 }  // namespace
 
 bool OpenLoop::all_at_once() const { return std::isinf(rate_rps); }
@@ -24,19 +30,23 @@ LoadShape load_shape(const RunConfig& c) {
   l.ramp = {c.ramp_up_s, c.ramp_up_strategy == RampCurve::Exponential, c.ramp_up_start_rps, c.ramp_up_measured};
   l.duration_s = c.duration_s;
   l.grace_s = c.duration_s > 0 ? c.grace_s : 0;
+  // No --concurrency (0): one at a time where the client sets the pace, no cap (but the safety
+  // ceiling) where a schedule does.
+  const bool given = c.concurrency > 0;
+  const int closed = given ? c.concurrency : 1, open = given ? c.concurrency : kOpenLoopCeiling;
   // validate() admits one shape at a time; the order here is the one it checks them in.
   if (c.adaptive_window_s > 0) {
-    l.shape = Adaptive{c.concurrency, c.adaptive_max, c.adaptive_window_s};
+    l.shape = Adaptive{closed, c.adaptive_max, c.adaptive_window_s};
   } else if (c.pressure) {
-    l.shape = Pressure{c.concurrency, c.request_rate > 0 && !std::isinf(c.request_rate) ? c.request_rate : 0};
+    l.shape = Pressure{closed, c.request_rate > 0 && !std::isinf(c.request_rate) ? c.request_rate : 0};
   } else if (c.dataset.is(dataset::Source::Trace)) {
-    l.shape = TraceReplay{c.trace_speed, c.concurrency};
+    l.shape = TraceReplay{c.trace_speed, open, given};
   } else if (c.sessions()) {
-    l.shape = Sessions{c.concurrency, c.turns, c.think_time_ms};
+    l.shape = Sessions{closed, c.turns, c.think_time_ms};
   } else if (c.request_rate > 0) {
-    l.shape = OpenLoop{c.request_rate, c.arrivals, c.burstiness, c.concurrency};
+    l.shape = OpenLoop{c.request_rate, c.arrivals, c.burstiness, open, given};
   } else {
-    l.shape = ClosedLoop{c.concurrency};
+    l.shape = ClosedLoop{closed};
   }
   return l;
 }
@@ -74,15 +84,21 @@ std::string LoadShape::text(bool warms_connections) const {
   std::string out = std::visit(
       Overloaded{[](const ClosedLoop& s) { return fmt::format("concurrency {}", s.concurrency); },
                  [](const OpenLoop& s) {
-                   if (s.all_at_once()) return fmt::format("concurrency {}  rate inf (all due at once)", s.max_in_flight);
-                   return fmt::format("concurrency {}  rate {} req/s ({}{})", s.max_in_flight, s.rate_rps, std::string(load::ArrivalShape::kKinds.name(s.process)),
-                                      s.process == load::ArrivalShape::Kind::Gamma ? fmt::format(", burstiness {}", s.burstiness) : "");
+                   const std::string rate =
+                       s.all_at_once() ? std::string("rate inf (all due at once)")
+                                       : fmt::format("rate {} req/s ({}{})", s.rate_rps, load::ArrivalShape::kKinds.name(s.process),
+                                                     s.process == load::ArrivalShape::Kind::Gamma
+                                                         ? fmt::format(", burstiness {}", s.burstiness)
+                                                         : "");
+                   return fmt::format("{}  {}", rate, in_flight_text(s.max_in_flight, s.capped));
                  },
                  [](const Pressure& s) {
                    return fmt::format("concurrency {}  pressure: clients added {}", s.clients,
                                       s.clients_per_s > 0 ? fmt::format("at {}/s", s.clients_per_s) : "at once");
                  },
-                 [](const TraceReplay& s) { return fmt::format("concurrency {}  trace at its timestamps (x{})", s.max_in_flight, s.speed); },
+                 [](const TraceReplay& s) {
+                   return fmt::format("trace at its timestamps (x{})  {}", s.speed, in_flight_text(s.max_in_flight, s.capped));
+                 },
                  [](const Sessions& s) { return fmt::format("sessions {} at once", s.active); },
                  [](const Adaptive& s) { return fmt::format("adaptive: concurrency {} up to {}, {} s windows", s.start, s.max, s.window_s); }},
       shape);

@@ -14,6 +14,10 @@
 
 namespace tokbench::runner {
 
+/// An open loop or a trace with no --concurrency is not capped by the client (vLLM's default):
+/// this is only the client's safety ceiling, said in the header.
+inline constexpr int kOpenLoopCeiling = 1024;
+
 /// --concurrency requests in flight, each sent as soon as one finishes.
 struct ClosedLoop {
   int concurrency = 1;
@@ -24,6 +28,7 @@ struct OpenLoop {
   load::ArrivalShape::Kind process = load::ArrivalShape::Kind::Poisson;
   double burstiness = 1;  ///< gamma's shape
   int max_in_flight = 1;
+  bool capped = true;  ///< --concurrency was given (else max_in_flight is kOpenLoopCeiling)
   bool all_at_once() const;
 };
 /// AISBench's pressure mode: `clients` added `clients_per_s` a second (0: all at once), each
@@ -36,6 +41,7 @@ struct Pressure {
 struct TraceReplay {
   double speed = 1;
   int max_in_flight = 1;
+  bool capped = true;  ///< --concurrency was given (else max_in_flight is kOpenLoopCeiling)
 };
 /// Multi-turn conversations, `active` at once; each turn goes when the last answer is in.
 struct Sessions {

@@ -65,6 +65,7 @@ struct FirstPass {
   std::optional<metrics::StableStageFinder> stable;  // closed loop: the in-flight count has a target
   record::DetailsScan scan;
   bool has_details = false;
+  int64_t vllm_first_token_ns = record::kNone;  // where vllm_result.json's peak buckets begin
 
   metrics::MetricSet& set(metrics::Definitions d) {
     return computed[static_cast<size_t>(std::find(sets.begin(), sets.end(), d) - sets.begin())];
@@ -96,6 +97,11 @@ FirstPass first_pass(const report::RunFolder& folder, metrics::Definitions defs,
       p.tally.add(r);
       if (p.stable) p.stable->add(r);
       if (failed && !r.ok() && r.outcome != record::Outcome::Cut) failed->append(record::to_json_line(r, ds));
+      if (own && r.ok() && !r.warmup) {
+        const int64_t first = metrics::peer_timing(r, metrics::Definitions::Vllm).first_ns;
+        if (first != record::kNone && (p.vllm_first_token_ns == record::kNone || first < p.vllm_first_token_ns))
+          p.vllm_first_token_ns = first;
+      }
     });
   } else if (folder.end) {
     throw std::runtime_error(fmt::format("the details file {} is missing: the run folder is damaged", folder.details.string()));
@@ -193,6 +199,7 @@ metrics::VerdictFacts verdict_facts(const report::RunFolder& folder, const Writt
   metrics::VerdictFacts vf;
   vf.interrupted = folder.end && folder.end->interrupted;
   vf.request_rate = folder.manifest.request_rate;
+  vf.open_loop = folder.manifest.facts.open_loop;
   vf.duration_s = folder.manifest.load.duration_s;
   vf.grace_s = folder.manifest.load.grace_s;
   if (folder.end) vf.client = folder.end->client;
@@ -200,6 +207,11 @@ metrics::VerdictFacts verdict_facts(const report::RunFolder& folder, const Writt
   vf.server_disagrees_on_ttft_only = w.info.server_disagrees && std::all_of(w.checks.begin(), w.checks.end(), [](const auto& c) {
     return c.agree || c.what == "TTFT (ms)";
   });
+  for (const auto& c : w.checks) {
+    if (c.what != "TTFT (ms)") continue;
+    vf.ttft_client_ms = c.client;
+    vf.ttft_server_ms = c.server;
+  }
   // Recorded in the measured phase: measured, cut at the end, and a ramp's warm-ups (not --warmup's).
   vf.incomplete = incomplete_reason(folder, p.tally.measured + p.tally.cut +
                                                 std::max<int64_t>(0, p.tally.warmup - folder.manifest.warmup_requests));
@@ -276,7 +288,11 @@ Written write_outputs(const report::RunFolder& folder, metrics::Definitions defs
   };
   // vllm_result.json rides on the same pass (the run's own outputs only: a view changes no file of the run).
   std::optional<report::VllmResultWriter> vllm;
-  if (own) vllm.emplace(out_dir / "vllm_result.json", vllm_facts(folder));
+  if (own) {
+    report::VllmResultFacts facts = vllm_facts(folder);
+    facts.first_token_ns = p.vllm_first_token_ns;
+    vllm.emplace(out_dir / "vllm_result.json", facts);
+  }
   report::write_html_report(w.perf_dir / (ds + "_plot.html"), in, [&](const auto& add) {
     if (!p.has_details) return;
     record::for_each_detail(folder.details.string(), [&](record::RequestRecord&& r) {

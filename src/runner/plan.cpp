@@ -1,5 +1,7 @@
 #include "runner/plan.hpp"
 
+#include "runner/load_shape.hpp"
+
 #include <sched.h>
 
 #include <algorithm>
@@ -44,7 +46,7 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
       throw std::invalid_argument(e.what());  // a usage error: exit 2
     }
   }
-  if (p.cfg.workers == 0) p.cfg.workers = auto_workers(p.cfg.concurrency);
+  if (p.cfg.workers == 0) p.cfg.workers = auto_workers(load_shape(p.cfg).max_in_flight());
   p.cfg.endpoint = p.cfg.resolved_endpoint();      // the URL's path decides it (validate() caught conflicts)
   if (!api_of(p.cfg.endpoint).caps().streams) p.cfg.stream = false;  // e.g. an embedding is one JSON answer
   if (!p.cfg.url.empty()) p.cfg.url = p.cfg.target_url();  // a URL with no path gets /v1/<endpoint>

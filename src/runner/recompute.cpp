@@ -8,6 +8,7 @@
 #include "runner/outputs.hpp"
 #include "report/run_folder.hpp"
 #include "runner/runner.hpp"
+#include "runner/stages.hpp"
 
 namespace tokbench::runner {
 
@@ -31,6 +32,7 @@ RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& 
   out.metrics = w.metrics;
   out.verdict = w.verdict;
   out.interrupted = w.info.interrupted;
+  out.exit_code = verdict_exit_code(out.metrics, out.verdict);  // as `run` exits for this verdict (an interrupted run: INVALID, 4)
   print_outputs(w, console);
   fmt::print(console, "{} {} and {}\n", own ? "rewrote" : "wrote the view", (w.perf_dir / (w.info.dataset_abbr + ".csv")).string(),
              (out_dir / "result.json").string());

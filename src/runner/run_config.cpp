@@ -29,10 +29,14 @@ std::string url_path(const std::string& url) {
   return url.substr(slash, url.find_first_of("?#", slash) - slash);
 }
 
-// The API a URL's path names: its name, "" (no path: --endpoint decides) or "?" (a path of
+// A path that names the server, not an API: none, "/", or OpenAI's base URL ".../v1" (what an
+// OpenAI client's base_url holds); --endpoint (default chat) completes it.
+bool base_path(const std::string& path) { return path.empty() || path == "/" || path == "/v1" || path == "/v1/"; }
+
+// The API a URL's path names: its name, "" (a base path: --endpoint decides) or "?" (a path of
 // something else).
 std::string endpoint_of_path(const std::string& path) {
-  if (path.empty() || path == "/") return "";
+  if (base_path(path)) return "";
   const client::ApiAdapter* api = client::api_of_path(path);
   return api ? std::string(api->name()) : "?";
 }
@@ -103,7 +107,7 @@ void RunConfig::validate_target(std::vector<std::string>& e) const {
     // The URL's path decides the endpoint; a body for one endpoint posted to another fails every request.
     const std::string named = endpoint_of_path(url_path(url));
     check(named != "?", fmt::format("--url: the path '{}' names no endpoint tokbench speaks (expected a path ending in "
-                                    "one of {}, or no path at all)", url_path(url), client::api_paths()));
+                                    "one of {}, or a base URL such as http://host:8000/v1)", url_path(url), client::api_paths()));
     check(endpoint.empty() || named.empty() || named == "?" || named == endpoint,
           fmt::format("--endpoint {} conflicts with --url {} (its path is the {} endpoint): drop --endpoint, or fix the URL",
                       endpoint, url, named));
@@ -194,7 +198,7 @@ void RunConfig::validate_observe(std::vector<std::string>& e) const {
 
 void RunConfig::validate_load(std::vector<std::string>& e) const {
   const Check check{e};
-  check(concurrency >= 1, fmt::format("--concurrency: bad value {} (expected a positive integer)", concurrency));
+  check(concurrency >= 0, fmt::format("--concurrency: bad value {} (expected a positive integer, or auto)", concurrency));
   check(num_prompts >= 0, fmt::format("--num-prompts: bad value {} (expected >= 0; 0 = one pass over the dataset)", num_prompts));
   check(request_rate >= 0, fmt::format("--request-rate: bad value {} (expected a number >= 0, e.g. 12.5; 0 = no pacing; "
                                        "inf = all at once)", request_rate));
@@ -240,11 +244,11 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
     check(request_rate == 0 && !pressure && ramp_up_s == 0 && !searching() && sweep_points() == 1 && repeats == 1,
           "--adaptive-window-s controls a closed loop's concurrency by itself: drop --request-rate, --pressure, "
           "--ramp-up-s, --search, lists and --repeats");
-    check(adaptive_max >= concurrency,
+    check(adaptive_max >= std::max(concurrency, 1),
           fmt::format("--adaptive-max {} is below the starting --concurrency {}", adaptive_max, concurrency));
   }
   check(!searching() || sweep_points() == 1, "--search chooses the load itself: give single values, not lists");
-  check(search != SearchAxis::MaxRate || concurrency > 1,
+  check(search != SearchAxis::MaxRate || concurrency != 1,
         "--search max-rate: give --concurrency as the in-flight cap (e.g. 256); 1 would cap the rate, not the server");
   check(search != SearchAxis::MaxConcurrency || request_rate == 0,
         "--search max-concurrency is closed loop: drop --request-rate (or search max-rate)");
@@ -306,8 +310,8 @@ std::string RunConfig::target_url() const {
   const std::string endpoint = resolved_endpoint();
   if (!url.empty()) {
     const std::string path = url_path(url);
-    if (!path.empty() && path != "/") return url;
-    const std::string root = path == "/" ? url.substr(0, url.size() - 1) : url;
+    if (!base_path(path)) return url;
+    const std::string root = url.substr(0, url.size() - path.size());  // http://host:port
     return fmt::format("{}{}", root, endpoint_path(endpoint));
   }
   if (host.empty() && !deploy_sh.empty())  // AtomGit: deploy.sh serves on port 8000

@@ -77,7 +77,10 @@ struct RequestSettings {
 /// first point, and each point's own values when a sweep runs it). runner/load_shape turns
 /// these into one LoadShape.
 struct LoadSettings {
-  int concurrency = 1;       ///< max requests in flight (also caps an open loop, like vLLM's --max-concurrency)
+  /// Max requests in flight (also caps an open loop, like vLLM's --max-concurrency). 0: not given —
+  /// 1 where the client sets the pace, no cap but kOpenLoopCeiling where a schedule does
+  /// (runner/load_shape decides).
+  int concurrency = 0;
   int64_t num_prompts = 0;   ///< 0 = one pass over the dataset (with --duration-s: no count bound)
   double request_rate = 0;   ///< req/s; 0 = as fast as concurrency allows; +inf = all due at once
   std::vector<int> concurrency_sweep;     ///< --concurrency 1,4,16: one point each

@@ -82,9 +82,17 @@ void learned(report::RunManifest& m, const RunPlan& plan, const Target& t, const
            plan.cfg.dataset.text(), t.data.items.size());
   log.info("request body of the first request: {}", info.body_example);
   log.info("transport: {}", info.transport);
-  fmt::print(console, "target {}  model {}  dataset {}  requests {}  {}\n", info.target_url, t.model, t.data.abbr,
-             m.planned_requests >= 0 ? std::to_string(m.planned_requests) : std::string("until the duration ends"),
+  // How many requests: a count, a duration, or sessions whose turns are not known ahead.
+  const std::string requests = m.planned_requests >= 0 ? fmt::format("requests {}", m.planned_requests)
+                               : plan.cfg.duration_s > 0 ? fmt::format("requests until the {} s duration ends", plan.cfg.duration_s)
+                               : fmt::format("sessions {} ({})", plan.cfg.num_prompts,
+                                             plan.cfg.multi_turn ? "each conversation's turns"
+                                                                 : fmt::format("{} turns each", plan.cfg.turns));
+  fmt::print(console, "target {}  model {}  dataset {}  {}  {}\n", info.target_url, t.model, t.data.abbr, requests,
              load_shape(plan.cfg).text(plan.cfg.warms_connections()));
+  if (!plan.requested.url.empty() && plan.requested.url != plan.cfg.url)  // a base URL, completed: said, not silent
+    fmt::print(console, "note: --url {} names the server, not an API: requests go to {} (the {} API; --endpoint picks "
+                        "another)\n", redact_url(plan.requested.url), info.target_url, plan.cfg.endpoint);
   fmt::print(console, "request body: {}\n", info.body_example);
   std::string audit = fmt::format("request body sent (template: the first request; --compat {}):\n{}\n\n", metrics::definitions_name(plan.cfg.compat),
                                   info.body_example);
@@ -204,10 +212,14 @@ RunOutcome conclude(const RunPlan& plan, const fs::path& dir, bool interrupted, 
   log.info("verdict: {} {}", out.verdict.valid ? "VALID" : "INVALID", fmt::join(out.verdict.reasons, "; "));
   print_outputs(w, console);
   print_paths(w, console);
-  const auto* ok = out.metrics.common_metric("success_requests");
-  // 4: the reports are written, but the verdict says the numbers must not be quoted (CI can tell).
-  out.exit_code = out.interrupted ? 130 : !(ok && ok->value > 0) ? 1 : out.verdict.valid ? 0 : 4;
+  out.exit_code = out.interrupted ? 130 : verdict_exit_code(out.metrics, out.verdict);
   return out;
+}
+
+int verdict_exit_code(const metrics::MetricSet& m, const metrics::Verdict& v) {
+  const auto* ok = m.common_metric("success_requests");
+  // 4: the reports are written, but the verdict says the numbers must not be quoted (CI can tell).
+  return !(ok && ok->value > 0) ? 1 : v.valid ? 0 : 4;
 }
 
 Target open_logged(RunPlan& plan, const fs::path& dir, spdlog::logger& log, std::FILE* console) {

@@ -47,6 +47,9 @@ PointResult measure(const RunPlan& plan, const Target& target, report::RunManife
 /// The end marker of a measured point (the server's summary when tokbench ran it).
 report::RunEnd ended(const PointResult& p, const std::optional<record::ServerProcessFacts>& server_process);
 
+/// What a folder's verdict means as an exit code, the same for `run` and `report`: 0 VALID, 4
+/// INVALID (the reports are written, the numbers must not be quoted), 1 no request succeeded.
+int verdict_exit_code(const metrics::MetricSet& m, const metrics::Verdict& v);
 /// The outputs of a finished point folder, printed; the exit code its verdict means.
 RunOutcome conclude(const RunPlan& plan, const std::filesystem::path& dir, bool interrupted, spdlog::logger& log,
                     std::FILE* console);

@@ -1,5 +1,7 @@
 #include "runner/sweep.hpp"
 
+#include "runner/load_shape.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -29,10 +31,10 @@ SweepSummary::SweepSummary(fs::path root, const RunConfig& sweep)
 SweepRow SweepSummary::base(const std::string& label, const RunConfig& point) const {
   SweepRow r;
   r.label = label;
-  r.concurrency = point.concurrency;
+  r.concurrency = load_shape(point).max_in_flight();
   r.request_rate = point.request_rate;
   r.num_prompts = point.num_prompts;
-  r.load = x_name_ == "request_rate" ? point.request_rate : point.concurrency;
+  r.load = x_name_ == "request_rate" ? point.request_rate : r.concurrency;
   return r;
 }
 

@@ -27,6 +27,15 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
   return out;
 }
 
+// Whether the same host and port answer under the other scheme (https:// <-> http://): asked only
+// after the given one failed, so the error can say "use http://" instead of blaming a CA, or
+// "use https://" instead of "is it running?". TLS is not verified here: only the scheme is in question.
+bool answers_under_other_scheme(const std::string& url) {
+  const bool https = url.starts_with("https://");
+  const std::string other = (https ? "http://" : "https://") + url.substr(https ? 8 : 7);
+  return client::http_get(other, {}, "", 2'000, 1 << 16, client::TlsSettings{"", "", "", true}).reached;
+}
+
 // GET /v1/models answers whether the server is there at all, and which model it serves; a wrong
 // --model is caught here instead of failing every request.
 std::string resolve_model(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
@@ -36,14 +45,20 @@ std::string resolve_model(const RunConfig& cfg, const std::string& url, const cl
   std::vector<std::string> headers = cfg.headers;
   for (auto& h : api_of(cfg.endpoint).credential_headers(cfg.headers, cfg.api_key)) headers.push_back(std::move(h));
   const auto res = client::http_get(models_url, headers, "", 10'000, static_cast<size_t>(cfg.max_body_bytes), tls);
+  if (res.tls_error && answers_under_other_scheme(models_url)) {  // https:// to a plain-HTTP port: no CA would help
+    throw std::runtime_error(fmt::format("TLS to {} failed: {}: the server speaks plain HTTP there, not TLS; use an "
+                                         "http:// URL", redact_url(models_url), res.error));
+  }
   if (res.tls_error) {
     throw std::runtime_error(fmt::format("TLS to {} failed: {} (pass --ca-bundle FILE with the CA that signed the "
                                          "server's certificate, or --insecure to skip verification)",
                                          redact_url(models_url), res.error));
   }
   if (!res.reached) {
-    throw std::runtime_error(fmt::format(
-        "cannot reach the server at {}: {} (is it running? check --url, or --host/--port)", models_url, res.error));
+    const bool tls_there = models_url.starts_with("http://") && answers_under_other_scheme(models_url);
+    throw std::runtime_error(fmt::format("cannot reach the server at {}: {} ({})", models_url, res.error,
+                                         tls_there ? "the server speaks TLS there: use an https:// URL"
+                                                   : "is it running? check --url, or --host/--port"));
   }
   if (res.status == 401 || res.status == 403) {
     throw std::runtime_error(fmt::format("the server refused GET {} with HTTP {}: pass --api-key or set OPENAI_API_KEY",
@@ -88,8 +103,12 @@ std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const std::st
   // Something already answering there would be benchmarked instead of the server started here.
   for (const auto& ready : ps.ready_urls) {
     if (client::http_get(ready, cfg.headers, cfg.api_key, 2'000).reached) {
-      throw std::runtime_error(fmt::format("a server already answers at {} before --server-cmd started one: stop it, or "
-                                           "point --url at another port", ready));
+      throw std::runtime_error(
+          cfg.deploy_sh.empty()
+              ? fmt::format("a server already answers at {} before --server-cmd started one: stop it, or point --url at "
+                            "another port", ready)
+              : fmt::format("a server already answers at {} before --deploy-sh started one (deploy.sh serves on port "
+                            "8000): stop it first", ready));
     }
   }
   fmt::print(console, "starting the server: {} (log: {})\n", redact_command(ps.command), ps.log_path.string());
