@@ -814,6 +814,18 @@ TEST_F(CliTest, CompareShowsTheCauseAndGatesOnThresholds) {
   // Two runs of the same thing: the thresholds hold.
   r = run_tokbench({"compare", a.string(), a2.string(), "--fail-if", "tpot.mean > +20%", "--fail-if", "output_token_throughput < -20%"});
   EXPECT_EQ(r.code, 0) << r.output;
+  // With no --html the page goes to a folder of its own beside the runs, never into a run folder;
+  // a second comparison gets another.
+  ASSERT_TRUE(std::regex_search(r.output, m, std::regex("page: (\\S+)"))) << r.output;
+  const fs::path page = m[1].str();
+  EXPECT_EQ(page.filename(), "compare.html");
+  EXPECT_EQ(page.parent_path().parent_path(), a2.parent_path());
+  EXPECT_EQ(page.parent_path().filename().string().rfind("compare_", 0), 0u) << page;
+  EXPECT_FALSE(fs::exists(a2 / "compare.html"));
+  const auto again = run_tokbench({"compare", a.string(), a2.string()});
+  ASSERT_TRUE(std::regex_search(again.output, m, std::regex("page: (\\S+)"))) << again.output;
+  EXPECT_NE(fs::path(m[1].str()), page);
+  EXPECT_TRUE(fs::exists(page));
   EXPECT_EQ(r.output.find("request body differs"), std::string::npos) << r.output;
   r = run_tokbench({"compare", a.string(), b.string(), "--fail-if", "tpot.mean >> 5"});
   EXPECT_EQ(r.code, 2);

@@ -219,6 +219,31 @@ TEST(Definitions, NonStreamingNeverShowsE2elAsTtft) {
     EXPECT_DOUBLE_EQ(stats(m, "E2EL").mean, 500);
     EXPECT_DOUBLE_EQ(stats(m, "OutputTokenThroughput").mean, 100);
   }
+  // The console says why TTFT is n/a, and no note about TTFT's connection set-up appears.
+  r.request_start_ns = testing::ms(2);
+  r.connects = 1;
+  r.connect_done_ns = testing::ms(1);
+  const auto m = compute({r}, {1, false}, Definitions::Tokbench);
+  std::string notes;
+  for (const auto& n : m.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("not streamed (--no-stream): the answer arrives whole"), std::string::npos) << notes;
+  EXPECT_EQ(notes.find("TTFT_FromRequestStart"), std::string::npos) << notes;
+}
+
+// A streaming run's set-up note names both phases: the TCP connect and, over https, the TLS handshake.
+TEST(Definitions, ConnectionNoteNamesTheTlsHandshake) {
+  auto r = vllm_like();
+  r.request_start_ns = testing::ms(3);
+  r.connects = 1;
+  r.connect_done_ns = testing::ms(1);
+  r.tls_done_ns = testing::ms(2.5);
+  const auto m = compute({r}, {1, true}, Definitions::Tokbench);
+  std::string notes;
+  for (const auto& n : m.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("1 of 1 request(s) opened a new connection (TCP connect mean 1.000 ms, then the TLS handshake "
+                       "1.500 ms); TTFT_FromRequestStart is TTFT with connection set-up (TCP connect and TLS handshake) "
+                       "excluded"),
+            std::string::npos) << notes;
 }
 
 TEST(CommonMetrics, DurationConcurrencyAndThroughputs) {

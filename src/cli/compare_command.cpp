@@ -11,7 +11,7 @@ void add_compare(CLI::App& app, std::function<int()>& action) {
   auto* cmd = app.add_subcommand("compare", "compare runs: every metric, significance, body/config/server diffs");
   cmd->add_option("runs", o->runs, "run folders; the first is the baseline")->required()->expected(2, 64);
   cmd->add_option("--fail-if", o->fail_if, "threshold, e.g. 'tpot.p99 > +5%' (repeatable): exit 3 when crossed");
-  cmd->add_option("--html", o->html, "page to write; default: <last run>/compare.html");
+  cmd->add_option("--html", o->html, "page to write; default: compare_<YYYYmmdd_HHMMSS>/compare.html beside the last run (never inside a run folder)");
   cmd->callback([&action, o] { action = [o] { return runner::compare_runs(*o, stdout); }; });
 }
 

@@ -162,6 +162,11 @@ class TokbenchAccumulator final : public Accumulator {
                         "whole answer (the vectors), and nothing is generated (the output rows are n/a)");
     }
     m.rows.push_back(stream_row("PrefillTokenThroughput", Unit::TokensPerS, prefill_tput_, "no prompt token counts"));
+    if (!facts_.stream && !facts_.embeddings) {
+      m.notes.push_back("not streamed (--no-stream): the answer arrives whole, so there is no first token to time; TTFT, "
+                        "TPOT and ITL are n/a, not the request time (AISBench prints the request time as TTFT here); "
+                        "stream to measure them");
+    }
     add_notes();
     m.extra_rows.push_back(stream_row("TTFT_FirstEvent", Unit::Ms, ttft_event_, "no events"));
     m.extra_rows.push_back(make_row("SendLag", Unit::Ms, send_lag_, "no schedule"));
@@ -182,11 +187,14 @@ class TokbenchAccumulator final : public Accumulator {
     m.extra_rows.push_back(make_row("HttpTlsHandshaking", Unit::Ms, tls_, "no TLS handshake"));
     m.extra_rows.push_back(make_row("HttpWaiting", Unit::Ms, waiting_, "no phase times"));
     m.extra_rows.push_back(stream_row("TTFT_FromRequestStart", Unit::Ms, ttft_wire_, "no phase times"));
-    if (with_phases_ > 0) {
+    if (with_phases_ > 0 && facts_.stream && !facts_.embeddings) {  // the note is about TTFT: only where there is one
+      std::string setup;
+      if (!connecting_.empty()) setup = fmt::format(" (TCP connect mean {:.3f} ms", connecting_.summarize().mean);
+      if (!setup.empty() && !tls_.empty()) setup += fmt::format(", then the TLS handshake {:.3f} ms", tls_.summarize().mean);
+      if (!setup.empty()) setup += ")";
       m.notes.push_back(fmt::format("{} of {} request(s) opened a new connection{}; TTFT_FromRequestStart is TTFT with "
-                                    "connection set-up excluded (from the request's start on the wire)",
-                                    new_connections_, with_phases_,
-                                    connecting_.empty() ? "" : fmt::format(" (set-up mean {:.3f} ms)", connecting_.summarize().mean)));
+                                    "connection set-up ({}) excluded (from the request's start on the wire)",
+                                    new_connections_, with_phases_, setup, tls_.empty() ? "TCP connect" : "TCP connect and TLS handshake"));
     }
     m.extra_rows.push_back(make_row("SessionLatency", Unit::Ms, session_latency_, "no multi-turn session finished"));
     finish_turns(m);

@@ -4,6 +4,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <ctime>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -228,6 +229,23 @@ report::CompareContents page_contents(const std::vector<Run>& runs, const std::v
   return c;
 }
 
+// A comparison's own folder beside the runs (compare_<YYYYmmdd_HHMMSS>[_N]): it never writes into a
+// run folder, and a second comparison in the same second does not overwrite the first.
+fs::path own_folder(const fs::path& beside) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%S", &tm);
+  for (int n = 1; n < 1000; ++n) {
+    const fs::path dir = beside / (std::string("compare_") + stamp + (n > 1 ? "_" + std::to_string(n) : ""));
+    std::error_code ec;
+    if (fs::create_directories(dir, ec)) return dir;
+    if (ec) throw std::runtime_error(fmt::format("cannot create {}: {} (pass --html PATH)", dir.string(), ec.message()));
+  }
+  throw std::runtime_error(fmt::format("no free compare_{}_N folder in {} (pass --html PATH)", stamp, beside.string()));
+}
+
 // The key a threshold names in a repeat summary: "tpot.p99" -> tpot_p99_ms, a common key as is.
 std::string series_key(const Threshold& t) {
   if (t.stat.empty()) return t.metric;
@@ -319,7 +337,7 @@ int compare_runs(const CompareOptions& o, std::FILE* console) {
   fmt::print(console, "{}", diffs.empty() ? "request bodies, configs and server metrics: no differences\n" : diffs);
   const std::vector<std::string> crossed = crossed_thresholds(thresholds, runs);
   for (const auto& c : crossed) fmt::print(console, "FAIL {}\n", c);
-  const fs::path html = o.html.empty() ? runs.back().dir / "compare.html" : fs::path(o.html);
+  const fs::path html = o.html.empty() ? own_folder(runs.back().dir.parent_path()) / "compare.html" : fs::path(o.html);
   report::write_file(html, report::compare_page(page_contents(runs, lines, diffs, thresholds, crossed)));
   fmt::print(console, "page: {}\n", html.string());
   return crossed.empty() ? 0 : 3;

@@ -14,7 +14,7 @@ namespace tokbench::runner {
 struct CompareOptions {
   std::vector<std::string> runs;     ///< run folders; the first is the baseline
   std::vector<std::string> fail_if;  ///< e.g. "tpot.p99 > +5%", "output_token_throughput < -10%"
-  std::string html;                  ///< page to write; "" = <last run>/compare.html
+  std::string html;                  ///< page to write; "" = compare_<time>/compare.html beside the last run
 };
 
 using metrics::Threshold;
