@@ -316,6 +316,30 @@ TEST_F(CliTest, BaseUrlIsCompletedAndSaid) {
   EXPECT_EQ(common(result(rd), "success_requests"), 4);
 }
 
+// `report` on a sweep's root recomputes every point and rebuilds sweep/ from them: the same summary
+// and exit code as the sweep itself.
+TEST_F(CliTest, ReportRebuildsASweepRoot) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  const fs::path out = dir_ / "sweep_out";
+  auto r = run_tokbench({"run", "--url", sim.url(), "--concurrency", "1,2", "--num-prompts", "6", "--max-tokens", "4",
+                         "--quiet", "--output-dir", out.string()});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const fs::path root = fs::directory_iterator(out)->path();
+  const std::string csv = slurp(root / "sweep/summary.csv");
+  ASSERT_FALSE(csv.empty());
+  fs::remove(root / "sweep/summary.csv");
+  fs::remove(root / "sweep/sweep.html");
+  fs::remove(root / "c2/result.json");
+  r = run_tokbench({"report", root.string()});
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(slurp(root / "sweep/summary.csv"), csv);
+  EXPECT_TRUE(fs::exists(root / "sweep/sweep.html"));
+  EXPECT_TRUE(fs::exists(root / "c2/result.json"));  // each point recomputed too
+  r = run_tokbench({"report", root.string(), "--compat", "vllm"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("give one point's folder"), std::string::npos) << r.output;
+}
+
 TEST_F(CliTest, EmbeddedSimulatorIsTheDefaultTarget) {
   const auto rd = run({"--num-prompts", "4", "--max-tokens", "8", "--api-key", "s3cret-key",
                        "--header", "Authorization: Bearer other-secret"}, 0);

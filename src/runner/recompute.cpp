@@ -3,18 +3,73 @@
 // many). Another set of definitions is a view beside the run's own outputs, never over them.
 #include <fmt/format.h>
 
+#include <simdjson.h>
+
+#include <limits>
 #include <stdexcept>
 
 #include "runner/outputs.hpp"
 #include "report/run_folder.hpp"
 #include "runner/runner.hpp"
 #include "runner/stages.hpp"
+#include "runner/sweep.hpp"
+#include "common/json_fields.hpp"
+#include "record/run_parts.hpp"
 
 namespace tokbench::runner {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// A sweep's root: every point folder recomputed (its own outputs, as `report` does one run), then
+// sweep/ rebuilt from them — the points listed in sweep/summary.json, a point that never ran kept
+// as it was recorded.
+RunOutcome recompute_sweep(const fs::path& root, std::FILE* console) {
+  const fs::path summary = root / "sweep" / "summary.json";
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.load(summary.string()).get(doc)) {
+    throw std::runtime_error(fmt::format("cannot read {}: not a sweep summary (rerun the sweep)", summary.string()));
+  }
+  const simdjson::dom::element sweep = doc["sweep"].value();
+  RunConfig shape;  // only what SweepSummary reads: which load the sweep moved
+  if (json::string_or(sweep, "x_name") == "request_rate") shape.request_rate_sweep = {1, 2};
+  SweepSummary rebuilt(root, shape);
+  simdjson::dom::array points;
+  if (sweep["points"].get_array().get(points)) throw std::runtime_error(fmt::format("{}: no points", summary.string()));
+  for (simdjson::dom::element p : points) {
+    const std::string label = json::string_or(p, "point");
+    RunConfig point;
+    point.concurrency = static_cast<int>(json::int_or(p, "concurrency", 0));
+    point.request_rate = json::string_or(p, "request_rate") == "inf" ? std::numeric_limits<double>::infinity()
+                                                                       : json::number_or(p, "request_rate", 0);
+    point.num_prompts = json::int_or(p, "num_prompts", 0);
+    if (!fs::exists(root / label / report::kManifestFile)) {  // it never ran (its server failed, Ctrl-C): as recorded
+      rebuilt.add_failed(label, point, json::string_or(p, "why", "no run folder"));
+      continue;
+    }
+    RunOutcome o = recompute(root / label, std::nullopt, console);
+    o.label = label;
+    rebuilt.add(label, point, o);
+  }
+  std::optional<record::ServerProcessFacts> server = record::read_optional<record::ServerProcessFacts>(doc, "server_process");
+  return rebuilt.finish(server, json::bool_or(doc, "interrupted", false), console);
+}
+
+}  // namespace
+
 RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& compat, std::FILE* console) {
+  if (!fs::exists(run_dir / report::kManifestFile) && fs::exists(run_dir / "sweep" / "summary.json")) {
+    if (compat) throw std::invalid_argument("--compat: give one point's folder (a view is per run), not the sweep's root");
+    return recompute_sweep(run_dir, console);
+  }
+  if (!fs::exists(run_dir / report::kManifestFile) &&
+      (fs::exists(run_dir / "search" / "search.json") || fs::exists(run_dir / "repeats"))) {
+    throw std::runtime_error(fmt::format("'{}' is the root of a search or of repeats: `tokbench report` recomputes each "
+                                         "of its run folders (report {}/<probe or run>), not its summary yet",
+                                         run_dir.string(), run_dir.string()));
+  }
   const report::RunFolder folder = report::load_run_folder(run_dir);
   const std::string defs_name = compat.value_or(folder.manifest.definitions);
   const auto defs = metrics::definitions_from_name(defs_name);
