@@ -324,6 +324,11 @@ TEST_F(CliTest, ReportRebuildsASweepRoot) {
   auto r = run_tokbench({"run", "--url", sim.url(), "--concurrency", "1,2", "--num-prompts", "6", "--max-tokens", "4",
                          "--quiet", "--output-dir", out.string()});
   ASSERT_EQ(r.code, 0) << r.output;
+  // --quiet in a series: one line a point and the summary, not each point's tables.
+  EXPECT_NE(r.output.find("c1: VALID\nc2: VALID\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("sweep over concurrency (2 point(s))"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("Performance Parameters"), std::string::npos) << r.output;
+  EXPECT_LT(std::count(r.output.begin(), r.output.end(), '\n'), 20) << r.output;
   const fs::path root = fs::directory_iterator(out)->path();
   const std::string csv = slurp(root / "sweep/summary.csv");
   ASSERT_FALSE(csv.empty());

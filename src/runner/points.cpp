@@ -25,6 +25,11 @@ PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* con
     quiet_ = std::fopen("/dev/null", "w");
     console_ = quiet_;
   }
+  point_console_ = console_;
+  if (plan.cfg.quiet && !quiet_) {
+    quiet_ = std::fopen("/dev/null", "w");
+    point_console_ = quiet_ ? quiet_ : console_;
+  }
   log_ = make_logger(root_);
   log_->info("{}: {}", what, plan.requested.to_json());
   log_rank(*log_, start_);
@@ -77,11 +82,17 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
   auto log = make_logger(dir);
   report::RunManifest manifest = asked(point, start_.wall);
   report::write_manifest(dir, manifest);
-  const SharedPoint shared = measure_point(point, *target_, manifest, dir, *log, stop_, console_, start_.clock);
+  const SharedPoint shared = measure_point(point, *target_, manifest, dir, *log, stop_, point_console_, start_.clock);
   RunOutcome out;
   if (world.rank == 0) {
     report::write_end(dir, end_of(shared, std::nullopt));
-    out = conclude(point, dir, shared.result.interrupted, *log, console_);
+    out = conclude(point, dir, shared.result.interrupted, *log, point_console_);
+    if (point_console_ != console_) {  // --quiet: one line a point
+      std::string why;
+      for (const auto& r : out.verdict.reasons) why += (why.empty() ? "  " : "; ") + r;
+      fmt::print(console_, "{}: {}{}\n", name, out.interrupted ? "INTERRUPTED" : out.verdict.valid ? "VALID" : "INVALID", why);
+      std::fflush(console_);
+    }
   } else {
     std::error_code ec;
     fs::remove_all(dir, ec);

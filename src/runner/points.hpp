@@ -47,6 +47,9 @@ class PointSession {
   std::optional<record::ServerProcessFacts> close();
   const std::filesystem::path& root() const { return root_; }
   std::FILE* console() const { return console_; }
+  /// Where a point's own header, tables and paths go: the console, or nowhere with --quiet (each
+  /// point then says one line, and the series its summary).
+  std::FILE* point_console() const { return point_console_; }
   spdlog::logger& log() { return *log_; }
 
  private:
@@ -55,6 +58,7 @@ class PointSession {
   std::atomic<int>& stop_;
   std::FILE* console_;
   std::FILE* quiet_ = nullptr;  // a rank other than 0 says nothing
+  std::FILE* point_console_ = nullptr;
   std::filesystem::path root_;
   std::shared_ptr<spdlog::logger> log_;
   std::unique_ptr<Target> target_;

@@ -66,7 +66,7 @@ RunOutcome run_repeats(RunPlan& plan, std::atomic<int>& stop, std::FILE* console
   for (int i = 1; i <= n && !session.stopped(); ++i) {
     RunPlan point = plan;
     point.cfg.seed = plan.cfg.seed + static_cast<uint64_t>(i - 1);  // independent arrival draws, reproducible
-    fmt::print(console, "\n== repeat {}/{} ==\n", i, n);
+    fmt::print(session.point_console(), "\n== repeat {}/{} ==\n", i, n);
     try {
       const RunOutcome o = session.run(point, fmt::format("run-{}", i));
       labels.push_back(o.label);

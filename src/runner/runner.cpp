@@ -31,7 +31,7 @@ RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) 
     RunPlan point = plan;
     point.cfg = plan.cfg.sweep_point(i);
     point.requested = plan.requested.sweep_point(i);
-    fmt::print(console, "\n== sweep point {}/{}: {} ==\n", i + 1, plan.cfg.sweep_points(), plan.cfg.sweep_label(i));
+    fmt::print(session.point_console(), "\n== sweep point {}/{}: {} ==\n", i + 1, plan.cfg.sweep_points(), plan.cfg.sweep_label(i));
     try {
       summary.add(plan.cfg.sweep_label(i), point.cfg, session.run(point, plan.cfg.sweep_label(i)));
     } catch (const std::exception& e) {

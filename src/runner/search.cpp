@@ -64,7 +64,7 @@ RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
       else c->request_rate = x;
     }
     const std::string label = conc ? fmt::format("c{}", static_cast<int64_t>(x)) : fmt::format("r{}", format_round4(x));
-    fmt::print(console, "\n== search probe: {} ==\n", label);
+    fmt::print(session.point_console(), "\n== search probe: {} ==\n", label);
     return judge(session.run(point, label), slos, x);
   };
   auto run_probe = [&](double x) {
