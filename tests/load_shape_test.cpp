@@ -116,7 +116,7 @@ TEST(LoadShape, WithoutConcurrencyAnOpenLoopIsNotCapped) {
   p.pressure = true;
   p.duration_s = 5;
   EXPECT_EQ(load_shape(p).max_in_flight(), 1);
-  // The plan's workers follow the effective cap, and a rate with no --concurrency validates.
+  // A rate with no --concurrency validates; a negative one does not.
   RunConfig open;
   open.request_rate = 20;
   EXPECT_TRUE(open.validate().empty());

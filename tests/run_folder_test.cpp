@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "report/run_folder.hpp"
+#include "support/in_process_run.hpp"
 #include "support/ports.hpp"
 #include "support/process.hpp"
 #include "support/sim_process.hpp"
@@ -250,15 +251,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("tokbench_run_folder_" + std::to_string(getpid()) + "_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
 TEST(RunFolder, TwoRunsInTheSameSecondGetTwoFolders) {
-  const fs::path dir = fresh_dir("same_second");
+  const fs::path dir = testing::fresh_test_dir("tokbench_run_folder_same_second");
   const std::time_t t = 1'800'000'000;
   const fs::path a = make_run_dir(dir.string(), t);
   const fs::path b = make_run_dir(dir.string(), t);
@@ -284,7 +278,7 @@ TEST(RunFolder, TwoRunsInTheSameSecondGetTwoFolders) {
 }
 
 TEST(RunFolder, ManifestAndEndMarkerRoundTrip) {
-  const fs::path dir = fresh_dir("manifest");
+  const fs::path dir = testing::fresh_test_dir("tokbench_run_folder_manifest");
   RunManifest m;
   m.requested_json = "{\"concurrency\":4}";
   m.info.config_json = "{\"concurrency\":4}";
@@ -332,7 +326,7 @@ TEST(RunFolder, ManifestAndEndMarkerRoundTrip) {
 // earlier tokbench (format /1 before the field tables: no ranks, no implied_cache_hit, no
 // transport, a rank without busy shares) still reads, each missing field at its default.
 TEST(RunFolder, FieldTablesRoundTripAndOldFoldersStillRead) {
-  const fs::path dir = fresh_dir("tables");
+  const fs::path dir = testing::fresh_test_dir("tokbench_run_folder_tables");
   RunManifest m;
   m.info.model_abbr = "m";
   m.info.dataset_abbr = "ds";
@@ -380,7 +374,7 @@ TEST(RunFolder, FieldTablesRoundTripAndOldFoldersStillRead) {
   EXPECT_EQ(f.end->ranks[0].client.events, 99);
   EXPECT_EQ(f.end->ranks[0].clock_offset_ns, -40);
 
-  const fs::path old = fresh_dir("old_format");
+  const fs::path old = testing::fresh_test_dir("tokbench_run_folder_old_format");
   std::ofstream(old / "manifest.json")
       << R"({"format":"tokbench-run-manifest/1","target_ready":true,"requested":{"concurrency":2},"effective":null,)"
          R"("plan":{"requests":10,"warmup":0,"concurrency":2,"request_rate":"inf","arrivals":"all-at-once","burstiness":1,)"

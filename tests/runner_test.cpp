@@ -19,18 +19,13 @@
 #include "runner/recorder.hpp"
 #include "runner/workload.hpp"
 #include "report/run_folder.hpp"
+#include "support/in_process_run.hpp"
 
 namespace tokbench::runner {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("tokbench_runner_" + std::to_string(getpid()) + "_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
 
 TEST(Plan, ResolvesWhatNeedsNoNetwork) {
   RunConfig c;
@@ -294,7 +289,7 @@ TEST(Workload, EverySourceHasOneThatChecksItsOwnFlags) {
 }
 
 TEST(Recorder, WritesEveryRecordAndHoldsNone) {
-  const fs::path dir = fresh_dir("recorder");
+  const fs::path dir = testing::fresh_test_dir("tokbench_runner_recorder");
   {
     Recorder rec(dir, "ds", nullptr);
     for (int i = 0; i < 2000; ++i) {

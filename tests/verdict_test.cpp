@@ -29,6 +29,11 @@ TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
   v = judge(capped, t, {});
   ASSERT_EQ(v.warnings.size(), 1u);
   EXPECT_NE(v.warnings[0].find("at most 3 request(s) were in flight at once against --concurrency 64"), std::string::npos);
+  // A schedule paced the requests (a trace: no paced rate in the facts): what was in flight is the
+  // server's doing, and the uncapped ceiling is no asked load.
+  VerdictFacts traced;
+  traced.open_loop = true;
+  EXPECT_TRUE(judge(capped, t, traced).warnings.empty());
   VerdictTally noisy = t;
   auto odd = testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1);
   odd.malformed_sse_lines = 4;

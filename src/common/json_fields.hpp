@@ -80,12 +80,10 @@ void write_fields(JsonWriter& w, const T& v, std::span<const Field<T>> fields) {
 
 /// The struct as one JSON object of its table's fields.
 template <class T>
-std::string object_json(const T& v, std::span<const Field<T>> fields) {
-  JsonWriter w;
+void write_object(JsonWriter& w, const T& v, std::span<const Field<T>> fields) {
   w.begin_object();
   write_fields(w, v, fields);
   w.end_object();
-  return w.take();
 }
 
 /// Reads every field of the table that `o` has; the others keep their values.

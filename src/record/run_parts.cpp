@@ -2,26 +2,15 @@
 
 namespace tokbench::record {
 
-namespace {
-
-template <class T, size_t N>
-void write_flat(JsonWriter& w, const T& v, const std::array<json::Field<T>, N>& fields) {
-  w.begin_object();
-  json::write_fields<T>(w, v, fields);
-  w.end_object();
-}
-
-}  // namespace
-
-void write(JsonWriter& w, const SyntheticFacts& v) { write_flat(w, v, kSyntheticFields); }
-void write(JsonWriter& w, const TraceFacts& v) { write_flat(w, v, kTraceFields); }
-void write(JsonWriter& w, const ProfileFacts& v) { write_flat(w, v, kProfileFields); }
+void write(JsonWriter& w, const SyntheticFacts& v) { json::write_object<SyntheticFacts>(w, v, kSyntheticFields); }
+void write(JsonWriter& w, const TraceFacts& v) { json::write_object<TraceFacts>(w, v, kTraceFields); }
+void write(JsonWriter& w, const ProfileFacts& v) { json::write_object<ProfileFacts>(w, v, kProfileFields); }
 
 void write(JsonWriter& w, const ServerProcessFacts& v) {
   w.begin_object();
   json::write_fields<ServerProcessFacts>(w, v, kServerProcessFields);
   w.key("log_summary");
-  write_flat(w, v.log_summary, kServerLogFields);
+  json::write_object<ServerLogSummary>(w, v.log_summary, kServerLogFields);
   w.end_object();
 }
 

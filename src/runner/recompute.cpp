@@ -33,9 +33,7 @@ RunOutcome recompute_sweep(const fs::path& root, std::FILE* console) {
     throw std::runtime_error(fmt::format("cannot read {}: not a sweep summary (rerun the sweep)", summary.string()));
   }
   const simdjson::dom::element sweep = doc["sweep"].value();
-  RunConfig shape;  // only what SweepSummary reads: which load the sweep moved
-  if (json::string_or(sweep, "x_name") == "request_rate") shape.request_rate_sweep = {1, 2};
-  SweepSummary rebuilt(root, shape);
+  SweepSummary rebuilt(root, json::string_or(sweep, "x_name") == "request_rate" ? "request_rate" : "concurrency");
   simdjson::dom::array points;
   if (sweep["points"].get_array().get(points)) throw std::runtime_error(fmt::format("{}: no points", summary.string()));
   for (simdjson::dom::element p : points) {

@@ -26,7 +26,9 @@ double common(const metrics::MetricSet& m, const char* key) {
 }  // namespace
 
 SweepSummary::SweepSummary(fs::path root, const RunConfig& sweep)
-    : root_(std::move(root)), x_name_(sweep.request_rate_sweep.empty() ? "concurrency" : "request_rate") {}
+    : SweepSummary(std::move(root), sweep.request_rate_sweep.empty() ? "concurrency" : "request_rate") {}
+
+SweepSummary::SweepSummary(fs::path root, std::string x_name) : root_(std::move(root)), x_name_(std::move(x_name)) {}
 
 SweepRow SweepSummary::base(const std::string& label, const RunConfig& point) const {
   SweepRow r;

@@ -23,6 +23,8 @@ using metrics::pareto_front;
 class SweepSummary {
  public:
   SweepSummary(std::filesystem::path root, const RunConfig& sweep);
+  /// `x_name`: the load the sweep moved, "concurrency" or "request_rate" (a summary being rebuilt).
+  SweepSummary(std::filesystem::path root, std::string x_name);
   void add(const std::string& label, const RunConfig& point, const RunOutcome& outcome);
   void add_failed(const std::string& label, const RunConfig& point, const std::string& why);
   /// Writes sweep/summary.{csv,json} and sweep/sweep.html, prints the summary; the outcome's

@@ -221,7 +221,7 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   Target t;
   if (!cfg.tokenizer.empty()) t.tok = tokenizer::Tokenizer::load(cfg.tokenizer);
   const Workload& workload = workload_of(cfg.dataset.source);
-  WorkloadInput in{cfg, plan.requested.num_prompts, t.url, plan.tls, t.tok ? &*t.tok : nullptr, console};
+  WorkloadInput in{cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, console};
   if (!workload.needs_target()) workload.build(in, t);  // a bad file fails before the server is contacted
   if (!api_of(cfg.endpoint).caps().conversation) {
     for (const auto& item : t.data.items) {

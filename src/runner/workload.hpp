@@ -24,7 +24,6 @@ struct Target;
 /// What building a workload's prompts may use.
 struct WorkloadInput {
   RunConfig& cfg;                   ///< the workload may settle num_prompts (a trace replays its lines)
-  int64_t requested_num_prompts;    ///< as given (0 = not given)
   const std::string& url;           ///< the endpoint (its /tokenize when there is no --tokenizer)
   const client::TlsSettings& tls;
   const tokenizer::Tokenizer* tok;  ///< --tokenizer (null: the server's /tokenize)
