@@ -369,8 +369,8 @@ TEST_F(CliTest, EmbeddedSimulatorIsTheDefaultTarget) {
                        "--header", "Authorization: Bearer other-secret"}, 0);
   ASSERT_FALSE(rd.empty());
   EXPECT_NE(last_.output.find("started the built-in simulator"), std::string::npos);
-  EXPECT_NE(last_.output.find("Performance Parameters"), std::string::npos);
-  EXPECT_NE(last_.output.find("Common Metric"), std::string::npos);
+  EXPECT_NE(last_.output.find("│ TTFT (ms) │"), std::string::npos) << last_.output;
+  EXPECT_NE(last_.output.find("requests: 4 of 4 succeeded"), std::string::npos) << last_.output;
   auto r = result(rd);
   EXPECT_TRUE(r["run"]["embedded_simulator"].get_bool().value());
   const auto cfg = slurp(rd / "configs/run_config.json");
@@ -381,6 +381,56 @@ TEST_F(CliTest, EmbeddedSimulatorIsTheDefaultTarget) {
 
 // The transport is chosen from the URL (plain sockets for http:// without a proxy), said in the
 // log and result.json, and can be forced; sockets for an https:// URL are refused with the fix.
+// The default console is one screen: the latency table, a line each for throughput, the stable
+// stage, the server and the peers, the verdict last; --verbose prints every table; no table is
+// wider than 120 columns either way.
+TEST_F(CliTest, ConsoleIsOneScreenUnlessVerbose) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
+  auto width = [](const std::string& line) {
+    return std::count_if(line.begin(), line.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+  };
+  auto check_tables = [&](const std::string& out) {
+    std::istringstream in(out);
+    int table_lines = 0;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("│", 0) != 0 && line.rfind("╒", 0) != 0) continue;
+      ++table_lines;
+      EXPECT_LE(width(line), 120) << line;
+    }
+    return table_lines;
+  };
+  const std::vector<std::string> args{"--url", sim.url(), "--num-prompts", "20", "--concurrency", "4", "--max-tokens", "16"};
+  const auto rd = run(args);
+  ASSERT_FALSE(rd.empty());
+  const std::string& out = last_.output;
+  EXPECT_LE(std::count(out.begin(), out.end(), '\n'), 30) << out;
+  EXPECT_GT(check_tables(out), 4);
+  for (const char* line : {"│ TTFT (ms) │", "│ TPOT (ms) │", "│ E2EL (ms) │", "requests: 20 of 20 succeeded",
+                           "stable stage: ", "server (vllm /metrics): agrees with the client on output tokens",
+                           "definitions: ", "every table on the console: tokbench report"})
+    EXPECT_NE(out.find(line), std::string::npos) << line << "\n" << out;
+  EXPECT_EQ(out.find("Common Metric"), std::string::npos) << out;
+  // The verdict and its warnings come after every figure.
+  const size_t verdict = out.find("verdict: VALID\n");
+  ASSERT_NE(verdict, std::string::npos) << out;
+  EXPECT_LT(out.find("definitions: "), verdict);
+  EXPECT_GT(out.find("warning: 20 successful requests"), verdict);
+
+  auto verbose = args;
+  verbose.push_back("--verbose");
+  run(verbose);
+  const std::string& full = last_.output;
+  for (const char* table : {"│ Performance Parameters ", "│ Performance Parameters (stable) ", "│ Common Metric ",
+                            "│ Definitions side by side ", "│ Server-side ", "│ Cross-check ", "note: no temperature is sent"})
+    EXPECT_NE(full.find(table), std::string::npos) << table << "\n" << full;
+  EXPECT_GT(check_tables(full), 60);
+  // `report` prints the same summary from the folder, and every table with --verbose.
+  const auto rep = run_tokbench({"report", rd.string()});
+  EXPECT_NE(rep.output.find("│ TTFT (ms) │"), std::string::npos) << rep.output;
+  EXPECT_EQ(rep.output.find("│ Common Metric "), std::string::npos) << rep.output;
+  EXPECT_NE(run_tokbench({"report", rd.string(), "--verbose"}).output.find("│ Common Metric "), std::string::npos);
+}
+
 TEST_F(CliTest, TransportIsChosenRecordedAndCanBeForced) {
   auto rd = run({"--num-prompts", "2", "--max-tokens", "4"}, 0);
   ASSERT_FALSE(rd.empty());
@@ -657,7 +707,11 @@ TEST_F(CliTest, MinTokensIncidentReproducesAndTheAuditNamesIt) {
     const std::string audit = slurp(rd_es / "configs/request_audit.txt");
     EXPECT_NE(audit.find("warning: min_tokens together with ignore_eos"), std::string::npos) << audit;
     EXPECT_NE(audit.find("\"min_tokens\":160"), std::string::npos);
-    EXPECT_NE(last_.output.find("warning: min_tokens together with ignore_eos"), std::string::npos);
+    // On the console the warning joins the verdict, at the end, beside the figures it doubled.
+    const size_t verdict = last_.output.find("verdict:");
+    ASSERT_NE(verdict, std::string::npos) << last_.output;
+    EXPECT_NE(last_.output.find("warning: request body: min_tokens together with ignore_eos", verdict), std::string::npos)
+        << last_.output;
     const auto [tpot_ais, ttft_ais, rd_ais] = tpot_ttft(mtp.url(), {"--compat", "aisbench"});
     EXPECT_EQ(slurp(rd_ais / "configs/request_audit.txt").find("min_tokens"), std::string::npos);
     const double ratio = tpot_es / tpot_ais;
@@ -682,10 +736,11 @@ TEST_F(CliTest, DefinitionsSideBySideInEveryStreamingReport) {
     EXPECT_GT(r["definitions_side_by_side"][set]["TPOT"]["mean"].get_double().value(), 1.5) << set;
     EXPECT_GT(r["definitions_side_by_side"][set]["output_token_throughput"].get_double().value(), 0) << set;
   }
-  EXPECT_NE(last_.output.find("Definitions side by side"), std::string::npos);
-  // The same records, recomputed under vLLM's definitions.
-  auto rep = run_tokbench({"report", rd.string(), "--compat", "vllm"});
+  EXPECT_NE(last_.output.find("\ndefinitions: "), std::string::npos) << last_.output;  // the summary's line; the table is --verbose's
+  // The same records, recomputed under vLLM's definitions, every table shown.
+  auto rep = run_tokbench({"report", rd.string(), "--compat", "vllm", "--verbose"});
   EXPECT_EQ(rep.code, 0) << rep.output;
+  EXPECT_NE(rep.output.find("Definitions side by side"), std::string::npos) << rep.output;
   EXPECT_EQ(std::string(result(rd / "views/vllm")["definitions"]["set"].get_string().value()).substr(0, 4), "vllm");
   EXPECT_EQ(std::string(result(rd)["definitions"]["set"].get_string().value()).substr(0, 8), "tokbench");
 }
@@ -722,6 +777,30 @@ TEST_F(CliTest, SglangMetricsAreReadAndAgree) {
   }
   EXPECT_TRUE(checked.count("output tokens")) << slurp(rd / "server.json");
   EXPECT_EQ(std::string_view(r["verdict"]["status"]), "VALID") << slurp(rd / "result.json").substr(0, 600);
+}
+
+// A server whose counters disagree with the client (it counts twice the tokens): the summary's
+// server line says DISAGREES with both numbers, and the verdict says why it is INVALID.
+TEST_F(CliTest, ServerDisagreementIsNamedOnTheSummary) {
+  std::atomic<int> served{0};
+  CannedServer srv([&](const std::string& path) {
+    if (path == "/v1/models") return CannedServer::http(200, "application/json", R"({"data":[{"id":"sg"}]})");
+    if (path == "/metrics") {
+      return CannedServer::http(200, "text/plain",
+                                "# TYPE sglang:generation_tokens_total counter\n"
+                                "sglang:generation_tokens_total{model_name=\"sg\"} " + std::to_string(6 * served.load()) +
+                                "\nsglang:num_running_reqs{model_name=\"sg\"} 0\nsglang:num_queue_reqs 0\n");
+    }
+    ++served;
+    std::string sse = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+    for (const char* t : {"a", "b", "c"}) sse += std::string("data: {\"choices\":[{\"delta\":{\"content\":\"") + t + "\"}}]}\n\n";
+    sse += "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":3}}\n\ndata: [DONE]\n\n";
+    return sse;
+  }, 200);
+  run({"--url", srv.url("/v1/chat/completions"), "--num-prompts", "12", "--max-tokens", "3", "--scrape-interval-ms", "100"}, 4);
+  EXPECT_NE(last_.output.find("server (sglang /metrics): DISAGREES on output tokens client 36.000 vs server 72.000"),
+            std::string::npos) << last_.output;
+  EXPECT_NE(last_.output.find("verdict: INVALID"), std::string::npos) << last_.output;
 }
 
 // A gateway whose /metrics is neither vLLM's nor SGLang's: "not scraped", never "disagrees".

@@ -70,7 +70,7 @@ TEST(TokbenchDefinitions, LatencyFromIntendedSendTime) {
   EXPECT_DOUBLE_EQ(stats(m, "TTFT_FromIntended").mean, (100 + 130) / 2.0);
   EXPECT_DOUBLE_EQ(stats(m, "SendLag").mean, 15);
   bool noted = false;
-  for (const auto& n : m.notes) noted |= n.find("15.000 ms later than from the send") != std::string::npos;
+  for (const auto& n : m.detail_notes) noted |= n.find("15.000 ms later than from the send") != std::string::npos;
   EXPECT_TRUE(noted);
   // A closed loop has no intended times: n/a with the reason, never a copy of E2EL.
   const auto closed = compute({on_time, held}, {2, true}, Definitions::Tokbench);
@@ -226,6 +226,7 @@ TEST(Definitions, NonStreamingNeverShowsE2elAsTtft) {
   const auto m = compute({r}, {1, false}, Definitions::Tokbench);
   std::string notes;
   for (const auto& n : m.notes) notes += n + "\n";
+  for (const auto& n : m.detail_notes) notes += n + "\n";
   EXPECT_NE(notes.find("not streamed (--no-stream): the answer arrives whole"), std::string::npos) << notes;
   EXPECT_EQ(notes.find("TTFT_FromRequestStart"), std::string::npos) << notes;
 }
@@ -239,7 +240,7 @@ TEST(Definitions, ConnectionNoteNamesTheTlsHandshake) {
   r.tls_done_ns = testing::ms(2.5);
   const auto m = compute({r}, {1, true}, Definitions::Tokbench);
   std::string notes;
-  for (const auto& n : m.notes) notes += n + "\n";
+  for (const auto& n : m.detail_notes) notes += n + "\n";  // about an extra row: not the summary's
   EXPECT_NE(notes.find("1 of 1 request(s) opened a new connection (TCP connect mean 1.000 ms, then the TLS handshake "
                        "1.500 ms); TTFT_FromRequestStart is TTFT with connection set-up (TCP connect and TLS handshake) "
                        "excluded"),

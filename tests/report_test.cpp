@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <algorithm>
+
 #include "metrics/metrics.hpp"
 #include "support/records.hpp"
 #include "report/compare_page.hpp"
@@ -24,22 +26,44 @@ metrics::MetricSet sample(bool stream = true) {
 TEST(Tables, BoxDrawnLikeAisbench) {
   const auto t = console_tables(sample());
   EXPECT_EQ(t.rfind("╒", 0), 0u);
-  EXPECT_NE(t.find("│ Performance Parameters │ Stage │ Average"), std::string::npos);
-  EXPECT_NE(t.find("│ TTFT                   │ total │ 100.0 ms"), std::string::npos);
+  EXPECT_NE(t.find("│ Performance Parameters "), std::string::npos) << t;
+  EXPECT_NE(t.find(" │ Average │ Min "), std::string::npos) << t;
+  EXPECT_NE(t.find("│ TTFT (ms) "), std::string::npos) << t;
+  EXPECT_NE(t.find(" │ 100.00  │ "), std::string::npos) << t;  // short numbers on the console, the unit in the name
   EXPECT_NE(t.find("│ Common Metric"), std::string::npos);
-  EXPECT_NE(t.find("│ Max Concurrency         │ total │ 4 "), std::string::npos);
+  EXPECT_NE(t.find("│ Max Concurrency         │ 4 "), std::string::npos) << t;
   EXPECT_NE(t.find("╘"), std::string::npos);
+  EXPECT_NE(console_tables(sample(), "stable").find("│ Performance Parameters (stable) "), std::string::npos);
   // An unknown total reads n/a in the table and null in the JSON.
   auto m = sample();
   for (auto& c : m.common)
     if (c.key == "total_input_tokens") c.known = false;
-  EXPECT_NE(console_tables(m).find("│ Total Input Tokens      │ total │ n/a"), std::string::npos) << console_tables(m);
+  EXPECT_NE(console_tables(m).find("│ Total Input Tokens      │ n/a"), std::string::npos) << console_tables(m);
   EXPECT_NE(common_json(m).find("\"Total Input Tokens\":{\"total\":null}"), std::string::npos) << common_json(m);
   // "Tokens" that were SSE chunks are labelled so, in the table and the CSV.
   m.output_tokens_from_chunks = 1'000'000;
-  EXPECT_NE(console_tables(m).find("│ TPOT (per chunk)"), std::string::npos) << console_tables(m);
+  EXPECT_NE(console_tables(m).find("│ TPOT (ms, per chunk)"), std::string::npos) << console_tables(m);
   EXPECT_NE(performance_csv(m).find("TPOT (per chunk),"), std::string::npos) << performance_csv(m);
-  EXPECT_EQ(console_tables(m).find("TTFT (per chunk)"), std::string::npos);
+  EXPECT_EQ(console_tables(m).find("TTFT (ms, per chunk)"), std::string::npos);
+  EXPECT_NE(summary_table(m).find("│ TPOT (ms, per chunk) │"), std::string::npos) << summary_table(m);
+}
+
+// The default console's table: four latency rows, no rules between them; rows that do not apply
+// are named under it with the reason, not drawn as dashes.
+TEST(Tables, SummaryTableIsDense) {
+  const auto t = summary_table(sample());
+  EXPECT_NE(t.find("│ Latency   │ Mean   │ P50    │ P90    │ P99    │ Max    │ N │"), std::string::npos) << t;
+  EXPECT_NE(t.find("│ TTFT (ms) │ 100.00 │ 100.00 │"), std::string::npos) << t;
+  EXPECT_NE(t.find("│ E2EL (ms) │ 121.00 │"), std::string::npos) << t;
+  EXPECT_EQ(t.find("├"), std::string::npos) << t;
+  EXPECT_EQ(std::count(t.begin(), t.end(), '\n'), 3 + 4 + 1) << t;
+  const auto ns = summary_table(sample(false));
+  EXPECT_EQ(ns.find("│ TTFT"), std::string::npos) << ns;
+  EXPECT_NE(ns.find("TTFT n/a (non-streaming), TPOT n/a (non-streaming), ITL n/a (non-streaming)\n"), std::string::npos) << ns;
+  EXPECT_EQ(format_short(30.28471), "30.285");
+  EXPECT_EQ(format_short(1305.4504), "1305.5");
+  EXPECT_EQ(format_short(123456.7), "123457");
+  EXPECT_EQ(format_short(0.0123), "0.012");
 }
 
 TEST(Tables, CsvRowsAndUnits) {

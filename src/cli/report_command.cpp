@@ -15,16 +15,18 @@ void add_report(CLI::App& app, std::function<int()>& action) {
   struct Args {
     std::string dir;
     std::string compat;
+    bool verbose = false;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("report", "recompute every output of a finished run from its details file");
   cmd->add_option("dir", a->dir, "the run folder (outputs/<timestamp>)")->required();
   cmd->add_option("--compat", a->compat, fmt::format("recompute under other definitions: {}", metrics::kDefinitionChoices.bars()));
+  cmd->add_flag("--verbose", a->verbose, "print every table, not the one-screen summary (as run --verbose)");
   cmd->callback([&action, a] {
     action = [a] {
       std::optional<std::string> compat;
       if (!a->compat.empty()) compat = a->compat;
-      return runner::recompute(a->dir, compat, stdout).exit_code;
+      return runner::recompute(a->dir, compat, stdout, a->verbose).exit_code;
     };
   });
 }

@@ -287,6 +287,9 @@ void add_output(CLI::App* run, runner::OutputSettings& c) {
   run->option_defaults()->group(kRunGroups[6]);
   run->add_option("--output-dir", c.output_dir, "where run folders go")->capture_default_str();
   run->add_option("--model-abbr", c.model_abbr, "folder name under performances/; default: the model name");
+  run->add_flag("--verbose", c.verbose,
+                "print every table (AISBench's, the stable stage's, the definitions side by side, the server's), not the "
+                "one-screen summary; the files hold them either way");
   run->add_flag("--quiet", c.quiet, "no progress line; in a sweep, search or repeats, one line a point instead of its tables (the summary stays)");
   run->add_option("--progress-interval-s", c.progress_interval_s,
                   "progress every S seconds; 0 = every second on a terminal, every 10 s otherwise")->capture_default_str();

@@ -178,7 +178,7 @@ class TokbenchAccumulator final : public Accumulator {
     m.extra_rows.push_back(!facts_.open_loop ? na_row("TTFT_FromIntended", Unit::Ms, closed)
                                              : stream_row("TTFT_FromIntended", Unit::Ms, ttft_intended_, "no generated text"));
     if (facts_.open_loop && !e2el_intended_.empty()) {
-      m.notes.push_back(fmt::format("E2EL_FromIntended and TTFT_FromIntended count from when the arrival schedule meant "
+      m.detail_notes.push_back(fmt::format("E2EL_FromIntended and TTFT_FromIntended count from when the arrival schedule meant "
                                     "to send each request: {:.3f} ms later than from the send on average (waiting for a "
                                     "free slot, or a late client)",
                                     held_back_ns_ / kNsPerMs / static_cast<double>(e2el_intended_.size())));
@@ -192,7 +192,7 @@ class TokbenchAccumulator final : public Accumulator {
       if (!connecting_.empty()) setup = fmt::format(" (TCP connect mean {:.3f} ms", connecting_.summarize().mean);
       if (!setup.empty() && !tls_.empty()) setup += fmt::format(", then the TLS handshake {:.3f} ms", tls_.summarize().mean);
       if (!setup.empty()) setup += ")";
-      m.notes.push_back(fmt::format("{} of {} request(s) opened a new connection{}; TTFT_FromRequestStart is TTFT with "
+      m.detail_notes.push_back(fmt::format("{} of {} request(s) opened a new connection{}; TTFT_FromRequestStart is TTFT with "
                                     "connection set-up ({}) excluded (from the request's start on the wire)",
                                     new_connections_, with_phases_, setup, tls_.empty() ? "TCP connect" : "TCP connect and TLS handshake"));
     }

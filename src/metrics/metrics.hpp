@@ -95,7 +95,8 @@ struct MetricSet {
   int64_t itl_estimated_requests = 0;  ///< requests whose per-chunk token counts were inferred
   int64_t output_tokens_from_chunks = 0;  ///< requests without usage: tokens = text chunks
   int64_t token_mismatches = 0;  ///< usage and the local tokenizer disagree on output tokens
-  std::vector<std::string> notes;
+  std::vector<std::string> notes;         ///< caveats of the headline figures: every view shows them
+  std::vector<std::string> detail_notes;  ///< about the extra rows only: the full tables and the files, not the summary
 
   const Row* row(std::string_view name) const;
   const Common* common_metric(std::string_view key) const;

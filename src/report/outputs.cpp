@@ -147,6 +147,7 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   w.end_array();
   w.key("notes").begin_array();
   for (const auto& n : m.notes) w.value(n);
+  for (const auto& n : m.detail_notes) w.value(n);
   w.end_array();
   w.key("run").begin_object();
   w.field("started_at", info.started_at).field("target_url", info.target_url);

@@ -32,7 +32,8 @@ std::string rule(const std::vector<size_t>& w, const char* left, const char* fil
 }
 
 // tabulate's "fancy_grid": double rules at the top, under the header and at the bottom.
-std::string grid(const Table& t) {
+// `row_rules` = false: no rule between body rows (a short summary reads better dense).
+std::string grid(const Table& t, bool row_rules = true) {
   std::vector<size_t> w(t.front().size(), 0);
   for (const auto& row : t)
     for (size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], width(row[i]));
@@ -45,7 +46,8 @@ std::string grid(const Table& t) {
   std::string out = rule(w, "╒", "═", "╤", "╕") + line(t[0]) + rule(w, "╞", "═", "╪", "╡");
   for (size_t r = 1; r < t.size(); ++r) {
     out += line(t[r]);
-    out += r + 1 < t.size() ? rule(w, "├", "─", "┼", "┤") : rule(w, "╘", "═", "╧", "╛");
+    if (r + 1 == t.size()) out += rule(w, "╘", "═", "╧", "╛");
+    else if (row_rules) out += rule(w, "├", "─", "┼", "┤");
   }
   return out;
 }
@@ -75,6 +77,34 @@ Table performance_table(const metrics::MetricSet& m, const std::string& stage) {
   return t;
 }
 
+// A row's name with its unit, for the console: "TTFT (ms)", "TPOT (ms, per chunk)".
+std::string console_label(const metrics::MetricSet& m, const metrics::Row& r) {
+  const std::string label = row_label(m, r);
+  const auto suffix = metrics::unit_suffix(r.unit);
+  if (suffix.empty()) return label;
+  const size_t paren = label.find(" (");
+  if (paren == std::string::npos) return fmt::format("{} ({})", label, suffix);
+  return fmt::format("{} ({}, {}", label.substr(0, paren), suffix, label.substr(paren + 2));
+}
+
+// The console's Performance Parameters: the stage in the title instead of a column, units in the
+// names instead of every cell, short numbers: it fits 120 columns (the CSV keeps AISBench's form).
+Table console_performance_table(const metrics::MetricSet& m, const std::string& stage) {
+  Table t{{stage == "total" ? "Performance Parameters" : "Performance Parameters (" + stage + ")", "Average", "Min", "Max",
+           "Median", "P75", "P90", "P99", "N"}};
+  for (const auto& r : m.rows) {
+    if (!r.stats) {
+      t.push_back({console_label(m, r), "n/a (" + r.na_reason + ")", "-", "-", "-", "-", "-", "-", "-"});
+      continue;
+    }
+    const auto& s = *r.stats;
+    t.push_back({console_label(m, r), format_short(s.mean), format_short(s.min), format_short(s.max),
+                 format_short(s.median), format_short(s.p75), format_short(s.p90), format_short(s.p99),
+                 std::to_string(s.n)});
+  }
+  return t;
+}
+
 std::string common_value(const metrics::Common& c) {
   if (!c.known) return "n/a";
   switch (c.unit) {
@@ -96,15 +126,43 @@ std::string format_value(double v, Unit u) {
   return suffix.empty() ? format_round4(v) : format_round4(v) + " " + std::string(suffix);
 }
 
+std::string format_short(double v) {
+  const double a = std::fabs(v);
+  if (a >= 10000) return fmt::format("{:.0f}", v);
+  if (a >= 1000) return fmt::format("{:.1f}", v);
+  if (a >= 100) return fmt::format("{:.2f}", v);
+  if (a >= 0.1 || a == 0) return fmt::format("{:.3f}", v);
+  return fmt::format("{:.2g}", v);
+}
+
 std::string console_tables(const metrics::MetricSet& m, const std::string& stage) {
-  std::string out = grid(performance_table(m, stage));
-  Table c{{"Common Metric", "Stage", "Value"}};
-  for (const auto& x : m.common) c.push_back({x.name, stage, common_value(x)});
+  std::string out = grid(console_performance_table(m, stage));
+  Table c{{stage == "total" ? "Common Metric" : "Common Metric (" + stage + ")", "Value"}};
+  for (const auto& x : m.common) c.push_back({x.name, common_value(x)});
   out += grid(c);
   for (const auto& r : m.rows)
     if (!r.note.empty()) out += fmt::format("note: {}: {}\n", r.name, r.note);
   for (const auto& n : m.notes) out += fmt::format("note: {}\n", n);
+  for (const auto& n : m.detail_notes) out += fmt::format("note: {}\n", n);
   return out;
+}
+
+std::string summary_table(const metrics::MetricSet& m) {
+  Table t{{"Latency", "Mean", "P50", "P90", "P99", "Max", "N"}};
+  std::string na;  // rows that do not apply are named under the table, not drawn as rows of dashes
+  for (const char* name : {"TTFT", "TPOT", "ITL", "E2EL"}) {
+    const metrics::Row* r = m.row(name);
+    if (!r) continue;
+    if (!r->stats) {
+      na += fmt::format("{}{} n/a ({})", na.empty() ? "" : ", ", row_label(m, *r), r->na_reason);
+      continue;
+    }
+    const auto& s = *r->stats;
+    t.push_back({console_label(m, *r), format_short(s.mean), format_short(s.median), format_short(s.p90),
+                 format_short(s.p99), format_short(s.max), std::to_string(s.n)});
+  }
+  std::string out = t.size() > 1 ? grid(t, false) : "";
+  return na.empty() ? out : out + na + "\n";
 }
 
 std::string definitions_table(const std::vector<metrics::DefinitionColumn>& columns) {
@@ -146,7 +204,7 @@ std::string ms_or_na(const std::optional<probe::HistogramDelta>& h, double q) {
 }  // namespace
 
 std::string server_tables(const probe::ServerSummary& s, const std::vector<probe::CrossCheck>& checks) {
-  Table t{{"Server-side (" + s.url + ")", "Mean", "P50 (bucket)", "P90 (bucket)", "P99 (bucket)", "N"}};
+  Table t{{"Server-side", "Mean", "P50 (bucket)", "P90 (bucket)", "P99 (bucket)", "N"}};
   const std::pair<const char*, const std::optional<probe::HistogramDelta>*> hs[] = {
       {"TTFT (ms)", &s.ttft}, {"ITL per step (ms)", &s.itl}, {"E2E (ms)", &s.e2e}, {"Queue (ms)", &s.queue}};
   for (const auto& [name, h] : hs) {
@@ -162,6 +220,7 @@ std::string server_tables(const probe::ServerSummary& s, const std::vector<probe
   const double d = s.duration_s > 0 ? s.duration_s : 1;
   Table c{{"Server Metric", "Value"}};
   auto rate = [&](const std::optional<double>& n) { return n ? format_round4(*n / d) + " token/s" : std::string("not exposed"); };
+  c.push_back({"Source", s.url});  // here, not in a title: a long URL would widen every column
   c.push_back({"Dialect", s.dialect});
   c.push_back({"Generation Token Throughput", rate(s.generation_tokens)});
   c.push_back({"Prompt Token Throughput", rate(s.prompt_tokens)});

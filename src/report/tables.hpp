@@ -10,8 +10,16 @@
 namespace tokbench::report {
 
 /// The Performance Parameters and Common Metric tables, box-drawn like AISBench's
-/// tabulate "fancy_grid", followed by notes. `stage` is AISBench's Stage column ("total").
+/// tabulate "fancy_grid", followed by notes; `stage` ("total", "stable") titles them. Units sit
+/// in the row names and numbers are short (format_short), so they fit 120 columns.
 std::string console_tables(const metrics::MetricSet& m, const std::string& stage = "total");
+
+/// The default console's one table: TTFT, TPOT, ITL and E2EL (those the run has) as mean, P50,
+/// P90, P99, max and N, without rules between rows.
+std::string summary_table(const metrics::MetricSet& m);
+
+/// A console number: 4 significant-ish digits ("30.285", "1305.2", "5.000"); files keep 4 decimals.
+std::string format_short(double v);
 
 /// <ds>.csv: Performance Parameters,Stage,Average,Min,Max,Median,P75,P90,P99,N.
 std::string performance_csv(const metrics::MetricSet& m, const std::string& stage = "total");

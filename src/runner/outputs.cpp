@@ -316,17 +316,4 @@ Written write_outputs(const report::RunFolder& folder, metrics::Definitions defs
   return w;
 }
 
-void print_outputs(const Written& w, std::FILE* console) {
-  fmt::print(console, "\n{}", report::console_tables(w.metrics));
-  if (w.stable) fmt::print(console, "{}", report::console_tables(*w.stable, "stable"));
-  if (!w.stable_text.empty() && !w.stable) fmt::print(console, "{}\n", w.stable_text);
-  if (!w.side_by_side.empty()) fmt::print(console, "{}", report::definitions_table(w.side_by_side));
-  if (w.server) fmt::print(console, "{}", report::server_tables(*w.server, w.checks));
-  fmt::print(console, "verdict: {}\n", w.verdict.valid ? "VALID" : "INVALID");
-  for (const auto& r : w.verdict.reasons) fmt::print(console, "  - {}\n", r);
-  for (const auto& r : w.verdict.warnings) fmt::print(console, "  warning: {}\n", r);
-  for (const auto& r : w.verdict.notes) fmt::print(console, "  note: {}\n", r);
-  std::fflush(console);
-}
-
 }  // namespace tokbench::runner

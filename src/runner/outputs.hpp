@@ -32,7 +32,9 @@ struct Written {
 /// outputs: <ds>_failed.jsonl is rewritten from the details too.
 Written write_outputs(const report::RunFolder& folder, metrics::Definitions defs, const std::filesystem::path& out_dir, bool own);
 
-/// The tables, the definitions side by side, the server view and the verdict, on `console`.
-void print_outputs(const Written& w, std::FILE* console);
+/// On `console` (runner/console_view.cpp): a one-screen summary, or with `verbose` every table
+/// (the definitions side by side, the server's view), then the verdict with its reasons,
+/// warnings and notes.
+void print_outputs(const Written& w, std::FILE* console, bool verbose);
 
 }  // namespace tokbench::runner

@@ -57,7 +57,7 @@ RunOutcome recompute_sweep(const fs::path& root, std::FILE* console) {
 
 }  // namespace
 
-RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& compat, std::FILE* console) {
+RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& compat, std::FILE* console, bool verbose) {
   if (!fs::exists(run_dir / report::kManifestFile) && fs::exists(run_dir / "sweep" / "summary.json")) {
     if (compat) throw std::invalid_argument("--compat: give one point's folder (a view is per run), not the sweep's root");
     return recompute_sweep(run_dir, console);
@@ -86,7 +86,7 @@ RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& 
   out.verdict = w.verdict;
   out.interrupted = w.info.interrupted;
   out.exit_code = verdict_exit_code(out.metrics, out.verdict);  // as `run` exits for this verdict (an interrupted run: INVALID, 4)
-  print_outputs(w, console);
+  print_outputs(w, console, verbose);
   fmt::print(console, "{} {} and {}\n", own ? "rewrote" : "wrote the view", (w.perf_dir / (w.info.dataset_abbr + ".csv")).string(),
              (out_dir / "result.json").string());
   return out;

@@ -34,8 +34,9 @@ RunOutcome run_benchmark(const RunConfig& cfg, std::atomic<int>& stop, std::FILE
 
 /// `tokbench report DIR`: every output of a run recomputed from its folder alone (same verdict
 /// as the run). With `compat` naming other definitions than the run's, the view goes to
-/// DIR/views/<compat>/ and the run's own outputs are left as they are.
+/// DIR/views/<compat>/ and the run's own outputs are left as they are. `verbose`: every table on
+/// the console, as `run --verbose`.
 RunOutcome recompute(const std::filesystem::path& run_dir, const std::optional<std::string>& compat,
-                     std::FILE* console);
+                     std::FILE* console, bool verbose = false);
 
 }  // namespace tokbench::runner

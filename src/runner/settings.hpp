@@ -156,6 +156,7 @@ struct OutputSettings {
   std::string output_dir = "outputs";
   std::string model_abbr;           ///< "" = the model name, made file-safe
   bool quiet = false;               ///< no progress line
+  bool verbose = false;             ///< every full table on the console, not the one-screen summary
   double progress_interval_s = 0;   ///< 0 = every second on a terminal, every 10 s otherwise
 };
 

@@ -97,7 +97,7 @@ void learned(report::RunManifest& m, const RunPlan& plan, const Target& t, const
   std::string audit = fmt::format("request body sent (template: the first request; --compat {}):\n{}\n\n", metrics::definitions_name(plan.cfg.compat),
                                   info.body_example);
   for (const auto& [level, text] : info.audit) {
-    fmt::print(console, "  {}: {}\n", level, text);
+    if (plan.cfg.verbose) fmt::print(console, "  {}: {}\n", level, text);  // by default the warnings join the verdict
     audit += fmt::format("{}: {}\n", level, text);
     log.info("audit {}: {}", level, text);
   }
@@ -169,12 +169,13 @@ report::RunEnd ended(const PointResult& p, const std::optional<record::ServerPro
   return e;
 }
 
-static void print_paths(const Written& w, std::FILE* console) {
+static void print_paths(const Written& w, std::FILE* console, bool verbose) {
   const std::string& ds = w.info.dataset_abbr;
   fmt::print(console, "results: {}\n  report:  {}\n  tables:  {}\n  details: {}\n  summary: {}\n  log:     {}\n",
              w.out_dir.string(), (w.perf_dir / (ds + "_plot.html")).string(), (w.perf_dir / (ds + ".csv")).string(),
              (w.perf_dir / (ds + "_details.jsonl")).string(), (w.out_dir / "result.json").string(),
              (w.out_dir / "logs" / "run.log").string());
+  if (!verbose) fmt::print(console, "  every table on the console: tokbench report {} --verbose\n", w.out_dir.string());
   std::fflush(console);
 }
 
@@ -210,8 +211,8 @@ RunOutcome conclude(const RunPlan& plan, const fs::path& dir, bool interrupted, 
   out.verdict = w.verdict;
   out.interrupted = interrupted;
   log.info("verdict: {} {}", out.verdict.valid ? "VALID" : "INVALID", fmt::join(out.verdict.reasons, "; "));
-  print_outputs(w, console);
-  print_paths(w, console);
+  print_outputs(w, console, plan.cfg.verbose);
+  print_paths(w, console, plan.cfg.verbose);
   out.exit_code = out.interrupted ? 130 : verdict_exit_code(out.metrics, out.verdict);
   return out;
 }
