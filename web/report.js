@@ -37,7 +37,9 @@ chart('timeline', {
   grid: [{top: 40, height: '52%', left: 60, right: 30}, {top: '70%', height: '18%', left: 60, right: 30}],
   // Explicit ranges: 'lines' series do not widen axes, and both panels share one time axis.
   xAxis: [{type: 'value', gridIndex: 0, name: 'ms', min: 0, max: maxEnd}, {type: 'value', gridIndex: 1, name: 'ms', min: 0, max: maxEnd}],
-  yAxis: [{type: 'value', gridIndex: 0, name: 'request', inverse: true, min: -1, max: R.length}, {type: 'value', gridIndex: 1, name: 'in flight'}],
+  // A row of margin above request 0, without a "-1" tick for it.
+  yAxis: [{type: 'value', gridIndex: 0, name: 'request', inverse: true, min: -1, max: R.length,
+           axisLabel: {formatter: (v) => (v < 0 ? '' : String(v))}}, {type: 'value', gridIndex: 1, name: 'in flight'}],
   dataZoom: [{type: 'inside', xAxisIndex: [0, 1]}, {type: 'slider', xAxisIndex: [0, 1], bottom: 5}],
   series: [lines('TTFT', ttft, '#d62728'), lines('decode', decode, '#1f77b4'), lines('E2EL', e2e, '#1f77b4'),
            lines('failed', failed, '#999999'),
@@ -78,14 +80,19 @@ function histogram(values, bins) {
   for (const v of values) counts[Math.min(bins - 1, Math.floor((v - lo) / w))]++;
   return {edges: counts.map((_, i) => lo + i * w), counts};
 }
+// The percentiles are lines of three colours, their values in the subtitle: labels on the lines
+// overlapped whenever P90 and P99 sat a bar apart.
+const pctColors = {P50: '#2ca02c', P90: '#ff7f0e', P99: '#d62728'};
 function dist(id, name, h) {
   const p = D.percentiles[name];
-  const marks = p ? [['P50', p.p50], ['P90', p.p90], ['P99', p.p99]].map(([n, v]) => ({name: n, xAxis: v, label: {formatter: n}})) : [];
-  chart(id, {animation: false, toolbox: tools, title: {text: name + ' (ms)', left: 'center', textStyle: {fontSize: 13}},
-    tooltip: {trigger: 'axis'}, grid: {left: 50, right: 20, top: 40, bottom: 30},
+  const marks = p ? [['P50', p.p50], ['P90', p.p90], ['P99', p.p99]].map(([n, v]) => ({name: n, xAxis: v,
+    lineStyle: {color: pctColors[n], type: 'solid', width: 1.5}, label: {show: false}})) : [];
+  const sub = p ? ['P50', 'P90', 'P99'].map((n) => `${n} ${fmt(p[n.toLowerCase()])}`).join('   ') + ' ms (green, orange, red)' : '';
+  chart(id, {animation: false, toolbox: tools, title: {text: name + ' (ms)', subtext: sub, left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'axis'}, grid: {left: 50, right: 20, top: 55, bottom: 30},
     xAxis: {type: 'value', scale: true}, yAxis: {type: 'value', name: 'count'},
     series: [{type: 'bar', barWidth: '90%', data: h.edges.map((e, i) => [e, h.counts[i]]),
-              markLine: {symbol: 'none', data: marks, lineStyle: {color: '#d62728'}}}]});
+              markLine: {symbol: 'none', silent: true, data: marks}}]});
 }
 const col = (k) => R.filter((r) => r[3] && r[k] != null).map((r) => r[k]);
 if (D.stream) {
@@ -96,24 +103,41 @@ if (D.stream) {
   for (const id of ['dist-ttft', 'dist-tpot', 'dist-itl']) document.getElementById(id).style.display = 'none';
 }
 dist('dist-e2el', 'E2EL', histogram(col(6), 60));
-chart('throughput', {animation: false, toolbox: tools, title: {text: 'Output tokens per second', left: 'center', textStyle: {fontSize: 13}},
-  tooltip: {trigger: 'axis'}, grid: {left: 60, right: 20, top: 40, bottom: 30},
-  xAxis: {type: 'value', name: 's'}, yAxis: {type: 'value', name: 'token/s'},
-  series: [{type: 'bar', data: D.throughput}]});
+// Output tokens per second in bins sized to the run (D.throughput_bin_s), on the run's own span.
+if (!D.embeddings) {
+  chart('throughput', {animation: false, toolbox: tools,
+    title: {text: `Output tokens per second (${D.throughput_bin_s} s bins)`, left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'axis'}, grid: {left: 60, right: 20, top: 40, bottom: 30},
+    xAxis: {type: 'value', name: 's', min: 0, max: Math.max(1, Math.ceil(D.span_s / D.throughput_bin_s)) * D.throughput_bin_s},
+    yAxis: {type: 'value', name: 'token/s'},
+    series: [{type: 'bar', barWidth: '90%', data: D.throughput}]});
+} else document.getElementById('throughput').style.display = 'none';
 if (D.rate) {
   chart('sendlag', {animation: false, toolbox: tools, title: {text: 'Send lag (sent - scheduled)', left: 'center', textStyle: {fontSize: 13}},
     tooltip: {trigger: 'item'}, grid: {left: 60, right: 20, top: 40, bottom: 30},
     xAxis: {type: 'value', name: 'scheduled (s)'}, yAxis: {type: 'value', name: 'ms'},
     series: [{type: 'scatter', symbolSize: 4, large, data: R.filter((r) => r[8] != null).map((r) => [r[8] / 1000, r[0] - r[8]])}]});
 } else document.getElementById('sendlag').style.display = 'none';
-if (D.server && D.server.running_waiting) {
-  const rw = D.server.running_waiting;
-  chart('server', {animation: false, toolbox: tools, title: {text: 'Server: running and waiting requests (/metrics)', left: 'center', textStyle: {fontSize: 13}},
+// The server's gauges are samples (one per scrape), drawn as points on the page's time axis
+// beside the client's exact in-flight count: a sparse scrape shows as sparse, not as a ramp.
+if (D.server && D.server.running_waiting && D.server.running_waiting.length) {
+  const rw = D.server.running_waiting, at = (x) => (x.t_ms - D.t0_ms) / 1000;
+  chart('server', {animation: false, toolbox: tools,
+    title: {text: `Server: running and waiting requests (/metrics, ${rw.length} scrapes) and the client's in flight`,
+            left: 'center', textStyle: {fontSize: 13}},
     tooltip: {trigger: 'axis'}, legend: {top: 22}, grid: {left: 60, right: 20, top: 50, bottom: 30},
-    xAxis: {type: 'value', name: 's'}, yAxis: {type: 'value'},
-    series: [{name: 'running', type: 'line', step: 'end', data: rw.map((x) => [x.t_ms / 1000, x.running])},
-             {name: 'waiting', type: 'line', step: 'end', data: rw.map((x) => [x.t_ms / 1000, x.waiting])}]});
+    xAxis: {type: 'value', name: 's', min: (v) => Math.min(0, v.min), max: (v) => Math.max(maxEnd / 1000, v.max)},
+    yAxis: {type: 'value'},
+    series: [{name: 'running (scraped)', type: 'line', symbol: 'circle', symbolSize: 6, data: rw.map((x) => [at(x), x.running])},
+             {name: 'waiting (scraped)', type: 'line', symbol: 'circle', symbolSize: 6, data: rw.map((x) => [at(x), x.waiting])},
+             {name: 'client in flight', type: 'line', step: 'end', symbol: 'none', lineStyle: {color: '#2ca02c', opacity: 0.6},
+              sampling: 'max', data: conc.map((c) => [c[0] / 1000, c[1]])}]});
 } else document.getElementById('server').style.display = 'none';
+// The stable stage's tables, found on the page's own pass (closed loops).
+{
+  const st = document.getElementById('stable-tables');
+  if (D.stable_tables) st.textContent = D.stable_tables; else st.style.display = 'none';
+}
 if (D.slices && D.slices.slices.length) {
   const S = D.slices.slices, mid = (s) => (s.start_s + s.end_s) / 2;
   chart('slices', {animation: false, toolbox: tools, title: {text: 'Per time slice (' + D.slices.width_s + ' s)', left: 'center', textStyle: {fontSize: 13}},

@@ -4,16 +4,24 @@ const S = JSON.parse(document.getElementById('sweep-data').textContent);
 const pts = S.points.filter((p) => p.verdict !== 'FAILED');
 const X = (p) => p.load === 'inf' ? null : p.load;
 const knee = pts.find((p) => p.knee);
-const curve = echarts.init(document.getElementById('curve'));
-curve.setOption({animation: false, tooltip: {trigger: 'axis'}, legend: {top: 0},
-  toolbox: {feature: {dataZoom: {}, restore: {}, saveAsImage: {name: 'tokbench-sweep'}}},
-  xAxis: {type: 'value', name: S.x_name}, yAxis: [{type: 'value', name: 'token/s'}, {type: 'value', name: 'ms'}],
-  series: [
-    {name: 'output tokens/s', type: 'line', data: pts.map((p) => [X(p), p.output_token_throughput]),
-     markPoint: knee ? {data: [{name: 'knee', coord: [X(knee), knee.output_token_throughput], value: 'knee'}]} : undefined},
-    {name: 'TTFT P99', type: 'line', yAxisIndex: 1, data: pts.map((p) => [X(p), p.ttft_p99_ms])},
-    {name: 'TPOT P99', type: 'line', yAxisIndex: 1, data: pts.map((p) => [X(p), p.tpot_p99_ms])},
-    {name: 'E2EL P99', type: 'line', yAxisIndex: 1, data: pts.map((p) => [X(p), p.e2el_p99_ms])}]});
+// Loads that grow geometrically (1, 4, 16, ...) sit on a log2 axis, evenly spaced.
+const xs = pts.map(X).filter((x) => x != null);
+const xLog = xs.length > 1 && Math.min(...xs) > 0 && Math.max(...xs) / Math.min(...xs) >= 4;
+const xAxis = xLog ? {type: 'log', logBase: 2, name: S.x_name} : {type: 'value', name: S.x_name};
+// One chart per quantity, each on its own axis: TPOT P99 beside E2EL P99 on one ms axis was a flat line.
+function panel(id, name, unit, key, extra = {}) {
+  const c = echarts.init(document.getElementById(id));
+  c.setOption({animation: false, tooltip: {trigger: 'axis'}, title: {text: name, left: 'center', textStyle: {fontSize: 13}},
+    toolbox: {feature: {dataZoom: {}, restore: {}, saveAsImage: {name: 'tokbench-sweep-' + id}}},
+    grid: {left: 70, right: 30, top: 40, bottom: 40}, xAxis, yAxis: {type: 'value', name: unit},
+    series: [Object.assign({name, type: 'line', data: pts.map((p) => [X(p), p[key]])}, extra)]});
+  return c;
+}
+panel('curve', 'Output tokens/s', 'token/s', 'output_token_throughput',
+      {markPoint: knee ? {data: [{name: 'knee', coord: [X(knee), knee.output_token_throughput], value: 'knee'}]} : undefined});
+panel('lat-ttft', 'TTFT P99', 'ms', 'ttft_p99_ms');
+panel('lat-tpot', 'TPOT P99', 'ms', 'tpot_p99_ms');
+panel('lat-e2el', 'E2EL P99', 'ms', 'e2el_p99_ms');
 const pareto = echarts.init(document.getElementById('pareto'));
 const front = pts.filter((p) => p.pareto).sort((a, b) => a.output_token_throughput - b.output_token_throughput);
 pareto.setOption({animation: false, tooltip: {formatter: (q) => q.data[2]}, legend: {top: 0},
@@ -21,4 +29,4 @@ pareto.setOption({animation: false, tooltip: {formatter: (q) => q.data[2]}, lege
   series: [{name: 'points', type: 'scatter', symbolSize: 10,
             data: pts.map((p) => [p.output_token_throughput, p.per_user_output_token_throughput, p.point])},
            {name: 'Pareto front', type: 'line', data: front.map((p) => [p.output_token_throughput, p.per_user_output_token_throughput, p.point])}]});
-window.TOKBENCH_SWEEP = {points: S.points, knee: S.knee, rendered: true};
+window.TOKBENCH_SWEEP = {points: S.points, knee: S.knee, x_axis: xAxis.type, rendered: true};

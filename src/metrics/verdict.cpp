@@ -141,13 +141,13 @@ void judge_load(Verdict& v, const MetricSet& m, const VerdictTally& t, const Ver
     }
   }
   if (f.server_disagrees && client_behind) {
-    v.reasons.push_back("the client and the server's /metrics disagree (see server.cross_check) and the client was "
+    v.reasons.push_back("the client and the server's /metrics disagree (see the Cross-check table, server.json: cross_check) and the client was "
                         "saturated (above): its own delay is the likely cause; raise --workers or lower the load");
   } else if (f.server_disagrees && f.server_disagrees_on_ttft_only && f.ttft_client_ms >= f.ttft_server_ms) {
     // The client kept up, so the time went after the request left it: the server's TTFT starts
     // when it has read the request and cannot see the wait before that.
     v.warnings.push_back(fmt::format(
-        "the client's TTFT ({:.1f} ms) is above the server's /metrics TTFT ({:.1f} ms; see server.cross_check) and the "
+        "the client's TTFT ({:.1f} ms) is above the server's /metrics TTFT ({:.1f} ms; see the Cross-check table, server.json: cross_check) and the "
         "client kept up: the time passed after the request left the client and before the server read it (a server "
         "front end, its HTTP/accept loop, behind a burst; or the network or a proxy); the client's TTFT is what a user "
         "waits, the server's does not see that wait", f.ttft_client_ms, f.ttft_server_ms));
@@ -156,12 +156,12 @@ void judge_load(Verdict& v, const MetricSet& m, const VerdictTally& t, const Ver
     const auto timeouts = t.failures.find("timeout");
     const int64_t timed_out = timeouts == t.failures.end() ? 0 : timeouts->second;
     v.warnings.push_back(fmt::format(
-        "the client's TTFT ({:.1f} ms) is below the server's /metrics TTFT ({:.1f} ms; see server.cross_check): the "
+        "the client's TTFT ({:.1f} ms) is below the server's /metrics TTFT ({:.1f} ms; see the Cross-check table, server.json: cross_check): the "
         "server's histogram holds first tokens the client did not time — {} request(s) timed out on the client (failed, "
         "so not in its TTFT){}, other traffic on the server, or requests of another run inside the scrape window",
         f.ttft_client_ms, f.ttft_server_ms, timed_out, timed_out > 0 ? "; raise --timeout-s to time them" : ""));
   } else if (f.server_disagrees) {
-    v.reasons.push_back("the client and the server's /metrics disagree (see server.cross_check): other traffic on "
+    v.reasons.push_back("the client and the server's /metrics disagree (see the Cross-check table, server.json: cross_check): other traffic on "
                         "the server, or a proxy in between");
   }
   // The load asked for was never reached: "Max Concurrency" alone would read as if it had been.

@@ -29,6 +29,15 @@ void nullable(JsonWriter& w, int64_t ns, int64_t t0) {
   }
 }
 
+// About 60 bins over the run, at a round width (10 ms .. 1 s .. 10 min).
+int64_t throughput_bin_ns(int64_t span_ns) {
+  constexpr int64_t kMs = 1'000'000;
+  for (int64_t w : {10 * kMs, 20 * kMs, 50 * kMs, 100 * kMs, 200 * kMs, 500 * kMs, 1000 * kMs, 2000 * kMs, 5000 * kMs,
+                    10'000 * kMs, 30'000 * kMs, 60'000 * kMs, 120'000 * kMs, 300'000 * kMs})
+    if (span_ns / w <= 60) return w;
+  return 600'000 * kMs;
+}
+
 }  // namespace
 
 std::string escape_html(std::string_view s) {
@@ -57,7 +66,7 @@ namespace {
 // The page's data: the request rows stream straight into the file; everything else is small.
 class DataWriter {
  public:
-  DataWriter(std::ostream& out, const HtmlInputs& in) : out_(out), in_(in) {
+  DataWriter(std::ostream& out, const HtmlInputs& in) : out_(out), in_(in), bin_ns_(throughput_bin_ns(in.span_ns)) {
     if (in.itl_ms && in.itl_ms->n > 0) {
       lo_ = in.itl_ms->min;
       const double hi = in.itl_ms->max > lo_ ? in.itl_ms->max : lo_ + 1;
@@ -92,7 +101,7 @@ class DataWriter {
     int64_t texts = 0;
     for (const auto& c : r.chunks) texts += c.has_text();
     if (!r.stream || texts == 0) {
-      per_second_[(r.done_ns - t0) / 1'000'000'000] += static_cast<double>(out);
+      per_bin_[(r.done_ns - t0) / bin_ns_] += static_cast<double>(out);
     } else {
       int64_t prev_cum = 0;
       for (const auto& c : r.chunks) {
@@ -102,7 +111,7 @@ class DataWriter {
           k = static_cast<double>(c.cum_tokens - prev_cum);
           prev_cum = c.cum_tokens;
         }
-        per_second_[(c.t_ns - t0) / 1'000'000'000] += k;
+        per_bin_[(c.t_ns - t0) / bin_ns_] += k;
       }
     }
     if (counts_.empty()) return;
@@ -122,8 +131,14 @@ class DataWriter {
     w.end_array().key("counts").begin_array();
     for (double c : counts_) w.value(c);
     w.end_array().end_object();
+    // Output tokens per second, in bins that suit the run's length (a 0.6 s run gets 10 ms bins,
+    // not one 1 s bar past its end): [bin centre s, token/s].
+    const double bin_s = static_cast<double>(bin_ns_) / 1e9;
+    w.field("throughput_bin_s", bin_s).field("span_s", static_cast<double>(in_.span_ns) / 1e9);
+    w.field("t0_ms", static_cast<double>(in_.t0_ns) / 1e6).field("embeddings", in_.embeddings);
     w.key("throughput").begin_array();
-    for (const auto& [sec, tokens] : per_second_) w.begin_array().value(static_cast<double>(sec) + 0.5).value(tokens).end_array();
+    for (const auto& [bin, tokens] : per_bin_)
+      w.begin_array().value((static_cast<double>(bin) + 0.5) * bin_s).value(tokens / bin_s).end_array();
     w.end_array();
     w.key("percentiles").begin_object();
     for (const char* row : {"TTFT", "TPOT", "ITL", "E2EL"}) {
@@ -134,6 +149,7 @@ class DataWriter {
     w.end_object();
     const std::string slices = in_.late_slices_json ? in_.late_slices_json() : std::string();
     if (slices.empty()) w.key("slices").null(); else w.field_raw("slices", slices);
+    w.field("stable_tables", in_.late_stable_tables ? in_.late_stable_tables() : std::string());
     record::write_optional(w, "adaptive", in_.info.adaptive);
     w.key("turns").begin_array();  // multi-turn: per-turn means (empty otherwise)
     for (const auto& t : in_.metrics.turns) {
@@ -160,10 +176,41 @@ class DataWriter {
   std::ostream& out_;
   const HtmlInputs& in_;
   int64_t rows_ = 0;
-  std::map<int64_t, double> per_second_;  // output tokens by second of arrival
+  int64_t bin_ns_;
+  std::map<int64_t, double> per_bin_;  // output tokens by bin of arrival
   double lo_ = 0, width_ = 1;
   std::vector<double> counts_;
 };
+
+// The figures a reader looks for first, as cards above everything else.
+std::string headline_cards(const HtmlInputs& in) {
+  const metrics::MetricSet& m = in.metrics;
+  auto card = [](const std::string& label, const std::string& value, const std::string& sub) {
+    return fmt::format("<div class=\"card\"><div class=\"label\">{}</div><div class=\"value\">{}</div><div class=\"sub\">{}</div></div>",
+                       escape_html(label), escape_html(value), escape_html(sub));
+  };
+  auto common = [&](std::string_view key) {
+    const metrics::Common* c = m.common_metric(key);
+    return c && c->known ? std::optional<double>(c->value) : std::nullopt;
+  };
+  auto latency = [&](const char* row) {
+    const metrics::Row* r = m.row(row);
+    if (!r || !r->stats) return card(row, "n/a", r ? r->na_reason : "");
+    return card(std::string(row) + " P99", format_short(r->stats->p99) + " ms", "mean " + format_short(r->stats->mean) + " ms");
+  };
+  std::string cards = card("Verdict", in.info.interrupted ? "INTERRUPTED" : in.verdict.valid ? "VALID" : "INVALID",
+                           fmt::format("{} reason(s), {} warning(s)", in.verdict.reasons.size(), in.verdict.warnings.size()));
+  cards += card("Requests", fmt::format("{:.0f} / {:.0f}", common("success_requests").value_or(0), common("total_requests").value_or(0)),
+                fmt::format("succeeded; {:.0f} failed", common("failed_requests").value_or(0)));
+  for (const char* row : {"TTFT", "TPOT", "E2EL"}) cards += latency(row);
+  const auto out_tps = common("output_token_throughput");
+  if (!in.embeddings)
+    cards += card("Output throughput", out_tps ? format_short(*out_tps) + " token/s" : "n/a",
+                  m.output_tokens_from_chunks > 0 ? "tokens counted as text chunks" : "all requests");
+  cards += card("Request throughput", format_short(common("request_throughput").value_or(0)) + " req/s",
+                "in flight " + format_short(common("concurrency").value_or(0)) + " on average");
+  return "<div id=\"cards\">" + cards + "</div>";
+}
 
 }  // namespace
 
@@ -179,6 +226,7 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, 
     defs += fmt::format("<tr><td>{}</td><td>{}</td></tr>", escape_html(k), escape_html(text));
   std::string tables = console_tables(in.metrics);
   if (!in.side_by_side.empty()) tables += definitions_table(in.side_by_side);
+  tables += in.server_tables;
 
   std::string page;
   page.reserve(chart_library().size() + 200'000);
@@ -188,6 +236,9 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, 
           ".panel{width:100%;height:360px}.small{display:inline-block;width:49%;height:300px}"
           "#timeline{height:640px}.verdict-VALID{color:#2ca02c}.verdict-INVALID{color:#d62728}"
           "table.defs td{border-bottom:1px solid #eee;padding:2px 8px;font-size:13px;vertical-align:top}"
+          "#cards{display:flex;flex-wrap:wrap;gap:10px;margin:12px 0}.card{border:1px solid #ddd;border-radius:6px;"
+          "padding:8px 14px;min-width:140px}.card .label{font-size:12px;color:#666}.card .value{font-size:22px;"
+          "font-weight:bold}.card .sub{font-size:12px;color:#666}#body{white-space:pre-wrap;word-break:break-all}"
           "#hover{position:absolute;display:none;background:#fff;border:1px solid #999;padding:6px;font-size:12px;"
           "pointer-events:none;box-shadow:2px 2px 6px #ccc}</style>";
   page += "<script>";
@@ -196,9 +247,11 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, 
   page += fmt::format("<h1>tokbench: {} on {}</h1><p>{} &middot; target {} &middot; started {} &middot; tokbench {}</p>",
                       escape_html(in.info.model), escape_html(in.info.dataset_abbr), in.info.interrupted ? "INTERRUPTED" : "completed",
                       escape_html(in.info.target_url), escape_html(in.info.started_at), escape_html(fmt::format("{} ({})", kVersion, kGitHash)));
+  page += headline_cards(in);
   page += fmt::format("<h2 class=\"verdict-{0}\">Verdict: {0}</h2><ul>{1}</ul>", in.verdict.valid ? "VALID" : "INVALID", reasons);
   page += "<p>Metric definitions used: <a href=\"#definitions\">below</a> (docs/METRICS.md in the tokbench sources).</p>";
   page += "<h2>Tables</h2><pre id=\"tables\">" + escape_html(tables) + "</pre>";
+  page += "<pre id=\"stable-tables\"></pre>";  // filled from the data: the stable stage is found on the page's own pass
   page += "<h2>Request body</h2><pre id=\"body\">" + escape_html(in.info.body_example) + "</pre><ul id=\"audit\">" + audit + "</ul>";
   if (!in.stream) {
     page += "<p id=\"non-streaming-note\"><b>Non-streaming run:</b> the client cannot see the first token, so there is no "

@@ -1,6 +1,7 @@
 #pragma once
 // report/html: <ds>_plot.html — one self-contained page (the chart library embedded, no network)
-// with the summary tables and the request-body audit, the request timeline (TTFT red, decode
+// with headline cards, every table the console's --verbose shows (the stable stage's and the
+// server's included) and the request-body audit, the request timeline (TTFT red, decode
 // blue, failures grey) over the concurrency step chart, latency distributions with P50/P90/P99,
 // output tokens per second, send lag for rate-driven runs, and the server's series when scraped.
 // Formats only: every number comes from the records and metrics/.
@@ -25,6 +26,12 @@ struct HtmlInputs {
   bool rate_driven = false;
   int64_t t0_ns = 0;                     ///< the first send among the measured requests (time 0 of the page)
   std::optional<metrics::Summary> itl_ms;  ///< tokbench's per-token ITL (its range spans the histogram)
+  int64_t span_ns = 0;                   ///< first measured send to last end: sizes the throughput bins
+  std::string server_tables;             ///< report::server_tables' text ("" when /metrics was not scraped)
+  /// Called once every record has streamed through, like late_slices_json: the stable stage's
+  /// tables (console_tables(stable, "stable")), found on the same pass; "" for none.
+  std::function<std::string()> late_stable_tables = {};
+  bool embeddings = false;               ///< nothing generated: no output-throughput card or panel
   /// Called once every record has streamed through: more data for the page ("slices": a JSON
   /// object, or "" for none), made on the same pass.
   std::function<std::string()> late_slices_json = {};

@@ -92,7 +92,9 @@ std::string sweep_page(const std::vector<metrics::LoadPoint>& rows, const std::s
   }
   p += "</table><p>Latencies in ms. The knee: " + escape_html("the lowest load whose output token throughput "
        "reaches 90% of the sweep's highest.") + "</p>";
-  p += "<h2>Throughput and latency</h2><div id=\"curve\" style=\"width:100%;height:420px\"></div>";
+  p += "<h2>Throughput and latency</h2><div id=\"curve\" style=\"width:100%;height:360px\"></div>";
+  for (const char* id : {"lat-ttft", "lat-tpot", "lat-e2el"})
+    p += fmt::format("<div id=\"{}\" style=\"display:inline-block;width:33%;height:300px\"></div>", id);
   p += "<h2>Per-user vs total tokens/s</h2><div id=\"pareto\" style=\"width:100%;height:420px\"></div>";
   p += "<script>" + std::string(chart_library()) + "</script>";
   p += "<script type=\"application/json\" id=\"sweep-data\">" + script_safe(json) + "</script>";

@@ -276,6 +276,16 @@ Written write_outputs(const report::RunFolder& folder, metrics::Definitions defs
   // Pass 2: the HTML page, its request rows streamed from the details file into the page.
   report::HtmlInputs in{w.metrics, w.info, w.verdict, w.side_by_side, facts.stream, folder.manifest.request_rate > 0,
                         p.tally.first_sent_ns == INT64_MAX ? 0 : p.tally.first_sent_ns, itl_ms};
+  in.embeddings = facts.embeddings;
+  if (p.tally.first_sent_ns != INT64_MAX) in.span_ns = p.tally.last_done_ns - p.tally.first_sent_ns;
+  if (w.server) in.server_tables = report::server_tables(*w.server, w.checks);
+  // The stable stage's tables reach the page as it closes (its requests stream through this pass).
+  std::string stable_rows;
+  in.late_stable_tables = [&] {
+    if (!p.stable) return std::string();
+    stable_rows = stable_outputs(w, window, stable_pass, arrived, p.tally);
+    return w.stable ? report::console_tables(*w.stable, "stable") : w.stable_text;
+  };
   // --slice-s: the slices ride on the same pass, and reach the page as it closes.
   std::optional<metrics::SliceAccumulator> slicer;
   std::string slices_json, slices_csv;
@@ -305,7 +315,7 @@ Written write_outputs(const report::RunFolder& folder, metrics::Definitions defs
   });
   if (vllm) vllm->finish(p.set(metrics::Definitions::Vllm));
   std::string csv = report::performance_csv(w.metrics);
-  if (p.stable) csv += stable_outputs(w, window, stable_pass, arrived, p.tally);
+  csv += stable_rows;  // the stable stage's rows, made as the page closed
   report::write_file(w.perf_dir / (ds + ".csv"), csv);
   if (!slices_json.empty()) {
     w.info.slices_json = slices_json;

@@ -1,6 +1,8 @@
 // Checks a tokbench HTML report in headless Chromium (Debian's /usr/bin/chromium, driven by
 // playwright-core): it loads with no console errors and no network requests, every panel is
-// drawn, the timeline holds every request, hover text matches the records, a screenshot is made.
+// drawn, the timeline holds every request, hover text matches the records, the headline cards and
+// every table (stable stage, server, cross-check) are on it, the charts fit short runs, a
+// screenshot is made.
 // Usage: node check_html.js REPORT.html EXPECTED_REQUESTS SCREENSHOT.png [stream|nostream]
 'use strict';
 const { chromium } = require('playwright-core');
@@ -28,7 +30,36 @@ async function main() {
     canvases: document.querySelectorAll('#timeline canvas').length,
     nonStreamNote: !!document.getElementById('non-streaming-note'),
     body: document.getElementById('body').textContent,
+    bodyWraps: getComputedStyle(document.getElementById('body')).whiteSpace === 'pre-wrap',
+    cards: [...document.querySelectorAll('#cards .card .label')].map((e) => e.textContent),
+    tables: document.getElementById('tables').textContent,
+    stable: document.getElementById('stable-tables').textContent,
+    minusOneTick: window.TOKBENCH.charts.timeline.getOption().yAxis[0].axisLabel.formatter(-1),
+    distSub: window.TOKBENCH.charts['dist-e2el'].getOption().title[0].subtext,
+    distLabels: window.TOKBENCH.charts['dist-e2el'].getOption().series[0].markLine.data.map((d) => d.label && d.label.show),
+    tput: window.TOKBENCH.charts.throughput ? (() => {
+      const o = window.TOKBENCH.charts.throughput.getOption();
+      return {max: o.xAxis[0].max, bins: o.series[0].data.length, last: Math.max(...o.series[0].data.map((d) => d[0]))};
+    })() : null,
+    spanS: JSON.parse(document.getElementById('tokbench-data').textContent).span_s,
+    server: window.TOKBENCH.charts.server ? window.TOKBENCH.charts.server.getOption().series.map((x) => x.name) : [],
   }));
+  // Headline cards, every table the console's --verbose has, and the stable stage's (closed loop).
+  for (const c of ['Verdict', 'Requests', 'E2EL P99', 'Request throughput'])
+    if (!info.cards.includes(c)) problems.push(`card ${c} missing: ${info.cards}`);
+  if (mode === 'stream' && !info.cards.includes('TTFT P99')) problems.push(`card TTFT P99 missing: ${info.cards}`);
+  for (const t of ['Performance Parameters', 'Common Metric', 'Server-side', 'Cross-check'])
+    if (!info.tables.includes(t)) problems.push(`table ${t} missing from the page`);
+  if (!info.stable.includes('Performance Parameters (stable)')) problems.push(`stable-stage tables missing: '${info.stable}'`);
+  if (!info.bodyWraps) problems.push('the request body does not wrap (cut at the right edge)');
+  if (info.minusOneTick !== '') problems.push(`timeline shows a '${info.minusOneTick}' tick for row -1`);
+  if (!/P50 .*P90 .*P99 /.test(info.distSub)) problems.push(`percentiles not in the subtitle: '${info.distSub}'`);
+  if (info.distLabels.some((x) => x !== false)) problems.push('percentile lines carry labels (they overlap)');
+  // A run of about a second: bins of a fraction of a second on an axis that ends with the run.
+  // (non-streaming: tokens arrive with each whole answer, a bin per wave of completions)
+  if (!info.tput || info.tput.bins < (mode === 'stream' ? 5 : 1)) problems.push(`throughput: too few bins for a short run: ${JSON.stringify(info.tput)}`);
+  else if (info.tput.last > info.tput.max || info.tput.max > info.spanS + 1) problems.push(`throughput axis off the run: ${JSON.stringify(info.tput)} span ${info.spanS}`);
+  if (!info.server.includes('client in flight')) problems.push(`server panel lacks the client's in-flight line: ${info.server}`);
   if (info.n !== Number(expected)) problems.push(`timeline has ${info.n} requests, expected ${expected}`);
   if (info.canvases < 1) problems.push('timeline not drawn');
   const want = mode === 'stream' ? ['timeline', 'dist-ttft', 'dist-tpot', 'dist-itl', 'dist-e2el', 'throughput']

@@ -1,11 +1,12 @@
 // Checks a tokbench page (sweep.html, search.html, a run's report) in headless Chromium: no
 // console errors, no network, the page's data global rendered, and a chart drawn in every listed
-// element. Usage: node check_page.js PAGE GLOBAL ID[,ID...]
+// element; KEY=VALUE arguments after it are fields the global must hold.
+// Usage: node check_page.js PAGE GLOBAL ID[,ID...] [KEY=VALUE...]
 'use strict';
 const { chromium } = require('playwright-core');
 
 (async () => {
-  const [html, global, ids] = process.argv.slice(2);
+  const [html, global, ids, ...fields] = process.argv.slice(2);
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu',
     '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
   const page = await browser.newPage();
@@ -18,6 +19,11 @@ const { chromium } = require('playwright-core');
   const drawn = await page.evaluate((list) => list.map((id) => [id, document.querySelectorAll(`#${id} canvas`).length]),
                                     ids.split(','));
   for (const [id, n] of drawn) if (!n) problems.push(`#${id}: no chart drawn`);
+  for (const f of fields) {
+    const [key, want] = f.split('=');
+    const got = await page.evaluate(([g, k]) => String(window[g][k]), [global, key]);
+    if (got !== want) problems.push(`${global}.${key} is '${got}', expected '${want}'`);
+  }
   await browser.close();
   console.log(JSON.stringify({ page: html, drawn }));
   if (problems.length) {

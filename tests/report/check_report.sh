@@ -29,7 +29,8 @@ node "$HERE/check_compare.js" "$OUT/compare.html" 2
 node "$HERE/check_page.js" "$(ls "$OUT"/stream/*/performances/*/builtin_plot.html)" TOKBENCH slices
 # A sweep's and a search's pages: their curves drawn, nothing fetched.
 "$BIN" run --concurrency 1,2,4 --num-prompts 10 --max-tokens 4 --quiet --output-dir "$OUT/sweep" >/dev/null
-node "$HERE/check_page.js" "$(ls "$OUT"/sweep/*/sweep/sweep.html)" TOKBENCH_SWEEP curve,pareto
+# Loads 1, 2, 4: a log2 axis; each latency on its own chart.
+node "$HERE/check_page.js" "$(ls "$OUT"/sweep/*/sweep/sweep.html)" TOKBENCH_SWEEP curve,pareto,lat-ttft,lat-tpot,lat-e2el x_axis=log
 "$BIN" run --search max-concurrency --slo 'e2el.p99<=10s' --search-max 2 --num-prompts 10 --max-tokens 2 --quiet \
   --output-dir "$OUT/search" >/dev/null
 node "$HERE/check_page.js" "$(ls "$OUT"/search/*/search/search.html)" TOKBENCH_SEARCH probes
