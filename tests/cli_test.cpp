@@ -364,6 +364,50 @@ TEST_F(CliTest, ReportRebuildsASweepRoot) {
   EXPECT_NE(r.output.find("give one point's folder"), std::string::npos) << r.output;
 }
 
+// `report` on a search's root replays the search over its recomputed probes and rewrites search/
+// exactly; on a repeats' root it rebuilds the intervals from the recomputed runs. A replay that
+// needs a probe that never ran says so and gives no answer.
+TEST_F(CliTest, ReportRebuildsASearchAndARepeatsRoot) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  const fs::path out = dir_ / "search_out";
+  auto r = run_tokbench({"run", "--url", sim.url(), "--search", "max-concurrency", "--slo", "e2el.p99<=10s",
+                         "--search-max", "4", "--num-prompts", "6", "--max-tokens", "4", "--quiet", "--output-dir", out.string()});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const fs::path root = fs::directory_iterator(out)->path();
+  const std::string json = slurp(root / "search/search.json");
+  ASSERT_NE(json.find("\"answer\":4"), std::string::npos) << json;
+  fs::remove(root / "search/search.html");
+  fs::remove(root / "c2/result.json");
+  r = run_tokbench({"report", root.string()});
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(slurp(root / "search/search.json"), json);
+  EXPECT_TRUE(fs::exists(root / "search/search.html"));
+  EXPECT_TRUE(fs::exists(root / "c2/result.json"));  // each probe recomputed
+  // A history whose probe at 4 is gone: the replay would need it.
+  std::string edited = json;
+  const size_t at = edited.find("\"load\":4,");
+  ASSERT_NE(at, std::string::npos) << json;
+  edited.replace(at, 9, "\"load\":5,");
+  { std::ofstream(root / "search/search.json") << edited; }
+  r = run_tokbench({"report", root.string()});
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("lead the search to concurrency 4, which never ran"), std::string::npos) << r.output;
+  EXPECT_NE(slurp(root / "search/search.json").find("\"answer\":null"), std::string::npos);
+
+  const fs::path rep_out = dir_ / "repeats_out";
+  r = run_tokbench({"run", "--url", sim.url(), "--repeats", "3", "--num-prompts", "6", "--max-tokens", "4", "--quiet",
+                    "--output-dir", rep_out.string()});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const fs::path rep_root = fs::directory_iterator(rep_out)->path();
+  const std::string summary = slurp(rep_root / "repeats/summary.json"), csv = slurp(rep_root / "repeats/summary.csv");
+  fs::remove(rep_root / "repeats/summary.csv");
+  r = run_tokbench({"report", rep_root.string()});
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(slurp(rep_root / "repeats/summary.csv"), csv);
+  EXPECT_EQ(slurp(rep_root / "repeats/summary.json"), summary);
+  EXPECT_EQ(run_tokbench({"report", rep_root.string(), "--compat", "vllm"}).code, 2);
+}
+
 TEST_F(CliTest, EmbeddedSimulatorIsTheDefaultTarget) {
   const auto rd = run({"--num-prompts", "4", "--max-tokens", "8", "--api-key", "s3cret-key",
                        "--header", "Authorization: Bearer other-secret"}, 0);

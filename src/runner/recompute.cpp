@@ -1,6 +1,7 @@
 // runner/recompute: `tokbench report DIR` — every output of a run, recomputed from its folder
 // alone (manifest, records, end marker), without touching the server (record once, analyze
-// many). Another set of definitions is a view beside the run's own outputs, never over them.
+// many). Another set of definitions is a view beside the run's own outputs, never over them. On
+// a sweep's, search's or repeats' root, every point is recomputed and the series' summary rebuilt.
 #include <fmt/format.h>
 
 #include <simdjson.h>
@@ -12,6 +13,8 @@
 #include "report/run_folder.hpp"
 #include "runner/runner.hpp"
 #include "runner/stages.hpp"
+#include "runner/repeats.hpp"
+#include "runner/search.hpp"
 #include "runner/sweep.hpp"
 #include "common/json_fields.hpp"
 #include "record/run_parts.hpp"
@@ -55,6 +58,29 @@ RunOutcome recompute_sweep(const fs::path& root, std::FILE* console) {
   return rebuilt.finish(server, json::bool_or(doc, "interrupted", false), console);
 }
 
+// A repeats root: every run folder listed in repeats/summary.json recomputed, the intervals
+// rebuilt from them.
+RunOutcome recompute_repeats(const fs::path& root, std::FILE* console) {
+  const fs::path summary = root / "repeats" / "summary.json";
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.load(summary.string()).get(doc)) {
+    throw std::runtime_error(fmt::format("cannot read {}: not a repeats summary (rerun with --repeats)", summary.string()));
+  }
+  RepeatsSummary rebuilt(root, json::number_or(doc, "confidence", 0.95));
+  simdjson::dom::array folders;
+  if (doc["folders"].get_array().get(folders)) throw std::runtime_error(fmt::format("{}: no folders", summary.string()));
+  for (simdjson::dom::element f : folders) {
+    std::string_view label;
+    if (f.get_string().get(label)) continue;
+    RunOutcome o = recompute(root / std::string(label), std::nullopt, console);
+    o.label = std::string(label);
+    rebuilt.add(o);
+  }
+  std::optional<record::ServerProcessFacts> server = record::read_optional<record::ServerProcessFacts>(doc, "server_process");
+  return rebuilt.finish(server, false, console);
+}
+
 }  // namespace
 
 RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& compat, std::FILE* console, bool verbose) {
@@ -62,11 +88,13 @@ RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& 
     if (compat) throw std::invalid_argument("--compat: give one point's folder (a view is per run), not the sweep's root");
     return recompute_sweep(run_dir, console);
   }
-  if (!fs::exists(run_dir / report::kManifestFile) &&
-      (fs::exists(run_dir / "search" / "search.json") || fs::exists(run_dir / "repeats"))) {
-    throw std::runtime_error(fmt::format("'{}' is the root of a search or of repeats: `tokbench report` recomputes each "
-                                         "of its run folders (report {}/<probe or run>), not its summary yet",
-                                         run_dir.string(), run_dir.string()));
+  if (!fs::exists(run_dir / report::kManifestFile) && fs::exists(run_dir / "search" / "search.json")) {
+    if (compat) throw std::invalid_argument("--compat: give one probe's folder (a view is per run), not the search's root");
+    return rebuild_search(run_dir, console);
+  }
+  if (!fs::exists(run_dir / report::kManifestFile) && fs::exists(run_dir / "repeats" / "summary.json")) {
+    if (compat) throw std::invalid_argument("--compat: give one run's folder (a view is per run), not the repeats' root");
+    return recompute_repeats(run_dir, console);
   }
   const report::RunFolder folder = report::load_run_folder(run_dir);
   const std::string defs_name = compat.value_or(folder.manifest.definitions);

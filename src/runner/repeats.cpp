@@ -56,47 +56,31 @@ std::optional<RepeatSeries> load_repeat_series(const fs::path& dir) {
   return s;
 }
 
-RunOutcome run_repeats(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
-  const int n = plan.cfg.repeats;
-  PointSession session(plan, stop, console, fmt::format("{} repeats of one load point", n));
-  std::vector<std::string> keys;
-  std::map<std::string, std::vector<double>> values;
-  std::vector<std::string> labels, verdicts;
-  int code = 0;
-  for (int i = 1; i <= n && !session.stopped(); ++i) {
-    RunPlan point = plan;
-    point.cfg.seed = plan.cfg.seed + static_cast<uint64_t>(i - 1);  // independent arrival draws, reproducible
-    fmt::print(session.point_console(), "\n== repeat {}/{} ==\n", i, n);
-    try {
-      const RunOutcome o = session.run(point, fmt::format("run-{}", i));
-      labels.push_back(o.label);
-      verdicts.push_back(o.exit_code == 130 ? "INTERRUPTED" : o.verdict.valid ? "VALID" : "INVALID");
-      if (o.exit_code != 0 && code == 0) code = o.exit_code;
-      for (const auto& [key, v] : headline_metrics(o.metrics)) {
-        if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-        if (v) values[key].push_back(*v);
-      }
-    } catch (const std::exception& e) {
-      fmt::print(console, "repeat {} stopped: {}\n", i, e.what());
-      code = 1;
-      break;
-    }
+void RepeatsSummary::add(const RunOutcome& o) {
+  labels_.push_back(o.label);
+  verdicts_.push_back(o.exit_code == 130 ? "INTERRUPTED" : o.verdict.valid ? "VALID" : "INVALID");
+  if (o.exit_code != 0 && code_ == 0) code_ = o.exit_code;
+  for (const auto& [key, v] : headline_metrics(o.metrics)) {
+    if (std::find(keys_.begin(), keys_.end(), key) == keys_.end()) keys_.push_back(key);
+    if (v) values_[key].push_back(*v);
   }
-  const auto server_process = session.close();
-  const double level = plan.cfg.confidence;
+}
+
+RunOutcome RepeatsSummary::finish(const std::optional<record::ServerProcessFacts>& server_process, bool interrupted,
+                                  std::FILE* console) {
   JsonWriter w;
-  w.begin_object().field("format", "tokbench-repeats/1").field("runs", static_cast<int64_t>(labels.size()));
-  w.field("confidence", level).field("method", "mean over runs ± t(1 − (1 − level)/2, N − 1) × s/√N; s with ddof 1");
+  w.begin_object().field("format", "tokbench-repeats/1").field("runs", static_cast<int64_t>(labels_.size()));
+  w.field("confidence", level_).field("method", "mean over runs ± t(1 − (1 − level)/2, N − 1) × s/√N; s with ddof 1");
   w.key("folders").begin_array();
-  for (const auto& l : labels) w.value(l);
+  for (const auto& l : labels_) w.value(l);
   w.end_array().key("verdicts").begin_array();
-  for (const auto& v : verdicts) w.value(v);
+  for (const auto& v : verdicts_) w.value(v);
   w.end_array().key("metrics").begin_object();
   std::string csv = "metric,runs,mean,ci_low,ci_high,half_width,stdev,cv,confidence\n";
-  fmt::print(console, "\n{} repeats, {:.0f}% confidence (Student's t):\n", labels.size(), level * 100);
-  for (const auto& key : keys) {
-    const auto& v = values[key];
-    const auto ci = metrics::confidence_interval(v, level);
+  fmt::print(console, "\n{} repeats, {:.0f}% confidence (Student's t):\n", labels_.size(), level_ * 100);
+  for (const auto& key : keys_) {
+    const auto& v = values_[key];
+    const auto ci = metrics::confidence_interval(v, level_);
     w.key(key).begin_object().field("n", ci.n).field("mean", ci.mean);
     for (const auto& [k, x] : {std::pair{"ci_low", ci.low}, {"ci_high", ci.high}, {"half_width", ci.half_width}}) {
       w.key(k);
@@ -108,25 +92,45 @@ RunOutcome run_repeats(RunPlan& plan, std::atomic<int>& stop, std::FILE* console
     const bool has = !std::isnan(ci.half_width);
     csv += fmt::format("{},{},{},{},{},{},{},{},{}\n", key, ci.n, format_round4(ci.mean), has ? format_round4(ci.low) : "",
                        has ? format_round4(ci.high) : "", has ? format_round4(ci.half_width) : "", format_round4(ci.stdev),
-                       format_round4(ci.cv), level);
+                       format_round4(ci.cv), level_);
     fmt::print(console, "  {:<26} {:>12} ± {:<10} (CV {:.1f}%, {} runs)\n", key, format_round4(ci.mean),
                has ? format_round4(ci.half_width) : std::string("n/a"), 100 * ci.cv, ci.n);
   }
   w.end_object();
   if (server_process) record::write_optional(w, "server_process", server_process);
   w.end_object();
-  const fs::path dir = session.root() / "repeats";
+  const fs::path dir = root_ / "repeats";
   fs::create_directories(dir);
   report::write_file(dir / "summary.json", w.take());
   report::write_file(dir / "summary.csv", csv);
-  fmt::print(console, "repeats: {}\n  summary: {}\n", session.root().string(), (dir / "summary.json").string());
+  fmt::print(console, "repeats: {}\n  summary: {}\n", root_.string(), (dir / "summary.json").string());
   std::fflush(console);
   RunOutcome out;
-  out.run_dir = session.root();
-  out.interrupted = session.stopped();
-  out.verdict.valid = code == 0;
-  out.exit_code = out.interrupted ? 130 : code;
+  out.run_dir = root_;
+  out.interrupted = interrupted;
+  out.verdict.valid = code_ == 0;
+  out.exit_code = out.interrupted ? 130 : code_;
   return out;
+}
+
+RunOutcome run_repeats(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
+  const int n = plan.cfg.repeats;
+  PointSession session(plan, stop, console, fmt::format("{} repeats of one load point", n));
+  RepeatsSummary summary(session.root(), plan.cfg.confidence);
+  for (int i = 1; i <= n && !session.stopped(); ++i) {
+    RunPlan point = plan;
+    point.cfg.seed = plan.cfg.seed + static_cast<uint64_t>(i - 1);  // independent arrival draws, reproducible
+    fmt::print(session.point_console(), "\n== repeat {}/{} ==\n", i, n);
+    try {
+      summary.add(session.run(point, fmt::format("run-{}", i)));
+    } catch (const std::exception& e) {
+      fmt::print(console, "repeat {} stopped: {}\n", i, e.what());
+      summary.stopped();
+      break;
+    }
+  }
+  const auto server_process = session.close();
+  return summary.finish(server_process, session.stopped(), console);
 }
 
 }  // namespace tokbench::runner

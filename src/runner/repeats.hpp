@@ -33,6 +33,25 @@ struct RepeatSeries {
 /// Reads DIR/repeats/summary.json; nullopt when DIR is not a repeat series.
 std::optional<RepeatSeries> load_repeat_series(const std::filesystem::path& dir);
 
+/// The series' summary, fed one run at a time: by run_repeats as the runs finish, and by
+/// `report` on a repeats root from the recomputed run folders.
+class RepeatsSummary {
+ public:
+  RepeatsSummary(std::filesystem::path root, double level) : root_(std::move(root)), level_(level) {}
+  void add(const RunOutcome& run);
+  void stopped() { code_ = 1; }  ///< a run could not be made: the series is short
+  /// Writes repeats/summary.{json,csv}, prints the intervals; the exit code is the worst run's
+  /// (130 interrupted).
+  RunOutcome finish(const std::optional<record::ServerProcessFacts>& server_process, bool interrupted, std::FILE* console);
+
+ private:
+  std::filesystem::path root_;
+  double level_;
+  std::vector<std::string> keys_, labels_, verdicts_;
+  std::map<std::string, std::vector<double>> values_;
+  int code_ = 0;
+};
+
 RunOutcome run_repeats(RunPlan& plan, std::atomic<int>& stop, std::FILE* console);
 
 }  // namespace tokbench::runner

@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <simdjson.h>
+
 #include <cmath>
 
 #include "common/format.hpp"
+#include "common/json_fields.hpp"
 #include "common/json_writer.hpp"
 #include "report/outputs.hpp"
 #include "report/search_page.hpp"
@@ -50,6 +53,38 @@ SearchSpace space_of(const RunConfig& c) {
   return s;
 }
 
+// search/search.json and search.html written, the probes and the answer printed.
+RunOutcome finish_search(const fs::path& root, const SearchResult& r, const report::SearchAsked& asked,
+                         const std::vector<metrics::RunSlo>& slos, const SearchSpace& space,
+                         const std::optional<record::ServerProcessFacts>& server_process, bool interrupted,
+                         std::FILE* console) {
+  const fs::path dir = root / "search";
+  fs::create_directories(dir);
+  std::string json = report::search_json(r, asked, slos, space);
+  if (server_process) json.insert(json.size() - 1, ",\"server_process\":" + record::to_json(*server_process));
+  report::write_file(dir / "search.json", json);
+  report::write_file(dir / "search.html", report::search_page(r, json, slos));
+  std::string bounds;
+  for (const auto& s : slos) bounds += (bounds.empty() ? "" : ",") + s.text();
+  fmt::print(console, "\nsearch {} under {}:\n", asked.search, bounds);
+  for (const auto& p : r.history) {
+    std::string vals;
+    for (size_t i = 0; i < slos.size(); ++i)
+      vals += fmt::format("  {}={}", slos[i].text(), p.values[i] ? format_round4(*p.values[i]) : "n/a");
+    fmt::print(console, "  {:<10} {:<9}{}\n", p.label, p.pass ? "pass" : p.uncertain ? "uncertain" : "fail", vals);
+  }
+  fmt::print(console, "{}\nsearch: {}\n  result: {}\n  page:   {}\n", r.text, root.string(), (dir / "search.json").string(),
+             (dir / "search.html").string());
+  std::fflush(console);
+  RunOutcome out;
+  out.run_dir = root;
+  out.interrupted = interrupted;
+  out.verdict.valid = r.answer.has_value();
+  if (!r.answer) out.verdict.reasons.push_back(r.text);
+  out.exit_code = out.interrupted ? 130 : r.answer ? 0 : 1;
+  return out;
+}
+
 }  // namespace
 
 RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
@@ -77,30 +112,83 @@ RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
     r.text = fmt::format("the search stopped: {}", e.what());
   }
   const auto server_process = session.close();
-  const fs::path dir = session.root() / "search";
-  fs::create_directories(dir);
-  std::string json = report::search_json(r, {std::string(kSearchAxes.name(plan.cfg.search)), plan.cfg.search_margin}, slos, space);
-  if (server_process) json.insert(json.size() - 1, ",\"server_process\":" + record::to_json(*server_process));
-  report::write_file(dir / "search.json", json);
-  report::write_file(dir / "search.html", report::search_page(r, json, slos));
+  return finish_search(session.root(), r, {std::string(kSearchAxes.name(plan.cfg.search)), plan.cfg.search_margin}, slos,
+                       space, server_process, session.stopped(), console);
+}
 
-  fmt::print(console, "\nsearch {} under {}:\n", kSearchAxes.name(plan.cfg.search), plan.cfg.slo);
-  for (const auto& p : r.history) {
-    std::string vals;
-    for (size_t i = 0; i < slos.size(); ++i)
-      vals += fmt::format("  {}={}", slos[i].text(), p.values[i] ? format_round4(*p.values[i]) : "n/a");
-    fmt::print(console, "  {:<10} {:<9}{}\n", p.label, p.pass ? "pass" : p.uncertain ? "uncertain" : "fail", vals);
+RunOutcome rebuild_search(const fs::path& root, std::FILE* console) {
+  const fs::path path = root / "search" / "search.json";
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(report::read_file(path)).get(doc))
+    throw std::runtime_error(fmt::format("cannot read {}: not a search summary (rerun the search)", path.string()));
+  report::SearchAsked asked{json::string_or(doc, "search"), json::number_or(doc, "margin", 0)};
+  std::vector<metrics::RunSlo> slos;
+  simdjson::dom::array list;
+  if (!doc["slos"].get_array().get(list))
+    for (auto s : list) {
+      std::string_view text;
+      if (!s.get_string().get(text))
+        for (auto& slo : metrics::parse_run_slos(text)) slos.push_back(slo);
+    }
+  if (slos.empty()) throw std::runtime_error(fmt::format("{}: no SLOs (rerun the search)", path.string()));
+  SearchSpace space;
+  space.integer = asked.search == "max-concurrency";
+  space.min = json::number_or(doc, "min", 1);
+  space.max = json::number_or(doc, "max", 1024);
+  space.resolution = json::number_or(doc, "resolution", 1);
+  space.relative_resolution = json::bool_or(doc, "relative_resolution", false);
+  // The probes as run: each load's folders (two when a probe was repeated within the margin).
+  std::vector<std::pair<double, std::vector<std::string>>> ran;
+  simdjson::dom::array history;
+  if (!doc["history"].get_array().get(history))
+    for (auto h : history) {
+      std::vector<std::string> folders;
+      const std::string label = json::string_or(h, "folder");
+      for (size_t b = 0, e; b <= label.size(); b = e + 1) {
+        e = std::min(label.find(',', b), label.size());
+        if (e > b) folders.push_back(label.substr(b, e - b));
+      }
+      ran.emplace_back(json::number_or(h, "load", 0), folders);
+    }
+  // The search replayed over the recomputed probes: the same rule, so the same path as long as the
+  // verdicts are the same; a probe it would need that never ran ends the rebuild, saying so.
+  std::vector<bool> used(ran.size(), false);
+  std::vector<Probe> seen;  // kept when the replay stops early
+  std::string missing;
+  auto run_probe = [&](double x) -> Probe {
+    size_t k = 0;
+    while (k < ran.size() && (used[k] || std::fabs(ran[k].first - x) > 1e-9 * std::max(1.0, x))) ++k;
+    if (k == ran.size()) {
+      missing = fmt::format("the recomputed probes lead the search to {} {}, which never ran (the verdicts changed since "
+                            "the run): rerun the search for an answer", space.integer ? "concurrency" : "rate",
+                            space.integer ? fmt::format("{:.0f}", x) : format_round4(x));
+      throw std::runtime_error(missing);
+    }
+    used[k] = true;
+    size_t next = 0;
+    return seen.emplace_back(decide_probe([&] {
+      if (next == ran[k].second.size()) {
+        missing = fmt::format("the recomputed probe at {} is now within the margin of a bound and needs a second run, "
+                              "which never ran: rerun the search", format_round4(x));
+        throw std::runtime_error(missing);
+      }
+      const std::string& folder = ran[k].second[next++];
+      RunOutcome o = recompute(root / folder, std::nullopt, console);
+      o.label = folder;
+      return judge(o, slos, x);
+    }, slos, asked.margin, [] { return false; }));
+  };
+  SearchResult r;
+  try {
+    r = bracket_and_bisect(space, run_probe, [] { return false; });
+  } catch (const std::exception& e) {
+    r.history = seen;
+    r.answer.reset();
+    r.text = missing.empty() ? fmt::format("the rebuild stopped: {}", e.what()) : missing;
   }
-  fmt::print(console, "{}\nsearch: {}\n  result: {}\n  page:   {}\n", r.text, session.root().string(),
-             (dir / "search.json").string(), (dir / "search.html").string());
-  std::fflush(console);
-  RunOutcome out;
-  out.run_dir = session.root();
-  out.interrupted = session.stopped();
-  out.verdict.valid = r.answer.has_value();
-  if (!r.answer) out.verdict.reasons.push_back(r.text);
-  out.exit_code = out.interrupted ? 130 : r.answer ? 0 : 1;
-  return out;
+  std::optional<record::ServerProcessFacts> server = record::read_optional<record::ServerProcessFacts>(doc, "server_process");
+  return finish_search(root, r, asked, slos, space, server, false, console);
 }
 
 }  // namespace tokbench::runner

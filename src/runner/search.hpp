@@ -25,4 +25,9 @@ using metrics::decide_probe;
 /// code 0 when an answer was found, 1 when none, 130 when interrupted).
 RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console);
 
+/// `report` on a search's root: every probe's folder recomputed, the search replayed over them by
+/// the same rule (no request is sent), search/ rewritten. A probe the replay needs that never ran
+/// (the verdicts changed) ends it with no answer and says so.
+RunOutcome rebuild_search(const std::filesystem::path& root, std::FILE* console);
+
 }  // namespace tokbench::runner
