@@ -702,8 +702,8 @@ TEST_P(EngineOn, InjectedFaultsAreEachCategorizedAndNamed) {
   };
   for (const Case& c : {Case{"500", Outcome::HttpStatus, "HTTP 500"}, Case{"429", Outcome::HttpStatus, "HTTP 429"},
                         Case{"reset-before-headers", Outcome::StreamProtocol, "the request was sent"},
-                        Case{"reset-mid-stream", Outcome::StreamProtocol, ""},
-                        Case{"stall", Outcome::Timeout, ""},
+                        Case{"reset-mid-stream", Outcome::StreamProtocol, "closed"},  // both transports' words
+                        Case{"stall", Outcome::Timeout, "(raise --timeout-s)"},
                         Case{"malformed-sse", Outcome::StreamProtocol, "invalid JSON in SSE event"},
                         Case{"no-done", Outcome::StreamProtocol, "without data: [DONE]"}}) {
     mock::MockSettings s = fast();

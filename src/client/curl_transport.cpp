@@ -243,6 +243,7 @@ class CurlTransport final : public Transport {
       if (rc != CURLE_OK) {
         end.failure = classify(rc);
         end.error = easy_[s->id].errbuf[0] ? easy_[s->id].errbuf : curl_easy_strerror(rc);
+        if (rc == CURLE_OPERATION_TIMEDOUT) end.error += " (raise --timeout-s)";  // the fix, as the socket transport names it
       }
       ctx_.done(ctx_.worker, *s, std::move(end));
     }

@@ -87,14 +87,29 @@ std::string console_label(const metrics::MetricSet& m, const metrics::Row& r) {
   return fmt::format("{} ({}, {}", label.substr(0, paren), suffix, label.substr(paren + 2));
 }
 
+// "n/a (non-streaming): TTFT, TPOT, ITL": the rows that do not apply, grouped by reason, one
+// line each (under a table, where a long reason widens nothing).
+std::string not_applicable(const std::vector<const metrics::Row*>& rows) {
+  std::vector<std::pair<std::string, std::string>> na;  // reason -> the rows it applies to
+  for (const metrics::Row* r : rows) {
+    if (r->stats) continue;
+    auto it = std::find_if(na.begin(), na.end(), [&](const auto& x) { return x.first == r->na_reason; });
+    if (it == na.end()) na.emplace_back(r->na_reason, r->name);
+    else it->second += ", " + r->name;
+  }
+  std::string out;
+  for (const auto& [reason, names] : na) out += fmt::format("n/a ({}): {}\n", reason, names);
+  return out;
+}
+
 // The console's Performance Parameters: the stage in the title instead of a column, units in the
 // names instead of every cell, short numbers: it fits 120 columns (the CSV keeps AISBench's form).
 Table console_performance_table(const metrics::MetricSet& m, const std::string& stage) {
   Table t{{stage == "total" ? "Performance Parameters" : "Performance Parameters (" + stage + ")", "Average", "Min", "Max",
            "Median", "P75", "P90", "P99", "N"}};
   for (const auto& r : m.rows) {
-    if (!r.stats) {
-      t.push_back({console_label(m, r), "n/a (" + r.na_reason + ")", "-", "-", "-", "-", "-", "-", "-"});
+    if (!r.stats) {  // the reason goes under the table (console_tables): a long one would widen the column
+      t.push_back({console_label(m, r), "n/a", "-", "-", "-", "-", "-", "-", "-"});
       continue;
     }
     const auto& s = *r.stats;
@@ -140,6 +155,9 @@ std::string console_tables(const metrics::MetricSet& m, const std::string& stage
   Table c{{stage == "total" ? "Common Metric" : "Common Metric (" + stage + ")", "Value"}};
   for (const auto& x : m.common) c.push_back({x.name, common_value(x)});
   out += grid(c);
+  std::vector<const metrics::Row*> rows;
+  for (const auto& r : m.rows) rows.push_back(&r);
+  out += not_applicable(rows);
   for (const auto& r : m.rows)
     if (!r.note.empty()) out += fmt::format("note: {}: {}\n", r.name, r.note);
   for (const auto& n : m.notes) out += fmt::format("note: {}\n", n);
@@ -149,20 +167,17 @@ std::string console_tables(const metrics::MetricSet& m, const std::string& stage
 
 std::string summary_table(const metrics::MetricSet& m) {
   Table t{{"Latency", "Mean", "P50", "P90", "P99", "Max", "N"}};
-  std::string na;  // rows that do not apply are named under the table, not drawn as rows of dashes
+  std::vector<const metrics::Row*> shown;  // rows that do not apply are named under the table, not drawn as dashes
   for (const char* name : {"TTFT", "TPOT", "ITL", "E2EL"}) {
     const metrics::Row* r = m.row(name);
     if (!r) continue;
-    if (!r->stats) {
-      na += fmt::format("{}{} n/a ({})", na.empty() ? "" : ", ", row_label(m, *r), r->na_reason);
-      continue;
-    }
+    shown.push_back(r);
+    if (!r->stats) continue;
     const auto& s = *r->stats;
     t.push_back({console_label(m, *r), format_short(s.mean), format_short(s.median), format_short(s.p90),
                  format_short(s.p99), format_short(s.max), std::to_string(s.n)});
   }
-  std::string out = t.size() > 1 ? grid(t, false) : "";
-  return na.empty() ? out : out + na + "\n";
+  return (t.size() > 1 ? grid(t, false) : "") + not_applicable(shown);
 }
 
 std::string definitions_table(const std::vector<metrics::DefinitionColumn>& columns) {

@@ -79,6 +79,10 @@ std::string server_line(const Written& w) {
   if (w.checks.empty()) return out + "nothing to cross-check (see server.json)";
   if (!disagreed.empty()) out += "DISAGREES on " + disagreed + (agreed.empty() ? "" : "; agrees on " + agreed);
   else out += "agrees with the client on " + agreed;
+  // Speculative decoding explains a TPOT: its acceptance belongs on the one screen.
+  if (w.server->spec_mean_acceptance_length)
+    out += fmt::format("; speculative decoding: mean acceptance length {}", report::format_short(*w.server->spec_mean_acceptance_length));
+  if (w.server->spec_acceptance_rate) out += fmt::format(", acceptance rate {}", report::format_short(*w.server->spec_acceptance_rate));
   return out;
 }
 
