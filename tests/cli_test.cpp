@@ -341,6 +341,19 @@ TEST_F(CliTest, ConsoleIsOneScreenUnlessVerbose) {
   EXPECT_NE(run_tokbench({"report", rd.string(), "--verbose"}).output.find("│ Common Metric "), std::string::npos);
 }
 
+// tokbench raises its soft descriptor limit to the hard one: 100 streams under a soft limit of 64
+// (each stream one socket, beside the run's files) run VALID, on both transports.
+TEST_F(CliTest, ManyStreamsUnderALowSoftDescriptorLimit) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "5"});
+  for (const char* transport : {"auto", "libcurl"}) {
+    const Result r = run_cmd({"/bin/sh", "-c", std::string("ulimit -S -n 64 && exec ") + TOKBENCH_BINARY + " run --url " +
+                                                   sim.url() + " --concurrency 100 --num-prompts 100 --max-tokens 8 --quiet "
+                                                   "--transport " + transport + " --output-dir " + (dir_ / "out").string()});
+    EXPECT_EQ(r.code, 0) << transport << "\n" << r.output;
+    EXPECT_NE(r.output.find("verdict: VALID"), std::string::npos) << r.output;
+  }
+}
+
 TEST_F(CliTest, TransportIsChosenRecordedAndCanBeForced) {
   auto rd = run({"--num-prompts", "2", "--max-tokens", "4"}, 0);
   ASSERT_FALSE(rd.empty());

@@ -10,8 +10,15 @@
 #include "mock/mock_server.hpp"
 #include "support/sim_process.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
+#include <regex>
 #include <fstream>
 #include <map>
 #include <thread>
@@ -653,6 +660,40 @@ TEST(MockMetricsTruth, HistogramsObserveRealNotPlannedTimes) {
   EXPECT_DOUBLE_EQ(value("vllm:time_per_output_token_seconds_count"), 30);
   EXPECT_GE(value("vllm:time_per_output_token_seconds_sum"), 0.4) << metrics.body;  // planned: 0.3
   EXPECT_GE(value("vllm:e2e_request_latency_seconds_sum"), 0.4);
+}
+
+// Out of descriptors, the simulator keeps its listener: 1,500 connections against `ulimit -n
+// 1024` (accept fails with EMFILE past it), then every one closed, and /health answers. It used
+// to stop accepting for good at the first error while the process lived on.
+TEST(MockServerLimits, KeepsAcceptingAfterRunningOutOfDescriptors) {
+  rlimit lim{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &lim), 0);
+  ASSERT_GE(lim.rlim_max, 1600u) << "this test opens 1,500 connections: raise the hard `ulimit -n`";
+  lim.rlim_cur = lim.rlim_max;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lim), 0);
+  testing::Child sim({"/bin/sh", "-c", std::string("ulimit -n 1024 && exec ") + TOKBENCH_BINARY +
+                                           " serve-mock --port 0 --ttft-ms 1 --tpot-ms 1"});
+  std::smatch m;
+  const std::string out = sim.read_until("\n", std::chrono::seconds(10));
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("listening on http://127\\.0\\.0\\.1:(\\d+)"))) << out;
+  const int port = std::stoi(m[1]);
+  std::vector<int> fds;
+  for (int i = 0; i < 1500; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << i;  // the kernel's backlog takes it
+    fds.push_back(fd);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  for (int fd : fds) close(fd);
+  const auto health = client::http_get("http://127.0.0.1:" + std::to_string(port) + "/health", {}, "", 10000);
+  EXPECT_EQ(health.status, 200) << health.error;
+  EXPECT_NE(sim.read_until("retrying every 10 ms", std::chrono::seconds(2)).find("cannot accept a connection"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -31,9 +33,20 @@ int finish(int code, const std::string& error) {
   return code;
 }
 
+// Many streams need many descriptors: the soft limit (often 1,024) goes up to the hard one, for the
+// client and the simulator alike (one connection each). The hard limit is the administrator's.
+void raise_descriptor_limit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  raise_descriptor_limit();
   try {
     tokbench::cluster::init(&argc, &argv);  // MPI only when an MPI launcher started this process
   } catch (const std::exception& e) {

@@ -83,9 +83,27 @@ struct MockServer::Impl {
     }
   }
 
+  // Accepts for as long as the listener is open. An accept error (out of descriptors: EMFILE,
+  // ENFILE; a connection reset before it was taken) pauses and retries, said once on stderr: a
+  // listener that stopped at the first one failed every later run while the process lived on.
   awaitable<void> accept_loop() {
+    net::steady_timer pause(ioc);
+    bool said = false;
     for (;;) {
-      tcp::socket sock = co_await acceptor.async_accept(use_awaitable);
+      boost::system::error_code ec;
+      tcp::socket sock = co_await acceptor.async_accept(net::redirect_error(use_awaitable, ec));
+      if (ec == net::error::operation_aborted || !acceptor.is_open()) co_return;  // stopping
+      if (ec) {
+        if (!said) {
+          std::fprintf(stderr, "serve-mock: cannot accept a connection: %s; retrying every 10 ms (raise `ulimit -n` if "
+                               "this says too many open files)\n", ec.message().c_str());
+          std::fflush(stderr);
+          said = true;
+        }
+        pause.expires_after(std::chrono::milliseconds(10));
+        co_await pause.async_wait(net::redirect_error(use_awaitable, ec));
+        continue;
+      }
       const int64_t accepted_ns = steady_now_ns();
       sock.set_option(tcp::no_delay(true));
       net::co_spawn(ioc, session(std::move(sock), accepted_ns), net::detached);
