@@ -354,6 +354,36 @@ TEST_F(CliTest, ManyStreamsUnderALowSoftDescriptorLimit) {
   }
 }
 
+// A disk that refuses the details file (here a 64 KiB file-size limit: EFBIG, as ENOSPC would be)
+// stops the load at once, says which file and why, leaves whole lines only, writes its end
+// marker, and exits 5; `report` agrees.
+TEST_F(CliTest, AFullDiskStopsTheLoadAndSaysWhy) {
+  Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
+  const fs::path out = dir_ / "out";
+  const auto t0 = std::chrono::steady_clock::now();
+  const Result r = run_cmd({"/bin/bash", "-c", std::string("trap '' XFSZ; ulimit -f 64 && exec ") + TOKBENCH_BINARY +
+                                                   " run --url " + sim.url() + " --concurrency 16 --num-prompts 3000 "
+                                                   "--max-tokens 16 --ignore-eos --quiet --output-dir " + out.string()});
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.code, 5) << r.output;
+  EXPECT_NE(r.output.find("_details.jsonl': File too large: stopping the load now"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("stopped: the disk refused a record"), std::string::npos) << r.output;
+  EXPECT_LT(wall_s, 10.0);  // 3,000 requests of 16 ms at 16 in flight would take 3 s or more; it stops at ~64 KiB
+  const fs::path rd = fs::directory_iterator(out)->path();
+  simdjson::dom::parser p;
+  std::ifstream in(rd / "performances/tokbench-mock/builtin_details.jsonl");
+  int lines = 0;
+  for (std::string line; std::getline(in, line); ++lines) EXPECT_FALSE(p.parse(line).error()) << "torn line " << lines;
+  EXPECT_GT(lines, 0);
+  EXPECT_LT(lines, 3000);
+  const std::string end = slurp(rd / "end.json");
+  EXPECT_NE(end.find("\"stop_reason\":\"the details file could not be written: cannot append to"), std::string::npos) << end;
+  EXPECT_FALSE(fs::exists(rd / ".end.json.reserve"));
+  const Result rep = run_tokbench({"report", rd.string()});
+  EXPECT_EQ(rep.code, 5) << rep.output;
+  EXPECT_NE(rep.output.find("verdict: INVALID"), std::string::npos) << rep.output;
+}
+
 TEST_F(CliTest, TransportIsChosenRecordedAndCanBeForced) {
   auto rd = run({"--num-prompts", "2", "--max-tokens", "4"}, 0);
   ASSERT_FALSE(rd.empty());
@@ -721,6 +751,24 @@ TEST_F(CliTest, ServerDisagreementIsNamedOnTheSummary) {
   EXPECT_NE(last_.output.find("server (sglang /metrics): DISAGREES on output tokens client 36.000 vs server 72.000"),
             std::string::npos) << last_.output;
   EXPECT_NE(last_.output.find("verdict: INVALID"), std::string::npos) << last_.output;
+}
+
+// A server that claims 4,294,967,295 completion tokens over 3 chunks with max_tokens 256: INVALID,
+// named, never 4.9e12 tokens/s called VALID.
+TEST_F(CliTest, ImplausibleUsageIsInvalid) {
+  CannedServer srv([&](const std::string& path) {
+    if (path == "/v1/models") return CannedServer::http(200, "application/json", R"({"data":[{"id":"m"}]})");
+    if (path == "/metrics") return CannedServer::http(404, "text/plain", "no");
+    std::string sse = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+    for (const char* t : {"a", "b", "c"}) sse += std::string("data: {\"choices\":[{\"delta\":{\"content\":\"") + t + "\"}}]}\n\n";
+    sse += "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":4294967295}}\n\ndata: [DONE]\n\n";
+    return sse;
+  }, 200);
+  const auto rd = run({"--url", srv.url("/v1/chat/completions"), "--num-prompts", "12", "--max-tokens", "256"}, 4);
+  ASSERT_FALSE(rd.empty());
+  const std::string reasons = slurp(rd / "result.json");
+  EXPECT_NE(reasons.find("12 request(s) report more completion tokens in usage than max_tokens allows"), std::string::npos)
+      << reasons.substr(0, 2000);
 }
 
 // A gateway whose /metrics is neither vLLM's nor SGLang's: "not scraped", never "disagrees".

@@ -404,9 +404,13 @@ TEST_F(ExecuteTest, TraceReplayAccuracyAtItsTimestampsWithSharedPrefixes) {
   const auto& m = out.metrics;
   ASSERT_TRUE(m.row("SendLag") && m.row("SendLag")->stats);
   EXPECT_EQ(m.row("SendLag")->stats->n, 200);
-  // PERFORMANCE.md's figure is p99 11-102 us on this serial test's machine: 0.5 ms breaks on a
-  // regression past it (it was 85 ms when the schedule started before the connections were warm).
-  EXPECT_LT(m.row("SendLag")->stats->p99, 0.5);  // ms
+  // PERFORMANCE.md's figures on this serial test's machine: p90 4-5 us, p99 11-102 us. p90 under
+  // 0.25 ms breaks on a regression past them (waits rounded to whole milliseconds put p90 near
+  // 0.5 ms) without failing on one preempted send; p99 keeps a coarse bound (it was 85 ms when the
+  // schedule started before the connections were warm; one preemption on a shared 2-vCPU VM
+  // reached 1 ms).
+  EXPECT_LT(m.row("SendLag")->stats->p90, 0.25);  // ms
+  EXPECT_LT(m.row("SendLag")->stats->p99, 2.0);
   // Implied: the first request of each family misses; the other 49 hit 32 of 64 tokens: 196 * 32 / (200 * 64).
   const double implied = 196.0 * 32 / (200.0 * 64);
   double cached = 0, prompt = 0;

@@ -76,6 +76,42 @@ TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
 // for 98% of it; the verdict says so, and a
 // cross-check disagreement is then put on the client. A client that kept up and a TTFT above the
 // server's is the server's front end (or the network), a warning that names it, not INVALID.
+// Usage no server could have produced: more than max_tokens × choices is INVALID, named with the
+// request; no cap and over 4 tokens a byte of text is a warning (hidden reasoning tokens could be
+// it); exactly the cap across two choices is fine.
+TEST(Verdict, ImplausibleUsageIsNamed) {
+  VerdictTally base;
+  for (int i = 0; i < 200; ++i) base.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
+  const metrics::MetricSet m;
+  auto claim = [](int64_t tokens, int64_t cap, int64_t chars, int64_t choices) {
+    auto r = testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1);
+    r.request_id = "chatcmpl-x";
+    r.completion_tokens = tokens;
+    r.requested_max_tokens = cap;
+    r.output_chars = chars;
+    r.choices = choices;
+    return r;
+  };
+  VerdictTally t = base;
+  t.add(claim(4'294'967'295, 256, 3, 1));
+  auto v = judge(m, t, {});
+  EXPECT_FALSE(v.valid);
+  ASSERT_FALSE(v.reasons.empty());
+  EXPECT_NE(v.reasons.back().find("1 request(s) report more completion tokens in usage than max_tokens allows (first: "
+                                  "chatcmpl-x: 4294967295 completion tokens with max_tokens 256 and 1 choice(s))"),
+            std::string::npos) << v.reasons.back();
+  t = base;
+  t.add(claim(512, 256, 2000, 2));  // n = 2: the cap is per choice
+  EXPECT_TRUE(judge(m, t, {}).valid);
+  t = base;
+  t.add(claim(100'000, record::kNone, 3, 1));
+  v = judge(m, t, {});
+  EXPECT_TRUE(v.valid);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("over 4 completion tokens per byte of text received (first: chatcmpl-x: 100000 completion "
+                               "tokens for 3 bytes of text)"), std::string::npos) << v.warnings[0];
+}
+
 TEST(Verdict, SaturatedSecondAndWhereTtftDisagreementComesFrom) {
   VerdictTally t;
   for (int i = 0; i < 200; ++i) t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));

@@ -33,7 +33,8 @@ std::optional<CustomHeader> split_custom(std::string_view h) {
   return CustomHeader{trim(h.substr(0, colon)), value, value.empty() ? CustomHeader::Remove : CustomHeader::Set};
 }
 
-constexpr size_t kMaxChunkLine = 1024;  // "1a2b;ext=..." — nothing legitimate comes near it
+constexpr size_t kMaxChunkLine = 1024;
+constexpr uint64_t kMaxChunkSize = uint64_t{1} << 40;  // 1 TiB in one chunk: 2^64-1 would wrap counts  // "1a2b;ext=..." — nothing legitimate comes near it
 
 }  // namespace
 
@@ -171,7 +172,8 @@ bool Http1Reader::on_status_line(std::string_view line, Sink& sink) {
     return fail(fmt::format("not an HTTP/1.x status line: '{}'", line.substr(0, 80)));
   int code = 0;
   const auto [end, ec] = std::from_chars(line.data() + 9, line.data() + 12, code);
-  if (ec != std::errc() || end != line.data() + 12 || code < 100)
+  // Three digits and then the end or a space: "HTTP/1.1 2000" is not a 200.
+  if (ec != std::errc() || end != line.data() + 12 || code < 100 || (line.size() > 12 && line[12] != ' '))
     return fail(fmt::format("a bad status code in '{}'", line.substr(0, 80)));
   status_ = code;
   http10_ = line[7] == '0';
@@ -243,10 +245,12 @@ bool Http1Reader::feed(std::string_view bytes, Sink& sink) {
     switch (state_) {
       case State::Status:
       case State::Headers: {
-        const size_t before = i;
+        // head_bytes_ counts whole lines only: a line split across reads was counted twice (its
+        // first part once as read, again inside line_), and a legitimate 40 KB head was refused.
+        const size_t before = i, partial = line_.size();
         const bool whole = take_line(bytes, i, line, max_head_ - std::min(max_head_, head_bytes_));
-        head_bytes_ += i - before;
         if (!whole) return state_ != State::Failed;
+        head_bytes_ += partial + (i - before);
         if (state_ == State::Status) {
           if (line.empty()) continue;  // a stray CRLF before the status line (RFC 9112 allows it)
           if (!on_status_line(line, sink)) return false;
@@ -277,6 +281,7 @@ bool Http1Reader::feed(std::string_view bytes, Sink& sink) {
         const auto [end, ec] = std::from_chars(size.data(), size.data() + size.size(), n, 16);
         if (size.empty() || ec != std::errc() || end != size.data() + size.size())
           return fail(fmt::format("a bad chunk size: '{}'", line.substr(0, 80)));
+        if (n > kMaxChunkSize) return fail(fmt::format("a chunk size no server sends: '{}'", line.substr(0, 80)));
         left_ = n;
         state_ = n == 0 ? State::Trailers : State::ChunkData;
         break;

@@ -331,11 +331,25 @@ class SocketTransport final : public Transport {
         watch(c, kReadMask | EPOLLOUT);
         return;
       }
-      lost(s, c, fmt::format("sending the request failed ({})", errno_text(w < 0 ? errno : EPIPE)));
+      const int err = w < 0 ? errno : EPIPE;
+      // The server may have answered already and closed without reading the rest (a 413 for a
+      // body over its limit, as nginx and gateways do): that answer settles the request, and a
+      // connection that answered is not "lost" (nor its POST sent again).
+      if (answered_early(s, c)) return;
+      lost(s, c, fmt::format("sending the request failed ({})", errno_text(err)));
       return;
     }
     c.state = Conn::State::Receiving;
     watch(c, kReadMask);
+  }
+
+  // After a failed send: reads what the server already sent, if anything. True when that settled
+  // the request (completed with the answer, or failed naming it).
+  bool answered_early(Slot& s, Conn& c) {
+    char first = 0;
+    if (::recv(c.fd, &first, 1, MSG_PEEK | MSG_DONTWAIT) <= 0) return false;  // nothing came back
+    receive(s, c);
+    return true;
   }
 
   void receive(Slot& s, Conn& c) {

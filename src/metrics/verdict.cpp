@@ -45,7 +45,21 @@ void VerdictTally::add(const record::RequestRecord& r) {
     ++failures[std::string(record::outcome_name(r.outcome))];
     return;
   }
-  // ignore_eos promises max_tokens tokens per choice; a server that ignores it makes TPOT incomparable.
+  // Usage a server could not have produced: more than the cap allows, or far more than the text.
+  if (r.completion_tokens != record::kNone) {
+    const __int128 claimed = r.completion_tokens;
+    if (r.requested_max_tokens != record::kNone && r.requested_max_tokens > 0 &&
+        claimed > static_cast<__int128>(r.requested_max_tokens) * std::max<int64_t>(1, r.choices)) {
+      if (usage_over_cap++ == 0)
+        usage_example = fmt::format("{}: {} completion tokens with max_tokens {} and {} choice(s)", r.request_id,
+                                    r.completion_tokens, r.requested_max_tokens, r.choices);
+    } else if (r.requested_max_tokens == record::kNone && claimed > static_cast<__int128>(r.output_chars) * 4 + 1024) {
+      if (usage_over_text++ == 0 && usage_over_cap == 0)
+        usage_example = fmt::format("{}: {} completion tokens for {} bytes of text", r.request_id, r.completion_tokens,
+                                    r.output_chars);
+    }
+  }
+    // ignore_eos promises max_tokens tokens per choice; a server that ignores it makes TPOT incomparable.
   if (r.ignore_eos_sent && r.requested_max_tokens != record::kNone &&
       static_cast<__int128>(output_tokens(r)) != static_cast<__int128>(r.requested_max_tokens) * r.choices)
     ++short_outputs;
@@ -84,6 +98,15 @@ void judge_counts(Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
   } else if (ok >= 10 && ok < 100) {
     v.warnings.push_back(fmt::format("{} successful requests: P99 interpolates between the two slowest; use 100 or more "
                                      "for a stable P99", ok));
+  }
+  if (t.usage_over_cap > 0) {
+    v.reasons.push_back(fmt::format("{} request(s) report more completion tokens in usage than max_tokens allows (first: "
+                                    "{}): the server's token counts cannot be true, so no token figure can be; check the "
+                                    "server or proxy that writes usage", t.usage_over_cap, t.usage_example));
+  } else if (t.usage_over_text > 0) {
+    v.warnings.push_back(fmt::format("{} request(s) report over 4 completion tokens per byte of text received (first: {}): "
+                                     "implausible unless the server counts reasoning tokens it does not stream; token "
+                                     "figures rest on that usage", t.usage_over_text, t.usage_example));
   }
   if (t.short_outputs > 0) {
     v.reasons.push_back(fmt::format("{} request(s) with ignore_eos returned a different number of tokens than max_tokens: "

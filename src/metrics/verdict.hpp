@@ -26,6 +26,12 @@ struct VerdictTally {
   int64_t measured = 0, failed = 0, warmup = 0;
   int64_t cut = 0;  ///< in flight when a --duration-s run's grace ended: cancelled, not measured, not failed
   int64_t short_outputs = 0;  ///< ignore_eos sent, and a different number of tokens came back
+  /// usage.completion_tokens above what max_tokens allows (× the choices): a server whose counts
+  /// cannot be true, so every token figure is wrong. `usage_over_text`: no cap was sent, and usage
+  /// claims more than 4 tokens a byte of the text received (+1,024): a warning (hidden reasoning
+  /// tokens could explain it).
+  int64_t usage_over_cap = 0, usage_over_text = 0;
+  std::string usage_example;  ///< the first such request's id, its claim and its cap or text
   int64_t malformed_requests = 0, malformed_lines = 0;  ///< streams with lines that were not SSE
   std::map<std::string, int64_t> failures;  ///< by outcome name
   int64_t first_sent_ns = INT64_MAX;        ///< among measured records with a send and an end

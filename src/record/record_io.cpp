@@ -258,12 +258,19 @@ void LineAppender::append(std::string_view line) {
   buf_.push_back('\n');
   // One write() per line: a kill leaves whole lines; the kernel's page cache makes it durable
   // against the process dying (not against the machine losing power, which no benchmark survives).
+  const off_t before = ::lseek(fd_, 0, SEEK_END);  // where this line starts (O_APPEND writes there)
   const char* p = buf_.data();
   size_t left = buf_.size();
   while (left > 0) {
     const ssize_t n = ::write(fd_, p, left);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw std::runtime_error(fmt::format("cannot append to '{}': {}", path_, std::strerror(errno)));
+    if (n <= 0) {
+      const int err = n < 0 ? errno : ENOSPC;
+      // Part of the line may be on disk (the disk filled mid-line): cut it off, so the file ends
+      // with the last whole line rather than a torn one.
+      if (left < buf_.size() && before >= 0) (void)::ftruncate(fd_, before);
+      throw std::runtime_error(fmt::format("cannot append to '{}': {}", path_, std::strerror(err)));
+    }
     p += n;
     left -= static_cast<size_t>(n);
   }

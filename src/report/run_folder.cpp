@@ -1,5 +1,8 @@
 #include "report/run_folder.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <simdjson.h>
 
@@ -136,9 +139,24 @@ auto parse_file(const fs::path& path, std::string_view what, F from) {
   }
 }
 
+// Room for the end marker, taken when the folder is made: a disk that fills during the run still
+// leaves space to say how it ended (end.json), so `report` judges it "stopped", not "killed?".
+constexpr const char* kEndReserve = ".end.json.reserve";
+constexpr off_t kEndReserveBytes = 1 << 20;
+
+void reserve_end_space(const fs::path& dir) {
+  const fs::path path = dir / kEndReserve;
+  if (fs::exists(path) || fs::exists(dir / kEndFile)) return;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;  // best effort: without it a full disk may cost the end marker, as before
+  (void)::posix_fallocate(fd, 0, kEndReserveBytes);
+  ::close(fd);
+}
+
 }  // namespace
 
 void write_manifest(const fs::path& dir, const RunManifest& m) {
+  reserve_end_space(dir);
   const RunInfo& info = m.info;
   JsonWriter w;
   w.begin_object().field("format", "tokbench-run-manifest/1").field("target_ready", m.target_ready);
@@ -160,6 +178,8 @@ void write_manifest(const fs::path& dir, const RunManifest& m) {
 }
 
 void write_end(const fs::path& dir, const RunEnd& e) {
+  std::error_code ec;
+  fs::remove(dir / kEndReserve, ec);  // its room is the end marker's now
   JsonWriter w;
   w.begin_object().field("format", "tokbench-run-end/1");
   write_part(w, e, kEndFields);

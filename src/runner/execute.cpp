@@ -156,6 +156,13 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
   client::Engine engine(es);
   Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr, plan.parsed.goodput);
   if (share.size > 1) recorder.stamp_rank(share.rank);
+  // A full disk: stop the load at once (nothing later could be recorded), say which file and why.
+  recorder.on_write_error([&](const std::string& error) {
+    fmt::print(stderr, "tokbench: {}: stopping the load now; what was recorded stays (the run ends stopped, exit 5)\n", error);
+    std::fflush(stderr);
+    log.error("{}: the load stops", error);
+    stop.store(client::kCancelNow);
+  });
   warm_up(engine, target, cfg, recorder, origin_ns, stop, perf_dir, log);
 
   es.started = &started;

@@ -86,7 +86,7 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
   RunOutcome out;
   if (world.rank == 0) {
     report::write_end(dir, end_of(shared, std::nullopt));
-    out = conclude(point, dir, shared.result.interrupted, *log, point_console_);
+    out = conclude(point, dir, shared.result, *log, point_console_);
     if (point_console_ != console_) {  // --quiet: one line a point
       std::string why;
       for (const auto& r : out.verdict.reasons) why += (why.empty() ? "  " : "; ") + r;

@@ -114,6 +114,7 @@ RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& 
   out.verdict = w.verdict;
   out.interrupted = w.info.interrupted;
   out.exit_code = verdict_exit_code(out.metrics, out.verdict);  // as `run` exits for this verdict (an interrupted run: INVALID, 4)
+  if (folder.end && folder.end->stop_reason.starts_with(kDiskStopReason)) out.exit_code = kExitDiskStopped;  // as `run` did
   print_outputs(w, console, verbose);
   fmt::print(console, "{} {} and {}\n", own ? "rewrote" : "wrote the view", (w.perf_dir / (w.info.dataset_abbr + ".csv")).string(),
              (out_dir / "result.json").string());

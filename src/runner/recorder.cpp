@@ -94,7 +94,14 @@ void Recorder::loop() {
     }
     batch.clear();  // written, and let go
     lock.lock();
-    if (!error.empty() && write_error_.empty()) write_error_ = error;
+    if (!error.empty() && write_error_.empty()) {
+      write_error_ = error;
+      if (on_write_error_) {
+        lock.unlock();
+        on_write_error_(error);
+        lock.lock();
+      }
+    }
     in_process_ = 0;
     idle_cv_.notify_all();
   }

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -49,6 +50,9 @@ class Recorder {
   WarmupTally warmup() const;
   /// The first error the disk gave (a full disk): the run stops, and says so. "" = none.
   std::string write_error() const;
+  /// Called once, on the recorder's thread, when the disk first refuses a record: the run stops
+  /// its load there (nothing later could be recorded). Set before the first add().
+  void on_write_error(std::function<void(const std::string&)> f) { on_write_error_ = std::move(f); }
 
  private:
   void loop();
@@ -68,6 +72,7 @@ class Recorder {
   bool stop_ = false;
   WarmupTally warmup_;
   std::string write_error_;
+  std::function<void(const std::string&)> on_write_error_;
   std::atomic<int64_t> measured_done_{0};
   std::atomic<int64_t> failed_count_{0};
   std::atomic<int64_t> output_tokens_{0};

@@ -66,7 +66,7 @@ RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   RunOutcome outcome;
   if (root) {
     report::write_end(dir, end_of(point, server_process));
-    outcome = conclude(plan, dir, point.result.interrupted, *log, console);
+    outcome = conclude(plan, dir, point.result, *log, console);
   } else {
     std::fclose(quiet);
     std::error_code ec;

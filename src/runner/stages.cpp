@@ -159,7 +159,7 @@ report::RunManifest asked(const RunPlan& plan, std::time_t wall) {
 report::RunEnd ended(const PointResult& p, const std::optional<record::ServerProcessFacts>& server_process) {
   report::RunEnd e;
   e.interrupted = p.interrupted;
-  e.stop_reason = p.write_error.empty() ? "" : "the details file could not be written: " + p.write_error;
+  e.stop_reason = p.write_error.empty() ? "" : std::string(kDiskStopReason) + p.write_error;
   e.records_written = p.records_written;
   e.client = p.client;
   e.server_process = server_process;
@@ -201,18 +201,36 @@ PointResult measure(const RunPlan& plan, const Target& target, report::RunManife
   }
 }
 
-// The outputs of a finished point folder, printed; the exit code its verdict means.
-RunOutcome conclude(const RunPlan& plan, const fs::path& dir, bool interrupted, spdlog::logger& log, std::FILE* console) {
+// The outputs of a finished point folder, printed; the exit code its verdict means. A run the
+// disk stopped exits 5, whatever else could be written (the reports may not fit either).
+RunOutcome conclude(const RunPlan& plan, const fs::path& dir, const PointResult& result, spdlog::logger& log,
+                    std::FILE* console) {
   RunOutcome out;
   out.run_dir = dir;
   out.perf_dir = dir / "performances" / plan.cfg.model_abbr;
-  const Written w = write_outputs(report::load_run_folder(dir), plan.definitions, dir, true);
-  out.metrics = w.metrics;
-  out.verdict = w.verdict;
-  out.interrupted = interrupted;
-  log.info("verdict: {} {}", out.verdict.valid ? "VALID" : "INVALID", fmt::join(out.verdict.reasons, "; "));
-  print_outputs(w, console, plan.cfg.verbose);
-  print_paths(w, console, plan.cfg.verbose);
+  out.interrupted = result.interrupted;
+  const bool disk = !result.write_error.empty();
+  try {
+    const Written w = write_outputs(report::load_run_folder(dir), plan.definitions, dir, true);
+    out.metrics = w.metrics;
+    out.verdict = w.verdict;
+    log.info("verdict: {} {}", out.verdict.valid ? "VALID" : "INVALID", fmt::join(out.verdict.reasons, "; "));
+    print_outputs(w, console, plan.cfg.verbose);
+    print_paths(w, console, plan.cfg.verbose);
+  } catch (const std::exception& e) {
+    if (!disk) throw;
+    out.verdict.valid = false;
+    out.verdict.reasons.push_back(fmt::format("the reports could not be written either ({}): free space, then run "
+                                              "`tokbench report {}`", e.what(), dir.string()));
+    log.error("{}", out.verdict.reasons.back());
+  }
+  if (disk) {
+    fmt::print(console, "stopped: the disk refused a record ({}); the load stopped there and the run is INVALID; "
+                        "free space and rerun (results: {})\n", result.write_error, dir.string());
+    std::fflush(console);
+    out.exit_code = kExitDiskStopped;
+    return out;
+  }
   out.exit_code = out.interrupted ? 130 : verdict_exit_code(out.metrics, out.verdict);
   return out;
 }

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <string_view>
 #include <memory>
 #include <string>
 
@@ -51,7 +52,13 @@ report::RunEnd ended(const PointResult& p, const std::optional<record::ServerPro
 /// INVALID (the reports are written, the numbers must not be quoted), 1 no request succeeded.
 int verdict_exit_code(const metrics::MetricSet& m, const metrics::Verdict& v);
 /// The outputs of a finished point folder, printed; the exit code its verdict means.
-RunOutcome conclude(const RunPlan& plan, const std::filesystem::path& dir, bool interrupted, spdlog::logger& log,
+RunOutcome conclude(const RunPlan& plan, const std::filesystem::path& dir, const PointResult& result, spdlog::logger& log,
                     std::FILE* console);
+
+/// The exit code of a run the disk stopped (its details file refused a record): the load stopped
+/// there, what was recorded stands, the run is judged INVALID (stopped).
+inline constexpr int kExitDiskStopped = 5;
+/// How end.json's stop_reason begins for such a run (`report` exits 5 for it too).
+inline constexpr std::string_view kDiskStopReason = "the details file could not be written: ";
 
 }  // namespace tokbench::runner
