@@ -821,19 +821,40 @@ TEST_F(CliTest, ServerMetricsAreScrapedAndCrossChecked) {
 TEST_F(CliTest, ServerLifecycleStartsWaitsStopsAndReadsTheLog) {
   const std::string port = std::to_string(unused_loopback_port());
   const std::string url = "http://127.0.0.1:" + port + "/v1/chat/completions";
-  const std::string cmd = std::string(TOKBENCH_BINARY) + " serve-mock --port " + port +
-                          " --ttft-ms 5 --tpot-ms 2 --spec-tokens 3 --log-interval-s 0.1";
+  // The server echoes its secret flag (as vLLM prints its non-default arguments), and the key
+  // tokbench sends: both are hidden in the log tokbench keeps.
+  const std::string cmd = "echo 'non-default args: --api-key srv-secret-42 key sk-client-7'; " +
+                          std::string(TOKBENCH_BINARY) + " serve-mock --port " + port +
+                          " --ttft-ms 5 --tpot-ms 2 --spec-tokens 3 --log-interval-s 0.1 # --api-key srv-secret-42";
   // ~0.6 s of decoding: several 0.1 s log intervals with speculative steps in them.
   const auto rd = run({"--server-cmd", cmd, "--url", url, "--num-prompts", "8", "--concurrency", "4", "--max-tokens", "400",
-                       "--ignore-eos"}, 0);
+                       "--ignore-eos", "--api-key", "sk-client-7"}, 0);
   ASSERT_FALSE(rd.empty());
   auto r = result(rd);
   EXPECT_EQ(std::string(r["server_process"]["stopped"].get_string().value()), "stopped by SIGTERM");
   EXPECT_GT(r["server_process"]["log_summary"]["throughput_lines"].get_int64().value(), 0);
   EXPECT_GT(r["server_process"]["log_summary"]["spec_lines"].get_int64().value(), 0);
-  EXPECT_NE(slurp(rd / "logs/server.log").find("listening on"), std::string::npos);
+  const std::string server_log = slurp(rd / "logs/server.log");
+  EXPECT_NE(server_log.find("listening on"), std::string::npos);
+  EXPECT_EQ(server_log.find("srv-secret-42"), std::string::npos) << server_log.substr(0, 300);
+  EXPECT_EQ(server_log.find("sk-client-7"), std::string::npos) << server_log.substr(0, 300);
+  EXPECT_NE(server_log.find("--api-key ***redacted*** key ***redacted***"), std::string::npos) << server_log.substr(0, 300);
   // The server is gone: nothing answers there any more.
   EXPECT_EQ(run_tokbench({"run", "--url", url, "--quiet"}).code, 1);
+}
+
+// --print-config prints no credential: a URL with userinfo or ?api_key=, a server command with a
+// secret flag are left out whole and named, like --api-key.
+TEST_F(CliTest, PrintConfigLeavesOutEveryCredential) {
+  const auto r = run_tokbench({"run", "--print-config", "--url",
+                               "http://user:pw-5678@127.0.0.1:1/v1/chat/completions?api_key=qk-1234",
+                               "--server-cmd", "HF_TOKEN=hf-abcd vllm serve m --api-key sv-9876", "--concurrency", "3"});
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (const char* secret : {"pw-5678", "qk-1234", "hf-abcd", "sv-9876"})
+    EXPECT_EQ(r.output.find(secret), std::string::npos) << secret << "\n" << r.output;
+  EXPECT_NE(r.output.find("# not printed (a secret): url (it carries a credential"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("# not printed (a secret): server-cmd (it carries a credential"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("concurrency: 3"), std::string::npos) << r.output;
 }
 
 TEST_F(CliTest, ServerLifecycleFailuresShowTheLog) {

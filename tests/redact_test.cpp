@@ -31,5 +31,16 @@ TEST(Redact, HeadersAndCommandLines) {
   EXPECT_EQ(redact_command("serve --token=abc --tokenizer /t"), "serve --token=***redacted*** --tokenizer /t");
 }
 
+
+// The values the redactors hide, for text others write with them (a server's log).
+TEST(Redact, KnownSecretsAreFoundAndHiddenInOtherText) {
+  EXPECT_EQ(secrets_in_command("HF_TOKEN=hf-1 vllm serve m --api-key k-2 --token=t-3 --port 8000"),
+            (std::vector<std::string>{"hf-1", "k-2", "t-3"}));
+  EXPECT_EQ(secrets_in_url("https://u:pw@h:1/p?api_key=x1&a=1&token=y2"), (std::vector<std::string>{"pw", "x1", "y2"}));
+  EXPECT_TRUE(secrets_in_url("http://h:1/v1").empty());
+  EXPECT_EQ(redact_known("args: --api-key k-2222 (k-2222)", {"k-2222"}), "args: --api-key ***redacted*** (***redacted***)");
+  EXPECT_EQ(redact_known("port 8000 on", {"on", ""}), "port 8000 on");  // too short to hide anything: left alone
+}
+
 }  // namespace
 }  // namespace tokbench

@@ -1,5 +1,7 @@
 #include "cli/yaml_config.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -51,6 +53,14 @@ std::string YamlConfig::to_config(const CLI::App* app, bool default_also, bool, 
     }
     if (name == "api-key") {  // a secret: never echoed into a file people paste
       left_out.push_back("api-key (pass $OPENAI_API_KEY or --api-key)");
+      continue;
+    }
+    // A URL with credentials in it (userinfo, ?api_key=), a server command with a secret flag or
+    // HF_TOKEN=...: left out whole, like the key (a redacted value would run against the wrong thing).
+    if (name != "header" && std::any_of(values.begin(), values.end(), [](const std::string& v) {
+          return redact_url(v) != v || redact_command(v) != v;
+        })) {
+      left_out.push_back(name + " (it carries a credential: pass it by --api-key, $OPENAI_API_KEY or the environment)");
       continue;
     }
     if (name == "header") {  // credential headers are left out like the key; the rest are kept

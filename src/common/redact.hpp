@@ -5,6 +5,7 @@
 // server command line. Pure string functions.
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tokbench {
 
@@ -19,5 +20,13 @@ std::string redact_header(const std::string& header);
 /// "vllm serve m --api-key k --port 8000" -> "vllm serve m --api-key ***redacted*** --port 8000";
 /// also --token=x and HF_TOKEN=x forms.
 std::string redact_command(const std::string& command);
+
+/// The secret values redact_command hides ("k" of --api-key k, "x" of HF_TOKEN=x).
+std::vector<std::string> secrets_in_command(const std::string& command);
+/// The secret values redact_url hides (the userinfo, credential parameters' values).
+std::vector<std::string> secrets_in_url(const std::string& url);
+/// `text` with every occurrence of each known secret (4 characters or more) replaced: for what
+/// others write with the values tokbench passed them (a server echoing its --api-key in its log).
+std::string redact_known(std::string text, const std::vector<std::string>& secrets);
 
 }  // namespace tokbench

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "client/http_get.hpp"
+#include "common/redact.hpp"
 
 extern char** environ;
 
@@ -70,7 +71,7 @@ void ServerProcess::start_and_wait() {
       throw std::runtime_error(fmt::format(
           "the server command exited ({}) before it was ready; last lines of {}:\n{}",
           WIFEXITED(status) ? fmt::format("status {}", WEXITSTATUS(status)) : fmt::format("signal {}", WTERMSIG(status)),
-          s_.log_path.string(), tail_lines(s_.log_path, 20)));
+          s_.log_path.string(), redact_known(tail_lines(s_.log_path, 20), s_.secrets)));
     }
     for (const auto& url : s_.ready_urls) {
       if (client::http_get(url, {}, "", 2000).status == 200) return;
@@ -81,7 +82,7 @@ void ServerProcess::start_and_wait() {
           "the server was not ready after {} s (waited for HTTP 200 from {}); raise --server-ready-timeout-s or check "
           "the command; last lines of {}:\n{}",
           s_.ready_timeout_s, s_.ready_urls.empty() ? "?" : s_.ready_urls.front(), s_.log_path.string(),
-          tail_lines(s_.log_path, 20)));
+          redact_known(tail_lines(s_.log_path, 20), s_.secrets)));
     }
     std::this_thread::sleep_for(200ms);
   }

@@ -19,6 +19,7 @@ struct ServerProcessSettings {
   std::vector<std::string> ready_urls;       ///< any answering HTTP 200 means ready
   double ready_timeout_s = 600;
   double stop_grace_s = 10;
+  std::vector<std::string> secrets;          ///< values hidden wherever the log is shown or kept
 };
 
 class ServerProcess {

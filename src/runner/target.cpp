@@ -88,6 +88,24 @@ std::string resolve_model(const RunConfig& cfg, const std::string& url, const cl
   return cfg.model;
 }
 
+// Every credential value the run passes on: the key, secret headers' values, URL credentials and
+// the secret flags of the server command.
+std::vector<std::string> known_secrets(const RunConfig& cfg) {
+  std::vector<std::string> out = secrets_in_command(cfg.server_cmd);
+  if (!cfg.api_key.empty()) out.push_back(cfg.api_key);
+  for (const auto& h : cfg.headers) {
+    const size_t colon = h.find(':');
+    if (colon == std::string::npos || !secret_name(h.substr(0, colon))) continue;
+    std::string value = h.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    out.push_back(value);
+    if (const size_t space = value.find(' '); space != std::string::npos) out.push_back(value.substr(space + 1));  // "Bearer x"
+  }
+  for (const std::string& url : {cfg.url, cfg.server_metrics})
+    for (auto& s : secrets_in_url(url)) out.push_back(std::move(s));
+  return out;
+}
+
 std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const std::string& url, const fs::path& run_dir,
                                                    spdlog::logger& log, std::FILE* console) {
   probe::ServerProcessSettings ps;
@@ -100,6 +118,7 @@ std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const std::st
   ps.ready_urls = {client::root_url_for(url) + "/health", client::models_url_for(url)};
   ps.ready_timeout_s = cfg.server_ready_timeout_s;
   ps.stop_grace_s = cfg.server_stop_grace_s;
+  ps.secrets = known_secrets(cfg);
   // Something already answering there would be benchmarked instead of the server started here.
   for (const auto& ready : ps.ready_urls) {
     if (client::http_get(ready, cfg.headers, cfg.api_key, 2'000).reached) {
@@ -207,7 +226,14 @@ std::optional<record::ServerProcessFacts> Target::close(const fs::path& run_dir,
   server.reset();
   log.info("server {}", how);
   const fs::path log_path = run_dir / "logs" / "server.log";
-  const auto sl = probe::parse_vllm_log(report::read_file(log_path));
+  std::string text = report::read_file(log_path);
+  // A server echoes its arguments (vLLM prints its non-default ones, --api-key included): the
+  // values tokbench knows to be secret are hidden in the log it keeps.
+  if (const std::string hidden = redact_known(text, secrets); hidden != text) {
+    report::write_file(log_path, hidden);
+    text = hidden;
+  }
+  const auto sl = probe::parse_vllm_log(text);
   if (sl.throughput_lines > 0 || sl.spec_lines > 0) {
     fmt::print(console, "server log: mean generation throughput {:.1f} tokens/s over {} line(s){}\n",
                sl.mean_generation_throughput, sl.throughput_lines,
@@ -235,6 +261,7 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   t.url = cfg.target_url();
   if (!cfg.server_cmd.empty() || !cfg.deploy_sh.empty()) {
     t.server_command = cfg.server_cmd.empty() ? "bash " + cfg.deploy_sh : cfg.server_cmd;
+    t.secrets = known_secrets(cfg);
     t.server = start_server(cfg, t.url, run_dir, log, console);
   }
   if (cfg.embedded_target()) {

@@ -43,6 +43,7 @@ struct Target {
   std::unique_ptr<mock::MockServer> sim;
   std::unique_ptr<probe::ServerProcess> server;
   std::string server_command;
+  std::vector<std::string> secrets;  ///< the credential values tokbench passes on: hidden in logs/server.log
   std::vector<std::string> lora;  ///< --lora: model names drawn per request
   uint64_t lora_seed = 0;          ///< draws of --lora names and --image pictures
   std::vector<std::string> images; ///< --image: a pool of synthetic PNG data URLs, drawn per request
