@@ -416,6 +416,14 @@ TEST_F(CliTest, ErrorsNameTheThingAndTheFix) {
   auto r = run_tokbench({"run", "--url", "http://127.0.0.1:1/v1/chat/completions", "--quiet"});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.output.find("cannot reach the server at http://127.0.0.1:1/v1/models"), std::string::npos) << r.output;
+  // A CR/LF (or a space) in --url would reach the request line: refused, with where it is.
+  r = run_tokbench({"run", "--url", sim.url() + "?x=1\r\nX-Injected: y", "--quiet"});
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--url: a space or control character at position"), std::string::npos) << r.output;
+  // --transport sockets with https says why, not "is not ()".
+  r = run_tokbench({"run", "--url", "https://127.0.0.1:9/v1/chat/completions", "--transport", "sockets", "--quiet"});
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("cannot be read that way (not an http:// URL)"), std::string::npos) << r.output;
   r = run_tokbench({"run", "--url", sim.url(), "--model", "gpt-x", "--quiet"});
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.output.find("model 'gpt-x' is not served"), std::string::npos) << r.output;

@@ -89,7 +89,9 @@ struct Slot {
     }
     ++events;
     if (rec.chunks.size() >= max_events) {
-      too_large = fmt::format("more than {} SSE events in one response (raise --max-events)", max_events);
+      // No flag raises it: a fixed cap that keeps memory bounded, far past any real generation.
+      too_large = fmt::format("more than {} SSE events in one response: a stream without end (check the server's "
+                              "max_tokens handling)", max_events);
       return;
     }
     std::string why;

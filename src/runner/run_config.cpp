@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -103,6 +105,13 @@ void RunConfig::validate_target(std::vector<std::string>& e) const {
   check(tls_key.empty() || !tls_cert.empty(), "--key needs --cert (the client certificate it belongs to)");
   check(url.empty() || host.empty(),
         fmt::format("--url and --host: give one (--url {} already names the host, port and path)", url));
+  // A control character or space in the URL would reach the request line (CR/LF: a header of the
+  // URL's making); no valid URL holds one.
+  const size_t bad = std::find_if(url.begin(), url.end(), [](char c) {
+                       return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f;
+                     }) - url.begin();
+  check(bad == url.size(), fmt::format("--url: a space or control character at position {} (a URL holds none: "
+                                       "percent-encode it, e.g. %20 for a space)", bad + 1));
   if (!url.empty() && (url.starts_with("http://") || url.starts_with("https://"))) {
     // The URL's path decides the endpoint; a body for one endpoint posted to another fails every request.
     const std::string named = endpoint_of_path(url_path(url));
@@ -261,10 +270,10 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
   check(!pressure || !searching(), "--pressure and --search: pick one");
   check(slice_s == 0 || slice_s >= 0.01, fmt::format("--slice-s: bad value {} (expected 0 for none, or at least 0.01 s)", slice_s));
   if (transport == client::TransportKind::Sockets && !embedded_target()) {
-    std::string why;
-    check(client::parse_http_url(target_url(), &why).has_value(),
-          fmt::format("--transport sockets reads plain http:// only, and {} is not ({}): use --transport auto or libcurl",
-                      redact_url(target_url()), why));
+    std::string why;  // parsed before the message is made: an argument's order of evaluation is unspecified
+    const bool plain = client::parse_http_url(target_url(), &why).has_value();
+    check(plain, fmt::format("--transport sockets reads plain http:// only, and {} cannot be read that way ({}): use "
+                             "--transport auto or libcurl", redact_url(target_url()), why));
   }
   check(repeats >= 1, fmt::format("--repeats: bad value {} (expected >= 1)", repeats));
   check(repeats == 1 || (!searching() && sweep_points() == 1),
