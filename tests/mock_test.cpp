@@ -452,6 +452,49 @@ TEST(MockServerBatching, MaxNumSeqsQueuesTheRest) {
   EXPECT_NE(metrics.find("vllm:num_requests_running{model_name=\"tokbench-mock\"} 0"), std::string::npos);
 }
 
+// A client that leaves a non-streamed request: the simulator aborts it, as vLLM does, and its place
+// in a full batch goes to the next request (it used to generate on, blocking everyone behind it).
+TEST(MockServerBatching, AbandonedRequestIsAbortedAndFreesItsPlace) {
+  MockSettings s;
+  s.port = 0;
+  s.ttft_ms = 1;
+  s.tpot_ms = 1;
+  s.max_num_seqs = 1;
+  MockServer server(s);
+  const int port = server.start();
+  const std::string body = R"({"model":"tokbench-mock","prompt":"x","max_tokens":100000,"ignore_eos":true})";
+  const std::string request = "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                              "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // admitted, decoding its 100 s
+  close(fd);                                                     // and the client gives up
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto next = http_post("http://127.0.0.1:" + std::to_string(port) + "/v1/completions",
+                              R"({"model":"tokbench-mock","prompt":"x","max_tokens":2})");
+  EXPECT_EQ(next.status, 200) << next.body;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3.0);
+}
+
+// A request past the context length (prompt + max_tokens > --max-model-len) gets vLLM's 400.
+TEST(MockServerBatching, ContextLengthIsEnforcedAsVllmDoes) {
+  MockSettings s;
+  s.port = 0;
+  s.max_model_len = 100;
+  MockServer server(s);
+  const std::string url = "http://127.0.0.1:" + std::to_string(server.start()) + "/v1/completions";
+  const auto res = http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":1000000000})");
+  EXPECT_EQ(res.status, 400);
+  EXPECT_NE(res.body.find("This model's maximum context length is 100 tokens. However, you requested"), std::string::npos)
+      << res.body;
+  EXPECT_EQ(http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":50})").status, 200);
+}
+
 TEST(MockServerBatching, PrefixCacheReportsCachedTokensAndSkipsPrefill) {
   MockSettings s;
   s.port = 0;

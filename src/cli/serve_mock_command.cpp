@@ -28,6 +28,9 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action) {
       ->capture_default_str();
   cmd->add_option("--eos-min-tokens", s->eos_min_tokens, "shortest output without ignore_eos")->capture_default_str();
   cmd->add_option("--eos-max-tokens", s->eos_max_tokens, "longest output without ignore_eos")->capture_default_str();
+  cmd->add_option("--max-model-len", s->max_model_len,
+                  "context length: a request whose prompt plus max_tokens passes it gets HTTP 400, as vLLM answers")
+      ->capture_default_str();
   cmd->add_option("--default-max-tokens", s->default_max_tokens, "output cap when a request sets none")
       ->capture_default_str();
   cmd->add_option("--seed", s->seed, "seed of lengths and jitter")->capture_default_str();

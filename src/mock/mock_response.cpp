@@ -27,6 +27,7 @@ std::vector<std::string> MockSettings::validate() const {
         fmt::format("--eos-min-tokens/--eos-max-tokens: bad range [{}, {}] (expected 1 <= min <= max)",
                     eos_min_tokens, eos_max_tokens));
   check(default_max_tokens >= 1, fmt::format("--default-max-tokens: bad value {} (expected >= 1)", default_max_tokens));
+  check(max_model_len >= 1, fmt::format("--max-model-len: bad value {} (expected >= 1)", max_model_len));
   check(threads >= 1, fmt::format("--threads: bad value {} (expected >= 1)", threads));
   check(fail_every >= 0, fmt::format("--fail-every: bad value {} (expected >= 0)", fail_every));
   check(drop_every >= 0, fmt::format("--drop-every: bad value {} (expected >= 0)", drop_every));

@@ -30,6 +30,7 @@ struct MockSettings {
   int eos_min_tokens = 16;   ///< without ignore_eos, output stops at a seeded length in
   int eos_max_tokens = 512;  ///< [eos_min, eos_max], capped by max_tokens
   int default_max_tokens = 256;  ///< when the request sets neither max_tokens nor max_completion_tokens
+  int64_t max_model_len = 131072;  ///< prompt + max_tokens past it: HTTP 400, as vLLM answers (its --max-model-len)
   uint64_t seed = 42;
   std::string trace_path;  ///< "" = no trace; else one JSON line per request: arrival, admission, writes
   int threads = 1;         ///< io_context threads

@@ -7,6 +7,8 @@
 #include <boost/beast/http.hpp>
 #include <fmt/format.h>
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <atomic>
 #include <deque>
@@ -348,6 +350,18 @@ struct MockServer::Impl {
       sock.close(ec);
       co_return false;
     }
+    // vLLM refuses a request that cannot fit its context: prompt plus the asked output.
+    const int64_t asked = cr.max_tokens > 0 ? cr.max_tokens : s.default_max_tokens;
+    if (asked > s.max_model_len - cr.prompt_tokens) {  // (no sum: a client's max_tokens may be near 2^63)
+      co_await send_json(sock, v, keep, http::status::bad_request,
+                         error_body(fmt::format("This model's maximum context length is {} tokens. However, you requested "
+                                                "{:.0f} tokens ({} in the messages, {} in the completion). Please reduce "
+                                                "the length of the messages or completion.", s.max_model_len,
+                                                static_cast<double>(cr.prompt_tokens) + static_cast<double>(asked),
+                                                cr.prompt_tokens, asked),
+                                    "BadRequestError", 400));
+      co_return true;
+    }
     std::string id = fmt::format("{}{}", route.id_prefix(), n);
     if (auto rid = req.find("x-request-id"); rid != req.end()) id = std::string(rid->value());
     const Plan plan = make_plan(cr, s, n);  // the output length and finish reason
@@ -410,6 +424,12 @@ struct MockServer::Impl {
       timer.expires_at(t);
       co_await timer.async_wait(use_awaitable);
     };
+    // A client that left: vLLM aborts its request (and frees its place in the batch). A stream
+    // learns it from a failed write; an answer sent whole only when it looks, at each step.
+    auto client_gone = [&] {
+      char c = 0;
+      return !cr.stream && ::recv(sock.native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+    };
 
     // Prefill: the first token (or, for max_tokens 0, only a finish). /metrics observes when it
     // actually happened, not when it was planned: under load the simulator itself runs late, and
@@ -457,6 +477,11 @@ struct MockServer::Impl {
       if (pending >= s.tokens_per_chunk || produced + pending >= target) {
         co_await wait_until(at);
         steps.observe();
+        if (client_gone()) {
+          beast::error_code ec;
+          sock.close(ec);
+          co_return false;  // the BatchSlot's release admits the next request
+        }
       }
     }
     if (!steps.planned.empty()) steps.observe();
