@@ -187,6 +187,30 @@ TEST_F(CliTest, SchemeMismatchIsNamed) {
   tls.wait();
 }
 
+// A server that requires a client certificate (mutual TLS) is named as such: not "is it running?",
+// not --ca-bundle or --insecure.
+TEST_F(CliTest, MutualTlsRefusalIsNamed) {
+  const std::string dir = (dir_ / "tls").string();
+  fs::create_directories(dir);
+  const std::string make_cert = "openssl req -x509 -newkey rsa:2048 -nodes -keyout " + dir + "/k.pem -out " + dir +
+                                "/c.pem -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1";
+  ASSERT_EQ(std::system(make_cert.c_str()), 0) << "needs the openssl command (Debian's openssl package)";
+  const std::string port = std::to_string(unused_loopback_port());
+  Child tls({"/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:" + port, "-cert", dir + "/c.pem", "-key",
+             dir + "/k.pem", "-www", "-quiet", "-Verify", "1", "-CAfile", dir + "/c.pem"});
+  // Until it listens (bounded): a TCP connect, since every handshake without a certificate fails.
+  for (int i = 0; i < 100 && std::system(("bash -c '</dev/tcp/127.0.0.1/" + port + "' 2>/dev/null").c_str()) != 0; ++i)
+    std::this_thread::sleep_for(50ms);
+  const auto r = run_tokbench({"run", "--url", "https://127.0.0.1:" + port + "/v1/chat/completions", "--ca-bundle",
+                               dir + "/c.pem", "--quiet", "--output-dir", (dir_ / "o").string()});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find("the server asks for a client certificate (mutual TLS): pass --cert FILE and --key FILE"),
+            std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("is it running?"), std::string::npos) << r.output;
+  tls.signal(SIGTERM);
+  tls.wait();
+}
+
 // An OpenAI client's base URL (…/v1) is taken as the server, completed with the chat API, and
 // the console says so.
 TEST_F(CliTest, BaseUrlIsCompletedAndSaid) {

@@ -129,6 +129,25 @@ TEST(Http1Reader, InterimResponsesAreSkippedAndNoBodyStatusesEndAtTheHead) {
   EXPECT_TRUE(c.body.empty());
 }
 
+// An interim answer's headers stay out of the final answer's (its type, length, connection), and
+// an unrequested 101 ends the connection's use: what follows it is not HTTP.
+TEST(Http1Reader, InterimHeadersDoNotLeakAndA101IsNotKeptAlive) {
+  Http1Reader r;
+  Collect c;
+  ASSERT_TRUE(r.feed("HTTP/1.1 103 Early Hints\r\nContent-Type: text/html\r\nConnection: close\r\nRetry-After: 9\r\n\r\n"
+                     "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", c));
+  EXPECT_TRUE(r.done());
+  EXPECT_TRUE(r.keep_alive());
+  ASSERT_EQ(c.headers.size(), 1u);
+  EXPECT_EQ(c.headers[0].first, "Content-Length");
+  Http1Reader up;
+  Collect d;
+  ASSERT_TRUE(up.feed("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", d));
+  EXPECT_TRUE(up.done());
+  EXPECT_FALSE(up.keep_alive());
+  EXPECT_EQ(d.statuses, std::vector<int>{101});
+}
+
 TEST(Http1Reader, BodyWithoutALengthReadsToCloseAndIsNotKeptAlive) {
   Http1Reader r;
   Collect c;

@@ -192,6 +192,9 @@ bool Http1Reader::on_header_line(std::string_view line, Sink& sink) {
     return fail(fmt::format("a header line without a name: '{}'", line.substr(0, 80)));
   const std::string_view name = line.substr(0, colon);
   const std::string_view value = trim(line.substr(colon + 1));
+  // An interim answer's headers (103 Early Hints, 100 Continue) describe nothing of the final one:
+  // not its type, not its length, not whether the connection stays.
+  if (status_ < 200 && status_ != 101) return true;
   if (iequals(name, "Content-Length")) {
     uint64_t n = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
@@ -221,6 +224,7 @@ bool Http1Reader::end_of_head() {
     head_bytes_ = 0;
     return true;
   }
+  if (status_ == 101) keep_alive_ = false;  // switched to another protocol nobody asked for: not HTTP any more
   if (status_ == 204 || status_ == 304 || status_ < 200) {
     state_ = State::Done;
   } else if (chunked_) {

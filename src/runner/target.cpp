@@ -36,6 +36,20 @@ bool answers_under_other_scheme(const std::string& url) {
   return client::http_get(other, {}, "", 2'000, 1 << 16, client::TlsSettings{"", "", "", true}).reached;
 }
 
+// A TLS alert that is about the client's certificate (mutual TLS): libcurl reports it as a failed
+// read once the handshake seemed done, which read like a server that is down. "" when it is not.
+std::string client_certificate_problem(const std::string& error, const RunConfig& cfg) {
+  bool about_client_cert = false;
+  for (const char* alert : {"certificate required", "alert bad certificate", "alert unknown ca", "alert handshake failure",
+                            "alert certificate unknown", "alert access denied"})
+    about_client_cert |= error.find(alert) != std::string::npos;
+  if (!about_client_cert) return "";
+  return cfg.tls_cert.empty()
+             ? "the server asks for a client certificate (mutual TLS): pass --cert FILE and --key FILE"
+             : fmt::format("the server refused the client certificate --cert {}: it must be signed by a CA the server "
+                           "trusts, and --key must be its key", cfg.tls_cert);
+}
+
 // GET /v1/models answers whether the server is there at all, and which model it serves; a wrong
 // --model is caught here instead of failing every request.
 std::string resolve_model(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
@@ -49,6 +63,8 @@ std::string resolve_model(const RunConfig& cfg, const std::string& url, const cl
     throw std::runtime_error(fmt::format("TLS to {} failed: {}: the server speaks plain HTTP there, not TLS; use an "
                                          "http:// URL", redact_url(models_url), res.error));
   }
+  if (const std::string mtls = res.reached ? "" : client_certificate_problem(res.error, cfg); !mtls.empty())
+    throw std::runtime_error(fmt::format("TLS to {} failed: {} ({})", redact_url(models_url), res.error, mtls));
   if (res.tls_error) {
     throw std::runtime_error(fmt::format("TLS to {} failed: {} (pass --ca-bundle FILE with the CA that signed the "
                                          "server's certificate, or --insecure to skip verification)",
