@@ -101,6 +101,14 @@ TEST(Verdict, ImplausibleUsageIsNamed) {
                                   "chatcmpl-x: 4294967295 completion tokens with max_tokens 256 and 1 choice(s))"),
             std::string::npos) << v.reasons.back();
   t = base;
+  auto twice = testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1);
+  twice.resent = true;
+  t.add(twice);
+  v = judge(m, t, {});
+  EXPECT_TRUE(v.valid);
+  ASSERT_EQ(v.notes.size(), 1u);
+  EXPECT_NE(v.notes[0].find("1 request(s) were sent a second time on a new connection"), std::string::npos) << v.notes[0];
+  t = base;
   t.add(claim(512, 256, 2000, 2));  // n = 2: the cap is per choice
   EXPECT_TRUE(judge(m, t, {}).valid);
   t = base;

@@ -389,14 +389,18 @@ class SocketTransport final : public Transport {
   }
 
   // The connection broke. A kept-alive one the server closed before answering is replaced once,
-  // and the request sent again (libcurl's rule): the request never reached a server that would
-  // answer it, so it is not an attempt of its own.
+  // and the request sent again (libcurl's rule): not an attempt of its own, but the server may
+  // have read the first copy (a POST is not idempotent), so the record says it was resent.
   void lost(Slot& s, Conn& c, std::string why) {
     if (c.reused && !c.sent_fresh && !c.reader.started()) {
+      const bool repeated = c.sent > 0;  // nothing went out before the close: nothing is repeated
       c.sent_fresh = true;
       c.sent = 0;
       c.reader.reset();
-      if (!c.warming) s.rec.connects = 1;
+      if (!c.warming) {
+        s.rec.connects = 1;
+        s.rec.resent = repeated;
+      }
       open(s, c);
       return;
     }

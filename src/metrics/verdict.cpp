@@ -22,6 +22,7 @@ void VerdictTally::add(const record::RequestRecord& r) {
     return;
   }
   ++measured;
+  resent += r.resent;
   if (r.rank != record::kNone) {
     Rank& k = ranks[r.rank];
     ++k.requests;
@@ -98,6 +99,11 @@ void judge_counts(Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
   } else if (ok >= 10 && ok < 100) {
     v.warnings.push_back(fmt::format("{} successful requests: P99 interpolates between the two slowest; use 100 or more "
                                      "for a stable P99", ok));
+  }
+  if (t.resent > 0) {
+    v.notes.push_back(fmt::format("{} request(s) were sent a second time on a new connection after a kept-alive one closed "
+                                  "under them (\"resent\" in the details): the server may have read the first copy too "
+                                  "(RFC 9110 §9.2.2); its counters may count them twice", t.resent));
   }
   if (t.usage_over_cap > 0) {
     v.reasons.push_back(fmt::format("{} request(s) report more completion tokens in usage than max_tokens allows (first: "

@@ -31,6 +31,7 @@ struct VerdictTally {
   /// claims more than 4 tokens a byte of the text received (+1,024): a warning (hidden reasoning
   /// tokens could explain it).
   int64_t usage_over_cap = 0, usage_over_text = 0;
+  int64_t resent = 0;  ///< requests sent a second time after a kept-alive connection closed under them
   std::string usage_example;  ///< the first such request's id, its claim and its cap or text
   int64_t malformed_requests = 0, malformed_lines = 0;  ///< streams with lines that were not SSE
   std::map<std::string, int64_t> failures;  ///< by outcome name

@@ -59,6 +59,10 @@ struct RequestRecord {
   int64_t tls_done_ns = kNone;       ///< TLS handshake done (https; kNone for http)
   int64_t request_start_ns = kNone;  ///< the request starts on the wire (libcurl's pretransfer)
   int64_t connects = kNone;          ///< connections opened for it: 0 = a reused one
+  /// Sent again on a new connection after a kept-alive one closed before any answer (the plain-
+  /// socket transport; libcurl does the same without saying). The server may have read the first:
+  /// RFC 9110 §9.2.2 warns against repeating a POST unasked, so it is counted and said.
+  bool resent = false;
   int64_t first_byte_ns = kNone;  ///< first response header byte
   int64_t first_event_ns = kNone; ///< first SSE data event of any kind
   int64_t first_token_ns = kNone; ///< first event carrying generated text

@@ -74,6 +74,7 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   w.field("stream", r.stream);
   w.field("attempts", r.attempts);
   put_count(w, "connects", r.connects);
+  if (r.resent) w.field("resent", true);
   w.field("request_id", r.request_id);
   w.field("finish_reason", r.finish_reason);
   w.field("output_chars", r.output_chars);
@@ -147,6 +148,7 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   r.stream = get_bool(doc, "stream", true);
   r.attempts = static_cast<int>(get_count(doc, "attempts"));
   r.connects = get_count(doc, "connects");
+  r.resent = get_bool(doc, "resent", false);
   r.request_id = get_string(doc, "request_id");
   r.model = get_string(doc, "model");
   r.images = std::max<int64_t>(0, get_count(doc, "images"));
