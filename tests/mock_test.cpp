@@ -481,6 +481,39 @@ TEST(MockServerBatching, AbandonedRequestIsAbortedAndFreesItsPlace) {
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3.0);
 }
 
+// Too large is answered, as vLLM's server answers it: 413 for a body past the limit (said at its
+// Content-Length, before the body is read), 400 for a head past 64 KiB; not a reset.
+TEST(MockServerBatching, OversizedRequestsAreAnsweredNotReset) {
+  MockSettings s;
+  s.port = 0;
+  MockServer server(s);
+  const int port = server.start();
+  auto exchange = [&](const std::string& request) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    (void)!write(fd, request.data(), request.size());
+    std::string answer;
+    char buf[4096];
+    timeval tv{5, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);  // bounded
+    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) answer.append(buf, static_cast<size_t>(n));
+    close(fd);
+    return answer;
+  };
+  const std::string big_body = exchange("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                        "Content-Length: 300000000\r\n\r\n{\"model\":");
+  EXPECT_EQ(big_body.rfind("HTTP/1.1 413", 0), 0u) << big_body.substr(0, 200);
+  EXPECT_NE(big_body.find("Request body too large"), std::string::npos);
+  const std::string big_head = exchange("GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(100'000, 'a') +
+                                        "\r\n\r\n");
+  EXPECT_EQ(big_head.rfind("HTTP/1.1 400", 0), 0u) << big_head.substr(0, 200);
+  EXPECT_NE(big_head.find("Request header fields too large"), std::string::npos);
+}
+
 // A request past the context length (prompt + max_tokens > --max-model-len) gets vLLM's 400.
 TEST(MockServerBatching, ContextLengthIsEnforcedAsVllmDoes) {
   MockSettings s;

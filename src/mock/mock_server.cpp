@@ -134,6 +134,7 @@ struct MockServer::Impl {
       for (;;) {
         http::request_parser<http::string_body> parser;
         parser.body_limit(256u << 20);
+        parser.header_limit(64u << 10);
         if (trace) {
           // Bytes already buffered came with an earlier read: their receive time is not known.
           conn.received_ns = -1;
@@ -142,7 +143,19 @@ struct MockServer::Impl {
             conn.received_ns = peek_receive_time(sock.native_handle());
           }
         }
-        co_await http::async_read(sock, buf, parser, use_awaitable);
+        beast::error_code read_ec;
+        co_await http::async_read(sock, buf, parser, net::redirect_error(use_awaitable, read_ec));
+        // Too large is an answer, as vLLM's server gives it (413 for a body, 400 for a head), not a
+        // reset the client has to guess about.
+        if (read_ec == http::error::body_limit || read_ec == http::error::header_limit) {
+          const bool body = read_ec == http::error::body_limit;
+          co_await send_json(sock, 11, false, body ? http::status::payload_too_large : http::status::bad_request,
+                             error_body(body ? "Request body too large (the simulator reads at most 256 MiB)"
+                                             : "Request header fields too large (at most 64 KiB)",
+                                        "BadRequestError", body ? 413 : 400));
+          break;
+        }
+        if (read_ec) break;  // the client went away mid-request
         ++conn.request;
         auto req = parser.release();
         const bool keep = req.keep_alive();
