@@ -18,6 +18,7 @@
 #include <set>
 
 #include "cluster/cluster.hpp"
+#include "tokbench/version.hpp"
 #include "load/source.hpp"
 #include "support/process.hpp"
 #include "record/record_io.hpp"
@@ -135,6 +136,10 @@ TEST(Cluster, VersionSaysWhetherMultiHostRunsAreAvailable) {
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.output.find(cluster::available() ? "multi-host runs: Open MPI" : "multi-host runs: unavailable"),
             std::string::npos) << r.output;
+  // The commit, the build type and the compiler, as the build recorded them.
+  EXPECT_NE(r.output.find(std::string("commit ") + kGitHash), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(std::string(*kBuildType ? kBuildType : "default") + " build, " + kCompiler), std::string::npos)
+      << r.output;
 }
 
 // ---- real runs under mpirun -----------------------------------------------------------------

@@ -56,8 +56,11 @@ int main(int argc, char** argv) {
   }
   tokbench::client::global_init();
   CLI::App app{"tokbench: measures LLM inference services (TTFT, TPOT, ITL, E2EL, throughput)"};
-  app.set_version_flag("--version", fmt::format("tokbench {} ({}{}; multi-host runs: {})", tokbench::kVersion,
-                                                tokbench::kGitHash, tokbench::kGitDirty ? ", dirty" : "",
+  // What this binary is: the commit, how it was built, and the optional parts it has.
+  app.set_version_flag("--version", fmt::format("tokbench {} (commit {}{}; {} build, {}; multi-host runs: {})",
+                                                tokbench::kVersion, tokbench::kGitHash, tokbench::kGitDirty ? ", dirty" : "",
+                                                *tokbench::kBuildType ? tokbench::kBuildType : "default",
+                                                tokbench::kCompiler,
                                                 tokbench::cluster::available() ? "Open MPI" : "unavailable, built without Open MPI"));
   app.require_subcommand(1);
   std::function<int()> action;
