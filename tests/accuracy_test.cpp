@@ -14,38 +14,12 @@
 
 #include "support/cli_fixture.hpp"
 #include "support/sim_process.hpp"
+#include "support/sim_trace.hpp"
 
 namespace tokbench::testing {
 namespace {
 
 class AccuracyTest : public CliFixture {};
-
-struct Truth {
-  double ttft_ms = 0;  ///< first content write - the kernel's receive time of the request
-  double tpot_ms = 0;  ///< (last - first content write) / (content writes - 1)
-};
-
-// The simulator's --trace: per completion id, what it did (one content write per token here).
-std::map<std::string, Truth> read_truth(const fs::path& trace) {
-  std::map<std::string, Truth> out;
-  simdjson::dom::parser p;
-  std::ifstream in(trace);
-  for (std::string line; std::getline(in, line);) {
-    auto doc = p.parse(line);
-    const std::string_view kinds = doc["kinds"].get_string().value();
-    simdjson::dom::array times = doc["t_ns"].get_array();
-    std::vector<int64_t> content;
-    size_t i = 0;
-    for (auto t : times)
-      if (kinds[i++] == 'C') content.push_back(t.get_int64().value());
-    if (content.size() < 2) continue;
-    const int64_t received = doc["received_ns"].get_int64().value();
-    out[std::string(doc["id"].get_string().value())] = {
-        static_cast<double>(content.front() - received) / 1e6,
-        static_cast<double>(content.back() - content.front()) / 1e6 / static_cast<double>(content.size() - 1)};
-  }
-  return out;
-}
 
 // TPOT within 1 % of what the simulator did and TTFT within 1 % (plain sockets; 3 % through
 // libcurl, PERFORMANCE.md's worst figure +2.9 %), as means over the measured requests.
@@ -71,7 +45,7 @@ TEST_F(AccuracyTest, AgainstTheSimulatorsTraceAtConcurrency1And32) {
     EXPECT_EQ(metric(r, "OutputTokens", "mean"), 48);
     EXPECT_EQ(common(r, "max_concurrency"), conc);
     EXPECT_EQ(std::string(r["verdict"]["status"].get_string().value()), "VALID");
-    const auto truth = read_truth(trace);  // every run so far: matched by id
+    const auto truth = read_sim_trace(trace);  // every run so far: matched by id
     double ttft = 0, tpot = 0;
     int n = 0;
     simdjson::dom::parser p;

@@ -736,17 +736,15 @@ TEST_F(CliTest, DefinitionsSideBySideInEveryStreamingReport) {
   EXPECT_EQ(std::string(result(rd)["definitions"]["set"].get_string().value()).substr(0, 8), "tokbench");
 }
 
-// An SGLang-shaped server (sglang:* metric names): its counters are read with SGLang's names and
-// agree with the client; wave 1 read only vLLM's names and called every such run INVALID
-// ("output tokens client 36 vs server 0").
-TEST_F(CliTest, SglangMetricsAreReadAndAgree) {
-  std::atomic<int> served{0};
-  CannedServer srv([&](const std::string& path) {
+// An SGLang-shaped server: three tokens a request, and /metrics counting `counted` per request
+// served (3: the truth; more: a server whose counters disagree with what it sent).
+std::function<std::string(const std::string&)> sglang_like(std::atomic<int>& served, int counted) {
+  return [&served, counted](const std::string& path) {
     if (path == "/v1/models") return CannedServer::http(200, "application/json", R"({"data":[{"id":"sg"}]})");
     if (path == "/metrics") {
       return CannedServer::http(200, "text/plain",
                                 "# TYPE sglang:generation_tokens_total counter\n"
-                                "sglang:generation_tokens_total{model_name=\"sg\"} " + std::to_string(3 * served.load()) +
+                                "sglang:generation_tokens_total{model_name=\"sg\"} " + std::to_string(counted * served.load()) +
                                 "\nsglang:num_running_reqs{model_name=\"sg\"} 0\nsglang:num_queue_reqs 0\n");
     }
     ++served;
@@ -754,7 +752,15 @@ TEST_F(CliTest, SglangMetricsAreReadAndAgree) {
     for (const char* t : {"a", "b", "c"}) sse += std::string("data: {\"choices\":[{\"delta\":{\"content\":\"") + t + "\"}}]}\n\n";
     sse += "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":3}}\n\ndata: [DONE]\n\n";
     return sse;
-  }, 200);
+  };
+}
+
+// An SGLang-shaped server (sglang:* metric names): its counters are read with SGLang's names and
+// agree with the client; wave 1 read only vLLM's names and called every such run INVALID
+// ("output tokens client 36 vs server 0").
+TEST_F(CliTest, SglangMetricsAreReadAndAgree) {
+  std::atomic<int> served{0};
+  CannedServer srv(sglang_like(served, 3), 200);
   const auto rd = run({"--url", srv.url("/v1/chat/completions"), "--num-prompts", "12", "--max-tokens", "3",
                        "--scrape-interval-ms", "100"});
   ASSERT_FALSE(rd.empty());
@@ -774,20 +780,7 @@ TEST_F(CliTest, SglangMetricsAreReadAndAgree) {
 // server line says DISAGREES with both numbers, and the verdict says why it is INVALID.
 TEST_F(CliTest, ServerDisagreementIsNamedOnTheSummary) {
   std::atomic<int> served{0};
-  CannedServer srv([&](const std::string& path) {
-    if (path == "/v1/models") return CannedServer::http(200, "application/json", R"({"data":[{"id":"sg"}]})");
-    if (path == "/metrics") {
-      return CannedServer::http(200, "text/plain",
-                                "# TYPE sglang:generation_tokens_total counter\n"
-                                "sglang:generation_tokens_total{model_name=\"sg\"} " + std::to_string(6 * served.load()) +
-                                "\nsglang:num_running_reqs{model_name=\"sg\"} 0\nsglang:num_queue_reqs 0\n");
-    }
-    ++served;
-    std::string sse = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
-    for (const char* t : {"a", "b", "c"}) sse += std::string("data: {\"choices\":[{\"delta\":{\"content\":\"") + t + "\"}}]}\n\n";
-    sse += "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":3}}\n\ndata: [DONE]\n\n";
-    return sse;
-  }, 200);
+  CannedServer srv(sglang_like(served, 6), 200);  // it counts 6 tokens where it sent 3
   run({"--url", srv.url("/v1/chat/completions"), "--num-prompts", "12", "--max-tokens", "3", "--scrape-interval-ms", "100"}, 4);
   EXPECT_NE(last_.output.find("server (sglang /metrics): DISAGREES on output tokens client 36.000 vs server 72.000"),
             std::string::npos) << last_.output;

@@ -26,6 +26,7 @@
 #include "support/canned_server.hpp"
 #include "support/run_test.hpp"
 #include "support/sim_process.hpp"
+#include "support/sim_trace.hpp"
 
 namespace tokbench::runner {
 namespace {
@@ -242,25 +243,8 @@ TEST_F(ExecuteTest, ResponsesAccuracyAgainstTheSimulatorsTruth) {
   c.warmup = 4;  // the connections are open before the measured requests: TTFT is about timing, not handshakes
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValid(out));
-  std::map<std::string, std::pair<double, double>> truth;  // id -> (TTFT, TPOT) in ms, as the simulator wrote them
-  {
-    simdjson::dom::parser p;
-    std::ifstream in(trace);
-    for (std::string line; std::getline(in, line);) {
-      auto doc = p.parse(line);
-      const std::string_view kinds = doc["kinds"].get_string().value();
-      simdjson::dom::array times = doc["t_ns"].get_array();
-      std::vector<int64_t> content;
-      size_t i = 0;
-      for (auto t : times)
-        if (kinds[i++] == 'C') content.push_back(t.get_int64().value());
-      ASSERT_EQ(content.size(), 24u) << line;
-      const double received = static_cast<double>(doc["received_ns"].get_int64().value());
-      truth[std::string(doc["id"].get_string().value())] = {
-          (static_cast<double>(content.front()) - received) / 1e6,
-          static_cast<double>(content.back() - content.front()) / 1e6 / 23};
-    }
-  }
+  const auto truth = testing::read_sim_trace(trace);  // id -> TTFT, TPOT in ms, as the simulator wrote them
+  for (const auto& [id, t] : truth) ASSERT_EQ(t.content_writes, 24u) << id;
   double ttft = 0, tpot = 0;
   int n = 0;
   for (const auto& r : records(out)) {
@@ -271,8 +255,8 @@ TEST_F(ExecuteTest, ResponsesAccuracyAgainstTheSimulatorsTruth) {
     EXPECT_GT(r.prompt_tokens, 0);
     EXPECT_EQ(r.finish_reason, "max_output_tokens");
     ASSERT_TRUE(truth.contains(r.request_id)) << r.request_id;
-    ttft += truth[r.request_id].first;
-    tpot += truth[r.request_id].second;
+    ttft += truth.at(r.request_id).ttft_ms;
+    tpot += truth.at(r.request_id).tpot_ms;
     ++n;
   }
   ASSERT_EQ(n, 40);

@@ -27,6 +27,20 @@ namespace tokbench::mock {
 namespace {
 
 using testing::http_post;
+
+// A plain TCP connection to the simulator on loopback; -1 when it failed.
+int connect_loopback(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  return fd;
+}
 using testing::sse_data;
 
 TEST(MockPlan, IgnoreEosProducesMaxTokens) {
@@ -465,12 +479,8 @@ TEST(MockServerBatching, AbandonedRequestIsAbortedAndFreesItsPlace) {
   const std::string body = R"({"model":"tokbench-mock","prompt":"x","max_tokens":100000,"ignore_eos":true})";
   const std::string request = "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                               "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  const int fd = connect_loopback(port);
+  ASSERT_GE(fd, 0);
   ASSERT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));  // admitted, decoding its 100 s
   close(fd);                                                     // and the client gives up
@@ -489,12 +499,8 @@ TEST(MockServerBatching, OversizedRequestsAreAnsweredNotReset) {
   MockServer server(s);
   const int port = server.start();
   auto exchange = [&](const std::string& request) {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    const int fd = connect_loopback(port);
+    EXPECT_GE(fd, 0);
     (void)!write(fd, request.data(), request.size());
     std::string answer;
     char buf[4096];
@@ -755,13 +761,8 @@ TEST(MockServerLimits, KeepsAcceptingAfterRunningOutOfDescriptors) {
   const int port = std::stoi(m[1]);
   std::vector<int> fds;
   for (int i = 0; i < 1500; ++i) {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    ASSERT_GE(fd, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << i;  // the kernel's backlog takes it
+    const int fd = connect_loopback(port);
+    ASSERT_GE(fd, 0) << i;  // the kernel's backlog takes it
     fds.push_back(fd);
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));

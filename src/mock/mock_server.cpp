@@ -402,6 +402,13 @@ struct MockServer::Impl {
     Fault fault = Fault::None;  // reset-mid-stream, stall, malformed-sse and no-done act here
   };
 
+  // A client that left: vLLM aborts its request (and frees its place in the batch). A stream learns
+  // it from a failed write; an answer sent whole only when it looks, at each decode step.
+  static bool client_left(tcp::socket& sock) {
+    char c = 0;
+    return ::recv(sock.native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+  }
+
   // One request through the engine: queue, prefill (TTFT), then decode steps whose duration and
   // token count come from StepModel and the batch at that moment. Streams chunks, or answers at
   // the end.
@@ -442,12 +449,7 @@ struct MockServer::Impl {
       timer.expires_at(t);
       co_await timer.async_wait(use_awaitable);
     };
-    // A client that left: vLLM aborts its request (and frees its place in the batch). A stream
-    // learns it from a failed write; an answer sent whole only when it looks, at each step.
-    auto client_gone = [&] {
-      char c = 0;
-      return !cr.stream && ::recv(sock.native_handle(), &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
-    };
+
 
     // Prefill: the first token (or, for max_tokens 0, only a finish). /metrics observes when it
     // actually happened, not when it was planned: under load the simulator itself runs late, and
@@ -495,7 +497,7 @@ struct MockServer::Impl {
       if (pending >= s.tokens_per_chunk || produced + pending >= target) {
         co_await wait_until(at);
         steps.observe();
-        if (client_gone()) {
+        if (!cr.stream && client_left(sock)) {
           beast::error_code ec;
           sock.close(ec);
           co_return false;  // the BatchSlot's release admits the next request

@@ -146,6 +146,16 @@ int64_t planned_requests(const RunConfig& cfg, int64_t requested_num_prompts) {
   return cfg.duration_s > 0 || cfg.sessions() ? -1 : count_bound(cfg, requested_num_prompts);
 }
 
+// A full disk: the load stops at once (nothing later could be recorded), saying which file and why.
+static void stop_on_write_error(Recorder& recorder, std::atomic<int>& stop, spdlog::logger& log) {
+  recorder.on_write_error([&stop, &log](const std::string& error) {
+    fmt::print(stderr, "tokbench: {}: stopping the load now; what was recorded stays (the run ends stopped, exit 5)\n", error);
+    std::fflush(stderr);
+    log.error("{}: the load stops", error);
+    stop.store(client::kCancelNow);
+  });
+}
+
 PointResult execute(const Target& target, const RunPlan& plan, const std::filesystem::path& perf_dir, int64_t origin_ns,
                     std::atomic<int>& stop, spdlog::logger& log, std::FILE* console, const RankShare& share) {
   const RunConfig& cfg = plan.cfg;
@@ -156,13 +166,7 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
   client::Engine engine(es);
   Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr, plan.parsed.goodput);
   if (share.size > 1) recorder.stamp_rank(share.rank);
-  // A full disk: stop the load at once (nothing later could be recorded), say which file and why.
-  recorder.on_write_error([&](const std::string& error) {
-    fmt::print(stderr, "tokbench: {}: stopping the load now; what was recorded stays (the run ends stopped, exit 5)\n", error);
-    std::fflush(stderr);
-    log.error("{}: the load stops", error);
-    stop.store(client::kCancelNow);
-  });
+  stop_on_write_error(recorder, stop, log);
   warm_up(engine, target, cfg, recorder, origin_ns, stop, perf_dir, log);
 
   es.started = &started;
