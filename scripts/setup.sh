@@ -18,6 +18,7 @@ packages=(
   libpng-dev             # --image: synthetic PNG images for multimodal requests
   libopenmpi-dev openmpi-bin  # multi-host runs: mpirun -np N tokbench run ... (Open MPI, also under Slurm)
   libgtest-dev libgmock-dev
+  dpkg-dev file          # scripts/package.sh: CPack's Debian package (dpkg-shlibdeps computes Depends)
 )
 
 missing=()
@@ -30,8 +31,9 @@ command -v npm >/dev/null || missing+=(npm)
 # Test-only: Node.js also runs the tokenizer oracle and drives Chromium for the report's tests.
 if [[ "${1:-}" == "--test" ]]; then
   # Chromium checks the HTML report; clang and its runtimes (libFuzzer) build the fuzz targets;
-  # openssl's command line serves TLS on loopback for the TLS tests; zsh checks the completion script.
-  for p in chromium clang libclang-rt-14-dev openssl zsh; do
+  # openssl's command line serves TLS on loopback for the TLS tests; zsh checks the completion script;
+  # man-db renders the packaged man page (tests/package_check.sh).
+  for p in chromium clang libclang-rt-14-dev openssl zsh man-db; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
   done
 fi

@@ -417,6 +417,82 @@ TEST_F(CliTest, AFullDiskStopsTheLoadAndSaysWhy) {
   EXPECT_NE(rep.output.find("verdict: INVALID"), std::string::npos) << rep.output;
 }
 
+// In a sweep, the point the disk stops ends the series with the same exit code (5, not Ctrl-C's
+// 130), no later point runs, and `report` on the sweep's root says 5 too.
+TEST_F(CliTest, AFullDiskStopsASweepWithItsOwnExitCode) {
+  Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
+  const fs::path out = dir_ / "out";
+  const Result r = run_cmd({"/bin/bash", "-c", std::string("trap '' XFSZ; ulimit -f 64 && exec ") + TOKBENCH_BINARY +
+                                                 " run --url " + sim.url() + " --concurrency 16,32 --num-prompts 3000 "
+                                                 "--max-tokens 16 --ignore-eos --quiet --output-dir " + out.string()},
+                           std::chrono::seconds(60));
+  EXPECT_EQ(r.code, 5) << r.output;
+  EXPECT_NE(r.output.find("stopped: the disk refused a record"), std::string::npos) << r.output;
+  const fs::path root = fs::directory_iterator(out)->path();
+  EXPECT_TRUE(fs::exists(root / "c16" / "end.json"));
+  EXPECT_FALSE(fs::exists(root / "c32")) << "a point ran after the disk stopped the series";
+  const Result rep = run_tokbench({"report", root.string()});
+  EXPECT_EQ(rep.code, 5) << rep.output;
+}
+
+// Every request carries X-Request-Id "<run id>-<index>" (a warm-up "<run id>-w<index>"), on both
+// transports: the details record it, and the simulator's --trace (which takes it as the
+// request's id, as vLLM does) has exactly the same ids. `none` sends none; a --header of that
+// name is the user's own and wins.
+TEST_F(CliTest, RequestIdsJoinTheDetailsToTheServersTrace) {
+  simdjson::dom::parser p;
+  auto ids_in = [&](const fs::path& file, const char* key) {
+    std::vector<std::string> out;
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);) {
+      std::string_view v;
+      if (!p.parse(line)[key].get_string().get(v)) out.emplace_back(v);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  for (const std::string transport : {"sockets", "libcurl"}) {
+    const fs::path trace = dir_ / ("trace-" + transport + ".jsonl");
+    {
+      Sim sim({"--ttft-ms", "1", "--tpot-ms", "1", "--trace", trace.string()});
+      const fs::path rd = run({"--url", sim.url(), "--num-prompts", "12", "--warmup", "2", "--concurrency", "4",
+                               "--max-tokens", "4", "--transport", transport});
+      ASSERT_FALSE(rd.empty());
+      const std::string run_id(result(rd)["run"]["run_id"].get_string().value());
+      EXPECT_TRUE(std::regex_match(run_id, std::regex(R"(\d{8}_\d{6}-[0-9a-f]{4})"))) << run_id;
+      const auto sent = ids_in(rd / "performances/tokbench-mock/builtin_details.jsonl", "client_request_id");
+      ASSERT_EQ(sent.size(), 14u) << transport;
+      std::ifstream in(rd / "performances/tokbench-mock/builtin_details.jsonl");
+      for (std::string line; std::getline(in, line);) {
+        auto doc = p.parse(line);
+        const bool warmup = doc["warmup"].get_bool().value();
+        const int64_t index = doc["id"].get_int64().value();
+        EXPECT_EQ(std::string_view(doc["client_request_id"].get_string().value()),
+                  fmt::format("{}-{}{}", run_id, warmup ? "w" : "", index));
+      }
+      const fs::path page = rd / "performances/tokbench-mock/builtin_plot.html";
+      EXPECT_NE(slurp(page).find("\"run_id\":\"" + run_id + "\""), std::string::npos) << "the page's hover needs it";
+    }  // the simulator stops: its trace is whole
+    // The server names each request as vLLM does: the API's prefix and the client's id.
+    auto expected = ids_in(fs::directory_iterator(dir_ / "outputs")->path() /
+                               "performances/tokbench-mock/builtin_details.jsonl", "client_request_id");
+    for (auto& id : expected) id = "chatcmpl-" + id;
+    EXPECT_EQ(ids_in(trace, "id"), expected) << transport;
+    fs::remove_all(dir_ / "outputs");
+  }
+  Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
+  fs::path rd = run({"--url", sim.url(), "--num-prompts", "3", "--max-tokens", "2", "--request-id-header", "none"});
+  const std::string none = slurp(rd / "performances/tokbench-mock/builtin_details.jsonl");
+  EXPECT_EQ(none.find("client_request_id"), std::string::npos);
+  EXPECT_NE(none.find("\"request_id\":\"chatcmpl-"), std::string::npos) << none;  // the simulator's own ids
+  rd = run({"--url", sim.url(), "--num-prompts", "3", "--max-tokens", "2", "--header", "X-Request-Id: mine"});
+  const std::string mine = slurp(rd / "performances/tokbench-mock/builtin_details.jsonl");
+  EXPECT_EQ(mine.find("client_request_id"), std::string::npos);
+  EXPECT_NE(mine.find("\"request_id\":\"chatcmpl-mine\""), std::string::npos) << mine;
+  run({"--url", sim.url(), "--num-prompts", "1", "--request-id-header", "X Bad"}, 2);
+  EXPECT_NE(last_.output.find("--request-id-header: bad value 'X Bad'"), std::string::npos) << last_.output;
+}
+
 TEST_F(CliTest, TransportIsChosenRecordedAndCanBeForced) {
   auto rd = run({"--num-prompts", "2", "--max-tokens", "4"}, 0);
   ASSERT_FALSE(rd.empty());

@@ -832,7 +832,9 @@ TEST_P(EngineOn, KeptAliveConnectionDroppedByTheServerIsReplacedOnce) {
   EXPECT_EQ(rs[2].connects, 0);  // which was kept for the next request
   // The server read the first copy before it dropped the connection: the record says it was sent
   // twice (RFC 9110 §9.2.2). libcurl repeats it too but does not tell.
-  if (GetParam() == TransportKind::Sockets) EXPECT_TRUE(rs[1].resent);
+  if (GetParam() == TransportKind::Sockets) {
+    EXPECT_TRUE(rs[1].resent);
+  }
   EXPECT_FALSE(rs[0].resent);
   EXPECT_FALSE(rs[2].resent);
   const auto seen = srv.seen();
@@ -841,6 +843,39 @@ TEST_P(EngineOn, KeptAliveConnectionDroppedByTheServerIsReplacedOnce) {
   EXPECT_EQ(seen[2].connection, 1);
   EXPECT_EQ(seen[2].request, seen[1].request);  // the same request, byte for byte
   EXPECT_EQ(seen[3].connection, 1);
+}
+
+// A server that writes an answer nobody asked for onto an idle kept-alive connection (a late
+// reply to a request it had already answered, a broken proxy): the next request must not take it
+// for its own. Both transports leave that connection and send the request on a new one.
+TEST_P(EngineOn, StrayAnswerOnAnIdleConnectionIsNotTheNextRequests) {
+  auto answer = [](const std::string& text) {
+    const std::string sse = "data: {\"choices\":[{\"delta\":{\"content\":\"" + text + "\"}}]}\n\ndata: [DONE]\n\n";
+    return "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " + std::to_string(sse.size()) +
+           "\r\n\r\n" + sse;
+  };
+  testing::ScriptedServer srv([&](int conn, int nth, const std::string&) {
+    testing::ScriptedServer::Reply r{answer("bb"), false};
+    if (conn == 0 && nth == 0) {  // the stray answer comes 30 ms later, while the client is idle
+      r.late = answer("zzzzz");
+      r.late_ms = 30;
+    }
+    return r;
+  });
+  EngineSettings es = settings();
+  es.url = srv.url("/v1/chat/completions");
+  es.concurrency = 1;
+  es.retries = 0;
+  const auto rs = run(es, bodies(2, true, true), {0, 300'000'000});  // the second 300 ms later
+  ASSERT_EQ(rs.size(), 2u);
+  for (const auto& r : rs) {
+    EXPECT_TRUE(r.ok()) << r.index << ": " << r.error;
+    EXPECT_EQ(r.output_chars, 2) << r.index << ": took the stray answer";
+  }
+  EXPECT_EQ(rs[1].connects, 1);  // on a new connection
+  const auto seen = srv.seen();
+  ASSERT_EQ(seen.size(), 2u);  // each request sent once
+  EXPECT_EQ(seen[1].connection, 1);
 }
 
 // A server that refuses a request before reading its body (413 on a large image request): the

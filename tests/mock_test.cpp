@@ -563,7 +563,7 @@ TEST_F(MockServerTest, RequestIdIsEchoedAndProfilingRecorded) {
   const auto res = http_post(base_ + "/v1/chat/completions",
                              R"({"model":"tokbench-mock","messages":[{"role":"user","content":"x"}],"max_tokens":1})",
                              "x-request-id: my-req-7");
-  EXPECT_NE(res.body.find(R"("id":"my-req-7")"), std::string::npos) << res.body;
+  EXPECT_NE(res.body.find(R"("id":"chatcmpl-my-req-7")"), std::string::npos) << res.body;  // vLLM's naming
   EXPECT_EQ(http_post(base_ + "/start_profile", "{}").status, 200);
   EXPECT_EQ(http_post(base_ + "/stop_profile", "{}").status, 200);
   const auto ev = server_->profile_events();
@@ -640,8 +640,9 @@ TEST(MockServerTrace, ArrivalAdmissionFirstTokenAndWritesPerRequest) {
     EXPECT_LE(arrival, admitted);
     EXPECT_GE(first_token - admitted, 30'000'000) << "a timer never fires early";
     EXPECT_LE(first_token, (*writes.begin()).get_int64().value());
-    const std::string id(t["id"].get_string().value());
-    if (id == "streamed" || id == "queued") {
+    std::string id(t["id"].get_string().value());
+    if (id == "cmpl-streamed" || id == "cmpl-queued") {  // vLLM's naming: the API's prefix, the client's id
+      id.erase(0, 5);
       by_id.emplace(id, t);
     } else {
       kept_alive_conns.push_back(t["conn_accepted_ns"].get_int64());
@@ -771,6 +772,37 @@ TEST(MockServerLimits, KeepsAcceptingAfterRunningOutOfDescriptors) {
   EXPECT_EQ(health.status, 200) << health.error;
   EXPECT_NE(sim.read_until("retrying every 10 ms", std::chrono::seconds(2)).find("cannot accept a connection"),
             std::string::npos);
+}
+
+// A 64 MB prompt (with the prefix cache on) costs the simulator about three times its size: the
+// body, its parse, the rendered prompt. It used to cost seven (a padded copy for the parser, the
+// turns, the rendering's temporaries, an array of cache units twice the prompt's size).
+TEST(MockServerLimits, LargePromptCostsAboutThreeTimesItsSize) {
+  testing::Child sim({TOKBENCH_BINARY, "serve-mock", "--port", "0", "--ttft-ms", "1", "--tpot-ms", "1",
+                      "--enable-prefix-caching", "--max-model-len", "1000000000"});
+  std::smatch m;
+  const std::string out = sim.read_until("\n", std::chrono::seconds(10));
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("listening on http://127\\.0\\.0\\.1:(\\d+)"))) << out;
+  auto hwm_mib = [&] {
+    std::ifstream status("/proc/" + std::to_string(sim.pid()) + "/status");
+    for (std::string l; std::getline(status, l);)
+      if (l.rfind("VmHWM:", 0) == 0) return std::stod(l.substr(6)) / 1024;
+    return -1.0;
+  };
+  const double before = hwm_mib();
+  constexpr size_t kPrompt = 64u << 20;
+  const std::string body = R"({"model":"tokbench-mock","max_tokens":2,"messages":[{"role":"user","content":")" +
+                           std::string(kPrompt, 'x') + "\"}]}";
+  const auto r = client::http_post("http://127.0.0.1:" + std::string(m[1]) + "/v1/chat/completions", body, {}, "", 60000);
+  ASSERT_EQ(r.status, 200) << r.error << r.body.substr(0, 300);
+  EXPECT_NE(r.body.find("\"prompt_tokens\":16777"), std::string::npos) << r.body.substr(0, 400);  // 64 MiB / 4 + template
+  const double grown = hwm_mib() - before;
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr double kTimes = 5.0;  // AddressSanitizer's shadow and quarantine on top
+#else
+  constexpr double kTimes = 4.0;
+#endif
+  EXPECT_LT(grown, kTimes * 64) << "peak resident MiB grown for a 64 MiB prompt";
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The run report's script (report/html.cpp embeds it): reads the data embedded in the page and
 // draws every panel; window.TOKBENCH is what the browser test reads.
 const D = JSON.parse(document.getElementById('tokbench-data').textContent);
-const R = D.requests.sort((a, b) => a[0] - b[0]);  // sorted by start; [start_ms, first_ms|null, end_ms, ok, ttft_ms|null, tpot_ms|null, e2el_ms, out_tokens, scheduled_ms|null]
+const R = D.requests.sort((a, b) => a[0] - b[0]);  // sorted by start; [start_ms, first_ms|null, end_ms, ok, ttft_ms|null, tpot_ms|null, e2el_ms, out_tokens, scheduled_ms|null, index|null]
 window.TOKBENCH = {requests: R, rendered: false, charts: {}};
 const t0 = performance.now();
 const tools = {feature: {dataZoom: {}, restore: {}, saveAsImage: {name: 'tokbench'}}};
@@ -54,7 +54,9 @@ window.TOKBENCH.hover = (i, px = 80, py = 80) => {
   const r = R[i];
   hoverBox.innerHTML = `request ${i}<br>start: ${fmt(r[0] / 1000)} s<br>TTFT: ${fmt(r[4])} ms<br>` +
       `Decode: ${r[1] == null ? 'n/a' : fmt(r[2] - r[1])} ms<br>E2EL: ${fmt(r[6])} ms<br>output tokens: ${r[7]}` +
-      (r[3] ? '' : '<br>FAILED');
+      (r[3] ? '' : '<br>FAILED') +
+      // The id it was sent with (--request-id-header): find it in the server's log.
+      (r[9] == null ? '' : `<br>id: ${D.run_id}-${r[9]}`);
   hoverBox.style.left = (px + 16) + 'px';
   hoverBox.style.top = (py + 16) + 'px';
   hoverBox.style.display = 'block';

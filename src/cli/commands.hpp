@@ -2,8 +2,8 @@
 // cli/: wires CLI11 options to the settings structs and calls library code, one file per verb
 // (run_command, serve_mock_command, report_command, compare_command, tokenize_command,
 // reference_command). No benchmark logic. Each option is declared once, in its verb's file under
-// its help section; --help, docs/CLI.md and the shell completions are all produced from the
-// parsed CLI11 app (reference_command).
+// its help section; --help, docs/CLI.md, the shell completions and the man pages are all produced
+// from the parsed CLI11 app (reference_command).
 #include <CLI/CLI.hpp>
 
 #include <array>
@@ -26,7 +26,8 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action);
 void add_report(CLI::App& app, std::function<int()>& action);
 void add_compare(CLI::App& app, std::function<int()>& action);
 void add_tokenize(CLI::App& app, std::function<int()>& action);
-/// `tokbench cli-reference` (docs/CLI.md) and `tokbench completion bash|zsh`, from `app` itself.
+/// `tokbench cli-reference` (docs/CLI.md), `tokbench completion bash|zsh` and `tokbench man
+/// [COMMAND]` (man pages), from `app` itself.
 void add_reference(CLI::App& app, std::function<int()>& action);
 
 /// The long option name of `app` nearest to `word` (a typo away), "" when none is near.
@@ -39,5 +40,11 @@ std::vector<std::string> unknown_flag_hints(const CLI::App& app, int argc, char*
 std::string cli_reference(const CLI::App& app);
 /// A completion script for `shell` ("bash" or "zsh"); throws std::invalid_argument otherwise.
 std::string completion_script(const CLI::App& app, const std::string& shell);
+/// A man page (roff, man(7)): tokbench(1) for "" (the commands, exit status, files), else
+/// tokbench-COMMAND(1) with that command's options by section. Throws std::invalid_argument for
+/// an unknown command, naming the known ones.
+std::string man_page(const CLI::App& app, const std::string& command);
+/// The commands that have a page of their own, in order.
+std::vector<std::string> man_commands(const CLI::App& app);
 
 }  // namespace tokbench::cli

@@ -1,15 +1,18 @@
 // cli/reference_command: the views of the command line that are not --help, produced from the very
 // CLI11 app that parses it, so none can drift from the flags: `tokbench cli-reference` (the
-// Markdown of docs/CLI.md, which a test compares with this output) and `tokbench completion
-// bash|zsh` (shell completion scripts).
+// Markdown of docs/CLI.md, which a test compares with this output), `tokbench completion
+// bash|zsh` (shell completion scripts) and `tokbench man [COMMAND]` (the man pages the build
+// generates and `cmake --install` puts in share/man/man1).
 #include <fmt/format.h>
 
+#include <array>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "tokbench/version.hpp"
 
 namespace tokbench::cli {
 
@@ -144,7 +147,106 @@ _tokbench "$@"
                      names, cases);
 }
 
+// Text as roff reads it: backslashes escaped, a leading '.' or '\'' made literal, '-' a real
+// hyphen-minus (option names must copy and paste).
+std::string roff(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '\\') out += "\\e";
+    else if (ch == '-') out += "\\-";
+    else out += ch;
+  }
+  if (!out.empty() && (out.front() == '.' || out.front() == '\'')) out.insert(0, "\\&");
+  return out;
+}
+
+// What a script may read from the exit status (README, "Exit codes"; src/cli/main.cpp).
+constexpr std::array<std::pair<int, const char*>, 7> kExitCodes{{
+    {0, "a VALID run (or the command succeeded)"},
+    {1, "the target could not be used, or no request succeeded"},
+    {2, "a usage error: a bad flag or value, named with its fix"},
+    {3, "compare: a --fail-if threshold was crossed"},
+    {4, "an INVALID run (its reports are written)"},
+    {5, "the disk refused a record: the load stopped at once, what was recorded stays"},
+    {130, "interrupted (Ctrl-C): the run folder holds what was measured"},
+}};
+
+std::string man_header(const std::string& name, const std::string& what) {
+  return fmt::format(".TH {} 1 \"\" \"tokbench {}\" \"tokbench manual\"\n.nh\n.SH NAME\n{} \\- {}\n", roff(name),
+                     kVersion, roff(name), roff(what));
+}
+
+std::string command_page(const CLI::App* cmd) {
+  const std::string name = "tokbench-" + cmd->get_name();
+  std::string out = man_header(name, cmd->get_description());
+  std::string positionals;
+  for (const CLI::Option* o : cmd->get_options())
+    if (!o->nonpositional() && !o->get_group().empty()) positionals += " " + spelling(o, ", ");
+  out += fmt::format(".SH SYNOPSIS\n.B tokbench {}\n[\\fIOPTIONS\\fR]{}\n", roff(cmd->get_name()), roff(positionals));
+  std::string what = cmd->get_description();
+  if (!what.empty()) what[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(what[0])));
+  out += fmt::format(".SH DESCRIPTION\n{}.\nEvery option below also has a line in \\fBtokbench {} \\-\\-help\\fR.\n",
+                     roff(what), roff(cmd->get_name()));
+  out += ".SH OPTIONS\n";
+  for (const std::string& group : groups_of(cmd)) {
+    out += fmt::format(".SS {}\n", roff(group));
+    for (const CLI::Option* o : cmd->get_options()) {
+      if (o->get_group() != group) continue;
+      const std::string type = takes_value(o) && o->nonpositional() ? " \\fI" + roff(o->get_type_name()) + "\\fR" : "";
+      out += fmt::format(".TP\n\\fB{}\\fR{}\n{}", roff(spelling(o, ", ")), type, roff(o->get_description()));
+      if (!o->get_default_str().empty()) out += fmt::format(" (default: {})", roff(o->get_default_str()));
+      out += "\n";
+    }
+  }
+  out += ".SH SEE ALSO\n.BR tokbench (1)\n";
+  return out;
+}
+
+std::string overview_page(const CLI::App& app) {
+  std::string out = man_header("tokbench", "a benchmark for LLM inference services");
+  out += ".SH SYNOPSIS\n.B tokbench\n\\fICOMMAND\\fR [\\fIOPTIONS\\fR]\n.br\n.B tokbench \\-\\-version\n";
+  out += ".SH DESCRIPTION\n"
+         "tokbench sends requests to an OpenAI\\-compatible or native LLM endpoint (vLLM, SGLang, MindIE, gateways) "
+         "under a controlled load, stamps every byte and token as it arrives, and reports TTFT, TPOT, ITL, E2EL, "
+         "throughputs and goodput with a verdict: VALID or INVALID, with reasons. Without \\fB\\-\\-url\\fR, "
+         "\\fBtokbench run\\fR benchmarks its built\\-in simulator.\n";
+  out += ".SH COMMANDS\n";
+  for (const CLI::App* cmd : commands(app))
+    out += fmt::format(".TP\n\\fBtokbench {}\\fR\n{} (\\fBtokbench\\-{}\\fR(1))\n", roff(cmd->get_name()),
+                       roff(cmd->get_description()), roff(cmd->get_name()));
+  out += ".SH EXIT STATUS\n";
+  for (const auto& [code, what] : kExitCodes) out += fmt::format(".TP\n.B {}\n{}\n", code, roff(what));
+  out += ".SH FILES\n.TP\n.I outputs/<timestamp>/\n"
+         "One folder per run: manifest.json, the details (one JSON line per request), end.json, result.json, CSV "
+         "tables and a self\\-contained HTML report; \\fBtokbench report\\fR rebuilds everything from it.\n";
+  out += ".SH EXAMPLES\n.nf\n"
+         "tokbench run \\-\\-url http://127.0.0.1:8000/v1/chat/completions \\-\\-concurrency 32 "
+         "\\-\\-num\\-prompts 500\n"
+         "tokbench run \\-\\-url http://127.0.0.1:8000/v1/chat/completions \\-\\-concurrency 1,8,32,128\n"
+         "tokbench compare outputs/A outputs/B \\-\\-fail\\-if \\(aqtpot.p99 > +5%\\(aq\n.fi\n";
+  out += ".SH SEE ALSO\n";
+  std::string see;
+  for (const CLI::App* cmd : commands(app)) see += fmt::format("{}.BR tokbench\\-{} (1)", see.empty() ? "" : ",\n", roff(cmd->get_name()));
+  out += see + "\n.PP\nThe full guide, the metric definitions and the performance figures: /usr/share/doc/tokbench/.\n";
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::string> man_commands(const CLI::App& app) {
+  std::vector<std::string> out;
+  for (const CLI::App* cmd : commands(app)) out.push_back(cmd->get_name());
+  return out;
+}
+
+std::string man_page(const CLI::App& app, const std::string& command) {
+  if (command.empty()) return overview_page(app);
+  for (const CLI::App* cmd : commands(app))
+    if (cmd->get_name() == command) return command_page(cmd);
+  std::string known;
+  for (const auto& c : man_commands(app)) known += (known.empty() ? "" : ", ") + c;
+  throw std::invalid_argument(fmt::format("man: no page for '{}' (the commands: {})", command, known));
+}
 
 std::string cli_reference(const CLI::App& app) {
   std::string out =
@@ -189,6 +291,21 @@ void add_reference(CLI::App& app, std::function<int()>& action) {
   comp->callback([&action, &app, shell] {
     action = [&app, shell] {
       fmt::print("{}", completion_script(app, *shell));
+      return 0;
+    };
+  });
+  auto page = std::make_shared<std::string>();
+  auto list = std::make_shared<bool>(false);
+  auto* man = app.add_subcommand("man", "print a man page (roff): tokbench man run | man -l -");
+  man->add_option("command", *page, "the command whose page to print (default: tokbench(1), the overview)");
+  man->add_flag("--list", *list, "list the commands that have a page");
+  man->callback([&action, &app, page, list] {
+    action = [&app, page, list] {
+      if (*list) {
+        for (const auto& c : man_commands(app)) fmt::print("{}\n", c);
+      } else {
+        fmt::print("{}", man_page(app, *page));
+      }
       return 0;
     };
   });

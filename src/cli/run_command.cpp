@@ -95,6 +95,10 @@ void add_target(CLI::App* run, runner::TargetSettings& c) {
                 "send --model even when GET /v1/models does not list it (a gateway that aliases model names)");
   run->add_option("--api-key", c.api_key, "the API's credential (Bearer token; Anthropic: x-api-key); default $OPENAI_API_KEY");
   run->add_option("--header", c.headers, "extra 'Key: Value' header (repeatable)");
+  run->add_option("--request-id-header", c.request_id_header,
+                  "header that carries each request's id, <run id>-<index> (in the details; vLLM and the simulator's "
+                  "--trace use it as the request id): a header name, or none")
+      ->capture_default_str();
   run->add_option("--ca-bundle", c.ca_bundle, "PEM file of CAs to trust for an https target (default: the system's)");
   run->add_option("--cert", c.tls_cert, "client certificate (PEM) for mutual TLS");
   run->add_option("--key", c.tls_key, "client key (PEM) for --cert");

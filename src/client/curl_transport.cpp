@@ -3,6 +3,15 @@
 // are ready, not to the requests in flight (curl_multi_poll + curl_multi_perform walk every
 // handle on every wake-up). Used for https://, proxies and anything client/http1 does not read.
 #include <curl/curl.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+#include <vector>
 
 #include "client/http_get.hpp"
 #include "client/transport.hpp"
@@ -51,6 +60,7 @@ class CurlTransport final : public Transport {
     for (auto& s : ctx_.slots) {
       if (s.active) curl_multi_remove_handle(multi_, easy_[s.id].handle);
       curl_easy_cleanup(easy_[s.id].handle);
+      curl_slist_free_all(easy_[s.id].headers);
     }
     curl_multi_cleanup(multi_);
     curl_slist_free_all(headers_);
@@ -70,6 +80,7 @@ class CurlTransport final : public Transport {
       curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
       curl_easy_setopt(e, CURLOPT_USERAGENT, "tokbench");
       curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 10'000L);
+      track_sockets(e);  // these connections are kept for the requests
       apply_tls(e, ctx_.settings.tls);
       curl_multi_add_handle(multi_, e);
       warm.push_back(e);
@@ -100,6 +111,11 @@ class CurlTransport final : public Transport {
     easy_[s.id].errbuf[0] = '\0';
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, s.req.body.data());
     curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(s.req.body.size()));
+    curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 0L);
+    if (curl_slist* node = easy_[s.id].id_node; node && !s.rec.client_request_id.empty()) {
+      std::free(node->data);  // the list's own allocation (curl_slist_append strdup's)
+      node->data = strdup(fmt::format("{}: {}", ctx_.settings.request_id_header, s.rec.client_request_id).c_str());
+    }
     s.rec.sent_ns = s.now();
     curl_multi_add_handle(multi_, e);
     // Start it now, not after the next epoll_wait has handed every ready stream to libcurl: in a
@@ -128,13 +144,89 @@ class CurlTransport final : public Transport {
   struct Easy {
     CURL* handle = nullptr;
     char errbuf[CURL_ERROR_SIZE] = {0};  // libcurl's own words for a failure (names TLS causes)
+    bool stray = false;  // its kept-alive connection held bytes nobody asked for: start again on a new one
+    CurlTransport* owner = nullptr;
+    // With a request-id header: the shared headers and, last, this request's id (rewritten per
+    // request; libcurl reads the list when the request goes out).
+    curl_slist* headers = nullptr;
+    curl_slist* id_node = nullptr;
   };
+
+  // Just before the request goes out on a connection: a kept-alive connection that already holds
+  // bytes carries an answer nobody asked for (a late reply, a broken proxy). libcurl 7.88 would
+  // read it as this request's answer, so the transfer is stopped before anything is sent and
+  // started again on a new connection, as the socket transport drops a dirty idle connection.
+  // libcurl names the connection here only by its ports (CURLINFO_ACTIVESOCKET is not set yet),
+  // so the transport keeps its sockets by local port; the check is a peek: nothing is taken.
+  static int on_prereq(void* ud, char*, char*, int, int local_port) {
+    auto& easy = *static_cast<Easy*>(ud);
+    // Only a connection that has carried a transfer: on a new one, bytes before the request are
+    // the server's early answer (a 413 on accept), which is this request's.
+    const int fd = easy.owner->kept_socket_on_port(local_port);
+    char byte = 0;
+    if (fd >= 0 && recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0) {
+      easy.stray = true;
+      return CURL_PREREQFUNC_ABORT;
+    }
+    return CURL_PREREQFUNC_OK;
+  }
+
+  // Every socket libcurl opens and closes passes here, so its local port can be looked up.
+  static int on_sockopt(void* ud, curl_socket_t fd, curlsocktype) {
+    auto* t = static_cast<CurlTransport*>(ud);
+    t->sockets_[fd] = {};
+    t->unmapped_.push_back(fd);
+    return CURL_SOCKOPT_OK;
+  }
+  static int on_close_socket(void* ud, curl_socket_t fd) {
+    auto* t = static_cast<CurlTransport*>(ud);
+    if (auto it = t->sockets_.find(fd); it != t->sockets_.end()) {
+      if (it->second.port != 0) t->port_fd_.erase(it->second.port);
+      t->sockets_.erase(it);
+    }
+    std::erase(t->unmapped_, fd);
+    return close(fd);
+  }
+  int kept_socket_on_port(int port) {
+    const int fd = socket_on_port(port);
+    auto it = sockets_.find(fd);
+    return it != sockets_.end() && it->second.kept ? fd : -1;
+  }
+  int socket_on_port(int port) {
+    if (auto it = port_fd_.find(port); it != port_fd_.end()) return it->second;
+    std::erase_if(unmapped_, [&](int fd) {  // sockets connected since the last look
+      sockaddr_storage local{};
+      socklen_t len = sizeof local;
+      if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) return false;
+      const int p = local.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port)
+                                                : ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port);
+      if (p == 0) return false;  // not bound yet
+      port_fd_[p] = fd;
+      sockets_[fd].port = p;
+      return true;
+    });
+    auto it = port_fd_.find(port);
+    return it == port_fd_.end() ? -1 : it->second;
+  }
+  void track_sockets(CURL* e) {
+    curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, &CurlTransport::on_sockopt);
+    curl_easy_setopt(e, CURLOPT_SOCKOPTDATA, this);
+    curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, &CurlTransport::on_close_socket);
+    curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, this);
+  }
 
   void configure(Slot& s) {
     const auto& st = ctx_.settings;
     CURL* e = easy_[s.id].handle = curl_easy_init();
     curl_easy_setopt(e, CURLOPT_URL, st.url.c_str());
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers_);
+    if (!st.request_id_header.empty() && !st.run_id.empty()) {
+      Easy& easy = easy_[s.id];
+      for (const auto& h : ctx_.headers) easy.headers = curl_slist_append(easy.headers, h.c_str());
+      easy.headers = curl_slist_append(easy.headers, (st.request_id_header + ":").c_str());  // replaced per request
+      for (easy.id_node = easy.headers; easy.id_node->next;) easy.id_node = easy.id_node->next;
+      curl_easy_setopt(e, CURLOPT_HTTPHEADER, easy.headers);
+    }
     curl_easy_setopt(e, CURLOPT_POST, 1L);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &CurlTransport::on_write);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, &s);
@@ -145,6 +237,10 @@ class CurlTransport final : public Transport {
     curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
     curl_easy_setopt(e, CURLOPT_USERAGENT, "tokbench");
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, easy_[s.id].errbuf);
+    easy_[s.id].owner = this;
+    curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, &CurlTransport::on_prereq);
+    curl_easy_setopt(e, CURLOPT_PREREQDATA, &easy_[s.id]);
+    track_sockets(e);
     apply_tls(e, st.tls);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(st.timeout_ms));
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
@@ -181,6 +277,7 @@ class CurlTransport final : public Transport {
     auto* t = static_cast<CurlTransport*>(userp);
     if (what == CURL_POLL_REMOVE) {
       epoll_ctl(t->ctx_.poller.fd(), EPOLL_CTL_DEL, fd, nullptr);
+      if (auto it = t->sockets_.find(fd); it != t->sockets_.end()) it->second.kept = true;  // a transfer ended on it
       return 0;
     }
     epoll_event ev{};
@@ -238,6 +335,14 @@ class CurlTransport final : public Transport {
       curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&s));
       const CURLcode rc = msg->data.result;
       curl_multi_remove_handle(multi_, msg->easy_handle);
+      if (Easy& easy = easy_[s->id]; rc == CURLE_ABORTED_BY_CALLBACK && easy.stray) {
+        easy.stray = false;  // nothing was sent: the same attempt, on a connection of its own
+        curl_easy_setopt(easy.handle, CURLOPT_FRESH_CONNECT, 1L);
+        curl_multi_add_handle(multi_, easy.handle);
+        int running = 0;
+        curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);
+        continue;
+      }
       take_phases(*s);
       Ending end;
       if (rc != CURLE_OK) {
@@ -254,6 +359,13 @@ class CurlTransport final : public Transport {
   curl_slist* headers_ = nullptr;
   CURLM* multi_ = nullptr;
   int64_t timer_ = kNone;  // absolute steady ns of libcurl's next timeout
+  struct Socket {
+    int port = 0;       // local port, once looked up
+    bool kept = false;  // a transfer ended on it: it is a kept-alive connection now
+  };
+  std::unordered_map<int, Socket> sockets_;  // every socket libcurl has open
+  std::unordered_map<int, int> port_fd_;     // local port -> socket, once connected
+  std::vector<int> unmapped_;                // sockets whose port was not looked up yet
 };
 
 }  // namespace

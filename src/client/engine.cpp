@@ -96,6 +96,7 @@ class Worker {
       s.origin_ns = sh_.origin_ns;
       s.stream = sh_.settings.stream;
       s.keep_text = sh_.settings.keep_text;
+      if (!sh_.settings.request_id_header.empty() && !sh_.settings.run_id.empty()) s.id_prefix = sh_.settings.run_id + "-";
       s.max_body = sh_.settings.max_body_bytes;
       s.max_events = sh_.settings.max_events;
       s.framer.set_max_bytes(sh_.settings.max_event_bytes);

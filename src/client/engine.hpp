@@ -28,6 +28,9 @@ inline constexpr Choices<TransportKind, 3> kTransportChoices{
 struct EngineSettings {
   std::string url;                   ///< full endpoint URL
   std::vector<std::string> headers;  ///< extra "Key: Value" headers
+  /// Each request's id goes in this header as "<run_id>-<index>" ("" either: none is sent).
+  std::string request_id_header;
+  std::string run_id;
   std::string api_key;               ///< sent as the API's credential header (Authorization: Bearer, x-api-key) when non-empty
   const ApiAdapter* api = nullptr;   ///< the API: its payload format, how its stream ends, its credentials (null: chat)
   bool stream = true;

@@ -30,6 +30,7 @@ struct Slot {
   int64_t origin_ns = 0;
   bool stream = true;
   bool keep_text = false;
+  std::string id_prefix;     // "<run id>-": each request's id is this and its index ("" = none sent)
   size_t max_body = 0, max_events = 0;
   std::string too_large;     // why the response passed a cap ("" = it did not)
   std::string content_type;  // of the response, lower-cased ("" = none sent)
@@ -54,6 +55,7 @@ struct Slot {
     rec.chunks.reserve(reserve_chunks);
     rec.index = req.index;
     rec.warmup = req.warmup;
+    if (!id_prefix.empty()) rec.client_request_id = fmt::format("{}{}{}", id_prefix, req.warmup ? "w" : "", req.index);
     rec.expected_prompt_tokens = req.facts.expected_prompt_tokens;
     rec.requested_max_tokens = req.facts.requested_max_tokens;
     rec.ignore_eos_sent = req.facts.ignore_eos_sent;

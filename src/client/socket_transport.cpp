@@ -127,6 +127,8 @@ class SocketTransport final : public Transport {
     Conn& c = conns_[s.id];
     const int64_t now = steady_now_ns();
     c.head = post_prefix_;
+    if (!s.rec.client_request_id.empty())
+      fmt::format_to(std::back_inserter(c.head), "{}: {}\r\n", ctx_.settings.request_id_header, s.rec.client_request_id);
     fmt::format_to(std::back_inserter(c.head), "Content-Length: {}\r\n\r\n", s.req.body.size());
     c.body = s.req.body;
     c.sent = 0;

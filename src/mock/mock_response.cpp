@@ -54,8 +54,10 @@ int64_t count_prompt_tokens(std::string_view text) {
   return std::max<int64_t>(1, (static_cast<int64_t>(text.size()) + 3) / 4);
 }
 
-bool body_object(simdjson::dom::parser& parser, std::string_view body, simdjson::dom::object& o, std::string* error) {
-  if (auto err = parser.parse(body.data(), body.size(), true).get_object().get(o)) {
+// A body read with SIMDJSON_PADDING spare (the server reserves it) is parsed in place: a 100 MB
+// prompt is not copied once more.
+bool body_object(simdjson::dom::parser& parser, const std::string& body, simdjson::dom::object& o, std::string* error) {
+  if (auto err = parser.parse(body).get_object().get(o)) {
     *error = fmt::format("request body is not a JSON object ({})", simdjson::error_message(err));
     return false;
   }
@@ -72,12 +74,12 @@ bool required_model(simdjson::dom::object o, CompletionRequest& r, std::string* 
   return true;
 }
 
-bool add_turn(CompletionRequest& r, Turns& turns, std::string_view role,
+bool add_turn(CompletionRequest& r, std::string_view role,
               simdjson::simdjson_result<simdjson::dom::element> content, const TurnErrors& errors, std::string* error) {
   simdjson::dom::element c;
-  std::string text;
   int64_t images = 0;
-  if (content.get(c) || !count_content(c, r.prompt_tokens, text, &images)) {
+  open_turn(r.rendered, role);
+  if (content.get(c) || !count_content(c, r.prompt_tokens, r.rendered, &images)) {
     *error = std::string(errors.content);
     return false;
   }
@@ -86,7 +88,7 @@ bool add_turn(CompletionRequest& r, Turns& turns, std::string_view role,
     return false;
   }
   r.images += images;
-  turns.emplace_back(std::string(role), std::move(text));
+  close_turn(r.rendered);
   r.prompt_tokens += 1;  // the chat template's per-message overhead, roughly
   return true;
 }
@@ -232,32 +234,32 @@ bool parse_tool_choice(simdjson::dom::object o, CompletionRequest& r, std::strin
 }
 
 // A chat request's messages: their tokens by the simple rule, their images, the ChatML rendering.
-bool parse_messages(simdjson::dom::object o, CompletionRequest& r, std::string* error) {
+bool parse_messages(simdjson::dom::object o, size_t body_size, CompletionRequest& r, std::string* error) {
   simdjson::dom::array messages;
   if (o["messages"].get_array().get(messages) || messages.size() == 0) {
     *error = "\"messages\" must be a non-empty array";
     return false;
   }
-  Turns turns;
+  r.rendered.reserve(body_size + 64);  // never much longer than the JSON it came in: one allocation
   constexpr TurnErrors kErrors{
       "each message needs \"content\": a string or a list of text parts",
       "Invalid image_url: the simulator takes base64 data URLs (data:image/png;base64,...) and fetches nothing"};
   for (auto m : messages) {
     std::string_view role;
     const bool has_role = !m["role"].get_string().get(role);
-    if (!add_turn(r, turns, role, m["content"], kErrors, error)) return false;  // a content error is named first
+    if (!add_turn(r, role, m["content"], kErrors, error)) return false;  // a content error is named first
     if (!has_role) {
       *error = "each message needs a \"role\" string";
       return false;
     }
   }
-  r.rendered = render_chat(turns);
+  open_answer(r.rendered);
   return true;
 }
 
 }  // namespace
 
-std::optional<CompletionRequest> parse_request(std::string_view body, bool chat, std::string* error) {
+std::optional<CompletionRequest> parse_request(const std::string& body, bool chat, std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
   if (!body_object(parser, body, o, error)) return std::nullopt;
@@ -301,7 +303,7 @@ std::optional<CompletionRequest> parse_request(std::string_view body, bool chat,
   r.min_tokens = int_field(o, "min_tokens");
   r.ignore_eos = bool_field(o, "ignore_eos");
   if (chat) {
-    if (!parse_messages(o, r, error)) return std::nullopt;
+    if (!parse_messages(o, body.size(), r, error)) return std::nullopt;
   } else {
     simdjson::dom::element prompt;
     if (o["prompt"].get(prompt) || !count_content(prompt, r.prompt_tokens, r.rendered)) {
@@ -312,11 +314,13 @@ std::optional<CompletionRequest> parse_request(std::string_view body, bool chat,
   return r;
 }
 
-std::string render_chat(const std::vector<std::pair<std::string, std::string>>& messages) {
-  std::string out;
-  for (const auto& [role, content] : messages) out += "<|im_start|>" + role + "\n" + content + "<|im_end|>\n";
-  return out + "<|im_start|>assistant\n";
+void open_turn(std::string& rendered, std::string_view role) {
+  rendered += "<|im_start|>";
+  rendered += role;
+  rendered += '\n';
 }
+void close_turn(std::string& rendered) { rendered += "<|im_end|>\n"; }
+void open_answer(std::string& rendered) { rendered += "<|im_start|>assistant\n"; }
 
 Plan make_plan(const CompletionRequest& req, const MockSettings& s, uint64_t seq) {
   std::mt19937_64 rng(s.seed ^ (seq * 0x9E3779B97F4A7C15ULL));
@@ -336,29 +340,18 @@ Plan make_plan(const CompletionRequest& req, const MockSettings& s, uint64_t seq
   return p;
 }
 
-std::vector<int64_t> cache_units(std::string_view rendered) {
-  std::vector<int64_t> out;
-  for (size_t i = 0; i < rendered.size(); i += 4) {
-    uint64_t v = 0;
-    for (size_t k = i; k < std::min(rendered.size(), i + 4); ++k) v = (v << 8) | static_cast<unsigned char>(rendered[k]);
-    out.push_back(static_cast<int64_t>(v));
-  }
-  return out;
+uint64_t text_unit(std::string_view rendered, size_t k) {
+  uint64_t v = 0;
+  for (size_t i = 4 * k; i < std::min(rendered.size(), 4 * k + 4); ++i) v = (v << 8) | static_cast<unsigned char>(rendered[i]);
+  return v;
 }
 
-int64_t PrefixCache::lookup_and_insert(const std::vector<int64_t>& units) {
-  const size_t bs = static_cast<size_t>(block_size_);
-  std::vector<uint64_t> hashes;
-  uint64_t h = 1469598103934665603ULL;  // FNV-1a over the chain: a block's hash covers its whole prefix
-  for (size_t b = 0; (b + 1) * bs <= units.size(); ++b) {
-    for (size_t k = b * bs; k < (b + 1) * bs; ++k) h = (h ^ static_cast<uint64_t>(units[k])) * 1099511628211ULL;
-    hashes.push_back(h);
-  }
+int64_t PrefixCache::insert(const std::vector<uint64_t>& hashes) {
   std::lock_guard lock(mu_);
   size_t hit = 0;
   while (hit < hashes.size() && blocks_.contains(hashes[hit])) ++hit;
   blocks_.insert(hashes.begin(), hashes.end());
-  return static_cast<int64_t>(hit * bs);
+  return static_cast<int64_t>(hit * static_cast<size_t>(block_size_));
 }
 
 StepModel::StepModel(const MockSettings& s, uint64_t seq) : s_(s), rng_(s.seed ^ (seq * 0x9E3779B97F4A7C15ULL) ^ 0x5eed) {}
@@ -493,7 +486,7 @@ std::string full_body(bool chat, std::string_view id, std::string_view model, in
   return w.take();
 }
 
-std::optional<EmbeddingRequest> parse_embedding_request(std::string_view body, std::string* error) {
+std::optional<EmbeddingRequest> parse_embedding_request(const std::string& body, std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
   if (parser.parse(body).get_object().get(o)) {

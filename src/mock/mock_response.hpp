@@ -88,18 +88,18 @@ struct EmbeddingRequest {
   int64_t inputs = 0;                 ///< embeddings to return
   int64_t token_id_inputs_tokens = 0; ///< tokens of the inputs given as token ids
 };
-std::optional<EmbeddingRequest> parse_embedding_request(std::string_view body, std::string* error);
+std::optional<EmbeddingRequest> parse_embedding_request(const std::string& body, std::string* error);
 /// OpenAI's embeddings answer: `inputs` vectors of `dims` floats (seeded by `seq`), usage.
 std::string embedding_body(std::string_view model, int64_t inputs, int dims, int64_t prompt_tokens, uint64_t seq);
 
 /// The simulator's chat template (ChatML): "<|im_start|>{role}\n{content}<|im_end|>\n" per message,
 /// then "<|im_start|>assistant\n". With --tokenizer it is encoded without added special tokens,
-/// as vLLM encodes rendered chat prompts; completions prompts are encoded with them.
-std::string render_chat(const std::vector<std::pair<std::string, std::string>>& messages);
-
-/// Parses a /v1/chat/completions (chat = true) or /v1/completions body. Unknown fields are
-/// accepted; message content may be a string or a list of {"type":"text","text":...} parts.
-/// Returns nullopt and sets *error (an OpenAI-style message) when the body is unusable.
+/// as vLLM encodes rendered chat prompts; completions prompts are encoded with them. Built in
+/// place, turn by turn (a turn's text goes straight from the parsed JSON into the rendering), so
+/// a 100 MB prompt is copied once.
+void open_turn(std::string& rendered, std::string_view role);
+void close_turn(std::string& rendered);
+void open_answer(std::string& rendered);  ///< after the last turn: the assistant's opening
 /// What --fault-rate injects into one request.
 enum class Fault { None, Http500, Http429, ResetBeforeHeaders, ResetMidStream, Stall, MalformedSse, NoDone };
 
@@ -110,7 +110,10 @@ Fault choose_fault(const MockSettings& s, uint64_t n);
 /// Parses a --fault-kinds list ("500,stall,..."); throws std::invalid_argument naming a bad kind.
 std::vector<Fault> parse_fault_kinds(const std::string& list);
 
-std::optional<CompletionRequest> parse_request(std::string_view body, bool chat, std::string* error);
+/// Parses a /v1/chat/completions (chat = true) or /v1/completions body. Unknown fields are
+/// accepted; message content may be a string or a list of {"type":"text","text":...} parts.
+/// Returns nullopt and sets *error (an OpenAI-style message) when the body is unusable.
+std::optional<CompletionRequest> parse_request(const std::string& body, bool chat, std::string* error);
 
 /// Sums the tokens of a string or a list of text parts, and collects the text; false when neither.
 /// Image parts (OpenAI's image_url, Anthropic's image with a base64 source) are counted in *images,
@@ -119,20 +122,18 @@ bool count_content(simdjson::dom::element content, int64_t& tokens, std::string&
 
 /// `body` as a JSON object (through `parser`, which must outlive `o`); false, with *error saying
 /// so as vLLM does, when it is not one. Every route's request parser starts here.
-bool body_object(simdjson::dom::parser& parser, std::string_view body, simdjson::dom::object& o, std::string* error);
+bool body_object(simdjson::dom::parser& parser, const std::string& body, simdjson::dom::object& o, std::string* error);
 /// The request's "model", which the API requires (false, with *error, when it is missing).
 bool required_model(simdjson::dom::object o, CompletionRequest& r, std::string* error);
 
-/// A conversation's turns as the chat template renders them: (role, text).
-using Turns = std::vector<std::pair<std::string, std::string>>;
 /// What a request parser says when a turn's content is unusable or an image is not base64.
 struct TurnErrors {
   std::string_view content;
   std::string_view image;
 };
 /// One turn of `role` whose `content` is a string or a list of parts: its tokens by the simple rule
-/// (+1 for the template), its images, appended to `turns`. False with *error when unusable.
-bool add_turn(CompletionRequest& r, Turns& turns, std::string_view role,
+/// (+1 for the template), its images, rendered into r.rendered. False with *error when unusable.
+bool add_turn(CompletionRequest& r, std::string_view role,
               simdjson::simdjson_result<simdjson::dom::element> content, const TurnErrors& errors, std::string* error);
 
 /// A request field read leniently: the integer (else `fallback`), the boolean (else false).
@@ -155,18 +156,32 @@ struct Plan {
 /// decode iteration; chunks carry up to tokens_per_chunk tokens (all of a speculative step).
 Plan make_plan(const CompletionRequest& req, const MockSettings& s, uint64_t seq);
 
-/// Prompt "tokens" for the prefix cache: the tokenizer's ids when there is one, else one id per
-/// 4 bytes (the simple counting rule's unit).
-std::vector<int64_t> cache_units(std::string_view rendered);
+/// Prompt "tokens" for the prefix cache without a tokenizer: one unit per 4 bytes (the simple
+/// counting rule's unit), unit k being bytes [4k, 4k+4) big-endian. Read in place: a 100 MB prompt
+/// costs no array of units.
+inline size_t text_units(std::string_view rendered) { return (rendered.size() + 3) / 4; }
+uint64_t text_unit(std::string_view rendered, size_t k);
 
 /// A vLLM-style prefix cache over hash-chained blocks of `block_size` units. Thread-safe.
 class PrefixCache {
  public:
   explicit PrefixCache(int block_size) : block_size_(block_size) {}
-  /// Tokens of `units` already cached (whole leading blocks), then caches all its full blocks.
-  int64_t lookup_and_insert(const std::vector<int64_t>& units);
+  /// Tokens of a prompt of `count` units (`unit(k)` the k-th: a token id, or text_unit) already
+  /// cached (whole leading blocks), then caches all its full blocks.
+  template <class Unit>
+  int64_t lookup_and_insert(size_t count, Unit unit) {
+    const size_t bs = static_cast<size_t>(block_size_);
+    std::vector<uint64_t> hashes;
+    uint64_t h = 1469598103934665603ULL;  // FNV-1a over the chain: a block's hash covers its whole prefix
+    for (size_t b = 0; (b + 1) * bs <= count; ++b) {
+      for (size_t k = b * bs; k < (b + 1) * bs; ++k) h = (h ^ unit(k)) * 1099511628211ULL;
+      hashes.push_back(h);
+    }
+    return insert(hashes);
+  }
 
  private:
+  int64_t insert(const std::vector<uint64_t>& hashes);  // leading hits × block size; adds them all
   int block_size_;
   std::mutex mu_;
   std::unordered_set<uint64_t> blocks_;

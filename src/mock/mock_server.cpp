@@ -37,6 +37,8 @@ using net::awaitable;
 using net::use_awaitable;
 using tcp = net::ip::tcp;
 
+constexpr uint64_t kBodyLimit = 256u << 20;  // a larger request body is answered 413
+
 struct MockServer::Impl {
   MockSettings s;
   // The io_context owns every pending coroutine (streams waiting on timers); it must go before the
@@ -135,7 +137,7 @@ struct MockServer::Impl {
     try {
       for (;;) {
         http::request_parser<http::string_body> parser;
-        parser.body_limit(256u << 20);
+        parser.body_limit(kBodyLimit);
         parser.header_limit(64u << 10);
         if (trace) {
           // Bytes already buffered came with an earlier read: their receive time is not known.
@@ -146,7 +148,11 @@ struct MockServer::Impl {
           }
         }
         beast::error_code read_ec;
-        co_await http::async_read(sock, buf, parser, net::redirect_error(use_awaitable, read_ec));
+        co_await http::async_read_header(sock, buf, parser, net::redirect_error(use_awaitable, read_ec));
+        // The body's room with simdjson's padding, so the request is parsed where it lies.
+        if (const auto length = parser.content_length(); !read_ec && length && *length <= kBodyLimit)
+          parser.get().body().reserve(static_cast<size_t>(*length) + simdjson::SIMDJSON_PADDING);
+        if (!read_ec) co_await http::async_read(sock, buf, parser, net::redirect_error(use_awaitable, read_ec));
         // Too large is an answer, as vLLM's server gives it (413 for a body, 400 for a head), not a
         // reset the client has to guess about.
         // By value: beast's own codes (a read's system errors are sockets' errno, none this small).
@@ -380,8 +386,9 @@ struct MockServer::Impl {
                                     "BadRequestError", 400));
       co_return true;
     }
+    // As vLLM names a request: the API's prefix and the client's X-Request-Id, else a counter.
     std::string id = fmt::format("{}{}", route.id_prefix(), n);
-    if (auto rid = req.find("x-request-id"); rid != req.end()) id = std::string(rid->value());
+    if (auto rid = req.find("x-request-id"); rid != req.end()) id = fmt::format("{}{}", route.id_prefix(), std::string_view(rid->value().data(), rid->value().size()));
     const Plan plan = make_plan(cr, s, n);  // the output length and finish reason
     const int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
                                 std::chrono::system_clock::now().time_since_epoch()).count();
@@ -455,7 +462,7 @@ struct MockServer::Impl {
     // actually happened, not when it was planned: under load the simulator itself runs late, and
     // its histograms must say so, as a real server's do.
     co_await wait_until(at);
-    StepObserver steps{metrics, cr.n, clock::now()};
+    StepObserver steps{metrics, cr.n, clock::now(), {}};
     tl.first_token_ns = to_ns(steps.last_wake);
     metrics.first_token(std::chrono::duration<double>(steps.last_wake - g.arrival).count(), static_cast<int>(cr.n));  // each choice's first token
     int64_t pending = target > 0 ? 1 : 0;
@@ -534,13 +541,14 @@ struct MockServer::Impl {
     const CompletionRequest& cr = g.cr;
     double ms = model.ttft_ms();
     if (prefix_cache) {
-      std::vector<int64_t> units;
+      int64_t hit = 0;
       if (tok) {
-        for (int32_t id : tok->encode(cr.rendered, !g.chat)) units.push_back(id);
+        const std::vector<int32_t> ids = tok->encode(cr.rendered, !g.chat);
+        hit = prefix_cache->lookup_and_insert(ids.size(), [&](size_t k) { return static_cast<uint64_t>(ids[k]); });
       } else {
-        units = cache_units(cr.rendered);
+        hit = prefix_cache->lookup_and_insert(text_units(cr.rendered), [&](size_t k) { return text_unit(cr.rendered, k); });
       }
-      cached = std::min<int64_t>(prefix_cache->lookup_and_insert(units), cr.prompt_tokens);
+      cached = std::min<int64_t>(hit, cr.prompt_tokens);
       if (cr.prompt_tokens > 0)
         ms *= static_cast<double>(std::max<int64_t>(1, cr.prompt_tokens - cached)) / static_cast<double>(cr.prompt_tokens);
     }

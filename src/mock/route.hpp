@@ -67,7 +67,7 @@ class MockRoute {
   /// The path it serves, e.g. "/v1/chat/completions".
   virtual std::string_view path() const = 0;
   /// The request, or nullopt with *why set (the body of a 400). `base_model`: the served model.
-  virtual std::optional<CompletionRequest> parse(std::string_view body, std::string_view base_model, std::string* why) const = 0;
+  virtual std::optional<CompletionRequest> parse(const std::string& body, std::string_view base_model, std::string* why) const = 0;
   /// The body of a 400 answer in this API's error format.
   virtual std::string refusal(const std::string& why) const { return error_body(why, "BadRequestError", 400); }
   /// The answer id's prefix ("chatcmpl-"): the id is the prefix and the request's sequence number.

@@ -91,6 +91,10 @@ struct RequestRecord {
   Outcome outcome = Outcome::Ok;
   std::string error;       ///< human-readable cause; for http_status, the first KiB of the body
   std::string request_id;  ///< the server's completion id
+  /// The id tokbench sent in its request-id header (--request-id-header): "<run id>-<index>", a
+  /// warm-up's "<run id>-w<index>"; "" = none sent. vLLM takes it as its request's id, so the
+  /// server's log finds this request.
+  std::string client_request_id;
   std::string model;       ///< the model named in the body when not the run's (a LoRA adapter); "" = the run's
   int64_t images = 0;                ///< image_url parts the body carried (multimodal; their tokens are in usage)
   int64_t rank = kNone;              ///< a multi-host run: the rank that sent it (kNone on a single host)

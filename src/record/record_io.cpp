@@ -76,6 +76,7 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   put_count(w, "connects", r.connects);
   if (r.resent) w.field("resent", true);
   w.field("request_id", r.request_id);
+  if (!r.client_request_id.empty()) w.field("client_request_id", r.client_request_id);
   w.field("finish_reason", r.finish_reason);
   w.field("output_chars", r.output_chars);
   w.key("local_tokens").begin_object();
@@ -150,6 +151,7 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   r.connects = get_count(doc, "connects");
   r.resent = get_bool(doc, "resent", false);
   r.request_id = get_string(doc, "request_id");
+  r.client_request_id = get_string(doc, "client_request_id");
   r.model = get_string(doc, "model");
   r.images = std::max<int64_t>(0, get_count(doc, "images"));
   r.rank = get_count(doc, "rank");

@@ -73,7 +73,9 @@ class DataWriter {
       width_ = (hi - lo_) / kBins;
       counts_.assign(kBins, 0);
     }
-    out_ << fmt::format("{{\"stream\":{},\"rate\":{},\"requests\":[", in.stream, in.rate_driven);
+    JsonWriter id;
+    id.value(in.info.run_id);
+    out_ << fmt::format("{{\"stream\":{},\"rate\":{},\"run_id\":{},\"requests\":[", in.stream, in.rate_driven, id.take());
   }
 
   void add(const record::RequestRecord& r) {
@@ -93,6 +95,7 @@ class DataWriter {
     w.value(static_cast<double>(r.done_ns - r.sent_ns) / 1e6);
     w.value(out);
     nullable(w, r.scheduled_ns, t0);
+    if (r.client_request_id.empty()) w.null(); else w.value(r.index);  // its id: "<run_id>-<index>"
     w.end_array();
     if (rows_++) out_ << ',';
     out_ << w.take();

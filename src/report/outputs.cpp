@@ -151,7 +151,7 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   for (const auto& n : m.detail_notes) w.value(n);
   w.end_array();
   w.key("run").begin_object();
-  w.field("started_at", info.started_at).field("target_url", info.target_url);
+  w.field("started_at", info.started_at).field("run_id", info.run_id).field("target_url", info.target_url);
   w.field("embedded_simulator", info.embedded_simulator).field("model", info.model);
   w.field("model_abbr", info.model_abbr).field("dataset", info.dataset);
   w.field("dataset_abbr", info.dataset_abbr).field("request_body_example", info.body_example);

@@ -52,8 +52,9 @@ constexpr std::array<Field<metrics::RunFacts>, 5> kFactFields{{
     {"native_generate", &metrics::RunFacts::native_generate},
     {"implied_cache_hit", &metrics::RunFacts::implied_cache_hit},
 }};
-constexpr std::array<Field<RunInfo>, 10> kInfoFields{{
+constexpr std::array<Field<RunInfo>, 11> kInfoFields{{
     {"started_at", &RunInfo::started_at},
+    {"run_id", &RunInfo::run_id},
     {"target_url", &RunInfo::target_url},
     {"embedded_simulator", &RunInfo::embedded_simulator},
     {"model", &RunInfo::model},

@@ -5,6 +5,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <ctime>
+#include <random>
 #include <stdexcept>
 
 #include "common/clock.hpp"
@@ -111,11 +113,21 @@ PointLoad point_from_message(const std::string& m) {
 }
 
 RankStart start_ranks() {
-  if (cluster::world().size == 1) return {{}, std::time(nullptr)};
+  const auto tag = static_cast<uint16_t>(std::random_device{}());
+  if (cluster::world().size == 1) return {{}, std::time(nullptr), tag};
   RankStart s;
   s.clock = cluster::sync_clocks();
   s.wall = static_cast<std::time_t>(cluster::broadcast(static_cast<int64_t>(std::time(nullptr))));
+  s.tag = static_cast<uint16_t>(cluster::broadcast(static_cast<int64_t>(tag)));
   return s;
+}
+
+std::string run_id(const RankStart& start, std::string_view label) {
+  std::tm tm{};
+  localtime_r(&start.wall, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%S", &tm);
+  return fmt::format("{}-{:04x}{}{}", stamp, start.tag, label.empty() ? "" : "-", label);
 }
 
 void log_rank(spdlog::logger& log, const RankStart& start) {

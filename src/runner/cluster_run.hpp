@@ -63,8 +63,12 @@ PointLoad point_from_message(const std::string& message);
 struct RankStart {
   cluster::ClockSync clock;
   std::time_t wall = 0;
+  uint16_t tag = 0;  ///< random, rank 0's on every rank: tells apart runs started in the same second
 };
 RankStart start_ranks();
+/// The run's id, the same on every rank: "<start, YYYYMMDD_HHMMSS>-<tag, 4 hex>", and "-<label>"
+/// for a series' point. Each request's id is "<run id>-<index>" (--request-id-header).
+std::string run_id(const RankStart& start, std::string_view label = {});
 /// Logs this rank's place and clock offset (nothing on one host).
 void log_rank(spdlog::logger& log, const RankStart& start);
 

@@ -34,6 +34,9 @@ client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg) {
   client::EngineSettings es;
   es.url = t.url;
   es.headers = cfg.headers;
+  // A --header of the same name is the user's own id: it is sent as given, and none of ours.
+  if (cfg.request_id_header != "none" && !client::has_header(cfg.headers, cfg.request_id_header))
+    es.request_id_header = cfg.request_id_header;
   es.api_key = cfg.api_key;
   es.api = t.body.api;
   es.stream = cfg.stream;
@@ -156,12 +159,14 @@ static void stop_on_write_error(Recorder& recorder, std::atomic<int>& stop, spdl
   });
 }
 
-PointResult execute(const Target& target, const RunPlan& plan, const std::filesystem::path& perf_dir, int64_t origin_ns,
+PointResult execute(const Target& target, const RunPlan& plan, const std::filesystem::path& perf_dir,
+                    const std::string& run_id, int64_t origin_ns,
                     std::atomic<int>& stop, spdlog::logger& log, std::FILE* console, const RankShare& share) {
   const RunConfig& cfg = plan.cfg;
   const int64_t count = count_bound(cfg, plan.requested.num_prompts);
   std::atomic<int64_t> started{0};  // requests sent in the measured phase (progress: in flight)
   client::EngineSettings es = engine_settings(target, cfg);
+  es.run_id = run_id;
   const LoadShape load = load_shape(cfg);
   client::Engine engine(es);
   Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr, plan.parsed.goodput);

@@ -49,10 +49,11 @@ struct RankShare {
 };
 
 /// Runs the load point `plan` describes (its cfg: a sweep passes each point's), writing records
-/// into `perf_dir`. `origin_ns` is the run's time 0.
+/// into `perf_dir`; each request carries the id "<run_id>-<index>" (--request-id-header).
+/// `origin_ns` is the run's time 0.
 /// Throws std::runtime_error when every warm-up request failed (the target is not usable).
 PointResult execute(const Target& target, const RunPlan& plan,
-                    const std::filesystem::path& perf_dir, int64_t origin_ns, std::atomic<int>& stop,
+                    const std::filesystem::path& perf_dir, const std::string& run_id, int64_t origin_ns, std::atomic<int>& stop,
                     spdlog::logger& log, std::FILE* console, const RankShare& share = {});
 
 }  // namespace tokbench::runner

@@ -81,16 +81,22 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
   for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(dir / sub);
   auto log = make_logger(dir);
   report::RunManifest manifest = asked(point, start_.wall);
+  manifest.info.run_id = run_id(start_, name);
   report::write_manifest(dir, manifest);
   const SharedPoint shared = measure_point(point, *target_, manifest, dir, *log, stop_, point_console_, start_.clock);
   RunOutcome out;
   if (world.rank == 0) {
     report::write_end(dir, end_of(shared, std::nullopt));
     out = conclude(point, dir, shared.result, *log, point_console_);
+    disk_stopped_ |= out.exit_code == kExitDiskStopped;
     if (point_console_ != console_) {  // --quiet: one line a point
       std::string why;
       for (const auto& r : out.verdict.reasons) why += (why.empty() ? "  " : "; ") + r;
-      fmt::print(console_, "{}: {}{}\n", name, out.interrupted ? "INTERRUPTED" : out.verdict.valid ? "VALID" : "INVALID", why);
+      const char* said = out.exit_code == kExitDiskStopped ? "STOPPED (the disk refused a record)"
+                         : out.interrupted                 ? "INTERRUPTED"
+                         : out.verdict.valid               ? "VALID"
+                                                           : "INVALID";
+      fmt::print(console_, "{}: {}{}\n", name, said, why);
       std::fflush(console_);
     }
   } else {
@@ -99,6 +105,25 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
   }
   log_->info("point {} done", name);
   out.label = name;
+  return out;
+}
+
+RunOutcome PointSession::finish(const std::function<RunOutcome()>& write) {
+  if (!disk_stopped_) return write();
+  RunOutcome out;
+  try {
+    out = write();
+  } catch (const std::exception& e) {
+    out.run_dir = root_;
+    out.interrupted = true;
+    out.verdict.valid = false;
+    out.verdict.reasons.push_back(fmt::format("the summary could not be written either ({})", e.what()));
+  }
+  fmt::print(console_, "stopped: the disk refused a record, so the series stopped at that point; free space, then "
+                       "run `tokbench report {}`\n", root_.string());
+  std::fflush(console_);
+  log_->error("the disk refused a record: the series stopped");
+  out.exit_code = kExitDiskStopped;
   return out;
 }
 

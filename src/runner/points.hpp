@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -40,8 +41,14 @@ class PointSession {
   RunOutcome run(const RunPlan& point, const std::string& label);
   /// A rank other than 0: runs each point rank 0 sends until it says the series is over.
   void serve();
-  /// Ctrl-C was pressed: run no more points.
+  /// Ctrl-C was pressed, or the disk refused a point's records: run no more points.
   bool stopped() const;
+  /// A point's details file was refused (its exit code was kExitDiskStopped).
+  bool disk_stopped() const { return disk_stopped_; }
+  /// The series' summary, written by `write`: when the disk stopped a point, a summary the disk
+  /// refuses too is said (with the fix) rather than thrown, the series ends with exit 5, and the
+  /// line saying why is printed even under --quiet.
+  RunOutcome finish(const std::function<RunOutcome()>& write);
   /// Stops the target (if tokbench started it) and returns how its server went (nullopt: none started).
   /// Under mpirun rank 0 tells the other ranks the series is over.
   std::optional<record::ServerProcessFacts> close();
@@ -66,6 +73,7 @@ class PointSession {
   std::set<std::string> used_;
   RankStart start_;  // the clock against rank 0's and the series' wall-clock start
   bool announced_end_ = false;
+  bool disk_stopped_ = false;
 };
 
 /// A rank other than 0 of a multi-host series: its session, serving rank 0's points.

@@ -9,6 +9,7 @@
 #include "common/json_writer.hpp"
 #include "report/outputs.hpp"
 #include "runner/points.hpp"
+#include "runner/stages.hpp"
 
 namespace tokbench::runner {
 
@@ -60,6 +61,7 @@ void RepeatsSummary::add(const RunOutcome& o) {
   labels_.push_back(o.label);
   verdicts_.push_back(o.exit_code == 130 ? "INTERRUPTED" : o.verdict.valid ? "VALID" : "INVALID");
   if (o.exit_code != 0 && code_ == 0) code_ = o.exit_code;
+  disk_stopped_ |= o.exit_code == kExitDiskStopped;
   for (const auto& [key, v] : headline_metrics(o.metrics)) {
     if (std::find(keys_.begin(), keys_.end(), key) == keys_.end()) keys_.push_back(key);
     if (v) values_[key].push_back(*v);
@@ -109,7 +111,7 @@ RunOutcome RepeatsSummary::finish(const std::optional<record::ServerProcessFacts
   out.run_dir = root_;
   out.interrupted = interrupted;
   out.verdict.valid = code_ == 0;
-  out.exit_code = out.interrupted ? 130 : code_;
+  out.exit_code = series_exit_code(disk_stopped_, out.interrupted, code_);
   return out;
 }
 
@@ -130,7 +132,7 @@ RunOutcome run_repeats(RunPlan& plan, std::atomic<int>& stop, std::FILE* console
     }
   }
   const auto server_process = session.close();
-  return summary.finish(server_process, session.stopped(), console);
+  return session.finish([&] { return summary.finish(server_process, session.stopped(), console); });
 }
 
 }  // namespace tokbench::runner

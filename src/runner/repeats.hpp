@@ -41,7 +41,7 @@ class RepeatsSummary {
   void add(const RunOutcome& run);
   void stopped() { code_ = 1; }  ///< a run could not be made: the series is short
   /// Writes repeats/summary.{json,csv}, prints the intervals; the exit code is the worst run's
-  /// (130 interrupted).
+  /// (5 the disk stopped a run, 130 interrupted).
   RunOutcome finish(const std::optional<record::ServerProcessFacts>& server_process, bool interrupted, std::FILE* console);
 
  private:
@@ -50,6 +50,7 @@ class RepeatsSummary {
   std::vector<std::string> keys_, labels_, verdicts_;
   std::map<std::string, std::vector<double>> values_;
   int code_ = 0;
+  bool disk_stopped_ = false;  ///< a run's details file was refused: the series stopped there
 };
 
 RunOutcome run_repeats(RunPlan& plan, std::atomic<int>& stop, std::FILE* console);

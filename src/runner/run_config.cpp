@@ -134,6 +134,9 @@ void RunConfig::validate_target(std::vector<std::string>& e) const {
     check(h.find(':') != std::string::npos && h.find(':') > 0,
           fmt::format("--header: bad value '{}' (expected 'Key: Value')", h));
   }
+  check(!request_id_header.empty() && request_id_header.find_first_of(": \t\r\n") == std::string::npos,
+        fmt::format("--request-id-header: bad value '{}' (expected a header name such as X-Request-Id, or none)",
+                    request_id_header));
 }
 
 // What each request sends and what the API at the target takes.
@@ -341,6 +344,7 @@ std::string RunConfig::to_json() const {
   w.key("headers").begin_array();
   for (const auto& h : headers) w.value(redact_header(h));
   w.end_array();
+  w.field("request_id_header", request_id_header);
   w.field("server_cmd", redact_command(server_cmd)).field("deploy_sh", deploy_sh).field("model_path", model_path);
   w.field("server_ready_timeout_s", server_ready_timeout_s).field("server_stop_grace_s", server_stop_grace_s);
   w.field("stream", stream).field("max_tokens", max_tokens).field("ignore_eos", ignore_eos);

@@ -41,7 +41,7 @@ RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) 
     }
   }
   const auto server_process = session.close();
-  RunOutcome out = summary.finish(server_process, session.stopped(), console);
+  RunOutcome out = session.finish([&] { return summary.finish(server_process, session.stopped(), console); });
   out.run_dir = session.root();
   return out;
 }
@@ -58,6 +58,7 @@ RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   auto log = make_logger(dir);
   log_rank(*log, start);
   report::RunManifest manifest = asked(plan, start.wall);
+  manifest.info.run_id = run_id(start);
   report::write_manifest(dir, manifest);
   Target target = open_logged(plan, dir, *log, out);
   const SharedPoint point = measure_point(plan, target, manifest, dir, *log, stop, out, start.clock);

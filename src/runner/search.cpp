@@ -12,6 +12,7 @@
 #include "report/outputs.hpp"
 #include "report/search_page.hpp"
 #include "runner/points.hpp"
+#include "runner/stages.hpp"
 
 namespace tokbench::runner {
 
@@ -57,7 +58,7 @@ SearchSpace space_of(const RunConfig& c) {
 RunOutcome finish_search(const fs::path& root, const SearchResult& r, const report::SearchAsked& asked,
                          const std::vector<metrics::RunSlo>& slos, const SearchSpace& space,
                          const std::optional<record::ServerProcessFacts>& server_process, bool interrupted,
-                         std::FILE* console) {
+                         bool disk_stopped, std::FILE* console) {
   const fs::path dir = root / "search";
   fs::create_directories(dir);
   std::string json = report::search_json(r, asked, slos, space);
@@ -81,7 +82,7 @@ RunOutcome finish_search(const fs::path& root, const SearchResult& r, const repo
   out.interrupted = interrupted;
   out.verdict.valid = r.answer.has_value();
   if (!r.answer) out.verdict.reasons.push_back(r.text);
-  out.exit_code = out.interrupted ? 130 : r.answer ? 0 : 1;
+  out.exit_code = series_exit_code(disk_stopped, out.interrupted, r.answer ? 0 : 1);
   return out;
 }
 
@@ -112,8 +113,10 @@ RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
     r.text = fmt::format("the search stopped: {}", e.what());
   }
   const auto server_process = session.close();
-  return finish_search(session.root(), r, {std::string(kSearchAxes.name(plan.cfg.search)), plan.cfg.search_margin}, slos,
-                       space, server_process, session.stopped(), console);
+  return session.finish([&] {
+    return finish_search(session.root(), r, {std::string(kSearchAxes.name(plan.cfg.search)), plan.cfg.search_margin},
+                         slos, space, server_process, session.stopped(), session.disk_stopped(), console);
+  });
 }
 
 RunOutcome rebuild_search(const fs::path& root, std::FILE* console) {
@@ -155,6 +158,7 @@ RunOutcome rebuild_search(const fs::path& root, std::FILE* console) {
   // verdicts are the same; a probe it would need that never ran ends the rebuild, saying so.
   std::vector<bool> used(ran.size(), false);
   std::vector<Probe> seen;  // kept when the replay stops early
+  bool disk_stopped = false;
   std::string missing;
   auto run_probe = [&](double x) -> Probe {
     size_t k = 0;
@@ -175,6 +179,7 @@ RunOutcome rebuild_search(const fs::path& root, std::FILE* console) {
       }
       const std::string& folder = ran[k].second[next++];
       RunOutcome o = recompute(root / folder, std::nullopt, console);
+      disk_stopped |= o.exit_code == kExitDiskStopped;
       o.label = folder;
       return judge(o, slos, x);
     }, slos, asked.margin, [] { return false; }));
@@ -188,7 +193,7 @@ RunOutcome rebuild_search(const fs::path& root, std::FILE* console) {
     r.text = missing.empty() ? fmt::format("the rebuild stopped: {}", e.what()) : missing;
   }
   std::optional<record::ServerProcessFacts> server = record::read_optional<record::ServerProcessFacts>(doc, "server_process");
-  return finish_search(root, r, asked, slos, space, server, false, console);
+  return finish_search(root, r, asked, slos, space, server, false, disk_stopped, console);
 }
 
 }  // namespace tokbench::runner

@@ -40,6 +40,10 @@ struct TargetSettings {
   bool skip_model_check = false;  ///< send --model even when /v1/models does not list it (gateways that alias names)
   std::string api_key;            ///< "" = $OPENAI_API_KEY if set
   std::vector<std::string> headers;  ///< extra "Key: Value" headers
+  /// The header carrying each request's id, "<run id>-<index>" (details: client_request_id; the
+  /// simulator's --trace and vLLM take it as the request's id); "none" = not sent. A --header of
+  /// the same name wins.
+  std::string request_id_header = "X-Request-Id";
   std::string ca_bundle;             ///< PEM CAs to trust for https ("" = the system's)
   std::string tls_cert, tls_key;     ///< client certificate and key for mutual TLS
   bool insecure = false;             ///< skip TLS verification (named in the verdict)

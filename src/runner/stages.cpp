@@ -190,7 +190,8 @@ PointResult measure(const RunPlan& plan, const Target& target, report::RunManife
   manifest.info.origin_steady_ns = origin;
   report::write_manifest(dir, manifest);
   try {
-    return execute(target, plan, dir / "performances" / plan.cfg.model_abbr, origin, stop, log, console, share);
+    return execute(target, plan, dir / "performances" / plan.cfg.model_abbr, manifest.info.run_id, origin, stop, log,
+                   console, share);
   } catch (const std::exception& e) {
     // The folder says why it stopped (every warm-up request failed, ...), not "killed?".
     report::RunEnd failed;

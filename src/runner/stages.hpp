@@ -58,6 +58,11 @@ RunOutcome conclude(const RunPlan& plan, const std::filesystem::path& dir, const
 /// The exit code of a run the disk stopped (its details file refused a record): the load stopped
 /// there, what was recorded stands, the run is judged INVALID (stopped).
 inline constexpr int kExitDiskStopped = 5;
+/// A series' (sweep, search, repeats) exit code: a point the disk stopped first (the series
+/// stopped there, as Ctrl-C would stop it, but the fix differs), then Ctrl-C, then its points' own.
+inline int series_exit_code(bool disk_stopped, bool interrupted, int code) {
+  return disk_stopped ? kExitDiskStopped : interrupted ? 130 : code;
+}
 /// How end.json's stop_reason begins for such a run (`report` exits 5 for it too).
 inline constexpr std::string_view kDiskStopReason = "the details file could not be written: ";
 

@@ -1,6 +1,7 @@
 #include "runner/sweep.hpp"
 
 #include "runner/load_shape.hpp"
+#include "runner/stages.hpp"
 
 #include <fmt/format.h>
 
@@ -44,6 +45,7 @@ void SweepSummary::add(const std::string& label, const RunConfig& point, const R
   SweepRow r = base(o.label.empty() ? label : o.label, point);  // the folder it got (c4-2 for a repeated c4)
   const metrics::MetricSet& m = o.metrics;
   r.verdict = o.exit_code == 130 ? "INTERRUPTED" : o.verdict.valid ? "VALID" : "INVALID";
+  disk_stopped_ |= o.exit_code == kExitDiskStopped;
   for (const auto& why : o.verdict.reasons) r.why += (r.why.empty() ? "" : "; ") + why;
   r.success = static_cast<int64_t>(common(m, "success_requests"));
   r.request_throughput = common(m, "request_throughput");
@@ -112,7 +114,7 @@ RunOutcome SweepSummary::finish(const std::optional<record::ServerProcessFacts>&
     if (r.verdict == "FAILED" || r.success == 0) code = 1;
     else if (r.verdict != "VALID" && code == 0) code = 4;
   }
-  out.exit_code = interrupted ? 130 : rows_.empty() ? 1 : code;
+  out.exit_code = series_exit_code(disk_stopped_, interrupted, rows_.empty() ? 1 : code);
   return out;
 }
 

@@ -28,8 +28,8 @@ class SweepSummary {
   void add(const std::string& label, const RunConfig& point, const RunOutcome& outcome);
   void add_failed(const std::string& label, const RunConfig& point, const std::string& why);
   /// Writes sweep/summary.{csv,json} and sweep/sweep.html, prints the summary; the outcome's
-  /// exit code is the worst point's (130 interrupted, 1 a point failed or had no success, 4 an
-  /// INVALID point, else 0).
+  /// exit code is the worst point's (5 the disk stopped a point, 130 interrupted, 1 a point failed
+  /// or had no success, 4 an INVALID point, else 0).
   RunOutcome finish(const std::optional<record::ServerProcessFacts>& server_process, bool interrupted, std::FILE* console);
 
   const std::vector<SweepRow>& rows() const { return rows_; }
@@ -41,6 +41,7 @@ class SweepSummary {
   std::string x_name_;  ///< "concurrency" or "request_rate"
   std::vector<SweepRow> rows_;
   std::optional<RunOutcome> last_;
+  bool disk_stopped_ = false;  ///< a point's details file was refused: the series stopped there
 };
 
 }  // namespace tokbench::runner

@@ -90,6 +90,10 @@ async function main() {
   const r = await page.evaluate((k) => window.TOKBENCH.requests[k], shown ? Number(shown[1]) : 0);
   if (!tip.includes(`E2EL: ${round(r[6])} ms`)) problems.push(`tooltip '${tip}' lacks E2EL ${round(r[6])}`);
   if (mode === 'stream' && !tip.includes(`TTFT: ${round(r[4])} ms`)) problems.push(`tooltip '${tip}' lacks TTFT ${round(r[4])}`);
+  // The request id it was sent with, as the server's log has it.
+  const runId = await page.evaluate(() => JSON.parse(document.getElementById('tokbench-data').textContent).run_id);
+  if (r[9] != null && !tip.includes(`id: ${runId}-${r[9]}`)) problems.push(`tooltip '${tip}' lacks the request id ${runId}-${r[9]}`);
+  if (r[9] == null) problems.push(`the hovered request has no id: ${JSON.stringify(r)}`);
   await page.screenshot({ path: shot, fullPage: true });
   await browser.close();
   console.log(JSON.stringify({ requests: info.n, load_ms: loadMs, render_ms: Math.round(info.renderMs), tooltip: tip }));

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -24,8 +25,11 @@ namespace tokbench::testing {
 class ScriptedServer {
  public:
   struct Reply {
+    Reply(std::string b = {}, bool c = false) : bytes(std::move(b)), close(c) {}
     std::string bytes;   ///< written as they are ("" = nothing)
     bool close = false;  ///< close the connection after writing
+    std::string late;    ///< written `late_ms` after `bytes`, unasked (a server's stray answer)
+    int late_ms = 0;
   };
   struct Seen {
     int connection = 0;  ///< 0, 1, ... in accept order
@@ -108,6 +112,10 @@ class ScriptedServer {
         const ssize_t n = send(fd, r.bytes.data() + off, r.bytes.size() - off, MSG_NOSIGNAL);
         if (n <= 0) break;
         off += static_cast<size_t>(n);
+      }
+      if (!r.late.empty()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(r.late_ms));
+        (void)!send(fd, r.late.data(), r.late.size(), MSG_NOSIGNAL);
       }
       if (!read_bodies_) {  // the body was left unread: end gently (a close now would be a reset)
         shutdown(fd, SHUT_WR);

@@ -34,7 +34,7 @@ void anthropic_usage(JsonWriter& w, const AnthropicUsage& u) {
 // (string content or text and base64 image blocks), an optional system prompt, stream,
 // temperature; ignore_eos and min_tokens as vLLM-style servers take them. The conversation is
 // rendered with the simulator's chat template.
-std::optional<CompletionRequest> parse_messages_request(std::string_view body, std::string* error) {
+std::optional<CompletionRequest> parse_messages_request(const std::string& body, std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
   if (!body_object(parser, body, o, error)) return std::nullopt;
@@ -49,15 +49,15 @@ std::optional<CompletionRequest> parse_messages_request(std::string_view body, s
   r.include_usage = true;  // Anthropic's answers always carry usage
   r.min_tokens = int_field(o, "min_tokens", -1);
   r.ignore_eos = bool_field(o, "ignore_eos");
-  Turns turns;
+  r.rendered.reserve(body.size() + 64);  // never much longer than the JSON it came in: one allocation
   simdjson::dom::element system;
   if (!o["system"].get(system)) {  // a string or a list of text blocks
-    std::string text;
-    if (!count_content(system, r.prompt_tokens, text)) {
+    open_turn(r.rendered, "system");
+    if (!count_content(system, r.prompt_tokens, r.rendered)) {
       *error = "system: a string or a list of text blocks";
       return std::nullopt;
     }
-    turns.emplace_back("system", std::move(text));
+    close_turn(r.rendered);
     r.prompt_tokens += 1;
   }
   simdjson::dom::array messages;
@@ -71,13 +71,13 @@ std::optional<CompletionRequest> parse_messages_request(std::string_view body, s
       *error = "messages: each role must be \"user\" or \"assistant\" (a system prompt goes in \"system\")";
       return std::nullopt;
     }
-    if (!add_turn(r, turns, role, m["content"],
+    if (!add_turn(r, role, m["content"],
                   {"messages: each content must be a string or a list of content blocks",
                    "messages: an image block needs a base64 source (the simulator fetches nothing)"},
                   error))
       return std::nullopt;
   }
-  r.rendered = render_chat(turns);
+  open_answer(r.rendered);
   return r;
 }
 
@@ -143,7 +143,7 @@ std::string anthropic_error(std::string_view message, std::string_view type) {
 class AnthropicMessagesRoute : public MockRoute {
  public:
   std::string_view path() const override { return "/v1/messages"; }
-  std::optional<CompletionRequest> parse(std::string_view body, std::string_view, std::string* why) const override {
+  std::optional<CompletionRequest> parse(const std::string& body, std::string_view, std::string* why) const override {
     return parse_messages_request(body, why);
   }
   std::string refusal(const std::string& why) const override { return anthropic_error(why, "invalid_request_error"); }

@@ -14,7 +14,7 @@ class OpenAiRoute : public MockRoute {
  public:
   explicit OpenAiRoute(bool chat) : chat_(chat) {}
   std::string_view path() const override { return chat_ ? "/v1/chat/completions" : "/v1/completions"; }
-  std::optional<CompletionRequest> parse(std::string_view body, std::string_view, std::string* why) const override {
+  std::optional<CompletionRequest> parse(const std::string& body, std::string_view, std::string* why) const override {
     return parse_request(body, chat_, why);
   }
   std::string_view id_prefix() const override { return chat_ ? "chatcmpl-" : "cmpl-"; }

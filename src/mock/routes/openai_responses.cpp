@@ -18,7 +18,7 @@ namespace tokbench::mock {
 namespace {
 
 // Parses a Responses body into the simulator's request (rendered with the chat template).
-std::optional<CompletionRequest> parse_responses_request(std::string_view body, std::string* error) {
+std::optional<CompletionRequest> parse_responses_request(const std::string& body, std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
   if (!body_object(parser, body, o, error)) return std::nullopt;
@@ -34,11 +34,13 @@ std::optional<CompletionRequest> parse_responses_request(std::string_view body, 
   }
   r.min_tokens = int_field(o, "min_tokens");
   r.ignore_eos = bool_field(o, "ignore_eos");
-  Turns turns;
+  r.rendered.reserve(body.size() + 64);  // never much longer than the JSON it came in: one allocation
   std::string_view instructions;
   if (!o["instructions"].get_string().get(instructions)) {
     r.prompt_tokens += count_prompt_tokens(instructions) + 1;
-    turns.emplace_back("system", std::string(instructions));
+    open_turn(r.rendered, "system");
+    r.rendered += instructions;
+    close_turn(r.rendered);
   }
   simdjson::dom::element input;
   simdjson::dom::array items;
@@ -47,9 +49,9 @@ std::optional<CompletionRequest> parse_responses_request(std::string_view body, 
     return std::nullopt;
   }
   if (input.is_string()) {
-    std::string text;
-    count_content(input, r.prompt_tokens, text);
-    turns.emplace_back("user", std::move(text));
+    open_turn(r.rendered, "user");
+    count_content(input, r.prompt_tokens, r.rendered);
+    close_turn(r.rendered);
     r.prompt_tokens += 1;
   } else if (!input.get_array().get(items) && items.size() > 0) {
     for (auto item : items) {
@@ -65,13 +67,13 @@ std::optional<CompletionRequest> parse_responses_request(std::string_view body, 
         *error = std::string(kErrors.content);
         return std::nullopt;
       }
-      if (!add_turn(r, turns, role, item["content"], kErrors, error)) return std::nullopt;
+      if (!add_turn(r, role, item["content"], kErrors, error)) return std::nullopt;
     }
   } else {
     *error = "input: a string or a non-empty list of messages";
     return std::nullopt;
   }
-  r.rendered = render_chat(turns);
+  open_answer(r.rendered);
   return r;
 }
 
@@ -121,7 +123,7 @@ void response_object(JsonWriter& w, const Answer& a, bool done, bool usage) {
 class OpenAiResponsesRoute : public MockRoute {
  public:
   std::string_view path() const override { return "/v1/responses"; }
-  std::optional<CompletionRequest> parse(std::string_view body, std::string_view, std::string* why) const override {
+  std::optional<CompletionRequest> parse(const std::string& body, std::string_view, std::string* why) const override {
     return parse_responses_request(body, why);
   }
   std::string_view id_prefix() const override { return "resp_"; }

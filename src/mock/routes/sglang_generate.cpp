@@ -18,7 +18,7 @@ namespace {
 // Parses a /generate body: text (or input_ids), sampling_params (max_new_tokens, default 128;
 // min_new_tokens; ignore_eos; n), stream, lora_path (the model the answer names). Rendered as a
 // completions prompt.
-std::optional<CompletionRequest> parse_generate_request(std::string_view body, std::string_view base_model,
+std::optional<CompletionRequest> parse_generate_request(const std::string& body, std::string_view base_model,
                                                         std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
@@ -90,7 +90,7 @@ std::string generate_chunk(const GenerateState& st) {
 class SglangGenerateRoute : public MockRoute {
  public:
   std::string_view path() const override { return "/generate"; }
-  std::optional<CompletionRequest> parse(std::string_view body, std::string_view base_model, std::string* why) const override {
+  std::optional<CompletionRequest> parse(const std::string& body, std::string_view base_model, std::string* why) const override {
     return parse_generate_request(body, base_model, why);
   }
   std::string_view id_prefix() const override { return ""; }
