@@ -14,6 +14,9 @@ add_custom_command(
 add_custom_target(tokbench_docs ALL DEPENDS ${TOKBENCH_GENERATED_DOCS}/stamp)
 
 install(TARGETS tokbench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET tokbench_mpi)  # the Open MPI plug-in, where src/cluster/cluster.cpp looks for it
+  install(TARGETS tokbench_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/tokbench)
+endif()
 install(DIRECTORY ${TOKBENCH_GENERATED_DOCS}/man/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${TOKBENCH_GENERATED_DOCS}/completions/tokbench DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
 install(FILES ${TOKBENCH_GENERATED_DOCS}/completions/_tokbench DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)

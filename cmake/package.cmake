@@ -20,6 +20,8 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# Loaded at run time (client/curl_loader), so dpkg-shlibdeps cannot see it: 7.80 for CURLOPT_PREREQFUNCTION.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4 (>= 7.80)")
 set(CPACK_DEBIAN_DEBUGINFO_PACKAGE ON)  # strips the packaged binary itself (CPACK_STRIP_FILES would leave no debug info)
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "openmpi-bin")  # mpirun, for runs across several load hosts
 include(CPack)

@@ -18,7 +18,7 @@ ddeb=$(ls tokbench-dbgsym_*_amd64.ddeb) || fail "no -dbgsym package: $(ls)"
 dpkg-deb -f "$deb" Version | grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+(\+git[0-9]{8}\.[0-9a-f]{12})?$' ||
   fail "version not from git: $(dpkg-deb -f "$deb" Version)"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libcurl4 libsimdjson libc6; do
+for lib in libcurl4 libsimdjson libc6 libopenmpi3; do  # libcurl is loaded at run time: named by hand
   [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib (dpkg-shlibdeps): $depends"
 done
 dpkg-deb -c "$ddeb" | grep -q 'usr/lib/debug/.build-id/.*\.debug' || fail "the -dbgsym package holds no debug info"
@@ -28,7 +28,8 @@ file -L "$BIN" | grep -q ', stripped' || fail "the packaged binary is not stripp
 for f in usr/share/man/man1/tokbench.1.gz usr/share/man/man1/tokbench-run.1.gz usr/share/man/man1/tokbench-serve-mock.1.gz \
          usr/share/bash-completion/completions/tokbench usr/share/zsh/vendor-completions/_tokbench \
          usr/share/doc/tokbench/README.md usr/share/doc/tokbench/METRICS.md usr/share/doc/tokbench/copyright \
-         usr/share/doc/tokbench/echarts/LICENSE usr/share/doc/tokbench/zrender/LICENSE; do
+         usr/share/doc/tokbench/echarts/LICENSE usr/share/doc/tokbench/zrender/LICENSE \
+         usr/lib/tokbench/tokbench-mpi.so; do
   [[ -s root/$f ]] || fail "missing from the package: /$f"
 done
 "$BIN" --version | grep -q '^tokbench ' || fail "--version: $("$BIN" --version 2>&1)"

@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "cli/commands.hpp"
-#include "client/engine.hpp"
 #include "cluster/cluster.hpp"
 #include "tokbench/version.hpp"
 
@@ -44,9 +44,23 @@ void raise_descriptor_limit() {
   }
 }
 
+// What this binary is: the commit, how it was built, and the optional parts it has.
+std::string version_line() {
+  return fmt::format("tokbench {} (commit {}{}; {} build, {}; multi-host runs: {})", tokbench::kVersion,
+                     tokbench::kGitHash, tokbench::kGitDirty ? ", dirty" : "",
+                     *tokbench::kBuildType ? tokbench::kBuildType : "default", tokbench::kCompiler,
+                     tokbench::cluster::available() ? "Open MPI (loaded under mpirun)" : "unavailable, built without Open MPI");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `tokbench --version` alone needs none of the command tables (building them is most of what
+  // tokbench does before parsing): answered at once (bench/startup.sh).
+  if (argc == 2 && std::string_view(argv[1]) == "--version") {
+    fmt::print("{}\n", version_line());
+    return 0;
+  }
   raise_descriptor_limit();
   try {
     tokbench::cluster::init(&argc, &argv);  // MPI only when an MPI launcher started this process
@@ -54,14 +68,8 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "tokbench: {}\n", e.what());
     return 1;
   }
-  tokbench::client::global_init();
   CLI::App app{"tokbench: measures LLM inference services (TTFT, TPOT, ITL, E2EL, throughput)"};
-  // What this binary is: the commit, how it was built, and the optional parts it has.
-  app.set_version_flag("--version", fmt::format("tokbench {} (commit {}{}; {} build, {}; multi-host runs: {})",
-                                                tokbench::kVersion, tokbench::kGitHash, tokbench::kGitDirty ? ", dirty" : "",
-                                                *tokbench::kBuildType ? tokbench::kBuildType : "default",
-                                                tokbench::kCompiler,
-                                                tokbench::cluster::available() ? "Open MPI" : "unavailable, built without Open MPI"));
+  app.set_version_flag("--version", version_line());
   app.require_subcommand(1);
   std::function<int()> action;
   tokbench::cli::add_commands(app, action);

@@ -362,7 +362,6 @@ class Worker {
 
 }  // namespace
 
-void global_init() { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 Poller::Poller() : epfd_(epoll_create1(EPOLL_CLOEXEC)) {}
 Poller::~Poller() { close(epfd_); }

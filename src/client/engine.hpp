@@ -101,7 +101,5 @@ const char* transport_name(TransportKind kind);
 /// Content-Length: the body type, the stream's Accept, the credential, then --header's.
 std::vector<std::string> request_headers(const EngineSettings& settings);
 
-/// libcurl's global initialization; call once from main before any thread starts.
-void global_init();
 
 }  // namespace tokbench::client

@@ -3,6 +3,7 @@
 // module that speaks MPI, and only from the main thread: clock alignment to rank 0, a common
 // phase start, broadcasting a value, and shipping each rank's records to rank 0 at the end.
 // Built without MPI (or started without mpirun) it is a world of one rank and nothing changes.
+// Open MPI itself is in a plug-in loaded only under a launcher (cluster/mpi_plugin.hpp).
 #include <cstdint>
 #include <filesystem>
 #include <string>
