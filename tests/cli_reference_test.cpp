@@ -2,12 +2,16 @@
 // sections of kRunGroups, in order; docs/CLI.md is exactly what `tokbench cli-reference` prints
 // (regenerate it when a flag changes); the bash completion script completes commands and flags
 // when bash runs it, and the zsh one is valid zsh.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <set>
+#include <regex>
 
+#include "common/exit_codes.hpp"
 #include "support/process.hpp"
 #include "support/sim_process.hpp"
 
@@ -99,4 +103,24 @@ TEST(CliReference, ZshScriptIsValidZshAndNamesEveryCommand) {
 }
 
 }  // namespace
+// The exit codes are one table (common/exit_codes.hpp): the man page's EXIT STATUS is written
+// from it, and the README's "Exit codes" paragraph names exactly its codes.
+TEST(CliReference, ExitCodesAreOneTable) {
+  std::ifstream in(fs::path(TOKBENCH_SOURCE_DIR) / "README.md");
+  std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = readme.find("Exit codes for scripts");
+  ASSERT_NE(at, std::string::npos) << "the README's exit-code paragraph is gone";
+  const std::string para = readme.substr(at, readme.find("\n\n", at) - at);
+  std::set<int> named;
+  const std::regex code(R"((^|[\s(,])(\d+)\s)");
+  for (auto it = std::sregex_iterator(para.begin(), para.end(), code); it != std::sregex_iterator(); ++it)
+    named.insert(std::stoi((*it)[2]));
+  std::set<int> table;
+  for (const auto& [c, what] : kExitCodes) table.insert(c);
+  EXPECT_EQ(named, table) << para;
+  const auto man = run_tokbench({"man"});
+  ASSERT_EQ(man.code, 0) << man.output;
+  for (const auto& [c, what] : kExitCodes) EXPECT_NE(man.output.find(fmt::format(".B {}\n", c)), std::string::npos) << c;
+}
+
 }  // namespace tokbench::testing

@@ -1,7 +1,5 @@
 // tokbench: a benchmark for OpenAI-compatible LLM inference services.
-// Exit codes: 0 a VALID run, 1 run failure, 2 usage error, 3 a `compare` threshold crossed,
-// 4 an INVALID run (its reports are written), 5 the disk refused a record (the load stopped), 130
-// interrupted.
+// Exit codes: common/exit_codes.hpp (the one table; the man page and the README follow it).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "common/exit_codes.hpp"
 #include "tokbench/version.hpp"
 
 namespace tokbench::cli {
@@ -159,17 +160,6 @@ std::string roff(std::string_view s) {
   if (!out.empty() && (out.front() == '.' || out.front() == '\'')) out.insert(0, "\\&");
   return out;
 }
-
-// What a script may read from the exit status (README, "Exit codes"; src/cli/main.cpp).
-constexpr std::array<std::pair<int, const char*>, 7> kExitCodes{{
-    {0, "a VALID run (or the command succeeded)"},
-    {1, "the target could not be used, or no request succeeded"},
-    {2, "a usage error: a bad flag or value, named with its fix"},
-    {3, "compare: a --fail-if threshold was crossed"},
-    {4, "an INVALID run (its reports are written)"},
-    {5, "the disk refused a record: the load stopped at once, what was recorded stays"},
-    {130, "interrupted (Ctrl-C): the run folder holds what was measured"},
-}};
 
 std::string man_header(const std::string& name, const std::string& what) {
   return fmt::format(".TH {} 1 \"\" \"tokbench {}\" \"tokbench manual\"\n.nh\n.SH NAME\n{} \\- {}\n", roff(name),

@@ -150,8 +150,10 @@ struct MockServer::Impl {
         beast::error_code read_ec;
         co_await http::async_read_header(sock, buf, parser, net::redirect_error(use_awaitable, read_ec));
         // The body's room with simdjson's padding, so the request is parsed where it lies.
-        if (const auto length = parser.content_length(); !read_ec && length && *length <= kBodyLimit)
-          parser.get().body().reserve(static_cast<size_t>(*length) + simdjson::SIMDJSON_PADDING);
+        if (!read_ec && parser.is_header_done()) {  // (content_length() asserts a whole head)
+          if (const auto length = parser.content_length(); length && *length <= kBodyLimit)
+            parser.get().body().reserve(static_cast<size_t>(*length) + simdjson::SIMDJSON_PADDING);
+        }
         if (!read_ec) co_await http::async_read(sock, buf, parser, net::redirect_error(use_awaitable, read_ec));
         // Too large is an answer, as vLLM's server gives it (413 for a body, 400 for a head), not a
         // reset the client has to guess about.

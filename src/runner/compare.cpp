@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/exit_codes.hpp"
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
 #include "metrics/metrics.hpp"
@@ -303,7 +304,7 @@ int compare_series(const std::vector<RepeatSeries>& series, const std::vector<Th
     }
   }
   for (const auto& c : crossed) fmt::print(console, "FAIL {}\n", c);
-  return crossed.empty() ? 0 : 3;
+  return crossed.empty() ? kExitValid : kExitThreshold;
 }
 
 }  // namespace
@@ -340,7 +341,7 @@ int compare_runs(const CompareOptions& o, std::FILE* console) {
   const fs::path html = o.html.empty() ? own_folder(runs.back().dir.parent_path()) / "compare.html" : fs::path(o.html);
   report::write_file(html, report::compare_page(page_contents(runs, lines, diffs, thresholds, crossed)));
   fmt::print(console, "page: {}\n", html.string());
-  return crossed.empty() ? 0 : 3;
+  return crossed.empty() ? kExitValid : kExitThreshold;
 }
 
 }  // namespace tokbench::runner

@@ -232,14 +232,14 @@ RunOutcome conclude(const RunPlan& plan, const fs::path& dir, const PointResult&
     out.exit_code = kExitDiskStopped;
     return out;
   }
-  out.exit_code = out.interrupted ? 130 : verdict_exit_code(out.metrics, out.verdict);
+  out.exit_code = out.interrupted ? kExitInterrupted : verdict_exit_code(out.metrics, out.verdict);
   return out;
 }
 
 int verdict_exit_code(const metrics::MetricSet& m, const metrics::Verdict& v) {
   const auto* ok = m.common_metric("success_requests");
   // 4: the reports are written, but the verdict says the numbers must not be quoted (CI can tell).
-  return !(ok && ok->value > 0) ? 1 : v.valid ? 0 : 4;
+  return !(ok && ok->value > 0) ? kExitFailed : v.valid ? kExitValid : kExitInvalid;
 }
 
 Target open_logged(RunPlan& plan, const fs::path& dir, spdlog::logger& log, std::FILE* console) {

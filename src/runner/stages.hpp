@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "common/exit_codes.hpp"
 #include "runner/execute.hpp"
 #include "runner/plan.hpp"
 #include "report/run_folder.hpp"
@@ -55,13 +56,12 @@ int verdict_exit_code(const metrics::MetricSet& m, const metrics::Verdict& v);
 RunOutcome conclude(const RunPlan& plan, const std::filesystem::path& dir, const PointResult& result, spdlog::logger& log,
                     std::FILE* console);
 
-/// The exit code of a run the disk stopped (its details file refused a record): the load stopped
-/// there, what was recorded stands, the run is judged INVALID (stopped).
-inline constexpr int kExitDiskStopped = 5;
+/// A run the disk stopped (its details file refused a record) exits kExitDiskStopped: the load
+/// stopped there, what was recorded stands, the run is judged INVALID (stopped).
 /// A series' (sweep, search, repeats) exit code: a point the disk stopped first (the series
 /// stopped there, as Ctrl-C would stop it, but the fix differs), then Ctrl-C, then its points' own.
 inline int series_exit_code(bool disk_stopped, bool interrupted, int code) {
-  return disk_stopped ? kExitDiskStopped : interrupted ? 130 : code;
+  return disk_stopped ? kExitDiskStopped : interrupted ? kExitInterrupted : code;
 }
 /// How end.json's stop_reason begins for such a run (`report` exits 5 for it too).
 inline constexpr std::string_view kDiskStopReason = "the details file could not be written: ";

@@ -44,7 +44,7 @@ SweepRow SweepSummary::base(const std::string& label, const RunConfig& point) co
 void SweepSummary::add(const std::string& label, const RunConfig& point, const RunOutcome& o) {
   SweepRow r = base(o.label.empty() ? label : o.label, point);  // the folder it got (c4-2 for a repeated c4)
   const metrics::MetricSet& m = o.metrics;
-  r.verdict = o.exit_code == 130 ? "INTERRUPTED" : o.verdict.valid ? "VALID" : "INVALID";
+  r.verdict = o.exit_code == kExitInterrupted ? "INTERRUPTED" : o.verdict.valid ? "VALID" : "INVALID";
   disk_stopped_ |= o.exit_code == kExitDiskStopped;
   for (const auto& why : o.verdict.reasons) r.why += (r.why.empty() ? "" : "; ") + why;
   r.success = static_cast<int64_t>(common(m, "success_requests"));
