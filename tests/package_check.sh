@@ -15,16 +15,20 @@ cd "$OUT"
 cpack -G DEB --config "$BUILD/CPackConfig.cmake" > cpack.log 2>&1 || { cat cpack.log; fail "cpack failed"; }
 deb=$(ls tokbench_*_amd64.deb) || fail "no tokbench_<version>_amd64.deb: $(ls)"
 ddeb=$(ls tokbench-dbgsym_*_amd64.ddeb) || fail "no -dbgsym package: $(ls)"
-dpkg-deb -f "$deb" Version | grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+(\+git[0-9]{8}\.[0-9a-f]{12})?$' ||
-  fail "version not from git: $(dpkg-deb -f "$deb" Version)"
+# Every check reads a captured output: `producer | grep -q` under pipefail fails at random when grep
+# exits before a long listing is written (dpkg-deb then dies of SIGPIPE).
+version=$(dpkg-deb -f "$deb" Version)
+grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+(\+git[0-9]{8}\.[0-9a-f]{12})?$' <<<"$version" || fail "version not from git: $version"
 depends=$(dpkg-deb -f "$deb" Depends)
 for lib in libcurl4 libsimdjson libc6 libopenmpi3; do  # libcurl is loaded at run time: named by hand
   [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib (dpkg-shlibdeps): $depends"
 done
-dpkg-deb -c "$ddeb" | grep -q 'usr/lib/debug/.build-id/.*\.debug' || fail "the -dbgsym package holds no debug info"
+debug_files=$(dpkg-deb -c "$ddeb")
+grep -q 'usr/lib/debug/.build-id/.*\.debug' <<<"$debug_files" || fail "the -dbgsym package holds no debug info"
 dpkg-deb -x "$deb" root
 BIN=root/usr/bin/tokbench
-file -L "$BIN" | grep -q ', stripped' || fail "the packaged binary is not stripped: $(file -L "$BIN")"
+kind=$(file -L "$BIN")
+grep -q ', stripped' <<<"$kind" || fail "the packaged binary is not stripped: $kind"
 for f in usr/share/man/man1/tokbench.1.gz usr/share/man/man1/tokbench-run.1.gz usr/share/man/man1/tokbench-serve-mock.1.gz \
          usr/share/bash-completion/completions/tokbench usr/share/zsh/vendor-completions/_tokbench \
          usr/share/doc/tokbench/README.md usr/share/doc/tokbench/METRICS.md usr/share/doc/tokbench/copyright \
@@ -32,7 +36,8 @@ for f in usr/share/man/man1/tokbench.1.gz usr/share/man/man1/tokbench-run.1.gz u
          usr/lib/tokbench/tokbench-mpi.so; do
   [[ -s root/$f ]] || fail "missing from the package: /$f"
 done
-"$BIN" --version | grep -q '^tokbench ' || fail "--version: $("$BIN" --version 2>&1)"
+version_text=$("$BIN" --version 2>&1) || fail "--version failed: $version_text"
+grep -q '^tokbench ' <<<"$version_text" || fail "--version: $version_text"
 # The pages render, with no roff warning, and say what they should.
 for page in tokbench tokbench-run; do
   MANWIDTH=100 man --warnings -l "root/usr/share/man/man1/$page.1.gz" > "$page.txt" 2> "$page.warnings" ||
