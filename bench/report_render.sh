@@ -10,7 +10,7 @@ OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 ulimit -n 65536 2>/dev/null || true
 ./build/tokbench run --num-prompts "$N" --concurrency 512 --max-tokens 2 --ignore-eos --quiet \
-    --server-metrics off --output-dir "$OUT" >/dev/null
+    --output-dir "$OUT" >/dev/null
 page=$(ls "$OUT"/*/performances/*/builtin_plot.html)
 echo "machine: $(nproc) CPUs; requests: $N; page: $(stat -c %s "$page") bytes"
 node tests/report/check_html.js "$page" "$N" "$OUT/shot.png" stream

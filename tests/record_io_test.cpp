@@ -2,6 +2,7 @@
 #include "record/record_io.hpp"
 
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include <filesystem>
 #include <fstream>
@@ -118,6 +119,45 @@ TEST(RecordIo, BadLineNamesFileAndLine) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find(path + ":2:"), std::string::npos) << e.what();
   }
+}
+
+// The top level is read in one walk over its keys: any order reads the same, unknown keys are
+// ignored, a value of the wrong type is an error naming its field, null reads as absent.
+TEST(RecordIo, KeysInAnyOrderStrictTypesNamedErrors) {
+  auto r = testing::stream_record(3, {{5, record::ChunkKind::Content}}, 9, 1, 3);
+  r.index = 17;
+  r.client_request_id = "run-17";
+  r.finish_reason = "stop";
+  const std::string line = to_json_line(r, "x");
+  simdjson::dom::parser p;
+  const simdjson::dom::object o = p.parse(line).get_object().value();
+  std::vector<std::string> fields;
+  for (auto f : o) fields.push_back("\"" + std::string(f.key) + "\":" + simdjson::minify(f.value));
+  std::string reversed = "{\"later_field\":[1,2]";
+  for (auto it = fields.rbegin(); it != fields.rend(); ++it) reversed += "," + *it;
+  reversed += "}";
+  const RequestRecord back = from_json_line(reversed);
+  EXPECT_EQ(to_json_line(back, "x"), line);
+  auto error_of = [&](const std::string& from, const std::string& to) {
+    std::string bad = line;
+    bad.replace(bad.find(from), from.size(), to);
+    try {
+      from_json_line(bad);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("\"id\":17", "\"id\":\"17\""), "\"id\" must be an integer");
+  EXPECT_EQ(error_of("\"stream\":true", "\"stream\":1"), "\"stream\" must be true or false");
+  EXPECT_EQ(error_of("\"finish_reason\":\"stop\"", "\"finish_reason\":3"), "\"finish_reason\" must be a string");
+  EXPECT_EQ(error_of("\"sent\":3000000", "\"sent\":\"x\""), "\"sent\" must be an integer");
+  EXPECT_EQ(error_of("\"outcome\":\"ok\"", "\"outcome\":\"fine\""), "unknown outcome 'fine'");
+  EXPECT_EQ(error_of("\"timing_ns\"", "\"timing\""), "missing \"timing_ns\" object");
+  EXPECT_EQ(from_json_line(line.substr(0, line.find("\"sent\":")) + "\"sent\":null" +
+                           line.substr(line.find(",", line.find("\"sent\":"))))
+                .sent_ns,
+            record::kNone);
 }
 
 TEST(RecordIo, TornLastLineIsSkippedWithAWarningNamingIt) {

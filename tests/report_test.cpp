@@ -67,10 +67,12 @@ TEST(Tables, SummaryTableIsDense) {
     if (!r.stats) r.na_reason = "embeddings: nothing is generated, and a reason this long would widen every column";
   const auto full = console_tables(m);
   std::istringstream lines(full);
-  for (std::string line; std::getline(lines, line);)
-    if (line.rfind("│", 0) == 0)  // display width: UTF-8 continuation bytes take no column
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("│", 0) == 0) {  // display width: UTF-8 continuation bytes take no column
       EXPECT_LE(std::count_if(line.begin(), line.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }),
                 120) << line;
+    }
+  }
   EXPECT_NE(full.find("n/a (embeddings: nothing is generated, and a reason this long would widen every column): TTFT, TPOT, ITL"),
             std::string::npos) << full;
   EXPECT_EQ(format_short(30.28471), "30.285");
@@ -102,7 +104,7 @@ TEST(Tables, CommonJsonIsAisbenchShaped) {
 TEST(ResultJson, DocumentedShape) {
   RunInfo info;
   info.dataset_abbr = "gsm8k";
-  Verdict v{false, {"1 of 2 requests failed"}, {"30 successful requests: P99 interpolates"}};
+  Verdict v{false, {"1 of 2 requests failed"}, {"30 successful requests: P99 interpolates"}, {}};
   simdjson::dom::parser p;
   auto doc = p.parse(result_json(sample(), info, v));
   ASSERT_FALSE(doc.error());

@@ -48,6 +48,27 @@ TEST(Samples, SpilledRunsGiveTheSameStatisticsAsSortingInMemory) {
   }
 }
 
+// Spills are radix-sorted on the values' bits: negatives, zeros of both signs, subnormals and
+// values far apart must come out in the order a comparison sort gives.
+TEST(Samples, RadixSortedSpillsOrderEveryKindOfDouble) {
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> u(-1e6, 1e6);
+  const double special[] = {-0.0, 0.0, 4.9e-324, -4.9e-324, 1e300, -1e300, 1.0, -1.0, 123.456};
+  std::vector<double> all;
+  Samples spilled(1000);
+  for (int i = 0; i < 25'000; ++i) {
+    const double v = i % 7 == 0 ? special[static_cast<size_t>(i / 7) % std::size(special)] : u(rng) * (i % 3 ? 1 : 1e-9);
+    all.push_back(v);
+    spilled.push(v);
+  }
+  ASSERT_TRUE(spilled.spilled());
+  expect_identical(spilled.summarize(), summarize(all));
+  std::vector<double> sorted;
+  spilled.for_each_sorted([&](double v, int64_t n) { sorted.insert(sorted.end(), static_cast<size_t>(n), v); });
+  ASSERT_EQ(sorted.size(), all.size());
+  EXPECT_TRUE(std::is_sorted(sorted.begin(), sorted.end()));
+}
+
 TEST(Samples, CountsAreCopiesOfOneValue) {
   Samples s(4);
   std::vector<double> all;

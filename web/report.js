@@ -1,8 +1,15 @@
 // The run report's script (report/html.cpp embeds it): reads the data embedded in the page and
 // draws every panel; window.TOKBENCH is what the browser test reads.
 const D = JSON.parse(document.getElementById('tokbench-data').textContent);
-const R = D.requests.sort((a, b) => a[0] - b[0]);  // sorted by start; [start_ms, first_ms|null, end_ms, ok, ttft_ms|null, tpot_ms|null, e2el_ms, out_tokens, scheduled_ms|null, index|null]
-window.TOKBENCH = {requests: R, rendered: false, charts: {}};
+// Sorted by start; [start_ms, first_ms|null, end_ms, ok, ttft_ms|null, tpot_ms|null, e2el_ms, out_tokens,
+// scheduled_ms|null, index in the details]. Past a limit the rows are a stated sample (D.sampling).
+const R = D.requests.sort((a, b) => a[0] - b[0]);
+const S = D.sampling;
+const n = (v) => v.toLocaleString('en-US');
+const sampledNote = S ? `sampled: ${n(S.drawn)} of ${n(S.total)} requests drawn (every failure` +
+    (S.failed_drawn < S.failed ? ` up to ${n(S.failed_drawn)} of ${n(S.failed)}` : '') +
+    `, the ${n(S.slowest_drawn)} slowest, a seeded sample of ${n(S.sampled_drawn)} of the rest)` : '';
+window.TOKBENCH = {requests: R, sampling: S, rendered: false, charts: {}};
 const t0 = performance.now();
 const tools = {feature: {dataZoom: {}, restore: {}, saveAsImage: {name: 'tokbench'}}};
 const fmt = (v) => v == null ? 'n/a' : (Math.round(v * 10000) / 10000).toString();
@@ -22,28 +29,35 @@ R.forEach((r, i) => {
     decode.push({coords: [[r[1], i], [r[2], i]]});
   } else e2e.push({coords: [[r[0], i], [r[2], i]]});
 });
-const maxEnd = Math.ceil(R.reduce((m, r) => Math.max(m, r[2]), 1));
-const ev = [];
-R.forEach((r) => { ev.push([r[0], 1]); ev.push([r[2], -1]); });
-ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-let cur = 0;
-const conc = ev.map((e) => [e[0], cur += e[1]]);
+const maxEnd = Math.ceil(R.reduce((m, r) => Math.max(m, r[2]), Math.max(1, D.span_s * 1000)));
+// In flight: exact steps from every request when all are drawn; from a sample they would be wrong,
+// so then the time-weighted mean per bin that the report made from every request.
+let conc;
+if (!S) {
+  const ev = [];
+  R.forEach((r) => { ev.push([r[0], 1]); ev.push([r[2], -1]); });
+  ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let cur = 0;
+  conc = ev.map((e) => [e[0], cur += e[1]]);
+} else conc = D.inflight.points;
+const concName = S ? `mean in flight (${fmt(D.inflight.bin_ms)} ms bins)` : 'in flight';
 const lines = (name, data, color) => ({name, type: 'lines', coordinateSystem: 'cartesian2d', xAxisIndex: 0, yAxisIndex: 0,
   polyline: false, large, data, lineStyle: {color, width: 1.5, opacity: 0.9}, silent: true});
 chart('timeline', {
   animation: false, toolbox: tools,
-  title: {text: D.stream ? 'Requests: TTFT (red) and decode (blue); failed (grey)' : 'Requests: E2EL (non-streaming)', left: 'center', textStyle: {fontSize: 14}},
+  title: {text: D.stream ? 'Requests: TTFT (red) and decode (blue); failed (grey)' : 'Requests: E2EL (non-streaming)',
+          subtext: sampledNote, left: 'center', textStyle: {fontSize: 14}},
 
-  grid: [{top: 40, height: '52%', left: 60, right: 30}, {top: '70%', height: '18%', left: 60, right: 30}],
+  grid: [{top: S ? 58 : 40, height: '52%', left: 60, right: 30}, {top: '70%', height: '18%', left: 60, right: 30}],
   // Explicit ranges: 'lines' series do not widen axes, and both panels share one time axis.
   xAxis: [{type: 'value', gridIndex: 0, name: 'ms', min: 0, max: maxEnd}, {type: 'value', gridIndex: 1, name: 'ms', min: 0, max: maxEnd}],
   // A row of margin above request 0, without a "-1" tick for it.
-  yAxis: [{type: 'value', gridIndex: 0, name: 'request', inverse: true, min: -1, max: R.length,
-           axisLabel: {formatter: (v) => (v < 0 ? '' : String(v))}}, {type: 'value', gridIndex: 1, name: 'in flight'}],
+  yAxis: [{type: 'value', gridIndex: 0, name: S ? 'drawn request' : 'request', inverse: true, min: -1, max: R.length,
+           axisLabel: {formatter: (v) => (v < 0 ? '' : String(v))}}, {type: 'value', gridIndex: 1, name: S ? 'mean in flight' : 'in flight'}],
   dataZoom: [{type: 'inside', xAxisIndex: [0, 1]}, {type: 'slider', xAxisIndex: [0, 1], bottom: 5}],
   series: [lines('TTFT', ttft, '#d62728'), lines('decode', decode, '#1f77b4'), lines('E2EL', e2e, '#1f77b4'),
            lines('failed', failed, '#999999'),
-           {name: 'concurrency', type: 'line', step: 'end', xAxisIndex: 1, yAxisIndex: 1, data: conc, symbol: 'none',
+           {name: concName, type: 'line', step: 'end', xAxisIndex: 1, yAxisIndex: 1, data: conc, symbol: 'none',
             areaStyle: {color: '#2ca02c', opacity: 0.3}, lineStyle: {color: '#2ca02c'}}]
 });
 // Hover: the row under the pointer is the request (rows are indices), so the lookup is O(1) at
@@ -52,11 +66,11 @@ const hoverBox = document.getElementById('hover');
 window.TOKBENCH.hover = (i, px = 80, py = 80) => {
   if (i < 0 || i >= R.length) { hoverBox.style.display = 'none'; return ''; }
   const r = R[i];
-  hoverBox.innerHTML = `request ${i}<br>start: ${fmt(r[0] / 1000)} s<br>TTFT: ${fmt(r[4])} ms<br>` +
+  hoverBox.innerHTML = `request ${r[9]}<br>start: ${fmt(r[0] / 1000)} s<br>TTFT: ${fmt(r[4])} ms<br>` +
       `Decode: ${r[1] == null ? 'n/a' : fmt(r[2] - r[1])} ms<br>E2EL: ${fmt(r[6])} ms<br>output tokens: ${r[7]}` +
       (r[3] ? '' : '<br>FAILED') +
       // The id it was sent with (--request-id-header): find it in the server's log.
-      (r[9] == null ? '' : `<br>id: ${D.run_id}-${r[9]}`);
+      (D.request_ids ? `<br>id: ${D.run_id}-${r[9]}` : '');
   hoverBox.style.left = (px + 16) + 'px';
   hoverBox.style.top = (py + 16) + 'px';
   hoverBox.style.display = 'block';
@@ -72,16 +86,7 @@ window.TOKBENCH.hover = (i, px = 80, py = 80) => {
   });
   tl.getZr().on('globalout', () => window.TOKBENCH.hover(-1));
 }
-// Distributions with P50/P90/P99 marked.
-function histogram(values, bins) {
-  if (!values.length) return {edges: [], counts: []};
-  let lo = Infinity, hi = -Infinity;  // a loop: spreading 100k+ arguments overflows the JS stack
-  for (const v of values) { if (v < lo) lo = v; if (v > hi) hi = v; }
-  if (hi === lo) hi = lo + 1;
-  const w = (hi - lo) / bins, counts = new Array(bins).fill(0);
-  for (const v of values) counts[Math.min(bins - 1, Math.floor((v - lo) / w))]++;
-  return {edges: counts.map((_, i) => lo + i * w), counts};
-}
+// Distributions with P50/P90/P99 marked: histograms the report made over every request.
 // The percentiles are lines of three colours, their values in the subtitle: labels on the lines
 // overlapped whenever P90 and P99 sat a bar apart.
 const pctColors = {P50: '#2ca02c', P90: '#ff7f0e', P99: '#d62728'};
@@ -96,15 +101,14 @@ function dist(id, name, h) {
     series: [{type: 'bar', barWidth: '90%', data: h.edges.map((e, i) => [e, h.counts[i]]),
               markLine: {symbol: 'none', silent: true, data: marks}}]});
 }
-const col = (k) => R.filter((r) => r[3] && r[k] != null).map((r) => r[k]);
 if (D.stream) {
-  dist('dist-ttft', 'TTFT', histogram(col(4), 60));
-  dist('dist-tpot', 'TPOT', histogram(col(5), 60));
+  dist('dist-ttft', 'TTFT', D.hist.TTFT);
+  dist('dist-tpot', 'TPOT', D.hist.TPOT);
   dist('dist-itl', 'ITL', D.itl_hist);
 } else {
   for (const id of ['dist-ttft', 'dist-tpot', 'dist-itl']) document.getElementById(id).style.display = 'none';
 }
-dist('dist-e2el', 'E2EL', histogram(col(6), 60));
+dist('dist-e2el', 'E2EL', D.hist.E2EL);
 // Output tokens per second in bins sized to the run (D.throughput_bin_s), on the run's own span.
 if (!D.embeddings) {
   chart('throughput', {animation: false, toolbox: tools,
@@ -115,7 +119,8 @@ if (!D.embeddings) {
     series: [{type: 'bar', barWidth: '90%', data: D.throughput}]});
 } else document.getElementById('throughput').style.display = 'none';
 if (D.rate) {
-  chart('sendlag', {animation: false, toolbox: tools, title: {text: 'Send lag (sent - scheduled)', left: 'center', textStyle: {fontSize: 13}},
+  chart('sendlag', {animation: false, toolbox: tools,
+    title: {text: 'Send lag (sent - scheduled)', subtext: sampledNote, left: 'center', textStyle: {fontSize: 13}},
     tooltip: {trigger: 'item'}, grid: {left: 60, right: 20, top: 40, bottom: 30},
     xAxis: {type: 'value', name: 'scheduled (s)'}, yAxis: {type: 'value', name: 'ms'},
     series: [{type: 'scatter', symbolSize: 4, large, data: R.filter((r) => r[8] != null).map((r) => [r[8] / 1000, r[0] - r[8]])}]});
@@ -132,7 +137,7 @@ if (D.server && D.server.running_waiting && D.server.running_waiting.length) {
     yAxis: {type: 'value'},
     series: [{name: 'running (scraped)', type: 'line', symbol: 'circle', symbolSize: 6, data: rw.map((x) => [at(x), x.running])},
              {name: 'waiting (scraped)', type: 'line', symbol: 'circle', symbolSize: 6, data: rw.map((x) => [at(x), x.waiting])},
-             {name: 'client in flight', type: 'line', step: 'end', symbol: 'none', lineStyle: {color: '#2ca02c', opacity: 0.6},
+             {name: S ? 'client mean in flight' : 'client in flight', type: 'line', step: 'end', symbol: 'none', lineStyle: {color: '#2ca02c', opacity: 0.6},
               sampling: 'max', data: conc.map((c) => [c[0] / 1000, c[1]])}]});
 } else document.getElementById('server').style.display = 'none';
 // The stable stage's tables, found on the page's own pass (closed loops).

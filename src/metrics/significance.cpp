@@ -5,26 +5,24 @@
 
 namespace tokbench::metrics {
 
-MannWhitney mann_whitney(std::vector<double> a, std::vector<double> b) {
+MannWhitney mann_whitney(Samples& a, Samples& b) {
   MannWhitney r;
   const double n1 = static_cast<double>(a.size()), n2 = static_cast<double>(b.size());
   if (a.size() < 2 || b.size() < 2) return r;
-  // Rank the pooled sample; ties share their average rank.
-  std::vector<std::pair<double, int>> all;
-  all.reserve(a.size() + b.size());
-  for (double x : a) all.emplace_back(x, 0);
-  for (double x : b) all.emplace_back(x, 1);
-  std::sort(all.begin(), all.end());
-  double rank_sum_a = 0, tie_term = 0;
-  for (size_t i = 0; i < all.size();) {
-    size_t j = i;
-    while (j < all.size() && all[j].first == all[i].first) ++j;
-    const double avg_rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2;
-    const double t = static_cast<double>(j - i);
+  // Rank the pooled sample by walking both in ascending order; ties share their average rank.
+  Samples::Reader ra(a), rb(b);
+  Samples::Entry ea{}, eb{};
+  bool more_a = ra.next(ea), more_b = rb.next(eb);
+  double ranked = 0, rank_sum_a = 0, tie_term = 0;
+  while (more_a || more_b) {
+    const double v = !more_b || (more_a && ea.v <= eb.v) ? ea.v : eb.v;
+    double in_a = 0, in_b = 0;
+    for (; more_a && ea.v == v; more_a = ra.next(ea)) in_a += static_cast<double>(ea.n);
+    for (; more_b && eb.v == v; more_b = rb.next(eb)) in_b += static_cast<double>(eb.n);
+    const double t = in_a + in_b;
+    rank_sum_a += in_a * (ranked + (t + 1) / 2);
     tie_term += t * t * t - t;
-    for (size_t k = i; k < j; ++k)
-      if (all[k].second == 0) rank_sum_a += avg_rank;
-    i = j;
+    ranked += t;
   }
   r.u = rank_sum_a - n1 * (n1 + 1) / 2;
   r.effect = r.u / (n1 * n2);
@@ -36,6 +34,13 @@ MannWhitney mann_whitney(std::vector<double> a, std::vector<double> b) {
   r.z = (diff - (diff > 0 ? 0.5 : diff < 0 ? -0.5 : 0)) / std::sqrt(var_u);
   r.p_value = std::erfc(std::abs(r.z) / std::sqrt(2.0));
   return r;
+}
+
+MannWhitney mann_whitney(const std::vector<double>& a, const std::vector<double>& b) {
+  Samples sa, sb;
+  for (double x : a) sa.push(x);
+  for (double x : b) sb.push(x);
+  return mann_whitney(sa, sb);
 }
 
 }  // namespace tokbench::metrics

@@ -1,9 +1,13 @@
 #pragma once
 // metrics/significance: is a change between two runs' latency distributions real or noise?
 // Mann–Whitney U (two-sided, normal approximation with tie correction and continuity
-// correction): no assumption of normality, robust to the long tails latency has. Pure.
+// correction): no assumption of normality, robust to the long tails latency has. Exact at any
+// size in bounded memory: the pooled ranks come from walking both samples' sorted orders side by
+// side (metrics/samples spills sorted runs to disk past its cap), never from one sorted vector.
 #include <cstdint>
 #include <vector>
+
+#include "metrics/samples.hpp"
 
 namespace tokbench::metrics {
 
@@ -14,8 +18,11 @@ struct MannWhitney {
   double effect = 0;   ///< common-language effect size: P(a > b) + P(a == b)/2
 };
 
-/// Compares samples `a` and `b` (each needs at least 2 values; otherwise p = 1).
-MannWhitney mann_whitney(std::vector<double> a, std::vector<double> b);
+/// Compares samples `a` and `b` (each needs at least 2 values; otherwise p = 1). Reads both in
+/// ascending order (Samples::Reader); neither may change meanwhile.
+MannWhitney mann_whitney(Samples& a, Samples& b);
+/// The same for values in memory (a test's, or a few).
+MannWhitney mann_whitney(const std::vector<double>& a, const std::vector<double>& b);
 
 }  // namespace tokbench::metrics
 

@@ -6,10 +6,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <fstream>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 #include "common/json_fields.hpp"
 #include "common/json_writer.hpp"
@@ -30,10 +36,6 @@ void put_count(JsonWriter& w, std::string_view k, int64_t v) {
 
 int64_t get_count(simdjson::dom::element obj, std::string_view k) { return json::strict_int(obj, k).value_or(kNone); }
 
-std::string get_string(simdjson::dom::element obj, std::string_view k) {
-  return std::string(json::strict_string(obj, k).value_or(std::string_view()));
-}
-
 bool get_bool(simdjson::dom::element obj, std::string_view k, bool fallback) {
   return json::strict_bool(obj, k).value_or(fallback);
 }
@@ -46,6 +48,58 @@ constexpr std::pair<std::string_view, int64_t RequestRecord::*> kTimes[] = {
     {"dns_done", &RequestRecord::dns_done_ns},     {"connect_done", &RequestRecord::connect_done_ns},
     {"tls_done", &RequestRecord::tls_done_ns},     {"request_start", &RequestRecord::request_start_ns},
 };
+
+// The names of kTimes, for find_key.
+constexpr auto kTimeKeys = [] {
+  std::array<std::string_view, std::size(kTimes)> out{};
+  for (size_t i = 0; i < out.size(); ++i) out[i] = kTimes[i].first;
+  return out;
+}();
+
+// The top level's keys that are read, in the order to_json_line writes them.
+enum class Top : size_t {
+  Id, Outcome, ErrorInfo, HttpStatus, Malformed, Choices, Model, Images, Rank, Session, InputTokens, OutputTokens,
+  CachedTokens, Warmup, Stream, Attempts, Connects, Resent, RequestId, ClientRequestId, FinishReason, OutputChars,
+  LocalTokens, IgnoreEosSent, TimingNs, Chunks, Unknown
+};
+constexpr std::array<std::string_view, static_cast<size_t>(Top::Unknown)> kTopKeys = {
+    "id", "outcome", "error_info", "http_status", "malformed_sse_lines", "choices", "model", "images", "rank",
+    "session", "input_tokens", "output_tokens", "cached_tokens", "warmup", "stream", "attempts", "connects", "resent",
+    "request_id", "client_request_id", "finish_reason", "output_chars", "local_tokens", "ignore_eos_sent",
+    "timing_ns", "chunks"};
+
+// The index of `k` in `keys` (keys.size() when absent), searched from `hint` on and then from the
+// start; `hint` moves past the match, so keys in the table's order cost one comparison each.
+template <size_t N>
+size_t find_key(const std::array<std::string_view, N>& keys, std::string_view k, size_t& hint) {
+  for (size_t n = 0, i = hint; n < N; ++n, i = i + 1 == N ? 0 : i + 1) {
+    if (keys[i] == k) {
+      hint = i + 1 == N ? 0 : i + 1;
+      return i;
+    }
+  }
+  return N;
+}
+// A field's value, as strict as json::strict_*: null reads as absent, another type is an error
+// that names the field.
+int64_t count_of(simdjson::dom::element v, std::string_view k) {
+  if (v.is_null()) return kNone;
+  int64_t out = 0;
+  if (v.get_int64().get(out)) throw std::runtime_error("\"" + std::string(k) + "\" must be an integer");
+  return out;
+}
+std::string_view string_of(simdjson::dom::element v, std::string_view k) {
+  if (v.is_null()) return {};
+  std::string_view out;
+  if (v.get_string().get(out)) throw std::runtime_error("\"" + std::string(k) + "\" must be a string");
+  return out;
+}
+bool bool_of(simdjson::dom::element v, std::string_view k, bool fallback) {
+  if (v.is_null()) return fallback;
+  bool out = false;
+  if (v.get_bool().get(out)) throw std::runtime_error("\"" + std::string(k) + "\" must be true or false");
+  return out;
+}
 
 }  // namespace
 
@@ -133,58 +187,82 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   }
   if (!doc.is_object()) throw std::runtime_error("expected a JSON object");
   RequestRecord r;
-  r.index = get_count(doc, "id");
-  const std::string outcome = get_string(doc, "outcome");
+  // The top level is walked once, each key dispatched by the table below (a lookup per key would
+  // scan the object's ~25 keys each time: that was a sixth of `report`). The writer's order is
+  // the table's, so the next key is almost always the one after the last.
+  int64_t id = kNone, http_status = kNone, malformed = kNone, choices = kNone, images = kNone, attempts = kNone;
+  std::string_view outcome;
+  std::optional<simdjson::dom::element> session, local, timing, chunks;
+  simdjson::dom::object top = doc.get_object().value_unsafe();
+  size_t hint = 0;
+  for (const auto field : top) {
+    const std::string_view k = field.key;
+    const simdjson::dom::element v = field.value;
+    switch (static_cast<Top>(find_key(kTopKeys, k, hint))) {  // absent: Top::Unknown
+      case Top::Id: id = count_of(v, k); break;
+      case Top::Outcome: outcome = string_of(v, k); break;
+      case Top::ErrorInfo: r.error = string_of(v, k); break;
+      case Top::HttpStatus: http_status = count_of(v, k); break;
+      case Top::Malformed: malformed = count_of(v, k); break;
+      case Top::Choices: choices = count_of(v, k); break;
+      case Top::Model: r.model = string_of(v, k); break;
+      case Top::Images: images = count_of(v, k); break;
+      case Top::Rank: r.rank = count_of(v, k); break;
+      case Top::Session: session = v; break;
+      case Top::InputTokens: r.prompt_tokens = count_of(v, k); break;
+      case Top::OutputTokens: r.completion_tokens = count_of(v, k); break;
+      case Top::CachedTokens: r.cached_tokens = count_of(v, k); break;
+      case Top::Warmup: r.warmup = bool_of(v, k, false); break;
+      case Top::Stream: r.stream = bool_of(v, k, true); break;
+      case Top::Attempts: attempts = count_of(v, k); break;
+      case Top::Connects: r.connects = count_of(v, k); break;
+      case Top::Resent: r.resent = bool_of(v, k, false); break;
+      case Top::RequestId: r.request_id = string_of(v, k); break;
+      case Top::ClientRequestId: r.client_request_id = string_of(v, k); break;
+      case Top::FinishReason: r.finish_reason = string_of(v, k); break;
+      case Top::OutputChars: r.output_chars = count_of(v, k); break;
+      case Top::LocalTokens: local = v; break;
+      case Top::IgnoreEosSent: r.ignore_eos_sent = bool_of(v, k, false); break;
+      case Top::TimingNs: timing = v; break;
+      case Top::Chunks: chunks = v; break;
+      case Top::Unknown: break;  // data_abbr, success, token_source, token_mismatch: derived, or newer
+    }
+  }
+  r.index = id;
   auto o = outcome_from_name(outcome);
   if (!o) throw std::runtime_error(fmt::format("unknown outcome '{}'", outcome));
   r.outcome = *o;
-  r.error = get_string(doc, "error_info");
-  r.http_status = static_cast<int>(get_count(doc, "http_status"));
-  r.malformed_sse_lines = std::max<int64_t>(0, get_count(doc, "malformed_sse_lines"));
-  r.choices = std::max<int64_t>(1, get_count(doc, "choices"));
-  r.prompt_tokens = get_count(doc, "input_tokens");
-  r.completion_tokens = get_count(doc, "output_tokens");
-  r.cached_tokens = get_count(doc, "cached_tokens");
-  r.warmup = get_bool(doc, "warmup", false);
-  r.stream = get_bool(doc, "stream", true);
-  r.attempts = static_cast<int>(get_count(doc, "attempts"));
-  r.connects = get_count(doc, "connects");
-  r.resent = get_bool(doc, "resent", false);
-  r.request_id = get_string(doc, "request_id");
-  r.client_request_id = get_string(doc, "client_request_id");
-  r.model = get_string(doc, "model");
-  r.images = std::max<int64_t>(0, get_count(doc, "images"));
-  r.rank = get_count(doc, "rank");
-  simdjson::dom::element session;
-  if (!doc["session"].get(session) && session.is_object()) {
-    r.session = get_count(session, "id");
-    r.turn = get_count(session, "turn");
-    r.session_start_ns = get_count(session, "start_ns");
-    r.last_turn = get_bool(session, "last_turn", false);
+  r.http_status = static_cast<int>(http_status);
+  r.malformed_sse_lines = std::max<int64_t>(0, malformed);
+  r.choices = std::max<int64_t>(1, choices);
+  r.images = std::max<int64_t>(0, images);
+  r.attempts = static_cast<int>(attempts);
+  if (session && session->is_object()) {
+    r.session = get_count(*session, "id");
+    r.turn = get_count(*session, "turn");
+    r.session_start_ns = get_count(*session, "start_ns");
+    r.last_turn = get_bool(*session, "last_turn", false);
     if (r.session == kNone || r.turn == kNone) throw std::runtime_error("\"session\" needs an \"id\" and a \"turn\"");
   }
-  r.finish_reason = get_string(doc, "finish_reason");
-  r.output_chars = get_count(doc, "output_chars");
-  simdjson::dom::element local;
-  if (!doc["local_tokens"].get(local) && local.is_object()) {
-    r.prompt_tokens_local = get_count(local, "prompt");
-    r.completion_tokens_local = get_count(local, "completion");
-    r.expected_prompt_tokens = get_count(local, "expected_prompt");
-    r.requested_max_tokens = get_count(local, "requested_max");
+  if (local && local->is_object()) {
+    r.prompt_tokens_local = get_count(*local, "prompt");
+    r.completion_tokens_local = get_count(*local, "completion");
+    r.expected_prompt_tokens = get_count(*local, "expected_prompt");
+    r.requested_max_tokens = get_count(*local, "requested_max");
   }
-  r.ignore_eos_sent = get_bool(doc, "ignore_eos_sent", false);
-  simdjson::dom::element timing;
-  if (doc["timing_ns"].get(timing) || !timing.is_object())
-    throw std::runtime_error("missing \"timing_ns\" object");
-  for (const auto& [name, member] : kTimes) r.*member = get_count(timing, name);
+  if (!timing || !timing->is_object()) throw std::runtime_error("missing \"timing_ns\" object");
+  hint = 0;
+  const simdjson::dom::object times = timing->get_object().value_unsafe();
+  for (const auto field : times) {
+    const size_t i = find_key(kTimeKeys, field.key, hint);
+    if (i < std::size(kTimes)) r.*kTimes[i].second = count_of(field.value, field.key);
+  }
 
-  simdjson::dom::element chunks;
-  if (doc["chunks"].get(chunks) || !chunks.is_object())
-    throw std::runtime_error("missing \"chunks\" object");
+  if (!chunks || !chunks->is_object()) throw std::runtime_error("missing \"chunks\" object");
   simdjson::dom::array t, bytes, cum;
   std::string_view kinds;
-  if (chunks["t_ns"].get(t) || chunks["bytes"].get(bytes) || chunks["cum_tokens"].get(cum) ||
-      chunks["kinds"].get(kinds)) {
+  if ((*chunks)["t_ns"].get(t) || (*chunks)["bytes"].get(bytes) || (*chunks)["cum_tokens"].get(cum) ||
+      (*chunks)["kinds"].get(kinds)) {
     throw std::runtime_error("\"chunks\" needs t_ns, bytes, cum_tokens arrays and a kinds string");
   }
   const size_t n = kinds.size();
@@ -199,7 +277,7 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   for (auto v : cum) r.chunks[i++].cum_tokens = v.is_null() ? -1 : static_cast<int32_t>(v.get_int64().value_unsafe());
   for (i = 0; i < n; ++i) r.chunks[i].kind = static_cast<ChunkKind>(kinds[i]);
   simdjson::dom::array choice;
-  if (!chunks["choice"].get(choice)) {
+  if (!(*chunks)["choice"].get(choice)) {
     if (choice.size() != n) throw std::runtime_error("\"chunks\" arrays differ in length (choice)");
     i = 0;
     for (auto v : choice) {
@@ -211,34 +289,110 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   return r;
 }
 
+namespace {
+
+// The lines of a details file parsed on a thread of their own and handed over in batches through
+// a short queue: parsing is about half of a pass over the file, and the caller's work on each
+// record (statistics, the page) overlaps with it. Memory: at most kQueued batches of kBatch.
+class DetailsReader {
+ public:
+  static constexpr size_t kBatch = 256;
+  static constexpr size_t kQueued = 4;
+
+  DetailsReader(std::ifstream in, std::string path) : in_(std::move(in)), path_(std::move(path)) {
+    thread_ = std::thread([this] { read(); });
+  }
+  ~DetailsReader() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+
+  /// The next batch; empty when the file is done (then scan() and error() say how it ended).
+  std::vector<RequestRecord> next() {
+    std::unique_lock lock(mu_);
+    changed_.wait(lock, [&] { return !queue_.empty() || done_; });
+    if (queue_.empty()) return {};
+    auto batch = std::move(queue_.front());
+    queue_.pop_front();
+    changed_.notify_all();
+    return batch;
+  }
+  const DetailsScan& scan() const { return scan_; }  // after next() returned empty
+  const std::string& error() const { return error_; }
+
+ private:
+  bool hand_over(std::vector<RequestRecord>& batch) {
+    std::unique_lock lock(mu_);
+    changed_.wait(lock, [&] { return queue_.size() < kQueued || stop_; });
+    if (stop_) return false;
+    queue_.push_back(std::move(batch));
+    batch.clear();
+    batch.reserve(kBatch);
+    changed_.notify_all();
+    return true;
+  }
+
+  void read() {
+    std::vector<RequestRecord> batch;
+    batch.reserve(kBatch);
+    std::string line;
+    size_t line_no = 0;
+    simdjson::dom::parser parser;
+    try {
+      while (std::getline(in_, line)) {
+        ++line_no;
+        const bool last = in_.peek() == std::char_traits<char>::eof();
+        const bool terminated = !in_.eof();  // getline stopped at a newline
+        if (line.empty()) continue;
+        try {
+          batch.push_back(from_json_line(line, parser));
+        } catch (const std::exception& e) {
+          if (last) {
+            scan_.warning = fmt::format("{}:{}: the last line is {} ({} bytes, {}): skipped, as a write cut short by a kill",
+                                        path_, line_no, e.what(), line.size(), terminated ? "newline-terminated" : "no newline");
+            break;
+          }
+          error_ = fmt::format("{}:{}: {}", path_, line_no, e.what());
+          break;
+        }
+        ++scan_.records;
+        if (batch.size() == kBatch && !hand_over(batch)) return;
+      }
+      if (!batch.empty()) hand_over(batch);
+    } catch (const std::exception& e) {  // out of memory, say: the caller hears of it
+      if (error_.empty()) error_ = fmt::format("{}: {}", path_, e.what());
+    }
+    std::lock_guard lock(mu_);
+    done_ = true;
+    changed_.notify_all();
+  }
+
+  std::ifstream in_;
+  std::string path_;
+  DetailsScan scan_;
+  std::string error_;
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::deque<std::vector<RequestRecord>> queue_;
+  bool done_ = false, stop_ = false;
+  std::thread thread_;  // last: started once everything above exists
+};
+
+}  // namespace
+
 DetailsScan for_each_detail(const std::string& path, const std::function<void(RequestRecord&&)>& fn) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("cannot open details file '{}': {}", path, std::strerror(errno)));
-  DetailsScan scan;
-  std::string line;
-  size_t line_no = 0;
-  simdjson::dom::parser parser;
-  while (std::getline(in, line)) {
-    ++line_no;
-    const bool last = in.peek() == std::char_traits<char>::eof();
-    const bool terminated = !in.eof();  // getline stopped at a newline
-    if (line.empty()) continue;
-    RequestRecord r;
-    try {
-      r = from_json_line(line, parser);
-    } catch (const std::exception& e) {
-      if (last) {
-        scan.warning = fmt::format("{}:{}: the last line is {} ({} bytes, {}): skipped, as a write cut short by a kill",
-                                   path, line_no, e.what(), line.size(),
-                                   terminated ? "newline-terminated" : "no newline");
-        break;
-      }
-      throw std::runtime_error(fmt::format("{}:{}: {}", path, line_no, e.what()));
-    }
-    ++scan.records;
-    fn(std::move(r));
-  }
-  return scan;
+  DetailsReader reader(std::move(in), path);
+  for (auto batch = reader.next(); !batch.empty(); batch = reader.next())
+    for (auto& r : batch) fn(std::move(r));
+  // Every record before a bad line was handed over first, as when one thread read them.
+  if (!reader.error().empty()) throw std::runtime_error(reader.error());
+  return reader.scan();
 }
 
 std::vector<RequestRecord> read_details(const std::string& path) {

@@ -28,7 +28,8 @@ struct DetailsScan {
   std::string warning;  ///< e.g. a torn last line that was skipped; empty when none
 };
 
-/// Streams a details file one record at a time, in file order, holding one line in memory.
+/// Streams a details file one record at a time, in file order (parsed a few hundred lines ahead
+/// on a thread of its own: memory stays bounded; `fn` runs on the calling thread).
 /// A last line that does not parse (a write cut short by a kill) is skipped and named in
 /// `warning`; any other bad line throws std::runtime_error naming file:line.
 DetailsScan for_each_detail(const std::string& path, const std::function<void(RequestRecord&&)>& fn);

@@ -7,11 +7,13 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
 #include "common/json_writer.hpp"
 #include "report/chart_asset.hpp"
+#include "report/page_rows.hpp"
 #include "report/tables.hpp"
 #include "tokbench/version.hpp"
 
@@ -20,14 +22,6 @@ namespace tokbench::report {
 using record::kNone;
 
 namespace {
-
-void nullable(JsonWriter& w, int64_t ns, int64_t t0) {
-  if (ns == kNone) {
-    w.null();
-  } else {
-    w.value(static_cast<double>(ns - t0) / 1e6);
-  }
-}
 
 // About 60 bins over the run, at a round width (10 ms .. 1 s .. 10 min).
 int64_t throughput_bin_ns(int64_t span_ns) {
@@ -63,43 +57,115 @@ std::string script_safe(std::string json) {
 
 namespace {
 
-// The page's data: the request rows stream straight into the file; everything else is small.
+// A histogram of kBins equal bins over [lo, hi] (a value outside lands in the edge bin), made
+// while the records stream: the page carries 60 counts, never the values.
+class Bins {
+ public:
+  static constexpr int kBins = 60;
+  Bins() = default;
+  Bins(double lo, double hi) : lo_(lo), width_(((hi > lo ? hi : lo + 1) - lo) / kBins), counts_(kBins, 0) {}
+  void add(double v, double n = 1) {
+    if (counts_.empty()) return;
+    counts_[static_cast<size_t>(std::clamp<double>(std::floor((v - lo_) / width_), 0, kBins - 1))] += n;
+  }
+  void write(JsonWriter& w) const {
+    w.begin_object().key("edges").begin_array();
+    for (size_t i = 0; i < counts_.size(); ++i) w.value(lo_ + static_cast<double>(i) * width_);
+    w.end_array().key("counts").begin_array();
+    for (double c : counts_) w.value(c);
+    w.end_array().end_object();
+  }
+
+ private:
+  double lo_ = 0, width_ = 1;
+  std::vector<double> counts_;
+};
+
+// Time-weighted mean in flight per bin over the run, exact for any number of requests in O(1) a
+// request: the partial bins at each end directly, the whole bins between as +1/-1 marks.
+class InFlightBins {
+ public:
+  static constexpr int kBins = 600;
+  explicit InFlightBins(double span_ms) : width_(std::max(span_ms, 1.0) / kBins), part_(kBins, 0), marks_(kBins + 1, 0) {}
+  void add(double start_ms, double end_ms) {
+    const double top = width_ * kBins;
+    const double s = std::clamp(start_ms, 0.0, top), e = std::clamp(end_ms, s, top);
+    const auto bs = std::min<int64_t>(static_cast<int64_t>(s / width_), kBins - 1);
+    const auto be = std::min<int64_t>(static_cast<int64_t>(e / width_), kBins - 1);
+    if (bs == be) {
+      part_[bs] += e - s;
+      return;
+    }
+    part_[bs] += static_cast<double>(bs + 1) * width_ - s;
+    part_[be] += e - static_cast<double>(be) * width_;
+    ++marks_[bs + 1];
+    --marks_[be];
+  }
+  void write(JsonWriter& w) const {  // [bin start ms, mean in flight]
+    w.begin_object().field("bin_ms", width_).key("points").begin_array();
+    int64_t whole = 0;
+    for (int k = 0; k < kBins; ++k) {
+      whole += marks_[k];
+      w.begin_array().value(static_cast<double>(k) * width_).value((part_[k] + static_cast<double>(whole) * width_) / width_).end_array();
+    }
+    w.end_array().end_object();
+  }
+
+ private:
+  double width_;
+  std::vector<double> part_;
+  std::vector<int64_t> marks_;
+};
+
+double ms_or_nan(int64_t ns, int64_t t0) {
+  return ns == kNone ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(ns - t0) / 1e6;
+}
+
+void value_or_null(JsonWriter& w, double v) {
+  if (std::isnan(v)) w.null(); else w.value(v);
+}
+
+// The page's data. Every record passes once: the histograms, token throughput and in-flight bins
+// see them all; the timeline's rows are those report/page_rows keeps (all up to its limit, then
+// a stated sample), written at the end. Memory is bounded by those caps, not by the run.
 class DataWriter {
  public:
-  DataWriter(std::ostream& out, const HtmlInputs& in) : out_(out), in_(in), bin_ns_(throughput_bin_ns(in.span_ns)) {
-    if (in.itl_ms && in.itl_ms->n > 0) {
-      lo_ = in.itl_ms->min;
-      const double hi = in.itl_ms->max > lo_ ? in.itl_ms->max : lo_ + 1;
-      width_ = (hi - lo_) / kBins;
-      counts_.assign(kBins, 0);
+  DataWriter(std::ostream& out, const HtmlInputs& in)
+      : out_(out), in_(in), bin_ns_(throughput_bin_ns(in.span_ns)), inflight_(static_cast<double>(in.span_ns) / 1e6) {
+    if (in.itl_ms && in.itl_ms->n > 0) itl_ = Bins(in.itl_ms->min, in.itl_ms->max);
+    for (auto [row, bins] : {std::pair{"TTFT", &ttft_}, {"TPOT", &tpot_}, {"E2EL", &e2el_}}) {
+      const auto* r = in.metrics.row(row);
+      if (r && r->stats && r->stats->n > 0) *bins = Bins(r->stats->min, r->stats->max);
     }
-    JsonWriter id;
-    id.value(in.info.run_id);
-    out_ << fmt::format("{{\"stream\":{},\"rate\":{},\"run_id\":{},\"requests\":[", in.stream, in.rate_driven, id.take());
   }
 
   void add(const record::RequestRecord& r) {
     if (r.warmup || r.sent_ns == kNone || r.done_ns == kNone) return;
     const int64_t t0 = in_.t0_ns;
     const int64_t out = metrics::output_tokens(r);
-    JsonWriter w;
-    w.begin_array();
-    nullable(w, r.sent_ns, t0);
-    nullable(w, r.stream ? r.first_token_ns : kNone, t0);
-    nullable(w, r.done_ns, t0);
-    w.value(r.ok() ? 1 : 0);
+    PageRow row;
+    row.start = ms_or_nan(r.sent_ns, t0);
+    row.first = ms_or_nan(r.stream ? r.first_token_ns : kNone, t0);
+    row.end = ms_or_nan(r.done_ns, t0);
+    row.ok = r.ok();
     // TTFT and TPOT as the tables define them (n > 1: the mean over the request's choices).
-    for (const char* metric : {"TTFT", "TPOT"}) {
-      if (const auto v = r.ok() ? metrics::request_value(r, metric) : std::nullopt) w.value(*v); else w.null();
-    }
-    w.value(static_cast<double>(r.done_ns - r.sent_ns) / 1e6);
-    w.value(out);
-    nullable(w, r.scheduled_ns, t0);
-    if (r.client_request_id.empty()) w.null(); else w.value(r.index);  // its id: "<run_id>-<index>"
-    w.end_array();
-    if (rows_++) out_ << ',';
-    out_ << w.take();
+    const auto value = [&](const char* metric) {
+      const auto v = r.ok() ? metrics::request_value(r, metric) : std::nullopt;
+      return v ? *v : std::numeric_limits<double>::quiet_NaN();
+    };
+    row.ttft = value("TTFT");
+    row.tpot = value("TPOT");
+    row.e2el = static_cast<double>(r.done_ns - r.sent_ns) / 1e6;
+    row.out_tokens = out;
+    row.scheduled = ms_or_nan(r.scheduled_ns, t0);
+    row.index = r.index;
+    request_ids_ = request_ids_ || !r.client_request_id.empty();
+    rows_.add(row);
+    inflight_.add(row.start, row.end);
     if (!r.ok()) return;
+    if (!std::isnan(row.ttft)) ttft_.add(row.ttft);
+    if (!std::isnan(row.tpot)) tpot_.add(row.tpot);
+    if (const auto e2el = metrics::request_value(r, "E2EL")) e2el_.add(*e2el);
     // Tokens over time: each text chunk's share (exact with cumulative usage, else spread).
     int64_t texts = 0;
     for (const auto& c : r.chunks) texts += c.has_text();
@@ -117,23 +183,49 @@ class DataWriter {
         per_bin_[(c.t_ns - t0) / bin_ns_] += k;
       }
     }
-    if (counts_.empty()) return;
+    if (!in_.itl_ms || in_.itl_ms->n == 0) return;
     metrics::for_each_choice(r, [&](const record::RequestRecord& choice, bool) {
-      metrics::for_each_token_gap(choice, [&](double g_ns, int64_t n) {
-        const double g = g_ns / 1e6;
-        counts_[static_cast<size_t>(std::clamp<double>(std::floor((g - lo_) / width_), 0, kBins - 1))] += static_cast<double>(n);
-      });
+      metrics::for_each_token_gap(choice, [&](double g_ns, int64_t n) { itl_.add(g_ns / 1e6, static_cast<double>(n)); });
     });
   }
 
   void finish() {
     JsonWriter w;
-    // ITL: a histogram made here, since per-token gaps can number in the millions.
-    w.begin_object().key("itl_hist").begin_object().key("edges").begin_array();
-    for (size_t i = 0; i < counts_.size(); ++i) w.value(lo_ + static_cast<double>(i) * width_);
-    w.end_array().key("counts").begin_array();
-    for (double c : counts_) w.value(c);
-    w.end_array().end_object();
+    w.begin_object().key("requests").begin_array();
+    const auto drawn = rows_.take();
+    for (const auto& r : drawn.rows) {
+      w.begin_array();
+      for (double v : {r.start, r.first, r.end}) value_or_null(w, v);
+      w.value(r.ok ? 1 : 0);
+      for (double v : {r.ttft, r.tpot, r.e2el}) value_or_null(w, v);
+      w.value(r.out_tokens);
+      value_or_null(w, r.scheduled);
+      w.value(r.index);
+      w.end_array();
+    }
+    w.end_array();
+    w.field("request_ids", request_ids_);
+    // Past the limit, what the timeline shows and how it was chosen (the page says so on the chart).
+    w.key("sampling");
+    if (!drawn.sampled) {
+      w.null();
+    } else {
+      w.begin_object().field("total", drawn.total).field("drawn", static_cast<int64_t>(drawn.rows.size()));
+      w.field("failed", drawn.failed).field("failed_drawn", drawn.failed_drawn).field("slowest_drawn", drawn.slowest_drawn);
+      w.field("sampled_drawn", drawn.sampled_drawn).field("draw_all_limit", static_cast<int64_t>(RowSampler::kDrawAll));
+      w.field("seed", static_cast<int64_t>(RowSampler::kSeed)).end_object();
+    }
+    w.key("inflight");
+    inflight_.write(w);
+    // Histograms made here over every request (and ITL over every token gap), never from the rows.
+    w.key("hist").begin_object();
+    for (auto [name, bins] : {std::pair{"TTFT", &ttft_}, {"TPOT", &tpot_}, {"E2EL", &e2el_}}) {
+      w.key(name);
+      bins->write(w);
+    }
+    w.end_object();
+    w.key("itl_hist");
+    itl_.write(w);
     // Output tokens per second, in bins that suit the run's length (a 0.6 s run gets 10 ms bins,
     // not one 1 s bar past its end): [bin centre s, token/s].
     const double bin_s = static_cast<double>(bin_ns_) / 1e9;
@@ -169,20 +261,23 @@ class DataWriter {
     } else {
       w.field_raw("server", in_.info.server_json);
     }
+    JsonWriter id;
+    id.value(in_.info.run_id);
+    w.field_raw("run_id", id.take());
+    w.field("stream", in_.stream).field("rate", in_.rate_driven);
     w.end_object();
-    std::string tail = script_safe(w.take());
-    out_ << "]," << std::string_view(tail).substr(1);  // the rest of the data object
+    out_ << script_safe(w.take());
   }
 
  private:
-  static constexpr int kBins = 60;
   std::ostream& out_;
   const HtmlInputs& in_;
-  int64_t rows_ = 0;
   int64_t bin_ns_;
+  RowSampler rows_;
+  bool request_ids_ = false;
   std::map<int64_t, double> per_bin_;  // output tokens by bin of arrival
-  double lo_ = 0, width_ = 1;
-  std::vector<double> counts_;
+  Bins itl_, ttft_, tpot_, e2el_;
+  InFlightBins inflight_;
 };
 
 // The figures a reader looks for first, as cards above everything else.

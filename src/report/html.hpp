@@ -4,7 +4,9 @@
 // server's included) and the request-body audit, the request timeline (TTFT red, decode
 // blue, failures grey) over the concurrency step chart, latency distributions with P50/P90/P99,
 // output tokens per second, send lag for rate-driven runs, and the server's series when scraped.
-// Formats only: every number comes from the records and metrics/.
+// Formats only: every number comes from the records and metrics/. The page is bounded at any run
+// length: histograms and series are binned here, and past report/page_rows' limit the timeline
+// draws a stated sample (every failure and the slowest kept) while the tables stay exact.
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -25,9 +27,9 @@ struct HtmlInputs {
   bool stream = true;
   bool rate_driven = false;
   int64_t t0_ns = 0;                     ///< the first send among the measured requests (time 0 of the page)
-  std::optional<metrics::Summary> itl_ms;  ///< tokbench's per-token ITL (its range spans the histogram)
+  std::optional<metrics::Summary> itl_ms = {};  ///< tokbench's per-token ITL (its range spans the histogram)
   int64_t span_ns = 0;                   ///< first measured send to last end: sizes the throughput bins
-  std::string server_tables;             ///< report::server_tables' text ("" when /metrics was not scraped)
+  std::string server_tables = {};        ///< report::server_tables' text ("" when /metrics was not scraped)
   /// Called once every record has streamed through, like late_slices_json: the stable stage's
   /// tables (console_tables(stable, "stable")), found on the same pass; "" for none.
   std::function<std::string()> late_stable_tables = {};
@@ -40,8 +42,8 @@ struct HtmlInputs {
 /// Calls its argument once per record, in file order (a pass over the details file).
 using RecordStream = std::function<void(const std::function<void(const record::RequestRecord&)>&)>;
 
-/// Writes the page to `path` (atomically), streaming one row per request from `records` into
-/// it, so memory stays flat in the number of requests; the browser sorts the rows by start.
+/// Writes the page to `path` (atomically) from one pass over `records`; memory is bounded by
+/// report/page_rows' caps, not by the number of requests; the browser sorts the rows by start.
 /// Text for HTML (& < > " escaped).
 std::string escape_html(std::string_view s);
 /// JSON inside <script type="application/json">: "</" escaped, the only way it could end early.

@@ -37,7 +37,9 @@ struct Run {
   fs::path dir;
   int64_t concurrency = 1;
   double request_rate = 0;
-  std::map<std::string, std::vector<double>> values;  // per-request values of the tested metrics
+  // Per-request values of the tested metrics, in bounded memory at any run length (they spill
+  // sorted runs to disk): Mann–Whitney ranks them exactly by walking two of them side by side.
+  std::map<std::string, metrics::Samples> values;
   metrics::MetricSet m;
   std::map<std::string, std::string> config, body, server;  // flattened JSON
 };
@@ -52,11 +54,6 @@ void flatten(simdjson::dom::element e, const std::string& prefix, std::map<std::
   out[prefix] = simdjson::minify(e);
 }
 
-const std::vector<double>& values_of(const Run& run, const std::string& metric) {
-  static const std::vector<double> kEmpty;
-  const auto it = run.values.find(metric);
-  return it == run.values.end() ? kEmpty : it->second;
-}
 
 Run load(const fs::path& dir) {
   report::RunFolder f = report::load_run_folder(dir);
@@ -66,11 +63,12 @@ Run load(const fs::path& dir) {
   r.request_rate = f.manifest.request_rate;
   // One pass: the statistics, and the per-request values the significance test ranks.
   metrics::MetricsPass pass(f.manifest.facts, {metrics::Definitions::Tokbench});
+  for (const char* name : kTested) r.values.emplace(name, metrics::Samples());
   if (fs::exists(f.details)) {
     record::for_each_detail(f.details.string(), [&](record::RequestRecord&& rec) {
       pass.add(rec);
       for (const char* name : kTested)
-        if (auto v = metrics::request_value(rec, name)) r.values[name].push_back(*v);
+        if (auto v = metrics::request_value(rec, name)) r.values.at(name).push(*v);
     });
   }
   r.m = std::move(pass.finish().front());
@@ -133,8 +131,8 @@ struct Line {
 
 // The metric table's lines: baseline, then each run with its change and, for per-request
 // latencies, the Mann–Whitney verdict.
-std::vector<Line> metric_lines(const std::vector<Run>& runs) {
-  const Run& base = runs.front();
+std::vector<Line> metric_lines(std::vector<Run>& runs) {
+  Run& base = runs.front();
   std::vector<Line> lines;
   const char* rows[] = {"E2EL", "TTFT", "TPOT", "ITL", "OutputTokens", "OutputTokenThroughput"};
   for (const char* row : rows) {
@@ -148,7 +146,7 @@ std::vector<Line> metric_lines(const std::vector<Run>& runs) {
         if (v && b) cell += " (" + pct(*b, *v);
         const std::string r(row);
         if (v && b && std::string(stat) == "median" && r != "ITL" && r != "OutputTokens") {
-          const auto mw = metrics::mann_whitney(values_of(base, r), values_of(runs[i], r));
+          const auto mw = metrics::mann_whitney(base.values.at(r), runs[i].values.at(r));
           const bool sig = mw.p_value < kAlpha;
           line.significant |= sig;
           cell += fmt::format(", p={:.3g} {}", mw.p_value, sig ? "significant" : "noise");

@@ -25,6 +25,9 @@ async function main() {
   const loadMs = Date.now() - t0;
   const info = await page.evaluate(() => ({
     n: window.TOKBENCH.requests.length,
+    sampling: window.TOKBENCH.sampling,
+    failedRows: window.TOKBENCH.requests.filter((r) => !r[3]).length,
+    timelineSub: window.TOKBENCH.charts.timeline.getOption().title[0].subtext,
     renderMs: window.TOKBENCH.render_ms,
     charts: Object.keys(window.TOKBENCH.charts),
     canvases: document.querySelectorAll('#timeline canvas').length,
@@ -42,6 +45,7 @@ async function main() {
       return {max: o.xAxis[0].max, bins: o.series[0].data.length, last: Math.max(...o.series[0].data.map((d) => d[0]))};
     })() : null,
     spanS: JSON.parse(document.getElementById('tokbench-data').textContent).span_s,
+    binS: JSON.parse(document.getElementById('tokbench-data').textContent).throughput_bin_s,
     server: window.TOKBENCH.charts.server ? window.TOKBENCH.charts.server.getOption().series.map((x) => x.name) : [],
   }));
   // Headline cards, every table the console's --verbose has, and the stable stage's (closed loop).
@@ -58,9 +62,20 @@ async function main() {
   // A run of about a second: bins of a fraction of a second on an axis that ends with the run.
   // (non-streaming: tokens arrive with each whole answer, a bin per wave of completions)
   if (!info.tput || info.tput.bins < (mode === 'stream' ? 5 : 1)) problems.push(`throughput: too few bins for a short run: ${JSON.stringify(info.tput)}`);
-  else if (info.tput.last > info.tput.max || info.tput.max > info.spanS + 1) problems.push(`throughput axis off the run: ${JSON.stringify(info.tput)} span ${info.spanS}`);
-  if (!info.server.includes('client in flight')) problems.push(`server panel lacks the client's in-flight line: ${info.server}`);
-  if (info.n !== Number(expected)) problems.push(`timeline has ${info.n} requests, expected ${expected}`);
+  else if (info.tput.last > info.tput.max || info.tput.max > info.spanS + Math.max(1, info.binS)) problems.push(`throughput axis off the run: ${JSON.stringify(info.tput)} span ${info.spanS}`);
+  // The client's in flight: exact steps from every request, or (a sampled timeline) the binned mean.
+  const inFlight = info.sampling ? 'client mean in flight' : 'client in flight';
+  if (!info.server.includes(inFlight)) problems.push(`server panel lacks the line '${inFlight}': ${info.server}`);
+  // Past the page's limit the timeline is a stated sample that keeps every failure; below it, every request.
+  const S = info.sampling;
+  if (!S && info.n !== Number(expected)) problems.push(`timeline has ${info.n} requests, expected ${expected}`);
+  if (S) {
+    if (S.total !== Number(expected)) problems.push(`sampled timeline counts ${S.total} requests, expected ${expected}`);
+    if (S.drawn !== info.n || S.drawn >= S.total) problems.push(`sampled timeline draws ${info.n} rows: ${JSON.stringify(S)}`);
+    if (S.failed_drawn !== Math.min(S.failed, 10000) || info.failedRows !== S.failed_drawn)
+      problems.push(`sampled timeline drops failures: ${info.failedRows} drawn, ${JSON.stringify(S)}`);
+    if (!/^sampled: .* of .* requests drawn \(every failure/.test(info.timelineSub)) problems.push(`the sampling is not said on the chart: '${info.timelineSub}'`);
+  } else if (info.timelineSub) problems.push(`a timeline of every request says '${info.timelineSub}'`);
   if (info.canvases < 1) problems.push('timeline not drawn');
   const want = mode === 'stream' ? ['timeline', 'dist-ttft', 'dist-tpot', 'dist-itl', 'dist-e2el', 'throughput']
                                  : ['timeline', 'dist-e2el', 'throughput'];
@@ -87,13 +102,14 @@ async function main() {
   const round = (v) => (Math.round(v * 10000) / 10000).toString();
   const shown = /request (\d+)/.exec(tip);
   if (!shown) problems.push(`hover box empty or unnamed: '${tip}'`);
-  const r = await page.evaluate((k) => window.TOKBENCH.requests[k], shown ? Number(shown[1]) : 0);
-  if (!tip.includes(`E2EL: ${round(r[6])} ms`)) problems.push(`tooltip '${tip}' lacks E2EL ${round(r[6])}`);
-  if (mode === 'stream' && !tip.includes(`TTFT: ${round(r[4])} ms`)) problems.push(`tooltip '${tip}' lacks TTFT ${round(r[4])}`);
+  // The hover names the request's index in the details (the rows are sorted by start, and may be a sample).
+  const r = await page.evaluate((k) => window.TOKBENCH.requests.find((x) => x[9] === k), shown ? Number(shown[1]) : -1);
+  if (!r) problems.push(`hovered request ${shown && shown[1]} is not on the page`);
+  if (r && !tip.includes(`E2EL: ${round(r[6])} ms`)) problems.push(`tooltip '${tip}' lacks E2EL ${round(r[6])}`);
+  if (r && mode === 'stream' && !tip.includes(`TTFT: ${round(r[4])} ms`)) problems.push(`tooltip '${tip}' lacks TTFT ${round(r[4])}`);
   // The request id it was sent with, as the server's log has it.
   const runId = await page.evaluate(() => JSON.parse(document.getElementById('tokbench-data').textContent).run_id);
-  if (r[9] != null && !tip.includes(`id: ${runId}-${r[9]}`)) problems.push(`tooltip '${tip}' lacks the request id ${runId}-${r[9]}`);
-  if (r[9] == null) problems.push(`the hovered request has no id: ${JSON.stringify(r)}`);
+  if (r && !tip.includes(`id: ${runId}-${r[9]}`)) problems.push(`tooltip '${tip}' lacks the request id ${runId}-${r[9]}`);
   await page.screenshot({ path: shot, fullPage: true });
   await browser.close();
   console.log(JSON.stringify({ requests: info.n, load_ms: loadMs, render_ms: Math.round(info.renderMs), tooltip: tip }));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Integration test of the HTML pages in a real browser: real runs against the built-in simulator
 # (streaming with time slices, non-streaming), a compare page, a sweep's and a search's pages,
-# each checked in headless Chromium.
+# and a page made from 200,000 requests (bounded, sampled, every failure kept), each checked in
+# headless Chromium.
 # Usage: check_report.sh TOKBENCH_BINARY OUT_DIR
 set -euo pipefail
 BIN=$1
@@ -40,4 +41,24 @@ node "$HERE/check_page.js" "$(ls "$OUT"/adaptive/*/performances/*/builtin_plot.h
 # Multi-turn sessions: the per-turn chart.
 "$BIN" run --turns 3 --num-prompts 4 --concurrency 2 --max-tokens 4 --quiet --output-dir "$OUT/turns" >/dev/null
 node "$HERE/check_page.js" "$(ls "$OUT"/turns/*/performances/*/builtin_plot.html)" TOKBENCH turns
+# A page made from 200,000 requests, 1 in 1,000 failed by the simulator: at most 10 MB, its timeline
+# a stated sample that keeps every failure, every panel drawn (the run is INVALID: exit 4).
+"$BIN" serve-mock --port 0 --ttft-ms 0 --tpot-ms 0 --fail-every 1000 > "$OUT/mock.log" 2>&1 &
+mock=$!
+trap 'kill $mock 2>/dev/null || true' EXIT
+port=""
+for _ in $(seq 100); do
+  port=$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$OUT/mock.log" | grep -oE '[0-9]+$' || true)
+  [[ -n $port ]] && break
+  sleep 0.1
+done
+[[ -n $port ]] || { echo "serve-mock did not start: $(cat "$OUT/mock.log")" >&2; exit 1; }
+rc=0
+"$BIN" run --url "http://127.0.0.1:$port/v1/chat/completions" --num-prompts 200000 --concurrency 128 --max-tokens 2 \
+  --ignore-eos --quiet --output-dir "$OUT/big" >/dev/null || rc=$?
+[[ $rc -eq 4 ]] || { echo "the 200,000-request run exited $rc, expected 4 (INVALID: 200 failures)" >&2; exit 1; }
+big=$(ls "$OUT"/big/*/performances/*/builtin_plot.html)
+size=$(stat -c %s "$big")
+(( size <= 10 * 1024 * 1024 )) || { echo "the 200,000-request page is $size bytes, over 10 MiB" >&2; exit 1; }
+node "$HERE/check_html.js" "$big" 200000 "$OUT/big.png" stream
 echo "report pages checked in Chromium: $OUT/stream.png $OUT/nostream.png"
