@@ -20,8 +20,9 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# Loaded at run time (client/curl_loader), so dpkg-shlibdeps cannot see it: 7.80 for CURLOPT_PREREQFUNCTION.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4 (>= 7.80)")
+# Loaded at run time (client/curl_loader, history/sqlite), so dpkg-shlibdeps cannot see them: libcurl
+# 7.80 for CURLOPT_PREREQFUNCTION; SQLite for the results store.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4 (>= 7.80), libsqlite3-0 (>= 3.22)")
 set(CPACK_DEBIAN_DEBUGINFO_PACKAGE ON)  # strips the packaged binary itself (CPACK_STRIP_FILES would leave no debug info)
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "openmpi-bin")  # mpirun, for runs across several load hosts
 include(CPack)

@@ -16,6 +16,7 @@ packages=(
   libpcre2-dev           # tokenizer pre-tokenizer regexes (JIT, UTF, UCP)
   libutf8proc-dev        # tokenizer Unicode normalization
   libpng-dev             # --image: synthetic PNG images for multimodal requests
+  libsqlite3-dev         # the results store (tokbench history, run --history)
   libopenmpi-dev openmpi-bin  # multi-host runs: mpirun -np N tokbench run ... (Open MPI, also under Slurm)
   libgtest-dev libgmock-dev
   dpkg-dev file          # scripts/package.sh: CPack's Debian package (dpkg-shlibdeps computes Depends)

@@ -493,7 +493,7 @@ TEST_F(CliTest, RequestIdsJoinTheDetailsToTheServersTrace) {
   EXPECT_NE(last_.output.find("--request-id-header: bad value 'X Bad'"), std::string::npos) << last_.output;
 }
 
-// libcurl (with the ~25 libraries it pulls in) and Open MPI stay off the start-up path: the binary
+// libcurl (with the ~25 libraries it pulls in), Open MPI and SQLite stay off the start-up path: the binary
 // does not link them, a command that makes no request never loads them, and a run loads libcurl
 // when it needs it (client/curl_loader; Open MPI's plug-in only under mpirun: cluster_test).
 TEST_F(CliTest, StartsWithoutLibcurlOrOpenMpi) {
@@ -501,10 +501,12 @@ TEST_F(CliTest, StartsWithoutLibcurlOrOpenMpi) {
   ASSERT_EQ(ldd.code, 0) << ldd.output;
   EXPECT_EQ(ldd.output.find("libcurl"), std::string::npos) << ldd.output;
   EXPECT_EQ(ldd.output.find("libmpi"), std::string::npos) << ldd.output;
+  EXPECT_EQ(ldd.output.find("libsqlite3"), std::string::npos) << ldd.output;  // history/sqlite loads it for the store
   const Result idle = run_cmd({"/usr/bin/env", "LD_DEBUG=files", TOKBENCH_BINARY, "man", "--list"});
   ASSERT_EQ(idle.code, 0) << idle.output;
   EXPECT_EQ(idle.output.find("libcurl"), std::string::npos) << "loaded for a command that sends nothing";
   EXPECT_EQ(idle.output.find("libmpi"), std::string::npos);
+  EXPECT_EQ(idle.output.find("libsqlite3"), std::string::npos);
   Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
   const Result run = run_cmd({"/usr/bin/env", "LD_DEBUG=files", TOKBENCH_BINARY, "run", "--url", sim.url(), "--num-prompts",
                               "2", "--max-tokens", "2", "--transport", "libcurl", "--quiet", "--output-dir",
@@ -512,6 +514,7 @@ TEST_F(CliTest, StartsWithoutLibcurlOrOpenMpi) {
   EXPECT_EQ(run.code, 0) << run.output.substr(run.output.size() > 4000 ? run.output.size() - 4000 : 0);
   EXPECT_NE(run.output.find("file=libcurl.so.4"), std::string::npos) << "a run loads libcurl when it needs it";
   EXPECT_EQ(run.output.find("libmpi"), std::string::npos);
+  EXPECT_EQ(run.output.find("libsqlite3"), std::string::npos) << "a run without --history never opens a store";
 }
 
 TEST_F(CliTest, TransportIsChosenRecordedAndCanBeForced) {

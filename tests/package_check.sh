@@ -20,7 +20,7 @@ ddeb=$(ls tokbench-dbgsym_*_amd64.ddeb) || fail "no -dbgsym package: $(ls)"
 version=$(dpkg-deb -f "$deb" Version)
 grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+(\+git[0-9]{8}\.[0-9a-f]{12})?$' <<<"$version" || fail "version not from git: $version"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libcurl4 libsimdjson libc6 libopenmpi3; do  # libcurl is loaded at run time: named by hand
+for lib in libcurl4 libsqlite3-0 libsimdjson libc6 libopenmpi3; do  # libcurl and SQLite are loaded at run time: named by hand
   [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib (dpkg-shlibdeps): $depends"
 done
 debug_files=$(dpkg-deb -c "$ddeb")

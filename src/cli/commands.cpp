@@ -31,6 +31,7 @@ void add_commands(CLI::App& app, std::function<int()>& action) {
   add_serve_mock(app, action);
   add_report(app, action);
   add_compare(app, action);
+  add_history(app, action);
   add_tokenize(app, action);
   add_reference(app, action);
 }

@@ -1,7 +1,7 @@
 #pragma once
 // cli/: wires CLI11 options to the settings structs and calls library code, one file per verb
-// (run_command, serve_mock_command, report_command, compare_command, tokenize_command,
-// reference_command). No benchmark logic. Each option is declared once, in its verb's file under
+// (run_command, serve_mock_command, report_command, compare_command, history_command,
+// tokenize_command, reference_command). No benchmark logic. Each option is declared once, in its verb's file under
 // its help section; --help, docs/CLI.md, the shell completions and the man pages are all produced
 // from the parsed CLI11 app (reference_command).
 #include <CLI/CLI.hpp>
@@ -26,6 +26,7 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action);
 void add_report(CLI::App& app, std::function<int()>& action);
 void add_compare(CLI::App& app, std::function<int()>& action);
 void add_tokenize(CLI::App& app, std::function<int()>& action);
+void add_history(CLI::App& app, std::function<int()>& action);
 /// `tokbench cli-reference` (docs/CLI.md), `tokbench completion bash|zsh` and `tokbench man
 /// [COMMAND]` (man pages), from `app` itself.
 void add_reference(CLI::App& app, std::function<int()>& action);
@@ -44,7 +45,7 @@ std::string completion_script(const CLI::App& app, const std::string& shell);
 /// tokbench-COMMAND(1) with that command's options by section. Throws std::invalid_argument for
 /// an unknown command, naming the known ones.
 std::string man_page(const CLI::App& app, const std::string& command);
-/// The commands that have a page of their own, in order.
+/// The commands that have a page of their own, in order, as their pages are named ("run", "history-check").
 std::vector<std::string> man_commands(const CLI::App& app);
 
 }  // namespace tokbench::cli

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "cli/commands.hpp"
+#include "history/entry.hpp"
 #include "cli/yaml_config.hpp"
 #include "client/api.hpp"
 #include "client/engine.hpp"
@@ -297,6 +298,21 @@ void add_output(CLI::App* run, runner::OutputSettings& c) {
   run->add_flag("--quiet", c.quiet, "no progress line; in a sweep, search or repeats, one line a point instead of its tables (the summary stays)");
   run->add_option("--progress-interval-s", c.progress_interval_s,
                   "progress every S seconds; 0 = every second on a terminal, every 10 s otherwise")->capture_default_str();
+  run->add_option("--history", c.history,
+                  "record the run (each point of a sweep, search or series) in this results store, an SQLite file made on "
+                  "first use; default: $TOKBENCH_HISTORY (tokbench history)");
+  run->add_option("--label", c.labels, "key=value to tag the run with in result.json and the results store, e.g. "
+                                       "hardware=h200 (repeatable)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            try {
+              history::parse_label(text, "--label");
+              return std::string();
+            } catch (const std::exception& e) {
+              return std::string(e.what());
+            }
+          },
+          "KEY=VALUE"));
 }
 
 // --config FILE: each setting in the file reaches its option's own callback and checks, unless the

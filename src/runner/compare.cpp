@@ -77,7 +77,7 @@ Run load(const fs::path& dir) {
   simdjson::dom::parser p;
   simdjson::dom::element e;
   if (!p.parse(info.config_json).get(e)) flatten(e, "", r.config);
-  for (const char* volatile_key : {"output_dir", "api_key"}) r.config.erase(volatile_key);
+  for (const char* volatile_key : {"output_dir", "api_key", "history"}) r.config.erase(volatile_key);
   if (!info.body_example.empty() && !p.parse(info.body_example).get(e)) flatten(e, "", r.body);
   if (!info.server_json.empty() && !p.parse(info.server_json).get(e)) {
     for (const char* k : {"generation_token_throughput", "prompt_token_throughput", "spec_acceptance_rate",

@@ -384,7 +384,10 @@ std::string RunConfig::to_json() const {
   w.key("lora").begin_array();
   for (const auto& name : lora) w.value(name);
   w.end_array();
-  w.field("output_dir", output_dir).field("model_abbr", model_abbr);
+  w.field("output_dir", output_dir).field("model_abbr", model_abbr).field("history", history);
+  w.key("labels").begin_array();
+  for (const auto& l : labels) w.value(l);
+  w.end_array();
   w.field("profile_window", profile_window);
   w.field("compat", metrics::definitions_name(compat)).field("server_metrics", redact_url(server_metrics)).field("scrape_interval_ms", scrape_interval_ms);
   w.field("server_metrics_auth", server_metrics_auth);

@@ -162,6 +162,8 @@ struct OutputSettings {
   bool quiet = false;               ///< no progress line
   bool verbose = false;             ///< every full table on the console, not the one-screen summary
   double progress_interval_s = 0;   ///< 0 = every second on a terminal, every 10 s otherwise
+  std::string history;              ///< record each finished run folder in this results store ("" = $TOKBENCH_HISTORY, or none)
+  std::vector<std::string> labels;  ///< --label key=value: result.json's config.labels, the store's labels
 };
 
 }  // namespace tokbench::runner

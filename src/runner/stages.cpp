@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <limits>
 
@@ -16,6 +17,7 @@
 #include "common/clock.hpp"
 #include "common/json_writer.hpp"
 #include "common/redact.hpp"
+#include "history/commands.hpp"
 #include "metrics/slo.hpp"
 #include "runner/load_shape.hpp"
 #include "runner/outputs.hpp"
@@ -202,6 +204,24 @@ PointResult measure(const RunPlan& plan, const Target& target, report::RunManife
   }
 }
 
+// --history (or $TOKBENCH_HISTORY): the finished folder goes into the results store. A store that
+// cannot take it (locked, damaged, newer) is said, with the command that adds the folder later;
+// the folder and the run's exit code stay as they are.
+void record_in_history(const RunPlan& plan, const fs::path& dir, spdlog::logger& log) {
+  std::string store = plan.cfg.history;
+  if (const char* env = std::getenv("TOKBENCH_HISTORY"); store.empty() && env) store = env;
+  if (store.empty() || !fs::exists(dir / "result.json")) return;
+  try {
+    history::record_run(store, dir);
+    log.info("recorded in the results store {}", store);
+  } catch (const std::exception& e) {
+    const std::string msg = fmt::format("history: the run was not recorded: {}; the run folder is intact: add it later with "
+                                        "`tokbench history add {} --history {}`", e.what(), dir.string(), store);
+    log.error("{}", msg);
+    fmt::print(stderr, "tokbench: {}\n", msg);
+  }
+}
+
 // The outputs of a finished point folder, printed; the exit code its verdict means. A run the
 // disk stopped exits 5, whatever else could be written (the reports may not fit either).
 RunOutcome conclude(const RunPlan& plan, const fs::path& dir, const PointResult& result, spdlog::logger& log,
@@ -225,6 +245,7 @@ RunOutcome conclude(const RunPlan& plan, const fs::path& dir, const PointResult&
                                               "`tokbench report {}`", e.what(), dir.string()));
     log.error("{}", out.verdict.reasons.back());
   }
+  record_in_history(plan, dir, log);
   if (disk) {
     fmt::print(console, "stopped: the disk refused a record ({}); the load stopped there and the run is INVALID; "
                         "free space and rerun (results: {})\n", result.write_error, dir.string());

@@ -1,0 +1,102 @@
+// tokbench history against real runs: ten runs of one scenario against the simulator hold no
+// regression; runs against a simulator made 10% slower (TPOT) are flagged with exit 3 naming the
+// metric, and the step is dated to the first slower run; two runs record into one store at once;
+// a damaged store is said and the run folder stays whole; the store is rebuilt from folders alone.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <fstream>
+#include <thread>
+
+#include "support/cli_fixture.hpp"
+#include "support/sim_process.hpp"
+
+namespace tokbench::testing {
+namespace {
+
+class HistoryCli : public CliFixture {
+ protected:
+  std::string store() const { return (dir_ / "h.db").string(); }
+  fs::path record(const Sim& sim) {
+    return run({"--url", sim.url(), "--num-prompts", "12", "--concurrency", "4", "--max-tokens", "8", "--ignore-eos",
+                "--history", store(), "--label", "hw=cpu"});
+  }
+  std::string run_id(const fs::path& rd) { return std::string(result(rd)["run"]["run_id"].get_string().value()); }
+};
+
+TEST_F(HistoryCli, QuietRunsPassASlowerServerIsFlaggedAndDated) {
+  std::vector<fs::path> runs;
+  {
+    Sim fast({"--ttft-ms", "20", "--tpot-ms", "10"});
+    for (int i = 0; i < 10; ++i) runs.push_back(record(fast));
+  }
+  const std::vector<std::string> check{"history", "check", "--history", store(), "--metric", "tpot.p50", "--metric", "tpot.p99"};
+  Result quiet = run_tokbench(check);
+  EXPECT_EQ(quiet.code, 0) << quiet.output;
+  EXPECT_NE(quiet.output.find("0 regression(s)"), std::string::npos) << quiet.output;
+  {
+    Sim slow({"--ttft-ms", "20", "--tpot-ms", "11"});  // the same scenario, 10% slower per token
+    for (int i = 0; i < 2; ++i) runs.push_back(record(slow));
+  }
+  Result flagged = run_tokbench(check);
+  EXPECT_EQ(flagged.code, 3) << flagged.output;
+  EXPECT_NE(flagged.output.find("REGRESSION tpot.p50 regressed"), std::string::npos) << flagged.output;
+  EXPECT_NE(flagged.output.find("stepped at run " + run_id(runs[10])), std::string::npos) << flagged.output;
+  // JSON for CI: the same verdict, the change point by run id.
+  std::vector<std::string> json = check;
+  json.push_back("--json");
+  Result j = run_tokbench(json);
+  EXPECT_EQ(j.code, 3);
+  simdjson::dom::parser p;
+  const auto doc = p.parse(j.output).value();
+  EXPECT_GE(doc["regressions"].get_int64().value(), 1);
+  const auto m = doc["scenarios"].at(0)["metrics"].at(0);
+  EXPECT_EQ(std::string_view(m["metric"].get_string().value()), "tpot.p50");
+  EXPECT_TRUE(m["regression"].get_bool().value());
+  EXPECT_EQ(std::string_view(m["change_point"].get_string().value()), run_id(runs[10]));
+  EXPECT_LT(m["mann_whitney_p"].get_double().value(), 0.05) << "both folders were at hand";
+  // The trend marks the same step; the store rebuilt from the folders alone agrees.
+  Result trend = run_tokbench({"history", "trend", "tpot.p50", "--history", store()});
+  EXPECT_EQ(trend.code, 0) << trend.output;
+  EXPECT_EQ(std::count(trend.output.begin(), trend.output.end(), '<'), 1) << trend.output;
+  const std::string rebuilt = (dir_ / "rebuilt.db").string();
+  Result add = run_tokbench({"history", "add", (dir_ / "outputs").string(), "--history", rebuilt});
+  EXPECT_EQ(add.code, 0) << add.output;
+  EXPECT_NE(add.output.find("recorded 12 run(s)"), std::string::npos) << add.output;
+  std::vector<std::string> again = check;
+  again[3] = rebuilt;
+  Result from_folders = run_tokbench(again);
+  EXPECT_EQ(from_folders.code, 3) << from_folders.output;
+  EXPECT_NE(from_folders.output.find("stepped at run " + run_id(runs[10])), std::string::npos) << from_folders.output;
+}
+
+TEST_F(HistoryCli, TwoRunsRecordAtOnceAndADamagedStoreLeavesTheFolderWhole) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "5"}), other({"--ttft-ms", "5", "--tpot-ms", "5"});  // one each: /metrics agree
+  std::vector<Result> results(2);
+  std::vector<std::thread> both;
+  for (int i = 0; i < 2; ++i) {
+    both.emplace_back([&, i] {
+      results[i] = run_tokbench({"run", "--url", (i ? other : sim).url(), "--num-prompts", "8", "--max-tokens", "4", "--quiet",
+                                 "--output-dir", (dir_ / ("out" + std::to_string(i))).string(), "--history", store()});
+    });
+  }
+  for (auto& t : both) t.join();
+  for (const auto& r : results) {
+    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_EQ(r.output.find("not recorded"), std::string::npos) << r.output;
+  }
+  Result list = run_tokbench({"history", "list", "--history", store()});
+  EXPECT_EQ(std::count(list.output.begin(), list.output.end(), '\n'), 3) << list.output;  // a scenario line, two runs
+  const fs::path bad = dir_ / "bad.db";
+  std::ofstream(bad) << std::string(8192, 'x');
+  const fs::path rd = run({"--url", sim.url(), "--num-prompts", "4", "--max-tokens", "4", "--history", bad.string()});
+  EXPECT_NE(last_.output.find("history: the run was not recorded"), std::string::npos) << last_.output;
+  EXPECT_NE(last_.output.find("tokbench history add " + rd.string()), std::string::npos) << last_.output;
+  EXPECT_EQ(std::string_view(result(rd)["verdict"]["status"].get_string().value()), "VALID");
+  Result refused = run_tokbench({"history", "list", "--history", bad.string()});
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_NE(refused.output.find("rebuild it from the run folders"), std::string::npos) << refused.output;
+}
+
+}  // namespace
+}  // namespace tokbench::testing

@@ -1,0 +1,171 @@
+// history/: the regression rules on known series, and the results store itself — records and reads
+// back, rebuilt from folders alone, written by several threads at once, a damaged or newer store
+// refused with an error that names it and the fix.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "history/entry.hpp"
+#include "history/regression.hpp"
+#include "history/sqlite.hpp"
+#include "history/store.hpp"
+
+namespace tokbench::history {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<double> noisy(size_t n, double center, double spread, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> d(center, spread);
+  std::vector<double> v;
+  for (size_t i = 0; i < n; ++i) v.push_back(d(rng));
+  return v;
+}
+
+TEST(Regression, TenQuietRunsHoldNoRegression) {
+  const auto v = noisy(11, 10.0, 0.05, 1);
+  const std::vector<double> base(v.begin(), v.end() - 1);
+  const Judgement j = judge("tpot.p99", v.back(), base, 0.05);
+  EXPECT_FALSE(j.regression) << j.why;
+  ASSERT_TRUE(j.band.has_value());
+  EXPECT_TRUE(change_points(v, 0.05).empty());
+}
+
+TEST(Regression, TenPercentSlowerIsFlaggedAndDated) {
+  auto v = noisy(10, 10.0, 0.05, 2);
+  for (double x : noisy(3, 11.0, 0.05, 3)) v.push_back(x);  // runs 10, 11, 12: 10% slower
+  const std::vector<double> base(v.end() - 11, v.end() - 1);
+  const Judgement j = judge("tpot.p99", v.back(), base, 0.05);
+  EXPECT_TRUE(j.regression) << j.why;
+  EXPECT_NE(j.why.find("tpot.p99 regressed"), std::string::npos) << j.why;
+  EXPECT_EQ(change_points(v, 0.05), std::vector<size_t>{10}) << "the step is dated to the first slower run";
+  // A throughput falls when it gets worse: 10% more is an improvement, 10% less a regression.
+  EXPECT_FALSE(judge("output_token_throughput", 110, {100, 101, 99, 100}, 0.05).regression);
+  EXPECT_TRUE(judge("output_token_throughput", 90, {100, 101, 99, 100}, 0.05).regression);
+}
+
+TEST(Regression, AChangeInsideTheNoiseIsNotFlagged) {
+  // 6% worse, beyond the 5% threshold, but the baseline itself swings by ±10%.
+  const std::vector<double> base{10.0, 11.0, 9.0, 10.5, 9.5, 10.8, 9.2, 10.0, 11.1, 8.9};
+  const Judgement j = judge("tpot.p99", 10.6, base, 0.05);
+  EXPECT_TRUE(j.beyond_threshold);
+  EXPECT_FALSE(j.outside_band);
+  EXPECT_FALSE(j.regression) << j.why;
+  EXPECT_NE(j.why.find("inside the baseline's noise"), std::string::npos) << j.why;
+  // Beyond the band and the threshold, but the records say the distributions are the same.
+  const Judgement k = judge("tpot.p99", 12.0, {10.0, 10.1, 9.9, 10.0}, 0.05, 0.4);
+  EXPECT_FALSE(k.regression) << k.why;
+  EXPECT_NE(k.why.find("not significant per request"), std::string::npos) << k.why;
+  // Too short a baseline is said, never judged.
+  EXPECT_FALSE(judge("tpot.p99", 20, {10, 10}, 0.05).regression);
+}
+
+std::string fmt_name(int i) { return "run-" + std::string(i < 10 ? "0" : "") + std::to_string(i); }
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tokbench_history_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // A finished run folder as `run` leaves it, as far as the store reads it (result.json).
+  fs::path folder(const std::string& name, double tpot_p99, const std::string& verdict = "VALID") {
+    const fs::path d = dir_ / name;
+    fs::create_directories(d);
+    std::ofstream(d / "result.json") << R"({"tool":{"version":"0.1.0","git_hash":"abc"},"verdict":{"status":")" << verdict
+                                     << R"("},"interrupted":false,"run":{"run_id":")" << name
+                                     << R"(","started_at":"2026-12-02T10:00:)" << name.substr(name.size() - 2)
+                                     << R"(+0000","target_url":"http://127.0.0.1:1/v1/chat/completions","model":"m","dataset":"gsm8k"},)"
+                                     << R"("config":{"endpoint":"chat","concurrency":8,"request_rate":0,"max_tokens":256,"stream":true,)"
+                                     << R"("labels":["hw=h200"]},"metrics":{"TPOT":{"mean":1,"median":2,"p99":)" << tpot_p99
+                                     << R"(,"n":10},"TTFT":null},"common":{"output_token_throughput":812.5}})";
+    return d;
+  }
+  fs::path dir_;
+};
+
+TEST_F(StoreTest, RecordsReadsBackAndRebuildsFromFolders) {
+  const std::string path = (dir_ / "h.db").string();
+  {
+    Store s(path, true);
+    for (int i = 0; i < 3; ++i) s.record(read_entry(folder(fmt_name(i), 10 + i)));
+  }
+  Store s(path, false);
+  const auto runs = s.runs();
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].entry.run_id, "run-00");
+  EXPECT_EQ(runs[0].entry.label("hw"), "h200");
+  EXPECT_EQ(runs[0].entry.api, "chat");
+  EXPECT_EQ(runs[0].entry.concurrency, 8);
+  const auto tpot = s.metric("tpot.p99");
+  EXPECT_EQ(tpot.at(runs[2].id), 12);
+  EXPECT_EQ(s.metric("tpot.p50").at(runs[0].id), 2) << "median is stored as p50";
+  EXPECT_EQ(s.metric("output_token_throughput").at(runs[1].id), 812.5);
+  EXPECT_TRUE(s.metric("ttft.p99").empty()) << "a row that does not apply is not a value";
+  // Recording a folder again replaces its row: the store is an index of folders.
+  s.record(read_entry(dir_ / "run-01"));
+  EXPECT_EQ(s.runs().size(), 3u);
+  // A new store from the folders alone holds the same.
+  Store again((dir_ / "rebuilt.db").string(), true);
+  for (const auto& r : runs) again.record(read_entry(r.entry.folder));
+  EXPECT_EQ(again.metric("tpot.p99").size(), 3u);
+  EXPECT_EQ(again.find("run-02")->entry.folder, runs[2].entry.folder);
+}
+
+TEST_F(StoreTest, SeveralWritersAtOnce) {
+  const std::string path = (dir_ / "h.db").string();
+  Store(path, true);  // made once; the writers open it on their own connections
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t) {
+    writers.emplace_back([&, t] {
+      Store s(path, false);
+      for (int i = 0; i < 10; ++i) s.record(read_entry(folder(fmt_name(t * 10 + i), 10)));
+    });
+  }
+  for (auto& w : writers) w.join();
+  EXPECT_EQ(Store(path, false).runs().size(), 40u);
+}
+
+TEST_F(StoreTest, DamagedNewerOrMissingStoresAreNamedWithTheFix) {
+  const fs::path bad = dir_ / "bad.db";
+  std::ofstream(bad) << std::string(4096, 'x');
+  try {
+    Store s(bad.string(), true);
+    FAIL() << "a damaged store opened";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(bad.string()), std::string::npos) << what;
+    EXPECT_NE(what.find("rebuild it from the run folders"), std::string::npos) << what;
+  }
+  const std::string newer = (dir_ / "newer.db").string();
+  {
+    Database db(newer, true);
+    db.exec("PRAGMA user_version = 99");
+  }
+  try {
+    Store s(newer, false);
+    FAIL() << "a newer store opened";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("newer tokbench (schema 99"), std::string::npos) << e.what();
+  }
+  try {
+    Store s((dir_ / "none.db").string(), false);
+    FAIL() << "a missing store opened for reading";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no results store at"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_label("novalue", "--label"), std::invalid_argument);
+  EXPECT_EQ(parse_label("hw=h200", "--label"), (std::pair<std::string, std::string>{"hw", "h200"}));
+}
+
+}  // namespace
+}  // namespace tokbench::history
