@@ -55,6 +55,25 @@ TEST_F(HistoryCli, QuietRunsPassASlowerServerIsFlaggedAndDated) {
   EXPECT_TRUE(m["regression"].get_bool().value());
   EXPECT_EQ(std::string_view(m["change_point"].get_string().value()), run_id(runs[10]));
   EXPECT_LT(m["mann_whitney_p"].get_double().value(), 0.05) << "both folders were at hand";
+  // The dashboard marks the same: the regression, and the step at the eleventh run.
+  const fs::path page = dir_ / "history.html";
+  Result drawn = run_tokbench({"history", "page", "--history", store(), "--out", page.string(), "--metric", "tpot.p50"});
+  EXPECT_EQ(drawn.code, 0) << drawn.output;
+  const std::string html = slurp(page);
+  EXPECT_NE(html.find(R"("metric":"tpot.p50")"), std::string::npos);
+  EXPECT_NE(html.find(R"("change_points":[10],"regression":true)"), std::string::npos) << html.substr(html.find("history-data"), 3000);
+  EXPECT_NE(html.find("file://" + runs[11].string()), std::string::npos) << "each point links to its run page";
+  // compare reads store queries: the last fast run against the newest slow one, a significant TPOT change.
+  Result cmp = run_tokbench({"compare", "--history", store(), "latest~2", "latest", "--fail-if", "tpot.p50 > +5%"});
+  EXPECT_EQ(cmp.code, 3) << cmp.output;
+  EXPECT_NE(cmp.output.find(runs[9].filename().string() + " (baseline)"), std::string::npos) << cmp.output;
+  EXPECT_NE(cmp.output.find("FAIL"), std::string::npos) << cmp.output;
+  Result last = run_tokbench({"compare", "--history", store(), "last:3"});
+  EXPECT_EQ(last.code, 0) << last.output;
+  EXPECT_NE(last.output.find(runs[9].filename().string() + " (baseline)"), std::string::npos) << last.output;
+  Result none = run_tokbench({"compare", "--history", store(), "latest", "nightly-7"});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.output.find("'nightly-7' is neither a folder nor a run of the store"), std::string::npos) << none.output;
   // The trend marks the same step; the store rebuilt from the folders alone agrees.
   Result trend = run_tokbench({"history", "trend", "tpot.p50", "--history", store()});
   EXPECT_EQ(trend.code, 0) << trend.output;

@@ -1,4 +1,4 @@
-// cli/history_command: `tokbench history add|list|show|trend|check` — the results store across
+// cli/history_command: `tokbench history add|list|show|trend|check|page` — the results store across
 // runs (history/): record folders, list them by scenario, a metric's trend, regression checks.
 #include <memory>
 
@@ -54,6 +54,15 @@ void add_history(CLI::App& app, std::function<int()>& action) {
   add_store(check, *o);
   add_scenario(check, *o);
   check->callback([&action, o] { action = [o] { return history::history_check(*o, stdout); }; });
+  auto* page = h->add_subcommand("page", "write the store as one HTML page: a panel per scenario and metric, bands and changes marked");
+  page->add_option("--out", o->page, "the page to write; default: the store's path with .html");
+  page->add_option("--baseline", o->baseline, "earlier VALID runs in the baseline window")->capture_default_str();
+  page->add_option("--threshold", o->threshold, "the smallest change that counts, e.g. 5%")->capture_default_str();
+  page->add_option("--metric", o->metrics, "a metric to draw (repeatable); default: those history check judges");
+  page->add_flag("--no-records", o->no_records, "judge by the baseline band alone: do not read the run folders' records");
+  add_store(page, *o);
+  add_scenario(page, *o);
+  page->callback([&action, o] { action = [o] { return history::history_page_command(*o, stdout); }; });
 }
 
 }  // namespace tokbench::cli

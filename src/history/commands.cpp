@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <stdexcept>
 
 #include "common/exit_codes.hpp"
 #include "common/json_writer.hpp"
+#include "history/analysis.hpp"
 #include "history/regression.hpp"
 #include "history/store.hpp"
 #include "metrics/metrics.hpp"
@@ -37,75 +39,7 @@ std::vector<fs::path> folders_in(const fs::path& dir) {
   return out;
 }
 
-// A scenario fact or a label, by name (--where, --scenario-keys).
-std::string fact(const Entry& e, const std::string& key) {
-  if (key == "model") return e.model;
-  if (key == "api") return e.api;
-  if (key == "dataset") return e.dataset;
-  if (key == "concurrency") return std::to_string(e.concurrency);
-  if (key == "request_rate") return fmt::format("{}", e.request_rate);
-  if (key == "verdict") return e.verdict;
-  if (key == "input_len") return std::to_string(e.input_len);
-  if (key == "output_len") return std::to_string(e.output_len);
-  if (key == "max_tokens") return std::to_string(e.max_tokens);
-  if (key == "parent") return e.parent;
-  return e.label(key);
-}
-
-std::vector<StoredRun> selected(Store& store, const HistoryOptions& o) {
-  std::vector<std::pair<std::string, std::string>> where;
-  for (const auto& w : o.where) where.push_back(parse_label(w, "--where"));
-  std::vector<StoredRun> out;
-  for (auto& r : store.runs()) {
-    bool keep = true;
-    for (const auto& [k, v] : where) keep = keep && fact(r.entry, k) == v;
-    if (keep) out.push_back(std::move(r));
-  }
-  return out;
-}
-
-// Runs by scenario, each oldest first; the scenarios in the order of their newest run.
-std::vector<std::pair<std::string, std::vector<StoredRun>>> by_scenario(std::vector<StoredRun> runs,
-                                                                        const std::vector<std::string>& keys) {
-  std::vector<std::pair<std::string, std::vector<StoredRun>>> out;
-  std::map<std::string, size_t> at;
-  for (auto& r : runs) {
-    const std::string s = scenario(r.entry, keys);
-    auto [it, fresh] = at.emplace(s, out.size());
-    if (fresh) out.emplace_back(s, std::vector<StoredRun>{});
-    out[it->second].second.push_back(std::move(r));
-  }
-  return out;
-}
-
 std::string fmt_value(double v) { return fmt::format("{:.4g}", v); }
-
-// "tpot.p99" -> "TPOT": the per-request metric whose records Mann–Whitney can rank, or "".
-std::string per_request_row(const std::string& metric) {
-  for (const char* row : {"ttft", "tpot", "e2el"}) {
-    if (metric.rfind(std::string(row) + ".", 0) == 0) {
-      std::string up(row);
-      for (auto& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      return up;
-    }
-  }
-  return {};
-}
-
-// The per-request values of `row` in a run folder, or nullopt when its records are not at hand.
-std::optional<metrics::Samples> request_values(const std::string& folder, const std::string& row) {
-  try {
-    const report::RunFolder f = report::load_run_folder(folder);
-    if (!fs::exists(f.details)) return std::nullopt;
-    metrics::Samples s;
-    record::for_each_detail(f.details.string(), [&](record::RequestRecord&& r) {
-      if (auto v = metrics::request_value(r, row)) s.push(*v);
-    });
-    return s;
-  } catch (const std::exception&) {
-    return std::nullopt;  // moved or deleted: the robust band alone judges
-  }
-}
 
 }  // namespace
 
@@ -123,6 +57,49 @@ double parse_threshold(const std::string& text) {
   if (used == 0 || used != t.size() || !(v >= 0) || std::isinf(v))
     throw std::invalid_argument(fmt::format("--threshold '{}': expected a percentage, e.g. 5%", text));
   return v / 100;
+}
+
+std::vector<std::string> resolve_runs(const std::string& path, const std::vector<std::string>& tokens) {
+  Store store(path, false);
+  const std::vector<StoredRun> runs = store.runs();  // oldest first
+  std::vector<std::string> out;
+  auto keep = [&](const std::string& folder) {
+    if (std::find(out.begin(), out.end(), folder) == out.end()) out.push_back(folder);
+  };
+  auto count_after = [&](const std::string& token, size_t prefix) -> size_t {
+    size_t used = 0;
+    int64_t n = -1;
+    try {
+      n = std::stoll(token.substr(prefix), &used);
+    } catch (const std::exception&) {
+    }
+    if (used == 0 || used != token.size() - prefix || n < 0)
+      throw std::invalid_argument(fmt::format("compare: '{}': expected a count after '{}'", token, token.substr(0, prefix)));
+    return static_cast<size_t>(n);
+  };
+  for (const auto& t : tokens) {
+    if (fs::exists(t)) {
+      keep(t);
+      continue;
+    }
+    if (t == "latest" || t.rfind("latest~", 0) == 0) {
+      const size_t back = t == "latest" ? 0 : count_after(t, 7);
+      if (back >= runs.size())
+        throw std::invalid_argument(fmt::format("compare: '{}': the store {} holds {} run(s)", t, path, runs.size()));
+      keep(runs[runs.size() - 1 - back].entry.folder);
+    } else if (t.rfind("last:", 0) == 0) {
+      const size_t n = count_after(t, 5);
+      if (n == 0 || n > runs.size())
+        throw std::invalid_argument(fmt::format("compare: '{}': the store {} holds {} run(s)", t, path, runs.size()));
+      for (size_t i = runs.size() - n; i < runs.size(); ++i) keep(runs[i].entry.folder);
+    } else if (const auto r = store.find(t, false)) {
+      keep(r->entry.folder);
+    } else {
+      throw std::invalid_argument(fmt::format("compare: '{}' is neither a folder nor a run of the store {} (a folder, "
+                                              "latest, latest~K, last:N, an id or a run id; see tokbench history list)", t, path));
+    }
+  }
+  return out;
 }
 
 void record_run(const std::string& path, const fs::path& dir) {
@@ -207,70 +184,34 @@ int history_check(const HistoryOptions& o, std::FILE* out) {
   const double threshold = parse_threshold(o.threshold);
   if (o.baseline < 1) throw std::invalid_argument("--baseline: at least 1 earlier run");
   Store store(store_path(o.store), false);
-  const std::vector<std::string>& names = o.metrics.empty() ? kCheckedMetrics : o.metrics;
-  std::map<std::string, std::map<int64_t, double>> values;
-  for (const auto& n : names) values[n] = store.metric(n);
+  const auto scenarios = analyse(store, o, o.metrics.empty() ? kCheckedMetrics : o.metrics, true);
   JsonWriter w;
   w.begin_object().field("threshold", threshold).field("baseline_window", static_cast<int64_t>(o.baseline));
   w.key("scenarios").begin_array();
   int regressions = 0;
-  for (const auto& [s, runs] : by_scenario(selected(store, o), o.scenario_keys)) {
-    const StoredRun& newest = runs.back();
-    std::vector<const StoredRun*> baseline;  // the last N VALID runs before the newest, oldest first
-    for (auto it = runs.rbegin() + 1; it != runs.rend() && baseline.size() < static_cast<size_t>(o.baseline); ++it)
-      if (it->entry.valid()) baseline.insert(baseline.begin(), &*it);
-    w.begin_object().field("scenario", s).field("newest", newest.entry.run_id).field("newest_id", newest.id);
-    w.field("folder", newest.entry.folder).field("verdict", newest.entry.verdict).field("baseline_runs", static_cast<int64_t>(baseline.size()));
-    if (!o.json) fmt::print(out, "{}\n  newest: {} ({}, id {}), baseline: {} earlier VALID run(s)\n", s, newest.entry.run_id,
-                            newest.entry.verdict, newest.id, baseline.size());
+  for (const auto& sc : scenarios) {
+    const Entry& newest = sc.newest.entry;
+    w.begin_object().field("scenario", sc.scenario).field("newest", newest.run_id).field("newest_id", sc.newest.id);
+    w.field("folder", newest.folder).field("verdict", newest.verdict).field("baseline_runs", static_cast<int64_t>(sc.baseline_runs));
+    if (!o.json) fmt::print(out, "{}\n  newest: {} ({}, id {}), baseline: {} earlier VALID run(s)\n", sc.scenario, newest.run_id,
+                            newest.verdict, sc.newest.id, sc.baseline_runs);
+    if (!newest.valid() && !o.json)
+      fmt::print(out, "  not judged: the newest run is {} (INVALID runs never enter a baseline)\n", newest.verdict);
     w.key("metrics").begin_array();
-    if (!newest.entry.valid()) {
-      if (!o.json) fmt::print(out, "  not judged: the newest run is {} (INVALID runs never enter a baseline)\n", newest.entry.verdict);
-    } else {
-      for (const auto& name : names) {
-        const auto& vals = values[name];
-        if (!vals.contains(newest.id)) continue;
-        std::vector<double> base;
-        for (const auto* b : baseline)
-          if (vals.contains(b->id)) base.push_back(vals.at(b->id));
-        // Both folders' records at hand: the per-request distributions decide the noise too,
-        // against the baseline's most typical run (its value nearest the baseline's median).
-        std::optional<double> p;
-        const std::string row = per_request_row(name);
-        const StoredRun* typical = nullptr;
-        if (const auto band = robust_band(base)) {
-          for (const auto* b : baseline)
-            if (vals.contains(b->id) && (!typical || std::abs(vals.at(b->id) - band->median) <
-                                                          std::abs(vals.at(typical->id) - band->median)))
-              typical = b;
-        }
-        if (!row.empty() && typical) {
-          auto a = request_values(typical->entry.folder, row);
-          auto b = request_values(newest.entry.folder, row);
-          if (a && b && a->size() >= 2 && b->size() >= 2) p = metrics::mann_whitney(*a, *b).p_value;
-        }
-        const Judgement j = judge(name, vals.at(newest.id), base, threshold, p);
-        // Where the series stepped: the change points over every VALID run up to the newest.
-        std::vector<double> series;
-        std::vector<const StoredRun*> at;
-        for (const auto& r : runs)
-          if (r.entry.valid() && vals.contains(r.id)) {
-            series.push_back(vals.at(r.id));
-            at.push_back(&r);
-          }
-        const auto steps = change_points(series, threshold);
-        const StoredRun* step = steps.empty() ? nullptr : at[steps.back()];
-        regressions += j.regression;
-        w.begin_object().field("metric", name).field("value", j.value).field("baseline_median", j.baseline);
-        w.field("change", j.change).field("regression", j.regression).field("why", j.why);
-        if (j.band) w.key("band").begin_array().value(j.band->low).value(j.band->high).end_array();
-        if (j.p_value) w.field("mann_whitney_p", *j.p_value).field("mann_whitney_against", typical->entry.run_id);
-        if (step) w.field("change_point", step->entry.run_id).field("change_point_id", step->id);
-        w.end_object();
-        if (!o.json) {
-          fmt::print(out, "  {} {}{}\n", j.regression ? "REGRESSION" : "ok        ", j.why,
-                     step ? fmt::format("; the series stepped at run {} (id {})", step->entry.run_id, step->id) : "");
-        }
+    for (const auto& m : sc.metrics) {
+      if (!m.judgement) continue;
+      const Judgement& j = *m.judgement;
+      const SeriesPoint* step = m.change_points.empty() ? nullptr : &m.series[m.change_points.back()];
+      regressions += j.regression;
+      w.begin_object().field("metric", m.metric).field("value", j.value).field("baseline_median", j.baseline);
+      w.field("change", j.change).field("regression", j.regression).field("why", j.why);
+      if (j.band) w.key("band").begin_array().value(j.band->low).value(j.band->high).end_array();
+      if (j.p_value) w.field("mann_whitney_p", *j.p_value).field("mann_whitney_against", m.typical_run);
+      if (step) w.field("change_point", step->run_id).field("change_point_id", step->id);
+      w.end_object();
+      if (!o.json) {
+        fmt::print(out, "  {} {}{}\n", j.regression ? "REGRESSION" : "ok        ", j.why,
+                   step ? fmt::format("; the series stepped at run {} (id {})", step->run_id, step->id) : "");
       }
     }
     w.end_array().end_object();
@@ -284,6 +225,25 @@ int history_check(const HistoryOptions& o, std::FILE* out) {
                regressions, 100 * threshold, kBandMads);
   }
   return regressions > 0 ? kExitThreshold : kExitValid;
+}
+
+int history_page_command(const HistoryOptions& o, std::FILE* out) {
+  const double threshold = parse_threshold(o.threshold);
+  Store store(store_path(o.store), false);
+  std::vector<std::string> names = o.metrics.empty() ? kCheckedMetrics : o.metrics;
+  const auto scenarios = analyse(store, o, names, !o.no_records);
+  const fs::path path = o.page.empty() ? fs::path(store_path(o.store)).replace_extension(".html") : fs::path(o.page);
+  const std::string page = history_page(scenarios, threshold);
+  {
+    std::ofstream f(path.string() + ".tmp", std::ios::binary | std::ios::trunc);
+    f << page;
+    if (!f.flush()) throw std::runtime_error(fmt::format("cannot write '{}': check the folder and free space", path.string()));
+  }
+  fs::rename(path.string() + ".tmp", path);
+  size_t panels = 0;
+  for (const auto& sc : scenarios) panels += sc.metrics.size();
+  fmt::print(out, "history page: {} ({} scenario(s), {} panel(s))\n", path.string(), scenarios.size(), panels);
+  return kExitValid;
 }
 
 }  // namespace tokbench::history

@@ -21,6 +21,8 @@ struct HistoryOptions {
   int baseline = 10;                       ///< check: earlier VALID runs in the baseline window
   std::string threshold = "5%";            ///< check: the smallest change that counts
   bool json = false;                       ///< check: JSON on stdout for CI
+  std::string page;                        ///< page: where to write it ("" = the store's path with .html)
+  bool no_records = false;                 ///< page: judge by the band alone, not reading the folders' records
 };
 
 /// What `history check` judges by default.
@@ -33,10 +35,18 @@ int history_show(const HistoryOptions& o, std::FILE* out);
 int history_trend(const HistoryOptions& o, std::FILE* out);
 /// Exit 3 when a scenario's newest run regressed, 0 otherwise.
 int history_check(const HistoryOptions& o, std::FILE* out);
+/// Writes the dashboard (history/page) and says where.
+int history_page_command(const HistoryOptions& o, std::FILE* out);
 
 /// Records a finished run folder into the store at `store` with extra labels (run --history).
 /// Throws std::runtime_error naming the store and the fix; the folder is only read.
 void record_run(const std::string& store, const std::filesystem::path& dir);
+
+/// Run folders for `compare --history`: each token a folder (kept as given) or a query of the
+/// store — `latest` (the newest run), `latest~K` (the K-th before it), `last:N` (the N newest,
+/// oldest first), an id or a run id. A folder named twice is kept once, where first named.
+/// std::invalid_argument naming the token and the forms when one matches nothing.
+std::vector<std::string> resolve_runs(const std::string& store, const std::vector<std::string>& tokens);
 
 /// "5%", "5" (percent) or "0.05x" into a fraction; std::invalid_argument naming --threshold otherwise.
 double parse_threshold(const std::string& text);

@@ -22,6 +22,7 @@ TOKBENCH_EMBED(report_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/report.js")
 TOKBENCH_EMBED(sweep_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/sweep.js")
 TOKBENCH_EMBED(search_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/search.js")
 TOKBENCH_EMBED(compare_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/compare.js")
+TOKBENCH_EMBED(history_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/history.js")
 
 namespace tokbench::report {
 
@@ -39,6 +40,7 @@ std::string_view web_asset(WebAsset which) {
     case WebAsset::Sweep: return view(tokbench_sweep_js_begin, tokbench_sweep_js_end);
     case WebAsset::Search: return view(tokbench_search_js_begin, tokbench_search_js_end);
     case WebAsset::Compare: return view(tokbench_compare_js_begin, tokbench_compare_js_end);
+    case WebAsset::History: return view(tokbench_history_js_begin, tokbench_history_js_end);
   }
   return {};
 }

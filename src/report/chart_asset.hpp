@@ -16,6 +16,7 @@ enum class WebAsset {
   Sweep,    ///< web/sweep.js: sweep/sweep.html
   Search,   ///< web/search.js: search/search.html
   Compare,  ///< web/compare.js: compare.html's load-point curves
+  History,  ///< web/history.js: the results store's dashboard (tokbench history page)
 };
 std::string_view web_asset(WebAsset which);
 

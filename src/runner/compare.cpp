@@ -15,6 +15,7 @@
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
 #include "metrics/metrics.hpp"
+#include "history/commands.hpp"
 #include "metrics/significance.hpp"
 #include "metrics/thresholds.hpp"
 #include "record/record_io.hpp"
@@ -307,7 +308,8 @@ int compare_series(const std::vector<RepeatSeries>& series, const std::vector<Th
 
 }  // namespace
 
-int compare_runs(const CompareOptions& o, std::FILE* console) {
+int compare_runs(CompareOptions o, std::FILE* console) {
+  if (!o.history.empty()) o.runs = history::resolve_runs(o.history, o.runs);
   if (o.runs.size() < 2) throw std::invalid_argument("compare: give at least two run folders (the first is the baseline)");
   std::vector<Threshold> thresholds;
   for (const auto& f : o.fail_if) thresholds.push_back(parse_threshold(f));

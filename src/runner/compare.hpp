@@ -15,6 +15,7 @@ struct CompareOptions {
   std::vector<std::string> runs;     ///< run folders; the first is the baseline
   std::vector<std::string> fail_if;  ///< e.g. "tpot.p99 > +5%", "output_token_throughput < -10%"
   std::string html;                  ///< page to write; "" = compare_<time>/compare.html beside the last run
+  std::string history;               ///< a results store: runs may be queries of it (history::resolve_runs)
 };
 
 using metrics::Threshold;
@@ -22,6 +23,6 @@ using metrics::parse_threshold;
 
 /// Runs the comparison; returns 0, or 3 when a --fail-if threshold is crossed. Throws on bad
 /// input (missing run folder, bad threshold).
-int compare_runs(const CompareOptions& o, std::FILE* console);
+int compare_runs(CompareOptions o, std::FILE* console);
 
 }  // namespace tokbench::runner

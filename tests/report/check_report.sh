@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Integration test of the HTML pages in a real browser: real runs against the built-in simulator
 # (streaming with time slices, non-streaming), a compare page, a sweep's and a search's pages,
-# and a page made from 200,000 requests (bounded, sampled, every failure kept), each checked in
-# headless Chromium.
+# a page made from 200,000 requests (bounded, sampled, every failure kept) and the results store's
+# dashboard, each checked in headless Chromium.
 # Usage: check_report.sh TOKBENCH_BINARY OUT_DIR
 set -euo pipefail
 BIN=$1
@@ -61,4 +61,11 @@ big=$(ls "$OUT"/big/*/performances/*/builtin_plot.html)
 size=$(stat -c %s "$big")
 (( size <= 10 * 1024 * 1024 )) || { echo "the 200,000-request page is $size bytes, over 10 MiB" >&2; exit 1; }
 node "$HERE/check_html.js" "$big" 200000 "$OUT/big.png" stream
+# The results store's dashboard: four runs recorded, a panel per metric drawn, nothing fetched.
+for i in 1 2 3 4; do
+  "$BIN" run --num-prompts 8 --concurrency 2 --max-tokens 4 --quiet --output-dir "$OUT/hist" --history "$OUT/hist.db" \
+    --label n=$i >/dev/null
+done
+"$BIN" history page --history "$OUT/hist.db" --out "$OUT/history.html" >/dev/null
+node "$HERE/check_page.js" "$OUT/history.html" TOKBENCH_HISTORY p0,p1,p2,p3,p4,p5,p6,p7 panels=8
 echo "report pages checked in Chromium: $OUT/stream.png $OUT/nostream.png"
