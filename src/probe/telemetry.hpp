@@ -1,0 +1,35 @@
+#pragma once
+// probe/telemetry: what an accelerator or host exporter's /metrics says about each device, read by
+// metric names that are known, never guessed: NVIDIA's dcgm-exporter (DCGM_FI_DEV_*, per `gpu` /
+// `UUID` / `Hostname`), Ascend's npu-exporter (npu_chip_info_*, per chip `id`), AMD's
+// device-metrics-exporter (gpu_package_power / gpu_power_usage, gpu_gfx_activity, temperatures,
+// per `gpu_id`) and node-exporter (host memory). Every metric family of a scrape that none of these
+// names is listed as not recognised. Units are converted to W, J, %, MiB and °C here.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "probe/prometheus.hpp"
+
+namespace tokbench::probe {
+
+enum class Dialect { Dcgm, NpuExporter, AmdExporter, NodeExporter };
+const char* dialect_name(Dialect d);
+
+struct DeviceReading {
+  std::string device;  ///< e.g. "gpu 0 (GPU-5fd4..., host-a)", "npu 3", "host"
+  Dialect dialect = Dialect::Dcgm;
+  std::optional<double> power_w, energy_j, util_pct, mem_used_mib, mem_total_mib, temperature_c;
+  std::optional<bool> healthy;  ///< npu-exporter's health status
+};
+
+struct TelemetryScrape {
+  std::vector<Dialect> dialects;            ///< recognised in this scrape, in first-seen order
+  std::vector<DeviceReading> devices;       ///< one per device, in first-seen order
+  std::vector<std::string> not_recognised;  ///< metric families no dialect names (exporters' own go_*, ... included)
+};
+
+/// Reads one scrape's samples.
+TelemetryScrape read_telemetry(const std::vector<Sample>& samples);
+
+}  // namespace tokbench::probe
