@@ -22,6 +22,7 @@
 
 #include "common/clock.hpp"
 #include "common/json_writer.hpp"
+#include "mock/batch.hpp"
 #include "mock/route.hpp"
 #include "mock/mock_metrics.hpp"
 #include "mock/mock_tokenize.hpp"
@@ -55,17 +56,14 @@ struct MockServer::Impl {
   bool started = false;
   std::optional<tokenizer::Tokenizer> tok;
   MockMetrics metrics{s.model_name};
-  std::mutex batch_mu;
-  int running = 0;
-  int running_min_tokens = 0;
-  std::deque<std::shared_ptr<net::steady_timer>> waiters;
+  Batch running_batch{s.max_num_seqs};
   std::unique_ptr<PrefixCache> prefix_cache;
   std::mutex profile_mu;
   std::vector<std::pair<std::string, int64_t>> profile_events;  // ("start"|"stop", steady ns)
 
   explicit Impl(MockSettings settings) : s(std::move(settings)) {}
   ~Impl() {
-    waiters.clear();
+    running_batch.clear();
     acceptor_box.reset();
     ioc_box.reset();  // destroys the pending coroutines while everything they touch is alive
   }
@@ -249,51 +247,13 @@ struct MockServer::Impl {
     int64_t cached_tokens = -1;
     ~BatchSlot() {
       if (!impl) return;
-      impl->release(min_tokens);
+      impl->running_batch.release(min_tokens);
       impl->metrics.request_finished(seconds_since(arrival), prompt_tokens, cached_tokens >= 0, std::max<int64_t>(0, cached_tokens));
     }
   };
 
   static double seconds_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  }
-
-  awaitable<void> admit(bool min_tokens) {
-    std::shared_ptr<net::steady_timer> wait;
-    {
-      std::lock_guard lock(batch_mu);
-      if (s.max_num_seqs == 0 || running < s.max_num_seqs) {
-        ++running;
-        running_min_tokens += min_tokens;
-      } else {
-        wait = std::make_shared<net::steady_timer>(co_await net::this_coro::executor);
-        wait->expires_at(std::chrono::steady_clock::time_point::max());
-        waiters.push_back(wait);
-      }
-    }
-    if (wait) {
-      beast::error_code ec;
-      co_await wait->async_wait(net::redirect_error(use_awaitable, ec));  // cancelled = our turn
-      std::lock_guard lock(batch_mu);
-      running_min_tokens += min_tokens;  // the place itself was handed over by release()
-    }
-  }
-
-  void release(bool min_tokens) {
-    std::lock_guard lock(batch_mu);
-    running_min_tokens -= min_tokens;
-    if (waiters.empty()) {
-      --running;
-      return;
-    }
-    auto next = waiters.front();
-    waiters.pop_front();
-    net::post(next->get_executor(), [next] { next->cancel(); });
-  }
-
-  BatchState batch() {
-    std::lock_guard lock(batch_mu);
-    return {running, running_min_tokens};
   }
 
   // /v1/embeddings: one answer after the prefill time (--ttft-ms, jitter included); counted in
@@ -429,7 +389,7 @@ struct MockServer::Impl {
     TraceLine tl;
     tl.arrival_ns = to_ns(g.arrival);
     metrics.request_queued();
-    co_await admit(has_min);
+    co_await running_batch.admit(has_min);
     const auto admitted = clock::now();
     tl.admitted_ns = to_ns(admitted);
     metrics.request_started(std::chrono::duration<double>(admitted - g.arrival).count());
@@ -498,7 +458,7 @@ struct MockServer::Impl {
         }
         if (done) break;
       }
-      const Step st = model.next(batch());
+      const Step st = model.next(running_batch.state());
       at += std::chrono::nanoseconds(static_cast<int64_t>(st.ms * 1e6));
       const int64_t tokens = std::min<int64_t>(st.tokens, target - produced - pending);
       pending += tokens;
