@@ -48,7 +48,7 @@ void record_run(const std::string& store, const std::filesystem::path& dir);
 /// std::invalid_argument naming the token and the forms when one matches nothing.
 std::vector<std::string> resolve_runs(const std::string& store, const std::vector<std::string>& tokens);
 
-/// "5%", "5" (percent) or "0.05x" into a fraction; std::invalid_argument naming --threshold otherwise.
+/// "5%" or "5" (both percent) into a fraction (0.05); std::invalid_argument naming --threshold otherwise.
 double parse_threshold(const std::string& text);
 
 }  // namespace tokbench::history
