@@ -11,18 +11,7 @@ Needs: a build in build/ (scripts/build.sh).
 """
 import argparse, os, re, subprocess, sys, tempfile, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "build", "tokbench")
-
-
-def measured(argv):
-    t0 = time.monotonic()
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    out = p.stdout.read()
-    _, status, ru = os.wait4(p.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed ({status}): {' '.join(argv)}\n{out[-2000:]}")
-    return out, ru.ru_maxrss / 1024.0, time.monotonic() - t0
+from benchlib import BIN, measured
 
 
 def main():

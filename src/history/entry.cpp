@@ -6,11 +6,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "common/json_fields.hpp"
+#include "report/outputs.hpp"
 
 namespace tokbench::history {
 
@@ -62,13 +61,6 @@ std::string scenario(const Entry& e, const std::vector<std::string>& label_keys)
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // The series root a point folder sits in (its logs/run.log beside the points), or "".
 std::string parent_of(const fs::path& dir) {
   const fs::path root = dir.parent_path();
@@ -91,7 +83,7 @@ Entry read_entry(const fs::path& given) {
   }
   simdjson::dom::parser p;
   simdjson::dom::element doc;
-  const std::string text = slurp(result);
+  const std::string text = report::read_file(result);
   if (p.parse(text).get(doc) || !doc.is_object())
     throw std::runtime_error(fmt::format("{}: result.json is not valid JSON: rewrite it with `tokbench report {}`", dir.string(), dir.string()));
   Entry e;

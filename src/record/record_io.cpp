@@ -101,6 +101,62 @@ bool bool_of(simdjson::dom::element v, std::string_view k, bool fallback) {
   return out;
 }
 
+
+void read_session(simdjson::dom::element session, RequestRecord& r) {
+  r.session = get_count(session, "id");
+  r.turn = get_count(session, "turn");
+  r.session_start_ns = get_count(session, "start_ns");
+  r.last_turn = get_bool(session, "last_turn", false);
+  if (r.session == kNone || r.turn == kNone) throw std::runtime_error("\"session\" needs an \"id\" and a \"turn\"");
+}
+
+void read_local_tokens(simdjson::dom::element local, RequestRecord& r) {
+  r.prompt_tokens_local = get_count(local, "prompt");
+  r.completion_tokens_local = get_count(local, "completion");
+  r.expected_prompt_tokens = get_count(local, "expected_prompt");
+  r.requested_max_tokens = get_count(local, "requested_max");
+}
+
+void read_times(simdjson::dom::element timing, RequestRecord& r) {
+  size_t hint = 0;
+  const simdjson::dom::object times = timing.get_object().value_unsafe();
+  for (const auto field : times) {
+    const size_t i = find_key(kTimeKeys, field.key, hint);
+    if (i < std::size(kTimes)) r.*kTimes[i].second = count_of(field.value, field.key);
+  }
+}
+
+// The per-event arrays of "chunks": times, bytes, cumulative tokens, kinds (and choices when n > 1).
+void read_chunks(simdjson::dom::element chunks, RequestRecord& r) {
+  simdjson::dom::array t, bytes, cum;
+  std::string_view kinds;
+  if (chunks["t_ns"].get(t) || chunks["bytes"].get(bytes) || chunks["cum_tokens"].get(cum) ||
+      chunks["kinds"].get(kinds)) {
+    throw std::runtime_error("\"chunks\" needs t_ns, bytes, cum_tokens arrays and a kinds string");
+  }
+  const size_t n = kinds.size();
+  if (t.size() != n || bytes.size() != n || cum.size() != n)
+    throw std::runtime_error("\"chunks\" arrays differ in length");
+  r.chunks.resize(n);
+  size_t i = 0;
+  for (auto v : t) r.chunks[i++].t_ns = v.get_int64().value_unsafe();
+  i = 0;
+  for (auto v : bytes) r.chunks[i++].bytes = static_cast<int32_t>(v.get_int64().value_unsafe());
+  i = 0;
+  for (auto v : cum) r.chunks[i++].cum_tokens = v.is_null() ? -1 : static_cast<int32_t>(v.get_int64().value_unsafe());
+  for (i = 0; i < n; ++i) r.chunks[i].kind = static_cast<ChunkKind>(kinds[i]);
+  simdjson::dom::array choice;
+  if (!chunks["choice"].get(choice)) {
+    if (choice.size() != n) throw std::runtime_error("\"chunks\" arrays differ in length (choice)");
+    i = 0;
+    for (auto v : choice) {
+      int64_t c = 0;
+      if (v.get_int64().get(c) || c < 0) throw std::runtime_error("\"chunks.choice\" holds a value that is not a choice index");
+      r.chunks[i++].choice = static_cast<int16_t>(std::min(c, record::kMaxChoiceIndex));
+    }
+  }
+}
+
 }  // namespace
 
 std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
@@ -237,55 +293,12 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   r.choices = std::max<int64_t>(1, choices);
   r.images = std::max<int64_t>(0, images);
   r.attempts = static_cast<int>(attempts);
-  if (session && session->is_object()) {
-    r.session = get_count(*session, "id");
-    r.turn = get_count(*session, "turn");
-    r.session_start_ns = get_count(*session, "start_ns");
-    r.last_turn = get_bool(*session, "last_turn", false);
-    if (r.session == kNone || r.turn == kNone) throw std::runtime_error("\"session\" needs an \"id\" and a \"turn\"");
-  }
-  if (local && local->is_object()) {
-    r.prompt_tokens_local = get_count(*local, "prompt");
-    r.completion_tokens_local = get_count(*local, "completion");
-    r.expected_prompt_tokens = get_count(*local, "expected_prompt");
-    r.requested_max_tokens = get_count(*local, "requested_max");
-  }
+  if (session && session->is_object()) read_session(*session, r);
+  if (local && local->is_object()) read_local_tokens(*local, r);
   if (!timing || !timing->is_object()) throw std::runtime_error("missing \"timing_ns\" object");
-  hint = 0;
-  const simdjson::dom::object times = timing->get_object().value_unsafe();
-  for (const auto field : times) {
-    const size_t i = find_key(kTimeKeys, field.key, hint);
-    if (i < std::size(kTimes)) r.*kTimes[i].second = count_of(field.value, field.key);
-  }
-
+  read_times(*timing, r);
   if (!chunks || !chunks->is_object()) throw std::runtime_error("missing \"chunks\" object");
-  simdjson::dom::array t, bytes, cum;
-  std::string_view kinds;
-  if ((*chunks)["t_ns"].get(t) || (*chunks)["bytes"].get(bytes) || (*chunks)["cum_tokens"].get(cum) ||
-      (*chunks)["kinds"].get(kinds)) {
-    throw std::runtime_error("\"chunks\" needs t_ns, bytes, cum_tokens arrays and a kinds string");
-  }
-  const size_t n = kinds.size();
-  if (t.size() != n || bytes.size() != n || cum.size() != n)
-    throw std::runtime_error("\"chunks\" arrays differ in length");
-  r.chunks.resize(n);
-  size_t i = 0;
-  for (auto v : t) r.chunks[i++].t_ns = v.get_int64().value_unsafe();
-  i = 0;
-  for (auto v : bytes) r.chunks[i++].bytes = static_cast<int32_t>(v.get_int64().value_unsafe());
-  i = 0;
-  for (auto v : cum) r.chunks[i++].cum_tokens = v.is_null() ? -1 : static_cast<int32_t>(v.get_int64().value_unsafe());
-  for (i = 0; i < n; ++i) r.chunks[i].kind = static_cast<ChunkKind>(kinds[i]);
-  simdjson::dom::array choice;
-  if (!(*chunks)["choice"].get(choice)) {
-    if (choice.size() != n) throw std::runtime_error("\"chunks\" arrays differ in length (choice)");
-    i = 0;
-    for (auto v : choice) {
-      int64_t c = 0;
-      if (v.get_int64().get(c) || c < 0) throw std::runtime_error("\"chunks.choice\" holds a value that is not a choice index");
-      r.chunks[i++].choice = static_cast<int16_t>(std::min(c, record::kMaxChoiceIndex));
-    }
-  }
+  read_chunks(*chunks, r);
   return r;
 }
 

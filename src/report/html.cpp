@@ -165,7 +165,7 @@ class DataWriter {
     if (!r.ok()) return;
     if (!std::isnan(row.ttft)) ttft_.add(row.ttft);
     if (!std::isnan(row.tpot)) tpot_.add(row.tpot);
-    if (const auto e2el = metrics::request_value(r, "E2EL")) e2el_.add(*e2el);
+    e2el_.add(row.e2el);  // request_value's E2EL: (done - sent) of a successful request
     // Tokens over time: each text chunk's share (exact with cumulative usage, else spread).
     int64_t texts = 0;
     for (const auto& c : r.chunks) texts += c.has_text();
