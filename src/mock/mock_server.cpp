@@ -400,9 +400,7 @@ struct MockServer::Impl {
     int64_t cached = -1;
     auto at = admitted + std::chrono::nanoseconds(static_cast<int64_t>(prefill_ms(g, model, cached) * 1e6));
     slot.cached_tokens = cached;
-    const bool drop = (s.drop_every > 0 && g.seq % static_cast<uint64_t>(s.drop_every) == 0) ||
-                      g.fault == Fault::ResetMidStream;
-    const int64_t drop_after = drop ? target / 2 : -1;
+    const int64_t drop_after = drop_point(g, target);
     bool malformed_sent = g.fault != Fault::MalformedSse;
     net::steady_timer timer(sock.get_executor());
     std::string payload, text;
@@ -418,7 +416,6 @@ struct MockServer::Impl {
       timer.expires_at(t);
       co_await timer.async_wait(use_awaitable);
     };
-
 
     // Prefill: the first token (or, for max_tokens 0, only a finish). /metrics observes when it
     // actually happened, not when it was planned: under load the simulator itself runs late, and
@@ -474,15 +471,28 @@ struct MockServer::Impl {
       }
     }
     if (!steps.planned.empty()) steps.observe();
-    if (cr.stream) {
+    std::string body;  // no ?: here: g++ 12 destroys a conditional's temporary twice in a coroutine
+    if (!cr.stream) body = route.body(answer(true));
+    co_await finish(sock, g, keep, version, std::move(body), tl, produced);
+    co_return true;
+  }
+
+  // Where a dropped stream is cut (--drop-every, the reset-mid-stream fault): half-way; -1: never.
+  int64_t drop_point(const Generation& g, int64_t target) const {
+    const bool drop = (s.drop_every > 0 && g.seq % static_cast<uint64_t>(s.drop_every) == 0) || g.fault == Fault::ResetMidStream;
+    return drop ? target / 2 : -1;
+  }
+
+  // The end of an answer: a stream's last chunk, or the whole body of one that was not streamed.
+  awaitable<void> finish(tcp::socket& sock, const Generation& g, bool keep, unsigned version, std::string body,
+                         TraceLine& tl, int64_t produced) {
+    if (g.cr.stream) {
       // The trace line goes first: once the client has the last byte it may stop this server.
       write_trace(g, tl, false);
       co_await net::async_write(sock, http::make_chunk_last(), use_awaitable);
-      co_return true;
+      co_return;
     }
-    std::string body = route.body(answer(true));
     co_await send_body(sock, g, keep, version, std::move(body), tl, produced);
-    co_return true;
   }
 
   // A stream's headers (chunked; every event follows as a chunk).
