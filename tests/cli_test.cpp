@@ -935,6 +935,15 @@ TEST_F(CliTest, ServerMetricsAreScrapedAndCrossChecked) {
   EXPECT_GT(s["queue_ms"]["mean"].get_double().value(), 10);  // 4 in flight, 2 admitted at a time
   EXPECT_EQ(s["generation_tokens"].get_double().value(), 8 * 64);
   EXPECT_NEAR(s["spec_mean_acceptance_length"].get_double().value(), 2.5, 0.4);
+  // Per draft position: each needs the ones before it, so acceptance falls (0.7, 0.49, 0.34).
+  const simdjson::dom::array per = s["spec_acceptance_per_position"].get_array();
+  ASSERT_EQ(per.size(), 3u);
+  EXPECT_NEAR(per.at(0).get_double().value(), 0.7, 0.15);
+  EXPECT_GT(per.at(0).get_double().value(), per.at(2).get_double().value());
+  // The simulator's KV cache: 1/256 a running request, at most 2 running.
+  EXPECT_LE(s["kv_cache_usage"]["max"].get_double().value(), 2.0 / 256 + 1e-12);
+  EXPECT_GT(s["kv_cache_usage"]["max"].get_double().value(), 0);
+  EXPECT_EQ(s["preemptions"].get_double().value(), 0);
   EXPECT_GE(s["scrapes"].get_int64().value(), 3);
   std::set<std::string> checked;
   for (auto c : simdjson::dom::array(s["cross_check"])) {

@@ -161,6 +161,71 @@ TEST(ServerSummary, SglangDialectAndOnlyWhatIsExposedIsCompared) {
   EXPECT_FALSE(summarize({other, other}, "u").has_value());
 }
 
+// What a newer vLLM (and a P/D deployment with NIXL) exposes beyond latency and tokens, as its
+// own exposition spells it: read per draft position, per phase, from the prefix cache and the
+// KV cache, and carried through the run folder.
+TEST(ServerSummary, DeeperVllmMetricsPerPositionPhasesCachesAndKvTransfer) {
+  const char* before = R"(vllm:num_requests_running{model_name="m"} 0
+vllm:kv_cache_usage_perc{model_name="m"} 0.0
+vllm:spec_decode_num_drafts_total{model_name="m"} 100
+vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name="m",position="0"} 70
+vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name="m",position="1"} 40
+vllm:prefix_cache_queries_total{model_name="m"} 1000
+vllm:prefix_cache_hits_total{model_name="m"} 100
+vllm:num_preemptions_total{model_name="m"} 1
+vllm:request_prefill_time_seconds_bucket{model_name="m",le="0.5"} 0
+vllm:request_prefill_time_seconds_bucket{model_name="m",le="+Inf"} 0
+vllm:request_prefill_time_seconds_sum{model_name="m"} 0
+vllm:request_prefill_time_seconds_count{model_name="m"} 0
+vllm:nixl_xfer_time_seconds_sum{engine="0"} 1.0
+vllm:nixl_xfer_time_seconds_count{engine="0"} 10
+vllm:nixl_num_failed_transfers_total{engine="0"} 0
+)";
+  const char* after = R"(vllm:num_requests_running{model_name="m"} 8
+vllm:kv_cache_usage_perc{model_name="m"} 0.25
+vllm:spec_decode_num_drafts_total{model_name="m"} 300
+vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name="m",position="0"} 230
+vllm:spec_decode_num_accepted_tokens_per_pos_total{model_name="m",position="1"} 140
+vllm:prefix_cache_queries_total{model_name="m"} 3000
+vllm:prefix_cache_hits_total{model_name="m"} 1100
+vllm:num_preemptions_total{model_name="m"} 4
+vllm:request_prefill_time_seconds_bucket{model_name="m",le="0.5"} 4
+vllm:request_prefill_time_seconds_bucket{model_name="m",le="+Inf"} 4
+vllm:request_prefill_time_seconds_sum{model_name="m"} 0.8
+vllm:request_prefill_time_seconds_count{model_name="m"} 4
+vllm:nixl_xfer_time_seconds_sum{engine="0"} 3.0
+vllm:nixl_xfer_time_seconds_count{engine="0"} 20
+vllm:nixl_num_failed_transfers_total{engine="0"} 2
+)";
+  const auto s = summarize({Snapshot{0, parse_text(before)}, Snapshot{1'000'000'000, parse_text(after)}}, "u");
+  ASSERT_TRUE(s.has_value());
+  ASSERT_EQ(s->spec_acceptance_per_position.size(), 2u);
+  EXPECT_DOUBLE_EQ(s->spec_acceptance_per_position[0], 160.0 / 200);
+  EXPECT_DOUBLE_EQ(s->spec_acceptance_per_position[1], 100.0 / 200);
+  EXPECT_DOUBLE_EQ(*s->prefix_cache_hit_rate, 1000.0 / 2000);
+  EXPECT_DOUBLE_EQ(*s->preemptions, 3);
+  ASSERT_TRUE(s->prefill.has_value());
+  EXPECT_DOUBLE_EQ(s->prefill->mean(), 0.2);
+  EXPECT_FALSE(s->decode.has_value());  // not exposed: absent, not zero
+  ASSERT_EQ(s->kv_usage.size(), 2u);
+  EXPECT_DOUBLE_EQ(s->kv_usage[1].second, 0.25);
+  ASSERT_EQ(s->kv_transfer.size(), 2u);
+  EXPECT_EQ(s->kv_transfer[0].first, "vllm:nixl_num_failed_transfers_total");
+  EXPECT_DOUBLE_EQ(s->kv_transfer[0].second, 2);
+  EXPECT_EQ(s->kv_transfer[1].first, "vllm:nixl_xfer_time_seconds (mean)");
+  EXPECT_DOUBLE_EQ(s->kv_transfer[1].second, 0.2);
+  const ServerSummary back = summary_from_json(summary_to_json(*s));
+  EXPECT_EQ(summary_to_json(back), summary_to_json(*s));
+  EXPECT_EQ(back.spec_acceptance_per_position, s->spec_acceptance_per_position);
+  EXPECT_EQ(back.kv_usage, s->kv_usage);
+  // A folder written before these existed reads as it did.
+  ServerSummary old = summary_from_json(R"({"url":"u","dialect":"vllm","duration_s":1,"scrapes":2,"ttft":null,"itl":null,)"
+                                        R"("e2e":null,"queue":null,"generation_tokens":null,"prompt_tokens":null,)"
+                                        R"("spec_acceptance_rate":null,"spec_mean_acceptance_length":null,"running_waiting":[]})");
+  EXPECT_TRUE(old.spec_acceptance_per_position.empty());
+  EXPECT_FALSE(old.prefix_cache_hit_rate.has_value());
+}
+
 // A /metrics answer larger than the cap is refused without being held; the scrape says why.
 TEST(Scraper, OversizedMetricsBodyIsRefused) {
   const std::string big = "vllm:num_requests_running 1\n" + std::string(3 << 20, '#') + "\n";

@@ -20,7 +20,7 @@ TEST(Telemetry, DcgmPerGpuWithEnergyInJoules) {
       "DCGM_FI_DEV_SM_CLOCK{gpu=\"0\",UUID=\"GPU-aa\",Hostname=\"h1\"} 1980\n"
       "go_goroutines 12\n"
       "my_vendor_power_watts{card=\"0\"} 300\n"));
-  ASSERT_EQ(s.dialects, std::vector<Dialect>{Dialect::Dcgm});
+  ASSERT_EQ(s.dialects, std::vector<ExporterDialect>{ExporterDialect::Dcgm});
   ASSERT_EQ(s.devices.size(), 2u);
   const DeviceReading& g0 = s.devices[0];
   EXPECT_EQ(g0.device, "gpu 0 (GPU-aa, h1)");
@@ -43,7 +43,7 @@ TEST(Telemetry, AscendNpuExporterPerChip) {
       "npu_chip_info_health_status{id=\"0\"} 1\n"
       "npu_chip_info_power{id=\"1\"} 80\n"
       "npu_chip_info_health_status{id=\"1\"} 0\n"));
-  ASSERT_EQ(s.dialects, std::vector<Dialect>{Dialect::NpuExporter});
+  ASSERT_EQ(s.dialects, std::vector<ExporterDialect>{ExporterDialect::NpuExporter});
   ASSERT_EQ(s.devices.size(), 2u);
   EXPECT_EQ(s.devices[0].device, "npu 0");
   EXPECT_EQ(*s.devices[0].power_w, 305.2);
@@ -61,7 +61,7 @@ TEST(Telemetry, AmdAndNodeExporters) {
       "node_memory_MemTotal_bytes 68719476736\n"
       "node_memory_MemAvailable_bytes 34359738368\n"
       "node_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 1000\n"));
-  EXPECT_EQ(s.dialects, (std::vector<Dialect>{Dialect::AmdExporter, Dialect::NodeExporter}));
+  EXPECT_EQ(s.dialects, (std::vector<ExporterDialect>{ExporterDialect::AmdExporter, ExporterDialect::NodeExporter}));
   ASSERT_EQ(s.devices.size(), 2u);
   EXPECT_EQ(s.devices[0].device, "gpu 2");
   EXPECT_EQ(*s.devices[0].power_w, 640);
@@ -69,7 +69,7 @@ TEST(Telemetry, AmdAndNodeExporters) {
   EXPECT_EQ(*s.devices[1].mem_total_mib, 65536);
   EXPECT_EQ(*s.devices[1].mem_used_mib, 32768);
   EXPECT_EQ(s.not_recognised, std::vector<std::string>{"gpu_used_vram"}) << "an AMD series whose unit is not stated";
-  EXPECT_STREQ(dialect_name(Dialect::NpuExporter), "npu-exporter");
+  EXPECT_STREQ(dialect_name(ExporterDialect::NpuExporter), "npu-exporter");
 }
 
 }  // namespace

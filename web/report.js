@@ -140,6 +140,27 @@ if (D.server && D.server.running_waiting && D.server.running_waiting.length) {
              {name: S ? 'client mean in flight' : 'client in flight', type: 'line', step: 'end', symbol: 'none', lineStyle: {color: '#2ca02c', opacity: 0.6},
               sampling: 'max', data: conc.map((c) => [c[0] / 1000, c[1]])}]});
 } else document.getElementById('server').style.display = 'none';
+// --telemetry: each device's power (and utilisation) in bins on the same time axis as the
+// client's in flight; the energy line says how it was measured, or why it is not known.
+if (D.telemetry && D.telemetry.page && D.telemetry.page.length) {
+  const T = D.telemetry, E = T.energy;
+  const energy = E.known ? `energy ${E.joules.toFixed(1)} J (${E.method})` +
+      (E.j_per_output_token != null ? `, ${E.j_per_output_token.toPrecision(4)} J/output token` : '') : `energy not known: ${E.why}`;
+  const series = [];
+  for (const d of T.page) {
+    if (d.points.some((p) => p[1] != null))
+      series.push({name: d.label + ' W', type: 'line', symbol: 'circle', symbolSize: 4, data: d.points.filter((p) => p[1] != null).map((p) => [p[0], p[1]])});
+    if (d.points.some((p) => p[2] != null))
+      series.push({name: d.label + ' %', type: 'line', yAxisIndex: 1, symbol: 'none', lineStyle: {type: 'dashed'},
+                   data: d.points.filter((p) => p[2] != null).map((p) => [p[0], p[2]])});
+  }
+  chart('devices', {animation: false, toolbox: tools,
+    title: {text: `Devices (--telemetry, every ${T.interval_ms} ms): power and utilisation`, subtext: energy, left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'axis'}, legend: {top: 40, type: 'scroll'}, grid: {left: 60, right: 60, top: 70, bottom: 30},
+    xAxis: {type: 'value', name: 's', min: (v) => Math.min(0, v.min), max: (v) => Math.max(maxEnd / 1000, v.max)},
+    yAxis: [{type: 'value', name: 'W'}, {type: 'value', name: '%', max: 100}],
+    series});
+} else document.getElementById('devices').style.display = 'none';
 // The stable stage's tables, found on the page's own pass (closed loops).
 {
   const st = document.getElementById('stable-tables');

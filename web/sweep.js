@@ -29,4 +29,19 @@ pareto.setOption({animation: false, tooltip: {formatter: (q) => q.data[2]}, lege
   series: [{name: 'points', type: 'scatter', symbolSize: 10,
             data: pts.map((p) => [p.output_token_throughput, p.per_user_output_token_throughput, p.point])},
            {name: 'Pareto front', type: 'line', data: front.map((p) => [p.output_token_throughput, p.per_user_output_token_throughput, p.point])}]});
-window.TOKBENCH_SWEEP = {points: S.points, knee: S.knee, x_axis: xAxis.type, rendered: true};
+// --telemetry with a price: $ per million output tokens against tokens/s per user, and the front
+// of the points no other beats on both (cheaper and at least as fast, or faster and as cheap).
+const priced = pts.filter((p) => p.usd_per_m_output_tokens != null && p.per_user_output_token_throughput != null);
+if (priced.length) {
+  const beats = (a, b) => a.usd_per_m_output_tokens <= b.usd_per_m_output_tokens &&
+      a.per_user_output_token_throughput >= b.per_user_output_token_throughput &&
+      (a.usd_per_m_output_tokens < b.usd_per_m_output_tokens || a.per_user_output_token_throughput > b.per_user_output_token_throughput);
+  const costFront = priced.filter((p) => !priced.some((q) => beats(q, p)))
+      .sort((a, b) => a.per_user_output_token_throughput - b.per_user_output_token_throughput);
+  const at = (p) => [p.per_user_output_token_throughput, p.usd_per_m_output_tokens, p.point];
+  echarts.init(document.getElementById('cost')).setOption({animation: false, tooltip: {formatter: (q) => q.data[2]}, legend: {top: 0},
+    xAxis: {type: 'value', name: 'tokens/s per user'}, yAxis: {type: 'value', name: '$ / M output tokens'},
+    series: [{name: 'points', type: 'scatter', symbolSize: 10, data: priced.map(at)},
+             {name: 'cheapest for the speed', type: 'line', data: costFront.map(at)}]});
+}
+window.TOKBENCH_SWEEP = {points: S.points, knee: S.knee, x_axis: xAxis.type, priced: priced.length, rendered: true};

@@ -285,6 +285,19 @@ void add_observe(CLI::App* run, runner::ObserveSettings& c) {
                   "START_S:DURATION_S: POST /start_profile START_S into the measured phase, /stop_profile DURATION_S later");
   run->add_option("--slice-s", c.slice_s, "also report the metrics per time slice of S seconds (result.json, CSV, HTML)")
       ->capture_default_str();
+  run->add_option("--telemetry", c.telemetry,
+                  "accelerator and host exporters to scrape beside the run (repeatable, or comma-separated): Prometheus "
+                  "URLs of dcgm-exporter, npu-exporter, AMD's device-metrics-exporter, node-exporter; or nvml (this "
+                  "host's NVIDIA GPUs): power, energy, utilisation, memory per device")
+      ->delimiter(',');
+  run->add_option("--telemetry-interval-ms", c.telemetry_interval_ms, "--telemetry's scrape period, on the run's clock")
+      ->capture_default_str();
+  run->add_option("--telemetry-idle-s", c.telemetry_idle_s,
+                  "watch the devices this long before any request: their idle power, and the energy above it")
+      ->capture_default_str();
+  run->add_option("--price-per-device-hour", c.price_per_device_hour,
+                  "$ per accelerator-hour (with --telemetry): the cost per million tokens at the measured load");
+  run->add_option("--price-per-kwh", c.price_per_kwh, "$ per kWh of the measured energy (with --telemetry)");
 }
 
 // Output: where the run folder goes and what the console shows.

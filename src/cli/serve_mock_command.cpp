@@ -65,6 +65,18 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action) {
                   "extra step time for the whole batch while a request with min_tokens runs under spec decoding; "
                   "-1 = --tpot-ms (doubles each step, the seed's ~2x)")
       ->capture_default_str();
+  cmd->add_option("--devices", s->devices.devices,
+                  "serve N accelerators' telemetry at /device-metrics (for tokbench run --telemetry) from the power model "
+                  "below; 0 = none")
+      ->capture_default_str();
+  cmd->add_option("--device-idle-w", s->devices.idle_w, "power model: W per device with nothing running")->capture_default_str();
+  cmd->add_option("--device-w-per-request", s->devices.w_per_request, "power model: W per running request (all devices)")
+      ->capture_default_str();
+  cmd->add_option("--device-j-per-token", s->devices.j_per_token, "power model: J per generated token (all devices)")
+      ->capture_default_str();
+  cmd->add_option("--telemetry-dialect", s->devices.dialect,
+                  "names of /device-metrics: dcgm (dcgm-exporter: power and an energy counter) or npu (npu-exporter: power only)")
+      ->capture_default_str();
   cmd->callback([&action, s] {
     action = [s] {
       if (auto errs = s->validate(); !errs.empty()) {

@@ -6,11 +6,12 @@
 // headers are libcurl's), so every caller uses libcurl as usual. Hidden: they are this binary's
 // own and never interpose on libcurl's calls to itself.
 #include <curl/curl.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <cstdarg>
 #include <stdexcept>
+
+#include "common/dynamic_library.hpp"
 
 #define TOKBENCH_HIDDEN __attribute__((visibility("hidden")))
 
@@ -35,11 +36,7 @@ struct CurlApi {
   decltype(&::curl_multi_info_read) multi_info_read;
 };
 
-template <class F>
-void bind(void* lib, F& f, const char* name) {
-  f = reinterpret_cast<F>(dlsym(lib, name));
-  if (!f) throw std::runtime_error(fmt::format("libcurl.so.4 lacks {} (tokbench needs libcurl 7.80 or later)", name));
-}
+void bind(void* lib, auto& f, const char* name) { tokbench::bind_symbol(lib, f, name, "libcurl.so.4", "tokbench needs libcurl 7.80 or later"); }
 
 CurlApi load() {
   void* lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);

@@ -115,4 +115,10 @@ JsonWriter& JsonWriter::raw(std::string_view json) {
   return *this;
 }
 
+JsonWriter& JsonWriter::value(const std::vector<std::string>& strings) {
+  begin_array();
+  for (const auto& s : strings) value(std::string_view(s));
+  return end_array();
+}
+
 }  // namespace tokbench

@@ -30,6 +30,7 @@ class JsonWriter {
   JsonWriter& value(uint64_t v);
   JsonWriter& value(double v);
   JsonWriter& value(std::optional<double> v);
+  JsonWriter& value(const std::vector<std::string>& strings);  ///< an array of strings
   JsonWriter& null();
   /// Inserts already-serialized JSON verbatim (e.g. a user's --extra-body value).
   JsonWriter& raw(std::string_view json);

@@ -1,11 +1,12 @@
 #include "history/sqlite.hpp"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <chrono>
 #include <stdexcept>
 #include <thread>
+
+#include "common/dynamic_library.hpp"
 
 namespace tokbench::history {
 
@@ -33,11 +34,7 @@ struct SqliteApi {
   decltype(&::sqlite3_free) free;
 };
 
-template <class F>
-void bind(void* lib, F& f, const char* name) {
-  f = reinterpret_cast<F>(dlsym(lib, name));
-  if (!f) throw std::runtime_error(fmt::format("libsqlite3.so.0 lacks {} (tokbench needs SQLite 3.22 or later)", name));
-}
+void bind(void* lib, auto& f, const char* name) { bind_symbol(lib, f, name, "libsqlite3.so.0", "tokbench needs SQLite 3.22 or later"); }
 
 SqliteApi load() {
   void* lib = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);

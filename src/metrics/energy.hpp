@@ -6,6 +6,7 @@
 // the sample times (trapezoids, the power interpolated linearly at the phase's edges). Never an
 // estimate that the samples do not cover: the phase must lie between two samples, and no gap
 // between samples inside it may exceed max_gap_ns; otherwise `known` is false and `why` says so.
+// Streaming (EnergyMeter): samples go in one at a time, so a day of samples costs no memory.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,14 +20,37 @@ struct PowerSample {
   std::optional<double> energy_j;   ///< a monotonic energy counter (since the device booted)
 };
 
+inline constexpr const char* kEnergyFromCounter = "energy counter";
+inline constexpr const char* kEnergyFromPower = "power integrated over the samples (trapezoids)";
+
 struct Energy {
   bool known = false;
   double joules = 0;
-  std::string method;     ///< "energy counter" or "power integrated over the samples (trapezoids)"
+  std::string method;     ///< kEnergyFromCounter or kEnergyFromPower ("" when neither was sampled)
   std::string why;        ///< why it is not known ("" when known)
   int64_t samples = 0;    ///< samples inside the phase (its edges included)
   double max_gap_s = 0;   ///< the longest time between two samples across the phase
   int64_t resets = 0;     ///< counter resets seen inside the phase
+};
+
+/// The energy over [start_ns, end_ns] from samples added in time order. The counter is used
+/// when any sample had one, else the power.
+class EnergyMeter {
+ public:
+  EnergyMeter(int64_t start_ns, int64_t end_ns, int64_t max_gap_ns);
+  void add(const PowerSample& s);
+  Energy finish() const;
+
+ private:
+  struct Track {  // one quantity (the counter, or the power) over the phase
+    bool any = false;
+    int64_t first_t = 0, prev_t = 0, max_gap = 0, samples = 0, resets = 0;
+    double prev_v = 0, total = 0;
+  };
+  void step(Track& k, int64_t t, double v, bool counter) const;
+  Energy result(const Track& k, const char* method) const;
+  int64_t start_, end_, max_gap_;
+  Track counter_, power_;
 };
 
 /// The energy over [start_ns, end_ns] from `series` (ordered by time).

@@ -23,6 +23,8 @@ struct LoadPoint {
   std::optional<double> per_user_tokens_per_s;  ///< mean per-request output token throughput
   std::optional<double> ttft_mean, ttft_p99, tpot_mean, tpot_p99, e2el_mean, e2el_p99;
   std::optional<double> goodput;  ///< request goodput (req/s) when --goodput was given
+  std::optional<double> j_per_output_token;       ///< --telemetry: when the energy is known
+  std::optional<double> usd_per_m_output_tokens;  ///< --telemetry with a price
   int64_t success = 0;
 };
 

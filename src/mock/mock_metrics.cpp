@@ -18,7 +18,8 @@ const std::vector<double> kLatencyBuckets{0.3,  0.5,  0.8,  1.0,  1.5,  2.0,   2
 void counter(std::string& out, const std::string& name, const std::string& labels, uint64_t v, const std::string& help) {
   fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} counter\n{}{{{}}} {}\n", name, help, name, name, labels, v);
 }
-void gauge(std::string& out, const std::string& name, const std::string& labels, int64_t v, const std::string& help) {
+template <class T>
+void gauge(std::string& out, const std::string& name, const std::string& labels, T v, const std::string& help) {
   fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} gauge\n{}{{{}}} {}\n", name, help, name, name, labels, v);
 }
 }  // namespace
@@ -59,12 +60,14 @@ void MockMetrics::request_started(double queue_s) {
   --waiting_;
   ++running_;
   queue_.observe(queue_s);
+  if (devices_) devices_->running_changed(running_);
 }
 
 void MockMetrics::first_token(double ttft_s, int tokens) {
   std::lock_guard l(mu_);
   ttft_.observe(ttft_s);
   generation_tokens_ += static_cast<uint64_t>(tokens);
+  if (devices_) devices_->tokens(tokens);
 }
 
 void MockMetrics::step(double itl_s, int tokens, int drafted, int accepted) {
@@ -72,6 +75,7 @@ void MockMetrics::step(double itl_s, int tokens, int drafted, int accepted) {
   itl_.observe(itl_s);
   tpot_.observe(itl_s);
   generation_tokens_ += static_cast<uint64_t>(tokens);
+  if (devices_) devices_->tokens(tokens);
   if (drafted > 0) {
     ++drafts_;
     draft_tokens_ += static_cast<uint64_t>(drafted);
@@ -85,6 +89,7 @@ void MockMetrics::request_finished(double e2e_s, int64_t prompt_tokens, bool pre
   std::lock_guard l(mu_);
   --running_;
   ++requests_;
+  if (devices_) devices_->running_changed(running_);
   e2e_.observe(e2e_s);
   prompt_tokens_ += static_cast<uint64_t>(std::max<int64_t>(0, prompt_tokens));
   if (prefix_cache_enabled) {
@@ -135,6 +140,17 @@ std::string MockMetrics::render() const {
   counter(out, "vllm:spec_decode_num_drafts_total", labels_, drafts_, "Number of spec decoding drafts.");
   counter(out, "vllm:spec_decode_num_draft_tokens_total", labels_, draft_tokens_, "Number of draft tokens.");
   counter(out, "vllm:spec_decode_num_accepted_tokens_total", labels_, accepted_tokens_, "Number of accepted tokens.");
+  if (!accepted_at_.empty()) {  // one family, a sample per draft position (vLLM's spelling of it)
+    out += "# HELP vllm:spec_decode_num_accepted_tokens_per_pos_total Accepted tokens per draft position.\n"
+           "# TYPE vllm:spec_decode_num_accepted_tokens_per_pos_total counter\n";
+    for (size_t k = 0; k < accepted_at_.size(); ++k)
+      fmt::format_to(std::back_inserter(out), "vllm:spec_decode_num_accepted_tokens_per_pos_total{{{},position=\"{}\"}} {}\n",
+                     labels_, k, accepted_at_[k]);
+  }
+  // The KV cache as a stated model: each running request holds 1/256 of it (a 256-sequence cache).
+  gauge(out, "vllm:kv_cache_usage_perc", labels_, std::min<double>(1.0, static_cast<double>(running_) / 256),
+        "KV-cache usage. 1 means 100 percent usage.");
+  counter(out, "vllm:num_preemptions_total", labels_, 0, "Cumulative number of preemption from the engine.");
   counter(out, "vllm:prefix_cache_queries_total", labels_, prefix_queries_, "Prefix cache queries, in tokens.");
   counter(out, "vllm:prefix_cache_hits_total", labels_, prefix_hits_, "Prefix cache hits, in tokens.");
   ttft_.render(out, "vllm:time_to_first_token_seconds", labels_, "Histogram of time to first token in seconds.");

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "mock/mock_devices.hpp"
+
 namespace tokbench::mock {
 
 class Histogram {
@@ -25,6 +27,8 @@ class Histogram {
 class MockMetrics {
  public:
   explicit MockMetrics(std::string model_name);
+  /// The devices (serve-mock --devices) learn of every change of the batch and every token here.
+  void attach(MockDevices* devices) { devices_ = devices; }
   void request_queued();
   void request_started(double queue_s);
   void first_token(double ttft_s, int tokens = 1);  // tokens: one per choice (n > 1)
@@ -44,6 +48,7 @@ class MockMetrics {
 
  private:
   mutable std::mutex mu_;
+  MockDevices* devices_ = nullptr;
   std::string labels_;
   int64_t running_ = 0, waiting_ = 0;
   uint64_t prompt_tokens_ = 0, generation_tokens_ = 0, requests_ = 0;

@@ -17,6 +17,11 @@ std::vector<std::string> MockSettings::validate() const {
     if (!ok) errs.push_back(std::move(msg));
   };
   check(ttft_ms >= 0, fmt::format("--ttft-ms: bad value {} (expected >= 0)", ttft_ms));
+  check(devices.devices >= 0 && devices.devices <= 64, fmt::format("--devices: bad value {} (expected 0 to 64)", devices.devices));
+  check(devices.idle_w >= 0 && devices.w_per_request >= 0 && devices.j_per_token >= 0,
+        "--device-idle-w, --device-w-per-request, --device-j-per-token: the power model takes no negative value");
+  check(devices.dialect == "dcgm" || devices.dialect == "npu",
+        fmt::format("--telemetry-dialect: bad value '{}' (expected dcgm or npu)", devices.dialect));
   check(tpot_ms >= 0, fmt::format("--tpot-ms: bad value {} (expected >= 0)", tpot_ms));
   check(jitter_ms >= 0, fmt::format("--jitter-ms: bad value {} (expected >= 0)", jitter_ms));
   check(tokens_per_chunk >= 1, fmt::format("--tokens-per-chunk: bad value {} (expected >= 1)", tokens_per_chunk));

@@ -13,6 +13,8 @@
 
 #include <simdjson.h>
 
+#include "mock/mock_devices.hpp"
+
 namespace tokbench::mock {
 
 struct MockSettings {
@@ -54,6 +56,7 @@ struct MockSettings {
   int block_size = 16;          ///< prefix-cache block, in tokens
   double min_tokens_step_penalty_ms = -1;  ///< extra step time while any running request has min_tokens
                                            ///< and spec decoding is on; -1 = --tpot-ms (doubles a step)
+  DeviceModel devices;  ///< --devices N: accelerators' telemetry at /device-metrics (mock/mock_devices)
 
   /// Every problem at once, each naming the flag and the fix.
   std::vector<std::string> validate() const;

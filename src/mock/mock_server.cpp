@@ -56,12 +56,13 @@ struct MockServer::Impl {
   bool started = false;
   std::optional<tokenizer::Tokenizer> tok;
   MockMetrics metrics{s.model_name};
+  MockDevices devices{s.devices};
   Batch running_batch{s.max_num_seqs};
   std::unique_ptr<PrefixCache> prefix_cache;
   std::mutex profile_mu;
   std::vector<std::pair<std::string, int64_t>> profile_events;  // ("start"|"stop", steady ns)
 
-  explicit Impl(MockSettings settings) : s(std::move(settings)) {}
+  explicit Impl(MockSettings settings) : s(std::move(settings)) { metrics.attach(&devices); }
   ~Impl() {
     running_batch.clear();
     acceptor_box.reset();
@@ -208,6 +209,12 @@ struct MockServer::Impl {
       res.set(http::field::content_type, "text/plain; version=0.0.4");
       res.keep_alive(keep);
       res.body() = metrics.render();
+      co_await send(sock, res);
+    } else if (path == "/device-metrics" && get && devices.enabled()) {  // an accelerator exporter's view
+      http::response<http::string_body> res{http::status::ok, v};
+      res.set(http::field::content_type, "text/plain; version=0.0.4");
+      res.keep_alive(keep);
+      res.body() = devices.render();
       co_await send(sock, res);
     } else if ((path == "/start_profile" || path == "/stop_profile") && post) {
       const std::string kind = path == "/start_profile" ? "start" : "stop";
@@ -627,6 +634,8 @@ void MockServer::stop() {
   m.threads.clear();
   m.trace.close();
 }
+
+double MockServer::device_joules() const { return impl_->devices.joules(); }
 
 uint64_t MockServer::completions_served() const { return impl_->served.load(); }
 

@@ -29,6 +29,9 @@ class MockServer {
   uint64_t completions_served() const;
   /// POST /start_profile and /stop_profile calls so far: ("start"|"stop", steady_clock ns).
   std::vector<std::pair<std::string, int64_t>> profile_events() const;
+  /// --devices: the joules its power model has spent since it started (every device), the truth
+  /// the telemetry tests hold tokbench's energy to.
+  double device_joules() const;
 
  private:
   struct Impl;

@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <map>
 
 #include "client/http_get.hpp"
 #include "common/clock.hpp"
@@ -42,6 +44,7 @@ bool Scraper::scrape_once() {
       return false;
     }
     running_waiting_.emplace_back(t, snap.sum(d->running).value_or(0), snap.sum(d->waiting).value_or(0));
+    if (auto kv = snap.sum(d->kv_usage); kv || (*d->kv_usage_older && (kv = snap.sum(d->kv_usage_older)))) kv_usage_.emplace_back(t, *kv);
     ++scrapes_;
     if (!first_) {
       first_ = std::move(snap);
@@ -78,6 +81,7 @@ std::optional<ServerSummary> Scraper::summary() const {
   if (s) {
     s->scrapes = scrapes_;
     s->running_waiting = running_waiting_;
+    s->kv_usage = kv_usage_;
   }
   return s;
 }
@@ -94,11 +98,60 @@ namespace {
 constexpr Dialect kDialects[] = {
     {"vllm", "vllm:", "vllm:time_to_first_token_seconds", "vllm:inter_token_latency_seconds",
      "vllm:time_per_output_token_seconds", "vllm:e2e_request_latency_seconds", "vllm:request_queue_time_seconds",
-     "vllm:generation_tokens_total", "vllm:prompt_tokens_total", "vllm:num_requests_running", "vllm:num_requests_waiting"},
+     "vllm:generation_tokens_total", "vllm:prompt_tokens_total", "vllm:num_requests_running", "vllm:num_requests_waiting",
+     "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "vllm:num_preemptions_total"},
     {"sglang", "sglang:", "sglang:time_to_first_token_seconds", "sglang:inter_token_latency_seconds",
      "sglang:time_per_output_token_seconds", "sglang:e2e_request_latency_seconds", "sglang:queue_time_seconds",
-     "sglang:generation_tokens_total", "sglang:prompt_tokens_total", "sglang:num_running_reqs", "sglang:num_queue_reqs"},
+     "sglang:generation_tokens_total", "sglang:prompt_tokens_total", "sglang:num_running_reqs", "sglang:num_queue_reqs",
+     "sglang:token_usage", "", ""},
 };
+
+}  // namespace
+
+namespace {
+
+// What vLLM exposes beyond latency and tokens: acceptance per draft position, the request's time
+// split into prefill and decode, the prefix cache's hit rate, preemptions, and P/D KV transfer.
+void deeper_metrics(ServerSummary& s, const Snapshot& a, const Snapshot& b, const Dialect& d) {
+  auto delta = [&](const char* name) { return b.sum(name).value_or(0) - a.sum(name).value_or(0); };
+  const double drafts = delta("vllm:spec_decode_num_drafts_total");
+  if (drafts > 0) {
+    std::map<int, double> at;  // position -> accepted, after minus before
+    for (const Snapshot* snap : {&a, &b})
+      for (const Sample& x : snap->samples) {
+        if (x.name != "vllm:spec_decode_num_accepted_tokens_per_pos_total" && x.name != "vllm:spec_decode_num_accepted_tokens_per_pos")
+          continue;
+        const auto pos = x.labels.find("position");
+        if (pos == x.labels.end()) continue;
+        const int k = std::atoi(pos->second.c_str());
+        if (k < 0 || k > 64) continue;  // a draft is a handful of tokens: nothing from the network sizes memory
+        at[k] += snap == &b ? x.value : -x.value;
+      }
+    for (const auto& [k, n] : at) {
+      if (static_cast<size_t>(k) >= s.spec_acceptance_per_position.size()) s.spec_acceptance_per_position.resize(static_cast<size_t>(k) + 1, 0);
+      s.spec_acceptance_per_position[static_cast<size_t>(k)] = n / drafts;
+    }
+  }
+  s.prefill = histogram_delta(a, b, "vllm:request_prefill_time_seconds");
+  s.decode = histogram_delta(a, b, "vllm:request_decode_time_seconds");
+  s.inference = histogram_delta(a, b, "vllm:request_inference_time_seconds");
+  if (const double queries = delta("vllm:prefix_cache_queries_total"); queries > 0)
+    s.prefix_cache_hit_rate = delta("vllm:prefix_cache_hits_total") / queries;
+  if (*d.preemptions && b.sum(d.preemptions)) s.preemptions = delta(d.preemptions);
+  std::map<std::string, double> transfer;  // bounded: at most 32 names
+  for (const Sample& x : b.samples) {
+    if (!x.name.starts_with("vllm:nixl_") && !x.name.starts_with("sglang:kv_transfer_")) continue;
+    if (x.name.ends_with("_bucket") || x.name.ends_with("_count") || transfer.size() >= 32) continue;
+    if (x.name.ends_with("_sum")) {
+      const std::string base = x.name.substr(0, x.name.size() - 4);
+      const double count = delta((base + "_count").c_str());
+      if (count > 0) transfer[base + " (mean)"] = delta(x.name.c_str()) / count;
+    } else if (x.name.ends_with("_total")) {
+      transfer[x.name] = delta(x.name.c_str());
+    }
+  }
+  s.kv_transfer.assign(transfer.begin(), transfer.end());
+}
 
 }  // namespace
 
@@ -138,8 +191,11 @@ std::optional<ServerSummary> summarize(const std::vector<Snapshot>& snaps, const
   const double accepted = delta("vllm:spec_decode_num_accepted_tokens_total");
   if (draft_tokens > 0) s.spec_acceptance_rate = accepted / draft_tokens;
   if (drafts > 0) s.spec_mean_acceptance_length = 1 + accepted / drafts;
+  deeper_metrics(s, a, b, *d);
   for (const auto& snap : snaps) {
     s.running_waiting.emplace_back(snap.t_ns, snap.sum(d->running).value_or(0), snap.sum(d->waiting).value_or(0));
+    if (auto kv = snap.sum(d->kv_usage); kv || (*d->kv_usage_older && (kv = snap.sum(d->kv_usage_older))))
+      s.kv_usage.emplace_back(snap.t_ns, *kv);
   }
   return s;
 }
@@ -226,8 +282,22 @@ std::string summary_to_json(const ServerSummary& s) {
   w.key("prompt_tokens").value(s.prompt_tokens);
   w.key("spec_acceptance_rate").value(s.spec_acceptance_rate);
   w.key("spec_mean_acceptance_length").value(s.spec_mean_acceptance_length);
+  w.key("spec_acceptance_per_position").begin_array();
+  for (double v : s.spec_acceptance_per_position) w.value(v);
+  w.end_array();
+  hist_to_json(w, "prefill", s.prefill);
+  hist_to_json(w, "decode", s.decode);
+  hist_to_json(w, "inference", s.inference);
+  w.key("prefix_cache_hit_rate").value(s.prefix_cache_hit_rate);
+  w.key("preemptions").value(s.preemptions);
+  w.key("kv_transfer").begin_array();
+  for (const auto& [name, v] : s.kv_transfer) w.begin_array().value(name).value(v).end_array();
+  w.end_array();
   w.key("running_waiting").begin_array();
   for (const auto& [t, r, q] : s.running_waiting) w.begin_array().value(t).value(r).value(q).end_array();
+  w.end_array();
+  w.key("kv_usage").begin_array();
+  for (const auto& [t, v] : s.kv_usage) w.begin_array().value(t).value(v).end_array();
   w.end_array().end_object();
   return w.take();
 }
@@ -258,6 +328,25 @@ ServerSummary summary_from_json(std::string_view json) {
       const simdjson::dom::array a = p.get_array().value();
       s.running_waiting.emplace_back(static_cast<int64_t>(number_of(a.at(0).value())), number_of(a.at(1).value()), number_of(a.at(2).value()));
     }
+    // Since the telemetry issue; an older folder has none of these.
+    simdjson::dom::array arr;
+    if (!o["spec_acceptance_per_position"].get_array().get(arr))
+      for (auto v : arr) s.spec_acceptance_per_position.push_back(number_of(v));
+    s.prefill = hist_from_json(o, "prefill");
+    s.decode = hist_from_json(o, "decode");
+    s.inference = hist_from_json(o, "inference");
+    s.prefix_cache_hit_rate = json::strict_number(o, "prefix_cache_hit_rate");
+    s.preemptions = json::strict_number(o, "preemptions");
+    if (!o["kv_transfer"].get_array().get(arr))
+      for (auto p : arr) {
+        const simdjson::dom::array a = p.get_array().value();
+        s.kv_transfer.emplace_back(std::string(a.at(0).get_string().value()), number_of(a.at(1).value()));
+      }
+    if (!o["kv_usage"].get_array().get(arr))
+      for (auto p : arr) {
+        const simdjson::dom::array a = p.get_array().value();
+        s.kv_usage.emplace_back(static_cast<int64_t>(number_of(a.at(0).value())), number_of(a.at(1).value()));
+      }
     return s;
   } catch (const simdjson::simdjson_error& e) {
     throw std::runtime_error(fmt::format("the saved server summary is malformed ({})", e.what()));

@@ -46,6 +46,7 @@ class Scraper {
   std::optional<Snapshot> first_, last_;
   int64_t scrapes_ = 0;
   std::vector<std::tuple<int64_t, double, double>> running_waiting_;
+  std::vector<std::pair<int64_t, double>> kv_usage_;
   std::string error_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
@@ -64,6 +65,9 @@ struct Dialect {
   const char* prompt_tokens;
   const char* running;
   const char* waiting;
+  const char* kv_usage;        ///< share of the KV cache in use, 0..1 (a gauge)
+  const char* kv_usage_older;  ///< its name in older versions ("" = none)
+  const char* preemptions;     ///< a counter ("" = not exposed by this engine)
 };
 
 /// vLLM's names, or SGLang's; nullptr when the exposition has neither (a gateway, another engine):
@@ -79,7 +83,15 @@ struct ServerSummary {
   std::optional<double> generation_tokens, prompt_tokens;  ///< counter deltas; absent when not exposed
   std::optional<double> spec_acceptance_rate;           ///< accepted / draft tokens
   std::optional<double> spec_mean_acceptance_length;    ///< 1 + accepted / drafts
+  std::vector<double> spec_acceptance_per_position;     ///< accepted at draft position k / drafts (vLLM)
+  std::optional<HistogramDelta> prefill, decode, inference;  ///< vLLM's split of a request's time (seconds)
+  std::optional<double> prefix_cache_hit_rate;          ///< hit tokens / queried tokens (vLLM's counters)
+  std::optional<double> preemptions;                    ///< counter delta
+  /// P/D disaggregation's KV transfer, as exposed (vllm:nixl_*, sglang:kv_transfer_*): a counter's
+  /// delta, or a histogram's mean (its name without _sum), by name.
+  std::vector<std::pair<std::string, double>> kv_transfer;
   std::vector<std::tuple<int64_t, double, double>> running_waiting;  ///< (t_ns, running, waiting)
+  std::vector<std::pair<int64_t, double>> kv_usage;                  ///< (t_ns, share of the KV cache in use) per scrape
 };
 
 /// Summarizes the metrics between the first and last snapshot, in the dialect the last one speaks;

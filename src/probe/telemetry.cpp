@@ -10,34 +10,35 @@ namespace tokbench::probe {
 
 namespace {
 
-enum class Field { Power, EnergyMj, Util, MemUsedMib, MemFreeMib, MemTotalMib, Temperature, Health, HostMemTotal, HostMemAvailable };
+enum class Field { Power, EnergyMj, Util, MemUsedMib, MemFreeMib, MemTotalMib, Temperature, SmClock, Health, HostMemTotal, HostMemAvailable };
 
 struct Known {
   std::string_view name;
-  Dialect dialect;
+  ExporterDialect dialect;
   Field field;
 };
 
 // The series each dialect names, with the unit it is in (converted in apply()).
 constexpr Known kKnown[] = {
-    {"DCGM_FI_DEV_POWER_USAGE", Dialect::Dcgm, Field::Power},                   // W
-    {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", Dialect::Dcgm, Field::EnergyMj},  // mJ since boot
-    {"DCGM_FI_DEV_GPU_UTIL", Dialect::Dcgm, Field::Util},                      // %
-    {"DCGM_FI_DEV_FB_USED", Dialect::Dcgm, Field::MemUsedMib},                 // MiB
-    {"DCGM_FI_DEV_FB_FREE", Dialect::Dcgm, Field::MemFreeMib},                 // MiB
-    {"DCGM_FI_DEV_GPU_TEMP", Dialect::Dcgm, Field::Temperature},               // °C
-    {"npu_chip_info_power", Dialect::NpuExporter, Field::Power},               // W
-    {"npu_chip_info_utilization", Dialect::NpuExporter, Field::Util},          // %
-    {"npu_chip_info_hbm_used_memory", Dialect::NpuExporter, Field::MemUsedMib},   // MB
-    {"npu_chip_info_hbm_total_memory", Dialect::NpuExporter, Field::MemTotalMib}, // MB
-    {"npu_chip_info_temperature", Dialect::NpuExporter, Field::Temperature},   // °C
-    {"npu_chip_info_health_status", Dialect::NpuExporter, Field::Health},      // 1 healthy
-    {"gpu_package_power", Dialect::AmdExporter, Field::Power},                 // W
-    {"gpu_power_usage", Dialect::AmdExporter, Field::Power},                   // W (older releases)
-    {"gpu_gfx_activity", Dialect::AmdExporter, Field::Util},                   // %
-    {"gpu_junction_temperature", Dialect::AmdExporter, Field::Temperature},    // °C
-    {"node_memory_MemTotal_bytes", Dialect::NodeExporter, Field::HostMemTotal},
-    {"node_memory_MemAvailable_bytes", Dialect::NodeExporter, Field::HostMemAvailable},
+    {"DCGM_FI_DEV_POWER_USAGE", ExporterDialect::Dcgm, Field::Power},                   // W
+    {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", ExporterDialect::Dcgm, Field::EnergyMj},  // mJ since boot
+    {"DCGM_FI_DEV_GPU_UTIL", ExporterDialect::Dcgm, Field::Util},                      // %
+    {"DCGM_FI_DEV_FB_USED", ExporterDialect::Dcgm, Field::MemUsedMib},                 // MiB
+    {"DCGM_FI_DEV_FB_FREE", ExporterDialect::Dcgm, Field::MemFreeMib},                 // MiB
+    {"DCGM_FI_DEV_GPU_TEMP", ExporterDialect::Dcgm, Field::Temperature},               // °C
+    {"DCGM_FI_DEV_SM_CLOCK", ExporterDialect::Dcgm, Field::SmClock},                   // MHz
+    {"npu_chip_info_power", ExporterDialect::NpuExporter, Field::Power},               // W
+    {"npu_chip_info_utilization", ExporterDialect::NpuExporter, Field::Util},          // %
+    {"npu_chip_info_hbm_used_memory", ExporterDialect::NpuExporter, Field::MemUsedMib},   // MB
+    {"npu_chip_info_hbm_total_memory", ExporterDialect::NpuExporter, Field::MemTotalMib}, // MB
+    {"npu_chip_info_temperature", ExporterDialect::NpuExporter, Field::Temperature},   // °C
+    {"npu_chip_info_health_status", ExporterDialect::NpuExporter, Field::Health},      // 1 healthy
+    {"gpu_package_power", ExporterDialect::AmdExporter, Field::Power},                 // W
+    {"gpu_power_usage", ExporterDialect::AmdExporter, Field::Power},                   // W (older releases)
+    {"gpu_gfx_activity", ExporterDialect::AmdExporter, Field::Util},                   // %
+    {"gpu_junction_temperature", ExporterDialect::AmdExporter, Field::Temperature},    // °C
+    {"node_memory_MemTotal_bytes", ExporterDialect::NodeExporter, Field::HostMemTotal},
+    {"node_memory_MemAvailable_bytes", ExporterDialect::NodeExporter, Field::HostMemAvailable},
 };
 
 // Other series of a recognised dialect that are known but not read (clocks, profiling, ...), and
@@ -54,30 +55,32 @@ std::string label(const Sample& s, const char* key) {
   return it == s.labels.end() ? std::string() : it->second;
 }
 
-std::string device_of(const Sample& s, Dialect d) {
+std::string device_of(const Sample& s, ExporterDialect d) {
   switch (d) {
-    case Dialect::Dcgm: {
+    case ExporterDialect::Dcgm: {
       std::string id = "gpu " + label(s, "gpu");
       const std::string uuid = label(s, "UUID"), host = label(s, "Hostname");
       if (!uuid.empty() || !host.empty())
         id += fmt::format(" ({}{}{})", uuid, !uuid.empty() && !host.empty() ? ", " : "", host);
       return id;
     }
-    case Dialect::NpuExporter: return "npu " + label(s, "id");
-    case Dialect::AmdExporter: return "gpu " + label(s, "gpu_id");
-    case Dialect::NodeExporter: return "host";
+    case ExporterDialect::NpuExporter: return "npu " + label(s, "id");
+    case ExporterDialect::AmdExporter: return "gpu " + label(s, "gpu_id");
+    case ExporterDialect::NodeExporter: return "host";
+    case ExporterDialect::Nvml: return {};
   }
   return {};
 }
 
 }  // namespace
 
-const char* dialect_name(Dialect d) {
+const char* dialect_name(ExporterDialect d) {
   switch (d) {
-    case Dialect::Dcgm: return "dcgm-exporter";
-    case Dialect::NpuExporter: return "npu-exporter";
-    case Dialect::AmdExporter: return "amd device-metrics-exporter";
-    case Dialect::NodeExporter: return "node-exporter";
+    case ExporterDialect::Dcgm: return "dcgm-exporter";
+    case ExporterDialect::NpuExporter: return "npu-exporter";
+    case ExporterDialect::AmdExporter: return "amd device-metrics-exporter";
+    case ExporterDialect::NodeExporter: return "node-exporter";
+    case ExporterDialect::Nvml: return "nvml";
   }
   return "?";
 }
@@ -87,10 +90,10 @@ TelemetryScrape read_telemetry(const std::vector<Sample>& samples) {
   std::set<std::string> unknown;
   std::vector<std::optional<double>> free_mib;  // DCGM reports used and free: total is their sum
   std::vector<std::optional<double>> host_total, host_available;
-  auto reading = [&](const std::string& device, Dialect d) -> size_t {
+  auto reading = [&](const std::string& device, ExporterDialect d) -> size_t {
     for (size_t i = 0; i < out.devices.size(); ++i)
       if (out.devices[i].device == device && out.devices[i].dialect == d) return i;
-    out.devices.push_back({device, d, {}, {}, {}, {}, {}, {}, {}});
+    out.devices.push_back({device, d, {}, {}, {}, {}, {}, {}, {}, {}});
     free_mib.emplace_back();
     host_total.emplace_back();
     host_available.emplace_back();
@@ -115,6 +118,7 @@ TelemetryScrape read_telemetry(const std::vector<Sample>& samples) {
       case Field::MemFreeMib: free_mib[i] = s.value; break;
       case Field::MemTotalMib: r.mem_total_mib = s.value; break;
       case Field::Temperature: r.temperature_c = s.value; break;
+      case Field::SmClock: r.sm_clock_mhz = s.value; break;
       case Field::Health: r.healthy = s.value == 1; break;
       case Field::HostMemTotal: host_total[i] = s.value; break;
       case Field::HostMemAvailable: host_available[i] = s.value; break;

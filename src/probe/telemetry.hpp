@@ -13,18 +13,18 @@
 
 namespace tokbench::probe {
 
-enum class Dialect { Dcgm, NpuExporter, AmdExporter, NodeExporter };
-const char* dialect_name(Dialect d);
+enum class ExporterDialect { Dcgm, NpuExporter, AmdExporter, NodeExporter, Nvml };
+const char* dialect_name(ExporterDialect d);
 
 struct DeviceReading {
   std::string device;  ///< e.g. "gpu 0 (GPU-5fd4..., host-a)", "npu 3", "host"
-  Dialect dialect = Dialect::Dcgm;
-  std::optional<double> power_w, energy_j, util_pct, mem_used_mib, mem_total_mib, temperature_c;
+  ExporterDialect dialect = ExporterDialect::Dcgm;
+  std::optional<double> power_w, energy_j, util_pct, mem_used_mib, mem_total_mib, temperature_c, sm_clock_mhz;
   std::optional<bool> healthy;  ///< npu-exporter's health status
 };
 
 struct TelemetryScrape {
-  std::vector<Dialect> dialects;            ///< recognised in this scrape, in first-seen order
+  std::vector<ExporterDialect> dialects;            ///< recognised in this scrape, in first-seen order
   std::vector<DeviceReading> devices;       ///< one per device, in first-seen order
   std::vector<std::string> not_recognised;  ///< metric families no dialect names (exporters' own go_*, ... included)
 };

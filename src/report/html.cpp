@@ -256,6 +256,7 @@ class DataWriter {
       w.end_object();
     }
     w.end_array();
+    if (in_.info.telemetry_json.empty()) w.key("telemetry").null(); else w.field_raw("telemetry", in_.info.telemetry_json);
     if (in_.info.server_json.empty()) {
       w.key("server").null();
     } else {
@@ -358,7 +359,7 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, 
   page += "<div id=\"hover\"></div><div id=\"timeline\" class=\"panel\"></div>";
   page += "<div id=\"dist-ttft\" class=\"small\"></div><div id=\"dist-tpot\" class=\"small\"></div>";
   page += "<div id=\"dist-itl\" class=\"small\"></div><div id=\"dist-e2el\" class=\"small\"></div>";
-  page += "<div id=\"throughput\" class=\"panel\"></div><div id=\"sendlag\" class=\"panel\"></div><div id=\"server\" class=\"panel\"></div>";
+  page += "<div id=\"throughput\" class=\"panel\"></div><div id=\"sendlag\" class=\"panel\"></div><div id=\"server\" class=\"panel\"></div><div id=\"devices\" class=\"panel\"></div>";
   page += "<div id=\"slices\" class=\"panel\"></div><div id=\"adaptive\" class=\"panel\"></div><div id=\"turns\" class=\"panel\"></div>";
   page += "<h2 id=\"definitions\">Definitions</h2><table class=\"defs\">" + defs + "</table>";
   page += "<script type=\"application/json\" id=\"tokbench-data\">";

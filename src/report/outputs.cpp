@@ -135,6 +135,7 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   w.end_object();
   if (!info.stable_json.empty()) w.field_raw("stable", info.stable_json);
   if (!info.slices_json.empty()) w.field_raw("slices", info.slices_json);
+  if (!info.telemetry_json.empty()) w.field_raw("telemetry", info.telemetry_json);
   if (info.adaptive) record::write_optional(w, "adaptive", info.adaptive);
   if (!info.server_json.empty()) {
     w.field_raw("server", info.server_json);

@@ -45,6 +45,7 @@ struct RunInfo {
   std::string view_of;              ///< a `report --compat` view: the definitions the run itself used ("" = not a view)
   std::string stable_json;          ///< the stable stage (window, metrics), "" = not applicable
   std::string slices_json;          ///< --slice-s: the metrics per time slice, "" = none
+  std::string telemetry_json;       ///< --telemetry: devices, energy, cost (report/telemetry_view), "" = none
   std::optional<record::AdaptiveLog> adaptive;  ///< --adaptive-window-s: the controller's windows
 };
 

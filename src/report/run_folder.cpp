@@ -14,6 +14,7 @@
 #include "common/json_fields.hpp"
 #include "common/json_writer.hpp"
 #include "metrics/slo.hpp"
+#include "probe/telemetry_scraper.hpp"
 
 namespace tokbench::report {
 
@@ -37,6 +38,12 @@ constexpr std::array<Field<LoadFacts>, 9> kLoadFields{{
     {"ramp_up_measured", &LoadFacts::ramp_up_measured},
     {"slice_s", &LoadFacts::slice_s},
     {"warm_connections", &LoadFacts::warm_connections},
+}};
+constexpr std::array<Field<TelemetryFacts>, 4> kTelemetryFields{{
+    {"interval_ms", &TelemetryFacts::interval_ms},
+    {"idle_s", &TelemetryFacts::idle_s},
+    {"price_per_device_hour", &TelemetryFacts::price_per_device_hour},
+    {"price_per_kwh", &TelemetryFacts::price_per_kwh},
 }};
 constexpr std::array<Field<RunManifest>, 5> kPlanFields{{
     {"requests", &RunManifest::planned_requests},
@@ -97,6 +104,7 @@ RunManifest manifest_from(simdjson::dom::element root) {
   read_part(plan, m, kPlanFields);
   read_part(plan, m.facts, kFactFields);
   read_part(plan, m.load, kLoadFields);
+  if (simdjson::dom::element t; !plan["telemetry"].get(t) && t.is_object()) read_part(t, m.telemetry, kTelemetryFields);
   m.request_rate = json::string_or(plan, "request_rate") == "inf" ? std::numeric_limits<double>::infinity()
                                                                   : json::number_or(plan, "request_rate", 0);
   m.facts.open_loop = m.request_rate > 0;
@@ -167,6 +175,11 @@ void write_manifest(const fs::path& dir, const RunManifest& m) {
   write_part(w, m, kPlanFields);
   write_part(w, m.facts, kFactFields);
   write_part(w, m.load, kLoadFields);
+  if (m.telemetry.interval_ms > 0) {
+    w.key("telemetry").begin_object();
+    write_part(w, m.telemetry, kTelemetryFields);
+    w.end_object();
+  }
   if (std::isinf(m.request_rate)) w.field("request_rate", "inf"); else w.field("request_rate", m.request_rate);
   w.field("goodput", m.facts.goodput.to_string()).field("transport", info.transport).end_object();
   write_part(w, info, kInfoFields);
@@ -215,6 +228,7 @@ RunFolder load_run_folder(const fs::path& dir) {
   f.manifest = parse_file(manifest_path, "run manifest", manifest_from);
   f.perf_dir = dir / "performances" / f.manifest.info.model_abbr;
   f.details = f.perf_dir / (f.manifest.info.dataset_abbr + "_details.jsonl");
+  f.telemetry = f.perf_dir / probe::kTelemetryFile;
   if (const fs::path end_path = dir / kEndFile; fs::exists(end_path)) f.end = parse_file(end_path, "end marker", end_from);
   return f;
 }

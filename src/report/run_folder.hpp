@@ -32,6 +32,14 @@ struct LoadFacts {
   bool warm_connections = false;  ///< one kept-alive connection per slot was opened before the measured phase
 };
 
+/// What the telemetry sources (--telemetry) were asked for: the report prices the phase from it.
+struct TelemetryFacts {
+  int64_t interval_ms = 0;           ///< 0: no --telemetry
+  double idle_s = 0;                 ///< --telemetry-idle-s
+  double price_per_device_hour = 0;  ///< $ (0 = not given)
+  double price_per_kwh = 0;          ///< $ (0 = not given)
+};
+
 /// What was asked and learned before the measured phase.
 struct RunManifest {
   /// The settings as given, secrets redacted: RunConfig::to_json's document, kept verbatim. The
@@ -43,6 +51,7 @@ struct RunManifest {
   std::string definitions = "tokbench";
   double request_rate = 0;         ///< req/s; 0 = closed loop; +inf = all at once
   LoadFacts load;
+  TelemetryFacts telemetry;
   int64_t planned_requests = 0;    ///< measured requests the run means to send; -1 = bounded by a duration
   int64_t warmup_requests = 0;
   bool target_ready = false;       ///< false: written before the target was contacted
@@ -67,6 +76,7 @@ struct RunFolder {
   std::filesystem::path dir;
   std::filesystem::path perf_dir;  ///< performances/<model-abbr>
   std::filesystem::path details;   ///< <ds>_details.jsonl
+  std::filesystem::path telemetry; ///< performances/<model-abbr>/telemetry.jsonl (--telemetry)
   RunManifest manifest;
   std::optional<RunEnd> end;       ///< nullopt: the run did not finish (killed, or still running)
 };

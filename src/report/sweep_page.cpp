@@ -31,13 +31,14 @@ std::string sweep_csv(const std::vector<metrics::LoadPoint>& rows) {
   std::string out =
       "point,concurrency,request_rate,num_prompts,verdict,success_requests,request_throughput,output_token_throughput,"
       "total_token_throughput,per_user_output_token_throughput,ttft_mean_ms,ttft_p99_ms,tpot_mean_ms,tpot_p99_ms,"
-      "e2el_mean_ms,e2el_p99_ms,request_goodput\n";
+      "e2el_mean_ms,e2el_p99_ms,request_goodput,j_per_output_token,usd_per_m_output_tokens\n";
   for (const auto& r : rows) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.label, r.concurrency, load_str(r.request_rate),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.label, r.concurrency, load_str(r.request_rate),
                        r.num_prompts, r.verdict, r.success, format_round4(r.request_throughput),
                        format_round4(r.output_token_throughput), format_round4(r.total_token_throughput),
                        opt_str(r.per_user_tokens_per_s), opt_str(r.ttft_mean), opt_str(r.ttft_p99), opt_str(r.tpot_mean),
-                       opt_str(r.tpot_p99), opt_str(r.e2el_mean), opt_str(r.e2el_p99), opt_str(r.goodput));
+                       opt_str(r.tpot_p99), opt_str(r.e2el_mean), opt_str(r.e2el_p99), opt_str(r.goodput),
+                       opt_str(r.j_per_output_token), opt_str(r.usd_per_m_output_tokens));
   }
   return out;
 }
@@ -63,6 +64,8 @@ std::string sweep_json(const std::vector<metrics::LoadPoint>& rows, const std::s
     opt_field(w, "e2el_mean_ms", r.e2el_mean);
     opt_field(w, "e2el_p99_ms", r.e2el_p99);
     opt_field(w, "request_goodput", r.goodput);
+    opt_field(w, "j_per_output_token", r.j_per_output_token);
+    opt_field(w, "usd_per_m_output_tokens", r.usd_per_m_output_tokens);
     w.field("knee", knee.knee == i).field("pareto", std::find(front.begin(), front.end(), i) != front.end());
     w.field("folder", r.label).end_object();
   }
@@ -96,6 +99,10 @@ std::string sweep_page(const std::vector<metrics::LoadPoint>& rows, const std::s
   for (const char* id : {"lat-ttft", "lat-tpot", "lat-e2el"})
     p += fmt::format("<div id=\"{}\" style=\"display:inline-block;width:33%;height:300px\"></div>", id);
   p += "<h2>Per-user vs total tokens/s</h2><div id=\"pareto\" style=\"width:100%;height:420px\"></div>";
+  // --telemetry with a price: what a million output tokens cost at each point against the speed a
+  // user sees there (only when some point knows its cost).
+  const bool priced = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.usd_per_m_output_tokens.has_value(); });
+  if (priced) p += "<h2>Cost vs per-user speed</h2><div id=\"cost\" style=\"width:100%;height:420px\"></div>";
   p += "<script>" + std::string(chart_library()) + "</script>";
   p += "<script type=\"application/json\" id=\"sweep-data\">" + script_safe(json) + "</script>";
   p += "<script>" + std::string(web_asset(WebAsset::Sweep)) + "</script></body></html>\n";

@@ -221,8 +221,11 @@ std::string ms_or_na(const std::optional<probe::HistogramDelta>& h, double q) {
 std::string server_tables(const probe::ServerSummary& s, const std::vector<probe::CrossCheck>& checks) {
   Table t{{"Server-side", "Mean", "P50 (bucket)", "P90 (bucket)", "P99 (bucket)", "N"}};
   const std::pair<const char*, const std::optional<probe::HistogramDelta>*> hs[] = {
-      {"TTFT (ms)", &s.ttft}, {"ITL per step (ms)", &s.itl}, {"E2E (ms)", &s.e2e}, {"Queue (ms)", &s.queue}};
+      {"TTFT (ms)", &s.ttft},       {"ITL per step (ms)", &s.itl}, {"E2E (ms)", &s.e2e},
+      {"Queue (ms)", &s.queue},     {"Prefill (ms)", &s.prefill},  {"Decode (ms)", &s.decode},
+      {"Inference (ms)", &s.inference}};
   for (const auto& [name, h] : hs) {
+    if (!*h && (h == &s.prefill || h == &s.decode || h == &s.inference)) continue;  // newer vLLM only
     t.push_back({name, ms_or_na(*h, -1), ms_or_na(*h, 0.5), ms_or_na(*h, 0.9), ms_or_na(*h, 0.99),
                  *h ? fmt::format("{}", static_cast<int64_t>((*h)->count)) : "0"});
   }
@@ -243,6 +246,20 @@ std::string server_tables(const probe::ServerSummary& s, const std::vector<probe
   if (s.spec_acceptance_rate) c.push_back({"Spec Decode Acceptance Rate", format_round4(*s.spec_acceptance_rate)});
   if (s.spec_mean_acceptance_length)
     c.push_back({"Spec Decode Mean Acceptance Length", format_round4(*s.spec_mean_acceptance_length)});
+  if (!s.spec_acceptance_per_position.empty()) {
+    std::string per;
+    for (double v : s.spec_acceptance_per_position) per += (per.empty() ? "" : ", ") + format_round4(v);
+    c.push_back({"Spec Decode Acceptance per Position", per});
+  }
+  if (!s.kv_usage.empty()) {
+    double sum = 0, peak = 0;
+    for (const auto& [t, v] : s.kv_usage) sum += v, peak = std::max(peak, v);
+    c.push_back({"KV Cache Usage (mean / max of scrapes)",
+                 fmt::format("{}% / {}%", format_round4(100 * sum / static_cast<double>(s.kv_usage.size())), format_round4(100 * peak))});
+  }
+  if (s.prefix_cache_hit_rate) c.push_back({"Prefix Cache Hit Rate (tokens)", format_round4(*s.prefix_cache_hit_rate)});
+  if (s.preemptions) c.push_back({"Preemptions", format_round4(*s.preemptions)});
+  for (const auto& [name, v] : s.kv_transfer) c.push_back({"KV transfer: " + name, format_round4(v)});
   out += grid(c);
   if (!checks.empty()) {
     Table x{{"Cross-check", "Client", "Server", "Agree"}};
@@ -278,6 +295,9 @@ std::string server_json(const probe::ServerSummary& s, const std::vector<probe::
   hist("itl_per_step_ms", s.itl);
   hist("e2e_ms", s.e2e);
   hist("queue_ms", s.queue);
+  hist("prefill_ms", s.prefill);
+  hist("decode_ms", s.decode);
+  hist("inference_ms", s.inference);
   w.field("quantile_method", "bucket ranges of the histogram delta between the first and last scrape: a quantile lies in "
                              "(gt, le]; 'estimate' is histogram_quantile's linear interpolation inside it, not a measurement");
   auto per_s = [&](const std::optional<double>& n) {
@@ -290,6 +310,25 @@ std::string server_json(const probe::ServerSummary& s, const std::vector<probe::
   w.key("prompt_token_throughput").value(per_s(s.prompt_tokens));
   w.key("spec_acceptance_rate").value(s.spec_acceptance_rate);
   w.key("spec_mean_acceptance_length").value(s.spec_mean_acceptance_length);
+  w.key("spec_acceptance_per_position").begin_array();
+  for (double v : s.spec_acceptance_per_position) w.value(v);
+  w.end_array();
+  w.key("prefix_cache_hit_rate").value(s.prefix_cache_hit_rate);
+  w.key("preemptions").value(s.preemptions);
+  w.key("kv_transfer").begin_object();
+  for (const auto& [name, v] : s.kv_transfer) w.field(name, v);
+  w.end_object();
+  w.key("kv_cache_usage");
+  if (s.kv_usage.empty()) {
+    w.null();
+  } else {  // a gauge, sampled once a scrape: its mean and max over the scrapes, and every sample
+    double sum = 0, peak = 0;
+    for (const auto& [t, v] : s.kv_usage) sum += v, peak = std::max(peak, v);
+    w.begin_object().field("mean", sum / static_cast<double>(s.kv_usage.size())).field("max", peak);
+    w.field("n", static_cast<int64_t>(s.kv_usage.size())).key("series").begin_array();
+    for (const auto& [t, v] : s.kv_usage) w.begin_object().field("t_ms", static_cast<double>(t) / 1e6).field("usage", v).end_object();
+    w.end_array().end_object();
+  }
   w.key("running_waiting").begin_array();
   for (const auto& [t, r, q] : s.running_waiting)
     w.begin_object().field("t_ms", static_cast<double>(t) / 1e6).field("running", r).field("waiting", q).end_object();

@@ -160,6 +160,7 @@ SharedPoint measure_shared(const RunPlan& point, const Target& target, report::R
   if (!root) {
     mine.cfg.quiet = true;
     mine.cfg.server_metrics = "off";  // rank 0 watches the server
+    mine.cfg.telemetry.clear();       // and the devices
     mine.cfg.profile_window.clear();
     mine.parsed.profile_window.reset();
   }

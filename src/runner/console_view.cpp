@@ -83,6 +83,17 @@ std::string server_line(const Written& w) {
   if (w.server->spec_mean_acceptance_length)
     out += fmt::format("; speculative decoding: mean acceptance length {}", report::format_short(*w.server->spec_mean_acceptance_length));
   if (w.server->spec_acceptance_rate) out += fmt::format(", acceptance rate {}", report::format_short(*w.server->spec_acceptance_rate));
+  if (!w.server->spec_acceptance_per_position.empty()) {
+    std::string per;
+    for (double v : w.server->spec_acceptance_per_position) per += (per.empty() ? "" : ", ") + report::format_short(v);
+    out += " (per position " + per + ")";
+  }
+  if (!w.server->kv_usage.empty()) {
+    double peak = 0;
+    for (const auto& [t, v] : w.server->kv_usage) peak = std::max(peak, v);
+    out += fmt::format("; KV cache up to {}%", report::format_short(100 * peak));
+  }
+  if (w.server->preemptions && *w.server->preemptions > 0) out += fmt::format("; {} preemption(s)", *w.server->preemptions);
   return out;
 }
 
@@ -153,6 +164,7 @@ void print_outputs(const Written& w, std::FILE* console, bool verbose) {
   } else {
     print_summary(w, console);
   }
+  for (const auto& line : w.telemetry_lines) fmt::print(console, "{}\n", line);
   print_verdict(w, console);
   std::fflush(console);
 }

@@ -5,7 +5,9 @@
 
 #include <sys/resource.h>
 
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "client/engine.hpp"
 #include "client/http_get.hpp"
@@ -14,6 +16,7 @@
 #include "load/sessions.hpp"
 #include "load/source.hpp"
 #include "probe/profile_window.hpp"
+#include "probe/telemetry_scraper.hpp"
 #include "runner/progress.hpp"
 #include "load/adaptive.hpp"
 #include "runner/load_shape.hpp"
@@ -75,6 +78,35 @@ std::unique_ptr<probe::Scraper> start_scraper(const Target& t, const RunConfig& 
   }
   scraper->start();
   log.info("scraping {} every {} ms", redact_url(url), cfg.scrape_interval_ms);
+  return scraper;
+}
+
+// The devices (--telemetry): scraped from before the warm-up (after --telemetry-idle-s with no
+// load) to after the measured phase, into the run folder's telemetry.jsonl.
+std::unique_ptr<probe::TelemetryScraper> start_telemetry(const RunConfig& cfg, const std::filesystem::path& perf_dir,
+                                                         int64_t origin_ns, const std::atomic<int>& stop, spdlog::logger& log,
+                                                         std::FILE* console) {
+  if (cfg.telemetry.empty()) return nullptr;
+  auto scraper = std::make_unique<probe::TelemetryScraper>(
+      probe::telemetry_readers(cfg.telemetry, static_cast<size_t>(cfg.max_body_bytes),
+                               client::TlsSettings{cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure}),
+      cfg.telemetry_interval_ms, origin_ns, perf_dir / probe::kTelemetryFile);
+  for (const auto& e : scraper->scrape_now()) {
+    fmt::print(console, "warning: --telemetry {} (the run goes on; the verdict notes the gap)\n", e);
+    log.warn("telemetry: {}", e);
+  }
+  if (cfg.telemetry_idle_s > 0) {
+    const int64_t from = steady_now_ns() - origin_ns, idle_ns = static_cast<int64_t>(cfg.telemetry_idle_s * 1e9);
+    scraper->mark_idle(from, from + idle_ns);
+    scraper->start();
+    log.info("telemetry: {} s with no load (idle power)", cfg.telemetry_idle_s);
+    while (steady_now_ns() - origin_ns < from + idle_ns && stop.load() == client::kRunning)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    scraper->scrape_now();  // the idle window's end is covered
+  } else {
+    scraper->start();
+  }
+  log.info("telemetry: {} source(s) every {} ms", cfg.telemetry.size(), cfg.telemetry_interval_ms);
   return scraper;
 }
 
@@ -172,6 +204,7 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
   Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr, plan.parsed.goodput);
   if (share.size > 1) recorder.stamp_rank(share.rank);
   stop_on_write_error(recorder, stop, log);
+  auto telemetry = start_telemetry(cfg, perf_dir, origin_ns, stop, log, console);
   warm_up(engine, target, cfg, recorder, origin_ns, stop, perf_dir, log);
 
   es.started = &started;
@@ -215,6 +248,7 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
            cfg.duration_s > 0 ? fmt::format("{} s (grace {} s)", cfg.duration_s, cfg.grace_s)
                                 : fmt::format("{} request(s)", count),
            cfg.workers);
+  if (telemetry) telemetry->scrape_now();  // a sample right before the phase: energy is never guessed across its edge
   const int64_t measured_start = steady_now_ns();
   const double process_cpu_start = process_cpu_s();
   const auto counters =
@@ -223,6 +257,7 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
   out.client.measured_wall_s = static_cast<double>(steady_now_ns() - measured_start) / 1e9;
   recorder.drain();
   if (share.all_measured) share.all_measured();  // the other ranks' last requests are in the server's counters too
+  if (telemetry) telemetry->stop();  // and one right after it
   if (scraper) {
     scraper->stop();
     out.server = scraper->summary();

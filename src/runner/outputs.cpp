@@ -8,6 +8,7 @@
 
 #include "record/record_io.hpp"
 #include "report/html.hpp"
+#include "report/telemetry_view.hpp"
 #include "report/tables.hpp"
 #include "report/vllm_result.hpp"
 #include "common/format.hpp"
@@ -243,6 +244,43 @@ std::string stable_outputs(Written& w, const metrics::StableWindow& window, std:
   return rows;
 }
 
+// --telemetry: the devices over the measured phase (and the stable stage), their energy with the
+// client's counts, and the cost; result.json's "telemetry", <ds>_telemetry.csv, the console's
+// lines; the gaps are the verdict's notes (an exporter that went away never fails a run).
+void telemetry_outputs(Written& w, const report::RunFolder& folder, const FirstPass& p, const metrics::StableWindow& window) {
+  const bool asked = folder.manifest.telemetry.interval_ms > 0;
+  if (!asked && !std::filesystem::exists(folder.telemetry)) return;
+  const bool any = p.tally.first_sent_ns != INT64_MAX;
+  const report::Window phase{any ? p.tally.first_sent_ns : 0, any ? p.tally.last_done_ns : 0};
+  std::optional<report::Window> stable;
+  if (window.found) stable = report::Window{window.start_ns, window.end_ns};
+  const auto view = report::read_telemetry_view(folder.telemetry, phase, stable, phase.start_ns, phase.end_ns - phase.start_ns);
+  if (!view) {
+    w.verdict.notes.push_back(fmt::format("--telemetry was asked, but {} is missing: no device figures", folder.telemetry.string()));
+    return;
+  }
+  auto common = [&](const char* key) {
+    const auto* c = w.metrics.common_metric(key);
+    return c && c->known ? c->value : 0.0;
+  };
+  std::optional<double> goodput;
+  if (w.metrics.common_metric("request_goodput")) goodput = common("request_goodput");
+  const double seconds = static_cast<double>(phase.end_ns - phase.start_ns) / 1e9;
+  const double in = common("total_input_tokens"), out = common("total_generated_tokens");
+  const report::EnergyFigures e = report::energy_figures(*view, seconds, out, in,
+                                                         static_cast<int64_t>(common("success_requests")), goodput);
+  const report::Pricing pricing{folder.manifest.telemetry.price_per_device_hour, folder.manifest.telemetry.price_per_kwh};
+  std::optional<report::Cost> cost;
+  if (pricing.any()) cost = report::cost_of(e, pricing, in, out);
+  w.info.telemetry_json = report::telemetry_json(*view, e, cost);
+  w.telemetry_lines = report::telemetry_lines(*view, e, cost);
+  w.j_per_output_token = e.j_per_output_token;
+  if (cost && cost->known) w.usd_per_m_output_tokens = cost->per_m_output;
+  for (const auto& n : view->notes) w.verdict.notes.push_back(n);
+  if (!e.known && e.devices > 0) w.verdict.notes.push_back("energy not known: " + e.why);
+  report::write_file(w.perf_dir / (w.info.dataset_abbr + "_telemetry.csv"), report::telemetry_csv(*view));
+}
+
 }  // namespace
 
 Written write_outputs(const report::RunFolder& folder, metrics::Definitions defs, const fs::path& out_dir, bool own) {
@@ -268,6 +306,7 @@ Written write_outputs(const report::RunFolder& folder, metrics::Definitions defs
 
   w.verdict = metrics::judge(w.metrics, p.tally, verdict_facts(folder, w, p));
   const metrics::StableWindow window = p.stable ? p.stable->finish() : metrics::StableWindow{};
+  telemetry_outputs(w, folder, p, window);
   std::optional<metrics::MetricsPass> stable_pass;  // the stable stage's requests, on pass 2
   metrics::WindowArrivals arrived;                  // and what arrived inside its window
   if (window.found) stable_pass.emplace(facts, std::vector<metrics::Definitions>{defs});

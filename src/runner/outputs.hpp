@@ -25,6 +25,9 @@ struct Written {
   std::filesystem::path out_dir, perf_dir;              ///< where they were written
   std::optional<metrics::MetricSet> stable;             ///< the stable stage (closed loop, when one was found)
   std::string stable_text;                              ///< how it was found, or why there is none ("" = open loop)
+  std::vector<std::string> telemetry_lines;             ///< --telemetry: devices, energy, cost (console)
+  std::optional<double> j_per_output_token;             ///< --telemetry: when the energy is known
+  std::optional<double> usd_per_m_output_tokens;        ///< --telemetry with a price: when the cost is known
 };
 
 /// Computes and writes the outputs of `folder` under `defs` into `out_dir` (the run folder, or a

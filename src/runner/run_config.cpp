@@ -272,6 +272,15 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
         "--search-min/--search-max/--search-resolution: only with --search");
   check(!pressure || !searching(), "--pressure and --search: pick one");
   check(slice_s == 0 || slice_s >= 0.01, fmt::format("--slice-s: bad value {} (expected 0 for none, or at least 0.01 s)", slice_s));
+  for (const auto& t : telemetry)
+    check(t == "nvml" || t.starts_with("http://") || t.starts_with("https://"),
+          fmt::format("--telemetry: bad value '{}' (expected an exporter's URL such as http://gpu-host:9400/metrics, or nvml)", t));
+  check(telemetry_interval_ms >= 100 && telemetry_interval_ms <= 60000,
+        fmt::format("--telemetry-interval-ms: bad value {} (expected 100 to 60000)", telemetry_interval_ms));
+  check(telemetry_idle_s >= 0 && telemetry_idle_s <= 600, fmt::format("--telemetry-idle-s: bad value {} (expected 0 to 600)", telemetry_idle_s));
+  check(price_per_device_hour >= 0 && price_per_kwh >= 0, "--price-per-device-hour, --price-per-kwh: a price cannot be negative");
+  check(!telemetry.empty() || (telemetry_idle_s == 0 && price_per_device_hour == 0 && price_per_kwh == 0),
+        "--telemetry-idle-s, --price-per-device-hour and --price-per-kwh need --telemetry (the devices and their energy come from it)");
   if (transport == client::TransportKind::Sockets && !embedded_target()) {
     std::string why;  // parsed before the message is made: an argument's order of evaluation is unspecified
     const bool plain = client::parse_http_url(target_url(), &why).has_value();
@@ -391,6 +400,10 @@ std::string RunConfig::to_json() const {
   w.field("profile_window", profile_window);
   w.field("compat", metrics::definitions_name(compat)).field("server_metrics", redact_url(server_metrics)).field("scrape_interval_ms", scrape_interval_ms);
   w.field("server_metrics_auth", server_metrics_auth);
+  w.key("telemetry").begin_array();
+  for (const auto& t : telemetry) w.value(redact_url(t));
+  w.end_array().field("telemetry_interval_ms", telemetry_interval_ms).field("telemetry_idle_s", telemetry_idle_s);
+  w.field("price_per_device_hour", price_per_device_hour).field("price_per_kwh", price_per_kwh);
   w.end_object();
   return w.take();
 }

@@ -152,6 +152,11 @@ struct ObserveSettings {
   bool server_metrics_auth = false; ///< send --api-key and credential headers to a --server-metrics URL on another host
   std::string profile_window;       ///< "START_S:DURATION_S": POST /start_profile and /stop_profile then
   double slice_s = 0;               ///< metrics per time slice of this many seconds (0 = none)
+  std::vector<std::string> telemetry;  ///< --telemetry: accelerator and host exporters' URLs, or "nvml"
+  int64_t telemetry_interval_ms = 1000;
+  double telemetry_idle_s = 0;         ///< watch the devices this long with no load first: their idle power
+  double price_per_device_hour = 0;    ///< $ per accelerator-hour: cost per million tokens (0 = none)
+  double price_per_kwh = 0;            ///< $ per kWh of the measured energy (0 = none)
   bool scrapes() const { return server_metrics != "off"; }
 };
 

@@ -151,6 +151,12 @@ report::RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.load.ramp_up_measured = c.ramp_up_measured;
   m.load.slice_s = c.slice_s;
   m.load.warm_connections = c.warms_connections();
+  if (!c.telemetry.empty()) {
+    m.telemetry.interval_ms = c.telemetry_interval_ms;
+    m.telemetry.idle_s = c.telemetry_idle_s;
+    m.telemetry.price_per_device_hour = c.price_per_device_hour;
+    m.telemetry.price_per_kwh = c.price_per_kwh;
+  }
   m.planned_requests = planned_requests(c, plan.requested.num_prompts);
   m.warmup_requests = c.warmup;
   m.insecure_tls = c.insecure;
@@ -235,6 +241,8 @@ RunOutcome conclude(const RunPlan& plan, const fs::path& dir, const PointResult&
     const Written w = write_outputs(report::load_run_folder(dir), plan.definitions, dir, true);
     out.metrics = w.metrics;
     out.verdict = w.verdict;
+    out.j_per_output_token = w.j_per_output_token;
+    out.usd_per_m_output_tokens = w.usd_per_m_output_tokens;
     log.info("verdict: {} {}", out.verdict.valid ? "VALID" : "INVALID", fmt::join(out.verdict.reasons, "; "));
     print_outputs(w, console, plan.cfg.verbose);
     print_paths(w, console, plan.cfg.verbose);

@@ -60,6 +60,8 @@ void SweepSummary::add(const std::string& label, const RunConfig& point, const R
   r.e2el_mean = row_statistic(m, "E2EL", "mean");
   r.e2el_p99 = row_statistic(m, "E2EL", "p99");
   if (m.common_metric("request_goodput")) r.goodput = common(m, "request_goodput");
+  r.j_per_output_token = o.j_per_output_token;
+  r.usd_per_m_output_tokens = o.usd_per_m_output_tokens;
   rows_.push_back(std::move(r));
   last_ = o;
 }

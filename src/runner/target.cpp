@@ -117,7 +117,9 @@ std::vector<std::string> known_secrets(const RunConfig& cfg) {
     out.push_back(value);
     if (const size_t space = value.find(' '); space != std::string::npos) out.push_back(value.substr(space + 1));  // "Bearer x"
   }
-  for (const std::string& url : {cfg.url, cfg.server_metrics})
+  std::vector<std::string> urls{cfg.url, cfg.server_metrics};
+  urls.insert(urls.end(), cfg.telemetry.begin(), cfg.telemetry.end());
+  for (const std::string& url : urls)
     for (auto& s : secrets_in_url(url)) out.push_back(std::move(s));
   return out;
 }

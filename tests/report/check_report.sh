@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Integration test of the HTML pages in a real browser: real runs against the built-in simulator
 # (streaming with time slices, non-streaming), a compare page, a sweep's and a search's pages,
-# a page made from 200,000 requests (bounded, sampled, every failure kept) and the results store's
-# dashboard, each checked in headless Chromium.
+# a page made from 200,000 requests (bounded, sampled, every failure kept), a run with --telemetry
+# (the devices' panel) and the results store's dashboard, each checked in headless Chromium.
 # Usage: check_report.sh TOKBENCH_BINARY OUT_DIR
 set -euo pipefail
 BIN=$1
@@ -61,6 +61,25 @@ big=$(ls "$OUT"/big/*/performances/*/builtin_plot.html)
 size=$(stat -c %s "$big")
 (( size <= 10 * 1024 * 1024 )) || { echo "the 200,000-request page is $size bytes, over 10 MiB" >&2; exit 1; }
 node "$HERE/check_html.js" "$big" 200000 "$OUT/big.png" stream
+# --telemetry against the simulator's devices: their power and utilisation drawn on the run's time axis.
+"$BIN" serve-mock --port 0 --ttft-ms 20 --tpot-ms 5 --devices 2 > "$OUT/devices.log" 2>&1 &
+devices=$!
+trap 'kill $mock $devices 2>/dev/null || true' EXIT
+dport=""
+for _ in $(seq 100); do
+  dport=$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$OUT/devices.log" | grep -oE '[0-9]+$' || true)
+  [[ -n $dport ]] && break
+  sleep 0.1
+done
+[[ -n $dport ]] || { echo "serve-mock --devices did not start: $(cat "$OUT/devices.log")" >&2; exit 1; }
+"$BIN" run --url "http://127.0.0.1:$dport" --num-prompts 24 --concurrency 4 --max-tokens 24 --ignore-eos --quiet \
+  --telemetry "http://127.0.0.1:$dport/device-metrics" --telemetry-interval-ms 100 --output-dir "$OUT/devices" >/dev/null
+node "$HERE/check_page.js" "$(ls "$OUT"/devices/*/performances/*/builtin_plot.html)" TOKBENCH devices
+# A priced sweep: its cost against per-user speed drawn.
+"$BIN" run --url "http://127.0.0.1:$dport" --concurrency 1,4 --num-prompts 8 --max-tokens 16 --ignore-eos --quiet \
+  --telemetry "http://127.0.0.1:$dport/device-metrics" --telemetry-interval-ms 100 --price-per-device-hour 2 \
+  --output-dir "$OUT/priced" >/dev/null
+node "$HERE/check_page.js" "$(ls "$OUT"/priced/*/sweep/sweep.html)" TOKBENCH_SWEEP curve,pareto,cost priced=2
 # The results store's dashboard: four runs recorded, a panel per metric drawn, nothing fetched.
 for i in 1 2 3 4; do
   "$BIN" run --num-prompts 8 --concurrency 2 --max-tokens 4 --quiet --output-dir "$OUT/hist" --history "$OUT/hist.db" \

@@ -1,0 +1,48 @@
+#pragma once
+// mock/mock_devices: `serve-mock --devices N` — accelerators behind the simulator, served at
+// /device-metrics as NVIDIA's dcgm-exporter (or Ascend's npu-exporter) names them, from a stated
+// power model, so tokbench's --telemetry is tested end to end against a known truth:
+//
+//   total power = N × idle W + W per running request × running + J per generated token × token rate
+//
+// split equally over the N devices. The energy counter (dcgm's, mJ) integrates it exactly: the
+// continuous part between every change of the running count, each token's joules when it is
+// made. The power gauge is the continuous part now (a token's joules are an instant, which a
+// gauge cannot show; the npu dialect has no counter, so with J per token > 0 its trapezoids see
+// only the continuous part: a stated limit of that dialect, as of a real exporter's gauge).
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+namespace tokbench::mock {
+
+struct DeviceModel {
+  int devices = 0;            ///< 0 = none (no /device-metrics)
+  double idle_w = 100;        ///< per device, with nothing running
+  double w_per_request = 5;   ///< the whole server's extra W per running request
+  double j_per_token = 0.05;  ///< the whole server's J per generated token
+  std::string dialect = "dcgm";  ///< dcgm | npu
+};
+
+/// The devices' state, fed by the simulator's metrics as requests start, finish and make tokens.
+/// Thread-safe.
+class MockDevices {
+ public:
+  explicit MockDevices(DeviceModel m);
+  void running_changed(int64_t running);  ///< the batch's new size, now
+  void tokens(int64_t n);                 ///< n tokens were generated now
+  /// The exposition: per device power (W), energy (mJ, dcgm only), utilisation, memory, temperature.
+  std::string render();
+  /// The joules spent since the simulator started (all devices), for tests.
+  double joules();
+  bool enabled() const { return model_.devices > 0; }
+
+ private:
+  void advance(int64_t now_ns);  // integrates the continuous part up to now; holds mu_
+  DeviceModel model_;
+  std::mutex mu_;
+  int64_t last_ns_ = 0, running_ = 0;
+  double joules_ = 0;
+};
+
+}  // namespace tokbench::mock

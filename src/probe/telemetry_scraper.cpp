@@ -1,0 +1,167 @@
+#include "probe/telemetry_scraper.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <stdexcept>
+
+#include "common/clock.hpp"
+#include "common/json_writer.hpp"
+#include "common/redact.hpp"
+#include "probe/nvml.hpp"
+#include "record/record_io.hpp"
+
+namespace tokbench::probe {
+
+namespace {
+
+class PrometheusReader : public TelemetryReader {
+ public:
+  PrometheusReader(std::string url, size_t max_bytes, client::TlsSettings tls)
+      : url_(std::move(url)), max_bytes_(max_bytes), tls_(std::move(tls)) {}
+  std::string name() const override { return redact_url(url_); }
+  TelemetryScrape read() override {
+    // A slow exporter must not stall the clock for long: 2 s, and the next tick tries again.
+    const auto res = client::http_get(url_, {}, "", 2000, max_bytes_, tls_);
+    if (!res.reached) throw std::runtime_error(res.error);
+    if (res.status != 200) throw std::runtime_error(fmt::format("HTTP {}", res.status));
+    return read_telemetry(parse_text(res.body));
+  }
+
+ private:
+  std::string url_;
+  size_t max_bytes_;
+  client::TlsSettings tls_;
+};
+
+void optional_field(JsonWriter& w, const char* key, const std::optional<double>& v) {
+  if (v) w.field(key, *v);
+}
+
+std::string scrape_line(size_t source, int64_t t_ns, const TelemetryScrape& s) {
+  JsonWriter w;
+  w.begin_object().field("kind", "scrape").field("source", static_cast<int64_t>(source)).field("t_ns", t_ns);
+  w.key("devices").begin_array();
+  for (size_t i = 0; i < s.devices.size() && i < kMaxDevicesPerScrape; ++i) {
+    const DeviceReading& d = s.devices[i];
+    w.begin_object().field("device", d.device).field("dialect", dialect_name(d.dialect));
+    optional_field(w, "power_w", d.power_w);
+    optional_field(w, "energy_j", d.energy_j);
+    optional_field(w, "util_pct", d.util_pct);
+    optional_field(w, "mem_used_mib", d.mem_used_mib);
+    optional_field(w, "mem_total_mib", d.mem_total_mib);
+    optional_field(w, "temperature_c", d.temperature_c);
+    optional_field(w, "sm_clock_mhz", d.sm_clock_mhz);
+    if (d.healthy) w.field("healthy", *d.healthy);
+    w.end_object();
+  }
+  w.end_array();
+  if (s.devices.size() > kMaxDevicesPerScrape) w.field("devices_dropped", static_cast<int64_t>(s.devices.size() - kMaxDevicesPerScrape));
+  return w.end_object().take();
+}
+
+std::string source_line(size_t source, const std::string& name, const TelemetryScrape& s) {
+  JsonWriter w;
+  w.begin_object().field("kind", "source").field("source", static_cast<int64_t>(source)).field("name", name);
+  w.key("dialects").begin_array();
+  for (ExporterDialect d : s.dialects) w.value(dialect_name(d));
+  w.end_array().key("not_recognised").begin_array();
+  for (size_t i = 0; i < s.not_recognised.size() && i < kMaxNotRecognised; ++i) w.value(s.not_recognised[i]);
+  w.end_array().field("not_recognised_total", static_cast<int64_t>(s.not_recognised.size()));
+  return w.end_object().take();
+}
+
+}  // namespace
+
+std::unique_ptr<TelemetryReader> prometheus_reader(std::string url, size_t max_bytes, client::TlsSettings tls) {
+  return std::make_unique<PrometheusReader>(std::move(url), max_bytes, std::move(tls));
+}
+
+std::vector<std::unique_ptr<TelemetryReader>> telemetry_readers(const std::vector<std::string>& sources, size_t max_bytes,
+                                                                 const client::TlsSettings& tls) {
+  std::vector<std::unique_ptr<TelemetryReader>> out;
+  for (const auto& s : sources) {
+    if (s == "nvml") out.push_back(nvml_reader());
+    else out.push_back(prometheus_reader(s, max_bytes, tls));
+  }
+  return out;
+}
+
+TelemetryScraper::TelemetryScraper(std::vector<std::unique_ptr<TelemetryReader>> readers, int64_t interval_ms,
+                                   int64_t origin_ns, const std::filesystem::path& file)
+    : readers_(std::move(readers)), introduced_(readers_.size(), false), interval_ms_(interval_ms), origin_ns_(origin_ns),
+      out_(std::make_unique<record::LineAppender>(file.string())) {
+  JsonWriter w;
+  w.begin_object().field("kind", "start").field("interval_ms", interval_ms_).key("sources").begin_array();
+  for (const auto& r : readers_) w.value(r->name());
+  w.end_array().end_object();
+  out_->append(w.str());
+}
+
+TelemetryScraper::~TelemetryScraper() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void TelemetryScraper::write(const std::string& line) {
+  if (write_failed_) return;
+  try {
+    out_->append(line);
+  } catch (const std::exception&) {
+    write_failed_ = true;  // a full disk: the run's own records say so; telemetry just stops
+  }
+}
+
+std::vector<std::string> TelemetryScraper::scrape_now() {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> errors;
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    const int64_t asked = steady_now_ns() - origin_ns_;
+    try {
+      const TelemetryScrape s = readers_[i]->read();
+      // The exporter read its devices somewhere between the ask and the answer: the midpoint is
+      // the best time to give the reading (a slow exporter would otherwise shift every sample).
+      const int64_t t = asked + (steady_now_ns() - origin_ns_ - asked) / 2;
+      if (!introduced_[i]) {
+        write(source_line(i, readers_[i]->name(), s));
+        introduced_[i] = true;
+      }
+      write(scrape_line(i, t, s));
+    } catch (const std::exception& e) {
+      JsonWriter w;
+      w.begin_object().field("kind", "error").field("source", static_cast<int64_t>(i)).field("t_ns", asked);
+      write(w.field("error", std::string(e.what())).end_object().take());
+      errors.push_back(fmt::format("{}: {}", readers_[i]->name(), e.what()));
+    }
+  }
+  return errors;
+}
+
+void TelemetryScraper::start() {
+  thread_ = std::thread([this] {
+    const int64_t interval = interval_ms_ * 1'000'000;
+    int64_t next = (steady_now_ns() - origin_ns_) / interval * interval + interval;  // ticks of the run's clock
+    while (!stop_) {
+      while (!stop_ && steady_now_ns() - origin_ns_ < next) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      if (stop_) break;
+      scrape_now();
+      const int64_t now = steady_now_ns() - origin_ns_;
+      while (next <= now) next += interval;  // a slow round skips ticks rather than bunching them
+    }
+  });
+}
+
+void TelemetryScraper::stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+  scrape_now();
+}
+
+void TelemetryScraper::mark_idle(int64_t start_ns, int64_t end_ns) {
+  JsonWriter w;
+  w.begin_object().field("kind", "idle").field("start_ns", start_ns).field("end_ns", end_ns).end_object();
+  std::lock_guard lock(mu_);
+  write(w.str());
+}
+
+}  // namespace tokbench::probe

@@ -1,0 +1,76 @@
+#pragma once
+// probe/telemetry_scraper: the accelerator and host exporters (--telemetry) scraped on the run's
+// clock, beside the server's /metrics: every source at origin + k·interval, plus once on demand
+// at the measured phase's edges, so energy never has to be guessed across an edge. Each scrape is
+// one line of telemetry.jsonl in the run folder, written as it comes (a kill keeps what was
+// scraped) and nothing is kept in memory: the report reads the file (report/telemetry_file).
+// An exporter that is down, slow or gone is a line saying so, never a failed run.
+//
+// The file: a "start" line (interval, sources), a "source" line at each source's first answer
+// (the dialects recognised, the metric families not recognised), then "scrape" lines (t_ns, the
+// devices' readings) or "error" lines (t_ns, why), and "idle" (--telemetry-idle-s's window).
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/http_get.hpp"
+#include "probe/telemetry.hpp"
+
+namespace tokbench::record {
+class LineAppender;
+}
+
+namespace tokbench::probe {
+
+inline constexpr const char* kTelemetryFile = "telemetry.jsonl";
+/// Devices read from one scrape, and metric families listed as not recognised, at most.
+inline constexpr size_t kMaxDevicesPerScrape = 256;
+inline constexpr size_t kMaxNotRecognised = 100;
+
+/// One telemetry source: a Prometheus URL, or a local reader (NVML).
+class TelemetryReader {
+ public:
+  virtual ~TelemetryReader() = default;
+  virtual std::string name() const = 0;  ///< the URL (secrets removed) or "nvml"
+  /// One reading; throws std::runtime_error naming why there is none.
+  virtual TelemetryScrape read() = 0;
+};
+
+/// A Prometheus exporter at `url`.
+std::unique_ptr<TelemetryReader> prometheus_reader(std::string url, size_t max_bytes, client::TlsSettings tls);
+
+/// The readers of --telemetry's values (URLs; "nvml" for local NVIDIA GPUs).
+std::vector<std::unique_ptr<TelemetryReader>> telemetry_readers(const std::vector<std::string>& sources, size_t max_bytes,
+                                                                 const client::TlsSettings& tls);
+
+class TelemetryScraper {
+ public:
+  /// Opens `file` (truncating it) and writes the start line. Throws when it cannot be written.
+  TelemetryScraper(std::vector<std::unique_ptr<TelemetryReader>> readers, int64_t interval_ms, int64_t origin_ns,
+                   const std::filesystem::path& file);
+  ~TelemetryScraper();
+  /// Every source now, recorded; returns the errors of this round ("source: why"), for a first warning.
+  std::vector<std::string> scrape_now();
+  void start();  ///< scrapes on the run's clock on a thread
+  void stop();   ///< joins, then one last scrape
+  /// Records the window --telemetry-idle-s watched (no load), on the run's clock.
+  void mark_idle(int64_t start_ns, int64_t end_ns);
+
+ private:
+  void write(const std::string& line);
+  std::vector<std::unique_ptr<TelemetryReader>> readers_;
+  std::vector<bool> introduced_;  // a "source" line was written
+  int64_t interval_ms_, origin_ns_;
+  std::unique_ptr<record::LineAppender> out_;
+  std::mutex mu_;  // one round at a time (the thread's and scrape_now's)
+  bool write_failed_ = false;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace tokbench::probe

@@ -1,0 +1,245 @@
+// --telemetry end to end: `tokbench run` beside exporters the tests start on loopback (a
+// dcgm-exporter and an npu-exporter of known constant power, one that dies mid-run), the
+// simulator's own power model (serve-mock --devices), and NVML through a fake library.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "client/http_get.hpp"
+#include "common/clock.hpp"
+#include "probe/prometheus.hpp"
+#include "support/canned_server.hpp"
+#include "support/cli_fixture.hpp"
+#include "support/sim_process.hpp"
+
+namespace tokbench::testing {
+namespace {
+
+class TelemetryRun : public CliFixture {};
+
+double seconds_since(int64_t t0) { return static_cast<double>(steady_now_ns() - t0) / 1e9; }
+
+// A dcgm-exporter with two GPUs at `watts` each and an energy counter that grows at exactly that
+// rate, plus a series of its own that no dialect names. `until_s` > 0: it dies then (closes every
+// connection without an answer).
+std::function<std::string(const std::string&)> dcgm(double watts, double until_s = 0) {
+  const int64_t t0 = steady_now_ns();
+  return [=](const std::string&) -> std::string {
+    const double s = seconds_since(t0);
+    if (until_s > 0 && s > until_s) return "";
+    std::string body = "# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n";
+    for (int g = 0; g < 2; ++g) {
+      const std::string labels = "gpu=\"" + std::to_string(g) + "\",UUID=\"GPU-" + std::to_string(g) + "\",Hostname=\"h\"";
+      body += "DCGM_FI_DEV_POWER_USAGE{" + labels + "} " + std::to_string(watts) + "\n";
+      body += "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{" + labels + "} " + std::to_string(1e9 + watts * s * 1000) + "\n";
+      body += "DCGM_FI_DEV_GPU_UTIL{" + labels + "} 90\n";
+    }
+    body += "site_rack_temperature 21\n";
+    return CannedServer::http(200, "text/plain", body);
+  };
+}
+
+// Ascend's npu-exporter: one chip at `watts`, power only (no energy counter).
+std::function<std::string(const std::string&)> npu(double watts) {
+  return [=](const std::string&) {
+    return CannedServer::http(200, "text/plain",
+                              "npu_chip_info_power{id=\"0\"} " + std::to_string(watts) + "\nnpu_chip_info_utilization{id=\"0\"} 80\n"
+                              "npu_chip_info_health_status{id=\"0\"} 1\n");
+  };
+}
+
+simdjson::dom::element device(simdjson::dom::element t, std::string_view name) {
+  for (auto d : t["devices"].get_array()) {
+    if (std::string_view(d["device"].get_string().value()) == name) return d;
+  }
+  ADD_FAILURE() << "no device " << name;
+  return t;
+}
+
+// A run long enough (~2 s) that 1% of its energy is far above a sample's timing.
+std::vector<std::string> load(const Sim& sim) {
+  return {"--url", sim.url(), "--num-prompts", "16", "--concurrency", "2", "--max-tokens", "40", "--ignore-eos",
+          "--warmup", "0", "--telemetry-interval-ms", "100"};
+}
+
+TEST_F(TelemetryRun, ConstantPowerExportersGiveEnergyWithinOnePercent) {
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "5"});
+  CannedServer gpu(dcgm(300), 1000), chip(npu(200), 1000);
+  auto args = load(sim);
+  args.insert(args.end(), {"--telemetry", gpu.url("/metrics") + "," + chip.url("/metrics")});
+  const auto rd = run(args, 0);
+  ASSERT_FALSE(rd.empty());
+  auto r = result(rd);
+  simdjson::dom::element t = r["telemetry"];
+  ASSERT_TRUE(t.is_object()) << last_.output;
+  const double seconds = t["energy"]["seconds"].get_double();
+  ASSERT_GT(seconds, 1.0);
+  // Each dialect by its own method, each within 1% of watts × the phase.
+  for (const char* g : {"gpu 0 (GPU-0, h)", "gpu 1 (GPU-1, h)"}) {
+    auto d = device(t, g);
+    EXPECT_EQ(std::string_view(d["dialect"].get_string().value()), "dcgm-exporter");
+    EXPECT_EQ(std::string_view(d["energy"]["method"].get_string().value()), "energy counter");
+    EXPECT_NEAR(d["energy"]["joules"].get_double().value(), 300 * seconds, 0.01 * 300 * seconds);
+    EXPECT_DOUBLE_EQ(d["series"]["power_w"]["mean"].get_double().value(), 300);
+    EXPECT_DOUBLE_EQ(d["series"]["util_pct"]["p99"].get_double().value(), 90);
+  }
+  auto n = device(t, "npu 0");
+  EXPECT_EQ(std::string_view(n["energy"]["method"].get_string().value()), "power integrated over the samples (trapezoids)");
+  EXPECT_NEAR(n["energy"]["joules"].get_double().value(), 200 * seconds, 0.01 * 200 * seconds);
+  // The figures: 800 W over the phase, and per token from the client's own count.
+  const double joules = t["energy"]["joules"].get_double();
+  EXPECT_NEAR(joules, 800 * seconds, 0.01 * 800 * seconds);
+  EXPECT_NEAR(t["energy"]["j_per_output_token"].get_double().value(), joules / (16 * 40), 1e-9 * joules);
+  EXPECT_NEAR(t["energy"]["j_per_request"].get_double().value(), joules / 16, 1e-9 * joules);
+  // What was recognised, and what was not.
+  auto sources = t["sources"].get_array();
+  EXPECT_EQ(std::string_view(sources.at(0)["dialects"].at(0).get_string().value()), "dcgm-exporter");
+  EXPECT_EQ(std::string_view(sources.at(0)["not_recognised"].at(0).get_string().value()), "site_rack_temperature");
+  EXPECT_EQ(std::string_view(sources.at(1)["dialects"].at(0).get_string().value()), "npu-exporter");
+  EXPECT_EQ(std::string_view(r["verdict"]["status"].get_string().value()), "VALID");
+  EXPECT_NE(last_.output.find("devices: 3 accelerator(s) (dcgm-exporter, npu-exporter)"), std::string::npos) << last_.output;
+  EXPECT_NE(last_.output.find("J/output token"), std::string::npos) << last_.output;
+  // The CSV and the page carry it; `report` on the folder gives the same energy.
+  EXPECT_NE(slurp(rd / "performances/tokbench-mock/builtin_telemetry.csv").find("\"npu 0\",npu-exporter,phase,power_w,W,200.0"),
+            std::string::npos);
+  EXPECT_NE(slurp(rd / "performances/tokbench-mock/builtin_plot.html").find("\"telemetry\":{\"interval_ms\":100"), std::string::npos);
+  const std::string before = slurp(rd / "result.json");
+  ASSERT_EQ(run_tokbench({"report", rd.string()}).code, 0);
+  simdjson::dom::parser p;
+  EXPECT_DOUBLE_EQ(p.load((rd / "result.json").string())["telemetry"]["energy"]["joules"].get_double().value(), joules);
+}
+
+TEST_F(TelemetryRun, AnExporterKilledMidRunLeavesAValidRunWithANote) {
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "5"});
+  CannedServer gpu(dcgm(300, 0.8), 1000);
+  auto args = load(sim);
+  args.insert(args.end(), {"--telemetry", gpu.url("/metrics")});
+  const auto rd = run(args, 0);
+  ASSERT_FALSE(rd.empty());
+  auto r = result(rd);
+  EXPECT_EQ(std::string_view(r["verdict"]["status"].get_string().value()), "VALID");
+  simdjson::dom::element t = r["telemetry"];
+  EXPECT_FALSE(t["energy"]["known"].get_bool().value());
+  EXPECT_NE(std::string(t["energy"]["why"].get_string().value()).find("before the phase ended"), std::string::npos);
+  EXPECT_NE(last_.output.find("stopped answering"), std::string::npos) << last_.output;
+  EXPECT_NE(last_.output.find("energy: not known"), std::string::npos) << last_.output;
+  EXPECT_GT(t["sources"].at(0)["errors"].get_int64().value(), 0);
+  // What it did say before it died is kept.
+  EXPECT_DOUBLE_EQ(device(t, "gpu 0 (GPU-0, h)")["series"]["power_w"]["mean"].get_double().value(), 300);
+}
+
+// The simulator's devices: its energy counter is the truth between two reads by this test; the
+// idle stretches outside the phase are known exactly (N × idle W), so the phase's own energy is.
+double simulator_joules(const Sim& sim) {
+  const auto res = client::http_get(sim.url("/device-metrics"), {}, "", 5000);
+  double j = 0;
+  for (const auto& s : probe::parse_text(res.body))
+    if (s.name == "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION") j += s.value / 1000;
+  return j;
+}
+
+TEST_F(TelemetryRun, TheSimulatorsPowerModelRoundTrips) {
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "5", "--devices", "2", "--device-idle-w", "100", "--device-w-per-request", "40",
+           "--device-j-per-token", "0.5"});
+  auto args = load(sim);
+  args.insert(args.end(), {"--telemetry", sim.url("/device-metrics"), "--telemetry-idle-s", "0.5", "--price-per-device-hour",
+                           "3.6", "--price-per-kwh", "0.36"});
+  const int64_t t0 = steady_now_ns();
+  const double before = simulator_joules(sim);
+  const auto rd = run(args, 0);
+  const double after = simulator_joules(sim), wall = seconds_since(t0);
+  ASSERT_FALSE(rd.empty());
+  simdjson::dom::element t = result(rd)["telemetry"];
+  const double seconds = t["energy"]["seconds"].get_double(), joules = t["energy"]["joules"].get_double();
+  const double truth = (after - before) - 2 * 100 * (wall - seconds);
+  EXPECT_NEAR(joules, truth, 0.01 * truth) << "wall " << wall << " s, phase " << seconds << " s";
+  // Above the idle 200 W: 40 W a running request (2 at a time) and 0.5 J a token.
+  EXPECT_GT(joules, 200 * seconds + 0.5 * 16 * 40);
+  EXPECT_NEAR(t["energy"]["idle_w"].get_double().value(), 200, 2);
+  // $3.6/device-hour × 2 devices, $0.36/kWh of the energy.
+  const double dollars = 2 * seconds / 3600 * 3.6 + joules / 3.6e6 * 0.36;
+  EXPECT_NEAR(t["cost"]["dollars"].get_double().value(), dollars, 1e-9);
+  EXPECT_NEAR(t["cost"]["usd_per_m_output_tokens"].get_double().value(), dollars / (16 * 40) * 1e6, 1e-6);
+}
+
+TEST_F(TelemetryRun, TheSimulatorsNpuDialectIntegratesPower) {
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "5", "--devices", "4", "--device-idle-w", "150", "--device-w-per-request", "0",
+           "--device-j-per-token", "0", "--telemetry-dialect", "npu"});
+  auto args = load(sim);
+  args.insert(args.end(), {"--telemetry", sim.url("/device-metrics")});
+  const auto rd = run(args, 0);
+  ASSERT_FALSE(rd.empty());
+  simdjson::dom::element t = result(rd)["telemetry"];
+  const double seconds = t["energy"]["seconds"].get_double();
+  EXPECT_EQ(std::string_view(t["energy"]["method"].get_string().value()), "power integrated over the samples (trapezoids)");
+  EXPECT_NEAR(t["energy"]["joules"].get_double().value(), 4 * 150 * seconds, 0.01 * 4 * 150 * seconds);
+  EXPECT_EQ(t["devices"].get_array().size(), 4u);
+}
+
+TEST_F(TelemetryRun, NvmlThroughAFakeLibrary) {
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "5"});
+  auto args = load(sim);
+  args.insert(args.end(), {"--telemetry", "nvml"});
+  setenv("TOKBENCH_NVML_LIBRARY", FAKE_NVML_LIBRARY, 1);
+  const auto rd = run(args, 0);
+  ASSERT_FALSE(rd.empty());
+  simdjson::dom::element t = result(rd)["telemetry"];
+  const double seconds = t["energy"]["seconds"].get_double();
+  auto g = device(t, "gpu 1 (GPU-fake-1)");
+  EXPECT_EQ(std::string_view(g["dialect"].get_string().value()), "nvml");
+  EXPECT_NEAR(g["energy"]["joules"].get_double().value(), 250 * seconds, 0.01 * 250 * seconds);
+  EXPECT_DOUBLE_EQ(g["series"]["util_pct"]["mean"].get_double().value(), 25);
+  EXPECT_DOUBLE_EQ(g["series"]["mem_total_mib"]["mean"].get_double().value(), 80 * 1024);
+  EXPECT_DOUBLE_EQ(g["series"]["sm_clock_mhz"]["mean"].get_double().value(), 1980);
+  // No GPU, and no library: said with the fix, before any request is sent.
+  setenv("FAKE_NVML_GPUS", "0", 1);
+  run(args, 1);
+  EXPECT_NE(last_.output.find("NVML sees no GPU on this host"), std::string::npos) << last_.output;
+  unsetenv("FAKE_NVML_GPUS");
+  setenv("TOKBENCH_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+  run(args, 1);
+  EXPECT_NE(last_.output.find("cannot load /nonexistent/libnvidia-ml.so.1"), std::string::npos) << last_.output;
+  EXPECT_NE(last_.output.find("point --telemetry at an exporter's URL instead"), std::string::npos) << last_.output;
+  unsetenv("TOKBENCH_NVML_LIBRARY");
+}
+
+// A sweep: each point's energy per token and cost per million output tokens in its summary, and
+// the cost against per-user speed on its page.
+TEST_F(TelemetryRun, SweepPointsCarryEnergyAndCost) {
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "5", "--devices", "1", "--device-idle-w", "100", "--device-w-per-request", "40"});
+  run({"--url", sim.url(), "--concurrency", "1,4", "--num-prompts", "8", "--max-tokens", "20", "--ignore-eos", "--warmup", "0",
+       "--telemetry", sim.url("/device-metrics"), "--telemetry-interval-ms", "100", "--price-per-device-hour", "3.6"}, 0);
+  const auto roots = std::vector<fs::path>(fs::directory_iterator(dir_ / "outputs"), fs::directory_iterator());
+  ASSERT_EQ(roots.size(), 1u);
+  simdjson::dom::parser p;
+  const simdjson::dom::array points = p.load((roots[0] / "sweep/summary.json").string())["sweep"]["points"].get_array();
+  ASSERT_EQ(points.size(), 2u);
+  double cost_c1 = 0, cost_c4 = 0;
+  for (auto pt : points) {
+    const double j = pt["j_per_output_token"].get_double(), usd = pt["usd_per_m_output_tokens"].get_double();
+    EXPECT_GT(j, 0);
+    (pt["concurrency"].get_int64().value() == 1 ? cost_c1 : cost_c4) = usd;
+  }
+  // A device-hour buys four times the tokens at concurrency 4: a million costs less there.
+  EXPECT_LT(cost_c4, cost_c1);
+  EXPECT_NE(slurp(roots[0] / "sweep/summary.csv").find(",j_per_output_token,usd_per_m_output_tokens"), std::string::npos);
+  EXPECT_NE(slurp(roots[0] / "sweep/sweep.html").find("id=\"cost\""), std::string::npos);
+}
+
+TEST_F(TelemetryRun, BadTelemetryFlagsAreRefusedWithTheFix) {
+  Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
+  run({"--url", sim.url(), "--num-prompts", "1", "--telemetry", "gpu-host:9400"}, 2);
+  EXPECT_NE(last_.output.find("--telemetry: bad value 'gpu-host:9400' (expected an exporter's URL"), std::string::npos) << last_.output;
+  run({"--url", sim.url(), "--num-prompts", "1", "--price-per-kwh", "0.2"}, 2);
+  EXPECT_NE(last_.output.find("need --telemetry"), std::string::npos) << last_.output;
+  run({"--url", sim.url(), "--num-prompts", "1", "--telemetry", "nvml", "--telemetry-interval-ms", "10"}, 2);
+  EXPECT_NE(last_.output.find("--telemetry-interval-ms: bad value 10 (expected 100 to 60000)"), std::string::npos) << last_.output;
+}
+
+}  // namespace
+}  // namespace tokbench::testing

@@ -1,0 +1,157 @@
+// report/telemetry_view + report/telemetry_outputs: a telemetry.jsonl written here by hand read
+// back as per-device statistics, energy, idle power, notes, page bins, CSV, and the energy and
+// cost figures.
+#include "report/telemetry_view.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/json_writer.hpp"
+
+namespace tokbench::report {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr int64_t kMs = 1'000'000;
+
+class TelemetryViewTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = fs::temp_directory_path() / ("tokbench_telemetry_" + std::to_string(getpid()) + "_" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl");
+    out_.open(path_);
+    out_ << R"({"kind":"start","interval_ms":100,"sources":["http://gpu-host:9400/metrics"]})" << "\n";
+    out_ << R"({"kind":"source","source":0,"name":"http://gpu-host:9400/metrics","dialects":["dcgm-exporter"],)"
+         << R"("not_recognised":["my_custom_gauge"],"not_recognised_total":1})" << "\n";
+  }
+  void TearDown() override { fs::remove(path_); }
+
+  // Two GPUs at `watts` each from t = 0 every 100 ms up to `until_ms`, with an energy counter.
+  void scrapes(int64_t until_ms, double watts, int64_t from_ms = 0) {
+    for (int64_t t = from_ms; t <= until_ms; t += 100) {
+      JsonWriter w;
+      w.begin_object().field("kind", "scrape").field("source", 0).field("t_ns", t * kMs).key("devices").begin_array();
+      for (int gpu = 0; gpu < 2; ++gpu) {
+        w.begin_object().field("device", "gpu " + std::to_string(gpu)).field("dialect", "dcgm-exporter");
+        w.field("power_w", watts).field("energy_j", 5000 + watts * static_cast<double>(t) / 1000).field("util_pct", 50.0 + gpu * 10);
+        w.end_object();
+      }
+      out_ << w.end_array().end_object().take() << "\n";
+    }
+  }
+
+  TelemetryView read(Window phase) {
+    out_.close();
+    auto v = read_telemetry_view(path_, phase, std::nullopt, phase.start_ns, phase.end_ns - phase.start_ns);
+    EXPECT_TRUE(v.has_value());
+    return v ? *v : TelemetryView{};
+  }
+
+  fs::path path_;
+  std::ofstream out_;
+};
+
+TEST_F(TelemetryViewTest, DevicesStatisticsAndEnergyOverThePhase) {
+  out_ << R"({"kind":"idle","start_ns":0,"end_ns":200000000})" << "\n";
+  scrapes(2000, 300);
+  const TelemetryView v = read({250 * kMs, 1750 * kMs});
+  ASSERT_EQ(v.devices.size(), 2u);
+  EXPECT_EQ(v.interval_ms, 100);
+  ASSERT_EQ(v.sources.size(), 1u);
+  EXPECT_EQ(v.sources[0].dialects, std::vector<std::string>{"dcgm-exporter"});
+  EXPECT_EQ(v.sources[0].not_recognised, std::vector<std::string>{"my_custom_gauge"});
+  EXPECT_EQ(v.sources[0].scrapes, 21);
+  const DeviceTelemetry& g1 = v.devices[1];
+  EXPECT_EQ(g1.device, "gpu 1");
+  ASSERT_TRUE(g1.series[0]);
+  EXPECT_DOUBLE_EQ(g1.series[0]->mean, 300);
+  EXPECT_EQ(g1.series[0]->n, 15);  // the samples inside [0.25, 1.75] s: 0.3 ... 1.7
+  ASSERT_TRUE(g1.series[1]);
+  EXPECT_DOUBLE_EQ(g1.series[1]->mean, 60);
+  ASSERT_TRUE(g1.energy.known) << g1.energy.why;
+  EXPECT_EQ(g1.energy.method, metrics::kEnergyFromCounter);
+  EXPECT_NEAR(g1.energy.joules, 450, 1e-6);  // 300 W × 1.5 s, the edges interpolated
+  ASSERT_TRUE(g1.idle_w);
+  EXPECT_NEAR(*g1.idle_w, 300, 1e-6);
+  EXPECT_TRUE(v.notes.empty()) << v.notes.front();
+
+  const EnergyFigures e = energy_figures(v, 1.5, 900, 300, 10, 5.0);
+  ASSERT_TRUE(e.known) << e.why;
+  EXPECT_EQ(e.devices, 2);
+  EXPECT_NEAR(e.joules, 900, 1e-6);
+  EXPECT_NEAR(e.mean_power_w, 600, 1e-6);
+  EXPECT_NEAR(*e.j_per_output_token, 1, 1e-9);
+  EXPECT_NEAR(*e.output_tokens_per_j, 1, 1e-9);
+  EXPECT_NEAR(*e.j_per_request, 90, 1e-9);
+  EXPECT_NEAR(*e.goodput_per_w, 5.0 / 600, 1e-12);
+  EXPECT_NEAR(*e.idle_w, 600, 1e-6);
+  EXPECT_NEAR(*e.joules_above_idle, 0, 1e-6);
+
+  // 2 devices × 1.5 s at $3.6/device-hour = $0.003; 900 J = 0.00025 kWh at $0.4/kWh = $0.0001.
+  const Cost c = cost_of(e, Pricing{3.6, 0.4}, 300, 900);
+  ASSERT_TRUE(c.known) << c.why;
+  EXPECT_NEAR(c.dollars, 0.0031, 1e-12);
+  EXPECT_NEAR(*c.per_m_output, 0.0031 / 900 * 1e6, 1e-9);
+  EXPECT_NEAR(*c.per_m_input, 0.0031 / 300 * 1e6, 1e-9);
+  EXPECT_NE(c.assumptions.find("device-hour"), std::string::npos);
+
+  const std::string csv = telemetry_csv(v);
+  EXPECT_NE(csv.find("\"gpu 1\",dcgm-exporter,phase,power_w,W,300.0,300.0,300.0,300.0,300.0,15,450.0,\"energy counter\""), std::string::npos) << csv;
+  const std::string json = telemetry_json(v, e, c);
+  EXPECT_NE(json.find(R"("j_per_output_token":1)"), std::string::npos) << json;
+  const auto lines = telemetry_lines(v, e, c);
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_NE(lines[1].find("900.0 J over 1.50 s (energy counter"), std::string::npos) << lines[1];
+}
+
+TEST_F(TelemetryViewTest, AnExporterThatStopsLeavesEnergyUnknownAndSaysWhy) {
+  scrapes(800, 300);
+  out_ << R"({"kind":"error","source":0,"t_ns":900000000,"error":"Connection refused"})" << "\n";
+  out_ << R"({"kind":"error","source":0,"t_ns":1000000000,"error":"Connection refused"})" << "\n";
+  out_ << R"({"kind":"scrape","source":0,"t_ns":11)";  // torn by a kill
+  const TelemetryView v = read({250 * kMs, 1750 * kMs});
+  ASSERT_EQ(v.devices.size(), 2u);
+  EXPECT_FALSE(v.devices[0].energy.known);
+  EXPECT_NE(v.devices[0].energy.why.find("before the phase ended"), std::string::npos) << v.devices[0].energy.why;
+  std::string notes;
+  for (const auto& n : v.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("stopped answering 0.6 s into the run"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("2 of 11 scrapes failed, the first 0.7 s into the run: Connection refused"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("1 line(s) could not be read"), std::string::npos) << notes;
+  const EnergyFigures e = energy_figures(v, 1.5, 900, 300, 10, std::nullopt);
+  EXPECT_FALSE(e.known);
+  EXPECT_NE(e.why.find("gpu 0: the last sample came"), std::string::npos) << e.why;
+  const Cost c = cost_of(e, Pricing{0, 0.4}, 300, 900);
+  EXPECT_FALSE(c.known);
+  EXPECT_NE(c.why.find("--price-per-kwh needs the energy"), std::string::npos) << c.why;
+  // The device-hour price needs only the count.
+  EXPECT_TRUE(cost_of(e, Pricing{3.6, 0}, 300, 900).known);
+}
+
+TEST_F(TelemetryViewTest, ThePageSeriesIsBinnedWhateverTheRunsLength) {
+  scrapes(100LL * 60 * 1000, 250);  // 100 minutes every 100 ms: 60,001 scrapes
+  const TelemetryView v = read({0, 100LL * 60 * 1000 * kMs});
+  ASSERT_EQ(v.page.size(), 2u);
+  EXPECT_LE(v.page[0].points.size(), kPageBins + 1);
+  EXPECT_GE(v.page[0].points.size(), kPageBins / 2);
+  EXPECT_DOUBLE_EQ(*std::get<1>(v.page[0].points[10]), 250);
+  EXPECT_EQ(v.devices[0].series[0]->n, 60001);
+}
+
+TEST_F(TelemetryViewTest, PowerOnlyDevicesIntegrateByTrapezoids) {
+  for (int64_t t = 0; t <= 1000; t += 100)
+    out_ << R"({"kind":"scrape","source":0,"t_ns":)" << t * kMs
+         << R"(,"devices":[{"device":"npu 0","dialect":"npu-exporter","power_w":)" << (t < 500 ? 100 : 300) << "}]}\n";
+  const TelemetryView v = read({0, 1000 * kMs});
+  ASSERT_EQ(v.devices.size(), 1u);
+  ASSERT_TRUE(v.devices[0].energy.known);
+  EXPECT_EQ(v.devices[0].energy.method, metrics::kEnergyFromPower);
+  // 0.4 s at 100 W, a 0.1 s ramp from 100 to 300 W, 0.5 s at 300 W.
+  EXPECT_NEAR(v.devices[0].energy.joules, 40 + 20 + 150, 1e-9);
+}
+
+}  // namespace
+}  // namespace tokbench::report
