@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <thread>
 
 #include "client/http_get.hpp"
 #include "common/clock.hpp"
@@ -71,7 +72,7 @@ TEST_F(TelemetryRun, ConstantPowerExportersGiveEnergyWithinOnePercent) {
   Sim sim({"--ttft-ms", "20", "--tpot-ms", "5"});
   CannedServer gpu(dcgm(300), 1000), chip(npu(200), 1000);
   auto args = load(sim);
-  args.insert(args.end(), {"--telemetry", gpu.url("/metrics") + "," + chip.url("/metrics")});
+  args.insert(args.end(), {"--telemetry", gpu.url("/metrics") + "," + chip.url("/metrics"), "--slice-s", "0.5"});
   const auto rd = run(args, 0);
   ASSERT_FALSE(rd.empty());
   auto r = result(rd);
@@ -88,6 +89,13 @@ TEST_F(TelemetryRun, ConstantPowerExportersGiveEnergyWithinOnePercent) {
     EXPECT_DOUBLE_EQ(d["series"]["power_w"]["mean"].get_double().value(), 300);
     EXPECT_DOUBLE_EQ(d["series"]["util_pct"]["p99"].get_double().value(), 90);
   }
+  // --slice-s: each device per slice, on the client's grid; the slices' energy adds up.
+  double sliced = 0;
+  for (auto sl : device(t, "gpu 0 (GPU-0, h)")["slices"].get_array()) {
+    EXPECT_DOUBLE_EQ(sl["power_w"].get_double().value(), 300);
+    sliced += sl["energy_j"].get_double().value();
+  }
+  EXPECT_NEAR(sliced, device(t, "gpu 0 (GPU-0, h)")["energy"]["joules"].get_double().value(), 1e-6 * sliced);
   auto n = device(t, "npu 0");
   EXPECT_EQ(std::string_view(n["energy"]["method"].get_string().value()), "power integrated over the samples (trapezoids)");
   EXPECT_NEAR(n["energy"]["joules"].get_double().value(), 200 * seconds, 0.01 * 200 * seconds);
@@ -133,6 +141,30 @@ TEST_F(TelemetryRun, AnExporterKilledMidRunLeavesAValidRunWithANote) {
   EXPECT_DOUBLE_EQ(device(t, "gpu 0 (GPU-0, h)")["series"]["power_w"]["mean"].get_double().value(), 300);
 }
 
+// A slow exporter (1.5 s an answer) beside a prompt one: each source has its own clock, so the
+// prompt one's samples stay 100 ms apart and its energy is known; the slow one's is refused.
+TEST_F(TelemetryRun, ASlowExporterDoesNotStarveTheOthers) {
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "5"});
+  CannedServer gpu(dcgm(300), 1000);
+  CannedServer slow(
+      [](const std::string&) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        return CannedServer::http(200, "text/plain", "npu_chip_info_power{id=\"0\"} 200\n");
+      },
+      1000);
+  auto args = load(sim);
+  args.insert(args.end(), {"--telemetry", gpu.url("/metrics"), "--telemetry", slow.url("/metrics")});
+  const auto rd = run(args, 0);
+  ASSERT_FALSE(rd.empty());
+  simdjson::dom::element t = result(rd)["telemetry"];
+  auto g = device(t, "gpu 0 (GPU-0, h)");
+  ASSERT_TRUE(g["energy"]["known"].get_bool().value()) << simdjson::to_string(g["energy"]);
+  EXPECT_LE(g["energy"]["max_gap_s"].get_double().value(), 0.3);
+  auto n = device(t, "npu 0");
+  EXPECT_FALSE(n["energy"]["known"].get_bool().value());
+  EXPECT_FALSE(t["energy"]["known"].get_bool().value());  // the run's needs every accelerator's
+}
+
 // The simulator's devices: its energy counter is the truth between two reads by this test; the
 // idle stretches outside the phase are known exactly (N × idle W), so the phase's own energy is.
 double simulator_joules(const Sim& sim) {
@@ -147,8 +179,9 @@ TEST_F(TelemetryRun, TheSimulatorsPowerModelRoundTrips) {
   Sim sim({"--ttft-ms", "20", "--tpot-ms", "5", "--devices", "2", "--device-idle-w", "100", "--device-w-per-request", "40",
            "--device-j-per-token", "0.5"});
   auto args = load(sim);
+  const std::string store = (dir_ / "history.db").string();
   args.insert(args.end(), {"--telemetry", sim.url("/device-metrics"), "--telemetry-idle-s", "0.5", "--price-per-device-hour",
-                           "3.6", "--price-per-kwh", "0.36"});
+                           "3.6", "--price-per-kwh", "0.36", "--history", store});
   const int64_t t0 = steady_now_ns();
   const double before = simulator_joules(sim);
   const auto rd = run(args, 0);
@@ -165,6 +198,10 @@ TEST_F(TelemetryRun, TheSimulatorsPowerModelRoundTrips) {
   const double dollars = 2 * seconds / 3600 * 3.6 + joules / 3.6e6 * 0.36;
   EXPECT_NEAR(t["cost"]["dollars"].get_double().value(), dollars, 1e-9);
   EXPECT_NEAR(t["cost"]["usd_per_m_output_tokens"].get_double().value(), dollars / (16 * 40) * 1e6, 1e-6);
+  // The results store carries the energy like any metric: its trend has this run.
+  const Result trend = run_tokbench({"history", "trend", "energy.j_per_output_token", "--history", store});
+  EXPECT_EQ(trend.code, 0) << trend.output;
+  EXPECT_EQ(run_tokbench({"history", "trend", "cost.usd_per_m_output_tokens", "--history", store}).code, 0);
 }
 
 TEST_F(TelemetryRun, TheSimulatorsNpuDialectIntegratesPower) {
@@ -186,6 +223,7 @@ TEST_F(TelemetryRun, NvmlThroughAFakeLibrary) {
   auto args = load(sim);
   args.insert(args.end(), {"--telemetry", "nvml"});
   setenv("TOKBENCH_NVML_LIBRARY", FAKE_NVML_LIBRARY, 1);
+  EXPECT_NE(run_tokbench({"--version"}).output.find("telemetry: NVML found"), std::string::npos);
   const auto rd = run(args, 0);
   ASSERT_FALSE(rd.empty());
   simdjson::dom::element t = result(rd)["telemetry"];
@@ -205,6 +243,7 @@ TEST_F(TelemetryRun, NvmlThroughAFakeLibrary) {
   run(args, 1);
   EXPECT_NE(last_.output.find("cannot load /nonexistent/libnvidia-ml.so.1"), std::string::npos) << last_.output;
   EXPECT_NE(last_.output.find("point --telemetry at an exporter's URL instead"), std::string::npos) << last_.output;
+  EXPECT_NE(run_tokbench({"--version"}).output.find("telemetry: no NVML library on this host"), std::string::npos);
   unsetenv("TOKBENCH_NVML_LIBRARY");
 }
 

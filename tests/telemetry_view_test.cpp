@@ -131,6 +131,28 @@ TEST_F(TelemetryViewTest, AnExporterThatStopsLeavesEnergyUnknownAndSaysWhy) {
   EXPECT_TRUE(cost_of(e, Pricing{3.6, 0}, 300, 900).known);
 }
 
+// --slice-s: each slice's mean power and its own energy, on the client's slices' grid; the
+// slices' energy adds up to the phase's.
+TEST_F(TelemetryViewTest, SlicesCarryEachDevicesPowerAndEnergy) {
+  scrapes(2000, 300);
+  out_.close();
+  const auto v = read_telemetry_view(path_, {0, 1900 * kMs}, std::nullopt, 0, 1900 * kMs, SliceGrid{0, 500 * kMs, 4});
+  ASSERT_TRUE(v.has_value());
+  const DeviceTelemetry& g = v->devices[0];
+  ASSERT_EQ(g.slices.size(), 4u);
+  double sum = 0;
+  for (const auto& s : g.slices) {
+    ASSERT_TRUE(s.energy.known) << s.energy.why;
+    EXPECT_DOUBLE_EQ(*s.power_w, 300);
+    sum += s.energy.joules;
+  }
+  EXPECT_NEAR(g.slices[0].energy.joules, 150, 1e-6);  // 0.5 s at 300 W
+  EXPECT_NEAR(g.slices[3].energy.joules, 120, 1e-6);  // the last slice ends with the phase: 0.4 s
+  EXPECT_EQ(g.slices[0].samples, 5);                  // 0, 0.1, ..., 0.4 s
+  EXPECT_NEAR(sum, g.energy.joules, 1e-6);
+  EXPECT_NE(telemetry_json(*v, {}, std::nullopt).find(R"("slices":[{"start_s":0,"end_s":0.5,"power_w":300,)"), std::string::npos);
+}
+
 TEST_F(TelemetryViewTest, ThePageSeriesIsBinnedWhateverTheRunsLength) {
   scrapes(100LL * 60 * 1000, 250);  // 100 minutes every 100 ms: 60,001 scrapes
   const TelemetryView v = read({0, 100LL * 60 * 1000 * kMs});

@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "cluster/cluster.hpp"
+#include "probe/nvml.hpp"
 #include "tokbench/version.hpp"
 
 namespace {
@@ -44,10 +45,11 @@ void raise_descriptor_limit() {
 
 // What this binary is: the commit, how it was built, and the optional parts it has.
 std::string version_line() {
-  return fmt::format("tokbench {} (commit {}{}; {} build, {}; multi-host runs: {})", tokbench::kVersion,
+  return fmt::format("tokbench {} (commit {}{}; {} build, {}; multi-host runs: {}; telemetry: {})", tokbench::kVersion,
                      tokbench::kGitHash, tokbench::kGitDirty ? ", dirty" : "",
                      *tokbench::kBuildType ? tokbench::kBuildType : "default", tokbench::kCompiler,
-                     tokbench::cluster::available() ? "Open MPI (loaded under mpirun)" : "unavailable, built without Open MPI");
+                     tokbench::cluster::available() ? "Open MPI (loaded under mpirun)" : "unavailable, built without Open MPI",
+                     tokbench::probe::nvml_presence());
 }
 
 }  // namespace

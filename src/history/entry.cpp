@@ -128,6 +128,17 @@ Entry read_entry(const fs::path& given) {
     for (auto c : commons)
       if (c.value.is_number()) e.metrics.emplace_back(std::string(c.key), json::number_of(c.value));
   }
+  // --telemetry: the energy and cost figures, as energy.<figure> and cost.<figure>, when known.
+  simdjson::dom::element telemetry;
+  if (!doc["telemetry"].get(telemetry) && telemetry.is_object()) {
+    for (const char* part : {"energy", "cost"}) {
+      simdjson::dom::object figures;
+      if (telemetry[part].get_object().get(figures)) continue;
+      for (auto f : figures)
+        if (f.value.is_number() && f.key != "devices" && f.key != "seconds")
+          e.metrics.emplace_back(std::string(part) + "." + std::string(f.key), json::number_of(f.value));
+    }
+  }
   return e;
 }
 

@@ -32,6 +32,7 @@ class SliceAccumulator {
   void add(const record::RequestRecord& r);  ///< measured records (warm-up and cut are skipped)
   std::vector<SliceStats> finish();
   double width_s() const { return static_cast<double>(width_ns_) / 1e9; }
+  int64_t width_ns() const { return width_ns_; }
   std::string note() const { return note_; }
 
  private:

@@ -131,4 +131,13 @@ class NvmlReader : public TelemetryReader {
 
 std::unique_ptr<TelemetryReader> nvml_reader() { return std::make_unique<NvmlReader>(); }
 
+std::string nvml_presence() {
+  const char* env = std::getenv("TOKBENCH_NVML_LIBRARY");
+  const std::string path = env && *env ? env : "libnvidia-ml.so.1";
+  void* lib = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (!lib) return "no NVML library on this host (--telemetry nvml unavailable; exporters' URLs work)";
+  dlclose(lib);
+  return "NVML found (--telemetry nvml)";
+}
+
 }  // namespace tokbench::probe

@@ -16,4 +16,8 @@ namespace tokbench::probe {
 /// be loaded or initialised, or when it sees no GPU.
 std::unique_ptr<TelemetryReader> nvml_reader();
 
+/// For --version: whether NVML's library can be loaded on this host (loaded lazily and
+/// unloaded, never initialised: no GPU is touched).
+std::string nvml_presence();
+
 }  // namespace tokbench::probe

@@ -89,78 +89,105 @@ std::vector<std::unique_ptr<TelemetryReader>> telemetry_readers(const std::vecto
 
 TelemetryScraper::TelemetryScraper(std::vector<std::unique_ptr<TelemetryReader>> readers, int64_t interval_ms,
                                    int64_t origin_ns, const std::filesystem::path& file)
-    : readers_(std::move(readers)), introduced_(readers_.size(), false), interval_ms_(interval_ms), origin_ns_(origin_ns),
-      out_(std::make_unique<record::LineAppender>(file.string())) {
+    : interval_ms_(interval_ms), origin_ns_(origin_ns), out_(std::make_unique<record::LineAppender>(file.string())) {
   JsonWriter w;
   w.begin_object().field("kind", "start").field("interval_ms", interval_ms_).key("sources").begin_array();
-  for (const auto& r : readers_) w.value(r->name());
+  for (auto& r : readers) {
+    w.value(r->name());
+    sources_.push_back(std::make_unique<Source>());
+    sources_.back()->reader = std::move(r);
+  }
   w.end_array().end_object();
   out_->append(w.str());
 }
 
 TelemetryScraper::~TelemetryScraper() {
   stop_ = true;
-  if (thread_.joinable()) thread_.join();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
 }
 
 void TelemetryScraper::write(const std::string& line) {
   if (write_failed_) return;
   try {
-    out_->append(line);
+    out_->append(line);  // whole lines, whichever thread writes
   } catch (const std::exception&) {
     write_failed_ = true;  // a full disk: the run's own records say so; telemetry just stops
   }
 }
 
-std::vector<std::string> TelemetryScraper::scrape_now() {
-  std::lock_guard lock(mu_);
-  std::vector<std::string> errors;
-  for (size_t i = 0; i < readers_.size(); ++i) {
-    const int64_t asked = steady_now_ns() - origin_ns_;
-    try {
-      const TelemetryScrape s = readers_[i]->read();
-      // The exporter read its devices somewhere between the ask and the answer: the midpoint is
-      // the best time to give the reading (a slow exporter would otherwise shift every sample).
-      const int64_t t = asked + (steady_now_ns() - origin_ns_ - asked) / 2;
-      if (!introduced_[i]) {
-        write(source_line(i, readers_[i]->name(), s));
-        introduced_[i] = true;
-      }
-      write(scrape_line(i, t, s));
-    } catch (const std::exception& e) {
-      JsonWriter w;
-      w.begin_object().field("kind", "error").field("source", static_cast<int64_t>(i)).field("t_ns", asked);
-      write(w.field("error", std::string(e.what())).end_object().take());
-      errors.push_back(fmt::format("{}: {}", readers_[i]->name(), e.what()));
+std::string TelemetryScraper::scrape(size_t i) {
+  Source& src = *sources_[i];
+  std::lock_guard lock(src.mu);
+  const int64_t asked = steady_now_ns() - origin_ns_;
+  try {
+    const TelemetryScrape s = src.reader->read();
+    // The exporter read its devices somewhere between the ask and the answer: the midpoint is
+    // the best time to give the reading (a slow exporter would otherwise shift every sample).
+    const int64_t t = asked + (steady_now_ns() - origin_ns_ - asked) / 2;
+    if (!src.introduced) {
+      write(source_line(i, src.reader->name(), s));
+      src.introduced = true;
     }
+    write(scrape_line(i, t, s));
+    return {};
+  } catch (const std::exception& e) {
+    JsonWriter w;
+    w.begin_object().field("kind", "error").field("source", static_cast<int64_t>(i)).field("t_ns", asked);
+    write(w.field("error", std::string(e.what())).end_object().take());
+    return fmt::format("{}: {}", src.reader->name(), e.what());
   }
+}
+
+std::vector<std::string> TelemetryScraper::scrape_now() {
+  // Every source at once: a round takes as long as the slowest source (at most its timeout), not their sum.
+  std::vector<std::string> said(sources_.size());
+  std::vector<std::thread> round;
+  for (size_t i = 0; i < sources_.size(); ++i) round.emplace_back([this, i, &said] { said[i] = scrape(i); });
+  for (auto& t : round) t.join();
+  std::vector<std::string> errors;
+  for (auto& e : said)
+    if (!e.empty()) errors.push_back(std::move(e));
   return errors;
 }
 
 void TelemetryScraper::start() {
-  thread_ = std::thread([this] {
-    const int64_t interval = interval_ms_ * 1'000'000;
-    int64_t next = (steady_now_ns() - origin_ns_) / interval * interval + interval;  // ticks of the run's clock
-    while (!stop_) {
-      while (!stop_ && steady_now_ns() - origin_ns_ < next) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      if (stop_) break;
-      scrape_now();
-      const int64_t now = steady_now_ns() - origin_ns_;
-      while (next <= now) next += interval;  // a slow round skips ticks rather than bunching them
-    }
-  });
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    threads_.emplace_back([this, i] {
+      const int64_t interval = interval_ms_ * 1'000'000;
+      int64_t next = (steady_now_ns() - origin_ns_) / interval * interval + interval;  // ticks of the run's clock
+      while (!stop_) {
+        while (!stop_ && steady_now_ns() - origin_ns_ < next) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        if (stop_) break;
+        scrape(i);
+        const int64_t now = steady_now_ns() - origin_ns_;
+        while (next <= now) next += interval;  // a slow read skips ticks rather than bunching them
+      }
+    });
+  }
 }
 
 void TelemetryScraper::stop() {
   stop_ = true;
-  if (thread_.joinable()) thread_.join();
-  scrape_now();
+  if (threads_.empty()) {  // never started: the closing sample all the same
+    scrape_now();
+    return;
+  }
+  // Each source's last sample as soon as its own thread is done: a slow source's read in flight
+  // must not hold back a prompt one's closing sample (its energy would see a gap at the edge).
+  std::vector<std::thread> last;
+  for (size_t i = 0; i < threads_.size(); ++i)
+    last.emplace_back([this, i] {
+      if (threads_[i].joinable()) threads_[i].join();
+      scrape(i);
+    });
+  for (auto& t : last) t.join();
+  threads_.clear();
 }
 
 void TelemetryScraper::mark_idle(int64_t start_ns, int64_t end_ns) {
   JsonWriter w;
   w.begin_object().field("kind", "idle").field("start_ns", start_ns).field("end_ns", end_ns).end_object();
-  std::lock_guard lock(mu_);
   write(w.str());
 }
 

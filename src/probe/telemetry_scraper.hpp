@@ -48,6 +48,8 @@ std::unique_ptr<TelemetryReader> prometheus_reader(std::string url, size_t max_b
 std::vector<std::unique_ptr<TelemetryReader>> telemetry_readers(const std::vector<std::string>& sources, size_t max_bytes,
                                                                  const client::TlsSettings& tls);
 
+/// Each source has its own thread on the run's clock, so a slow exporter (up to its 2 s timeout)
+/// never delays another's samples.
 class TelemetryScraper {
  public:
   /// Opens `file` (truncating it) and writes the start line. Throws when it cannot be written.
@@ -56,21 +58,26 @@ class TelemetryScraper {
   ~TelemetryScraper();
   /// Every source now, recorded; returns the errors of this round ("source: why"), for a first warning.
   std::vector<std::string> scrape_now();
-  void start();  ///< scrapes on the run's clock on a thread
+  void start();  ///< scrapes on the run's clock, a thread per source
   void stop();   ///< joins, then one last scrape
   /// Records the window --telemetry-idle-s watched (no load), on the run's clock.
   void mark_idle(int64_t start_ns, int64_t end_ns);
 
  private:
+  struct Source {
+    std::unique_ptr<TelemetryReader> reader;
+    std::mutex mu;             // one read at a time (its thread's and scrape_now's)
+    bool introduced = false;   // its "source" line was written
+  };
+  /// One read of source i, recorded; "" or why it failed.
+  std::string scrape(size_t i);
   void write(const std::string& line);
-  std::vector<std::unique_ptr<TelemetryReader>> readers_;
-  std::vector<bool> introduced_;  // a "source" line was written
+  std::vector<std::unique_ptr<Source>> sources_;
   int64_t interval_ms_, origin_ns_;
   std::unique_ptr<record::LineAppender> out_;
-  std::mutex mu_;  // one round at a time (the thread's and scrape_now's)
-  bool write_failed_ = false;
+  std::atomic<bool> write_failed_{false};
   std::atomic<bool> stop_{false};
-  std::thread thread_;
+  std::vector<std::thread> threads_;
 };
 
 }  // namespace tokbench::probe

@@ -144,7 +144,22 @@ std::string telemetry_json(const TelemetryView& v, const EnergyFigures& e, const
       energy_object(w, *d.stable_energy);
     }
     optional_number(w, "idle_w", d.idle_w);
-    w.field("unhealthy_scrapes", d.unhealthy).end_object();
+    w.field("unhealthy_scrapes", d.unhealthy);
+    if (!d.slices.empty()) {  // --slice-s: the client's slices, on the same grid
+      w.key("slices").begin_array();
+      for (const auto& s : d.slices) {
+        w.begin_object().field("start_s", s.start_s).field("end_s", s.end_s);
+        optional_number(w, "power_w", s.power_w);
+        optional_number(w, "util_pct", s.util_pct);
+        w.field("samples", s.samples);
+        w.key("energy_j");
+        if (s.energy.known) w.value(s.energy.joules); else w.null();
+        if (!s.energy.known) w.field("energy_why", s.energy.why);
+        w.end_object();
+      }
+      w.end_array();
+    }
+    w.end_object();
   }
   w.end_array();
   w.key("energy").begin_object().field("known", e.known).field("why", e.why).field("method", e.method);

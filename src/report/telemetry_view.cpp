@@ -27,8 +27,16 @@ struct Bin {
   int64_t power_n = 0, util_n = 0;
 };
 
+// One slice of one device as the pass meets it.
+struct SliceState {
+  double power = 0, util = 0;
+  int64_t power_n = 0, util_n = 0;
+  std::optional<metrics::EnergyMeter> meter;  // made when the first interval reaches the slice
+};
+
 // One device as the pass meets it.
 struct Tracked {
+  std::vector<SliceState> slices;
   DeviceTelemetry out;
   std::unique_ptr<metrics::Samples> phase[kSeriesCount], stable[kSeriesCount];
   std::optional<metrics::EnergyMeter> phase_meter, stable_meter, idle_meter;
@@ -46,7 +54,8 @@ std::string str(simdjson::dom::element e, const char* key) { return json::string
 
 class Reader {
  public:
-  Reader(Window phase, std::optional<Window> stable, int64_t t0, int64_t span) : phase_(phase), stable_(stable), t0_(t0), span_(span) {}
+  Reader(Window phase, std::optional<Window> stable, int64_t t0, int64_t span, std::optional<SliceGrid> grid)
+      : phase_(phase), stable_(stable), grid_(grid), t0_(t0), span_(span) {}
 
   void line(simdjson::dom::element e) {
     const std::string kind = str(e, "kind");
@@ -106,6 +115,7 @@ class Reader {
                                  mean(b.util, b.util_n));
       }
       if (!page.points.empty()) v_.page.push_back(std::move(page));
+      finish_slices(k);
       v_.devices.push_back(std::move(k.out));
     }
     source_notes();
@@ -173,8 +183,52 @@ class Reader {
     d->phase_meter->add(ps);
     if (d->stable_meter) d->stable_meter->add(ps);
     if (d->idle_meter) d->idle_meter->add(ps);
+    slice_sample(*d, ps, r);
     d->last = ps;
     page_bin(*d, t, ps, r);
+  }
+
+  // --slice-s: the sample's means go to its slice; the interval it ends goes to every slice it
+  // crosses (a slice's meter is given the sample before it first, so its edge is covered).
+  void slice_sample(Tracked& d, const metrics::PowerSample& ps, simdjson::dom::element r) {
+    if (!grid_ || grid_->width_ns <= 0 || grid_->count <= 0) return;
+    if (d.slices.empty()) {
+      if (++slice_devices_ > kMaxSliceDevices) return;
+      d.slices.resize(static_cast<size_t>(grid_->count));
+    }
+    auto index = [&](int64_t t) { return (t - grid_->t0_ns) >= 0 ? (t - grid_->t0_ns) / grid_->width_ns : -1; };
+    const int64_t k = index(ps.t_ns);
+    if (k >= 0 && k < grid_->count) {
+      SliceState& s = d.slices[static_cast<size_t>(k)];
+      if (ps.power_w) s.power += *ps.power_w, ++s.power_n;
+      bool has = false;
+      if (const double u = opt_num(r, "util_pct", has); has) s.util += u, ++s.util_n;
+    }
+    const int64_t from = std::max<int64_t>(0, d.last ? index(d.last->t_ns) : k), to = std::min(k, grid_->count - 1);
+    for (int64_t j = from; j <= to; ++j) {
+      SliceState& s = d.slices[static_cast<size_t>(j)];
+      if (!s.meter) {
+        const int64_t a = grid_->t0_ns + j * grid_->width_ns;
+        s.meter.emplace(a, std::min(a + grid_->width_ns, phase_.end_ns), max_gap());
+        if (d.last) s.meter->add(*d.last);
+      }
+      s.meter->add(ps);
+    }
+  }
+
+  void finish_slices(Tracked& k) {
+    for (size_t j = 0; j < k.slices.size(); ++j) {
+      const SliceState& s = k.slices[j];
+      DeviceSlice out;
+      out.start_s = static_cast<double>(j) * static_cast<double>(grid_->width_ns) / 1e9;
+      out.end_s = out.start_s + static_cast<double>(grid_->width_ns) / 1e9;
+      if (s.power_n) out.power_w = s.power / static_cast<double>(s.power_n);
+      if (s.util_n) out.util_pct = s.util / static_cast<double>(s.util_n);
+      out.samples = std::max(s.power_n, s.util_n);
+      if (s.meter) out.energy = s.meter->finish();
+      else out.energy.why = "no sample reached this slice";
+      k.out.slices.push_back(std::move(out));
+    }
   }
 
   void page_bin(Tracked& d, int64_t t, const metrics::PowerSample& ps, simdjson::dom::element r) {
@@ -216,6 +270,8 @@ class Reader {
 
   Window phase_;
   std::optional<Window> stable_;
+  std::optional<SliceGrid> grid_;
+  size_t slice_devices_ = 0;
   int64_t t0_, span_, bin_ns_ = 0;
   TelemetryView v_;
   std::map<std::pair<int64_t, std::string>, std::unique_ptr<Tracked>> tracked_;
@@ -226,10 +282,10 @@ class Reader {
 }  // namespace
 
 std::optional<TelemetryView> read_telemetry_view(const std::filesystem::path& file, Window phase, std::optional<Window> stable,
-                                                 int64_t t0_ns, int64_t span_ns) {
+                                                 int64_t t0_ns, int64_t span_ns, std::optional<SliceGrid> slices) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return std::nullopt;
-  Reader reader(phase, stable, t0_ns, span_ns);
+  Reader reader(phase, stable, t0_ns, span_ns, slices);
   simdjson::dom::parser parser;
   std::string line;
   int64_t bad = 0;

@@ -31,6 +31,20 @@ inline constexpr SeriesName kSeries[] = {{"power_w", "W"},         {"util_pct", 
                                          {"mem_total_mib", "MiB"}, {"temperature_c", "°C"}, {"sm_clock_mhz", "MHz"}};
 inline constexpr size_t kSeriesCount = std::size(kSeries);
 
+/// --slice-s: the slices' grid (the same as the client's slices, metrics/slices).
+struct SliceGrid {
+  int64_t t0_ns = 0, width_ns = 0, count = 0;
+};
+
+/// One device over one slice: its samples' mean power and utilisation, and its energy (the
+/// phase's rules applied to the slice's window).
+struct DeviceSlice {
+  double start_s = 0, end_s = 0;  ///< from the first measured send
+  std::optional<double> power_w, util_pct;  ///< means of the samples inside the slice
+  int64_t samples = 0;
+  metrics::Energy energy;
+};
+
 struct DeviceTelemetry {
   std::string source;   ///< the exporter's URL (secrets removed) or "nvml"
   std::string device;   ///< "gpu 0 (GPU-5fd4..., host-a)", "npu 3", "host"
@@ -41,6 +55,7 @@ struct DeviceTelemetry {
   std::optional<metrics::Energy> stable_energy;
   std::optional<double> idle_w;  ///< --telemetry-idle-s: mean power while nothing was sent
   int64_t unhealthy = 0;         ///< scrapes in the phase whose health status was not OK (npu-exporter)
+  std::vector<DeviceSlice> slices;  ///< --slice-s (the first kMaxSliceDevices devices)
   bool accelerator() const { return dialect != "node-exporter"; }
 };
 
@@ -61,6 +76,7 @@ struct PageSeries {
 };
 
 inline constexpr size_t kPageBins = 600;
+inline constexpr size_t kMaxSliceDevices = 64;
 
 struct TelemetryView {
   int64_t interval_ms = 0;
@@ -74,7 +90,7 @@ struct TelemetryView {
 /// Reads `file` (a missing file: nullopt). `phase` is the measured phase (first measured send to
 /// last end), `stable` the stable stage's window, `t0_ns` the page's time 0 and `span_ns` its length.
 std::optional<TelemetryView> read_telemetry_view(const std::filesystem::path& file, Window phase, std::optional<Window> stable,
-                                                 int64_t t0_ns, int64_t span_ns);
+                                                 int64_t t0_ns, int64_t span_ns, std::optional<SliceGrid> slices = std::nullopt);
 
 /// The figures the energy makes with the client's counts, and the cost.
 struct EnergyFigures {

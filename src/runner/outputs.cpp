@@ -254,7 +254,13 @@ void telemetry_outputs(Written& w, const report::RunFolder& folder, const FirstP
   const report::Window phase{any ? p.tally.first_sent_ns : 0, any ? p.tally.last_done_ns : 0};
   std::optional<report::Window> stable;
   if (window.found) stable = report::Window{window.start_ns, window.end_ns};
-  const auto view = report::read_telemetry_view(folder.telemetry, phase, stable, phase.start_ns, phase.end_ns - phase.start_ns);
+  std::optional<report::SliceGrid> grid;  // --slice-s: the client's slices' grid
+  if (folder.manifest.load.slice_s > 0 && any) {
+    const metrics::SliceAccumulator slicer(folder.manifest.load.slice_s, phase.start_ns, phase.end_ns - phase.start_ns);
+    grid = report::SliceGrid{phase.start_ns, slicer.width_ns(), (phase.end_ns - phase.start_ns) / slicer.width_ns() + 1};
+  }
+  const auto view =
+      report::read_telemetry_view(folder.telemetry, phase, stable, phase.start_ns, phase.end_ns - phase.start_ns, grid);
   if (!view) {
     w.verdict.notes.push_back(fmt::format("--telemetry was asked, but {} is missing: no device figures", folder.telemetry.string()));
     return;
