@@ -326,6 +326,7 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, 
   std::string tables = console_tables(in.metrics);
   if (!in.side_by_side.empty()) tables += definitions_table(in.side_by_side);
   tables += in.server_tables;
+  tables += in.telemetry_tables;
 
   std::string page;
   page.reserve(chart_library().size() + 200'000);

@@ -30,6 +30,7 @@ struct HtmlInputs {
   std::optional<metrics::Summary> itl_ms = {};  ///< tokbench's per-token ITL (its range spans the histogram)
   int64_t span_ns = 0;                   ///< first measured send to last end: sizes the throughput bins
   std::string server_tables = {};        ///< report::server_tables' text ("" when /metrics was not scraped)
+  std::string telemetry_tables = {};     ///< report::telemetry_table's text ("" without --telemetry)
   /// Called once every record has streamed through, like late_slices_json: the stable stage's
   /// tables (console_tables(stable, "stable")), found on the same pass; "" for none.
   std::function<std::string()> late_stable_tables = {};

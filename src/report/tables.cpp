@@ -7,6 +7,7 @@
 
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
+#include "report/telemetry_view.hpp"
 
 namespace tokbench::report {
 
@@ -373,6 +374,22 @@ std::string common_json(const metrics::MetricSet& m, const std::string& stage) {
   }
   w.end_object();
   return w.take();
+}
+
+std::string telemetry_table(const TelemetryView& v) {
+  if (v.devices.empty()) return "";
+  Table t{{"Device (phase)", "Dialect", "Power W mean / P99", "Util % mean", "Memory MiB mean", "Temp °C max", "Energy J", "N"}};
+  auto stat = [](const std::optional<metrics::Summary>& s, bool p99 = false, bool max = false) {
+    if (!s) return std::string("n/a");
+    return max ? format_round4(s->max) : p99 ? format_round4(s->mean) + " / " + format_round4(s->p99) : format_round4(s->mean);
+  };
+  for (const auto& d : v.devices) {
+    const std::string energy = d.energy.known ? format_round4(d.energy.joules) + " (" + d.energy.method + ")"
+                                              : "not known: " + d.energy.why;
+    t.push_back({d.device, d.dialect, stat(d.series[0], true), stat(d.series[1]), stat(d.series[2]), stat(d.series[4], false, true),
+                 energy, d.series[0] ? std::to_string(d.series[0]->n) : std::string("0")});
+  }
+  return grid(t);
 }
 
 }  // namespace tokbench::report

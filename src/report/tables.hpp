@@ -37,6 +37,11 @@ std::string server_tables(const probe::ServerSummary& s, const std::vector<probe
 /// The same as JSON: {"url", "duration_s", "ttft_ms": {mean,p50,p90,p99,n}, ..., "cross_check": [...]}.
 std::string server_json(const probe::ServerSummary& s, const std::vector<probe::CrossCheck>& checks);
 
+struct TelemetryView;
+/// --telemetry: one row per device over the measured phase (power, utilisation, memory,
+/// temperature, energy and its method), box-drawn.
+std::string telemetry_table(const TelemetryView& v);
+
 /// A statistic with its unit as AISBench prints it: "50.332 ms", "287.375", "41.6 token/s".
 std::string format_value(double v, metrics::Unit u);
 

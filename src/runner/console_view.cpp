@@ -161,6 +161,7 @@ void print_outputs(const Written& w, std::FILE* console, bool verbose) {
     if (!w.stable_text.empty() && !w.stable) fmt::print(console, "{}\n", w.stable_text);
     if (!w.side_by_side.empty()) fmt::print(console, "{}", report::definitions_table(w.side_by_side));
     if (w.server) fmt::print(console, "{}", report::server_tables(*w.server, w.checks));
+    fmt::print(console, "{}", w.telemetry_table);
   } else {
     print_summary(w, console);
   }

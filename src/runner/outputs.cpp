@@ -280,6 +280,7 @@ void telemetry_outputs(Written& w, const report::RunFolder& folder, const FirstP
   if (pricing.any()) cost = report::cost_of(e, pricing, in, out);
   w.info.telemetry_json = report::telemetry_json(*view, e, cost);
   w.telemetry_lines = report::telemetry_lines(*view, e, cost);
+  w.telemetry_table = report::telemetry_table(*view);
   w.j_per_output_token = e.j_per_output_token;
   if (cost && cost->known) w.usd_per_m_output_tokens = cost->per_m_output;
   for (const auto& n : view->notes) w.verdict.notes.push_back(n);
@@ -324,6 +325,7 @@ Written write_outputs(const report::RunFolder& folder, metrics::Definitions defs
   in.embeddings = facts.embeddings;
   if (p.tally.first_sent_ns != INT64_MAX) in.span_ns = p.tally.last_done_ns - p.tally.first_sent_ns;
   if (w.server) in.server_tables = report::server_tables(*w.server, w.checks);
+  in.telemetry_tables = w.telemetry_table;
   // The stable stage's tables reach the page as it closes (its requests stream through this pass).
   std::string stable_rows;
   in.late_stable_tables = [&] {

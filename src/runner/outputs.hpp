@@ -26,6 +26,7 @@ struct Written {
   std::optional<metrics::MetricSet> stable;             ///< the stable stage (closed loop, when one was found)
   std::string stable_text;                              ///< how it was found, or why there is none ("" = open loop)
   std::vector<std::string> telemetry_lines;             ///< --telemetry: devices, energy, cost (console)
+  std::string telemetry_table;                          ///< --telemetry: per device (--verbose, the page)
   std::optional<double> j_per_output_token;             ///< --telemetry: when the energy is known
   std::optional<double> usd_per_m_output_tokens;        ///< --telemetry with a price: when the cost is known
 };
