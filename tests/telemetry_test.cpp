@@ -18,6 +18,8 @@ TEST(Telemetry, DcgmPerGpuWithEnergyInJoules) {
       "DCGM_FI_DEV_FB_FREE{gpu=\"0\",UUID=\"GPU-aa\",Hostname=\"h1\"} 23000\n"
       "DCGM_FI_DEV_GPU_TEMP{gpu=\"0\",UUID=\"GPU-aa\",Hostname=\"h1\"} 61\n"
       "DCGM_FI_DEV_SM_CLOCK{gpu=\"0\",UUID=\"GPU-aa\",Hostname=\"h1\"} 1980\n"
+      "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"0\",UUID=\"GPU-aa\",Hostname=\"h1\"} 0.42\n"
+      "DCGM_FI_PROF_NVLINK_TX_BYTES{gpu=\"0\",UUID=\"GPU-aa\",Hostname=\"h1\"} 1000\n"
       "go_goroutines 12\n"
       "my_vendor_power_watts{card=\"0\"} 300\n"));
   ASSERT_EQ(s.dialects, std::vector<ExporterDialect>{ExporterDialect::Dcgm});
@@ -29,6 +31,9 @@ TEST(Telemetry, DcgmPerGpuWithEnergyInJoules) {
   EXPECT_EQ(*g0.util_pct, 87);
   EXPECT_EQ(*g0.mem_total_mib, 143000);  // used + free
   EXPECT_EQ(*g0.temperature_c, 61);
+  EXPECT_EQ(*g0.sm_clock_mhz, 1980);
+  EXPECT_DOUBLE_EQ(*g0.tensor_active_pct, 42);  // a ratio, as %
+  EXPECT_FALSE(g0.sm_active_pct.has_value());   // not exposed: absent
   EXPECT_FALSE(s.devices[1].energy_j.has_value());
   EXPECT_EQ(s.not_recognised, std::vector<std::string>{"my_vendor_power_watts"}) << "listed, never guessed";
 }

@@ -129,16 +129,19 @@ if (D.rate) {
 // beside the client's exact in-flight count: a sparse scrape shows as sparse, not as a ramp.
 if (D.server && D.server.running_waiting && D.server.running_waiting.length) {
   const rw = D.server.running_waiting, at = (x) => (x.t_ms - D.t0_ms) / 1000;
+  const kv = D.server.kv_cache_usage ? D.server.kv_cache_usage.series : [];
   chart('server', {animation: false, toolbox: tools,
     title: {text: `Server: running and waiting requests (/metrics, ${rw.length} scrapes) and the client's in flight`,
             left: 'center', textStyle: {fontSize: 13}},
     tooltip: {trigger: 'axis'}, legend: {top: 22}, grid: {left: 60, right: 20, top: 50, bottom: 30},
     xAxis: {type: 'value', name: 's', min: (v) => Math.min(0, v.min), max: (v) => Math.max(maxEnd / 1000, v.max)},
-    yAxis: {type: 'value'},
+    yAxis: kv.length ? [{type: 'value'}, {type: 'value', name: 'KV %', max: 100}] : {type: 'value'},
     series: [{name: 'running (scraped)', type: 'line', symbol: 'circle', symbolSize: 6, data: rw.map((x) => [at(x), x.running])},
              {name: 'waiting (scraped)', type: 'line', symbol: 'circle', symbolSize: 6, data: rw.map((x) => [at(x), x.waiting])},
              {name: S ? 'client mean in flight' : 'client in flight', type: 'line', step: 'end', symbol: 'none', lineStyle: {color: '#2ca02c', opacity: 0.6},
-              sampling: 'max', data: conc.map((c) => [c[0] / 1000, c[1]])}]});
+              sampling: 'max', data: conc.map((c) => [c[0] / 1000, c[1]])}]
+      .concat(kv.length ? [{name: 'KV cache usage % (scraped)', type: 'line', yAxisIndex: 1, symbol: 'diamond', symbolSize: 5,
+                            lineStyle: {type: 'dotted'}, data: kv.map((x) => [at(x), 100 * x.usage])}] : [])});
 } else document.getElementById('server').style.display = 'none';
 // --telemetry: each device's power (and utilisation) in bins on the same time axis as the
 // client's in flight; the energy line says how it was measured, or why it is not known.

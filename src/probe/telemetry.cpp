@@ -10,7 +10,7 @@ namespace tokbench::probe {
 
 namespace {
 
-enum class Field { Power, EnergyMj, Util, MemUsedMib, MemFreeMib, MemTotalMib, Temperature, SmClock, Health, HostMemTotal, HostMemAvailable };
+enum class Field { Power, EnergyMj, Util, MemUsedMib, MemFreeMib, MemTotalMib, Temperature, SmClock, GrActive, SmActive, TensorActive, DramActive, Health, HostMemTotal, HostMemAvailable };
 
 struct Known {
   std::string_view name;
@@ -27,6 +27,10 @@ constexpr Known kKnown[] = {
     {"DCGM_FI_DEV_FB_FREE", ExporterDialect::Dcgm, Field::MemFreeMib},                 // MiB
     {"DCGM_FI_DEV_GPU_TEMP", ExporterDialect::Dcgm, Field::Temperature},               // °C
     {"DCGM_FI_DEV_SM_CLOCK", ExporterDialect::Dcgm, Field::SmClock},                   // MHz
+    {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", ExporterDialect::Dcgm, Field::GrActive},         // ratio 0..1
+    {"DCGM_FI_PROF_SM_ACTIVE", ExporterDialect::Dcgm, Field::SmActive},                // ratio
+    {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", ExporterDialect::Dcgm, Field::TensorActive},   // ratio
+    {"DCGM_FI_PROF_DRAM_ACTIVE", ExporterDialect::Dcgm, Field::DramActive},            // ratio
     {"npu_chip_info_power", ExporterDialect::NpuExporter, Field::Power},               // W
     {"npu_chip_info_utilization", ExporterDialect::NpuExporter, Field::Util},          // %
     {"npu_chip_info_hbm_used_memory", ExporterDialect::NpuExporter, Field::MemUsedMib},   // MB
@@ -93,7 +97,10 @@ TelemetryScrape read_telemetry(const std::vector<Sample>& samples) {
   auto reading = [&](const std::string& device, ExporterDialect d) -> size_t {
     for (size_t i = 0; i < out.devices.size(); ++i)
       if (out.devices[i].device == device && out.devices[i].dialect == d) return i;
-    out.devices.push_back({device, d, {}, {}, {}, {}, {}, {}, {}, {}});
+    DeviceReading fresh;
+    fresh.device = device;
+    fresh.dialect = d;
+    out.devices.push_back(std::move(fresh));
     free_mib.emplace_back();
     host_total.emplace_back();
     host_available.emplace_back();
@@ -119,6 +126,10 @@ TelemetryScrape read_telemetry(const std::vector<Sample>& samples) {
       case Field::MemTotalMib: r.mem_total_mib = s.value; break;
       case Field::Temperature: r.temperature_c = s.value; break;
       case Field::SmClock: r.sm_clock_mhz = s.value; break;
+      case Field::GrActive: r.gr_engine_active_pct = s.value * 100; break;
+      case Field::SmActive: r.sm_active_pct = s.value * 100; break;
+      case Field::TensorActive: r.tensor_active_pct = s.value * 100; break;
+      case Field::DramActive: r.dram_active_pct = s.value * 100; break;
       case Field::Health: r.healthy = s.value == 1; break;
       case Field::HostMemTotal: host_total[i] = s.value; break;
       case Field::HostMemAvailable: host_available[i] = s.value; break;

@@ -20,6 +20,8 @@ struct DeviceReading {
   std::string device;  ///< e.g. "gpu 0 (GPU-5fd4..., host-a)", "npu 3", "host"
   ExporterDialect dialect = ExporterDialect::Dcgm;
   std::optional<double> power_w, energy_j, util_pct, mem_used_mib, mem_total_mib, temperature_c, sm_clock_mhz;
+  /// DCGM's profiling fields when the exporter has them (DCGM_FI_PROF_*), as % of the time.
+  std::optional<double> gr_engine_active_pct, sm_active_pct, tensor_active_pct, dram_active_pct;
   std::optional<bool> healthy;  ///< npu-exporter's health status
 };
 

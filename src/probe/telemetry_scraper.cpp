@@ -52,6 +52,10 @@ std::string scrape_line(size_t source, int64_t t_ns, const TelemetryScrape& s) {
     optional_field(w, "mem_total_mib", d.mem_total_mib);
     optional_field(w, "temperature_c", d.temperature_c);
     optional_field(w, "sm_clock_mhz", d.sm_clock_mhz);
+    optional_field(w, "gr_engine_active_pct", d.gr_engine_active_pct);
+    optional_field(w, "sm_active_pct", d.sm_active_pct);
+    optional_field(w, "tensor_active_pct", d.tensor_active_pct);
+    optional_field(w, "dram_active_pct", d.dram_active_pct);
     if (d.healthy) w.field("healthy", *d.healthy);
     w.end_object();
   }

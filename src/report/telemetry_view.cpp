@@ -102,6 +102,9 @@ class Reader {
         if (k.stable[i]) k.out.stable_series[i] = k.stable[i]->summarize();
       }
       k.out.energy = k.phase_meter->finish();
+      if (k.out.energy.resets > 0)
+        v_.notes.push_back(fmt::format("{}: its energy counter went back {} time(s) inside the phase (the device or its "
+                                       "exporter restarted): each counted as a restart from 0", k.out.device, k.out.energy.resets));
       if (k.stable_meter) k.out.stable_energy = k.stable_meter->finish();
       if (k.idle_meter && v_.idle) {
         const metrics::Energy idle = k.idle_meter->finish();

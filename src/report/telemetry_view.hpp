@@ -27,8 +27,10 @@ struct SeriesName {
   const char* key;   ///< "power_w"
   const char* unit;  ///< "W"
 };
-inline constexpr SeriesName kSeries[] = {{"power_w", "W"},         {"util_pct", "%"},         {"mem_used_mib", "MiB"},
-                                         {"mem_total_mib", "MiB"}, {"temperature_c", "°C"}, {"sm_clock_mhz", "MHz"}};
+inline constexpr SeriesName kSeries[] = {
+    {"power_w", "W"},           {"util_pct", "%"},          {"mem_used_mib", "MiB"},      {"mem_total_mib", "MiB"},
+    {"temperature_c", "°C"},    {"sm_clock_mhz", "MHz"},    {"gr_engine_active_pct", "%"}, {"sm_active_pct", "%"},
+    {"tensor_active_pct", "%"}, {"dram_active_pct", "%"}};
 inline constexpr size_t kSeriesCount = std::size(kSeries);
 
 /// --slice-s: the slices' grid (the same as the client's slices, metrics/slices).

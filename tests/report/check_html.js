@@ -66,6 +66,8 @@ async function main() {
   // The client's in flight: exact steps from every request, or (a sampled timeline) the binned mean.
   const inFlight = info.sampling ? 'client mean in flight' : 'client in flight';
   if (!info.server.includes(inFlight)) problems.push(`server panel lacks the line '${inFlight}': ${info.server}`);
+  // The simulator's /metrics has a KV-cache gauge: drawn beside running and waiting.
+  if (!info.server.includes('KV cache usage % (scraped)')) problems.push(`server panel lacks the KV cache line: ${info.server}`);
   // Past the page's limit the timeline is a stated sample that keeps every failure; below it, every request.
   const S = info.sampling;
   if (!S && info.n !== Number(expected)) problems.push(`timeline has ${info.n} requests, expected ${expected}`);
