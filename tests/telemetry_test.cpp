@@ -65,7 +65,12 @@ TEST(Telemetry, AmdAndNodeExporters) {
       "gpu_used_vram{gpu_id=\"2\"} 1000\n"
       "node_memory_MemTotal_bytes 68719476736\n"
       "node_memory_MemAvailable_bytes 34359738368\n"
-      "node_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 1000\n"));
+      "node_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 1000\n"
+      "node_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 300\n"
+      "node_cpu_seconds_total{cpu=\"1\",mode=\"idle\"} 900\n"
+      "node_network_receive_bytes_total{device=\"eth0\"} 5000\n"
+      "node_network_receive_bytes_total{device=\"lo\"} 99999\n"
+      "node_network_transmit_bytes_total{device=\"eth0\"} 7000\n"));
   EXPECT_EQ(s.dialects, (std::vector<ExporterDialect>{ExporterDialect::AmdExporter, ExporterDialect::NodeExporter}));
   ASSERT_EQ(s.devices.size(), 2u);
   EXPECT_EQ(s.devices[0].device, "gpu 2");
@@ -73,6 +78,10 @@ TEST(Telemetry, AmdAndNodeExporters) {
   EXPECT_EQ(s.devices[1].device, "host");
   EXPECT_EQ(*s.devices[1].mem_total_mib, 65536);
   EXPECT_EQ(*s.devices[1].mem_used_mib, 32768);
+  EXPECT_EQ(*s.devices[1].cpu_idle_s, 1900);   // over every CPU
+  EXPECT_EQ(*s.devices[1].cpu_total_s, 2200);  // every mode
+  EXPECT_EQ(*s.devices[1].net_rx_bytes, 5000); // loopback left out
+  EXPECT_EQ(*s.devices[1].net_tx_bytes, 7000);
   EXPECT_EQ(s.not_recognised, std::vector<std::string>{"gpu_used_vram"}) << "an AMD series whose unit is not stated";
   EXPECT_STREQ(dialect_name(ExporterDialect::NpuExporter), "npu-exporter");
 }

@@ -153,6 +153,24 @@ TEST_F(TelemetryViewTest, SlicesCarryEachDevicesPowerAndEnergy) {
   EXPECT_NE(telemetry_json(*v, {}, std::nullopt).find(R"("slices":[{"start_s":0,"end_s":0.5,"power_w":300,)"), std::string::npos);
 }
 
+// node-exporter's counters become the host's CPU use and traffic, as rates between scrapes.
+TEST_F(TelemetryViewTest, TheHostsCpuAndNetworkAreRatesBetweenScrapes) {
+  for (int64_t k = 0; k <= 10; ++k)  // every 100 ms: 2 CPUs, one busy half the time; 1 MB in, 2 MB out a second
+    out_ << R"({"kind":"scrape","source":0,"t_ns":)" << k * 100 * kMs << R"(,"devices":[{"device":"host","dialect":"node-exporter",)"
+         << R"("cpu_idle_s":)" << 0.15 * static_cast<double>(k) << R"(,"cpu_total_s":)" << 0.2 * static_cast<double>(k)
+         << R"(,"net_rx_bytes":)" << 100000 * k << R"(,"net_tx_bytes":)" << 200000 * k << "}]}\n";
+  const TelemetryView v = read({0, 1000 * kMs});
+  ASSERT_EQ(v.devices.size(), 1u);
+  const DeviceTelemetry& h = v.devices[0];
+  EXPECT_FALSE(h.accelerator());
+  ASSERT_TRUE(h.series[kFirstRateSeries]);
+  EXPECT_NEAR(h.series[kFirstRateSeries]->mean, 25, 1e-9);  // 1 - 0.15/0.2 of all CPU time
+  EXPECT_EQ(h.series[kFirstRateSeries]->n, 10);              // a rate needs two scrapes
+  EXPECT_NEAR(h.series[kFirstRateSeries + 1]->mean, 1, 1e-9);
+  EXPECT_NEAR(h.series[kFirstRateSeries + 2]->mean, 2, 1e-9);
+  EXPECT_FALSE(energy_figures(v, 1, 100, 100, 1, std::nullopt).known);  // the host is not an accelerator
+}
+
 TEST_F(TelemetryViewTest, ThePageSeriesIsBinnedWhateverTheRunsLength) {
   scrapes(100LL * 60 * 1000, 250);  // 100 minutes every 100 ms: 60,001 scrapes
   const TelemetryView v = read({0, 100LL * 60 * 1000 * kMs});

@@ -10,7 +10,7 @@ namespace tokbench::probe {
 
 namespace {
 
-enum class Field { Power, EnergyMj, Util, MemUsedMib, MemFreeMib, MemTotalMib, Temperature, SmClock, GrActive, SmActive, TensorActive, DramActive, Health, HostMemTotal, HostMemAvailable };
+enum class Field { Power, EnergyMj, Util, MemUsedMib, MemFreeMib, MemTotalMib, Temperature, SmClock, GrActive, SmActive, TensorActive, DramActive, Health, HostMemTotal, HostMemAvailable, HostCpu, HostRx, HostTx };
 
 struct Known {
   std::string_view name;
@@ -43,6 +43,9 @@ constexpr Known kKnown[] = {
     {"gpu_junction_temperature", ExporterDialect::AmdExporter, Field::Temperature},    // °C
     {"node_memory_MemTotal_bytes", ExporterDialect::NodeExporter, Field::HostMemTotal},
     {"node_memory_MemAvailable_bytes", ExporterDialect::NodeExporter, Field::HostMemAvailable},
+    {"node_cpu_seconds_total", ExporterDialect::NodeExporter, Field::HostCpu},               // s, per cpu and mode
+    {"node_network_receive_bytes_total", ExporterDialect::NodeExporter, Field::HostRx},      // bytes, per device
+    {"node_network_transmit_bytes_total", ExporterDialect::NodeExporter, Field::HostTx},
 };
 
 // Other series of a recognised dialect that are known but not read (clocks, profiling, ...), and
@@ -133,6 +136,16 @@ TelemetryScrape read_telemetry(const std::vector<Sample>& samples) {
       case Field::Health: r.healthy = s.value == 1; break;
       case Field::HostMemTotal: host_total[i] = s.value; break;
       case Field::HostMemAvailable: host_available[i] = s.value; break;
+      case Field::HostCpu:
+        r.cpu_total_s = r.cpu_total_s.value_or(0) + s.value;
+        if (label(s, "mode") == "idle") r.cpu_idle_s = r.cpu_idle_s.value_or(0) + s.value;
+        break;
+      case Field::HostRx:
+        if (label(s, "device") != "lo") r.net_rx_bytes = r.net_rx_bytes.value_or(0) + s.value;
+        break;
+      case Field::HostTx:
+        if (label(s, "device") != "lo") r.net_tx_bytes = r.net_tx_bytes.value_or(0) + s.value;
+        break;
     }
   }
   for (size_t i = 0; i < out.devices.size(); ++i) {

@@ -56,6 +56,10 @@ std::string scrape_line(size_t source, int64_t t_ns, const TelemetryScrape& s) {
     optional_field(w, "sm_active_pct", d.sm_active_pct);
     optional_field(w, "tensor_active_pct", d.tensor_active_pct);
     optional_field(w, "dram_active_pct", d.dram_active_pct);
+    optional_field(w, "cpu_idle_s", d.cpu_idle_s);
+    optional_field(w, "cpu_total_s", d.cpu_total_s);
+    optional_field(w, "net_rx_bytes", d.net_rx_bytes);
+    optional_field(w, "net_tx_bytes", d.net_tx_bytes);
     if (d.healthy) w.field("healthy", *d.healthy);
     w.end_object();
   }

@@ -247,6 +247,14 @@ std::vector<std::string> telemetry_lines(const TelemetryView& v, const EnergyFig
   } else {
     out.push_back(v.devices.empty() ? "devices: none read from --telemetry" : "devices: no accelerator among the devices read");
   }
+  for (const auto& d : v.devices) {  // node-exporter's host: its CPU use and traffic beside the devices
+    const auto& cpu = d.series[kFirstRateSeries];
+    if (d.accelerator() || !cpu) continue;
+    std::string line = fmt::format("{}: CPU {:.1f} % mean (max {:.1f} %)", d.device, cpu->mean, cpu->max);
+    if (const auto& rx = d.series[kFirstRateSeries + 1]) line += fmt::format(", network in {:.3g} MB/s", rx->mean);
+    if (const auto& tx = d.series[kFirstRateSeries + 2]) line += fmt::format(", out {:.3g} MB/s", tx->mean);
+    out.push_back(line + " (node-exporter, " + d.source + ")");
+  }
   if (e.known) {
     std::string line = fmt::format("energy: {:.1f} J over {:.2f} s ({}, mean {:.1f} W)", e.joules, e.seconds, e.method, e.mean_power_w);
     if (e.j_per_output_token) line += fmt::format(" = {:.4g} J/output token, {:.4g} output tokens/J", *e.j_per_output_token, *e.output_tokens_per_j);

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include "common/format.hpp"
 #include "common/json_fields.hpp"
@@ -37,6 +38,8 @@ struct SliceState {
 // One device as the pass meets it.
 struct Tracked {
   std::vector<SliceState> slices;
+  // node-exporter's counters at the previous scrape: (t, cpu idle s, cpu total s, rx bytes, tx bytes)
+  std::optional<std::tuple<int64_t, double, double, double, double>> host_before;
   DeviceTelemetry out;
   std::unique_ptr<metrics::Samples> phase[kSeriesCount], stable[kSeriesCount];
   std::optional<metrics::EnergyMeter> phase_meter, stable_meter, idle_meter;
@@ -169,9 +172,13 @@ class Reader {
     const bool in_stable = stable_ && t >= stable_->start_ns && t <= stable_->end_ns;
     metrics::PowerSample ps{t, {}, {}};
     bool has = false;
+    std::optional<double> values[kSeriesCount];
+    for (size_t i = 0; i < kFirstRateSeries; ++i)
+      if (const double v = opt_num(r, kSeries[i].key, has); has) values[i] = v;
+    host_rates(*d, t, r, values);
     for (size_t i = 0; i < kSeriesCount; ++i) {
-      const double v = opt_num(r, kSeries[i].key, has);
-      if (!has) continue;
+      if (!values[i]) continue;
+      const double v = *values[i];
       if (i == 0) ps.power_w = v;
       auto add = [v](std::unique_ptr<metrics::Samples>& s) {
         if (!s) s = std::make_unique<metrics::Samples>(1024);
@@ -189,6 +196,23 @@ class Reader {
     slice_sample(*d, ps, r);
     d->last = ps;
     page_bin(*d, t, ps, r);
+  }
+
+  // node-exporter: the host's CPU use (1 - idle share of all CPU time) and its traffic, as rates
+  // between this scrape and the one before (a counter that went back starts over: no rate).
+  void host_rates(Tracked& d, int64_t t, simdjson::dom::element r, std::optional<double> (&values)[kSeriesCount]) {
+    bool h1 = false, h2 = false, h3 = false, h4 = false;
+    const double idle = opt_num(r, "cpu_idle_s", h1), total = opt_num(r, "cpu_total_s", h2);
+    const double rx = opt_num(r, "net_rx_bytes", h3), tx = opt_num(r, "net_tx_bytes", h4);
+    if (!h1 && !h2 && !h3 && !h4) return;
+    if (d.host_before) {
+      const auto [t0, idle0, total0, rx0, tx0] = *d.host_before;
+      const double dt = static_cast<double>(t - t0) / 1e9;
+      if (h1 && h2 && total > total0 && idle >= idle0) values[kFirstRateSeries] = 100 * (1 - (idle - idle0) / (total - total0));
+      if (h3 && dt > 0 && rx >= rx0) values[kFirstRateSeries + 1] = (rx - rx0) / dt / 1e6;
+      if (h4 && dt > 0 && tx >= tx0) values[kFirstRateSeries + 2] = (tx - tx0) / dt / 1e6;
+    }
+    d.host_before = std::make_tuple(t, idle, total, rx, tx);
   }
 
   // --slice-s: the sample's means go to its slice; the interval it ends goes to every slice it

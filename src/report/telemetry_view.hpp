@@ -30,7 +30,10 @@ struct SeriesName {
 inline constexpr SeriesName kSeries[] = {
     {"power_w", "W"},           {"util_pct", "%"},          {"mem_used_mib", "MiB"},      {"mem_total_mib", "MiB"},
     {"temperature_c", "°C"},    {"sm_clock_mhz", "MHz"},    {"gr_engine_active_pct", "%"}, {"sm_active_pct", "%"},
-    {"tensor_active_pct", "%"}, {"dram_active_pct", "%"}};
+    {"tensor_active_pct", "%"}, {"dram_active_pct", "%"},     {"cpu_util_pct", "%"},        {"net_rx_mb_s", "MB/s"},
+    {"net_tx_mb_s", "MB/s"}};
+/// The series that are rates of a counter between two scrapes (node-exporter's), not readings.
+inline constexpr size_t kFirstRateSeries = 10;
 inline constexpr size_t kSeriesCount = std::size(kSeries);
 
 /// --slice-s: the slices' grid (the same as the client's slices, metrics/slices).
