@@ -18,7 +18,9 @@ namespace tokbench::report {
 namespace {
 
 constexpr size_t kMaxLine = 1 << 20;     // a longer line is not telemetry.jsonl's (skipped, said)
-constexpr size_t kMaxDevices = 1024;     // devices tracked over every source
+// Devices tracked over every source: each series of each may spill to a temporary file in a long
+// run (metrics/samples), so a federated exporter listing thousands is cut here, and said.
+constexpr size_t kMaxDevices = 256;
 // Energy is known only where no two samples across the phase are further apart than this many
 // scrape intervals (one late answer and one lost are tolerated, not a longer silence).
 constexpr int64_t kMaxGapIntervals = 3;
@@ -55,6 +57,12 @@ double opt_num(simdjson::dom::element e, const char* key, bool& has) {
 
 std::string str(simdjson::dom::element e, const char* key) { return json::string_or(e, key); }
 
+// A string element as text ("?" when a damaged file has something else there).
+std::string text_of(simdjson::dom::element e) {
+  std::string_view v;
+  return e.get(v) == simdjson::SUCCESS ? std::string(v) : std::string("?");
+}
+
 class Reader {
  public:
   Reader(Window phase, std::optional<Window> stable, int64_t t0, int64_t span, std::optional<SliceGrid> grid)
@@ -67,7 +75,7 @@ class Reader {
       v_.interval_ms = json::int_or(e, "interval_ms", 0);
       simdjson::dom::array names;
       if (e["sources"].get(names) == simdjson::SUCCESS)
-        for (auto n : names) v_.sources.emplace_back().name = std::string(n.get_string().value_unsafe());
+        for (auto n : names) v_.sources.emplace_back().name = text_of(n);
       bin_ns_ = std::max<int64_t>(v_.interval_ms * 1'000'000, span_ / static_cast<int64_t>(kPageBins) + 1);
     } else if (kind == "idle") {
       v_.idle = Window{json::int_or(e, "start_ns", 0), json::int_or(e, "end_ns", 0)};
@@ -78,9 +86,9 @@ class Reader {
       if (kind == "source") {
         simdjson::dom::array a;
         if (e["dialects"].get(a) == simdjson::SUCCESS)
-          for (auto d : a) s->dialects.emplace_back(d.get_string().value_unsafe());
+          for (auto d : a) s->dialects.push_back(text_of(d));
         if (e["not_recognised"].get(a) == simdjson::SUCCESS)
-          for (auto d : a) s->not_recognised.emplace_back(d.get_string().value_unsafe());
+          for (auto d : a) s->not_recognised.push_back(text_of(d));
         s->not_recognised_total = json::int_or(e, "not_recognised_total", 0);
       } else if (kind == "error") {
         if (s->errors++ == 0) {
@@ -181,7 +189,7 @@ class Reader {
       const double v = *values[i];
       if (i == 0) ps.power_w = v;
       auto add = [v](std::unique_ptr<metrics::Samples>& s) {
-        if (!s) s = std::make_unique<metrics::Samples>(1024);
+        if (!s) s = std::make_unique<metrics::Samples>();  // 16k samples in memory before a spill
         s->push(v);
       };
       if (in_phase) add(d->phase[i]);
