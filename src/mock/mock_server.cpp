@@ -40,6 +40,8 @@ using tcp = net::ip::tcp;
 
 constexpr uint64_t kBodyLimit = 256u << 20;  // a larger request body is answered 413
 
+constexpr const char* kPrometheusText = "text/plain; version=0.0.4";
+
 struct MockServer::Impl {
   MockSettings s;
   // The io_context owns every pending coroutine (streams waiting on timers); it must go before the
@@ -121,13 +123,16 @@ struct MockServer::Impl {
     co_await http::async_write(sock, res, use_awaitable);
   }
 
-  awaitable<void> send_json(tcp::socket& sock, unsigned version, bool keep, http::status st,
+  awaitable<void> send_body(tcp::socket& sock, unsigned version, bool keep, http::status st, const char* type,
                             std::string body) {
     http::response<http::string_body> res{st, version};
-    res.set(http::field::content_type, "application/json");
+    res.set(http::field::content_type, type);
     res.keep_alive(keep);
     res.body() = std::move(body);
     co_await send(sock, res);
+  }
+  awaitable<void> send_json(tcp::socket& sock, unsigned version, bool keep, http::status st, std::string body) {
+    co_await send_body(sock, version, keep, st, "application/json", std::move(body));
   }
 
   awaitable<void> session(tcp::socket sock, int64_t accepted_ns) {
@@ -205,17 +210,9 @@ struct MockServer::Impl {
       w.end_array().end_object();
       co_await send_json(sock, v, keep, http::status::ok, w.take());
     } else if (path == "/metrics" && get) {
-      http::response<http::string_body> res{http::status::ok, v};
-      res.set(http::field::content_type, "text/plain; version=0.0.4");
-      res.keep_alive(keep);
-      res.body() = metrics.render();
-      co_await send(sock, res);
+      co_await send_body(sock, v, keep, http::status::ok, kPrometheusText, metrics.render());
     } else if (path == "/device-metrics" && get && devices.enabled()) {  // an accelerator exporter's view
-      http::response<http::string_body> res{http::status::ok, v};
-      res.set(http::field::content_type, "text/plain; version=0.0.4");
-      res.keep_alive(keep);
-      res.body() = devices.render();
-      co_await send(sock, res);
+      co_await send_body(sock, v, keep, http::status::ok, kPrometheusText, devices.render());
     } else if ((path == "/start_profile" || path == "/stop_profile") && post) {
       const std::string kind = path == "/start_profile" ? "start" : "stop";
       {

@@ -37,10 +37,6 @@ void energy_object(JsonWriter& w, const metrics::Energy& e) {
   w.field("resets", e.resets).end_object();
 }
 
-void optional_number(JsonWriter& w, const char* key, const std::optional<double>& v) {
-  w.key(key);
-  if (v) w.value(*v); else w.null();
-}
 
 std::string short_number(double v) { return format_round4(v); }
 
@@ -143,14 +139,14 @@ std::string telemetry_json(const TelemetryView& v, const EnergyFigures& e, const
       w.key("stable_energy");
       energy_object(w, *d.stable_energy);
     }
-    optional_number(w, "idle_w", d.idle_w);
+    w.field("idle_w", d.idle_w);
     w.field("unhealthy_scrapes", d.unhealthy);
     if (!d.slices.empty()) {  // --slice-s: the client's slices, on the same grid
       w.key("slices").begin_array();
       for (const auto& s : d.slices) {
         w.begin_object().field("start_s", s.start_s).field("end_s", s.end_s);
-        optional_number(w, "power_w", s.power_w);
-        optional_number(w, "util_pct", s.util_pct);
+        w.field("power_w", s.power_w);
+        w.field("util_pct", s.util_pct);
         w.field("samples", s.samples);
         w.key("energy_j");
         if (s.energy.known) w.value(s.energy.joules); else w.null();
@@ -165,12 +161,12 @@ std::string telemetry_json(const TelemetryView& v, const EnergyFigures& e, const
   w.key("energy").begin_object().field("known", e.known).field("why", e.why).field("method", e.method);
   w.field("devices", e.devices).field("seconds", e.seconds);
   if (e.known) w.field("joules", e.joules).field("mean_power_w", e.mean_power_w);
-  optional_number(w, "j_per_output_token", e.j_per_output_token);
-  optional_number(w, "output_tokens_per_j", e.output_tokens_per_j);
-  optional_number(w, "j_per_request", e.j_per_request);
-  optional_number(w, "goodput_per_w", e.goodput_per_w);
-  optional_number(w, "idle_w", e.idle_w);
-  optional_number(w, "joules_above_idle", e.joules_above_idle);
+  w.field("j_per_output_token", e.j_per_output_token);
+  w.field("output_tokens_per_j", e.output_tokens_per_j);
+  w.field("j_per_request", e.j_per_request);
+  w.field("goodput_per_w", e.goodput_per_w);
+  w.field("idle_w", e.idle_w);
+  w.field("joules_above_idle", e.joules_above_idle);
   w.end_object();
   w.key("cost");
   if (!cost) {
@@ -178,9 +174,9 @@ std::string telemetry_json(const TelemetryView& v, const EnergyFigures& e, const
   } else {
     w.begin_object().field("known", cost->known).field("why", cost->why);
     if (cost->known) w.field("dollars", cost->dollars);
-    optional_number(w, "usd_per_m_input_tokens", cost->per_m_input);
-    optional_number(w, "usd_per_m_output_tokens", cost->per_m_output);
-    optional_number(w, "usd_per_m_tokens", cost->per_m_total);
+    w.field("usd_per_m_input_tokens", cost->per_m_input);
+    w.field("usd_per_m_output_tokens", cost->per_m_output);
+    w.field("usd_per_m_tokens", cost->per_m_total);
     w.field("assumptions", cost->assumptions).end_object();
   }
   w.field("notes", v.notes);

@@ -124,6 +124,18 @@ void warm_up(client::Engine& engine, const Target& t, const RunConfig& cfg, Reco
   }
 }
 
+// The in-run controller's windows, on the console and in the log.
+record::AdaptiveLog adaptive_log(const load::AdaptiveSource& controller, spdlog::logger& log, std::FILE* console) {
+  for (const auto& w : controller.windows()) {
+    fmt::print(console, "  window {:>3} {:>7.1f}-{:<7.1f}s  concurrency {:<5} {:<5} {}\n", w.index, w.start_s, w.end_s,
+               w.concurrency, w.pass ? "pass" : "fail", w.action);
+  }
+  fmt::print(console, "adaptive: {}\n", controller.summary());
+  record::AdaptiveLog out = controller.log();
+  log.info("adaptive: {}", record::to_json(out));
+  return out;
+}
+
 // A --duration-s phase: what is still in flight `after_ns` past the phase start is cut.
 void cut_at(client::EngineSettings& es, const RunConfig& c, int64_t after_ns) {
   es.cut_after_ns = after_ns;
@@ -268,15 +280,7 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
     log.info("profile window: {}", record::to_json(*out.profile));
   }
   progress.reset();
-  if (controller) {
-    out.adaptive = controller->log();
-    for (const auto& w : controller->windows()) {
-      fmt::print(console, "  window {:>3} {:>7.1f}-{:<7.1f}s  concurrency {:<5} {:<5} {}\n", w.index, w.start_s, w.end_s,
-                 w.concurrency, w.pass ? "pass" : "fail", w.action);
-    }
-    fmt::print(console, "adaptive: {}\n", controller->summary());
-    log.info("adaptive: {}", record::to_json(*out.adaptive));
-  }
+  if (controller) out.adaptive = adaptive_log(*controller, log, console);
   out.interrupted = stop.load() != client::kRunning;
   out.records_written = recorder.written();
   out.write_error = recorder.write_error();

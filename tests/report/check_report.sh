@@ -43,16 +43,24 @@ node "$HERE/check_page.js" "$(ls "$OUT"/adaptive/*/performances/*/builtin_plot.h
 node "$HERE/check_page.js" "$(ls "$OUT"/turns/*/performances/*/builtin_plot.html)" TOKBENCH turns
 # A page made from 200,000 requests, 1 in 1,000 failed by the simulator: at most 10 MB, its timeline
 # a stated sample that keeps every failure, every panel drawn (the run is INVALID: exit 4).
-"$BIN" serve-mock --port 0 --ttft-ms 0 --tpot-ms 0 --fail-every 1000 > "$OUT/mock.log" 2>&1 &
-mock=$!
-trap 'kill $mock 2>/dev/null || true' EXIT
-port=""
-for _ in $(seq 100); do
-  port=$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$OUT/mock.log" | grep -oE '[0-9]+$' || true)
-  [[ -n $port ]] && break
-  sleep 0.1
-done
-[[ -n $port ]] || { echo "serve-mock did not start: $(cat "$OUT/mock.log")" >&2; exit 1; }
+# start_sim NAME FLAGS...: a simulator on a free port, logged to $OUT/NAME.log; sets $port; stopped on exit.
+sims=""
+trap 'kill $sims 2>/dev/null || true' EXIT
+start_sim() {
+  local name=$1
+  shift
+  "$BIN" serve-mock --port 0 "$@" > "$OUT/$name.log" 2>&1 &
+  sims="$sims $!"
+  port=""
+  for _ in $(seq 100); do
+    port=$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$OUT/$name.log" | grep -oE '[0-9]+$' || true)
+    [[ -n $port ]] && return 0
+    sleep 0.1
+  done
+  echo "serve-mock ($name) did not start: $(cat "$OUT/$name.log")" >&2
+  exit 1
+}
+start_sim mock --ttft-ms 0 --tpot-ms 0 --fail-every 1000
 rc=0
 "$BIN" run --url "http://127.0.0.1:$port/v1/chat/completions" --num-prompts 200000 --concurrency 128 --max-tokens 2 \
   --ignore-eos --quiet --output-dir "$OUT/big" >/dev/null || rc=$?
@@ -62,16 +70,8 @@ size=$(stat -c %s "$big")
 (( size <= 10 * 1024 * 1024 )) || { echo "the 200,000-request page is $size bytes, over 10 MiB" >&2; exit 1; }
 node "$HERE/check_html.js" "$big" 200000 "$OUT/big.png" stream
 # --telemetry against the simulator's devices: their power and utilisation drawn on the run's time axis.
-"$BIN" serve-mock --port 0 --ttft-ms 20 --tpot-ms 5 --devices 2 > "$OUT/devices.log" 2>&1 &
-devices=$!
-trap 'kill $mock $devices 2>/dev/null || true' EXIT
-dport=""
-for _ in $(seq 100); do
-  dport=$(grep -oE 'listening on http://127\.0\.0\.1:[0-9]+' "$OUT/devices.log" | grep -oE '[0-9]+$' || true)
-  [[ -n $dport ]] && break
-  sleep 0.1
-done
-[[ -n $dport ]] || { echo "serve-mock --devices did not start: $(cat "$OUT/devices.log")" >&2; exit 1; }
+start_sim devices --ttft-ms 20 --tpot-ms 5 --devices 2
+dport=$port
 "$BIN" run --url "http://127.0.0.1:$dport" --num-prompts 24 --concurrency 4 --max-tokens 24 --ignore-eos --quiet \
   --telemetry "http://127.0.0.1:$dport/device-metrics" --telemetry-interval-ms 100 --output-dir "$OUT/devices" >/dev/null
 node "$HERE/check_page.js" "$(ls "$OUT"/devices/*/performances/*/builtin_plot.html)" TOKBENCH devices
