@@ -108,7 +108,15 @@ void add_target(CLI::App* run, runner::TargetSettings& c) {
              "HTTP/1.1 on plain sockets (the least client CPU per event) or libcurl (TLS, proxies); auto: sockets for an "
              "http:// URL with no proxy set");
   run->add_option("--server-cmd", c.server_cmd,
-                  "start the server with this shell command (output in logs/server.log), wait until it answers, stop it after");
+                  "start the server with this shell command (output in logs/server.log), wait until it answers, stop it "
+                  "after; {port} is the target's port, {name} the grid point's name, {KEY} a --server-grid value");
+  run->add_option("--server-grid", c.server_grid,
+                  "server configurations to start in turn, e.g. 'max_num_seqs=64,128;chunked=true,false' (every "
+                  "combination): each is started from --server-cmd's {KEY} placeholders (--deploy-sh: as environment "
+                  "variables MAX_NUM_SEQS, ...), measured with the load sweep, --search or --repeats, and stopped; "
+                  "grid/ compares them and recommends one");
+  run->add_option("--server-devices", c.server_devices,
+                  "--server-grid: accelerators one server uses (its output tokens/s per device)")->capture_default_str();
   run->add_option("--deploy-sh", c.deploy_sh,
                   "AtomGit convention: run this deploy.sh with MODEL_PATH=--model-path; server on port 8000, model name = the path");
   run->add_option("--model-path", c.model_path, "MODEL_PATH for --deploy-sh");
@@ -268,6 +276,13 @@ void add_experiment(CLI::App* run, runner::ExperimentSettings& c) {
                   "first break, then hold (needs --duration-s; starts at --concurrency)")
       ->capture_default_str();
   run->add_option("--adaptive-max", c.adaptive_max, "the controller's highest concurrency")->capture_default_str();
+  run->add_option("--resume", c.resume,
+                  "finish the interrupted sweep, search, repeats or --server-grid in this root folder, with the same "
+                  "flags: points that completed VALID are read back, the others run again (an unfinished folder is kept "
+                  "as NAME.interrupted)");
+  run->add_flag("--reset-prefix-cache", c.reset_prefix_cache,
+                "before each load point, POST the server's prefix-cache reset (vLLM /reset_prefix_cache, which needs "
+                "VLLM_SERVER_DEV_MODE=1; SGLang /flush_cache); says so when the server has none");
   run->add_option("--goodput", c.goodput,
                   "per-request SLOs in ms, e.g. 'ttft:500 tpot:50 e2el:20000': goodput = requests meeting all, per second");
 }

@@ -26,6 +26,7 @@ struct LoadPoint {
   std::optional<double> j_per_output_token;       ///< --telemetry: when the energy is known
   std::optional<double> usd_per_m_output_tokens;  ///< --telemetry with a price
   int64_t success = 0;
+  bool resumed = false;  ///< --resume: read back from its folder, not run again
 };
 
 /// Where throughput stops growing. Rule: the knee is the lowest load whose output token

@@ -169,6 +169,11 @@ uint64_t text_unit(std::string_view rendered, size_t k);
 class PrefixCache {
  public:
   explicit PrefixCache(int block_size) : block_size_(block_size) {}
+  /// Forgets every block (vLLM's POST /reset_prefix_cache).
+  void reset() {
+    std::lock_guard lock(mu_);
+    blocks_.clear();
+  }
   /// Tokens of a prompt of `count` units (`unit(k)` the k-th: a token id, or text_unit) already
   /// cached (whole leading blocks), then caches all its full blocks.
   template <class Unit>

@@ -223,6 +223,9 @@ struct MockServer::Impl {
       http::response<http::string_body> res{http::status::ok, v};
       res.keep_alive(keep);
       co_await send(sock, res);
+    } else if (path == "/reset_prefix_cache" && post) {  // vLLM's (served in its dev mode)
+      if (prefix_cache) prefix_cache->reset();
+      co_await send_body(sock, v, keep, http::status::ok, "text/plain", "");
     } else if ((path == "/tokenize" || path == "/detokenize") && post) {
       auto [status, body] = tokenize_answer(tok ? &*tok : nullptr, req.body(), path == "/tokenize");
       co_await send_json(sock, v, keep, static_cast<http::status>(status), std::move(body));

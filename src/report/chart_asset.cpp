@@ -23,6 +23,7 @@ TOKBENCH_EMBED(sweep_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/sweep.js")
 TOKBENCH_EMBED(search_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/search.js")
 TOKBENCH_EMBED(compare_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/compare.js")
 TOKBENCH_EMBED(history_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/history.js")
+TOKBENCH_EMBED(grid_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/grid.js")
 
 namespace tokbench::report {
 
@@ -41,6 +42,7 @@ std::string_view web_asset(WebAsset which) {
     case WebAsset::Search: return view(tokbench_search_js_begin, tokbench_search_js_end);
     case WebAsset::Compare: return view(tokbench_compare_js_begin, tokbench_compare_js_end);
     case WebAsset::History: return view(tokbench_history_js_begin, tokbench_history_js_end);
+    case WebAsset::Grid: return view(tokbench_grid_js_begin, tokbench_grid_js_end);
   }
   return {};
 }

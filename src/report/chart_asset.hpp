@@ -17,6 +17,7 @@ enum class WebAsset {
   Search,   ///< web/search.js: search/search.html
   Compare,  ///< web/compare.js: compare.html's load-point curves
   History,  ///< web/history.js: the results store's dashboard (tokbench history page)
+  Grid,     ///< web/grid.js: a server grid's grid/grid.html
 };
 std::string_view web_asset(WebAsset which);
 

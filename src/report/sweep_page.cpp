@@ -27,20 +27,45 @@ void opt_field(JsonWriter& w, const char* k, const std::optional<double>& v) {
 
 std::string opt_str(const std::optional<double>& v) { return v ? format_round4(*v) : ""; }
 
+const char* const kLoadPointCsvHeader =
+    "point,concurrency,request_rate,num_prompts,verdict,success_requests,request_throughput,output_token_throughput,"
+    "total_token_throughput,per_user_output_token_throughput,ttft_mean_ms,ttft_p99_ms,tpot_mean_ms,tpot_p99_ms,"
+    "e2el_mean_ms,e2el_p99_ms,request_goodput,j_per_output_token,usd_per_m_output_tokens";
+
+std::string load_point_csv(const metrics::LoadPoint& r) {
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", r.label, r.concurrency, load_str(r.request_rate),
+                     r.num_prompts, r.verdict, r.success, format_round4(r.request_throughput),
+                     format_round4(r.output_token_throughput), format_round4(r.total_token_throughput),
+                     opt_str(r.per_user_tokens_per_s), opt_str(r.ttft_mean), opt_str(r.ttft_p99), opt_str(r.tpot_mean),
+                     opt_str(r.tpot_p99), opt_str(r.e2el_mean), opt_str(r.e2el_p99), opt_str(r.goodput),
+                     opt_str(r.j_per_output_token), opt_str(r.usd_per_m_output_tokens));
+}
+
 std::string sweep_csv(const std::vector<metrics::LoadPoint>& rows) {
-  std::string out =
-      "point,concurrency,request_rate,num_prompts,verdict,success_requests,request_throughput,output_token_throughput,"
-      "total_token_throughput,per_user_output_token_throughput,ttft_mean_ms,ttft_p99_ms,tpot_mean_ms,tpot_p99_ms,"
-      "e2el_mean_ms,e2el_p99_ms,request_goodput,j_per_output_token,usd_per_m_output_tokens\n";
-  for (const auto& r : rows) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.label, r.concurrency, load_str(r.request_rate),
-                       r.num_prompts, r.verdict, r.success, format_round4(r.request_throughput),
-                       format_round4(r.output_token_throughput), format_round4(r.total_token_throughput),
-                       opt_str(r.per_user_tokens_per_s), opt_str(r.ttft_mean), opt_str(r.ttft_p99), opt_str(r.tpot_mean),
-                       opt_str(r.tpot_p99), opt_str(r.e2el_mean), opt_str(r.e2el_p99), opt_str(r.goodput),
-                       opt_str(r.j_per_output_token), opt_str(r.usd_per_m_output_tokens));
-  }
+  std::string out = std::string(kLoadPointCsvHeader) + "\n";
+  for (const auto& r : rows) out += load_point_csv(r) + "\n";
   return out;
+}
+
+void write_load_point_fields(JsonWriter& w, const metrics::LoadPoint& r) {
+  w.field("point", r.label);
+  if (std::isinf(r.load)) w.field("load", "inf"); else w.field("load", r.load);
+  w.field("concurrency", r.concurrency);
+  if (std::isinf(r.request_rate)) w.field("request_rate", "inf"); else w.field("request_rate", r.request_rate);
+  w.field("num_prompts", r.num_prompts).field("verdict", r.verdict).field("why", r.why);
+  w.field("success_requests", r.success).field("request_throughput", r.request_throughput);
+  w.field("output_token_throughput", r.output_token_throughput).field("total_token_throughput", r.total_token_throughput);
+  opt_field(w, "per_user_output_token_throughput", r.per_user_tokens_per_s);
+  opt_field(w, "ttft_mean_ms", r.ttft_mean);
+  opt_field(w, "ttft_p99_ms", r.ttft_p99);
+  opt_field(w, "tpot_mean_ms", r.tpot_mean);
+  opt_field(w, "tpot_p99_ms", r.tpot_p99);
+  opt_field(w, "e2el_mean_ms", r.e2el_mean);
+  opt_field(w, "e2el_p99_ms", r.e2el_p99);
+  opt_field(w, "request_goodput", r.goodput);
+  opt_field(w, "j_per_output_token", r.j_per_output_token);
+  opt_field(w, "usd_per_m_output_tokens", r.usd_per_m_output_tokens);
+  w.field("resumed", r.resumed);
 }
 
 std::string sweep_json(const std::vector<metrics::LoadPoint>& rows, const std::string& x_name, const metrics::KneeAnalysis& knee,
@@ -49,23 +74,8 @@ std::string sweep_json(const std::vector<metrics::LoadPoint>& rows, const std::s
   w.begin_object().field("x_name", x_name).key("points").begin_array();
   for (size_t i = 0; i < rows.size(); ++i) {
     const metrics::LoadPoint& r = rows[i];
-    w.begin_object().field("point", r.label);
-    if (std::isinf(r.load)) w.field("load", "inf"); else w.field("load", r.load);
-    w.field("concurrency", r.concurrency);
-    if (std::isinf(r.request_rate)) w.field("request_rate", "inf"); else w.field("request_rate", r.request_rate);
-    w.field("num_prompts", r.num_prompts).field("verdict", r.verdict).field("why", r.why);
-    w.field("success_requests", r.success).field("request_throughput", r.request_throughput);
-    w.field("output_token_throughput", r.output_token_throughput).field("total_token_throughput", r.total_token_throughput);
-    opt_field(w, "per_user_output_token_throughput", r.per_user_tokens_per_s);
-    opt_field(w, "ttft_mean_ms", r.ttft_mean);
-    opt_field(w, "ttft_p99_ms", r.ttft_p99);
-    opt_field(w, "tpot_mean_ms", r.tpot_mean);
-    opt_field(w, "tpot_p99_ms", r.tpot_p99);
-    opt_field(w, "e2el_mean_ms", r.e2el_mean);
-    opt_field(w, "e2el_p99_ms", r.e2el_p99);
-    opt_field(w, "request_goodput", r.goodput);
-    opt_field(w, "j_per_output_token", r.j_per_output_token);
-    opt_field(w, "usd_per_m_output_tokens", r.usd_per_m_output_tokens);
+    w.begin_object();
+    write_load_point_fields(w, r);
     w.field("knee", knee.knee == i).field("pareto", std::find(front.begin(), front.end(), i) != front.end());
     w.field("folder", r.label).end_object();
   }

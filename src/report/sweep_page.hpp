@@ -8,11 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "common/json_writer.hpp"
 #include "metrics/load_curve.hpp"
 
 namespace tokbench::report {
 
 std::string sweep_csv(const std::vector<metrics::LoadPoint>& rows);
+/// One point's CSV cells and their header (no newline), shared by sweep/ and grid/ summaries.
+extern const char* const kLoadPointCsvHeader;
+std::string load_point_csv(const metrics::LoadPoint& r);
+/// One point's fields, written into an open JSON object (sweep/ and grid/ summaries).
+void write_load_point_fields(JsonWriter& w, const metrics::LoadPoint& r);
 /// The points with the knee and the front marked; `x_name`: "concurrency" or "request_rate".
 std::string sweep_json(const std::vector<metrics::LoadPoint>& rows, const std::string& x_name, const metrics::KneeAnalysis& knee,
                        const std::vector<size_t>& front);

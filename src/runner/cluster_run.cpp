@@ -29,6 +29,7 @@ std::vector<std::string> cluster_problems(const RunConfig& cfg, int size) {
   check(cfg.adaptive_window_s == 0,
         "--adaptive-window-s is single-host: its controller moves one in-flight level as its windows close");
   check(!cfg.pressure, "--pressure is single-host: its clients join one at a time on one clock");
+  check(cfg.resume.empty(), "--resume is single-host: run the series again on one host, or resume it without mpirun");
   const bool open_loop = cfg.request_rate > 0 || !cfg.request_rate_sweep.empty() || cfg.dataset.is(dataset::Source::Trace);
   std::vector<int> levels = cfg.concurrency_sweep;  // a concurrency search sets its own levels (--search-min)
   if (levels.empty() && cfg.search != SearchAxis::MaxConcurrency) levels.push_back(std::max(cfg.concurrency, 1));  // auto: 1

@@ -7,7 +7,9 @@
 #include <stdexcept>
 
 #include "client/engine.hpp"
+#include "probe/cache_reset.hpp"
 #include "runner/cluster_run.hpp"
+#include "runner/resume.hpp"
 #include "runner/stages.hpp"
 #include "runner/target.hpp"
 
@@ -18,7 +20,11 @@ namespace fs = std::filesystem;
 PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* console, const std::string& what)
     : stop_(stop), console_(console) {
   start_ = start_ranks();
-  if (cluster::world().rank == 0) {
+  resume_ = plan.resume;
+  if (cluster::world().rank == 0 && !plan.series_root.empty()) {  // a grid's server point, or --resume
+    root_ = plan.series_root;
+    for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(root_ / sub);
+  } else if (cluster::world().rank == 0) {
     root_ = report::make_run_dir(plan.cfg.output_dir, start_.wall);
   } else {
     root_ = scratch_dir("series");
@@ -30,8 +36,9 @@ PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* con
     quiet_ = std::fopen("/dev/null", "w");
     point_console_ = quiet_ ? quiet_ : console_;
   }
-  log_ = make_logger(root_);
-  log_->info("{}: {}", what, plan.requested.to_json());
+  log_ = make_logger(root_, resume_);
+  log_->info("{}{}: {}", resume_ ? "resumed: " : "", what, plan.requested.to_json());
+  if (cluster::world().rank == 0 && !resume_) write_series_record(root_, plan.requested.to_json());
   log_rank(*log_, start_);
   target_ = std::make_unique<Target>(open_logged(plan, root_, *log_, console_));
   base_ = std::make_unique<RunPlan>(plan);
@@ -78,6 +85,21 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
   for (int k = 2; used_.count(name); ++k) name = fmt::format("{}-{}", label, k);  // a repeated value: its own folder
   used_.insert(name);
   const fs::path dir = root_ / name;
+  if (resume_ && world.rank == 0 && fs::exists(dir)) {
+    if (auto done = completed_point(dir)) {
+      done->label = name;
+      resumed_.push_back(name);
+      fmt::print(console_, "{}: resumed (VALID in its folder; not run again)\n", name);
+      std::fflush(console_);
+      log_->info("point {} resumed from its folder", name);
+      if (base_->on_point) base_->on_point(point.cfg, *done);
+      return *done;
+    }
+    const fs::path aside = set_aside(dir);
+    fmt::print(console_, "{}: did not complete VALID; kept as {} and run again\n", name, aside.filename().string());
+    log_->info("point {}: unfinished folder kept as {}; run again", name, aside.string());
+  }
+  if (point.cfg.reset_prefix_cache && world.rank == 0) reset_cache(point);
   for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(dir / sub);
   auto log = make_logger(dir);
   report::RunManifest manifest = asked(point, start_.wall);
@@ -105,7 +127,21 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
   }
   log_->info("point {} done", name);
   out.label = name;
+  if (world.rank == 0 && base_->on_point) base_->on_point(point.cfg, out);
   return out;
+}
+
+void PointSession::reset_cache(const RunPlan& point) {
+  if (!cache_reset_missing_.empty()) return;  // said once: the server has none
+  const probe::CacheReset r = probe::reset_prefix_cache(target_->url, point.cfg.headers, point.cfg.api_key, point.tls);
+  if (r.done) {
+    log_->info("prefix cache reset ({})", r.how);
+    return;
+  }
+  cache_reset_missing_ = r.how;
+  fmt::print(console_, "--reset-prefix-cache: {}; the points run with whatever the cache holds\n", r.how);
+  std::fflush(console_);
+  log_->warn("--reset-prefix-cache: {}", r.how);
 }
 
 RunOutcome PointSession::finish(const std::function<RunOutcome()>& write) {

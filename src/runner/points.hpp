@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "cluster/cluster.hpp"
 #include "runner/cluster_run.hpp"
@@ -58,9 +59,12 @@ class PointSession {
   /// point then says one line, and the series its summary).
   std::FILE* point_console() const { return point_console_; }
   spdlog::logger& log() { return *log_; }
+  /// --resume: the points read back from their folders rather than run.
+  const std::vector<std::string>& resumed() const { return resumed_; }
 
  private:
   RunOutcome run_here(const RunPlan& point, const std::string& label);
+  void reset_cache(const RunPlan& point);  ///< --reset-prefix-cache, before a point
 
   std::atomic<int>& stop_;
   std::FILE* console_;
@@ -74,6 +78,9 @@ class PointSession {
   RankStart start_;  // the clock against rank 0's and the series' wall-clock start
   bool announced_end_ = false;
   bool disk_stopped_ = false;
+  bool resume_ = false;                 // --resume (or a resumed grid's server point)
+  std::vector<std::string> resumed_;
+  std::string cache_reset_missing_;     // why the server could not reset its prefix cache (said once)
 };
 
 /// A rank other than 0 of a multi-host series: its session, serving rank 0's points.

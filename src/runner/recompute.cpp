@@ -52,6 +52,7 @@ RunOutcome recompute_sweep(const fs::path& root, std::FILE* console) {
     }
     RunOutcome o = recompute(root / label, std::nullopt, console);
     o.label = label;
+    o.resumed = json::bool_or(p, "resumed", false);
     rebuilt.add(label, point, o);
   }
   std::optional<record::ServerProcessFacts> server = record::read_optional<record::ServerProcessFacts>(doc, "server_process");

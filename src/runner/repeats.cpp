@@ -59,6 +59,7 @@ std::optional<RepeatSeries> load_repeat_series(const fs::path& dir) {
 
 void RepeatsSummary::add(const RunOutcome& o) {
   labels_.push_back(o.label);
+  if (o.resumed) resumed_.push_back(o.label);
   verdicts_.push_back(o.exit_code == kExitInterrupted ? "INTERRUPTED" : o.verdict.valid ? "VALID" : "INVALID");
   if (o.exit_code != 0 && code_ == 0) code_ = o.exit_code;
   disk_stopped_ |= o.exit_code == kExitDiskStopped;
@@ -75,6 +76,8 @@ RunOutcome RepeatsSummary::finish(const std::optional<record::ServerProcessFacts
   w.field("confidence", level_).field("method", "mean over runs ± t(1 − (1 − level)/2, N − 1) × s/√N; s with ddof 1");
   w.key("folders").begin_array();
   for (const auto& l : labels_) w.value(l);
+  w.end_array().key("resumed").begin_array();
+  for (const auto& l : resumed_) w.value(l);
   w.end_array().key("verdicts").begin_array();
   for (const auto& v : verdicts_) w.value(v);
   w.end_array().key("metrics").begin_object();

@@ -47,7 +47,7 @@ class RepeatsSummary {
  private:
   std::filesystem::path root_;
   double level_;
-  std::vector<std::string> keys_, labels_, verdicts_;
+  std::vector<std::string> keys_, labels_, verdicts_, resumed_;
   std::map<std::string, std::vector<double>> values_;
   int code_ = 0;
   bool disk_stopped_ = false;  ///< a run's details file was refused: the series stopped there

@@ -11,12 +11,14 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "common/json_writer.hpp"
 #include "common/redact.hpp"
 #include "metrics/slo.hpp"
 #include "probe/profile_window.hpp"
+#include "runner/server_grid.hpp"
 #include "runner/workload.hpp"
 
 namespace tokbench::runner {
@@ -128,6 +130,20 @@ void RunConfig::validate_target(std::vector<std::string>& e) const {
   check(server_cmd.empty() || !url.empty() || !host.empty(),
         "--server-cmd needs the server's address: pass --url (or --host and --port) too");
   check(deploy_sh.empty() || !model_path.empty(), "--deploy-sh needs --model-path (exported as MODEL_PATH)");
+  std::vector<GridAxis> axes;
+  if (!server_grid.empty()) {
+    check(!server_cmd.empty() || !deploy_sh.empty(),
+          "--server-grid starts a server per configuration: give --server-cmd with {KEY} placeholders (or --deploy-sh, "
+          "which gets the values as environment variables)");
+    try {
+      axes = parse_server_grid(server_grid);
+    } catch (const std::invalid_argument& bad) {
+      e.push_back(bad.what());
+    }
+  }
+  if (!server_cmd.empty() && (axes.size() > 0 || server_grid.empty()))
+    for (auto& problem : template_problems(server_cmd, axes)) e.push_back(std::move(problem));
+  check(server_devices >= 1, fmt::format("--server-devices: bad value {} (expected the accelerators one server uses, >= 1)", server_devices));
   check(server_ready_timeout_s > 0, fmt::format("--server-ready-timeout-s: bad value {} (expected > 0)", server_ready_timeout_s));
   check(server_stop_grace_s >= 0, fmt::format("--server-stop-grace-s: bad value {} (expected >= 0)", server_stop_grace_s));
   for (const auto& h : headers) {
@@ -247,8 +263,9 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
         fmt::format("--num-prompts has {} values for {} load point(s): a --num-prompts list pairs with a --concurrency or "
                     "--request-rate list of the same length (EvalScope's --parallel/--number)", num_prompts_sweep.size(), load_points));
   check(!searching() || !slo.empty(), "--search needs --slo, e.g. --slo 'ttft.p99<=500ms,tpot.p90<=50ms'");
-  check(slo.empty() || searching() || adaptive_window_s > 0,
-        "--slo is what a --search (or the --adaptive-window-s controller) must meet: add --search max-concurrency");
+  check(slo.empty() || searching() || adaptive_window_s > 0 || !server_grid.empty(),
+        "--slo is what a --search, a --server-grid's points (or the --adaptive-window-s controller) must meet: add "
+        "--search max-concurrency");
   check(adaptive_window_s >= 0, fmt::format("--adaptive-window-s: bad value {} (expected seconds > 0)", adaptive_window_s));
   if (adaptive_window_s > 0) {
     check(!slo.empty(), "--adaptive-window-s needs --slo (what each window must hold), e.g. --slo 'ttft.p99<=500ms'");
@@ -291,6 +308,10 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
   check(repeats == 1 || (!searching() && sweep_points() == 1),
         "--repeats repeats one load point: drop the list or --search (repeat each point as its own invocation)");
   check(confidence > 0 && confidence < 1, fmt::format("--confidence: bad value {} (expected a level in (0, 1), e.g. 0.95)", confidence));
+  check(resume.empty() || searching() || repeats > 1 || sweep_points() > 1 || !server_grid.empty(),
+        "--resume finishes a sweep, search, repeats or --server-grid: a single run has nothing to resume (run it again)");
+  check(resume.empty() || std::filesystem::is_directory(resume),
+        fmt::format("--resume: '{}' is not a folder (give the root folder the interrupted run printed)", resume));
 }
 
 size_t RunConfig::sweep_points() const {
@@ -356,6 +377,8 @@ std::string RunConfig::to_json() const {
   w.field("request_id_header", request_id_header);
   w.field("server_cmd", redact_command(server_cmd)).field("deploy_sh", deploy_sh).field("model_path", model_path);
   w.field("server_ready_timeout_s", server_ready_timeout_s).field("server_stop_grace_s", server_stop_grace_s);
+  w.field("server_grid", server_grid).field("server_devices", server_devices);
+  w.field("resume", resume).field("reset_prefix_cache", reset_prefix_cache);
   w.field("stream", stream).field("max_tokens", max_tokens).field("ignore_eos", ignore_eos);
   w.key("min_tokens");
   if (min_tokens) w.value(*min_tokens); else w.null();

@@ -9,9 +9,11 @@
 
 #include "cluster/cluster.hpp"
 #include "runner/cluster_run.hpp"
+#include "runner/grid.hpp"
 #include "runner/plan.hpp"
 #include "runner/points.hpp"
 #include "runner/repeats.hpp"
+#include "runner/resume.hpp"
 #include "runner/search.hpp"
 #include "runner/stages.hpp"
 #include "runner/sweep.hpp"
@@ -79,11 +81,21 @@ RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
 // The experiment the flags ask for: a search, repeats, a sweep or one point. Each runs its points
 // through a PointSession, so each composes with multi-host runs the same way.
 RunOutcome run_experiment(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
+  if (!plan.cfg.server_grid.empty()) return run_grid(plan, stop, console);
+  return run_series(plan, stop, console);
+}
+
+}  // namespace
+
+RunOutcome run_series(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
   if (plan.cfg.searching()) return run_search(plan, stop, console);
   if (plan.cfg.repeats > 1) return run_repeats(plan, stop, console);
-  if (plan.cfg.sweep_points() > 1) return run_sweep(plan, stop, console);
+  // A grid's server point is a series folder even for one load point (a sweep of one).
+  if (plan.cfg.sweep_points() > 1 || !plan.series_root.empty()) return run_sweep(plan, stop, console);
   return run_single(plan, stop, console);
 }
+
+namespace {
 
 bool is_series(const RunConfig& c) { return c.searching() || c.repeats > 1 || c.sweep_points() > 1; }
 
@@ -91,6 +103,11 @@ bool is_series(const RunConfig& c) { return c.searching() || c.repeats > 1 || c.
 
 RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std::FILE* console) {
   RunPlan plan = make_plan(requested, std::getenv("OPENAI_API_KEY"));
+  if (!plan.cfg.resume.empty()) {  // the same series, in its own folder: its VALID points kept
+    check_resumable(plan.cfg.resume, plan.requested.to_json());
+    plan.series_root = plan.cfg.resume;
+    plan.resume = true;
+  }
   const cluster::World& world = cluster::world();
   if (world.size == 1) return run_experiment(plan, stop, console);
   // mpirun -np N: rank 0 runs the experiment; the others run their share of each point it sends.

@@ -58,11 +58,18 @@ SearchSpace space_of(const RunConfig& c) {
 RunOutcome finish_search(const fs::path& root, const SearchResult& r, const report::SearchAsked& asked,
                          const std::vector<metrics::RunSlo>& slos, const SearchSpace& space,
                          const std::optional<record::ServerProcessFacts>& server_process, bool interrupted,
-                         bool disk_stopped, std::FILE* console) {
+                         bool disk_stopped, std::FILE* console, const std::vector<std::string>& resumed = {}) {
   const fs::path dir = root / "search";
   fs::create_directories(dir);
   std::string json = report::search_json(r, asked, slos, space);
   if (server_process) json.insert(json.size() - 1, ",\"server_process\":" + record::to_json(*server_process));
+  if (!resumed.empty()) {  // --resume: the probes read back from their folders
+    JsonWriter list;
+    list.begin_array();
+    for (const auto& l : resumed) list.value(l);
+    list.end_array();
+    json.insert(json.size() - 1, ",\"resumed\":" + list.take());
+  }
   report::write_file(dir / "search.json", json);
   report::write_file(dir / "search.html", report::search_page(r, json, slos));
   std::string bounds;
@@ -115,7 +122,7 @@ RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   const auto server_process = session.close();
   return session.finish([&] {
     return finish_search(session.root(), r, {std::string(kSearchAxes.name(plan.cfg.search)), plan.cfg.search_margin},
-                         slos, space, server_process, session.stopped(), session.disk_stopped(), console);
+                         slos, space, server_process, session.stopped(), session.disk_stopped(), console, session.resumed());
   });
 }
 

@@ -57,6 +57,10 @@ struct TargetSettings {
   std::string model_path;            ///< MODEL_PATH for --deploy-sh; also the served model name
   double server_ready_timeout_s = 600;
   double server_stop_grace_s = 10;
+  /// The server configurations started in turn, 'KEY=V1,V2;KEY2=V3' (runner/grid): each fills
+  /// --server-cmd's {KEY} placeholders and --deploy-sh's environment; "" = one server as given.
+  std::string server_grid;
+  int server_devices = 1;  ///< accelerators one server uses: a grid's output tokens/s per device
 };
 
 /// Request: what each body says (optional fields are sent only when given) and the limits on
@@ -142,6 +146,8 @@ struct ExperimentSettings {
   double adaptive_window_s = 0;  ///< in-run controller (runner/adaptive): judge --slo every this many seconds (0 = off)
   int adaptive_max = 1024;       ///< the controller's ceiling (it starts at --concurrency)
   std::string goodput;       ///< per-request SLOs in ms, e.g. "ttft:500 tpot:50 e2el:20000" (vLLM's --goodput)
+  std::string resume;        ///< finish this interrupted sweep, search, repeats or grid folder (its VALID points kept)
+  bool reset_prefix_cache = false;  ///< POST the server's prefix-cache reset before each point
   bool searching() const { return search != SearchAxis::None; }
 };
 

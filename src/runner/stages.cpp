@@ -109,8 +109,8 @@ void learned(report::RunManifest& m, const RunPlan& plan, const Target& t, const
 
 }  // namespace
 
-std::shared_ptr<spdlog::logger> make_logger(const fs::path& run_dir) {
-  auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>((run_dir / "logs" / "run.log").string(), true);
+std::shared_ptr<spdlog::logger> make_logger(const fs::path& run_dir, bool append) {
+  auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>((run_dir / "logs" / "run.log").string(), !append);
   auto log = std::make_shared<spdlog::logger>("run", sink);
   log->set_pattern("%Y-%m-%d %H:%M:%S.%e %l %v");
   log->flush_on(spdlog::level::info);

@@ -25,7 +25,8 @@ namespace tokbench::runner {
 struct Target;
 
 /// logs/run.log of a run folder.
-std::shared_ptr<spdlog::logger> make_logger(const std::filesystem::path& run_dir);
+/// `append`: keep what an earlier run wrote there (a resumed series).
+std::shared_ptr<spdlog::logger> make_logger(const std::filesystem::path& run_dir, bool append = false);
 
 /// A rank's own scratch run folder (a multi-host run's ranks other than 0), created empty with
 /// its subfolders; removed by its owner at the end.

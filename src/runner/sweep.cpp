@@ -31,21 +31,20 @@ SweepSummary::SweepSummary(fs::path root, const RunConfig& sweep)
 
 SweepSummary::SweepSummary(fs::path root, std::string x_name) : root_(std::move(root)), x_name_(std::move(x_name)) {}
 
-SweepRow SweepSummary::base(const std::string& label, const RunConfig& point) const {
+static SweepRow load_point_base(const std::string& label, const std::string& x_name, const RunConfig& point) {
   SweepRow r;
   r.label = label;
   r.concurrency = load_shape(point).max_in_flight();
   r.request_rate = point.request_rate;
   r.num_prompts = point.num_prompts;
-  r.load = x_name_ == "request_rate" ? point.request_rate : r.concurrency;
+  r.load = x_name == "request_rate" ? point.request_rate : r.concurrency;
   return r;
 }
 
-void SweepSummary::add(const std::string& label, const RunConfig& point, const RunOutcome& o) {
-  SweepRow r = base(o.label.empty() ? label : o.label, point);  // the folder it got (c4-2 for a repeated c4)
+SweepRow load_point_row(const std::string& label, const std::string& x_name, const RunConfig& point, const RunOutcome& o) {
+  SweepRow r = load_point_base(o.label.empty() ? label : o.label, x_name, point);  // the folder it got (c4-2 for a repeated c4)
   const metrics::MetricSet& m = o.metrics;
   r.verdict = o.exit_code == kExitInterrupted ? "INTERRUPTED" : o.verdict.valid ? "VALID" : "INVALID";
-  disk_stopped_ |= o.exit_code == kExitDiskStopped;
   for (const auto& why : o.verdict.reasons) r.why += (r.why.empty() ? "" : "; ") + why;
   r.success = static_cast<int64_t>(common(m, "success_requests"));
   r.request_throughput = common(m, "request_throughput");
@@ -60,14 +59,20 @@ void SweepSummary::add(const std::string& label, const RunConfig& point, const R
   r.e2el_mean = row_statistic(m, "E2EL", "mean");
   r.e2el_p99 = row_statistic(m, "E2EL", "p99");
   if (m.common_metric("request_goodput")) r.goodput = common(m, "request_goodput");
+  r.resumed = o.resumed;
   r.j_per_output_token = o.j_per_output_token;
   r.usd_per_m_output_tokens = o.usd_per_m_output_tokens;
-  rows_.push_back(std::move(r));
+  return r;
+}
+
+void SweepSummary::add(const std::string& label, const RunConfig& point, const RunOutcome& o) {
+  disk_stopped_ |= o.exit_code == kExitDiskStopped;
+  rows_.push_back(load_point_row(label, x_name_, point, o));
   last_ = o;
 }
 
 void SweepSummary::add_failed(const std::string& label, const RunConfig& point, const std::string& why) {
-  SweepRow r = base(label, point);
+  SweepRow r = load_point_base(label, x_name_, point);
   r.verdict = "FAILED";
   r.why = why;
   rows_.push_back(std::move(r));
@@ -94,9 +99,9 @@ RunOutcome SweepSummary::finish(const std::optional<record::ServerProcessFacts>&
   fmt::print(console, "  {:<12} {:<11} {:>10} {:>14} {:>12} {:>12} {:>12}\n", "point", "verdict", "req/s", "output tok/s",
              "TTFT P99", "TPOT P99", "E2EL P99");
   for (const auto& r : rows_) {
-    fmt::print(console, "  {:<12} {:<11} {:>10} {:>14} {:>12} {:>12} {:>12}\n", r.label, r.verdict,
+    fmt::print(console, "  {:<12} {:<11} {:>10} {:>14} {:>12} {:>12} {:>12}{}\n", r.label, r.verdict,
                format_round4(r.request_throughput), format_round4(r.output_token_throughput), report::opt_str(r.ttft_p99),
-               report::opt_str(r.tpot_p99), report::opt_str(r.e2el_p99));
+               report::opt_str(r.tpot_p99), report::opt_str(r.e2el_p99), r.resumed ? "  (resumed)" : "");
   }
   fmt::print(console, "{}\nsweep: {}\n  summary: {}\n  page:    {}\n", knee.text, root_.string(),
              (dir / "summary.csv").string(), (dir / "sweep.html").string());

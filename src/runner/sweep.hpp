@@ -20,6 +20,10 @@ using metrics::KneeAnalysis;
 using metrics::find_knee;
 using metrics::pareto_front;
 
+/// One point's row from its outcome; `x_name`: the load the series moves ("concurrency" or
+/// "request_rate"). Shared by sweep/ and a server grid's summary.
+SweepRow load_point_row(const std::string& label, const std::string& x_name, const RunConfig& point, const RunOutcome& o);
+
 class SweepSummary {
  public:
   SweepSummary(std::filesystem::path root, const RunConfig& sweep);
@@ -35,8 +39,6 @@ class SweepSummary {
   const std::vector<SweepRow>& rows() const { return rows_; }
 
  private:
-  SweepRow base(const std::string& label, const RunConfig& point) const;
-
   std::filesystem::path root_;
   std::string x_name_;  ///< "concurrency" or "request_rate"
   std::vector<SweepRow> rows_;

@@ -13,6 +13,7 @@
 #include "mock/mock_server.hpp"
 #include "probe/server_process.hpp"
 #include "report/outputs.hpp"
+#include "runner/server_grid.hpp"
 #include "runner/workload.hpp"
 
 namespace tokbench::runner {
@@ -124,10 +125,11 @@ std::vector<std::string> known_secrets(const RunConfig& cfg) {
   return out;
 }
 
-std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const std::string& url, const fs::path& run_dir,
-                                                   spdlog::logger& log, std::FILE* console) {
+std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const RunPlan& plan, const std::string& url,
+                                                   const fs::path& run_dir, spdlog::logger& log, std::FILE* console) {
   probe::ServerProcessSettings ps;
   ps.command = cfg.server_cmd.empty() ? "bash " + cfg.deploy_sh : cfg.server_cmd;
+  ps.env = plan.server_env;
   if (!cfg.deploy_sh.empty()) {
     ps.env["MODEL_PATH"] = cfg.model_path;
     if (cfg.model.empty()) cfg.model = cfg.model_path;  // served model name = the model path
@@ -278,9 +280,11 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   }
   t.url = cfg.target_url();
   if (!cfg.server_cmd.empty() || !cfg.deploy_sh.empty()) {
+    // {port} and {name} filled in (a grid's point has filled its keys and these already).
+    cfg.server_cmd = expand_server_command(cfg.server_cmd, ServerPoint{"server", {}}, url_port(t.url));
     t.server_command = cfg.server_cmd.empty() ? "bash " + cfg.deploy_sh : cfg.server_cmd;
     t.secrets = known_secrets(cfg);
-    t.server = start_server(cfg, t.url, run_dir, log, console);
+    t.server = start_server(cfg, plan, t.url, run_dir, log, console);
   }
   if (cfg.embedded_target()) {
     mock::MockSettings ms;
