@@ -1,0 +1,228 @@
+// runner/grid, --resume and --reset-prefix-cache against real servers over loopback: a server grid
+// over the simulator's --max-num-seqs x a concurrency sweep (the folder, the summary's shape, the
+// recommendation picking the configuration that truly serves more), a configuration whose server
+// fails to start recorded and skipped, a grid and a sweep resumed running only what is left, and
+// the prefix cache emptied between points (or the server's lack of a reset said).
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "record/record_io.hpp"
+#include "report/run_folder.hpp"
+#include "support/canned_server.hpp"
+#include "support/cli_fixture.hpp"
+#include "support/ports.hpp"
+#include "support/sim_process.hpp"
+
+namespace tokbench::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class GridRun : public CliFixture {
+ protected:
+  // `tokbench run` of a grid over the simulator's --max-num-seqs, into dir_/name.
+  Result grid(const std::string& name, const std::string& values, std::vector<std::string> extra = {}) {
+    if (port_.empty()) port_ = std::to_string(unused_loopback_port());  // the same on a resume: the flags must match
+    const std::string& port = port_;
+    std::vector<std::string> args{"run", "--url", "http://127.0.0.1:" + port + "/v1/chat/completions", "--server-cmd",
+                                  std::string(TOKBENCH_BINARY) + " serve-mock --port {port} --max-num-seqs {max_num_seqs} "
+                                                                 "--ttft-ms 5 --tpot-ms 10",
+                                  "--server-grid", "max_num_seqs=" + values, "--concurrency", "1,4", "--num-prompts", "8",
+                                  "--max-tokens", "8", "--ignore-eos", "--quiet", "--server-ready-timeout-s", "30",
+                                  "--output-dir", (dir_ / name).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_tokbench(args);
+  }
+  static fs::path root_of(const fs::path& out) { return fs::directory_iterator(out)->path(); }
+  simdjson::dom::element summary(const fs::path& root) {
+    return parser_.load((root / "grid/summary.json").string()).value();
+  }
+  simdjson::dom::parser parser_;
+  std::string port_;
+};
+
+// 1 running request at a time against 4: at concurrency 4 the second serves about four times the
+// tokens, under the same TPOT SLO, so it is the one recommended.
+TEST_F(GridRun, TwoServersTimesASweepWritesTheGridAndPicksTheBetter) {
+  const Result r = grid("g", "1,4", {"--slo", "tpot.p99<=100ms", "--server-devices", "2"});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const fs::path root = root_of(dir_ / "g");
+  for (const char* f : {"grid/summary.json", "grid/summary.csv", "grid/grid.html", "series.json", "logs/run.log"})
+    EXPECT_TRUE(fs::exists(root / f)) << f;
+  for (const char* cfg : {"max_num_seqs-1", "max_num_seqs-4"}) {
+    for (const char* f : {"c1/result.json", "c4/result.json", "sweep/summary.json", "logs/server.log", "grid_point.json"})
+      EXPECT_TRUE(fs::exists(root / cfg / f)) << cfg << "/" << f;
+  }
+  // Each configuration's server was started from the template, and its points carry its value.
+  EXPECT_NE(slurp(root / "max_num_seqs-4/logs/run.log").find("--max-num-seqs 4"), std::string::npos);
+  EXPECT_NE(slurp(root / "max_num_seqs-4/c4/result.json").find("\"max_num_seqs=4\""), std::string::npos);
+  auto s = summary(root);
+  simdjson::dom::array configs = s["configurations"];
+  ASSERT_EQ(configs.size(), 2u);
+  for (auto c : configs) {
+    EXPECT_EQ(std::string_view(c["status"]), "ran");
+    EXPECT_EQ(c["devices"].get_int64().value(), 2);
+    simdjson::dom::array points = c["points"];
+    ASSERT_EQ(points.size(), 2u);
+    for (auto p : points) {
+      EXPECT_EQ(std::string_view(p["verdict"]), "VALID");
+      EXPECT_TRUE(p["meets_slo"].get_bool().value());
+      EXPECT_NEAR(p["output_tokens_per_s_per_device"].get_double().value(), p["output_token_throughput"].get_double().value() / 2, 1e-6);
+    }
+  }
+  EXPECT_EQ(std::string_view(s["recommendation"]["best"]), "max_num_seqs-4");
+  EXPECT_EQ(std::string_view(s["recommendation"]["runner_up"]), "max_num_seqs-1");
+  EXPECT_GT(s["recommendation"]["margin"].get_double().value(), 1.5);  // about 3x: four places against one
+  EXPECT_EQ(std::string_view(configs.at(1)["answer"]["at"]), "c4");
+  EXPECT_NE(r.output.find("recommended: max_num_seqs-4"), std::string::npos) << r.output;
+  const std::string csv = slurp(root / "grid/summary.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5) << csv;  // a header and 2 x 2 rows
+  EXPECT_NE(slurp(root / "grid/grid.html").find("id=\"grid-data\""), std::string::npos);
+}
+
+TEST_F(GridRun, AServerThatFailsToStartIsRecordedAndTheGridGoesOn) {
+  const Result r = grid("f", "bad,2");  // serve-mock refuses --max-num-seqs bad
+  EXPECT_EQ(r.code, 4) << r.output;
+  const fs::path root = root_of(dir_ / "f");
+  auto s = summary(root);
+  simdjson::dom::array configs = s["configurations"];
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(std::string_view(configs.at(0)["status"]), "failed to start");
+  EXPECT_NE(std::string(std::string_view(configs.at(0)["why"])).find("exited"), std::string::npos)
+      << std::string_view(configs.at(0)["why"]);
+  EXPECT_TRUE(fs::exists(root / "max_num_seqs-bad/logs/server.log"));  // what the server said is kept
+  EXPECT_EQ(std::string_view(configs.at(1)["status"]), "ran");
+  EXPECT_EQ(std::string_view(s["recommendation"]["best"]), "max_num_seqs-2");
+  EXPECT_NE(r.output.find("max_num_seqs-bad: failed to start"), std::string::npos) << r.output;
+}
+
+// A grid stopped after its first configuration and inside its second's last point (that point's
+// folder has no end marker, the second's grid_point.json is gone): --resume starts no server for
+// the first, reads the second's finished c1 back, sets the unfinished c4 aside and runs only it.
+TEST_F(GridRun, AResumedGridRunsOnlyWhatIsLeft) {
+  ASSERT_EQ(grid("r", "1,4").code, 0);
+  const fs::path root = root_of(dir_ / "r");
+  const fs::path second = root / "max_num_seqs-4";
+  fs::remove(second / "grid_point.json");
+  fs::remove(second / "c4" / report::kEndFile);
+  const std::string first_server_log = slurp(root / "max_num_seqs-1/logs/server.log");
+  const auto c1_end = fs::last_write_time(second / "c1" / report::kEndFile);
+  const Result r = grid("r", "1,4", {"--resume", root.string()});
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("max_num_seqs-1: resumed (every point VALID in its folder; its server not started)"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("c1: resumed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("c4: did not complete VALID; kept as c4.interrupted and run again"), std::string::npos) << r.output;
+  EXPECT_EQ(slurp(root / "max_num_seqs-1/logs/server.log"), first_server_log);  // not started again
+  EXPECT_EQ(fs::last_write_time(second / "c1" / report::kEndFile), c1_end);  // not run again
+  EXPECT_TRUE(fs::exists(second / "c4.interrupted"));
+  EXPECT_TRUE(fs::exists(second / "c4" / report::kEndFile));
+  auto s = summary(root);
+  simdjson::dom::array configs = s["configurations"];
+  EXPECT_EQ(std::string_view(configs.at(0)["status"]), "resumed");
+  EXPECT_EQ(std::string_view(configs.at(1)["status"]), "ran");
+  simdjson::dom::array points = configs.at(1)["points"];
+  EXPECT_TRUE(points.at(0)["resumed"].get_bool().value());   // c1
+  EXPECT_FALSE(points.at(1)["resumed"].get_bool().value());  // c4, run again
+  EXPECT_EQ(std::string_view(s["recommendation"]["best"]), "max_num_seqs-4");
+  // Other flags than the first time: refused, naming them.
+  const Result other = grid("r", "1,4", {"--resume", root.string(), "--seed", "7"});
+  EXPECT_EQ(other.code, 2) << other.output;
+  EXPECT_NE(other.output.find("seed: 0 then, 7 now"), std::string::npos) << other.output;
+}
+
+// A plain sweep resumes the same way, and its summary says which points were read back.
+TEST_F(GridRun, AResumedSweepSaysWhichPointsWereReadBack) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  const std::vector<std::string> flags{"run", "--url", sim.url(), "--concurrency", "1,2", "--num-prompts", "6",
+                                       "--max-tokens", "4", "--quiet", "--output-dir", (dir_ / "s").string()};
+  ASSERT_EQ(run_tokbench(flags).code, 0);
+  const fs::path root = root_of(dir_ / "s");
+  fs::remove(root / "c2" / report::kEndFile);
+  auto again = flags;
+  again.insert(again.end(), {"--resume", root.string()});
+  const Result r = run_tokbench(again);
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto s = parser_.load((root / "sweep/summary.json").string()).value();
+  simdjson::dom::array points = s["sweep"]["points"];
+  EXPECT_TRUE(points.at(0)["resumed"].get_bool().value());
+  EXPECT_FALSE(points.at(1)["resumed"].get_bool().value());
+  EXPECT_NE(r.output.find("(resumed)"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(root / "c2.interrupted"));
+}
+
+int64_t cached_tokens(const fs::path& point) {
+  int64_t sum = 0;
+  for (const auto& rec : record::read_details(report::load_run_folder(point).details.string()))
+    sum += std::max<int64_t>(rec.cached_tokens, 0);
+  return sum;
+}
+
+// The same prompts at two points: without a reset the second finds them cached; with
+// --reset-prefix-cache it starts as cold as the first.
+TEST_F(GridRun, PrefixCacheIsEmptiedBetweenPoints) {
+  Sim sim({"--ttft-ms", "1", "--tpot-ms", "1", "--enable-prefix-caching", "--block-size", "4"});
+  auto sweep = [&](const std::string& name, bool reset) {
+    std::vector<std::string> a{"run", "--url", sim.url(), "--concurrency", "1,1", "--num-prompts", "4", "--max-tokens", "2",
+                               "--quiet", "--output-dir", (dir_ / name).string()};
+    if (reset) a.push_back("--reset-prefix-cache");
+    const Result r = run_tokbench(a);
+    EXPECT_EQ(r.code, 0) << r.output;
+    return root_of(dir_ / name);
+  };
+  const fs::path warm = sweep("warm", false);
+  EXPECT_GT(cached_tokens(warm / "c1-2"), cached_tokens(warm / "c1"));
+  const fs::path cold = sweep("cold", true);
+  EXPECT_EQ(cached_tokens(cold / "c1-2"), cached_tokens(cold / "c1"));
+  EXPECT_NE(slurp(cold / "logs/run.log").find("prefix cache reset (/reset_prefix_cache)"), std::string::npos);
+}
+
+// A server with neither reset path is told once; an SGLang-like one is reset through /flush_cache.
+TEST_F(GridRun, AServerWithoutAResetIsSaidOnce) {
+  std::mutex mu;
+  std::vector<std::string> posted;
+  auto server = [&](bool sglang) {
+    return [&, sglang](const std::string& path) {
+      if (path == "/v1/models") return CannedServer::http(200, "application/json", R"({"data":[{"id":"m"}]})");
+      if (path == "/reset_prefix_cache" || path == "/flush_cache") {
+        std::lock_guard lock(mu);
+        posted.push_back(path);
+        return CannedServer::http(sglang && path == "/flush_cache" ? 200 : 404, "application/json", "{}");
+      }
+      if (path != "/v1/chat/completions") return CannedServer::http(404, "text/plain", "");
+      return CannedServer::http(200, "application/json",
+                                R"({"choices":[{"message":{"content":"ab"},"finish_reason":"stop"}],)"
+                                R"("usage":{"prompt_tokens":4,"completion_tokens":2}})");
+    };
+  };
+  {
+    CannedServer none(server(false), 200);
+    const Result r = run_tokbench({"run", "--url", none.url("/v1/chat/completions"), "--no-stream", "--concurrency", "1,2",
+                                   "--num-prompts", "4", "--max-tokens", "2", "--reset-prefix-cache", "--quiet",
+                                   "--output-dir", (dir_ / "none").string()});
+    EXPECT_EQ(r.code, 0) << r.output;
+    const std::string said = "--reset-prefix-cache: the server has no prefix-cache reset";
+    EXPECT_NE(r.output.find(said), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find(said, r.output.find(said) + 1), std::string::npos) << r.output;  // once
+    EXPECT_NE(r.output.find("VLLM_SERVER_DEV_MODE=1"), std::string::npos) << r.output;
+    std::lock_guard lock(mu);
+    EXPECT_EQ(posted, (std::vector<std::string>{"/reset_prefix_cache", "/flush_cache"}));  // tried once, both
+    posted.clear();
+  }
+  CannedServer sg(server(true), 200);
+  const Result r = run_tokbench({"run", "--url", sg.url("/v1/chat/completions"), "--no-stream", "--concurrency", "1,2",
+                                 "--num-prompts", "4", "--max-tokens", "2", "--reset-prefix-cache", "--quiet",
+                                 "--output-dir", (dir_ / "sg").string()});
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output.find("has no prefix-cache reset"), std::string::npos) << r.output;
+  std::lock_guard lock(mu);
+  EXPECT_EQ(std::count(posted.begin(), posted.end(), "/flush_cache"), 2);  // before each point
+}
+
+}  // namespace
+}  // namespace tokbench::testing
