@@ -156,6 +156,32 @@ TEST_F(GridRun, AResumedSweepSaysWhichPointsWereReadBack) {
   EXPECT_TRUE(fs::exists(root / "c2.interrupted"));
 }
 
+// An open loop at three times what the server can serve: --stop-on-saturation ends that point
+// within a few windows, marked SATURATED, and the sweep exits 0; the point the server keeps up
+// with runs its whole duration, VALID.
+TEST_F(GridRun, APointPastSaturationIsStoppedEarlyAndMarked) {
+  Sim sim({"--max-num-seqs", "2", "--ttft-ms", "5", "--tpot-ms", "10"});  // about 18 requests/s of 10 tokens
+  const Result r = run_tokbench({"run", "--url", sim.url(), "--request-rate", "8,60", "--duration-s", "10", "--max-tokens",
+                                 "10", "--ignore-eos", "--stop-on-saturation", "--saturation-window-s", "0.5", "--quiet",
+                                 "--output-dir", (dir_ / "sat").string()});
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("r60: SATURATED"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("r8: VALID"), std::string::npos) << r.output;
+  const fs::path root = root_of(dir_ / "sat");
+  auto s = parser_.load((root / "sweep/summary.json").string()).value();
+  simdjson::dom::array points = s["sweep"]["points"];
+  EXPECT_EQ(std::string_view(points.at(1)["verdict"]), "SATURATED");
+  auto res = result(root / "r60");
+  EXPECT_EQ(std::string_view(res["verdict"]["status"]), "SATURATED");
+  auto end = parser_.load((root / "r60" / report::kEndFile).string()).value();
+  const std::string why{std::string_view(end["stop_reason"])};
+  EXPECT_TRUE(why.starts_with("saturated: past saturation at ")) << why;
+  // Stopped early: well before its 10 s (the earliest the rule can hold is after 5 windows, 2.5 s).
+  EXPECT_LT(end["measured_wall_s"].get_double().value(), 7.0);
+  auto kept = parser_.load((root / "r8" / report::kEndFile).string()).value();
+  EXPECT_GT(kept["measured_wall_s"].get_double().value(), 9.5);
+}
+
 int64_t cached_tokens(const fs::path& point) {
   int64_t sum = 0;
   for (const auto& rec : record::read_details(report::load_run_folder(point).details.string()))

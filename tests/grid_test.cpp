@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "metrics/capacity.hpp"
+#include "metrics/saturation.hpp"
 #include "runner/resume.hpp"
 #include "runner/run_config.hpp"
 #include "runner/server_grid.hpp"
@@ -136,6 +137,42 @@ TEST(Capacity, TheMostPerDeviceWinsByAStatedMargin) {
   choice = metrics::choose_configuration({cand("a", std::nullopt)}, "under tpot.p99<=5ms");
   EXPECT_FALSE(choice.best);
   EXPECT_NE(choice.text.find("no configuration has a VALID point under tpot.p99<=5ms"), std::string::npos) << choice.text;
+}
+
+metrics::SaturationWindow window(double t, int64_t in_flight, double tokens_per_s, std::optional<double> ttft) {
+  return {t, in_flight, tokens_per_s, ttft};
+}
+
+TEST(Saturation, AGrowingQueueAndWaitAtFlatThroughputIsSaturation) {
+  metrics::SaturationDetector d;
+  EXPECT_FALSE(d.add(window(1, 500, 1, 1)));  // the fill: never counts, however it looks
+  EXPECT_FALSE(d.add(window(2, 10, 200, 100)));
+  EXPECT_FALSE(d.add(window(3, 20, 210, 200)));
+  EXPECT_FALSE(d.add(window(4, 30, 205, 300)));  // three windows: not yet
+  const auto why = d.add(window(5, 40, 200, 400));
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("in flight 10 -> 40, mean TTFT 100.0 -> 400.0 ms"), std::string::npos) << *why;
+}
+
+TEST(Saturation, ASteadyOrStillScalingServerIsNot) {
+  auto run = [](std::vector<metrics::SaturationWindow> ws) {
+    metrics::SaturationDetector d;
+    d.add(window(0, 0, 0, std::nullopt));
+    bool flagged = false;
+    for (const auto& w : ws) flagged |= d.add(w).has_value();
+    return flagged;
+  };
+  // A closed loop: in flight holds at its concurrency.
+  EXPECT_FALSE(run({window(1, 16, 200, 100), window(2, 16, 200, 110), window(3, 16, 200, 120), window(4, 16, 200, 130),
+                    window(5, 16, 200, 140)}));
+  // Throughput still rising with the load: the server keeps up.
+  EXPECT_FALSE(run({window(1, 10, 100, 100), window(2, 20, 200, 200), window(3, 30, 300, 300), window(4, 40, 400, 400)}));
+  // TTFT not rising: a queue that grows by itself is not enough.
+  EXPECT_FALSE(run({window(1, 10, 200, 100), window(2, 20, 200, 100), window(3, 30, 200, 100), window(4, 40, 200, 100)}));
+  // Growth too small to be "without bound".
+  EXPECT_FALSE(run({window(1, 10, 200, 100), window(2, 11, 200, 200), window(3, 12, 200, 300), window(4, 13, 200, 400)}));
+  // A window with no TTFT (nothing ended in it) breaks the run of evidence.
+  EXPECT_FALSE(run({window(1, 10, 200, 100), window(2, 20, 200, std::nullopt), window(3, 30, 200, 300), window(4, 40, 200, 400)}));
 }
 
 TEST(Resume, OtherFlagsAreRefusedByNameAndUnfinishedFoldersAreKept) {

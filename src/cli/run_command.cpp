@@ -16,6 +16,7 @@
 
 #include "cli/commands.hpp"
 #include "history/entry.hpp"
+#include "metrics/saturation.hpp"
 #include "cli/yaml_config.hpp"
 #include "client/api.hpp"
 #include "client/engine.hpp"
@@ -283,6 +284,11 @@ void add_experiment(CLI::App* run, runner::ExperimentSettings& c) {
   run->add_flag("--reset-prefix-cache", c.reset_prefix_cache,
                 "before each load point, POST the server's prefix-cache reset (vLLM /reset_prefix_cache, which needs "
                 "VLLM_SERVER_DEV_MODE=1; SGLang /flush_cache); says so when the server has none");
+  run->add_flag("--stop-on-saturation", c.stop_on_saturation,
+                fmt::format("stop a point early once the server is past saturation, marked SATURATED rather than INVALID "
+                            "(a sweep or search goes on): {}", metrics::kSaturationRule));
+  run->add_option("--saturation-window-s", c.saturation_window_s, "--stop-on-saturation: the window its rule reads")
+      ->capture_default_str();
   run->add_option("--goodput", c.goodput,
                   "per-request SLOs in ms, e.g. 'ttft:500 tpot:50 e2el:20000': goodput = requests meeting all, per second");
 }

@@ -254,6 +254,7 @@ Verdict judge(const MetricSet& m, const VerdictTally& t, const VerdictFacts& f) 
   judge_load(v, m, t, f, client_behind);
   judge_ranks_and_tls(v, t, f);
   v.valid = v.reasons.empty();
+  v.saturated = f.saturated && !v.valid;
   return v;
 }
 

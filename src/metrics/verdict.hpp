@@ -19,9 +19,15 @@ struct Verdict {
   std::vector<std::string> reasons;   ///< why INVALID, each with a suggestion
   std::vector<std::string> warnings;  ///< worth knowing, but the run stands
   std::vector<std::string> notes;     ///< facts the verdict rests on (a multi-host run's health per rank)
+  /// --stop-on-saturation stopped the point past saturation: not a measurement of the asked load
+  /// but an answer about it (a sweep or search goes on; status SATURATED, not INVALID).
+  bool saturated = false;
 };
 
 /// What the verdict needs from the records, gathered in one pass.
+/// The verdict's word: VALID, INVALID, or SATURATED (--stop-on-saturation stopped the point).
+inline const char* verdict_status(const Verdict& v) { return v.valid ? "VALID" : v.saturated ? "SATURATED" : "INVALID"; }
+
 struct VerdictTally {
   int64_t measured = 0, failed = 0, warmup = 0;
   int64_t cut = 0;  ///< in flight when a --duration-s run's grace ended: cancelled, not measured, not failed
@@ -56,6 +62,7 @@ struct VerdictTally {
 /// Facts of the run folder that are not in the records.
 struct VerdictFacts {
   bool interrupted = false;
+  bool saturated = false;        ///< --stop-on-saturation stopped it (end.json's stop_reason says so)
   double request_rate = 0;       ///< +inf: all due at once (no schedule to keep)
   bool open_loop = false;        ///< a schedule paced the requests (a rate or a trace): in-flight is the server's doing
   double duration_s = 0, grace_s = 0;

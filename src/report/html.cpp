@@ -297,7 +297,7 @@ std::string headline_cards(const HtmlInputs& in) {
     if (!r || !r->stats) return card(row, "n/a", r ? r->na_reason : "");
     return card(std::string(row) + " P99", format_short(r->stats->p99) + " ms", "mean " + format_short(r->stats->mean) + " ms");
   };
-  std::string cards = card("Verdict", in.info.interrupted ? "INTERRUPTED" : in.verdict.valid ? "VALID" : "INVALID",
+  std::string cards = card("Verdict", in.info.interrupted ? "INTERRUPTED" : metrics::verdict_status(in.verdict),
                            fmt::format("{} reason(s), {} warning(s)", in.verdict.reasons.size(), in.verdict.warnings.size()));
   cards += card("Requests", fmt::format("{:.0f} / {:.0f}", common("success_requests").value_or(0), common("total_requests").value_or(0)),
                 fmt::format("succeeded; {:.0f} failed", common("failed_requests").value_or(0)));
@@ -348,7 +348,7 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, 
                       escape_html(in.info.model), escape_html(in.info.dataset_abbr), in.info.interrupted ? "INTERRUPTED" : "completed",
                       escape_html(in.info.target_url), escape_html(in.info.started_at), escape_html(fmt::format("{} ({})", kVersion, kGitHash)));
   page += headline_cards(in);
-  page += fmt::format("<h2 class=\"verdict-{0}\">Verdict: {0}</h2><ul>{1}</ul>", in.verdict.valid ? "VALID" : "INVALID", reasons);
+  page += fmt::format("<h2 class=\"verdict-{0}\">Verdict: {0}</h2><ul>{1}</ul>", metrics::verdict_status(in.verdict), reasons);
   page += "<p>Metric definitions used: <a href=\"#definitions\">below</a> (docs/METRICS.md in the tokbench sources).</p>";
   page += "<h2>Tables</h2><pre id=\"tables\">" + escape_html(tables) + "</pre>";
   page += "<pre id=\"stable-tables\"></pre>";  // filled from the data: the stable stage is found on the page's own pass

@@ -90,7 +90,7 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   w.key("tool").begin_object().field("name", "tokbench").field("version", kVersion);
   w.field("git_hash", kGitHash).field("git_dirty", kGitDirty).field("build_type", kBuildType).field("compiler", kCompiler);
   w.end_object();
-  w.key("verdict").begin_object().field("status", v.valid ? "VALID" : "INVALID");
+  w.key("verdict").begin_object().field("status", metrics::verdict_status(v));
   w.key("reasons").begin_array();
   for (const auto& r : v.reasons) w.value(r);
   w.end_array();

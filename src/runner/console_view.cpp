@@ -131,7 +131,7 @@ std::string definitions_line(const Written& w) {
 }
 
 void print_verdict(const Written& w, std::FILE* console) {
-  fmt::print(console, "verdict: {}\n", w.verdict.valid ? "VALID" : "INVALID");
+  fmt::print(console, "verdict: {}\n", metrics::verdict_status(w.verdict));
   for (const auto& r : w.verdict.reasons) fmt::print(console, "  - {}\n", r);
   for (const auto& r : w.verdict.warnings) fmt::print(console, "  warning: {}\n", r);
   // The request body's warnings too: the seed's hidden min_tokens belongs beside the figures it doubled.

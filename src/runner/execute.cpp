@@ -18,6 +18,7 @@
 #include "probe/profile_window.hpp"
 #include "probe/telemetry_scraper.hpp"
 #include "runner/progress.hpp"
+#include "runner/saturation_watch.hpp"
 #include "load/adaptive.hpp"
 #include "runner/load_shape.hpp"
 #include "runner/recorder.hpp"
@@ -263,9 +264,24 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
   if (telemetry) telemetry->scrape_now();  // a sample right before the phase: energy is never guessed across its edge
   const int64_t measured_start = steady_now_ns();
   const double process_cpu_start = process_cpu_s();
-  const auto counters =
-      measured.run(*source, origin_ns, [&](record::RequestRecord&& r) { recorder.add(std::move(r)); }, stop);
+  // --stop-on-saturation: the point runs on a stop level of its own, which the watch raises (the
+  // series goes on) and to which it relays the series' (Ctrl-C, a full disk).
+  std::atomic<int> point_stop{stop.load()};
+  std::optional<SaturationWatch> watch;
+  if (cfg.stop_on_saturation)
+    watch.emplace(cfg.saturation_window_s,
+                  SaturationCounters{[&] { return started.load(); }, [&] { return recorder.measured_done(); },
+                                     [&] { return recorder.output_tokens(); }},
+                  stop, point_stop, log, console);
+  const auto counters = measured.run(
+      *source, origin_ns,
+      [&](record::RequestRecord&& r) {
+        if (watch) watch->add(r);
+        recorder.add(std::move(r));
+      },
+      watch ? point_stop : stop);
   PointResult out;
+  if (watch) out.saturated = watch->finish().value_or("");
   out.client.measured_wall_s = static_cast<double>(steady_now_ns() - measured_start) / 1e9;
   recorder.drain();
   if (share.all_measured) share.all_measured();  // the other ranks' last requests are in the server's counters too

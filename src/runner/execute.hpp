@@ -35,6 +35,7 @@ struct PointResult {
   std::optional<record::ProfileFacts> profile;  ///< --profile-window
   std::optional<record::AdaptiveLog> adaptive;  ///< --adaptive-window-s: the controller's windows
   std::string write_error;       ///< the disk refused a record ("" = none)
+  std::string saturated;         ///< --stop-on-saturation stopped the point: why ("" = it did not)
 };
 
 /// One rank's part of a multi-host run (runner/cluster_run): which requests of the global

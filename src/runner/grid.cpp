@@ -180,7 +180,7 @@ void judge(RunOutcome& out, const std::vector<report::GridConfig>& configs, cons
     if (c.status != "ran" && c.status != "resumed") out.verdict.reasons.push_back(fmt::format("{}: {}{}", c.name, c.status,
                                                                                                c.why.empty() ? "" : " (" + c.why + ")"));
     for (const auto& r : c.rows)
-      if (r.point.verdict != "VALID") out.verdict.reasons.push_back(fmt::format("{}/{}: {}", c.name, r.point.label, r.point.verdict));
+      if (r.point.verdict != "VALID" && r.point.verdict != "SATURATED") out.verdict.reasons.push_back(fmt::format("{}/{}: {}", c.name, r.point.label, r.point.verdict));
   }
   if (code == 0 && !out.verdict.reasons.empty()) code = 4;
   if (!choice.best) out.verdict.reasons.push_back(choice.text);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <tuple>
 
+#include "metrics/saturation.hpp"
 #include "record/record_io.hpp"
 #include "report/html.hpp"
 #include "report/telemetry_view.hpp"
@@ -214,6 +215,7 @@ metrics::VerdictFacts verdict_facts(const report::RunFolder& folder, const Writt
     vf.ttft_server_ms = c.server;
   }
   // Recorded in the measured phase: measured, cut at the end, and a ramp's warm-ups (not --warmup's).
+  vf.saturated = folder.end && folder.end->stop_reason.starts_with(metrics::kSaturatedStopReason);
   vf.incomplete = incomplete_reason(folder, p.tally.measured + p.tally.cut +
                                                 std::max<int64_t>(0, p.tally.warmup - folder.manifest.warmup_requests));
   vf.details_warning = p.scan.warning;

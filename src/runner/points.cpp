@@ -116,8 +116,7 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
       for (const auto& r : out.verdict.reasons) why += (why.empty() ? "  " : "; ") + r;
       const char* said = out.exit_code == kExitDiskStopped ? "STOPPED (the disk refused a record)"
                          : out.interrupted                 ? "INTERRUPTED"
-                         : out.verdict.valid               ? "VALID"
-                                                           : "INVALID";
+                                                           : metrics::verdict_status(out.verdict);
       fmt::print(console_, "{}: {}{}\n", name, said, why);
       std::fflush(console_);
     }

@@ -60,7 +60,7 @@ std::optional<RepeatSeries> load_repeat_series(const fs::path& dir) {
 void RepeatsSummary::add(const RunOutcome& o) {
   labels_.push_back(o.label);
   if (o.resumed) resumed_.push_back(o.label);
-  verdicts_.push_back(o.exit_code == kExitInterrupted ? "INTERRUPTED" : o.verdict.valid ? "VALID" : "INVALID");
+  verdicts_.push_back(o.exit_code == kExitInterrupted ? "INTERRUPTED" : metrics::verdict_status(o.verdict));
   if (o.exit_code != 0 && code_ == 0) code_ = o.exit_code;
   disk_stopped_ |= o.exit_code == kExitDiskStopped;
   for (const auto& [key, v] : headline_metrics(o.metrics)) {

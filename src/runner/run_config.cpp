@@ -308,6 +308,8 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
   check(repeats == 1 || (!searching() && sweep_points() == 1),
         "--repeats repeats one load point: drop the list or --search (repeat each point as its own invocation)");
   check(confidence > 0 && confidence < 1, fmt::format("--confidence: bad value {} (expected a level in (0, 1), e.g. 0.95)", confidence));
+  check(saturation_window_s >= 0.1 && saturation_window_s <= 600,
+        fmt::format("--saturation-window-s: bad value {} (expected 0.1 to 600 seconds)", saturation_window_s));
   check(resume.empty() || searching() || repeats > 1 || sweep_points() > 1 || !server_grid.empty(),
         "--resume finishes a sweep, search, repeats or --server-grid: a single run has nothing to resume (run it again)");
   check(resume.empty() || std::filesystem::is_directory(resume),
@@ -379,6 +381,7 @@ std::string RunConfig::to_json() const {
   w.field("server_ready_timeout_s", server_ready_timeout_s).field("server_stop_grace_s", server_stop_grace_s);
   w.field("server_grid", server_grid).field("server_devices", server_devices);
   w.field("resume", resume).field("reset_prefix_cache", reset_prefix_cache);
+  w.field("stop_on_saturation", stop_on_saturation).field("saturation_window_s", saturation_window_s);
   w.field("stream", stream).field("max_tokens", max_tokens).field("ignore_eos", ignore_eos);
   w.key("min_tokens");
   if (min_tokens) w.value(*min_tokens); else w.null();

@@ -25,7 +25,7 @@ Probe judge(const RunOutcome& o, const std::vector<metrics::RunSlo>& slos, doubl
   Probe p;
   p.label = o.label;
   p.load = load;
-  p.verdict = o.verdict.valid ? "VALID" : "INVALID";
+  p.verdict = metrics::verdict_status(o.verdict);
   p.pass = o.verdict.valid;
   if (!o.verdict.valid) p.why = o.verdict.reasons.empty() ? "INVALID" : o.verdict.reasons.front();
   for (const auto& s : slos) {

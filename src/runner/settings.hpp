@@ -148,6 +148,8 @@ struct ExperimentSettings {
   std::string goodput;       ///< per-request SLOs in ms, e.g. "ttft:500 tpot:50 e2el:20000" (vLLM's --goodput)
   std::string resume;        ///< finish this interrupted sweep, search, repeats or grid folder (its VALID points kept)
   bool reset_prefix_cache = false;  ///< POST the server's prefix-cache reset before each point
+  bool stop_on_saturation = false;  ///< stop a point past saturation early, marked SATURATED (metrics/saturation)
+  double saturation_window_s = 5;   ///< --stop-on-saturation: the window its rule reads
   bool searching() const { return search != SearchAxis::None; }
 };
 

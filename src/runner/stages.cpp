@@ -167,7 +167,9 @@ report::RunManifest asked(const RunPlan& plan, std::time_t wall) {
 report::RunEnd ended(const PointResult& p, const std::optional<record::ServerProcessFacts>& server_process) {
   report::RunEnd e;
   e.interrupted = p.interrupted;
-  e.stop_reason = p.write_error.empty() ? "" : std::string(kDiskStopReason) + p.write_error;
+  e.stop_reason = !p.write_error.empty() ? std::string(kDiskStopReason) + p.write_error
+                  : !p.saturated.empty()   ? std::string(kSaturatedStopReason) + p.saturated
+                                           : "";
   e.records_written = p.records_written;
   e.client = p.client;
   e.server_process = server_process;
@@ -243,7 +245,7 @@ RunOutcome conclude(const RunPlan& plan, const fs::path& dir, const PointResult&
     out.verdict = w.verdict;
     out.j_per_output_token = w.j_per_output_token;
     out.usd_per_m_output_tokens = w.usd_per_m_output_tokens;
-    log.info("verdict: {} {}", out.verdict.valid ? "VALID" : "INVALID", fmt::join(out.verdict.reasons, "; "));
+    log.info("verdict: {} {}", metrics::verdict_status(out.verdict), fmt::join(out.verdict.reasons, "; "));
     print_outputs(w, console, plan.cfg.verbose);
     print_paths(w, console, plan.cfg.verbose);
   } catch (const std::exception& e) {

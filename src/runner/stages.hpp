@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/exit_codes.hpp"
+#include "metrics/saturation.hpp"
 #include "runner/execute.hpp"
 #include "runner/plan.hpp"
 #include "report/run_folder.hpp"
@@ -66,5 +67,6 @@ inline int series_exit_code(bool disk_stopped, bool interrupted, int code) {
 }
 /// How end.json's stop_reason begins for such a run (`report` exits 5 for it too).
 inline constexpr std::string_view kDiskStopReason = "the details file could not be written: ";
+using metrics::kSaturatedStopReason;  ///< a point --stop-on-saturation stopped: its verdict is SATURATED
 
 }  // namespace tokbench::runner

@@ -44,7 +44,7 @@ static SweepRow load_point_base(const std::string& label, const std::string& x_n
 SweepRow load_point_row(const std::string& label, const std::string& x_name, const RunConfig& point, const RunOutcome& o) {
   SweepRow r = load_point_base(o.label.empty() ? label : o.label, x_name, point);  // the folder it got (c4-2 for a repeated c4)
   const metrics::MetricSet& m = o.metrics;
-  r.verdict = o.exit_code == kExitInterrupted ? "INTERRUPTED" : o.verdict.valid ? "VALID" : "INVALID";
+  r.verdict = o.exit_code == kExitInterrupted ? "INTERRUPTED" : metrics::verdict_status(o.verdict);
   for (const auto& why : o.verdict.reasons) r.why += (r.why.empty() ? "" : "; ") + why;
   r.success = static_cast<int64_t>(common(m, "success_requests"));
   r.request_throughput = common(m, "request_throughput");
@@ -114,6 +114,7 @@ RunOutcome SweepSummary::finish(const std::optional<record::ServerProcessFacts>&
   out.verdict.valid = true;
   int code = 0;
   for (const auto& r : rows_) {
+    if (r.verdict == "SATURATED") continue;  // an answer about the load (past what the server serves), not a failure
     if (r.verdict != "VALID") {
       out.verdict.valid = false;
       out.verdict.reasons.push_back(fmt::format("{}: {} {}", r.label, r.verdict, r.why));
