@@ -7,6 +7,7 @@
 #include <simdjson.h>
 
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -26,15 +27,17 @@ namespace fs = std::filesystem;
 class GridRun : public CliFixture {
  protected:
   // `tokbench run` of a grid over the simulator's --max-num-seqs, into dir_/name.
+  // `values` "" : the grid comes from `extra` (a --config file).
   Result grid(const std::string& name, const std::string& values, std::vector<std::string> extra = {}) {
     if (port_.empty()) port_ = std::to_string(unused_loopback_port());  // the same on a resume: the flags must match
     const std::string& port = port_;
     std::vector<std::string> args{"run", "--url", "http://127.0.0.1:" + port + "/v1/chat/completions", "--server-cmd",
                                   std::string(TOKBENCH_BINARY) + " serve-mock --port {port} --max-num-seqs {max_num_seqs} "
                                                                  "--ttft-ms 5 --tpot-ms 10",
-                                  "--server-grid", "max_num_seqs=" + values, "--concurrency", "1,4", "--num-prompts", "8",
+                                  "--concurrency", concurrency_, "--num-prompts", "8",
                                   "--max-tokens", "8", "--ignore-eos", "--quiet", "--server-ready-timeout-s", "30",
                                   "--output-dir", (dir_ / name).string()};
+    if (!values.empty()) args.insert(args.end(), {"--server-grid", "max_num_seqs=" + values});
     args.insert(args.end(), extra.begin(), extra.end());
     return run_tokbench(args);
   }
@@ -44,6 +47,7 @@ class GridRun : public CliFixture {
   }
   simdjson::dom::parser parser_;
   std::string port_;
+  std::string concurrency_ = "1,4";  // a sweep of two loads by default
 };
 
 // 1 running request at a time against 4: at concurrency 4 the second serves about four times the
@@ -86,7 +90,9 @@ TEST_F(GridRun, TwoServersTimesASweepWritesTheGridAndPicksTheBetter) {
 }
 
 TEST_F(GridRun, AServerThatFailsToStartIsRecordedAndTheGridGoesOn) {
-  const Result r = grid("f", "bad,2");  // serve-mock refuses --max-num-seqs bad
+  const fs::path yaml = dir_ / "grid.yaml";  // the grid from --config, as any other setting
+  { std::ofstream(yaml) << "server-grid: max_num_seqs=bad,2\n"; }
+  const Result r = grid("f", "", {"--config", yaml.string()});  // serve-mock refuses --max-num-seqs bad
   EXPECT_EQ(r.code, 4) << r.output;
   const fs::path root = root_of(dir_ / "f");
   auto s = summary(root);
@@ -99,6 +105,44 @@ TEST_F(GridRun, AServerThatFailsToStartIsRecordedAndTheGridGoesOn) {
   EXPECT_EQ(std::string_view(configs.at(1)["status"]), "ran");
   EXPECT_EQ(std::string_view(s["recommendation"]["best"]), "max_num_seqs-2");
   EXPECT_NE(r.output.find("max_num_seqs-bad: failed to start"), std::string::npos) << r.output;
+}
+
+// With --repeats, each configuration's answer is a mean with its interval, and the recommendation
+// says whether the two intervals overlap.
+TEST_F(GridRun, RepeatsGiveTheRecommendationItsUncertainty) {
+  concurrency_ = "4";
+  const Result r = grid("rep", "1,4", {"--repeats", "3"});
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto s = summary(root_of(dir_ / "rep"));
+  simdjson::dom::array configs = s["configurations"];
+  for (auto c : configs) {
+    EXPECT_EQ(c["answer"]["runs"].get_int64().value(), 3);
+    EXPECT_GT(c["answer"]["half_width"].get_double().value(), 0);
+    EXPECT_EQ(simdjson::dom::array(c["points"]).size(), 3u);  // run-1..run-3
+  }
+  EXPECT_EQ(std::string_view(s["recommendation"]["best"]), "max_num_seqs-4");
+  EXPECT_TRUE(s["recommendation"]["beyond_noise"].get_bool().value());  // four places against one: far apart
+  EXPECT_NE(r.output.find("the intervals do not overlap"), std::string::npos) << r.output;
+}
+
+// --deploy-sh reads the grid from its environment (the AtomGit convention has no template).
+TEST_F(GridRun, DeployShGetsTheGridAsEnvironmentVariables) {
+  const std::string port = std::to_string(unused_loopback_port());
+  const fs::path sh = dir_ / "deploy.sh";
+  {
+    std::ofstream(sh) << "echo \"grid point $TOKBENCH_GRID_POINT: MAX_NUM_SEQS=$MAX_NUM_SEQS\"\n"
+                      << "exec " << TOKBENCH_BINARY << " serve-mock --port " << port
+                      << " --ttft-ms 2 --tpot-ms 1 --max-num-seqs \"$MAX_NUM_SEQS\" --model-name \"$MODEL_PATH\"\n";
+  }
+  const Result r = run_tokbench({"run", "--deploy-sh", sh.string(), "--model-path", "/w/M", "--url",
+                                 "http://127.0.0.1:" + port + "/v1/chat/completions", "--server-grid", "max_num_seqs=1,2",
+                                 "--num-prompts", "4", "--max-tokens", "4", "--quiet", "--output-dir", (dir_ / "d").string()});
+  ASSERT_EQ(r.code, 0) << r.output;
+  const fs::path root = root_of(dir_ / "d");
+  for (const std::string v : {"1", "2"}) {
+    const std::string log = slurp(root / ("max_num_seqs-" + v) / "logs/server.log");
+    EXPECT_NE(log.find("grid point max_num_seqs-" + v + ": MAX_NUM_SEQS=" + v), std::string::npos) << log;
+  }
 }
 
 // A grid stopped after its first configuration and inside its second's last point (that point's

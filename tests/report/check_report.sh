@@ -2,7 +2,8 @@
 # Integration test of the HTML pages in a real browser: real runs against the built-in simulator
 # (streaming with time slices, non-streaming), a compare page, a sweep's and a search's pages,
 # a page made from 200,000 requests (bounded, sampled, every failure kept), a run with --telemetry
-# (the devices' panel) and the results store's dashboard, each checked in headless Chromium.
+# (the devices' panel), a server grid's page and the results store's dashboard, each checked in
+# headless Chromium.
 # Usage: check_report.sh TOKBENCH_BINARY OUT_DIR
 set -euo pipefail
 BIN=$1
@@ -80,6 +81,14 @@ node "$HERE/check_page.js" "$(ls "$OUT"/devices/*/performances/*/builtin_plot.ht
   --telemetry "http://127.0.0.1:$dport/device-metrics" --telemetry-interval-ms 100 --price-per-device-hour 2 \
   --output-dir "$OUT/priced" >/dev/null
 node "$HERE/check_page.js" "$(ls "$OUT"/priced/*/sweep/sweep.html)" TOKBENCH_SWEEP curve,pareto,cost priced=2
+# A server grid of two simulators (--max-num-seqs 1 and 4) x two loads: every configuration's
+# curves drawn on shared axes, the one serving more recommended.
+gport=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+"$BIN" run --url "http://127.0.0.1:$gport/v1/chat/completions" --server-grid 'max_num_seqs=1,4' \
+  --server-cmd "$BIN serve-mock --port {port} --max-num-seqs {max_num_seqs} --ttft-ms 5 --tpot-ms 5" \
+  --concurrency 1,4 --num-prompts 8 --max-tokens 8 --ignore-eos --quiet --output-dir "$OUT/grid" >/dev/null
+node "$HERE/check_page.js" "$(ls "$OUT"/grid/*/grid/grid.html)" TOKBENCH_GRID curve,lat-ttft,lat-tpot,front \
+  configurations=2 drawn=2 best=max_num_seqs-4
 # The results store's dashboard: four runs recorded, a panel per metric drawn, nothing fetched.
 for i in 1 2 3 4; do
   "$BIN" run --num-prompts 8 --concurrency 2 --max-tokens 4 --quiet --output-dir "$OUT/hist" --history "$OUT/hist.db" \
