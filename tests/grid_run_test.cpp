@@ -86,6 +86,11 @@ TEST_F(GridRun, TwoServersTimesASweepWritesTheGridAndPicksTheBetter) {
   EXPECT_NE(r.output.find("recommended: max_num_seqs-4"), std::string::npos) << r.output;
   const std::string csv = slurp(root / "grid/summary.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5) << csv;  // a header and 2 x 2 rows
+  // `report` on the grid's root says what to do; on a configuration's folder it rebuilds its sweep.
+  const Result whole = run_tokbench({"report", root.string()});
+  EXPECT_EQ(whole.code, 2) << whole.output;
+  EXPECT_NE(whole.output.find("is a server grid's root"), std::string::npos) << whole.output;
+  EXPECT_EQ(run_tokbench({"report", (root / "max_num_seqs-4").string()}).code, 0);
   EXPECT_NE(slurp(root / "grid/grid.html").find("id=\"grid-data\""), std::string::npos);
 }
 

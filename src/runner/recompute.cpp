@@ -97,6 +97,12 @@ RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& 
     if (compat) throw std::invalid_argument("--compat: give one run's folder (a view is per run), not the repeats' root");
     return recompute_repeats(run_dir, console);
   }
+  if (!fs::exists(run_dir / report::kManifestFile) && fs::exists(run_dir / "grid" / "summary.json")) {
+    throw std::invalid_argument(fmt::format(
+        "{} is a server grid's root: report one configuration's folder ({}/<configuration>), or rebuild grid/ from the "
+        "folders with the grid's own flags and --resume {} (no server is started for a configuration whose points are "
+        "all VALID)", run_dir.string(), run_dir.string(), run_dir.string()));
+  }
   const report::RunFolder folder = report::load_run_folder(run_dir);
   const std::string defs_name = compat.value_or(folder.manifest.definitions);
   const auto defs = metrics::definitions_from_name(defs_name);
