@@ -78,8 +78,9 @@ RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   return outcome;
 }
 
-// The experiment the flags ask for: a search, repeats, a sweep or one point. Each runs its points
-// through a PointSession, so each composes with multi-host runs the same way.
+// The experiment the flags ask for: a server grid (one series per server configuration,
+// runner/grid), else one series. Each series runs its points through a PointSession, so each
+// composes with multi-host runs the same way.
 RunOutcome run_experiment(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
   if (!plan.cfg.server_grid.empty()) return run_grid(plan, stop, console);
   return run_series(plan, stop, console);
