@@ -107,6 +107,7 @@ TEST_F(GridRun, AServerThatFailsToStartIsRecordedAndTheGridGoesOn) {
   EXPECT_NE(std::string(std::string_view(configs.at(0)["why"])).find("exited"), std::string::npos)
       << std::string_view(configs.at(0)["why"]);
   EXPECT_TRUE(fs::exists(root / "max_num_seqs-bad/logs/server.log"));  // what the server said is kept
+  EXPECT_FALSE(fs::exists(root / "max_num_seqs-bad/performances"));    // and no empty folder beside it
   EXPECT_EQ(std::string_view(configs.at(1)["status"]), "ran");
   EXPECT_EQ(std::string_view(s["recommendation"]["best"]), "max_num_seqs-2");
   EXPECT_NE(r.output.find("max_num_seqs-bad: failed to start"), std::string::npos) << r.output;
@@ -229,6 +230,28 @@ TEST_F(GridRun, APointPastSaturationIsStoppedEarlyAndMarked) {
   EXPECT_LT(end["measured_wall_s"].get_double().value(), 7.0);
   auto kept = parser_.load((root / "r8" / report::kEndFile).string()).value();
   EXPECT_GT(kept["measured_wall_s"].get_double().value(), 9.5);
+}
+
+// A search resumes by replaying its rule over the probes read back: the same path, the same
+// answer, only the unfinished probe run again.
+TEST_F(GridRun, AResumedSearchReplaysItsProbes) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  const std::vector<std::string> flags{"run", "--url", sim.url(), "--search", "max-concurrency", "--slo", "e2el.p99<=10s",
+                                       "--search-max", "4", "--num-prompts", "6", "--max-tokens", "4", "--quiet",
+                                       "--output-dir", (dir_ / "q").string()};
+  ASSERT_EQ(run_tokbench(flags).code, 0);
+  const fs::path root = root_of(dir_ / "q");
+  fs::remove(root / "c4" / report::kEndFile);
+  auto again = flags;
+  again.insert(again.end(), {"--resume", root.string()});
+  const Result r = run_tokbench(again);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("c1: resumed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("c2: resumed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("c4: did not complete VALID"), std::string::npos) << r.output;
+  const std::string json = slurp(root / "search/search.json");
+  EXPECT_NE(json.find("\"answer\":4"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"resumed\":[\"c1\",\"c2\"]"), std::string::npos) << json;
 }
 
 int64_t cached_tokens(const fs::path& point) {

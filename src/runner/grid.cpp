@@ -250,6 +250,9 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
           fmt::print(console, "{}: {}: {} (the grid goes on; its log is in {})\n", sp.name, c.status, e.what(),
                      (dir / "logs").string());
           log->error("{}: {}: {}", sp.name, c.status, e.what());
+          std::error_code ec;  // a server that never started leaves only its logs
+          for (const char* sub : {"configs", "performances"})
+            if (fs::is_empty(dir / sub, ec)) fs::remove(dir / sub, ec);
         }
         write_point_file(dir, c.status, c.why, runs);
       }
