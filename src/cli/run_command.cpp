@@ -112,7 +112,7 @@ void add_target(CLI::App* run, runner::TargetSettings& c) {
                   "start the server with this shell command (output in logs/server.log), wait until it answers, stop it "
                   "after; {port} is the target's port, {name} the grid point's name, {KEY} a --server-grid value");
   run->add_option("--server-grid", c.server_grid,
-                  "server configurations to start in turn, e.g. 'max_num_seqs=64,128;chunked=true,false' (every "
+                  "server configurations to start in turn, e.g. 'max_num_seqs=64,128;batched=2048,8192' (every "
                   "combination): each is started from --server-cmd's {KEY} placeholders (--deploy-sh: as environment "
                   "variables MAX_NUM_SEQS, ...), measured with the load sweep, --search or --repeats, and stopped; "
                   "grid/ compares them and recommends one");
