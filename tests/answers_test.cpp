@@ -61,6 +61,23 @@ TEST(MultipleChoice, TheLetterByTheStatedRule) {
   EXPECT_EQ(choice_letter("The answer is A, not B", 4), 'A');                 // the cue wins
 }
 
+TEST(Score, EachKindByItsRuleAndNoReferenceIsUnscored) {
+  using K = core::AnswerKey::Kind;
+  const core::AnswerKey gsm{K::Gsm8k, " 18", 0};
+  EXPECT_TRUE(score_answer(gsm, "so $18.00 a day")->right);
+  EXPECT_FALSE(score_answer(gsm, "#### 19")->right);
+  const auto none_read = score_answer(gsm, "no idea");
+  EXPECT_FALSE(none_read->extracted);  // unscored: the rule read nothing
+  const core::AnswerKey mc{K::Choice, "B", 4};
+  EXPECT_TRUE(score_answer(mc, "The answer is (B).")->right);
+  EXPECT_EQ(score_answer(mc, "A")->extracted, "A");
+  EXPECT_FALSE(score_answer(mc, "A")->right);
+  const core::AnswerKey exact{K::Exact, "Paris", 0};
+  EXPECT_TRUE(score_answer(exact, "  Paris\n")->right);
+  EXPECT_FALSE(score_answer(exact, "Paris, France")->right);
+  EXPECT_FALSE(score_answer(core::AnswerKey{}, "anything"));
+}
+
 TEST(Wilson, MatchesHandComputedIntervals) {
   // 8 of 10 at 95%: centre (0.8 + 1.92/10) / 1.384, half 1.96/1.384 * sqrt(0.016 + 0.00960) = 0.4902.
   const auto w = wilson_interval(8, 10);

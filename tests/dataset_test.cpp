@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -267,6 +268,47 @@ TEST(Dataset, RealGsm8kTestSplit) {
   EXPECT_EQ(d.items.size(), 1319u);  // GSM8K's test split
   EXPECT_EQ(d.abbr, "gsm8k");
   EXPECT_NE(d.items[0].prompt.find("Janet"), std::string::npos);
+  // Every line's reference: the text after its "####" (--check-answers).
+  EXPECT_EQ(std::count_if(d.items.begin(), d.items.end(),
+                          [](const RequestSpec& s) { return s.key.kind == core::AnswerKey::Kind::Gsm8k; }), 1319);
+  EXPECT_EQ(d.items[0].key.reference, " 18");
+}
+
+// qa lines state their reference: a choice (by letter, index or text) or an exact answer; a bad
+// one names the line and the fix.
+TEST(Dataset, QaLinesCarryTheirReferenceAnswer) {
+  std::istringstream in(R"({"question":"2+2?","choices":["3","4","5"],"answer":"B"}
+{"question":"Capital?","choices":["Rome","Paris"],"answer":1}
+{"question":"Pick","choices":["x","y","z"],"answer":"z"}
+{"question":"Say hi","answer":"hi"}
+{"question":"Count","answer":42}
+{"question":"No reference"}
+)");
+  const auto d = parse_lines("qa", "mc.jsonl", in);
+  ASSERT_EQ(d.items.size(), 6u);
+  using K = core::AnswerKey::Kind;
+  EXPECT_EQ(d.items[0].key.kind, K::Choice);
+  EXPECT_EQ(d.items[0].key.reference, "B");
+  EXPECT_EQ(d.items[0].key.choices, 3);
+  EXPECT_EQ(d.items[1].key.reference, "B");  // index 1
+  EXPECT_EQ(d.items[2].key.reference, "C");  // by its text
+  EXPECT_EQ(d.items[3].key.kind, K::Exact);
+  EXPECT_EQ(d.items[3].key.reference, "hi");
+  EXPECT_EQ(d.items[4].key.reference, "42");
+  EXPECT_EQ(d.items[5].key.kind, K::None);
+  auto error_of = [](const std::string& line) {
+    std::istringstream bad(line);
+    try {
+      (void)parse_lines("qa", "bad.jsonl", bad);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error_of(R"({"question":"q","choices":["a","b"],"answer":"D"})").find("bad.jsonl:1: \"answer\" names no choice of the 2"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"question":"q","choices":["a","b"]})").find("without an \"answer\""), std::string::npos);
+  EXPECT_NE(error_of(R"({"question":"q","choices":[1,2],"answer":0})").find("must list strings"), std::string::npos);
 }
 
 }  // namespace

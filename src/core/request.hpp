@@ -13,6 +13,20 @@ namespace tokbench::core {
 
 inline constexpr int64_t kNotSet = -1;
 
+/// What a right answer is, as a dataset line states it (--check-answers; metrics/answers scores
+/// an output against it). Kept as written: the rules normalise both sides when they compare.
+struct AnswerKey {
+  enum class Kind : uint8_t {
+    None,    ///< the line carries no reference: the output gets the integrity checks only
+    Gsm8k,   ///< `reference`: the text after the answer field's last "####"
+    Choice,  ///< `reference`: the right letter, "A" + index; `choices`: how many the line lists
+    Exact,   ///< `reference`: the answer text, compared whole after trimming
+  };
+  Kind kind = Kind::None;
+  std::string reference;
+  int choices = 0;
+};
+
 /// What to send: produced by dataset/ (files, synthetic prompts), turned into a body by client/.
 struct RequestSpec {
   std::string prompt;       ///< user message (chat) or prompt (completions); with messages, their text joined
@@ -21,6 +35,7 @@ struct RequestSpec {
   std::string messages_json;  ///< a whole chat `messages` array (minified JSON), sent as is; "" = one user message of `prompt`
   std::string model;          ///< the model name for this request (a LoRA adapter); "" = the run's model
   std::vector<std::string> image_urls;  ///< image_url content parts after the prompt (data: URLs); chat only
+  AnswerKey key;              ///< the line's reference answer, when it has one
 
   RequestSpec() = default;
   /// A prompt with its own output cap (-1 = the run's), as most datasets make them.

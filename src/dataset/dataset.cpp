@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -68,6 +70,64 @@ std::string messages_text(simdjson::dom::array messages, const std::string& wher
   return text;
 }
 
+// The line's reference answer. gsm8k: the text after the "answer" field's last "####" (a line
+// without one has none). qa: "choices" (a list of strings) with "answer" (the right letter, its
+// 0-based index, or the choice's text; a single letter within the choices' letters is read as a
+// letter), else "answer" alone (a string or number, matched whole).
+core::AnswerKey answer_key(simdjson::dom::element doc, const Dataset& d, const std::string& where) {
+  core::AnswerKey key;
+  simdjson::dom::element answer;
+  if (!doc.is_object() || doc["answer"].get(answer) || answer.is_null()) {
+    if (d.kind == "qa" && doc.is_object() && !doc["choices"].error())
+      throw std::runtime_error(fmt::format("{}: \"choices\" without an \"answer\" (give the right letter or index)", where));
+    return key;
+  }
+  std::string_view text;
+  const bool is_text = !answer.get_string().get(text);
+  if (d.kind == "gsm8k") {
+    const size_t mark = is_text ? text.rfind("####") : std::string_view::npos;
+    if (mark == std::string_view::npos) return key;
+    key.kind = core::AnswerKey::Kind::Gsm8k;
+    key.reference = std::string(text.substr(mark + 4));
+    return key;
+  }
+  if (d.kind != "qa") return key;
+  simdjson::dom::array choices;
+  if (!doc["choices"].get_array().get(choices)) {
+    std::vector<std::string_view> listed;
+    for (auto c : choices) {
+      std::string_view s;
+      if (c.get_string().get(s))
+        throw std::runtime_error(fmt::format("{}: \"choices\" must list strings", where));
+      listed.push_back(s);
+    }
+    if (listed.empty() || listed.size() > 26)
+      throw std::runtime_error(fmt::format("{}: \"choices\" must list 1 to 26 choices (lettered A to Z)", where));
+    // A letter among the choices' letters is a letter; any other text must be a choice's.
+    int64_t index = -1;
+    const int64_t letter = is_text && text.size() == 1 ? std::toupper(static_cast<unsigned char>(text[0])) - 'A' : -1;
+    if (letter >= 0 && letter < static_cast<int64_t>(listed.size())) {
+      index = letter;
+    } else if (is_text) {
+      const auto it = std::find(listed.begin(), listed.end(), text);
+      if (it != listed.end()) index = it - listed.begin();
+    } else if (answer.get_int64().get(index)) {
+      index = -1;
+    }
+    if (index < 0 || index >= static_cast<int64_t>(listed.size()))
+      throw std::runtime_error(fmt::format("{}: \"answer\" names no choice of the {} listed (give a letter A-{}, a 0-based "
+                                           "index, or a choice's text)", where, listed.size(),
+                                           static_cast<char>('A' + listed.size() - 1)));
+    key.kind = core::AnswerKey::Kind::Choice;
+    key.reference = std::string(1, static_cast<char>('A' + index));
+    key.choices = static_cast<int>(listed.size());
+    return key;
+  }
+  key.kind = core::AnswerKey::Kind::Exact;
+  key.reference = is_text ? std::string(text) : simdjson::minify(answer);
+  return key;
+}
+
 RequestSpec spec_from_json(simdjson::dom::element doc, const Dataset& d, const std::string& where) {
   RequestSpec spec;
   std::string_view question;
@@ -81,6 +141,7 @@ RequestSpec spec_from_json(simdjson::dom::element doc, const Dataset& d, const s
     throw std::runtime_error(fmt::format("{}: expected a JSON object with a \"question\" string (or a chat "
                                          "\"messages\" array)", where));
   }
+  spec.key = answer_key(doc, d, where);
   if (d.kind != "qa") return spec;
   auto mt = doc["max_tokens"];
   if (!mt.error() && !mt.is_null()) {

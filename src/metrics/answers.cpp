@@ -124,6 +124,37 @@ std::optional<char> choice_letter(std::string_view text, int choices) {
   return std::nullopt;
 }
 
+std::optional<ScoredAnswer> score_answer(const core::AnswerKey& key, std::string_view output) {
+  using K = core::AnswerKey::Kind;
+  ScoredAnswer s;
+  switch (key.kind) {
+    case K::None:
+      return std::nullopt;
+    case K::Gsm8k: {
+      const auto want = gsm8k_reference("####" + key.reference);
+      s.extracted = gsm8k_answer(output);
+      s.right = want && s.extracted && *want == *s.extracted;
+      return s;
+    }
+    case K::Choice: {
+      if (const auto letter = choice_letter(output, key.choices)) s.extracted = std::string(1, *letter);
+      s.right = s.extracted && *s.extracted == key.reference;
+      return s;
+    }
+    case K::Exact: {
+      auto trim = [](std::string_view v) {
+        const size_t b = v.find_first_not_of(" \t\r\n");
+        return b == std::string_view::npos ? std::string_view() : v.substr(b, v.find_last_not_of(" \t\r\n") - b + 1);
+      };
+      const std::string_view got = trim(output);
+      if (!got.empty()) s.extracted = std::string(got);
+      s.right = got == trim(key.reference);
+      return s;
+    }
+  }
+  return std::nullopt;
+}
+
 WilsonInterval wilson_interval(int64_t right, int64_t n, double z) {
   WilsonInterval w;
   if (n <= 0) return w;

@@ -21,6 +21,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/request.hpp"
+
 namespace tokbench::metrics {
 
 /// GSM8K: the model's final number, normalised; nullopt when the text has none.
@@ -32,6 +34,16 @@ std::optional<std::string> normalise_number(std::string_view text);
 
 /// Multiple choice: the letter ('A' + k, k < choices) the text answers with; nullopt: none.
 std::optional<char> choice_letter(std::string_view text, int choices);
+
+/// One output scored against its line's reference: what was read from it (nullopt: nothing the
+/// rule could read, so the request counts as unscored, neither right nor wrong) and whether it
+/// is right. Exact: the output and the reference compared whole after trimming white space.
+struct ScoredAnswer {
+  std::optional<std::string> extracted;
+  bool right = false;
+};
+/// nullopt when the key is None (no reference: not scored).
+std::optional<ScoredAnswer> score_answer(const core::AnswerKey& key, std::string_view output);
 
 /// The accuracy's interval: Wilson's score interval for k right of n at the given z (1.96 for 95%).
 struct WilsonInterval {
