@@ -319,6 +319,17 @@ void add_observe(CLI::App* run, runner::ObserveSettings& c) {
   run->add_option("--price-per-device-hour", c.price_per_device_hour,
                   "$ per accelerator-hour (with --telemetry): the cost per million tokens at the measured load");
   run->add_option("--price-per-kwh", c.price_per_kwh, "$ per kWh of the measured energy (with --telemetry)");
+  run->add_flag("--check-answers", c.check_answers,
+                "score each output against its dataset line's reference (gsm8k: the final number; qa: \"choices\" and a "
+                "letter, \"answer\", or \"answer_regex\"): accuracy with its 95% Wilson interval, and every output "
+                "checked for runaway repetition and invalid UTF-8 (docs/METRICS.md, \"Answer checking\")");
+  run->add_option("--keep-outputs", c.keep_outputs,
+                  "write the first N measured requests' prompt, output and answer to <dataset>_outputs.jsonl, to read")
+      ->capture_default_str();
+  run->add_option("--determinism-probe", c.determinism_probe,
+                  "send K identical requests (the dataset's first prompt) spread over the run and count how many "
+                  "different outputs come back (needs --temperature 0)")
+      ->capture_default_str();
 }
 
 // Output: where the run folder goes and what the console shows.

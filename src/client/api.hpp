@@ -73,6 +73,10 @@ struct ApiCaps {
   bool stream_options = false;    ///< takes OpenAI's stream_options (include_usage, --continuous-usage)
   bool requires_cap = false;      ///< every request must carry an output cap (--max-tokens 0 is refused)
   bool per_token_counts = false;  ///< every event carries the cumulative output count (SGLang's per-token ITL split)
+  /// The finish reasons the API defines, comma-separated: an answer ending with another is counted
+  /// (metrics/quality). OpenAI's by default.
+  std::string_view finish_reasons = "stop,length,tool_calls,content_filter,function_call";
+  std::string_view cap_reason = "length";  ///< the finish reason that says the output cap cut the answer
 };
 
 class ApiAdapter {

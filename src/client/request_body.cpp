@@ -52,6 +52,7 @@ core::PlannedRequest plan_request(const BodySettings& s, const dataset::RequestS
   p.body = build_body(s, spec);
   p.facts.expected_prompt_tokens = spec.expected_input_tokens;
   if (keep_prompt) p.facts.prompt_text = spec.prompt;
+  p.facts.key = spec.key;
   if (spec.model != s.model) p.facts.model = spec.model;
   if (!caps.generates) return p;  // nothing is generated: no cap, no ignore_eos
   const int64_t cap = s.cap_for(spec);

@@ -66,6 +66,8 @@ struct Slot {
     rec.session_start_ns = req.facts.session_start_ns;
     rec.last_turn = req.facts.last_turn;
     if (keep_text) rec.prompt_text = req.facts.prompt_text;
+    rec.answer_key = req.facts.key;
+    rec.probe = req.facts.probe;
     too_large.clear();
     content_type.clear();
     head.clear();

@@ -21,6 +21,7 @@ struct AnswerKey {
     Gsm8k,   ///< `reference`: the text after the answer field's last "####"
     Choice,  ///< `reference`: the right letter, "A" + index; `choices`: how many the line lists
     Exact,   ///< `reference`: the answer text, compared whole after trimming
+    Regex,   ///< `reference`: a PCRE2 pattern (a qa line's "answer_regex"): right when the output matches it
   };
   Kind kind = Kind::None;
   std::string reference;
@@ -56,6 +57,8 @@ struct SentFacts {
   bool last_turn = false;              ///< the conversation's last turn
   std::string turn_text;               ///< this turn's user message (the session keeps it in its history); not saved
   std::string prompt_text;                   ///< only when a local tokenizer will count it; never saved
+  AnswerKey key;                             ///< the line's reference (--check-answers scores the output); not saved
+  bool probe = false;                        ///< a --determinism-probe request: the same prompt as the other probes
 };
 
 /// One request, made when the engine has room for it (closed loop) or when it is due (open loop).

@@ -1,5 +1,6 @@
 #include "dataset/dataset.hpp"
 #include "dataset/images.hpp"
+#include "metrics/answers.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -73,9 +74,18 @@ std::string messages_text(simdjson::dom::array messages, const std::string& wher
 // The line's reference answer. gsm8k: the text after the "answer" field's last "####" (a line
 // without one has none). qa: "choices" (a list of strings) with "answer" (the right letter, its
 // 0-based index, or the choice's text; a single letter within the choices' letters is read as a
-// letter), else "answer" alone (a string or number, matched whole).
+// letter), else "answer" alone (a string or number, matched whole). A qa line's "answer_regex"
+// (PCRE2) wins over "answer": the output is right when it matches.
 core::AnswerKey answer_key(simdjson::dom::element doc, const Dataset& d, const std::string& where) {
   core::AnswerKey key;
+  if (std::string_view pattern; d.kind == "qa" && doc.is_object() && !doc["answer_regex"].get_string().get(pattern)) {
+    if (const std::string e = metrics::regex_error(pattern); !e.empty())
+      throw std::runtime_error(fmt::format("{}: \"answer_regex\" is not a valid PCRE2 pattern: {} (fix the pattern; "
+                                           "escape backslashes in JSON as \\\\)", where, e));
+    key.kind = core::AnswerKey::Kind::Regex;
+    key.reference = std::string(pattern);
+    return key;
+  }
   simdjson::dom::element answer;
   if (!doc.is_object() || doc["answer"].get(answer) || answer.is_null()) {
     if (d.kind == "qa" && doc.is_object() && !doc["choices"].error())

@@ -128,6 +128,15 @@ Entry read_entry(const fs::path& given) {
     for (auto c : commons)
       if (c.value.is_number()) e.metrics.emplace_back(std::string(c.key), json::number_of(c.value));
   }
+  // --check-answers: the accuracy (and how many it rests on), when answers were scored.
+  simdjson::dom::element answers;
+  if (!doc["quality"]["answers"].get(answers) && answers.is_object()) {
+    if (const auto acc = json::optional_number(answers, "accuracy")) {
+      e.metrics.emplace_back("accuracy", *acc);
+      e.metrics.emplace_back("right_answers", json::number_or(answers, "right", 0));
+      e.metrics.emplace_back("wrong_answers", json::number_or(answers, "wrong", 0));
+    }
+  }
   // --telemetry: the energy and cost figures, as energy.<figure> and cost.<figure>, when known.
   simdjson::dom::element telemetry;
   if (!doc["telemetry"].get(telemetry) && telemetry.is_object()) {

@@ -61,7 +61,7 @@ void segment(const std::vector<double>& v, size_t a, size_t b, double penalty, d
 }  // namespace
 
 bool higher_is_worse(std::string_view metric) {
-  for (std::string_view better_high : {"throughput", "success_requests", "goodput", "concurrency"})
+  for (std::string_view better_high : {"throughput", "success_requests", "goodput", "concurrency", "accuracy", "right_answers"})
     if (metric.find(better_high) != std::string_view::npos) return false;
   return true;  // latencies, failed requests, ...
 }

@@ -42,8 +42,16 @@ struct ScoredAnswer {
   std::optional<std::string> extracted;
   bool right = false;
 };
+/// Regex: right when the output matches the pattern anywhere; what matched is the answer, and a
+/// text that does not match is wrong (its answer ""), never unscored.
 /// nullopt when the key is None (no reference: not scored).
 std::optional<ScoredAnswer> score_answer(const core::AnswerKey& key, std::string_view output);
+
+/// A qa line's "answer_regex" (PCRE2, UTF): PCRE2's message and offset when it does not
+/// compile, "" when it does.
+std::string regex_error(std::string_view pattern);
+/// The first match of `pattern` in `text` (invalid UTF-8 in the text never matches); nullopt: none.
+std::optional<std::string> regex_search(std::string_view pattern, std::string_view text);
 
 /// The accuracy's interval: Wilson's score interval for k right of n at the given z (1.96 for 95%).
 struct WilsonInterval {

@@ -66,4 +66,22 @@ std::vector<size_t> pareto_front(const std::vector<LoadPoint>& rows) {
   return out;
 }
 
+std::string falling_accuracy(const std::vector<LoadPoint>& rows, const std::string& x_name) {
+  const LoadPoint* base = nullptr;
+  std::string lower;
+  for (const auto& r : rows) {
+    if (!r.accuracy) continue;
+    if (!base) {
+      base = &r;
+      continue;
+    }
+    if (*r.accuracy_high < *base->accuracy_low)
+      lower += fmt::format("{}{:.3f} at {:g}", lower.empty() ? "" : ", ", *r.accuracy, r.load);
+  }
+  if (lower.empty()) return {};
+  return fmt::format("accuracy {:.3f} at {} {:g}, {}: below the lowest load's 95% interval [{:.3f}, {:.3f}] as load rises "
+                     "(the server answers worse under load: check batch-dependent kernels, KV-cache precision, speculative "
+                     "decoding)", *base->accuracy, x_name, base->load, lower, *base->accuracy_low, *base->accuracy_high);
+}
+
 }  // namespace tokbench::metrics

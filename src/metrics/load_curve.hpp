@@ -27,6 +27,9 @@ struct LoadPoint {
   std::optional<double> usd_per_m_output_tokens;  ///< --telemetry with a price
   int64_t success = 0;
   bool resumed = false;  ///< --resume: read back from its folder, not run again
+  /// --check-answers: the point's accuracy with its 95% Wilson interval (empty: nothing scored).
+  std::optional<double> accuracy, accuracy_low, accuracy_high;
+  int64_t scored = 0;
 };
 
 /// Where throughput stops growing. Rule: the knee is the lowest load whose output token
@@ -44,6 +47,12 @@ KneeAnalysis find_knee(const std::vector<LoadPoint>& rows);
 /// The rows on the Pareto front of (total output tokens/s, per-user tokens/s): no other point
 /// is at least as good on both and better on one. Indices into `rows`.
 std::vector<size_t> pareto_front(const std::vector<LoadPoint>& rows);
+
+/// Quality that falls with load (--check-answers in a sweep): the lowest load with a scored
+/// accuracy is the baseline, and each higher load whose interval lies wholly below the baseline's
+/// is named, e.g. "accuracy 0.820 at concurrency 1, 0.640 at 64 (...)". "" when none does. Rows
+/// sorted by load; `x_name` names the axis ("concurrency", "request_rate").
+std::string falling_accuracy(const std::vector<LoadPoint>& rows, const std::string& x_name);
 
 /// A point that ran to its end with at least one success (FAILED ones and empty ones do not count).
 bool ran(const LoadPoint& p);

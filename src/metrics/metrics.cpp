@@ -358,12 +358,14 @@ struct MetricsPass::Impl {
   PeakInFlight peak;
   GoodputSpec goodput;
   int64_t judged = 0, good = 0;  ///< measured requests (failures included), and those meeting every SLO
+  std::optional<QualityPass> quality;
 };
 
 MetricsPass::MetricsPass(const RunFacts& facts, const std::vector<Definitions>& sets,
                          const std::vector<Definitions>& side_only)
     : impl_(std::make_unique<Impl>()) {
   impl_->goodput = facts.goodput;
+  impl_->quality.emplace(facts.embeddings ? "" : facts.finish_reasons, facts.cap_reason);  // (an older folder lacks the list)
   for (auto d : sets)
     impl_->sets.push_back(make_accumulator(facts, d, std::find(side_only.begin(), side_only.end(), d) != side_only.end()));
 }
@@ -377,6 +379,7 @@ void MetricsPass::add(const RequestRecord& r) {
     if (judge_slo(r, impl_->goodput).good) ++impl_->good;
   }
   impl_->peak.add(r);
+  impl_->quality->add(r);
   for (auto& a : impl_->sets) a->add(r);
 }
 
@@ -409,6 +412,7 @@ std::vector<MetricSet> MetricsPass::finish() {
   for (auto& a : impl_->sets) {
     out.push_back(a->finish());
     out.back().observed_max_concurrency = peak;
+    out.back().quality = impl_->quality->finish();
     for (auto& c : out.back().common)
       if (c.key == "peak_concurrency") c.value = static_cast<double>(peak);
     if (!impl_->goodput.empty()) add_goodput(out.back());

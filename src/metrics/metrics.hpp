@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/choice.hpp"
+#include "metrics/quality.hpp"
 #include "metrics/stats.hpp"
 #include "record/record.hpp"
 
@@ -54,6 +55,10 @@ struct RunFacts {
   /// tokens (meta_info.completion_tokens deltas) for ITL, where on OpenAI endpoints it does not.
   bool native_generate = false;
   double implied_cache_hit = -1;  ///< trace replay: the prompt share its hash_ids put in cache (-1 = none)
+  /// The API's defined finish reasons, comma-separated, and the one that means the output cap cut
+  /// the answer (client::ApiCaps): metrics/quality's integrity counts; "" = nothing generated.
+  std::string finish_reasons = "stop,length,tool_calls,content_filter,function_call";
+  std::string cap_reason = "length";
   GoodputSpec goodput{};    ///< empty: no goodput rows
 };
 
@@ -97,6 +102,7 @@ struct MetricSet {
   int64_t token_mismatches = 0;  ///< usage and the local tokenizer disagree on output tokens
   std::vector<std::string> notes;         ///< caveats of the headline figures: every view shows them
   std::vector<std::string> detail_notes;  ///< about the extra rows only: the full tables and the files, not the summary
+  Quality quality;  ///< what came back: accuracy, integrity, determinism (the same in every definition set)
 
   const Row* row(std::string_view name) const;
   const Common* common_metric(std::string_view key) const;

@@ -12,6 +12,7 @@ namespace tokbench::metrics {
 std::optional<double> stat_of(const MetricSet& m, const std::string& metric, const std::string& stat) {
   if (stat.empty()) {
     if (const auto* c = m.common_metric(metric)) return c->value;
+    if (metric == "accuracy" && m.quality.answers.scored() > 0) return m.quality.answers.interval().p;  // --check-answers
     return std::nullopt;
   }
   const auto* row = m.row(metric);

@@ -247,12 +247,23 @@ void judge_ranks_and_tls(Verdict& v, const VerdictTally& t, const VerdictFacts& 
 
 }  // namespace
 
+// What came back (metrics/quality): INVALID only where the numbers themselves are wrong — every
+// output empty measures no generation at all; the other counts are warnings.
+void judge_outputs(Verdict& v, const Quality& q) {
+  if (q.all_empty())
+    v.reasons.push_back(fmt::format("every one of the {} successful output(s) was empty (no generated text): the token and "
+                                    "latency figures measure no generation; check the model, its chat template and the "
+                                    "server log", q.integrity.outputs));
+  for (auto& w : q.warnings()) v.warnings.push_back(std::move(w));
+}
+
 Verdict judge(const MetricSet& m, const VerdictTally& t, const VerdictFacts& f) {
   Verdict v;
   judge_counts(v, t, f);
   const bool client_behind = judge_client(v, f);
   judge_load(v, m, t, f, client_behind);
   judge_ranks_and_tls(v, t, f);
+  judge_outputs(v, m.quality);
   v.valid = v.reasons.empty();
   v.saturated = f.saturated && !v.valid;
   return v;

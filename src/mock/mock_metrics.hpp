@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include <chrono>
+
 #include "mock/mock_devices.hpp"
+#include "mock/mock_response.hpp"
 
 namespace tokbench::mock {
 
@@ -57,5 +60,30 @@ class MockMetrics {
   std::vector<uint64_t> accepted_at_;
   Histogram ttft_, itl_, tpot_, e2e_, queue_;
 };
+
+// Decode steps since the last wake, observed in /metrics once their real time is known: under
+// load the simulator itself runs late, and its histograms must say so, as a real server's do.
+struct StepObserver {
+  struct Planned {
+    Step st;
+    int64_t tokens;
+  };
+  MockMetrics& metrics;
+  int64_t choices;
+  std::chrono::steady_clock::time_point last_wake;
+  std::vector<Planned> planned;
+  void observe() {
+    const auto now = std::chrono::steady_clock::now();
+    double planned_ms = 0;
+    for (const auto& p : planned) planned_ms += p.st.ms;
+    const double actual_ms = std::chrono::duration<double, std::milli>(now - last_wake).count();
+    const double scale = planned_ms > 0 ? actual_ms / planned_ms : 1.0;
+    for (const auto& p : planned)  // every choice's tokens
+      metrics.step(p.st.ms * scale / 1000, static_cast<int>(p.tokens * choices), p.st.drafted, p.st.accepted);
+    planned.clear();
+    last_wake = now;
+  }
+};
+
 
 }  // namespace tokbench::mock

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "common/json_writer.hpp"
+#include "tokenizer/tokenizer.hpp"
 
 namespace tokbench::mock {
 
@@ -52,6 +53,11 @@ std::vector<std::string> MockSettings::validate() const {
         fmt::format("--spec-acceptance: bad value {} (expected a probability in [0, 1])", spec_acceptance));
   check(min_tokens_step_penalty_ms >= 0 || min_tokens_step_penalty_ms == -1,
         fmt::format("--min-tokens-step-penalty-ms: bad value {} (expected >= 0, or -1 for --tpot-ms)", min_tokens_step_penalty_ms));
+  check(wrong_rate >= 0 && wrong_rate <= 1 && wrong_rate_per_running_request >= 0 && wrong_rate_per_running_request <= 1,
+        fmt::format("--wrong-rate {} / --wrong-rate-per-running-request {}: expected shares in [0, 1]", wrong_rate,
+                    wrong_rate_per_running_request));
+  check(answers.empty() || answers.starts_with("gsm8k:"),
+        fmt::format("--answers: bad value '{}' (expected gsm8k:PATH, a GSM8K jsonl file)", answers));
   return errs;
 }
 
@@ -388,7 +394,13 @@ std::string_view token_text(uint64_t j) {
   static constexpr std::string_view kWords[] = {
       " the", " model", " streams", " tokens", " quickly", " and", " every", " chunk",
       " arrives", " on", " time", " for", " a", " fair", " benchmark", " run"};
-  return kWords[j % std::size(kWords)];
+  if (j < std::size(kWords)) return kWords[j];
+  // Past the first sentence, words in a seeded order rather than the sentence again: a loop of 16
+  // words is what --check-answers calls runaway repetition, and a real model's text is not one.
+  uint64_t x = j * 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return kWords[(x ^ (x >> 31)) % std::size(kWords)];
 }
 
 namespace {
@@ -560,6 +572,39 @@ std::string error_body(std::string_view message, std::string_view type, int code
   w.field("message", message).field("type", type).key("param").null().field("code", code);
   w.end_object().end_object();
   return w.take();
+}
+
+std::string models_body(const MockSettings& s) {
+  JsonWriter w;
+  w.begin_object().field("object", "list").key("data").begin_array().begin_object();
+  w.field("id", s.model_name).field("object", "model").field("owned_by", "tokbench");
+  w.end_object();
+  for (const auto& lora : s.lora_modules) {
+    w.begin_object().field("id", lora).field("object", "model").field("owned_by", "tokbench");
+    w.field("parent", s.model_name).end_object();
+  }
+  w.end_array().end_object();
+  return w.take();
+}
+
+double prefill_ms(const PrefillInputs& in, StepModel& model, int64_t& cached) {
+  const CompletionRequest& cr = in.cr;
+  double ms = model.ttft_ms();
+  if (in.cache) {
+    int64_t hit = 0;
+    if (in.tok) {
+      const std::vector<int32_t> ids = in.tok->encode(cr.rendered, !in.chat);
+      hit = in.cache->lookup_and_insert(ids.size(), [&](size_t k) { return static_cast<uint64_t>(ids[k]); });
+    } else {
+      hit = in.cache->lookup_and_insert(text_units(cr.rendered), [&](size_t k) { return text_unit(cr.rendered, k); });
+    }
+    cached = std::min<int64_t>(hit, cr.prompt_tokens);
+    if (cr.prompt_tokens > 0)
+      ms *= static_cast<double>(std::max<int64_t>(1, cr.prompt_tokens - cached)) / static_cast<double>(cr.prompt_tokens);
+  }
+  ms += static_cast<double>(cr.images) * in.s.image_prefill_ms;
+  if (in.stall) ms += in.s.fault_stall_ms;
+  return ms;
 }
 
 }  // namespace tokbench::mock

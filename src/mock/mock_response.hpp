@@ -15,6 +15,10 @@
 
 #include "mock/mock_devices.hpp"
 
+namespace tokbench::tokenizer {
+class Tokenizer;
+}
+
 namespace tokbench::mock {
 
 struct MockSettings {
@@ -57,6 +61,9 @@ struct MockSettings {
   double min_tokens_step_penalty_ms = -1;  ///< extra step time while any running request has min_tokens
                                            ///< and spec decoding is on; -1 = --tpot-ms (doubles a step)
   DeviceModel devices;  ///< --devices N: accelerators' telemetry at /device-metrics (mock/mock_devices)
+  std::string answers;  ///< "gsm8k:PATH": answer that file's questions (mock/mock_answers); "" = filler text only
+  double wrong_rate = 0;                      ///< --answers: share of questions answered wrong with nothing else running
+  double wrong_rate_per_running_request = 0;  ///< --answers: added to it per other request running at admission
 
   /// Every problem at once, each naming the flag and the fix.
   std::vector<std::string> validate() const;
@@ -249,5 +256,20 @@ std::string full_body(bool chat, std::string_view id, std::string_view model, in
                       int64_t n = 1, std::string_view tool_name = {});
 /// An OpenAI-style error body.
 std::string error_body(std::string_view message, std::string_view type, int code);
+/// GET /v1/models: the served model, then each --lora-modules name with it as parent (as vLLM lists them).
+std::string models_body(const MockSettings& s);
+
+/// What a prefill's duration depends on.
+struct PrefillInputs {
+  const MockSettings& s;
+  PrefixCache* cache;                   ///< nullptr: no prefix caching
+  const tokenizer::Tokenizer* tok;      ///< nullptr: the simple counting rule
+  const CompletionRequest& cr;
+  bool chat;
+  bool stall;                           ///< the "stall" fault holds the first token
+};
+/// The prefill's duration: --ttft-ms (jittered), less the share of a prompt's leading blocks the
+/// prefix cache already holds (`cached` set to their tokens), plus each image's and a stall's.
+double prefill_ms(const PrefillInputs& in, StepModel& model, int64_t& cached);
 
 }  // namespace tokbench::mock

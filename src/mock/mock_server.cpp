@@ -1,3 +1,4 @@
+#include "mock/mock_answers.hpp"
 #include "mock/mock_server.hpp"
 
 #include <utility>  // boost 1.74 awaitable.hpp uses std::exchange without including it
@@ -61,6 +62,7 @@ struct MockServer::Impl {
   MockDevices devices{s.devices};
   Batch running_batch{s.max_num_seqs};
   std::unique_ptr<PrefixCache> prefix_cache;
+  std::unique_ptr<AnswerBook> answers;  // --answers: what it says to the questions it knows
   std::mutex profile_mu;
   std::vector<std::pair<std::string, int64_t>> profile_events;  // ("start"|"stop", steady ns)
 
@@ -199,18 +201,12 @@ struct MockServer::Impl {
       res.keep_alive(keep);
       co_await send(sock, res);
     } else if (path == "/v1/models" && get) {
-      JsonWriter w;
-      w.begin_object().field("object", "list").key("data").begin_array().begin_object();
-      w.field("id", s.model_name).field("object", "model").field("owned_by", "tokbench");
-      w.end_object();
-      for (const auto& lora : s.lora_modules) {  // as vLLM lists --lora-modules: the base model as parent
-        w.begin_object().field("id", lora).field("object", "model").field("owned_by", "tokbench");
-        w.field("parent", s.model_name).end_object();
-      }
-      w.end_array().end_object();
-      co_await send_json(sock, v, keep, http::status::ok, w.take());
+      co_await send_json(sock, v, keep, http::status::ok, models_body(s));
     } else if (path == "/metrics" && get) {
-      co_await send_body(sock, v, keep, http::status::ok, kPrometheusText, metrics.render());
+      // Built before the co_await: GCC 12 frees a conditional's temporaries in a co_await's arguments twice.
+      std::string text = metrics.render();
+      if (answers) text += answers->render(fmt::format("model_name=\"{}\"", s.model_name));
+      co_await send_body(sock, v, keep, http::status::ok, kPrometheusText, std::move(text));
     } else if (path == "/device-metrics" && get && devices.enabled()) {  // an accelerator exporter's view
       co_await send_body(sock, v, keep, http::status::ok, kPrometheusText, devices.render());
     } else if ((path == "/start_profile" || path == "/stop_profile") && post) {
@@ -258,10 +254,6 @@ struct MockServer::Impl {
       impl->metrics.request_finished(seconds_since(arrival), prompt_tokens, cached_tokens >= 0, std::max<int64_t>(0, cached_tokens));
     }
   };
-
-  static double seconds_since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  }
 
   // /v1/embeddings: one answer after the prefill time (--ttft-ms, jitter included); counted in
   // /metrics as a finished request with its prompt tokens.
@@ -401,11 +393,15 @@ struct MockServer::Impl {
     tl.admitted_ns = to_ns(admitted);
     metrics.request_started(std::chrono::duration<double>(admitted - g.arrival).count());
     BatchSlot slot{this, has_min, g.arrival, cr.prompt_tokens};
+    // --answers: a known question's answer comes first, judged at admission (the batch it joins).
+    const std::vector<std::string> script =
+        answers ? answers->answer(cr.rendered, running_batch.state().running - 1) : std::vector<std::string>{};
 
     StepModel model(s, g.seq);
     const int64_t target = g.plan.tokens;
     int64_t cached = -1;
-    auto at = admitted + std::chrono::nanoseconds(static_cast<int64_t>(prefill_ms(g, model, cached) * 1e6));
+    const PrefillInputs prefill{s, prefix_cache.get(), tok ? &*tok : nullptr, g.cr, g.chat, g.fault == Fault::Stall};
+    auto at = admitted + std::chrono::nanoseconds(static_cast<int64_t>(prefill_ms(prefill, model, cached) * 1e6));
     slot.cached_tokens = cached;
     const int64_t drop_after = drop_point(g, target);
     bool malformed_sent = g.fault != Fault::MalformedSse;
@@ -442,7 +438,8 @@ struct MockServer::Impl {
         if (cr.stream && produced == 0) route.begin(answer(false), ev);
         std::string piece;
         const int chunk_tokens = static_cast<int>(pending);
-        for (int64_t k = 0; k < pending; ++k) piece += token_text(static_cast<uint64_t>(produced++));
+        for (int64_t k = 0; k < pending; ++k, ++produced)
+          piece += static_cast<size_t>(produced) < script.size() ? std::string_view(script[static_cast<size_t>(produced)]) : token_text(static_cast<uint64_t>(produced));
         if (!cr.stream || route.keeps_text()) text += piece;  // a body (and some APIs' events) carries the whole text
         pending = 0;
         if (cr.stream) {
@@ -514,52 +511,6 @@ struct MockServer::Impl {
     co_await http::async_write_header(sock, sr, use_awaitable);
   }
 
-  // The prefill's duration: --ttft-ms (jittered), less the share of a prompt's leading blocks the
-  // prefix cache already holds (`cached` set to their tokens), plus each image's and a stall's.
-  double prefill_ms(const Generation& g, StepModel& model, int64_t& cached) {
-    const CompletionRequest& cr = g.cr;
-    double ms = model.ttft_ms();
-    if (prefix_cache) {
-      int64_t hit = 0;
-      if (tok) {
-        const std::vector<int32_t> ids = tok->encode(cr.rendered, !g.chat);
-        hit = prefix_cache->lookup_and_insert(ids.size(), [&](size_t k) { return static_cast<uint64_t>(ids[k]); });
-      } else {
-        hit = prefix_cache->lookup_and_insert(text_units(cr.rendered), [&](size_t k) { return text_unit(cr.rendered, k); });
-      }
-      cached = std::min<int64_t>(hit, cr.prompt_tokens);
-      if (cr.prompt_tokens > 0)
-        ms *= static_cast<double>(std::max<int64_t>(1, cr.prompt_tokens - cached)) / static_cast<double>(cr.prompt_tokens);
-    }
-    ms += static_cast<double>(cr.images) * s.image_prefill_ms;
-    if (g.fault == Fault::Stall) ms += s.fault_stall_ms;
-    return ms;
-  }
-
-  // Decode steps since the last wake, observed in /metrics once their real time is known: under
-  // load the simulator itself runs late, and its histograms must say so, as a real server's do.
-  struct StepObserver {
-    struct Planned {
-      Step st;
-      int64_t tokens;
-    };
-    MockMetrics& metrics;
-    int64_t choices;
-    std::chrono::steady_clock::time_point last_wake;
-    std::vector<Planned> planned;
-    void observe() {
-      const auto now = std::chrono::steady_clock::now();
-      double planned_ms = 0;
-      for (const auto& p : planned) planned_ms += p.st.ms;
-      const double actual_ms = std::chrono::duration<double, std::milli>(now - last_wake).count();
-      const double scale = planned_ms > 0 ? actual_ms / planned_ms : 1.0;
-      for (const auto& p : planned)  // every choice's tokens
-        metrics.step(p.st.ms * scale / 1000, static_cast<int>(p.tokens * choices), p.st.drafted, p.st.accepted);
-      planned.clear();
-      last_wake = now;
-    }
-  };
-
   // A non-streaming answer: the whole body, its trace line first (the body may be the last thing
   // the client waits for).
   awaitable<void> send_body(tcp::socket& sock, const Generation& g, bool keep, unsigned version, std::string body,
@@ -576,10 +527,6 @@ struct MockServer::Impl {
       write_trace(g, tl, false);
     }
     co_await send(sock, out);
-  }
-
-  static int64_t to_ns(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
   }
 
   awaitable<void> write_chunk(tcp::socket& sock, const std::string& payload, std::vector<int64_t>& trace_t,
@@ -602,6 +549,8 @@ uint16_t MockServer::start() {
   if (auto errs = m.s.validate(); !errs.empty()) throw std::runtime_error(errs.front());
   if (!m.s.tokenizer_path.empty()) m.tok = tokenizer::Tokenizer::load(m.s.tokenizer_path);
   if (m.s.prefix_caching) m.prefix_cache = std::make_unique<PrefixCache>(m.s.block_size);
+  if (!m.s.answers.empty())
+    m.answers = std::make_unique<AnswerBook>(m.s.answers, m.s.seed, m.s.wrong_rate, m.s.wrong_rate_per_running_request);
   if (!m.s.trace_path.empty() && !m.trace.open(m.s.trace_path))
     throw std::runtime_error(fmt::format("--trace: cannot write '{}'", m.s.trace_path));
   beast::error_code ec;

@@ -2,6 +2,7 @@
 // mock/mock_trace: the simulator's --trace file — one JSON line per completion request with when
 // it reached the host (the kernel's receive time), was read, admitted and got its first token,
 // and when each write went out — the ground truth the accuracy tests hold the client to.
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
@@ -10,6 +11,15 @@
 #include <vector>
 
 namespace tokbench::mock {
+
+/// A steady_clock instant as the trace writes it (ns of the clock's own epoch).
+inline int64_t to_ns(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+/// Seconds from `t` to now (what /metrics observes).
+inline double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
 
 /// Where a request came from: its connection's accept time, its place on it, and when its first
 /// bytes reached this host (the kernel's receive time; -1 when unknown).

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/request.hpp"
+
 namespace tokbench::record {
 
 inline constexpr int64_t kNone = -1;  ///< a timestamp or count that was never observed
@@ -20,6 +22,10 @@ inline constexpr int64_t kMaxChoiceIndex = 32767;  ///< ChunkEvent::choice's ran
 enum class Outcome { Ok, ConnectError, Timeout, HttpStatus, StreamProtocol, Cancelled, TooLarge, Cut };
 
 /// What an SSE data event carried, decided by the client when it arrived.
+/// How an output fared against its dataset line's reference (--check-answers; metrics/answers).
+/// None: no reference, or answers were not checked. Unscored: the rule read no answer from it.
+enum class AnswerMark : char { None, Right, Wrong, Unscored };
+
 enum class ChunkKind : char {
   Role = 'R',       ///< role-only delta (vLLM's first chunk), no generated text
   Content = 'C',    ///< carries generated text
@@ -102,6 +108,15 @@ struct RequestRecord {
   int64_t turn = kNone;              ///< multi-turn: 0-based turn in it
   int64_t session_start_ns = kNone;  ///< multi-turn: when the conversation's first turn was handed out
   bool last_turn = false;            ///< multi-turn: the conversation's last turn (its done ends the session)
+  // Output checks (--check-answers, --determinism-probe): runner/recorder reads output_text on its
+  // own thread, fills these, and lets the text go.
+  core::AnswerKey answer_key;        ///< the line's reference; not saved
+  AnswerMark answer_mark = AnswerMark::None;
+  std::string answer;                ///< what the rule read from the output ("" = nothing)
+  int8_t repeating = -1;             ///< runaway repetition at the output's end: 1 or 0; -1 = not checked
+  int8_t valid_utf8 = -1;            ///< the output is well-formed UTF-8: 1 or 0; -1 = not checked
+  bool probe = false;                ///< a --determinism-probe request (the same prompt as every other probe)
+  std::string output_hash;           ///< probes: FNV-1a 64 of the output text, 16 hex digits ("" = none)
 
   bool ok() const { return outcome == Outcome::Ok; }
   /// Where the output token count comes from: "usage", "tokenizer" or "chunks".

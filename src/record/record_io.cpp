@@ -60,13 +60,13 @@ constexpr auto kTimeKeys = [] {
 enum class Top : size_t {
   Id, Outcome, ErrorInfo, HttpStatus, Malformed, Choices, Model, Images, Rank, Session, InputTokens, OutputTokens,
   CachedTokens, Warmup, Stream, Attempts, Connects, Resent, RequestId, ClientRequestId, FinishReason, OutputChars,
-  LocalTokens, IgnoreEosSent, TimingNs, Chunks, Unknown
+  LocalTokens, IgnoreEosSent, Answer, Right, Repeating, ValidUtf8, Probe, OutputHash, TimingNs, Chunks, Unknown
 };
 constexpr std::array<std::string_view, static_cast<size_t>(Top::Unknown)> kTopKeys = {
     "id", "outcome", "error_info", "http_status", "malformed_sse_lines", "choices", "model", "images", "rank",
     "session", "input_tokens", "output_tokens", "cached_tokens", "warmup", "stream", "attempts", "connects", "resent",
     "request_id", "client_request_id", "finish_reason", "output_chars", "local_tokens", "ignore_eos_sent",
-    "timing_ns", "chunks"};
+    "answer", "right", "repeating", "valid_utf8", "probe", "output_hash", "timing_ns", "chunks"};
 
 // The index of `k` in `keys` (keys.size() when absent), searched from `hint` on and then from the
 // start; `hint` moves past the match, so keys in the table's order cost one comparison each.
@@ -101,6 +101,21 @@ bool bool_of(simdjson::dom::element v, std::string_view k, bool fallback) {
   return out;
 }
 
+
+// --check-answers and --determinism-probe: "answer" (null: nothing read) and "right" (null:
+// unscored) when the line had a reference; "repeating" and "valid_utf8" when the text was
+// checked; "probe" and "output_hash" for a probe. Absent otherwise.
+void write_checks(JsonWriter& w, const RequestRecord& r) {
+  write_answer_fields(w, r);
+  if (r.repeating >= 0) w.field("repeating", r.repeating == 1);
+  if (r.valid_utf8 >= 0) w.field("valid_utf8", r.valid_utf8 == 1);
+  if (r.probe) w.field("probe", true);
+  if (!r.output_hash.empty()) w.field("output_hash", r.output_hash);
+}
+
+int8_t flag_of(simdjson::dom::element v, std::string_view k) {
+  return v.is_null() ? int8_t{-1} : static_cast<int8_t>(bool_of(v, k, false) ? 1 : 0);
+}
 
 void read_session(simdjson::dom::element session, RequestRecord& r) {
   r.session = get_count(session, "id");
@@ -159,6 +174,14 @@ void read_chunks(simdjson::dom::element chunks, RequestRecord& r) {
 
 }  // namespace
 
+void write_answer_fields(JsonWriter& w, const RequestRecord& r) {
+  if (r.answer_mark == AnswerMark::None) return;
+  w.key("answer");
+  if (r.answer_mark == AnswerMark::Unscored) w.null(); else w.value(r.answer);
+  w.key("right");
+  if (r.answer_mark == AnswerMark::Unscored) w.null(); else w.value(r.answer_mark == AnswerMark::Right);
+}
+
 std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   JsonWriter w;
   w.begin_object();
@@ -196,6 +219,7 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   put_count(w, "requested_max", r.requested_max_tokens);
   w.end_object();
   w.field("ignore_eos_sent", r.ignore_eos_sent);
+  write_checks(w, r);
   w.field("token_source", r.token_source());
   w.field("token_mismatch", r.token_mismatch());
   w.key("timing_ns").begin_object();
@@ -279,6 +303,14 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
       case Top::OutputChars: r.output_chars = count_of(v, k); break;
       case Top::LocalTokens: local = v; break;
       case Top::IgnoreEosSent: r.ignore_eos_sent = bool_of(v, k, false); break;
+      case Top::Answer: r.answer = std::string(string_of(v, k)); break;
+      case Top::Right:
+        r.answer_mark = v.is_null() ? AnswerMark::Unscored : bool_of(v, k, false) ? AnswerMark::Right : AnswerMark::Wrong;
+        break;
+      case Top::Repeating: r.repeating = flag_of(v, k); break;
+      case Top::ValidUtf8: r.valid_utf8 = flag_of(v, k); break;
+      case Top::Probe: r.probe = bool_of(v, k, false); break;
+      case Top::OutputHash: r.output_hash = std::string(string_of(v, k)); break;
       case Top::TimingNs: timing = v; break;
       case Top::Chunks: chunks = v; break;
       case Top::Unknown: break;  // data_abbr, success, token_source, token_mismatch: derived, or newer

@@ -10,9 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "common/json_writer.hpp"
 #include "record/record.hpp"
 
 namespace tokbench::record {
+
+/// --check-answers' two fields, "answer" (null: nothing read) and "right" (null: unscored), when
+/// the record was scored; nothing otherwise (the details line and the outputs file both use it).
+void write_answer_fields(JsonWriter& w, const RequestRecord& r);
 
 /// Serializes one record as a single JSON line (no trailing newline).
 std::string to_json_line(const RequestRecord& r, std::string_view data_abbr);

@@ -14,6 +14,7 @@
 #include "common/json_writer.hpp"
 #include "report/chart_asset.hpp"
 #include "report/page_rows.hpp"
+#include "report/quality_view.hpp"
 #include "report/tables.hpp"
 #include "tokbench/version.hpp"
 
@@ -306,6 +307,11 @@ std::string headline_cards(const HtmlInputs& in) {
   if (!in.embeddings)
     cards += card("Output throughput", out_tps ? format_short(*out_tps) + " token/s" : "n/a",
                   m.output_tokens_from_chunks > 0 ? "tokens counted as text chunks" : "all requests");
+  if (const metrics::AnswerTally& a = m.quality.answers; a.scored() > 0) {
+    const metrics::WilsonInterval i = a.interval();
+    cards += card("Accuracy", format_short(i.p), fmt::format("95% interval [{}, {}]; {} of {} right", format_short(i.low),
+                                                            format_short(i.high), a.right, a.scored()));
+  }
   cards += card("Request throughput", format_short(common("request_throughput").value_or(0)) + " req/s",
                 "in flight " + format_short(common("concurrency").value_or(0)) + " on average");
   return "<div id=\"cards\">" + cards + "</div>";
@@ -327,6 +333,10 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, 
   if (!in.side_by_side.empty()) tables += definitions_table(in.side_by_side);
   tables += in.server_tables;
   tables += in.telemetry_tables;
+  if (outputs_read(in.metrics.quality)) {
+    tables += "\nAnswers and integrity (<ds>_quality.csv)\n";
+    for (const auto& line : quality_lines(in.metrics.quality)) tables += line + "\n";
+  }
 
   std::string page;
   page.reserve(chart_library().size() + 200'000);

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "common/json_writer.hpp"
+#include "report/quality_view.hpp"
 #include "tokbench/version.hpp"
 
 namespace tokbench::report {
@@ -111,6 +112,7 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   }
   w.key("units").begin_object().field("latency", "ms").field("throughput", "token/s or req/s").end_object();
   metric_set_fields(w, m);
+  write_quality_json(w, m.quality);
   w.key("definitions").begin_object();
   for (const auto& [k, text] : metrics::definition_texts(m.definitions)) w.field(k, text);
   w.end_object();

@@ -52,12 +52,14 @@ constexpr std::array<Field<RunManifest>, 5> kPlanFields{{
     {"insecure_tls", &RunManifest::insecure_tls},
     {"ranks", &RunManifest::ranks},
 }};
-constexpr std::array<Field<metrics::RunFacts>, 5> kFactFields{{
+constexpr std::array<Field<metrics::RunFacts>, 7> kFactFields{{
     {"concurrency", &metrics::RunFacts::max_concurrency},
     {"stream", &metrics::RunFacts::stream},
     {"embeddings", &metrics::RunFacts::embeddings},
     {"native_generate", &metrics::RunFacts::native_generate},
     {"implied_cache_hit", &metrics::RunFacts::implied_cache_hit},
+    {"finish_reasons", &metrics::RunFacts::finish_reasons},
+    {"cap_reason", &metrics::RunFacts::cap_reason},
 }};
 constexpr std::array<Field<RunInfo>, 11> kInfoFields{{
     {"started_at", &RunInfo::started_at},

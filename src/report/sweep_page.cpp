@@ -30,15 +30,16 @@ std::string opt_str(const std::optional<double>& v) { return v ? format_round4(*
 const char* const kLoadPointCsvHeader =
     "point,concurrency,request_rate,num_prompts,verdict,success_requests,request_throughput,output_token_throughput,"
     "total_token_throughput,per_user_output_token_throughput,ttft_mean_ms,ttft_p99_ms,tpot_mean_ms,tpot_p99_ms,"
-    "e2el_mean_ms,e2el_p99_ms,request_goodput,j_per_output_token,usd_per_m_output_tokens";
+    "e2el_mean_ms,e2el_p99_ms,request_goodput,j_per_output_token,usd_per_m_output_tokens,accuracy,accuracy_low,accuracy_high";
 
 std::string load_point_csv(const metrics::LoadPoint& r) {
-  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", r.label, r.concurrency, load_str(r.request_rate),
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", r.label, r.concurrency, load_str(r.request_rate),
                      r.num_prompts, r.verdict, r.success, format_round4(r.request_throughput),
                      format_round4(r.output_token_throughput), format_round4(r.total_token_throughput),
                      opt_str(r.per_user_tokens_per_s), opt_str(r.ttft_mean), opt_str(r.ttft_p99), opt_str(r.tpot_mean),
                      opt_str(r.tpot_p99), opt_str(r.e2el_mean), opt_str(r.e2el_p99), opt_str(r.goodput),
-                     opt_str(r.j_per_output_token), opt_str(r.usd_per_m_output_tokens));
+                     opt_str(r.j_per_output_token), opt_str(r.usd_per_m_output_tokens), opt_str(r.accuracy),
+                     opt_str(r.accuracy_low), opt_str(r.accuracy_high));
 }
 
 std::string sweep_csv(const std::vector<metrics::LoadPoint>& rows) {
@@ -65,6 +66,9 @@ void write_load_point_fields(JsonWriter& w, const metrics::LoadPoint& r) {
   opt_field(w, "request_goodput", r.goodput);
   opt_field(w, "j_per_output_token", r.j_per_output_token);
   opt_field(w, "usd_per_m_output_tokens", r.usd_per_m_output_tokens);
+  opt_field(w, "accuracy", r.accuracy);
+  opt_field(w, "accuracy_low", r.accuracy_low);
+  opt_field(w, "accuracy_high", r.accuracy_high);
   w.field("resumed", r.resumed);
 }
 
@@ -93,15 +97,16 @@ std::string sweep_page(const std::vector<metrics::LoadPoint>& rows, const std::s
                   "padding:4px 8px;text-align:right}td:first-child{text-align:left}.knee{background:#e2f0fd}"
                   "</style></head><body><h1>tokbench sweep</h1><p id=\"knee\">" + escape_html(knee.text) + "</p>";
   p += "<table><tr><th>point</th><th>verdict</th><th>req/s</th><th>output tok/s</th><th>tok/s per user</th>"
-       "<th>TTFT mean</th><th>TTFT P99</th><th>TPOT mean</th><th>TPOT P99</th><th>E2EL P99</th><th>goodput</th></tr>";
+       "<th>TTFT mean</th><th>TTFT P99</th><th>TPOT mean</th><th>TPOT P99</th><th>E2EL P99</th><th>goodput</th>"
+       "<th>accuracy</th></tr>";
   for (size_t i = 0; i < rows.size(); ++i) {
     const metrics::LoadPoint& r = rows[i];
     p += fmt::format("<tr{}><td><a href=\"../{}/performances/\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-                     "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                     "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                      knee.knee == i ? " class=\"knee\"" : "", escape_html(r.label), escape_html(r.label),
                      r.verdict, format_round4(r.request_throughput), format_round4(r.output_token_throughput),
                      opt_str(r.per_user_tokens_per_s), opt_str(r.ttft_mean), opt_str(r.ttft_p99), opt_str(r.tpot_mean),
-                     opt_str(r.tpot_p99), opt_str(r.e2el_p99), opt_str(r.goodput));
+                     opt_str(r.tpot_p99), opt_str(r.e2el_p99), opt_str(r.goodput), opt_str(r.accuracy));
   }
   p += "</table><p>Latencies in ms. The knee: " + escape_html("the lowest load whose output token throughput "
        "reaches 90% of the sweep's highest.") + "</p>";

@@ -130,6 +130,30 @@ struct Line {
   bool significant = false;
 };
 
+// --check-answers: each run's accuracy with its 95% Wilson interval; a change is significant when
+// the intervals do not overlap. nullopt when no run scored an answer.
+std::optional<Line> accuracy_line(const std::vector<Run>& runs) {
+  auto text = [](const metrics::AnswerTally& a) {
+    const metrics::WilsonInterval i = a.interval();
+    return fmt::format("{:.4f} [{:.4f}, {:.4f}]", i.p, i.low, i.high);
+  };
+  const metrics::AnswerTally& b = runs.front().m.quality.answers;
+  if (std::none_of(runs.begin(), runs.end(), [](const Run& r) { return r.m.quality.answers.scored() > 0; })) return std::nullopt;
+  Line line{"accuracy", {b.scored() > 0 ? text(b) : "n/a"}, false};
+  for (size_t i = 1; i < runs.size(); ++i) {
+    const metrics::AnswerTally& a = runs[i].m.quality.answers;
+    std::string cell = a.scored() > 0 ? text(a) : "n/a";
+    if (a.scored() > 0 && b.scored() > 0) {
+      const auto x = a.interval(), y = b.interval();
+      const bool apart = x.high < y.low || y.high < x.low;
+      line.significant |= apart;
+      cell += fmt::format(" ({}, {})", pct(y.p, x.p), apart ? "intervals apart: significant" : "intervals overlap: noise");
+    }
+    line.cells.push_back(cell);
+  }
+  return line;
+}
+
 // The metric table's lines: baseline, then each run with its change and, for per-request
 // latencies, the Mann–Whitney verdict.
 std::vector<Line> metric_lines(std::vector<Run>& runs) {
@@ -168,6 +192,7 @@ std::vector<Line> metric_lines(std::vector<Run>& runs) {
     }
     lines.push_back(std::move(line));
   }
+  if (auto line = accuracy_line(runs)) lines.push_back(std::move(*line));
   return lines;
 }
 

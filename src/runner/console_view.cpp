@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "common/format.hpp"
+#include "report/quality_view.hpp"
 #include "report/tables.hpp"
 #include "runner/outputs.hpp"
 
@@ -150,6 +151,8 @@ void print_summary(const Written& w, std::FILE* console) {
   for (const auto& n : m.notes) fmt::print(console, "note: {}\n", n);
   for (const std::string& line : {throughput_line(m), stable_line(w), server_line(w), definitions_line(w)})
     if (!line.empty()) fmt::print(console, "{}\n", line);
+  if (report::outputs_read(m.quality))
+    for (const auto& line : report::quality_lines(m.quality)) fmt::print(console, "{}\n", line);
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg) {
   es.retries = cfg.retries;
   es.drain_timeout_ms = static_cast<int64_t>(cfg.drain_s * 1000);
   es.reserve_chunks = static_cast<size_t>(std::clamp<int64_t>(std::max(cfg.max_tokens, cfg.output_len) + 8, 16, 8192));
-  es.keep_text = t.tok.has_value();
+  es.keep_text = t.tok.has_value() || cfg.reads_outputs();
   es.max_event_bytes = static_cast<size_t>(cfg.max_event_bytes);
   es.max_body_bytes = static_cast<size_t>(cfg.max_body_bytes);
   es.tls = {cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure};
@@ -134,6 +134,19 @@ record::AdaptiveLog adaptive_log(const load::AdaptiveSource& controller, spdlog:
   fmt::print(console, "adaptive: {}\n", controller.summary());
   record::AdaptiveLog out = controller.log();
   log.info("adaptive: {}", record::to_json(out));
+  return out;
+}
+
+// --determinism-probe K: every (N/K)-th request of the N planned (a timed run: of one pass over
+// the dataset) asks the first item; --keep-outputs N: the first N keep their prompts.
+OutputPlan output_plan(const RunConfig& cfg, int64_t count, const Target& target) {
+  OutputPlan out;
+  out.keep_prompts = cfg.keep_outputs;
+  if (cfg.determinism_probe > 0) {
+    const int64_t n = count > 0 ? count : std::max<int64_t>(1, static_cast<int64_t>(target.data.items.size()));
+    out.probes = cfg.determinism_probe;
+    out.probe_every = std::max<int64_t>(1, n / out.probes);
+  }
   return out;
 }
 
@@ -229,7 +242,8 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
   es.run_id = run_id;
   const LoadShape load = load_shape(cfg);
   client::Engine engine(es);
-  Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr, plan.parsed.goodput);
+  Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr, plan.parsed.goodput,
+                    OutputChecks{cfg.check_answers, cfg.keep_outputs});
   if (share.size > 1) recorder.stamp_rank(share.rank);
   stop_on_write_error(recorder, stop, log);
   auto telemetry = start_telemetry(cfg, perf_dir, origin_ns, stop, log, console);
@@ -257,7 +271,7 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
         std::move(turns_of), s->active, static_cast<int64_t>(s->think_time_ms * 1e6),
         [&target](int64_t c, const load::TurnContext& ctx) { return target.make_turn(c, ctx); }, share.rank, share.size);
   } else {
-    source = measured_source(cfg, load, count, target.maker(), es, target.data.schedule_ns, share);
+    source = measured_source(cfg, load, count, target.maker(output_plan(cfg, count, target)), es, target.data.schedule_ns, share);
   }
   client::Engine measured(es);
   std::optional<Progress> progress;

@@ -8,6 +8,7 @@
 
 #include "metrics/saturation.hpp"
 #include "record/record_io.hpp"
+#include "report/quality_view.hpp"
 #include "report/html.hpp"
 #include "report/telemetry_view.hpp"
 #include "report/tables.hpp"
@@ -371,6 +372,7 @@ Written write_outputs(const report::RunFolder& folder, metrics::Definitions defs
     report::write_file(w.perf_dir / (ds + "_slices.csv"), slices_csv);
   }
   report::write_file(w.perf_dir / (ds + ".json"), report::common_json(w.metrics));
+  if (report::outputs_read(w.metrics.quality)) report::write_file(w.perf_dir / (ds + "_quality.csv"), report::quality_csv(w.metrics.quality));
   report::write_file(out_dir / "result.json", report::result_json(w.metrics, w.info, w.verdict, w.side_by_side));
   return w;
 }

@@ -4,6 +4,9 @@
 // (and failures to <ds>_failed.jsonl) with one write() each, and then lets it go: it keeps
 // counters, never records, so memory does not grow with the run. Off the workers, so
 // formatting, tokenizing and disk writes never delay the timestamps of other streams.
+// With --check-answers it also reads each output there (metrics/answers: the answer and whether
+// it is right, repetition, UTF-8), hashes the --determinism-probe outputs, and writes the first
+// --keep-outputs N outputs for a person to read; then the text goes with its record.
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -23,6 +26,13 @@ class Tokenizer;
 
 namespace tokbench::runner {
 
+/// What the recorder reads from each output's text before letting it go.
+struct OutputChecks {
+  bool answers = false;      ///< --check-answers: score against the line's reference; repetition and UTF-8
+  int64_t keep_outputs = 0;  ///< --keep-outputs N: measured requests 0..N-1 written to <ds>_outputs.jsonl
+  bool reads_text() const { return answers || keep_outputs > 0; }
+};
+
 /// What the warm-up phase produced, for the "every warm-up request failed" check.
 struct WarmupTally {
   int64_t total = 0, ok = 0;
@@ -33,7 +43,7 @@ class Recorder {
  public:
   /// `goodput` (empty = none): each measured line also says which --goodput SLOs it met ("slo").
   Recorder(const std::filesystem::path& perf_dir, const std::string& abbr, const tokenizer::Tokenizer* tok,
-           const metrics::GoodputSpec& goodput = {});
+           const metrics::GoodputSpec& goodput = {}, const OutputChecks& checks = {});
   ~Recorder();
 
   void add(record::RequestRecord&& r);  ///< any thread
@@ -57,6 +67,7 @@ class Recorder {
  private:
   void loop();
   void process(record::RequestRecord& r);
+  void check(record::RequestRecord& r);
 
   std::string abbr_;
   record::LineAppender details_;
@@ -65,6 +76,9 @@ class Recorder {
   const tokenizer::Tokenizer* tok_;
   int64_t rank_ = record::kNone;
   metrics::GoodputSpec goodput_;
+  OutputChecks checks_;
+  std::filesystem::path outputs_path_;
+  std::unique_ptr<record::LineAppender> outputs_;
   mutable std::mutex mu_;
   std::condition_variable cv_, idle_cv_;
   std::deque<record::RequestRecord> queue_;

@@ -222,6 +222,15 @@ void RunConfig::validate_observe(std::vector<std::string>& e) const {
   check(server_metrics.empty() || server_metrics == "off" || server_metrics.starts_with("http://") ||
             server_metrics.starts_with("https://"),
         fmt::format("--server-metrics: bad value '{}' (expected a URL such as http://host:8000/metrics, or off)", server_metrics));
+  check(keep_outputs >= 0, fmt::format("--keep-outputs: bad value {} (expected >= 0 requests)", keep_outputs));
+  check(determinism_probe == 0 || (determinism_probe >= 2 && determinism_probe <= 1000),
+        fmt::format("--determinism-probe: bad value {} (expected 2 to 1000 identical requests)", determinism_probe));
+  check(determinism_probe == 0 || (temperature && *temperature == 0),
+        "--determinism-probe compares outputs that greedy decoding makes identical: add --temperature 0 (sampled outputs "
+        "differ by design)");
+  check(determinism_probe == 0 || (!sessions() && adaptive_window_s == 0),
+        "--determinism-probe spreads its probes over a counted or timed run: it does not combine with --turns, "
+        "--multi-turn or --adaptive-window-s");
 }
 
 void RunConfig::validate_load(std::vector<std::string>& e) const {
@@ -430,6 +439,7 @@ std::string RunConfig::to_json() const {
   for (const auto& t : telemetry) w.value(redact_url(t));
   w.end_array().field("telemetry_interval_ms", telemetry_interval_ms).field("telemetry_idle_s", telemetry_idle_s);
   w.field("price_per_device_hour", price_per_device_hour).field("price_per_kwh", price_per_kwh);
+  w.field("check_answers", check_answers).field("keep_outputs", keep_outputs).field("determinism_probe", determinism_probe);
   w.end_object();
   return w.take();
 }

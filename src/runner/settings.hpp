@@ -165,6 +165,11 @@ struct ObserveSettings {
   double telemetry_idle_s = 0;         ///< watch the devices this long with no load first: their idle power
   double price_per_device_hour = 0;    ///< $ per accelerator-hour: cost per million tokens (0 = none)
   double price_per_kwh = 0;            ///< $ per kWh of the measured energy (0 = none)
+  // What came back (metrics/quality): read on the recorder's thread, each output then let go.
+  bool check_answers = false;          ///< score outputs against the dataset's references; repetition and UTF-8 checks
+  int64_t keep_outputs = 0;            ///< write measured requests 0..N-1 (prompt, output, answer) to <ds>_outputs.jsonl
+  int64_t determinism_probe = 0;       ///< K identical greedy requests spread over the run; their outputs compared (0 = none)
+  bool reads_outputs() const { return check_answers || keep_outputs > 0 || determinism_probe > 0; }
   bool scrapes() const { return server_metrics != "off"; }
 };
 

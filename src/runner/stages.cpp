@@ -138,6 +138,8 @@ report::RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.facts.stream = c.stream;
   m.facts.embeddings = !api_of(c.endpoint).caps().generates;
   m.facts.native_generate = api_of(c.endpoint).caps().per_token_counts;
+  m.facts.finish_reasons = api_of(c.endpoint).caps().finish_reasons;
+  m.facts.cap_reason = api_of(c.endpoint).caps().cap_reason;
   m.facts.goodput = plan.parsed.goodput;
   m.definitions = metrics::definitions_name(c.compat);
   m.request_rate = load.paced_rate();  // pressure: the rate adds clients, it does not pace requests

@@ -60,6 +60,13 @@ SweepRow load_point_row(const std::string& label, const std::string& x_name, con
   r.e2el_p99 = row_statistic(m, "E2EL", "p99");
   if (m.common_metric("request_goodput")) r.goodput = common(m, "request_goodput");
   r.resumed = o.resumed;
+  if (const metrics::AnswerTally& a = m.quality.answers; a.scored() > 0) {
+    const metrics::WilsonInterval i = a.interval();
+    r.accuracy = i.p;
+    r.accuracy_low = i.low;
+    r.accuracy_high = i.high;
+    r.scored = a.scored();
+  }
   r.j_per_output_token = o.j_per_output_token;
   r.usd_per_m_output_tokens = o.usd_per_m_output_tokens;
   return r;
@@ -83,12 +90,14 @@ RunOutcome SweepSummary::finish(const std::optional<record::ServerProcessFacts>&
   std::stable_sort(rows_.begin(), rows_.end(), [](const SweepRow& a, const SweepRow& b) { return a.load < b.load; });
   const KneeAnalysis knee = find_knee(rows_);
   const std::vector<size_t> front = pareto_front(rows_);
+  const std::string falling = metrics::falling_accuracy(rows_, x_name_);
   const fs::path dir = root_ / "sweep";
   fs::create_directories(dir);
   const std::string points = report::sweep_json(rows_, x_name_, knee, front);
   JsonWriter w;
   w.begin_object().field("format", "tokbench-sweep/1").field("interrupted", interrupted);
   w.field_raw("sweep", points);
+  w.field("accuracy_warning", falling);
   if (server_process) record::write_optional(w, "server_process", server_process);
   w.end_object();
   report::write_file(dir / "summary.json", w.take());
@@ -103,6 +112,7 @@ RunOutcome SweepSummary::finish(const std::optional<record::ServerProcessFacts>&
                format_round4(r.request_throughput), format_round4(r.output_token_throughput), report::opt_str(r.ttft_p99),
                report::opt_str(r.tpot_p99), report::opt_str(r.e2el_p99), r.resumed ? "  (resumed)" : "");
   }
+  if (!falling.empty()) fmt::print(console, "warning: {}\n", falling);
   fmt::print(console, "{}\nsweep: {}\n  summary: {}\n  page:    {}\n", knee.text, root_.string(),
              (dir / "summary.csv").string(), (dir / "sweep.html").string());
   std::fflush(console);

@@ -227,10 +227,13 @@ core::PlannedRequest Target::make_turn(int64_t conversation, const load::TurnCon
   return p;
 }
 
-core::RequestMaker Target::maker() const {
-  return [this](int64_t i) {
+core::RequestMaker Target::maker(const OutputPlan& out) const {
+  return [this, out](int64_t i) {
     dataset::RequestSpec scratch;
-    return client::plan_request(body, spec(i, scratch), tok.has_value());
+    const bool probe = out.is_probe(i);
+    core::PlannedRequest p = client::plan_request(body, spec(probe ? 0 : i, scratch), tok.has_value() || i < out.keep_prompts);
+    p.facts.probe = probe;
+    return p;
   };
 }
 
@@ -328,6 +331,11 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
     t.turns = cfg.turns;
   }
   t.body = body_settings(plan);
+  if (cfg.check_answers &&
+      std::none_of(t.data.items.begin(), t.data.items.end(), [](const auto& i) { return i.key.kind != core::AnswerKey::Kind::None; }))
+    fmt::print(console, "--check-answers: no line of --dataset {} carries a reference answer, so only the integrity checks run "
+                        "(references come from gsm8k:PATH, or qa lines with \"answer\", \"choices\" or \"answer_regex\")\n",
+               cfg.dataset.text());
   return t;
 }
 

@@ -28,6 +28,15 @@ class ServerProcess;
 
 namespace tokbench::runner {
 
+/// Requests the output checks change: --determinism-probe's (every `probe_every`-th request, up
+/// to `probes` of them, asks the dataset's first item instead, marked as a probe), and
+/// --keep-outputs' (requests below `keep_prompts` keep their prompt text for the outputs file).
+struct OutputPlan {
+  int64_t probe_every = 0, probes = 0;
+  int64_t keep_prompts = 0;
+  bool is_probe(int64_t i) const { return probes > 0 && i % probe_every == 0 && i / probe_every < probes; }
+};
+
 struct Target {
   Target();
   ~Target();
@@ -56,7 +65,7 @@ struct Target {
   core::PlannedRequest make_turn(int64_t conversation, const load::TurnContext& ctx) const;
   int64_t turns = 0;  ///< --turns (0 = single requests)
   /// How the request of index i is made: dataset item i (cycling), its body and facts.
-  core::RequestMaker maker() const;
+  core::RequestMaker maker(const OutputPlan& out = {}) const;
   /// The body of request 0, for the audit and the report.
   std::string first_body() const;
   /// Stops a server tokbench started (no-op otherwise) and returns how it went (nullopt: none started).

@@ -35,6 +35,8 @@ class AnthropicMessages : public ApiAdapter {
   ApiCaps caps() const override {
     ApiCaps c;
     c.conversation = c.images = c.requires_cap = true;
+    c.finish_reasons = "end_turn,max_tokens,stop_sequence,tool_use,pause_turn,refusal";
+    c.cap_reason = "max_tokens";
     return c;
   }
 

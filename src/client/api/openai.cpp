@@ -173,6 +173,7 @@ class OpenAiEmbeddings : public OpenAiFamily {
   ApiCaps caps() const override {
     ApiCaps c;
     c.generates = c.streams = false;
+    c.finish_reasons = c.cap_reason = "";
     return c;
   }
   void write_body(JsonWriter& w, const BodySettings& s, const dataset::RequestSpec& spec) const override {

@@ -79,6 +79,9 @@ class OpenAiResponses : public ApiAdapter {
   ApiCaps caps() const override {
     ApiCaps c;
     c.conversation = c.images = true;
+    // finish_reason is the response's status, or its incomplete_details.reason.
+    c.finish_reasons = "completed,incomplete,max_output_tokens,content_filter,failed,cancelled";
+    c.cap_reason = "max_output_tokens";
     return c;
   }
 

@@ -45,6 +45,7 @@ class SglangGenerate : public ApiAdapter {
   ApiCaps caps() const override {
     ApiCaps c;
     c.per_token_counts = true;
+    c.finish_reasons = "stop,length,abort";  // meta_info.finish_reason.type
     return c;
   }
   // --compat sglang reproduces bench_serving's native payload: temperature 0.0 and ignore_eos.

@@ -1,0 +1,110 @@
+#include "metrics/quality.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace tokbench::metrics {
+
+QualityPass::QualityPass(std::string finish_reasons, std::string cap_reason) : cap_reason_(std::move(cap_reason)) {
+  for (size_t b = 0; b < finish_reasons.size();) {
+    size_t e = finish_reasons.find(',', b);
+    if (e == std::string::npos) e = finish_reasons.size();
+    if (e > b) defined_.push_back(finish_reasons.substr(b, e - b));
+    b = e + 1;
+  }
+}
+
+void QualityPass::add(const record::RequestRecord& r) {
+  using record::AnswerMark;
+  AnswerTally& a = q_.answers;
+  if (!r.ok()) {
+    if (r.answer_key.kind != core::AnswerKey::Kind::None || r.answer_mark != AnswerMark::None) ++a.failed;
+    return;
+  }
+  switch (r.answer_mark) {
+    case AnswerMark::Right: ++a.right; break;
+    case AnswerMark::Wrong: ++a.wrong; break;
+    case AnswerMark::Unscored: ++a.unscored; break;
+    case AnswerMark::None: break;
+  }
+  if (defined_.empty()) return;  // nothing generated (embeddings): no output to judge
+  Integrity& in = q_.integrity;
+  ++in.outputs;
+  if (r.output_chars == 0) ++in.empty;
+  if (!r.ignore_eos_sent && !cap_reason_.empty() && r.finish_reason == cap_reason_) ++in.truncated;
+  if (r.repeating >= 0 || r.valid_utf8 >= 0) {
+    ++in.text_checked;
+    in.repeating += r.repeating == 1;
+    in.invalid_utf8 += r.valid_utf8 == 0;
+  }
+  if (r.finish_reason.empty()) {
+    ++in.no_finish;
+  } else if (std::find(defined_.begin(), defined_.end(), r.finish_reason) == defined_.end()) {
+    if (in.unknown_finish++ == 0) in.unknown_example = r.finish_reason.substr(0, 64);
+  }
+  if (r.probe) {
+    ++q_.determinism.probes;
+    if (hashes_.size() < kMaxProbeHashes) hashes_.insert(r.output_hash);
+  }
+}
+
+Quality QualityPass::finish() const {
+  Quality q = q_;
+  q.determinism.distinct = static_cast<int64_t>(hashes_.size());
+  return q;
+}
+
+std::string Quality::accuracy_text() const {
+  if (!answers.any()) return {};
+  const WilsonInterval w = answers.interval();
+  std::string out = answers.scored() > 0
+                        ? fmt::format("accuracy {:.3f} [{:.3f}, {:.3f}] (95% Wilson interval; {} of {} right", w.p, w.low,
+                                      w.high, answers.right, answers.scored())
+                        : std::string("accuracy n/a (no output could be scored");
+  out += fmt::format("; {} unscored", answers.unscored);
+  if (answers.failed > 0) out += fmt::format("; {} failed, not scored", answers.failed);
+  return out + ")";
+}
+
+std::vector<std::string> Quality::warnings() const {
+  std::vector<std::string> out;
+  const Integrity& in = integrity;
+  if (answers.unscored > 0)
+    out.push_back(fmt::format("{} output(s) gave no answer the rule could read: unscored, outside the accuracy (\"right\": "
+                              "null in the details; --keep-outputs N writes outputs to read)", answers.unscored));
+  if (in.empty > 0 && !all_empty())
+    out.push_back(fmt::format("{} of {} successful output(s) were empty (no generated text): output_chars 0 in the details",
+                              in.empty, in.outputs));
+  // A cut answer matters when answers are read; a throughput run caps its outputs on purpose (the
+  // count stays in result.json).
+  if (in.truncated > 0 && (answers.any() || in.text_checked > 0))
+    out.push_back(fmt::format("{} of {} output(s) were cut by the output cap without ignore_eos (finish_reason length): "
+                              "their answers may be incomplete; raise --max-tokens", in.truncated, in.outputs));
+  if (in.repeating > 0)
+    out.push_back(fmt::format("{} of {} output(s) end in runaway repetition (a 1-32 word run repeated 4+ times over 16+ "
+                              "words): a decoding fault, or too high a --max-tokens with ignore_eos",
+                              in.repeating, in.text_checked));
+  if (in.invalid_utf8 > 0)
+    out.push_back(fmt::format("{} of {} output(s) are not valid UTF-8: a detokenizer or a proxy cut a character",
+                              in.invalid_utf8, in.text_checked));
+  if (in.unknown_finish > 0)
+    out.push_back(fmt::format("{} output(s) ended with a finish_reason the API does not define (first: '{}'): an aborted "
+                              "or failed generation the server called a success", in.unknown_finish, in.unknown_example));
+  if (determinism.distinct > 1)
+    out.push_back(fmt::format("the {} identical probe request(s) gave {} different outputs: greedy decoding is not "
+                              "deterministic on this server (batch-dependent kernels, speculative decoding, or a fault)",
+                              determinism.probes, determinism.distinct));
+  return out;
+}
+
+std::string output_hash(std::string_view text) {
+  uint64_t h = 1469598103934665603ULL;
+  for (const unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+}  // namespace tokbench::metrics

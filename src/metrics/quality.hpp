@@ -1,0 +1,81 @@
+#pragma once
+// metrics/quality: what came back, beside how fast it came (docs/METRICS.md, "Answer checking").
+// From the records, in one pass and in bounded memory (counters, and the distinct hashes of the
+// --determinism-probe outputs, at most kMaxProbeHashes):
+//  - accuracy (--check-answers): right / (right + wrong) with Wilson's 95% interval; outputs the
+//    rule could read nothing from are unscored, and failed requests have no output to score —
+//    both counted beside it, never folded in;
+//  - integrity, for every successful output with or without a reference: empty (no generated
+//    text), cut by the output cap while ignore_eos was not sent, runaway repetition and invalid
+//    UTF-8 (read from the text: only with --check-answers), and a finish reason the API does not
+//    define;
+//  - determinism: how many different outputs the identical greedy probes gave.
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "metrics/answers.hpp"
+#include "record/record.hpp"
+
+namespace tokbench::metrics {
+
+inline constexpr size_t kMaxProbeHashes = 4096;
+
+struct AnswerTally {
+  int64_t right = 0, wrong = 0;
+  int64_t unscored = 0;  ///< answered, but the rule read no answer from the output
+  int64_t failed = 0;    ///< requests with a reference that failed: no output to score
+  int64_t scored() const { return right + wrong; }
+  bool any() const { return right + wrong + unscored + failed > 0; }
+  WilsonInterval interval() const { return wilson_interval(right, scored()); }
+};
+
+struct Integrity {
+  int64_t outputs = 0;       ///< successful measured requests of an API that generates
+  int64_t empty = 0;         ///< no generated text, reasoning or tool call
+  int64_t truncated = 0;     ///< ended by the output cap (finish reason "length" or the API's word) without ignore_eos
+  int64_t text_checked = 0;  ///< outputs whose text was read (--check-answers)
+  int64_t repeating = 0;     ///< of those: runaway repetition at the end (metrics/answers' rule)
+  int64_t invalid_utf8 = 0;  ///< of those: not well-formed UTF-8
+  int64_t unknown_finish = 0;     ///< a finish reason the API does not define
+  std::string unknown_example;    ///< the first such reason
+  int64_t no_finish = 0;          ///< no finish reason at all
+};
+
+struct Determinism {
+  int64_t probes = 0;    ///< successful --determinism-probe requests
+  int64_t distinct = 0;  ///< different outputs among them (1 = all identical)
+};
+
+struct Quality {
+  AnswerTally answers;
+  Integrity integrity;
+  Determinism determinism;
+  /// Every successful output was empty: the token figures measure nothing (INVALID).
+  bool all_empty() const { return integrity.outputs > 0 && integrity.empty == integrity.outputs; }
+  /// "accuracy 0.750 [0.727, 0.772] (95% Wilson, 990 of 1319 right; 0 unscored)" ("" when no reference).
+  std::string accuracy_text() const;
+  /// The counts worth a warning, each a sentence that names what to look at.
+  std::vector<std::string> warnings() const;
+};
+
+/// The run facts the counts need: the API's defined finish reasons (comma-separated; "" = the
+/// API generates nothing, no check) and the one that means the cap cut the answer.
+class QualityPass {
+ public:
+  QualityPass(std::string finish_reasons, std::string cap_reason);
+  void add(const record::RequestRecord& r);  ///< measured records (the caller skips warm-up and cut ones)
+  Quality finish() const;
+
+ private:
+  std::vector<std::string> defined_;
+  std::string cap_reason_;
+  Quality q_;
+  std::set<std::string> hashes_;
+};
+
+/// FNV-1a 64 of `text`, as 16 hex digits (the probes' output_hash).
+std::string output_hash(std::string_view text);
+
+}  // namespace tokbench::metrics
