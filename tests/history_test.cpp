@@ -47,6 +47,9 @@ TEST(Regression, TenPercentSlowerIsFlaggedAndDated) {
   // A throughput falls when it gets worse: 10% more is an improvement, 10% less a regression.
   EXPECT_FALSE(judge("output_token_throughput", 110, {100, 101, 99, 100}, 0.05).regression);
   EXPECT_TRUE(judge("output_token_throughput", 90, {100, 101, 99, 100}, 0.05).regression);
+  // So does accuracy (--check-answers): answering worse is the regression.
+  EXPECT_TRUE(judge("accuracy", 0.70, {0.82, 0.81, 0.83, 0.82}, 0.05).regression);
+  EXPECT_FALSE(judge("accuracy", 0.90, {0.82, 0.81, 0.83, 0.82}, 0.05).regression);
 }
 
 TEST(Regression, AChangeInsideTheNoiseIsNotFlagged) {

@@ -73,6 +73,23 @@ TEST_F(AnswerBookTest, TheQuestionIsFoundInAChatTemplatesRendering) {
   EXPECT_NE(book.render("m=\"x\"").find("verdict=\"unknown_question\"} 1"), std::string::npos);
 }
 
+// An answered question ends a few words after its answer (a model's EOS), unless ignore_eos asked
+// for the cap; a cap below that still cuts it.
+TEST(AnsweredPlan, AnAnswerEndsSoonAfterItUnlessIgnoreEos) {
+  CompletionRequest cr;
+  const Plan drawn{300, "stop"};
+  const Plan p = answered_plan(drawn, cr, 6, 5);
+  EXPECT_EQ(p.tokens, 6 + 8 + 5);
+  EXPECT_EQ(p.finish_reason, "stop");
+  EXPECT_EQ(answered_plan(Plan{10, "length"}, cr, 6, 5).finish_reason, "length");  // the cap comes first
+  EXPECT_EQ(answered_plan(drawn, cr, 0, 5).tokens, 300);                           // no answer: as drawn
+  cr.ignore_eos = true;
+  EXPECT_EQ(answered_plan(drawn, cr, 6, 5).tokens, 300);
+  cr.ignore_eos = false;
+  cr.min_tokens = 100;
+  EXPECT_EQ(answered_plan(drawn, cr, 6, 5).tokens, 100);
+}
+
 TEST_F(AnswerBookTest, BadInputIsNamed) {
   auto error = [](const std::string& spec) {
     try {

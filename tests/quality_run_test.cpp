@@ -40,7 +40,7 @@ class QualityRun : public CliFixture {};
 TEST_F(QualityRun, AKnownShareOfGsm8kIsMeasuredExactly) {
   Sim sim({"--answers", "gsm8k:" + kGsm8k, "--wrong-rate", "0.25", "--ttft-ms", "0", "--tpot-ms", "0"});
   const fs::path dir = run({"--url", sim.url(), "--dataset", "gsm8k:" + kGsm8k, "--concurrency", "32", "--max-tokens", "8",
-                            "--check-answers", "--keep-outputs", "5"});
+                            "--check-answers", "--keep-outputs", "5", "--history", (dir_ / "store.db").string()});
   ASSERT_FALSE(dir.empty()) << last_.output;
   const int64_t right = answers_counter(sim, "right"), wrong = answers_counter(sim, "wrong");
   EXPECT_EQ(wrong, 330);  // ceil(0.25 x 1,319)
@@ -75,10 +75,26 @@ TEST_F(QualityRun, AKnownShareOfGsm8kIsMeasuredExactly) {
   EXPECT_NE(outputs.find("\"id\":0,\"success\":true,\"prompt\":\"Janet"), std::string::npos) << outputs;
   EXPECT_NE(outputs.find(" The answer is #### "), std::string::npos) << outputs;
   EXPECT_NE(outputs.find("\"reference\":"), std::string::npos) << outputs;
+  // The results store carries it like any metric (history check reads a fall as a regression).
+  const Result shown = run_tokbench({"history", "show", dir.string(), "--history", (dir_ / "store.db").string()});
+  EXPECT_EQ(shown.code, 0) << shown.output;
+  EXPECT_NE(shown.output.find("accuracy"), std::string::npos) << shown.output;
+  EXPECT_NE(shown.output.find("right_answers"), std::string::npos) << shown.output;
   // `report` recomputes the same accuracy from the folder alone.
   const Result again = run_tokbench({"report", dir.string()});
   EXPECT_EQ(again.code, 0) << again.output;
   EXPECT_NE(again.output.find("989 of 1319 right"), std::string::npos) << again.output;
+}
+
+// The feature's first run with only its own flags: the built-in simulator answers GSM8K (right),
+// ending each answer soon after it, so the run is VALID with nothing to warn about the answers.
+TEST_F(QualityRun, AFirstRunOnTheBuiltInSimulatorIsValidAndScored) {
+  const fs::path dir = run({"--dataset", "gsm8k:" + kGsm8k, "--check-answers", "--concurrency", "32", "--num-prompts", "200"});
+  ASSERT_FALSE(dir.empty()) << last_.output;
+  EXPECT_NE(last_.output.find("answers: accuracy 1.000 ["), std::string::npos) << last_.output;
+  EXPECT_NE(last_.output.find("200 of 200 right; 0 unscored"), std::string::npos) << last_.output;
+  EXPECT_NE(last_.output.find("verdict: VALID\n"), std::string::npos) << last_.output;
+  EXPECT_EQ(last_.output.find("warning:"), std::string::npos) << last_.output;
 }
 
 // Each running request adds 5% wrong answers: alone every answer is right, 16 at once answer

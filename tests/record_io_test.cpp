@@ -58,6 +58,34 @@ TEST(RecordIo, RoundTripKeepsEveryField) {
   EXPECT_EQ(to_json_line(back, "gsm8k"), line);
 }
 
+// --check-answers and --determinism-probe: what was read, the verdict (null = unscored), the text
+// checks and a probe's hash round-trip; a record that was not checked writes none of them.
+TEST(RecordIo, OutputChecksRoundTrip) {
+  auto r = testing::stream_record(1, {{100, ChunkKind::Content, 1}}, 121, 2, 10);
+  EXPECT_EQ(to_json_line(r, "d").find("\"right\""), std::string::npos);
+  r.answer_mark = AnswerMark::Wrong;
+  r.answer = "19";
+  r.repeating = 1;
+  r.valid_utf8 = 0;
+  r.probe = true;
+  r.output_hash = "00ff00ff00ff00ff";
+  const std::string line = to_json_line(r, "d");
+  EXPECT_NE(line.find("\"answer\":\"19\",\"right\":false,\"repeating\":true,\"valid_utf8\":false,\"probe\":true"), std::string::npos) << line;
+  auto back = from_json_line(line);
+  EXPECT_EQ(back.answer_mark, AnswerMark::Wrong);
+  EXPECT_EQ(back.answer, "19");
+  EXPECT_EQ(back.repeating, 1);
+  EXPECT_EQ(back.valid_utf8, 0);
+  EXPECT_TRUE(back.probe);
+  EXPECT_EQ(back.output_hash, "00ff00ff00ff00ff");
+  r.answer_mark = AnswerMark::Unscored;
+  const std::string unscored = to_json_line(r, "d");
+  EXPECT_NE(unscored.find("\"answer\":null,\"right\":null"), std::string::npos) << unscored;
+  EXPECT_EQ(from_json_line(unscored).answer_mark, AnswerMark::Unscored);
+  r.answer_mark = AnswerMark::Right;
+  EXPECT_EQ(from_json_line(to_json_line(r, "d")).answer_mark, AnswerMark::Right);
+}
+
 TEST(RecordIo, ChoiceOfEachChunkRoundTripsWhenThereAreSeveral) {
   auto r = testing::stream_record(0, {{100, ChunkKind::Content, -1, 0}, {110, ChunkKind::Content, -1, 1}}, 111, 2, 5);
   ASSERT_EQ(r.choices, 2);

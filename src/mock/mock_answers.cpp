@@ -49,6 +49,16 @@ std::string other_number(const std::string& n) {
 
 }  // namespace
 
+Plan answered_plan(Plan plan, const CompletionRequest& cr, size_t answer_words, uint64_t seq) {
+  if (answer_words == 0 || cr.ignore_eos) return plan;
+  const int64_t eos = std::max<int64_t>(cr.min_tokens, static_cast<int64_t>(answer_words + 8 + seq % 9));
+  if (eos < plan.tokens) {
+    plan.tokens = eos;
+    plan.finish_reason = "stop";
+  }
+  return plan;
+}
+
 std::string_view asked_question(std::string_view rendered) {
   static constexpr std::string_view kUser = "<|im_start|>user\n";
   const size_t at = rendered.rfind(kUser);

@@ -18,6 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "mock/mock_response.hpp"
+
 namespace tokbench::mock {
 
 class AnswerBook {
@@ -41,6 +43,10 @@ class AnswerBook {
   double wrong_rate_, per_running_;
   std::atomic<uint64_t> right_{0}, wrong_{0}, unknown_{0};
 };
+
+/// An answered question ends (EOS, "stop") 8 to 16 words after its answer, as a model's answer
+/// does, unless ignore_eos asked for the cap (or min_tokens for more): `plan` otherwise.
+Plan answered_plan(Plan plan, const CompletionRequest& cr, size_t answer_words, uint64_t seq);
 
 /// The question in a rendered prompt: the last ChatML user turn's text, else the whole prompt.
 std::string_view asked_question(std::string_view rendered);

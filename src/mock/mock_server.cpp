@@ -396,9 +396,10 @@ struct MockServer::Impl {
     // --answers: a known question's answer comes first, judged at admission (the batch it joins).
     const std::vector<std::string> script =
         answers ? answers->answer(cr.rendered, running_batch.state().running - 1) : std::vector<std::string>{};
+    const Plan plan = answered_plan(g.plan, cr, script.size(), g.seq);
 
     StepModel model(s, g.seq);
-    const int64_t target = g.plan.tokens;
+    const int64_t target = plan.tokens;
     int64_t cached = -1;
     const PrefillInputs prefill{s, prefix_cache.get(), tok ? &*tok : nullptr, g.cr, g.chat, g.fault == Fault::Stall};
     auto at = admitted + std::chrono::nanoseconds(static_cast<int64_t>(prefill_ms(prefill, model, cached) * 1e6));
@@ -413,7 +414,7 @@ struct MockServer::Impl {
     // The answer at this moment, for the route to put in words.
     auto answer = [&](bool done) {
       return Answer{cr, g.id, g.created, produced, cached, text,
-                    done ? std::string_view(g.plan.finish_reason) : std::string_view(), !s.no_usage};
+                    done ? std::string_view(plan.finish_reason) : std::string_view(), !s.no_usage};
     };
     auto wait_until = [&](clock::time_point t) -> awaitable<void> {
       timer.expires_at(t);

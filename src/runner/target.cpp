@@ -293,10 +293,13 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
     mock::MockSettings ms;
     ms.port = 0;
     ms.tokenizer_path = cfg.tokenizer;  // exact prompt counts and /tokenize when a tokenizer is given
+    // A first --check-answers run on GSM8K meets answers to read (all right: the simulator's default).
+    if (cfg.check_answers && cfg.dataset.is(dataset::Source::Gsm8k)) ms.answers = cfg.dataset.text();
     t.sim = std::make_unique<mock::MockServer>(ms);
     const uint16_t port = t.sim->start();
     t.url = fmt::format("http://127.0.0.1:{}{}", port, endpoint_path(cfg.endpoint));
-    fmt::print(console, "no --url or --host given: started the built-in simulator (tokbench serve-mock defaults) at {}\n", t.url);
+    fmt::print(console, "no --url or --host given: started the built-in simulator (tokbench serve-mock defaults{}) at {}\n",
+               ms.answers.empty() ? "" : ", answering the GSM8K questions right", t.url);
   }
   std::vector<std::string> served;
   cfg.model = resolve_model(cfg, t.url, plan.tls, &served);

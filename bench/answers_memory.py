@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""--check-answers keeps memory flat (docs/PERFORMANCE.md, "Answer checking at 100,000 requests").
+
+Runs `tokbench run --dataset gsm8k:... --check-answers` against the simulator answering the same
+GSM8K file (`serve-mock --answers`, a quarter wrong, TTFT and TPOT 0, its own process) at 25,000
+and 100,000 requests (the 1,319 questions cycled), and both once more without --check-answers;
+prints each client's peak RSS (from wait4: the whole run, outputs included), the
+ratio RSS(100k)/RSS(25k), and the accuracy the run measured against the share the simulator gave.
+
+Usage: bench/answers_memory.py [--big N] [--tokens T]   (defaults: 100,000 and 32)
+Needs: a build in build/ (scripts/build.sh) and the seeds' GSM8K split in ../shared.
+"""
+import argparse, json, os, re, subprocess, tempfile, urllib.request
+
+from benchlib import BIN, ROOT, measured
+
+GSM8K = os.path.join(os.path.dirname(ROOT), "shared", "datasets", "gsm8k", "test.jsonl")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--big", type=int, default=100_000)
+    ap.add_argument("--tokens", type=int, default=32)
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="tokbench_answers_")
+    sim = subprocess.Popen([BIN, "serve-mock", "--port", "0", "--ttft-ms", "0", "--tpot-ms", "0", "--threads", "1",
+                            "--answers", "gsm8k:" + GSM8K, "--wrong-rate", "0.25"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    root = re.search(r"http://[0-9.:]+", sim.stdout.readline()).group(0)
+    print(f"machine: {os.cpu_count()} CPUs; simulator ttft 0, tpot 0, --wrong-rate 0.25; client concurrency 64, "
+          f"{a.tokens} tokens an answer (--ignore-eos)")
+    print(f"{'requests':>10} {'check':>6} {'peak_rss_MB':>12} {'wall_s':>8} {'accuracy':>9}")
+    rss = {}
+    try:
+        for n, check in [(a.big // 4, True), (a.big, True), (a.big // 4, False), (a.big, False)]:
+            argv = [BIN, "run", "--url", root + "/v1/chat/completions", "--dataset", "gsm8k:" + GSM8K,
+                    "--num-prompts", str(n), "--concurrency", "64", "--max-tokens", str(a.tokens), "--ignore-eos",
+                    "--quiet", "--server-metrics", "off", "--output-dir", os.path.join(tmp, f"{n}_{check}")]
+            if check:
+                argv.append("--check-answers")
+            out, mb, wall = measured(argv)
+            rss[(n, check)] = mb
+            run_dir = re.search(r"results: (\S+)", out).group(1)
+            answers = json.load(open(os.path.join(run_dir, "result.json")))["quality"]["answers"]
+            acc = f"{answers['accuracy']:.4f}" if answers else "-"
+            print(f"{n:>10} {str(check).lower():>6} {mb:>12.1f} {wall:>8.1f} {acc:>9}", flush=True)
+        for check in (True, False):
+            print(f"ratio RSS({a.big})/RSS({a.big // 4}) {'with' if check else 'without'} --check-answers: "
+                  f"{rss[(a.big, check)] / rss[(a.big // 4, check)]:.2f}")
+        metrics = urllib.request.urlopen(root + "/metrics").read().decode()
+        counts = dict(re.findall(r'tokbench_mock_answers_total\{[^}]*verdict="(\w+)"\} (\d+)', metrics))
+        right, wrong = int(counts["right"]), int(counts["wrong"])
+        print(f"simulator over all four runs: {right} right, {wrong} wrong ({right / (right + wrong):.4f})")
+    finally:
+        sim.terminate()
+        subprocess.run(["rm", "-rf", tmp])
+
+
+if __name__ == "__main__":
+    main()
