@@ -117,6 +117,23 @@ TEST_F(QualityRun, AccuracyThatFallsWithTheBatchIsFlaggedInASweep) {
   EXPECT_NE(cmp.output.find("intervals apart: significant"), std::string::npos) << cmp.output;
 }
 
+// A search's probes carry their accuracy, and the same rule names a fall; repeats give it a mean.
+TEST_F(QualityRun, SearchesAndRepeatsCarryAccuracy) {
+  Sim sim({"--answers", "gsm8k:" + kGsm8k, "--wrong-rate-per-running-request", "0.05", "--ttft-ms", "2", "--tpot-ms", "1"});
+  run({"--url", sim.url(), "--dataset", "gsm8k:" + kGsm8k, "--search", "max-concurrency", "--slo", "e2el.p99<=5000ms",
+       "--search-max", "16", "--num-prompts", "64", "--max-tokens", "8", "--ignore-eos", "--check-answers"});
+  EXPECT_NE(last_.output.find("warning: accuracy 1.000 at concurrency 1,"), std::string::npos) << last_.output;
+  fs::path root = fs::directory_iterator(dir_ / "outputs")->path();
+  const std::string search = slurp(root / "search/search.json");
+  EXPECT_NE(search.find("\"accuracy\":1,\"accuracy_interval\":["), std::string::npos) << search;
+  EXPECT_NE(search.find("\"accuracy_warning\":\"accuracy 1.000"), std::string::npos) << search;
+  fs::remove_all(dir_ / "outputs");
+  run({"--url", sim.url(), "--dataset", "gsm8k:" + kGsm8k, "--repeats", "2", "--num-prompts", "20", "--max-tokens", "8",
+       "--ignore-eos", "--check-answers"});
+  root = fs::directory_iterator(dir_ / "outputs")->path();
+  EXPECT_NE(slurp(root / "repeats/summary.json").find("\"accuracy\""), std::string::npos);
+}
+
 std::string sse(const std::string& content, const std::string& finish) {
   std::string out = "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\"}}]}\n\n";
   if (!content.empty()) out += "data: {\"choices\":[{\"delta\":{\"content\":\"" + content + "\"}}]}\n\n";

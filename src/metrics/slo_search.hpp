@@ -22,6 +22,7 @@ struct Probe {
   std::vector<std::optional<double>> values;  ///< one per SLO, in --slo order (nullopt: n/a, a failure)
   std::string verdict;  ///< the run's verdict (an INVALID run fails the probe)
   std::string why;      ///< why it failed, in words
+  std::optional<double> accuracy, accuracy_low, accuracy_high;  ///< --check-answers: with its 95% Wilson interval
 };
 
 /// Where to search: `run_probe(load)` runs one load point and returns its probe (runner/search

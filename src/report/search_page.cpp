@@ -37,7 +37,10 @@ std::string search_json(const metrics::SearchResult& r, const SearchAsked& asked
       w.key(slos[i].text());
       if (p.values[i]) w.value(*p.values[i]); else w.null();
     }
-    w.end_object().field("folder", p.label).end_object();
+    w.end_object().field("folder", p.label);
+    if (p.accuracy)
+      w.field("accuracy", *p.accuracy).key("accuracy_interval").begin_array().value(*p.accuracy_low).value(*p.accuracy_high).end_array();
+    w.end_object();
   }
   w.end_array().end_object();
   return w.take();

@@ -29,6 +29,7 @@ std::vector<std::pair<std::string, std::optional<double>>> headline_metrics(cons
       {"output_token_throughput", common("output_token_throughput")},
       {"total_token_throughput", common("total_token_throughput")}};
   if (m.common_metric("request_goodput")) out.emplace_back("request_goodput", common("request_goodput"));
+  if (m.quality.answers.scored() > 0) out.emplace_back("accuracy", m.quality.answers.interval().p);  // --check-answers
   return out;
 }
 

@@ -4,11 +4,13 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/format.hpp"
 #include "common/json_fields.hpp"
 #include "common/json_writer.hpp"
+#include "metrics/load_curve.hpp"
 #include "report/outputs.hpp"
 #include "report/search_page.hpp"
 #include "runner/points.hpp"
@@ -28,6 +30,12 @@ Probe judge(const RunOutcome& o, const std::vector<metrics::RunSlo>& slos, doubl
   p.verdict = metrics::verdict_status(o.verdict);
   p.pass = o.verdict.valid;
   if (!o.verdict.valid) p.why = o.verdict.reasons.empty() ? "INVALID" : o.verdict.reasons.front();
+  if (const metrics::AnswerTally& a = o.metrics.quality.answers; a.scored() > 0) {
+    const metrics::WilsonInterval i = a.interval();
+    p.accuracy = i.p;
+    p.accuracy_low = i.low;
+    p.accuracy_high = i.high;
+  }
   for (const auto& s : slos) {
     const auto v = s.value(o.metrics);
     p.values.push_back(v);
@@ -54,6 +62,22 @@ SearchSpace space_of(const RunConfig& c) {
   return s;
 }
 
+// --check-answers: accuracy that falls as the probes' load rises, by the sweep's rule ("" = none).
+std::string falling_accuracy(const SearchResult& r, const report::SearchAsked& asked) {
+  std::vector<metrics::LoadPoint> by_load;
+  for (const auto& p : r.history) {
+    metrics::LoadPoint lp;
+    lp.label = p.label;
+    lp.load = p.load;
+    lp.accuracy = p.accuracy;
+    lp.accuracy_low = p.accuracy_low;
+    lp.accuracy_high = p.accuracy_high;
+    by_load.push_back(lp);
+  }
+  std::stable_sort(by_load.begin(), by_load.end(), [](const auto& a, const auto& b) { return a.load < b.load; });
+  return metrics::falling_accuracy(by_load, asked.search == "max-rate" ? "request rate" : "concurrency");
+}
+
 // search/search.json and search.html written, the probes and the answer printed.
 RunOutcome finish_search(const fs::path& root, const SearchResult& r, const report::SearchAsked& asked,
                          const std::vector<metrics::RunSlo>& slos, const SearchSpace& space,
@@ -62,6 +86,12 @@ RunOutcome finish_search(const fs::path& root, const SearchResult& r, const repo
   const fs::path dir = root / "search";
   fs::create_directories(dir);
   std::string json = report::search_json(r, asked, slos, space);
+  const std::string falling = falling_accuracy(r, asked);
+  if (!falling.empty()) {
+    JsonWriter f;
+    f.value(falling);
+    json.insert(json.size() - 1, ",\"accuracy_warning\":" + f.take());
+  }
   if (server_process) json.insert(json.size() - 1, ",\"server_process\":" + record::to_json(*server_process));
   if (!resumed.empty()) {  // --resume: the probes read back from their folders
     JsonWriter list;
@@ -81,6 +111,7 @@ RunOutcome finish_search(const fs::path& root, const SearchResult& r, const repo
       vals += fmt::format("  {}={}", slos[i].text(), p.values[i] ? format_round4(*p.values[i]) : "n/a");
     fmt::print(console, "  {:<10} {:<9}{}\n", p.label, p.pass ? "pass" : p.uncertain ? "uncertain" : "fail", vals);
   }
+  if (!falling.empty()) fmt::print(console, "warning: {}\n", falling);
   fmt::print(console, "{}\nsearch: {}\n  result: {}\n  page:   {}\n", r.text, root.string(), (dir / "search.json").string(),
              (dir / "search.html").string());
   std::fflush(console);
