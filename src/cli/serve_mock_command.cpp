@@ -10,6 +10,24 @@
 
 namespace tokbench::cli {
 
+namespace {
+
+// --answers: the simulator as the truth of --check-answers (mock/mock_answers).
+void add_answer_flags(CLI::App* cmd, mock::MockSettings& s) {
+  cmd->add_option("--answers", s.answers,
+                  "gsm8k:PATH: answer that file's questions \" The answer is #### N.\" with N right or, for a seeded "
+                  "share, wrong (exactly ceil(rate x questions) of them at a fixed rate); /metrics counts them "
+                  "(tokbench_mock_answers_total)");
+  cmd->add_option("--wrong-rate", s.wrong_rate, "--answers: share of questions answered wrong with nothing else running")
+      ->capture_default_str();
+  cmd->add_option("--wrong-rate-per-running-request", s.wrong_rate_per_running_request,
+                  "--answers: added to --wrong-rate per other request running when one is admitted (quality that falls "
+                  "with the batch)")
+      ->capture_default_str();
+}
+
+}  // namespace
+
 void add_serve_mock(CLI::App& app, std::function<int()>& action) {
   auto s = std::make_shared<mock::MockSettings>();
   auto* cmd = app.add_subcommand("serve-mock", "run the built-in OpenAI-compatible simulator");
@@ -49,16 +67,7 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--tokenizer", s->tokenizer_path,
                   "model folder or tokenizer.json: exact prompt token counts, /tokenize and /detokenize");
   cmd->add_flag("--no-usage", s->no_usage, "never send usage (like servers that do not report it)");
-  cmd->add_option("--answers", s->answers,
-                  "gsm8k:PATH: answer that file's questions \" The answer is #### N.\" with N right or, for a seeded "
-                  "share, wrong (exactly ceil(rate x questions) of them at a fixed rate); /metrics counts them "
-                  "(tokbench_mock_answers_total)");
-  cmd->add_option("--wrong-rate", s->wrong_rate, "--answers: share of questions answered wrong with nothing else running")
-      ->capture_default_str();
-  cmd->add_option("--wrong-rate-per-running-request", s->wrong_rate_per_running_request,
-                  "--answers: added to --wrong-rate per other request running when one is admitted (quality that falls "
-                  "with the batch)")
-      ->capture_default_str();
+  add_answer_flags(cmd, *s);
   cmd->add_option("--log-interval-s", s->log_interval_s, "print vLLM-style throughput/SpecDecoding lines to stderr; 0 = off")
       ->capture_default_str();
   cmd->add_flag("--enable-prefix-caching", s->prefix_caching,

@@ -48,6 +48,11 @@ class AnswerBook {
 /// does, unless ignore_eos asked for the cap (or min_tokens for more): `plan` otherwise.
 Plan answered_plan(Plan plan, const CompletionRequest& cr, size_t answer_words, uint64_t seq);
 
+/// Output word j: the answer's words first, then the simulator's filler (token_text).
+inline std::string_view word_at(const std::vector<std::string>& script, int64_t j) {
+  return static_cast<size_t>(j) < script.size() ? std::string_view(script[static_cast<size_t>(j)]) : token_text(static_cast<uint64_t>(j));
+}
+
 /// The question in a rendered prompt: the last ChatML user turn's text, else the whole prompt.
 std::string_view asked_question(std::string_view rendered);
 

@@ -15,10 +15,6 @@
 
 #include "mock/mock_devices.hpp"
 
-namespace tokbench::tokenizer {
-class Tokenizer;
-}
-
 namespace tokbench::mock {
 
 struct MockSettings {
@@ -258,18 +254,5 @@ std::string full_body(bool chat, std::string_view id, std::string_view model, in
 std::string error_body(std::string_view message, std::string_view type, int code);
 /// GET /v1/models: the served model, then each --lora-modules name with it as parent (as vLLM lists them).
 std::string models_body(const MockSettings& s);
-
-/// What a prefill's duration depends on.
-struct PrefillInputs {
-  const MockSettings& s;
-  PrefixCache* cache;                   ///< nullptr: no prefix caching
-  const tokenizer::Tokenizer* tok;      ///< nullptr: the simple counting rule
-  const CompletionRequest& cr;
-  bool chat;
-  bool stall;                           ///< the "stall" fault holds the first token
-};
-/// The prefill's duration: --ttft-ms (jittered), less the share of a prompt's leading blocks the
-/// prefix cache already holds (`cached` set to their tokens), plus each image's and a stall's.
-double prefill_ms(const PrefillInputs& in, StepModel& model, int64_t& cached);
 
 }  // namespace tokbench::mock

@@ -1,4 +1,5 @@
 #include "mock/mock_answers.hpp"
+#include "mock/prefill.hpp"
 #include "mock/mock_server.hpp"
 
 #include <utility>  // boost 1.74 awaitable.hpp uses std::exchange without including it
@@ -393,9 +394,7 @@ struct MockServer::Impl {
     tl.admitted_ns = to_ns(admitted);
     metrics.request_started(std::chrono::duration<double>(admitted - g.arrival).count());
     BatchSlot slot{this, has_min, g.arrival, cr.prompt_tokens};
-    // --answers: a known question's answer comes first, judged at admission (the batch it joins).
-    const std::vector<std::string> script =
-        answers ? answers->answer(cr.rendered, running_batch.state().running - 1) : std::vector<std::string>{};
+    const std::vector<std::string> script = answer_words(cr);
     const Plan plan = answered_plan(g.plan, cr, script.size(), g.seq);
 
     StepModel model(s, g.seq);
@@ -439,8 +438,7 @@ struct MockServer::Impl {
         if (cr.stream && produced == 0) route.begin(answer(false), ev);
         std::string piece;
         const int chunk_tokens = static_cast<int>(pending);
-        for (int64_t k = 0; k < pending; ++k, ++produced)
-          piece += static_cast<size_t>(produced) < script.size() ? std::string_view(script[static_cast<size_t>(produced)]) : token_text(static_cast<uint64_t>(produced));
+        for (int64_t k = 0; k < pending; ++k) piece += word_at(script, produced++);
         if (!cr.stream || route.keeps_text()) text += piece;  // a body (and some APIs' events) carries the whole text
         pending = 0;
         if (cr.stream) {
@@ -480,6 +478,11 @@ struct MockServer::Impl {
     if (!cr.stream) body = route.body(answer(true));
     co_await finish(sock, g, keep, version, std::move(body), tl, produced);
     co_return true;
+  }
+
+  // --answers: a known question's answer comes first, judged at admission (the batch it joins).
+  std::vector<std::string> answer_words(const CompletionRequest& cr) {
+    return answers ? answers->answer(cr.rendered, running_batch.state().running - 1) : std::vector<std::string>{};
   }
 
   // Where a dropped stream is cut (--drop-every, the reset-mid-stream fault): half-way; -1: never.
