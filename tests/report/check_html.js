@@ -3,12 +3,14 @@
 // drawn, the timeline holds every request, hover text matches the records, the headline cards and
 // every table (stable stage, server, cross-check) are on it, the charts fit short runs, a
 // screenshot is made.
-// Usage: node check_html.js REPORT.html EXPECTED_REQUESTS SCREENSHOT.png [stream|nostream]
+// Usage: node check_html.js REPORT.html EXPECTED_REQUESTS SCREENSHOT.png [stream|nostream|answers]
+// (answers: a streamed --check-answers run, whose page also has the Accuracy card and the answers table)
 'use strict';
 const { chromium } = require('playwright-core');
 
 async function main() {
   const [html, expected, shot, mode = 'stream'] = process.argv.slice(2);
+  const streamed = mode !== 'nostream';
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
@@ -51,7 +53,9 @@ async function main() {
   // Headline cards, every table the console's --verbose has, and the stable stage's (closed loop).
   for (const c of ['Verdict', 'Requests', 'E2EL P99', 'Request throughput'])
     if (!info.cards.includes(c)) problems.push(`card ${c} missing: ${info.cards}`);
-  if (mode === 'stream' && !info.cards.includes('TTFT P99')) problems.push(`card TTFT P99 missing: ${info.cards}`);
+  if (streamed && !info.cards.includes('TTFT P99')) problems.push(`card TTFT P99 missing: ${info.cards}`);
+  if (mode === 'answers' && !info.cards.includes('Accuracy')) problems.push(`card Accuracy missing: ${info.cards}`);
+  if (mode === 'answers' && !info.tables.includes('answers: accuracy 1.000')) problems.push('the answers line is missing from the tables');
   for (const t of ['Performance Parameters', 'Common Metric', 'Server-side', 'Cross-check'])
     if (!info.tables.includes(t)) problems.push(`table ${t} missing from the page`);
   if (!info.stable.includes('Performance Parameters (stable)')) problems.push(`stable-stage tables missing: '${info.stable}'`);
@@ -61,7 +65,7 @@ async function main() {
   if (info.distLabels.some((x) => x !== false)) problems.push('percentile lines carry labels (they overlap)');
   // A run of about a second: bins of a fraction of a second on an axis that ends with the run.
   // (non-streaming: tokens arrive with each whole answer, a bin per wave of completions)
-  if (!info.tput || info.tput.bins < (mode === 'stream' ? 5 : 1)) problems.push(`throughput: too few bins for a short run: ${JSON.stringify(info.tput)}`);
+  if (!info.tput || info.tput.bins < (streamed ? 5 : 1)) problems.push(`throughput: too few bins for a short run: ${JSON.stringify(info.tput)}`);
   else if (info.tput.last > info.tput.max || info.tput.max > info.spanS + Math.max(1, info.binS)) problems.push(`throughput axis off the run: ${JSON.stringify(info.tput)} span ${info.spanS}`);
   // The client's in flight: exact steps from every request, or (a sampled timeline) the binned mean.
   const inFlight = info.sampling ? 'client mean in flight' : 'client in flight';
@@ -79,10 +83,10 @@ async function main() {
     if (!/^sampled: .* of .* requests drawn \(every failure/.test(info.timelineSub)) problems.push(`the sampling is not said on the chart: '${info.timelineSub}'`);
   } else if (info.timelineSub) problems.push(`a timeline of every request says '${info.timelineSub}'`);
   if (info.canvases < 1) problems.push('timeline not drawn');
-  const want = mode === 'stream' ? ['timeline', 'dist-ttft', 'dist-tpot', 'dist-itl', 'dist-e2el', 'throughput']
+  const want = streamed ? ['timeline', 'dist-ttft', 'dist-tpot', 'dist-itl', 'dist-e2el', 'throughput']
                                  : ['timeline', 'dist-e2el', 'throughput'];
   for (const id of want) if (!info.charts.includes(id)) problems.push(`panel ${id} missing`);
-  if (mode !== 'stream' && !info.nonStreamNote) problems.push('non-streaming note missing');
+  if (!streamed && !info.nonStreamNote) problems.push('non-streaming note missing');
   if (!info.body.includes('"model"')) problems.push('request body missing');
   // Move the mouse onto a request's row in the middle of the timeline: the hover box must name
   // that request and show its own TTFT and E2EL (at 100k rows a pixel spans many requests).
@@ -108,7 +112,7 @@ async function main() {
   const r = await page.evaluate((k) => window.TOKBENCH.requests.find((x) => x[9] === k), shown ? Number(shown[1]) : -1);
   if (!r) problems.push(`hovered request ${shown && shown[1]} is not on the page`);
   if (r && !tip.includes(`E2EL: ${round(r[6])} ms`)) problems.push(`tooltip '${tip}' lacks E2EL ${round(r[6])}`);
-  if (r && mode === 'stream' && !tip.includes(`TTFT: ${round(r[4])} ms`)) problems.push(`tooltip '${tip}' lacks TTFT ${round(r[4])}`);
+  if (r && streamed && !tip.includes(`TTFT: ${round(r[4])} ms`)) problems.push(`tooltip '${tip}' lacks TTFT ${round(r[4])}`);
   // The request id it was sent with, as the server's log has it.
   const runId = await page.evaluate(() => JSON.parse(document.getElementById('tokbench-data').textContent).run_id);
   if (r && !tip.includes(`id: ${runId}-${r[9]}`)) problems.push(`tooltip '${tip}' lacks the request id ${runId}-${r[9]}`);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Integration test of the HTML pages in a real browser: real runs against the built-in simulator
-# (streaming with time slices, non-streaming), a compare page, a sweep's and a search's pages,
+# (streaming with time slices, non-streaming, --check-answers), a compare page, a sweep's and a search's pages,
 # a page made from 200,000 requests (bounded, sampled, every failure kept), a run with --telemetry
 # (the devices' panel), a server grid's page and the results store's dashboard, each checked in
 # headless Chromium.
@@ -24,6 +24,10 @@ mkdir -p "$OUT"
 "$BIN" run --num-prompts 30 --concurrency 2 --max-tokens 16 --ignore-eos --quiet --output-dir "$OUT/stream2" >/dev/null
 node "$HERE/check_html.js" "$(ls "$OUT"/stream/*/performances/*/builtin_plot.html)" 30 "$OUT/stream.png" stream
 node "$HERE/check_html.js" "$(ls "$OUT"/nostream/*/performances/*/builtin_plot.html)" 12 "$OUT/nostream.png" nostream
+# --check-answers on the seeds' GSM8K (the built-in simulator answers it): the Accuracy card and the answers table.
+"$BIN" run --dataset "gsm8k:$HERE/../../../shared/datasets/gsm8k/test.jsonl" --check-answers --num-prompts 24 --concurrency 8 \
+  --quiet --output-dir "$OUT/answers" >/dev/null
+node "$HERE/check_html.js" "$(ls "$OUT"/answers/*/performances/*/gsm8k_plot.html)" 24 "$OUT/answers.png" answers
 test -s "$OUT/stream.png" && test -s "$OUT/nostream.png"
 # compare across two load points (concurrency 6 and 2): its page carries the throughput-latency curve.
 "$BIN" compare "$(ls -d "$OUT"/stream/*/)" "$(ls -d "$OUT"/stream2/*/)" --html "$OUT/compare.html" >/dev/null
