@@ -3,6 +3,7 @@
 // them), the same simulator answering worse as its batch grows (a sweep flags it), and a foreign
 // server whose outputs are empty, cut by the cap, repeating or end with a reason OpenAI does not
 // define (each counted), or all empty (INVALID).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -84,6 +85,24 @@ TEST_F(QualityRun, AKnownShareOfGsm8kIsMeasuredExactly) {
   const Result again = run_tokbench({"report", dir.string()});
   EXPECT_EQ(again.code, 0) << again.output;
   EXPECT_NE(again.output.find("989 of 1319 right"), std::string::npos) << again.output;
+}
+
+// Failed requests that had a reference are counted apart, never as wrong: read back from the
+// details (the reference itself is not saved), they still say they were not scored.
+TEST_F(QualityRun, FailedRequestsAreCountedApartFromTheAccuracy) {
+  Sim sim({"--answers", "gsm8k:" + kGsm8k, "--fault-rate", "0.1", "--fault-kinds", "500", "--ttft-ms", "0", "--tpot-ms", "0"});
+  const fs::path dir = run({"--url", sim.url(), "--dataset", "gsm8k:" + kGsm8k, "--num-prompts", "200", "--concurrency", "8",
+                            "--max-tokens", "8", "--check-answers"}, 4);
+  ASSERT_FALSE(dir.empty()) << last_.output;
+  auto r = result(dir);
+  const int64_t failed = static_cast<int64_t>(r["common"]["failed_requests"].get_double().value());
+  auto answers = r["quality"]["answers"];
+  EXPECT_GT(failed, 0);
+  EXPECT_EQ(answers["failed"].get_int64().value(), failed);
+  EXPECT_EQ(answers["wrong"].get_int64().value(), 0);  // the simulator answered every one it answered right
+  EXPECT_EQ(answers["right"].get_int64().value(), 200 - failed);
+  EXPECT_DOUBLE_EQ(answers["accuracy"].get_double().value(), 1.0);
+  EXPECT_NE(last_.output.find(fmt::format("; {} failed, not scored)", failed)), std::string::npos) << last_.output;
 }
 
 // The feature's first run with only its own flags: the built-in simulator answers GSM8K (right),
@@ -228,11 +247,12 @@ TEST_F(QualityRun, AnswerRegexLinesAreScoredAndABadPatternNamesItsLine) {
                     << R"j({"question": "four", "answer_regex": "[0-9]{3}"})j" "\n";
   Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
   const fs::path dir = run({"--url", sim.url(), "--dataset", "qa:" + qa.string(), "--max-tokens", "8", "--ignore-eos",
-                            "--check-answers"});
+                            "--check-answers", "--verbose"});
   ASSERT_FALSE(dir.empty()) << last_.output;
   auto answers = result(dir)["quality"]["answers"];
   EXPECT_EQ(answers["right"].get_int64().value(), 2);  // " the model streams tokens ..." matches one and three
   EXPECT_EQ(answers["wrong"].get_int64().value(), 2);
+  EXPECT_NE(last_.output.find("answers: accuracy 0.500 ["), std::string::npos) << last_.output;  // --verbose too
   std::ofstream(qa, std::ios::app) << R"j({"question": "five", "answer_regex": "(unclosed"})j" "\n";
   const Result r = run_tokbench({"run", "--dataset", "qa:" + qa.string(), "--check-answers", "--quiet"});
   EXPECT_NE(r.code, 0);

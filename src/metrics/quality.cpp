@@ -19,6 +19,7 @@ void QualityPass::add(const record::RequestRecord& r) {
   using record::AnswerMark;
   AnswerTally& a = q_.answers;
   if (!r.ok()) {
+    // The key is not saved: read back, a failed request that had one carries a mark (the recorder's).
     if (r.answer_key.kind != core::AnswerKey::Kind::None || r.answer_mark != AnswerMark::None) ++a.failed;
     return;
   }

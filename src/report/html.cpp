@@ -334,7 +334,7 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, 
   tables += in.server_tables;
   tables += in.telemetry_tables;
   if (outputs_read(in.metrics.quality)) {
-    tables += "\nAnswers and integrity (<ds>_quality.csv)\n";
+    tables += "\nAnswers and integrity (" + in.info.dataset_abbr + "_quality.csv)\n";
     for (const auto& line : quality_lines(in.metrics.quality)) tables += line + "\n";
   }
 

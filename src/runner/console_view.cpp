@@ -151,8 +151,6 @@ void print_summary(const Written& w, std::FILE* console) {
   for (const auto& n : m.notes) fmt::print(console, "note: {}\n", n);
   for (const std::string& line : {throughput_line(m), stable_line(w), server_line(w), definitions_line(w)})
     if (!line.empty()) fmt::print(console, "{}\n", line);
-  if (report::outputs_read(m.quality))
-    for (const auto& line : report::quality_lines(m.quality)) fmt::print(console, "{}\n", line);
 }
 
 }  // namespace
@@ -168,6 +166,8 @@ void print_outputs(const Written& w, std::FILE* console, bool verbose) {
   } else {
     print_summary(w, console);
   }
+  if (report::outputs_read(w.metrics.quality))  // what came back, in either view
+    for (const auto& line : report::quality_lines(w.metrics.quality)) fmt::print(console, "{}\n", line);
   for (const auto& line : w.telemetry_lines) fmt::print(console, "{}\n", line);
   print_verdict(w, console);
   std::fflush(console);

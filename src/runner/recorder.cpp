@@ -65,6 +65,10 @@ void Recorder::add(RequestRecord&& r) {
 // probe's hash, and the first --keep-outputs outputs in full.
 void Recorder::check(RequestRecord& r) {
   if (r.probe && r.ok()) r.output_hash = metrics::output_hash(r.output_text);
+  // A failed request that had a reference: "right": null, read back as not scored because it failed.
+  if (checks_.answers && !r.ok() && !r.warmup && r.outcome != record::Outcome::Cut &&
+      r.answer_key.kind != core::AnswerKey::Kind::None)
+    r.answer_mark = record::AnswerMark::Unscored;
   if (checks_.answers && r.ok() && !r.warmup) {
     if (const auto s = metrics::score_answer(r.answer_key, r.output_text)) {
       r.answer_mark = !s->extracted ? record::AnswerMark::Unscored : s->right ? record::AnswerMark::Right : record::AnswerMark::Wrong;
