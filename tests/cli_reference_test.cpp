@@ -14,6 +14,7 @@
 #include "common/exit_codes.hpp"
 #include "support/process.hpp"
 #include "support/sim_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace tokbench::testing {
 namespace {
@@ -64,7 +65,7 @@ TEST(CliReference, DocsCliMdIsTheGeneratedReference) {
 }
 
 std::string complete_in_bash(const std::string& words, int cword) {
-  const fs::path script = fs::temp_directory_path() / ("tokbench_completion_" + std::to_string(getpid()) + ".bash");
+  const fs::path script = testing::test_dir() / "completion.bash";
   {
     std::ofstream out(script);
     out << run_tokbench({"completion", "bash"}).output;
@@ -87,7 +88,7 @@ TEST(CliReference, BashCompletesCommandsAndFlags) {
 TEST(CliReference, ZshScriptIsValidZshAndNamesEveryCommand) {
   const auto z = run_tokbench({"completion", "zsh"});
   ASSERT_EQ(z.code, 0) << z.output;
-  const fs::path script = fs::temp_directory_path() / ("tokbench_completion_" + std::to_string(getpid()) + ".zsh");
+  const fs::path script = testing::test_dir() / "completion.zsh";
   {
     std::ofstream out(script);
     out << z.output;

@@ -19,7 +19,7 @@
 #include <thread>
 #include <tuple>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "support/canned_server.hpp"
 #include "support/cli_fixture.hpp"
 #include "support/ports.hpp"
@@ -176,8 +176,8 @@ TEST_F(CliTest, SchemeMismatchIsNamed) {
   const std::string port = std::to_string(unused_loopback_port());
   Child tls({"/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:" + port, "-cert", dir + "/c.pem", "-key",
              dir + "/k.pem", "-www", "-quiet"});
-  for (int i = 0; i < 100 && !client::http_get("https://127.0.0.1:" + port + "/", {}, "", 500, 1 << 20,
-                                               client::TlsSettings{"", "", "", true}).reached; ++i)
+  for (int i = 0; i < 100 && !net::http_get("https://127.0.0.1:" + port + "/", {}, "", 500, 1 << 20,
+                                               net::TlsSettings{"", "", "", true}).reached; ++i)
     std::this_thread::sleep_for(50ms);  // until it listens (bounded)
   r = run_tokbench({"run", "--url", "http://127.0.0.1:" + port + "/v1/chat/completions", "--quiet", "--output-dir",
                     (dir_ / "b").string()});

@@ -23,6 +23,7 @@
 #include "support/process.hpp"
 #include "record/record_io.hpp"
 #include "support/sim_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace tokbench::runner {
 namespace {
@@ -86,7 +87,7 @@ TEST(Cluster, APointsLoadTravelsExactly) {
 }
 
 TEST(Cluster, TheEndCombinesTheRanksCosts) {
-  report::RunEnd root;
+  runfolder::RunEnd root;
   root.client.cpu_s = 1;
   root.client.cpu_share = 0.2;
   root.client.measured_wall_s = 3;
@@ -97,7 +98,7 @@ TEST(Cluster, TheEndCombinesTheRanksCosts) {
   b.client = {.measured_wall_s = 3.5, .cpu_s = 2.0, .cpu_share = 0.5, .peak_busy = 0.9, .events = 250};
   b.clock_offset_ns = -40;
   b.clock_residual_ns = 10;
-  const report::RunEnd e = combine_ends(root, {a, b}, 42);
+  const runfolder::RunEnd e = combine_ends(root, {a, b}, 42);
   EXPECT_DOUBLE_EQ(e.client.cpu_s, 3.0);
   EXPECT_EQ(e.client.events, 350);
   EXPECT_DOUBLE_EQ(e.client.cpu_share, 0.5);  // the busiest thread of any rank
@@ -148,8 +149,7 @@ class MpiRun : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!cluster::available()) GTEST_SKIP() << "built without Open MPI (scripts/setup.sh installs libopenmpi-dev)";
-    dir_ = fs::temp_directory_path() / ("tokbench_mpi_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = testing::test_dir_path("tokbench_mpi");
     fs::remove_all(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -270,7 +270,9 @@ TEST_F(MpiRun, SessionsAccuracyStayOnTheirRank) {
 TEST_F(MpiRun, SweepOfTwoPointsOverTwoRanks) {
   auto scratch_folders = [] {
     int n = 0;
-    for (const auto& e : fs::directory_iterator(fs::temp_directory_path())) n += e.path().filename().string().starts_with("tokbench-rank1-");
+    // Not a folder of the test's: it counts the scratch folders tokbench itself leaves in temp (none).
+    for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))  // style: tool scratch
+      n += e.path().filename().string().starts_with("tokbench-rank1-");
     return n;
   };
   const int scratch_before = scratch_folders();

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "tokenizer/tokenizer.hpp"
+#include "support/temp_dir.hpp"
 
 namespace tokbench::dataset {
 namespace {
@@ -19,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string write_tmp(const std::string& name, const std::string& content) {
-  const auto p = fs::temp_directory_path() / name;
+  const auto p = testing::test_dir() / name;
   std::ofstream(p) << content;
   return p.string();
 }
@@ -155,7 +156,7 @@ std::string words(int n) {
 }
 
 TEST(ShareGpt, VllmRulesFirstTwoTurnsAndLengthFilters) {
-  const fs::path p = fs::temp_directory_path() / "tokbench_sharegpt_test.json";
+  const fs::path p = testing::test_dir() / "sharegpt.json";
   {
     std::ofstream out(p);
     auto entry = [&](int prompt, int answer) {
@@ -387,7 +388,7 @@ TEST(Trace, SharedHashIdsAreSharedTokensAtExactLengths) {
   ASSERT_TRUE(fs::exists(dir));
   const auto tok = tokenizer::Tokenizer::load(dir.string());
   auto codec = local_codec(tok);
-  const fs::path p = fs::temp_directory_path() / "tokbench_trace_test.jsonl";
+  const fs::path p = testing::test_dir() / "trace.jsonl";
   {
     std::ofstream out(p);
     out << R"({"timestamp": 1000, "input_length": 40, "output_length": 5, "hash_ids": [1, 2, 3]})" "\n"

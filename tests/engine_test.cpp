@@ -26,6 +26,7 @@
 namespace tokbench::client {
 namespace {
 
+using namespace net;  // set-up calls: http_get, TlsSettings
 using record::Outcome;
 using record::RequestRecord;
 

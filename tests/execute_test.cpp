@@ -20,7 +20,7 @@
 #include "client/engine.hpp"
 #include "dataset/images.hpp"
 #include "record/record_io.hpp"
-#include "report/run_folder.hpp"
+#include "runfolder/run_folder.hpp"
 #include "runner/runner.hpp"
 #include "tokenizer/tokenizer.hpp"
 #include "support/canned_server.hpp"
@@ -96,7 +96,7 @@ TEST_F(ExecuteTest, DurationRunSendsNothingAfterItsEndAndCyclesTheDataset) {
     EXPECT_TRUE(r.ok()) << r.error;
   }
   EXPECT_LT(last - first, 1'000'000'000);
-  EXPECT_EQ(report::load_run_folder(out.run_dir).manifest.planned_requests, -1);
+  EXPECT_EQ(runfolder::load_run_folder(out.run_dir).manifest.planned_requests, -1);
 }
 
 TEST_F(ExecuteTest, ConcurrencyRampIsExcludedUnlessMeasured) {
@@ -359,7 +359,7 @@ TEST_F(ExecuteTest, EmbeddingsRunReportsLatencyAndInputs) {
   }
   EXPECT_FALSE(m.common_metric("output_token_throughput")->known);
   EXPECT_GT(m.common_metric("request_throughput")->value, 0);
-  EXPECT_TRUE(report::load_run_folder(out.run_dir).manifest.facts.embeddings);
+  EXPECT_TRUE(runfolder::load_run_folder(out.run_dir).manifest.facts.embeddings);
   for (const auto& r : records(out)) {
     EXPECT_TRUE(r.ok());
     EXPECT_FALSE(r.stream);
@@ -421,7 +421,7 @@ TEST_F(ExecuteTest, TraceReplayAccuracyAtItsTimestampsWithSharedPrefixes) {
   std::string notes;
   for (const auto& n : m.notes) notes += n + "\n";
   EXPECT_NE(notes.find(fmt::format("put {:.1f}% of the prompt tokens", 100 * implied)), std::string::npos) << notes;
-  const auto folder = report::load_run_folder(out.run_dir);
+  const auto folder = runfolder::load_run_folder(out.run_dir);
   EXPECT_EQ(folder.manifest.load.arrivals, "trace");
   EXPECT_NEAR(folder.manifest.facts.implied_cache_hit, implied, 1e-9);
   c.request_rate = 5;  // a trace is its own schedule
@@ -735,8 +735,8 @@ TEST_F(ExecuteTest, InfiniteRateMakesEveryRequestDueAtThePhaseStart) {
   const auto recs = records(out);
   ASSERT_EQ(recs.size(), 12u);
   for (const auto& r : recs) EXPECT_EQ(r.scheduled_ns, recs.front().scheduled_ns);
-  EXPECT_TRUE(std::isinf(report::load_run_folder(out.run_dir).manifest.request_rate));
-  EXPECT_EQ(report::load_run_folder(out.run_dir).manifest.load.arrivals, "all-at-once");
+  EXPECT_TRUE(std::isinf(runfolder::load_run_folder(out.run_dir).manifest.request_rate));
+  EXPECT_EQ(runfolder::load_run_folder(out.run_dir).manifest.load.arrivals, "all-at-once");
   // Latency from the intended send time: all were due at once, 9 of 12 waited for a slot (each
   // wait at least one whole request of >= 6 ms), and that wait is in the *_FromIntended rows only.
   const auto* lag = out.metrics.row("SendLag");
@@ -756,7 +756,7 @@ TEST_F(ExecuteTest, GoodputJudgesEveryRequestInTheDetailsAndTheResult) {
   c.max_tokens = 5;
   c.goodput = "ttft:5 e2el:10000";  // TTFT is ~30 ms: nobody meets it
   RunOutcome out = run(c);
-  const std::string details = testing::slurp(report::load_run_folder(out.run_dir).details);
+  const std::string details = testing::slurp(runfolder::load_run_folder(out.run_dir).details);
   EXPECT_NE(details.find("\"slo\":{\"ttft\":false,\"e2el\":true,\"good\":false}"), std::string::npos) << details.substr(0, 400);
   EXPECT_EQ(double(result(out)["common"]["good_requests"]), 0);
   c.goodput = "ttft:1000";
@@ -787,12 +787,12 @@ TEST_F(ExecuteTest, PressureModeAddsClientsAtItsRate) {
     for (const auto& o : recs) inflight += o.sent_ns <= r.sent_ns && o.done_ns > r.sent_ns;
     EXPECT_LE(inflight, 1);
   }
-  EXPECT_EQ(report::load_run_folder(out.run_dir).manifest.load.arrivals, "pressure");
+  EXPECT_EQ(runfolder::load_run_folder(out.run_dir).manifest.load.arrivals, "pressure");
   EXPECT_EQ(out.metrics.common_metric("peak_concurrency")->value, 4);
   for (const auto& r : recs) EXPECT_FALSE(r.warmup);  // pressure mode measures its ramp, as AISBench does
   // The client's busiest second is in end.json: the share of it never waiting, and when it began.
   // This light load leaves the thread waiting most of the time.
-  const auto end = report::load_run_folder(out.run_dir).end;
+  const auto end = runfolder::load_run_folder(out.run_dir).end;
   ASSERT_TRUE(end.has_value());
   EXPECT_GE(end->client.peak_busy, 0.0);
   EXPECT_LT(end->client.peak_busy, 0.9);
@@ -829,7 +829,7 @@ TEST_F(ExecuteTest, AdaptiveControllerFindsTheEdgeAndHoldsThere) {
   }
   EXPECT_EQ((std::vector<int64_t>(levels.begin(), levels.begin() + 3)), (std::vector<int64_t>{2, 4, 8}));  // 8: the first break
   EXPECT_EQ(levels.back(), 4);  // held at the edge
-  EXPECT_EQ(report::load_run_folder(out.run_dir).manifest.load.arrivals, "adaptive");
+  EXPECT_EQ(runfolder::load_run_folder(out.run_dir).manifest.load.arrivals, "adaptive");
   EXPECT_TRUE(result(out)["stable"].error());  // the level moves: no stable stage to report
 }
 

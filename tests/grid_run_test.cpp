@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "record/record_io.hpp"
-#include "report/run_folder.hpp"
+#include "runfolder/run_folder.hpp"
 #include "support/canned_server.hpp"
 #include "support/cli_fixture.hpp"
 #include "support/ports.hpp"
@@ -159,9 +159,9 @@ TEST_F(GridRun, AResumedGridRunsOnlyWhatIsLeft) {
   const fs::path root = root_of(dir_ / "r");
   const fs::path second = root / "max_num_seqs-4";
   fs::remove(second / "grid_point.json");
-  fs::remove(second / "c4" / report::kEndFile);
+  fs::remove(second / "c4" / runfolder::kEndFile);
   const std::string first_server_log = slurp(root / "max_num_seqs-1/logs/server.log");
-  const auto c1_end = fs::last_write_time(second / "c1" / report::kEndFile);
+  const auto c1_end = fs::last_write_time(second / "c1" / runfolder::kEndFile);
   const Result r = grid("r", "1,4", {"--resume", root.string()});
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("max_num_seqs-1: resumed (every point VALID in its folder; its server not started)"), std::string::npos)
@@ -169,9 +169,9 @@ TEST_F(GridRun, AResumedGridRunsOnlyWhatIsLeft) {
   EXPECT_NE(r.output.find("c1: resumed"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("c4: did not complete VALID; kept as c4.interrupted and run again"), std::string::npos) << r.output;
   EXPECT_EQ(slurp(root / "max_num_seqs-1/logs/server.log"), first_server_log);  // not started again
-  EXPECT_EQ(fs::last_write_time(second / "c1" / report::kEndFile), c1_end);  // not run again
+  EXPECT_EQ(fs::last_write_time(second / "c1" / runfolder::kEndFile), c1_end);  // not run again
   EXPECT_TRUE(fs::exists(second / "c4.interrupted"));
-  EXPECT_TRUE(fs::exists(second / "c4" / report::kEndFile));
+  EXPECT_TRUE(fs::exists(second / "c4" / runfolder::kEndFile));
   auto s = summary(root);
   simdjson::dom::array configs = s["configurations"];
   EXPECT_EQ(std::string_view(configs.at(0)["status"]), "resumed");
@@ -193,7 +193,7 @@ TEST_F(GridRun, AResumedSweepSaysWhichPointsWereReadBack) {
                                        "--max-tokens", "4", "--quiet", "--output-dir", (dir_ / "s").string()};
   ASSERT_EQ(run_tokbench(flags).code, 0);
   const fs::path root = root_of(dir_ / "s");
-  fs::remove(root / "c2" / report::kEndFile);
+  fs::remove(root / "c2" / runfolder::kEndFile);
   auto again = flags;
   again.insert(again.end(), {"--resume", root.string()});
   const Result r = run_tokbench(again);
@@ -223,12 +223,12 @@ TEST_F(GridRun, APointPastSaturationIsStoppedEarlyAndMarked) {
   EXPECT_EQ(std::string_view(points.at(1)["verdict"]), "SATURATED");
   auto res = result(root / "r60");
   EXPECT_EQ(std::string_view(res["verdict"]["status"]), "SATURATED");
-  auto end = parser_.load((root / "r60" / report::kEndFile).string()).value();
+  auto end = parser_.load((root / "r60" / runfolder::kEndFile).string()).value();
   const std::string why{std::string_view(end["stop_reason"])};
   EXPECT_TRUE(why.starts_with("saturated: past saturation at ")) << why;
   // Stopped early: well before its 10 s (the earliest the rule can hold is after 5 windows, 2.5 s).
   EXPECT_LT(end["measured_wall_s"].get_double().value(), 7.0);
-  auto kept = parser_.load((root / "r8" / report::kEndFile).string()).value();
+  auto kept = parser_.load((root / "r8" / runfolder::kEndFile).string()).value();
   EXPECT_GT(kept["measured_wall_s"].get_double().value(), 9.5);
 }
 
@@ -241,7 +241,7 @@ TEST_F(GridRun, AResumedSearchReplaysItsProbes) {
                                        "--output-dir", (dir_ / "q").string()};
   ASSERT_EQ(run_tokbench(flags).code, 0);
   const fs::path root = root_of(dir_ / "q");
-  fs::remove(root / "c4" / report::kEndFile);
+  fs::remove(root / "c4" / runfolder::kEndFile);
   auto again = flags;
   again.insert(again.end(), {"--resume", root.string()});
   const Result r = run_tokbench(again);
@@ -256,7 +256,7 @@ TEST_F(GridRun, AResumedSearchReplaysItsProbes) {
 
 int64_t cached_tokens(const fs::path& point) {
   int64_t sum = 0;
-  for (const auto& rec : record::read_details(report::load_run_folder(point).details.string()))
+  for (const auto& rec : record::read_details(runfolder::load_run_folder(point).details.string()))
     sum += std::max<int64_t>(rec.cached_tokens, 0);
   return sum;
 }

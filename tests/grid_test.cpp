@@ -11,6 +11,7 @@
 #include "runner/resume.hpp"
 #include "runner/run_config.hpp"
 #include "runner/server_grid.hpp"
+#include "support/temp_dir.hpp"
 #include <unistd.h>
 
 namespace tokbench::runner {
@@ -176,9 +177,7 @@ TEST(Saturation, ASteadyOrStillScalingServerIsNot) {
 }
 
 TEST(Resume, OtherFlagsAreRefusedByNameAndUnfinishedFoldersAreKept) {
-  const fs::path root = fs::temp_directory_path() / ("tokbench_resume_" + std::to_string(::getpid()));
-  fs::remove_all(root);
-  fs::create_directories(root);
+  const fs::path root = testing::fresh_test_dir("tokbench_resume");
   EXPECT_THROW(check_resumable(root, "{}"), std::invalid_argument);  // no series.json: not a series root
   write_series_record(root, R"({"concurrency_sweep":[1,4],"output_dir":"a","quiet":false,"resume":""})");
   EXPECT_NO_THROW(check_resumable(root, R"({"concurrency_sweep":[1,4],"output_dir":"b","quiet":true,"resume":"x"})"));

@@ -13,6 +13,7 @@
 #include "history/regression.hpp"
 #include "history/sqlite.hpp"
 #include "history/store.hpp"
+#include "support/temp_dir.hpp"
 
 namespace tokbench::history {
 namespace {
@@ -73,10 +74,7 @@ std::string fmt_name(int i) { return "run-" + std::string(i < 10 ? "0" : "") + s
 class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tokbench_history_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::fresh_test_dir("tokbench_history");
   }
   void TearDown() override { fs::remove_all(dir_); }
 

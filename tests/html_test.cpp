@@ -13,6 +13,7 @@
 #include "report/html.hpp"
 #include "report/page_rows.hpp"
 #include "support/records.hpp"
+#include "support/temp_dir.hpp"
 
 namespace tokbench::report {
 namespace {
@@ -52,7 +53,7 @@ void make_page(int64_t n, Page& page) {
   const std::vector<metrics::DefinitionColumn> none;
   HtmlInputs in{m, info, verdict, none};
   in.span_ns = testing::ms(static_cast<double>(n) + 50);
-  const fs::path path = fs::temp_directory_path() / ("tokbench_html_" + std::to_string(::getpid()) + ".html");
+  const fs::path path = testing::test_dir() / "page.html";
   write_html_report(path, in, [n](const std::function<void(const record::RequestRecord&)>& fn) {
     for (int64_t i = 0; i < n; ++i) fn(request(i));
   });

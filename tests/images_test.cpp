@@ -1,6 +1,7 @@
 // dataset/images: image_url data URLs — base64 as RFC 4648 writes it, synthetic PNGs that libpng
 // reads back at the asked size, image files by extension, and --image's WxH.
 #include "dataset/images.hpp"
+#include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <png.h>
@@ -63,7 +64,7 @@ TEST(Images, SyntheticPngReadsBackAtItsSizeAndIsSeeded) {
 }
 
 TEST(Images, FilesByExtensionAndSizesByFlag) {
-  const fs::path p = fs::temp_directory_path() / "tokbench_images_test.JPG";
+  const fs::path p = testing::test_dir() / "picture.JPG";
   std::ofstream(p, std::ios::binary) << "abc";
   EXPECT_EQ(image_file_url(p.string()), "data:image/jpeg;base64,YWJj");
   fs::remove(p);

@@ -10,6 +10,7 @@
 
 #include "metrics/answers.hpp"
 #include "mock/mock_answers.hpp"
+#include "support/temp_dir.hpp"
 
 namespace tokbench::mock {
 namespace {
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 class AnswerBookTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = fs::temp_directory_path() / ("tokbench_answers_" + std::to_string(getpid()) + ".jsonl");
+    path_ = testing::test_dir() / "answers.jsonl";
     std::ofstream out(path_);
     for (int q = 0; q < 10; ++q)
       out << "{\"question\": \"What is " << q << " + 1?\", \"answer\": \"" << q << " + 1 = " << q + 1 << "\\n#### " << q + 1

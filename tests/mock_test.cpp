@@ -4,11 +4,12 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "support/http_post.hpp"
 #include "mock/mock_response.hpp"
 #include "mock/mock_server.hpp"
 #include "support/sim_process.hpp"
+#include "support/temp_dir.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -395,15 +396,15 @@ TEST_F(MockServerTest, GenerateStreamIsShapedLikeSglang) {
 }
 
 TEST_F(MockServerTest, ModelsHealthAndErrors) {
-  auto models = client::http_get(base_ + "/v1/models", {}, "", 5000);
+  auto models = net::http_get(base_ + "/v1/models", {}, "", 5000);
   ASSERT_EQ(models.status, 200);
-  EXPECT_EQ(client::parse_model_ids(models.body), std::vector<std::string>{"tokbench-mock"});
-  EXPECT_EQ(client::http_get(base_ + "/health", {}, "", 5000).status, 200);
+  EXPECT_EQ(net::parse_model_ids(models.body), std::vector<std::string>{"tokbench-mock"});
+  EXPECT_EQ(net::http_get(base_ + "/health", {}, "", 5000).status, 200);
   auto wrong = http_post(base_ + "/v1/chat/completions", R"({"model":"nope","messages":[{"role":"user","content":"x"}]})");
   EXPECT_EQ(wrong.status, 404);
   EXPECT_NE(wrong.body.find("The model `nope` does not exist."), std::string::npos);
   EXPECT_EQ(http_post(base_ + "/v1/chat/completions", "{").status, 400);
-  EXPECT_EQ(client::http_get(base_ + "/nowhere", {}, "", 5000).status, 404);
+  EXPECT_EQ(net::http_get(base_ + "/nowhere", {}, "", 5000).status, 404);
 }
 
 TEST(MockServerBatching, TokensPerChunkGroupsAfterTheFirstToken) {
@@ -433,7 +434,7 @@ TEST(MockServerBatching, SpeculativeChunksCarrySeveralTokens) {
   const std::string url = "http://127.0.0.1:" + std::to_string(server.start()) + "/v1/completions";
   const auto ev = sse_data(http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":9,"ignore_eos":true,"stream":true})").body);
   ASSERT_EQ(ev.size(), 3 + 1u);  // tokens 1 | 4 | 4, then [DONE]
-  auto metrics = client::http_get(url.substr(0, url.find("/v1")) + "/metrics", {}, "", 5000);
+  auto metrics = net::http_get(url.substr(0, url.find("/v1")) + "/metrics", {}, "", 5000);
   ASSERT_EQ(metrics.status, 200);
   EXPECT_NE(metrics.body.find("vllm:spec_decode_num_drafts_total{model_name=\"tokbench-mock\"} 2"), std::string::npos) << metrics.body;
   EXPECT_NE(metrics.body.find("vllm:spec_decode_num_accepted_tokens_total{model_name=\"tokbench-mock\"} 6"), std::string::npos);
@@ -455,13 +456,13 @@ TEST(MockServerBatching, MaxNumSeqsQueuesTheRest) {
   const auto t0 = std::chrono::steady_clock::now();
   std::thread other([&] { http_post(url, body); });
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  auto metrics = client::http_get(url.substr(0, url.find("/v1")) + "/metrics", {}, "", 5000).body;
+  auto metrics = net::http_get(url.substr(0, url.find("/v1")) + "/metrics", {}, "", 5000).body;
   http_post(url, body);  // waits for the first to finish, then its own 100 ms prefill
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   other.join();
   EXPECT_GE(ms, 200);
   EXPECT_NE(metrics.find("vllm:num_requests_running{model_name=\"tokbench-mock\"} 1"), std::string::npos) << metrics;
-  metrics = client::http_get(url.substr(0, url.find("/v1")) + "/metrics", {}, "", 5000).body;
+  metrics = net::http_get(url.substr(0, url.find("/v1")) + "/metrics", {}, "", 5000).body;
   EXPECT_NE(metrics.find("vllm:request_queue_time_seconds_count{model_name=\"tokbench-mock\"} 2"), std::string::npos);
   EXPECT_NE(metrics.find("vllm:num_requests_running{model_name=\"tokbench-mock\"} 0"), std::string::npos);
 }
@@ -554,7 +555,7 @@ TEST(MockServerBatching, PrefixCacheReportsCachedTokensAndSkipsPrefill) {
   EXPECT_NE(second.body.find(R"("prompt_tokens_details":{"cached_tokens":40})"), std::string::npos) << second.body;
   EXPECT_GE(first_ms, 190);
   EXPECT_LT(second_ms, 120);  // 40 of 40 prompt units cached: one unit of prefill left
-  const auto metrics = client::http_get(base + "/metrics", {}, "", 5000).body;
+  const auto metrics = net::http_get(base + "/metrics", {}, "", 5000).body;
   EXPECT_NE(metrics.find("vllm:prefix_cache_hits_total{model_name=\"tokbench-mock\"} 40"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("vllm:prefix_cache_queries_total{model_name=\"tokbench-mock\"} 80"), std::string::npos);
 }
@@ -590,7 +591,7 @@ TEST(MockServerFaults, FailEveryAnswers500) {
 // The trace is the ground truth of TTFT: when each request arrived, was admitted to the batch,
 // got its first token, and when each byte went out, streaming or not, with its connection.
 TEST(MockServerTrace, ArrivalAdmissionFirstTokenAndWritesPerRequest) {
-  const auto path = std::filesystem::temp_directory_path() / ("tokbench_trace_" + std::to_string(::getpid()) + ".jsonl");
+  const auto path = testing::test_dir() / "trace.jsonl";
   MockSettings s;
   s.port = 0;
   s.ttft_ms = 100;
@@ -609,7 +610,7 @@ TEST(MockServerTrace, ArrivalAdmissionFirstTokenAndWritesPerRequest) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   bool admitted = false;
   while (!admitted && std::chrono::steady_clock::now() < deadline) {
-    admitted = client::http_get(base + "/metrics", {}, "", 5000)
+    admitted = net::http_get(base + "/metrics", {}, "", 5000)
                    .body.find("vllm:num_requests_running{model_name=\"tokbench-mock\"} 1") != std::string::npos;
     if (!admitted) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -745,7 +746,7 @@ TEST(MockMetricsTruth, HistogramsObserveRealNotPlannedTimes) {
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   sim.signal(SIGCONT);
   request.join();
-  const auto metrics = client::http_get(sim.url("/metrics"), {}, "", 5000);
+  const auto metrics = net::http_get(sim.url("/metrics"), {}, "", 5000);
   ASSERT_EQ(metrics.status, 200);
   auto value = [&](const std::string& name) {
     const size_t at = metrics.body.find("\n" + name + "{");
@@ -780,7 +781,7 @@ TEST(MockServerLimits, KeepsAcceptingAfterRunningOutOfDescriptors) {
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   for (int fd : fds) close(fd);
-  const auto health = client::http_get("http://127.0.0.1:" + std::to_string(port) + "/health", {}, "", 10000);
+  const auto health = net::http_get("http://127.0.0.1:" + std::to_string(port) + "/health", {}, "", 10000);
   EXPECT_EQ(health.status, 200) << health.error;
   EXPECT_NE(sim.read_until("retrying every 10 ms", std::chrono::seconds(2)).find("cannot accept a connection"),
             std::string::npos);
@@ -805,7 +806,7 @@ TEST(MockServerLimits, LargePromptCostsAboutThreeTimesItsSize) {
   constexpr size_t kPrompt = 64u << 20;
   const std::string body = R"({"model":"tokbench-mock","max_tokens":2,"messages":[{"role":"user","content":")" +
                            std::string(kPrompt, 'x') + "\"}]}";
-  const auto r = client::http_post("http://127.0.0.1:" + std::string(m[1]) + "/v1/chat/completions", body, {}, "", 60000);
+  const auto r = net::http_post("http://127.0.0.1:" + std::string(m[1]) + "/v1/chat/completions", body, {}, "", 60000);
   ASSERT_EQ(r.status, 200) << r.error << r.body.substr(0, 300);
   EXPECT_NE(r.body.find("\"prompt_tokens\":16777"), std::string::npos) << r.body.substr(0, 400);  // 64 MiB / 4 + template
   const double grown = hwm_mib() - before;

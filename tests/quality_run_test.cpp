@@ -13,7 +13,7 @@
 #include <regex>
 #include <string>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "support/canned_server.hpp"
 #include "support/cli_fixture.hpp"
 #include "support/sim_process.hpp"
@@ -28,7 +28,7 @@ const std::string kGsm8k = TOKBENCH_SHARED_DIR "/datasets/gsm8k/test.jsonl";
 fs::path perf_dir(const fs::path& run_dir) { return fs::directory_iterator(run_dir / "performances")->path(); }
 
 int64_t answers_counter(const Sim& sim, const char* verdict) {
-  const auto got = client::http_get(sim.url("/metrics"), {}, "", 5000);
+  const auto got = net::http_get(sim.url("/metrics"), {}, "", 5000);
   std::smatch m;
   const std::regex re(std::string("tokbench_mock_answers_total\\{[^}]*verdict=\"") + verdict + "\"\\} (\\d+)");
   return std::regex_search(got.body, m, re) ? std::stoll(m[1]) : -1;

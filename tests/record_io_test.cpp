@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "support/records.hpp"
+#include "support/temp_dir.hpp"
 
 namespace tokbench::record {
 namespace {
@@ -135,7 +136,7 @@ TEST(RecordIo, OutcomeNamesRoundTrip) {
 }
 
 TEST(RecordIo, BadLineNamesFileAndLine) {
-  const auto path = (std::filesystem::temp_directory_path() / "tokbench_bad_details.jsonl").string();
+  const auto path = (testing::test_dir() / "bad_details.jsonl").string();
   {
     std::ofstream out(path);
     out << to_json_line(testing::stream_record(0, {}, 1, 0, 0), "x") << "\n{not json\n"
@@ -190,7 +191,7 @@ TEST(RecordIo, KeysInAnyOrderStrictTypesNamedErrors) {
 
 TEST(RecordIo, TornLastLineIsSkippedWithAWarningNamingIt) {
   // A kill during the last write leaves part of a line and no newline: every whole line counts.
-  const auto path = (std::filesystem::temp_directory_path() / "tokbench_torn_details.jsonl").string();
+  const auto path = (testing::test_dir() / "torn_details.jsonl").string();
   const std::string line = to_json_line(testing::stream_record(0, {{5, record::ChunkKind::Content}}, 9, 1, 3), "x");
   {
     std::ofstream out(path);
@@ -205,7 +206,7 @@ TEST(RecordIo, TornLastLineIsSkippedWithAWarningNamingIt) {
 }
 
 TEST(RecordIo, AppenderWritesEachLineAtOnce) {
-  const auto path = (std::filesystem::temp_directory_path() / "tokbench_append.jsonl").string();
+  const auto path = (testing::test_dir() / "append.jsonl").string();
   LineAppender out(path);
   out.append("{\"a\":1}");
   // Readable before the appender is closed: a crash loses nothing already appended.

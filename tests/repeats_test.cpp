@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "client/engine.hpp"
-#include "runner/compare.hpp"
-#include "report/run_folder.hpp"
+#include "compare/compare.hpp"
+#include "runfolder/run_folder.hpp"
+#include "runfolder/series.hpp"
 #include "support/in_process_run.hpp"
 #include "support/sim_process.hpp"
 
@@ -36,8 +37,8 @@ TEST(Repeats, SeriesOfRunsWithIntervalsAndCompareBetweenSeries) {
     return testing::run_in_process(c, dir).run_dir;
   };
   const fs::path a = series(10), b = series(20);
-  for (int i = 1; i <= 3; ++i) EXPECT_TRUE(report::load_run_folder(a / ("run-" + std::to_string(i))).end.has_value()) << i;
-  const auto s = load_repeat_series(a);
+  for (int i = 1; i <= 3; ++i) EXPECT_TRUE(runfolder::load_run_folder(a / ("run-" + std::to_string(i))).end.has_value()) << i;
+  const auto s = runfolder::load_repeat_series(a);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->values.at("e2el_mean_ms").size(), 3u);
   EXPECT_EQ(s->level, 0.95);
@@ -60,13 +61,13 @@ TEST(Repeats, SeriesOfRunsWithIntervalsAndCompareBetweenSeries) {
   EXPECT_NEAR(e2el["ci_high"].get_double().value(), mean + half, 1e-9 + 1e-9 * half);
   EXPECT_NEAR(mean, 23, 5);
   // Twice the tokens: E2EL rises well beyond the runs' spread, and a threshold on the mean trips.
-  CompareOptions o;
+  compare::CompareOptions o;
   o.runs = {a.string(), b.string()};
   o.fail_if = {"e2el.mean > +20%"};
   char* text = nullptr;
   size_t size = 0;
   std::FILE* out = open_memstream(&text, &size);
-  EXPECT_EQ(compare_runs(o, out), 3);
+  EXPECT_EQ(compare::compare_runs(o, out), 3);
   std::fclose(out);
   const std::string printed(text, size);
   std::free(text);
@@ -74,7 +75,7 @@ TEST(Repeats, SeriesOfRunsWithIntervalsAndCompareBetweenSeries) {
   EXPECT_NE(printed.find("significant"), std::string::npos) << printed;
   EXPECT_NE(printed.find("FAIL e2el.mean > +20%"), std::string::npos) << printed;
   o.runs = {a.string(), (b / "run-1").string()};  // a series against a single run: refused, with the fix
-  EXPECT_THROW(compare_runs(o, stdout), std::invalid_argument);
+  EXPECT_THROW(compare::compare_runs(o, stdout), std::invalid_argument);
   fs::remove_all(dir);
 }
 

@@ -10,6 +10,7 @@
 #include "report/compare_page.hpp"
 #include "report/outputs.hpp"
 #include "report/tables.hpp"
+#include "runfolder/files.hpp"
 
 namespace tokbench::report {
 namespace {
@@ -126,7 +127,7 @@ TEST(ResultJson, DocumentedShape) {
   EXPECT_EQ(std::string(ns["metrics"]["TTFT"]["na"].get_string().value()), "non-streaming");
 }
 
-// The compare page shows what runner/compare decided: highlighted rows, escaped text, the
+// The compare page shows what compare/compare decided: highlighted rows, escaped text, the
 // thresholds' outcome, and a load curve only when the runs are different load points.
 TEST(ComparePage, ShowsTheRowsAndACurveOnlyAcrossLoadPoints) {
   CompareContents c;
@@ -149,9 +150,9 @@ TEST(ComparePage, ShowsTheRowsAndACurveOnlyAcrossLoadPoints) {
       << page.substr(page.find("curve-data"), 300);
 }
 
-TEST(Outputs, FileSafeNames) {
-  EXPECT_EQ(file_safe("Qwen/Qwen3-8B"), "Qwen_Qwen3-8B");
-  EXPECT_EQ(file_safe(".."), "model");
+TEST(RunFolderFiles, FileSafeNames) {
+  EXPECT_EQ(runfolder::file_safe("Qwen/Qwen3-8B"), "Qwen_Qwen3-8B");
+  EXPECT_EQ(runfolder::file_safe(".."), "model");
 }
 
 }  // namespace

@@ -17,7 +17,8 @@
 #include <regex>
 #include <thread>
 
-#include "report/run_folder.hpp"
+#include "runfolder/files.hpp"
+#include "runfolder/run_folder.hpp"
 #include "support/in_process_run.hpp"
 #include "support/ports.hpp"
 #include "support/process.hpp"
@@ -31,10 +32,7 @@ namespace fs = std::filesystem;
 class RunFolderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tokbench_rf_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::fresh_test_dir("tokbench_rf");
   }
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(dir_);
@@ -246,7 +244,7 @@ TEST_F(RunFolderTest, SecretsAreNeverWrittenInClear) {
 }  // namespace
 }  // namespace tokbench::testing
 
-namespace tokbench::report {
+namespace tokbench::runfolder {
 namespace {
 
 namespace fs = std::filesystem;
@@ -408,4 +406,4 @@ TEST(RunFolder, FieldTablesRoundTripAndOldFoldersStillRead) {
 }
 
 }  // namespace
-}  // namespace tokbench::report
+}  // namespace tokbench::runfolder

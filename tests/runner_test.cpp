@@ -18,7 +18,7 @@
 #include "runner/plan.hpp"
 #include "runner/recorder.hpp"
 #include "runner/workload.hpp"
-#include "report/run_folder.hpp"
+#include "runfolder/run_folder.hpp"
 #include "support/in_process_run.hpp"
 
 namespace tokbench::runner {

@@ -12,7 +12,7 @@
 
 #include "client/engine.hpp"
 #include "runner/outputs.hpp"
-#include "report/run_folder.hpp"
+#include "runfolder/run_folder.hpp"
 #include "support/in_process_run.hpp"
 #include "support/sim_process.hpp"
 
@@ -100,7 +100,7 @@ TEST_F(SweepRun, ConcurrencySweepOnACappedServerRisesThenFlattensAndNamesTheKnee
   EXPECT_NE(page.find("TOKBENCH_SWEEP"), std::string::npos);
   // Each point is a normal run folder: `report` reaches the same verdict from it alone.
   for (const char* label : {"c1", "c4", "c16"}) {
-    const report::RunFolder f = report::load_run_folder(root / label);
+    const runfolder::RunFolder f = runfolder::load_run_folder(root / label);
     ASSERT_TRUE(f.end.has_value()) << label;
     EXPECT_EQ(f.manifest.facts.max_concurrency, std::stoi(label + 1));
     const Written w = write_outputs(f, metrics::Definitions::Tokbench, dir_ / (std::string("view_") + label), false);
@@ -118,7 +118,7 @@ TEST_F(SweepRun, ZippedListsPairPointByPointAndRepeatsGetTheirOwnFolder) {
   c.max_tokens = 5;
   const RunOutcome out = run(c);
   for (const auto& [label, n] : {std::pair{"c1-n3", 3}, {"c4-n12", 12}, {"c4-n8", 8}}) {
-    const report::RunFolder f = report::load_run_folder(out.run_dir / label);
+    const runfolder::RunFolder f = runfolder::load_run_folder(out.run_dir / label);
     EXPECT_EQ(f.manifest.planned_requests, n) << label;
     EXPECT_EQ(testing::count_lines(f.details), static_cast<size_t>(n)) << label;
   }
@@ -142,7 +142,7 @@ TEST_F(SweepRun, RateSweepIsOpenLoop) {
   const RunOutcome out = run(c);
   auto s = json(out.run_dir / "sweep" / "summary.json")["sweep"];
   EXPECT_EQ(std::string_view(s["x_name"]), "request_rate");
-  EXPECT_EQ(report::load_run_folder(out.run_dir / "r40").manifest.request_rate, 40);
+  EXPECT_EQ(runfolder::load_run_folder(out.run_dir / "r40").manifest.request_rate, 40);
   EXPECT_NEAR(double(simdjson::dom::array(s["points"]).at(1)["request_throughput"]), 40, 12);
 }
 

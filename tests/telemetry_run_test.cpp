@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "common/clock.hpp"
 #include "probe/prometheus.hpp"
 #include "support/canned_server.hpp"
@@ -170,7 +170,7 @@ TEST_F(TelemetryRun, ASlowExporterDoesNotStarveTheOthers) {
 // The simulator's devices: its energy counter is the truth between two reads by this test; the
 // idle stretches outside the phase are known exactly (N × idle W), so the phase's own energy is.
 double simulator_joules(const Sim& sim) {
-  const auto res = client::http_get(sim.url("/device-metrics"), {}, "", 5000);
+  const auto res = net::http_get(sim.url("/device-metrics"), {}, "", 5000);
   double j = 0;
   for (const auto& s : probe::parse_text(res.body))
     if (s.name == "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION") j += s.value / 1000;

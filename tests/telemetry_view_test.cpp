@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "common/json_writer.hpp"
+#include "support/temp_dir.hpp"
 
 namespace tokbench::report {
 namespace {
@@ -20,8 +21,7 @@ constexpr int64_t kMs = 1'000'000;
 class TelemetryViewTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = fs::temp_directory_path() / ("tokbench_telemetry_" + std::to_string(getpid()) + "_" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".jsonl");
+    path_ = testing::test_dir() / "telemetry.jsonl";
     out_.open(path_);
     out_ << R"({"kind":"start","interval_ms":100,"sources":["http://gpu-host:9400/metrics"]})" << "\n";
     out_ << R"({"kind":"source","source":0,"name":"http://gpu-host:9400/metrics","dialects":["dcgm-exporter"],)"

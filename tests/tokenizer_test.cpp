@@ -15,6 +15,7 @@
 
 #include "tokenizer/regex.hpp"
 #include "tokenizer/utf8.hpp"
+#include "support/temp_dir.hpp"
 
 namespace tokbench::tokenizer {
 namespace {
@@ -124,7 +125,7 @@ class Synthetic : public ::testing::Test {
  protected:
   Tokenizer make(const std::string& body, const std::string& config = "") {
     // Per process too: CTest runs each test in its own process, in parallel.
-    const fs::path dir = fs::temp_directory_path() / ("tokbench_tok_" + std::to_string(getpid()) + "_" + std::to_string(counter_++));
+    const fs::path dir = testing::test_dir() / std::to_string(counter_++);
     fs::create_directories(dir);
     std::ofstream(dir / "tokenizer.json") << body;
     if (!config.empty()) std::ofstream(dir / "tokenizer_config.json") << config;

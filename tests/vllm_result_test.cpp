@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "support/records.hpp"
+#include "support/temp_dir.hpp"
 
 namespace tokbench::report {
 namespace {
@@ -19,7 +20,7 @@ using record::ChunkKind;
 using testing::stream_record;
 
 TEST(VllmResult, KeysUnitsAndDefinitionsAreVllms) {
-  const fs::path path = fs::temp_directory_path() / ("tokbench_vllm_" + std::to_string(getpid()) + ".json");
+  const fs::path path = testing::test_dir() / "vllm.json";
   // Role chunk at 10 ms, text at 30, 40, 50 ms, usage at 55, [DONE] at 60: vLLM's TTFT is 10 ms.
   auto ok = stream_record(0, {{10, ChunkKind::Role}, {30, ChunkKind::Content}, {40, ChunkKind::Content},
                               {50, ChunkKind::Content}, {55, ChunkKind::Usage}}, 60, 3, 7);
@@ -72,7 +73,7 @@ TEST(VllmResult, KeysUnitsAndDefinitionsAreVllms) {
 // vLLM's peak: every chunk's time (first token plus gaps) in one-second buckets from the earliest
 // first token; the fullest bucket. Chunks are counted, not tokens, as vLLM does.
 TEST(VllmResult, PeakOutputIsTheFullestSecondOfChunksFromTheFirstToken) {
-  const fs::path path = fs::temp_directory_path() / ("tokbench_vllm_peak_" + std::to_string(getpid()) + ".json");
+  const fs::path path = testing::test_dir() / "vllm_peak.json";
   // First tokens at 500 and 900 ms: buckets start at 500 ms. Request a: chunks at 500, 1400
   // (bucket 0), 1600 (bucket 1). Request b: 900, 1000, 1200 (bucket 0), 1550 (bucket 1), with
   // 4 tokens in its last chunk (still one chunk). Bucket 0 holds 5 chunks, bucket 1 holds 2.

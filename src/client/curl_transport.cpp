@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "client/transport.hpp"
 
 namespace tokbench::client {
@@ -81,7 +81,7 @@ class CurlTransport final : public Transport {
       curl_easy_setopt(e, CURLOPT_USERAGENT, "tokbench");
       curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 10'000L);
       track_sockets(e);  // these connections are kept for the requests
-      apply_tls(e, ctx_.settings.tls);
+      net::apply_tls(e, ctx_.settings.tls);
       curl_multi_add_handle(multi_, e);
       warm.push_back(e);
     }
@@ -241,7 +241,7 @@ class CurlTransport final : public Transport {
     curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, &CurlTransport::on_prereq);
     curl_easy_setopt(e, CURLOPT_PREREQDATA, &easy_[s.id]);
     track_sockets(e);
-    apply_tls(e, st.tls);
+    net::apply_tls(e, st.tls);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(st.timeout_ms));
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(st.timeout_ms > 0 ? std::min<int64_t>(st.timeout_ms, 30'000) : 30'000));

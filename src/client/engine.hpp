@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "client/api.hpp"
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "common/choice.hpp"
 #include "load/source.hpp"
 #include "record/record.hpp"
@@ -56,7 +56,7 @@ struct EngineSettings {
   /// moment (steady ns, this process's clock) the phase starts on every rank at once, and the
   /// engine waits for it. Empty = start as soon as the workers are warm.
   std::function<int64_t()> phase_start_at;
-  TlsSettings tls;
+  net::TlsSettings tls;
   TransportKind transport = TransportKind::Auto;
 };
 

@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "client/api/body_parts.hpp"
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "common/json_writer.hpp"
 
 namespace tokbench::client {
@@ -28,7 +28,7 @@ bool BodySettings::overridden(std::string_view key) const {
 
 std::vector<std::string> ApiAdapter::credential_headers(const std::vector<std::string>& given, const std::string& key) const {
   // One credential header: an explicit --header wins over --api-key (both would be sent otherwise).
-  if (key.empty() || has_authorization_header(given)) return {};
+  if (key.empty() || net::has_authorization_header(given)) return {};
   return {"Authorization: Bearer " + key};
 }
 

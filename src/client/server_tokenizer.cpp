@@ -6,7 +6,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "common/json_writer.hpp"
 
 namespace tokbench::client {
@@ -29,7 +29,7 @@ constexpr const char* kPoolText =
 
 simdjson::dom::element post_json(const ServerTokenizer& s, const std::string& path, const std::string& body,
                                  simdjson::dom::parser& parser, std::string& keep) {
-  const auto res = http_post(s.root + path, body, s.headers, s.api_key, kTimeoutMs, kDefaultMaxResponseBytes, s.tls);
+  const auto res = net::http_post(s.root + path, body, s.headers, s.api_key, kTimeoutMs, net::kDefaultMaxResponseBytes, s.tls);
   if (!res.reached) throw std::runtime_error(fmt::format("POST {}{}: {}", s.root, path, res.error));
   if (res.status != 200)
     throw std::runtime_error(fmt::format("POST {}{}: HTTP {}: {}", s.root, path, res.status, res.body.substr(0, 300)));
@@ -95,12 +95,12 @@ class ServerCodec : public dataset::TokenCodec {
 }  // namespace
 
 bool has_tokenize(const ServerTokenizer& s) {
-  const auto res = http_post(s.root + "/tokenize", tokenize_body(s, "hello", false, false), s.headers, s.api_key, kTimeoutMs, kDefaultMaxResponseBytes, s.tls);
+  const auto res = net::http_post(s.root + "/tokenize", tokenize_body(s, "hello", false, false), s.headers, s.api_key, kTimeoutMs, net::kDefaultMaxResponseBytes, s.tls);
   return res.reached && res.status == 200;
 }
 
 std::optional<int64_t> server_count(const ServerTokenizer& s, const std::string& text, bool chat) {
-  const auto res = http_post(s.root + "/tokenize", tokenize_body(s, text, chat, true), s.headers, s.api_key, kTimeoutMs, kDefaultMaxResponseBytes, s.tls);
+  const auto res = net::http_post(s.root + "/tokenize", tokenize_body(s, text, chat, true), s.headers, s.api_key, kTimeoutMs, net::kDefaultMaxResponseBytes, s.tls);
   if (!res.reached || res.status != 200) return std::nullopt;
   simdjson::dom::parser parser;
   int64_t count = 0;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 
 #include "dataset/dataset.hpp"
 
@@ -18,7 +18,7 @@ struct ServerTokenizer {
   std::string model;
   std::vector<std::string> headers;
   std::string api_key;
-  TlsSettings tls;
+  net::TlsSettings tls;
 };
 
 /// True when POST {root}/tokenize answers 200 for a plain prompt.

@@ -1,6 +1,6 @@
 #include "dataset/dataset.hpp"
 #include "dataset/images.hpp"
-#include "metrics/answers.hpp"
+#include "core/answer_regex.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -79,7 +79,7 @@ std::string messages_text(simdjson::dom::array messages, const std::string& wher
 core::AnswerKey answer_key(simdjson::dom::element doc, const Dataset& d, const std::string& where) {
   core::AnswerKey key;
   if (std::string_view pattern; d.kind == "qa" && doc.is_object() && !doc["answer_regex"].get_string().get(pattern)) {
-    if (const std::string e = metrics::regex_error(pattern); !e.empty())
+    if (const std::string e = core::regex_error(pattern); !e.empty())
       throw std::runtime_error(fmt::format("{}: \"answer_regex\" is not a valid PCRE2 pattern: {} (fix the pattern; "
                                            "escape backslashes in JSON as \\\\)", where, e));
     key.kind = core::AnswerKey::Kind::Regex;

@@ -11,7 +11,7 @@
 #include "metrics/samples.hpp"
 #include "metrics/significance.hpp"
 #include "record/record_io.hpp"
-#include "report/run_folder.hpp"
+#include "runfolder/run_folder.hpp"
 
 namespace tokbench::history {
 
@@ -49,7 +49,7 @@ std::string per_request_row(const std::string& metric) {
 // The per-request values of `row` in a run folder, or nullopt when its records are not at hand.
 std::optional<metrics::Samples> request_values(const std::string& folder, const std::string& row) {
   try {
-    const report::RunFolder f = report::load_run_folder(folder);
+    const runfolder::RunFolder f = runfolder::load_run_folder(folder);
     if (!fs::exists(f.details)) return std::nullopt;
     metrics::Samples s;
     record::for_each_detail(f.details.string(), [&](record::RequestRecord&& r) {

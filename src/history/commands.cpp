@@ -18,7 +18,7 @@
 #include "metrics/samples.hpp"
 #include "metrics/significance.hpp"
 #include "record/record_io.hpp"
-#include "report/run_folder.hpp"
+#include "runfolder/run_folder.hpp"
 
 namespace tokbench::history {
 

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "common/json_fields.hpp"
-#include "report/outputs.hpp"
+#include "runfolder/files.hpp"
 
 namespace tokbench::history {
 
@@ -83,7 +83,7 @@ Entry read_entry(const fs::path& given) {
   }
   simdjson::dom::parser p;
   simdjson::dom::element doc;
-  const std::string text = report::read_file(result);
+  const std::string text = runfolder::read_file(result);
   if (p.parse(text).get(doc) || !doc.is_object())
     throw std::runtime_error(fmt::format("{}: result.json is not valid JSON: rewrite it with `tokbench report {}`", dir.string(), dir.string()));
   Entry e;

@@ -4,25 +4,18 @@
 
 #include <algorithm>
 
-#include "metrics/stats.hpp"
-
 namespace tokbench::load {
 
 namespace {
-
-// The statistic an SLO names, over one window's values (parse_run_slos admits only known names).
-double stat_of(const metrics::RunSlo& slo, std::vector<double> values) {
-  return metrics::statistic(metrics::summarize(std::move(values)), slo.stat).value_or(0);
-}
 
 constexpr int64_t kMinJudged = 5;  // fewer requests in a window: too few to judge; the level stays
 
 }  // namespace
 
-AdaptiveSource::AdaptiveSource(int start, int max, int64_t window_ns, int64_t duration_ns, std::vector<metrics::RunSlo> slos,
+AdaptiveSource::AdaptiveSource(int start, int max, int64_t window_ns, int64_t duration_ns, std::unique_ptr<record::WindowJudge> judge,
                                core::RequestMaker make)
-    : slos_(std::move(slos)), make_(std::move(make)), level_(std::max(1, start)), max_(std::max(1, max)),
-      window_ns_(window_ns), duration_ns_(duration_ns), current_(slos_.size()) {}
+    : judge_(std::move(judge)), make_(std::move(make)), level_(std::max(1, start)), max_(std::max(1, max)),
+      window_ns_(window_ns), duration_ns_(duration_ns) {}
 
 void AdaptiveSource::start(int64_t phase_start_ns) {
   std::lock_guard lock(mu_);
@@ -51,10 +44,7 @@ void AdaptiveSource::completed(const record::RequestRecord& r) {
   // Judged: sent at this window's level, ended inside the window. A failure breaks every SLO.
   if (r.sent_ns < level_since_ || r.done_ns < window_start_) return;
   ++judged_;
-  for (size_t i = 0; i < slos_.size(); ++i) {
-    const auto v = metrics::request_value(r, slos_[i].metric);
-    current_[i].push_back(r.ok() && v ? *v : 1e300);
-  }
+  judge_->add(r);
 }
 
 int AdaptiveSource::next_level(bool pass) {
@@ -73,16 +63,10 @@ void AdaptiveSource::judge_until(int64_t now_ns) {
     w.end_s = static_cast<double>(window_start_ + window_ns_ - phase_) / 1e9;
     w.concurrency = level_;
     w.judged = judged_;
-    bool pass = judged_ >= kMinJudged;
-    for (size_t i = 0; i < slos_.size(); ++i) {
-      if (judged_ < kMinJudged) {
-        w.values.push_back(std::nullopt);
-        continue;
-      }
-      const double v = stat_of(slos_[i], current_[i]);
-      w.values.push_back(v >= 1e299 ? std::nullopt : std::optional<double>(v));
-      pass = pass && v <= slos_[i].bound_ms;
-    }
+    record::WindowJudgement judged = judge_->close();
+    const bool pass = judged_ >= kMinJudged && judged.pass;
+    if (judged_ >= kMinJudged) w.values = std::move(judged.values);
+    else w.values.assign(judged.values.size(), std::nullopt);
     w.pass = pass;
     const int before = level_;
     if (judged_ >= kMinJudged) level_ = next_level(pass);
@@ -94,7 +78,6 @@ void AdaptiveSource::judge_until(int64_t now_ns) {
     window_start_ += window_ns_;
     if (level_ != before) level_since_ = window_start_;
     judged_ = 0;
-    for (auto& c : current_) c.clear();
   }
 }
 
@@ -116,7 +99,7 @@ record::AdaptiveLog AdaptiveSource::log() const {
   out.summary = summary();
   std::lock_guard lock(mu_);
   out.window_s = static_cast<double>(window_ns_) / 1e9;
-  for (const auto& s : slos_) out.slos.push_back(s.text());
+  out.slos = judge_->names();
   if (last_pass_ > 0) out.held = last_pass_;
   out.rule = "double while every SLO holds over a window; after the first window that breaks one, bisect between the "
              "last level that held and the first that broke; then hold. A window judges the requests sent at its "

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "load/source.hpp"
-#include "metrics/slo.hpp"
 #include "record/run_parts.hpp"
+#include "record/window_judge.hpp"
 
 namespace tokbench::load {
 
@@ -22,7 +22,8 @@ using record::AdaptiveWindow;
 class AdaptiveSource final : public RequestSource {
  public:
   /// Starts at `start` in flight, never above `max`; `window_ns` per judgment; `duration_ns` in all.
-  AdaptiveSource(int start, int max, int64_t window_ns, int64_t duration_ns, std::vector<metrics::RunSlo> slos,
+  /// `judge` holds the SLOs (metrics/slo's slo_window_judge).
+  AdaptiveSource(int start, int max, int64_t window_ns, int64_t duration_ns, std::unique_ptr<record::WindowJudge> judge,
                  core::RequestMaker make);
   void start(int64_t phase_start_ns) override;
   Pull next(int64_t now_ns) override;
@@ -40,14 +41,13 @@ class AdaptiveSource final : public RequestSource {
   void judge_until(int64_t now_ns);  // closes every window that has ended (mu_ held)
   int next_level(bool pass);
 
-  std::vector<metrics::RunSlo> slos_;
+  std::unique_ptr<record::WindowJudge> judge_;
   core::RequestMaker make_;
   int level_, max_;
   int64_t window_ns_, duration_ns_;
   mutable std::mutex mu_;
   int64_t phase_ = 0, window_start_ = 0, level_since_ = 0, next_index_ = 0, in_flight_ = 0;
   int last_pass_ = 0, first_fail_ = 0;  // the bracket (0 = none yet)
-  std::vector<std::vector<double>> current_;  // per SLO metric: values of this window's judged requests
   int64_t judged_ = 0;
   std::vector<AdaptiveWindow> windows_;
 };

@@ -5,8 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
+#include "core/answer_regex.hpp"
 
 namespace tokbench::metrics {
 
@@ -127,43 +126,6 @@ std::optional<char> choice_letter(std::string_view text, int choices) {
   return std::nullopt;
 }
 
-namespace {
-struct Compiled {
-  pcre2_code* code = nullptr;
-  std::string error;
-  explicit Compiled(std::string_view pattern) {
-    int err = 0;
-    PCRE2_SIZE at = 0;
-    code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_MATCH_INVALID_UTF,
-                         &err, &at, nullptr);
-    if (!code) {
-      PCRE2_UCHAR msg[256];
-      pcre2_get_error_message(err, msg, sizeof msg);
-      error = std::string(reinterpret_cast<const char*>(msg)) + " at offset " + std::to_string(at);
-    }
-  }
-  ~Compiled() { pcre2_code_free(code); }
-  Compiled(const Compiled&) = delete;
-  Compiled& operator=(const Compiled&) = delete;
-};
-}  // namespace
-
-std::string regex_error(std::string_view pattern) { return Compiled(pattern).error; }
-
-std::optional<std::string> regex_search(std::string_view pattern, std::string_view text) {
-  const Compiled c(pattern);
-  if (!c.code) return std::nullopt;
-  pcre2_match_data* md = pcre2_match_data_create_from_pattern(c.code, nullptr);
-  const int rc = pcre2_match(c.code, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0, md, nullptr);
-  std::optional<std::string> out;
-  if (rc > 0) {
-    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
-    out = std::string(text.substr(ov[0], ov[1] - ov[0]));
-  }
-  pcre2_match_data_free(md);
-  return out;
-}
-
 std::optional<ScoredAnswer> score_answer(const core::AnswerKey& key, std::string_view output) {
   using K = core::AnswerKey::Kind;
   ScoredAnswer s;
@@ -182,7 +144,7 @@ std::optional<ScoredAnswer> score_answer(const core::AnswerKey& key, std::string
       return s;
     }
     case K::Regex: {  // right when the output matches; what matched is the answer ("" = no match: wrong)
-      const auto found = regex_search(key.reference, output);
+      const auto found = core::regex_search(key.reference, output);
       s.extracted = found.value_or("");
       s.right = found.has_value();
       return s;

@@ -47,12 +47,6 @@ struct ScoredAnswer {
 /// nullopt when the key is None (no reference: not scored).
 std::optional<ScoredAnswer> score_answer(const core::AnswerKey& key, std::string_view output);
 
-/// A qa line's "answer_regex" (PCRE2, UTF): PCRE2's message and offset when it does not
-/// compile, "" when it does.
-std::string regex_error(std::string_view pattern);
-/// The first match of `pattern` in `text` (invalid UTF-8 in the text never matches); nullopt: none.
-std::optional<std::string> regex_search(std::string_view pattern, std::string_view text);
-
 /// The accuracy's interval: Wilson's score interval for k right of n at the given z (1.96 for 95%).
 struct WilsonInterval {
   double p = 0, low = 0, high = 0;

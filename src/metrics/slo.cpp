@@ -6,6 +6,8 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "metrics/stats.hpp"
+
 namespace tokbench::metrics {
 
 namespace {
@@ -122,6 +124,53 @@ std::vector<RunSlo> parse_run_slos(std::string_view text) {
   }
   if (out.empty()) throw std::invalid_argument("--slo: no SLO given (expected e.g. 'ttft.p99<=500ms,tpot.p90<=50ms')");
   return out;
+}
+
+namespace {
+
+// A failed request, or one without the metric, holds this value: above any bound; a statistic
+// pulled past 1e299 by such values is shown as none.
+constexpr double kBroken = 1e300;
+
+class SloWindowJudge final : public record::WindowJudge {
+ public:
+  explicit SloWindowJudge(std::vector<RunSlo> slos) : slos_(std::move(slos)), values_(slos_.size()) {}
+
+  void add(const record::RequestRecord& r) override {
+    for (size_t i = 0; i < slos_.size(); ++i) {
+      const auto v = request_value(r, slos_[i].metric);
+      values_[i].push_back(r.ok() && v ? *v : kBroken);
+    }
+  }
+
+  record::WindowJudgement close() override {
+    record::WindowJudgement out;
+    out.pass = true;
+    for (size_t i = 0; i < slos_.size(); ++i) {
+      // parse_run_slos admits only statistics that statistic() knows.
+      const double v = statistic(summarize(std::move(values_[i])), slos_[i].stat).value_or(0);
+      values_[i].clear();
+      out.values.push_back(v >= 1e299 ? std::nullopt : std::optional<double>(v));
+      out.pass = out.pass && v <= slos_[i].bound_ms;
+    }
+    return out;
+  }
+
+  std::vector<std::string> names() const override {
+    std::vector<std::string> out;
+    for (const auto& s : slos_) out.push_back(s.text());
+    return out;
+  }
+
+ private:
+  std::vector<RunSlo> slos_;
+  std::vector<std::vector<double>> values_;  // per SLO: this window's values
+};
+
+}  // namespace
+
+std::unique_ptr<record::WindowJudge> slo_window_judge(std::vector<RunSlo> slos) {
+  return std::make_unique<SloWindowJudge>(std::move(slos));
 }
 
 }  // namespace tokbench::metrics

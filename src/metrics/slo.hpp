@@ -4,6 +4,7 @@
 // E2EL in ms, tokbench's definitions; a 1-token answer has no TPOT and meets a TPOT SLO, as in
 // vLLM). Per run (an SLO search): a statistic of a metric against a bound, "ttft.p99<=500ms".
 // Pure: parsing and judging, no I/O.
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 
 #include "metrics/metrics.hpp"
 #include "record/record.hpp"
+#include "record/window_judge.hpp"
 
 namespace tokbench::metrics {
 
@@ -39,5 +41,9 @@ struct RunSlo {
 
 /// Parses --slo "ttft.p99<=500ms,tpot.p90<=50ms"; throws std::invalid_argument naming the fix.
 std::vector<RunSlo> parse_run_slos(std::string_view text);
+
+/// The in-run controller's judge (load/adaptive): each SLO's statistic over a window's requests,
+/// a failed request counting as breaking every SLO; the window holds when every one does.
+std::unique_ptr<record::WindowJudge> slo_window_judge(std::vector<RunSlo> slos);
 
 }  // namespace tokbench::metrics

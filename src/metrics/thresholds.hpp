@@ -1,7 +1,7 @@
 #pragma once
 // metrics/thresholds: `--fail-if`, as pure maths — a bound on a metric's statistic (or on a common
 // metric), absolute or as a change in percent against a baseline: parsed once, then judged
-// against two values. runner/compare applies them to the runs it compares.
+// against two values. compare/compare applies them to the runs it compares.
 #include <optional>
 #include <string>
 

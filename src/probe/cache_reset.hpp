@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 
 namespace tokbench::probe {
 
@@ -17,6 +17,6 @@ struct CacheReset {
 
 /// POSTs the reset paths in turn at the server of `endpoint_url`.
 CacheReset reset_prefix_cache(const std::string& endpoint_url, const std::vector<std::string>& headers,
-                              const std::string& api_key, const client::TlsSettings& tls);
+                              const std::string& api_key, const net::TlsSettings& tls);
 
 }  // namespace tokbench::probe

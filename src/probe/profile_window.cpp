@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "common/clock.hpp"
 
 namespace tokbench::probe {
@@ -51,10 +51,10 @@ void ProfileWindow::run() {
     facts_.note = "the run ended before the window";
     return;
   }
-  const auto started = client::http_post(root_ + "/start_profile", "{}", headers_, api_key_, 30'000);
+  const auto started = net::http_post(root_ + "/start_profile", "{}", headers_, api_key_, 30'000);
   const double started_at = static_cast<double>(steady_now_ns() - t0) / 1e9;
   sleep_until(start_s + duration_s);
-  const auto stopped = client::http_post(root_ + "/stop_profile", "{}", headers_, api_key_, 60'000);
+  const auto stopped = net::http_post(root_ + "/stop_profile", "{}", headers_, api_key_, 60'000);
   const double stopped_at = static_cast<double>(steady_now_ns() - t0) / 1e9;
   facts_.started = true;
   facts_.start_status = started.status;

@@ -93,33 +93,6 @@ std::optional<double> Snapshot::sum(std::string_view name) const {
   return total;
 }
 
-std::optional<double> HistogramDelta::quantile(double q) const {
-  if (count <= 0 || buckets.empty()) return std::nullopt;
-  const double rank = q * count;
-  double prev_le = 0, prev_count = 0;
-  for (const auto& [le, c] : buckets) {
-    if (c >= rank) {
-      if (std::isinf(le)) return prev_le;  // beyond the last finite bound: Prometheus answers with it
-      const double in_bucket = c - prev_count;
-      return in_bucket > 0 ? prev_le + (le - prev_le) * (rank - prev_count) / in_bucket : le;
-    }
-    prev_le = le;
-    prev_count = c;
-  }
-  return prev_le;
-}
-
-std::optional<std::pair<double, double>> HistogramDelta::quantile_bucket(double q) const {
-  if (count <= 0 || buckets.empty()) return std::nullopt;
-  const double rank = q * count;
-  double prev_le = 0;
-  for (const auto& [le, c] : buckets) {
-    if (c >= rank) return std::pair{prev_le, le};
-    prev_le = le;
-  }
-  return std::pair{prev_le, INFINITY};
-}
-
 std::optional<HistogramDelta> histogram_delta(const Snapshot& before, const Snapshot& after, const std::string& name) {
   auto buckets_of = [&](const Snapshot& s) {
     std::map<double, double> b;  // le -> cumulative count, summed over label sets

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "record/server_view.hpp"
+
 namespace tokbench::probe {
 
 struct Sample {
@@ -29,20 +31,7 @@ struct Snapshot {
   std::optional<double> sum(std::string_view name) const;
 };
 
-/// A histogram between two snapshots: cumulative bucket counts by upper bound.
-struct HistogramDelta {
-  std::vector<std::pair<double, double>> buckets;  ///< (le, cumulative count), +Inf last
-  double sum = 0;
-  double count = 0;
-
-  double mean() const { return count > 0 ? sum / count : 0; }
-  /// Prometheus' histogram_quantile: the bucket where rank q·count falls, linear within it; the
-  /// +Inf bucket answers with the highest finite bound.
-  std::optional<double> quantile(double q) const;
-  /// The bucket the rank q·count falls in: (lower bound, upper bound), the upper +Inf past the
-  /// last finite bound. All a coarse histogram knows for sure about the quantile.
-  std::optional<std::pair<double, double>> quantile_bucket(double q) const;
-};
+using record::HistogramDelta;
 
 /// `name` (without _bucket/_sum/_count) as the difference `after - before`; nullopt if absent.
 std::optional<HistogramDelta> histogram_delta(const Snapshot& before, const Snapshot& after, const std::string& name);

@@ -13,19 +13,23 @@
 #include <thread>
 #include <vector>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "probe/prometheus.hpp"
+#include "record/server_view.hpp"
 
 namespace tokbench::probe {
 
-struct ServerSummary;
+using record::CrossCheck;
+using record::ServerSummary;
+using record::summary_from_json;
+using record::summary_to_json;
 
 /// Keeps only what the reports use, so memory does not grow with the run: the first and the
 /// latest snapshot, and the running/waiting series (24 bytes a scrape).
 class Scraper {
  public:
   Scraper(std::string url, std::vector<std::string> headers, std::string api_key, int64_t interval_ms, int64_t origin_ns,
-          size_t max_bytes = 64u << 20, client::TlsSettings tls = {});
+          size_t max_bytes = 64u << 20, net::TlsSettings tls = {});
   ~Scraper();
   bool scrape_once();  ///< false (and last_error()) when /metrics did not answer with valid text
   void start();        ///< periodic scrapes on a thread
@@ -41,7 +45,7 @@ class Scraper {
   std::string api_key_;
   int64_t interval_ms_, origin_ns_;
   size_t max_bytes_;
-  client::TlsSettings tls_;
+  net::TlsSettings tls_;
   mutable std::mutex mu_;
   std::optional<Snapshot> first_, last_;
   int64_t scrapes_ = 0;
@@ -74,45 +78,9 @@ struct Dialect {
 /// such a server is "not scraped", never "disagrees".
 const Dialect* dialect_of(const Snapshot& s);
 
-struct ServerSummary {
-  std::string url;
-  std::string dialect;    ///< "vllm" or "sglang": whose names were read
-  double duration_s = 0;  ///< between the first and the last scrape
-  int64_t scrapes = 0;
-  std::optional<HistogramDelta> ttft, itl, e2e, queue;  ///< seconds
-  std::optional<double> generation_tokens, prompt_tokens;  ///< counter deltas; absent when not exposed
-  std::optional<double> spec_acceptance_rate;           ///< accepted / draft tokens
-  std::optional<double> spec_mean_acceptance_length;    ///< 1 + accepted / drafts
-  std::vector<double> spec_acceptance_per_position;     ///< accepted at draft position k / drafts (vLLM)
-  std::optional<HistogramDelta> prefill, decode, inference;  ///< vLLM's split of a request's time (seconds)
-  std::optional<double> prefix_cache_hit_rate;          ///< hit tokens / queried tokens (vLLM's counters)
-  std::optional<double> preemptions;                    ///< counter delta
-  /// P/D disaggregation's KV transfer, as exposed (vllm:nixl_*, sglang:kv_transfer_*): a counter's
-  /// delta, or a histogram's mean (its name without _sum), by name.
-  std::vector<std::pair<std::string, double>> kv_transfer;
-  std::vector<std::tuple<int64_t, double, double>> running_waiting;  ///< (t_ns, running, waiting)
-  std::vector<std::pair<int64_t, double>> kv_usage;                  ///< (t_ns, share of the KV cache in use) per scrape
-};
-
 /// Summarizes the metrics between the first and last snapshot, in the dialect the last one speaks;
 /// nullopt with < 2 snapshots or no known dialect.
 std::optional<ServerSummary> summarize(const std::vector<Snapshot>& snaps, const std::string& url);
-
-/// The summary as JSON with everything needed to rebuild it (histogram buckets included): the
-/// run folder keeps it, so `report` computes the same server view and cross-check as the run.
-std::string summary_to_json(const ServerSummary& s);
-/// Parses summary_to_json's output. Throws std::runtime_error naming what is wrong.
-ServerSummary summary_from_json(std::string_view json);
-
-/// One comparison of the client's figure with the server's.
-struct CrossCheck {
-  std::string what;
-  double client = 0, server = 0;
-  double tolerance = 0;      ///< relative ...
-  double abs_tolerance = 0;  ///< ... or absolute, whichever is larger (client overhead is a constant)
-  bool agree = true;
-  std::string note;
-};
 
 /// Client output tokens vs server generation tokens; client per-token TPOT vs server ITL per step
 /// divided by the mean acceptance length (1 without speculative decoding); client TTFT vs server

@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "common/redact.hpp"
 
 extern char** environ;
@@ -74,7 +74,7 @@ void ServerProcess::start_and_wait() {
           s_.log_path.string(), redact_known(tail_lines(s_.log_path, 20), s_.secrets)));
     }
     for (const auto& url : s_.ready_urls) {
-      if (client::http_get(url, {}, "", 2000).status == 200) return;
+      if (net::http_get(url, {}, "", 2000).status == 200) return;
     }
     if (std::chrono::steady_clock::now() > deadline) {
       stop();

@@ -17,12 +17,12 @@ namespace {
 
 class PrometheusReader : public TelemetryReader {
  public:
-  PrometheusReader(std::string url, size_t max_bytes, client::TlsSettings tls)
+  PrometheusReader(std::string url, size_t max_bytes, net::TlsSettings tls)
       : url_(std::move(url)), max_bytes_(max_bytes), tls_(std::move(tls)) {}
   std::string name() const override { return redact_url(url_); }
   TelemetryScrape read() override {
     // A slow exporter must not stall the clock for long: 2 s, and the next tick tries again.
-    const auto res = client::http_get(url_, {}, "", 2000, max_bytes_, tls_);
+    const auto res = net::http_get(url_, {}, "", 2000, max_bytes_, tls_);
     if (!res.reached) throw std::runtime_error(res.error);
     if (res.status != 200) throw std::runtime_error(fmt::format("HTTP {}", res.status));
     return read_telemetry(parse_text(res.body));
@@ -31,7 +31,7 @@ class PrometheusReader : public TelemetryReader {
  private:
   std::string url_;
   size_t max_bytes_;
-  client::TlsSettings tls_;
+  net::TlsSettings tls_;
 };
 
 void optional_field(JsonWriter& w, const char* key, const std::optional<double>& v) {
@@ -81,12 +81,12 @@ std::string source_line(size_t source, const std::string& name, const TelemetryS
 
 }  // namespace
 
-std::unique_ptr<TelemetryReader> prometheus_reader(std::string url, size_t max_bytes, client::TlsSettings tls) {
+std::unique_ptr<TelemetryReader> prometheus_reader(std::string url, size_t max_bytes, net::TlsSettings tls) {
   return std::make_unique<PrometheusReader>(std::move(url), max_bytes, std::move(tls));
 }
 
 std::vector<std::unique_ptr<TelemetryReader>> telemetry_readers(const std::vector<std::string>& sources, size_t max_bytes,
-                                                                 const client::TlsSettings& tls) {
+                                                                 const net::TlsSettings& tls) {
   std::vector<std::unique_ptr<TelemetryReader>> out;
   for (const auto& s : sources) {
     if (s == "nvml") out.push_back(nvml_reader());

@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "probe/telemetry.hpp"
 
 namespace tokbench::record {
@@ -27,7 +27,6 @@ class LineAppender;
 
 namespace tokbench::probe {
 
-inline constexpr const char* kTelemetryFile = "telemetry.jsonl";
 /// Devices read from one scrape, and metric families listed as not recognised, at most.
 inline constexpr size_t kMaxDevicesPerScrape = 256;
 inline constexpr size_t kMaxNotRecognised = 100;
@@ -42,11 +41,11 @@ class TelemetryReader {
 };
 
 /// A Prometheus exporter at `url`.
-std::unique_ptr<TelemetryReader> prometheus_reader(std::string url, size_t max_bytes, client::TlsSettings tls);
+std::unique_ptr<TelemetryReader> prometheus_reader(std::string url, size_t max_bytes, net::TlsSettings tls);
 
 /// The readers of --telemetry's values (URLs; "nvml" for local NVIDIA GPUs).
 std::vector<std::unique_ptr<TelemetryReader>> telemetry_readers(const std::vector<std::string>& sources, size_t max_bytes,
-                                                                 const client::TlsSettings& tls);
+                                                                 const net::TlsSettings& tls);
 
 /// Each source has its own thread on the run's clock, so a slow exporter (up to its 2 s timeout)
 /// never delays another's samples.

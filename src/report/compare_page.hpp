@@ -2,7 +2,7 @@
 // report/compare_page: the page `tokbench compare` writes — every metric side by side with its
 // change and significance (changed rows highlighted), what differs besides the numbers, the
 // --fail-if outcome and, when the runs are different load points, their throughput–latency
-// curve (ECharts and web/compare.js embedded). runner/compare decides the contents.
+// curve (ECharts and web/compare.js embedded). compare/compare decides the contents.
 #include <optional>
 #include <string>
 #include <vector>

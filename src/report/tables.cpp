@@ -209,7 +209,7 @@ std::string definitions_table(const std::vector<metrics::DefinitionColumn>& colu
 namespace {
 // A server quantile is only known to a bucket: shown as its range, never as an exact number
 // (interpolating inside a 100-300 ms bucket gave a P50 above the client's maximum).
-std::string ms_or_na(const std::optional<probe::HistogramDelta>& h, double q) {
+std::string ms_or_na(const std::optional<record::HistogramDelta>& h, double q) {
   if (!h || h->count <= 0) return "n/a";
   if (q < 0) return format_round4(h->mean() * 1000);
   const auto b = h->quantile_bucket(q);
@@ -219,9 +219,9 @@ std::string ms_or_na(const std::optional<probe::HistogramDelta>& h, double q) {
 }
 }  // namespace
 
-std::string server_tables(const probe::ServerSummary& s, const std::vector<probe::CrossCheck>& checks) {
+std::string server_tables(const record::ServerSummary& s, const std::vector<record::CrossCheck>& checks) {
   Table t{{"Server-side", "Mean", "P50 (bucket)", "P90 (bucket)", "P99 (bucket)", "N"}};
-  const std::pair<const char*, const std::optional<probe::HistogramDelta>*> hs[] = {
+  const std::pair<const char*, const std::optional<record::HistogramDelta>*> hs[] = {
       {"TTFT (ms)", &s.ttft},       {"ITL per step (ms)", &s.itl}, {"E2E (ms)", &s.e2e},
       {"Queue (ms)", &s.queue},     {"Prefill (ms)", &s.prefill},  {"Decode (ms)", &s.decode},
       {"Inference (ms)", &s.inference}};
@@ -272,10 +272,10 @@ std::string server_tables(const probe::ServerSummary& s, const std::vector<probe
   return out;
 }
 
-std::string server_json(const probe::ServerSummary& s, const std::vector<probe::CrossCheck>& checks) {
+std::string server_json(const record::ServerSummary& s, const std::vector<record::CrossCheck>& checks) {
   JsonWriter w;
   w.begin_object().field("url", s.url).field("duration_s", s.duration_s).field("scrapes", s.scrapes);
-  auto hist = [&](const char* key, const std::optional<probe::HistogramDelta>& h) {
+  auto hist = [&](const char* key, const std::optional<record::HistogramDelta>& h) {
     w.key(key);
     if (!h || h->count <= 0) {
       w.null();

@@ -67,7 +67,7 @@ record::RankHealth rank_health_from_json(const std::string& json, int64_t* recor
   return h;
 }
 
-report::RunEnd combine_ends(report::RunEnd e, const std::vector<record::RankHealth>& ranks, int64_t records_written) {
+runfolder::RunEnd combine_ends(runfolder::RunEnd e, const std::vector<record::RankHealth>& ranks, int64_t records_written) {
   e.records_written = records_written;
   e.client.cpu_s = 0;
   e.client.events = 0;
@@ -138,7 +138,7 @@ void log_rank(spdlog::logger& log, const RankStart& start) {
              start.clock.residual_ns);
 }
 
-SharedPoint measure_point(const RunPlan& point, const Target& target, report::RunManifest& manifest, const std::filesystem::path& dir,
+SharedPoint measure_point(const RunPlan& point, const Target& target, runfolder::RunManifest& manifest, const std::filesystem::path& dir,
                           spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, const cluster::ClockSync& clock) {
   if (cluster::world().size > 1) return measure_shared(point, target, manifest, dir, log, stop, console, clock);
   SharedPoint one;
@@ -146,12 +146,12 @@ SharedPoint measure_point(const RunPlan& point, const Target& target, report::Ru
   return one;
 }
 
-report::RunEnd end_of(const SharedPoint& point, const std::optional<record::ServerProcessFacts>& server_process) {
-  const report::RunEnd own = ended(point.result, server_process);
+runfolder::RunEnd end_of(const SharedPoint& point, const std::optional<record::ServerProcessFacts>& server_process) {
+  const runfolder::RunEnd own = ended(point.result, server_process);
   return point.ranks.empty() ? own : combine_ends(own, point.ranks, point.records);
 }
 
-SharedPoint measure_shared(const RunPlan& point, const Target& target, report::RunManifest& manifest, const std::filesystem::path& dir,
+SharedPoint measure_shared(const RunPlan& point, const Target& target, runfolder::RunManifest& manifest, const std::filesystem::path& dir,
                            spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, const cluster::ClockSync& clock) {
   const cluster::World& world = cluster::world();
   const bool root = world.rank == 0;

@@ -18,7 +18,7 @@
 #include "runner/execute.hpp"
 #include "runner/run_config.hpp"
 #include "runner/plan.hpp"
-#include "report/run_folder.hpp"
+#include "runfolder/run_folder.hpp"
 
 namespace spdlog {
 class logger;
@@ -39,7 +39,7 @@ record::RankHealth rank_health_from_json(const std::string& json, int64_t* recor
 
 /// The run's end as rank 0 writes it: rank 0's own end, with the ranks' client costs combined
 /// (CPU and events summed, the busiest thread's share and the wall the largest) and listed.
-report::RunEnd combine_ends(report::RunEnd root, const std::vector<record::RankHealth>& ranks, int64_t records_written);
+runfolder::RunEnd combine_ends(runfolder::RunEnd root, const std::vector<record::RankHealth>& ranks, int64_t records_written);
 
 /// The load an experiment varies between its points — all that rank 0 sends the other ranks for
 /// each point, as text; they apply it to the plan they made from the same flags.
@@ -82,12 +82,12 @@ struct SharedPoint {
 /// This rank's share of `point` (the share of its in-flight cap, its requests of the one global
 /// sequence) measured from the common origin in `dir`; then every rank's records are appended to
 /// rank 0's details and failed files. Collective: every rank calls it for the same point.
-SharedPoint measure_shared(const RunPlan& point, const Target& target, report::RunManifest& manifest, const std::filesystem::path& dir,
+SharedPoint measure_shared(const RunPlan& point, const Target& target, runfolder::RunManifest& manifest, const std::filesystem::path& dir,
                            spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, const cluster::ClockSync& clock);
 /// One point on any number of ranks: measure() on one host, measure_shared() on several.
-SharedPoint measure_point(const RunPlan& point, const Target& target, report::RunManifest& manifest, const std::filesystem::path& dir,
+SharedPoint measure_point(const RunPlan& point, const Target& target, runfolder::RunManifest& manifest, const std::filesystem::path& dir,
                           spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, const cluster::ClockSync& clock);
 /// A measured point's end marker (rank 0's): its own, with the ranks' costs combined on several.
-report::RunEnd end_of(const SharedPoint& point, const std::optional<record::ServerProcessFacts>& server_process);
+runfolder::RunEnd end_of(const SharedPoint& point, const std::optional<record::ServerProcessFacts>& server_process);
 
 }  // namespace tokbench::runner

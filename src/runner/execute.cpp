@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "client/engine.hpp"
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "common/clock.hpp"
 #include "common/redact.hpp"
 #include "load/sessions.hpp"
@@ -22,6 +22,7 @@
 #include "load/adaptive.hpp"
 #include "runner/load_shape.hpp"
 #include "runner/recorder.hpp"
+#include "runfolder/run_folder.hpp"
 
 namespace tokbench::runner {
 
@@ -39,7 +40,7 @@ client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg) {
   es.url = t.url;
   es.headers = cfg.headers;
   // A --header of the same name is the user's own id: it is sent as given, and none of ours.
-  if (cfg.request_id_header != "none" && !client::has_header(cfg.headers, cfg.request_id_header))
+  if (cfg.request_id_header != "none" && !net::has_header(cfg.headers, cfg.request_id_header))
     es.request_id_header = cfg.request_id_header;
   es.api_key = cfg.api_key;
   es.api = t.body.api;
@@ -62,15 +63,15 @@ client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg) {
 std::unique_ptr<probe::Scraper> start_scraper(const Target& t, const RunConfig& cfg, int64_t origin_ns,
                                               spdlog::logger& log, std::FILE* console) {
   if (cfg.server_metrics == "off") return nullptr;
-  const std::string url = cfg.server_metrics.empty() ? client::root_url_for(t.url) + "/metrics" : cfg.server_metrics;
+  const std::string url = cfg.server_metrics.empty() ? net::root_url_for(t.url) + "/metrics" : cfg.server_metrics;
   // Credentials go only to the target's own host, unless asked (--server-metrics-auth).
-  const bool same_host = client::root_url_for(url) == client::root_url_for(t.url);
+  const bool same_host = net::root_url_for(url) == net::root_url_for(t.url);
   std::vector<std::string> headers;
   for (const auto& h : cfg.headers)
     if (same_host || cfg.server_metrics_auth || redact_header(h) == h) headers.push_back(h);
   auto scraper = std::make_unique<probe::Scraper>(url, headers, same_host || cfg.server_metrics_auth ? cfg.api_key : "",
                                                   cfg.scrape_interval_ms, origin_ns, static_cast<size_t>(cfg.max_body_bytes),
-                                                  client::TlsSettings{cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure});
+                                                  net::TlsSettings{cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure});
   if (!scraper->scrape_once()) {
     if (!cfg.server_metrics.empty())
       fmt::print(console, "warning: cannot scrape --server-metrics {}: {}\n", redact_url(url), scraper->last_error());
@@ -90,8 +91,8 @@ std::unique_ptr<probe::TelemetryScraper> start_telemetry(const RunConfig& cfg, c
   if (cfg.telemetry.empty()) return nullptr;
   auto scraper = std::make_unique<probe::TelemetryScraper>(
       probe::telemetry_readers(cfg.telemetry, static_cast<size_t>(cfg.max_body_bytes),
-                               client::TlsSettings{cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure}),
-      cfg.telemetry_interval_ms, origin_ns, perf_dir / probe::kTelemetryFile);
+                               net::TlsSettings{cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure}),
+      cfg.telemetry_interval_ms, origin_ns, perf_dir / runfolder::kTelemetryFile);
   for (const auto& e : scraper->scrape_now()) {
     fmt::print(console, "warning: --telemetry {} (the run goes on; the verdict notes the gap)\n", e);
     log.warn("telemetry: {}", e);
@@ -251,14 +252,14 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
 
   es.started = &started;
   es.phase_start_at = share.phase_start_at;
-  if (cfg.warms_connections()) es.warm_url = client::root_url_for(target.url) + "/v1/models";
+  if (cfg.warms_connections()) es.warm_url = net::root_url_for(target.url) + "/v1/models";
   std::unique_ptr<load::RequestSource> source;
   load::AdaptiveSource* controller = nullptr;
   if (const auto* a = std::get_if<Adaptive>(&load.shape)) {  // the pool is its ceiling; it decides how much is used
     es.concurrency = a->max;
     cut_at(es, cfg, static_cast<int64_t>((load.duration_s + load.grace_s) * 1e9));
     auto controlled = std::make_unique<load::AdaptiveSource>(a->start, a->max, static_cast<int64_t>(a->window_s * 1e9),
-                                                       static_cast<int64_t>(load.duration_s * 1e9), plan.parsed.slos,
+                                                       static_cast<int64_t>(load.duration_s * 1e9), metrics::slo_window_judge(plan.parsed.slos),
                                                        target.maker());
     controller = controlled.get();
     source = std::move(controlled);
@@ -284,7 +285,7 @@ PointResult execute(const Target& target, const RunPlan& plan, const std::filesy
   auto scraper = start_scraper(target, cfg, origin_ns, log, console);
   std::optional<probe::ProfileWindow> profiler;
   if (plan.parsed.profile_window)
-    profiler.emplace(*plan.parsed.profile_window, client::root_url_for(target.url), cfg.headers, cfg.api_key);
+    profiler.emplace(*plan.parsed.profile_window, net::root_url_for(target.url), cfg.headers, cfg.api_key);
 
   log.info("measured phase: {}, {} worker thread(s)",
            cfg.duration_s > 0 ? fmt::format("{} s (grace {} s)", cfg.duration_s, cfg.grace_s)

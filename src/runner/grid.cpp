@@ -18,6 +18,7 @@
 #include "report/grid_page.hpp"
 #include "report/sweep_page.hpp"
 #include "report/outputs.hpp"
+#include "runfolder/files.hpp"
 #include "runner/resume.hpp"
 #include "runner/server_grid.hpp"
 #include "runner/stages.hpp"
@@ -59,7 +60,7 @@ void write_point_file(const fs::path& dir, const std::string& status, const std:
   }
   w.end_array().end_object();
   fs::create_directories(dir);
-  report::write_file(dir / kPointFile, w.take());
+  runfolder::write_file(dir / kPointFile, w.take());
 }
 
 // --resume: a configuration whose series ended and whose every point completed VALID, read back
@@ -213,7 +214,7 @@ void print_summary(std::FILE* console, const std::vector<report::GridConfig>& co
 RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
   const std::vector<ServerPoint> servers = server_points(parse_server_grid(plan.cfg.server_grid));
   const bool resuming = plan.resume;
-  const fs::path root = resuming ? plan.series_root : report::make_run_dir(plan.cfg.output_dir, std::time(nullptr));
+  const fs::path root = resuming ? plan.series_root : runfolder::make_run_dir(plan.cfg.output_dir, std::time(nullptr));
   if (!resuming) write_series_record(root, plan.requested.to_json());
   auto log = make_logger(root, resuming);
   log->info("{}server grid of {} configuration(s), {} each: {}", resuming ? "resumed: " : "", servers.size(),
@@ -269,9 +270,9 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
   const fs::path dir = root / "grid";
   fs::create_directories(dir);
   const std::string json = report::grid_json(configs, choice, {x_name, plan.cfg.slo, experiment_of(plan.cfg)}, interrupted);
-  report::write_file(dir / "summary.json", json);
-  report::write_file(dir / "summary.csv", report::grid_csv(configs));
-  report::write_file(dir / "grid.html", report::grid_page(configs, json, choice));
+  runfolder::write_file(dir / "summary.json", json);
+  runfolder::write_file(dir / "summary.csv", report::grid_csv(configs));
+  runfolder::write_file(dir / "grid.html", report::grid_page(configs, json, choice));
   std::error_code ec;
   for (const char* sub : {"configs", "performances"})  // the configurations hold these
     if (fs::is_empty(root / sub, ec)) fs::remove(root / sub, ec);

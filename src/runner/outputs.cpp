@@ -17,6 +17,7 @@
 #include "metrics/slices.hpp"
 #include "metrics/stable_stage.hpp"
 #include "metrics/verdict.hpp"
+#include "runfolder/files.hpp"
 
 namespace tokbench::runner {
 
@@ -25,8 +26,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // Why the folder is not a finished run ("" when it is).
-std::string incomplete_reason(const report::RunFolder& f, int64_t recorded) {
-  const report::RunManifest& m = f.manifest;
+std::string incomplete_reason(const runfolder::RunFolder& f, int64_t recorded) {
+  const runfolder::RunManifest& m = f.manifest;
   if (!m.target_ready) {
     return "incomplete: the run stopped before its target was ready, so no request was sent (see logs/run.log)";
   }
@@ -42,8 +43,8 @@ std::string incomplete_reason(const report::RunFolder& f, int64_t recorded) {
   return "";
 }
 
-report::RunInfo info_of(const report::RunFolder& f) {
-  report::RunInfo info = f.manifest.info;
+runfolder::RunInfo info_of(const runfolder::RunFolder& f) {
+  runfolder::RunInfo info = f.manifest.info;
   info.interrupted = !f.end || f.end->interrupted;
   if (f.end) {
     info.client = f.end->client;
@@ -75,7 +76,7 @@ struct FirstPass {
   }
 };
 
-FirstPass first_pass(const report::RunFolder& folder, metrics::Definitions defs, bool own) {
+FirstPass first_pass(const runfolder::RunFolder& folder, metrics::Definitions defs, bool own) {
   FirstPass p;
   const metrics::RunFacts& facts = folder.manifest.facts;
   const std::string& ds = folder.manifest.info.dataset_abbr;
@@ -153,8 +154,8 @@ std::pair<std::string, std::string> slices_outputs(const std::vector<metrics::Sl
 }
 
 // vLLM's own names for what the run was.
-report::VllmResultFacts vllm_facts(const report::RunFolder& f) {
-  const report::RunInfo& info = f.manifest.info;
+report::VllmResultFacts vllm_facts(const runfolder::RunFolder& f) {
+  const runfolder::RunInfo& info = f.manifest.info;
   report::VllmResultFacts v;
   // "2026-11-30T22:35:09+0000" -> "20261130-223509", as vLLM's datetime.now().strftime("%Y%m%d-%H%M%S")
   std::string d;
@@ -194,11 +195,11 @@ void cross_check_server(Written& w, const probe::ServerSummary& server, const me
   }
   w.info.server_json = report::server_json(*w.server, w.checks);
   w.info.server_disagrees = std::any_of(w.checks.begin(), w.checks.end(), [](const auto& c) { return !c.agree; });
-  report::write_file(out_dir / "server.json", w.info.server_json);
+  runfolder::write_file(out_dir / "server.json", w.info.server_json);
 }
 
 // What the verdict reads beside the tally: the folder's end marker, the load, the server check.
-metrics::VerdictFacts verdict_facts(const report::RunFolder& folder, const Written& w, const FirstPass& p) {
+metrics::VerdictFacts verdict_facts(const runfolder::RunFolder& folder, const Written& w, const FirstPass& p) {
   metrics::VerdictFacts vf;
   vf.interrupted = folder.end && folder.end->interrupted;
   vf.request_rate = folder.manifest.request_rate;
@@ -250,7 +251,7 @@ std::string stable_outputs(Written& w, const metrics::StableWindow& window, std:
 // --telemetry: the devices over the measured phase (and the stable stage), their energy with the
 // client's counts, and the cost; result.json's "telemetry", <ds>_telemetry.csv, the console's
 // lines; the gaps are the verdict's notes (an exporter that went away never fails a run).
-void telemetry_outputs(Written& w, const report::RunFolder& folder, const FirstPass& p, const metrics::StableWindow& window) {
+void telemetry_outputs(Written& w, const runfolder::RunFolder& folder, const FirstPass& p, const metrics::StableWindow& window) {
   const bool asked = folder.manifest.telemetry.interval_ms > 0;
   if (!asked && !std::filesystem::exists(folder.telemetry)) return;
   const bool any = p.tally.first_sent_ns != INT64_MAX;
@@ -288,12 +289,12 @@ void telemetry_outputs(Written& w, const report::RunFolder& folder, const FirstP
   if (cost && cost->known) w.usd_per_m_output_tokens = cost->per_m_output;
   for (const auto& n : view->notes) w.verdict.notes.push_back(n);
   if (!e.known && e.devices > 0) w.verdict.notes.push_back("energy not known: " + e.why);
-  report::write_file(w.perf_dir / (w.info.dataset_abbr + "_telemetry.csv"), report::telemetry_csv(*view));
+  runfolder::write_file(w.perf_dir / (w.info.dataset_abbr + "_telemetry.csv"), report::telemetry_csv(*view));
 }
 
 }  // namespace
 
-Written write_outputs(const report::RunFolder& folder, metrics::Definitions defs, const fs::path& out_dir, bool own) {
+Written write_outputs(const runfolder::RunFolder& folder, metrics::Definitions defs, const fs::path& out_dir, bool own) {
   Written w;
   w.info = info_of(folder);
   if (!own) w.info.view_of = folder.manifest.definitions;
@@ -366,14 +367,14 @@ Written write_outputs(const report::RunFolder& folder, metrics::Definitions defs
   if (vllm) vllm->finish(p.set(metrics::Definitions::Vllm));
   std::string csv = report::performance_csv(w.metrics);
   csv += stable_rows;  // the stable stage's rows, made as the page closed
-  report::write_file(w.perf_dir / (ds + ".csv"), csv);
+  runfolder::write_file(w.perf_dir / (ds + ".csv"), csv);
   if (!slices_json.empty()) {
     w.info.slices_json = slices_json;
-    report::write_file(w.perf_dir / (ds + "_slices.csv"), slices_csv);
+    runfolder::write_file(w.perf_dir / (ds + "_slices.csv"), slices_csv);
   }
-  report::write_file(w.perf_dir / (ds + ".json"), report::common_json(w.metrics));
-  if (report::outputs_read(w.metrics.quality)) report::write_file(w.perf_dir / (ds + "_quality.csv"), report::quality_csv(w.metrics.quality));
-  report::write_file(out_dir / "result.json", report::result_json(w.metrics, w.info, w.verdict, w.side_by_side));
+  runfolder::write_file(w.perf_dir / (ds + ".json"), report::common_json(w.metrics));
+  if (report::outputs_read(w.metrics.quality)) runfolder::write_file(w.perf_dir / (ds + "_quality.csv"), report::quality_csv(w.metrics.quality));
+  runfolder::write_file(out_dir / "result.json", report::result_json(w.metrics, w.info, w.verdict, w.side_by_side));
   return w;
 }
 

@@ -11,7 +11,7 @@
 #include "metrics/metrics.hpp"
 #include "probe/server_metrics.hpp"
 #include "report/outputs.hpp"
-#include "report/run_folder.hpp"
+#include "runfolder/run_folder.hpp"
 
 namespace tokbench::runner {
 
@@ -19,7 +19,7 @@ struct Written {
   metrics::MetricSet metrics;
   report::Verdict verdict;
   std::vector<metrics::DefinitionColumn> side_by_side;  ///< streaming runs only
-  report::RunInfo info;                                 ///< as written into result.json
+  runfolder::RunInfo info;                                 ///< as written into result.json
   std::optional<probe::ServerSummary> server;
   std::vector<probe::CrossCheck> checks;
   std::filesystem::path out_dir, perf_dir;              ///< where they were written
@@ -34,7 +34,7 @@ struct Written {
 /// Computes and writes the outputs of `folder` under `defs` into `out_dir` (the run folder, or a
 /// view folder such as views/<compat>/, which then holds the tables flat). `own` = the run's own
 /// outputs: <ds>_failed.jsonl is rewritten from the details too.
-Written write_outputs(const report::RunFolder& folder, metrics::Definitions defs, const std::filesystem::path& out_dir, bool own);
+Written write_outputs(const runfolder::RunFolder& folder, metrics::Definitions defs, const std::filesystem::path& out_dir, bool own);
 
 /// On `console` (runner/console_view.cpp): a one-screen summary, or with `verbose` every table
 /// (the definitions side by side, the server's view), then the verdict with its reasons,

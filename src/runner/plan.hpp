@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "metrics/metrics.hpp"
 #include "runner/run_config.hpp"
 #include "runner/runner.hpp"
@@ -22,7 +22,7 @@ struct RunPlan {
   std::vector<std::pair<std::string, std::string>> extra_body;  ///< --extra-body, parsed
   metrics::Definitions definitions = metrics::Definitions::Tokbench;
   bool synthetic = false;
-  client::TlsSettings tls;  ///< from --ca-bundle, --cert, --key, --insecure
+  net::TlsSettings tls;  ///< from --ca-bundle, --cert, --key, --insecure
   ParsedFlags parsed;       ///< --slo, --goodput, --profile-window, --image: parsed once, here
 
   // What an experiment around this one sets (runner/grid, --resume); a plain run leaves them be.

@@ -8,6 +8,7 @@
 
 #include "client/engine.hpp"
 #include "probe/cache_reset.hpp"
+#include "runfolder/files.hpp"
 #include "runner/cluster_run.hpp"
 #include "runner/resume.hpp"
 #include "runner/stages.hpp"
@@ -25,7 +26,7 @@ PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* con
     root_ = plan.series_root;
     for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(root_ / sub);
   } else if (cluster::world().rank == 0) {
-    root_ = report::make_run_dir(plan.cfg.output_dir, start_.wall);
+    root_ = runfolder::make_run_dir(plan.cfg.output_dir, start_.wall);
   } else {
     root_ = scratch_dir("series");
     quiet_ = std::fopen("/dev/null", "w");
@@ -102,13 +103,13 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
   if (point.cfg.reset_prefix_cache && world.rank == 0) reset_cache(point);
   for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(dir / sub);
   auto log = make_logger(dir);
-  report::RunManifest manifest = asked(point, start_.wall);
+  runfolder::RunManifest manifest = asked(point, start_.wall);
   manifest.info.run_id = run_id(start_, name);
-  report::write_manifest(dir, manifest);
+  runfolder::write_manifest(dir, manifest);
   const SharedPoint shared = measure_point(point, *target_, manifest, dir, *log, stop_, point_console_, start_.clock);
   RunOutcome out;
   if (world.rank == 0) {
-    report::write_end(dir, end_of(shared, std::nullopt));
+    runfolder::write_end(dir, end_of(shared, std::nullopt));
     out = conclude(point, dir, shared.result, *log, point_console_);
     disk_stopped_ |= out.exit_code == kExitDiskStopped;
     if (point_console_ != console_) {  // --quiet: one line a point

@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "runner/outputs.hpp"
-#include "report/run_folder.hpp"
+#include "runfolder/run_folder.hpp"
 #include "runner/runner.hpp"
 #include "runner/stages.hpp"
 #include "runner/repeats.hpp"
@@ -46,7 +46,7 @@ RunOutcome recompute_sweep(const fs::path& root, std::FILE* console) {
     point.request_rate = json::string_or(p, "request_rate") == "inf" ? std::numeric_limits<double>::infinity()
                                                                        : json::number_or(p, "request_rate", 0);
     point.num_prompts = json::int_or(p, "num_prompts", 0);
-    if (!fs::exists(root / label / report::kManifestFile)) {  // it never ran (its server failed, Ctrl-C): as recorded
+    if (!fs::exists(root / label / runfolder::kManifestFile)) {  // it never ran (its server failed, Ctrl-C): as recorded
       rebuilt.add_failed(label, point, json::string_or(p, "why", "no run folder"));
       continue;
     }
@@ -85,25 +85,25 @@ RunOutcome recompute_repeats(const fs::path& root, std::FILE* console) {
 }  // namespace
 
 RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& compat, std::FILE* console, bool verbose) {
-  if (!fs::exists(run_dir / report::kManifestFile) && fs::exists(run_dir / "sweep" / "summary.json")) {
+  if (!fs::exists(run_dir / runfolder::kManifestFile) && fs::exists(run_dir / "sweep" / "summary.json")) {
     if (compat) throw std::invalid_argument("--compat: give one point's folder (a view is per run), not the sweep's root");
     return recompute_sweep(run_dir, console);
   }
-  if (!fs::exists(run_dir / report::kManifestFile) && fs::exists(run_dir / "search" / "search.json")) {
+  if (!fs::exists(run_dir / runfolder::kManifestFile) && fs::exists(run_dir / "search" / "search.json")) {
     if (compat) throw std::invalid_argument("--compat: give one probe's folder (a view is per run), not the search's root");
     return rebuild_search(run_dir, console);
   }
-  if (!fs::exists(run_dir / report::kManifestFile) && fs::exists(run_dir / "repeats" / "summary.json")) {
+  if (!fs::exists(run_dir / runfolder::kManifestFile) && fs::exists(run_dir / "repeats" / "summary.json")) {
     if (compat) throw std::invalid_argument("--compat: give one run's folder (a view is per run), not the repeats' root");
     return recompute_repeats(run_dir, console);
   }
-  if (!fs::exists(run_dir / report::kManifestFile) && fs::exists(run_dir / "grid" / "summary.json")) {
+  if (!fs::exists(run_dir / runfolder::kManifestFile) && fs::exists(run_dir / "grid" / "summary.json")) {
     throw std::invalid_argument(fmt::format(
         "{} is a server grid's root: report one configuration's folder ({}/<configuration>), or rebuild grid/ from the "
         "folders with the grid's own flags and --resume {} (no server is started for a configuration whose points are "
         "all VALID)", run_dir.string(), run_dir.string(), run_dir.string()));
   }
-  const report::RunFolder folder = report::load_run_folder(run_dir);
+  const runfolder::RunFolder folder = runfolder::load_run_folder(run_dir);
   const std::string defs_name = compat.value_or(folder.manifest.definitions);
   const auto defs = metrics::definitions_from_name(defs_name);
   if (!defs) {

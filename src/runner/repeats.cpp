@@ -8,6 +8,7 @@
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
 #include "report/outputs.hpp"
+#include "runfolder/files.hpp"
 #include "runner/points.hpp"
 #include "runner/stages.hpp"
 
@@ -31,31 +32,6 @@ std::vector<std::pair<std::string, std::optional<double>>> headline_metrics(cons
   if (m.common_metric("request_goodput")) out.emplace_back("request_goodput", common("request_goodput"));
   if (m.quality.answers.scored() > 0) out.emplace_back("accuracy", m.quality.answers.interval().p);  // --check-answers
   return out;
-}
-
-std::optional<RepeatSeries> load_repeat_series(const fs::path& dir) {
-  const fs::path path = dir / "repeats" / "summary.json";
-  if (!fs::exists(path)) return std::nullopt;
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  if (parser.parse(report::read_file(path)).get(root))
-    throw std::runtime_error(fmt::format("{}: not a valid repeat summary (rerun with --repeats)", path.string()));
-  RepeatSeries s;
-  s.root = dir;
-  s.level = root["confidence"].get_double().value_unsafe();
-  simdjson::dom::object metrics;
-  if (root["metrics"].get_object().get(metrics)) throw std::runtime_error(fmt::format("{}: no \"metrics\"", path.string()));
-  for (auto kv : metrics) {
-    const std::string key(kv.key);
-    s.keys.push_back(key);
-    simdjson::dom::array values;
-    if (kv.value["values"].get_array().get(values)) continue;
-    for (auto v : values) {
-      double x = 0;
-      if (!v.get_double().get(x)) s.values[key].push_back(x);
-    }
-  }
-  return s;
 }
 
 void RepeatsSummary::add(const RunOutcome& o) {
@@ -107,8 +83,8 @@ RunOutcome RepeatsSummary::finish(const std::optional<record::ServerProcessFacts
   w.end_object();
   const fs::path dir = root_ / "repeats";
   fs::create_directories(dir);
-  report::write_file(dir / "summary.json", w.take());
-  report::write_file(dir / "summary.csv", csv);
+  runfolder::write_file(dir / "summary.json", w.take());
+  runfolder::write_file(dir / "summary.csv", csv);
   fmt::print(console, "repeats: {}\n  summary: {}\n", root_.string(), (dir / "summary.json").string());
   std::fflush(console);
   RunOutcome out;

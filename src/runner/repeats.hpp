@@ -23,16 +23,6 @@ namespace tokbench::runner {
 /// The headline metrics a series summarizes, by key: "ttft_mean_ms", "output_token_throughput", ...
 std::vector<std::pair<std::string, std::optional<double>>> headline_metrics(const metrics::MetricSet& m);
 
-/// A series read back from repeats/summary.json: per metric key, every run's value.
-struct RepeatSeries {
-  std::filesystem::path root;
-  double level = 0.95;
-  std::vector<std::string> keys;  ///< in the file's order
-  std::map<std::string, std::vector<double>> values;
-};
-/// Reads DIR/repeats/summary.json; nullopt when DIR is not a repeat series.
-std::optional<RepeatSeries> load_repeat_series(const std::filesystem::path& dir);
-
 /// The series' summary, fed one run at a time: by run_repeats as the runs finish, and by
 /// `report` on a repeats root from the recomputed run folders.
 class RepeatsSummary {

@@ -9,7 +9,8 @@
 
 #include "common/json_writer.hpp"
 #include "report/outputs.hpp"
-#include "report/run_folder.hpp"
+#include "runfolder/files.hpp"
+#include "runfolder/run_folder.hpp"
 
 namespace tokbench::runner {
 
@@ -29,7 +30,7 @@ bool free_to_change(std::string_view key) {
 void write_series_record(const fs::path& root, const std::string& requested_json) {
   JsonWriter w;
   w.begin_object().field("format", "tokbench-series/1").field_raw("requested", requested_json).end_object();
-  report::write_file(root / kSeriesFile, w.take());
+  runfolder::write_file(root / kSeriesFile, w.take());
 }
 
 void check_resumable(const fs::path& root, const std::string& requested_json) {
@@ -57,7 +58,7 @@ void check_resumable(const fs::path& root, const std::string& requested_json) {
 }
 
 std::optional<RunOutcome> completed_point(const fs::path& dir) {
-  if (!fs::exists(dir / report::kManifestFile) || !fs::exists(dir / report::kEndFile)) return std::nullopt;
+  if (!fs::exists(dir / runfolder::kManifestFile) || !fs::exists(dir / runfolder::kEndFile)) return std::nullopt;
   std::FILE* quiet = std::fopen("/dev/null", "w");
   try {
     RunOutcome o = recompute(dir, std::nullopt, quiet ? quiet : stdout);

@@ -8,6 +8,7 @@
 #include <ctime>
 
 #include "cluster/cluster.hpp"
+#include "runfolder/files.hpp"
 #include "runner/cluster_run.hpp"
 #include "runner/grid.hpp"
 #include "runner/plan.hpp"
@@ -56,19 +57,19 @@ RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   const RankStart start = start_ranks();
   std::FILE* quiet = root ? nullptr : std::fopen("/dev/null", "w");
   std::FILE* out = root ? console : quiet;
-  const fs::path dir = root ? report::make_run_dir(plan.cfg.output_dir, start.wall) : scratch_dir("run");
+  const fs::path dir = root ? runfolder::make_run_dir(plan.cfg.output_dir, start.wall) : scratch_dir("run");
   auto log = make_logger(dir);
   log_rank(*log, start);
-  report::RunManifest manifest = asked(plan, start.wall);
+  runfolder::RunManifest manifest = asked(plan, start.wall);
   manifest.info.run_id = run_id(start);
-  report::write_manifest(dir, manifest);
+  runfolder::write_manifest(dir, manifest);
   Target target = open_logged(plan, dir, *log, out);
   const SharedPoint point = measure_point(plan, target, manifest, dir, *log, stop, out, start.clock);
   const auto server_process = target.close(dir, *log, out);
   if (point.result.interrupted) log->warn("interrupted: stopped sending; in-flight requests drained or cancelled");
   RunOutcome outcome;
   if (root) {
-    report::write_end(dir, end_of(point, server_process));
+    runfolder::write_end(dir, end_of(point, server_process));
     outcome = conclude(plan, dir, point.result, *log, console);
   } else {
     std::fclose(quiet);

@@ -13,6 +13,7 @@
 #include "metrics/load_curve.hpp"
 #include "report/outputs.hpp"
 #include "report/search_page.hpp"
+#include "runfolder/files.hpp"
 #include "runner/points.hpp"
 #include "runner/stages.hpp"
 
@@ -100,8 +101,8 @@ RunOutcome finish_search(const fs::path& root, const SearchResult& r, const repo
     list.end_array();
     json.insert(json.size() - 1, ",\"resumed\":" + list.take());
   }
-  report::write_file(dir / "search.json", json);
-  report::write_file(dir / "search.html", report::search_page(r, json, slos));
+  runfolder::write_file(dir / "search.json", json);
+  runfolder::write_file(dir / "search.html", report::search_page(r, json, slos));
   std::string bounds;
   for (const auto& s : slos) bounds += (bounds.empty() ? "" : ",") + s.text();
   fmt::print(console, "\nsearch {} under {}:\n", asked.search, bounds);
@@ -161,7 +162,7 @@ RunOutcome rebuild_search(const fs::path& root, std::FILE* console) {
   const fs::path path = root / "search" / "search.json";
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
-  if (parser.parse(report::read_file(path)).get(doc))
+  if (parser.parse(runfolder::read_file(path)).get(doc))
     throw std::runtime_error(fmt::format("cannot read {}: not a search summary (rerun the search)", path.string()));
   report::SearchAsked asked{json::string_or(doc, "search"), json::number_or(doc, "margin", 0)};
   std::vector<metrics::RunSlo> slos;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "report/outputs.hpp"
+#include "runfolder/files.hpp"
 
 namespace tokbench::runner {
 
@@ -105,7 +106,7 @@ std::vector<ServerPoint> server_points(const std::vector<GridAxis>& axes) {
   }
   for (ServerPoint& p : out) {
     for (const auto& [k, v] : p.values) p.name += fmt::format("{}{}-{}", p.name.empty() ? "" : "_", k, v);
-    p.name = report::file_safe(p.name);
+    p.name = runfolder::file_safe(p.name);
   }
   // Two values that differ only in characters a folder cannot hold would share a folder.
   for (size_t i = 0; i < out.size(); ++i)

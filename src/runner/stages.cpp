@@ -19,6 +19,7 @@
 #include "common/redact.hpp"
 #include "history/commands.hpp"
 #include "metrics/slo.hpp"
+#include "runfolder/files.hpp"
 #include "runner/load_shape.hpp"
 #include "runner/outputs.hpp"
 #include "runner/target.hpp"
@@ -41,9 +42,9 @@ std::string now_iso(std::time_t t) {
 
 
 // What the target stage learned: the model, the dataset, the exact first body and its audit.
-void learned(report::RunManifest& m, const RunPlan& plan, const Target& t, const fs::path& run_dir, spdlog::logger& log,
+void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t, const fs::path& run_dir, spdlog::logger& log,
              std::FILE* console) {
-  report::RunInfo& info = m.info;
+  runfolder::RunInfo& info = m.info;
   info.target_url = redact_url(t.url);  // what is saved and shown; the engine keeps the real one
   info.embedded_simulator = t.sim != nullptr;
   info.model = t.model;
@@ -75,7 +76,7 @@ void learned(report::RunManifest& m, const RunPlan& plan, const Target& t, const
   w.begin_object().field_raw("requested", m.requested_json).field_raw("effective", info.config_json);
   w.field("target_url", info.target_url).field("embedded_simulator", info.embedded_simulator);
   w.field("dataset_abbr", t.data.abbr).field("started_at", info.started_at).end_object();
-  report::write_file(run_dir / "configs" / "run_config.json", w.take());
+  runfolder::write_file(run_dir / "configs" / "run_config.json", w.take());
 
   log.info("tokbench {} ({}{})", kVersion, kGitHash, kGitDirty ? ", dirty" : "");
   log.info("requested config: {}", m.requested_json);
@@ -103,7 +104,7 @@ void learned(report::RunManifest& m, const RunPlan& plan, const Target& t, const
     audit += fmt::format("{}: {}\n", level, text);
     log.info("audit {}: {}", level, text);
   }
-  report::write_file(run_dir / "configs" / "request_audit.txt", audit);
+  runfolder::write_file(run_dir / "configs" / "request_audit.txt", audit);
   std::fflush(console);
 }
 
@@ -125,8 +126,8 @@ fs::path scratch_dir(const std::string& what) {
   return dir;
 }
 
-report::RunManifest asked(const RunPlan& plan, std::time_t wall) {
-  report::RunManifest m;
+runfolder::RunManifest asked(const RunPlan& plan, std::time_t wall) {
+  runfolder::RunManifest m;
   const RunConfig& c = plan.cfg;
   m.requested_json = plan.requested.to_json();
   m.info.config_json = c.to_json();
@@ -166,8 +167,8 @@ report::RunManifest asked(const RunPlan& plan, std::time_t wall) {
   return m;
 }
 
-report::RunEnd ended(const PointResult& p, const std::optional<record::ServerProcessFacts>& server_process) {
-  report::RunEnd e;
+runfolder::RunEnd ended(const PointResult& p, const std::optional<record::ServerProcessFacts>& server_process) {
+  runfolder::RunEnd e;
   e.interrupted = p.interrupted;
   e.stop_reason = !p.write_error.empty() ? std::string(kDiskStopReason) + p.write_error
                   : !p.saturated.empty()   ? std::string(kSaturatedStopReason) + p.saturated
@@ -193,22 +194,22 @@ static void print_paths(const Written& w, std::FILE* console, bool verbose) {
 
 // One load point in `dir` (already holding its manifest): the measured phase. On a failure the
 // folder gets its end marker saying why; otherwise the caller writes it (after stopping a server).
-PointResult measure(const RunPlan& plan, const Target& target, report::RunManifest& manifest, const fs::path& dir,
+PointResult measure(const RunPlan& plan, const Target& target, runfolder::RunManifest& manifest, const fs::path& dir,
                     spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, int64_t origin,
                     const RankShare& share, const RunPlan* whole) {
   fs::create_directories(dir / "performances" / plan.cfg.model_abbr);
   if (origin == kNoOrigin) origin = steady_now_ns();
   learned(manifest, whole ? *whole : plan, target, dir, log, console);  // a rank's plan is a share of the whole
   manifest.info.origin_steady_ns = origin;
-  report::write_manifest(dir, manifest);
+  runfolder::write_manifest(dir, manifest);
   try {
     return execute(target, plan, dir / "performances" / plan.cfg.model_abbr, manifest.info.run_id, origin, stop, log,
                    console, share);
   } catch (const std::exception& e) {
     // The folder says why it stopped (every warm-up request failed, ...), not "killed?".
-    report::RunEnd failed;
+    runfolder::RunEnd failed;
     failed.stop_reason = e.what();
-    report::write_end(dir, failed);
+    runfolder::write_end(dir, failed);
     log.error("the run stopped: {}", e.what());
     throw;
   }
@@ -242,7 +243,7 @@ RunOutcome conclude(const RunPlan& plan, const fs::path& dir, const PointResult&
   out.interrupted = result.interrupted;
   const bool disk = !result.write_error.empty();
   try {
-    const Written w = write_outputs(report::load_run_folder(dir), plan.definitions, dir, true);
+    const Written w = write_outputs(runfolder::load_run_folder(dir), plan.definitions, dir, true);
     out.metrics = w.metrics;
     out.verdict = w.verdict;
     out.j_per_output_token = w.j_per_output_token;

@@ -18,7 +18,7 @@
 #include "metrics/saturation.hpp"
 #include "runner/execute.hpp"
 #include "runner/plan.hpp"
-#include "report/run_folder.hpp"
+#include "runfolder/run_folder.hpp"
 #include "runner/runner.hpp"
 
 namespace tokbench::runner {
@@ -34,7 +34,7 @@ std::shared_ptr<spdlog::logger> make_logger(const std::filesystem::path& run_dir
 std::filesystem::path scratch_dir(const std::string& what);
 
 /// What was asked, before anything is contacted: a folder killed from there on still says what it was.
-report::RunManifest asked(const RunPlan& plan, std::time_t wall);
+runfolder::RunManifest asked(const RunPlan& plan, std::time_t wall);
 
 /// The target for `plan`, its failure logged (the folder says where the run stopped).
 Target open_logged(RunPlan& plan, const std::filesystem::path& dir, spdlog::logger& log, std::FILE* console);
@@ -44,12 +44,12 @@ inline constexpr int64_t kNoOrigin = INT64_MIN;
 /// One load point in `dir` (already holding its manifest): the measured phase. On a failure the
 /// folder gets its end marker saying why; otherwise the caller writes it (after stopping a
 /// server). `whole`: the plan a rank's share was cut from (what the manifest tells).
-PointResult measure(const RunPlan& plan, const Target& target, report::RunManifest& manifest, const std::filesystem::path& dir,
+PointResult measure(const RunPlan& plan, const Target& target, runfolder::RunManifest& manifest, const std::filesystem::path& dir,
                     spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, int64_t origin = kNoOrigin,
                     const RankShare& share = {}, const RunPlan* whole = nullptr);
 
 /// The end marker of a measured point (the server's summary when tokbench ran it).
-report::RunEnd ended(const PointResult& p, const std::optional<record::ServerProcessFacts>& server_process);
+runfolder::RunEnd ended(const PointResult& p, const std::optional<record::ServerProcessFacts>& server_process);
 
 /// What a folder's verdict means as an exit code, the same for `run` and `report`: 0 VALID, 4
 /// INVALID (the reports are written, the numbers must not be quoted), 1 no request succeeded.

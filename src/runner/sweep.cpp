@@ -1,5 +1,6 @@
 #include "runner/sweep.hpp"
 
+#include "runfolder/files.hpp"
 #include "runner/load_shape.hpp"
 #include "runner/stages.hpp"
 
@@ -100,9 +101,9 @@ RunOutcome SweepSummary::finish(const std::optional<record::ServerProcessFacts>&
   w.field("accuracy_warning", falling);
   if (server_process) record::write_optional(w, "server_process", server_process);
   w.end_object();
-  report::write_file(dir / "summary.json", w.take());
-  report::write_file(dir / "summary.csv", report::sweep_csv(rows_));
-  report::write_file(dir / "sweep.html", report::sweep_page(rows_, points, knee));
+  runfolder::write_file(dir / "summary.json", w.take());
+  runfolder::write_file(dir / "summary.csv", report::sweep_csv(rows_));
+  runfolder::write_file(dir / "sweep.html", report::sweep_page(rows_, points, knee));
 
   fmt::print(console, "\nsweep over {} ({} point(s)):\n", x_name_, rows_.size());
   fmt::print(console, "  {:<12} {:<11} {:>10} {:>14} {:>12} {:>12} {:>12}\n", "point", "verdict", "req/s", "output tok/s",

@@ -6,13 +6,14 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "common/json_writer.hpp"
 #include "common/redact.hpp"
 #include "dataset/images.hpp"
 #include "mock/mock_server.hpp"
 #include "probe/server_process.hpp"
 #include "report/outputs.hpp"
+#include "runfolder/files.hpp"
 #include "runner/server_grid.hpp"
 #include "runner/workload.hpp"
 
@@ -34,7 +35,7 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
 bool answers_under_other_scheme(const std::string& url) {
   const bool https = url.starts_with("https://");
   const std::string other = (https ? "http://" : "https://") + url.substr(https ? 8 : 7);
-  return client::http_get(other, {}, "", 2'000, 1 << 16, client::TlsSettings{"", "", "", true}).reached;
+  return net::http_get(other, {}, "", 2'000, 1 << 16, net::TlsSettings{"", "", "", true}).reached;
 }
 
 // A TLS alert that is about the client's certificate (mutual TLS): libcurl reports it as a failed
@@ -53,13 +54,13 @@ std::string client_certificate_problem(const std::string& error, const RunConfig
 
 // GET /v1/models answers whether the server is there at all, and which model it serves; a wrong
 // --model is caught here instead of failing every request.
-std::string resolve_model(const RunConfig& cfg, const std::string& url, const client::TlsSettings& tls,
+std::string resolve_model(const RunConfig& cfg, const std::string& url, const net::TlsSettings& tls,
                           std::vector<std::string>* served) {
-  const std::string models_url = client::models_url_for(url);
+  const std::string models_url = net::models_url_for(url);
   // The API's own credential headers (Anthropic's x-api-key and anthropic-version) on /v1/models too.
   std::vector<std::string> headers = cfg.headers;
   for (auto& h : api_of(cfg.endpoint).credential_headers(cfg.headers, cfg.api_key)) headers.push_back(std::move(h));
-  const auto res = client::http_get(models_url, headers, "", 10'000, static_cast<size_t>(cfg.max_body_bytes), tls);
+  const auto res = net::http_get(models_url, headers, "", 10'000, static_cast<size_t>(cfg.max_body_bytes), tls);
   if (res.tls_error && answers_under_other_scheme(models_url)) {  // https:// to a plain-HTTP port: no CA would help
     throw std::runtime_error(fmt::format("TLS to {} failed: {}: the server speaks plain HTTP there, not TLS; use an "
                                          "http:// URL", redact_url(models_url), res.error));
@@ -84,7 +85,7 @@ std::string resolve_model(const RunConfig& cfg, const std::string& url, const cl
   std::vector<std::string> ids;
   if (res.status == 200) {
     try {
-      ids = client::parse_model_ids(res.body);
+      ids = net::parse_model_ids(res.body);
     } catch (const std::exception&) {
       ids.clear();
     }
@@ -135,13 +136,13 @@ std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const RunPlan
     if (cfg.model.empty()) cfg.model = cfg.model_path;  // served model name = the model path
   }
   ps.log_path = run_dir / "logs" / "server.log";
-  ps.ready_urls = {client::root_url_for(url) + "/health", client::models_url_for(url)};
+  ps.ready_urls = {net::root_url_for(url) + "/health", net::models_url_for(url)};
   ps.ready_timeout_s = cfg.server_ready_timeout_s;
   ps.stop_grace_s = cfg.server_stop_grace_s;
   ps.secrets = known_secrets(cfg);
   // Something already answering there would be benchmarked instead of the server started here.
   for (const auto& ready : ps.ready_urls) {
-    if (client::http_get(ready, cfg.headers, cfg.api_key, 2'000).reached) {
+    if (net::http_get(ready, cfg.headers, cfg.api_key, 2'000).reached) {
       throw std::runtime_error(
           cfg.deploy_sh.empty()
               ? fmt::format("a server already answers at {} before --server-cmd started one: stop it, or point --url at "
@@ -249,11 +250,11 @@ std::optional<record::ServerProcessFacts> Target::close(const fs::path& run_dir,
   server.reset();
   log.info("server {}", how);
   const fs::path log_path = run_dir / "logs" / "server.log";
-  std::string text = report::read_file(log_path);
+  std::string text = runfolder::read_file(log_path);
   // A server echoes its arguments (vLLM prints its non-default ones, --api-key included): the
   // values tokbench knows to be secret are hidden in the log it keeps.
   if (const std::string hidden = redact_known(text, secrets); hidden != text) {
-    report::write_file(log_path, hidden);
+    runfolder::write_file(log_path, hidden);
     text = hidden;
   }
   const auto sl = probe::parse_vllm_log(text);
@@ -314,7 +315,7 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
                                          "server (vLLM: --lora-modules NAME=PATH), fix the name, or pass "
                                          "--skip-model-check when a gateway serves it under an alias",
                                          name, cfg.lora.empty() ? "a dataset line's \"model\"" : "--lora or a dataset line",
-                                         client::models_url_for(t.url), join(served, ", ")));
+                                         net::models_url_for(t.url), join(served, ", ")));
   }
   t.lora = cfg.lora;
   t.lora_seed = cfg.seed;
@@ -325,7 +326,7 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
     fmt::print(console, "images: {} per request, drawn from 16 seeded {}x{} PNGs ({} bytes as a data URL)\n",
                cfg.images_per_request, w, h, t.images.front().size());
   }
-  if (cfg.model_abbr.empty()) cfg.model_abbr = report::file_safe(cfg.model);
+  if (cfg.model_abbr.empty()) cfg.model_abbr = runfolder::file_safe(cfg.model);
   t.model = cfg.model;
   if (workload.needs_target()) workload.build(in, t);  // with the server's /tokenize and the resolved model
   if (cfg.turns > 0 && !cfg.multi_turn) {  // --num-prompts counts sessions; by default one pass over the dataset

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 #include "dataset/spec.hpp"
 #include "runner/run_config.hpp"
 
@@ -25,7 +25,7 @@ struct Target;
 struct WorkloadInput {
   RunConfig& cfg;                   ///< the workload may settle num_prompts (a trace replays its lines)
   const std::string& url;           ///< the endpoint (its /tokenize when there is no --tokenizer)
-  const client::TlsSettings& tls;
+  const net::TlsSettings& tls;
   const tokenizer::Tokenizer* tok;  ///< --tokenizer (null: the server's /tokenize)
   std::FILE* console;
 };

@@ -11,19 +11,9 @@
 
 #include "client/engine.hpp"
 #include "runner/runner.hpp"
+#include "temp_dir.hpp"
 
 namespace tokbench::testing {
-
-/// temp/<prefix>_<pid>_<test name>, emptied: one folder per test, so parallel tests never share one.
-inline std::filesystem::path fresh_test_dir(const std::string& prefix) {
-  std::string name = prefix + "_" + std::to_string(getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  for (char& ch : name)
-    if (ch == '/') ch = '_';  // a parameterized test's name (Suite/Test/param): one folder, not nested ones
-  const auto dir = std::filesystem::temp_directory_path() / name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);  // tests write their datasets and traces there
-  return dir;
-}
 
 /// Runs `c` quietly with --output-dir `out_dir`.
 inline runner::RunOutcome run_in_process(runner::RunConfig c, const std::filesystem::path& out_dir) {

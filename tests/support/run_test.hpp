@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "record/record_io.hpp"
-#include "report/run_folder.hpp"
+#include "runfolder/run_folder.hpp"
 #include "runner/runner.hpp"
 #include "in_process_run.hpp"
 
@@ -67,7 +67,7 @@ class RunTest : public ::testing::Test {
   runner::RunOutcome run(const runner::RunConfig& c) { return run_in_process(c, dir_); }
   /// Every record the run's folder holds, warm-up included.
   std::vector<record::RequestRecord> records(const runner::RunOutcome& o) {
-    return record::read_details(report::load_run_folder(o.run_dir).details.string());
+    return record::read_details(runfolder::load_run_folder(o.run_dir).details.string());
   }
   /// The run's result.json (valid until the next call).
   simdjson::dom::element result(const runner::RunOutcome& o) {

@@ -6,7 +6,7 @@
 #include "client/api.hpp"
 #include "client/api/body_parts.hpp"
 #include "client/api/json_read.hpp"
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 
 namespace tokbench::client {
 
@@ -43,8 +43,8 @@ class AnthropicMessages : public ApiAdapter {
   // The key goes as x-api-key, on set-up calls too, and every call names the API version.
   std::vector<std::string> credential_headers(const std::vector<std::string>& given, const std::string& key) const override {
     std::vector<std::string> h;
-    if (!key.empty() && !has_header(given, "x-api-key")) h.push_back("x-api-key: " + key);
-    if (!has_header(given, "anthropic-version")) h.emplace_back("anthropic-version: 2023-06-01");
+    if (!key.empty() && !net::has_header(given, "x-api-key")) h.push_back("x-api-key: " + key);
+    if (!net::has_header(given, "anthropic-version")) h.emplace_back("anthropic-version: 2023-06-01");
     return h;
   }
 

@@ -4,12 +4,12 @@
 
 #include <stdexcept>
 
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 
 namespace tokbench::runner {
 
 client::ServerTokenizer server_tokenizer(const WorkloadInput& in) {
-  return {client::root_url_for(in.url), in.cfg.model, in.cfg.headers, in.cfg.api_key, in.tls};
+  return {net::root_url_for(in.url), in.cfg.model, in.cfg.headers, in.cfg.api_key, in.tls};
 }
 
 std::unique_ptr<dataset::TokenCodec> make_codec(const client::ServerTokenizer& st, bool server_has,

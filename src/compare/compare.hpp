@@ -1,5 +1,5 @@
 #pragma once
-// runner/compare: `tokbench compare RUN_A RUN_B [...]` — every metric side by side with its
+// compare/compare: the verb `tokbench compare RUN_A RUN_B [...]` — every metric side by side with its
 // relative change against the first run, a Mann–Whitney U test on per-request latencies so noise
 // is not reported as change, diffs of the request bodies, effective configs and server metrics
 // (how the seed's min_tokens would have shown in one glance), and --fail-if thresholds for CI.
@@ -9,7 +9,7 @@
 
 #include "metrics/thresholds.hpp"
 
-namespace tokbench::runner {
+namespace tokbench::compare {
 
 struct CompareOptions {
   std::vector<std::string> runs;     ///< run folders; the first is the baseline
@@ -25,4 +25,4 @@ using metrics::parse_threshold;
 /// input (missing run folder, bad threshold).
 int compare_runs(CompareOptions o, std::FILE* console);
 
-}  // namespace tokbench::runner
+}  // namespace tokbench::compare

@@ -1,5 +1,5 @@
 #pragma once
-// report/run_folder: the run folder as a typed artifact, the contract between `run` and
+// runfolder/run_folder: the run folder as a typed artifact, the contract between `run` and
 // `report`. The run writes manifest.json first (what was asked: requests, load, definitions;
 // then what was learned: model, body, audit, synthetic prompts), records one line each while it
 // runs, and end.json last (how it ended, client cost, server process, profile, the server's
@@ -11,14 +11,16 @@
 #include <vector>
 
 #include "metrics/metrics.hpp"
-#include "probe/server_metrics.hpp"
+#include "record/server_view.hpp"
 #include "record/client_health.hpp"
-#include "report/outputs.hpp"
+#include "runfolder/run_info.hpp"
 
-namespace tokbench::report {
+namespace tokbench::runfolder {
 
 inline constexpr const char* kManifestFile = "manifest.json";
 inline constexpr const char* kEndFile = "end.json";
+/// --telemetry's samples, one JSON line each, in performances/<model-abbr>/.
+inline constexpr const char* kTelemetryFile = "telemetry.jsonl";
 
 /// The load shape the run was asked for (docs/METRICS.md, "Load shapes").
 struct LoadFacts {
@@ -68,7 +70,7 @@ struct RunEnd {
   std::optional<record::ServerProcessFacts> server_process;  ///< --server-cmd: command, how it stopped, log summary
   std::optional<record::ProfileFacts> profile;               ///< --profile-window
   std::optional<record::AdaptiveLog> adaptive;               ///< --adaptive-window-s: the controller's windows
-  std::optional<probe::ServerSummary> server;  ///< /metrics between the first and last scrape
+  std::optional<record::ServerSummary> server;  ///< /metrics between the first and last scrape
   std::vector<record::RankHealth> ranks;    ///< a multi-host run's ranks, rank 0 first (empty on one host)
 };
 
@@ -90,4 +92,4 @@ void write_end(const std::filesystem::path& dir, const RunEnd& e);
 /// naming the folder and the fix when it is not a tokbench run folder.
 RunFolder load_run_folder(const std::filesystem::path& dir);
 
-}  // namespace tokbench::report
+}  // namespace tokbench::runfolder

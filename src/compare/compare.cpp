@@ -1,4 +1,4 @@
-#include "runner/compare.hpp"
+#include "compare/compare.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -21,10 +21,11 @@
 #include "record/record_io.hpp"
 #include "report/compare_page.hpp"
 #include "report/outputs.hpp"
-#include "runner/repeats.hpp"
-#include "report/run_folder.hpp"
+#include "runfolder/files.hpp"
+#include "runfolder/run_folder.hpp"
+#include "runfolder/series.hpp"
 
-namespace tokbench::runner {
+namespace tokbench::compare {
 
 namespace fs = std::filesystem;
 using metrics::stat_of;
@@ -57,7 +58,7 @@ void flatten(simdjson::dom::element e, const std::string& prefix, std::map<std::
 
 
 Run load(const fs::path& dir) {
-  report::RunFolder f = report::load_run_folder(dir);
+  runfolder::RunFolder f = runfolder::load_run_folder(dir);
   Run r;
   r.dir = f.dir;
   r.concurrency = f.manifest.facts.max_concurrency;
@@ -73,8 +74,8 @@ Run load(const fs::path& dir) {
     });
   }
   r.m = std::move(pass.finish().front());
-  report::RunInfo info = f.manifest.info;
-  info.server_json = report::read_file(dir / "server.json");
+  runfolder::RunInfo info = f.manifest.info;
+  info.server_json = runfolder::read_file(dir / "server.json");
   simdjson::dom::parser p;
   simdjson::dom::element e;
   if (!p.parse(info.config_json).get(e)) flatten(e, "", r.config);
@@ -281,8 +282,8 @@ std::string series_key(const Threshold& t) {
 
 // Repeat series (run --repeats): per metric, each series' mean ± its interval, the change of the
 // mean, and Welch's t-test on the per-run values (runs, not requests, are the independent unit).
-int compare_series(const std::vector<RepeatSeries>& series, const std::vector<Threshold>& thresholds, std::FILE* console) {
-  const RepeatSeries& base = series.front();
+int compare_series(const std::vector<runfolder::RepeatSeries>& series, const std::vector<Threshold>& thresholds, std::FILE* console) {
+  const runfolder::RepeatSeries& base = series.front();
   std::string table = "metric";
   for (size_t i = 0; i < series.size(); ++i)
     table += fmt::format(" | {}{}", series[i].root.filename().string(), i ? " (change, Welch p)" : " (baseline)");
@@ -338,9 +339,9 @@ int compare_runs(CompareOptions o, std::FILE* console) {
   if (o.runs.size() < 2) throw std::invalid_argument("compare: give at least two run folders (the first is the baseline)");
   std::vector<Threshold> thresholds;
   for (const auto& f : o.fail_if) thresholds.push_back(parse_threshold(f));
-  std::vector<RepeatSeries> series;
+  std::vector<runfolder::RepeatSeries> series;
   for (const auto& r : o.runs)
-    if (auto s = load_repeat_series(r)) series.push_back(std::move(*s));
+    if (auto s = runfolder::load_repeat_series(r)) series.push_back(std::move(*s));
   if (!series.empty() && series.size() != o.runs.size()) {
     throw std::invalid_argument("compare: mix of repeat series (run --repeats) and single runs: compare series with series, "
                                 "or single run folders (e.g. SERIES/run-1) with each other");
@@ -364,9 +365,9 @@ int compare_runs(CompareOptions o, std::FILE* console) {
   const std::vector<std::string> crossed = crossed_thresholds(thresholds, runs);
   for (const auto& c : crossed) fmt::print(console, "FAIL {}\n", c);
   const fs::path html = o.html.empty() ? own_folder(runs.back().dir.parent_path()) / "compare.html" : fs::path(o.html);
-  report::write_file(html, report::compare_page(page_contents(runs, lines, diffs, thresholds, crossed)));
+  runfolder::write_file(html, report::compare_page(page_contents(runs, lines, diffs, thresholds, crossed)));
   fmt::print(console, "page: {}\n", html.string());
   return crossed.empty() ? kExitValid : kExitThreshold;
 }
 
-}  // namespace tokbench::runner
+}  // namespace tokbench::compare

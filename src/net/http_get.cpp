@@ -1,4 +1,4 @@
-#include "client/http_get.hpp"
+#include "net/http_get.hpp"
 
 #include <curl/curl.h>
 #include <simdjson.h>
@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace tokbench::client {
+namespace tokbench::net {
 
 namespace {
 struct Sink {
@@ -148,4 +148,4 @@ std::vector<std::string> parse_model_ids(const std::string& body) {
   return ids;
 }
 
-}  // namespace tokbench::client
+}  // namespace tokbench::net

@@ -1,4 +1,4 @@
-// client/curl_loader: libcurl, loaded the first time it is called (dlopen of libcurl.so.4), not
+// net/curl_loader: libcurl, loaded the first time it is called (dlopen of libcurl.so.4), not
 // when tokbench starts. libcurl and the libraries it pulls in (OpenSSL, GnuTLS, Kerberos, LDAP,
 // SSH, ...: about 25) cost 7 of the 12 ms that starting tokbench took, and `--version`,
 // `serve-mock`, `report`, `compare`, `man` and the completions never touch the network.

@@ -1,12 +1,12 @@
 #pragma once
-// client/http_get: one blocking HTTP GET for set-up calls (GET /v1/models, /health), never on
-// the measured path.
+// net/http_get: one blocking HTTP GET or POST for set-up calls (GET /v1/models, /health, /metrics),
+// never on the measured path. Below client/ and probe/, which both make such calls.
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace tokbench::client {
+namespace tokbench::net {
 
 /// TLS as the user asked: a CA bundle, client certificate and key (mutual TLS), or no
 /// verification at all (--insecure, which the verdict then names).
@@ -57,4 +57,4 @@ std::string models_url_for(const std::string& endpoint_url);
 /// The ids listed by an OpenAI /v1/models body, in order. Throws if the body is not that shape.
 std::vector<std::string> parse_model_ids(const std::string& body);
 
-}  // namespace tokbench::client
+}  // namespace tokbench::net

@@ -1,4 +1,4 @@
-#include "report/run_folder.hpp"
+#include "runfolder/run_folder.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -14,9 +14,9 @@
 #include "common/json_fields.hpp"
 #include "common/json_writer.hpp"
 #include "metrics/slo.hpp"
-#include "probe/telemetry_scraper.hpp"
+#include "runfolder/files.hpp"
 
-namespace tokbench::report {
+namespace tokbench::runfolder {
 
 namespace fs = std::filesystem;
 
@@ -124,7 +124,7 @@ RunEnd end_from(simdjson::dom::element root) {
   e.profile = record::read_optional<record::ProfileFacts>(root, "profile");
   e.adaptive = record::read_optional<record::AdaptiveLog>(root, "adaptive");
   if (const std::string server = raw_or_empty(root, "server_summary"); !server.empty())
-    e.server = probe::summary_from_json(server);
+    e.server = record::summary_from_json(server);
   simdjson::dom::array ranks;
   if (!root["ranks"].get_array().get(ranks)) {
     for (auto k : ranks) {
@@ -203,7 +203,7 @@ void write_end(const fs::path& dir, const RunEnd& e) {
   record::write_optional(w, "server_process", e.server_process);
   record::write_optional(w, "profile", e.profile);
   record::write_optional(w, "adaptive", e.adaptive);
-  raw_or_null(w, "server_summary", e.server ? probe::summary_to_json(*e.server) : std::string());
+  raw_or_null(w, "server_summary", e.server ? record::summary_to_json(*e.server) : std::string());
   if (!e.ranks.empty()) {
     w.key("ranks").begin_array();
     for (const auto& h : e.ranks) {
@@ -230,9 +230,9 @@ RunFolder load_run_folder(const fs::path& dir) {
   f.manifest = parse_file(manifest_path, "run manifest", manifest_from);
   f.perf_dir = dir / "performances" / f.manifest.info.model_abbr;
   f.details = f.perf_dir / (f.manifest.info.dataset_abbr + "_details.jsonl");
-  f.telemetry = f.perf_dir / probe::kTelemetryFile;
+  f.telemetry = f.perf_dir / kTelemetryFile;
   if (const fs::path end_path = dir / kEndFile; fs::exists(end_path)) f.end = parse_file(end_path, "end marker", end_from);
   return f;
 }
 
-}  // namespace tokbench::report
+}  // namespace tokbench::runfolder

@@ -1,0 +1,46 @@
+# The tests' own habits, checked (ctest tests_style):
+#   cmake -DSRC=<source dir> -P tests/style_check.cmake
+# - no test builds its own temporary folder: files go under support/temp_dir.hpp's test_dir() or
+#   fresh_test_dir(), so parallel tests never share a path (a line that must look at the system's
+#   temporary folder itself says why with "// style: tool scratch");
+# - a report, printed, not judged: test files over 800 lines and src/ files over 600, the
+#   candidates for a split along the seam they test.
+cmake_minimum_required(VERSION 3.25)
+if(NOT DEFINED SRC)
+  message(FATAL_ERROR "style_check: pass -DSRC=<source dir>")
+endif()
+set(failures 0)
+file(GLOB tests RELATIVE ${SRC} ${SRC}/tests/*.cpp)
+foreach(f IN LISTS tests)
+  file(STRINGS ${SRC}/${f} lines REGEX "temp_directory_path|mkdtemp|\"/tmp/")
+  foreach(l IN LISTS lines)
+    if(NOT l MATCHES "// style: tool scratch" AND NOT l MATCHES "image_file_url\\(\"/tmp/")
+      message(SEND_ERROR "style_check: ${f} makes its own temporary path: '${l}'; use testing::test_dir() "
+                         "or testing::fresh_test_dir() (tests/support/temp_dir.hpp)")
+      math(EXPR failures "${failures} + 1")
+    endif()
+  endforeach()
+endforeach()
+
+function(report_long glob limit what)
+  file(GLOB_RECURSE files RELATIVE ${SRC} ${glob})
+  set(long "")
+  foreach(f IN LISTS files)
+    file(STRINGS ${SRC}/${f} lines)
+    list(LENGTH lines n)
+    if(n GREATER ${limit})
+      list(APPEND long "${f} (${n})")
+    endif()
+  endforeach()
+  list(JOIN long ", " long)
+  if(long)
+    message(STATUS "style_check: ${what} over ${limit} lines: ${long}")
+  endif()
+endfunction()
+report_long(${SRC}/tests/*.cpp 800 "test files")
+report_long(${SRC}/src/*.cpp 600 "sources")
+
+if(failures GREATER 0)
+  message(FATAL_ERROR "style_check: ${failures} failure(s)")
+endif()
+message(STATUS "style_check: every test writes under its own folder")
