@@ -29,7 +29,8 @@ double best_ns_per_event(long events, int rounds, F&& round) {
     const auto t0 = std::chrono::steady_clock::now();
     round();
     const auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(events));
+    best = std::min(best, std::chrono::duration<double, std::nano>(t1 - t0).count() /
+                              static_cast<double>(events));
   }
   return best;
 }
@@ -65,11 +66,15 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 20; ++i) stream += "data: " + kEvent + "\n\n";  // 20 events a read
   tokbench::client::SseFramer framer;
   const double framer_ns = best_ns_per_event(events, rounds, [&] {
-    for (long i = 0; i < events / 20; ++i) framer.feed(stream, [&](std::string_view d) { sink += static_cast<long>(d.size()); });
+    for (long i = 0; i < events / 20; ++i)
+      framer.feed(stream, [&](std::string_view d) { sink += static_cast<long>(d.size()); });
   });
 
-  std::printf("event: %zu bytes; ns per event, best of %d rounds of %ld\n", kEvent.size(), rounds, events);
-  std::printf("simdjson DOM parse alone: %.1f\nchunk_parser (parse + fields): %.1f\nsse framer (20 events a read): %.1f\n",
-              simdjson_ns, parser_ns, framer_ns);
+  std::printf("event: %zu bytes; ns per event, best of %d rounds of %ld\n", kEvent.size(), rounds,
+              events);
+  std::printf(
+      "simdjson DOM parse alone: %.1f\nchunk_parser (parse + fields): %.1f\nsse framer (20 events "
+      "a read): %.1f\n",
+      simdjson_ns, parser_ns, framer_ns);
   return sink == 0 ? 1 : 0;
 }

@@ -10,12 +10,11 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <simdjson.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <simdjson.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -43,7 +42,9 @@ struct Conn {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: raw_sse_floor PORT CONCURRENCY REQUESTS [MAX_TOKENS=256] [MODEL=tokbench-mock]\n");
+    std::fprintf(
+        stderr,
+        "usage: raw_sse_floor PORT CONCURRENCY REQUESTS [MAX_TOKENS=256] [MODEL=tokbench-mock]\n");
     return 2;
   }
   const int port = std::atoi(argv[1]), conc = std::atoi(argv[2]);
@@ -53,13 +54,15 @@ int main(int argc, char** argv) {
   const bool parse = argc > 6 && std::string_view(argv[6]) == "parse";
   simdjson::dom::parser json;
   long parsed = 0;
-  const std::string body = "{\"model\":\"" + model +
-                           "\",\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}],\"max_tokens\":" +
-                           std::to_string(max_tokens) +
-                           ",\"ignore_eos\":true,\"stream\":true,\"stream_options\":{\"include_usage\":true}}";
-  const std::string request = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
-                              "\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: " +
-                              std::to_string(body.size()) + "\r\n\r\n" + body;
+  const std::string body =
+      "{\"model\":\"" + model +
+      "\",\"messages\":[{\"role\":\"user\",\"content\":\"hello there\"}],\"max_tokens\":" +
+      std::to_string(max_tokens) +
+      ",\"ignore_eos\":true,\"stream\":true,\"stream_options\":{\"include_usage\":true}}";
+  const std::string request =
+      "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+      "\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
   const int ep = epoll_create1(EPOLL_CLOEXEC);
   std::vector<Conn> conns(static_cast<size_t>(conc));
   sockaddr_in addr{};
@@ -70,7 +73,8 @@ int main(int argc, char** argv) {
   auto send_request = [&](Conn& c) {
     c.done_seen = false;
     c.carry.clear();
-    if (::send(c.fd, request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) {
+    if (::send(c.fd, request.data(), request.size(), MSG_NOSIGNAL) !=
+        static_cast<ssize_t>(request.size())) {
       std::perror("send");
       std::exit(1);
     }
@@ -115,7 +119,8 @@ int main(int argc, char** argv) {
         data = joined;
       }
       const size_t skip = c.carry.size();  // markers wholly inside the carry were counted already
-      for (size_t at = data.find(kData); at != std::string_view::npos; at = data.find(kData, at + 1)) {
+      for (size_t at = data.find(kData); at != std::string_view::npos;
+           at = data.find(kData, at + 1)) {
         if (at + kData.size() <= skip) continue;
         if (data.compare(at, kDone.size(), kDone) == 0) {
           c.done_seen = true;
@@ -145,10 +150,13 @@ int main(int argc, char** argv) {
   }
   const double wall_s = static_cast<double>(clock_ns(CLOCK_MONOTONIC) - wall0) / 1e9;
   const double cpu_s = static_cast<double>(clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0) / 1e9;
-  std::printf("raw_sse_floor%s: %ld requests, %ld events (%ld with text parsed) in %.2f s: %.3f us CPU per event, "
-              "%.0f events/s (last read at %lld)\n", parse ? " + simdjson" : "", finished, events, parsed, wall_s,
-              1e6 * cpu_s / static_cast<double>(events), static_cast<double>(events) / wall_s,
-              static_cast<long long>(last_stamp % 1000));
+  std::printf(
+      "raw_sse_floor%s: %ld requests, %ld events (%ld with text parsed) in %.2f s: %.3f us CPU per "
+      "event, "
+      "%.0f events/s (last read at %lld)\n",
+      parse ? " + simdjson" : "", finished, events, parsed, wall_s,
+      1e6 * cpu_s / static_cast<double>(events), static_cast<double>(events) / wall_s,
+      static_cast<long long>(last_stamp % 1000));
   for (auto& c : conns) ::close(c.fd);
   ::close(ep);
 }

@@ -54,8 +54,8 @@ int main(int argc, char** argv) {
     t0 = std::chrono::steady_clock::now();
     for (const auto& c : chunks) tokens += tok.encode(c, false).size();
     const double s = seconds_since(t0);
-    std::printf("%s_MB_per_s %.2f tokens %zu bytes %zu chunks %zu\n", pass == 0 ? "cold" : "warm", bytes / s / 1e6,
-                tokens, bytes, chunks.size());
+    std::printf("%s_MB_per_s %.2f tokens %zu bytes %zu chunks %zu\n", pass == 0 ? "cold" : "warm",
+                bytes / s / 1e6, tokens, bytes, chunks.size());
   }
   return 0;
 }

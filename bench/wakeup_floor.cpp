@@ -37,15 +37,20 @@ int main(int argc, char** argv) {
   int64_t due = now_ns() + period;
   for (int i = 0; i < count; ++i, due += period) {
     const int64_t wake = due - spin;
-    const timespec ts{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
+    const timespec ts{static_cast<time_t>(wake / 1'000'000'000),
+                      static_cast<long>(wake % 1'000'000'000)};
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
     int64_t t = now_ns();
     while (t < due) t = now_ns();
     late.push_back(t - due);
   }
   std::sort(late.begin(), late.end());
-  auto at = [&](double q) { return static_cast<double>(late[static_cast<size_t>(q * (count - 1))]) / 1000; };
-  std::printf("wakeup_floor: %d deadlines every %lld us, last %lld us polled: late p50 %.1f p90 %.1f p99 %.1f max %.1f us\n",
-              count, static_cast<long long>(period / 1000), static_cast<long long>(spin / 1000), at(0.5), at(0.9),
-              at(0.99), at(1.0));
+  auto at = [&](double q) {
+    return static_cast<double>(late[static_cast<size_t>(q * (count - 1))]) / 1000;
+  };
+  std::printf(
+      "wakeup_floor: %d deadlines every %lld us, last %lld us polled: late p50 %.1f p90 %.1f p99 "
+      "%.1f max %.1f us\n",
+      count, static_cast<long long>(period / 1000), static_cast<long long>(spin / 1000), at(0.5),
+      at(0.9), at(0.99), at(1.0));
 }

@@ -13,15 +13,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
   const int choices = 1 + data[0] % 26;
   (void)metrics::gsm8k_answer(text);
-  if (const auto letter = metrics::choice_letter(text, choices); letter && (*letter < 'A' || *letter >= 'A' + choices))
+  if (const auto letter = metrics::choice_letter(text, choices);
+      letter && (*letter < 'A' || *letter >= 'A' + choices))
     std::abort();  // a letter outside the choices
   core::AnswerKey key;
   key.kind = core::AnswerKey::Kind::Gsm8k;
   key.reference = "18";
-  if (const auto s = metrics::score_answer(key, text); s && s->right && s->extracted != "18") std::abort();
+  if (const auto s = metrics::score_answer(key, text); s && s->right && s->extracted != "18")
+    std::abort();
   key.kind = core::AnswerKey::Kind::Regex;
   key.reference = "[0-9]+(\\.[0-9]+)?";
-  if (const auto s = metrics::score_answer(key, text); s && s->right && text.find(*s->extracted) == std::string_view::npos)
+  if (const auto s = metrics::score_answer(key, text);
+      s && s->right && text.find(*s->extracted) == std::string_view::npos)
     std::abort();  // the match must be text the output holds
   (void)metrics::valid_utf8(text);
   (void)metrics::runaway_repetition(text);

@@ -5,6 +5,4 @@
 #include <cstdint>
 #include <cstdlib>
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) {
-  std::abort();
-}
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t*, size_t) { std::abort(); }

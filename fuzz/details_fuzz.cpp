@@ -12,10 +12,12 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static simdjson::dom::parser parser;
   try {
-    const auto r = tokbench::record::from_json_line(std::string_view(reinterpret_cast<const char*>(data), size), parser);
+    const auto r = tokbench::record::from_json_line(
+        std::string_view(reinterpret_cast<const char*>(data), size), parser);
     const std::string line = tokbench::record::to_json_line(r, "x");
     const auto again = tokbench::record::from_json_line(line, parser);
-    if (tokbench::record::to_json_line(again, "x") != line) std::abort();  // the round trip is stable
+    if (tokbench::record::to_json_line(again, "x") != line)
+      std::abort();  // the round trip is stable
   } catch (const std::runtime_error&) {
   }
   return 0;

@@ -35,7 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const std::string_view part : {all.substr(0, a), all.substr(a, b - a), all.substr(b)}) {
     fed += part.size();
     if (!reader.feed(part, sink)) break;
-    if (reader.done() && reader.keep_alive()) reader.reset();  // the next response on this connection
+    if (reader.done() && reader.keep_alive())
+      reader.reset();  // the next response on this connection
   }
   reader.on_eof();
   if (sink.body > fed) std::abort();

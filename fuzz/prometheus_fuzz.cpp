@@ -7,7 +7,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    const auto samples = tokbench::probe::parse_text(std::string_view(reinterpret_cast<const char*>(data), size));
+    const auto samples =
+        tokbench::probe::parse_text(std::string_view(reinterpret_cast<const char*>(data), size));
     tokbench::probe::Snapshot a{0, samples}, b{1, samples};
     (void)tokbench::probe::histogram_delta(a, b, "vllm:time_to_first_token_seconds");
   } catch (const std::runtime_error&) {

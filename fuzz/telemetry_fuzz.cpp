@@ -8,7 +8,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    const auto samples = tokbench::probe::parse_text(std::string_view(reinterpret_cast<const char*>(data), size));
+    const auto samples =
+        tokbench::probe::parse_text(std::string_view(reinterpret_cast<const char*>(data), size));
     (void)tokbench::probe::read_telemetry(samples);
   } catch (const std::runtime_error&) {
   }

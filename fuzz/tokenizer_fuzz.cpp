@@ -9,7 +9,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    const auto tok = tokbench::tokenizer::Tokenizer::from_json(std::string_view(reinterpret_cast<const char*>(data), size));
+    const auto tok = tokbench::tokenizer::Tokenizer::from_json(
+        std::string_view(reinterpret_cast<const char*>(data), size));
     (void)tok.decode(tok.encode("Hello, world! 123 ab", true));
   } catch (const std::exception&) {
   }

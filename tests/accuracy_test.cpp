@@ -37,8 +37,8 @@ TEST_F(AccuracyTest, AgainstTheSimulatorsTraceAtConcurrency1And32) {
     // A warm-up wave opens the keep-alive connections first: TTFT includes connection set-up by
     // design (as in AISBench and vLLM bench), and this test is about timing, not TCP handshakes.
     const auto rd = run({"--url", sim.url(), "--concurrency", std::to_string(conc), "--num-prompts",
-                         std::to_string(prompts), "--max-tokens", "48", "--ignore-eos", "--warmup", std::to_string(conc),
-                         "--transport", transport});
+                         std::to_string(prompts), "--max-tokens", "48", "--ignore-eos", "--warmup",
+                         std::to_string(conc), "--transport", transport});
     ASSERT_FALSE(rd.empty());
     auto r = result(rd);
     EXPECT_EQ(common(r, "success_requests"), prompts);
@@ -65,7 +65,8 @@ TEST_F(AccuracyTest, AgainstTheSimulatorsTraceAtConcurrency1And32) {
     EXPECT_NEAR(metric(r, "TPOT", "mean"), tpot, 0.01 * tpot);
     EXPECT_NEAR(metric(r, "ITL", "mean"), tpot, 0.01 * tpot);
     EXPECT_NEAR(metric(r, "TTFT", "mean"), ttft, ttft_bound * ttft) << "truth " << ttft << " ms";
-    EXPECT_GE(metric(r, "TTFT", "mean"), ttft * 0.999);  // the client's clock starts before the server's
+    EXPECT_GE(metric(r, "TTFT", "mean"),
+              ttft * 0.999);  // the client's clock starts before the server's
   }
 }
 
@@ -74,13 +75,14 @@ TEST_F(AccuracyTest, ClientChunkTimesTrailTheSimulatorsWriteTimes) {
   // must be seen by the client after the server wrote it, and soon after.
   const auto trace = dir_ / "trace.jsonl";
   Sim sim({"--ttft-ms", "20", "--tpot-ms", "5", "--trace", trace.string()});
-  const auto rd = run({"--url", sim.url(), "--concurrency", "4", "--num-prompts", "8", "--max-tokens", "16",
-                       "--ignore-eos"}, 0);
+  const auto rd = run({"--url", sim.url(), "--concurrency", "4", "--num-prompts", "8",
+                       "--max-tokens", "16", "--ignore-eos"},
+                      0);
   ASSERT_FALSE(rd.empty());
   auto r = result(rd);
   const int64_t origin = r["run"]["origin_steady_ns"].get_int64().value();
   std::map<std::string, std::vector<int64_t>> server;  // id -> write time of each content chunk
-  std::map<std::string, int64_t> received;               // id -> when the request reached the host
+  std::map<std::string, int64_t> received;             // id -> when the request reached the host
   {
     simdjson::dom::parser p;
     std::ifstream in(trace);
@@ -88,9 +90,11 @@ TEST_F(AccuracyTest, ClientChunkTimesTrailTheSimulatorsWriteTimes) {
       auto doc = p.parse(line);
       std::string_view kinds = doc["kinds"].get_string().value();
       size_t i = 0;
-      received[std::string(doc["id"].get_string().value())] = doc["received_ns"].get_int64().value();
+      received[std::string(doc["id"].get_string().value())] =
+          doc["received_ns"].get_int64().value();
       auto& v = server[std::string(doc["id"].get_string().value())];
-      simdjson::dom::array times = doc["t_ns"].get_array();  // a named array: value() of a temporary dangles
+      simdjson::dom::array times =
+          doc["t_ns"].get_array();  // a named array: value() of a temporary dangles
       for (auto t : times) {
         if (kinds[i++] == 'C') v.push_back(t.get_int64().value());
       }
@@ -109,7 +113,8 @@ TEST_F(AccuracyTest, ClientChunkTimesTrailTheSimulatorsWriteTimes) {
     const std::string id(doc["request_id"].get_string().value());
     const auto& sv = server.at(id);
     // Sent, then on the wire at once: the simulator's kernel got it after the send stamp, and soon.
-    const int64_t to_server = received.at(id) - (origin + doc["timing_ns"]["sent"].get_int64().value());
+    const int64_t to_server =
+        received.at(id) - (origin + doc["timing_ns"]["sent"].get_int64().value());
     EXPECT_GE(to_server, 0);
     EXPECT_LT(to_server, kAnyLag);
     sends.push_back(to_server);

@@ -1,13 +1,12 @@
 // metrics/answers: the GSM8K and multiple-choice rules on outputs written the ways models write
 // them, the Wilson interval against hand-computed values, and the integrity checks.
+#include "metrics/answers.hpp"
+
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include <fstream>
 #include <string>
-
-#include <simdjson.h>
-
-#include "metrics/answers.hpp"
 
 namespace tokbench::metrics {
 namespace {
@@ -38,7 +37,8 @@ TEST(Gsm8k, TheAnswerIsAfterHashesElseTheLastNumber) {
 // Every reference in the seeds' GSM8K test split has a number after its "####".
 TEST(Gsm8k, EveryReferenceOfTheTestSplitReads) {
   std::ifstream in(TOKBENCH_SHARED_DIR "/datasets/gsm8k/test.jsonl");
-  ASSERT_TRUE(in) << "no " TOKBENCH_SHARED_DIR "/datasets/gsm8k/test.jsonl (the seeds' dataset beside the checkout)";
+  ASSERT_TRUE(in) << "no " TOKBENCH_SHARED_DIR
+                     "/datasets/gsm8k/test.jsonl (the seeds' dataset beside the checkout)";
   simdjson::dom::parser parser;
   std::string line;
   int n = 0;
@@ -55,10 +55,11 @@ TEST(MultipleChoice, TheLetterByTheStatedRule) {
   EXPECT_EQ(choice_letter("Answer: **b**", 4), 'B');
   EXPECT_EQ(choice_letter("B", 4), 'B');
   EXPECT_EQ(choice_letter("(D)", 4), 'D');
-  EXPECT_EQ(choice_letter("A is wrong because ..., so I pick D here", 4), 'D');  // the last standalone choice
-  EXPECT_EQ(choice_letter("E", 4), std::nullopt);                               // not a choice
-  EXPECT_EQ(choice_letter("Apples and Bananas", 4), std::nullopt);             // letters inside words
-  EXPECT_EQ(choice_letter("The answer is A, not B", 4), 'A');                 // the cue wins
+  EXPECT_EQ(choice_letter("A is wrong because ..., so I pick D here", 4),
+            'D');                                                   // the last standalone choice
+  EXPECT_EQ(choice_letter("E", 4), std::nullopt);                   // not a choice
+  EXPECT_EQ(choice_letter("Apples and Bananas", 4), std::nullopt);  // letters inside words
+  EXPECT_EQ(choice_letter("The answer is A, not B", 4), 'A');       // the cue wins
 }
 
 TEST(Score, EachKindByItsRuleAndNoReferenceIsUnscored) {
@@ -79,7 +80,8 @@ TEST(Score, EachKindByItsRuleAndNoReferenceIsUnscored) {
 }
 
 TEST(Wilson, MatchesHandComputedIntervals) {
-  // 8 of 10 at 95%: centre (0.8 + 1.92/10) / 1.384, half 1.96/1.384 * sqrt(0.016 + 0.00960) = 0.4902.
+  // 8 of 10 at 95%: centre (0.8 + 1.92/10) / 1.384, half 1.96/1.384 * sqrt(0.016 + 0.00960) =
+  // 0.4902.
   const auto w = wilson_interval(8, 10);
   EXPECT_DOUBLE_EQ(w.p, 0.8);
   EXPECT_NEAR(w.low, 0.4902, 1e-4);
@@ -93,7 +95,7 @@ TEST(Wilson, MatchesHandComputedIntervals) {
 
 TEST(Integrity, Utf8AndRunawayRepetition) {
   EXPECT_TRUE(valid_utf8("plain, 中文, emoji \xF0\x9F\x98\x80"));
-  EXPECT_FALSE(valid_utf8("cut \xE4\xB8"));         // a sequence cut short
+  EXPECT_FALSE(valid_utf8("cut \xE4\xB8"));  // a sequence cut short
   EXPECT_FALSE(valid_utf8("overlong \xC0\xAF"));
   EXPECT_FALSE(valid_utf8("surrogate \xED\xA0\x80"));
   std::string loop = "Let me think.";

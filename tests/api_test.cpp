@@ -38,7 +38,8 @@ TEST(ApiRegistry, NamesAndPathsAreFoundBothWays) {
     (void)api_named("nope");
     FAIL() << "expected an error";
   } catch (const std::invalid_argument& e) {
-    for (const ApiAdapter* a : all_apis()) EXPECT_NE(std::string(e.what()).find(a->name()), std::string::npos) << e.what();
+    for (const ApiAdapter* a : all_apis())
+      EXPECT_NE(std::string(e.what()).find(a->name()), std::string::npos) << e.what();
   }
 }
 
@@ -47,14 +48,17 @@ TEST(ApiRegistry, TheSimulatorServesEveryGeneratingApi) {
   for (const ApiAdapter* a : all_apis()) {
     if (!a->caps().generates) continue;
     const mock::MockRoute* route = mock::route_of(a->path());
-    ASSERT_NE(route, nullptr) << a->path() << ": add mock/routes/<api>.cpp and a line in mock/routes/registry.cpp";
+    ASSERT_NE(route, nullptr)
+        << a->path() << ": add mock/routes/<api>.cpp and a line in mock/routes/registry.cpp";
   }
-  for (const mock::MockRoute* r : mock::all_routes()) EXPECT_NE(api_of_path(r->path()), nullptr) << r->path();
+  for (const mock::MockRoute* r : mock::all_routes())
+    EXPECT_NE(api_of_path(r->path()), nullptr) << r->path();
 }
 
 // Credentials: the key goes in the API's header, and a --header of that name wins.
 TEST(ApiRegistry, CredentialsGoInEachApisHeader) {
-  EXPECT_EQ(default_api().credential_headers({}, "k"), std::vector<std::string>{"Authorization: Bearer k"});
+  EXPECT_EQ(default_api().credential_headers({}, "k"),
+            std::vector<std::string>{"Authorization: Bearer k"});
   EXPECT_TRUE(default_api().credential_headers({"authorization: Bearer mine"}, "k").empty());
   EXPECT_TRUE(default_api().credential_headers({}, "").empty());
   const auto anthropic = api_named("messages").credential_headers({}, "k");
@@ -98,13 +102,16 @@ TEST_P(ApiOn, StreamedRunMeetsTheSimulatorsTruth) {
   ASSERT_TRUE(m.row("TPOT") && m.row("TPOT")->stats && m.row("TTFT")->stats) << all;
   EXPECT_EQ(m.row("TPOT")->stats->n, 16);
   EXPECT_NEAR(m.row("TPOT")->stats->mean, 10.0, 1.0);  // serve-mock's default --tpot-ms
-  EXPECT_NEAR(m.row("TTFT")->stats->mean, 50.0, 15.0);  // its default --ttft-ms, connections opened in it
+  EXPECT_NEAR(m.row("TTFT")->stats->mean, 50.0,
+              15.0);  // its default --ttft-ms, connections opened in it
   EXPECT_DOUBLE_EQ(m.row("OutputTokens")->stats->mean, 12);
   for (const auto& r : records(out)) {
     ASSERT_TRUE(r.ok()) << r.error;
     EXPECT_EQ(r.completion_tokens, 12);
     EXPECT_GT(r.prompt_tokens, 0);
-    EXPECT_EQ(std::count_if(r.chunks.begin(), r.chunks.end(), [](const auto& ch) { return ch.has_text(); }), 12);
+    EXPECT_EQ(std::count_if(r.chunks.begin(), r.chunks.end(),
+                            [](const auto& ch) { return ch.has_text(); }),
+              12);
     EXPECT_NE(r.done_ns, record::kNone) << "the stream's end was not seen";
     EXPECT_FALSE(r.request_id.empty());
   }
@@ -128,7 +135,8 @@ TEST_P(ApiOn, DefaultBodyPassesItsOwnAudit) {
   s.model = "m";
   dataset::RequestSpec spec;
   spec.prompt = "hi";
-  for (const auto& f : audit_body(build_body(s, spec), *GetParam())) EXPECT_NE(f.level, "warning") << f.text;
+  for (const auto& f : audit_body(build_body(s, spec), *GetParam()))
+    EXPECT_NE(f.level, "warning") << f.text;
 }
 
 }  // namespace

@@ -12,7 +12,8 @@ namespace tokbench {
 namespace {
 
 enum class Color { Red, Green, Blue };
-constexpr Choices<Color, 3> kColors{{{{Color::Red, "red"}, {Color::Green, "green"}, {Color::Blue, "blue"}}}};
+constexpr Choices<Color, 3> kColors{
+    {{{Color::Red, "red"}, {Color::Green, "green"}, {Color::Blue, "blue"}}}};
 
 TEST(Choice, ParsesNamesAndListsFromOneTable) {
   EXPECT_EQ(kColors.parse("green"), Color::Green);
@@ -42,7 +43,8 @@ TEST(Choice, EveryRunTableRoundTrips) {
   round_trips(runner::kRampCurves);
   round_trips(runner::kSearchAxes);
   round_trips(dataset::kSources);
-  EXPECT_EQ(runner::kSearchAxes.name(runner::SearchAxis::None), "");  // no search: not a word the flag takes
+  EXPECT_EQ(runner::kSearchAxes.name(runner::SearchAxis::None),
+            "");  // no search: not a word the flag takes
   EXPECT_EQ(client::kTransportChoices.alternatives(), "auto, sockets or libcurl");
   EXPECT_EQ(metrics::kDefinitionChoices.bars(), "tokbench | aisbench | evalscope | vllm | sglang");
 }

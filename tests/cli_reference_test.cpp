@@ -7,9 +7,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <string>
-#include <set>
 #include <regex>
+#include <set>
+#include <string>
 
 #include "common/exit_codes.hpp"
 #include "support/process.hpp"
@@ -25,7 +25,8 @@ TEST(CliReference, RunHelpIsGroupedInOrder) {
   const auto r = run_tokbench({"run", "--help"});
   ASSERT_EQ(r.code, 0) << r.output;
   size_t at = 0;
-  for (const char* group : {"Target:", "Request:", "Load:", "Workload:", "Experiment:", "Observe:", "Output:"}) {
+  for (const char* group :
+       {"Target:", "Request:", "Load:", "Workload:", "Experiment:", "Observe:", "Output:"}) {
     const size_t found = r.output.find(std::string("\n") + group + "\n", at);
     ASSERT_NE(found, std::string::npos) << group << " missing or out of order:\n" << r.output;
     at = found;
@@ -34,7 +35,8 @@ TEST(CliReference, RunHelpIsGroupedInOrder) {
   auto section_of = [&](const std::string& flag) {
     const size_t f = r.output.find("\n  " + flag + " ");
     std::string last;
-    for (const char* group : {"Target:", "Request:", "Load:", "Workload:", "Experiment:", "Observe:", "Output:"}) {
+    for (const char* group :
+         {"Target:", "Request:", "Load:", "Workload:", "Experiment:", "Observe:", "Output:"}) {
       const size_t g = r.output.find(std::string("\n") + group + "\n");
       if (g < f) last = group;
     }
@@ -55,12 +57,15 @@ TEST(CliReference, DocsCliMdIsTheGeneratedReference) {
   const auto r = run_tokbench({"cli-reference"});
   ASSERT_EQ(r.code, 0) << r.output;
   const std::string committed = slurp(fs::path(TOKBENCH_SOURCE_DIR) / "docs" / "CLI.md");
-  EXPECT_EQ(r.output, committed) << "docs/CLI.md is stale: run `build/tokbench cli-reference > docs/CLI.md`";
+  EXPECT_EQ(r.output, committed)
+      << "docs/CLI.md is stale: run `build/tokbench cli-reference > docs/CLI.md`";
   // Every option of `run` outside the three general ones sits in a named section.
   const size_t run = r.output.find("## tokbench run"), target = r.output.find("### Target", run);
   const std::string general = r.output.substr(run, target - run);
   size_t rows = 0;
-  for (size_t at = general.find("\n| `"); at != std::string::npos; at = general.find("\n| `", at + 1)) ++rows;
+  for (size_t at = general.find("\n| `"); at != std::string::npos;
+       at = general.find("\n| `", at + 1))
+    ++rows;
   EXPECT_EQ(rows, 3u) << general;  // --help, --config, --print-config
 }
 
@@ -70,8 +75,10 @@ std::string complete_in_bash(const std::string& words, int cword) {
     std::ofstream out(script);
     out << run_tokbench({"completion", "bash"}).output;
   }
-  const auto r = run_cmd({"/bin/bash", "-c", "source '" + script.string() + "'; COMP_WORDS=(" + words + "); COMP_CWORD=" +
-                                            std::to_string(cword) + "; _tokbench; echo \"${COMPREPLY[*]}\""});
+  const auto r = run_cmd({"/bin/bash", "-c",
+                          "source '" + script.string() + "'; COMP_WORDS=(" + words +
+                              "); COMP_CWORD=" + std::to_string(cword) +
+                              "; _tokbench; echo \"${COMPREPLY[*]}\""});
   fs::remove(script);
   EXPECT_EQ(r.code, 0) << r.output;
   return r.output;
@@ -80,7 +87,8 @@ std::string complete_in_bash(const std::string& words, int cword) {
 TEST(CliReference, BashCompletesCommandsAndFlags) {
   EXPECT_EQ(complete_in_bash("tokbench se", 1), "serve-mock\n");
   EXPECT_EQ(complete_in_bash("tokbench run --concu", 2), "--concurrency\n");
-  EXPECT_EQ(complete_in_bash("tokbench run --url http://h/v1/responses --images", 4), "--images-per-request\n");
+  EXPECT_EQ(complete_in_bash("tokbench run --url http://h/v1/responses --images", 4),
+            "--images-per-request\n");
   EXPECT_EQ(complete_in_bash("tokbench serve-mock --tpot", 2), "--tpot-ms\n");
   EXPECT_EQ(complete_in_bash("tokbench compare --fail", 2), "--fail-if\n");
 }
@@ -96,7 +104,8 @@ TEST(CliReference, ZshScriptIsValidZshAndNamesEveryCommand) {
   const auto check = run_cmd({"/usr/bin/zsh", "-n", script.string()});
   fs::remove(script);
   EXPECT_EQ(check.code, 0) << check.output;
-  for (const char* cmd : {"'run:", "'serve-mock:", "'report:", "'compare:", "'tokenize:"}) EXPECT_NE(z.output.find(cmd), std::string::npos) << cmd;
+  for (const char* cmd : {"'run:", "'serve-mock:", "'report:", "'compare:", "'tokenize:"})
+    EXPECT_NE(z.output.find(cmd), std::string::npos) << cmd;
   EXPECT_NE(z.output.find("'--concurrency[max requests in flight"), std::string::npos);
   const auto bad = run_tokbench({"completion", "fish"});
   EXPECT_EQ(bad.code, 2);
@@ -114,14 +123,16 @@ TEST(CliReference, ExitCodesAreOneTable) {
   const std::string para = readme.substr(at, readme.find("\n\n", at) - at);
   std::set<int> named;
   const std::regex code(R"((^|[\s(,])(\d+)\s)");
-  for (auto it = std::sregex_iterator(para.begin(), para.end(), code); it != std::sregex_iterator(); ++it)
+  for (auto it = std::sregex_iterator(para.begin(), para.end(), code); it != std::sregex_iterator();
+       ++it)
     named.insert(std::stoi((*it)[2]));
   std::set<int> table;
   for (const auto& [c, what] : kExitCodes) table.insert(c);
   EXPECT_EQ(named, table) << para;
   const auto man = run_tokbench({"man"});
   ASSERT_EQ(man.code, 0) << man.output;
-  for (const auto& [c, what] : kExitCodes) EXPECT_NE(man.output.find(fmt::format(".B {}\n", c)), std::string::npos) << c;
+  for (const auto& [c, what] : kExitCodes)
+    EXPECT_NE(man.output.find(fmt::format(".B {}\n", c)), std::string::npos) << c;
 }
 
 }  // namespace tokbench::testing

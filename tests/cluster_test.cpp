@@ -3,7 +3,7 @@
 // `mpirun --oversubscribe -np 3` against the simulator on loopback: one details file with every
 // rank's share, metrics over the union equal to a recomputation from the records, TPOT against
 // the simulator's truth, and an open loop that keeps the one global schedule across the ranks.
-#include "runner/cluster_run.hpp"
+#include "cluster/cluster.hpp"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -13,17 +13,17 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <limits>
+#include <map>
 #include <set>
 
-#include "cluster/cluster.hpp"
-#include "tokbench/version.hpp"
 #include "load/source.hpp"
-#include "support/process.hpp"
 #include "record/record_io.hpp"
+#include "runner/cluster_run.hpp"
+#include "support/process.hpp"
 #include "support/sim_process.hpp"
 #include "support/temp_dir.hpp"
+#include "tokbench/version.hpp"
 
 namespace tokbench::runner {
 namespace {
@@ -51,33 +51,38 @@ TEST(Cluster, WhatSeveralRanksCannotDoIsNamed) {
   EXPECT_NE(joined(cluster_problems(c, 3)).find("pass --url"), std::string::npos);
   c.url = "http://127.0.0.1:8000/v1/chat/completions";
   c.concurrency = 2;
-  EXPECT_NE(joined(cluster_problems(c, 3)).find("--concurrency 2 is split across the ranks"), std::string::npos);
+  EXPECT_NE(joined(cluster_problems(c, 3)).find("--concurrency 2 is split across the ranks"),
+            std::string::npos);
   c.concurrency = 3;
   EXPECT_TRUE(cluster_problems(c, 3).empty());
   c.concurrency_sweep = {4, 8};  // sweeps, searches and repeats compose with several ranks
   EXPECT_TRUE(cluster_problems(c, 3).empty());
   c.concurrency_sweep = {2, 8};
-  EXPECT_NE(joined(cluster_problems(c, 3)).find("--concurrency 2 is split across the ranks"), std::string::npos);
+  EXPECT_NE(joined(cluster_problems(c, 3)).find("--concurrency 2 is split across the ranks"),
+            std::string::npos);
   c.concurrency_sweep.clear();
   c.search = runner::SearchAxis::MaxConcurrency;
   EXPECT_NE(joined(cluster_problems(c, 3)).find("--search-min 3"), std::string::npos);
   c.search_min = 3;
   EXPECT_TRUE(cluster_problems(c, 3).empty());
   c.adaptive_window_s = 2;
-  EXPECT_NE(joined(cluster_problems(c, 3)).find("--adaptive-window-s is single-host"), std::string::npos);
+  EXPECT_NE(joined(cluster_problems(c, 3)).find("--adaptive-window-s is single-host"),
+            std::string::npos);
 }
 
 // What rank 0 sends the others for each point: its load, exactly (an infinite rate too), applied
 // to the plan they made from the same flags.
 TEST(Cluster, APointsLoadTravelsExactly) {
-  const PointLoad load{"c4-r0.1-2", 4, std::numeric_limits<double>::infinity(), 300, 18446744073709551615ull};
+  const PointLoad load{"c4-r0.1-2", 4, std::numeric_limits<double>::infinity(), 300,
+                       18446744073709551615ull};
   const PointLoad back = point_from_message(point_message(load));
   EXPECT_EQ(back.label, load.label);
   EXPECT_EQ(back.concurrency, 4);
   EXPECT_TRUE(std::isinf(back.request_rate));
   EXPECT_EQ(back.num_prompts, 300);
   EXPECT_EQ(back.seed, load.seed);
-  EXPECT_EQ(point_from_message(point_message({"r", 1, 0.1 + 0.2, 0, 0})).request_rate, 0.1 + 0.2);  // no digit lost
+  EXPECT_EQ(point_from_message(point_message({"r", 1, 0.1 + 0.2, 0, 0})).request_rate,
+            0.1 + 0.2);  // no digit lost
   EXPECT_THROW(point_from_message("c4\n4"), std::invalid_argument);
   RunPlan base;
   base.cfg.concurrency_sweep = {2, 4};
@@ -93,9 +98,11 @@ TEST(Cluster, TheEndCombinesTheRanksCosts) {
   root.client.measured_wall_s = 3;
   record::RankHealth a, b;
   a.rank = 0;
-  a.client = {.measured_wall_s = 3.0, .cpu_s = 1.0, .cpu_share = 0.2, .peak_busy = 0.3, .events = 100};
+  a.client = {
+      .measured_wall_s = 3.0, .cpu_s = 1.0, .cpu_share = 0.2, .peak_busy = 0.3, .events = 100};
   b.rank = 1;
-  b.client = {.measured_wall_s = 3.5, .cpu_s = 2.0, .cpu_share = 0.5, .peak_busy = 0.9, .events = 250};
+  b.client = {
+      .measured_wall_s = 3.5, .cpu_s = 2.0, .cpu_share = 0.5, .peak_busy = 0.9, .events = 250};
   b.clock_offset_ns = -40;
   b.clock_residual_ns = 10;
   const runfolder::RunEnd e = combine_ends(root, {a, b}, 42);
@@ -110,7 +117,8 @@ TEST(Cluster, TheEndCombinesTheRanksCosts) {
   p.client.cpu_s = 0.5;
   p.client.events = 7;
   p.client.busy_share = 0.25;
-  const record::RankHealth back = rank_health_from_json(rank_health_json(p, 2, cluster::ClockSync{123, 4, 8}));
+  const record::RankHealth back =
+      rank_health_from_json(rank_health_json(p, 2, cluster::ClockSync{123, 4, 8}));
   EXPECT_EQ(back.rank, 2);
   EXPECT_EQ(back.client.events, 7);
   EXPECT_DOUBLE_EQ(back.client.cpu_s, 0.5);
@@ -135,11 +143,15 @@ TEST(Cluster, WithoutMpirunItIsAWorldOfOne) {
 TEST(Cluster, VersionSaysWhetherMultiHostRunsAreAvailable) {
   const auto r = testing::run_tokbench({"--version"});
   EXPECT_EQ(r.code, 0);
-  EXPECT_NE(r.output.find(cluster::available() ? "multi-host runs: Open MPI" : "multi-host runs: unavailable"),
-            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(cluster::available() ? "multi-host runs: Open MPI"
+                                               : "multi-host runs: unavailable"),
+            std::string::npos)
+      << r.output;
   // The commit, the build type and the compiler, as the build recorded them.
   EXPECT_NE(r.output.find(std::string("commit ") + kGitHash), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find(std::string(*kBuildType ? kBuildType : "default") + " build, " + kCompiler), std::string::npos)
+  EXPECT_NE(
+      r.output.find(std::string(*kBuildType ? kBuildType : "default") + " build, " + kCompiler),
+      std::string::npos)
       << r.output;
 }
 
@@ -148,7 +160,8 @@ TEST(Cluster, VersionSaysWhetherMultiHostRunsAreAvailable) {
 class MpiRun : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!cluster::available()) GTEST_SKIP() << "built without Open MPI (scripts/setup.sh installs libopenmpi-dev)";
+    if (!cluster::available())
+      GTEST_SKIP() << "built without Open MPI (scripts/setup.sh installs libopenmpi-dev)";
     dir_ = testing::test_dir_path("tokbench_mpi");
     fs::remove_all(dir_);
   }
@@ -159,7 +172,8 @@ class MpiRun : public ::testing::Test {
 #ifdef TOKBENCH_SANITIZED
     // Open MPI never frees what MPI_Init allocates: LeakSanitizer is told (tests/lsan.supp), with
     // whole stacks (the fast unwinder stops inside Open MPI's libraries, before a frame matches).
-    for (const char* v : {"ASAN_OPTIONS=fast_unwind_on_malloc=0", "LSAN_OPTIONS=suppressions=" TOKBENCH_SOURCE_DIR "/tests/lsan.supp"})
+    for (const char* v : {"ASAN_OPTIONS=fast_unwind_on_malloc=0",
+                          "LSAN_OPTIONS=suppressions=" TOKBENCH_SOURCE_DIR "/tests/lsan.supp"})
       argv.insert(argv.end(), {"-x", v});
 #endif
     argv.insert(argv.end(), {"-np", std::to_string(ranks), TOKBENCH_BINARY});
@@ -175,7 +189,8 @@ class MpiRun : public ::testing::Test {
   }
   // The details of one point folder of a series (c2, run-1, ...).
   static std::vector<record::RequestRecord> point_records(const fs::path& point) {
-    return record::read_details((point / "performances" / "tokbench-mock" / "builtin_details.jsonl").string());
+    return record::read_details(
+        (point / "performances" / "tokbench-mock" / "builtin_details.jsonl").string());
   }
   static std::set<int64_t> ranks_of(const std::vector<record::RequestRecord>& recs) {
     std::set<int64_t> out;
@@ -194,11 +209,13 @@ double numpy_linear(std::vector<double> v, double p) {
 
 TEST_F(MpiRun, ThreeRanksAccuracyOneFolderExactUnion) {
   Sim sim({"--ttft-ms", "20", "--tpot-ms", "10"});
-  const auto r = mpirun(3, {"run", "--url", sim.url(), "--num-prompts", "300", "--concurrency", "24", "--max-tokens", "16",
-                            "--ignore-eos", "--quiet", "--output-dir", dir_.string()});
+  const auto r =
+      mpirun(3, {"run", "--url", sim.url(), "--num-prompts", "300", "--concurrency", "24",
+                 "--max-tokens", "16", "--ignore-eos", "--quiet", "--output-dir", dir_.string()});
   ASSERT_EQ(r.code, 0) << r.output;
   const fs::path run = run_dir(dir_);
-  const auto recs = record::read_details((run / "performances" / "tokbench-mock" / "builtin_details.jsonl").string());
+  const auto recs = record::read_details(
+      (run / "performances" / "tokbench-mock" / "builtin_details.jsonl").string());
   ASSERT_EQ(recs.size(), 300u);
   std::map<int64_t, int> per_rank;
   std::set<int64_t> ids;
@@ -207,7 +224,8 @@ TEST_F(MpiRun, ThreeRanksAccuracyOneFolderExactUnion) {
     ++per_rank[rec.rank];
     ids.insert(rec.index);
     EXPECT_TRUE(rec.ok()) << rec.error;
-    tpot.push_back(static_cast<double>(rec.last_token_ns - rec.first_token_ns) / 1e6 / static_cast<double>(rec.completion_tokens - 1));
+    tpot.push_back(static_cast<double>(rec.last_token_ns - rec.first_token_ns) / 1e6 /
+                   static_cast<double>(rec.completion_tokens - 1));
   }
   EXPECT_EQ(ids.size(), 300u);  // one global sequence: no index sent twice
   EXPECT_EQ(per_rank, (std::map<int64_t, int>{{0, 100}, {1, 100}, {2, 100}}));
@@ -223,7 +241,8 @@ TEST_F(MpiRun, ThreeRanksAccuracyOneFolderExactUnion) {
   EXPECT_EQ(row["n"].get_int64().value(), 300);
   simdjson::dom::array notes = result["verdict"]["notes"];
   ASSERT_EQ(notes.size(), 3u);
-  for (auto n : notes) EXPECT_NE(std::string(n.get_string().value()).find("events/s"), std::string::npos);
+  for (auto n : notes)
+    EXPECT_NE(std::string(n.get_string().value()).find("events/s"), std::string::npos);
   simdjson::dom::element end = p.load((run / "end.json").string());
   EXPECT_EQ(end["ranks"].get_array().size(), 3u);
   EXPECT_EQ(end["records_written"].get_int64().value(), 300);
@@ -232,10 +251,12 @@ TEST_F(MpiRun, ThreeRanksAccuracyOneFolderExactUnion) {
 
   // -np 1 is a single-host run: no ranks anywhere.
   const fs::path one = dir_ / "one";
-  const auto single = mpirun(1, {"run", "--url", sim.url(), "--num-prompts", "20", "--concurrency", "4", "--max-tokens", "4",
-                                 "--ignore-eos", "--quiet", "--output-dir", one.string()});
+  const auto single =
+      mpirun(1, {"run", "--url", sim.url(), "--num-prompts", "20", "--concurrency", "4",
+                 "--max-tokens", "4", "--ignore-eos", "--quiet", "--output-dir", one.string()});
   ASSERT_EQ(single.code, 0) << single.output;
-  for (const auto& rec : record::read_details((run_dir(one) / "performances" / "tokbench-mock" / "builtin_details.jsonl").string()))
+  for (const auto& rec : record::read_details(
+           (run_dir(one) / "performances" / "tokbench-mock" / "builtin_details.jsonl").string()))
     EXPECT_EQ(rec.rank, record::kNone);
 }
 
@@ -243,10 +264,12 @@ TEST_F(MpiRun, ThreeRanksAccuracyOneFolderExactUnion) {
 // that rank), and the union has every turn of every conversation once.
 TEST_F(MpiRun, SessionsAccuracyStayOnTheirRank) {
   Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
-  const auto r = mpirun(2, {"run", "--url", sim.url(), "--turns", "3", "--num-prompts", "6", "--concurrency", "4",
-                            "--max-tokens", "4", "--ignore-eos", "--quiet", "--output-dir", dir_.string()});
+  const auto r = mpirun(
+      2, {"run", "--url", sim.url(), "--turns", "3", "--num-prompts", "6", "--concurrency", "4",
+          "--max-tokens", "4", "--ignore-eos", "--quiet", "--output-dir", dir_.string()});
   ASSERT_EQ(r.code, 0) << r.output;
-  const auto recs = record::read_details((run_dir(dir_) / "performances" / "tokbench-mock" / "builtin_details.jsonl").string());
+  const auto recs = record::read_details(
+      (run_dir(dir_) / "performances" / "tokbench-mock" / "builtin_details.jsonl").string());
   ASSERT_EQ(recs.size(), 18u);  // 6 conversations x 3 turns
   std::map<int64_t, std::set<int64_t>> ranks_of;
   std::map<int64_t, int> turns;
@@ -270,15 +293,17 @@ TEST_F(MpiRun, SessionsAccuracyStayOnTheirRank) {
 TEST_F(MpiRun, SweepOfTwoPointsOverTwoRanks) {
   auto scratch_folders = [] {
     int n = 0;
-    // Not a folder of the test's: it counts the scratch folders tokbench itself leaves in temp (none).
+    // Not a folder of the test's: it counts the scratch folders tokbench itself leaves in temp
+    // (none).
     for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))  // style: tool scratch
       n += e.path().filename().string().starts_with("tokbench-rank1-");
     return n;
   };
   const int scratch_before = scratch_folders();
   Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
-  const auto r = mpirun(2, {"run", "--url", sim.url(), "--concurrency", "2,4", "--num-prompts", "100", "--max-tokens", "4",
-                            "--ignore-eos", "--quiet", "--output-dir", dir_.string()});
+  const auto r =
+      mpirun(2, {"run", "--url", sim.url(), "--concurrency", "2,4", "--num-prompts", "100",
+                 "--max-tokens", "4", "--ignore-eos", "--quiet", "--output-dir", dir_.string()});
   ASSERT_EQ(r.code, 0) << r.output;
   const fs::path root = run_dir(dir_);
   simdjson::dom::parser p;
@@ -304,9 +329,10 @@ TEST_F(MpiRun, SweepOfTwoPointsOverTwoRanks) {
 TEST_F(MpiRun, SearchAndRepeatsOverTwoRanks) {
   Sim sim({"--max-num-seqs", "4", "--ttft-ms", "10", "--tpot-ms", "4"});
   const fs::path search_out = dir_ / "search";
-  const auto s = mpirun(2, {"run", "--url", sim.url(), "--search", "max-concurrency", "--slo", "ttft.p90<=25ms",
-                            "--search-min", "2", "--search-max", "8", "--num-prompts", "24", "--max-tokens", "30",
-                            "--ignore-eos", "--quiet", "--output-dir", search_out.string()});
+  const auto s = mpirun(
+      2, {"run", "--url", sim.url(), "--search", "max-concurrency", "--slo", "ttft.p90<=25ms",
+          "--search-min", "2", "--search-max", "8", "--num-prompts", "24", "--max-tokens", "30",
+          "--ignore-eos", "--quiet", "--output-dir", search_out.string()});
   ASSERT_EQ(s.code, 0) << s.output;
   const fs::path root = run_dir(search_out);
   simdjson::dom::parser p;
@@ -326,8 +352,9 @@ TEST_F(MpiRun, SearchAndRepeatsOverTwoRanks) {
   EXPECT_LE(answer, 8);
 
   const fs::path repeats_out = dir_ / "repeats";
-  const auto rep = mpirun(2, {"run", "--url", sim.url(), "--repeats", "2", "--concurrency", "4", "--num-prompts", "100",
-                              "--max-tokens", "4", "--ignore-eos", "--quiet", "--output-dir", repeats_out.string()});
+  const auto rep = mpirun(
+      2, {"run", "--url", sim.url(), "--repeats", "2", "--concurrency", "4", "--num-prompts", "100",
+          "--max-tokens", "4", "--ignore-eos", "--quiet", "--output-dir", repeats_out.string()});
   ASSERT_EQ(rep.code, 0) << rep.output;
   const fs::path reps = run_dir(repeats_out);
   EXPECT_TRUE(fs::exists(reps / "repeats" / "summary.json"));
@@ -344,14 +371,16 @@ TEST_F(MpiRun, SearchAndRepeatsOverTwoRanks) {
 // send lag is reported per rank.
 TEST_F(MpiRun, OpenLoopAccuracyKeepsTheGlobalSchedule) {
   Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
-  const auto r = mpirun(3, {"run", "--url", sim.url(), "--num-prompts", "150", "--request-rate", "100", "--seed", "7",
-                            "--concurrency", "48", "--max-tokens", "4", "--ignore-eos", "--quiet", "--output-dir",
-                            dir_.string()});
+  const auto r = mpirun(3, {"run", "--url", sim.url(), "--num-prompts", "150", "--request-rate",
+                            "100", "--seed", "7", "--concurrency", "48", "--max-tokens", "4",
+                            "--ignore-eos", "--quiet", "--output-dir", dir_.string()});
   ASSERT_EQ(r.code, 0) << r.output;
   const fs::path run = run_dir(dir_);
-  auto recs = record::read_details((run / "performances" / "tokbench-mock" / "builtin_details.jsonl").string());
+  auto recs = record::read_details(
+      (run / "performances" / "tokbench-mock" / "builtin_details.jsonl").string());
   ASSERT_EQ(recs.size(), 150u);
-  std::sort(recs.begin(), recs.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+  std::sort(recs.begin(), recs.end(),
+            [](const auto& a, const auto& b) { return a.index < b.index; });
   load::ArrivalShape shape;
   shape.rate_rps = 100;
   auto schedule = load::open_loop(shape, 7);
@@ -359,8 +388,10 @@ TEST_F(MpiRun, OpenLoopAccuracyKeepsTheGlobalSchedule) {
   for (int i = 0; i < 150; ++i) offsets.push_back(schedule->next_offset_ns());
   for (size_t i = 0; i < recs.size(); ++i) {
     EXPECT_EQ(recs[i].rank, static_cast<int64_t>(i % 3));
-    // Each rank's scheduled time is the global schedule's (all ranks start together, clocks aligned).
-    EXPECT_NEAR(static_cast<double>(recs[i].scheduled_ns - recs[0].scheduled_ns), static_cast<double>(offsets[i] - offsets[0]), 2e5)
+    // Each rank's scheduled time is the global schedule's (all ranks start together, clocks
+    // aligned).
+    EXPECT_NEAR(static_cast<double>(recs[i].scheduled_ns - recs[0].scheduled_ns),
+                static_cast<double>(offsets[i] - offsets[0]), 2e5)
         << "request " << i;
   }
   simdjson::dom::parser p;
@@ -368,7 +399,8 @@ TEST_F(MpiRun, OpenLoopAccuracyKeepsTheGlobalSchedule) {
   EXPECT_EQ(std::string(result["verdict"]["status"].get_string().value()), "VALID");
   simdjson::dom::array notes = result["verdict"]["notes"];
   ASSERT_EQ(notes.size(), 3u);
-  for (auto n : notes) EXPECT_NE(std::string(n.get_string().value()).find("send lag mean"), std::string::npos);
+  for (auto n : notes)
+    EXPECT_NE(std::string(n.get_string().value()).find("send lag mean"), std::string::npos);
   EXPECT_LT(result["extra_metrics"]["SendLag"]["p99"].get_double().value(), 5.0);
 }
 
@@ -377,20 +409,23 @@ TEST_F(MpiRun, OpenLoopAccuracyKeepsTheGlobalSchedule) {
 // server counts fewer tokens than the client and the run is falsely INVALID.
 TEST_F(MpiRun, OpenLoopClosingScrapeWaitsForEveryRank) {
   Sim sim({"--ttft-ms", "5", "--tpot-ms", "10"});
-  const auto r = mpirun(2, {"run", "--url", sim.url(), "--num-prompts", "20", "--request-rate", "20", "--seed", "3",
-                            "--max-tokens", "32", "--ignore-eos", "--quiet", "--output-dir", dir_.string()});
+  const auto r = mpirun(
+      2, {"run", "--url", sim.url(), "--num-prompts", "20", "--request-rate", "20", "--seed", "3",
+          "--max-tokens", "32", "--ignore-eos", "--quiet", "--output-dir", dir_.string()});
   ASSERT_EQ(r.code, 0) << r.output;
   const fs::path run = run_dir(dir_);
   simdjson::dom::parser p;
   simdjson::dom::element result = p.load((run / "result.json").string());
-  EXPECT_EQ(std::string(result["verdict"]["status"].get_string().value()), "VALID") << simdjson::minify(result["verdict"]);
+  EXPECT_EQ(std::string(result["verdict"]["status"].get_string().value()), "VALID")
+      << simdjson::minify(result["verdict"]);
   simdjson::dom::element server = p.load((run / "server.json").string());
   bool tokens_checked = false;
   for (auto c : simdjson::dom::array(server["cross_check"])) {
     if (std::string_view(c["what"]) != "output tokens") continue;
     tokens_checked = true;
     EXPECT_EQ(c["client"].get_double().value(), 20 * 32.0) << simdjson::minify(c);
-    EXPECT_EQ(c["server"].get_double().value(), 20 * 32.0) << simdjson::minify(c);  // the last rank's tokens included
+    EXPECT_EQ(c["server"].get_double().value(), 20 * 32.0)
+        << simdjson::minify(c);  // the last rank's tokens included
   }
   EXPECT_TRUE(tokens_checked) << simdjson::minify(server);
 }

@@ -11,8 +11,8 @@
 #include <set>
 #include <sstream>
 
-#include "tokenizer/tokenizer.hpp"
 #include "support/temp_dir.hpp"
+#include "tokenizer/tokenizer.hpp"
 
 namespace tokbench::dataset {
 namespace {
@@ -42,24 +42,31 @@ TEST(Dataset, SpecParsesEveryFormAndNamesThemWhenBad) {
   EXPECT_EQ(parse_spec("builtin"), (Spec{Source::Builtin, ""}));
   EXPECT_EQ(parse_spec("synthetic"), (Spec{Source::Synthetic, ""}));
   EXPECT_EQ(parse_spec("qa:/d/x.jsonl"), (Spec{Source::Qa, "/d/x.jsonl"}));
-  EXPECT_EQ(parse_spec("trace:a:b.jsonl"), (Spec{Source::Trace, "a:b.jsonl"}));  // the path may hold colons
-  for (const char* text : {"builtin", "synthetic", "qa:x", "gsm8k:x", "lines:x", "sharegpt:x", "trace:x"})
+  EXPECT_EQ(parse_spec("trace:a:b.jsonl"),
+            (Spec{Source::Trace, "a:b.jsonl"}));  // the path may hold colons
+  for (const char* text :
+       {"builtin", "synthetic", "qa:x", "gsm8k:x", "lines:x", "sharegpt:x", "trace:x"})
     EXPECT_EQ(parse_spec(text).text(), text);
   for (const char* bad : {"", "qa", "qa:", "builtin:x", "synthetic:", "csv:x", "sharegpt.json"}) {
     try {
       parse_spec(bad);
       ADD_FAILURE() << "accepted '" << bad << "'";
     } catch (const std::invalid_argument& e) {
-      EXPECT_EQ(std::string(e.what()), fmt::format("--dataset: bad value '{}' (expected builtin | synthetic | qa:PATH | "
-                                                   "gsm8k:PATH | lines:PATH | sharegpt:PATH | trace:PATH)", bad));
+      EXPECT_EQ(std::string(e.what()),
+                fmt::format("--dataset: bad value '{}' (expected builtin | synthetic | qa:PATH | "
+                            "gsm8k:PATH | lines:PATH | sharegpt:PATH | trace:PATH)",
+                            bad));
     }
   }
-  EXPECT_NE(error_of("trace:x").find("usage: --dataset trace:x: built by the runner"), std::string::npos);
+  EXPECT_NE(error_of("trace:x").find("usage: --dataset trace:x: built by the runner"),
+            std::string::npos);
 }
 
 TEST(Dataset, QaReadsQuestionsAndMaxTokens) {
-  const auto p = write_tmp("tb_qa.jsonl", R"({"question": "a?", "answer": "x"})" "\n\n"
-                                          R"({"question": "b?", "max_tokens": 9})" "\n");
+  const auto p = write_tmp("tb_qa.jsonl", R"({"question": "a?", "answer": "x"})"
+                                          "\n\n"
+                                          R"({"question": "b?", "max_tokens": 9})"
+                                          "\n");
   const auto d = load("qa:" + p);
   EXPECT_EQ(d.abbr, "tb_qa");
   ASSERT_EQ(d.items.size(), 2u);
@@ -70,12 +77,18 @@ TEST(Dataset, QaReadsQuestionsAndMaxTokens) {
 }
 
 TEST(Dataset, MalformedLineNamesFileAndLine) {
-  const auto p = write_tmp("tb_bad.jsonl", R"({"question": "ok"})" "\n" R"({"answer": "no question"})" "\n");
-  EXPECT_NE(error_of("qa:" + p).find(p + ":2: expected a JSON object with a \"question\" string"), std::string::npos);
+  const auto p = write_tmp("tb_bad.jsonl", R"({"question": "ok"})"
+                                           "\n"
+                                           R"({"answer": "no question"})"
+                                           "\n");
+  EXPECT_NE(error_of("qa:" + p).find(p + ":2: expected a JSON object with a \"question\" string"),
+            std::string::npos);
   const auto q = write_tmp("tb_bad2.jsonl", "{\"question\": \"ok\"}\n{broken\n");
   EXPECT_NE(error_of("gsm8k:" + q).find(q + ":2: not valid JSON"), std::string::npos);
-  const auto m = write_tmp("tb_bad3.jsonl", R"({"question": "ok", "max_tokens": -3})" "\n");
-  EXPECT_NE(error_of("qa:" + m).find(":1: \"max_tokens\" must be a positive integer"), std::string::npos);
+  const auto m = write_tmp("tb_bad3.jsonl", R"({"question": "ok", "max_tokens": -3})"
+                                            "\n");
+  EXPECT_NE(error_of("qa:" + m).find(":1: \"max_tokens\" must be a positive integer"),
+            std::string::npos);
 }
 
 TEST(Dataset, ParsesLinesFromMemoryWithTheNameInErrors) {
@@ -94,7 +107,8 @@ TEST(Dataset, ParsesLinesFromMemoryWithTheNameInErrors) {
 }
 
 TEST(Dataset, LinesAreOnePromptEach) {
-  std::istringstream in("What is 2+2?\r\n\n  \n{\"not\": \"json, a prompt\"}\nlast line without newline");
+  std::istringstream in(
+      "What is 2+2?\r\n\n  \n{\"not\": \"json, a prompt\"}\nlast line without newline");
   const auto d = parse_lines("lines", "prompts.txt", in);
   ASSERT_EQ(d.items.size(), 3u);
   EXPECT_EQ(d.items[0].prompt, "What is 2+2?");  // the \r of a CRLF file goes
@@ -110,8 +124,9 @@ TEST(Dataset, ChatMessagesAndModelPerLine) {
       R"({"question":"plain"})");
   const auto d = parse_lines("qa", "chat.jsonl", in);
   ASSERT_EQ(d.items.size(), 2u);
-  EXPECT_EQ(d.items[0].messages_json,
-            R"([{"role":"system","content":"Be brief."},{"role":"user","content":[{"type":"text","text":"Hi"}]}])");
+  EXPECT_EQ(
+      d.items[0].messages_json,
+      R"([{"role":"system","content":"Be brief."},{"role":"user","content":[{"type":"text","text":"Hi"}]}])");
   EXPECT_EQ(d.items[0].prompt, "Be brief.\nHi\n");  // the text a local tokenizer counts
   EXPECT_EQ(d.items[0].model, "sql-lora");
   EXPECT_EQ(d.items[0].max_tokens, 9);
@@ -126,13 +141,19 @@ TEST(Dataset, ChatMessagesAndModelPerLine) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(error(R"({"messages":[]})").find("chat.jsonl:1: \"messages\" is empty"), std::string::npos);
-  EXPECT_NE(error(R"({"messages":[{"content":"x"}]})").find("messages[0] needs a string \"role\""), std::string::npos);
-  EXPECT_NE(error(R"({"messages":[{"role":"user"}]})").find("messages[0] has no \"content\""), std::string::npos);
-  EXPECT_NE(error(R"({"messages":[{"role":"user","content":5}]})").find("string or an array of content parts"),
+  EXPECT_NE(error(R"({"messages":[]})").find("chat.jsonl:1: \"messages\" is empty"),
             std::string::npos);
-  EXPECT_NE(error(R"({"question":"q","model":""})").find("\"model\" must be a non-empty string"), std::string::npos);
-  EXPECT_NE(error(R"({"prompt":"q"})").find("\"question\" string (or a chat \"messages\" array)"), std::string::npos);
+  EXPECT_NE(error(R"({"messages":[{"content":"x"}]})").find("messages[0] needs a string \"role\""),
+            std::string::npos);
+  EXPECT_NE(error(R"({"messages":[{"role":"user"}]})").find("messages[0] has no \"content\""),
+            std::string::npos);
+  EXPECT_NE(error(R"({"messages":[{"role":"user","content":5}]})")
+                .find("string or an array of content parts"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"question":"q","model":""})").find("\"model\" must be a non-empty string"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"prompt":"q"})").find("\"question\" string (or a chat \"messages\" array)"),
+            std::string::npos);
 }
 
 // A codec that counts whitespace-separated words: ShareGPT's rules without a model's tokenizer.
@@ -161,7 +182,8 @@ TEST(ShareGpt, VllmRulesFirstTwoTurnsAndLengthFilters) {
     std::ofstream out(p);
     auto entry = [&](int prompt, int answer) {
       return "{\"id\":\"x\",\"conversations\":[{\"from\":\"human\",\"value\":\"" + words(prompt) +
-             "\"},{\"from\":\"gpt\",\"value\":\"" + words(answer) + "\"},{\"from\":\"human\",\"value\":\"later\"}]}";
+             "\"},{\"from\":\"gpt\",\"value\":\"" + words(answer) +
+             "\"},{\"from\":\"human\",\"value\":\"later\"}]}";
     };
     out << "[" << entry(10, 20) << "," << entry(3, 20)  // prompt under 4 tokens
         << "," << entry(10, 3)                          // answer under 4 tokens
@@ -179,10 +201,15 @@ TEST(ShareGpt, VllmRulesFirstTwoTurnsAndLengthFilters) {
   std::set<int64_t> caps;
   for (const auto& item : d.items) caps.insert(item.max_tokens);
   EXPECT_EQ(caps, (std::set<int64_t>{20, 60}));  // max_tokens = the answer's length
-  EXPECT_NE(d.summary.find("2 requests from 8 entries (6 with two turns; of 6 tried, 2 too short and 2 too long"),
-            std::string::npos) << d.summary;
-  EXPECT_EQ(sharegpt(p.string(), o, codec).items[0].prompt, d.items[0].prompt);  // the seed decides the order
-  // --sharegpt-output-len: every cap fixed, the short-answer filter off (vLLM's skip_min_output_len_check).
+  EXPECT_NE(
+      d.summary.find(
+          "2 requests from 8 entries (6 with two turns; of 6 tried, 2 too short and 2 too long"),
+      std::string::npos)
+      << d.summary;
+  EXPECT_EQ(sharegpt(p.string(), o, codec).items[0].prompt,
+            d.items[0].prompt);  // the seed decides the order
+  // --sharegpt-output-len: every cap fixed, the short-answer filter off (vLLM's
+  // skip_min_output_len_check).
   o.output_len = 5;
   d = sharegpt(p.string(), o, codec);
   EXPECT_EQ(d.items.size(), 4u);  // (10, 3) now qualifies; (1000, 1049) too: 1005 <= 2048
@@ -204,14 +231,18 @@ TEST(ShareGpt, VllmRulesFirstTwoTurnsAndLengthFilters) {
   }
   {
     std::ofstream out(p);
-    out << "[" << "{\"conversations\":[{\"value\":\"a\"},{\"value\":\"b\"}]}" << "]";
+    out << "["
+        << "{\"conversations\":[{\"value\":\"a\"},{\"value\":\"b\"}]}"
+        << "]";
   }
   try {
     (void)sharegpt(p.string(), o, codec);
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("no usable conversation (1 entries, 1 with two turns; 1 too short"),
-              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(
+                  "no usable conversation (1 entries, 1 with two turns; 1 too short"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_THROW((void)sharegpt("/nonexistent/sharegpt.json", o, codec), std::runtime_error);
   fs::remove(p);
@@ -233,8 +264,10 @@ TEST(ShareGpt, MultiTurnKeepsWholeConversations) {
   o.count = 10;
   auto d = sharegpt_from_json(json, "chats.json", o, codec);
   ASSERT_EQ(d.conversations.size(), 2u);
-  EXPECT_EQ(d.conversations[0], std::make_pair(int64_t{0}, int64_t{2}));  // the dangling "i" has no answer
-  EXPECT_EQ(d.conversations[1], std::make_pair(int64_t{2}, int64_t{1}));  // stops at the empty question
+  EXPECT_EQ(d.conversations[0],
+            std::make_pair(int64_t{0}, int64_t{2}));  // the dangling "i" has no answer
+  EXPECT_EQ(d.conversations[1],
+            std::make_pair(int64_t{2}, int64_t{1}));  // stops at the empty question
   ASSERT_EQ(d.items.size(), 3u);
   EXPECT_EQ(d.items[0].prompt, "a b");
   EXPECT_EQ(d.items[0].max_tokens, 3);
@@ -249,11 +282,13 @@ TEST(ShareGpt, MultiTurnKeepsWholeConversations) {
 }
 
 TEST(Dataset, MissingFileAndBadSpec) {
-  EXPECT_NE(error_of("qa:/nonexistent/x.jsonl").find("cannot open dataset '/nonexistent/x.jsonl'"), std::string::npos);
+  EXPECT_NE(error_of("qa:/nonexistent/x.jsonl").find("cannot open dataset '/nonexistent/x.jsonl'"),
+            std::string::npos);
   EXPECT_NE(error_of("sharegpt:x").find("usage: --dataset sharegpt:x: built by the runner"),
             std::string::npos);
   EXPECT_NE(error_of("qa:").find("usage: --dataset"), std::string::npos);
-  EXPECT_NE(error_of("qa:" + write_tmp("tb_empty.jsonl", "\n")).find("has no requests"), std::string::npos);
+  EXPECT_NE(error_of("qa:" + write_tmp("tb_empty.jsonl", "\n")).find("has no requests"),
+            std::string::npos);
 }
 
 TEST(Dataset, Builtin) {
@@ -270,8 +305,10 @@ TEST(Dataset, RealGsm8kTestSplit) {
   EXPECT_EQ(d.abbr, "gsm8k");
   EXPECT_NE(d.items[0].prompt.find("Janet"), std::string::npos);
   // Every line's reference: the text after its "####" (--check-answers).
-  EXPECT_EQ(std::count_if(d.items.begin(), d.items.end(),
-                          [](const RequestSpec& s) { return s.key.kind == core::AnswerKey::Kind::Gsm8k; }), 1319);
+  EXPECT_EQ(std::count_if(
+                d.items.begin(), d.items.end(),
+                [](const RequestSpec& s) { return s.key.kind == core::AnswerKey::Kind::Gsm8k; }),
+            1319);
   EXPECT_EQ(d.items[0].key.reference, " 18");
 }
 
@@ -306,10 +343,13 @@ TEST(Dataset, QaLinesCarryTheirReferenceAnswer) {
     }
     return std::string();
   };
-  EXPECT_NE(error_of(R"({"question":"q","choices":["a","b"],"answer":"D"})").find("bad.jsonl:1: \"answer\" names no choice of the 2"),
+  EXPECT_NE(error_of(R"({"question":"q","choices":["a","b"],"answer":"D"})")
+                .find("bad.jsonl:1: \"answer\" names no choice of the 2"),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"question":"q","choices":["a","b"]})").find("without an \"answer\""), std::string::npos);
-  EXPECT_NE(error_of(R"({"question":"q","choices":[1,2],"answer":0})").find("must list strings"), std::string::npos);
+  EXPECT_NE(error_of(R"({"question":"q","choices":["a","b"]})").find("without an \"answer\""),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"question":"q","choices":[1,2],"answer":0})").find("must list strings"),
+            std::string::npos);
 }
 
 }  // namespace
@@ -323,7 +363,8 @@ namespace {
 class SyntheticDataset : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SyntheticDataset, EveryPromptHasExactlyTheAskedLength) {
-  const fs::path dir = fs::path(TOKBENCH_TOKENIZER_FIXTURES) / ("tokenizer-" + GetParam()) / "models";
+  const fs::path dir =
+      fs::path(TOKBENCH_TOKENIZER_FIXTURES) / ("tokenizer-" + GetParam()) / "models";
   ASSERT_TRUE(fs::exists(dir)) << "run `npm ci --prefix tests/tokenizer`";
   const auto tok = tokenizer::Tokenizer::load(dir.string());
   auto codec = local_codec(tok);
@@ -337,10 +378,12 @@ TEST_P(SyntheticDataset, EveryPromptHasExactlyTheAskedLength) {
     ASSERT_EQ(d.items.size(), 12u);
     for (const auto& item : d.items) {
       const auto ids = tok.encode(item.prompt, false);
-      ASSERT_EQ(static_cast<int64_t>(ids.size()), n) << GetParam() << ": " << item.prompt.substr(0, 80);
+      ASSERT_EQ(static_cast<int64_t>(ids.size()), n)
+          << GetParam() << ": " << item.prompt.substr(0, 80);
       EXPECT_EQ(item.expected_input_tokens, n);
       EXPECT_EQ(item.max_tokens, 7);
-      for (int32_t id : ids) ASSERT_FALSE(tok.is_special(id)) << "special token in a synthetic prompt";
+      for (int32_t id : ids)
+        ASSERT_FALSE(tok.is_special(id)) << "special token in a synthetic prompt";
     }
   }
   // A shared prefix, a spread, and a server overhead to leave room for.
@@ -391,10 +434,13 @@ TEST(Trace, SharedHashIdsAreSharedTokensAtExactLengths) {
   const fs::path p = testing::test_dir() / "trace.jsonl";
   {
     std::ofstream out(p);
-    out << R"({"timestamp": 1000, "input_length": 40, "output_length": 5, "hash_ids": [1, 2, 3]})" "\n"
-        << R"({"timestamp": 1500, "input_length": 36, "output_length": 7, "hash_ids": [1, 2, 9]})" "\n"
+    out << R"({"timestamp": 1000, "input_length": 40, "output_length": 5, "hash_ids": [1, 2, 3]})"
+           "\n"
+        << R"({"timestamp": 1500, "input_length": 36, "output_length": 7, "hash_ids": [1, 2, 9]})"
+           "\n"
         << "\n"
-        << R"({"timestamp": 1200.5, "input_length": 20, "output_length": 3, "hash_ids": [1, 4]})" "\n";
+        << R"({"timestamp": 1200.5, "input_length": 20, "output_length": 3, "hash_ids": [1, 4]})"
+           "\n";
   }
   TraceOptions o;
   o.block_size = 16;
@@ -402,7 +448,8 @@ TEST(Trace, SharedHashIdsAreSharedTokensAtExactLengths) {
   o.overhead = 2;
   const auto d = trace(p.string(), o, *codec);
   ASSERT_EQ(d.items.size(), 3u);  // in time order: 1000, 1200.5, 1500
-  EXPECT_EQ(d.schedule_ns, (std::vector<int64_t>{0, 100'250'000, 250'000'000}));  // (t - 1000) ms / 2
+  EXPECT_EQ(d.schedule_ns,
+            (std::vector<int64_t>{0, 100'250'000, 250'000'000}));  // (t - 1000) ms / 2
   const auto a = tok.encode(d.items[0].prompt, false), b = tok.encode(d.items[1].prompt, false),
              c = tok.encode(d.items[2].prompt, false);
   EXPECT_EQ(a.size(), 38u);  // 40 - the 2 the server adds
@@ -414,7 +461,8 @@ TEST(Trace, SharedHashIdsAreSharedTokensAtExactLengths) {
   EXPECT_EQ(d.items[0].max_tokens, 5);
   EXPECT_EQ(d.items[1].max_tokens, 3);
   EXPECT_EQ(d.items[0].expected_input_tokens, 40);
-  // Full blocks of leading ids seen before: 0, then [1] (16 of 20), then [1, 2] (32 of 36): 48 / 96.
+  // Full blocks of leading ids seen before: 0, then [1] (16 of 20), then [1, 2] (32 of 36): 48
+  // / 96.
   EXPECT_DOUBLE_EQ(d.implied_cache_hit, 48.0 / 96.0);
   EXPECT_EQ(trace(p.string(), o, *codec).items[2].prompt, d.items[2].prompt);  // deterministic
   o.count = 2;
@@ -428,10 +476,17 @@ TEST(Trace, SharedHashIdsAreSharedTokensAtExactLengths) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(error(R"({"timestamp": 0, "output_length": 5})").find(":1: \"input_length\" must be an integer"), std::string::npos);
-  EXPECT_NE(error(R"({"timestamp": -1, "input_length": 4, "output_length": 5})").find("\"timestamp\" must be"), std::string::npos);
-  EXPECT_NE(error(R"({"timestamp": 0, "input_length": 99999999, "output_length": 5})").find("from 1 to"), std::string::npos);
-  EXPECT_NE(error(R"({"timestamp": 0, "input_length": 4, "output_length": 5, "hash_ids": ["a"]})").find("must hold integers"),
+  EXPECT_NE(error(R"({"timestamp": 0, "output_length": 5})")
+                .find(":1: \"input_length\" must be an integer"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"timestamp": -1, "input_length": 4, "output_length": 5})")
+                .find("\"timestamp\" must be"),
+            std::string::npos);
+  EXPECT_NE(
+      error(R"({"timestamp": 0, "input_length": 99999999, "output_length": 5})").find("from 1 to"),
+      std::string::npos);
+  EXPECT_NE(error(R"({"timestamp": 0, "input_length": 4, "output_length": 5, "hash_ids": ["a"]})")
+                .find("must hold integers"),
             std::string::npos);
   EXPECT_NE(error("[1]").find("Mooncake's format"), std::string::npos);
   fs::remove(p);
@@ -439,8 +494,8 @@ TEST(Trace, SharedHashIdsAreSharedTokensAtExactLengths) {
 }
 
 TEST(Trace, ImpliedHitCountsLeadingFullBlocksOnly) {
-  // Block 16. [1,2] then [1,2,3] (3 is partial: 40 tokens = 2.5 blocks) then [5,2] (2 follows 5 this time: a chain
-  // hash id is not looked up past a miss).
+  // Block 16. [1,2] then [1,2,3] (3 is partial: 40 tokens = 2.5 blocks) then [5,2] (2 follows 5
+  // this time: a chain hash id is not looked up past a miss).
   EXPECT_DOUBLE_EQ(implied_prefix_hit({{1, 2}, {1, 2, 3}, {5, 2}}, {32, 40, 32}, 16), 32.0 / 104.0);
   EXPECT_DOUBLE_EQ(implied_prefix_hit({{1}, {1}}, {10, 10}, 16), 0.0);  // no full block at all
 }
@@ -458,7 +513,9 @@ TEST(SyntheticDatasetErrors, NamesTheFlag) {
     synthetic(o, *codec);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("--input-len 4: the server adds 8 token(s)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--input-len 4: the server adds 8 token(s)"),
+              std::string::npos)
+        << e.what();
   }
   o.overhead = 0;
   o.input_len_range = 1.5;

@@ -1,8 +1,8 @@
 // metrics/energy: joules over a phase from an energy counter or from power samples, against known
 // constant and ramped power; a reset counter; samples that do not cover the phase say so.
-#include <gtest/gtest.h>
-
 #include "metrics/energy.hpp"
+
+#include <gtest/gtest.h>
 
 namespace tokbench::metrics {
 namespace {
@@ -10,7 +10,8 @@ namespace {
 constexpr int64_t kS = 1'000'000'000;
 
 // Samples every `every` s from t=0 to `until` s of a device at `watts`; the counter when asked.
-std::vector<PowerSample> constant(double watts, double every, double until, bool counter, double counter_start = 5000) {
+std::vector<PowerSample> constant(double watts, double every, double until, bool counter,
+                                  double counter_start = 5000) {
   std::vector<PowerSample> v;
   for (double t = 0; t <= until + 1e-9; t += every) {
     PowerSample s;
@@ -37,7 +38,8 @@ TEST(Energy, CounterAndPowerAgreeOnAConstantDevice) {
 
 TEST(Energy, TrapezoidsAreExactOnALinearRamp) {
   std::vector<PowerSample> v;
-  for (int i = 0; i <= 10; ++i) v.push_back({i * kS, 100.0 + 10 * i, std::nullopt});  // 100 W rising 10 W/s
+  for (int i = 0; i <= 10; ++i)
+    v.push_back({i * kS, 100.0 + 10 * i, std::nullopt});  // 100 W rising 10 W/s
   const auto e = energy_over(v, 0, 10 * kS, 2 * kS);
   ASSERT_TRUE(e.known);
   EXPECT_NEAR(e.joules, 100 * 10 + 10 * 10 * 10 / 2.0, 1e-6);  // ∫(100 + 10t) dt over 10 s = 1500 J
@@ -46,7 +48,8 @@ TEST(Energy, TrapezoidsAreExactOnALinearRamp) {
 TEST(Energy, ACounterResetIsANewStart) {
   auto v = constant(300, 1, 10, true);
   for (auto& s : v)
-    if (s.t_ns >= 6 * kS) *s.energy_j -= 5000 + 300 * 6;  // the exporter restarted at 6 s: the counter from 0
+    if (s.t_ns >= 6 * kS)
+      *s.energy_j -= 5000 + 300 * 6;  // the exporter restarted at 6 s: the counter from 0
   const auto e = energy_over(v, 1 * kS, 9 * kS, 2 * kS);
   ASSERT_TRUE(e.known) << e.why;
   EXPECT_EQ(e.resets, 1);
@@ -63,7 +66,8 @@ TEST(Energy, SamplesThatDoNotCoverThePhaseSaySo) {
   EXPECT_FALSE(early.known);
   EXPECT_NE(early.why.find("before the phase ended"), std::string::npos) << early.why;
   auto holed = constant(400, 1, 10, false);
-  holed.erase(holed.begin() + 3, holed.begin() + 7);  // no sample from 3 s to 6 s: 5 s between the 2 s and 7 s ones
+  holed.erase(holed.begin() + 3,
+              holed.begin() + 7);  // no sample from 3 s to 6 s: 5 s between the 2 s and 7 s ones
   const auto gap = energy_over(holed, 1 * kS, 9 * kS, 2 * kS);
   EXPECT_FALSE(gap.known);
   EXPECT_NE(gap.why.find("a gap of 5.000 s"), std::string::npos) << gap.why;

@@ -4,8 +4,8 @@
 #include "client/engine.hpp"
 
 #include <gtest/gtest.h>
-#include <poll.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -19,9 +19,9 @@
 #include "common/clock.hpp"
 #include "mock/mock_server.hpp"
 #include "support/canned_server.hpp"
-#include "support/scripted_server.hpp"
 #include "support/ports.hpp"
 #include "support/process.hpp"
+#include "support/scripted_server.hpp"
 
 namespace tokbench::client {
 namespace {
@@ -31,13 +31,16 @@ using record::Outcome;
 using record::RequestRecord;
 
 struct Harness {
-  explicit Harness(mock::MockSettings s = {}) : server(on_free_port(std::move(s))) { port = server.start(); }
+  explicit Harness(mock::MockSettings s = {}) : server(on_free_port(std::move(s))) {
+    port = server.start();
+  }
   static mock::MockSettings on_free_port(mock::MockSettings s) {
     s.port = 0;
     return s;
   }
   std::string url(bool chat = true) const {
-    return "http://127.0.0.1:" + std::to_string(port) + (chat ? "/v1/chat/completions" : "/v1/completions");
+    return "http://127.0.0.1:" + std::to_string(port) +
+           (chat ? "/v1/chat/completions" : "/v1/completions");
   }
   mock::MockServer server;
   uint16_t port = 0;
@@ -70,11 +73,13 @@ class EngineOn : public ::testing::TestWithParam<TransportKind> {
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Transports, EngineOn, ::testing::Values(TransportKind::Sockets, TransportKind::Curl),
+INSTANTIATE_TEST_SUITE_P(Transports, EngineOn,
+                         ::testing::Values(TransportKind::Sockets, TransportKind::Curl),
                          [](const auto& info) { return std::string(transport_name(info.param)); });
 
 std::vector<RequestRecord> run(EngineSettings es, const std::vector<std::string>& bs,
-                               const std::vector<int64_t>& schedule = {}, std::atomic<int>* stop_in = nullptr) {
+                               const std::vector<int64_t>& schedule = {},
+                               std::atomic<int>* stop_in = nullptr) {
   std::atomic<int> local{kRunning};
   std::atomic<int>& stop = stop_in ? *stop_in : local;
   std::mutex mu;
@@ -87,18 +92,19 @@ std::vector<RequestRecord> run(EngineSettings es, const std::vector<std::string>
     const std::vector<int64_t>& s;
     size_t i = 0;
   };
-  load::CountedSource source(static_cast<int64_t>(bs.size()), false, std::make_unique<Offsets>(schedule),
-                             [&](int64_t i) {
+  load::CountedSource source(static_cast<int64_t>(bs.size()), false,
+                             std::make_unique<Offsets>(schedule), [&](int64_t i) {
                                core::PlannedRequest p;
                                p.body = bs[static_cast<size_t>(i)];
                                return p;
                              });
-  engine.run(source, steady_now_ns(),
-             [&](RequestRecord&& r) {
-               std::lock_guard l(mu);
-               out.push_back(std::move(r));
-             },
-             stop);
+  engine.run(
+      source, steady_now_ns(),
+      [&](RequestRecord&& r) {
+        std::lock_guard l(mu);
+        out.push_back(std::move(r));
+      },
+      stop);
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
   return out;
 }
@@ -131,8 +137,9 @@ TEST_P(EngineOn, StreamingChatRecordsEveryChunk) {
   }
 }
 
-// HTTP phases, per request (libcurl's timings, or the socket transport's own stamps): a new connection has its set-up in order before the
-// request's start on the wire; a request on a kept-alive connection opened none and set up nothing.
+// HTTP phases, per request (libcurl's timings, or the socket transport's own stamps): a new
+// connection has its set-up in order before the request's start on the wire; a request on a
+// kept-alive connection opened none and set up nothing.
 TEST_P(EngineOn, HttpPhasesAreRecordedInOrderAndReuseIsSeen) {
   Harness h(fast());
   EngineSettings es = settings();
@@ -248,7 +255,8 @@ TEST_P(EngineOn, StreamCutMidwayIsStreamProtocol) {
 
 TEST_P(EngineOn, UnreachableServerIsConnectErrorAndRetried) {
   EngineSettings es = settings();
-  es.url = "http://127.0.0.1:" + std::to_string(testing::unused_loopback_port()) + "/v1/chat/completions";
+  es.url = "http://127.0.0.1:" + std::to_string(testing::unused_loopback_port()) +
+           "/v1/chat/completions";
   es.retries = 2;
   const auto rs = run(es, bodies(2, true, true));
   ASSERT_EQ(rs.size(), 2u);
@@ -313,8 +321,10 @@ TEST_P(EngineOn, CancelStopsInFlightAndSendsNothingNew) {
 // A server that sends one SSE line larger than the cap: only that request fails, as too_large,
 // and the client never holds more than the cap.
 TEST_P(EngineOn, OversizedSseLineFailsAsTooLarge) {
-  const std::string sse = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
-                          "data: {\"choices\":[{\"delta\":{\"content\":\"" + std::string(3 << 20, 'x') + "\"}}]}\n\n";
+  const std::string sse =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+      "data: {\"choices\":[{\"delta\":{\"content\":\"" +
+      std::string(3 << 20, 'x') + "\"}}]}\n\n";
   testing::CannedServer srv([&](const std::string&) { return sse; });
   EngineSettings es = settings();
   es.url = srv.url("/v1/chat/completions");
@@ -329,8 +339,11 @@ TEST_P(EngineOn, OversizedSseLineFailsAsTooLarge) {
 }
 
 TEST_P(EngineOn, OversizedNonStreamingBodyFailsAsTooLarge) {
-  const std::string body = "{\"choices\":[{\"message\":{\"content\":\"" + std::string(2 << 20, 'y') + "\"}}]}";
-  testing::CannedServer srv([&](const std::string&) { return testing::CannedServer::http(200, "application/json", body); });
+  const std::string body =
+      "{\"choices\":[{\"message\":{\"content\":\"" + std::string(2 << 20, 'y') + "\"}}]}";
+  testing::CannedServer srv([&](const std::string&) {
+    return testing::CannedServer::http(200, "application/json", body);
+  });
   EngineSettings es = settings();
   es.url = srv.url("/v1/chat/completions");
   es.stream = false;
@@ -366,15 +379,26 @@ TEST_P(EngineOn, UsageBombIsRecordedNotAllocated) {
 // anthropic-version, and no Bearer header.
 TEST_P(EngineOn, AnthropicStreamFromAForeignServer) {
   const std::string sse =
-      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nConnection: close\r\n\r\n"
-      "event: message_start\r\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_01\",\"type\":\"message\","
-      "\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":12,\"output_tokens\":1}}}\r\n\r\n"
-      "event: content_block_start\r\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\r\n\r\n"
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nConnection: "
+      "close\r\n\r\n"
+      "event: message_start\r\ndata: "
+      "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_01\",\"type\":\"message\","
+      "\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":12,"
+      "\"output_tokens\":1}}}\r\n\r\n"
+      "event: content_block_start\r\ndata: "
+      "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":"
+      "\"\"}}\r\n\r\n"
       "event: ping\r\ndata: {\"type\": \"ping\"}\r\n\r\n"
-      "event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hel\"}}\r\n\r\n"
-      "event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"lo\"}}\r\n\r\n"
+      "event: content_block_delta\r\ndata: "
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
+      "\"Hel\"}}\r\n\r\n"
+      "event: content_block_delta\r\ndata: "
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
+      "\"lo\"}}\r\n\r\n"
       "event: content_block_stop\r\ndata: {\"type\":\"content_block_stop\",\"index\":0}\r\n\r\n"
-      "event: message_delta\r\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":3}}\r\n\r\n"
+      "event: message_delta\r\ndata: "
+      "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_"
+      "tokens\":3}}\r\n\r\n"
       "event: message_stop\r\ndata: {\"type\":\"message_stop\"}\r\n\r\n";
   testing::CannedServer srv([&](const std::string&) { return sse; });
   EngineSettings es = settings();
@@ -382,7 +406,9 @@ TEST_P(EngineOn, AnthropicStreamFromAForeignServer) {
   es.api = find_api("messages");
   es.api_key = "sk-ant-test";
   es.keep_text = true;
-  const auto rs = run(es, {R"({"model":"m","max_tokens":8,"messages":[{"role":"user","content":"hi"}],"stream":true})"});
+  const auto rs = run(
+      es,
+      {R"({"model":"m","max_tokens":8,"messages":[{"role":"user","content":"hi"}],"stream":true})"});
   ASSERT_EQ(rs.size(), 1u);
   const RequestRecord& r = rs[0];
   EXPECT_TRUE(r.ok()) << r.error;
@@ -391,7 +417,9 @@ TEST_P(EngineOn, AnthropicStreamFromAForeignServer) {
   EXPECT_EQ(r.completion_tokens, 3);
   EXPECT_EQ(r.finish_reason, "end_turn");
   EXPECT_EQ(r.output_text, "Hello");
-  EXPECT_EQ(std::count_if(r.chunks.begin(), r.chunks.end(), [](const auto& c) { return c.has_text(); }), 2);
+  EXPECT_EQ(
+      std::count_if(r.chunks.begin(), r.chunks.end(), [](const auto& c) { return c.has_text(); }),
+      2);
   EXPECT_NE(r.first_token_ns, record::kNone);
   const std::string head = srv.requests().at(0);
   EXPECT_NE(head.find("x-api-key: sk-ant-test"), std::string::npos) << head;
@@ -404,7 +432,9 @@ TEST_P(EngineOn, AnthropicStreamFromAForeignServer) {
 TEST_P(EngineOn, AnthropicStreamWithoutMessageStopIsCut) {
   const std::string sse =
       "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
-      "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"}}\n\n"
+      "event: content_block_delta\ndata: "
+      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
+      "\"a\"}}\n\n"
       "data: [DONE]\n\n";
   testing::CannedServer srv([&](const std::string&) { return sse; });
   EngineSettings es = settings();
@@ -421,9 +451,14 @@ TEST_P(EngineOn, AnthropicStreamWithoutMessageStopIsCut) {
 TEST_P(EngineOn, SglangGenerateStreamFromAForeignServer) {
   const std::string sse =
       "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
-      "data: {\"text\":\" one\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":null,\"prompt_tokens\":6,\"completion_tokens\":1,\"cached_tokens\":0}}\n\n"
-      "data: {\"text\":\" one two three\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":null,\"prompt_tokens\":6,\"completion_tokens\":3,\"cached_tokens\":0}}\n\n"
-      "data: {\"text\":\" one two three four\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":{\"type\":\"length\",\"length\":4},"
+      "data: {\"text\":\" "
+      "one\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":null,\"prompt_tokens\":6,\"completion_"
+      "tokens\":1,\"cached_tokens\":0}}\n\n"
+      "data: {\"text\":\" one two "
+      "three\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":null,\"prompt_tokens\":6,"
+      "\"completion_tokens\":3,\"cached_tokens\":0}}\n\n"
+      "data: {\"text\":\" one two three "
+      "four\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":{\"type\":\"length\",\"length\":4},"
       "\"prompt_tokens\":6,\"completion_tokens\":4,\"cached_tokens\":0}}\n\n"
       "data: [DONE]\n\n";
   testing::CannedServer srv([&](const std::string&) { return sse; });
@@ -431,11 +466,13 @@ TEST_P(EngineOn, SglangGenerateStreamFromAForeignServer) {
   es.url = srv.url("/generate");
   es.api = find_api("generate");
   es.keep_text = true;
-  const auto rs = run(es, {R"({"text":"hi","sampling_params":{"max_new_tokens":4},"stream":true})"});
+  const auto rs =
+      run(es, {R"({"text":"hi","sampling_params":{"max_new_tokens":4},"stream":true})"});
   ASSERT_EQ(rs.size(), 1u);
   const RequestRecord& r = rs[0];
   EXPECT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.output_text, " one two three four");  // each piece once, not the answer three times over
+  EXPECT_EQ(r.output_text,
+            " one two three four");  // each piece once, not the answer three times over
   EXPECT_EQ(r.output_chars, 19);
   EXPECT_EQ(r.completion_tokens, 4);
   EXPECT_EQ(r.finish_reason, "length");
@@ -450,23 +487,37 @@ TEST_P(EngineOn, SglangGenerateStreamFromAForeignServer) {
 // ignored. The key goes as a Bearer header.
 TEST_P(EngineOn, ResponsesStreamFromAForeignServer) {
   const std::string sse =
-      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nConnection: close\r\n\r\n"
-      "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_abc\","
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nConnection: "
+      "close\r\n\r\n"
+      "event: response.created\ndata: "
+      "{\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_abc\","
       "\"object\":\"response\",\"status\":\"in_progress\",\"output\":[],\"usage\":null}}\n\n"
-      "event: response.in_progress\ndata: {\"type\":\"response.in_progress\",\"sequence_number\":1,\"response\":{\"id\":\"resp_abc\",\"status\":\"in_progress\"}}\n\n"
-      "event: response.output_item.added\ndata: {\"type\":\"response.output_item.added\",\"sequence_number\":2,\"output_index\":0,"
-      "\"item\":{\"id\":\"msg_1\",\"type\":\"message\",\"status\":\"in_progress\",\"role\":\"assistant\",\"content\":[]}}\n\n"
-      "event: response.content_part.added\ndata: {\"type\":\"response.content_part.added\",\"sequence_number\":3,\"item_id\":\"msg_1\","
-      "\"output_index\":0,\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":\"\",\"annotations\":[]}}\n\n"
-      "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":4,\"item_id\":\"msg_1\","
+      "event: response.in_progress\ndata: "
+      "{\"type\":\"response.in_progress\",\"sequence_number\":1,\"response\":{\"id\":\"resp_abc\","
+      "\"status\":\"in_progress\"}}\n\n"
+      "event: response.output_item.added\ndata: "
+      "{\"type\":\"response.output_item.added\",\"sequence_number\":2,\"output_index\":0,"
+      "\"item\":{\"id\":\"msg_1\",\"type\":\"message\",\"status\":\"in_progress\",\"role\":"
+      "\"assistant\",\"content\":[]}}\n\n"
+      "event: response.content_part.added\ndata: "
+      "{\"type\":\"response.content_part.added\",\"sequence_number\":3,\"item_id\":\"msg_1\","
+      "\"output_index\":0,\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":\"\","
+      "\"annotations\":[]}}\n\n"
+      "event: response.output_text.delta\ndata: "
+      "{\"type\":\"response.output_text.delta\",\"sequence_number\":4,\"item_id\":\"msg_1\","
       "\"output_index\":0,\"content_index\":0,\"delta\":\"Hel\"}\n\n"
-      "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"sequence_number\":5,\"item_id\":\"msg_1\","
+      "event: response.output_text.delta\ndata: "
+      "{\"type\":\"response.output_text.delta\",\"sequence_number\":5,\"item_id\":\"msg_1\","
       "\"output_index\":0,\"content_index\":0,\"delta\":\"lo\"}\n\n"
-      "event: response.output_text.done\ndata: {\"type\":\"response.output_text.done\",\"sequence_number\":6,\"item_id\":\"msg_1\","
+      "event: response.output_text.done\ndata: "
+      "{\"type\":\"response.output_text.done\",\"sequence_number\":6,\"item_id\":\"msg_1\","
       "\"output_index\":0,\"content_index\":0,\"text\":\"Hello\"}\n\n"
-      "event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":7,\"response\":{\"id\":\"resp_abc\","
-      "\"status\":\"completed\",\"incomplete_details\":null,\"output\":[{\"type\":\"message\",\"content\":[{\"type\":\"output_text\","
-      "\"text\":\"Hello\"}]}],\"usage\":{\"input_tokens\":12,\"input_tokens_details\":{\"cached_tokens\":0},\"output_tokens\":2,"
+      "event: response.completed\ndata: "
+      "{\"type\":\"response.completed\",\"sequence_number\":7,\"response\":{\"id\":\"resp_abc\","
+      "\"status\":\"completed\",\"incomplete_details\":null,\"output\":[{\"type\":\"message\","
+      "\"content\":[{\"type\":\"output_text\","
+      "\"text\":\"Hello\"}]}],\"usage\":{\"input_tokens\":12,\"input_tokens_details\":{\"cached_"
+      "tokens\":0},\"output_tokens\":2,"
       "\"total_tokens\":14}}}\n\n"
       "data: [DONE]\n\n";
   testing::CannedServer srv([&](const std::string&) { return sse; });
@@ -486,7 +537,9 @@ TEST_P(EngineOn, ResponsesStreamFromAForeignServer) {
   EXPECT_EQ(r.finish_reason, "completed");
   EXPECT_EQ(r.output_text, "Hello");  // once: the .done event and the final response repeat it
   EXPECT_EQ(r.output_chars, 5);
-  EXPECT_EQ(std::count_if(r.chunks.begin(), r.chunks.end(), [](const auto& c) { return c.has_text(); }), 2);
+  EXPECT_EQ(
+      std::count_if(r.chunks.begin(), r.chunks.end(), [](const auto& c) { return c.has_text(); }),
+      2);
   EXPECT_NE(r.done_ns, record::kNone);
   const std::string head = srv.requests().at(0);
   EXPECT_NE(head.find("Authorization: Bearer sk-test"), std::string::npos) << head;
@@ -496,12 +549,15 @@ TEST_P(EngineOn, ResponsesStreamFromAForeignServer) {
 // A Responses stream that fails says why (response.failed's error); one cut before its terminal
 // event fails naming what was missing, even when a proxy's [DONE] came.
 TEST_P(EngineOn, ResponsesStreamFailedOrCut) {
-  const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+  const std::string head =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
   const std::string delta =
-      "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"a\"}\n\n";
+      "event: response.output_text.delta\ndata: "
+      "{\"type\":\"response.output_text.delta\",\"delta\":\"a\"}\n\n";
   testing::CannedServer failed([&](const std::string&) {
     return head + delta +
-           "event: response.failed\ndata: {\"type\":\"response.failed\",\"response\":{\"id\":\"resp_x\",\"status\":\"failed\","
+           "event: response.failed\ndata: "
+           "{\"type\":\"response.failed\",\"response\":{\"id\":\"resp_x\",\"status\":\"failed\","
            "\"error\":{\"code\":\"server_error\",\"message\":\"the model crashed\"}}}\n\n";
   });
   EngineSettings es = settings();
@@ -516,20 +572,23 @@ TEST_P(EngineOn, ResponsesStreamFailedOrCut) {
   rs = run(es, {R"({"model":"m","input":"hi","stream":true})"});
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_EQ(rs[0].outcome, Outcome::StreamProtocol);
-  EXPECT_NE(rs[0].error.find("without a response.completed event"), std::string::npos) << rs[0].error;
+  EXPECT_NE(rs[0].error.find("without a response.completed event"), std::string::npos)
+      << rs[0].error;
 }
 
 // A proxy's HTML page with 200 where a stream was asked for: said as such, with what came.
 TEST_P(EngineOn, HtmlAnswerIsNamedNotCalledACutStream) {
   testing::CannedServer srv([&](const std::string&) {
-    return testing::CannedServer::http(200, "text/html; charset=utf-8", "<html><body>Login required</body></html>");
+    return testing::CannedServer::http(200, "text/html; charset=utf-8",
+                                       "<html><body>Login required</body></html>");
   });
   EngineSettings es = settings();
   es.url = srv.url("/v1/chat/completions");
   const auto rs = run(es, bodies(1, true, true));
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_EQ(rs[0].outcome, Outcome::StreamProtocol);
-  EXPECT_NE(rs[0].error.find("Content-Type 'text/html; charset=utf-8'"), std::string::npos) << rs[0].error;
+  EXPECT_NE(rs[0].error.find("Content-Type 'text/html; charset=utf-8'"), std::string::npos)
+      << rs[0].error;
   EXPECT_NE(rs[0].error.find("Login required"), std::string::npos) << rs[0].error;
 }
 
@@ -555,7 +614,8 @@ TEST_P(EngineOn, ResetBeforeAnyResponseByteIsNotAConnectError) {
 // asks again after completions, so the requests go strictly one after another even with room
 // for four.
 // An arrival schedule starts when the engine can send: the slots (and each transport's state per
-// slot, a libcurl handle each) are made first. Made after, 8,000 of them (~50 ms) made a large open loop's first requests that late.
+// slot, a libcurl handle each) are made first. Made after, 8,000 of them (~50 ms) made a large open
+// loop's first requests that late.
 TEST_P(EngineOn, PhaseStartsOnceTheSlotsExist) {
   struct Probe final : load::RequestSource {
     void start(int64_t) override { started_at = steady_now_ns(); }
@@ -571,7 +631,8 @@ TEST_P(EngineOn, PhaseStartsOnceTheSlotsExist) {
   es.url = "http://127.0.0.1:9/v1/chat/completions";  // nothing is sent
   es.concurrency = 8000;
   std::atomic<int> stop{kRunning};
-  Engine(es).run(probe, steady_now_ns(), [](RequestRecord&&) {}, stop);
+  Engine(es).run(
+      probe, steady_now_ns(), [](RequestRecord&&) {}, stop);
   ASSERT_GT(probe.started_at.load(), 0);
   ASSERT_GT(probe.first_next.load(), 0);
   EXPECT_LT(probe.first_next.load() - probe.started_at.load(), 15'000'000);
@@ -602,7 +663,8 @@ TEST_P(EngineOn, PhaseStartsAfterTheConnectionsAreWarm) {
   es.workers = 1;
   std::atomic<int> stop{kRunning};
   const int64_t begin = steady_now_ns();
-  Engine(es).run(probe, begin, [](RequestRecord&&) {}, stop);
+  Engine(es).run(
+      probe, begin, [](RequestRecord&&) {}, stop);
   ASSERT_GT(probe.first_next.load(), 0);
   EXPECT_GE(probe.started_at.load() - begin, 250'000'000);  // the warming came first
   EXPECT_LT(probe.first_next.load() - probe.started_at.load(), 50'000'000);
@@ -637,10 +699,13 @@ TEST_P(EngineOn, SourceThatAnswersLaterGetsAskedAgainAfterCompletions) {
   std::atomic<int> stop{kRunning};
   std::vector<RequestRecord> out;
   std::mutex mu;
-  Engine(es).run(chain, steady_now_ns(), [&](RequestRecord&& r) {
-    std::lock_guard l(mu);
-    out.push_back(std::move(r));
-  }, stop);
+  Engine(es).run(
+      chain, steady_now_ns(),
+      [&](RequestRecord&& r) {
+        std::lock_guard l(mu);
+        out.push_back(std::move(r));
+      },
+      stop);
   ASSERT_EQ(out.size(), 5u);
   for (size_t i = 0; i < out.size(); ++i) {
     EXPECT_TRUE(out[i].ok()) << out[i].error;
@@ -656,16 +721,20 @@ TEST_P(EngineOn, SourceThatAnswersLaterGetsAskedAgainAfterCompletions) {
 TEST(Engine, TlsErrorsNameTheCauseAndCaBundleOrInsecureGetThrough) {
   const std::string dir = ::testing::TempDir() + "tokbench_tls_" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
-  const std::string make_cert = "openssl req -x509 -newkey rsa:2048 -nodes -keyout " + dir + "/k.pem -out " + dir +
-                                "/c.pem -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1";
-  ASSERT_EQ(std::system(make_cert.c_str()), 0) << "needs the openssl command (Debian's openssl package)";
+  const std::string make_cert =
+      "openssl req -x509 -newkey rsa:2048 -nodes -keyout " + dir + "/k.pem -out " + dir +
+      "/c.pem -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1";
+  ASSERT_EQ(std::system(make_cert.c_str()), 0)
+      << "needs the openssl command (Debian's openssl package)";
   const uint16_t port = testing::unused_loopback_port();
-  testing::Child server({"/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:" + std::to_string(port), "-cert",
-                         dir + "/c.pem", "-key", dir + "/k.pem", "-www", "-quiet"});
+  testing::Child server({"/usr/bin/openssl", "s_server", "-accept",
+                         "127.0.0.1:" + std::to_string(port), "-cert", dir + "/c.pem", "-key",
+                         dir + "/k.pem", "-www", "-quiet"});
   for (int i = 0; i < 100; ++i) {  // until it listens (bounded)
     if (!http_get("http://127.0.0.1:" + std::to_string(port) + "/", {}, "", 200).error.empty() &&
-        http_get("https://127.0.0.1:" + std::to_string(port) + "/", {}, "", 500, kDefaultMaxResponseBytes,
-                 TlsSettings{"", "", "", true}).reached)
+        http_get("https://127.0.0.1:" + std::to_string(port) + "/", {}, "", 500,
+                 kDefaultMaxResponseBytes, TlsSettings{"", "", "", true})
+            .reached)
       break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
@@ -680,8 +749,10 @@ TEST(Engine, TlsErrorsNameTheCauseAndCaBundleOrInsecureGetThrough) {
   EXPECT_TRUE(got.tls_error);
   EXPECT_NE(got.error.find("self-signed certificate"), std::string::npos) << got.error;
   // The set-up client: with the server's CA, or without verification, the page comes back.
-  for (const TlsSettings& tls : {TlsSettings{dir + "/c.pem", "", "", false}, TlsSettings{"", "", "", true}}) {
-    const auto ok = http_get("https://127.0.0.1:" + std::to_string(port) + "/", {}, "", 5000, kDefaultMaxResponseBytes, tls);
+  for (const TlsSettings& tls :
+       {TlsSettings{dir + "/c.pem", "", "", false}, TlsSettings{"", "", "", true}}) {
+    const auto ok = http_get("https://127.0.0.1:" + std::to_string(port) + "/", {}, "", 5000,
+                             kDefaultMaxResponseBytes, tls);
     EXPECT_TRUE(ok.reached) << ok.error;
     EXPECT_EQ(ok.status, 200);
   }
@@ -702,12 +773,13 @@ TEST_P(EngineOn, InjectedFaultsAreEachCategorizedAndNamed) {
     Outcome outcome;
     const char* says;
   };
-  for (const Case& c : {Case{"500", Outcome::HttpStatus, "HTTP 500"}, Case{"429", Outcome::HttpStatus, "HTTP 429"},
-                        Case{"reset-before-headers", Outcome::StreamProtocol, "the request was sent"},
-                        Case{"reset-mid-stream", Outcome::StreamProtocol, "closed"},  // both transports' words
-                        Case{"stall", Outcome::Timeout, "(raise --timeout-s)"},
-                        Case{"malformed-sse", Outcome::StreamProtocol, "invalid JSON in SSE event"},
-                        Case{"no-done", Outcome::StreamProtocol, "without data: [DONE]"}}) {
+  for (const Case& c :
+       {Case{"500", Outcome::HttpStatus, "HTTP 500"}, Case{"429", Outcome::HttpStatus, "HTTP 429"},
+        Case{"reset-before-headers", Outcome::StreamProtocol, "the request was sent"},
+        Case{"reset-mid-stream", Outcome::StreamProtocol, "closed"},  // both transports' words
+        Case{"stall", Outcome::Timeout, "(raise --timeout-s)"},
+        Case{"malformed-sse", Outcome::StreamProtocol, "invalid JSON in SSE event"},
+        Case{"no-done", Outcome::StreamProtocol, "without data: [DONE]"}}) {
     mock::MockSettings s = fast();
     s.fault_rate = 1;
     s.fault_kinds = c.kind;
@@ -762,9 +834,9 @@ TEST_P(EngineOn, StopGivesUpWaitingRetries) {
   ASSERT_EQ(rs.size(), 1u);
   EXPECT_EQ(rs[0].http_status, 429);
   EXPECT_EQ(rs[0].attempts, 1);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1));  // not five Retry-After waits
+  EXPECT_LT(std::chrono::steady_clock::now() - t0,
+            std::chrono::seconds(1));  // not five Retry-After waits
 }
-
 
 // The busy share: the part of the phase a worker went without waiting for the network. A worker
 // held up elsewhere (here in the source's completed(), as a thread waiting for a CPU would be)
@@ -774,7 +846,8 @@ TEST_P(EngineOn, BusyShareCountsTimeNotWaitingForTheNetwork) {
   auto share = [&](mock::MockSettings ms, int64_t hold_ms, int requests) {
     Harness h(ms);
     struct Held final : load::RequestSource {
-      Held(std::string body, int64_t hold_ms, int n) : body(std::move(body)), hold_ms(hold_ms), n(n) {}
+      Held(std::string body, int64_t hold_ms, int n)
+          : body(std::move(body)), hold_ms(hold_ms), n(n) {}
       void start(int64_t) override {}
       load::Pull next(int64_t) override {
         if (made == n) return load::Pull::done();
@@ -783,7 +856,9 @@ TEST_P(EngineOn, BusyShareCountsTimeNotWaitingForTheNetwork) {
         p.body = body;
         return load::Pull::of(std::move(p));
       }
-      void completed(const RequestRecord&) override { std::this_thread::sleep_for(std::chrono::milliseconds(hold_ms)); }
+      void completed(const RequestRecord&) override {
+        std::this_thread::sleep_for(std::chrono::milliseconds(hold_ms));
+      }
       int64_t planned() const override { return n; }
       std::string body;
       int64_t hold_ms;
@@ -794,7 +869,8 @@ TEST_P(EngineOn, BusyShareCountsTimeNotWaitingForTheNetwork) {
     es.url = h.url();
     es.concurrency = 1;
     std::atomic<int> stop{kRunning};
-    const EngineCounters c = Engine(es).run(source, steady_now_ns(), [](RequestRecord&&) {}, stop);
+    const EngineCounters c = Engine(es).run(
+        source, steady_now_ns(), [](RequestRecord&&) {}, stop);
     EXPECT_LT(static_cast<double>(c.cpu_ns) / 1e9, 0.2);  // little CPU either way: held, or waiting
     return c.busy_share;
   };
@@ -811,11 +887,13 @@ TEST_P(EngineOn, BusyShareCountsTimeNotWaitingForTheNetwork) {
 // that finds it closed before any response byte is sent again once on a new connection, as
 // libcurl does: not an attempt of its own, but marked `resent` (the server may have read it).
 TEST_P(EngineOn, KeptAliveConnectionDroppedByTheServerIsReplacedOnce) {
-  const std::string sse = "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: [DONE]\n\n";
+  const std::string sse =
+      "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: [DONE]\n\n";
   const std::string ok = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " +
                          std::to_string(sse.size()) + "\r\n\r\n" + sse;
   testing::ScriptedServer srv([&](int conn, int nth, const std::string&) {
-    if (conn == 0 && nth == 1) return testing::ScriptedServer::Reply{"", true};  // read it, then drop
+    if (conn == 0 && nth == 1)
+      return testing::ScriptedServer::Reply{"", true};  // read it, then drop
     return testing::ScriptedServer::Reply{ok, false};
   });
   EngineSettings es = settings();
@@ -839,7 +917,8 @@ TEST_P(EngineOn, KeptAliveConnectionDroppedByTheServerIsReplacedOnce) {
   EXPECT_FALSE(rs[0].resent);
   EXPECT_FALSE(rs[2].resent);
   const auto seen = srv.seen();
-  ASSERT_EQ(seen.size(), 4u);  // 0 on the first connection, 1 there and dropped, 1 again and 2 on the second
+  ASSERT_EQ(seen.size(),
+            4u);  // 0 on the first connection, 1 there and dropped, 1 again and 2 on the second
   EXPECT_EQ(seen[1].connection, 0);
   EXPECT_EQ(seen[2].connection, 1);
   EXPECT_EQ(seen[2].request, seen[1].request);  // the same request, byte for byte
@@ -851,9 +930,10 @@ TEST_P(EngineOn, KeptAliveConnectionDroppedByTheServerIsReplacedOnce) {
 // for its own. Both transports leave that connection and send the request on a new one.
 TEST_P(EngineOn, StrayAnswerOnAnIdleConnectionIsNotTheNextRequests) {
   auto answer = [](const std::string& text) {
-    const std::string sse = "data: {\"choices\":[{\"delta\":{\"content\":\"" + text + "\"}}]}\n\ndata: [DONE]\n\n";
-    return "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " + std::to_string(sse.size()) +
-           "\r\n\r\n" + sse;
+    const std::string sse =
+        "data: {\"choices\":[{\"delta\":{\"content\":\"" + text + "\"}}]}\n\ndata: [DONE]\n\n";
+    return "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " +
+           std::to_string(sse.size()) + "\r\n\r\n" + sse;
   };
   testing::ScriptedServer srv([&](int conn, int nth, const std::string&) {
     testing::ScriptedServer::Reply r{answer("bb"), false};
@@ -885,14 +965,17 @@ TEST_P(EngineOn, AnswerBeforeTheWholeBodyIsRead) {
   testing::ScriptedServer srv(
       [](int, int, const std::string&) {
         return testing::ScriptedServer::Reply{
-            testing::CannedServer::http(413, "application/json", R"({"error":{"message":"request too large"}})"), false};
+            testing::CannedServer::http(413, "application/json",
+                                        R"({"error":{"message":"request too large"}})"),
+            false};
       },
       /*read_bodies=*/false);
   EngineSettings es = settings();
   es.url = srv.url("/v1/chat/completions");
   es.timeout_ms = 10'000;
-  const std::vector<std::string> big{std::string(R"({"model":"m","messages":[{"role":"user","content":")") +
-                                     std::string(32 << 20, 'x') + "\"}],\"stream\":true}"};
+  const std::vector<std::string> big{
+      std::string(R"({"model":"m","messages":[{"role":"user","content":")") +
+      std::string(32 << 20, 'x') + "\"}],\"stream\":true}"};
   const auto t0 = steady_now_ns();
   const auto rs = run(es, big);
   ASSERT_EQ(rs.size(), 1u);
@@ -912,8 +995,8 @@ TEST_P(EngineOn, AnswerThenCloseBeforeTheBodyIsRead) {
   std::atomic<int> accepted{0};
   std::atomic<bool> done{false};
   std::thread server([&] {
-    const std::string reply =
-        testing::CannedServer::http(413, "application/json", R"({"error":{"message":"request too large"}})");
+    const std::string reply = testing::CannedServer::http(
+        413, "application/json", R"({"error":{"message":"request too large"}})");
     for (int n = 0; n < 12 && !done;) {  // bounded: at most 12 connections, until the run is over
       pollfd p{lfd, POLLIN, 0};
       if (poll(&p, 1, 100) <= 0) continue;
@@ -952,7 +1035,8 @@ TEST_P(EngineOn, AnswerThenCloseBeforeTheBodyIsRead) {
 // (libcurl's defaults and its rules for --header), the same body.
 TEST(Engine, BothTransportsSendTheSameRequest) {
   testing::CannedServer srv([](const std::string&) {
-    return testing::CannedServer::http(200, "application/json", R"({"choices":[{"message":{"content":"a"}}]})");
+    return testing::CannedServer::http(200, "application/json",
+                                       R"({"choices":[{"message":{"content":"a"}}]})");
   });
   for (TransportKind kind : {TransportKind::Sockets, TransportKind::Curl}) {
     EngineSettings es;
@@ -970,13 +1054,15 @@ TEST(Engine, BothTransportsSendTheSameRequest) {
   // Compared as sorted lines: HTTP does not order headers, and the two place Content-Length apart.
   auto lines = [](const std::string& req) {
     std::vector<std::string> v;
-    for (size_t at = 0, nl; (nl = req.find("\r\n", at)) != std::string::npos; at = nl + 2) v.push_back(req.substr(at, nl - at));
+    for (size_t at = 0, nl; (nl = req.find("\r\n", at)) != std::string::npos; at = nl + 2)
+      v.push_back(req.substr(at, nl - at));
     v.push_back(req.substr(req.rfind("\r\n") + 2));  // the body
     std::sort(v.begin(), v.end());
     return v;
   };
   EXPECT_EQ(lines(heads[0]), lines(heads[1])) << heads[0] << "\n----\n" << heads[1];
-  EXPECT_NE(heads[0].find("POST /v1/chat/completions?x=1 HTTP/1.1\r\n"), std::string::npos) << heads[0];
+  EXPECT_NE(heads[0].find("POST /v1/chat/completions?x=1 HTTP/1.1\r\n"), std::string::npos)
+      << heads[0];
   EXPECT_NE(heads[0].find("Authorization: Bearer sk-test\r\n"), std::string::npos) << heads[0];
   EXPECT_NE(heads[0].find("User-Agent: my-bench/2\r\n"), std::string::npos) << heads[0];
   EXPECT_EQ(heads[0].find("User-Agent: tokbench"), std::string::npos) << heads[0];

@@ -22,11 +22,11 @@
 #include "record/record_io.hpp"
 #include "runfolder/run_folder.hpp"
 #include "runner/runner.hpp"
-#include "tokenizer/tokenizer.hpp"
 #include "support/canned_server.hpp"
 #include "support/run_test.hpp"
 #include "support/sim_process.hpp"
 #include "support/sim_trace.hpp"
+#include "tokenizer/tokenizer.hpp"
 
 namespace tokbench::runner {
 namespace {
@@ -46,7 +46,8 @@ using testing::IsValid;
 using ExecuteTest = testing::RunTest;
 
 TEST_F(ExecuteTest, DurationRunEndsWithinItsGraceAndCutsWhatIsStillInFlight) {
-  Sim sim({"--ttft-ms", "5", "--tpot-ms", "20"});  // 300 tokens: 6 s per request, far past the duration
+  Sim sim(
+      {"--ttft-ms", "5", "--tpot-ms", "20"});  // 300 tokens: 6 s per request, far past the duration
   RunConfig c;
   c.url = sim.url();
   c.concurrency = 4;
@@ -68,7 +69,8 @@ TEST_F(ExecuteTest, DurationRunEndsWithinItsGraceAndCutsWhatIsStillInFlight) {
   EXPECT_EQ(out.metrics.common_metric("failed_requests")->value, 0);  // cut is not failed
   EXPECT_FALSE(fs::exists(out.perf_dir / "builtin_failed.jsonl"));
   std::string warnings;
-  for (auto w : simdjson::dom::array(result(out)["verdict"]["warnings"])) warnings += std::string_view(w);
+  for (auto w : simdjson::dom::array(result(out)["verdict"]["warnings"]))
+    warnings += std::string_view(w);
   EXPECT_NE(warnings.find("4 request(s) still in flight"), std::string::npos) << warnings;
 }
 
@@ -82,7 +84,8 @@ TEST_F(ExecuteTest, DurationRunSendsNothingAfterItsEndAndCyclesTheDataset) {
   c.slice_s = 0.25;
   const RunOutcome out = run(c);
   EXPECT_EQ(out.exit_code, 0);
-  // --slice-s: four slices of the second (a fifth holds the last completions), in the CSV and result.json.
+  // --slice-s: four slices of the second (a fifth holds the last completions), in the CSV and
+  // result.json.
   const size_t slice_rows = testing::count_lines(out.perf_dir / "builtin_slices.csv") - 1;
   EXPECT_GE(slice_rows, 4u);
   EXPECT_LE(slice_rows, 5u);
@@ -131,11 +134,14 @@ TEST_F(ExecuteTest, ConcurrencyRampIsExcludedUnlessMeasured) {
   EXPECT_GT(measured, 10);
   EXPECT_LE(early_in_flight_max, 1);
   EXPECT_EQ(out.metrics.common_metric("total_requests")->value, static_cast<double>(measured));
-  // The server counted the ramp's tokens too: the cross-check does, instead of calling the run INVALID.
+  // The server counted the ramp's tokens too: the cross-check does, instead of calling the run
+  // INVALID.
   EXPECT_TRUE(IsValid(out));
   std::ifstream in(out.run_dir / "server.json");
   const std::string server((std::istreambuf_iterator<char>(in)), {});
-  EXPECT_NE(server.find("tokens of warm-up requests sent inside the server's window"), std::string::npos) << server;
+  EXPECT_NE(server.find("tokens of warm-up requests sent inside the server's window"),
+            std::string::npos)
+      << server;
 }
 
 // n > 1 against the simulator: each choice is its own token stream, timed apart. Merged, TPOT
@@ -164,7 +170,9 @@ TEST_F(ExecuteTest, SeveralChoicesPerRequestAreTimedPerChoice) {
   EXPECT_EQ(m.itl_estimated_requests, 0);  // one token per chunk: the per-choice split is exact
   std::string notes;
   for (const auto& n : m.notes) notes += n + "\n";
-  EXPECT_NE(notes.find("12 request(s) were answered with more than one choice (n > 1, up to 2)"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("12 request(s) were answered with more than one choice (n > 1, up to 2)"),
+            std::string::npos)
+      << notes;
   for (const auto& r : records(out)) {
     EXPECT_EQ(r.choices, 2);
     int64_t per_choice[2] = {0, 0};
@@ -196,7 +204,8 @@ TEST_F(ExecuteTest, AnthropicMessagesAreTimedAgainstTheTruth) {
   ASSERT_TRUE(m.row("TPOT") && m.row("TPOT")->stats && m.row("TTFT")->stats);
   EXPECT_EQ(m.row("TPOT")->stats->n, 12);
   EXPECT_NEAR(m.row("TPOT")->stats->mean, 10.0, kStep);
-  EXPECT_GE(m.row("TTFT")->stats->mean, 1.0);  // prefix-cached prompts skip most of the 20 ms prefill
+  EXPECT_GE(m.row("TTFT")->stats->mean,
+            1.0);  // prefix-cached prompts skip most of the 20 ms prefill
   EXPECT_LT(m.row("TTFT")->stats->mean, 40.0);
   EXPECT_DOUBLE_EQ(m.row("OutputTokens")->stats->mean, 8);
   int64_t cached = 0;
@@ -204,10 +213,14 @@ TEST_F(ExecuteTest, AnthropicMessagesAreTimedAgainstTheTruth) {
     EXPECT_TRUE(r.request_id.starts_with("msg_")) << r.request_id;
     EXPECT_EQ(r.completion_tokens, 8);
     EXPECT_GT(r.prompt_tokens, 0);
-    EXPECT_EQ(std::count_if(r.chunks.begin(), r.chunks.end(), [](const auto& ch) { return ch.has_text(); }), 8);
+    EXPECT_EQ(std::count_if(r.chunks.begin(), r.chunks.end(),
+                            [](const auto& ch) { return ch.has_text(); }),
+              8);
     cached += std::max<int64_t>(0, r.cached_tokens);
   }
-  EXPECT_GT(cached, 0);  // cache_read_input_tokens arrive as cached tokens (the builtin prompts share a template)
+  EXPECT_GT(
+      cached,
+      0);  // cache_read_input_tokens arrive as cached tokens (the builtin prompts share a template)
   // Conversations over the Messages API: each turn carries the earlier ones and their real
   // answers (taken from text_delta events), so the cached share grows by turn.
   c.turns = 3;
@@ -216,8 +229,10 @@ TEST_F(ExecuteTest, AnthropicMessagesAreTimedAgainstTheTruth) {
   EXPECT_TRUE(IsValid(sessions));
   const auto& turns = sessions.metrics.turns;
   ASSERT_EQ(turns.size(), 3u);
-  ASSERT_TRUE(turns[1].cached_tokens && turns[2].cached_tokens && turns[1].input_tokens && turns[2].input_tokens);
-  EXPECT_GT(*turns[2].input_tokens, *turns[1].input_tokens + 8);  // the second exchange, answer included, is resent
+  ASSERT_TRUE(turns[1].cached_tokens && turns[2].cached_tokens && turns[1].input_tokens &&
+              turns[2].input_tokens);
+  EXPECT_GT(*turns[2].input_tokens,
+            *turns[1].input_tokens + 8);  // the second exchange, answer included, is resent
   EXPECT_GT(*turns[2].cached_tokens, *turns[1].cached_tokens);
   c.turns = 0;
   c.num_prompts = 12;
@@ -240,10 +255,12 @@ TEST_F(ExecuteTest, ResponsesAccuracyAgainstTheSimulatorsTruth) {
   c.num_prompts = 40;
   c.max_tokens = 24;
   c.ignore_eos = true;
-  c.warmup = 4;  // the connections are open before the measured requests: TTFT is about timing, not handshakes
+  c.warmup = 4;  // the connections are open before the measured requests: TTFT is about timing, not
+                 // handshakes
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValid(out));
-  const auto truth = testing::read_sim_trace(trace);  // id -> TTFT, TPOT in ms, as the simulator wrote them
+  const auto truth =
+      testing::read_sim_trace(trace);  // id -> TTFT, TPOT in ms, as the simulator wrote them
   for (const auto& [id, t] : truth) ASSERT_EQ(t.content_writes, 24u) << id;
   double ttft = 0, tpot = 0;
   int n = 0;
@@ -294,7 +311,8 @@ TEST_F(ExecuteTest, SglangGenerateIsTimedExactlyPerChunk) {
   EXPECT_DOUBLE_EQ(m.row("OutputTokens")->stats->mean, 9);
   for (const auto& r : records(out)) {
     EXPECT_EQ(r.completion_tokens, 9);
-    EXPECT_EQ(r.output_chars, 57);  // " the model streams tokens quickly and every chunk arrives": once, not resent per event
+    EXPECT_EQ(r.output_chars, 57);  // " the model streams tokens quickly and every chunk arrives":
+                                    // once, not resent per event
   }
   // --compat sglang: bench_serving's native payload (ignore_eos and temperature 0 in
   // sampling_params) and its definitions, which split each chunk gap over its new tokens on
@@ -319,7 +337,8 @@ TEST_F(ExecuteTest, ToolCallAnswersAreTimedLikeText) {
   c.num_prompts = 12;
   c.max_tokens = 6;
   c.ignore_eos = true;
-  c.extra_body = R"({"tools":[{"type":"function","function":{"name":"get_weather"}}],"tool_choice":"required"})";
+  c.extra_body =
+      R"({"tools":[{"type":"function","function":{"name":"get_weather"}}],"tool_choice":"required"})";
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValid(out));
   const auto& m = out.metrics;
@@ -375,13 +394,15 @@ TEST_F(ExecuteTest, EmbeddingsRunReportsLatencyAndInputs) {
 TEST_F(ExecuteTest, TraceReplayAccuracyAtItsTimestampsWithSharedPrefixes) {
   const fs::path tok = fs::path(TOKBENCH_TOKENIZER_FIXTURES) / "tokenizer-qwen3" / "models";
   ASSERT_TRUE(fs::exists(tok)) << "run `npm ci --prefix tests/tokenizer`";
-  Sim sim({"--ttft-ms", "5", "--tpot-ms", "2", "--enable-prefix-caching", "--block-size", "16", "--tokenizer", tok.string()});
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "2", "--enable-prefix-caching", "--block-size", "16",
+           "--tokenizer", tok.string()});
   const fs::path data = dir_ / "trace.jsonl";
   {
     std::ofstream out(data);
     for (int i = 0; i < 200; ++i) {
       const int family = i % 4;
-      out << R"({"timestamp": )" << i * 10 << R"(, "input_length": 64, "output_length": 4, "hash_ids": [)" << family * 100 + 1
+      out << R"({"timestamp": )" << i * 10
+          << R"(, "input_length": 64, "output_length": 4, "hash_ids": [)" << family * 100 + 1
           << ", " << family * 100 + 2 << ", " << 10000 + i * 10 << ", " << 10001 + i * 10 << "]}\n";
     }
   }
@@ -403,7 +424,8 @@ TEST_F(ExecuteTest, TraceReplayAccuracyAtItsTimestampsWithSharedPrefixes) {
   // reached 1 ms).
   EXPECT_LT(m.row("SendLag")->stats->p90, 0.25);  // ms
   EXPECT_LT(m.row("SendLag")->stats->p99, 2.0);
-  // Implied: the first request of each family misses; the other 49 hit 32 of 64 tokens: 196 * 32 / (200 * 64).
+  // Implied: the first request of each family misses; the other 49 hit 32 of 64 tokens: 196 * 32 /
+  // (200 * 64).
   const double implied = 196.0 * 32 / (200.0 * 64);
   double cached = 0, prompt = 0;
   std::vector<int64_t> sched;
@@ -417,10 +439,13 @@ TEST_F(ExecuteTest, TraceReplayAccuracyAtItsTimestampsWithSharedPrefixes) {
   EXPECT_NEAR(cached / prompt, implied, 0.005);
   std::sort(sched.begin(), sched.end());
   ASSERT_EQ(sched.size(), 200u);
-  EXPECT_NEAR(static_cast<double>(sched.back() - sched.front()) / 1e6, 1990.0, 0.001);  // the trace's span, in ms
+  EXPECT_NEAR(static_cast<double>(sched.back() - sched.front()) / 1e6, 1990.0,
+              0.001);  // the trace's span, in ms
   std::string notes;
   for (const auto& n : m.notes) notes += n + "\n";
-  EXPECT_NE(notes.find(fmt::format("put {:.1f}% of the prompt tokens", 100 * implied)), std::string::npos) << notes;
+  EXPECT_NE(notes.find(fmt::format("put {:.1f}% of the prompt tokens", 100 * implied)),
+            std::string::npos)
+      << notes;
   const auto folder = runfolder::load_run_folder(out.run_dir);
   EXPECT_EQ(folder.manifest.load.arrivals, "trace");
   EXPECT_NEAR(folder.manifest.facts.implied_cache_hit, implied, 1e-9);
@@ -433,12 +458,15 @@ TEST_F(ExecuteTest, TraceReplayAccuracyAtItsTimestampsWithSharedPrefixes) {
 TEST_F(ExecuteTest, SessionTurnCarriesTheRealPreviousAnswer) {
   std::atomic<int> answered{0};
   testing::CannedServer server([&](const std::string& path) {
-    if (path == "/v1/models") return testing::CannedServer::http(200, "application/json", R"({"data":[{"id":"m"}]})");
+    if (path == "/v1/models")
+      return testing::CannedServer::http(200, "application/json", R"({"data":[{"id":"m"}]})");
     const std::string word = "reply" + std::to_string(answered++);
-    return testing::CannedServer::http(200, "text/event-stream",
-                                       "data: {\"choices\":[{\"delta\":{\"content\":\"" + word + "\"}}]}\n\n"
-                                       "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1}}\n\n"
-                                       "data: [DONE]\n\n");
+    return testing::CannedServer::http(
+        200, "text/event-stream",
+        "data: {\"choices\":[{\"delta\":{\"content\":\"" + word +
+            "\"}}]}\n\n"
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1}}\n\n"
+            "data: [DONE]\n\n");
   });
   const fs::path data = dir_ / "questions.txt";
   std::ofstream(data) << "first question\nsecond question\n";
@@ -454,10 +482,15 @@ TEST_F(ExecuteTest, SessionTurnCarriesTheRealPreviousAnswer) {
   for (const auto& req : server.requests())
     if (req.starts_with("POST")) bodies.push_back(req.substr(req.find("\r\n\r\n") + 4));
   ASSERT_EQ(bodies.size(), 2u);  // one session (2 lines / 2 turns) of two turns
-  EXPECT_NE(bodies[0].find(R"("messages":[{"role":"user","content":"first question"}])"), std::string::npos) << bodies[0];
-  EXPECT_NE(bodies[1].find(R"("messages":[{"role":"user","content":"first question"},{"role":"assistant","content":"reply0"},)"
-                           R"({"role":"user","content":"second question"}])"),
-            std::string::npos) << bodies[1];
+  EXPECT_NE(bodies[0].find(R"("messages":[{"role":"user","content":"first question"}])"),
+            std::string::npos)
+      << bodies[0];
+  EXPECT_NE(
+      bodies[1].find(
+          R"("messages":[{"role":"user","content":"first question"},{"role":"assistant","content":"reply0"},)"
+          R"({"role":"user","content":"second question"}])"),
+      std::string::npos)
+      << bodies[1];
   const auto recs = records(out);
   ASSERT_EQ(recs.size(), 2u);
   for (const auto& r : recs) {
@@ -466,7 +499,8 @@ TEST_F(ExecuteTest, SessionTurnCarriesTheRealPreviousAnswer) {
   }
   ASSERT_EQ(out.metrics.turns.size(), 2u);
   const auto* latency = [&]() -> const metrics::Row* {
-    for (const auto& r : out.metrics.extra_rows) if (r.name == "SessionLatency") return &r;
+    for (const auto& r : out.metrics.extra_rows)
+      if (r.name == "SessionLatency") return &r;
     return nullptr;
   }();
   ASSERT_TRUE(latency && latency->stats);
@@ -480,7 +514,9 @@ TEST_F(ExecuteTest, LaterTurnsReportCachedTokens) {
   const fs::path data = dir_ / "questions.txt";
   {
     std::ofstream out(data);
-    for (int i = 0; i < 12; ++i) out << "Question number " << i << " about a topic that is different every time " << i * 7919 << "\n";
+    for (int i = 0; i < 12; ++i)
+      out << "Question number " << i << " about a topic that is different every time " << i * 7919
+          << "\n";
   }
   RunConfig c;
   c.url = sim.url();
@@ -496,10 +532,13 @@ TEST_F(ExecuteTest, LaterTurnsReportCachedTokens) {
   for (const auto& t : turns) EXPECT_EQ(t.requests, 4);  // 12 lines / 3 turns = 4 sessions
   ASSERT_TRUE(turns[0].cached_tokens && turns[1].cached_tokens && turns[2].cached_tokens);
   // The simulator without a tokenizer caches blocks of 16 four-byte units of the rendered chat.
-  EXPECT_DOUBLE_EQ(*turns[0].cached_tokens, 0);  // a fresh conversation: its question differs in its first block
-  EXPECT_GE(*turns[1].cached_tokens, 16);        // turn 1's prompt, resent
-  EXPECT_GT(*turns[2].cached_tokens, *turns[1].cached_tokens + 16);  // and the first exchange's answer too
-  EXPECT_GT(*turns[1].input_tokens, *turns[0].input_tokens + 24);  // the whole first exchange is resent
+  EXPECT_DOUBLE_EQ(*turns[0].cached_tokens,
+                   0);  // a fresh conversation: its question differs in its first block
+  EXPECT_GE(*turns[1].cached_tokens, 16);  // turn 1's prompt, resent
+  EXPECT_GT(*turns[2].cached_tokens,
+            *turns[1].cached_tokens + 16);  // and the first exchange's answer too
+  EXPECT_GT(*turns[1].input_tokens,
+            *turns[0].input_tokens + 24);  // the whole first exchange is resent
   EXPECT_LT(*turns[2].ttft_ms, *turns[0].ttft_ms);
   std::string notes;
   for (const auto& n : out.metrics.notes) notes += n + "\n";
@@ -513,10 +552,11 @@ TEST_F(ExecuteTest, ShareGptMultiTurnConversationsAreSessions) {
   ASSERT_TRUE(fs::exists(tok));
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
   const fs::path data = dir_ / "chats.json";
-  std::ofstream(data) << R"([{"conversations":[{"from":"human","value":"Hello there"},{"from":"gpt","value":"Hi, how can I help you today?"},)"
-                         R"({"from":"human","value":"Tell me a joke"},{"from":"gpt","value":"Why did the chicken cross the road?"},)"
-                         R"({"from":"human","value":"Another"},{"from":"gpt","value":"No more jokes"}]},)"
-                         R"({"conversations":[{"from":"human","value":"One question"},{"from":"gpt","value":"One answer here"}]}])";
+  std::ofstream(data)
+      << R"([{"conversations":[{"from":"human","value":"Hello there"},{"from":"gpt","value":"Hi, how can I help you today?"},)"
+         R"({"from":"human","value":"Tell me a joke"},{"from":"gpt","value":"Why did the chicken cross the road?"},)"
+         R"({"from":"human","value":"Another"},{"from":"gpt","value":"No more jokes"}]},)"
+         R"({"conversations":[{"from":"human","value":"One question"},{"from":"gpt","value":"One answer here"}]}])";
   RunConfig c;
   c.url = sim.url();
   c.dataset = {dataset::Source::Sharegpt, data.string()};
@@ -532,7 +572,8 @@ TEST_F(ExecuteTest, ShareGptMultiTurnConversationsAreSessions) {
     ++turns[r.session];
     EXPECT_EQ(r.completion_tokens, r.requested_max_tokens);
     if (r.session == 0 && r.turn == 1) {
-      EXPECT_EQ(r.requested_max_tokens, static_cast<int64_t>(qwen.count("Why did the chicken cross the road?", false)));
+      EXPECT_EQ(r.requested_max_tokens,
+                static_cast<int64_t>(qwen.count("Why did the chicken cross the road?", false)));
     }
   }
   EXPECT_EQ(turns, (std::map<int64_t, int>{{0, 3}, {1, 1}}));
@@ -560,16 +601,22 @@ TEST_F(ExecuteTest, ImagesAreSentAndTheirTokensCounted) {
     EXPECT_EQ(r.prompt_tokens, text_tokens[r.index] + 100);  // 2 images x 50 tokens
   }
   const std::string audit = testing::slurp(with.run_dir / "configs" / "request_audit.txt");
-  EXPECT_NE(audit.find(R"({"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo)"), std::string::npos);
+  EXPECT_NE(
+      audit.find(R"({"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo)"),
+      std::string::npos);
   // A dataset line naming an image file.
   const fs::path png = dir_ / "tiny.png";
   {
     const std::string url = dataset::synthetic_png_url(8, 8, 1);
     const std::string b64 = url.substr(url.find(',') + 1);
     std::ofstream(dir_ / "tiny.b64") << b64;
-    ASSERT_EQ(std::system(("base64 -d " + (dir_ / "tiny.b64").string() + " > " + png.string()).c_str()), 0);
+    ASSERT_EQ(
+        std::system(("base64 -d " + (dir_ / "tiny.b64").string() + " > " + png.string()).c_str()),
+        0);
   }
-  std::ofstream(dir_ / "vision.jsonl") << R"({"question":"What colour?","images":[")" << png.string() << R"("]})" << "\n";
+  std::ofstream(dir_ / "vision.jsonl")
+      << R"({"question":"What colour?","images":[")" << png.string() << R"("]})"
+      << "\n";
   c.image.clear();
   c.images_per_request = 1;
   c.dataset = {dataset::Source::Qa, (dir_ / "vision.jsonl").string()};
@@ -586,7 +633,8 @@ TEST_F(ExecuteTest, ImagesAreSentAndTheirTokensCounted) {
 // not list is refused before anything is sent.
 TEST_F(ExecuteTest, LoraNamesArePickedPerRequestAndChecked) {
   const fs::path trace = dir_ / "sim_trace.jsonl";
-  Sim sim({"--ttft-ms", "2", "--tpot-ms", "2", "--lora-modules", "sql-lora,chat-lora", "--trace", trace.string()});
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "2", "--lora-modules", "sql-lora,chat-lora", "--trace",
+           trace.string()});
   RunConfig c;
   c.url = sim.url();
   c.concurrency = 4;
@@ -606,7 +654,8 @@ TEST_F(ExecuteTest, LoraNamesArePickedPerRequestAndChecked) {
   EXPECT_GE(per_model["chat-lora"], 8);
   std::ifstream in(trace);
   simdjson::dom::parser p;
-  for (std::string line; std::getline(in, line);) ++served[std::string(p.parse(line)["model"].get_string().value())];
+  for (std::string line; std::getline(in, line);)
+    ++served[std::string(p.parse(line)["model"].get_string().value())];
   EXPECT_EQ(served, per_model);
   const RunOutcome again = run(c);  // the same seed, the same draw per request index
   std::vector<std::pair<int64_t, std::string>> a, b;
@@ -620,7 +669,9 @@ TEST_F(ExecuteTest, LoraNamesArePickedPerRequestAndChecked) {
     (void)run(c);
     FAIL() << "an adapter the server does not serve was accepted";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("model 'missing-lora' (--lora or a dataset line) is not served"), std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("model 'missing-lora' (--lora or a dataset line) is not served"),
+        std::string::npos)
         << e.what();
   }
 }
@@ -633,8 +684,8 @@ TEST_F(ExecuteTest, ChatMessagesDatasetIsSentAsWritten) {
   {
     std::ofstream out(data);
     for (int i = 0; i < 12; ++i) {
-      out << R"({"messages":[{"role":"system","content":"Answer in SQL."},{"role":"user","content":"Count rows )" << i
-          << R"("}])" << (i % 2 ? R"(,"model":"sql-lora")" : "") << "}\n";
+      out << R"({"messages":[{"role":"system","content":"Answer in SQL."},{"role":"user","content":"Count rows )"
+          << i << R"("}])" << (i % 2 ? R"(,"model":"sql-lora")" : "") << "}\n";
     }
   }
   RunConfig c;
@@ -645,8 +696,11 @@ TEST_F(ExecuteTest, ChatMessagesDatasetIsSentAsWritten) {
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValid(out));
   const std::string audit = testing::slurp(out.run_dir / "configs" / "request_audit.txt");
-  EXPECT_NE(audit.find(R"("messages":[{"role":"system","content":"Answer in SQL."},{"role":"user","content":"Count rows 0"}])"),
-            std::string::npos) << audit;
+  EXPECT_NE(
+      audit.find(
+          R"("messages":[{"role":"system","content":"Answer in SQL."},{"role":"user","content":"Count rows 0"}])"),
+      std::string::npos)
+      << audit;
   int lora = 0, ok = 0;
   for (const auto& r : records(out)) {
     lora += r.model == "sql-lora";
@@ -672,8 +726,9 @@ TEST_F(ExecuteTest, ShareGptAnswersSetEachRequestsLength) {
     for (int i = 0; i < 15; ++i) {
       std::string answer;
       for (int k = 0; k < 5 + i; ++k) answer += " apple";
-      out << (i ? "," : "") << R"({"id":")" << i << R"(","conversations":[{"from":"human","value":"Tell me about fruit number )"
-          << i << R"( please"},{"from":"gpt","value":")" << answer << R"("}]})";
+      out << (i ? "," : "") << R"({"id":")" << i
+          << R"(","conversations":[{"from":"human","value":"Tell me about fruit number )" << i
+          << R"( please"},{"from":"gpt","value":")" << answer << R"("}]})";
     }
     out << R"(,{"id":"short","conversations":[{"from":"human","value":"Hi"},{"from":"gpt","value":"Hello there, friend"}]}])";
   }
@@ -691,7 +746,8 @@ TEST_F(ExecuteTest, ShareGptAnswersSetEachRequestsLength) {
   for (const auto& r : records(out)) {
     ++n;
     ASSERT_TRUE(r.ok());
-    EXPECT_EQ(r.completion_tokens, r.requested_max_tokens);  // the answer's length, produced exactly
+    EXPECT_EQ(r.completion_tokens,
+              r.requested_max_tokens);  // the answer's length, produced exactly
     caps.insert(r.requested_max_tokens);
   }
   EXPECT_EQ(n, 15);  // "Hi" is under 4 tokens: skipped, as vLLM does; the 15 others, one pass
@@ -757,7 +813,9 @@ TEST_F(ExecuteTest, GoodputJudgesEveryRequestInTheDetailsAndTheResult) {
   c.goodput = "ttft:5 e2el:10000";  // TTFT is ~30 ms: nobody meets it
   RunOutcome out = run(c);
   const std::string details = testing::slurp(runfolder::load_run_folder(out.run_dir).details);
-  EXPECT_NE(details.find("\"slo\":{\"ttft\":false,\"e2el\":true,\"good\":false}"), std::string::npos) << details.substr(0, 400);
+  EXPECT_NE(details.find("\"slo\":{\"ttft\":false,\"e2el\":true,\"good\":false}"),
+            std::string::npos)
+      << details.substr(0, 400);
   EXPECT_EQ(double(result(out)["common"]["good_requests"]), 0);
   c.goodput = "ttft:1000";
   out = run(c);
@@ -789,7 +847,8 @@ TEST_F(ExecuteTest, PressureModeAddsClientsAtItsRate) {
   }
   EXPECT_EQ(runfolder::load_run_folder(out.run_dir).manifest.load.arrivals, "pressure");
   EXPECT_EQ(out.metrics.common_metric("peak_concurrency")->value, 4);
-  for (const auto& r : recs) EXPECT_FALSE(r.warmup);  // pressure mode measures its ramp, as AISBench does
+  for (const auto& r : recs)
+    EXPECT_FALSE(r.warmup);  // pressure mode measures its ramp, as AISBench does
   // The client's busiest second is in end.json: the share of it never waiting, and when it began.
   // This light load leaves the thread waiting most of the time.
   const auto end = runfolder::load_run_folder(out.run_dir).end;
@@ -800,9 +859,10 @@ TEST_F(ExecuteTest, PressureModeAddsClientsAtItsRate) {
   EXPECT_LT(end->client.peak_busy_at_s, 1.3);
 }
 
-// The in-run controller on a server with 4 seats: doubles while TTFT holds, breaks above 4, bisects,
-// and holds at 4; every window reported. Above 4 in flight a request waits for a seat: at least a
-// quarter of a request's time (~24 ms, when the requests are spread out) and up to a whole one
+// The in-run controller on a server with 4 seats: doubles while TTFT holds, breaks above 4,
+// bisects, and holds at 4; every window reported. Above 4 in flight a request waits for a seat: at
+// least a quarter of a request's time (~24 ms, when the requests are spread out) and up to a whole
+// one
 // (~97 ms, in lockstep waves), against a 20 ms SLO that an unqueued TTFT (~10 ms) meets.
 TEST_F(ExecuteTest, AdaptiveControllerFindsTheEdgeAndHoldsThere) {
   Sim sim({"--max-num-seqs", "4", "--ttft-ms", "10", "--tpot-ms", "3"});  // ~97 ms a request
@@ -827,8 +887,9 @@ TEST_F(ExecuteTest, AdaptiveControllerFindsTheEdgeAndHoldsThere) {
     levels.push_back(int64_t(w["concurrency"]));
     EXPECT_EQ(bool(w["pass"]), int64_t(w["concurrency"]) <= 4) << int64_t(w["concurrency"]);
   }
-  EXPECT_EQ((std::vector<int64_t>(levels.begin(), levels.begin() + 3)), (std::vector<int64_t>{2, 4, 8}));  // 8: the first break
-  EXPECT_EQ(levels.back(), 4);  // held at the edge
+  EXPECT_EQ((std::vector<int64_t>(levels.begin(), levels.begin() + 3)),
+            (std::vector<int64_t>{2, 4, 8}));  // 8: the first break
+  EXPECT_EQ(levels.back(), 4);                 // held at the edge
   EXPECT_EQ(runfolder::load_run_folder(out.run_dir).manifest.load.arrivals, "adaptive");
   EXPECT_TRUE(result(out)["stable"].error());  // the level moves: no stable stage to report
 }
@@ -845,14 +906,16 @@ TEST_F(ExecuteTest, ClosedLoopRunsReportAStableStageOpenLoopsDoNot) {
   ASSERT_FALSE(stable.error());
   EXPECT_TRUE(bool(stable["found"]));
   const double total = double(result(out)["common"]["output_token_throughput"]);
-  EXPECT_NEAR(double(stable["common"]["output_token_throughput"]), total, 0.15 * total);  // steady: about the same
+  EXPECT_NEAR(double(stable["common"]["output_token_throughput"]), total,
+              0.15 * total);  // steady: about the same
   EXPECT_NEAR(double(stable["common"]["concurrency"]), 4, 0.2);
   EXPECT_NE(testing::slurp(out.perf_dir / "builtin.csv").find("TTFT,stable,"), std::string::npos);
   c.num_prompts = 3;  // 3 requests can never put 4 in flight
   out = run(c);
   stable = result(out)["stable"];
   EXPECT_FALSE(bool(stable["found"]));
-  EXPECT_NE(std::string(std::string_view(stable["text"])).find("no stable stage"), std::string::npos);
+  EXPECT_NE(std::string(std::string_view(stable["text"])).find("no stable stage"),
+            std::string::npos);
   c.request_rate = 50;
   c.num_prompts = 10;
   out = run(c);

@@ -37,13 +37,13 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int* n) {
   return 0;
 }
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t* h) {
-  if (i >= 2) return 2; // NVML_ERROR_INVALID_ARGUMENT
+  if (i >= 2) return 2;  // NVML_ERROR_INVALID_ARGUMENT
   *h = &devices[i];
   return 0;
 }
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t h, char* out, unsigned int len) {
   const char* uuid = h->index == 0 ? "GPU-fake-0" : "GPU-fake-1";
-  if (len < std::strlen(uuid) + 1) return 7; // NVML_ERROR_INSUFFICIENT_SIZE
+  if (len < std::strlen(uuid) + 1) return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
   std::strcpy(out, uuid);
   return 0;
 }
@@ -77,7 +77,7 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t h, int sensor, unsigned int* 
 }
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t h, int type, unsigned int* mhz) {
   (void)h;
-  if (type != 1) return 3; // NVML_ERROR_NOT_SUPPORTED
+  if (type != 1) return 3;  // NVML_ERROR_NOT_SUPPORTED
   *mhz = 1980;
   return 0;
 }

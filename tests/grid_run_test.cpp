@@ -28,15 +28,30 @@ class GridRun : public CliFixture {
  protected:
   // `tokbench run` of a grid over the simulator's --max-num-seqs, into dir_/name.
   // `values` "" : the grid comes from `extra` (a --config file).
-  Result grid(const std::string& name, const std::string& values, std::vector<std::string> extra = {}) {
-    if (port_.empty()) port_ = std::to_string(unused_loopback_port());  // the same on a resume: the flags must match
+  Result grid(const std::string& name, const std::string& values,
+              std::vector<std::string> extra = {}) {
+    if (port_.empty())
+      port_ = std::to_string(unused_loopback_port());  // the same on a resume: the flags must match
     const std::string& port = port_;
-    std::vector<std::string> args{"run", "--url", "http://127.0.0.1:" + port + "/v1/chat/completions", "--server-cmd",
-                                  std::string(TOKBENCH_BINARY) + " serve-mock --port {port} --max-num-seqs {max_num_seqs} "
-                                                                 "--ttft-ms 5 --tpot-ms 10",
-                                  "--concurrency", concurrency_, "--num-prompts", "8",
-                                  "--max-tokens", "8", "--ignore-eos", "--quiet", "--server-ready-timeout-s", "30",
-                                  "--output-dir", (dir_ / name).string()};
+    std::vector<std::string> args{"run",
+                                  "--url",
+                                  "http://127.0.0.1:" + port + "/v1/chat/completions",
+                                  "--server-cmd",
+                                  std::string(TOKBENCH_BINARY) +
+                                      " serve-mock --port {port} --max-num-seqs {max_num_seqs} "
+                                      "--ttft-ms 5 --tpot-ms 10",
+                                  "--concurrency",
+                                  concurrency_,
+                                  "--num-prompts",
+                                  "8",
+                                  "--max-tokens",
+                                  "8",
+                                  "--ignore-eos",
+                                  "--quiet",
+                                  "--server-ready-timeout-s",
+                                  "30",
+                                  "--output-dir",
+                                  (dir_ / name).string()};
     if (!values.empty()) args.insert(args.end(), {"--server-grid", "max_num_seqs=" + values});
     args.insert(args.end(), extra.begin(), extra.end());
     return run_tokbench(args);
@@ -56,15 +71,19 @@ TEST_F(GridRun, TwoServersTimesASweepWritesTheGridAndPicksTheBetter) {
   const Result r = grid("g", "1,4", {"--slo", "tpot.p99<=100ms", "--server-devices", "2"});
   ASSERT_EQ(r.code, 0) << r.output;
   const fs::path root = root_of(dir_ / "g");
-  for (const char* f : {"grid/summary.json", "grid/summary.csv", "grid/grid.html", "series.json", "logs/run.log"})
+  for (const char* f :
+       {"grid/summary.json", "grid/summary.csv", "grid/grid.html", "series.json", "logs/run.log"})
     EXPECT_TRUE(fs::exists(root / f)) << f;
   for (const char* cfg : {"max_num_seqs-1", "max_num_seqs-4"}) {
-    for (const char* f : {"c1/result.json", "c4/result.json", "sweep/summary.json", "logs/server.log", "grid_point.json"})
+    for (const char* f : {"c1/result.json", "c4/result.json", "sweep/summary.json",
+                          "logs/server.log", "grid_point.json"})
       EXPECT_TRUE(fs::exists(root / cfg / f)) << cfg << "/" << f;
   }
   // Each configuration's server was started from the template, and its points carry its value.
-  EXPECT_NE(slurp(root / "max_num_seqs-4/logs/run.log").find("--max-num-seqs 4"), std::string::npos);
-  EXPECT_NE(slurp(root / "max_num_seqs-4/c4/result.json").find("\"max_num_seqs=4\""), std::string::npos);
+  EXPECT_NE(slurp(root / "max_num_seqs-4/logs/run.log").find("--max-num-seqs 4"),
+            std::string::npos);
+  EXPECT_NE(slurp(root / "max_num_seqs-4/c4/result.json").find("\"max_num_seqs=4\""),
+            std::string::npos);
   auto s = summary(root);
   simdjson::dom::array configs = s["configurations"];
   ASSERT_EQ(configs.size(), 2u);
@@ -76,12 +95,14 @@ TEST_F(GridRun, TwoServersTimesASweepWritesTheGridAndPicksTheBetter) {
     for (auto p : points) {
       EXPECT_EQ(std::string_view(p["verdict"]), "VALID");
       EXPECT_TRUE(p["meets_slo"].get_bool().value());
-      EXPECT_NEAR(p["output_tokens_per_s_per_device"].get_double().value(), p["output_token_throughput"].get_double().value() / 2, 1e-6);
+      EXPECT_NEAR(p["output_tokens_per_s_per_device"].get_double().value(),
+                  p["output_token_throughput"].get_double().value() / 2, 1e-6);
     }
   }
   EXPECT_EQ(std::string_view(s["recommendation"]["best"]), "max_num_seqs-4");
   EXPECT_EQ(std::string_view(s["recommendation"]["runner_up"]), "max_num_seqs-1");
-  EXPECT_GT(s["recommendation"]["margin"].get_double().value(), 1.5);  // about 3x: four places against one
+  EXPECT_GT(s["recommendation"]["margin"].get_double().value(),
+            1.5);  // about 3x: four places against one
   EXPECT_EQ(std::string_view(configs.at(1)["answer"]["at"]), "c4");
   EXPECT_NE(r.output.find("recommended: max_num_seqs-4"), std::string::npos) << r.output;
   const std::string csv = slurp(root / "grid/summary.csv");
@@ -97,7 +118,8 @@ TEST_F(GridRun, TwoServersTimesASweepWritesTheGridAndPicksTheBetter) {
 TEST_F(GridRun, AServerThatFailsToStartIsRecordedAndTheGridGoesOn) {
   const fs::path yaml = dir_ / "grid.yaml";  // the grid from --config, as any other setting
   { std::ofstream(yaml) << "server-grid: max_num_seqs=bad,2\n"; }
-  const Result r = grid("f", "", {"--config", yaml.string()});  // serve-mock refuses --max-num-seqs bad
+  const Result r =
+      grid("f", "", {"--config", yaml.string()});  // serve-mock refuses --max-num-seqs bad
   EXPECT_EQ(r.code, 4) << r.output;
   const fs::path root = root_of(dir_ / "f");
   auto s = summary(root);
@@ -106,8 +128,10 @@ TEST_F(GridRun, AServerThatFailsToStartIsRecordedAndTheGridGoesOn) {
   EXPECT_EQ(std::string_view(configs.at(0)["status"]), "failed to start");
   EXPECT_NE(std::string(std::string_view(configs.at(0)["why"])).find("exited"), std::string::npos)
       << std::string_view(configs.at(0)["why"]);
-  EXPECT_TRUE(fs::exists(root / "max_num_seqs-bad/logs/server.log"));  // what the server said is kept
-  EXPECT_FALSE(fs::exists(root / "max_num_seqs-bad/performances"));    // and no empty folder beside it
+  EXPECT_TRUE(
+      fs::exists(root / "max_num_seqs-bad/logs/server.log"));  // what the server said is kept
+  EXPECT_FALSE(
+      fs::exists(root / "max_num_seqs-bad/performances"));  // and no empty folder beside it
   EXPECT_EQ(std::string_view(configs.at(1)["status"]), "ran");
   EXPECT_EQ(std::string_view(s["recommendation"]["best"]), "max_num_seqs-2");
   EXPECT_NE(r.output.find("max_num_seqs-bad: failed to start"), std::string::npos) << r.output;
@@ -127,7 +151,9 @@ TEST_F(GridRun, RepeatsGiveTheRecommendationItsUncertainty) {
     EXPECT_EQ(simdjson::dom::array(c["points"]).size(), 3u);  // run-1..run-3
   }
   EXPECT_EQ(std::string_view(s["recommendation"]["best"]), "max_num_seqs-4");
-  EXPECT_TRUE(s["recommendation"]["beyond_noise"].get_bool().value());  // four places against one: far apart
+  EXPECT_TRUE(s["recommendation"]["beyond_noise"]
+                  .get_bool()
+                  .value());  // four places against one: far apart
   EXPECT_NE(r.output.find("the intervals do not overlap"), std::string::npos) << r.output;
 }
 
@@ -138,16 +164,20 @@ TEST_F(GridRun, DeployShGetsTheGridAsEnvironmentVariables) {
   {
     std::ofstream(sh) << "echo \"grid point $TOKBENCH_GRID_POINT: MAX_NUM_SEQS=$MAX_NUM_SEQS\"\n"
                       << "exec " << TOKBENCH_BINARY << " serve-mock --port " << port
-                      << " --ttft-ms 2 --tpot-ms 1 --max-num-seqs \"$MAX_NUM_SEQS\" --model-name \"$MODEL_PATH\"\n";
+                      << " --ttft-ms 2 --tpot-ms 1 --max-num-seqs \"$MAX_NUM_SEQS\" --model-name "
+                         "\"$MODEL_PATH\"\n";
   }
-  const Result r = run_tokbench({"run", "--deploy-sh", sh.string(), "--model-path", "/w/M", "--url",
-                                 "http://127.0.0.1:" + port + "/v1/chat/completions", "--server-grid", "max_num_seqs=1,2",
-                                 "--num-prompts", "4", "--max-tokens", "4", "--quiet", "--output-dir", (dir_ / "d").string()});
+  const Result r =
+      run_tokbench({"run", "--deploy-sh", sh.string(), "--model-path", "/w/M", "--url",
+                    "http://127.0.0.1:" + port + "/v1/chat/completions", "--server-grid",
+                    "max_num_seqs=1,2", "--num-prompts", "4", "--max-tokens", "4", "--quiet",
+                    "--output-dir", (dir_ / "d").string()});
   ASSERT_EQ(r.code, 0) << r.output;
   const fs::path root = root_of(dir_ / "d");
   for (const std::string v : {"1", "2"}) {
     const std::string log = slurp(root / ("max_num_seqs-" + v) / "logs/server.log");
-    EXPECT_NE(log.find("grid point max_num_seqs-" + v + ": MAX_NUM_SEQS=" + v), std::string::npos) << log;
+    EXPECT_NE(log.find("grid point max_num_seqs-" + v + ": MAX_NUM_SEQS=" + v), std::string::npos)
+        << log;
   }
 }
 
@@ -164,10 +194,15 @@ TEST_F(GridRun, AResumedGridRunsOnlyWhatIsLeft) {
   const auto c1_end = fs::last_write_time(second / "c1" / runfolder::kEndFile);
   const Result r = grid("r", "1,4", {"--resume", root.string()});
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("max_num_seqs-1: resumed (every point VALID in its folder; its server not started)"), std::string::npos)
+  EXPECT_NE(
+      r.output.find(
+          "max_num_seqs-1: resumed (every point VALID in its folder; its server not started)"),
+      std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("c1: resumed"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("c4: did not complete VALID; kept as c4.interrupted and run again"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("c4: did not complete VALID; kept as c4.interrupted and run again"),
+            std::string::npos)
+      << r.output;
   EXPECT_EQ(slurp(root / "max_num_seqs-1/logs/server.log"), first_server_log);  // not started again
   EXPECT_EQ(fs::last_write_time(second / "c1" / runfolder::kEndFile), c1_end);  // not run again
   EXPECT_TRUE(fs::exists(second / "c4.interrupted"));
@@ -189,8 +224,9 @@ TEST_F(GridRun, AResumedGridRunsOnlyWhatIsLeft) {
 // A plain sweep resumes the same way, and its summary says which points were read back.
 TEST_F(GridRun, AResumedSweepSaysWhichPointsWereReadBack) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
-  const std::vector<std::string> flags{"run", "--url", sim.url(), "--concurrency", "1,2", "--num-prompts", "6",
-                                       "--max-tokens", "4", "--quiet", "--output-dir", (dir_ / "s").string()};
+  const std::vector<std::string> flags{
+      "run", "--url",        sim.url(), "--concurrency", "1,2",          "--num-prompts",
+      "6",   "--max-tokens", "4",       "--quiet",       "--output-dir", (dir_ / "s").string()};
   ASSERT_EQ(run_tokbench(flags).code, 0);
   const fs::path root = root_of(dir_ / "s");
   fs::remove(root / "c2" / runfolder::kEndFile);
@@ -210,9 +246,11 @@ TEST_F(GridRun, AResumedSweepSaysWhichPointsWereReadBack) {
 // within a few windows, marked SATURATED, and the sweep exits 0; the point the server keeps up
 // with runs its whole duration, VALID.
 TEST_F(GridRun, APointPastSaturationIsStoppedEarlyAndMarked) {
-  Sim sim({"--max-num-seqs", "2", "--ttft-ms", "5", "--tpot-ms", "10"});  // about 18 requests/s of 10 tokens
-  const Result r = run_tokbench({"run", "--url", sim.url(), "--request-rate", "8,60", "--duration-s", "10", "--max-tokens",
-                                 "10", "--ignore-eos", "--stop-on-saturation", "--saturation-window-s", "0.5", "--quiet",
+  Sim sim({"--max-num-seqs", "2", "--ttft-ms", "5", "--tpot-ms",
+           "10"});  // about 18 requests/s of 10 tokens
+  const Result r = run_tokbench({"run", "--url", sim.url(), "--request-rate", "8,60",
+                                 "--duration-s", "10", "--max-tokens", "10", "--ignore-eos",
+                                 "--stop-on-saturation", "--saturation-window-s", "0.5", "--quiet",
                                  "--output-dir", (dir_ / "sat").string()});
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("r60: SATURATED"), std::string::npos) << r.output;
@@ -236,9 +274,22 @@ TEST_F(GridRun, APointPastSaturationIsStoppedEarlyAndMarked) {
 // answer, only the unfinished probe run again.
 TEST_F(GridRun, AResumedSearchReplaysItsProbes) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
-  const std::vector<std::string> flags{"run", "--url", sim.url(), "--search", "max-concurrency", "--slo", "e2el.p99<=10s",
-                                       "--search-max", "4", "--num-prompts", "6", "--max-tokens", "4", "--quiet",
-                                       "--output-dir", (dir_ / "q").string()};
+  const std::vector<std::string> flags{"run",
+                                       "--url",
+                                       sim.url(),
+                                       "--search",
+                                       "max-concurrency",
+                                       "--slo",
+                                       "e2el.p99<=10s",
+                                       "--search-max",
+                                       "4",
+                                       "--num-prompts",
+                                       "6",
+                                       "--max-tokens",
+                                       "4",
+                                       "--quiet",
+                                       "--output-dir",
+                                       (dir_ / "q").string()};
   ASSERT_EQ(run_tokbench(flags).code, 0);
   const fs::path root = root_of(dir_ / "q");
   fs::remove(root / "c4" / runfolder::kEndFile);
@@ -266,8 +317,9 @@ int64_t cached_tokens(const fs::path& point) {
 TEST_F(GridRun, PrefixCacheIsEmptiedBetweenPoints) {
   Sim sim({"--ttft-ms", "1", "--tpot-ms", "1", "--enable-prefix-caching", "--block-size", "4"});
   auto sweep = [&](const std::string& name, bool reset) {
-    std::vector<std::string> a{"run", "--url", sim.url(), "--concurrency", "1,1", "--num-prompts", "4", "--max-tokens", "2",
-                               "--quiet", "--output-dir", (dir_ / name).string()};
+    std::vector<std::string> a{
+        "run", "--url",        sim.url(), "--concurrency", "1,1",          "--num-prompts",
+        "4",   "--max-tokens", "2",       "--quiet",       "--output-dir", (dir_ / name).string()};
     if (reset) a.push_back("--reset-prefix-cache");
     const Result r = run_tokbench(a);
     EXPECT_EQ(r.code, 0) << r.output;
@@ -277,7 +329,8 @@ TEST_F(GridRun, PrefixCacheIsEmptiedBetweenPoints) {
   EXPECT_GT(cached_tokens(warm / "c1-2"), cached_tokens(warm / "c1"));
   const fs::path cold = sweep("cold", true);
   EXPECT_EQ(cached_tokens(cold / "c1-2"), cached_tokens(cold / "c1"));
-  EXPECT_NE(slurp(cold / "logs/run.log").find("prefix cache reset (/reset_prefix_cache)"), std::string::npos);
+  EXPECT_NE(slurp(cold / "logs/run.log").find("prefix cache reset (/reset_prefix_cache)"),
+            std::string::npos);
 }
 
 // A server with neither reset path is told once; an SGLang-like one is reset through /flush_cache.
@@ -286,36 +339,42 @@ TEST_F(GridRun, AServerWithoutAResetIsSaidOnce) {
   std::vector<std::string> posted;
   auto server = [&](bool sglang) {
     return [&, sglang](const std::string& path) {
-      if (path == "/v1/models") return CannedServer::http(200, "application/json", R"({"data":[{"id":"m"}]})");
+      if (path == "/v1/models")
+        return CannedServer::http(200, "application/json", R"({"data":[{"id":"m"}]})");
       if (path == "/reset_prefix_cache" || path == "/flush_cache") {
         std::lock_guard lock(mu);
         posted.push_back(path);
-        return CannedServer::http(sglang && path == "/flush_cache" ? 200 : 404, "application/json", "{}");
+        return CannedServer::http(sglang && path == "/flush_cache" ? 200 : 404, "application/json",
+                                  "{}");
       }
       if (path != "/v1/chat/completions") return CannedServer::http(404, "text/plain", "");
-      return CannedServer::http(200, "application/json",
-                                R"({"choices":[{"message":{"content":"ab"},"finish_reason":"stop"}],)"
-                                R"("usage":{"prompt_tokens":4,"completion_tokens":2}})");
+      return CannedServer::http(
+          200, "application/json",
+          R"({"choices":[{"message":{"content":"ab"},"finish_reason":"stop"}],)"
+          R"("usage":{"prompt_tokens":4,"completion_tokens":2}})");
     };
   };
   {
     CannedServer none(server(false), 200);
-    const Result r = run_tokbench({"run", "--url", none.url("/v1/chat/completions"), "--no-stream", "--concurrency", "1,2",
-                                   "--num-prompts", "4", "--max-tokens", "2", "--reset-prefix-cache", "--quiet",
-                                   "--output-dir", (dir_ / "none").string()});
+    const Result r =
+        run_tokbench({"run", "--url", none.url("/v1/chat/completions"), "--no-stream",
+                      "--concurrency", "1,2", "--num-prompts", "4", "--max-tokens", "2",
+                      "--reset-prefix-cache", "--quiet", "--output-dir", (dir_ / "none").string()});
     EXPECT_EQ(r.code, 0) << r.output;
     const std::string said = "--reset-prefix-cache: the server has no prefix-cache reset";
     EXPECT_NE(r.output.find(said), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find(said, r.output.find(said) + 1), std::string::npos) << r.output;  // once
     EXPECT_NE(r.output.find("VLLM_SERVER_DEV_MODE=1"), std::string::npos) << r.output;
     std::lock_guard lock(mu);
-    EXPECT_EQ(posted, (std::vector<std::string>{"/reset_prefix_cache", "/flush_cache"}));  // tried once, both
+    EXPECT_EQ(posted, (std::vector<std::string>{"/reset_prefix_cache",
+                                                "/flush_cache"}));  // tried once, both
     posted.clear();
   }
   CannedServer sg(server(true), 200);
-  const Result r = run_tokbench({"run", "--url", sg.url("/v1/chat/completions"), "--no-stream", "--concurrency", "1,2",
-                                 "--num-prompts", "4", "--max-tokens", "2", "--reset-prefix-cache", "--quiet",
-                                 "--output-dir", (dir_ / "sg").string()});
+  const Result r =
+      run_tokbench({"run", "--url", sg.url("/v1/chat/completions"), "--no-stream", "--concurrency",
+                    "1,2", "--num-prompts", "4", "--max-tokens", "2", "--reset-prefix-cache",
+                    "--quiet", "--output-dir", (dir_ / "sg").string()});
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_EQ(r.output.find("has no prefix-cache reset"), std::string::npos) << r.output;
   std::lock_guard lock(mu);

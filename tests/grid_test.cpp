@@ -1,6 +1,7 @@
 // runner/server_grid, metrics/capacity and runner/resume: the grid's values and template, the
 // recommendation's rule, and what --resume refuses and keeps.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -12,7 +13,6 @@
 #include "runner/run_config.hpp"
 #include "runner/server_grid.hpp"
 #include "support/temp_dir.hpp"
-#include <unistd.h>
 
 namespace tokbench::runner {
 namespace {
@@ -65,8 +65,9 @@ TEST(ServerGrid, BadGridsAreNamedWithTheFix) {
 TEST(ServerGrid, TemplateIsFilledAndCheckedAgainstTheGrid) {
   const auto axes = parse_server_grid("max_num_seqs=64,128");
   const auto points = server_points(axes);
-  const std::string cmd = "vllm serve M --port {port} --max-num-seqs {max_num_seqs} --served-model-name {name} "
-                          "--override '{\"temperature\":0}' --log ${HOME}/x-{a,b}";
+  const std::string cmd =
+      "vllm serve M --port {port} --max-num-seqs {max_num_seqs} --served-model-name {name} "
+      "--override '{\"temperature\":0}' --log ${HOME}/x-{a,b}";
   EXPECT_TRUE(template_problems(cmd, axes).empty());
   EXPECT_EQ(expand_server_command(cmd, points[1], 8123),
             "vllm serve M --port 8123 --max-num-seqs 128 --served-model-name max_num_seqs-128 "
@@ -108,7 +109,8 @@ TEST(ServerGrid, RunConfigValidatesTheGridWithItsTemplate) {
   EXPECT_NE(errors[0].find("a single run has nothing to resume"), std::string::npos) << errors[0];
 }
 
-metrics::CapacityCandidate cand(const std::string& name, std::optional<double> v, std::optional<double> hw = std::nullopt) {
+metrics::CapacityCandidate cand(const std::string& name, std::optional<double> v,
+                                std::optional<double> hw = std::nullopt) {
   metrics::CapacityCandidate c;
   c.name = name;
   c.value = v;
@@ -118,14 +120,17 @@ metrics::CapacityCandidate cand(const std::string& name, std::optional<double> v
 }
 
 TEST(Capacity, TheMostPerDeviceWinsByAStatedMargin) {
-  auto choice = metrics::choose_configuration({cand("a", 100), cand("b", 125), cand("c", std::nullopt)}, "under ttft.p99<=1s");
+  auto choice = metrics::choose_configuration(
+      {cand("a", 100), cand("b", 125), cand("c", std::nullopt)}, "under ttft.p99<=1s");
   ASSERT_TRUE(choice.best);
   EXPECT_EQ(*choice.best, 1u);
   EXPECT_EQ(*choice.runner_up, 0u);
   EXPECT_DOUBLE_EQ(*choice.margin, 0.25);
   EXPECT_FALSE(choice.beyond_noise);
-  EXPECT_NE(choice.text.find("recommended: b, 125.0 output tokens/s per device under ttft.p99<=1s (at c8), 25.0% above the next, a (100.0 at c8)"),
-            std::string::npos) << choice.text;
+  EXPECT_NE(choice.text.find("recommended: b, 125.0 output tokens/s per device under ttft.p99<=1s "
+                             "(at c8), 25.0% above the next, a (100.0 at c8)"),
+            std::string::npos)
+      << choice.text;
   EXPECT_NE(choice.text.find("no interval"), std::string::npos) << choice.text;
   // With intervals: overlapping is within the noise, apart is beyond it.
   choice = metrics::choose_configuration({cand("a", 100, 10), cand("b", 105, 10)}, "");
@@ -137,10 +142,13 @@ TEST(Capacity, TheMostPerDeviceWinsByAStatedMargin) {
   // No answer anywhere.
   choice = metrics::choose_configuration({cand("a", std::nullopt)}, "under tpot.p99<=5ms");
   EXPECT_FALSE(choice.best);
-  EXPECT_NE(choice.text.find("no configuration has a VALID point under tpot.p99<=5ms"), std::string::npos) << choice.text;
+  EXPECT_NE(choice.text.find("no configuration has a VALID point under tpot.p99<=5ms"),
+            std::string::npos)
+      << choice.text;
 }
 
-metrics::SaturationWindow window(double t, int64_t in_flight, double tokens_per_s, std::optional<double> ttft) {
+metrics::SaturationWindow window(double t, int64_t in_flight, double tokens_per_s,
+                                 std::optional<double> ttft) {
   return {t, in_flight, tokens_per_s, ttft};
 }
 
@@ -152,7 +160,8 @@ TEST(Saturation, AGrowingQueueAndWaitAtFlatThroughputIsSaturation) {
   EXPECT_FALSE(d.add(window(4, 30, 205, 300)));  // three windows: not yet
   const auto why = d.add(window(5, 40, 200, 400));
   ASSERT_TRUE(why);
-  EXPECT_NE(why->find("in flight 10 -> 40, mean TTFT 100.0 -> 400.0 ms"), std::string::npos) << *why;
+  EXPECT_NE(why->find("in flight 10 -> 40, mean TTFT 100.0 -> 400.0 ms"), std::string::npos)
+      << *why;
 }
 
 TEST(Saturation, ASteadyOrStillScalingServerIsNot) {
@@ -164,28 +173,37 @@ TEST(Saturation, ASteadyOrStillScalingServerIsNot) {
     return flagged;
   };
   // A closed loop: in flight holds at its concurrency.
-  EXPECT_FALSE(run({window(1, 16, 200, 100), window(2, 16, 200, 110), window(3, 16, 200, 120), window(4, 16, 200, 130),
-                    window(5, 16, 200, 140)}));
+  EXPECT_FALSE(run({window(1, 16, 200, 100), window(2, 16, 200, 110), window(3, 16, 200, 120),
+                    window(4, 16, 200, 130), window(5, 16, 200, 140)}));
   // Throughput still rising with the load: the server keeps up.
-  EXPECT_FALSE(run({window(1, 10, 100, 100), window(2, 20, 200, 200), window(3, 30, 300, 300), window(4, 40, 400, 400)}));
+  EXPECT_FALSE(run({window(1, 10, 100, 100), window(2, 20, 200, 200), window(3, 30, 300, 300),
+                    window(4, 40, 400, 400)}));
   // TTFT not rising: a queue that grows by itself is not enough.
-  EXPECT_FALSE(run({window(1, 10, 200, 100), window(2, 20, 200, 100), window(3, 30, 200, 100), window(4, 40, 200, 100)}));
+  EXPECT_FALSE(run({window(1, 10, 200, 100), window(2, 20, 200, 100), window(3, 30, 200, 100),
+                    window(4, 40, 200, 100)}));
   // Growth too small to be "without bound".
-  EXPECT_FALSE(run({window(1, 10, 200, 100), window(2, 11, 200, 200), window(3, 12, 200, 300), window(4, 13, 200, 400)}));
+  EXPECT_FALSE(run({window(1, 10, 200, 100), window(2, 11, 200, 200), window(3, 12, 200, 300),
+                    window(4, 13, 200, 400)}));
   // A window with no TTFT (nothing ended in it) breaks the run of evidence.
-  EXPECT_FALSE(run({window(1, 10, 200, 100), window(2, 20, 200, std::nullopt), window(3, 30, 200, 300), window(4, 40, 200, 400)}));
+  EXPECT_FALSE(run({window(1, 10, 200, 100), window(2, 20, 200, std::nullopt),
+                    window(3, 30, 200, 300), window(4, 40, 200, 400)}));
 }
 
 TEST(Resume, OtherFlagsAreRefusedByNameAndUnfinishedFoldersAreKept) {
   const fs::path root = testing::fresh_test_dir("tokbench_resume");
-  EXPECT_THROW(check_resumable(root, "{}"), std::invalid_argument);  // no series.json: not a series root
-  write_series_record(root, R"({"concurrency_sweep":[1,4],"output_dir":"a","quiet":false,"resume":""})");
-  EXPECT_NO_THROW(check_resumable(root, R"({"concurrency_sweep":[1,4],"output_dir":"b","quiet":true,"resume":"x"})"));
+  EXPECT_THROW(check_resumable(root, "{}"),
+               std::invalid_argument);  // no series.json: not a series root
+  write_series_record(root,
+                      R"({"concurrency_sweep":[1,4],"output_dir":"a","quiet":false,"resume":""})");
+  EXPECT_NO_THROW(check_resumable(
+      root, R"({"concurrency_sweep":[1,4],"output_dir":"b","quiet":true,"resume":"x"})"));
   try {
     check_resumable(root, R"({"concurrency_sweep":[1,8],"output_dir":"a"})");
     ADD_FAILURE() << "other flags were accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("concurrency_sweep: [1,4] then, [1,8] now"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("concurrency_sweep: [1,4] then, [1,8] now"),
+              std::string::npos)
+        << e.what();
   }
   // An unfinished point folder is moved aside whole, never removed.
   fs::create_directories(root / "c4");

@@ -18,10 +18,12 @@ class HistoryCli : public CliFixture {
  protected:
   std::string store() const { return (dir_ / "h.db").string(); }
   fs::path record(const Sim& sim) {
-    return run({"--url", sim.url(), "--num-prompts", "12", "--concurrency", "4", "--max-tokens", "8", "--ignore-eos",
-                "--history", store(), "--label", "hw=cpu"});
+    return run({"--url", sim.url(), "--num-prompts", "12", "--concurrency", "4", "--max-tokens",
+                "8", "--ignore-eos", "--history", store(), "--label", "hw=cpu"});
   }
-  std::string run_id(const fs::path& rd) { return std::string(result(rd)["run"]["run_id"].get_string().value()); }
+  std::string run_id(const fs::path& rd) {
+    return std::string(result(rd)["run"]["run_id"].get_string().value());
+  }
 };
 
 TEST_F(HistoryCli, QuietRunsPassASlowerServerIsFlaggedAndDated) {
@@ -33,7 +35,8 @@ TEST_F(HistoryCli, QuietRunsPassASlowerServerIsFlaggedAndDated) {
   // The TPOT median only: on a loaded 2-core CI machine (another test beside this one) a P99 of 12
   // requests, their slowest one, moved 5.9% and the TTFT median 17% beyond a quiet baseline's band
   // (false regressions, 2026-12-03); the TPOT median, over every token, held within 3%.
-  const std::vector<std::string> check{"history", "check", "--history", store(), "--metric", "tpot.p50"};
+  const std::vector<std::string> check{"history", "check",    "--history",
+                                       store(),   "--metric", "tpot.p50"};
   Result quiet = run_tokbench(check);
   EXPECT_EQ(quiet.code, 0) << quiet.output;
   EXPECT_NE(quiet.output.find("0 regression(s)"), std::string::npos) << quiet.output;
@@ -43,8 +46,10 @@ TEST_F(HistoryCli, QuietRunsPassASlowerServerIsFlaggedAndDated) {
   }
   Result flagged = run_tokbench(check);
   EXPECT_EQ(flagged.code, 3) << flagged.output;
-  EXPECT_NE(flagged.output.find("REGRESSION tpot.p50 regressed"), std::string::npos) << flagged.output;
-  EXPECT_NE(flagged.output.find("stepped at run " + run_id(runs[10])), std::string::npos) << flagged.output;
+  EXPECT_NE(flagged.output.find("REGRESSION tpot.p50 regressed"), std::string::npos)
+      << flagged.output;
+  EXPECT_NE(flagged.output.find("stepped at run " + run_id(runs[10])), std::string::npos)
+      << flagged.output;
   // JSON for CI: the same verdict, the change point by run id.
   std::vector<std::string> json = check;
   json.push_back("--json");
@@ -60,23 +65,32 @@ TEST_F(HistoryCli, QuietRunsPassASlowerServerIsFlaggedAndDated) {
   EXPECT_LT(m["mann_whitney_p"].get_double().value(), 0.05) << "both folders were at hand";
   // The dashboard marks the same: the regression, and the step at the eleventh run.
   const fs::path page = dir_ / "history.html";
-  Result drawn = run_tokbench({"history", "page", "--history", store(), "--out", page.string(), "--metric", "tpot.p50"});
+  Result drawn = run_tokbench(
+      {"history", "page", "--history", store(), "--out", page.string(), "--metric", "tpot.p50"});
   EXPECT_EQ(drawn.code, 0) << drawn.output;
   const std::string html = slurp(page);
   EXPECT_NE(html.find(R"("metric":"tpot.p50")"), std::string::npos);
-  EXPECT_NE(html.find(R"("change_points":[10],"regression":true)"), std::string::npos) << html.substr(html.find("history-data"), 3000);
-  EXPECT_NE(html.find("file://" + runs[11].string()), std::string::npos) << "each point links to its run page";
-  // compare reads store queries: the last fast run against the newest slow one, a significant TPOT change.
-  Result cmp = run_tokbench({"compare", "--history", store(), "latest~2", "latest", "--fail-if", "tpot.p50 > +5%"});
+  EXPECT_NE(html.find(R"("change_points":[10],"regression":true)"), std::string::npos)
+      << html.substr(html.find("history-data"), 3000);
+  EXPECT_NE(html.find("file://" + runs[11].string()), std::string::npos)
+      << "each point links to its run page";
+  // compare reads store queries: the last fast run against the newest slow one, a significant TPOT
+  // change.
+  Result cmp = run_tokbench(
+      {"compare", "--history", store(), "latest~2", "latest", "--fail-if", "tpot.p50 > +5%"});
   EXPECT_EQ(cmp.code, 3) << cmp.output;
-  EXPECT_NE(cmp.output.find(runs[9].filename().string() + " (baseline)"), std::string::npos) << cmp.output;
+  EXPECT_NE(cmp.output.find(runs[9].filename().string() + " (baseline)"), std::string::npos)
+      << cmp.output;
   EXPECT_NE(cmp.output.find("FAIL"), std::string::npos) << cmp.output;
   Result last = run_tokbench({"compare", "--history", store(), "last:3"});
   EXPECT_EQ(last.code, 0) << last.output;
-  EXPECT_NE(last.output.find(runs[9].filename().string() + " (baseline)"), std::string::npos) << last.output;
+  EXPECT_NE(last.output.find(runs[9].filename().string() + " (baseline)"), std::string::npos)
+      << last.output;
   Result none = run_tokbench({"compare", "--history", store(), "latest", "nightly-7"});
   EXPECT_EQ(none.code, 2);
-  EXPECT_NE(none.output.find("'nightly-7' is neither a folder nor a run of the store"), std::string::npos) << none.output;
+  EXPECT_NE(none.output.find("'nightly-7' is neither a folder nor a run of the store"),
+            std::string::npos)
+      << none.output;
   // The trend marks the same step; the store rebuilt from the folders alone agrees.
   Result trend = run_tokbench({"history", "trend", "tpot.p50", "--history", store()});
   EXPECT_EQ(trend.code, 0) << trend.output;
@@ -89,17 +103,21 @@ TEST_F(HistoryCli, QuietRunsPassASlowerServerIsFlaggedAndDated) {
   again[3] = rebuilt;
   Result from_folders = run_tokbench(again);
   EXPECT_EQ(from_folders.code, 3) << from_folders.output;
-  EXPECT_NE(from_folders.output.find("stepped at run " + run_id(runs[10])), std::string::npos) << from_folders.output;
+  EXPECT_NE(from_folders.output.find("stepped at run " + run_id(runs[10])), std::string::npos)
+      << from_folders.output;
 }
 
 TEST_F(HistoryCli, TwoRunsRecordAtOnceAndADamagedStoreLeavesTheFolderWhole) {
-  Sim sim({"--ttft-ms", "5", "--tpot-ms", "5"}), other({"--ttft-ms", "5", "--tpot-ms", "5"});  // one each: /metrics agree
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "5"}),
+      other({"--ttft-ms", "5", "--tpot-ms", "5"});  // one each: /metrics agree
   std::vector<Result> results(2);
   std::vector<std::thread> both;
   for (int i = 0; i < 2; ++i) {
     both.emplace_back([&, i] {
-      results[i] = run_tokbench({"run", "--url", (i ? other : sim).url(), "--num-prompts", "8", "--max-tokens", "4", "--quiet",
-                                 "--output-dir", (dir_ / ("out" + std::to_string(i))).string(), "--history", store()});
+      results[i] =
+          run_tokbench({"run", "--url", (i ? other : sim).url(), "--num-prompts", "8",
+                        "--max-tokens", "4", "--quiet", "--output-dir",
+                        (dir_ / ("out" + std::to_string(i))).string(), "--history", store()});
     });
   }
   for (auto& t : both) t.join();
@@ -108,16 +126,21 @@ TEST_F(HistoryCli, TwoRunsRecordAtOnceAndADamagedStoreLeavesTheFolderWhole) {
     EXPECT_EQ(r.output.find("not recorded"), std::string::npos) << r.output;
   }
   Result list = run_tokbench({"history", "list", "--history", store()});
-  EXPECT_EQ(std::count(list.output.begin(), list.output.end(), '\n'), 3) << list.output;  // a scenario line, two runs
+  EXPECT_EQ(std::count(list.output.begin(), list.output.end(), '\n'), 3)
+      << list.output;  // a scenario line, two runs
   const fs::path bad = dir_ / "bad.db";
   std::ofstream(bad) << std::string(8192, 'x');
-  const fs::path rd = run({"--url", sim.url(), "--num-prompts", "4", "--max-tokens", "4", "--history", bad.string()});
-  EXPECT_NE(last_.output.find("history: the run was not recorded"), std::string::npos) << last_.output;
-  EXPECT_NE(last_.output.find("tokbench history add " + rd.string()), std::string::npos) << last_.output;
+  const fs::path rd = run(
+      {"--url", sim.url(), "--num-prompts", "4", "--max-tokens", "4", "--history", bad.string()});
+  EXPECT_NE(last_.output.find("history: the run was not recorded"), std::string::npos)
+      << last_.output;
+  EXPECT_NE(last_.output.find("tokbench history add " + rd.string()), std::string::npos)
+      << last_.output;
   EXPECT_EQ(std::string_view(result(rd)["verdict"]["status"].get_string().value()), "VALID");
   Result refused = run_tokbench({"history", "list", "--history", bad.string()});
   EXPECT_EQ(refused.code, 1);
-  EXPECT_NE(refused.output.find("rebuild it from the run folders"), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("rebuild it from the run folders"), std::string::npos)
+      << refused.output;
 }
 
 }  // namespace

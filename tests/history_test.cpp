@@ -44,7 +44,8 @@ TEST(Regression, TenPercentSlowerIsFlaggedAndDated) {
   const Judgement j = judge("tpot.p99", v.back(), base, 0.05);
   EXPECT_TRUE(j.regression) << j.why;
   EXPECT_NE(j.why.find("tpot.p99 regressed"), std::string::npos) << j.why;
-  EXPECT_EQ(change_points(v, 0.05), std::vector<size_t>{10}) << "the step is dated to the first slower run";
+  EXPECT_EQ(change_points(v, 0.05), std::vector<size_t>{10})
+      << "the step is dated to the first slower run";
   // A throughput falls when it gets worse: 10% more is an improvement, 10% less a regression.
   EXPECT_FALSE(judge("output_token_throughput", 110, {100, 101, 99, 100}, 0.05).regression);
   EXPECT_TRUE(judge("output_token_throughput", 90, {100, 101, 99, 100}, 0.05).regression);
@@ -73,22 +74,21 @@ std::string fmt_name(int i) { return "run-" + std::string(i < 10 ? "0" : "") + s
 
 class StoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = testing::fresh_test_dir("tokbench_history");
-  }
+  void SetUp() override { dir_ = testing::fresh_test_dir("tokbench_history"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   // A finished run folder as `run` leaves it, as far as the store reads it (result.json).
   fs::path folder(const std::string& name, double tpot_p99, const std::string& verdict = "VALID") {
     const fs::path d = dir_ / name;
     fs::create_directories(d);
-    std::ofstream(d / "result.json") << R"({"tool":{"version":"0.1.0","git_hash":"abc"},"verdict":{"status":")" << verdict
-                                     << R"("},"interrupted":false,"run":{"run_id":")" << name
-                                     << R"(","started_at":"2026-12-02T10:00:)" << name.substr(name.size() - 2)
-                                     << R"(+0000","target_url":"http://127.0.0.1:1/v1/chat/completions","model":"m","dataset":"gsm8k"},)"
-                                     << R"("config":{"endpoint":"chat","concurrency":8,"request_rate":0,"max_tokens":256,"stream":true,)"
-                                     << R"("labels":["hw=h200"]},"metrics":{"TPOT":{"mean":1,"median":2,"p99":)" << tpot_p99
-                                     << R"(,"n":10},"TTFT":null},"common":{"output_token_throughput":812.5}})";
+    std::ofstream(d / "result.json")
+        << R"({"tool":{"version":"0.1.0","git_hash":"abc"},"verdict":{"status":")" << verdict
+        << R"("},"interrupted":false,"run":{"run_id":")" << name
+        << R"(","started_at":"2026-12-02T10:00:)" << name.substr(name.size() - 2)
+        << R"(+0000","target_url":"http://127.0.0.1:1/v1/chat/completions","model":"m","dataset":"gsm8k"},)"
+        << R"("config":{"endpoint":"chat","concurrency":8,"request_rate":0,"max_tokens":256,"stream":true,)"
+        << R"("labels":["hw=h200"]},"metrics":{"TPOT":{"mean":1,"median":2,"p99":)" << tpot_p99
+        << R"(,"n":10},"TTFT":null},"common":{"output_token_throughput":812.5}})";
     return d;
   }
   fs::path dir_;
@@ -156,7 +156,8 @@ TEST_F(StoreTest, DamagedNewerOrMissingStoresAreNamedWithTheFix) {
     Store s(newer, false);
     FAIL() << "a newer store opened";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("newer tokbench (schema 99"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("newer tokbench (schema 99"), std::string::npos)
+        << e.what();
   }
   try {
     Store s((dir_ / "none.db").string(), false);

@@ -1,6 +1,8 @@
 // report/html: the run page from records streamed through it. Its size is bounded at any run
 // length (binned histograms and series, a stated sample of the timeline past its limit that keeps
 // every failure and the slowest), and what it bins still counts every request.
+#include "report/html.hpp"
+
 #include <gtest/gtest.h>
 #include <simdjson.h>
 #include <unistd.h>
@@ -10,7 +12,6 @@
 #include <sstream>
 
 #include "metrics/metrics.hpp"
-#include "report/html.hpp"
 #include "report/page_rows.hpp"
 #include "support/records.hpp"
 #include "support/temp_dir.hpp"
@@ -25,8 +26,8 @@ using record::ChunkKind;
 record::RequestRecord request(int64_t i) {
   const double t = static_cast<double>(i);
   const double ttft = 20 + static_cast<double>(i % 20);
-  auto r = testing::stream_record(t, {{t + ttft, ChunkKind::Content}, {t + ttft + 5, ChunkKind::Content}},
-                                  t + ttft + 6, 2, 10);
+  auto r = testing::stream_record(
+      t, {{t + ttft, ChunkKind::Content}, {t + ttft + 5, ChunkKind::Content}}, t + ttft + 6, 2, 10);
   r.index = i;
   r.client_request_id = "run-" + std::to_string(i);
   if (i % 997 == 500) {
@@ -44,7 +45,8 @@ struct Page {
 
 // Writes the page for n requests and parses the data it embeds.
 void make_page(int64_t n, Page& page) {
-  std::vector<record::RequestRecord> few;  // the tables' statistics: their range spans the histograms
+  std::vector<record::RequestRecord>
+      few;  // the tables' statistics: their range spans the histograms
   for (int64_t i = 0; i < 2000; ++i) few.push_back(request(i));
   const auto m = metrics::compute(few, {64, true}, metrics::Definitions::Tokbench);
   RunInfo info;
@@ -94,12 +96,14 @@ TEST(HtmlPage, LongRunIsBoundedSaysItsSampleAndKeepsEveryFailure) {
   EXPECT_EQ(s["failed_drawn"].get_int64().value(), failures_in(n));
   const auto rows = p.data["requests"].get_array();
   EXPECT_EQ(static_cast<int64_t>(rows.size()), s["drawn"].get_int64().value());
-  EXPECT_EQ(rows.size(), static_cast<size_t>(failures_in(n)) + RowSampler::kSlowest + RowSampler::kSample);
+  EXPECT_EQ(rows.size(),
+            static_cast<size_t>(failures_in(n)) + RowSampler::kSlowest + RowSampler::kSample);
   int64_t failed_rows = 0;
   bool slowest_drawn = false;
   for (auto r : rows) {
     failed_rows += r.at(3).get_int64().value() == 0;
-    // Among the slowest successes (TTFT 39 ms: i % 20 == 19), the last; equal latencies keep the later.
+    // Among the slowest successes (TTFT 39 ms: i % 20 == 19), the last; equal latencies keep the
+    // later.
     slowest_drawn = slowest_drawn || r.at(9).get_int64().value() == n - 1;
   }
   EXPECT_EQ(failed_rows, failures_in(n));
@@ -109,7 +113,8 @@ TEST(HtmlPage, LongRunIsBoundedSaysItsSampleAndKeepsEveryFailure) {
   EXPECT_EQ(sum, n - failures_in(n)) << "the histogram counts every request, not the drawn ones";
   // In flight from every request: 150,000 requests of 26..45 ms, one started each ms: about 35.5.
   double peak = 0;
-  for (auto pt : p.data["inflight"]["points"].get_array()) peak = std::max(peak, pt.at(1).get_double().value());
+  for (auto pt : p.data["inflight"]["points"].get_array())
+    peak = std::max(peak, pt.at(1).get_double().value());
   EXPECT_NEAR(peak, 35.5, 2.0);
   // Bounded: twice the requests, about the same page (the chart library included), under 10 MB.
   EXPECT_LT(big.html.size(), 10u << 20);

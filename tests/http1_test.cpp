@@ -77,16 +77,23 @@ TEST(HttpUrl, EverythingElseIsLeftToLibcurl) {
 TEST(RequestHead, LibcurlsDefaultsAndItsRulesForCustomHeaders) {
   const HttpUrl u = *parse_http_url("http://127.0.0.1:8000/v1/completions");
   EXPECT_EQ(request_head("POST", u, {"Content-Type: application/json", "Expect:"}, 12),
-            "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1:8000\r\nUser-Agent: tokbench\r\nAccept: */*\r\n"
+            "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1:8000\r\nUser-Agent: "
+            "tokbench\r\nAccept: */*\r\n"
             "Content-Type: application/json\r\nContent-Length: 12\r\n\r\n");
   // A custom header replaces the default of its name (any case); "Name:" removes one, "Name;"
   // sends it empty; Content-Length is always the body's own.
-  EXPECT_EQ(request_head("GET", u, {"accept: text/event-stream", "User-Agent:", "X-Empty;", "Content-Length: 5"}, std::nullopt),
-            "GET /v1/completions HTTP/1.1\r\nHost: 127.0.0.1:8000\r\naccept: text/event-stream\r\nX-Empty:\r\n\r\n");
+  EXPECT_EQ(
+      request_head("GET", u,
+                   {"accept: text/event-stream", "User-Agent:", "X-Empty;", "Content-Length: 5"},
+                   std::nullopt),
+      "GET /v1/completions HTTP/1.1\r\nHost: 127.0.0.1:8000\r\naccept: "
+      "text/event-stream\r\nX-Empty:\r\n\r\n");
 }
 
 TEST(Http1Reader, ContentLengthBodySplitAtEveryByte) {
-  const std::string resp = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"a\":\"bc\"}\n";
+  const std::string resp =
+      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+      "11\r\n\r\n{\"a\":\"bc\"}\n";
   for (size_t cut = 0; cut <= resp.size(); ++cut) {
     Http1Reader r;
     Collect c;
@@ -134,15 +141,19 @@ TEST(Http1Reader, InterimResponsesAreSkippedAndNoBodyStatusesEndAtTheHead) {
 TEST(Http1Reader, InterimHeadersDoNotLeakAndA101IsNotKeptAlive) {
   Http1Reader r;
   Collect c;
-  ASSERT_TRUE(r.feed("HTTP/1.1 103 Early Hints\r\nContent-Type: text/html\r\nConnection: close\r\nRetry-After: 9\r\n\r\n"
-                     "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", c));
+  ASSERT_TRUE(
+      r.feed("HTTP/1.1 103 Early Hints\r\nContent-Type: text/html\r\nConnection: "
+             "close\r\nRetry-After: 9\r\n\r\n"
+             "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+             c));
   EXPECT_TRUE(r.done());
   EXPECT_TRUE(r.keep_alive());
   ASSERT_EQ(c.headers.size(), 1u);
   EXPECT_EQ(c.headers[0].first, "Content-Length");
   Http1Reader up;
   Collect d;
-  ASSERT_TRUE(up.feed("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", d));
+  ASSERT_TRUE(up.feed(
+      "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n", d));
   EXPECT_TRUE(up.done());
   EXPECT_FALSE(up.keep_alive());
   EXPECT_EQ(d.statuses, std::vector<int>{101});
@@ -172,7 +183,8 @@ bool reusable_after(std::string_view response, std::string* body = nullptr) {
 
 TEST(Http1Reader, ConnectionHeadersDecideReuse) {
   EXPECT_FALSE(reusable_after("HTTP/1.1 200 OK\r\nConnection: Close\r\nContent-Length: 0\r\n\r\n"));
-  EXPECT_TRUE(reusable_after("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok"));
+  EXPECT_TRUE(
+      reusable_after("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok"));
   EXPECT_TRUE(reusable_after("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
   // Bytes after a whole response: nobody asked for them, so the connection is not reused.
   std::string body;
@@ -209,11 +221,15 @@ TEST(Http1Reader, EveryBreakIsNamed) {
        "the connection closed inside a chunked body (before its last chunk)"},
       {"SSH-2.0-OpenSSH\r\n", false, "not an HTTP/1.x status line: 'SSH-2.0-OpenSSH'"},
       {"HTTP/1.1 2x0 OK\r\n", false, "a bad status code in 'HTTP/1.1 2x0 OK'"},
-      {"HTTP/1.1 200 OK\r\nno colon here\r\n", false, "a header line without a name: 'no colon here'"},
+      {"HTTP/1.1 200 OK\r\nno colon here\r\n", false,
+       "a header line without a name: 'no colon here'"},
       {"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n", false, "a bad Content-Length: '-1'"},
-      {"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n", false, "a bad Content-Length: '2'"},
-      {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", false, "a bad chunk size: 'zz'"},
-      {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n", false, "chunk data longer than its size"},
+      {"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n", false,
+       "a bad Content-Length: '2'"},
+      {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", false,
+       "a bad chunk size: 'zz'"},
+      {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n", false,
+       "chunk data longer than its size"},
       {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + std::string(2000, '1'), false,
        "a chunk-size line longer than 1024 bytes"},
   };
@@ -239,7 +255,8 @@ TEST(Http1Reader, HeadIsCappedWhateverTheServerSends) {
   std::string head = "HTTP/1.1 200 OK\r\n";
   for (int i = 0; i < 100; ++i) head += "X-Filler: 0123456789\r\n";
   bool ok = true;
-  for (size_t at = 0; ok && at < head.size(); at += 10) ok = r.feed(std::string_view(head).substr(at, 10), c);
+  for (size_t at = 0; ok && at < head.size(); at += 10)
+    ok = r.feed(std::string_view(head).substr(at, 10), c);
   EXPECT_FALSE(ok);
   EXPECT_EQ(r.error(), "a response head larger than 256 bytes");
   EXPECT_LT(c.headers.size(), 12u);
@@ -249,7 +266,8 @@ TEST(Http1Reader, HeadIsCappedWhateverTheServerSends) {
 // a trace header) read 4 KiB at a time was refused under the 64 KiB cap, its first parts counted
 // once as read and again inside the pending line. One past the cap is refused however split.
 TEST(Http1Reader, HeadCapCountsEachByteOnceAcrossReads) {
-  const std::string resp = "HTTP/1.1 200 OK\r\nX-Long: " + std::string(40'000, 'a') + "\r\nContent-Length: 2\r\n\r\nok";
+  const std::string resp =
+      "HTTP/1.1 200 OK\r\nX-Long: " + std::string(40'000, 'a') + "\r\nContent-Length: 2\r\n\r\nok";
   for (size_t step : {1000u, 4096u, 16384u}) {
     std::vector<size_t> cuts;
     for (size_t at = step; at < resp.size(); at += step) cuts.push_back(at);
@@ -273,7 +291,8 @@ TEST(Http1Reader, OversizedStatusAndChunkSizeAreRefused) {
   EXPECT_EQ(r.error(), "a bad status code in 'HTTP/1.1 2000 OK'");
   Http1Reader chunked;
   Collect d;
-  EXPECT_FALSE(chunked.feed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\nab", d));
+  EXPECT_FALSE(chunked.feed(
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\nab", d));
   EXPECT_EQ(chunked.error(), "a chunk size no server sends: 'ffffffffffffffff'");
   Http1Reader bare;
   Collect e;

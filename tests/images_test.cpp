@@ -1,7 +1,6 @@
 // dataset/images: image_url data URLs — base64 as RFC 4648 writes it, synthetic PNGs that libpng
 // reads back at the asked size, image files by extension, and --image's WxH.
 #include "dataset/images.hpp"
-#include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <png.h>
@@ -9,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+
+#include "support/temp_dir.hpp"
 
 namespace tokbench::dataset {
 namespace {

@@ -10,7 +10,8 @@
 namespace tokbench::json {
 namespace {
 
-const char* kDoc = R"({"i":7,"big":18446744073709551615,"d":2.5,"s":"x","b":true,"n":null,"l":[1,2.5,"no"],"w":"7"})";
+const char* kDoc =
+    R"({"i":7,"big":18446744073709551615,"d":2.5,"s":"x","b":true,"n":null,"l":[1,2.5,"no"],"w":"7"})";
 
 TEST(JsonFields, LenientReadersKeepTheDefaultOnAnythingElse) {
   simdjson::dom::parser parser;
@@ -20,7 +21,8 @@ TEST(JsonFields, LenientReadersKeepTheDefaultOnAnythingElse) {
   EXPECT_EQ(number_or(o, "i", 0), 7.0);
   EXPECT_EQ(number_or(o, "n", 3), 3.0);
   EXPECT_EQ(string_or(o, "absent", "dflt"), "dflt");
-  EXPECT_EQ(numbers_or_empty(o, "l"), (std::vector<double>{1, 2.5}));  // the string element is skipped
+  EXPECT_EQ(numbers_or_empty(o, "l"),
+            (std::vector<double>{1, 2.5}));  // the string element is skipped
   EXPECT_EQ(optional_number(o, "n"), std::nullopt);
   EXPECT_EQ(optional_int(o, "i"), 7);
 }
@@ -57,15 +59,19 @@ struct Part {
   std::string text = "default";
 };
 
-constexpr std::array<Field<Part>, 5> kPartFields{{
-    {"count", &Part::count}, {"seed", &Part::seed}, {"held", &Part::held}, {"names", &Part::names}, {"text", &Part::text}}};
+constexpr std::array<Field<Part>, 5> kPartFields{{{"count", &Part::count},
+                                                  {"seed", &Part::seed},
+                                                  {"held", &Part::held},
+                                                  {"names", &Part::names},
+                                                  {"text", &Part::text}}};
 
 TEST(JsonFields, ATableWritesAndReadsItsStructBack) {
   const Part p{3, 18446744073709551615ull, std::nullopt, {"a", "b"}, "t"};
   JsonWriter w;
   write_object<Part>(w, p, kPartFields);
   const std::string text = w.take();
-  EXPECT_EQ(text, R"({"count":3,"seed":18446744073709551615,"held":null,"names":["a","b"],"text":"t"})");
+  EXPECT_EQ(text,
+            R"({"count":3,"seed":18446744073709551615,"held":null,"names":["a","b"],"text":"t"})");
   simdjson::dom::parser parser;
   Part back;
   back.held = 9;

@@ -84,7 +84,8 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
   l = load_shape(d);
   EXPECT_EQ(l.ramp.seconds, 10);
   EXPECT_EQ(l.grace_s, 5);
-  EXPECT_EQ(l.text(true), "concurrency 4  ramp-up 10 s  duration 60 s (grace 5 s)  connections warmed");
+  EXPECT_EQ(l.text(true),
+            "concurrency 4  ramp-up 10 s  duration 60 s (grace 5 s)  connections warmed");
   d.duration_s = 0;
   EXPECT_EQ(load_shape(d).grace_s, 0);  // no duration: nothing to grace
 }
@@ -100,7 +101,8 @@ TEST(LoadShape, WithoutConcurrencyAnOpenLoopIsNotCapped) {
   LoadShape l = load_shape(c);
   EXPECT_EQ(l.max_in_flight(), kOpenLoopCeiling);
   EXPECT_FALSE(std::get<OpenLoop>(l.shape).capped);
-  EXPECT_EQ(l.text(false), "rate 20 req/s (poisson)  in flight: no cap (no --concurrency; safety ceiling 1024)");
+  EXPECT_EQ(l.text(false),
+            "rate 20 req/s (poisson)  in flight: no cap (no --concurrency; safety ceiling 1024)");
   c.request_rate = std::numeric_limits<double>::infinity();
   EXPECT_EQ(load_shape(c).max_in_flight(), kOpenLoopCeiling);
   c.concurrency = 4;
@@ -161,7 +163,9 @@ TEST(ParsedFlags, EveryBadOneIsNamedAtOnce) {
   c.image = "64by32";
   std::string all;
   for (const auto& e : c.validate()) all += e + "\n";
-  for (const char* flag : {"--slo", "--goodput", "--profile-window: bad value '10' (expected START_S:DURATION_S", "--image"})
+  for (const char* flag :
+       {"--slo", "--goodput", "--profile-window: bad value '10' (expected START_S:DURATION_S",
+        "--image"})
     EXPECT_NE(all.find(flag), std::string::npos) << flag << "\n" << all;
   EXPECT_THROW(make_plan(c, nullptr), std::invalid_argument);
 }

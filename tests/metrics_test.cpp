@@ -18,7 +18,8 @@ constexpr auto U = ChunkKind::Usage;
 
 // sent 0; role chunk 90 ms; content 100, 120, 140, 160 (last with finish); usage 160; [DONE] 161.
 record::RequestRecord vllm_like() {
-  return stream_record(0, {{90, R}, {100, C}, {120, C}, {140, C}, {160, C}, {160, U, 4}}, 161, 4, 10);
+  return stream_record(0, {{90, R}, {100, C}, {120, C}, {140, C}, {160, C}, {160, U, 4}}, 161, 4,
+                       10);
 }
 
 const Summary& stats(const MetricSet& m, const char* row) {
@@ -31,7 +32,8 @@ const Summary& stats(const MetricSet& m, const char* row) {
 // HTTP phases: set-up is counted only where a connection was opened; TTFT from the request's start
 // on the wire excludes it (the whole TTFT keeps its definition).
 TEST(TokbenchDefinitions, HttpPhasesAndTtftFromRequestStart) {
-  auto fresh = vllm_like();  // sent 0: connected at 3 ms, request on the wire at 4 ms, first byte 6 ms
+  auto fresh =
+      vllm_like();  // sent 0: connected at 3 ms, request on the wire at 4 ms, first byte 6 ms
   fresh.connects = 1;
   fresh.dns_done_ns = testing::ms(1);
   fresh.connect_done_ns = testing::ms(3);
@@ -45,10 +47,10 @@ TEST(TokbenchDefinitions, HttpPhasesAndTtftFromRequestStart) {
   const auto m = compute({fresh, reused}, {2, true}, Definitions::Tokbench);
   EXPECT_EQ(stats(m, "HttpConnecting").n, 1);  // only the new connection
   EXPECT_DOUBLE_EQ(stats(m, "HttpConnecting").mean, 3);
-  EXPECT_DOUBLE_EQ(stats(m, "HttpWaiting").mean, 2);                      // (2 + 2) / 2
+  EXPECT_DOUBLE_EQ(stats(m, "HttpWaiting").mean, 2);  // (2 + 2) / 2
   EXPECT_DOUBLE_EQ(stats(m, "TTFT_FromRequestStart").mean, (96 + 99.5) / 2);
-  EXPECT_DOUBLE_EQ(stats(m, "TTFT").mean, 100);                            // unchanged
-  EXPECT_FALSE(m.row("HttpTlsHandshaking")->stats.has_value());           // http: no TLS
+  EXPECT_DOUBLE_EQ(stats(m, "TTFT").mean, 100);                  // unchanged
+  EXPECT_FALSE(m.row("HttpTlsHandshaking")->stats.has_value());  // http: no TLS
   // Records without phases (older folders): the rows are n/a, never zero.
   const auto old = compute({vllm_like()}, {1, true}, Definitions::Tokbench);
   EXPECT_FALSE(old.row("TTFT_FromRequestStart")->stats.has_value());
@@ -70,7 +72,8 @@ TEST(TokbenchDefinitions, LatencyFromIntendedSendTime) {
   EXPECT_DOUBLE_EQ(stats(m, "TTFT_FromIntended").mean, (100 + 130) / 2.0);
   EXPECT_DOUBLE_EQ(stats(m, "SendLag").mean, 15);
   bool noted = false;
-  for (const auto& n : m.detail_notes) noted |= n.find("15.000 ms later than from the send") != std::string::npos;
+  for (const auto& n : m.detail_notes)
+    noted |= n.find("15.000 ms later than from the send") != std::string::npos;
   EXPECT_TRUE(noted);
   // A closed loop has no intended times: n/a with the reason, never a copy of E2EL.
   const auto closed = compute({on_time, held}, {2, true}, Definitions::Tokbench);
@@ -80,12 +83,12 @@ TEST(TokbenchDefinitions, LatencyFromIntendedSendTime) {
 
 TEST(TokbenchDefinitions, TtftIgnoresRoleChunkAndTpotIgnoresUsageAndDone) {
   const auto m = compute({vllm_like()}, {1, true}, Definitions::Tokbench);
-  EXPECT_DOUBLE_EQ(stats(m, "TTFT").mean, 100);             // first content, not the role chunk
-  EXPECT_DOUBLE_EQ(stats(m, "TTFT_FirstEvent").mean, 90);   // kept beside it
-  EXPECT_DOUBLE_EQ(stats(m, "E2EL").mean, 161);             // to [DONE]
-  EXPECT_DOUBLE_EQ(stats(m, "TPOT").mean, 20);              // (160 - 100) / 3
+  EXPECT_DOUBLE_EQ(stats(m, "TTFT").mean, 100);            // first content, not the role chunk
+  EXPECT_DOUBLE_EQ(stats(m, "TTFT_FirstEvent").mean, 90);  // kept beside it
+  EXPECT_DOUBLE_EQ(stats(m, "E2EL").mean, 161);            // to [DONE]
+  EXPECT_DOUBLE_EQ(stats(m, "TPOT").mean, 20);             // (160 - 100) / 3
   EXPECT_DOUBLE_EQ(stats(m, "ITL").mean, 20);
-  EXPECT_EQ(stats(m, "ITL").n, 3);                           // out - 1 gaps
+  EXPECT_EQ(stats(m, "ITL").n, 3);  // out - 1 gaps
   EXPECT_DOUBLE_EQ(stats(m, "OutputTokenThroughput").mean, 4 / 0.161);
   EXPECT_DOUBLE_EQ(stats(m, "PrefillTokenThroughput").mean, 10 / 0.1);
 }
@@ -113,7 +116,7 @@ TEST(TokbenchDefinitions, MultiTokenChunksFromCumulativeUsage) {
   EXPECT_DOUBLE_EQ(gaps[2], 10e6);
   EXPECT_DOUBLE_EQ(gaps[3], 20e6);
   const auto m = compute({r}, {1, true}, Definitions::Tokbench);
-  EXPECT_DOUBLE_EQ(stats(m, "TPOT").mean, 12.5);  // 50 / 4
+  EXPECT_DOUBLE_EQ(stats(m, "TPOT").mean, 12.5);         // 50 / 4
   EXPECT_DOUBLE_EQ(stats(m, "TokensPerChunk").mean, 2);  // (5 - 1) / (3 - 1)
   EXPECT_EQ(m.itl_estimated_requests, 0);
 }
@@ -136,8 +139,15 @@ TEST(TokbenchDefinitions, UnknownChunkTokensAreSpreadAndFlagged) {
 // 170; usage 7 = one token per chunk. Per choice: TTFT 100 and 110, TPOT 40/2 = 20 and 60/3 = 20.
 // Merged, TPOT read (170 - 100) / 6 = 11.7.
 record::RequestRecord two_choices(int usage) {
-  return stream_record(0, {{100, C, -1, 0}, {110, C, -1, 1}, {120, C, -1, 0}, {130, C, -1, 1}, {140, C, -1, 0},
-                           {150, C, -1, 1}, {170, C, -1, 1}, {170, U, usage}},
+  return stream_record(0,
+                       {{100, C, -1, 0},
+                        {110, C, -1, 1},
+                        {120, C, -1, 0},
+                        {130, C, -1, 1},
+                        {140, C, -1, 0},
+                        {150, C, -1, 1},
+                        {170, C, -1, 1},
+                        {170, U, usage}},
                        171, usage, 10);
 }
 
@@ -145,7 +155,9 @@ TEST(TokbenchDefinitions, SeveralChoicesAreTimedPerChoice) {
   const auto r = two_choices(7);
   ASSERT_EQ(r.choices, 2);
   std::vector<std::pair<int64_t, bool>> seen;  // tokens per choice, split estimated
-  for_each_choice(r, [&](const record::RequestRecord& c, bool split) { seen.emplace_back(output_tokens(c), split); });
+  for_each_choice(r, [&](const record::RequestRecord& c, bool split) {
+    seen.emplace_back(output_tokens(c), split);
+  });
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen[0], std::make_pair(int64_t{3}, false));
   EXPECT_EQ(seen[1], std::make_pair(int64_t{4}, false));
@@ -153,14 +165,15 @@ TEST(TokbenchDefinitions, SeveralChoicesAreTimedPerChoice) {
   EXPECT_EQ(stats(m, "TTFT").n, 2);
   EXPECT_DOUBLE_EQ(stats(m, "TTFT").mean, 105);
   EXPECT_DOUBLE_EQ(stats(m, "TPOT").mean, 20);
-  EXPECT_DOUBLE_EQ(stats(m, "ITL").mean, 20);     // 2 + 3 gaps, each 20
+  EXPECT_DOUBLE_EQ(stats(m, "ITL").mean, 20);  // 2 + 3 gaps, each 20
   EXPECT_EQ(stats(m, "ITL").n, 5);
   EXPECT_DOUBLE_EQ(stats(m, "OutputTokens").mean, 7);  // per request: both choices
   EXPECT_EQ(m.itl_estimated_requests, 0);
-  EXPECT_DOUBLE_EQ(*request_value(r, "TTFT"), 105);    // one value per request: the choices' mean
+  EXPECT_DOUBLE_EQ(*request_value(r, "TTFT"), 105);  // one value per request: the choices' mean
   EXPECT_DOUBLE_EQ(*request_value(r, "TPOT"), 20);
   bool noted = false;
-  for (const auto& n : m.notes) noted |= n.find("1 request(s) were answered with more than one choice") != std::string::npos;
+  for (const auto& n : m.notes)
+    noted |= n.find("1 request(s) were answered with more than one choice") != std::string::npos;
   EXPECT_TRUE(noted);
 }
 
@@ -168,7 +181,9 @@ TEST(TokbenchDefinitions, ChoiceSharesOfUsageAreEstimatesWhenChunksAreNotTokens)
   // Usage 14 over 3 + 4 chunks: choice 0 gets 14 * 3 / 7 = 6, choice 1 the other 8 (estimated).
   const auto r = two_choices(14);
   std::vector<std::pair<int64_t, bool>> seen;
-  for_each_choice(r, [&](const record::RequestRecord& c, bool split) { seen.emplace_back(output_tokens(c), split); });
+  for_each_choice(r, [&](const record::RequestRecord& c, bool split) {
+    seen.emplace_back(output_tokens(c), split);
+  });
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen[0], std::make_pair(int64_t{6}, true));
   EXPECT_EQ(seen[1], std::make_pair(int64_t{8}, true));
@@ -227,11 +242,13 @@ TEST(Definitions, NonStreamingNeverShowsE2elAsTtft) {
   std::string notes;
   for (const auto& n : m.notes) notes += n + "\n";
   for (const auto& n : m.detail_notes) notes += n + "\n";
-  EXPECT_NE(notes.find("not streamed (--no-stream): the answer arrives whole"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("not streamed (--no-stream): the answer arrives whole"), std::string::npos)
+      << notes;
   EXPECT_EQ(notes.find("TTFT_FromRequestStart"), std::string::npos) << notes;
 }
 
-// A streaming run's set-up note names both phases: the TCP connect and, over https, the TLS handshake.
+// A streaming run's set-up note names both phases: the TCP connect and, over https, the TLS
+// handshake.
 TEST(Definitions, ConnectionNoteNamesTheTlsHandshake) {
   auto r = vllm_like();
   r.request_start_ns = testing::ms(3);
@@ -241,16 +258,20 @@ TEST(Definitions, ConnectionNoteNamesTheTlsHandshake) {
   const auto m = compute({r}, {1, true}, Definitions::Tokbench);
   std::string notes;
   for (const auto& n : m.detail_notes) notes += n + "\n";  // about an extra row: not the summary's
-  EXPECT_NE(notes.find("1 of 1 request(s) opened a new connection (TCP connect mean 1.000 ms, then the TLS handshake "
-                       "1.500 ms); TTFT_FromRequestStart is TTFT with connection set-up (TCP connect and TLS handshake) "
+  EXPECT_NE(notes.find("1 of 1 request(s) opened a new connection (TCP connect mean 1.000 ms, then "
+                       "the TLS handshake "
+                       "1.500 ms); TTFT_FromRequestStart is TTFT with connection set-up (TCP "
+                       "connect and TLS handshake) "
                        "excluded"),
-            std::string::npos) << notes;
+            std::string::npos)
+      << notes;
 }
 
 TEST(CommonMetrics, DurationConcurrencyAndThroughputs) {
   // Two overlapping requests: [0, 161] and [50, 211] ms; 4 + 4 output tokens, 10 + 10 input.
   auto a = vllm_like();
-  auto b = stream_record(50, {{140, R}, {150, C}, {170, C}, {190, C}, {210, C}, {210, U, 4}}, 211, 4, 10);
+  auto b = stream_record(50, {{140, R}, {150, C}, {170, C}, {190, C}, {210, C}, {210, U, 4}}, 211,
+                         4, 10);
   record::RequestRecord failed;
   failed.outcome = record::Outcome::HttpStatus;
   failed.sent_ns = 0;
@@ -279,7 +300,9 @@ TEST(CommonMetrics, UnknownInputTokensAreNotZero) {
   EXPECT_FALSE(m.common_metric("input_token_throughput")->known);
   EXPECT_FALSE(m.common_metric("total_token_throughput")->known);
   EXPECT_TRUE(m.common_metric("output_token_throughput")->known);
-  EXPECT_TRUE(compute({vllm_like()}, {1, true}, Definitions::Tokbench).common_metric("total_input_tokens")->known);
+  EXPECT_TRUE(compute({vllm_like()}, {1, true}, Definitions::Tokbench)
+                  .common_metric("total_input_tokens")
+                  ->known);
 }
 
 TEST(CommonMetrics, AisbenchExampleRequestThroughput) {
@@ -292,8 +315,8 @@ TEST(CommonMetrics, AisbenchExampleRequestThroughput) {
   const double step = 19897.8505 / 8;
   for (int i = 0; i < 8; ++i) {
     const double s = i * step;
-    rs.push_back(stream_record(s, {{s + 50, R}, {s + 50, C}, {s + step - 1, C}, {s + step, U, 0}}, s + step,
-                               out[i], in[i]));
+    rs.push_back(stream_record(s, {{s + 50, R}, {s + 50, C}, {s + step - 1, C}, {s + step, U, 0}},
+                               s + step, out[i], in[i]));
   }
   const auto m = compute(rs, {1, true}, Definitions::Aisbench);
   EXPECT_DOUBLE_EQ(m.common_metric("request_throughput")->value, 0.4021);
@@ -305,21 +328,22 @@ TEST(CommonMetrics, AisbenchExampleRequestThroughput) {
 
 TEST(PeerDefinitions, EachToolsTimestampsOnOneRecord) {
   // sent 0; role 90; content 100, 120, 140, 160; usage 165; [DONE] 170; 4 tokens.
-  const auto r = stream_record(0, {{90, R}, {100, C}, {120, C}, {140, C}, {160, C}, {165, U, 4}}, 170, 4, 10);
+  const auto r =
+      stream_record(0, {{90, R}, {100, C}, {120, C}, {140, C}, {160, C}, {165, U, 4}}, 170, 4, 10);
   const auto ev = compute({r}, {1, true}, Definitions::Evalscope);
-  EXPECT_DOUBLE_EQ(stats(ev, "TTFT").mean, 90);             // role chunk has choices
-  EXPECT_DOUBLE_EQ(stats(ev, "E2EL").mean, 165);            // usage chunk included
+  EXPECT_DOUBLE_EQ(stats(ev, "TTFT").mean, 90);   // role chunk has choices
+  EXPECT_DOUBLE_EQ(stats(ev, "E2EL").mean, 165);  // usage chunk included
   EXPECT_DOUBLE_EQ(stats(ev, "TPOT").mean, (165.0 - 90) / 3);
-  EXPECT_DOUBLE_EQ(stats(ev, "ITL").mean, 70.0 / 4);        // 10, 20, 20, 20 between events with choices
+  EXPECT_DOUBLE_EQ(stats(ev, "ITL").mean, 70.0 / 4);  // 10, 20, 20, 20 between events with choices
   const auto vl = compute({r}, {1, true}, Definitions::Vllm);
   EXPECT_DOUBLE_EQ(stats(vl, "TTFT").mean, 90);
-  EXPECT_DOUBLE_EQ(stats(vl, "E2EL").mean, 160);            // last event with choices
+  EXPECT_DOUBLE_EQ(stats(vl, "E2EL").mean, 160);  // last event with choices
   EXPECT_DOUBLE_EQ(stats(vl, "TPOT").mean, 70.0 / 3);
   const auto sg = compute({r}, {1, true}, Definitions::Sglang);
-  EXPECT_DOUBLE_EQ(stats(sg, "TTFT").mean, 100);            // first text
-  EXPECT_DOUBLE_EQ(stats(sg, "E2EL").mean, 170);            // [DONE]
+  EXPECT_DOUBLE_EQ(stats(sg, "TTFT").mean, 100);  // first text
+  EXPECT_DOUBLE_EQ(stats(sg, "E2EL").mean, 170);  // [DONE]
   EXPECT_DOUBLE_EQ(stats(sg, "TPOT").mean, 70.0 / 3);
-  EXPECT_DOUBLE_EQ(stats(sg, "ITL").mean, 20);              // text chunks only
+  EXPECT_DOUBLE_EQ(stats(sg, "ITL").mean, 20);  // text chunks only
 }
 
 TEST(PeerDefinitions, ShortOutputsAndPercentiles) {
@@ -328,7 +352,8 @@ TEST(PeerDefinitions, ShortOutputsAndPercentiles) {
   EXPECT_EQ(stats(ev, "TPOT").n, 2);  // EvalScope keeps the 0 of a 1-token output
   const auto vl = compute({vllm_like(), one}, {2, true}, Definitions::Vllm);
   EXPECT_EQ(stats(vl, "TPOT").n, 1);
-  // EvalScope's percentile is sorted[int(n*p/100)]: for 1..10, P90 = 10 and P50 = 6 (numpy: 9.1, 5.5).
+  // EvalScope's percentile is sorted[int(n*p/100)]: for 1..10, P90 = 10 and P50 = 6
+  // (numpy: 9.1, 5.5).
   std::vector<double> v{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   EXPECT_DOUBLE_EQ(summarize(v, PercentileMethod::NearestLower).p90, 10);
   EXPECT_DOUBLE_EQ(summarize(v, PercentileMethod::NearestLower).median, 6);
@@ -371,7 +396,8 @@ TEST(Metrics, LocalTokenizerCountsAndMismatchNotes) {
   for (const auto& n : m.notes) notes += n + "\n";
   EXPECT_NE(notes.find("counted with --tokenizer"), std::string::npos) << notes;
   EXPECT_NE(notes.find("usage.completion_tokens differs"), std::string::npos) << notes;
-  EXPECT_NE(notes.find("usage.prompt_tokens differs from the input length"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("usage.prompt_tokens differs from the input length"), std::string::npos)
+      << notes;
 }
 
 TEST(Metrics, NoUsageFallsBackToTextChunksWithANote) {
@@ -387,13 +413,15 @@ TEST(Metrics, NoUsageFallsBackToTextChunksWithANote) {
 // A usage bomb (500 million tokens claimed for 3 chunks): every statistic is computed, and
 // memory is not sized by the claim (gaps of one chunk are one weighted entry).
 TEST(Metrics, UsageBombNeitherAllocatesNorBreaksStatistics) {
-  auto r = stream_record(0, {{100, C}, {120, C}, {140, C}, {140, U, 500'000'000}}, 141, 500'000'000, 5);
+  auto r =
+      stream_record(0, {{100, C}, {120, C}, {140, C}, {140, U, 500'000'000}}, 141, 500'000'000, 5);
   rusage before{};
   getrusage(RUSAGE_SELF, &before);
   const MetricSet m = compute({r}, {1, true}, Definitions::Tokbench);
   rusage after{};
   getrusage(RUSAGE_SELF, &after);
-  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "KiB";  // gaps expanded would take 4 GB
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024)
+      << "KiB";  // gaps expanded would take 4 GB
   const auto& itl = stats(m, "ITL");
   EXPECT_EQ(itl.n, 500'000'000 - 1);
   EXPECT_GT(itl.max, 0);

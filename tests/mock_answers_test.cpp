@@ -1,6 +1,8 @@
 // mock/mock_answers: the simulator's answers to a GSM8K file — exactly ceil(p·N) of N questions
 // wrong at a fixed wrong rate, more as the batch grows, the same answer to the same question at the
 // same load, the question found inside a chat template's rendering, and bad files named.
+#include "mock/mock_answers.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 #include <string>
 
 #include "metrics/answers.hpp"
-#include "mock/mock_answers.hpp"
 #include "support/temp_dir.hpp"
 
 namespace tokbench::mock {
@@ -23,8 +24,8 @@ class AnswerBookTest : public ::testing::Test {
     path_ = testing::test_dir() / "answers.jsonl";
     std::ofstream out(path_);
     for (int q = 0; q < 10; ++q)
-      out << "{\"question\": \"What is " << q << " + 1?\", \"answer\": \"" << q << " + 1 = " << q + 1 << "\\n#### " << q + 1
-          << "\"}\n";
+      out << "{\"question\": \"What is " << q << " + 1?\", \"answer\": \"" << q
+          << " + 1 = " << q + 1 << "\\n#### " << q + 1 << "\"}\n";
   }
   void TearDown() override { fs::remove(path_); }
   // How many of the 10 questions come back wrong, read with the GSM8K rule tokbench scores by.
@@ -49,7 +50,9 @@ TEST_F(AnswerBookTest, AFixedRateIsExactOverTheWholeSet) {
   AnswerBook quarter("gsm8k:" + path_.string(), 7, 0.25, 0);
   EXPECT_EQ(wrong_of(quarter, 0), 3);  // ceil(2.5)
   const std::string metrics = book.render("model_name=\"m\"");
-  EXPECT_NE(metrics.find("tokbench_mock_answers_total{model_name=\"m\",verdict=\"right\"} 14"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("tokbench_mock_answers_total{model_name=\"m\",verdict=\"right\"} 14"),
+            std::string::npos)
+      << metrics;
   EXPECT_NE(metrics.find("verdict=\"wrong\"} 6"), std::string::npos) << metrics;
 }
 
@@ -64,8 +67,9 @@ TEST_F(AnswerBookTest, TheWrongShareGrowsWithTheBatch) {
 
 TEST_F(AnswerBookTest, TheQuestionIsFoundInAChatTemplatesRendering) {
   AnswerBook book("gsm8k:" + path_.string(), 42, 0, 0);
-  const std::string chat = "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nWhat is 4 + 1?<|im_end|>\n"
-                           "<|im_start|>assistant\n";
+  const std::string chat =
+      "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nWhat is 4 + 1?<|im_end|>\n"
+      "<|im_start|>assistant\n";
   EXPECT_EQ(asked_question(chat), "What is 4 + 1?");
   const auto words = book.answer(chat, 0);
   ASSERT_EQ(words.size(), 6u);
@@ -82,8 +86,9 @@ TEST(AnsweredPlan, AnAnswerEndsSoonAfterItUnlessIgnoreEos) {
   const Plan p = answered_plan(drawn, cr, 6, 5);
   EXPECT_EQ(p.tokens, 6 + 8 + 5);
   EXPECT_EQ(p.finish_reason, "stop");
-  EXPECT_EQ(answered_plan(Plan{10, "length"}, cr, 6, 5).finish_reason, "length");  // the cap comes first
-  EXPECT_EQ(answered_plan(drawn, cr, 0, 5).tokens, 300);                           // no answer: as drawn
+  EXPECT_EQ(answered_plan(Plan{10, "length"}, cr, 6, 5).finish_reason,
+            "length");                                    // the cap comes first
+  EXPECT_EQ(answered_plan(drawn, cr, 0, 5).tokens, 300);  // no answer: as drawn
   cr.ignore_eos = true;
   EXPECT_EQ(answered_plan(drawn, cr, 6, 5).tokens, 300);
   cr.ignore_eos = false;
@@ -101,9 +106,11 @@ TEST_F(AnswerBookTest, BadInputIsNamed) {
     return std::string();
   };
   EXPECT_NE(error("qa:" + path_.string()).find("expected gsm8k:PATH"), std::string::npos);
-  EXPECT_NE(error("gsm8k:/nonexistent.jsonl").find("cannot read '/nonexistent.jsonl'"), std::string::npos);
+  EXPECT_NE(error("gsm8k:/nonexistent.jsonl").find("cannot read '/nonexistent.jsonl'"),
+            std::string::npos);
   std::ofstream(path_) << "{\"question\": \"q\", \"answer\": \"no marker\"}\n";
-  EXPECT_NE(error("gsm8k:" + path_.string()).find("line 1: the answer has no number after ####"), std::string::npos);
+  EXPECT_NE(error("gsm8k:" + path_.string()).find("line 1: the answer has no number after ####"),
+            std::string::npos);
 }
 
 }  // namespace

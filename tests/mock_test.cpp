@@ -1,28 +1,27 @@
 // mock/: the simulator's timing model and its wire format, checked over loopback against the
 // OpenAI/vLLM conventions: role chunk first, usage chunk with choices [] only when asked,
 // data: [DONE] last.
-#include <gtest/gtest.h>
-#include <simdjson.h>
-
-#include "net/http_get.hpp"
-#include "support/http_post.hpp"
-#include "mock/mock_response.hpp"
-#include "mock/mock_server.hpp"
-#include "support/sim_process.hpp"
-#include "support/temp_dir.hpp"
-
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <simdjson.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
-#include <regex>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <thread>
+
+#include "mock/mock_response.hpp"
+#include "mock/mock_server.hpp"
+#include "net/http_get.hpp"
+#include "support/http_post.hpp"
+#include "support/sim_process.hpp"
+#include "support/temp_dir.hpp"
 
 namespace tokbench::mock {
 namespace {
@@ -130,9 +129,10 @@ TEST(StepModelTest, JitterIsSeededAndBounded) {
 
 TEST(MockRequest, ListContentUnknownFieldsAndMaxCompletionTokens) {
   std::string why;
-  auto r = parse_request(R"({"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"abcdefgh"}]}],)"
-                         R"("max_tokens":9,"max_completion_tokens":7,"foo":{"bar":1},"stream":true})",
-                         true, &why);
+  auto r = parse_request(
+      R"({"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"abcdefgh"}]}],)"
+      R"("max_tokens":9,"max_completion_tokens":7,"foo":{"bar":1},"stream":true})",
+      true, &why);
   ASSERT_TRUE(r) << why;
   EXPECT_EQ(r->max_tokens, 7);
   EXPECT_EQ(r->prompt_tokens, 2 + 1);  // ceil(8 / 4) + 1 per message
@@ -157,23 +157,27 @@ class MockServerTest : public ::testing::Test {
 };
 
 TEST_F(MockServerTest, ChatStreamIsShapedLikeVllm) {
-  const auto res = http_post(base_ + "/v1/chat/completions",
-                             R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":3,)"
-                             R"("ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}})");
+  const auto res = http_post(
+      base_ + "/v1/chat/completions",
+      R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":3,)"
+      R"("ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}})");
   ASSERT_EQ(res.status, 200);
   const auto ev = sse_data(res.body);
   ASSERT_EQ(ev.size(), 1 + 3 + 1 + 1u);  // role, 3 content, usage, [DONE]
   EXPECT_NE(ev[0].find(R"("delta":{"role":"assistant","content":""})"), std::string::npos);
   EXPECT_NE(ev[1].find(R"("finish_reason":null)"), std::string::npos);
   EXPECT_NE(ev[3].find(R"("finish_reason":"length")"), std::string::npos);
-  EXPECT_NE(ev[4].find(R"("choices":[],"usage":{"prompt_tokens":2,"total_tokens":5,"completion_tokens":3})"),
-            std::string::npos);
+  EXPECT_NE(
+      ev[4].find(
+          R"("choices":[],"usage":{"prompt_tokens":2,"total_tokens":5,"completion_tokens":3})"),
+      std::string::npos);
   EXPECT_EQ(ev[5], "[DONE]");
 }
 
 TEST_F(MockServerTest, NoUsageChunkUnlessAsked) {
-  const auto res = http_post(base_ + "/v1/completions",
-                             R"({"model":"tokbench-mock","prompt":"hi","max_tokens":2,"ignore_eos":true,"stream":true})");
+  const auto res = http_post(
+      base_ + "/v1/completions",
+      R"({"model":"tokbench-mock","prompt":"hi","max_tokens":2,"ignore_eos":true,"stream":true})");
   const auto ev = sse_data(res.body);
   ASSERT_EQ(ev.size(), 2 + 1u);  // no role chunk for completions, no usage chunk
   EXPECT_NE(ev[0].find(R"("object":"text_completion")"), std::string::npos);
@@ -182,9 +186,10 @@ TEST_F(MockServerTest, NoUsageChunkUnlessAsked) {
 }
 
 TEST_F(MockServerTest, ContinuousUsageIsCumulative) {
-  const auto res = http_post(base_ + "/v1/chat/completions",
-                             R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":4,)"
-                             R"("ignore_eos":true,"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true}})");
+  const auto res = http_post(
+      base_ + "/v1/chat/completions",
+      R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":4,)"
+      R"("ignore_eos":true,"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true}})");
   const auto ev = sse_data(res.body);
   ASSERT_EQ(ev.size(), 1 + 4 + 1 + 1u);
   EXPECT_NE(ev[0].find(R"("completion_tokens":0)"), std::string::npos);
@@ -193,8 +198,9 @@ TEST_F(MockServerTest, ContinuousUsageIsCumulative) {
 }
 
 TEST_F(MockServerTest, NonStreamingBodyHasUsage) {
-  const auto res = http_post(base_ + "/v1/chat/completions",
-                             R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":4,"ignore_eos":true})");
+  const auto res = http_post(
+      base_ + "/v1/chat/completions",
+      R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":4,"ignore_eos":true})");
   ASSERT_EQ(res.status, 200);
   simdjson::dom::parser p;
   auto doc = p.parse(res.body);
@@ -206,9 +212,10 @@ TEST_F(MockServerTest, NonStreamingBodyHasUsage) {
 // n > 1, as vLLM: each choice streams its own events (its index) and usage sums the choices; a
 // body lists every choice; n outside 1..16 is refused.
 TEST_F(MockServerTest, SeveralChoicesStreamApartAndUsageSumsThem) {
-  const auto res = http_post(base_ + "/v1/chat/completions",
-                             R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":3,"n":2,)"
-                             R"("ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}})");
+  const auto res = http_post(
+      base_ + "/v1/chat/completions",
+      R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":3,"n":2,)"
+      R"("ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}})");
   ASSERT_EQ(res.status, 200);
   simdjson::dom::parser p;
   int per_choice[2] = {0, 0};
@@ -224,28 +231,35 @@ TEST_F(MockServerTest, SeveralChoicesStreamApartAndUsageSumsThem) {
     const int64_t index = choices.at(0)["index"].get_int64();
     ASSERT_TRUE(index == 0 || index == 1);
     std::string_view content;
-    if (!choices.at(0)["delta"]["content"].get_string().get(content) && !content.empty()) ++per_choice[index];
+    if (!choices.at(0)["delta"]["content"].get_string().get(content) && !content.empty())
+      ++per_choice[index];
   }
   EXPECT_EQ(per_choice[0], 3);
   EXPECT_EQ(per_choice[1], 3);
   EXPECT_EQ(usage, 6);
-  const auto body = http_post(base_ + "/v1/completions", R"({"model":"tokbench-mock","prompt":"x","max_tokens":2,"n":3})");
+  const auto body = http_post(base_ + "/v1/completions",
+                              R"({"model":"tokbench-mock","prompt":"x","max_tokens":2,"n":3})");
   ASSERT_EQ(body.status, 200);
   auto doc = p.parse(body.body);
   EXPECT_EQ(doc["choices"].get_array().size(), 3u);
   EXPECT_EQ(doc["usage"]["completion_tokens"].get_int64().value(), 3 * 2);
-  EXPECT_EQ(http_post(base_ + "/v1/completions", R"({"model":"tokbench-mock","prompt":"x","n":0})").status, 400);
+  EXPECT_EQ(http_post(base_ + "/v1/completions", R"({"model":"tokbench-mock","prompt":"x","n":0})")
+                .status,
+            400);
 }
 
 // Tools with tool_choice "required" or a named function: the answer is a call, streamed as vLLM
 // does (a first delta with id, type and name, then argument text), finish_reason tool_calls; a
 // body carries message.tool_calls; "auto" answers with text; tool_choice without tools is a 400.
 TEST_F(MockServerTest, ToolCallsStreamLikeVllm) {
-  const std::string tools = R"("tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}},)"
-                            R"({"type":"function","function":{"name":"get_time"}}])";
-  const auto res = http_post(base_ + "/v1/chat/completions",
-                             R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":3,)"
-                             R"("ignore_eos":true,"stream":true,"tool_choice":"required",)" + tools + "}");
+  const std::string tools =
+      R"("tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}},)"
+      R"({"type":"function","function":{"name":"get_time"}}])";
+  const auto res = http_post(
+      base_ + "/v1/chat/completions",
+      R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":3,)"
+      R"("ignore_eos":true,"stream":true,"tool_choice":"required",)" +
+          tools + "}");
   ASSERT_EQ(res.status, 200);
   const auto ev = sse_data(res.body);
   ASSERT_EQ(ev.size(), 5u) << res.body;  // role, 3 tool-call deltas, [DONE]
@@ -257,33 +271,52 @@ TEST_F(MockServerTest, ToolCallsStreamLikeVllm) {
   auto later = p.parse(ev[2])["choices"].at(0)["delta"]["tool_calls"].at(0);
   EXPECT_TRUE(later["function"]["name"].error());  // the name comes once
   // Cut by max_tokens: "length", as vLLM says of any answer; one that ends by itself: "tool_calls".
-  EXPECT_EQ(std::string_view(p.parse(ev[3])["choices"].at(0)["finish_reason"].get_string().value()), "length");
-  const auto ended = http_post(base_ + "/v1/chat/completions",
-                               R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":4096,)"
-                               R"("tool_choice":"required",)" + tools + "}");
+  EXPECT_EQ(std::string_view(p.parse(ev[3])["choices"].at(0)["finish_reason"].get_string().value()),
+            "length");
+  const auto ended = http_post(
+      base_ + "/v1/chat/completions",
+      R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":4096,)"
+      R"("tool_choice":"required",)" +
+          tools + "}");
   ASSERT_EQ(ended.status, 200);
-  EXPECT_EQ(std::string_view(p.parse(ended.body)["choices"].at(0)["finish_reason"].get_string().value()), "tool_calls");
-  const auto named = http_post(base_ + "/v1/chat/completions",
-                               R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":2,"ignore_eos":true,)"
-                               R"("tool_choice":{"type":"function","function":{"name":"get_time"}},)" + tools + "}");
+  EXPECT_EQ(
+      std::string_view(p.parse(ended.body)["choices"].at(0)["finish_reason"].get_string().value()),
+      "tool_calls");
+  const auto named = http_post(
+      base_ + "/v1/chat/completions",
+      R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":2,"ignore_eos":true,)"
+      R"("tool_choice":{"type":"function","function":{"name":"get_time"}},)" +
+          tools + "}");
   ASSERT_EQ(named.status, 200);
   auto call = p.parse(named.body)["choices"].at(0)["message"]["tool_calls"].at(0);
   EXPECT_EQ(std::string_view(call["function"]["name"].get_string().value()), "get_time");
-  const auto text = http_post(base_ + "/v1/chat/completions",
-                              R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":2,"tool_choice":"auto",)" + tools + "}");
+  const auto text = http_post(
+      base_ + "/v1/chat/completions",
+      R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"max_tokens":2,"tool_choice":"auto",)" +
+          tools + "}");
   ASSERT_EQ(text.status, 200);
   EXPECT_EQ(text.body.find("tool_calls"), std::string::npos);
-  EXPECT_EQ(http_post(base_ + "/v1/chat/completions",
-                      R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"tool_choice":"required"})").status, 400);
-  EXPECT_EQ(http_post(base_ + "/v1/chat/completions",
-                      R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"tool_choice":{"type":"function","function":{"name":"nope"}},)" + tools + "}").status, 400);
+  EXPECT_EQ(
+      http_post(
+          base_ + "/v1/chat/completions",
+          R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"tool_choice":"required"})")
+          .status,
+      400);
+  EXPECT_EQ(
+      http_post(
+          base_ + "/v1/chat/completions",
+          R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}],"tool_choice":{"type":"function","function":{"name":"nope"}},)" +
+              tools + "}")
+          .status,
+      400);
 }
 
 // /v1/embeddings in OpenAI's shape: one vector per input (string, strings, token ids, lists of
 // ids), usage.prompt_tokens, 400 for a missing or malformed input, 404 for an unknown model.
 TEST_F(MockServerTest, EmbeddingsAnswerEveryInputForm) {
   simdjson::dom::parser p;
-  const auto one = http_post(base_ + "/v1/embeddings", R"({"model":"tokbench-mock","input":"hello world"})");
+  const auto one =
+      http_post(base_ + "/v1/embeddings", R"({"model":"tokbench-mock","input":"hello world"})");
   ASSERT_EQ(one.status, 200) << one.body;
   auto doc = p.parse(one.body);
   EXPECT_EQ(std::string_view(doc["object"].get_string().value()), "list");
@@ -294,14 +327,19 @@ TEST_F(MockServerTest, EmbeddingsAnswerEveryInputForm) {
     const auto r = http_post(base_ + "/v1/embeddings", body);
     EXPECT_EQ(r.status, 200) << r.body;
     auto d = p.parse(r.body);
-    return std::make_pair(d["data"].get_array().size(), d["usage"]["prompt_tokens"].get_int64().value());
+    return std::make_pair(d["data"].get_array().size(),
+                          d["usage"]["prompt_tokens"].get_int64().value());
   };
   EXPECT_EQ(count(R"({"model":"tokbench-mock","input":["a b","c"]})").first, 2u);
-  EXPECT_EQ(count(R"({"model":"tokbench-mock","input":[1,2,3]})"), std::make_pair(size_t{1}, int64_t{3}));
-  EXPECT_EQ(count(R"({"model":"tokbench-mock","input":[[1,2],[3]]})"), std::make_pair(size_t{2}, int64_t{3}));
+  EXPECT_EQ(count(R"({"model":"tokbench-mock","input":[1,2,3]})"),
+            std::make_pair(size_t{1}, int64_t{3}));
+  EXPECT_EQ(count(R"({"model":"tokbench-mock","input":[[1,2],[3]]})"),
+            std::make_pair(size_t{2}, int64_t{3}));
   EXPECT_EQ(http_post(base_ + "/v1/embeddings", R"({"model":"tokbench-mock"})").status, 400);
-  EXPECT_EQ(http_post(base_ + "/v1/embeddings", R"({"model":"tokbench-mock","input":[]})").status, 400);
-  EXPECT_EQ(http_post(base_ + "/v1/embeddings", R"({"model":"tokbench-mock","input":5})").status, 400);
+  EXPECT_EQ(http_post(base_ + "/v1/embeddings", R"({"model":"tokbench-mock","input":[]})").status,
+            400);
+  EXPECT_EQ(http_post(base_ + "/v1/embeddings", R"({"model":"tokbench-mock","input":5})").status,
+            400);
   EXPECT_EQ(http_post(base_ + "/v1/embeddings", R"({"model":"nope","input":"x"})").status, 404);
 }
 
@@ -310,31 +348,43 @@ TEST_F(MockServerTest, EmbeddingsAnswerEveryInputForm) {
 TEST_F(MockServerTest, ImagePartsAddTheirTokensToUsage) {
   simdjson::dom::parser p;
   auto prompt_tokens = [&](const std::string& content) -> int64_t {
-    const auto r = http_post(base_ + "/v1/chat/completions",
-                             R"({"model":"tokbench-mock","max_tokens":1,"messages":[{"role":"user","content":)" + content + "}]}");
+    const auto r = http_post(
+        base_ + "/v1/chat/completions",
+        R"({"model":"tokbench-mock","max_tokens":1,"messages":[{"role":"user","content":)" +
+            content + "}]}");
     if (r.status != 200) return -r.status;
     return p.parse(r.body)["usage"]["prompt_tokens"].get_int64().value();
   };
   const int64_t text = prompt_tokens(R"([{"type":"text","text":"what is this"}])");
-  const std::string img = R"({"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}})";
+  const std::string img =
+      R"({"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}})";
   EXPECT_EQ(prompt_tokens(R"([{"type":"text","text":"what is this"},)" + img + "]"), text + 256);
-  EXPECT_EQ(prompt_tokens(R"([{"type":"text","text":"what is this"},)" + img + "," + img + "]"), text + 512);
-  EXPECT_EQ(prompt_tokens(R"([{"type":"image_url","image_url":{"url":"https://example.com/cat.png"}}])"), -400);
-  EXPECT_EQ(prompt_tokens(R"([{"type":"image_url","image_url":{"url":"data:image/png;base64,@@@@"}}])"), -400);
+  EXPECT_EQ(prompt_tokens(R"([{"type":"text","text":"what is this"},)" + img + "," + img + "]"),
+            text + 512);
+  EXPECT_EQ(
+      prompt_tokens(R"([{"type":"image_url","image_url":{"url":"https://example.com/cat.png"}}])"),
+      -400);
+  EXPECT_EQ(
+      prompt_tokens(R"([{"type":"image_url","image_url":{"url":"data:image/png;base64,@@@@"}}])"),
+      -400);
 }
 
 // Anthropic's Messages API: its event sequence (each named by an `event:` line), the prompt
 // count as input_tokens, the output count in message_delta, message_stop at the end; a body
 // without max_tokens is refused as Anthropic refuses it, in its error shape.
 TEST_F(MockServerTest, MessagesStreamIsShapedLikeAnthropic) {
-  const auto res = http_post(base_ + "/v1/messages",
-                             R"({"model":"tokbench-mock","max_tokens":3,"ignore_eos":true,"stream":true,)"
-                             R"("system":"be brief","messages":[{"role":"user","content":"hi"}]})");
+  const auto res =
+      http_post(base_ + "/v1/messages",
+                R"({"model":"tokbench-mock","max_tokens":3,"ignore_eos":true,"stream":true,)"
+                R"("system":"be brief","messages":[{"role":"user","content":"hi"}]})");
   ASSERT_EQ(res.status, 200);
   const auto ev = sse_data(res.body);
-  ASSERT_EQ(ev.size(), 2 + 3 + 3u);  // message_start, block start, 3 deltas, block stop, message_delta, message_stop
+  ASSERT_EQ(
+      ev.size(),
+      2 + 3 + 3u);  // message_start, block start, 3 deltas, block stop, message_delta, message_stop
   EXPECT_NE(ev[0].find(R"("type":"message_start")"), std::string::npos) << ev[0];
-  EXPECT_NE(ev[0].find(R"("input_tokens":5,"output_tokens":1)"), std::string::npos) << ev[0];  // "hi" 1 + 1, system 2 + 1
+  EXPECT_NE(ev[0].find(R"("input_tokens":5,"output_tokens":1)"), std::string::npos)
+      << ev[0];  // "hi" 1 + 1, system 2 + 1
   EXPECT_NE(ev[1].find(R"("type":"content_block_start")"), std::string::npos);
   EXPECT_NE(ev[2].find(R"("delta":{"type":"text_delta","text":)"), std::string::npos) << ev[2];
   EXPECT_NE(ev[5].find(R"("type":"content_block_stop")"), std::string::npos);
@@ -343,30 +393,45 @@ TEST_F(MockServerTest, MessagesStreamIsShapedLikeAnthropic) {
   EXPECT_EQ(ev[7], R"({"type":"message_stop"})");
   EXPECT_NE(res.body.find("event: message_start\ndata: "), std::string::npos);
   EXPECT_EQ(res.body.find("[DONE]"), std::string::npos);
-  const auto body = http_post(base_ + "/v1/messages",
-                              R"({"model":"tokbench-mock","max_tokens":2,"ignore_eos":true,"messages":[{"role":"user","content":"hi"}]})");
+  const auto body = http_post(
+      base_ + "/v1/messages",
+      R"({"model":"tokbench-mock","max_tokens":2,"ignore_eos":true,"messages":[{"role":"user","content":"hi"}]})");
   ASSERT_EQ(body.status, 200);
   EXPECT_NE(body.body.find(R"("type":"message")"), std::string::npos) << body.body;
   EXPECT_NE(body.body.find(R"("stop_reason":"max_tokens")"), std::string::npos) << body.body;
   EXPECT_NE(body.body.find(R"("output_tokens":2)"), std::string::npos) << body.body;
-  const auto refused = http_post(base_ + "/v1/messages", R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}]})");
+  const auto refused =
+      http_post(base_ + "/v1/messages",
+                R"({"model":"tokbench-mock","messages":[{"role":"user","content":"hi"}]})");
   EXPECT_EQ(refused.status, 400);
-  EXPECT_NE(refused.body.find(R"({"type":"error","error":{"type":"invalid_request_error","message":"max_tokens)"), std::string::npos)
+  EXPECT_NE(refused.body.find(
+                R"({"type":"error","error":{"type":"invalid_request_error","message":"max_tokens)"),
+            std::string::npos)
       << refused.body;
-  const std::string img = R"({"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}})";
+  const std::string img =
+      R"({"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}})";
   auto prompt = [&](const std::string& content) -> std::string {
-    const auto r = http_post(base_ + "/v1/messages", R"({"model":"tokbench-mock","max_tokens":1,"messages":[{"role":"user","content":)" + content + "}]}");
+    const auto r = http_post(
+        base_ + "/v1/messages",
+        R"({"model":"tokbench-mock","max_tokens":1,"messages":[{"role":"user","content":)" +
+            content + "}]}");
     return std::to_string(r.status) + " " + r.body;
   };
-  EXPECT_NE(prompt("[" + img + "]").find(R"("input_tokens":257)"), std::string::npos);  // 256 per image + the message
-  EXPECT_EQ(prompt(R"([{"type":"image","source":{"type":"url","url":"https://example.com/x.png"}}])").substr(0, 3), "400");
+  EXPECT_NE(prompt("[" + img + "]").find(R"("input_tokens":257)"),
+            std::string::npos);  // 256 per image + the message
+  EXPECT_EQ(
+      prompt(R"([{"type":"image","source":{"type":"url","url":"https://example.com/x.png"}}])")
+          .substr(0, 3),
+      "400");
 }
 
 // SGLang's /generate: every event carries the whole text so far and meta_info's cumulative
 // completion_tokens; the finish is an object; [DONE] ends the stream. No model field: lora_path
 // names an adapter.
 TEST_F(MockServerTest, GenerateStreamIsShapedLikeSglang) {
-  const auto res = http_post(base_ + "/generate", R"({"text":"hello there","sampling_params":{"max_new_tokens":3,"ignore_eos":true},"stream":true})");
+  const auto res = http_post(
+      base_ + "/generate",
+      R"({"text":"hello there","sampling_params":{"max_new_tokens":3,"ignore_eos":true},"stream":true})");
   ASSERT_EQ(res.status, 200);
   const auto ev = sse_data(res.body);
   ASSERT_EQ(ev.size(), 3 + 1u);
@@ -381,9 +446,12 @@ TEST_F(MockServerTest, GenerateStreamIsShapedLikeSglang) {
     EXPECT_EQ(e["meta_info"]["prompt_tokens"].get_int64().value(), 3);
     EXPECT_EQ(e["meta_info"]["finish_reason"].is_null(), i < 2);
   }
-  EXPECT_NE(ev[2].find(R"("finish_reason":{"type":"length","length":3})"), std::string::npos) << ev[2];
+  EXPECT_NE(ev[2].find(R"("finish_reason":{"type":"length","length":3})"), std::string::npos)
+      << ev[2];
   EXPECT_EQ(ev[3], "[DONE]");
-  const auto body = http_post(base_ + "/generate", R"({"text":"x","sampling_params":{"max_new_tokens":2,"ignore_eos":true,"n":2}})");
+  const auto body =
+      http_post(base_ + "/generate",
+                R"({"text":"x","sampling_params":{"max_new_tokens":2,"ignore_eos":true,"n":2}})");
   ASSERT_EQ(body.status, 200);
   simdjson::dom::element list = p.parse(body.body);
   ASSERT_TRUE(list.is_array());
@@ -391,7 +459,8 @@ TEST_F(MockServerTest, GenerateStreamIsShapedLikeSglang) {
   EXPECT_EQ(http_post(base_ + "/generate", R"({"sampling_params":{}})").status, 400);
   EXPECT_EQ(http_post(base_ + "/generate", R"({"text":"x","lora_path":"nope"})").status, 404);
   // SGLang's default max_new_tokens is 128.
-  const auto deflt = http_post(base_ + "/generate", R"({"text":"x","sampling_params":{"ignore_eos":true}})");
+  const auto deflt =
+      http_post(base_ + "/generate", R"({"text":"x","sampling_params":{"ignore_eos":true}})");
   EXPECT_NE(deflt.body.find(R"("completion_tokens":128)"), std::string::npos) << deflt.body;
 }
 
@@ -400,7 +469,8 @@ TEST_F(MockServerTest, ModelsHealthAndErrors) {
   ASSERT_EQ(models.status, 200);
   EXPECT_EQ(net::parse_model_ids(models.body), std::vector<std::string>{"tokbench-mock"});
   EXPECT_EQ(net::http_get(base_ + "/health", {}, "", 5000).status, 200);
-  auto wrong = http_post(base_ + "/v1/chat/completions", R"({"model":"nope","messages":[{"role":"user","content":"x"}]})");
+  auto wrong = http_post(base_ + "/v1/chat/completions",
+                         R"({"model":"nope","messages":[{"role":"user","content":"x"}]})");
   EXPECT_EQ(wrong.status, 404);
   EXPECT_NE(wrong.body.find("The model `nope` does not exist."), std::string::npos);
   EXPECT_EQ(http_post(base_ + "/v1/chat/completions", "{").status, 400);
@@ -415,12 +485,18 @@ TEST(MockServerBatching, TokensPerChunkGroupsAfterTheFirstToken) {
   s.tokens_per_chunk = 3;
   MockServer server(s);
   const std::string url = "http://127.0.0.1:" + std::to_string(server.start()) + "/v1/completions";
-  const auto ev = sse_data(http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":8,"ignore_eos":true,"stream":true,)"
-                                          R"("stream_options":{"include_usage":true,"continuous_usage_stats":true}})").body);
+  const auto ev = sse_data(
+      http_post(
+          url,
+          R"({"model":"tokbench-mock","prompt":"x","max_tokens":8,"ignore_eos":true,"stream":true,)"
+          R"("stream_options":{"include_usage":true,"continuous_usage_stats":true}})")
+          .body);
   // 1 + 3 + 3 + 1 tokens, then usage and [DONE].
   ASSERT_EQ(ev.size(), 4 + 2u);
   for (auto [i, cum] : {std::pair{0, 1}, {1, 4}, {2, 7}, {3, 8}})
-    EXPECT_NE(ev[static_cast<size_t>(i)].find("\"completion_tokens\":" + std::to_string(cum) + "}"), std::string::npos) << ev[static_cast<size_t>(i)];
+    EXPECT_NE(ev[static_cast<size_t>(i)].find("\"completion_tokens\":" + std::to_string(cum) + "}"),
+              std::string::npos)
+        << ev[static_cast<size_t>(i)];
 }
 
 TEST(MockServerBatching, SpeculativeChunksCarrySeveralTokens) {
@@ -432,16 +508,31 @@ TEST(MockServerBatching, SpeculativeChunksCarrySeveralTokens) {
   s.spec_acceptance = 1.0;  // every draft accepted: 4 tokens per step
   MockServer server(s);
   const std::string url = "http://127.0.0.1:" + std::to_string(server.start()) + "/v1/completions";
-  const auto ev = sse_data(http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":9,"ignore_eos":true,"stream":true})").body);
+  const auto ev = sse_data(
+      http_post(
+          url,
+          R"({"model":"tokbench-mock","prompt":"x","max_tokens":9,"ignore_eos":true,"stream":true})")
+          .body);
   ASSERT_EQ(ev.size(), 3 + 1u);  // tokens 1 | 4 | 4, then [DONE]
   auto metrics = net::http_get(url.substr(0, url.find("/v1")) + "/metrics", {}, "", 5000);
   ASSERT_EQ(metrics.status, 200);
-  EXPECT_NE(metrics.body.find("vllm:spec_decode_num_drafts_total{model_name=\"tokbench-mock\"} 2"), std::string::npos) << metrics.body;
-  EXPECT_NE(metrics.body.find("vllm:spec_decode_num_accepted_tokens_total{model_name=\"tokbench-mock\"} 6"), std::string::npos);
-  EXPECT_NE(metrics.body.find("vllm:generation_tokens_total{model_name=\"tokbench-mock\"} 9"), std::string::npos);
-  EXPECT_NE(metrics.body.find("vllm:time_to_first_token_seconds_count{model_name=\"tokbench-mock\"} 1"), std::string::npos);
-  EXPECT_NE(metrics.body.find("vllm:e2e_request_latency_seconds_bucket{model_name=\"tokbench-mock\",le=\"+Inf\"} 1"), std::string::npos);
-  EXPECT_NE(metrics.body.find("# TYPE vllm:inter_token_latency_seconds histogram"), std::string::npos);
+  EXPECT_NE(metrics.body.find("vllm:spec_decode_num_drafts_total{model_name=\"tokbench-mock\"} 2"),
+            std::string::npos)
+      << metrics.body;
+  EXPECT_NE(metrics.body.find(
+                "vllm:spec_decode_num_accepted_tokens_total{model_name=\"tokbench-mock\"} 6"),
+            std::string::npos);
+  EXPECT_NE(metrics.body.find("vllm:generation_tokens_total{model_name=\"tokbench-mock\"} 9"),
+            std::string::npos);
+  EXPECT_NE(
+      metrics.body.find("vllm:time_to_first_token_seconds_count{model_name=\"tokbench-mock\"} 1"),
+      std::string::npos);
+  EXPECT_NE(
+      metrics.body.find(
+          "vllm:e2e_request_latency_seconds_bucket{model_name=\"tokbench-mock\",le=\"+Inf\"} 1"),
+      std::string::npos);
+  EXPECT_NE(metrics.body.find("# TYPE vllm:inter_token_latency_seconds histogram"),
+            std::string::npos);
 }
 
 TEST(MockServerBatching, MaxNumSeqsQueuesTheRest) {
@@ -452,19 +543,25 @@ TEST(MockServerBatching, MaxNumSeqsQueuesTheRest) {
   s.max_num_seqs = 1;
   MockServer server(s);
   const std::string url = "http://127.0.0.1:" + std::to_string(server.start()) + "/v1/completions";
-  const std::string body = R"({"model":"tokbench-mock","prompt":"x","max_tokens":2,"ignore_eos":true})";
+  const std::string body =
+      R"({"model":"tokbench-mock","prompt":"x","max_tokens":2,"ignore_eos":true})";
   const auto t0 = std::chrono::steady_clock::now();
   std::thread other([&] { http_post(url, body); });
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   auto metrics = net::http_get(url.substr(0, url.find("/v1")) + "/metrics", {}, "", 5000).body;
   http_post(url, body);  // waits for the first to finish, then its own 100 ms prefill
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   other.join();
   EXPECT_GE(ms, 200);
-  EXPECT_NE(metrics.find("vllm:num_requests_running{model_name=\"tokbench-mock\"} 1"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("vllm:num_requests_running{model_name=\"tokbench-mock\"} 1"),
+            std::string::npos)
+      << metrics;
   metrics = net::http_get(url.substr(0, url.find("/v1")) + "/metrics", {}, "", 5000).body;
-  EXPECT_NE(metrics.find("vllm:request_queue_time_seconds_count{model_name=\"tokbench-mock\"} 2"), std::string::npos);
-  EXPECT_NE(metrics.find("vllm:num_requests_running{model_name=\"tokbench-mock\"} 0"), std::string::npos);
+  EXPECT_NE(metrics.find("vllm:request_queue_time_seconds_count{model_name=\"tokbench-mock\"} 2"),
+            std::string::npos);
+  EXPECT_NE(metrics.find("vllm:num_requests_running{model_name=\"tokbench-mock\"} 0"),
+            std::string::npos);
 }
 
 // A client that leaves a non-streamed request: the simulator aborts it, as vLLM does, and its place
@@ -477,14 +574,17 @@ TEST(MockServerBatching, AbandonedRequestIsAbortedAndFreesItsPlace) {
   s.max_num_seqs = 1;
   MockServer server(s);
   const int port = server.start();
-  const std::string body = R"({"model":"tokbench-mock","prompt":"x","max_tokens":100000,"ignore_eos":true})";
-  const std::string request = "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                              "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  const std::string body =
+      R"({"model":"tokbench-mock","prompt":"x","max_tokens":100000,"ignore_eos":true})";
+  const std::string request =
+      "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
   const int fd = connect_loopback(port);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));  // admitted, decoding its 100 s
-  close(fd);                                                     // and the client gives up
+  close(fd);                                                    // and the client gives up
   const auto t0 = std::chrono::steady_clock::now();
   const auto next = http_post("http://127.0.0.1:" + std::to_string(port) + "/v1/completions",
                               R"({"model":"tokbench-mock","prompt":"x","max_tokens":2})");
@@ -507,16 +607,18 @@ TEST(MockServerBatching, OversizedRequestsAreAnsweredNotReset) {
     char buf[4096];
     timeval tv{5, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);  // bounded
-    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) answer.append(buf, static_cast<size_t>(n));
+    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;)
+      answer.append(buf, static_cast<size_t>(n));
     close(fd);
     return answer;
   };
-  const std::string big_body = exchange("POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                                        "Content-Length: 300000000\r\n\r\n{\"model\":");
+  const std::string big_body = exchange(
+      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Content-Length: 300000000\r\n\r\n{\"model\":");
   EXPECT_EQ(big_body.rfind("HTTP/1.1 413", 0), 0u) << big_body.substr(0, 200);
   EXPECT_NE(big_body.find("Request body too large"), std::string::npos);
-  const std::string big_head = exchange("GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(100'000, 'a') +
-                                        "\r\n\r\n");
+  const std::string big_head = exchange(
+      "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(100'000, 'a') + "\r\n\r\n");
   EXPECT_EQ(big_head.rfind("HTTP/1.1 400", 0), 0u) << big_head.substr(0, 200);
   EXPECT_NE(big_head.find("Request header fields too large"), std::string::npos);
 }
@@ -528,11 +630,15 @@ TEST(MockServerBatching, ContextLengthIsEnforcedAsVllmDoes) {
   s.max_model_len = 100;
   MockServer server(s);
   const std::string url = "http://127.0.0.1:" + std::to_string(server.start()) + "/v1/completions";
-  const auto res = http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":1000000000})");
+  const auto res =
+      http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":1000000000})");
   EXPECT_EQ(res.status, 400);
-  EXPECT_NE(res.body.find("This model's maximum context length is 100 tokens. However, you requested"), std::string::npos)
+  EXPECT_NE(
+      res.body.find("This model's maximum context length is 100 tokens. However, you requested"),
+      std::string::npos)
       << res.body;
-  EXPECT_EQ(http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":50})").status, 200);
+  EXPECT_EQ(http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":50})").status,
+            200);
 }
 
 TEST(MockServerBatching, PrefixCacheReportsCachedTokensAndSkipsPrefill) {
@@ -543,28 +649,38 @@ TEST(MockServerBatching, PrefixCacheReportsCachedTokensAndSkipsPrefill) {
   s.block_size = 4;
   MockServer server(s);
   const std::string base = "http://127.0.0.1:" + std::to_string(server.start());
-  const std::string body = R"({"model":"tokbench-mock","prompt":")" + std::string(160, 'a') + R"(","max_tokens":1})";
+  const std::string body =
+      R"({"model":"tokbench-mock","prompt":")" + std::string(160, 'a') + R"(","max_tokens":1})";
   auto timed = [&] {
     const auto t0 = std::chrono::steady_clock::now();
     auto r = http_post(base + "/v1/completions", body);
-    return std::pair{r, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()};
+    return std::pair{
+        r,
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()};
   };
   const auto [first, first_ms] = timed();
   const auto [second, second_ms] = timed();
-  EXPECT_NE(first.body.find(R"("prompt_tokens_details":{"cached_tokens":0})"), std::string::npos) << first.body;
-  EXPECT_NE(second.body.find(R"("prompt_tokens_details":{"cached_tokens":40})"), std::string::npos) << second.body;
+  EXPECT_NE(first.body.find(R"("prompt_tokens_details":{"cached_tokens":0})"), std::string::npos)
+      << first.body;
+  EXPECT_NE(second.body.find(R"("prompt_tokens_details":{"cached_tokens":40})"), std::string::npos)
+      << second.body;
   EXPECT_GE(first_ms, 190);
   EXPECT_LT(second_ms, 120);  // 40 of 40 prompt units cached: one unit of prefill left
   const auto metrics = net::http_get(base + "/metrics", {}, "", 5000).body;
-  EXPECT_NE(metrics.find("vllm:prefix_cache_hits_total{model_name=\"tokbench-mock\"} 40"), std::string::npos) << metrics;
-  EXPECT_NE(metrics.find("vllm:prefix_cache_queries_total{model_name=\"tokbench-mock\"} 80"), std::string::npos);
+  EXPECT_NE(metrics.find("vllm:prefix_cache_hits_total{model_name=\"tokbench-mock\"} 40"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("vllm:prefix_cache_queries_total{model_name=\"tokbench-mock\"} 80"),
+            std::string::npos);
 }
 
 TEST_F(MockServerTest, RequestIdIsEchoedAndProfilingRecorded) {
-  const auto res = http_post(base_ + "/v1/chat/completions",
-                             R"({"model":"tokbench-mock","messages":[{"role":"user","content":"x"}],"max_tokens":1})",
-                             "x-request-id: my-req-7");
-  EXPECT_NE(res.body.find(R"("id":"chatcmpl-my-req-7")"), std::string::npos) << res.body;  // vLLM's naming
+  const auto res = http_post(
+      base_ + "/v1/chat/completions",
+      R"({"model":"tokbench-mock","messages":[{"role":"user","content":"x"}],"max_tokens":1})",
+      "x-request-id: my-req-7");
+  EXPECT_NE(res.body.find(R"("id":"chatcmpl-my-req-7")"), std::string::npos)
+      << res.body;  // vLLM's naming
   EXPECT_EQ(http_post(base_ + "/start_profile", "{}").status, 200);
   EXPECT_EQ(http_post(base_ + "/stop_profile", "{}").status, 200);
   const auto ev = server_->profile_events();
@@ -602,29 +718,36 @@ TEST(MockServerTrace, ArrivalAdmissionFirstTokenAndWritesPerRequest) {
   const std::string base = "http://127.0.0.1:" + std::to_string(server.start());
   const std::string url = base + "/v1/completions";
   std::thread first([&] {
-    http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":3,"ignore_eos":true,"stream":true})",
-              "x-request-id: streamed");
+    http_post(
+        url,
+        R"({"model":"tokbench-mock","prompt":"x","max_tokens":3,"ignore_eos":true,"stream":true})",
+        "x-request-id: streamed");
   });
   // The second is sent once the first holds the only place in the batch (a sleep here raced on a
-  // loaded machine); /metrics is answered outside the batch and its running gauge rises at admission.
+  // loaded machine); /metrics is answered outside the batch and its running gauge rises at
+  // admission.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   bool admitted = false;
   while (!admitted && std::chrono::steady_clock::now() < deadline) {
     admitted = net::http_get(base + "/metrics", {}, "", 5000)
-                   .body.find("vllm:num_requests_running{model_name=\"tokbench-mock\"} 1") != std::string::npos;
+                   .body.find("vllm:num_requests_running{model_name=\"tokbench-mock\"} 1") !=
+               std::string::npos;
     if (!admitted) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   if (!admitted) first.join();
   ASSERT_TRUE(admitted) << "the first request was never admitted";
-  http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":4,"ignore_eos":true})", "x-request-id: queued");
+  http_post(url, R"({"model":"tokbench-mock","prompt":"x","max_tokens":4,"ignore_eos":true})",
+            "x-request-id: queued");
   first.join();
   // Two requests on one kept-alive connection.
   CURL* e = curl_easy_init();
   curl_slist* h = curl_slist_append(nullptr, "Content-Type: application/json");
   curl_easy_setopt(e, CURLOPT_URL, url.c_str());
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
-  curl_easy_setopt(e, CURLOPT_POSTFIELDS, R"({"model":"tokbench-mock","prompt":"x","max_tokens":1})");
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, +[](char*, size_t sz, size_t n, void*) { return sz * n; });
+  curl_easy_setopt(e, CURLOPT_POSTFIELDS,
+                   R"({"model":"tokbench-mock","prompt":"x","max_tokens":1})");
+  curl_easy_setopt(
+      e, CURLOPT_WRITEFUNCTION, +[](char*, size_t sz, size_t n, void*) { return sz * n; });
   ASSERT_EQ(curl_easy_perform(e), CURLE_OK);
   ASSERT_EQ(curl_easy_perform(e), CURLE_OK);
   curl_slist_free_all(h);
@@ -647,14 +770,16 @@ TEST(MockServerTrace, ArrivalAdmissionFirstTokenAndWritesPerRequest) {
     EXPECT_LE(t["conn_accepted_ns"].get_int64().value(), arrival);
     // The kernel's receive time: before this process read the request, and not long before.
     int64_t received = 0;
-    ASSERT_EQ(t["received_ns"].get(received), simdjson::SUCCESS) << "no kernel receive time: " << lines[i];
+    ASSERT_EQ(t["received_ns"].get(received), simdjson::SUCCESS)
+        << "no kernel receive time: " << lines[i];
     EXPECT_LE(received, arrival);
     EXPECT_GT(received, arrival - 1'000'000'000);
     EXPECT_LE(arrival, admitted);
     EXPECT_GE(first_token - admitted, 100'000'000) << "a timer never fires early";
     EXPECT_LE(first_token, (*writes.begin()).get_int64().value());
     std::string id(t["id"].get_string().value());
-    if (id == "cmpl-streamed" || id == "cmpl-queued") {  // vLLM's naming: the API's prefix, the client's id
+    if (id == "cmpl-streamed" ||
+        id == "cmpl-queued") {  // vLLM's naming: the API's prefix, the client's id
       id.erase(0, 5);
       by_id.emplace(id, t);
     } else {
@@ -667,13 +792,15 @@ TEST(MockServerTrace, ArrivalAdmissionFirstTokenAndWritesPerRequest) {
   EXPECT_TRUE(streamed["stream"].get_bool().value());
   EXPECT_EQ(std::string(streamed["kinds"].get_string().value()), "CCCD");
   EXPECT_FALSE(queued["stream"].get_bool().value());
-  EXPECT_EQ(std::string(queued["kinds"].get_string().value()), "B");  // the whole body, with its tokens
+  EXPECT_EQ(std::string(queued["kinds"].get_string().value()),
+            "B");  // the whole body, with its tokens
   EXPECT_EQ((*queued["tokens"].get_array().begin()).get_int64().value(), 4);
   // Queued behind the first request: admitted only when it ended, well after arriving.
   int64_t streamed_end = 0;
   for (auto w : streamed["t_ns"].get_array()) streamed_end = w.get_int64();
   EXPECT_GE(queued["admitted_ns"].get_int64().value(), streamed_end);
-  EXPECT_LT(queued["arrival_ns"].get_int64().value(), streamed_end) << "it arrived while the first ran";
+  EXPECT_LT(queued["arrival_ns"].get_int64().value(), streamed_end)
+      << "it arrived while the first ran";
   ASSERT_EQ(kept_alive_conns.size(), 2u);
   EXPECT_EQ(kept_alive_conns[0], kept_alive_conns[1]);
   std::sort(kept_alive_requests.begin(), kept_alive_requests.end());
@@ -709,7 +836,8 @@ TEST_F(MockServerTest, RefusesWhatVllmRefuses) {
   }
   const auto ok = http_post(url, R"({"model":"tokbench-mock",)" + msgs + R"(,"max_tokens":2})");
   EXPECT_EQ(ok.status, 200);
-  EXPECT_NE(ok.body.find("\"stop_reason\":null"), std::string::npos) << ok.body;  // as vLLM sends it
+  EXPECT_NE(ok.body.find("\"stop_reason\":null"), std::string::npos)
+      << ok.body;  // as vLLM sends it
 }
 
 TEST(MockFaults, SeededShareAndKinds) {
@@ -737,8 +865,9 @@ TEST(MockFaults, SeededShareAndKinds) {
 TEST(MockMetricsTruth, HistogramsObserveRealNotPlannedTimes) {
   testing::Sim sim({"--ttft-ms", "5", "--tpot-ms", "10"});
   std::thread request([&] {
-    const auto r = http_post(sim.url(), R"({"model":"tokbench-mock","stream":true,"max_tokens":31,"ignore_eos":true,)"
-                                        R"("messages":[{"role":"user","content":"hi"}]})");
+    const auto r = http_post(
+        sim.url(), R"({"model":"tokbench-mock","stream":true,"max_tokens":31,"ignore_eos":true,)"
+                   R"("messages":[{"role":"user","content":"hi"}]})");
     EXPECT_EQ(r.status, 200);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(80));
@@ -767,11 +896,13 @@ TEST(MockServerLimits, KeepsAcceptingAfterRunningOutOfDescriptors) {
   ASSERT_GE(lim.rlim_max, 1600u) << "this test opens 1,500 connections: raise the hard `ulimit -n`";
   lim.rlim_cur = lim.rlim_max;
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lim), 0);
-  testing::Child sim({"/bin/sh", "-c", std::string("ulimit -n 1024 && exec ") + TOKBENCH_BINARY +
-                                           " serve-mock --port 0 --ttft-ms 1 --tpot-ms 1"});
+  testing::Child sim({"/bin/sh", "-c",
+                      std::string("ulimit -n 1024 && exec ") + TOKBENCH_BINARY +
+                          " serve-mock --port 0 --ttft-ms 1 --tpot-ms 1"});
   std::smatch m;
   const std::string out = sim.read_until("\n", std::chrono::seconds(10));
-  ASSERT_TRUE(std::regex_search(out, m, std::regex("listening on http://127\\.0\\.0\\.1:(\\d+)"))) << out;
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("listening on http://127\\.0\\.0\\.1:(\\d+)")))
+      << out;
   const int port = std::stoi(m[1]);
   std::vector<int> fds;
   for (int i = 0; i < 1500; ++i) {
@@ -781,9 +912,11 @@ TEST(MockServerLimits, KeepsAcceptingAfterRunningOutOfDescriptors) {
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   for (int fd : fds) close(fd);
-  const auto health = net::http_get("http://127.0.0.1:" + std::to_string(port) + "/health", {}, "", 10000);
+  const auto health =
+      net::http_get("http://127.0.0.1:" + std::to_string(port) + "/health", {}, "", 10000);
   EXPECT_EQ(health.status, 200) << health.error;
-  EXPECT_NE(sim.read_until("retrying every 10 ms", std::chrono::seconds(2)).find("cannot accept a connection"),
+  EXPECT_NE(sim.read_until("retrying every 10 ms", std::chrono::seconds(2))
+                .find("cannot accept a connection"),
             std::string::npos);
 }
 
@@ -791,11 +924,12 @@ TEST(MockServerLimits, KeepsAcceptingAfterRunningOutOfDescriptors) {
 // body, its parse, the rendered prompt. It used to cost seven (a padded copy for the parser, the
 // turns, the rendering's temporaries, an array of cache units twice the prompt's size).
 TEST(MockServerLimits, LargePromptCostsAboutThreeTimesItsSize) {
-  testing::Child sim({TOKBENCH_BINARY, "serve-mock", "--port", "0", "--ttft-ms", "1", "--tpot-ms", "1",
-                      "--enable-prefix-caching", "--max-model-len", "1000000000"});
+  testing::Child sim({TOKBENCH_BINARY, "serve-mock", "--port", "0", "--ttft-ms", "1", "--tpot-ms",
+                      "1", "--enable-prefix-caching", "--max-model-len", "1000000000"});
   std::smatch m;
   const std::string out = sim.read_until("\n", std::chrono::seconds(10));
-  ASSERT_TRUE(std::regex_search(out, m, std::regex("listening on http://127\\.0\\.0\\.1:(\\d+)"))) << out;
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("listening on http://127\\.0\\.0\\.1:(\\d+)")))
+      << out;
   auto hwm_mib = [&] {
     std::ifstream status("/proc/" + std::to_string(sim.pid()) + "/status");
     for (std::string l; std::getline(status, l);)
@@ -804,11 +938,14 @@ TEST(MockServerLimits, LargePromptCostsAboutThreeTimesItsSize) {
   };
   const double before = hwm_mib();
   constexpr size_t kPrompt = 64u << 20;
-  const std::string body = R"({"model":"tokbench-mock","max_tokens":2,"messages":[{"role":"user","content":")" +
-                           std::string(kPrompt, 'x') + "\"}]}";
-  const auto r = net::http_post("http://127.0.0.1:" + std::string(m[1]) + "/v1/chat/completions", body, {}, "", 60000);
+  const std::string body =
+      R"({"model":"tokbench-mock","max_tokens":2,"messages":[{"role":"user","content":")" +
+      std::string(kPrompt, 'x') + "\"}]}";
+  const auto r = net::http_post("http://127.0.0.1:" + std::string(m[1]) + "/v1/chat/completions",
+                                body, {}, "", 60000);
   ASSERT_EQ(r.status, 200) << r.error << r.body.substr(0, 300);
-  EXPECT_NE(r.body.find("\"prompt_tokens\":16777"), std::string::npos) << r.body.substr(0, 400);  // 64 MiB / 4 + template
+  EXPECT_NE(r.body.find("\"prompt_tokens\":16777"), std::string::npos)
+      << r.body.substr(0, 400);  // 64 MiB / 4 + template
   const double grown = hwm_mib() - before;
 #if defined(__SANITIZE_ADDRESS__)
   constexpr double kTimes = 5.0;  // AddressSanitizer's shadow and quarantine on top

@@ -1,11 +1,11 @@
 // report/page_rows: every request drawn up to the limit; past it a bounded, seeded sample that
 // keeps every failure (up to its cap) and the slowest successes.
+#include "report/page_rows.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
-
-#include "report/page_rows.hpp"
 
 namespace tokbench::report {
 namespace {
@@ -21,7 +21,9 @@ PageRow row(int64_t i, bool ok, double e2el) {
 }
 
 // A pseudo-random latency per index (no two equal), so "the slowest" is a set the test knows.
-double e2el_of(int64_t i) { return static_cast<double>((i * 7919) % 1'000'003) + static_cast<double>(i) * 1e-9; }
+double e2el_of(int64_t i) {
+  return static_cast<double>((i * 7919) % 1'000'003) + static_cast<double>(i) * 1e-9;
+}
 
 TEST(RowSampler, BelowTheLimitEveryRequestIsDrawn) {
   RowSampler s;
@@ -59,13 +61,15 @@ TEST(RowSampler, PastTheLimitKeepsEveryFailureAndTheSlowest) {
   std::set<int64_t> drawn;
   for (const auto& r : d.rows) drawn.insert(r.index);
   EXPECT_EQ(drawn.size(), d.rows.size()) << "a request drawn twice";
-  for (int64_t i = 0; i < n; i += 601) EXPECT_TRUE(drawn.contains(i)) << "failure " << i << " dropped";
+  for (int64_t i = 0; i < n; i += 601)
+    EXPECT_TRUE(drawn.contains(i)) << "failure " << i << " dropped";
   std::sort(ok_latency.rbegin(), ok_latency.rend());
   for (size_t k = 0; k < RowSampler::kSlowest; ++k)
     ASSERT_TRUE(drawn.contains(ok_latency[k].second)) << "the " << k << "th slowest was dropped";
   // The rest is a uniform sample: its indices spread over the whole run, not its start.
   double mean = 0;
-  for (const auto& r : d.rows) mean += static_cast<double>(r.index) / static_cast<double>(d.rows.size());
+  for (const auto& r : d.rows)
+    mean += static_cast<double>(r.index) / static_cast<double>(d.rows.size());
   EXPECT_NEAR(mean, n / 2.0, n * 0.02);
   // Seeded: the same records give the same page.
   const auto d2 = again.take();

@@ -3,10 +3,10 @@
 
 #include <cmath>
 
-#include "support/canned_server.hpp"
 #include "probe/prometheus.hpp"
 #include "probe/server_metrics.hpp"
 #include "probe/server_process.hpp"
+#include "support/canned_server.hpp"
 
 namespace tokbench::probe {
 namespace {
@@ -41,7 +41,8 @@ TEST(Prometheus, ParsesCountersGaugesHistogramsLabelsAndEscapes) {
 }
 
 TEST(Prometheus, MalformedLinesNameTheLine) {
-  for (const char* bad : {"ok 1\n{x=\"1\"} 2\n", "ok 1\nm{x=1} 2\n", "ok 1\nm{x=\"1} 2\n", "ok 1\nm 12abc\n", "ok 1\nm\n"}) {
+  for (const char* bad : {"ok 1\n{x=\"1\"} 2\n", "ok 1\nm{x=1} 2\n", "ok 1\nm{x=\"1} 2\n",
+                          "ok 1\nm 12abc\n", "ok 1\nm\n"}) {
     try {
       parse_text(bad);
       FAIL() << bad;
@@ -52,7 +53,8 @@ TEST(Prometheus, MalformedLinesNameTheLine) {
 }
 
 TEST(Prometheus, HistogramDeltaQuantilesLikeHistogramQuantile) {
-  Snapshot before{0, parse_text("h_bucket{le=\"0.1\"} 1\nh_bucket{le=\"0.5\"} 1\nh_bucket{le=\"+Inf\"} 1\nh_sum 0.05\nh_count 1\n")};
+  Snapshot before{0, parse_text("h_bucket{le=\"0.1\"} 1\nh_bucket{le=\"0.5\"} "
+                                "1\nh_bucket{le=\"+Inf\"} 1\nh_sum 0.05\nh_count 1\n")};
   Snapshot after{1, parse_text(kBody)};
   for (auto& x : after.samples)
     if (x.name.starts_with("vllm:lat")) x.name = "h" + x.name.substr(8);
@@ -61,7 +63,8 @@ TEST(Prometheus, HistogramDeltaQuantilesLikeHistogramQuantile) {
   // Delta: le=0.1 -> 1, le=0.5 -> 5, +Inf -> 7; sum 3.15, count 7.
   EXPECT_DOUBLE_EQ(d->count, 7);
   EXPECT_DOUBLE_EQ(d->mean(), 3.15 / 7);
-  // Median: rank 3.5 falls in (0.1, 0.5] holding 4 (cumulative 1..5): 0.1 + 0.4 * (3.5 - 1) / 4 = 0.35.
+  // Median: rank 3.5 falls in (0.1, 0.5] holding 4 (cumulative 1..5): 0.1 + 0.4 * (3.5 - 1) / 4 =
+  // 0.35.
   EXPECT_NEAR(*d->quantile(0.5), 0.35, 1e-12);
   // Rank 0.7 in the first bucket [0, 0.1]: 0.1 * 0.7 / 1 = 0.07.
   EXPECT_NEAR(*d->quantile(0.1), 0.07, 1e-12);
@@ -72,7 +75,8 @@ TEST(Prometheus, HistogramDeltaQuantilesLikeHistogramQuantile) {
 
 // Found by fuzz/prometheus: a bucket bound that is not a number is skipped, not thrown from.
 TEST(Prometheus, BucketBoundThatIsNotANumberIsSkipped) {
-  Snapshot s{0, parse_text("h_bucket{le=\"abc\"} 1\nh_bucket{le=\"0.5\"} 2\nh_bucket{le=\"+Inf\"} 3\nh_sum 1\nh_count 3\n")};
+  Snapshot s{0, parse_text("h_bucket{le=\"abc\"} 1\nh_bucket{le=\"0.5\"} 2\nh_bucket{le=\"+Inf\"} "
+                           "3\nh_sum 1\nh_count 3\n")};
   const auto d = histogram_delta(Snapshot{0, {}}, s, "h");
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->buckets.size(), 2u);
@@ -91,15 +95,20 @@ TEST(Prometheus, QuantileBucketIsTheRangeTheQuantileLiesIn) {
 }
 
 TEST(ServerSummary, RatesAcceptanceAndCrossCheck) {
-  Snapshot a{0, parse_text("vllm:generation_tokens_total 100\nvllm:spec_decode_num_drafts_total 10\n"
-                            "vllm:spec_decode_num_draft_tokens_total 30\nvllm:spec_decode_num_accepted_tokens_total 15\n"
-                            "vllm:num_requests_running 0\n")};
-  Snapshot b{2'000'000'000, parse_text("vllm:generation_tokens_total 600\nvllm:spec_decode_num_drafts_total 110\n"
-                                       "vllm:spec_decode_num_draft_tokens_total 330\nvllm:spec_decode_num_accepted_tokens_total 165\n"
-                                       "vllm:num_requests_running 4\n"
-                                       "vllm:inter_token_latency_seconds_bucket{le=\"0.1\"} 100\n"
-                                       "vllm:inter_token_latency_seconds_bucket{le=\"+Inf\"} 100\n"
-                                       "vllm:inter_token_latency_seconds_sum 2.5\nvllm:inter_token_latency_seconds_count 100\n")};
+  Snapshot a{0,
+             parse_text("vllm:generation_tokens_total 100\nvllm:spec_decode_num_drafts_total 10\n"
+                        "vllm:spec_decode_num_draft_tokens_total "
+                        "30\nvllm:spec_decode_num_accepted_tokens_total 15\n"
+                        "vllm:num_requests_running 0\n")};
+  Snapshot b{2'000'000'000,
+             parse_text("vllm:generation_tokens_total 600\nvllm:spec_decode_num_drafts_total 110\n"
+                        "vllm:spec_decode_num_draft_tokens_total "
+                        "330\nvllm:spec_decode_num_accepted_tokens_total 165\n"
+                        "vllm:num_requests_running 4\n"
+                        "vllm:inter_token_latency_seconds_bucket{le=\"0.1\"} 100\n"
+                        "vllm:inter_token_latency_seconds_bucket{le=\"+Inf\"} 100\n"
+                        "vllm:inter_token_latency_seconds_sum "
+                        "2.5\nvllm:inter_token_latency_seconds_count 100\n")};
   const auto s = summarize({a, b}, "u");
   ASSERT_TRUE(s.has_value());
   EXPECT_DOUBLE_EQ(s->duration_s, 2);
@@ -134,11 +143,14 @@ TEST(ServerSummary, SglangDialectAndOnlyWhatIsExposedIsCompared) {
   Snapshot a{0, parse_text("sglang:num_running_reqs{model_name=\"m\"} 0\nsglang:num_queue_reqs 0\n"
                            "sglang:time_to_first_token_seconds_bucket{le=\"0.1\"} 0\n"
                            "sglang:time_to_first_token_seconds_bucket{le=\"+Inf\"} 0\n"
-                           "sglang:time_to_first_token_seconds_sum 0\nsglang:time_to_first_token_seconds_count 0\n")};
-  Snapshot b{1'000'000'000, parse_text("sglang:num_running_reqs{model_name=\"m\"} 3\nsglang:num_queue_reqs 1\n"
-                                       "sglang:time_to_first_token_seconds_bucket{le=\"0.1\"} 4\n"
-                                       "sglang:time_to_first_token_seconds_bucket{le=\"+Inf\"} 4\n"
-                                       "sglang:time_to_first_token_seconds_sum 0.2\nsglang:time_to_first_token_seconds_count 4\n")};
+                           "sglang:time_to_first_token_seconds_sum "
+                           "0\nsglang:time_to_first_token_seconds_count 0\n")};
+  Snapshot b{1'000'000'000,
+             parse_text("sglang:num_running_reqs{model_name=\"m\"} 3\nsglang:num_queue_reqs 1\n"
+                        "sglang:time_to_first_token_seconds_bucket{le=\"0.1\"} 4\n"
+                        "sglang:time_to_first_token_seconds_bucket{le=\"+Inf\"} 4\n"
+                        "sglang:time_to_first_token_seconds_sum "
+                        "0.2\nsglang:time_to_first_token_seconds_count 4\n")};
   ASSERT_NE(dialect_of(b), nullptr);
   EXPECT_STREQ(dialect_of(b)->name, "sglang");
   const auto s = summarize({a, b}, "u");
@@ -151,7 +163,8 @@ TEST(ServerSummary, SglangDialectAndOnlyWhatIsExposedIsCompared) {
   ASSERT_EQ(checks.size(), 1u);  // TTFT only; no "output tokens client 960 vs server 0"
   EXPECT_EQ(checks[0].what, "TTFT (ms)");
   EXPECT_TRUE(checks[0].agree);
-  EXPECT_NE(checks[0].note.find("includes the connection set-up"), std::string::npos) << checks[0].note;
+  EXPECT_NE(checks[0].note.find("includes the connection set-up"), std::string::npos)
+      << checks[0].note;
   // The client's TTFT from the request's start on the wire: the note says it is like with like.
   const auto wire = cross_check(*s, 960, std::nullopt, 51.0, 0, true);
   EXPECT_NE(wire[0].note.find("like with like"), std::string::npos) << wire[0].note;
@@ -197,7 +210,8 @@ vllm:nixl_xfer_time_seconds_sum{engine="0"} 3.0
 vllm:nixl_xfer_time_seconds_count{engine="0"} 20
 vllm:nixl_num_failed_transfers_total{engine="0"} 2
 )";
-  const auto s = summarize({Snapshot{0, parse_text(before)}, Snapshot{1'000'000'000, parse_text(after)}}, "u");
+  const auto s =
+      summarize({Snapshot{0, parse_text(before)}, Snapshot{1'000'000'000, parse_text(after)}}, "u");
   ASSERT_TRUE(s.has_value());
   ASSERT_EQ(s->spec_acceptance_per_position.size(), 2u);
   EXPECT_DOUBLE_EQ(s->spec_acceptance_per_position[0], 160.0 / 200);
@@ -219,9 +233,10 @@ vllm:nixl_num_failed_transfers_total{engine="0"} 2
   EXPECT_EQ(back.spec_acceptance_per_position, s->spec_acceptance_per_position);
   EXPECT_EQ(back.kv_usage, s->kv_usage);
   // A folder written before these existed reads as it did.
-  ServerSummary old = summary_from_json(R"({"url":"u","dialect":"vllm","duration_s":1,"scrapes":2,"ttft":null,"itl":null,)"
-                                        R"("e2e":null,"queue":null,"generation_tokens":null,"prompt_tokens":null,)"
-                                        R"("spec_acceptance_rate":null,"spec_mean_acceptance_length":null,"running_waiting":[]})");
+  ServerSummary old = summary_from_json(
+      R"({"url":"u","dialect":"vllm","duration_s":1,"scrapes":2,"ttft":null,"itl":null,)"
+      R"("e2e":null,"queue":null,"generation_tokens":null,"prompt_tokens":null,)"
+      R"("spec_acceptance_rate":null,"spec_mean_acceptance_length":null,"running_waiting":[]})");
   EXPECT_TRUE(old.spec_acceptance_per_position.empty());
   EXPECT_FALSE(old.prefix_cache_hit_rate.has_value());
 }
@@ -229,21 +244,27 @@ vllm:nixl_num_failed_transfers_total{engine="0"} 2
 // A /metrics answer larger than the cap is refused without being held; the scrape says why.
 TEST(Scraper, OversizedMetricsBodyIsRefused) {
   const std::string big = "vllm:num_requests_running 1\n" + std::string(3 << 20, '#') + "\n";
-  testing::CannedServer srv([&](const std::string&) { return testing::CannedServer::http(200, "text/plain", big); });
+  testing::CannedServer srv(
+      [&](const std::string&) { return testing::CannedServer::http(200, "text/plain", big); });
   Scraper scraper(srv.url("/metrics"), {}, "", 1000, 0, size_t{1} << 20);
   EXPECT_FALSE(scraper.scrape_once());
-  EXPECT_NE(scraper.last_error().find("--max-body-bytes"), std::string::npos) << scraper.last_error();
+  EXPECT_NE(scraper.last_error().find("--max-body-bytes"), std::string::npos)
+      << scraper.last_error();
   EXPECT_FALSE(scraper.summary().has_value());
 }
 
 TEST(VllmLog, ThroughputAndSpecDecodingLines) {
   const std::string log =
-      "INFO 11-29 10:00:00 [loggers.py:123] Engine 000: Avg prompt throughput: 100.0 tokens/s, Avg generation "
+      "INFO 11-29 10:00:00 [loggers.py:123] Engine 000: Avg prompt throughput: 100.0 tokens/s, Avg "
+      "generation "
       "throughput: 300.0 tokens/s, Running: 4 reqs, Waiting: 2 reqs, GPU KV cache usage: 1.0%\n"
-      "INFO 11-29 10:00:10 [loggers.py:123] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation "
+      "INFO 11-29 10:00:10 [loggers.py:123] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg "
+      "generation "
       "throughput: 0.0 tokens/s, Running: 0 reqs, Waiting: 0 reqs\n"
-      "INFO [metrics.py] SpecDecoding metrics: Mean acceptance length: 2.53, Accepted throughput: 10.00 tokens/s, "
-      "Drafted throughput: 20.00 tokens/s, Accepted: 150 tokens, Drafted: 300 tokens, Per-position acceptance rate: "
+      "INFO [metrics.py] SpecDecoding metrics: Mean acceptance length: 2.53, Accepted throughput: "
+      "10.00 tokens/s, "
+      "Drafted throughput: 20.00 tokens/s, Accepted: 150 tokens, Drafted: 300 tokens, Per-position "
+      "acceptance rate: "
       "0.700, 0.490, 0.343, Avg Draft acceptance rate: 51.1%\n"
       "some other line\n";
   const auto s = parse_vllm_log(log);

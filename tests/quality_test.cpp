@@ -3,11 +3,12 @@
 // ignore_eos, a repeating one, invalid UTF-8, a finish reason the API does not define), the
 // probes' distinct outputs, the falling-accuracy rule of a sweep, and the verdict's one INVALID
 // case (every output empty).
+#include "metrics/quality.hpp"
+
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
 #include "metrics/load_curve.hpp"
-#include "metrics/quality.hpp"
 #include "metrics/verdict.hpp"
 #include "report/quality_view.hpp"
 
@@ -17,7 +18,8 @@ namespace {
 using record::AnswerMark;
 using record::RequestRecord;
 
-const std::string kOpenAi = "stop,length,tool_calls,content_filter,function_call";  // client::ApiCaps' default
+const std::string kOpenAi =
+    "stop,length,tool_calls,content_filter,function_call";  // client::ApiCaps' default
 
 RequestRecord output(std::string finish = "stop", int64_t chars = 10) {
   RequestRecord r;
@@ -49,7 +51,8 @@ TEST(Quality, AccuracyCountsOnlyTheScoredAndSaysTheRest) {
   EXPECT_EQ(q.answers.failed, 1);
   EXPECT_DOUBLE_EQ(q.answers.interval().p, 0.75);
   EXPECT_EQ(q.accuracy_text().rfind("accuracy 0.750 [", 0), 0u) << q.accuracy_text();
-  EXPECT_NE(q.accuracy_text().find("30 of 40 right; 1 unscored; 1 failed"), std::string::npos) << q.accuracy_text();
+  EXPECT_NE(q.accuracy_text().find("30 of 40 right; 1 unscored; 1 failed"), std::string::npos)
+      << q.accuracy_text();
   ASSERT_EQ(q.warnings().size(), 1u);
   EXPECT_NE(q.warnings()[0].find("1 output(s) gave no answer"), std::string::npos);
 }
@@ -57,10 +60,10 @@ TEST(Quality, AccuracyCountsOnlyTheScoredAndSaysTheRest) {
 TEST(Quality, EachIntegrityProblemIsCountedByItsOwnRule) {
   QualityPass pass(kOpenAi, "length");
   pass.add(output());
-  pass.add(output("stop", 0));     // empty
-  pass.add(output("length"));      // cut by the cap, ignore_eos not sent
+  pass.add(output("stop", 0));  // empty
+  pass.add(output("length"));   // cut by the cap, ignore_eos not sent
   RequestRecord asked = output("length");
-  asked.ignore_eos_sent = true;    // the cap was the point: not cut
+  asked.ignore_eos_sent = true;  // the cap was the point: not cut
   pass.add(asked);
   RequestRecord looping = output();
   looping.repeating = 1;
@@ -70,8 +73,8 @@ TEST(Quality, EachIntegrityProblemIsCountedByItsOwnRule) {
   broken.repeating = 0;
   broken.valid_utf8 = 0;
   pass.add(broken);
-  pass.add(output("abort"));       // vLLM's, not OpenAI's
-  pass.add(output(""));            // none at all: counted apart
+  pass.add(output("abort"));  // vLLM's, not OpenAI's
+  pass.add(output(""));       // none at all: counted apart
   const Quality q = pass.finish();
   const Integrity& in = q.integrity;
   EXPECT_EQ(in.outputs, 8);
@@ -86,10 +89,12 @@ TEST(Quality, EachIntegrityProblemIsCountedByItsOwnRule) {
   EXPECT_FALSE(q.all_empty());
   const std::vector<std::string> w = q.warnings();
   auto said = [&](const char* text) {
-    return std::any_of(w.begin(), w.end(), [&](const std::string& s) { return s.find(text) != std::string::npos; });
+    return std::any_of(w.begin(), w.end(),
+                       [&](const std::string& s) { return s.find(text) != std::string::npos; });
   };
   EXPECT_TRUE(said("1 of 8 successful output(s) were empty"));
-  EXPECT_TRUE(said("1 of 8 output(s) were cut by the output cap"));  // outputs were read: the cut matters
+  EXPECT_TRUE(
+      said("1 of 8 output(s) were cut by the output cap"));  // outputs were read: the cut matters
   EXPECT_TRUE(said("1 of 2 output(s) end in runaway repetition"));
   EXPECT_TRUE(said("1 of 2 output(s) are not valid UTF-8"));
   EXPECT_TRUE(said("(first: 'abort')"));
@@ -102,7 +107,8 @@ TEST(Quality, ACapCutIsOnlyCountedWhenNothingWasRead) {
   EXPECT_EQ(q.integrity.truncated, 1);
   EXPECT_TRUE(q.warnings().empty());  // a throughput run caps its outputs on purpose
   // Each API's own words: Anthropic's cap is "max_tokens", and "length" is not among its reasons.
-  QualityPass anthropic("end_turn,max_tokens,stop_sequence,tool_use,pause_turn,refusal", "max_tokens");
+  QualityPass anthropic("end_turn,max_tokens,stop_sequence,tool_use,pause_turn,refusal",
+                        "max_tokens");
   anthropic.add(output("max_tokens"));
   anthropic.add(output("length"));
   EXPECT_EQ(anthropic.finish().integrity.truncated, 1);
@@ -121,7 +127,8 @@ TEST(Quality, EveryOutputEmptyIsTheOneInvalidCase) {
   const Verdict v = judge(m, VerdictTally{}, VerdictFacts{});
   EXPECT_FALSE(v.valid);
   ASSERT_FALSE(v.reasons.empty());
-  EXPECT_NE(v.reasons.back().find("every one of the 5 successful output(s) was empty"), std::string::npos);
+  EXPECT_NE(v.reasons.back().find("every one of the 5 successful output(s) was empty"),
+            std::string::npos);
 }
 
 TEST(Quality, ProbesCountTheirDistinctOutputs) {
@@ -135,7 +142,8 @@ TEST(Quality, ProbesCountTheirDistinctOutputs) {
   const Quality q = pass.finish();
   EXPECT_EQ(q.determinism.probes, 4);
   EXPECT_EQ(q.determinism.distinct, 2);
-  EXPECT_NE(q.warnings().back().find("the 4 identical probe request(s) gave 2 different outputs"), std::string::npos);
+  EXPECT_NE(q.warnings().back().find("the 4 identical probe request(s) gave 2 different outputs"),
+            std::string::npos);
   EXPECT_EQ(output_hash("same"), output_hash("same"));
   EXPECT_EQ(output_hash("").size(), 16u);
 }
@@ -176,9 +184,11 @@ TEST(FallingAccuracy, NamedWhenAHigherLoadsIntervalLiesBelowTheLowest) {
     p.accuracy_high = i.high;
     return p;
   };
-  std::vector<LoadPoint> rows{point("c1", 1, 164, 200), point("c8", 8, 160, 200), point("c64", 64, 128, 200)};
+  std::vector<LoadPoint> rows{point("c1", 1, 164, 200), point("c8", 8, 160, 200),
+                              point("c64", 64, 128, 200)};
   const std::string w = falling_accuracy(rows, "concurrency");
-  EXPECT_EQ(w.rfind("accuracy 0.820 at concurrency 1, 0.640 at 64:", 0), 0u) << w;  // c8 is within the noise
+  EXPECT_EQ(w.rfind("accuracy 0.820 at concurrency 1, 0.640 at 64:", 0), 0u)
+      << w;  // c8 is within the noise
   rows.pop_back();
   EXPECT_EQ(falling_accuracy(rows, "concurrency"), "");
   rows.front().accuracy.reset();  // the first scored point is the baseline

@@ -26,35 +26,43 @@ TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
   std::vector<std::string> commands;  // continuation lines joined
   bool inside = false;
   for (std::string line, pending; std::getline(in, line);) {
-    if (line.rfind("## Five typical runs", 0) == 0) inside = true;
-    else if (inside && line.rfind("## ", 0) == 0) break;
+    if (line.rfind("## Five typical runs", 0) == 0)
+      inside = true;
+    else if (inside && line.rfind("## ", 0) == 0)
+      break;
     if (!inside || (pending.empty() && line.rfind("build/tokbench ", 0) != 0)) continue;
     const bool more = !line.empty() && line.back() == '\\';
     pending += line.substr(0, more ? line.size() - 1 : line.size());
     if (!more) commands.push_back(std::exchange(pending, ""));
   }
-  ASSERT_EQ(commands.size(), 5u) << "the README's five typical runs changed: update this test with them";
+  ASSERT_EQ(commands.size(), 5u)
+      << "the README's five typical runs changed: update this test with them";
   // A steady server for the two runs `compare` reads, a fast one (tokenizing, like the seed's
   // server) for the sweep, the search and the synthetic prompts.
-  Sim steady({"--ttft-ms", "2", "--tpot-ms", "1", "--threads", "2"});  // 1 ms: a scheduling hiccup is not 5 % of a TPOT
-  Sim fast({"--ttft-ms", "1", "--tpot-ms", "0.05", "--threads", "2", "--tokenizer", fixture("qwen3").string()});
+  Sim steady({"--ttft-ms", "2", "--tpot-ms", "1", "--threads",
+              "2"});  // 1 ms: a scheduling hiccup is not 5 % of a TPOT
+  Sim fast({"--ttft-ms", "1", "--tpot-ms", "0.05", "--threads", "2", "--tokenizer",
+            fixture("qwen3").string()});
   const fs::path cwd = dir_ / "readme";
   fs::create_directories(cwd);
   auto replace = [](std::string s, const std::string& from, const std::string& to) {
-    for (size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
+    for (size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size())
+      s.replace(at, from.size(), to);
     return s;
   };
   auto run_example = [&](std::string cmd, const Sim& sim) {
     cmd = replace(cmd, "build/tokbench ", std::string(TOKBENCH_BINARY) + " ");
     cmd = replace(cmd, "http://127.0.0.1:8000", "http://127.0.0.1:" + sim.port);
     cmd = replace(cmd, "/models/Qwen3-8B", fixture("qwen3").string());
-    const Result r = run_cmd({"/bin/sh", "-c", "cd '" + cwd.string() + "' && exec " + cmd}, std::chrono::seconds(240));
+    const Result r = run_cmd({"/bin/sh", "-c", "cd '" + cwd.string() + "' && exec " + cmd},
+                             std::chrono::seconds(240));
     EXPECT_EQ(r.code, 0) << cmd << "\n" << r.output;
     return r;
   };
   auto folder_of = [](const Result& r) {
     std::smatch m;
-    return std::regex_search(r.output, m, std::regex("results: (\\S+)")) ? m[1].str() : std::string("?");
+    return std::regex_search(r.output, m, std::regex("results: (\\S+)")) ? m[1].str()
+                                                                         : std::string("?");
   };
   const Result first = run_example(commands[0], steady);
   EXPECT_NE(first.output.find("verdict: VALID"), std::string::npos) << first.output;
@@ -62,12 +70,15 @@ TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
   const Result seed = run_example(commands[1], fast);
   EXPECT_NE(seed.output.find("verdict: VALID"), std::string::npos) << seed.output;
   const Result sweep = run_example(commands[2], fast);
-  EXPECT_NE(sweep.output.find("sweep over concurrency (4 point(s))"), std::string::npos) << sweep.output;
+  EXPECT_NE(sweep.output.find("sweep over concurrency (4 point(s))"), std::string::npos)
+      << sweep.output;
   const Result search = run_example(commands[3], fast);
   EXPECT_NE(search.output.find("search max-concurrency under"), std::string::npos) << search.output;
   // compare: the two runs of the first example stand for the README's two timestamps.
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(commands[4], m, std::regex("compare (outputs/\\S+) (outputs/\\S+)"))) << commands[4];
+  ASSERT_TRUE(
+      std::regex_search(commands[4], m, std::regex("compare (outputs/\\S+) (outputs/\\S+)")))
+      << commands[4];
   std::string cmp = replace(commands[4], m[1].str(), folder_of(first));
   cmp = replace(cmp, m[2].str(), folder_of(again));
   const Result compared = run_example(cmp, steady);

@@ -14,8 +14,9 @@ namespace tokbench::record {
 namespace {
 
 TEST(RecordIo, RoundTripKeepsEveryField) {
-  auto r = testing::stream_record(1, {{90, ChunkKind::Role}, {100, ChunkKind::Content, 1}, {120, ChunkKind::Usage, 2}},
-                                  121, 2, 10);
+  auto r = testing::stream_record(
+      1, {{90, ChunkKind::Role}, {100, ChunkKind::Content, 1}, {120, ChunkKind::Usage, 2}}, 121, 2,
+      10);
   r.index = 42;
   r.warmup = true;
   r.attempts = 2;
@@ -71,7 +72,10 @@ TEST(RecordIo, OutputChecksRoundTrip) {
   r.probe = true;
   r.output_hash = "00ff00ff00ff00ff";
   const std::string line = to_json_line(r, "d");
-  EXPECT_NE(line.find("\"answer\":\"19\",\"right\":false,\"repeating\":true,\"valid_utf8\":false,\"probe\":true"), std::string::npos) << line;
+  EXPECT_NE(line.find("\"answer\":\"19\",\"right\":false,\"repeating\":true,\"valid_utf8\":false,"
+                      "\"probe\":true"),
+            std::string::npos)
+      << line;
   auto back = from_json_line(line);
   EXPECT_EQ(back.answer_mark, AnswerMark::Wrong);
   EXPECT_EQ(back.answer, "19");
@@ -88,7 +92,8 @@ TEST(RecordIo, OutputChecksRoundTrip) {
 }
 
 TEST(RecordIo, ChoiceOfEachChunkRoundTripsWhenThereAreSeveral) {
-  auto r = testing::stream_record(0, {{100, ChunkKind::Content, -1, 0}, {110, ChunkKind::Content, -1, 1}}, 111, 2, 5);
+  auto r = testing::stream_record(
+      0, {{100, ChunkKind::Content, -1, 0}, {110, ChunkKind::Content, -1, 1}}, 111, 2, 5);
   ASSERT_EQ(r.choices, 2);
   const auto line = to_json_line(r, "x");
   const auto back = from_json_line(line);
@@ -97,7 +102,8 @@ TEST(RecordIo, ChoiceOfEachChunkRoundTripsWhenThereAreSeveral) {
   EXPECT_EQ(back.chunks[0].choice, 0);
   EXPECT_EQ(back.chunks[1].choice, 1);
   // One choice: no "choice" array at all (the details stay as they were).
-  const auto one = to_json_line(testing::stream_record(0, {{100, ChunkKind::Content}}, 101, 1, 5), "x");
+  const auto one =
+      to_json_line(testing::stream_record(0, {{100, ChunkKind::Content}}, 101, 1, 5), "x");
   EXPECT_EQ(one.find("\"choice\""), std::string::npos);
   // A choice array of another length, or a negative index, is an error naming it.
   auto bad = line;
@@ -128,8 +134,8 @@ TEST(RecordIo, TokenProvenanceAndMismatch) {
 }
 
 TEST(RecordIo, OutcomeNamesRoundTrip) {
-  for (auto o : {Outcome::Ok, Outcome::ConnectError, Outcome::Timeout, Outcome::HttpStatus, Outcome::StreamProtocol,
-                 Outcome::Cancelled}) {
+  for (auto o : {Outcome::Ok, Outcome::ConnectError, Outcome::Timeout, Outcome::HttpStatus,
+                 Outcome::StreamProtocol, Outcome::Cancelled}) {
     EXPECT_EQ(outcome_from_name(outcome_name(o)), o);
   }
   EXPECT_FALSE(outcome_from_name("failed").has_value());
@@ -179,7 +185,8 @@ TEST(RecordIo, KeysInAnyOrderStrictTypesNamedErrors) {
   };
   EXPECT_EQ(error_of("\"id\":17", "\"id\":\"17\""), "\"id\" must be an integer");
   EXPECT_EQ(error_of("\"stream\":true", "\"stream\":1"), "\"stream\" must be true or false");
-  EXPECT_EQ(error_of("\"finish_reason\":\"stop\"", "\"finish_reason\":3"), "\"finish_reason\" must be a string");
+  EXPECT_EQ(error_of("\"finish_reason\":\"stop\"", "\"finish_reason\":3"),
+            "\"finish_reason\" must be a string");
   EXPECT_EQ(error_of("\"sent\":3000000", "\"sent\":\"x\""), "\"sent\" must be an integer");
   EXPECT_EQ(error_of("\"outcome\":\"ok\"", "\"outcome\":\"fine\""), "unknown outcome 'fine'");
   EXPECT_EQ(error_of("\"timing_ns\"", "\"timing\""), "missing \"timing_ns\" object");
@@ -192,7 +199,8 @@ TEST(RecordIo, KeysInAnyOrderStrictTypesNamedErrors) {
 TEST(RecordIo, TornLastLineIsSkippedWithAWarningNamingIt) {
   // A kill during the last write leaves part of a line and no newline: every whole line counts.
   const auto path = (testing::test_dir() / "torn_details.jsonl").string();
-  const std::string line = to_json_line(testing::stream_record(0, {{5, record::ChunkKind::Content}}, 9, 1, 3), "x");
+  const std::string line =
+      to_json_line(testing::stream_record(0, {{5, record::ChunkKind::Content}}, 9, 1, 3), "x");
   {
     std::ofstream out(path);
     out << line << "\n" << line << "\n" << line.substr(0, line.size() / 2);

@@ -37,7 +37,8 @@ TEST(Repeats, SeriesOfRunsWithIntervalsAndCompareBetweenSeries) {
     return testing::run_in_process(c, dir).run_dir;
   };
   const fs::path a = series(10), b = series(20);
-  for (int i = 1; i <= 3; ++i) EXPECT_TRUE(runfolder::load_run_folder(a / ("run-" + std::to_string(i))).end.has_value()) << i;
+  for (int i = 1; i <= 3; ++i)
+    EXPECT_TRUE(runfolder::load_run_folder(a / ("run-" + std::to_string(i))).end.has_value()) << i;
   const auto s = runfolder::load_repeat_series(a);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->values.at("e2el_mean_ms").size(), 3u);
@@ -46,7 +47,8 @@ TEST(Repeats, SeriesOfRunsWithIntervalsAndCompareBetweenSeries) {
   // computed here, independently of the product's function: mean ± t(0.975, 2) × s/√3 with s of
   // ddof 1, t = 4.302652729911275 (Student's t table, 2 degrees of freedom).
   simdjson::dom::parser parser;
-  const simdjson::dom::element e2el = parser.load((a / "repeats" / "summary.json").string()).value()["metrics"]["e2el_mean_ms"];
+  const simdjson::dom::element e2el =
+      parser.load((a / "repeats" / "summary.json").string()).value()["metrics"]["e2el_mean_ms"];
   std::vector<double> v;
   for (auto x : simdjson::dom::array(e2el["values"])) v.push_back(x.get_double().value());
   ASSERT_EQ(v.size(), 3u);
@@ -74,7 +76,8 @@ TEST(Repeats, SeriesOfRunsWithIntervalsAndCompareBetweenSeries) {
   EXPECT_NE(printed.find("e2el_mean_ms"), std::string::npos) << printed;
   EXPECT_NE(printed.find("significant"), std::string::npos) << printed;
   EXPECT_NE(printed.find("FAIL e2el.mean > +20%"), std::string::npos) << printed;
-  o.runs = {a.string(), (b / "run-1").string()};  // a series against a single run: refused, with the fix
+  o.runs = {a.string(),
+            (b / "run-1").string()};  // a series against a single run: refused, with the fix
   EXPECT_THROW(compare::compare_runs(o, stdout), std::invalid_argument);
   fs::remove_all(dir);
 }

@@ -6,11 +6,11 @@
 #include <sstream>
 
 #include "metrics/metrics.hpp"
-#include "support/records.hpp"
 #include "report/compare_page.hpp"
 #include "report/outputs.hpp"
 #include "report/tables.hpp"
 #include "runfolder/files.hpp"
+#include "support/records.hpp"
 
 namespace tokbench::report {
 namespace {
@@ -18,8 +18,11 @@ namespace {
 using record::ChunkKind;
 
 metrics::MetricSet sample(bool stream = true) {
-  auto r = testing::stream_record(0, {{90, ChunkKind::Role}, {100, ChunkKind::Content}, {120, ChunkKind::Content},
-                                      {120, ChunkKind::Usage, 2}},
+  auto r = testing::stream_record(0,
+                                  {{90, ChunkKind::Role},
+                                   {100, ChunkKind::Content},
+                                   {120, ChunkKind::Content},
+                                   {120, ChunkKind::Usage, 2}},
                                   121, 2, 10);
   r.stream = stream;
   return metrics::compute({r}, {4, stream}, metrics::Definitions::Tokbench);
@@ -31,30 +34,38 @@ TEST(Tables, BoxDrawnLikeAisbench) {
   EXPECT_NE(t.find("│ Performance Parameters "), std::string::npos) << t;
   EXPECT_NE(t.find(" │ Average │ Min "), std::string::npos) << t;
   EXPECT_NE(t.find("│ TTFT (ms) "), std::string::npos) << t;
-  EXPECT_NE(t.find(" │ 100.00  │ "), std::string::npos) << t;  // short numbers on the console, the unit in the name
+  EXPECT_NE(t.find(" │ 100.00  │ "), std::string::npos)
+      << t;  // short numbers on the console, the unit in the name
   EXPECT_NE(t.find("│ Common Metric"), std::string::npos);
   EXPECT_NE(t.find("│ Max Concurrency         │ 4 "), std::string::npos) << t;
   EXPECT_NE(t.find("╘"), std::string::npos);
-  EXPECT_NE(console_tables(sample(), "stable").find("│ Performance Parameters (stable) "), std::string::npos);
+  EXPECT_NE(console_tables(sample(), "stable").find("│ Performance Parameters (stable) "),
+            std::string::npos);
   // An unknown total reads n/a in the table and null in the JSON.
   auto m = sample();
   for (auto& c : m.common)
     if (c.key == "total_input_tokens") c.known = false;
-  EXPECT_NE(console_tables(m).find("│ Total Input Tokens      │ n/a"), std::string::npos) << console_tables(m);
-  EXPECT_NE(common_json(m).find("\"Total Input Tokens\":{\"total\":null}"), std::string::npos) << common_json(m);
+  EXPECT_NE(console_tables(m).find("│ Total Input Tokens      │ n/a"), std::string::npos)
+      << console_tables(m);
+  EXPECT_NE(common_json(m).find("\"Total Input Tokens\":{\"total\":null}"), std::string::npos)
+      << common_json(m);
   // "Tokens" that were SSE chunks are labelled so, in the table and the CSV.
   m.output_tokens_from_chunks = 1'000'000;
-  EXPECT_NE(console_tables(m).find("│ TPOT (ms, per chunk)"), std::string::npos) << console_tables(m);
+  EXPECT_NE(console_tables(m).find("│ TPOT (ms, per chunk)"), std::string::npos)
+      << console_tables(m);
   EXPECT_NE(performance_csv(m).find("TPOT (per chunk),"), std::string::npos) << performance_csv(m);
   EXPECT_EQ(console_tables(m).find("TTFT (ms, per chunk)"), std::string::npos);
-  EXPECT_NE(summary_table(m).find("│ TPOT (ms, per chunk) │"), std::string::npos) << summary_table(m);
+  EXPECT_NE(summary_table(m).find("│ TPOT (ms, per chunk) │"), std::string::npos)
+      << summary_table(m);
 }
 
 // The default console's table: four latency rows, no rules between them; rows that do not apply
 // are named under it with the reason, not drawn as dashes.
 TEST(Tables, SummaryTableIsDense) {
   const auto t = summary_table(sample());
-  EXPECT_NE(t.find("│ Latency   │ Mean   │ P50    │ P90    │ P99    │ Max    │ N │"), std::string::npos) << t;
+  EXPECT_NE(t.find("│ Latency   │ Mean   │ P50    │ P90    │ P99    │ Max    │ N │"),
+            std::string::npos)
+      << t;
   EXPECT_NE(t.find("│ TTFT (ms) │ 100.00 │ 100.00 │"), std::string::npos) << t;
   EXPECT_NE(t.find("│ E2EL (ms) │ 121.00 │"), std::string::npos) << t;
   EXPECT_EQ(t.find("├"), std::string::npos) << t;
@@ -65,17 +76,24 @@ TEST(Tables, SummaryTableIsDense) {
   // The full console tables fit 120 columns whatever the reasons: n/a reasons go under them.
   auto m = sample(false);
   for (auto& r : m.rows)
-    if (!r.stats) r.na_reason = "embeddings: nothing is generated, and a reason this long would widen every column";
+    if (!r.stats)
+      r.na_reason =
+          "embeddings: nothing is generated, and a reason this long would widen every column";
   const auto full = console_tables(m);
   std::istringstream lines(full);
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("│", 0) == 0) {  // display width: UTF-8 continuation bytes take no column
-      EXPECT_LE(std::count_if(line.begin(), line.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }),
-                120) << line;
+      EXPECT_LE(
+          std::count_if(line.begin(), line.end(),
+                        [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }),
+          120)
+          << line;
     }
   }
-  EXPECT_NE(full.find("n/a (embeddings: nothing is generated, and a reason this long would widen every column): TTFT, TPOT, ITL"),
-            std::string::npos) << full;
+  EXPECT_NE(full.find("n/a (embeddings: nothing is generated, and a reason this long would widen "
+                      "every column): TTFT, TPOT, ITL"),
+            std::string::npos)
+      << full;
   EXPECT_EQ(format_short(30.28471), "30.285");
   EXPECT_EQ(format_short(1305.4504), "1305.5");
   EXPECT_EQ(format_short(123456.7), "123457");
@@ -84,8 +102,11 @@ TEST(Tables, SummaryTableIsDense) {
 
 TEST(Tables, CsvRowsAndUnits) {
   const auto csv = performance_csv(sample());
-  EXPECT_NE(csv.find("Performance Parameters,Stage,Average,Min,Max,Median,P75,P90,P99,N\n"), std::string::npos);
-  EXPECT_NE(csv.find("E2EL,total,121.0 ms,121.0 ms,121.0 ms,121.0 ms,121.0 ms,121.0 ms,121.0 ms,1\n"), std::string::npos);
+  EXPECT_NE(csv.find("Performance Parameters,Stage,Average,Min,Max,Median,P75,P90,P99,N\n"),
+            std::string::npos);
+  EXPECT_NE(
+      csv.find("E2EL,total,121.0 ms,121.0 ms,121.0 ms,121.0 ms,121.0 ms,121.0 ms,121.0 ms,1\n"),
+      std::string::npos);
   EXPECT_NE(csv.find("OutputTokens,total,2.0,"), std::string::npos);
   EXPECT_NE(csv.find("OutputTokenThroughput,total,16.5289 token/s"), std::string::npos);
   const auto ns = performance_csv(sample(false));
@@ -98,7 +119,8 @@ TEST(Tables, CommonJsonIsAisbenchShaped) {
   EXPECT_EQ(std::string(doc["Benchmark Duration"]["total"].get_string().value()), "121.0 ms");
   EXPECT_EQ(doc["Total Requests"]["total"].get_int64().value(), 1);
   EXPECT_EQ(doc["Max Concurrency"]["total"].get_int64().value(), 4);
-  EXPECT_EQ(std::string(doc["Output Token Throughput"]["total"].get_string().value()), "16.5289 token/s");
+  EXPECT_EQ(std::string(doc["Output Token Throughput"]["total"].get_string().value()),
+            "16.5289 token/s");
   EXPECT_TRUE(doc["Concurrency"]["total"].is_double());
 }
 
@@ -109,8 +131,8 @@ TEST(ResultJson, DocumentedShape) {
   simdjson::dom::parser p;
   auto doc = p.parse(result_json(sample(), info, v));
   ASSERT_FALSE(doc.error());
-  for (const char* row : {"E2EL", "TTFT", "TPOT", "ITL", "InputTokens", "OutputTokens", "OutputTokenThroughput",
-                          "PrefillTokenThroughput"}) {
+  for (const char* row : {"E2EL", "TTFT", "TPOT", "ITL", "InputTokens", "OutputTokens",
+                          "OutputTokenThroughput", "PrefillTokenThroughput"}) {
     for (const char* k : {"mean", "min", "max", "median", "p75", "p90", "p99", "n"})
       EXPECT_FALSE(doc["metrics"][row][k].error()) << row << "." << k;
   }
@@ -132,7 +154,8 @@ TEST(ResultJson, DocumentedShape) {
 TEST(ComparePage, ShowsTheRowsAndACurveOnlyAcrossLoadPoints) {
   CompareContents c;
   c.runs = {"a", "b<x>"};
-  c.rows = {{"TTFT.median", {"10", "20 (+100.00%, p=0.001 significant)"}, true}, {"TPOT.mean", {"5", "5 (+0.00%)"}, false}};
+  c.rows = {{"TTFT.median", {"10", "20 (+100.00%, p=0.001 significant)"}, true},
+            {"TPOT.mean", {"5", "5 (+0.00%)"}, false}};
   c.differences = "  config.max_tokens: 16 -> 32\n";
   c.thresholds = true;
   c.crossed = {"ttft.p99 > +5%: b is 100%"};
@@ -146,7 +169,8 @@ TEST(ComparePage, ShowsTheRowsAndACurveOnlyAcrossLoadPoints) {
   c.x_name = "concurrency";
   c.points = {{"a", 1, 12.5, std::nullopt, 100}, {"b", 4, 30, 7, 350}};
   page = compare_page(c);
-  EXPECT_NE(page.find(R"("x_name":"concurrency","points":[{"x":1,"ttft_p99":12.5,"tpot_p99":null)"), std::string::npos)
+  EXPECT_NE(page.find(R"("x_name":"concurrency","points":[{"x":1,"ttft_p99":12.5,"tpot_p99":null)"),
+            std::string::npos)
       << page.substr(page.find("curve-data"), 300);
 }
 

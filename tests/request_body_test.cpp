@@ -11,9 +11,10 @@ const dataset::RequestSpec kSpec{"What is 2+2?", -1};
 TEST(RequestBody, ChatStreamingDefaultsAskForUsageAndNothingHidden) {
   BodySettings s;
   s.model = "m";
-  EXPECT_EQ(build_body(s, kSpec),
-            R"({"model":"m","messages":[{"role":"user","content":"What is 2+2?"}],"max_tokens":256,)"
-            R"("stream":true,"stream_options":{"include_usage":true}})");
+  EXPECT_EQ(
+      build_body(s, kSpec),
+      R"({"model":"m","messages":[{"role":"user","content":"What is 2+2?"}],"max_tokens":256,)"
+      R"("stream":true,"stream_options":{"include_usage":true}})");
 }
 
 TEST(RequestBody, OptionalFieldsOnlyWhenGiven) {
@@ -39,16 +40,21 @@ TEST(RequestBody, DatasetMessagesAndModelPerRequest) {
   BodySettings s;
   s.model = "base";
   dataset::RequestSpec spec("Be brief.\nHi\n");
-  spec.messages_json = R"([{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}])";
+  spec.messages_json =
+      R"([{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}])";
   spec.model = "sql-lora";
   const auto body = build_body(s, spec);
-  EXPECT_EQ(body.find(R"({"model":"sql-lora","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}],)"),
-            0u) << body;
+  EXPECT_EQ(
+      body.find(
+          R"({"model":"sql-lora","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}],)"),
+      0u)
+      << body;
   EXPECT_EQ(plan_request(s, spec, false).facts.model, "sql-lora");
   spec.model = "base";  // the run's model named again: not a per-request model
   EXPECT_EQ(plan_request(s, spec, false).facts.model, "");
   s.extra = parse_extra_body(R"({"messages":[{"role":"user","content":"x"}]})");
-  EXPECT_NE(build_body(s, spec).find(R"("messages":[{"role":"user","content":"x"}])"), std::string::npos);
+  EXPECT_NE(build_body(s, spec).find(R"("messages":[{"role":"user","content":"x"}])"),
+            std::string::npos);
 }
 
 // /v1/embeddings: the text as `input`, nothing about generation (no cap, no stream, no ignore_eos).
@@ -62,7 +68,8 @@ TEST(RequestBody, EmbeddingsSendOnlyTheInput) {
   EXPECT_EQ(p.facts.requested_max_tokens, core::kNotSet);
   EXPECT_FALSE(p.facts.ignore_eos_sent);
   s.extra = parse_extra_body(R"({"encoding_format":"float"})");
-  EXPECT_EQ(build_body(s, kSpec), R"({"model":"m","input":"What is 2+2?","encoding_format":"float"})");
+  EXPECT_EQ(build_body(s, kSpec),
+            R"({"model":"m","input":"What is 2+2?","encoding_format":"float"})");
 }
 
 // Images: OpenAI's content parts, the text first, then one image_url part per image.
@@ -71,11 +78,13 @@ TEST(RequestBody, ImagesAreImageUrlContentParts) {
   s.model = "m";
   dataset::RequestSpec spec("Describe it");
   spec.image_urls = {"data:image/png;base64,AAAA", "data:image/png;base64,BBBB"};
-  EXPECT_EQ(build_body(s, spec).find(
-                R"({"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"Describe it"},)"
-                R"({"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},)"
-                R"({"type":"image_url","image_url":{"url":"data:image/png;base64,BBBB"}}]}],)"),
-            0u) << build_body(s, spec);
+  EXPECT_EQ(
+      build_body(s, spec).find(
+          R"({"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"Describe it"},)"
+          R"({"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA"}},)"
+          R"({"type":"image_url","image_url":{"url":"data:image/png;base64,BBBB"}}]}],)"),
+      0u)
+      << build_body(s, spec);
   EXPECT_EQ(plan_request(s, spec, false).facts.images, 2);
 }
 
@@ -95,7 +104,8 @@ TEST(RequestBody, ContinuousUsageOnlyWhenAsked) {
 TEST(RequestBody, ExtraBodyMergesAtTopLevelAndOverrides) {
   BodySettings s;
   s.model = "m";
-  s.extra = parse_extra_body(R"({"top_p": 0.9, "max_tokens": 5, "chat_template_kwargs": {"enable_thinking": false}})");
+  s.extra = parse_extra_body(
+      R"({"top_p": 0.9, "max_tokens": 5, "chat_template_kwargs": {"enable_thinking": false}})");
   const auto b = build_body(s, kSpec);
   EXPECT_NE(b.find(R"("top_p":0.9)"), std::string::npos);
   EXPECT_NE(b.find(R"("max_tokens":5)"), std::string::npos);
@@ -156,23 +166,29 @@ TEST(RequestAudit, NamesTheKnownTraps) {
   EXPECT_EQ(levels(seed_incident, "min_tokens together with ignore_eos"), "warning");
   EXPECT_EQ(levels(seed_incident, "fixed seed"), "note");
   EXPECT_EQ(levels(seed_incident, "no temperature"), "absent");
-  const auto bare = audit_body(R"({"model":"m","prompt":"x","stream":true})", api_named("completions"));
+  const auto bare =
+      audit_body(R"({"model":"m","prompt":"x","stream":true})", api_named("completions"));
   EXPECT_EQ(levels(bare, "no temperature"), "note");
   EXPECT_EQ(levels(bare, "without stream_options.include_usage"), "warning");
   EXPECT_EQ(levels(bare, "no output cap"), "note");
-  const auto both = audit_body(R"({"max_tokens":1,"max_completion_tokens":2,"temperature":1})", api_named("chat"));
+  const auto both = audit_body(R"({"max_tokens":1,"max_completion_tokens":2,"temperature":1})",
+                               api_named("chat"));
   EXPECT_EQ(levels(both, "both max_tokens and max_completion_tokens"), "warning");
   // Anthropic's streams always carry usage: no include_usage warning there.
-  const auto messages = audit_body(R"({"model":"m","messages":[],"max_tokens":5,"stream":true})", api_named("messages"));
+  const auto messages = audit_body(R"({"model":"m","messages":[],"max_tokens":5,"stream":true})",
+                                   api_named("messages"));
   EXPECT_EQ(levels(messages, "include_usage"), "absent");
   // /generate's fields live in sampling_params, under SGLang's names.
   const auto generate = audit_body(
-      R"({"text":"x","sampling_params":{"max_new_tokens":8,"min_new_tokens":8,"ignore_eos":true},"stream":true})", api_named("generate"));
+      R"({"text":"x","sampling_params":{"max_new_tokens":8,"min_new_tokens":8,"ignore_eos":true},"stream":true})",
+      api_named("generate"));
   EXPECT_EQ(levels(generate, "min_new_tokens together with ignore_eos"), "warning");
   EXPECT_EQ(levels(generate, "no temperature"), "note");
   EXPECT_EQ(levels(generate, "no max_new_tokens"), "absent");
   EXPECT_EQ(levels(generate, "include_usage"), "absent");
-  EXPECT_EQ(levels(audit_body(R"({"text":"x","stream":false})", api_named("generate")), "no max_new_tokens"), "note");
+  EXPECT_EQ(levels(audit_body(R"({"text":"x","stream":false})", api_named("generate")),
+                   "no max_new_tokens"),
+            "note");
 }
 
 // Anthropic's Messages API: the prompt as a user message, max_tokens (required there), no
@@ -184,15 +200,17 @@ TEST(RequestBody, AnthropicMessages) {
   s.max_tokens = 64;
   dataset::RequestSpec spec;
   spec.prompt = "hi";
-  EXPECT_EQ(build_body(s, spec),
-            R"({"model":"claude-like","messages":[{"role":"user","content":"hi"}],"max_tokens":64,"stream":true})");
+  EXPECT_EQ(
+      build_body(s, spec),
+      R"({"model":"claude-like","messages":[{"role":"user","content":"hi"}],"max_tokens":64,"stream":true})");
   s.ignore_eos = true;
   s.temperature = 0.5;
   spec.image_urls = {"data:image/png;base64,QUJD"};
-  EXPECT_EQ(build_body(s, spec),
-            R"({"model":"claude-like","messages":[{"role":"user","content":[{"type":"text","text":"hi"},)"
-            R"({"type":"image","source":{"type":"base64","media_type":"image/png","data":"QUJD"}}]}],"max_tokens":64,)"
-            R"("ignore_eos":true,"temperature":0.5,"stream":true})");
+  EXPECT_EQ(
+      build_body(s, spec),
+      R"({"model":"claude-like","messages":[{"role":"user","content":[{"type":"text","text":"hi"},)"
+      R"({"type":"image","source":{"type":"base64","media_type":"image/png","data":"QUJD"}}]}],"max_tokens":64,)"
+      R"("ignore_eos":true,"temperature":0.5,"stream":true})");
   EXPECT_EQ(plan_request(s, spec, false).facts.images, 1);
 }
 
@@ -205,16 +223,21 @@ TEST(RequestBody, SglangGenerate) {
   s.max_tokens = 32;
   dataset::RequestSpec spec;
   spec.prompt = "hi";
-  EXPECT_EQ(build_body(s, spec), R"({"text":"hi","sampling_params":{"max_new_tokens":32},"stream":true})");
+  EXPECT_EQ(build_body(s, spec),
+            R"({"text":"hi","sampling_params":{"max_new_tokens":32},"stream":true})");
   s.flavor = Flavor::Sglang;
   s.min_tokens = 4;
   spec.model = "adapter-a";
-  EXPECT_EQ(build_body(s, spec),
-            R"({"text":"hi","sampling_params":{"max_new_tokens":32,"min_new_tokens":4,"ignore_eos":true,"temperature":0},)"
-            R"("stream":true,"lora_path":"adapter-a"})");
+  EXPECT_EQ(
+      build_body(s, spec),
+      R"({"text":"hi","sampling_params":{"max_new_tokens":32,"min_new_tokens":4,"ignore_eos":true,"temperature":0},)"
+      R"("stream":true,"lora_path":"adapter-a"})");
   EXPECT_TRUE(plan_request(s, spec, false).facts.ignore_eos_sent);
-  s.extra = parse_extra_body(R"({"sampling_params":{"max_new_tokens":1},"rid":"x"})");  // the user's object wins whole
-  EXPECT_EQ(build_body(s, spec), R"({"text":"hi","stream":true,"lora_path":"adapter-a","sampling_params":{"max_new_tokens":1},"rid":"x"})");
+  s.extra = parse_extra_body(
+      R"({"sampling_params":{"max_new_tokens":1},"rid":"x"})");  // the user's object wins whole
+  EXPECT_EQ(
+      build_body(s, spec),
+      R"({"text":"hi","stream":true,"lora_path":"adapter-a","sampling_params":{"max_new_tokens":1},"rid":"x"})");
 }
 
 // OpenAI's Responses API: the prompt as `input` (a plain string), max_output_tokens, no
@@ -231,14 +254,18 @@ TEST(RequestBody, OpenAiResponses) {
   EXPECT_EQ(plain, R"({"model":"gpt-like","input":"hi","max_output_tokens":64,"stream":true})");
   spec.image_urls = {"data:image/png;base64,QUJD"};
   s.temperature = 0.5;
-  EXPECT_EQ(build_body(s, spec),
-            R"({"model":"gpt-like","input":[{"role":"user","content":[{"type":"input_text","text":"hi"},)"
-            R"({"type":"input_image","image_url":"data:image/png;base64,QUJD"}]}],"max_output_tokens":64,"temperature":0.5,"stream":true})");
+  EXPECT_EQ(
+      build_body(s, spec),
+      R"({"model":"gpt-like","input":[{"role":"user","content":[{"type":"input_text","text":"hi"},)"
+      R"({"type":"input_image","image_url":"data:image/png;base64,QUJD"}]}],"max_output_tokens":64,"temperature":0.5,"stream":true})");
   EXPECT_EQ(plan_request(s, spec, false).facts.images, 1);
   spec.image_urls.clear();
-  spec.messages_json = R"([{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}])";
-  EXPECT_NE(build_body(s, spec).find(R"("input":[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}])"),
-            std::string::npos);
+  spec.messages_json =
+      R"([{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}])";
+  EXPECT_NE(
+      build_body(s, spec).find(
+          R"("input":[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}])"),
+      std::string::npos);
   auto levels = [](const std::vector<AuditFinding>& fs, const std::string& needle) {
     for (const auto& f : fs)
       if (f.text.find(needle) != std::string::npos) return f.level;
@@ -248,10 +275,14 @@ TEST(RequestBody, OpenAiResponses) {
   EXPECT_EQ(levels(audit, "no temperature"), "note");
   EXPECT_EQ(levels(audit, "no output cap"), "absent");  // max_output_tokens is its cap
   EXPECT_EQ(levels(audit, "include_usage"), "absent");  // usage always comes
-  EXPECT_EQ(levels(audit_body(R"({"input":"x","stream":true})", api_named("responses")), "no output cap"), "note");
-  EXPECT_EQ(levels(audit_body(R"({"input":"x","min_tokens":4,"ignore_eos":true,"max_output_tokens":8})", api_named("responses")),
-                   "min_tokens together with ignore_eos"),
-            "warning");
+  EXPECT_EQ(
+      levels(audit_body(R"({"input":"x","stream":true})", api_named("responses")), "no output cap"),
+      "note");
+  EXPECT_EQ(
+      levels(audit_body(R"({"input":"x","min_tokens":4,"ignore_eos":true,"max_output_tokens":8})",
+                        api_named("responses")),
+             "min_tokens together with ignore_eos"),
+      "warning");
 }
 
 }  // namespace

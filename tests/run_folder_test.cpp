@@ -1,24 +1,25 @@
 // report/run_folder as a contract: its files written and read back through the field tables (a
 // folder per run even at the same instant; old folders still read); and, with the real binaries
 // over loopback, a run killed at any instant leaves a folder that `report` reads and judges right
-// (incomplete, every finished request counted); a torn last line is skipped with a warning; `report` reproduces the run's
-// own verdict and facts; a run that never reached its target still leaves a readable folder;
-// and a run of a billion requests stopped by Ctrl-C has a small footprint, since nothing is
-// built ahead or kept.
+// (incomplete, every finished request counted); a torn last line is skipped with a warning;
+// `report` reproduces the run's own verdict and facts; a run that never reached its target still
+// leaves a readable folder; and a run of a billion requests stopped by Ctrl-C has a small
+// footprint, since nothing is built ahead or kept.
+#include "runfolder/run_folder.hpp"
+
 #include <gtest/gtest.h>
 #include <simdjson.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <thread>
 
 #include "runfolder/files.hpp"
-#include "runfolder/run_folder.hpp"
 #include "support/in_process_run.hpp"
 #include "support/ports.hpp"
 #include "support/process.hpp"
@@ -31,9 +32,7 @@ namespace fs = std::filesystem;
 
 class RunFolderTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = testing::fresh_test_dir("tokbench_rf");
-  }
+  void SetUp() override { dir_ = testing::fresh_test_dir("tokbench_rf"); }
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(dir_);
   }
@@ -60,12 +59,14 @@ class RunFolderTest : public ::testing::Test {
   }
   static std::string reasons(simdjson::dom::element result) {
     std::string all;
-    for (auto r : simdjson::dom::array(result["verdict"]["reasons"])) all += std::string(std::string_view(r)) + "\n";
+    for (auto r : simdjson::dom::array(result["verdict"]["reasons"]))
+      all += std::string(std::string_view(r)) + "\n";
     return all;
   }
   static std::string warnings(simdjson::dom::element result) {
     std::string all;
-    for (auto r : simdjson::dom::array(result["verdict"]["warnings"])) all += std::string(std::string_view(r)) + "\n";
+    for (auto r : simdjson::dom::array(result["verdict"]["warnings"]))
+      all += std::string(std::string_view(r)) + "\n";
     return all;
   }
   // Waits until the details file has at least `n` lines (bounded).
@@ -80,8 +81,8 @@ class RunFolderTest : public ::testing::Test {
 
 TEST_F(RunFolderTest, KillNineMidRunThenReportSaysIncompleteAndCountsEveryFinishedRequest) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "2"});
-  Child run(with_binary(run_args({"--url", sim.url(), "--num-prompts", "2000", "--concurrency", "4", "--max-tokens", "20",
-                      "--ignore-eos"})));
+  Child run(with_binary(run_args({"--url", sim.url(), "--num-prompts", "2000", "--concurrency", "4",
+                                  "--max-tokens", "20", "--ignore-eos"})));
   fs::path rd;
   for (int i = 0; i < 200 && rd.empty(); ++i) {
     std::this_thread::sleep_for(50ms);
@@ -102,7 +103,8 @@ TEST_F(RunFolderTest, KillNineMidRunThenReportSaysIncompleteAndCountsEveryFinish
   auto r = json(rd / "result.json");
   EXPECT_EQ(std::string_view(r["verdict"]["status"]), "INVALID");
   const std::string why = reasons(r);
-  const std::string want = "incomplete: " + std::to_string(recorded) + " of 2000 requests recorded; the run did not finish";
+  const std::string want = "incomplete: " + std::to_string(recorded) +
+                           " of 2000 requests recorded; the run did not finish";
   EXPECT_NE(why.find(want), std::string::npos) << why;
   EXPECT_EQ(r["common"]["total_requests"].get_double().value(), static_cast<double>(recorded));
   EXPECT_EQ(r["common"]["success_requests"].get_double().value(), static_cast<double>(recorded));
@@ -111,12 +113,13 @@ TEST_F(RunFolderTest, KillNineMidRunThenReportSaysIncompleteAndCountsEveryFinish
 
 TEST_F(RunFolderTest, TornLastLineIsSkippedWithAWarning) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
-  const auto res = run_tokbench(run_args({"--url", sim.url(), "--num-prompts", "12", "--concurrency", "3",
-                                          "--max-tokens", "8"}));
+  const auto res = run_tokbench(run_args(
+      {"--url", sim.url(), "--num-prompts", "12", "--concurrency", "3", "--max-tokens", "8"}));
   ASSERT_EQ(res.code, 0) << res.output;
   const fs::path rd = only_run();
   const fs::path details = rd / "performances/tokbench-mock/builtin_details.jsonl";
-  const std::string line = slurp(details).substr(0, 200);  // half of a line, no newline: a torn write
+  const std::string line =
+      slurp(details).substr(0, 200);  // half of a line, no newline: a torn write
   std::ofstream(details, std::ios::app) << line;
   const auto rep = run_tokbench({"report", rd.string()});
   EXPECT_EQ(rep.code, 0) << rep.output;
@@ -130,9 +133,9 @@ TEST_F(RunFolderTest, TornLastLineIsSkippedWithAWarning) {
 TEST_F(RunFolderTest, ReportReproducesTheRunsVerdictAndFacts) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
   // An audited body (min_tokens together with ignore_eos), a rate-driven run with a warm-up.
-  const auto res = run_tokbench(run_args({"--url", sim.url(), "--num-prompts", "30", "--concurrency", "4",
-                                          "--max-tokens", "8", "--ignore-eos", "--min-tokens", "8",
-                                          "--request-rate", "200", "--warmup", "2"}));
+  const auto res = run_tokbench(run_args(
+      {"--url", sim.url(), "--num-prompts", "30", "--concurrency", "4", "--max-tokens", "8",
+       "--ignore-eos", "--min-tokens", "8", "--request-rate", "200", "--warmup", "2"}));
   ASSERT_EQ(res.code, 0) << res.output;
   const fs::path rd = only_run();
   const std::string run_result = slurp(rd / "result.json");
@@ -152,8 +155,8 @@ TEST_F(RunFolderTest, ReportReproducesTheRunsVerdictAndFacts) {
 
   // What a CPU-saturated run writes in its end marker, `report` judges the same way the run did.
   const std::string end = slurp(rd / "end.json");
-  const std::string saturated = std::regex_replace(end, std::regex("\"client_cpu_share\":[0-9.e-]+"),
-                                                   "\"client_cpu_share\":0.97");
+  const std::string saturated = std::regex_replace(
+      end, std::regex("\"client_cpu_share\":[0-9.e-]+"), "\"client_cpu_share\":0.97");
   ASSERT_NE(saturated, end);
   std::ofstream(rd / "end.json", std::ios::trunc) << saturated;
   rep = run_tokbench({"report", rd.string()});
@@ -164,31 +167,37 @@ TEST_F(RunFolderTest, ReportReproducesTheRunsVerdictAndFacts) {
 }
 
 TEST_F(RunFolderTest, RunThatNeverReachedItsTargetLeavesAReadableFolder) {
-  const std::string url = "http://127.0.0.1:" + std::to_string(unused_loopback_port()) + "/v1/chat/completions";
+  const std::string url =
+      "http://127.0.0.1:" + std::to_string(unused_loopback_port()) + "/v1/chat/completions";
   const auto res = run_tokbench(run_args({"--url", url, "--num-prompts", "5"}));
   EXPECT_EQ(res.code, 1) << res.output;
   const fs::path rd = only_run();
   EXPECT_NE(slurp(rd / "logs/run.log").find("cannot reach the server"), std::string::npos);
   const auto rep = run_tokbench({"report", rd.string()});
   EXPECT_EQ(rep.code, 1) << rep.output;  // nothing succeeded, as the run said
-  EXPECT_NE(reasons(json(rd / "result.json")).find("before its target was ready"), std::string::npos);
+  EXPECT_NE(reasons(json(rd / "result.json")).find("before its target was ready"),
+            std::string::npos);
 }
 
 // Every warm-up request failed: the run stops, and its folder says why (not "killed?").
 TEST_F(RunFolderTest, RunThatStoppedSaysWhyInItsFolder) {
   Sim sim({"--ttft-ms", "1", "--tpot-ms", "1", "--fail-every", "1"});
-  const auto res = run_tokbench(run_args({"--url", sim.url(), "--num-prompts", "5", "--warmup", "2"}));
+  const auto res =
+      run_tokbench(run_args({"--url", sim.url(), "--num-prompts", "5", "--warmup", "2"}));
   EXPECT_EQ(res.code, 1) << res.output;
   const fs::path rd = only_run();
   ASSERT_TRUE(fs::exists(rd / "end.json"));
   ASSERT_EQ(run_tokbench({"report", rd.string()}).code, 1);  // nothing succeeded
-  EXPECT_NE(reasons(json(rd / "result.json")).find("incomplete: the run stopped: all 2 warm-up request(s) failed"),
-            std::string::npos) << reasons(json(rd / "result.json"));
+  EXPECT_NE(reasons(json(rd / "result.json"))
+                .find("incomplete: the run stopped: all 2 warm-up request(s) failed"),
+            std::string::npos)
+      << reasons(json(rd / "result.json"));
 }
 
 TEST_F(RunFolderTest, CtrlCOnABillionRequestsExits130WithASmallFootprint) {
   Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
-  Child run(with_binary(run_args({"--url", sim.url(), "--num-prompts", "1000000000", "--concurrency", "16", "--max-tokens", "4"})));
+  Child run(with_binary(run_args({"--url", sim.url(), "--num-prompts", "1000000000",
+                                  "--concurrency", "16", "--max-tokens", "4"})));
   fs::path rd;
   for (int i = 0; i < 200 && rd.empty(); ++i) {
     std::this_thread::sleep_for(50ms);
@@ -218,7 +227,8 @@ TEST_F(RunFolderTest, CtrlCOnABillionRequestsExits130WithASmallFootprint) {
   EXPECT_EQ(std::string_view(r["verdict"]["status"]), "INVALID");
   const std::string verdict = simdjson::minify(r["verdict"]);
   const auto rep = run_tokbench({"report", rd.string()});
-  EXPECT_EQ(rep.code, 4) << rep.output;  // the interrupted run's folder is INVALID: 4, as `run` exits for that verdict
+  EXPECT_EQ(rep.code, 4)
+      << rep.output;  // the interrupted run's folder is INVALID: 4, as `run` exits for that verdict
   EXPECT_EQ(simdjson::minify(json(rd / "result.json")["verdict"]), verdict);
 }
 
@@ -226,17 +236,21 @@ TEST_F(RunFolderTest, CtrlCOnABillionRequestsExits130WithASmallFootprint) {
 // the --server-cmd line (its environment prefix here).
 TEST_F(RunFolderTest, SecretsAreNeverWrittenInClear) {
   const std::string port = std::to_string(unused_loopback_port());
-  const auto res = run_tokbench(run_args(
-      {"--url", "http://someone:pw-s3cret-1@127.0.0.1:" + port + "/v1/chat/completions", "--api-key", "sk-s3cret-2",
-       "--header", "Cookie: session=s3cret-3", "--header", "X-Auth-Token: s3cret-4", "--server-cmd",
-       "HF_TOKEN=s3cret-5 " + std::string(TOKBENCH_BINARY) + " serve-mock --ttft-ms 1 --tpot-ms 20 --port " + port,  // 20 ms: sub-ms timing noise is not this test's subject
-       "--num-prompts", "10", "--max-tokens", "2"}));
+  const auto res = run_tokbench(
+      run_args({"--url", "http://someone:pw-s3cret-1@127.0.0.1:" + port + "/v1/chat/completions",
+                "--api-key", "sk-s3cret-2", "--header", "Cookie: session=s3cret-3", "--header",
+                "X-Auth-Token: s3cret-4", "--server-cmd",
+                "HF_TOKEN=s3cret-5 " + std::string(TOKBENCH_BINARY) +
+                    " serve-mock --ttft-ms 1 --tpot-ms 20 --port " +
+                    port,  // 20 ms: sub-ms timing noise is not this test's subject
+                "--num-prompts", "10", "--max-tokens", "2"}));
   ASSERT_EQ(res.code, 0) << res.output;
   EXPECT_EQ(res.output.find("s3cret"), std::string::npos) << res.output;
   const fs::path rd = only_run();
   ASSERT_EQ(run_tokbench({"report", rd.string()}).code, 0);
   for (const auto& e : fs::recursive_directory_iterator(rd)) {
-    if (!e.is_regular_file() || e.path().filename() == "server.log") continue;  // the server's own output
+    if (!e.is_regular_file() || e.path().filename() == "server.log")
+      continue;  // the server's own output
     EXPECT_EQ(slurp(e.path()).find("s3cret"), std::string::npos) << e.path();
   }
 }
@@ -341,8 +355,14 @@ TEST(RunFolder, FieldTablesRoundTripAndOldFoldersStillRead) {
   m.insecure_tls = true;
   write_manifest(dir, m);
   RunEnd e;
-  e.client = {.measured_wall_s = 9.5, .cpu_s = 2.5, .process_cpu_s = 3, .cpu_share = 0.4, .busy_share = 0.5,
-              .peak_busy = 0.6, .peak_busy_at_s = 1.5, .events = 12345};
+  e.client = {.measured_wall_s = 9.5,
+              .cpu_s = 2.5,
+              .process_cpu_s = 3,
+              .cpu_share = 0.4,
+              .busy_share = 0.5,
+              .peak_busy = 0.6,
+              .peak_busy_at_s = 1.5,
+              .events = 12345};
   record::RankHealth h;
   h.rank = 2;
   h.client = {.measured_wall_s = 9, .cpu_s = 1, .cpu_share = 0.3, .busy_share = 0.35, .events = 99};

@@ -17,7 +17,8 @@ T round_trip(const T& v) {
 }
 
 TEST(RunParts, EveryPartRoundTrips) {
-  const SyntheticFacts s{128, 64, 0.1, 0.2, 16, 18446744073709551615ull, "server /tokenize", 7, "measured"};
+  const SyntheticFacts s{128, 64,        0.1, 0.2, 16, 18446744073709551615ull, "server /tokenize",
+                         7,   "measured"};
   const SyntheticFacts s2 = round_trip(s);
   EXPECT_EQ(s2.input_len, 128);
   EXPECT_EQ(s2.output_len_range, 0.2);
@@ -53,7 +54,14 @@ TEST(RunParts, EveryPartRoundTrips) {
   a.held = 8;
   a.summary = "held 8";
   a.windows.push_back({0, 0, 2, 4, 30, {120.0, 20.0}, true, "raise to 8"});
-  a.windows.push_back({1, 2, 4, 8, 3, {std::nullopt, std::nullopt}, false, "too few requests (3) to judge: stay at 8"});
+  a.windows.push_back({1,
+                       2,
+                       4,
+                       8,
+                       3,
+                       {std::nullopt, std::nullopt},
+                       false,
+                       "too few requests (3) to judge: stay at 8"});
   const AdaptiveLog a2 = round_trip(a);
   EXPECT_EQ(a2.slos, a.slos);
   EXPECT_EQ(a2.held, 8);
@@ -68,11 +76,14 @@ TEST(RunParts, EveryPartRoundTrips) {
 // values keyed by SLO) read into the same structs; absent parts are nullopt, not defaults.
 TEST(RunParts, EarlierShapesAndAbsentPartsRead) {
   simdjson::dom::parser parser;
-  const auto doc = parser.parse(std::string(
-      R"({"profile":{"window":"30:5","started":false,"note":"the run ended before the window"},)"
-      R"("adaptive":{"window_s":1,"slos":["e2el.p99<=900ms"],"summary":"s","held":null,"rule":"r",)"
-      R"("windows":[{"index":0,"start_s":0,"end_s":1,"concurrency":1,"judged":9,"pass":true,"action":"raise to 2",)"
-      R"("values":{"e2el.p99<=900ms":812.5}}]},"trace":null})")).value();
+  const auto doc =
+      parser
+          .parse(std::string(
+              R"({"profile":{"window":"30:5","started":false,"note":"the run ended before the window"},)"
+              R"("adaptive":{"window_s":1,"slos":["e2el.p99<=900ms"],"summary":"s","held":null,"rule":"r",)"
+              R"("windows":[{"index":0,"start_s":0,"end_s":1,"concurrency":1,"judged":9,"pass":true,"action":"raise to 2",)"
+              R"("values":{"e2el.p99<=900ms":812.5}}]},"trace":null})"))
+          .value();
   const auto profile = read_optional<ProfileFacts>(doc, "profile");
   ASSERT_TRUE(profile);
   EXPECT_FALSE(profile->started);
@@ -83,7 +94,7 @@ TEST(RunParts, EarlierShapesAndAbsentPartsRead) {
   ASSERT_EQ(adaptive->windows.size(), 1u);
   EXPECT_EQ(adaptive->windows[0].values.front(), 812.5);
   EXPECT_EQ(adaptive->windows[0].judged, 9);
-  EXPECT_FALSE(read_optional<TraceFacts>(doc, "trace"));      // null
+  EXPECT_FALSE(read_optional<TraceFacts>(doc, "trace"));          // null
   EXPECT_FALSE(read_optional<SyntheticFacts>(doc, "synthetic"));  // absent
 }
 

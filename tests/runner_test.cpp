@@ -3,29 +3,27 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
-#include <cmath>
-#include <limits>
-
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <limits>
 #include <set>
 #include <thread>
-#include <fstream>
 
-#include "support/records.hpp"
 #include "report/outputs.hpp"
+#include "runfolder/run_folder.hpp"
 #include "runner/plan.hpp"
 #include "runner/recorder.hpp"
 #include "runner/workload.hpp"
-#include "runfolder/run_folder.hpp"
 #include "support/in_process_run.hpp"
+#include "support/records.hpp"
 
 namespace tokbench::runner {
 namespace {
 
 namespace fs = std::filesystem;
-
 
 TEST(Plan, ResolvesWhatNeedsNoNetwork) {
   RunConfig c;
@@ -93,7 +91,9 @@ TEST(Plan, UrlPathDecidesTheEndpoint) {
     make_plan(c, nullptr);
     FAIL() << "expected a usage error";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("--endpoint completions conflicts with --url"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--endpoint completions conflicts with --url"),
+              std::string::npos)
+        << e.what();
   }
   c.endpoint = "";
   c.host = "10.0.0.5";
@@ -139,15 +139,26 @@ TEST(Plan, NativeApiMistakesAreNamed) {
     }
     return std::string();
   };
-  const std::string messages = "http://127.0.0.1:8000/v1/messages", generate = "http://127.0.0.1:8000/generate";
-  EXPECT_NE(error(messages, [](RunConfig& c) { c.max_tokens = 0; }).find("requires max_tokens"), std::string::npos);
-  EXPECT_NE(error(generate, [](RunConfig& c) { c.compat = metrics::Definitions::Vllm; }).find("--compat vllm"), std::string::npos);
-  EXPECT_NE(error(messages, [](RunConfig& c) { c.compat = metrics::Definitions::Sglang; }).find("--compat sglang"), std::string::npos);
-  EXPECT_EQ(error(generate, [](RunConfig& c) { c.compat = metrics::Definitions::Sglang; }), "");  // bench_serving's native payload
-  EXPECT_NE(error(generate, [](RunConfig& c) { c.continuous_usage = true; }).find("--continuous-usage"), std::string::npos);
-  EXPECT_NE(error(generate, [](RunConfig& c) { c.image = "64x64"; }).find("--image"), std::string::npos);
-  EXPECT_EQ(error(messages, [](RunConfig& c) { c.image = "64x64"; }), "");  // Anthropic takes images
-  EXPECT_EQ(error(messages, [](RunConfig& c) { c.turns = 2; }), "");        // and conversations
+  const std::string messages = "http://127.0.0.1:8000/v1/messages",
+                    generate = "http://127.0.0.1:8000/generate";
+  EXPECT_NE(error(messages, [](RunConfig& c) { c.max_tokens = 0; }).find("requires max_tokens"),
+            std::string::npos);
+  EXPECT_NE(error(generate, [](RunConfig& c) { c.compat = metrics::Definitions::Vllm; })
+                .find("--compat vllm"),
+            std::string::npos);
+  EXPECT_NE(error(messages, [](RunConfig& c) { c.compat = metrics::Definitions::Sglang; })
+                .find("--compat sglang"),
+            std::string::npos);
+  EXPECT_EQ(error(generate, [](RunConfig& c) { c.compat = metrics::Definitions::Sglang; }),
+            "");  // bench_serving's native payload
+  EXPECT_NE(
+      error(generate, [](RunConfig& c) { c.continuous_usage = true; }).find("--continuous-usage"),
+      std::string::npos);
+  EXPECT_NE(error(generate, [](RunConfig& c) { c.image = "64x64"; }).find("--image"),
+            std::string::npos);
+  EXPECT_EQ(error(messages, [](RunConfig& c) { c.image = "64x64"; }),
+            "");                                                      // Anthropic takes images
+  EXPECT_EQ(error(messages, [](RunConfig& c) { c.turns = 2; }), "");  // and conversations
 }
 
 TEST(Plan, EveryUsageErrorAtOnce) {
@@ -177,8 +188,12 @@ TEST(Plan, LoadShapeAndSweepMistakesAreNamed) {
     for (const auto& e : c.validate()) all += e + "\n";
     return all;
   };
-  EXPECT_NE(errors([](RunConfig& c) { c.burstiness = 0.5; }).find("--arrivals gamma"), std::string::npos);
-  EXPECT_NE(errors([](RunConfig& c) { c.arrivals = load::ArrivalShape::Kind::Gamma; }).find("needs --request-rate"), std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) { c.burstiness = 0.5; }).find("--arrivals gamma"),
+            std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) {
+              c.arrivals = load::ArrivalShape::Kind::Gamma;
+            }).find("needs --request-rate"),
+            std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) {
               c.url = "https://api.example.test/v1/chat/completions";
               c.transport = client::TransportKind::Sockets;
@@ -189,8 +204,12 @@ TEST(Plan, LoadShapeAndSweepMistakesAreNamed) {
               c.transport = client::TransportKind::Curl;
             }),
             "");
-  EXPECT_NE(errors([](RunConfig& c) { c.pressure = true; }).find("--pressure needs --duration-s"), std::string::npos);
-  EXPECT_NE(errors([](RunConfig& c) { c.ramp_up_strategy = RampCurve::Exponential; }).find("only with --ramp-up-s"), std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) { c.pressure = true; }).find("--pressure needs --duration-s"),
+            std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) {
+              c.ramp_up_strategy = RampCurve::Exponential;
+            }).find("only with --ramp-up-s"),
+            std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) {
               c.ramp_up_s = 5;
               c.request_rate = std::numeric_limits<double>::infinity();
@@ -201,9 +220,12 @@ TEST(Plan, LoadShapeAndSweepMistakesAreNamed) {
               c.request_rate_sweep = {1, 2};
             }).find("zipped point by point"),
             std::string::npos);
-  EXPECT_NE(errors([](RunConfig& c) { c.num_prompts_sweep = {10, 20}; }).find("pairs with a --concurrency"),
+  EXPECT_NE(errors([](RunConfig& c) {
+              c.num_prompts_sweep = {10, 20};
+            }).find("pairs with a --concurrency"),
             std::string::npos);
-  EXPECT_NE(errors([](RunConfig& c) { c.goodput = "ttft=5"; }).find("--goodput: bad part"), std::string::npos);
+  EXPECT_NE(errors([](RunConfig& c) { c.goodput = "ttft=5"; }).find("--goodput: bad part"),
+            std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) {
               c.goodput = "ttft:5";
               c.stream = false;
@@ -253,8 +275,8 @@ TEST(Workload, EverySourceHasOneThatChecksItsOwnFlags) {
     const Workload& w = workload_of(c.value);
     EXPECT_EQ(w.source(), c.value) << c.name;
     EXPECT_TRUE(seen.insert(&w).second) << c.name;
-    const bool file = c.value != dataset::Source::Synthetic && c.value != dataset::Source::Sharegpt &&
-                      c.value != dataset::Source::Trace;
+    const bool file = c.value != dataset::Source::Synthetic &&
+                      c.value != dataset::Source::Sharegpt && c.value != dataset::Source::Trace;
     EXPECT_EQ(w.needs_target(), !file) << c.name;
   }
   EXPECT_EQ(all_workloads().size(), dataset::kSources.items.size());
@@ -268,24 +290,31 @@ TEST(Workload, EverySourceHasOneThatChecksItsOwnFlags) {
     return all;
   };
   using dataset::Source;
-  EXPECT_NE(errors_of(workload_of(Source::Synthetic), [](RunConfig& c) { c.input_len = 8; }).find("only with --dataset synthetic"),
+  EXPECT_NE(errors_of(workload_of(Source::Synthetic), [](RunConfig& c) { c.input_len = 8; })
+                .find("only with --dataset synthetic"),
             std::string::npos);
-  EXPECT_NE(errors_of(workload_of(Source::Sharegpt), [](RunConfig& c) { c.multi_turn = true; }).find("--multi-turn: only with"),
+  EXPECT_NE(errors_of(workload_of(Source::Sharegpt), [](RunConfig& c) { c.multi_turn = true; })
+                .find("--multi-turn: only with"),
             std::string::npos);
-  EXPECT_NE(errors_of(workload_of(Source::Trace), [](RunConfig& c) { c.trace_speed = 2; }).find("only with --dataset trace:PATH"),
+  EXPECT_NE(errors_of(workload_of(Source::Trace), [](RunConfig& c) { c.trace_speed = 2; })
+                .find("only with --dataset trace:PATH"),
             std::string::npos);
-  EXPECT_NE(errors_of(workload_of(Source::Trace), [](RunConfig& c) {
-              c.dataset = {Source::Trace, "t.jsonl"};
-              c.request_rate = 5;
-            }).find("sends each request at its timestamp"),
+  EXPECT_NE(errors_of(workload_of(Source::Trace),
+                      [](RunConfig& c) {
+                        c.dataset = {Source::Trace, "t.jsonl"};
+                        c.request_rate = 5;
+                      })
+                .find("sends each request at its timestamp"),
             std::string::npos);
-  EXPECT_EQ(errors_of(workload_of(Source::Synthetic), [](RunConfig& c) {
-              c.dataset = {Source::Synthetic, ""};
-              c.input_len = 8;
-              c.output_len = 4;
-            }),
+  EXPECT_EQ(errors_of(workload_of(Source::Synthetic),
+                      [](RunConfig& c) {
+                        c.dataset = {Source::Synthetic, ""};
+                        c.input_len = 8;
+                        c.output_len = 4;
+                      }),
             "");
-  EXPECT_EQ(errors_of(workload_of(Source::Qa), [](RunConfig& c) { c.input_len = 8; }), "");  // not its flag to judge
+  EXPECT_EQ(errors_of(workload_of(Source::Qa), [](RunConfig& c) { c.input_len = 8; }),
+            "");  // not its flag to judge
 }
 
 TEST(Recorder, WritesEveryRecordAndHoldsNone) {
@@ -293,7 +322,8 @@ TEST(Recorder, WritesEveryRecordAndHoldsNone) {
   {
     Recorder rec(dir, "ds", nullptr);
     for (int i = 0; i < 2000; ++i) {
-      auto r = testing::stream_record(0, {{10, record::ChunkKind::Content}, {20, record::ChunkKind::Content}}, 21, 2, 4);
+      auto r = testing::stream_record(
+          0, {{10, record::ChunkKind::Content}, {20, record::ChunkKind::Content}}, 21, 2, 4);
       r.index = i;
       r.warmup = i < 5;
       if (i % 100 == 0) r.outcome = record::Outcome::Timeout;

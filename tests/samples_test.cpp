@@ -57,14 +57,16 @@ TEST(Samples, RadixSortedSpillsOrderEveryKindOfDouble) {
   std::vector<double> all;
   Samples spilled(1000);
   for (int i = 0; i < 25'000; ++i) {
-    const double v = i % 7 == 0 ? special[static_cast<size_t>(i / 7) % std::size(special)] : u(rng) * (i % 3 ? 1 : 1e-9);
+    const double v = i % 7 == 0 ? special[static_cast<size_t>(i / 7) % std::size(special)]
+                                : u(rng) * (i % 3 ? 1 : 1e-9);
     all.push_back(v);
     spilled.push(v);
   }
   ASSERT_TRUE(spilled.spilled());
   expect_identical(spilled.summarize(), summarize(all));
   std::vector<double> sorted;
-  spilled.for_each_sorted([&](double v, int64_t n) { sorted.insert(sorted.end(), static_cast<size_t>(n), v); });
+  spilled.for_each_sorted(
+      [&](double v, int64_t n) { sorted.insert(sorted.end(), static_cast<size_t>(n), v); });
   ASSERT_EQ(sorted.size(), all.size());
   EXPECT_TRUE(std::is_sorted(sorted.begin(), sorted.end()));
 }

@@ -19,9 +19,7 @@ TEST(PoissonSchedule, MeanRateAndDeterminism) {
   EXPECT_NE(poisson_schedule(20000, 50.0, 8), a);
 }
 
-TEST(PoissonSchedule, ZeroRateMeansNoSchedule) {
-  EXPECT_TRUE(poisson_schedule(10, 0, 1).empty());
-}
+TEST(PoissonSchedule, ZeroRateMeansNoSchedule) { EXPECT_TRUE(poisson_schedule(10, 0, 1).empty()); }
 
 TEST(PoissonSchedule, GapsAreExponential) {
   // For an exponential distribution the coefficient of variation is 1.

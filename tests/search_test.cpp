@@ -33,7 +33,8 @@ auto never = [] { return false; };
 TEST(Search, FindsAnIntegerCapacityExactly) {
   for (double cap : {1.0, 4.0, 37.0, 100.0, 1023.0}) {
     int probes = 0;
-    const SearchResult r = bracket_and_bisect({true, 1, 1024, 1, false}, capacity(cap, &probes), never);
+    const SearchResult r =
+        bracket_and_bisect({true, 1, 1024, 1, false}, capacity(cap, &probes), never);
     ASSERT_TRUE(r.answer) << cap;
     EXPECT_EQ(*r.answer, cap);
     EXPECT_LE(probes, 2 * 11 + 1) << cap;  // log2 bracketing plus log2 bisection
@@ -50,15 +51,20 @@ TEST(Search, RateToARelativeResolutionAndTheEdges) {
   EXPECT_FALSE(none.answer);
   EXPECT_NE(none.text.find("lower --search-min"), std::string::npos);
   // A first probe that failed because its run was INVALID: lowering the load is not the advice.
-  const SearchResult invalid = bracket_and_bisect({true, 2, 64, 1, false}, [](double x) {
-    Probe p;
-    p.load = x;
-    p.verdict = "INVALID";
-    p.why = "3 of 40 requests failed (3 http_500)";
-    return p;
-  }, never);
+  const SearchResult invalid = bracket_and_bisect(
+      {true, 2, 64, 1, false},
+      [](double x) {
+        Probe p;
+        p.load = x;
+        p.verdict = "INVALID";
+        p.why = "3 of 40 requests failed (3 http_500)";
+        return p;
+      },
+      never);
   EXPECT_FALSE(invalid.answer);
-  EXPECT_NE(invalid.text.find("the first probe (2) was INVALID (3 of 40 requests failed"), std::string::npos) << invalid.text;
+  EXPECT_NE(invalid.text.find("the first probe (2) was INVALID (3 of 40 requests failed"),
+            std::string::npos)
+      << invalid.text;
   EXPECT_EQ(invalid.text.find("lower --search-min"), std::string::npos) << invalid.text;
   const SearchResult all = bracket_and_bisect({true, 1, 64, 1, false}, capacity(1e9), never);
   EXPECT_EQ(*all.answer, 64);
@@ -116,7 +122,8 @@ TEST(Search, FindsTheSimulatorsCapacity) {
     const double load = double(p["load"]);
     EXPECT_EQ(bool(p["pass"]), load <= 4) << load;
     const std::string folder{std::string_view(p["folder"])};
-    EXPECT_TRUE(fs::exists(out.run_dir / folder / "end.json")) << folder;  // each probe is a full run folder
+    EXPECT_TRUE(fs::exists(out.run_dir / folder / "end.json"))
+        << folder;  // each probe is a full run folder
   }
   EXPECT_GE(probes, 5u);  // 1, 2, 4, 8, then bisection
   EXPECT_TRUE(fs::exists(out.run_dir / "search" / "search.html"));

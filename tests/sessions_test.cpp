@@ -19,15 +19,17 @@ struct Seen {
 class SessionsTest : public ::testing::Test {
  protected:
   SessionSource make(std::vector<int64_t> turns, int active, int64_t think_ns) {
-    return SessionSource(std::move(turns), active, think_ns, [this](int64_t c, const TurnContext& ctx) {
-      seen_.push_back({c, ctx.turn, static_cast<int64_t>(ctx.history->size()),
-                       ctx.history->empty() ? "" : ctx.history->back().second});
-      core::PlannedRequest p;
-      p.facts.turn_text = "ask " + std::to_string(c) + "." + std::to_string(ctx.turn);
-      return p;
-    });
+    return SessionSource(
+        std::move(turns), active, think_ns, [this](int64_t c, const TurnContext& ctx) {
+          seen_.push_back({c, ctx.turn, static_cast<int64_t>(ctx.history->size()),
+                           ctx.history->empty() ? "" : ctx.history->back().second});
+          core::PlannedRequest p;
+          p.facts.turn_text = "ask " + std::to_string(c) + "." + std::to_string(ctx.turn);
+          return p;
+        });
   }
-  static record::RequestRecord answer(const core::PlannedRequest& p, int64_t done_ns, bool ok = true) {
+  static record::RequestRecord answer(const core::PlannedRequest& p, int64_t done_ns,
+                                      bool ok = true) {
     record::RequestRecord r;
     r.index = p.index;
     r.done_ns = done_ns;
@@ -66,7 +68,8 @@ TEST_F(SessionsTest, EachTurnWaitsForTheLastAnswerAndCarriesIt) {
   Pull e = src.next(41);
   src.completed(answer(e.request, 50));
   EXPECT_EQ(src.next(51).kind, Pull::Kind::Done);
-  std::vector<int64_t> indexes{a.request.index, b.request.index, c.request.index, d.request.index, e.request.index};
+  std::vector<int64_t> indexes{a.request.index, b.request.index, c.request.index, d.request.index,
+                               e.request.index};
   EXPECT_EQ(indexes, (std::vector<int64_t>{0, 1, 2, 3, 4}));
 }
 
@@ -108,15 +111,19 @@ namespace {
 // rank), and its request indices rank, rank + size, ... never collide with another rank's.
 TEST(SessionShard, ConversationsAndIndicesOfOneRank) {
   std::vector<int64_t> convs;
-  SessionSource src({2, 2, 2, 2, 2}, 4, 0, [&convs](int64_t c, const TurnContext&) {
-    convs.push_back(c);
-    return core::PlannedRequest{};
-  }, 1, 3);
+  SessionSource src(
+      {2, 2, 2, 2, 2}, 4, 0,
+      [&convs](int64_t c, const TurnContext&) {
+        convs.push_back(c);
+        return core::PlannedRequest{};
+      },
+      1, 3);
   EXPECT_EQ(src.planned(), 4);  // conversations 1 and 4, two turns each
   std::vector<int64_t> indices;
   for (int round = 0; round < 2; ++round) {
     std::vector<core::PlannedRequest> sent;
-    for (Pull p = src.next(0); p.kind == Pull::Kind::Request; p = src.next(0)) sent.push_back(std::move(p.request));
+    for (Pull p = src.next(0); p.kind == Pull::Kind::Request; p = src.next(0))
+      sent.push_back(std::move(p.request));
     for (const auto& p : sent) {
       indices.push_back(p.index);
       record::RequestRecord r;

@@ -21,7 +21,8 @@ std::vector<double> lognormal(size_t n, double median, uint64_t seed) {
 TEST(MannWhitney, IdenticalDistributionsAreNotSignificant) {
   int significant = 0;
   for (uint64_t seed = 0; seed < 40; ++seed)
-    significant += mann_whitney(lognormal(200, 10, seed), lognormal(200, 10, 1000 + seed)).p_value < 0.05;
+    significant +=
+        mann_whitney(lognormal(200, 10, seed), lognormal(200, 10, 1000 + seed)).p_value < 0.05;
   EXPECT_LE(significant, 6);  // about 5% false positives expected at alpha 0.05
 }
 
@@ -49,18 +50,23 @@ TEST(MannWhitney, HandComputedSmallSample) {
 TEST(MannWhitney, ExactOverSpilledSamplesWithTies) {
   std::mt19937_64 rng(7);
   std::vector<double> a, b;
-  for (int i = 0; i < 60'000; ++i) a.push_back(std::floor(std::lognormal_distribution<double>(std::log(50), 0.3)(rng)));
-  for (int i = 0; i < 45'000; ++i) b.push_back(std::floor(std::lognormal_distribution<double>(std::log(51), 0.3)(rng)));
+  for (int i = 0; i < 60'000; ++i)
+    a.push_back(std::floor(std::lognormal_distribution<double>(std::log(50), 0.3)(rng)));
+  for (int i = 0; i < 45'000; ++i)
+    b.push_back(std::floor(std::lognormal_distribution<double>(std::log(51), 0.3)(rng)));
   std::vector<std::pair<double, int>> all;
   for (double x : a) all.emplace_back(x, 0);
   for (double x : b) all.emplace_back(x, 1);
   std::sort(all.begin(), all.end());
   double rank_sum_a = 0, ties = 0;
   for (size_t i = 0, j; i < all.size(); i = j) {
-    for (j = i; j < all.size() && all[j].first == all[i].first; ++j) {}
+    for (j = i; j < all.size() && all[j].first == all[i].first; ++j) {
+    }
     const double t = static_cast<double>(j - i);
     ties += t * t * t - t;
-    for (size_t k = i; k < j; ++k) rank_sum_a += all[k].second == 0 ? (static_cast<double>(i + 1) + static_cast<double>(j)) / 2 : 0;
+    for (size_t k = i; k < j; ++k)
+      rank_sum_a +=
+          all[k].second == 0 ? (static_cast<double>(i + 1) + static_cast<double>(j)) / 2 : 0;
   }
   const double n1 = 60'000, n2 = 45'000, n = n1 + n2, u = rank_sum_a - n1 * (n1 + 1) / 2;
   const double sd = std::sqrt(n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1))));

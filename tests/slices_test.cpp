@@ -1,6 +1,6 @@
 // metrics/slices: requests land in the slice they were sent in, output tokens in the slice their
-// chunk arrived in, completions where they ended; an empty slice stays (a stall is a finding); a run
-// longer than 1000 slices widens them and says so.
+// chunk arrived in, completions where they ended; an empty slice stays (a stall is a finding); a
+// run longer than 1000 slices widens them and says so.
 #include "metrics/slices.hpp"
 
 #include <gtest/gtest.h>
@@ -16,9 +16,11 @@ using testing::stream_record;
 
 TEST(Slices, RequestsBySendTokensByArrivalCompletionsByEnd) {
   // Sent at 100 ms (slice 0 of 1 s), tokens at 900 and 1100 ms (slices 0 and 1), ends at 1200 ms.
-  auto a = stream_record(100, {{900, ChunkKind::Content, 1}, {1100, ChunkKind::Content, 5}}, 1200, 5, 10);
+  auto a = stream_record(100, {{900, ChunkKind::Content, 1}, {1100, ChunkKind::Content, 5}}, 1200,
+                         5, 10);
   // Sent at 3500 ms: slice 3; slice 2 is empty.
-  auto b = stream_record(3500, {{3600, ChunkKind::Content}, {3700, ChunkKind::Content}}, 3700, 2, 10);
+  auto b =
+      stream_record(3500, {{3600, ChunkKind::Content}, {3700, ChunkKind::Content}}, 3700, 2, 10);
   auto failed = b;
   failed.outcome = record::Outcome::Timeout;
   SliceAccumulator s(1.0, ms(100), ms(3700) - ms(100));

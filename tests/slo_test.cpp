@@ -20,7 +20,8 @@ RequestRecord req(double ttft_ms, double tpot_ms, int64_t tokens, bool ok = true
   r.completion_tokens = tokens;
   r.prompt_tokens = 10;
   for (int64_t i = 0; i < tokens; ++i)
-    r.chunks.push_back({r.first_token_ns + static_cast<int64_t>(tpot_ms * 1e6) * i, 10, -1, record::ChunkKind::Content});
+    r.chunks.push_back({r.first_token_ns + static_cast<int64_t>(tpot_ms * 1e6) * i, 10, -1,
+                        record::ChunkKind::Content});
   if (!ok) r.outcome = record::Outcome::HttpStatus;
   return r;
 }
@@ -52,7 +53,7 @@ TEST(Goodput, JudgesEachRequestAgainstEverySloGiven) {
   EXPECT_FALSE(slow.good);
   EXPECT_FALSE(*slow.ttft);
   EXPECT_TRUE(*slow.tpot);
-  EXPECT_TRUE(judge_slo(req(50, 0, 1), s).good);      // one token: no TPOT, meets it (vLLM)
+  EXPECT_TRUE(judge_slo(req(50, 0, 1), s).good);           // one token: no TPOT, meets it (vLLM)
   EXPECT_FALSE(judge_slo(req(50, 10, 5, false), s).good);  // failed: never good
 }
 
@@ -65,7 +66,8 @@ TEST(Goodput, MetricsPassAddsGoodputRowsOverEveryDefinitionSet) {
   const auto sets = pass.finish();
   for (const auto& m : sets) {
     EXPECT_EQ(m.common_metric("good_requests")->value, 6);
-    EXPECT_NEAR(m.common_metric("slo_attainment_percent")->value, 100.0 * 6 / 9, 1e-9);  // the failure counts against
+    EXPECT_NEAR(m.common_metric("slo_attainment_percent")->value, 100.0 * 6 / 9,
+                1e-9);  // the failure counts against
     const double dur_s = m.common_metric("benchmark_duration")->value / 1000;
     EXPECT_NEAR(m.common_metric("request_goodput")->value, 6 / dur_s, 1e-9);
   }
@@ -85,18 +87,21 @@ TEST(RunSlo, ParsesAndReadsTheStatistic) {
   MetricSet m;
   Row r;
   r.name = "TTFT";
-  r.stats = Summary{.mean = 1, .min = 0, .max = 9, .median = 2, .p75 = 3, .p90 = 4, .p99 = 5, .n = 10};
+  r.stats =
+      Summary{.mean = 1, .min = 0, .max = 9, .median = 2, .p75 = 3, .p90 = 4, .p99 = 5, .n = 10};
   m.rows.push_back(r);
   EXPECT_EQ(*slos[0].value(m), 5);
   EXPECT_FALSE(slos[1].value(m).has_value());  // no TPOT row: n/a, never "met"
-  for (const char* bad : {"ttft<=5", "ttft.p42<=5", "foo.p99<=5", "ttft.p99<=", "ttft.p99>=5", "ttft.p99<=5"}) {
+  for (const char* bad :
+       {"ttft<=5", "ttft.p42<=5", "foo.p99<=5", "ttft.p99<=", "ttft.p99>=5", "ttft.p99<=5"}) {
     EXPECT_THROW(parse_run_slos(bad), std::invalid_argument) << bad;
   }
   try {  // a bound with no unit is not silently ms: the error writes both fixes
     parse_run_slos("ttft.p99<=500");
     ADD_FAILURE();
   } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()), "--slo: 'ttft.p99<=500' gives no unit: write 500ms (or 500s for seconds)");
+    EXPECT_EQ(std::string(e.what()),
+              "--slo: 'ttft.p99<=500' gives no unit: write 500ms (or 500s for seconds)");
   }
   EXPECT_EQ(parse_run_slos("e2el.p90<=1.5s")[0].bound_ms, 1500);
 }

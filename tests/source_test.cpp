@@ -60,7 +60,8 @@ TEST(Arrivals, PoissonWithoutARampIsTheOldScheduleExactly) {
 TEST(Arrivals, ConstantGapsAreExactAndInfIsAllAtOnce) {
   const auto t = offsets({.rate_rps = 4, .kind = ArrivalShape::Kind::Constant}, 9);
   for (size_t i = 0; i < t.size(); ++i) EXPECT_EQ(t[i], static_cast<int64_t>(i) * 250'000'000);
-  for (int64_t x : offsets({.rate_rps = std::numeric_limits<double>::infinity()}, 50)) EXPECT_EQ(x, 0);
+  for (int64_t x : offsets({.rate_rps = std::numeric_limits<double>::infinity()}, 50))
+    EXPECT_EQ(x, 0);
 }
 
 TEST(Arrivals, LinearRampFollowsItsRateCurve) {
@@ -68,29 +69,36 @@ TEST(Arrivals, LinearRampFollowsItsRateCurve) {
   ArrivalShape s{.rate_rps = 100, .kind = ArrivalShape::Kind::Constant, .ramp_s = 10};
   const auto t = offsets(s, 1500);
   auto count_before = [&](double sec) {
-    return std::count_if(t.begin(), t.end(), [&](int64_t x) { return x < static_cast<int64_t>(sec * 1e9); });
+    return std::count_if(t.begin(), t.end(),
+                         [&](int64_t x) { return x < static_cast<int64_t>(sec * 1e9); });
   };
-  EXPECT_NEAR(count_before(2), 5 * 4, 1);      // Λ(2) = 20
-  EXPECT_NEAR(count_before(6), 5 * 36, 1);     // Λ(6) = 180
-  EXPECT_NEAR(count_before(10), 500, 1);       // Λ(10) = 500
+  EXPECT_NEAR(count_before(2), 5 * 4, 1);       // Λ(2) = 20
+  EXPECT_NEAR(count_before(6), 5 * 36, 1);      // Λ(6) = 180
+  EXPECT_NEAR(count_before(10), 500, 1);        // Λ(10) = 500
   EXPECT_NEAR(count_before(12), 500 + 200, 1);  // then 100 req/s
   // Poisson on the same ramp: the same curve on average.
   ArrivalShape p{.rate_rps = 100, .ramp_s = 10};
   const auto q = offsets(p, 3000, 5);
-  const auto before10 = std::count_if(q.begin(), q.end(), [](int64_t x) { return x < 10'000'000'000; });
+  const auto before10 =
+      std::count_if(q.begin(), q.end(), [](int64_t x) { return x < 10'000'000'000; });
   EXPECT_NEAR(static_cast<double>(before10), 500, 4 * std::sqrt(500.0));
 }
 
 TEST(Arrivals, ExponentialRampMultipliesTheRate) {
   // r(t) = 1·64^(t/6): 1 req/s at 0, 64 req/s at 6 s; Λ(t) = 6/ln64·(64^(t/6) − 1).
-  ArrivalShape s{.rate_rps = 64, .kind = ArrivalShape::Kind::Constant, .ramp_s = 6, .exponential_ramp = true,
+  ArrivalShape s{.rate_rps = 64,
+                 .kind = ArrivalShape::Kind::Constant,
+                 .ramp_s = 6,
+                 .exponential_ramp = true,
                  .ramp_start_rps = 1};
   const auto t = offsets(s, 2000);
   auto count_before = [&](double sec) {
-    return static_cast<double>(std::count_if(t.begin(), t.end(), [&](int64_t x) { return x < static_cast<int64_t>(sec * 1e9); }));
+    return static_cast<double>(std::count_if(
+        t.begin(), t.end(), [&](int64_t x) { return x < static_cast<int64_t>(sec * 1e9); }));
   };
   auto lambda = [](double sec) { return 6 / std::log(64.0) * (std::pow(64.0, sec / 6) - 1); };
-  for (double sec : {2.0, 4.0, 6.0}) EXPECT_NEAR(count_before(sec), std::ceil(lambda(sec)), 1) << sec;
+  for (double sec : {2.0, 4.0, 6.0})
+    EXPECT_NEAR(count_before(sec), std::ceil(lambda(sec)), 1) << sec;
   EXPECT_NEAR(count_before(7) - count_before(6), 64, 1);
 }
 
@@ -119,7 +127,8 @@ TEST(Arrivals, FixedScheduleIsReplayedAsGiven) {
 
 TEST(CountedSource, InFlightRampGatesPullsUntilItsStep) {
   // 1 in flight at 0, one more every 100 ms, up to 3.
-  CountedSource src(linear_concurrency_ramp(PhaseLimits{10}, 3, 200'000'000), false, closed_loop(), maker());
+  CountedSource src(linear_concurrency_ramp(PhaseLimits{10}, 3, 200'000'000), false, closed_loop(),
+                    maker());
   src.start(1'000);
   Pull a = src.next(1'000);
   ASSERT_EQ(a.kind, Pull::Kind::Request);
@@ -136,11 +145,12 @@ TEST(CountedSource, InFlightRampGatesPullsUntilItsStep) {
 }
 
 TEST(CountedSource, PressureAddsClientsAtItsRate) {
-  CountedSource src(pressure_ramp(PhaseLimits{-1}, 4, 2.0), false, closed_loop(), maker());  // a client every 0.5 s
+  CountedSource src(pressure_ramp(PhaseLimits{-1}, 4, 2.0), false, closed_loop(),
+                    maker());  // a client every 0.5 s
   src.start(0);
   int granted = 0;
-  for (int64_t t : {0LL, 100'000'000LL, 499'000'000LL, 500'000'000LL, 999'000'000LL, 1'000'000'000LL, 1'500'000'000LL,
-                    9'000'000'000LL})
+  for (int64_t t : {0LL, 100'000'000LL, 499'000'000LL, 500'000'000LL, 999'000'000LL,
+                    1'000'000'000LL, 1'500'000'000LL, 9'000'000'000LL})
     granted += src.next(t).kind == Pull::Kind::Request;
   EXPECT_EQ(granted, 4);  // at 0, 0.5, 1.0 and 1.5 s, none beyond 4 clients
 }
@@ -149,7 +159,8 @@ TEST(CountedSource, DurationEndsThePhaseAndARampIsRecordedAsWarmUp) {
   PhaseLimits l{-1};
   l.duration_ns = 1'000'000'000;
   l.measured_from_ns = 300'000'000;
-  CountedSource src(l, false, open_loop({.rate_rps = 10, .kind = ArrivalShape::Kind::Constant}, 1), maker());
+  CountedSource src(l, false, open_loop({.rate_rps = 10, .kind = ArrivalShape::Kind::Constant}, 1),
+                    maker());
   src.start(5);
   int warm = 0, measured = 0;
   while (true) {
@@ -160,8 +171,8 @@ TEST(CountedSource, DurationEndsThePhaseAndARampIsRecordedAsWarmUp) {
     EXPECT_EQ(p.request.warmup, p.request.scheduled_ns - 5 < 300'000'000);
     ASSERT_LT(warm + measured, 100);
   }
-  EXPECT_EQ(warm, 3);       // due at 0, 0.1, 0.2 s
-  EXPECT_EQ(measured, 7);   // 0.3 .. 0.9 s; 1.0 s is past the duration
+  EXPECT_EQ(warm, 3);      // due at 0, 0.1, 0.2 s
+  EXPECT_EQ(measured, 7);  // 0.3 .. 0.9 s; 1.0 s is past the duration
   // Closed loop: the clock decides.
   CountedSource closed(l, false, closed_loop(), maker());
   closed.start(0);
@@ -186,7 +197,8 @@ TEST(CountedSourceShard, EveryNthRequestAtTheGlobalTimes) {
   PhaseLimits limits{10};
   limits.shard_rank = 1;
   limits.shard_size = 3;
-  CountedSource src(limits, false, open_loop(shape, 3), [](int64_t) { return core::PlannedRequest{}; });
+  CountedSource src(limits, false, open_loop(shape, 3),
+                    [](int64_t) { return core::PlannedRequest{}; });
   src.start(1000);
   std::vector<int64_t> got;
   while (true) {
@@ -198,7 +210,8 @@ TEST(CountedSourceShard, EveryNthRequestAtTheGlobalTimes) {
   }
   EXPECT_EQ(got, (std::vector<int64_t>{1, 4, 7}));
   // A closed loop: the same indices, due at once.
-  CountedSource closed(limits, false, closed_loop(), [](int64_t) { return core::PlannedRequest{}; });
+  CountedSource closed(limits, false, closed_loop(),
+                       [](int64_t) { return core::PlannedRequest{}; });
   closed.start(0);
   EXPECT_EQ(closed.next(0).request.index, 1);
   EXPECT_EQ(closed.next(0).request.index, 4);

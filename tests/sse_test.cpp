@@ -23,7 +23,8 @@ const std::string kStream =
     "data:{\"c\":3}\r\rdata: line1\ndata: line2\n\n"
     "id: 7\n\n"
     "data: [DONE]\n\n";
-const std::vector<std::string> kEvents{"{\"a\":1}", "{\"b\":2}", "{\"c\":3}", "line1\nline2", "[DONE]"};
+const std::vector<std::string> kEvents{"{\"a\":1}", "{\"b\":2}", "{\"c\":3}", "line1\nline2",
+                                       "[DONE]"};
 
 TEST(SseFramer, WholeStreamInOneRead) { EXPECT_EQ(frame({kStream}), kEvents); }
 
@@ -43,7 +44,8 @@ TEST(SseFramer, ReadBufferOverwrittenBetweenReads) {
       SseFramer f;
       std::vector<std::string> events;
       std::string buffer;
-      for (auto [from, to] : {std::pair{size_t{0}, a}, std::pair{a, b}, std::pair{b, kStream.size()}}) {
+      for (auto [from, to] :
+           {std::pair{size_t{0}, a}, std::pair{a, b}, std::pair{b, kStream.size()}}) {
         buffer.assign(kStream, from, to - from);
         f.feed(buffer, [&](std::string_view d) { events.emplace_back(d); });
         buffer.assign(buffer.size(), '#');
@@ -55,7 +57,8 @@ TEST(SseFramer, ReadBufferOverwrittenBetweenReads) {
 
 TEST(SseFramer, OneByteAtATime) {
   std::vector<std::string_view> reads;
-  for (size_t i = 0; i < kStream.size(); ++i) reads.push_back(std::string_view(kStream).substr(i, 1));
+  for (size_t i = 0; i < kStream.size(); ++i)
+    reads.push_back(std::string_view(kStream).substr(i, 1));
   EXPECT_EQ(frame(reads), kEvents);
 }
 

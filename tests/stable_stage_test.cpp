@@ -87,7 +87,9 @@ TEST(StableStage, ThroughputsCountWhatArrivedInsideTheWindow) {
   // Steady: the window's halves carry the same throughput, and the note says so.
   EXPECT_NEAR(a.first_half, a.second_half, 0.1 * a.output_tokens);
   bool steady_note = false;
-  for (const auto& n : m.notes) steady_note |= n.find("two halves") != std::string::npos && n.find("not steady") == std::string::npos;
+  for (const auto& n : m.notes)
+    steady_note |=
+        n.find("two halves") != std::string::npos && n.find("not steady") == std::string::npos;
   EXPECT_TRUE(steady_note);
 }
 
@@ -124,9 +126,11 @@ TEST(StableStage, AWindowWhoseThroughputDriftsIsCalledUnsteady) {
   w.mean_in_flight = 1;
   // 10 tokens in the first half, 2 in the second.
   auto fast = stream_record(0, {}, 450, 10, 5);
-  for (int i = 0; i < 10; ++i) fast.chunks.push_back({testing::ms(40.0 * i + 10), 10, -1, ChunkKind::Content});
+  for (int i = 0; i < 10; ++i)
+    fast.chunks.push_back({testing::ms(40.0 * i + 10), 10, -1, ChunkKind::Content});
   auto slow = stream_record(500, {}, 990, 2, 5);
-  for (int i = 0; i < 2; ++i) slow.chunks.push_back({testing::ms(600.0 + 200 * i), 10, -1, ChunkKind::Content});
+  for (int i = 0; i < 2; ++i)
+    slow.chunks.push_back({testing::ms(600.0 + 200 * i), 10, -1, ChunkKind::Content});
   WindowArrivals a;
   a.add(fast, w);
   a.add(slow, w);

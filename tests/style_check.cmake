@@ -1,5 +1,7 @@
-# The tests' own habits, checked (ctest tests_style):
-#   cmake -DSRC=<source dir> -P tests/style_check.cmake
+# The code's and the tests' habits, checked (ctest code_style):
+#   cmake -DSRC=<source dir> -DCLANG_FORMAT=<clang-format> -P tests/style_check.cmake
+# - every C++ file of src/, tests/, bench/ and fuzz/ is as .clang-format formats it (Google style,
+#   100 columns): `clang-format -i` on the files it names fixes it;
 # - no test builds its own temporary folder: files go under support/temp_dir.hpp's test_dir() or
 #   fresh_test_dir(), so parallel tests never share a path (a line that must look at the system's
 #   temporary folder itself says why with "// style: tool scratch");
@@ -40,7 +42,36 @@ endfunction()
 report_long(${SRC}/tests/*.cpp 800 "test files")
 report_long(${SRC}/src/*.cpp 600 "sources")
 
+# Formatting: what .clang-format says, checked rather than trimmed by hand.
+set(code "")
+foreach(dir src tests bench fuzz)
+  file(GLOB_RECURSE found ${SRC}/${dir}/*.cpp ${SRC}/${dir}/*.hpp)
+  list(FILTER found EXCLUDE REGEX "/node_modules/")
+  list(APPEND code ${found})
+endforeach()
+if(NOT CLANG_FORMAT)
+  message(SEND_ERROR "style_check: no clang-format to check the formatting with: `bash scripts/setup.sh --test` installs it")
+  math(EXPR failures "${failures} + 1")
+else()
+  execute_process(COMMAND ${CLANG_FORMAT} --dry-run -Werror --style=file ${code}
+                  WORKING_DIRECTORY ${SRC} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(REGEX MATCHALL "[^\n]*: error: code should be clang-formatted" bad "${err}")
+    set(names "")
+    foreach(b IN LISTS bad)
+      string(REGEX REPLACE ":[0-9]+:[0-9]+: error: code should be clang-formatted" "" b "${b}")
+      list(APPEND names ${b})
+    endforeach()
+    list(REMOVE_DUPLICATES names)
+    list(JOIN names " " names)
+    message(SEND_ERROR "style_check: not formatted as .clang-format says: ${names}\n  fix: ${CLANG_FORMAT} -i ${names}")
+    math(EXPR failures "${failures} + 1")
+  endif()
+  list(LENGTH code n)
+  message(STATUS "style_check: ${n} C++ files checked with ${CLANG_FORMAT}")
+endif()
+
 if(failures GREATER 0)
   message(FATAL_ERROR "style_check: ${failures} failure(s)")
 endif()
-message(STATUS "style_check: every test writes under its own folder")
+message(STATUS "style_check: formatted as .clang-format says; every test writes under its own folder")

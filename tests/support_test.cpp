@@ -15,14 +15,20 @@ TEST(Support, IsValidFailsAnInvalidRunWithEveryReason) {
   o.verdict.reasons = {"2 of 10 requests failed", "only 8 successful request(s)"};
   const ::testing::AssertionResult r = IsValid(o);
   EXPECT_FALSE(r);
-  EXPECT_NE(std::string(r.message()).find("2 of 10 requests failed"), std::string::npos) << r.message();
+  EXPECT_NE(std::string(r.message()).find("2 of 10 requests failed"), std::string::npos)
+      << r.message();
   EXPECT_NE(std::string(r.message()).find("only 8 successful"), std::string::npos) << r.message();
 }
 
 TEST(Support, RunSettingsSetWhatTheyName) {
-  const runner::RunConfig c =
-      RunSettings().url("http://127.0.0.1:1/v1/responses").concurrency(4).prompts(12).max_tokens(8).ignore_eos().stream(false)
-          .with([](runner::RunConfig& x) { x.seed = 7; });
+  const runner::RunConfig c = RunSettings()
+                                  .url("http://127.0.0.1:1/v1/responses")
+                                  .concurrency(4)
+                                  .prompts(12)
+                                  .max_tokens(8)
+                                  .ignore_eos()
+                                  .stream(false)
+                                  .with([](runner::RunConfig& x) { x.seed = 7; });
   EXPECT_EQ(c.url, "http://127.0.0.1:1/v1/responses");
   EXPECT_EQ(c.concurrency, 4);
   EXPECT_EQ(c.num_prompts, 12);
@@ -30,7 +36,8 @@ TEST(Support, RunSettingsSetWhatTheyName) {
   EXPECT_TRUE(c.ignore_eos);
   EXPECT_FALSE(c.stream);
   EXPECT_EQ(c.seed, 7u);
-  EXPECT_EQ(c.request_rate, runner::RunConfig{}.request_rate);  // what it does not name keeps its default
+  EXPECT_EQ(c.request_rate,
+            runner::RunConfig{}.request_rate);  // what it does not name keeps its default
 }
 
 }  // namespace

@@ -11,8 +11,8 @@
 #include <filesystem>
 
 #include "client/engine.hpp"
-#include "runner/outputs.hpp"
 #include "runfolder/run_folder.hpp"
+#include "runner/outputs.hpp"
 #include "support/in_process_run.hpp"
 #include "support/sim_process.hpp"
 
@@ -34,14 +34,15 @@ SweepRow row(const char* label, double load, double tput, double per_user) {
 }
 
 TEST(Knee, LowestLoadWithinTenPercentOfThePeak) {
-  const std::vector<SweepRow> flat{row("c1", 1, 100, 100), row("c4", 4, 380, 95), row("c16", 16, 400, 25),
-                                   row("c64", 64, 395, 6)};
+  const std::vector<SweepRow> flat{row("c1", 1, 100, 100), row("c4", 4, 380, 95),
+                                   row("c16", 16, 400, 25), row("c64", 64, 395, 6)};
   const KneeAnalysis k = find_knee(flat);
   ASSERT_TRUE(k.knee.has_value());
   EXPECT_EQ(*k.knee, 1u);  // 380 >= 0.9 * 400
   EXPECT_FALSE(k.still_rising);
   EXPECT_NE(k.text.find("flattens"), std::string::npos) << k.text;
-  const KneeAnalysis rising = find_knee({row("c1", 1, 100, 100), row("c4", 4, 300, 75), row("c16", 16, 900, 56)});
+  const KneeAnalysis rising =
+      find_knee({row("c1", 1, 100, 100), row("c4", 4, 300, 75), row("c16", 16, 900, 56)});
   EXPECT_FALSE(rising.knee.has_value());
   EXPECT_TRUE(rising.still_rising);
   EXPECT_NE(rising.text.find("still rising"), std::string::npos);
@@ -50,9 +51,10 @@ TEST(Knee, LowestLoadWithinTenPercentOfThePeak) {
 }
 
 TEST(Knee, ParetoFrontDropsDominatedPoints) {
-  // c16 and c64: c64 has less of both than c16, so it is dominated; the rest trade one for the other.
-  const auto front = pareto_front({row("c1", 1, 100, 100), row("c4", 4, 380, 95), row("c16", 16, 400, 25),
-                                   row("c64", 64, 395, 6)});
+  // c16 and c64: c64 has less of both than c16, so it is dominated; the rest trade one for the
+  // other.
+  const auto front = pareto_front({row("c1", 1, 100, 100), row("c4", 4, 380, 95),
+                                   row("c16", 16, 400, 25), row("c64", 64, 395, 6)});
   EXPECT_EQ(front, (std::vector<size_t>{0, 1, 2}));
 }
 
@@ -89,8 +91,8 @@ TEST_F(SweepRun, ConcurrencySweepOnACappedServerRisesThenFlattensAndNamesTheKnee
   ASSERT_EQ(points.size(), 3u);
   std::vector<double> tput;
   for (auto p : points) tput.push_back(double(p["output_token_throughput"]));
-  EXPECT_GT(tput[1], 3 * tput[0]);         // 1 -> 4 in flight: about 4x
-  EXPECT_LT(tput[2], 1.1 * tput[1]);       // 16 in flight on 4 seats: no more
+  EXPECT_GT(tput[1], 3 * tput[0]);    // 1 -> 4 in flight: about 4x
+  EXPECT_LT(tput[2], 1.1 * tput[1]);  // 16 in flight on 4 seats: no more
   EXPECT_EQ(std::string_view(s["knee"]["point"]), "c4");
   EXPECT_NE(std::string(std::string_view(s["knee"]["text"])).find("flattens"), std::string::npos);
   // The CSV has one row per point, and the page carries the same data.
@@ -103,7 +105,8 @@ TEST_F(SweepRun, ConcurrencySweepOnACappedServerRisesThenFlattensAndNamesTheKnee
     const runfolder::RunFolder f = runfolder::load_run_folder(root / label);
     ASSERT_TRUE(f.end.has_value()) << label;
     EXPECT_EQ(f.manifest.facts.max_concurrency, std::stoi(label + 1));
-    const Written w = write_outputs(f, metrics::Definitions::Tokbench, dir_ / (std::string("view_") + label), false);
+    const Written w = write_outputs(f, metrics::Definitions::Tokbench,
+                                    dir_ / (std::string("view_") + label), false);
     EXPECT_TRUE(w.verdict.valid) << label;
     EXPECT_EQ(w.metrics.common_metric("success_requests")->value, 24) << label;
   }
@@ -136,7 +139,8 @@ TEST_F(SweepRun, RateSweepIsOpenLoop) {
   c.concurrency = 8;
   c.request_rate_sweep = {20, 40};
   c.request_rate = 20;
-  c.arrivals = load::ArrivalShape::Kind::Constant;  // deterministic gaps: the achieved rate is the asked one
+  c.arrivals =
+      load::ArrivalShape::Kind::Constant;  // deterministic gaps: the achieved rate is the asked one
   c.num_prompts = 20;
   c.max_tokens = 5;
   const RunOutcome out = run(c);

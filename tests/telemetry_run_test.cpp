@@ -11,8 +11,8 @@
 #include <string>
 #include <thread>
 
-#include "net/http_get.hpp"
 #include "common/clock.hpp"
+#include "net/http_get.hpp"
 #include "probe/prometheus.hpp"
 #include "support/canned_server.hpp"
 #include "support/cli_fixture.hpp"
@@ -35,9 +35,11 @@ std::function<std::string(const std::string&)> dcgm(double watts, double until_s
     if (until_s > 0 && s > until_s) return "";
     std::string body = "# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n";
     for (int g = 0; g < 2; ++g) {
-      const std::string labels = "gpu=\"" + std::to_string(g) + "\",UUID=\"GPU-" + std::to_string(g) + "\",Hostname=\"h\"";
+      const std::string labels =
+          "gpu=\"" + std::to_string(g) + "\",UUID=\"GPU-" + std::to_string(g) + "\",Hostname=\"h\"";
       body += "DCGM_FI_DEV_POWER_USAGE{" + labels + "} " + std::to_string(watts) + "\n";
-      body += "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{" + labels + "} " + std::to_string(1e9 + watts * s * 1000) + "\n";
+      body += "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{" + labels + "} " +
+              std::to_string(1e9 + watts * s * 1000) + "\n";
       body += "DCGM_FI_DEV_GPU_UTIL{" + labels + "} 90\n";
     }
     body += "site_rack_temperature 21\n";
@@ -49,8 +51,9 @@ std::function<std::string(const std::string&)> dcgm(double watts, double until_s
 std::function<std::string(const std::string&)> npu(double watts) {
   return [=](const std::string&) {
     return CannedServer::http(200, "text/plain",
-                              "npu_chip_info_power{id=\"0\"} " + std::to_string(watts) + "\nnpu_chip_info_utilization{id=\"0\"} 80\n"
-                              "npu_chip_info_health_status{id=\"0\"} 1\n");
+                              "npu_chip_info_power{id=\"0\"} " + std::to_string(watts) +
+                                  "\nnpu_chip_info_utilization{id=\"0\"} 80\n"
+                                  "npu_chip_info_health_status{id=\"0\"} 1\n");
   };
 }
 
@@ -64,15 +67,27 @@ simdjson::dom::element device(simdjson::dom::element t, std::string_view name) {
 
 // A run long enough (~2 s) that 1% of its energy is far above a sample's timing.
 std::vector<std::string> load(const Sim& sim) {
-  return {"--url", sim.url(), "--num-prompts", "16", "--concurrency", "2", "--max-tokens", "40", "--ignore-eos",
-          "--warmup", "0", "--telemetry-interval-ms", "100"};
+  return {"--url",
+          sim.url(),
+          "--num-prompts",
+          "16",
+          "--concurrency",
+          "2",
+          "--max-tokens",
+          "40",
+          "--ignore-eos",
+          "--warmup",
+          "0",
+          "--telemetry-interval-ms",
+          "100"};
 }
 
 TEST_F(TelemetryRun, ConstantPowerExportersGiveEnergyWithinOnePercent) {
   Sim sim({"--ttft-ms", "20", "--tpot-ms", "5"});
   CannedServer gpu(dcgm(300), 1000), chip(npu(200), 1000);
   auto args = load(sim);
-  args.insert(args.end(), {"--telemetry", gpu.url("/metrics") + "," + chip.url("/metrics"), "--slice-s", "0.5"});
+  args.insert(args.end(), {"--telemetry", gpu.url("/metrics") + "," + chip.url("/metrics"),
+                           "--slice-s", "0.5"});
   const auto rd = run(args, 0);
   ASSERT_FALSE(rd.empty());
   auto r = result(rd);
@@ -95,33 +110,44 @@ TEST_F(TelemetryRun, ConstantPowerExportersGiveEnergyWithinOnePercent) {
     EXPECT_DOUBLE_EQ(sl["power_w"].get_double().value(), 300);
     sliced += sl["energy_j"].get_double().value();
   }
-  EXPECT_NEAR(sliced, device(t, "gpu 0 (GPU-0, h)")["energy"]["joules"].get_double().value(), 1e-6 * sliced);
+  EXPECT_NEAR(sliced, device(t, "gpu 0 (GPU-0, h)")["energy"]["joules"].get_double().value(),
+              1e-6 * sliced);
   auto n = device(t, "npu 0");
-  EXPECT_EQ(std::string_view(n["energy"]["method"].get_string().value()), "power integrated over the samples (trapezoids)");
+  EXPECT_EQ(std::string_view(n["energy"]["method"].get_string().value()),
+            "power integrated over the samples (trapezoids)");
   EXPECT_NEAR(n["energy"]["joules"].get_double().value(), 200 * seconds, 0.01 * 200 * seconds);
   // The figures: 800 W over the phase, and per token from the client's own count.
   const double joules = t["energy"]["joules"].get_double();
   EXPECT_NEAR(joules, 800 * seconds, 0.01 * 800 * seconds);
-  EXPECT_NEAR(t["energy"]["j_per_output_token"].get_double().value(), joules / (16 * 40), 1e-9 * joules);
+  EXPECT_NEAR(t["energy"]["j_per_output_token"].get_double().value(), joules / (16 * 40),
+              1e-9 * joules);
   EXPECT_NEAR(t["energy"]["j_per_request"].get_double().value(), joules / 16, 1e-9 * joules);
   // What was recognised, and what was not.
   auto sources = t["sources"].get_array();
-  EXPECT_EQ(std::string_view(sources.at(0)["dialects"].at(0).get_string().value()), "dcgm-exporter");
-  EXPECT_EQ(std::string_view(sources.at(0)["not_recognised"].at(0).get_string().value()), "site_rack_temperature");
+  EXPECT_EQ(std::string_view(sources.at(0)["dialects"].at(0).get_string().value()),
+            "dcgm-exporter");
+  EXPECT_EQ(std::string_view(sources.at(0)["not_recognised"].at(0).get_string().value()),
+            "site_rack_temperature");
   EXPECT_EQ(std::string_view(sources.at(1)["dialects"].at(0).get_string().value()), "npu-exporter");
   EXPECT_EQ(std::string_view(r["verdict"]["status"].get_string().value()), "VALID");
-  EXPECT_NE(last_.output.find("devices: 3 accelerator(s) (dcgm-exporter, npu-exporter)"), std::string::npos) << last_.output;
+  EXPECT_NE(last_.output.find("devices: 3 accelerator(s) (dcgm-exporter, npu-exporter)"),
+            std::string::npos)
+      << last_.output;
   EXPECT_NE(last_.output.find("J/output token"), std::string::npos) << last_.output;
   // The CSV and the page carry it; `report` on the folder gives the same energy.
-  EXPECT_NE(slurp(rd / "performances/tokbench-mock/builtin_telemetry.csv").find("\"npu 0\",npu-exporter,phase,power_w,W,200.0"),
+  EXPECT_NE(slurp(rd / "performances/tokbench-mock/builtin_telemetry.csv")
+                .find("\"npu 0\",npu-exporter,phase,power_w,W,200.0"),
             std::string::npos);
   const std::string page = slurp(rd / "performances/tokbench-mock/builtin_plot.html");
   EXPECT_NE(page.find("\"telemetry\":{\"interval_ms\":100"), std::string::npos);
-  EXPECT_NE(page.find("Device (phase)"), std::string::npos);  // the per-device table, as --verbose prints it
+  EXPECT_NE(page.find("Device (phase)"),
+            std::string::npos);  // the per-device table, as --verbose prints it
   const std::string before = slurp(rd / "result.json");
   ASSERT_EQ(run_tokbench({"report", rd.string()}).code, 0);
   simdjson::dom::parser p;
-  EXPECT_DOUBLE_EQ(p.load((rd / "result.json").string())["telemetry"]["energy"]["joules"].get_double().value(), joules);
+  EXPECT_DOUBLE_EQ(
+      p.load((rd / "result.json").string())["telemetry"]["energy"]["joules"].get_double().value(),
+      joules);
 }
 
 TEST_F(TelemetryRun, AnExporterKilledMidRunLeavesAValidRunWithANote) {
@@ -135,12 +161,14 @@ TEST_F(TelemetryRun, AnExporterKilledMidRunLeavesAValidRunWithANote) {
   EXPECT_EQ(std::string_view(r["verdict"]["status"].get_string().value()), "VALID");
   simdjson::dom::element t = r["telemetry"];
   EXPECT_FALSE(t["energy"]["known"].get_bool().value());
-  EXPECT_NE(std::string(t["energy"]["why"].get_string().value()).find("before the phase ended"), std::string::npos);
+  EXPECT_NE(std::string(t["energy"]["why"].get_string().value()).find("before the phase ended"),
+            std::string::npos);
   EXPECT_NE(last_.output.find("stopped answering"), std::string::npos) << last_.output;
   EXPECT_NE(last_.output.find("energy: not known"), std::string::npos) << last_.output;
   EXPECT_GT(t["sources"].at(0)["errors"].get_int64().value(), 0);
   // What it did say before it died is kept.
-  EXPECT_DOUBLE_EQ(device(t, "gpu 0 (GPU-0, h)")["series"]["power_w"]["mean"].get_double().value(), 300);
+  EXPECT_DOUBLE_EQ(device(t, "gpu 0 (GPU-0, h)")["series"]["power_w"]["mean"].get_double().value(),
+                   300);
 }
 
 // A slow exporter (1.5 s an answer) beside a prompt one: each source has its own clock, so the
@@ -155,7 +183,8 @@ TEST_F(TelemetryRun, ASlowExporterDoesNotStarveTheOthers) {
       },
       1000);
   auto args = load(sim);
-  args.insert(args.end(), {"--telemetry", gpu.url("/metrics"), "--telemetry", slow.url("/metrics")});
+  args.insert(args.end(),
+              {"--telemetry", gpu.url("/metrics"), "--telemetry", slow.url("/metrics")});
   const auto rd = run(args, 0);
   ASSERT_FALSE(rd.empty());
   simdjson::dom::element t = result(rd)["telemetry"];
@@ -178,19 +207,21 @@ double simulator_joules(const Sim& sim) {
 }
 
 TEST_F(TelemetryRun, TheSimulatorsPowerModelRoundTrips) {
-  Sim sim({"--ttft-ms", "20", "--tpot-ms", "5", "--devices", "2", "--device-idle-w", "100", "--device-w-per-request", "40",
-           "--device-j-per-token", "0.5"});
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "5", "--devices", "2", "--device-idle-w", "100",
+           "--device-w-per-request", "40", "--device-j-per-token", "0.5"});
   auto args = load(sim);
   const std::string store = (dir_ / "history.db").string();
-  args.insert(args.end(), {"--telemetry", sim.url("/device-metrics"), "--telemetry-idle-s", "0.5", "--price-per-device-hour",
-                           "3.6", "--price-per-kwh", "0.36", "--history", store});
+  args.insert(args.end(),
+              {"--telemetry", sim.url("/device-metrics"), "--telemetry-idle-s", "0.5",
+               "--price-per-device-hour", "3.6", "--price-per-kwh", "0.36", "--history", store});
   const int64_t t0 = steady_now_ns();
   const double before = simulator_joules(sim);
   const auto rd = run(args, 0);
   const double after = simulator_joules(sim), wall = seconds_since(t0);
   ASSERT_FALSE(rd.empty());
   simdjson::dom::element t = result(rd)["telemetry"];
-  const double seconds = t["energy"]["seconds"].get_double(), joules = t["energy"]["joules"].get_double();
+  const double seconds = t["energy"]["seconds"].get_double(),
+               joules = t["energy"]["joules"].get_double();
   const double truth = (after - before) - 2 * 100 * (wall - seconds);
   EXPECT_NEAR(joules, truth, 0.01 * truth) << "wall " << wall << " s, phase " << seconds << " s";
   // Above the idle 200 W: 40 W a running request (2 at a time) and 0.5 J a token.
@@ -199,24 +230,31 @@ TEST_F(TelemetryRun, TheSimulatorsPowerModelRoundTrips) {
   // $3.6/device-hour × 2 devices, $0.36/kWh of the energy.
   const double dollars = 2 * seconds / 3600 * 3.6 + joules / 3.6e6 * 0.36;
   EXPECT_NEAR(t["cost"]["dollars"].get_double().value(), dollars, 1e-9);
-  EXPECT_NEAR(t["cost"]["usd_per_m_output_tokens"].get_double().value(), dollars / (16 * 40) * 1e6, 1e-6);
+  EXPECT_NEAR(t["cost"]["usd_per_m_output_tokens"].get_double().value(), dollars / (16 * 40) * 1e6,
+              1e-6);
   // The results store carries the energy like any metric: its trend has this run.
-  const Result trend = run_tokbench({"history", "trend", "energy.j_per_output_token", "--history", store});
+  const Result trend =
+      run_tokbench({"history", "trend", "energy.j_per_output_token", "--history", store});
   EXPECT_EQ(trend.code, 0) << trend.output;
-  EXPECT_EQ(run_tokbench({"history", "trend", "cost.usd_per_m_output_tokens", "--history", store}).code, 0);
+  EXPECT_EQ(
+      run_tokbench({"history", "trend", "cost.usd_per_m_output_tokens", "--history", store}).code,
+      0);
 }
 
 TEST_F(TelemetryRun, TheSimulatorsNpuDialectIntegratesPower) {
-  Sim sim({"--ttft-ms", "20", "--tpot-ms", "5", "--devices", "4", "--device-idle-w", "150", "--device-w-per-request", "0",
-           "--device-j-per-token", "0", "--telemetry-dialect", "npu"});
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "5", "--devices", "4", "--device-idle-w", "150",
+           "--device-w-per-request", "0", "--device-j-per-token", "0", "--telemetry-dialect",
+           "npu"});
   auto args = load(sim);
   args.insert(args.end(), {"--telemetry", sim.url("/device-metrics")});
   const auto rd = run(args, 0);
   ASSERT_FALSE(rd.empty());
   simdjson::dom::element t = result(rd)["telemetry"];
   const double seconds = t["energy"]["seconds"].get_double();
-  EXPECT_EQ(std::string_view(t["energy"]["method"].get_string().value()), "power integrated over the samples (trapezoids)");
-  EXPECT_NEAR(t["energy"]["joules"].get_double().value(), 4 * 150 * seconds, 0.01 * 4 * 150 * seconds);
+  EXPECT_EQ(std::string_view(t["energy"]["method"].get_string().value()),
+            "power integrated over the samples (trapezoids)");
+  EXPECT_NEAR(t["energy"]["joules"].get_double().value(), 4 * 150 * seconds,
+              0.01 * 4 * 150 * seconds);
   EXPECT_EQ(t["devices"].get_array().size(), 4u);
 }
 
@@ -243,43 +281,60 @@ TEST_F(TelemetryRun, NvmlThroughAFakeLibrary) {
   unsetenv("FAKE_NVML_GPUS");
   setenv("TOKBENCH_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
   run(args, 1);
-  EXPECT_NE(last_.output.find("cannot load /nonexistent/libnvidia-ml.so.1"), std::string::npos) << last_.output;
-  EXPECT_NE(last_.output.find("point --telemetry at an exporter's URL instead"), std::string::npos) << last_.output;
-  EXPECT_NE(run_tokbench({"--version"}).output.find("telemetry: no NVML library on this host"), std::string::npos);
+  EXPECT_NE(last_.output.find("cannot load /nonexistent/libnvidia-ml.so.1"), std::string::npos)
+      << last_.output;
+  EXPECT_NE(last_.output.find("point --telemetry at an exporter's URL instead"), std::string::npos)
+      << last_.output;
+  EXPECT_NE(run_tokbench({"--version"}).output.find("telemetry: no NVML library on this host"),
+            std::string::npos);
   unsetenv("TOKBENCH_NVML_LIBRARY");
 }
 
 // A sweep: each point's energy per token and cost per million output tokens in its summary, and
 // the cost against per-user speed on its page.
 TEST_F(TelemetryRun, SweepPointsCarryEnergyAndCost) {
-  Sim sim({"--ttft-ms", "20", "--tpot-ms", "5", "--devices", "1", "--device-idle-w", "100", "--device-w-per-request", "40"});
-  run({"--url", sim.url(), "--concurrency", "1,4", "--num-prompts", "8", "--max-tokens", "20", "--ignore-eos", "--warmup", "0",
-       "--telemetry", sim.url("/device-metrics"), "--telemetry-interval-ms", "100", "--price-per-device-hour", "3.6"}, 0);
-  const auto roots = std::vector<fs::path>(fs::directory_iterator(dir_ / "outputs"), fs::directory_iterator());
+  Sim sim({"--ttft-ms", "20", "--tpot-ms", "5", "--devices", "1", "--device-idle-w", "100",
+           "--device-w-per-request", "40"});
+  run({"--url", sim.url(), "--concurrency", "1,4", "--num-prompts", "8", "--max-tokens", "20",
+       "--ignore-eos", "--warmup", "0", "--telemetry", sim.url("/device-metrics"),
+       "--telemetry-interval-ms", "100", "--price-per-device-hour", "3.6"},
+      0);
+  const auto roots =
+      std::vector<fs::path>(fs::directory_iterator(dir_ / "outputs"), fs::directory_iterator());
   ASSERT_EQ(roots.size(), 1u);
   simdjson::dom::parser p;
-  const simdjson::dom::array points = p.load((roots[0] / "sweep/summary.json").string())["sweep"]["points"].get_array();
+  const simdjson::dom::array points =
+      p.load((roots[0] / "sweep/summary.json").string())["sweep"]["points"].get_array();
   ASSERT_EQ(points.size(), 2u);
   double cost_c1 = 0, cost_c4 = 0;
   for (auto pt : points) {
-    const double j = pt["j_per_output_token"].get_double(), usd = pt["usd_per_m_output_tokens"].get_double();
+    const double j = pt["j_per_output_token"].get_double(),
+                 usd = pt["usd_per_m_output_tokens"].get_double();
     EXPECT_GT(j, 0);
     (pt["concurrency"].get_int64().value() == 1 ? cost_c1 : cost_c4) = usd;
   }
   // A device-hour buys four times the tokens at concurrency 4: a million costs less there.
   EXPECT_LT(cost_c4, cost_c1);
-  EXPECT_NE(slurp(roots[0] / "sweep/summary.csv").find(",j_per_output_token,usd_per_m_output_tokens"), std::string::npos);
+  EXPECT_NE(
+      slurp(roots[0] / "sweep/summary.csv").find(",j_per_output_token,usd_per_m_output_tokens"),
+      std::string::npos);
   EXPECT_NE(slurp(roots[0] / "sweep/sweep.html").find("id=\"cost\""), std::string::npos);
 }
 
 TEST_F(TelemetryRun, BadTelemetryFlagsAreRefusedWithTheFix) {
   Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
   run({"--url", sim.url(), "--num-prompts", "1", "--telemetry", "gpu-host:9400"}, 2);
-  EXPECT_NE(last_.output.find("--telemetry: bad value 'gpu-host:9400' (expected an exporter's URL"), std::string::npos) << last_.output;
+  EXPECT_NE(last_.output.find("--telemetry: bad value 'gpu-host:9400' (expected an exporter's URL"),
+            std::string::npos)
+      << last_.output;
   run({"--url", sim.url(), "--num-prompts", "1", "--price-per-kwh", "0.2"}, 2);
   EXPECT_NE(last_.output.find("need --telemetry"), std::string::npos) << last_.output;
-  run({"--url", sim.url(), "--num-prompts", "1", "--telemetry", "nvml", "--telemetry-interval-ms", "10"}, 2);
-  EXPECT_NE(last_.output.find("--telemetry-interval-ms: bad value 10 (expected 100 to 60000)"), std::string::npos) << last_.output;
+  run({"--url", sim.url(), "--num-prompts", "1", "--telemetry", "nvml", "--telemetry-interval-ms",
+       "10"},
+      2);
+  EXPECT_NE(last_.output.find("--telemetry-interval-ms: bad value 10 (expected 100 to 60000)"),
+            std::string::npos)
+      << last_.output;
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // probe/telemetry: exporters' scrapes read per device by known names, units converted; what no
 // dialect names is listed, never guessed.
-#include <gtest/gtest.h>
-
 #include "probe/telemetry.hpp"
+
+#include <gtest/gtest.h>
 
 namespace tokbench::probe {
 namespace {
@@ -10,7 +10,8 @@ namespace {
 TEST(Telemetry, DcgmPerGpuWithEnergyInJoules) {
   const auto s = read_telemetry(parse_text(
       "# TYPE DCGM_FI_DEV_POWER_USAGE gauge\n"
-      "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-aa\",Hostname=\"h1\",modelName=\"NVIDIA H200\"} 512.5\n"
+      "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-aa\",Hostname=\"h1\",modelName=\"NVIDIA "
+      "H200\"} 512.5\n"
       "DCGM_FI_DEV_POWER_USAGE{gpu=\"1\",UUID=\"GPU-bb\",Hostname=\"h1\"} 98\n"
       "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu=\"0\",UUID=\"GPU-aa\",Hostname=\"h1\"} 123456789\n"
       "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-aa\",Hostname=\"h1\"} 87\n"
@@ -35,19 +36,20 @@ TEST(Telemetry, DcgmPerGpuWithEnergyInJoules) {
   EXPECT_DOUBLE_EQ(*g0.tensor_active_pct, 42);  // a ratio, as %
   EXPECT_FALSE(g0.sm_active_pct.has_value());   // not exposed: absent
   EXPECT_FALSE(s.devices[1].energy_j.has_value());
-  EXPECT_EQ(s.not_recognised, std::vector<std::string>{"my_vendor_power_watts"}) << "listed, never guessed";
+  EXPECT_EQ(s.not_recognised, std::vector<std::string>{"my_vendor_power_watts"})
+      << "listed, never guessed";
 }
 
 TEST(Telemetry, AscendNpuExporterPerChip) {
-  const auto s = read_telemetry(parse_text(
-      "npu_chip_info_power{id=\"0\",model_name=\"Ascend910B\"} 305.2\n"
-      "npu_chip_info_utilization{id=\"0\"} 92\n"
-      "npu_chip_info_hbm_used_memory{id=\"0\"} 50000\n"
-      "npu_chip_info_hbm_total_memory{id=\"0\"} 65536\n"
-      "npu_chip_info_temperature{id=\"0\"} 55\n"
-      "npu_chip_info_health_status{id=\"0\"} 1\n"
-      "npu_chip_info_power{id=\"1\"} 80\n"
-      "npu_chip_info_health_status{id=\"1\"} 0\n"));
+  const auto s =
+      read_telemetry(parse_text("npu_chip_info_power{id=\"0\",model_name=\"Ascend910B\"} 305.2\n"
+                                "npu_chip_info_utilization{id=\"0\"} 92\n"
+                                "npu_chip_info_hbm_used_memory{id=\"0\"} 50000\n"
+                                "npu_chip_info_hbm_total_memory{id=\"0\"} 65536\n"
+                                "npu_chip_info_temperature{id=\"0\"} 55\n"
+                                "npu_chip_info_health_status{id=\"0\"} 1\n"
+                                "npu_chip_info_power{id=\"1\"} 80\n"
+                                "npu_chip_info_health_status{id=\"1\"} 0\n"));
   ASSERT_EQ(s.dialects, std::vector<ExporterDialect>{ExporterDialect::NpuExporter});
   ASSERT_EQ(s.devices.size(), 2u);
   EXPECT_EQ(s.devices[0].device, "npu 0");
@@ -59,30 +61,32 @@ TEST(Telemetry, AscendNpuExporterPerChip) {
 }
 
 TEST(Telemetry, AmdAndNodeExporters) {
-  const auto s = read_telemetry(parse_text(
-      "gpu_package_power{gpu_id=\"2\"} 640\n"
-      "gpu_gfx_activity{gpu_id=\"2\"} 75\n"
-      "gpu_used_vram{gpu_id=\"2\"} 1000\n"
-      "node_memory_MemTotal_bytes 68719476736\n"
-      "node_memory_MemAvailable_bytes 34359738368\n"
-      "node_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 1000\n"
-      "node_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 300\n"
-      "node_cpu_seconds_total{cpu=\"1\",mode=\"idle\"} 900\n"
-      "node_network_receive_bytes_total{device=\"eth0\"} 5000\n"
-      "node_network_receive_bytes_total{device=\"lo\"} 99999\n"
-      "node_network_transmit_bytes_total{device=\"eth0\"} 7000\n"));
-  EXPECT_EQ(s.dialects, (std::vector<ExporterDialect>{ExporterDialect::AmdExporter, ExporterDialect::NodeExporter}));
+  const auto s =
+      read_telemetry(parse_text("gpu_package_power{gpu_id=\"2\"} 640\n"
+                                "gpu_gfx_activity{gpu_id=\"2\"} 75\n"
+                                "gpu_used_vram{gpu_id=\"2\"} 1000\n"
+                                "node_memory_MemTotal_bytes 68719476736\n"
+                                "node_memory_MemAvailable_bytes 34359738368\n"
+                                "node_cpu_seconds_total{cpu=\"0\",mode=\"idle\"} 1000\n"
+                                "node_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 300\n"
+                                "node_cpu_seconds_total{cpu=\"1\",mode=\"idle\"} 900\n"
+                                "node_network_receive_bytes_total{device=\"eth0\"} 5000\n"
+                                "node_network_receive_bytes_total{device=\"lo\"} 99999\n"
+                                "node_network_transmit_bytes_total{device=\"eth0\"} 7000\n"));
+  EXPECT_EQ(s.dialects, (std::vector<ExporterDialect>{ExporterDialect::AmdExporter,
+                                                      ExporterDialect::NodeExporter}));
   ASSERT_EQ(s.devices.size(), 2u);
   EXPECT_EQ(s.devices[0].device, "gpu 2");
   EXPECT_EQ(*s.devices[0].power_w, 640);
   EXPECT_EQ(s.devices[1].device, "host");
   EXPECT_EQ(*s.devices[1].mem_total_mib, 65536);
   EXPECT_EQ(*s.devices[1].mem_used_mib, 32768);
-  EXPECT_EQ(*s.devices[1].cpu_idle_s, 1900);   // over every CPU
-  EXPECT_EQ(*s.devices[1].cpu_total_s, 2200);  // every mode
-  EXPECT_EQ(*s.devices[1].net_rx_bytes, 5000); // loopback left out
+  EXPECT_EQ(*s.devices[1].cpu_idle_s, 1900);    // over every CPU
+  EXPECT_EQ(*s.devices[1].cpu_total_s, 2200);   // every mode
+  EXPECT_EQ(*s.devices[1].net_rx_bytes, 5000);  // loopback left out
   EXPECT_EQ(*s.devices[1].net_tx_bytes, 7000);
-  EXPECT_EQ(s.not_recognised, std::vector<std::string>{"gpu_used_vram"}) << "an AMD series whose unit is not stated";
+  EXPECT_EQ(s.not_recognised, std::vector<std::string>{"gpu_used_vram"})
+      << "an AMD series whose unit is not stated";
   EXPECT_STREQ(dialect_name(ExporterDialect::NpuExporter), "npu-exporter");
 }
 

@@ -23,9 +23,12 @@ class TelemetryViewTest : public ::testing::Test {
   void SetUp() override {
     path_ = testing::test_dir() / "telemetry.jsonl";
     out_.open(path_);
-    out_ << R"({"kind":"start","interval_ms":100,"sources":["http://gpu-host:9400/metrics"]})" << "\n";
-    out_ << R"({"kind":"source","source":0,"name":"http://gpu-host:9400/metrics","dialects":["dcgm-exporter"],)"
-         << R"("not_recognised":["my_custom_gauge"],"not_recognised_total":1})" << "\n";
+    out_ << R"({"kind":"start","interval_ms":100,"sources":["http://gpu-host:9400/metrics"]})"
+         << "\n";
+    out_
+        << R"({"kind":"source","source":0,"name":"http://gpu-host:9400/metrics","dialects":["dcgm-exporter"],)"
+        << R"("not_recognised":["my_custom_gauge"],"not_recognised_total":1})"
+        << "\n";
   }
   void TearDown() override { fs::remove(path_); }
 
@@ -33,10 +36,19 @@ class TelemetryViewTest : public ::testing::Test {
   void scrapes(int64_t until_ms, double watts, int64_t from_ms = 0) {
     for (int64_t t = from_ms; t <= until_ms; t += 100) {
       JsonWriter w;
-      w.begin_object().field("kind", "scrape").field("source", 0).field("t_ns", t * kMs).key("devices").begin_array();
+      w.begin_object()
+          .field("kind", "scrape")
+          .field("source", 0)
+          .field("t_ns", t * kMs)
+          .key("devices")
+          .begin_array();
       for (int gpu = 0; gpu < 2; ++gpu) {
-        w.begin_object().field("device", "gpu " + std::to_string(gpu)).field("dialect", "dcgm-exporter");
-        w.field("power_w", watts).field("energy_j", 5000 + watts * static_cast<double>(t) / 1000).field("util_pct", 50.0 + gpu * 10);
+        w.begin_object()
+            .field("device", "gpu " + std::to_string(gpu))
+            .field("dialect", "dcgm-exporter");
+        w.field("power_w", watts)
+            .field("energy_j", 5000 + watts * static_cast<double>(t) / 1000)
+            .field("util_pct", 50.0 + gpu * 10);
         w.end_object();
       }
       out_ << w.end_array().end_object().take() << "\n";
@@ -45,7 +57,8 @@ class TelemetryViewTest : public ::testing::Test {
 
   TelemetryView read(Window phase) {
     out_.close();
-    auto v = read_telemetry_view(path_, phase, std::nullopt, phase.start_ns, phase.end_ns - phase.start_ns);
+    auto v = read_telemetry_view(path_, phase, std::nullopt, phase.start_ns,
+                                 phase.end_ns - phase.start_ns);
     EXPECT_TRUE(v.has_value());
     return v ? *v : TelemetryView{};
   }
@@ -55,7 +68,8 @@ class TelemetryViewTest : public ::testing::Test {
 };
 
 TEST_F(TelemetryViewTest, DevicesStatisticsAndEnergyOverThePhase) {
-  out_ << R"({"kind":"idle","start_ns":0,"end_ns":200000000})" << "\n";
+  out_ << R"({"kind":"idle","start_ns":0,"end_ns":200000000})"
+       << "\n";
   scrapes(2000, 300);
   const TelemetryView v = read({250 * kMs, 1750 * kMs});
   ASSERT_EQ(v.devices.size(), 2u);
@@ -99,7 +113,12 @@ TEST_F(TelemetryViewTest, DevicesStatisticsAndEnergyOverThePhase) {
   EXPECT_NE(c.assumptions.find("device-hour"), std::string::npos);
 
   const std::string csv = telemetry_csv(v);
-  EXPECT_NE(csv.find("\"gpu 1\",dcgm-exporter,phase,power_w,W,300.0,300.0,300.0,300.0,300.0,15,450.0,\"energy counter\""), std::string::npos) << csv;
+  EXPECT_NE(
+      csv.find(
+          "\"gpu 1\",dcgm-exporter,phase,power_w,W,300.0,300.0,300.0,300.0,300.0,15,450.0,\"energy "
+          "counter\""),
+      std::string::npos)
+      << csv;
   const std::string json = telemetry_json(v, e, c);
   EXPECT_NE(json.find(R"("j_per_output_token":1)"), std::string::npos) << json;
   const auto lines = telemetry_lines(v, e, c);
@@ -109,17 +128,22 @@ TEST_F(TelemetryViewTest, DevicesStatisticsAndEnergyOverThePhase) {
 
 TEST_F(TelemetryViewTest, AnExporterThatStopsLeavesEnergyUnknownAndSaysWhy) {
   scrapes(800, 300);
-  out_ << R"({"kind":"error","source":0,"t_ns":900000000,"error":"Connection refused"})" << "\n";
-  out_ << R"({"kind":"error","source":0,"t_ns":1000000000,"error":"Connection refused"})" << "\n";
+  out_ << R"({"kind":"error","source":0,"t_ns":900000000,"error":"Connection refused"})"
+       << "\n";
+  out_ << R"({"kind":"error","source":0,"t_ns":1000000000,"error":"Connection refused"})"
+       << "\n";
   out_ << R"({"kind":"scrape","source":0,"t_ns":11)";  // torn by a kill
   const TelemetryView v = read({250 * kMs, 1750 * kMs});
   ASSERT_EQ(v.devices.size(), 2u);
   EXPECT_FALSE(v.devices[0].energy.known);
-  EXPECT_NE(v.devices[0].energy.why.find("before the phase ended"), std::string::npos) << v.devices[0].energy.why;
+  EXPECT_NE(v.devices[0].energy.why.find("before the phase ended"), std::string::npos)
+      << v.devices[0].energy.why;
   std::string notes;
   for (const auto& n : v.notes) notes += n + "\n";
   EXPECT_NE(notes.find("stopped answering 0.6 s into the run"), std::string::npos) << notes;
-  EXPECT_NE(notes.find("2 of 11 scrapes failed, the first 0.7 s into the run: Connection refused"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("2 of 11 scrapes failed, the first 0.7 s into the run: Connection refused"),
+            std::string::npos)
+      << notes;
   EXPECT_NE(notes.find("1 line(s) could not be read"), std::string::npos) << notes;
   const EnergyFigures e = energy_figures(v, 1.5, 900, 300, 10, std::nullopt);
   EXPECT_FALSE(e.known);
@@ -136,7 +160,8 @@ TEST_F(TelemetryViewTest, AnExporterThatStopsLeavesEnergyUnknownAndSaysWhy) {
 TEST_F(TelemetryViewTest, SlicesCarryEachDevicesPowerAndEnergy) {
   scrapes(2000, 300);
   out_.close();
-  const auto v = read_telemetry_view(path_, {0, 1900 * kMs}, std::nullopt, 0, 1900 * kMs, SliceGrid{0, 500 * kMs, 4});
+  const auto v = read_telemetry_view(path_, {0, 1900 * kMs}, std::nullopt, 0, 1900 * kMs,
+                                     SliceGrid{0, 500 * kMs, 4});
   ASSERT_TRUE(v.has_value());
   const DeviceTelemetry& g = v->devices[0];
   ASSERT_EQ(g.slices.size(), 4u);
@@ -150,25 +175,31 @@ TEST_F(TelemetryViewTest, SlicesCarryEachDevicesPowerAndEnergy) {
   EXPECT_NEAR(g.slices[3].energy.joules, 120, 1e-6);  // the last slice ends with the phase: 0.4 s
   EXPECT_EQ(g.slices[0].samples, 5);                  // 0, 0.1, ..., 0.4 s
   EXPECT_NEAR(sum, g.energy.joules, 1e-6);
-  EXPECT_NE(telemetry_json(*v, {}, std::nullopt).find(R"("slices":[{"start_s":0,"end_s":0.5,"power_w":300,)"), std::string::npos);
+  EXPECT_NE(telemetry_json(*v, {}, std::nullopt)
+                .find(R"("slices":[{"start_s":0,"end_s":0.5,"power_w":300,)"),
+            std::string::npos);
 }
 
 // node-exporter's counters become the host's CPU use and traffic, as rates between scrapes.
 TEST_F(TelemetryViewTest, TheHostsCpuAndNetworkAreRatesBetweenScrapes) {
-  for (int64_t k = 0; k <= 10; ++k)  // every 100 ms: 2 CPUs, one busy half the time; 1 MB in, 2 MB out a second
-    out_ << R"({"kind":"scrape","source":0,"t_ns":)" << k * 100 * kMs << R"(,"devices":[{"device":"host","dialect":"node-exporter",)"
-         << R"("cpu_idle_s":)" << 0.15 * static_cast<double>(k) << R"(,"cpu_total_s":)" << 0.2 * static_cast<double>(k)
-         << R"(,"net_rx_bytes":)" << 100000 * k << R"(,"net_tx_bytes":)" << 200000 * k << "}]}\n";
+  for (int64_t k = 0; k <= 10;
+       ++k)  // every 100 ms: 2 CPUs, one busy half the time; 1 MB in, 2 MB out a second
+    out_ << R"({"kind":"scrape","source":0,"t_ns":)" << k * 100 * kMs
+         << R"(,"devices":[{"device":"host","dialect":"node-exporter",)"
+         << R"("cpu_idle_s":)" << 0.15 * static_cast<double>(k) << R"(,"cpu_total_s":)"
+         << 0.2 * static_cast<double>(k) << R"(,"net_rx_bytes":)" << 100000 * k
+         << R"(,"net_tx_bytes":)" << 200000 * k << "}]}\n";
   const TelemetryView v = read({0, 1000 * kMs});
   ASSERT_EQ(v.devices.size(), 1u);
   const DeviceTelemetry& h = v.devices[0];
   EXPECT_FALSE(h.accelerator());
   ASSERT_TRUE(h.series[kFirstRateSeries]);
   EXPECT_NEAR(h.series[kFirstRateSeries]->mean, 25, 1e-9);  // 1 - 0.15/0.2 of all CPU time
-  EXPECT_EQ(h.series[kFirstRateSeries]->n, 10);              // a rate needs two scrapes
+  EXPECT_EQ(h.series[kFirstRateSeries]->n, 10);             // a rate needs two scrapes
   EXPECT_NEAR(h.series[kFirstRateSeries + 1]->mean, 1, 1e-9);
   EXPECT_NEAR(h.series[kFirstRateSeries + 2]->mean, 2, 1e-9);
-  EXPECT_FALSE(energy_figures(v, 1, 100, 100, 1, std::nullopt).known);  // the host is not an accelerator
+  EXPECT_FALSE(
+      energy_figures(v, 1, 100, 100, 1, std::nullopt).known);  // the host is not an accelerator
 }
 
 TEST_F(TelemetryViewTest, ThePageSeriesIsBinnedWhateverTheRunsLength) {
@@ -184,7 +215,8 @@ TEST_F(TelemetryViewTest, ThePageSeriesIsBinnedWhateverTheRunsLength) {
 TEST_F(TelemetryViewTest, PowerOnlyDevicesIntegrateByTrapezoids) {
   for (int64_t t = 0; t <= 1000; t += 100)
     out_ << R"({"kind":"scrape","source":0,"t_ns":)" << t * kMs
-         << R"(,"devices":[{"device":"npu 0","dialect":"npu-exporter","power_w":)" << (t < 500 ? 100 : 300) << "}]}\n";
+         << R"(,"devices":[{"device":"npu 0","dialect":"npu-exporter","power_w":)"
+         << (t < 500 ? 100 : 300) << "}]}\n";
   const TelemetryView v = read({0, 1000 * kMs});
   ASSERT_EQ(v.devices.size(), 1u);
   ASSERT_TRUE(v.devices[0].energy.known);

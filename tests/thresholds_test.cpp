@@ -21,7 +21,8 @@ TEST(Thresholds, ParsesRowsStatisticsAndCommonMetrics) {
   EXPECT_EQ(c.stat, "");
   EXPECT_FALSE(c.relative);
   EXPECT_EQ(canonical_row("outputtokenthroughput"), "OutputTokenThroughput");
-  for (const char* bad : {"tpot.p99 >> 5", "tpot.p42 > 5", "tpot.p99 > five", "tpot.p99 >", "tpot.p99 > 5 extra"}) {
+  for (const char* bad :
+       {"tpot.p99 >> 5", "tpot.p42 > 5", "tpot.p99 > five", "tpot.p99 >", "tpot.p99 > 5 extra"}) {
     try {
       (void)parse_threshold(bad);
       ADD_FAILURE() << bad << " was accepted";

@@ -14,7 +14,8 @@ namespace {
 
 TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
   VerdictTally t;
-  for (int i = 0; i < 200; ++i) t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
+  for (int i = 0; i < 200; ++i)
+    t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
   const metrics::MetricSet m;
   VerdictFacts f;
   EXPECT_TRUE(judge(m, t, f).valid);
@@ -22,13 +23,16 @@ TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
   auto v = judge(m, t, f);
   EXPECT_FALSE(v.valid);
   EXPECT_EQ(v.reasons.front(), f.incomplete);
-  // 200 requests never more than 3 in flight against a cap of 64: said, not hidden behind "Max Concurrency".
+  // 200 requests never more than 3 in flight against a cap of 64: said, not hidden behind "Max
+  // Concurrency".
   metrics::MetricSet capped;
   capped.common.push_back({"Max Concurrency", "max_concurrency", 64, metrics::Unit::None});
   capped.observed_max_concurrency = 3;
   v = judge(capped, t, {});
   ASSERT_EQ(v.warnings.size(), 1u);
-  EXPECT_NE(v.warnings[0].find("at most 3 request(s) were in flight at once against --concurrency 64"), std::string::npos);
+  EXPECT_NE(
+      v.warnings[0].find("at most 3 request(s) were in flight at once against --concurrency 64"),
+      std::string::npos);
   // A schedule paced the requests (a trace: no paced rate in the facts): what was in flight is the
   // server's doing, and the uncapped ceiling is no asked load.
   VerdictFacts traced;
@@ -40,7 +44,9 @@ TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
   noisy.add(odd);
   v = judge(m, noisy, {});
   ASSERT_EQ(v.warnings.size(), 1u);
-  EXPECT_NE(v.warnings[0].find("1 request(s) carried 4 line(s) that are not SSE"), std::string::npos) << v.warnings[0];
+  EXPECT_NE(v.warnings[0].find("1 request(s) carried 4 line(s) that are not SSE"),
+            std::string::npos)
+      << v.warnings[0];
   VerdictFacts insecure;
   insecure.insecure_tls = true;
   v = judge(m, t, insecure);
@@ -66,8 +72,10 @@ TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
   v = judge(m, t, f);
   EXPECT_FALSE(v.valid);
   ASSERT_EQ(v.reasons.size(), 1u);
-  EXPECT_NE(v.reasons[0].find("without waiting for the network 96% of the time but ran on a CPU only 30%"),
-            std::string::npos) << v.reasons[0];
+  EXPECT_NE(v.reasons[0].find(
+                "without waiting for the network 96% of the time but ran on a CPU only 30%"),
+            std::string::npos)
+      << v.reasons[0];
   f.client.busy_share = 0.60;  // busy, but waiting for the network 40% of the time: keeping up
   EXPECT_TRUE(judge(m, t, f).valid);
 }
@@ -81,7 +89,8 @@ TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
 // it); exactly the cap across two choices is fine.
 TEST(Verdict, ImplausibleUsageIsNamed) {
   VerdictTally base;
-  for (int i = 0; i < 200; ++i) base.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
+  for (int i = 0; i < 200; ++i)
+    base.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
   const metrics::MetricSet m;
   auto claim = [](int64_t tokens, int64_t cap, int64_t chars, int64_t choices) {
     auto r = testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1);
@@ -97,9 +106,12 @@ TEST(Verdict, ImplausibleUsageIsNamed) {
   auto v = judge(m, t, {});
   EXPECT_FALSE(v.valid);
   ASSERT_FALSE(v.reasons.empty());
-  EXPECT_NE(v.reasons.back().find("1 request(s) report more completion tokens in usage than max_tokens allows (first: "
-                                  "chatcmpl-x: 4294967295 completion tokens with max_tokens 256 and 1 choice(s))"),
-            std::string::npos) << v.reasons.back();
+  EXPECT_NE(
+      v.reasons.back().find(
+          "1 request(s) report more completion tokens in usage than max_tokens allows (first: "
+          "chatcmpl-x: 4294967295 completion tokens with max_tokens 256 and 1 choice(s))"),
+      std::string::npos)
+      << v.reasons.back();
   t = base;
   auto twice = testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1);
   twice.resent = true;
@@ -107,7 +119,9 @@ TEST(Verdict, ImplausibleUsageIsNamed) {
   v = judge(m, t, {});
   EXPECT_TRUE(v.valid);
   ASSERT_EQ(v.notes.size(), 1u);
-  EXPECT_NE(v.notes[0].find("1 request(s) were sent a second time on a new connection"), std::string::npos) << v.notes[0];
+  EXPECT_NE(v.notes[0].find("1 request(s) were sent a second time on a new connection"),
+            std::string::npos)
+      << v.notes[0];
   t = base;
   t.add(claim(512, 256, 2000, 2));  // n = 2: the cap is per choice
   EXPECT_TRUE(judge(m, t, {}).valid);
@@ -116,13 +130,17 @@ TEST(Verdict, ImplausibleUsageIsNamed) {
   v = judge(m, t, {});
   EXPECT_TRUE(v.valid);
   ASSERT_EQ(v.warnings.size(), 1u);
-  EXPECT_NE(v.warnings[0].find("over 4 completion tokens per byte of text received (first: chatcmpl-x: 100000 completion "
-                               "tokens for 3 bytes of text)"), std::string::npos) << v.warnings[0];
+  EXPECT_NE(v.warnings[0].find("over 4 completion tokens per byte of text received (first: "
+                               "chatcmpl-x: 100000 completion "
+                               "tokens for 3 bytes of text)"),
+            std::string::npos)
+      << v.warnings[0];
 }
 
 TEST(Verdict, SaturatedSecondAndWhereTtftDisagreementComesFrom) {
   VerdictTally t;
-  for (int i = 0; i < 200; ++i) t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
+  for (int i = 0; i < 200; ++i)
+    t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
   const metrics::MetricSet m;
   VerdictFacts f;
   f.client.cpu_share = 0.4;
@@ -131,19 +149,23 @@ TEST(Verdict, SaturatedSecondAndWhereTtftDisagreementComesFrom) {
   auto v = judge(m, t, f);
   EXPECT_TRUE(v.valid);
   ASSERT_EQ(v.warnings.size(), 1u);
-  EXPECT_NE(v.warnings[0].find("for 98% of the 100 ms from 3.2 s"), std::string::npos) << v.warnings[0];
+  EXPECT_NE(v.warnings[0].find("for 98% of the 100 ms from 3.2 s"), std::string::npos)
+      << v.warnings[0];
   f.server_disagrees = f.server_disagrees_on_ttft_only = true;
   v = judge(m, t, f);
   EXPECT_FALSE(v.valid);
-  EXPECT_NE(v.reasons.front().find("the client was saturated"), std::string::npos) << v.reasons.front();
+  EXPECT_NE(v.reasons.front().find("the client was saturated"), std::string::npos)
+      << v.reasons.front();
   f.client.peak_busy = 0.5;  // the client kept up
   f.ttft_client_ms = 138;
   f.ttft_server_ms = 20;
   v = judge(m, t, f);
   EXPECT_TRUE(v.valid);
   ASSERT_EQ(v.warnings.size(), 1u);
-  EXPECT_NE(v.warnings[0].find("the client's TTFT (138.0 ms) is above the server's /metrics TTFT (20.0 ms"),
-            std::string::npos) << v.warnings[0];
+  EXPECT_NE(v.warnings[0].find(
+                "the client's TTFT (138.0 ms) is above the server's /metrics TTFT (20.0 ms"),
+            std::string::npos)
+      << v.warnings[0];
   EXPECT_NE(v.warnings[0].find("before the server read it"), std::string::npos) << v.warnings[0];
   // The other sign: worded by it, never "above"; the client's timed-out requests are counted.
   f.ttft_client_ms = 20;
@@ -154,9 +176,12 @@ TEST(Verdict, SaturatedSecondAndWhereTtftDisagreementComesFrom) {
   for (int i = 0; i < 3; ++i) with_timeouts.add(late);
   v = judge(m, with_timeouts, f);
   ASSERT_EQ(v.warnings.size(), 1u);
-  EXPECT_NE(v.warnings[0].find("the client's TTFT (20.0 ms) is below the server's /metrics TTFT (138.0 ms"),
-            std::string::npos) << v.warnings[0];
-  EXPECT_NE(v.warnings[0].find("3 request(s) timed out on the client"), std::string::npos) << v.warnings[0];
+  EXPECT_NE(v.warnings[0].find(
+                "the client's TTFT (20.0 ms) is below the server's /metrics TTFT (138.0 ms"),
+            std::string::npos)
+      << v.warnings[0];
+  EXPECT_NE(v.warnings[0].find("3 request(s) timed out on the client"), std::string::npos)
+      << v.warnings[0];
   EXPECT_EQ(v.warnings[0].find("above"), std::string::npos) << v.warnings[0];
   f.server_disagrees_on_ttft_only = false;  // tokens or TPOT disagree: not the front end
   v = judge(m, t, f);

@@ -22,8 +22,13 @@ using testing::stream_record;
 TEST(VllmResult, KeysUnitsAndDefinitionsAreVllms) {
   const fs::path path = testing::test_dir() / "vllm.json";
   // Role chunk at 10 ms, text at 30, 40, 50 ms, usage at 55, [DONE] at 60: vLLM's TTFT is 10 ms.
-  auto ok = stream_record(0, {{10, ChunkKind::Role}, {30, ChunkKind::Content}, {40, ChunkKind::Content},
-                              {50, ChunkKind::Content}, {55, ChunkKind::Usage}}, 60, 3, 7);
+  auto ok = stream_record(0,
+                          {{10, ChunkKind::Role},
+                           {30, ChunkKind::Content},
+                           {40, ChunkKind::Content},
+                           {50, ChunkKind::Content},
+                           {55, ChunkKind::Usage}},
+                          60, 3, 7);
   auto failed = ok;
   failed.outcome = record::Outcome::HttpStatus;
   failed.error = "HTTP 500";
@@ -45,13 +50,14 @@ TEST(VllmResult, KeysUnitsAndDefinitionsAreVllms) {
   EXPECT_EQ(std::string_view(d["request_rate"]), "inf");
   EXPECT_EQ(int64_t(d["completed"]), 1);
   EXPECT_EQ(int64_t(d["failed"]), 1);
-  EXPECT_NEAR(double(d["mean_ttft_ms"]), 10, 1e-9);       // the role chunk, as vLLM stamps it
-  EXPECT_NEAR(double(d["mean_e2el_ms"]), 50, 1e-9);       // to the last event with choices
-  EXPECT_NEAR(double(d["mean_tpot_ms"]), 20, 1e-9);       // (50 - 10) / (3 - 1)
+  EXPECT_NEAR(double(d["mean_ttft_ms"]), 10, 1e-9);  // the role chunk, as vLLM stamps it
+  EXPECT_NEAR(double(d["mean_e2el_ms"]), 50, 1e-9);  // to the last event with choices
+  EXPECT_NEAR(double(d["mean_tpot_ms"]), 20, 1e-9);  // (50 - 10) / (3 - 1)
   EXPECT_NEAR(double(d["std_ttft_ms"]), 0, 1e-12);
-  for (const char* k : {"date", "backend", "model_id", "num_prompts", "burstiness", "max_concurrency", "duration",
-                        "total_input_tokens", "total_output_tokens", "request_throughput", "output_throughput",
-                        "total_token_throughput", "median_itl_ms", "p99_e2el_ms", "std_tpot_ms"}) {
+  for (const char* k :
+       {"date", "backend", "model_id", "num_prompts", "burstiness", "max_concurrency", "duration",
+        "total_input_tokens", "total_output_tokens", "request_throughput", "output_throughput",
+        "total_token_throughput", "median_itl_ms", "p99_e2el_ms", "std_tpot_ms"}) {
     EXPECT_FALSE(d[k].error()) << k;
   }
   // Per-request arrays: the two measured requests (warm-up and cut left out), in seconds.
@@ -66,7 +72,7 @@ TEST(VllmResult, KeysUnitsAndDefinitionsAreVllms) {
   EXPECT_EQ(std::string_view(simdjson::dom::array(d["errors"]).at(1)), "http_status: HTTP 500");
   EXPECT_EQ(simdjson::dom::array(d["generated_texts"]).size(), 2u);
   EXPECT_FALSE(fs::exists(path.string() + ".ttfts.tmp"));  // the temporary arrays are gone
-  EXPECT_TRUE(d["request_goodput"].is_null());  // no --goodput: null, as vLLM writes it
+  EXPECT_TRUE(d["request_goodput"].is_null());             // no --goodput: null, as vLLM writes it
   fs::remove(path);
 }
 
@@ -77,9 +83,15 @@ TEST(VllmResult, PeakOutputIsTheFullestSecondOfChunksFromTheFirstToken) {
   // First tokens at 500 and 900 ms: buckets start at 500 ms. Request a: chunks at 500, 1400
   // (bucket 0), 1600 (bucket 1). Request b: 900, 1000, 1200 (bucket 0), 1550 (bucket 1), with
   // 4 tokens in its last chunk (still one chunk). Bucket 0 holds 5 chunks, bucket 1 holds 2.
-  auto a = stream_record(0, {{500, ChunkKind::Content}, {1400, ChunkKind::Content}, {1600, ChunkKind::Content}}, 1700, 3, 5);
-  auto b = stream_record(100, {{900, ChunkKind::Content}, {1000, ChunkKind::Content}, {1200, ChunkKind::Content},
-                               {1550, ChunkKind::Content, 7}}, 1600, 7, 5);
+  auto a = stream_record(
+      0, {{500, ChunkKind::Content}, {1400, ChunkKind::Content}, {1600, ChunkKind::Content}}, 1700,
+      3, 5);
+  auto b = stream_record(100,
+                         {{900, ChunkKind::Content},
+                          {1000, ChunkKind::Content},
+                          {1200, ChunkKind::Content},
+                          {1550, ChunkKind::Content, 7}},
+                         1600, 7, 5);
   const std::vector<record::RequestRecord> recs{a, b};
   auto m = metrics::compute(recs, metrics::RunFacts{2, true}, metrics::Definitions::Vllm);
   {

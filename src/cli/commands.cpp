@@ -17,8 +17,10 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     for (size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.size()][b.size()];
@@ -57,11 +59,14 @@ std::vector<std::string> unknown_flag_hints(const CLI::App& app, int argc, char*
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (!arg.starts_with("--") || arg.size() < 3) continue;
-    const std::string name(arg.substr(2, arg.find('=') == std::string_view::npos ? std::string_view::npos : arg.find('=') - 2));
+    const std::string name(arg.substr(
+        2, arg.find('=') == std::string_view::npos ? std::string_view::npos : arg.find('=') - 2));
     if (verb->get_option_no_throw("--" + name) || app.get_option_no_throw("--" + name)) continue;
     const std::string near = closest_option(*verb, name);
-    out.push_back(near.empty() ? fmt::format("unknown option --{} (`tokbench {} --help` lists them)", name, verb->get_name())
-                               : fmt::format("unknown option --{}: did you mean --{}?", name, near));
+    out.push_back(near.empty()
+                      ? fmt::format("unknown option --{} (`tokbench {} --help` lists them)", name,
+                                    verb->get_name())
+                      : fmt::format("unknown option --{}: did you mean --{}?", name, near));
   }
   return out;
 }

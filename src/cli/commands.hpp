@@ -1,11 +1,10 @@
 #pragma once
 // cli/: wires CLI11 options to the settings structs and calls library code, one file per verb
 // (run_command, serve_mock_command, report_command, compare_command, history_command,
-// tokenize_command, reference_command). No benchmark logic. Each option is declared once, in its verb's file under
-// its help section; --help, docs/CLI.md, the shell completions and the man pages are all produced
-// from the parsed CLI11 app (reference_command).
+// tokenize_command, reference_command). No benchmark logic. Each option is declared once, in its
+// verb's file under its help section; --help, docs/CLI.md, the shell completions and the man pages
+// are all produced from the parsed CLI11 app (reference_command).
 #include <CLI/CLI.hpp>
-
 #include <array>
 #include <functional>
 #include <string>
@@ -15,8 +14,8 @@
 namespace tokbench::cli {
 
 /// The sections of `tokbench run --help`, in order (CLI11 option groups).
-inline constexpr std::array<const char*, 7> kRunGroups{"Target", "Request", "Load", "Workload", "Experiment", "Observe",
-                                                       "Output"};
+inline constexpr std::array<const char*, 7> kRunGroups{"Target",     "Request", "Load",  "Workload",
+                                                       "Experiment", "Observe", "Output"};
 
 /// Registers the sub-commands on `app`; each sets `action` to what main runs after parsing.
 void add_commands(CLI::App& app, std::function<int()>& action);
@@ -45,7 +44,8 @@ std::string completion_script(const CLI::App& app, const std::string& shell);
 /// tokbench-COMMAND(1) with that command's options by section. Throws std::invalid_argument for
 /// an unknown command, naming the known ones.
 std::string man_page(const CLI::App& app, const std::string& command);
-/// The commands that have a page of their own, in order, as their pages are named ("run", "history-check").
+/// The commands that have a page of their own, in order, as their pages are named ("run",
+/// "history-check").
 std::vector<std::string> man_commands(const CLI::App& app);
 
 }  // namespace tokbench::cli

@@ -1,10 +1,9 @@
 // tokbench: a benchmark for OpenAI-compatible LLM inference services.
 // Exit codes: common/exit_codes.hpp (the one table; the man page and the README follow it).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
-
 #include <sys/resource.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -45,10 +44,11 @@ void raise_descriptor_limit() {
 
 // What this binary is: the commit, how it was built, and the optional parts it has.
 std::string version_line() {
-  return fmt::format("tokbench {} (commit {}{}; {} build, {}; multi-host runs: {}; telemetry: {})", tokbench::kVersion,
-                     tokbench::kGitHash, tokbench::kGitDirty ? ", dirty" : "",
+  return fmt::format("tokbench {} (commit {}{}; {} build, {}; multi-host runs: {}; telemetry: {})",
+                     tokbench::kVersion, tokbench::kGitHash, tokbench::kGitDirty ? ", dirty" : "",
                      *tokbench::kBuildType ? tokbench::kBuildType : "default", tokbench::kCompiler,
-                     tokbench::cluster::available() ? "Open MPI (loaded under mpirun)" : "unavailable, built without Open MPI",
+                     tokbench::cluster::available() ? "Open MPI (loaded under mpirun)"
+                                                    : "unavailable, built without Open MPI",
                      tokbench::probe::nvml_presence());
 }
 
@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e) == 0 ? 0 : 2;
     if (code != 0)
-      for (const auto& hint : tokbench::cli::unknown_flag_hints(app, argc, argv)) fmt::print(stderr, "tokbench: {}\n", hint);
+      for (const auto& hint : tokbench::cli::unknown_flag_hints(app, argc, argv))
+        fmt::print(stderr, "tokbench: {}\n", hint);
     return finish(code, code == 0 ? "" : "bad command line");
   }
   try {

@@ -1,9 +1,9 @@
 #include "cli/yaml_config.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
+
+#include <algorithm>
 
 #include "common/redact.hpp"
 
@@ -31,7 +31,8 @@ std::vector<std::string> split_commas(const std::string& s) {
 // YAML scalars as CLI11 wants them: the text as written.
 std::string scalar(const YAML::Node& n, const std::string& key) {
   if (!n.IsScalar()) {
-    throw CLI::ConfigError(fmt::format("--config: '{}' must be a value or a list of values (line {})", key, n.Mark().line + 1));
+    throw CLI::ConfigError(fmt::format(
+        "--config: '{}' must be a value or a list of values (line {})", key, n.Mark().line + 1));
   }
   return n.Scalar();
 }
@@ -40,7 +41,8 @@ std::string scalar(const YAML::Node& n, const std::string& key) {
 
 std::string YamlConfig::to_config(const CLI::App* app, bool default_also, bool, std::string) const {
   YAML::Emitter out;
-  out << YAML::Comment("tokbench run --config: flags given on the command line override these") << YAML::Newline;
+  out << YAML::Comment("tokbench run --config: flags given on the command line override these")
+      << YAML::Newline;
   out << YAML::BeginMap;
   std::vector<std::string> left_out;
   for (const CLI::Option* o : app->get_options()) {
@@ -48,7 +50,8 @@ std::string YamlConfig::to_config(const CLI::App* app, bool default_also, bool, 
     const std::string name = o->get_single_name();
     std::vector<std::string> values = o->count() > 0 ? o->results() : std::vector<std::string>{};
     if (values.empty()) {
-      if (!default_also || o->get_default_str().empty()) continue;  // a flag not given stays at its default
+      if (!default_also || o->get_default_str().empty())
+        continue;  // a flag not given stays at its default
       values = {o->get_default_str()};
     }
     if (name == "api-key") {  // a secret: never echoed into a file people paste
@@ -56,16 +59,20 @@ std::string YamlConfig::to_config(const CLI::App* app, bool default_also, bool, 
       continue;
     }
     // A URL with credentials in it (userinfo, ?api_key=), a server command with a secret flag or
-    // HF_TOKEN=...: left out whole, like the key (a redacted value would run against the wrong thing).
+    // HF_TOKEN=...: left out whole, like the key (a redacted value would run against the wrong
+    // thing).
     if (name != "header" && std::any_of(values.begin(), values.end(), [](const std::string& v) {
           return redact_url(v) != v || redact_command(v) != v;
         })) {
-      left_out.push_back(name + " (it carries a credential: pass it by --api-key, $OPENAI_API_KEY or the environment)");
+      left_out.push_back(
+          name +
+          " (it carries a credential: pass it by --api-key, $OPENAI_API_KEY or the environment)");
       continue;
     }
     if (name == "header") {  // credential headers are left out like the key; the rest are kept
       std::vector<std::string> kept;
-      for (const auto& v : values) (redact_header(v) == v ? kept : left_out).push_back(redact_header(v));
+      for (const auto& v : values)
+        (redact_header(v) == v ? kept : left_out).push_back(redact_header(v));
       if (kept.empty()) continue;
       values = kept;
     }
@@ -74,7 +81,8 @@ std::string YamlConfig::to_config(const CLI::App* app, bool default_also, bool, 
       out << YAML::BeginSeq;
       for (const auto& v : values) out << v;
       out << YAML::EndSeq;
-    } else if (comma_lists_.count(name) && values.size() == 1 && values[0].find(',') != std::string::npos) {
+    } else if (comma_lists_.count(name) && values.size() == 1 &&
+               values[0].find(',') != std::string::npos) {
       out << YAML::Flow << YAML::BeginSeq;
       for (const auto& v : split_commas(values[0])) out << v;
       out << YAML::EndSeq;
@@ -102,7 +110,9 @@ std::vector<CLI::ConfigItem> YamlConfig::from_config(std::istream& input) const 
   if (root.IsNull()) return {};
   if (root.IsMap() && root["run"] && root["run"].IsMap()) root = root["run"];
   if (!root.IsMap()) {
-    throw CLI::ConfigError("--config: expected a mapping of flag names to values, e.g. 'concurrency: 8' on its own line");
+    throw CLI::ConfigError(
+        "--config: expected a mapping of flag names to values, e.g. 'concurrency: 8' on its own "
+        "line");
   }
   std::vector<CLI::ConfigItem> items;
   for (const auto& kv : root) {

@@ -7,7 +7,6 @@
 // mapping is read the same. Printing writes every option that was given (flags or file) plus
 // the defaults, as YAML that reads back to the same run; the API key is never printed.
 #include <CLI/CLI.hpp>
-
 #include <set>
 #include <string>
 #include <vector>
@@ -18,7 +17,8 @@ class YamlConfig : public CLI::Config {
  public:
   /// `comma_lists`: options whose sequence is joined into one "a,b,c" value (sweeps).
   explicit YamlConfig(std::set<std::string> comma_lists) : comma_lists_(std::move(comma_lists)) {}
-  std::string to_config(const CLI::App* app, bool default_also, bool write_description, std::string prefix) const override;
+  std::string to_config(const CLI::App* app, bool default_also, bool write_description,
+                        std::string prefix) const override;
   std::vector<CLI::ConfigItem> from_config(std::istream& input) const override;
 
  private:

@@ -28,8 +28,9 @@ enum class Flavor {
   Tokbench,   ///< only what was asked for (also AISBench's: generation_kwargs pass through)
   Evalscope,  ///< temperature always (default 0.0); top-level min_tokens when given
   Vllm,       ///< chat: max_completion_tokens; completions: repetition_penalty 1.0
-  Sglang,     ///< max_completion_tokens (chat), temperature 0.0, ignore_eos true, no stream_options;
-              ///< /generate: bench_serving's native payload (temperature 0.0, ignore_eos in sampling_params)
+  Sglang,  ///< max_completion_tokens (chat), temperature 0.0, ignore_eos true, no stream_options;
+           ///< /generate: bench_serving's native payload (temperature 0.0, ignore_eos in
+           ///< sampling_params)
 };
 
 /// The flavor a --compat name asks for ("aisbench" sends what tokbench sends); nullopt: unknown.
@@ -42,8 +43,8 @@ struct BodySettings {
   Flavor flavor = Flavor::Tokbench;
   std::string model;
   bool stream = true;
-  int64_t max_tokens = 256;  ///< 0 = not sent (the server's default applies)
-  bool ignore_eos = false;   ///< sent only when true
+  int64_t max_tokens = 256;           ///< 0 = not sent (the server's default applies)
+  bool ignore_eos = false;            ///< sent only when true
   std::optional<int64_t> min_tokens;  ///< sent only when given
   std::optional<double> temperature;  ///< sent only when given
   bool continuous_usage = false;      ///< stream_options.continuous_usage_stats (vLLM, SGLang)
@@ -53,7 +54,9 @@ struct BodySettings {
 
   const ApiAdapter& adapter() const;
   /// The output cap one request asks for: its own (a dataset line's max_tokens), else --max-tokens.
-  int64_t cap_for(const dataset::RequestSpec& spec) const { return spec.max_tokens > 0 ? spec.max_tokens : max_tokens; }
+  int64_t cap_for(const dataset::RequestSpec& spec) const {
+    return spec.max_tokens > 0 ? spec.max_tokens : max_tokens;
+  }
   /// True when --extra-body sets `key` (tokbench then leaves that field to it).
   bool overridden(std::string_view key) const;
 };
@@ -66,17 +69,21 @@ struct AuditFinding {
 
 /// What an API can do; validation, the dataset checks and the metrics ask these, never a name.
 struct ApiCaps {
-  bool generates = true;          ///< answers with generated tokens (embeddings do not)
-  bool streams = true;            ///< can answer as a stream of server-sent events
-  bool conversation = false;      ///< takes chat messages with roles (rendered with a chat template)
-  bool images = false;            ///< takes images in the conversation (--image, dataset images)
-  bool stream_options = false;    ///< takes OpenAI's stream_options (include_usage, --continuous-usage)
-  bool requires_cap = false;      ///< every request must carry an output cap (--max-tokens 0 is refused)
-  bool per_token_counts = false;  ///< every event carries the cumulative output count (SGLang's per-token ITL split)
+  bool generates = true;      ///< answers with generated tokens (embeddings do not)
+  bool streams = true;        ///< can answer as a stream of server-sent events
+  bool conversation = false;  ///< takes chat messages with roles (rendered with a chat template)
+  bool images = false;        ///< takes images in the conversation (--image, dataset images)
+  bool stream_options =
+      false;  ///< takes OpenAI's stream_options (include_usage, --continuous-usage)
+  bool requires_cap =
+      false;  ///< every request must carry an output cap (--max-tokens 0 is refused)
+  bool per_token_counts =
+      false;  ///< every event carries the cumulative output count (SGLang's per-token ITL split)
   /// The finish reasons the API defines, comma-separated: an answer ending with another is counted
   /// (metrics/quality). OpenAI's by default.
   std::string_view finish_reasons = "stop,length,tool_calls,content_filter,function_call";
-  std::string_view cap_reason = "length";  ///< the finish reason that says the output cap cut the answer
+  std::string_view cap_reason =
+      "length";  ///< the finish reason that says the output cap cut the answer
 };
 
 class ApiAdapter {
@@ -95,13 +102,15 @@ class ApiAdapter {
 
   /// The headers that carry `key` (and any the API requires), unless `given` (--header) already
   /// has them: OpenAI-style APIs take "Authorization: Bearer KEY".
-  virtual std::vector<std::string> credential_headers(const std::vector<std::string>& given, const std::string& key) const;
+  virtual std::vector<std::string> credential_headers(const std::vector<std::string>& given,
+                                                      const std::string& key) const;
 
   /// Whether this API has a body for --compat's flavor (the peers reproduce OpenAI bodies).
   virtual bool takes_flavor(Flavor f) const { return f == Flavor::Tokbench; }
   /// The exact body of one request. Fields the user did not ask for are never sent; --extra-body
   /// fields (s.extra) are appended by the caller and win over any field this writes.
-  virtual void write_body(JsonWriter& w, const BodySettings& s, const dataset::RequestSpec& spec) const = 0;
+  virtual void write_body(JsonWriter& w, const BodySettings& s,
+                          const dataset::RequestSpec& spec) const = 0;
   /// Whether the server is told to ignore EOS (SGLang's flavor sends it unasked).
   virtual bool sends_ignore_eos(const BodySettings& s) const { return s.ignore_eos; }
 

@@ -32,8 +32,10 @@ bool ChunkParser::parse(std::string_view json, ChunkInfo& out, std::string* why)
     return false;
   }
   api_->parse(doc, out, memory_);
-  // A dialect may have preset text_bytes with text beyond the views it keeps (more blocks or choices).
-  out.text_bytes += static_cast<int64_t>(out.content.size() + out.reasoning.size()) + out.tool_bytes;
+  // A dialect may have preset text_bytes with text beyond the views it keeps (more blocks or
+  // choices).
+  out.text_bytes +=
+      static_cast<int64_t>(out.content.size() + out.reasoning.size()) + out.tool_bytes;
   return true;
 }
 

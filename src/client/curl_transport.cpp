@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "net/http_get.hpp"
 #include "client/transport.hpp"
+#include "net/http_get.hpp"
 
 namespace tokbench::client {
 
@@ -90,9 +90,11 @@ class CurlTransport final : public Transport {
     size_t left = warm.size();
     int running = 0;
     curl_multi_socket_action(multi_, CURL_SOCKET_TIMEOUT, 0, &running);  // start them
-    while (left > 0 && steady_now_ns() < deadline && stop.load(std::memory_order_relaxed) == kRunning) {
+    while (left > 0 && steady_now_ns() < deadline &&
+           stop.load(std::memory_order_relaxed) == kRunning) {
       int64_t wait_ns = 50'000'000;
-      if (timer_ != kNone) wait_ns = std::min(wait_ns, std::max<int64_t>(0, timer_ - steady_now_ns()));
+      if (timer_ != kNone)
+        wait_ns = std::min(wait_ns, std::max<int64_t>(0, timer_ - steady_now_ns()));
       const int n = ctx_.poller.wait(events, wait_ns);
       for (int i = 0; i < n; ++i) action(events[static_cast<size_t>(i)]);
       if (timer_ != kNone && steady_now_ns() >= timer_) on_timer_only();
@@ -114,7 +116,8 @@ class CurlTransport final : public Transport {
     curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 0L);
     if (curl_slist* node = easy_[s.id].id_node; node && !s.rec.client_request_id.empty()) {
       std::free(node->data);  // the list's own allocation (curl_slist_append strdup's)
-      node->data = strdup(fmt::format("{}: {}", ctx_.settings.request_id_header, s.rec.client_request_id).c_str());
+      node->data = strdup(
+          fmt::format("{}: {}", ctx_.settings.request_id_header, s.rec.client_request_id).c_str());
     }
     s.rec.sent_ns = s.now();
     curl_multi_add_handle(multi_, e);
@@ -144,7 +147,8 @@ class CurlTransport final : public Transport {
   struct Easy {
     CURL* handle = nullptr;
     char errbuf[CURL_ERROR_SIZE] = {0};  // libcurl's own words for a failure (names TLS causes)
-    bool stray = false;  // its kept-alive connection held bytes nobody asked for: start again on a new one
+    bool stray =
+        false;  // its kept-alive connection held bytes nobody asked for: start again on a new one
     CurlTransport* owner = nullptr;
     // With a request-id header: the shared headers and, last, this request's id (rewritten per
     // request; libcurl reads the list when the request goes out).
@@ -198,8 +202,9 @@ class CurlTransport final : public Transport {
       sockaddr_storage local{};
       socklen_t len = sizeof local;
       if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) return false;
-      const int p = local.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port)
-                                                : ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port);
+      const int p = local.ss_family == AF_INET6
+                        ? ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port)
+                        : ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port);
       if (p == 0) return false;  // not bound yet
       port_fd_[p] = fd;
       sockets_[fd].port = p;
@@ -223,7 +228,8 @@ class CurlTransport final : public Transport {
     if (!st.request_id_header.empty() && !st.run_id.empty()) {
       Easy& easy = easy_[s.id];
       for (const auto& h : ctx_.headers) easy.headers = curl_slist_append(easy.headers, h.c_str());
-      easy.headers = curl_slist_append(easy.headers, (st.request_id_header + ":").c_str());  // replaced per request
+      easy.headers = curl_slist_append(
+          easy.headers, (st.request_id_header + ":").c_str());  // replaced per request
       for (easy.id_node = easy.headers; easy.id_node->next;) easy.id_node = easy.id_node->next;
       curl_easy_setopt(e, CURLOPT_HTTPHEADER, easy.headers);
     }
@@ -243,8 +249,9 @@ class CurlTransport final : public Transport {
     track_sockets(e);
     net::apply_tls(e, st.tls);
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(st.timeout_ms));
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
-                     static_cast<long>(st.timeout_ms > 0 ? std::min<int64_t>(st.timeout_ms, 30'000) : 30'000));
+    curl_easy_setopt(
+        e, CURLOPT_CONNECTTIMEOUT_MS,
+        static_cast<long>(st.timeout_ms > 0 ? std::min<int64_t>(st.timeout_ms, 30'000) : 30'000));
   }
 
   static size_t on_write(char* p, size_t size, size_t n, void* ud) {
@@ -262,12 +269,16 @@ class CurlTransport final : public Transport {
     if (line.starts_with("HTTP/")) {  // status line (a new one per response, e.g. after 100)
       const size_t sp = line.find(' ');
       int code = 0;
-      if (sp != std::string_view::npos) std::from_chars(line.data() + sp + 1, line.data() + line.size(), code);
+      if (sp != std::string_view::npos)
+        std::from_chars(line.data() + sp + 1, line.data() + line.size(), code);
       if (code > 0) s.take_status(code);
     } else if (const size_t colon = line.find(':'); colon != std::string_view::npos) {
       std::string_view value = line.substr(colon + 1);
-      while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-      while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) value.remove_suffix(1);
+      while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+        value.remove_prefix(1);
+      while (!value.empty() &&
+             (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
+        value.remove_suffix(1);
       s.take_header(line.substr(0, colon), value);
     }
     return len;
@@ -277,7 +288,8 @@ class CurlTransport final : public Transport {
     auto* t = static_cast<CurlTransport*>(userp);
     if (what == CURL_POLL_REMOVE) {
       epoll_ctl(t->ctx_.poller.fd(), EPOLL_CTL_DEL, fd, nullptr);
-      if (auto it = t->sockets_.find(fd); it != t->sockets_.end()) it->second.kept = true;  // a transfer ended on it
+      if (auto it = t->sockets_.find(fd); it != t->sockets_.end())
+        it->second.kept = true;  // a transfer ended on it
       return 0;
     }
     epoll_event ev{};
@@ -296,7 +308,8 @@ class CurlTransport final : public Transport {
 
   void action(const epoll_event& ev) {
     const uint32_t e = ev.events;
-    const int flags = ((e & EPOLLIN) ? CURL_CSELECT_IN : 0) | ((e & EPOLLOUT) ? CURL_CSELECT_OUT : 0) |
+    const int flags = ((e & EPOLLIN) ? CURL_CSELECT_IN : 0) |
+                      ((e & EPOLLOUT) ? CURL_CSELECT_OUT : 0) |
                       ((e & (EPOLLERR | EPOLLHUP)) ? CURL_CSELECT_ERR : 0);
     int running = 0;
     curl_multi_socket_action(multi_, ev.data.fd, flags, &running);
@@ -324,7 +337,8 @@ class CurlTransport final : public Transport {
     r.connect_done_ns = at(CURLINFO_CONNECT_TIME_T);
     r.tls_done_ns = at(CURLINFO_APPCONNECT_TIME_T);
     r.request_start_ns = at(CURLINFO_PRETRANSFER_TIME_T);
-    if (r.connects == 0) r.dns_done_ns = r.connect_done_ns = r.sent_ns;  // reused: nothing to set up
+    if (r.connects == 0)
+      r.dns_done_ns = r.connect_done_ns = r.sent_ns;  // reused: nothing to set up
   }
 
   void reap() {
@@ -348,7 +362,8 @@ class CurlTransport final : public Transport {
       if (rc != CURLE_OK) {
         end.failure = classify(rc);
         end.error = easy_[s->id].errbuf[0] ? easy_[s->id].errbuf : curl_easy_strerror(rc);
-        if (rc == CURLE_OPERATION_TIMEDOUT) end.error += " (raise --timeout-s)";  // the fix, as the socket transport names it
+        if (rc == CURLE_OPERATION_TIMEDOUT)
+          end.error += " (raise --timeout-s)";  // the fix, as the socket transport names it
       }
       ctx_.done(ctx_.worker, *s, std::move(end));
     }
@@ -370,6 +385,8 @@ class CurlTransport final : public Transport {
 
 }  // namespace
 
-std::unique_ptr<Transport> make_curl_transport(const TransportContext& ctx) { return std::make_unique<CurlTransport>(ctx); }
+std::unique_ptr<Transport> make_curl_transport(const TransportContext& ctx) {
+  return std::make_unique<CurlTransport>(ctx);
+}
 
 }  // namespace tokbench::client

@@ -8,14 +8,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <latch>
 #include <memory>
 #include <optional>
 #include <random>
-#include <latch>
 #include <thread>
-
-#include <cerrno>
-#include <cstdlib>
 
 #include "client/http1.hpp"
 #include "client/transport.hpp"
@@ -30,9 +29,9 @@ using record::RequestRecord;
 
 namespace {
 
-constexpr int64_t kIdlePollMs = 50;       // bounds how late a stop request is noticed
+constexpr int64_t kIdlePollMs = 50;             // bounds how late a stop request is noticed
 constexpr int64_t kBusyWindowNs = 100'000'000;  // the window of a worker's busiest stretch
-constexpr int64_t kSpinNs = 100'000;      // an open loop polls the last 100 µs before a send
+constexpr int64_t kSpinNs = 100'000;            // an open loop polls the last 100 µs before a send
 constexpr int64_t kBusyShareMinNs = 1'000'000'000;  // the shortest phase whose busy share is judged
 
 struct Shared {
@@ -41,7 +40,8 @@ struct Shared {
   int64_t origin_ns;
   const std::function<void(RequestRecord&&)>& on_done;
   const std::atomic<int>& stop;
-  std::vector<std::string> headers;  // every request's headers but Host, User-Agent, Accept and Content-Length
+  std::vector<std::string>
+      headers;  // every request's headers but Host, User-Agent, Accept and Content-Length
   int64_t cut_at_ns = kNone;  // since the origin: in-flight requests are cut then (duration runs)
   // The phase starts once every worker has warmed its connections: an arrival schedule (a trace,
   // --warm-connections on with a rate) must not count the warming as its requests' lateness.
@@ -65,7 +65,8 @@ struct BusiestStretch {
   int64_t idle_ns = 0;  // time spent waiting for sockets (or polling with nothing to do), all run
   void close(int64_t now, int64_t min_window, EngineCounters& c) {
     if (now - at < min_window) return;
-    const double busy = 1.0 - static_cast<double>(idle_ns - idle_at) / static_cast<double>(now - at);
+    const double busy =
+        1.0 - static_cast<double>(idle_ns - idle_at) / static_cast<double>(now - at);
     if (busy > c.peak_busy) {
       c.peak_busy = busy;
       c.peak_busy_at_ns = at;
@@ -79,9 +80,11 @@ struct BusiestStretch {
 // asked): named with what came, instead of "stream cut in the middle of an SSE event".
 std::string unexpected_type(const Slot& s) {
   if (s.content_type.empty()) return {};  // nothing declared: judged by its bytes
-  const bool ok = s.stream ? s.content_type.starts_with("text/event-stream") : s.content_type.find("json") != std::string::npos;
+  const bool ok = s.stream ? s.content_type.starts_with("text/event-stream")
+                           : s.content_type.find("json") != std::string::npos;
   if (ok) return {};
-  return fmt::format("HTTP {} with Content-Type '{}' where {} was asked for; it began: {}", s.rec.http_status, s.content_type,
+  return fmt::format("HTTP {} with Content-Type '{}' where {} was asked for; it began: {}",
+                     s.rec.http_status, s.content_type,
                      s.stream ? "a text/event-stream" : "a JSON body", s.head);
 }
 
@@ -89,14 +92,16 @@ std::string unexpected_type(const Slot& s) {
 // waits for the network, and turns every ended transfer into a record.
 class Worker {
  public:
-  Worker(Shared& shared, int slots, TransportKind kind) : sh_(shared), slots_(static_cast<size_t>(slots)) {
+  Worker(Shared& shared, int slots, TransportKind kind)
+      : sh_(shared), slots_(static_cast<size_t>(slots)) {
     for (size_t i = 0; i < slots_.size(); ++i) {
       Slot& s = slots_[i];
       s.id = i;
       s.origin_ns = sh_.origin_ns;
       s.stream = sh_.settings.stream;
       s.keep_text = sh_.settings.keep_text;
-      if (!sh_.settings.request_id_header.empty() && !sh_.settings.run_id.empty()) s.id_prefix = sh_.settings.run_id + "-";
+      if (!sh_.settings.request_id_header.empty() && !sh_.settings.run_id.empty())
+        s.id_prefix = sh_.settings.run_id + "-";
       s.max_body = sh_.settings.max_body_bytes;
       s.max_events = sh_.settings.max_events;
       s.framer.set_max_bytes(sh_.settings.max_event_bytes);
@@ -104,8 +109,10 @@ class Worker {
       s.parser.share(&json_);  // every slot's event is parsed, and used, before the next read
       free_.push_back(&s);
     }
-    const TransportContext ctx{sh_.settings, sh_.headers, slots_, poller_, this, &Worker::on_transfer_end};
-    transport_ = kind == TransportKind::Sockets ? make_socket_transport(ctx) : make_curl_transport(ctx);
+    const TransportContext ctx{sh_.settings, sh_.headers, slots_,
+                               poller_,      this,        &Worker::on_transfer_end};
+    transport_ =
+        kind == TransportKind::Sockets ? make_socket_transport(ctx) : make_curl_transport(ctx);
   }
   ~Worker() { transport_.reset(); }  // before the slots and the poller it uses
 
@@ -136,7 +143,8 @@ class Worker {
         pending_due = kNone;
         exhausted = true;
         if (drain_deadline == kNone) drain_deadline = now + st.drain_timeout_ms * 1'000'000;
-        give_up_retries();  // nothing new is sent after a stop: a waiting retry ends as its last attempt did
+        give_up_retries();  // nothing new is sent after a stop: a waiting retry ends as its last
+                            // attempt did
         if (stop == kCancelNow || now >= drain_deadline) cancel_all(now, Outcome::Cancelled, "");
       }
       if (sh_.cut_at_ns != kNone && now >= sh_.cut_at_ns) {  // a duration run's grace is over
@@ -178,26 +186,32 @@ class Worker {
       // Sleep until a socket is ready, the transport's timer fires, the next request is due, or
       // the idle cap passes (so a stop request is noticed).
       int64_t deadline = now + kIdlePollMs * 1'000'000;
-      if (const int64_t t = transport_->next_deadline(); t != kNone) deadline = std::min(deadline, t - sh_.origin_ns);
+      if (const int64_t t = transport_->next_deadline(); t != kNone)
+        deadline = std::min(deadline, t - sh_.origin_ns);
       if (pending_due != kNone) deadline = std::min(deadline, pending_due);
       if (retry_due != kNone) deadline = std::min(deadline, retry_due);
       if (sh_.cut_at_ns != kNone) deadline = std::min(deadline, sh_.cut_at_ns);
       // The next request due within kSpinNs: poll instead of sleeping (sockets are still served),
-      // since a sleeping thread wakes up to a few hundred µs late on a busy machine (LoadGen's habit).
+      // since a sleeping thread wakes up to a few hundred µs late on a busy machine (LoadGen's
+      // habit).
       int64_t wait_ns = deadline - now;
       const bool spinning = pending_due != kNone && pending_due - now <= kSpinNs;
-      if (spinning) wait_ns = 0;
-      else if (pending_due != kNone && deadline == pending_due) wait_ns -= kSpinNs;
+      if (spinning)
+        wait_ns = 0;
+      else if (pending_due != kNone && deadline == pending_due)
+        wait_ns -= kSpinNs;
       const int64_t wait_start = steady_now_ns();
       const int ready = poller_.wait(events, wait_ns);
       const int64_t wait_end = steady_now_ns();
       // Idle: blocked in the wait, or polling before a send with nothing to do (the whole turn).
-      busy.idle_ns += (spinning && ready == 0 ? wait_start - last_wait_end : 0) + (wait_end - wait_start);
+      busy.idle_ns +=
+          (spinning && ready == 0 ? wait_start - last_wait_end : 0) + (wait_end - wait_start);
       last_wait_end = wait_end;
       for (int i = 0; i < ready; ++i) transport_->on_ready(events[static_cast<size_t>(i)]);
       transport_->on_timer();
     }
-    busy.close(steady_now_ns() - sh_.origin_ns, kBusyWindowNs / 10, c);  // the last, partial window (short runs too)
+    busy.close(steady_now_ns() - sh_.origin_ns, kBusyWindowNs / 10,
+               c);  // the last, partial window (short runs too)
     // Over a phase shorter than a second the share is the scheduler's noise (a 2 ms phase against
     // a local server read 99 % busy under the sanitizers): unknown.
     if (const int64_t span = steady_now_ns() - phase_from; span >= kBusyShareMinNs)
@@ -216,7 +230,8 @@ class Worker {
     s.active = true;
     s.begin(scheduled, attempt, sh_.settings.reserve_chunks);
     ++active_;
-    if (sh_.settings.started && attempt == 1) sh_.settings.started->fetch_add(1, std::memory_order_relaxed);
+    if (sh_.settings.started && attempt == 1)
+      sh_.settings.started->fetch_add(1, std::memory_order_relaxed);
     transport_->start(s);  // stamps sent_ns right before the request goes out
   }
 
@@ -246,8 +261,10 @@ class Worker {
         } else if (!s.got_done) {
           r.outcome = Outcome::StreamProtocol;
           r.error = s.framer.has_partial() ? "stream cut in the middle of an SSE event"
-                    : r.chunks.empty()     ? "no SSE events in a streaming response (does the server honour \"stream\": true?)"
-                                           : fmt::format("stream ended without {}", s.parser.api().end_of_stream());
+                    : r.chunks.empty()
+                        ? "no SSE events in a streaming response (does the server honour "
+                          "\"stream\": true?)"
+                        : fmt::format("stream ended without {}", s.parser.api().end_of_stream());
         }
       } else {
         std::string why;
@@ -255,7 +272,9 @@ class Worker {
           s.take_usage();
           r.choices = std::max<int64_t>(1, s.info.choices);
           r.output_chars = s.info.text_bytes;
-          if (s.keep_text) r.output_text = std::string(s.info.reasoning) + std::string(s.info.content) + std::string(s.info.tool_args);
+          if (s.keep_text)
+            r.output_text = std::string(s.info.reasoning) + std::string(s.info.content) +
+                            std::string(s.info.tool_args);
           r.finish_reason = std::string(s.info.finish_reason);
           r.request_id = std::string(s.info.id);
           if (!s.info.error.empty()) {
@@ -277,7 +296,8 @@ class Worker {
     r.malformed_sse_lines = s.framer.malformed_lines();
     // Retried: a connection never made, or a server that says "later" (429, 503). After an
     // exponential, jittered backoff, or the server's Retry-After; the slot stays taken meanwhile.
-    const bool later = r.outcome == Outcome::HttpStatus && (r.http_status == 429 || r.http_status == 503);
+    const bool later =
+        r.outcome == Outcome::HttpStatus && (r.http_status == 429 || r.http_status == 503);
     if ((r.outcome == Outcome::ConnectError || later) && r.attempts <= sh_.settings.retries &&
         sh_.stop.load(std::memory_order_relaxed) == kRunning) {
       s.retry_at_ns = now + backoff_ns(r.attempts, s.retry_after_ms);
@@ -295,8 +315,10 @@ class Worker {
   // out; a Retry-After (at most 60 s) wins.
   int64_t backoff_ns(int attempt, int64_t retry_after_ms) {
     if (retry_after_ms >= 0) return std::min<int64_t>(retry_after_ms, 60'000) * 1'000'000;
-    const double base_ms = std::min(100.0 * static_cast<double>(int64_t{1} << std::min(attempt - 1, 20)), 10'000.0);
-    return static_cast<int64_t>(base_ms * std::uniform_real_distribution<double>(0.5, 1.5)(rng_) * 1e6);
+    const double base_ms =
+        std::min(100.0 * static_cast<double>(int64_t{1} << std::min(attempt - 1, 20)), 10'000.0);
+    return static_cast<int64_t>(base_ms * std::uniform_real_distribution<double>(0.5, 1.5)(rng_) *
+                                1e6);
   }
 
   void give_up_retries() {
@@ -326,7 +348,7 @@ class Worker {
       ++i;
     }
     for (Slot* s : due) {  // after the scan: a retry that fails at once joins retrying_ again
-      --active_;  // start() counts it again
+      --active_;           // start() counts it again
       start(*s, s->rec.scheduled_ns, s->rec.attempts + 1);  // same request, same intended time
     }
     return next;
@@ -342,7 +364,9 @@ class Worker {
       --active_;
       free_.push_back(&s);
       s.rec.outcome = outcome;
-      s.rec.error = fmt::format("{} after {} chunk(s)", why.empty() ? "cancelled by stop request" : why, s.rec.chunks.size());
+      s.rec.error =
+          fmt::format("{} after {} chunk(s)", why.empty() ? "cancelled by stop request" : why,
+                      s.rec.chunks.size());
       s.rec.done_ns = now;
       sh_.source.completed(s.rec);
       sh_.on_done(std::move(s.rec));
@@ -355,13 +379,12 @@ class Worker {
   Poller poller_;
   std::unique_ptr<Transport> transport_;
   std::vector<Slot*> free_;
-  std::vector<Slot*> retrying_;  // failed attempts waiting out their backoff
+  std::vector<Slot*> retrying_;                  // failed attempts waiting out their backoff
   std::mt19937_64 rng_{std::random_device{}()};  // backoff jitter only
   int active_ = 0;
 };
 
 }  // namespace
-
 
 Poller::Poller() : epfd_(epoll_create1(EPOLL_CLOEXEC)) {}
 Poller::~Poller() { close(epfd_); }
@@ -370,7 +393,8 @@ int Poller::wait(std::vector<epoll_event>& events, int64_t wait_ns) {
   wait_ns = std::max<int64_t>(0, wait_ns);
   const int n = static_cast<int>(events.size());
   if (have_pwait2_) {
-    const timespec ts{static_cast<time_t>(wait_ns / 1'000'000'000), static_cast<long>(wait_ns % 1'000'000'000)};
+    const timespec ts{static_cast<time_t>(wait_ns / 1'000'000'000),
+                      static_cast<long>(wait_ns % 1'000'000'000)};
     const int got = epoll_pwait2(epfd_, events.data(), n, &ts, nullptr);
     if (got >= 0 || errno != ENOSYS) return got;
     have_pwait2_ = false;
@@ -379,10 +403,12 @@ int Poller::wait(std::vector<epoll_event>& events, int64_t wait_ns) {
 }
 
 std::vector<std::string> request_headers(const EngineSettings& st) {
-  std::vector<std::string> h{"Content-Type: application/json", "Expect:"};  // Expect: no 100-continue round trip
+  std::vector<std::string> h{"Content-Type: application/json",
+                             "Expect:"};  // Expect: no 100-continue round trip
   if (st.stream) h.emplace_back("Accept: text/event-stream");
   // The API's credential headers (and any it requires), unless --header already has them.
-  for (auto& c : (st.api ? *st.api : default_api()).credential_headers(st.headers, st.api_key)) h.push_back(std::move(c));
+  for (auto& c : (st.api ? *st.api : default_api()).credential_headers(st.headers, st.api_key))
+    h.push_back(std::move(c));
   h.insert(h.end(), st.headers.begin(), st.headers.end());
   return h;
 }
@@ -399,10 +425,13 @@ TransportKind chosen_transport(const EngineSettings& st, std::string* why) {
   auto say = [&](const char* reason) {
     if (why) *why = reason;
   };
-  if (st.transport == TransportKind::Curl) return say("asked for (--transport libcurl)"), TransportKind::Curl;
-  if (st.transport == TransportKind::Sockets) return say("asked for (--transport sockets)"), TransportKind::Sockets;
+  if (st.transport == TransportKind::Curl)
+    return say("asked for (--transport libcurl)"), TransportKind::Curl;
+  if (st.transport == TransportKind::Sockets)
+    return say("asked for (--transport sockets)"), TransportKind::Sockets;
   if (!parse_http_url(st.url)) return say("the URL is not plain http://"), TransportKind::Curl;
-  if (proxy_in_environment()) return say("a proxy is set in the environment (http_proxy or all_proxy)"), TransportKind::Curl;
+  if (proxy_in_environment())
+    return say("a proxy is set in the environment (http_proxy or all_proxy)"), TransportKind::Curl;
   return say("a plain http:// URL with no proxy"), TransportKind::Sockets;
 }
 
@@ -420,29 +449,35 @@ const char* transport_name(TransportKind k) {
 Engine::Engine(EngineSettings settings) : settings_(std::move(settings)) {}
 
 EngineCounters Engine::run(load::RequestSource& source, int64_t origin_ns,
-                           const std::function<void(RequestRecord&&)>& on_done, const std::atomic<int>& stop) {
+                           const std::function<void(RequestRecord&&)>& on_done,
+                           const std::atomic<int>& stop) {
   Shared sh{settings_, source, origin_ns, on_done, stop, request_headers(settings_)};
   const TransportKind kind = chosen_transport(settings_);
 
   const int64_t planned = source.planned();
-  const int conc = std::max(1, planned < 0 ? settings_.concurrency
-                                           : static_cast<int>(std::min<int64_t>(settings_.concurrency, std::max<int64_t>(1, planned))));
+  const int conc =
+      std::max(1, planned < 0 ? settings_.concurrency
+                              : static_cast<int>(std::min<int64_t>(settings_.concurrency,
+                                                                   std::max<int64_t>(1, planned))));
   const int workers = std::clamp(settings_.workers, 1, conc);
   std::vector<std::unique_ptr<Worker>> ws;
-  for (int w = 0; w < workers; ++w) ws.push_back(std::make_unique<Worker>(sh, conc / workers + (w < conc % workers), kind));
+  for (int w = 0; w < workers; ++w)
+    ws.push_back(std::make_unique<Worker>(sh, conc / workers + (w < conc % workers), kind));
   std::latch warmed(workers), go(1);
   sh.warmed = &warmed;
   sh.go = &go;
   std::vector<EngineCounters> counters(static_cast<size_t>(workers));
   std::vector<std::thread> threads;
   for (int w = 0; w < workers; ++w)
-    threads.emplace_back([&, w] { counters[static_cast<size_t>(w)] = ws[static_cast<size_t>(w)]->run(); });
+    threads.emplace_back(
+        [&, w] { counters[static_cast<size_t>(w)] = ws[static_cast<size_t>(w)]->run(); });
   // The phase (and an arrival schedule) starts once the slots exist and their connections are
   // warm: making 10,000 handles takes ~70 ms, and warming 64 connections tens of ms under load,
   // which made the first requests of an open loop or a trace that late.
   warmed.wait();
   int64_t start_at = settings_.phase_start_at ? settings_.phase_start_at() : steady_now_ns();
-  while (steady_now_ns() < start_at) {  // several ranks start together: sleep, then spin the last 100 µs
+  while (steady_now_ns() <
+         start_at) {  // several ranks start together: sleep, then spin the last 100 µs
     const int64_t left = start_at - steady_now_ns();
     if (left > kSpinNs) std::this_thread::sleep_for(std::chrono::nanoseconds(left - kSpinNs));
   }

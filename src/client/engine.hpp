@@ -1,6 +1,6 @@
 #pragma once
-// client/engine: sends requests on worker threads (client/transport: plain sockets or libcurl) and turns
-// every response into a RequestRecord. Hot path: stamp steady_clock once per read, frame SSE,
+// client/engine: sends requests on worker threads (client/transport: plain sockets or libcurl) and
+// turns every response into a RequestRecord. Hot path: stamp steady_clock once per read, frame SSE,
 // classify each event, append a ChunkEvent to a pre-reserved vector. Statistics and formatting
 // happen elsewhere, after the fact. Decides nothing about WHAT or WHEN: it pulls requests from a
 // load::RequestSource when it has room, holds an open-loop request until it is due, and reports
@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "client/api.hpp"
-#include "net/http_get.hpp"
 #include "common/choice.hpp"
 #include "load/source.hpp"
+#include "net/http_get.hpp"
 #include "record/record.hpp"
 
 namespace tokbench::client {
@@ -22,8 +22,9 @@ namespace tokbench::client {
 /// How requests reach the server: HTTP/1.1 on plain sockets (client/http1; the least CPU per
 /// event), libcurl (TLS, proxies, anything), or the first when the URL allows it.
 enum class TransportKind { Auto, Sockets, Curl };
-inline constexpr Choices<TransportKind, 3> kTransportChoices{
-    {{{TransportKind::Auto, "auto"}, {TransportKind::Sockets, "sockets"}, {TransportKind::Curl, "libcurl"}}}};
+inline constexpr Choices<TransportKind, 3> kTransportChoices{{{{TransportKind::Auto, "auto"},
+                                                               {TransportKind::Sockets, "sockets"},
+                                                               {TransportKind::Curl, "libcurl"}}}};
 
 struct EngineSettings {
   std::string url;                   ///< full endpoint URL
@@ -31,19 +32,24 @@ struct EngineSettings {
   /// Each request's id goes in this header as "<run_id>-<index>" ("" either: none is sent).
   std::string request_id_header;
   std::string run_id;
-  std::string api_key;               ///< sent as the API's credential header (Authorization: Bearer, x-api-key) when non-empty
-  const ApiAdapter* api = nullptr;   ///< the API: its payload format, how its stream ends, its credentials (null: chat)
+  std::string api_key;  ///< sent as the API's credential header (Authorization: Bearer, x-api-key)
+                        ///< when non-empty
+  const ApiAdapter* api =
+      nullptr;  ///< the API: its payload format, how its stream ends, its credentials (null: chat)
   bool stream = true;
-  int concurrency = 1;               ///< max requests in flight (keep-alive pool of that size)
-  int workers = 1;                   ///< threads, each with its own curl multi handle
-  int64_t timeout_ms = 600'000;      ///< whole-request limit; 0 = none
-  int retries = 0;                   ///< extra attempts after a connect_error
-  int64_t drain_timeout_ms = 5'000;  ///< after a stop request, wait this long for in-flight requests
-  size_t reserve_chunks = 512;       ///< per-request chunk capacity reserved up front
-  bool keep_text = false;            ///< keep generated text in RequestRecord::output_text
-  size_t max_event_bytes = 1 << 20;  ///< one SSE line or event larger than this fails the request (too_large)
-  size_t max_body_bytes = 64 << 20;  ///< a non-streaming body larger than this fails the request (too_large)
-  size_t max_events = 1 << 20;       ///< SSE events in one response; more fails the request (too_large)
+  int concurrency = 1;           ///< max requests in flight (keep-alive pool of that size)
+  int workers = 1;               ///< threads, each with its own curl multi handle
+  int64_t timeout_ms = 600'000;  ///< whole-request limit; 0 = none
+  int retries = 0;               ///< extra attempts after a connect_error
+  int64_t drain_timeout_ms =
+      5'000;                    ///< after a stop request, wait this long for in-flight requests
+  size_t reserve_chunks = 512;  ///< per-request chunk capacity reserved up front
+  bool keep_text = false;       ///< keep generated text in RequestRecord::output_text
+  size_t max_event_bytes =
+      1 << 20;  ///< one SSE line or event larger than this fails the request (too_large)
+  size_t max_body_bytes =
+      64 << 20;  ///< a non-streaming body larger than this fails the request (too_large)
+  size_t max_events = 1 << 20;  ///< SSE events in one response; more fails the request (too_large)
   /// A duration-bound phase: requests still in flight this long after the phase started are
   /// cancelled and recorded as Outcome::Cut with `cut_reason` (kNone = never).
   int64_t cut_after_ns = -1;
@@ -67,7 +73,8 @@ struct EngineCounters {
   int64_t events = 0;  ///< SSE data events parsed (the unit of the bench's CPU figure)
   int64_t bytes = 0;   ///< response body bytes
   int64_t cpu_ns = 0;  ///< CPU time of the worker threads (the client's own cost)
-  int64_t busiest_cpu_ns = 0;  ///< CPU time of the busiest worker thread (a saturated one delays its streams)
+  int64_t busiest_cpu_ns =
+      0;  ///< CPU time of the busiest worker thread (a saturated one delays its streams)
   /// The busiest 100 ms of any worker thread: the share of it the thread went without waiting
   /// for the network (1.0 = never waited: events queued behind it) and when it began (ns since
   /// the origin). A whole-run average hides a burst the thread fell behind in.
@@ -88,7 +95,8 @@ class Engine {
   /// record). All times are ns since `origin_ns` (steady clock). `on_done` is called from worker
   /// threads, once per request, after source.completed().
   EngineCounters run(load::RequestSource& source, int64_t origin_ns,
-                     const std::function<void(record::RequestRecord&&)>& on_done, const std::atomic<int>& stop);
+                     const std::function<void(record::RequestRecord&&)>& on_done,
+                     const std::atomic<int>& stop);
 
  private:
   EngineSettings settings_;
@@ -100,6 +108,5 @@ const char* transport_name(TransportKind kind);
 /// Every request's headers ("Name: value", libcurl's rules) but Host, User-Agent, Accept and
 /// Content-Length: the body type, the stream's Accept, the credential, then --header's.
 std::vector<std::string> request_headers(const EngineSettings& settings);
-
 
 }  // namespace tokbench::client

@@ -12,7 +12,8 @@ namespace {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -26,21 +27,26 @@ struct CustomHeader {
 std::optional<CustomHeader> split_custom(std::string_view h) {
   const size_t colon = h.find(':');
   if (colon == std::string_view::npos) {
-    if (!h.empty() && h.back() == ';') return CustomHeader{trim(h.substr(0, h.size() - 1)), {}, CustomHeader::Empty};
+    if (!h.empty() && h.back() == ';')
+      return CustomHeader{trim(h.substr(0, h.size() - 1)), {}, CustomHeader::Empty};
     return std::nullopt;  // not a header at all (libcurl sends it as is; nothing sane to do)
   }
   const std::string_view value = trim(h.substr(colon + 1));
-  return CustomHeader{trim(h.substr(0, colon)), value, value.empty() ? CustomHeader::Remove : CustomHeader::Set};
+  return CustomHeader{trim(h.substr(0, colon)), value,
+                      value.empty() ? CustomHeader::Remove : CustomHeader::Set};
 }
 
 constexpr size_t kMaxChunkLine = 1024;
-constexpr uint64_t kMaxChunkSize = uint64_t{1} << 40;  // 1 TiB in one chunk: 2^64-1 would wrap counts  // "1a2b;ext=..." — nothing legitimate comes near it
+constexpr uint64_t kMaxChunkSize = uint64_t{1}
+                                   << 40;  // 1 TiB in one chunk: 2^64-1 would wrap counts  //
+                                           // "1a2b;ext=..." — nothing legitimate comes near it
 
 }  // namespace
 
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
          });
 }
 
@@ -56,7 +62,8 @@ std::optional<HttpUrl> parse_http_url(std::string_view url, std::string* why) {
   const size_t slash = url.find_first_of("/?#");
   std::string_view authority = url.substr(0, slash);
   std::string_view rest = slash == std::string_view::npos ? std::string_view{} : url.substr(slash);
-  if (const size_t hash = rest.find('#'); hash != std::string_view::npos) rest = rest.substr(0, hash);
+  if (const size_t hash = rest.find('#'); hash != std::string_view::npos)
+    rest = rest.substr(0, hash);
   if (authority.empty()) return no("no host in the URL");
   if (authority.find('@') != std::string_view::npos) return no("user info in the URL");
   HttpUrl u;
@@ -81,7 +88,8 @@ std::optional<HttpUrl> parse_http_url(std::string_view url, std::string* why) {
   if (!port.empty()) {
     int p = 0;
     const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
-    if (ec != std::errc() || end != port.data() + port.size() || p <= 0 || p > 65535) return no("a bad port");
+    if (ec != std::errc() || end != port.data() + port.size() || p <= 0 || p > 65535)
+      return no("a bad port");
     u.port = std::string(port);
   }
   u.host = std::string(host);
@@ -89,7 +97,8 @@ std::optional<HttpUrl> parse_http_url(std::string_view url, std::string* why) {
   return u;
 }
 
-std::string request_head(std::string_view method, const HttpUrl& url, const std::vector<std::string>& headers,
+std::string request_head(std::string_view method, const HttpUrl& url,
+                         const std::vector<std::string>& headers,
                          std::optional<size_t> body_bytes) {
   auto custom_names = [&](std::string_view name) {
     for (const auto& h : headers)
@@ -105,7 +114,8 @@ std::string request_head(std::string_view method, const HttpUrl& url, const std:
     const auto c = split_custom(h);
     if (!c) continue;
     if (iequals(c->name, "Content-Length")) continue;  // the body's own length is the only true one
-    if (c->kind == CustomHeader::Set) fmt::format_to(std::back_inserter(out), "{}: {}\r\n", c->name, c->value);
+    if (c->kind == CustomHeader::Set)
+      fmt::format_to(std::back_inserter(out), "{}: {}\r\n", c->name, c->value);
     if (c->kind == CustomHeader::Empty) fmt::format_to(std::back_inserter(out), "{}:\r\n", c->name);
   }
   if (body_bytes) fmt::format_to(std::back_inserter(out), "Content-Length: {}\r\n", *body_bytes);
@@ -143,8 +153,9 @@ bool Http1Reader::take_line(std::string_view bytes, size_t& i, std::string_view&
   if (line_.size() + (end - i) > cap) {
     fail(state_ == State::ChunkSize  ? fmt::format("a chunk-size line longer than {} bytes", cap)
          : state_ == State::ChunkEnd ? std::string("chunk data longer than its size")
-         : state_ == State::Trailers ? fmt::format("trailers larger than {} bytes", cap)
-                                     : fmt::format("a response head larger than {} bytes", max_head_));
+         : state_ == State::Trailers
+             ? fmt::format("trailers larger than {} bytes", cap)
+             : fmt::format("a response head larger than {} bytes", max_head_));
     i = bytes.size();
     return false;
   }
@@ -157,7 +168,8 @@ bool Http1Reader::take_line(std::string_view bytes, size_t& i, std::string_view&
     line = bytes.substr(i, end - i);
   } else {
     line_.append(bytes.substr(i, end - i));
-    joined_.swap(line_);  // `line` stays valid until the next call, which may start a new partial line
+    joined_.swap(
+        line_);  // `line` stays valid until the next call, which may start a new partial line
     line_.clear();
     line = joined_;
   }
@@ -173,7 +185,8 @@ bool Http1Reader::on_status_line(std::string_view line, Sink& sink) {
   int code = 0;
   const auto [end, ec] = std::from_chars(line.data() + 9, line.data() + 12, code);
   // Three digits and then the end or a space: "HTTP/1.1 2000" is not a 200.
-  if (ec != std::errc() || end != line.data() + 12 || code < 100 || (line.size() > 12 && line[12] != ' '))
+  if (ec != std::errc() || end != line.data() + 12 || code < 100 ||
+      (line.size() > 12 && line[12] != ' '))
     return fail(fmt::format("a bad status code in '{}'", line.substr(0, 80)));
   status_ = code;
   http10_ = line[7] == '0';
@@ -186,7 +199,8 @@ bool Http1Reader::on_status_line(std::string_view line, Sink& sink) {
 }
 
 bool Http1Reader::on_header_line(std::string_view line, Sink& sink) {
-  if (line.front() == ' ' || line.front() == '\t') return true;  // obsolete folding: nothing we read folds
+  if (line.front() == ' ' || line.front() == '\t')
+    return true;  // obsolete folding: nothing we read folds
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos || colon == 0)
     return fail(fmt::format("a header line without a name: '{}'", line.substr(0, 80)));
@@ -205,7 +219,8 @@ bool Http1Reader::on_header_line(std::string_view line, Sink& sink) {
   } else if (iequals(name, "Transfer-Encoding")) {
     // The last coding must be chunked for the length to be known; anything else reads to close.
     const size_t comma = value.rfind(',');
-    chunked_ = iequals(trim(comma == std::string_view::npos ? value : value.substr(comma + 1)), "chunked");
+    chunked_ =
+        iequals(trim(comma == std::string_view::npos ? value : value.substr(comma + 1)), "chunked");
     if (!chunked_) keep_alive_ = false;
   } else if (iequals(name, "Connection")) {
     std::string v(value);
@@ -224,7 +239,8 @@ bool Http1Reader::end_of_head() {
     head_bytes_ = 0;
     return true;
   }
-  if (status_ == 101) keep_alive_ = false;  // switched to another protocol nobody asked for: not HTTP any more
+  if (status_ == 101)
+    keep_alive_ = false;  // switched to another protocol nobody asked for: not HTTP any more
   if (status_ == 204 || status_ == 304 || status_ < 200) {
     state_ = State::Done;
   } else if (chunked_) {
@@ -285,7 +301,8 @@ bool Http1Reader::feed(std::string_view bytes, Sink& sink) {
         const auto [end, ec] = std::from_chars(size.data(), size.data() + size.size(), n, 16);
         if (size.empty() || ec != std::errc() || end != size.data() + size.size())
           return fail(fmt::format("a bad chunk size: '{}'", line.substr(0, 80)));
-        if (n > kMaxChunkSize) return fail(fmt::format("a chunk size no server sends: '{}'", line.substr(0, 80)));
+        if (n > kMaxChunkSize)
+          return fail(fmt::format("a chunk size no server sends: '{}'", line.substr(0, 80)));
         left_ = n;
         state_ = n == 0 ? State::Trailers : State::ChunkData;
         break;
@@ -330,7 +347,9 @@ void Http1Reader::on_eof() {
       fail("the connection closed inside the response head");
       return;
     case State::Body:
-      fail(fmt::format("the connection closed with {} byte(s) of the body (Content-Length) still to come", left_));
+      fail(fmt::format(
+          "the connection closed with {} byte(s) of the body (Content-Length) still to come",
+          left_));
       return;
     default:
       fail("the connection closed inside a chunked body (before its last chunk)");

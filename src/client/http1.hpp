@@ -33,8 +33,8 @@ std::optional<HttpUrl> parse_http_url(std::string_view url, std::string* why = n
 /// send the same bytes: Host, User-Agent: tokbench and Accept: */* unless a custom header of that
 /// name replaces them; a custom "Name:" with no value removes one, "Name;" sends it empty.
 /// Content-Length is added when `body_bytes` is set (a POST).
-std::string request_head(std::string_view method, const HttpUrl& url, const std::vector<std::string>& headers,
-                         std::optional<size_t> body_bytes);
+std::string request_head(std::string_view method, const HttpUrl& url,
+                         const std::vector<std::string>& headers, std::optional<size_t> body_bytes);
 
 /// Reads one HTTP/1.1 response from bytes split anywhere. Interim 1xx responses are skipped. The
 /// head is capped (a server cannot make it hold unbounded memory); the body is handed on as it
@@ -68,7 +68,18 @@ class Http1Reader {
   bool keep_alive() const { return keep_alive_; }
 
  private:
-  enum class State { Status, Headers, Body, ChunkSize, ChunkData, ChunkEnd, Trailers, UntilClose, Done, Failed };
+  enum class State {
+    Status,
+    Headers,
+    Body,
+    ChunkSize,
+    ChunkData,
+    ChunkEnd,
+    Trailers,
+    UntilClose,
+    Done,
+    Failed
+  };
   enum class BodyKind { None, Length, Chunked, UntilClose };
 
   bool fail(std::string why);

@@ -23,7 +23,8 @@ std::string build_body(const BodySettings& s, const dataset::RequestSpec& spec);
 /// The request made from one dataset item: its exact body and the facts of what was sent (the
 /// output cap, ignore_eos, the input length the prompt was built to have; the prompt text itself
 /// only when `keep_prompt`, for a local tokenizer to count). Thread-safe: a pure function.
-core::PlannedRequest plan_request(const BodySettings& s, const dataset::RequestSpec& spec, bool keep_prompt);
+core::PlannedRequest plan_request(const BodySettings& s, const dataset::RequestSpec& spec,
+                                  bool keep_prompt);
 
 /// Known traps in a request body of `api`: min_tokens with ignore_eos (the seed incident), a
 /// fixed seed, no temperature, max_tokens vs max_completion_tokens, streaming without usage, no

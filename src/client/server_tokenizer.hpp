@@ -7,9 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "net/http_get.hpp"
-
 #include "dataset/dataset.hpp"
+#include "net/http_get.hpp"
 
 namespace tokbench::client {
 

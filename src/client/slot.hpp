@@ -30,12 +30,12 @@ struct Slot {
   int64_t origin_ns = 0;
   bool stream = true;
   bool keep_text = false;
-  std::string id_prefix;     // "<run id>-": each request's id is this and its index ("" = none sent)
+  std::string id_prefix;  // "<run id>-": each request's id is this and its index ("" = none sent)
   size_t max_body = 0, max_events = 0;
   std::string too_large;     // why the response passed a cap ("" = it did not)
   std::string content_type;  // of the response, lower-cased ("" = none sent)
-  std::string head;          // the first KiB of a 2xx body, to show what came when it is not what was asked
-  int64_t retry_after_ms = -1;        // the server's Retry-After, in ms (-1 = none)
+  std::string head;  // the first KiB of a 2xx body, to show what came when it is not what was asked
+  int64_t retry_after_ms = -1;          // the server's Retry-After, in ms (-1 = none)
   int64_t retry_at_ns = record::kNone;  // waiting to retry until then (the slot stays taken)
   record::RequestRecord rec;
   SseFramer framer;
@@ -55,7 +55,8 @@ struct Slot {
     rec.chunks.reserve(reserve_chunks);
     rec.index = req.index;
     rec.warmup = req.warmup;
-    if (!id_prefix.empty()) rec.client_request_id = fmt::format("{}{}{}", id_prefix, req.warmup ? "w" : "", req.index);
+    if (!id_prefix.empty())
+      rec.client_request_id = fmt::format("{}{}{}", id_prefix, req.warmup ? "w" : "", req.index);
     rec.expected_prompt_tokens = req.facts.expected_prompt_tokens;
     rec.requested_max_tokens = req.facts.requested_max_tokens;
     rec.ignore_eos_sent = req.facts.ignore_eos_sent;
@@ -85,7 +86,8 @@ struct Slot {
 
   void on_event(std::string_view data, int64_t t) {
     if (got_done || !too_large.empty()) return;  // nothing after [DONE] belongs to this response
-    if (data == "[DONE]") {  // OpenAI's end; APIs with an end event of their own ignore it (a proxy may add it)
+    if (data == "[DONE]") {  // OpenAI's end; APIs with an end event of their own ignore it (a proxy
+                             // may add it)
       if (!parser.api().done_sentinel()) return;
       got_done = true;
       rec.done_ns = t;
@@ -94,17 +96,22 @@ struct Slot {
     ++events;
     if (rec.chunks.size() >= max_events) {
       // No flag raises it: a fixed cap that keeps memory bounded, far past any real generation.
-      too_large = fmt::format("more than {} SSE events in one response: a stream without end (check the server's "
-                              "max_tokens handling)", max_events);
+      too_large = fmt::format(
+          "more than {} SSE events in one response: a stream without end (check the server's "
+          "max_tokens handling)",
+          max_events);
       return;
     }
     std::string why;
     if (!parser.parse(data, info, &why)) {
-      if (protocol_error.empty()) protocol_error = fmt::format("invalid JSON in SSE event ({})", why);
+      if (protocol_error.empty())
+        protocol_error = fmt::format("invalid JSON in SSE event ({})", why);
       return;
     }
-    if (!info.error.empty() && protocol_error.empty()) protocol_error = fmt::format("error event in stream: {}", info.error);
-    if (info.end) {  // the stream's own end event (message_stop, response.completed): not a chunk of the answer,
+    if (!info.error.empty() && protocol_error.empty())
+      protocol_error = fmt::format("error event in stream: {}", info.error);
+    if (info.end) {  // the stream's own end event (message_stop, response.completed): not a chunk
+                     // of the answer,
       got_done = true;  // though it may carry the answer's usage and how it ended
       rec.done_ns = t;
       take_usage();
@@ -152,7 +159,8 @@ struct Slot {
       // Seconds (the HTTP-date form is rare from inference servers and is ignored).
       int64_t secs = -1;
       const size_t d = value.find_first_of("0123456789");
-      if (d != std::string_view::npos) std::from_chars(value.data() + d, value.data() + value.size(), secs);
+      if (d != std::string_view::npos)
+        std::from_chars(value.data() + d, value.data() + value.size(), secs);
       if (secs >= 0) retry_after_ms = secs * 1000;
     } else if (iequals(name, "content-type")) {
       std::string v(value);
@@ -168,15 +176,19 @@ struct Slot {
   bool take_body(std::string_view p, int64_t t) {
     bytes += static_cast<int64_t>(p.size());
     const bool error_status = rec.http_status < 200 || rec.http_status >= 300;
-    if (!error_status && head.size() < kErrorBodyLimit) head.append(p.substr(0, kErrorBodyLimit - head.size()));
+    if (!error_status && head.size() < kErrorBodyLimit)
+      head.append(p.substr(0, kErrorBodyLimit - head.size()));
     if (error_status) {
       body.append(p.substr(0, kErrorBodyLimit - std::min(kErrorBodyLimit, body.size())));
     } else if (stream) {
       framer.feed(p, [&](std::string_view data) { on_event(data, t); });
       if (framer.too_large() && too_large.empty())
-        too_large = fmt::format("an SSE line or event larger than {} bytes (raise --max-event-bytes)", framer.max_bytes());
+        too_large =
+            fmt::format("an SSE line or event larger than {} bytes (raise --max-event-bytes)",
+                        framer.max_bytes());
     } else if (body.size() + p.size() > max_body) {
-      too_large = fmt::format("a response body larger than {} bytes (raise --max-body-bytes)", max_body);
+      too_large =
+          fmt::format("a response body larger than {} bytes (raise --max-body-bytes)", max_body);
     } else {
       body.append(p);
     }

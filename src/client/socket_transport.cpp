@@ -29,8 +29,9 @@ using record::Outcome;
 
 namespace {
 
-constexpr size_t kReadBytes = 64 * 1024;         // one recv() per readiness, up to this much
-constexpr uint32_t kReadMask = EPOLLIN | EPOLLRDHUP;  // receiving, or idle and watching for the server's close
+constexpr size_t kReadBytes = 64 * 1024;  // one recv() per readiness, up to this much
+constexpr uint32_t kReadMask =
+    EPOLLIN | EPOLLRDHUP;  // receiving, or idle and watching for the server's close
 constexpr int64_t kWarmLimitNs = 10'000'000'000;  // --warm-connections gives up after 10 s
 
 struct Address {
@@ -45,16 +46,16 @@ struct Conn {
   int fd = -1;
   uint32_t gen = 0;  // bumps with every socket: a readiness reported for an older one is ignored
   State state = State::Closed;
-  uint32_t mask = 0;          // what epoll watches on fd now
-  bool reused = false;        // this attempt went out on a kept-alive connection
-  bool sent_fresh = false;    // already re-sent once on a new connection (a stale kept-alive one)
-  bool warming = false;       // --warm-connections' GET, not a measured request
-  size_t addr = 0;            // the resolved address being tried
-  size_t tried = 0;           // addresses that failed before it, for this connection
-  std::string head;           // the request head
-  std::string_view body;      // the request body (the slot's planned request owns it)
-  size_t sent = 0;            // bytes of head + body written
-  int64_t deadline = kNone;   // absolute steady ns: connect, then whole-request timeout
+  uint32_t mask = 0;         // what epoll watches on fd now
+  bool reused = false;       // this attempt went out on a kept-alive connection
+  bool sent_fresh = false;   // already re-sent once on a new connection (a stale kept-alive one)
+  bool warming = false;      // --warm-connections' GET, not a measured request
+  size_t addr = 0;           // the resolved address being tried
+  size_t tried = 0;          // addresses that failed before it, for this connection
+  std::string head;          // the request head
+  std::string_view body;     // the request body (the slot's planned request owns it)
+  size_t sent = 0;           // bytes of head + body written
+  int64_t deadline = kNone;  // absolute steady ns: connect, then whole-request timeout
   int64_t connect_deadline = kNone;
   Http1Reader reader;
 };
@@ -77,17 +78,21 @@ std::string errno_text(int e) { return std::strerror(e); }
 
 class SocketTransport final : public Transport {
  public:
-  explicit SocketTransport(const TransportContext& ctx) : ctx_(ctx), conns_(ctx.slots.size()), buf_(kReadBytes) {
+  explicit SocketTransport(const TransportContext& ctx)
+      : ctx_(ctx), conns_(ctx.slots.size()), buf_(kReadBytes) {
     std::string why;
     auto url = parse_http_url(ctx.settings.url, &why);
-    if (!url) throw std::runtime_error(fmt::format("--transport sockets cannot reach {}: {}", ctx.settings.url, why));
+    if (!url)
+      throw std::runtime_error(
+          fmt::format("--transport sockets cannot reach {}: {}", ctx.settings.url, why));
     url_ = *url;
     where_ = fmt::format("{}:{}", url_.host, url_.port);
     resolve();
     post_prefix_ = request_head("POST", url_, ctx.headers, std::nullopt);
     post_prefix_.resize(post_prefix_.size() - 2);  // Content-Length goes last, per request
     timeout_ns_ = ctx.settings.timeout_ms * 1'000'000;
-    connect_timeout_ns_ = (timeout_ns_ > 0 ? std::min<int64_t>(timeout_ns_, 30'000'000'000) : 30'000'000'000);
+    connect_timeout_ns_ =
+        (timeout_ns_ > 0 ? std::min<int64_t>(timeout_ns_, 30'000'000'000) : 30'000'000'000);
   }
   ~SocketTransport() override {
     for (auto& c : conns_) close_conn(c);
@@ -95,7 +100,8 @@ class SocketTransport final : public Transport {
 
   void warm(const std::string& url, const std::atomic<int>& stop) override {
     HttpUrl warm_url = url_;
-    if (auto u = parse_http_url(url)) warm_url.path = u->path;  // the same server: only the path differs
+    if (auto u = parse_http_url(url))
+      warm_url.path = u->path;  // the same server: only the path differs
     std::vector<std::string> get_headers;
     for (const auto& h : ctx_.headers)  // a GET has no body to describe
       if (!h.starts_with("Content-Type:")) get_headers.push_back(h);
@@ -113,7 +119,8 @@ class SocketTransport final : public Transport {
     }
     const int64_t deadline = steady_now_ns() + kWarmLimitNs;
     std::vector<epoll_event> events(256);
-    while (warm_left_ > 0 && steady_now_ns() < deadline && stop.load(std::memory_order_relaxed) == kRunning) {
+    while (warm_left_ > 0 && steady_now_ns() < deadline &&
+           stop.load(std::memory_order_relaxed) == kRunning) {
       const int n = ctx_.poller.wait(events, 50'000'000);
       for (int i = 0; i < n; ++i) on_ready(events[static_cast<size_t>(i)]);
     }
@@ -128,14 +135,16 @@ class SocketTransport final : public Transport {
     const int64_t now = steady_now_ns();
     c.head = post_prefix_;
     if (!s.rec.client_request_id.empty())
-      fmt::format_to(std::back_inserter(c.head), "{}: {}\r\n", ctx_.settings.request_id_header, s.rec.client_request_id);
+      fmt::format_to(std::back_inserter(c.head), "{}: {}\r\n", ctx_.settings.request_id_header,
+                     s.rec.client_request_id);
     fmt::format_to(std::back_inserter(c.head), "Content-Length: {}\r\n\r\n", s.req.body.size());
     c.body = s.req.body;
     c.sent = 0;
     c.sent_fresh = false;
     c.reader.reset();
     c.deadline = timeout_ns_ > 0 ? now + timeout_ns_ : kNone;
-    if (c.deadline != kNone) next_check_ = std::min(next_check_ == kNone ? c.deadline : next_check_, c.deadline);
+    if (c.deadline != kNone)
+      next_check_ = std::min(next_check_ == kNone ? c.deadline : next_check_, c.deadline);
     s.rec.sent_ns = now - s.origin_ns;
     s.rec.dns_done_ns = s.rec.sent_ns;  // resolved once, before the run (libcurl caches it too)
     if (c.state == Conn::State::Idle) {
@@ -157,7 +166,8 @@ class SocketTransport final : public Transport {
     if (c.fd < 0 || c.gen != gen) return;  // that socket is gone
     Slot& s = ctx_.slots[id];
     switch (c.state) {
-      case Conn::State::Idle:  // the server closed a kept-alive connection (or sent what nobody asked)
+      case Conn::State::Idle:  // the server closed a kept-alive connection (or sent what nobody
+                               // asked)
         close_conn(c);
         return;
       case Conn::State::Connecting:
@@ -187,18 +197,22 @@ class SocketTransport final : public Transport {
       const bool busy = c.state == Conn::State::Connecting || c.state == Conn::State::Sending ||
                         c.state == Conn::State::Receiving;
       if (!busy) continue;
-      if (c.state == Conn::State::Connecting && c.connect_deadline != kNone && now >= c.connect_deadline) {
+      if (c.state == Conn::State::Connecting && c.connect_deadline != kNone &&
+          now >= c.connect_deadline) {
         fail(s, c, Outcome::ConnectError,
-             fmt::format("could not connect to {} within {} ms", where_, connect_timeout_ns_ / 1'000'000));
+             fmt::format("could not connect to {} within {} ms", where_,
+                         connect_timeout_ns_ / 1'000'000));
         continue;
       }
       if (c.deadline != kNone && now >= c.deadline) {
         fail(s, c, Outcome::Timeout,
              c.warming ? std::string("warming timed out")
-                       : fmt::format("no whole response within {} ms (raise --timeout-s)", ctx_.settings.timeout_ms));
+                       : fmt::format("no whole response within {} ms (raise --timeout-s)",
+                                     ctx_.settings.timeout_ms));
         continue;
       }
-      for (int64_t d : {c.deadline, c.state == Conn::State::Connecting ? c.connect_deadline : kNone})
+      for (int64_t d :
+           {c.deadline, c.state == Conn::State::Connecting ? c.connect_deadline : kNone})
         if (d != kNone) next_check_ = next_check_ == kNone ? d : std::min(next_check_, d);
     }
   }
@@ -279,7 +293,8 @@ class SocketTransport final : public Transport {
       if (errno == EINPROGRESS) {
         c.state = Conn::State::Connecting;
         c.connect_deadline = steady_now_ns() + connect_timeout_ns_;
-        next_check_ = next_check_ == kNone ? c.connect_deadline : std::min(next_check_, c.connect_deadline);
+        next_check_ =
+            next_check_ == kNone ? c.connect_deadline : std::min(next_check_, c.connect_deadline);
         c.tried = tried;
         watch(c, EPOLLOUT);
         return;
@@ -287,7 +302,8 @@ class SocketTransport final : public Transport {
       last_error = errno_text(errno);
       close_conn(c);
     }
-    fail(s, c, Outcome::ConnectError, fmt::format("could not connect to {} ({})", where_, last_error));
+    fail(s, c, Outcome::ConnectError,
+         fmt::format("could not connect to {} ({})", where_, last_error));
   }
 
   void connected(Slot& s, Conn& c) {
@@ -319,7 +335,8 @@ class SocketTransport final : public Transport {
       int n = 0;
       if (c.sent < c.head.size()) iov[n++] = {c.head.data() + c.sent, c.head.size() - c.sent};
       const size_t body_off = c.sent > c.head.size() ? c.sent - c.head.size() : 0;
-      if (body_off < c.body.size()) iov[n++] = {const_cast<char*>(c.body.data()) + body_off, c.body.size() - body_off};
+      if (body_off < c.body.size())
+        iov[n++] = {const_cast<char*>(c.body.data()) + body_off, c.body.size() - body_off};
       msghdr msg{};
       msg.msg_iov = iov;
       msg.msg_iovlen = static_cast<size_t>(n);
@@ -361,8 +378,10 @@ class SocketTransport final : public Transport {
       const ssize_t n = ::recv(c.fd, buf_.data(), buf_.size(), 0);
       if (n > 0) {
         feed_.t = s.now();  // one stamp per read: events in one read arrived together
-        if (!c.reader.started() && !c.warming && s.rec.first_byte_ns == kNone) s.rec.first_byte_ns = feed_.t;
-        const bool fine = c.reader.feed(std::string_view(buf_.data(), static_cast<size_t>(n)), feed_);
+        if (!c.reader.started() && !c.warming && s.rec.first_byte_ns == kNone)
+          s.rec.first_byte_ns = feed_.t;
+        const bool fine =
+            c.reader.feed(std::string_view(buf_.data(), static_cast<size_t>(n)), feed_);
         if (!fine) {
           fail(s, c, Outcome::StreamProtocol, c.reader.error());
           return;
@@ -443,7 +462,7 @@ class SocketTransport final : public Transport {
   std::string where_;  // host:port, for errors
   std::vector<Address> addrs_;
   std::string resolve_error_;
-  size_t preferred_ = 0;  // the address that last accepted a connection
+  size_t preferred_ = 0;     // the address that last accepted a connection
   std::string post_prefix_;  // every POST's head but its Content-Length
   int64_t timeout_ns_ = 0, connect_timeout_ns_ = 0;
   int64_t next_check_ = kNone;  // absolute steady ns of the earliest deadline (or later)

@@ -10,9 +10,11 @@ void SseFramer::take_line(std::string_view line, bool in_bytes) {
     if (field != "event" && field != "id" && field != "retry") ++malformed_;
     return;
   }
-  std::string_view value = colon == std::string_view::npos ? std::string_view{} : line.substr(colon + 1);
+  std::string_view value =
+      colon == std::string_view::npos ? std::string_view{} : line.substr(colon + 1);
   if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-  if ((viewing_ ? viewed_.size() : data_.size()) + value.size() + 1 > max_bytes_) {  // an event of many data lines
+  if ((viewing_ ? viewed_.size() : data_.size()) + value.size() + 1 >
+      max_bytes_) {  // an event of many data lines
     too_large_ = true;
     return;
   }

@@ -43,7 +43,8 @@ class SseFramer {
         return;
       }
       std::string_view line;
-      const bool in_bytes = line_.empty();  // the line lies in `bytes`, valid until this call returns
+      const bool in_bytes =
+          line_.empty();  // the line lies in `bytes`, valid until this call returns
       if (in_bytes) {
         line = bytes.substr(i, end - i);
       } else {
@@ -100,7 +101,8 @@ class SseFramer {
   }
   // Where the line starting at `i` ends: its first CR or LF, or bytes.size(). memchr rather than
   // a loop over every byte (the framer's largest cost per event was that loop): a line is one
-  // event's JSON, a few hundred bytes, and LF-terminated lines need the CR search only up to the LF.
+  // event's JSON, a few hundred bytes, and LF-terminated lines need the CR search only up to the
+  // LF.
   static size_t line_end(std::string_view bytes, size_t i) {
     const char* base = bytes.data();
     const auto* lf = static_cast<const char*>(std::memchr(base + i, '\n', bytes.size() - i));
@@ -109,8 +111,8 @@ class SseFramer {
     return cr ? static_cast<size_t>(cr - base) : end;
   }
 
-  std::string line_;  // a line split across reads
-  std::string data_;  // data of the event being assembled
+  std::string line_;         // a line split across reads
+  std::string data_;         // data of the event being assembled
   std::string_view viewed_;  // or, while viewing_, its one data line in the bytes being fed
   bool viewing_ = false;
   bool has_data_ = false;

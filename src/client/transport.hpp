@@ -66,7 +66,8 @@ class Transport {
 /// Both transports take the same header list (libcurl's "Name: value" rules).
 struct TransportContext {
   const EngineSettings& settings;
-  const std::vector<std::string>& headers;  ///< every request header but Host, User-Agent, Accept and Content-Length
+  const std::vector<std::string>&
+      headers;  ///< every request header but Host, User-Agent, Accept and Content-Length
   std::vector<Slot>& slots;
   Poller& poller;
   void* worker;

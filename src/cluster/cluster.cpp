@@ -35,8 +35,9 @@ std::string plugin_path() {
   if (const char* p = std::getenv("TOKBENCH_MPI_PLUGIN")) return p;
   char exe[4096];
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  const std::filesystem::path dir = n > 0 ? std::filesystem::path(std::string(exe, static_cast<size_t>(n))).parent_path()
-                                          : std::filesystem::path(".");
+  const std::filesystem::path dir =
+      n > 0 ? std::filesystem::path(std::string(exe, static_cast<size_t>(n))).parent_path()
+            : std::filesystem::path(".");
   if (std::filesystem::exists(dir / "tokbench-mpi.so")) return (dir / "tokbench-mpi.so").string();
   return (dir / TOKBENCH_PLUGIN_DIR / "tokbench-mpi.so").lexically_normal().string();
 }
@@ -46,20 +47,26 @@ const TokbenchMpi* load_plugin() {
   // Global: Open MPI loads components of its own that need libmpi's symbols.
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
   if (!lib)
-    throw std::runtime_error(fmt::format("started by an MPI launcher, but the Open MPI plug-in cannot be loaded ({}): "
-                                         "install libopenmpi3 (and tokbench's plug-in), or set TOKBENCH_MPI_PLUGIN",
-                                         dlerror()));
+    throw std::runtime_error(
+        fmt::format("started by an MPI launcher, but the Open MPI plug-in cannot be loaded ({}): "
+                    "install libopenmpi3 (and tokbench's plug-in), or set TOKBENCH_MPI_PLUGIN",
+                    dlerror()));
   auto entry = reinterpret_cast<TokbenchMpiEntry>(dlsym(lib, "tokbench_mpi_plugin"));
   const TokbenchMpi* table = entry ? entry() : nullptr;
   if (!table || table->abi != kTokbenchMpiAbi)
-    throw std::runtime_error(fmt::format("{} is not this tokbench's Open MPI plug-in (another build): reinstall tokbench", path));
+    throw std::runtime_error(fmt::format(
+        "{} is not this tokbench's Open MPI plug-in (another build): reinstall tokbench", path));
   return table;
 }
 
 template <class T>
-void send_value(const T& v, int to, int tag) { g_mpi->send(&v, sizeof v, to, tag); }
+void send_value(const T& v, int to, int tag) {
+  g_mpi->send(&v, sizeof v, to, tag);
+}
 template <class T>
-void recv_value(T& v, int from, int tag) { g_mpi->recv(&v, sizeof v, from, tag); }
+void recv_value(T& v, int from, int tag) {
+  g_mpi->recv(&v, sizeof v, from, tag);
+}
 
 }  // namespace
 
@@ -78,8 +85,9 @@ const World& init(int* argc, char*** argv) {
     (void)argv;
     const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
     if (size && std::atoi(size) > 1) {
-      throw std::runtime_error("started by mpirun, but this tokbench was built without MPI: install libopenmpi-dev and "
-                               "openmpi-bin (scripts/setup.sh does) and rebuild (scripts/build.sh)");
+      throw std::runtime_error(
+          "started by mpirun, but this tokbench was built without MPI: install libopenmpi-dev and "
+          "openmpi-bin (scripts/setup.sh does) and rebuild (scripts/build.sh)");
     }
     return g_world;
   }
@@ -133,7 +141,8 @@ ClockSync sync_clocks(int rounds) {
 }
 
 int64_t common_moment(int64_t local_ns, const ClockSync& clock, int64_t margin_ns) {
-  if (g_world.size > 1) return g_mpi->max_all(local_ns + clock.offset_ns) + margin_ns - clock.offset_ns;
+  if (g_world.size > 1)
+    return g_mpi->max_all(local_ns + clock.offset_ns) + margin_ns - clock.offset_ns;
   return local_ns + margin_ns;
 }
 
@@ -215,7 +224,9 @@ int64_t append_to_root(const std::filesystem::path& path) {
     }
   }
   out.flush();
-  if (!out) throw std::runtime_error(fmt::format("could not append the ranks' records to {}", path.string()));
+  if (!out)
+    throw std::runtime_error(
+        fmt::format("could not append the ranks' records to {}", path.string()));
   return appended;
 }
 

@@ -13,7 +13,9 @@ void init(int* argc, char*** argv, int* rank, int* size) {
 }
 void finalize() { MPI_Finalize(); }
 void abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
-void send(const void* data, int bytes, int to, int tag) { MPI_Send(data, bytes, MPI_CHAR, to, tag, MPI_COMM_WORLD); }
+void send(const void* data, int bytes, int to, int tag) {
+  MPI_Send(data, bytes, MPI_CHAR, to, tag, MPI_COMM_WORLD);
+}
 void recv(void* data, int bytes, int from, int tag) {
   MPI_Recv(data, bytes, MPI_CHAR, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
@@ -24,8 +26,11 @@ int64_t max_all(int64_t value) {
   return out;
 }
 
-constexpr TokbenchMpi kTable{kTokbenchMpiAbi, init, finalize, abort, send, recv, broadcast, max_all};
+constexpr TokbenchMpi kTable{kTokbenchMpiAbi, init,   finalize, abort, send, recv,
+                             broadcast,       max_all};
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) const TokbenchMpi* tokbench_mpi_plugin() { return &kTable; }
+extern "C" __attribute__((visibility("default"))) const TokbenchMpi* tokbench_mpi_plugin() {
+  return &kTable;
+}

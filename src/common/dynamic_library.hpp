@@ -12,9 +12,12 @@ namespace tokbench {
 
 /// Binds `f` to `name` in `lib`; throws "<library> lacks <name> (<needs>)" when it is missing.
 template <class F>
-void bind_symbol(void* lib, F& f, const char* name, std::string_view library, std::string_view needs) {
+void bind_symbol(void* lib, F& f, const char* name, std::string_view library,
+                 std::string_view needs) {
   f = reinterpret_cast<F>(dlsym(lib, name));
-  if (!f) throw std::runtime_error(std::string(library) + " lacks " + name + " (" + std::string(needs) + ")");
+  if (!f)
+    throw std::runtime_error(std::string(library) + " lacks " + name + " (" + std::string(needs) +
+                             ")");
 }
 
 }  // namespace tokbench

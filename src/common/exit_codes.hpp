@@ -7,21 +7,25 @@
 
 namespace tokbench {
 
-inline constexpr int kExitValid = 0;         ///< a VALID run, or the command succeeded
-inline constexpr int kExitFailed = 1;        ///< the target could not be used, or no request succeeded
-inline constexpr int kExitUsage = 2;         ///< a bad flag or value, named with its fix
-inline constexpr int kExitThreshold = 3;     ///< compare: a --fail-if crossed; history check: a regression
-inline constexpr int kExitInvalid = 4;       ///< an INVALID run (its reports are written)
-inline constexpr int kExitDiskStopped = 5;   ///< the disk refused a record: the load stopped at once
-inline constexpr int kExitInterrupted = 130; ///< Ctrl-C: the run folder holds what was measured
+inline constexpr int kExitValid = 0;   ///< a VALID run, or the command succeeded
+inline constexpr int kExitFailed = 1;  ///< the target could not be used, or no request succeeded
+inline constexpr int kExitUsage = 2;   ///< a bad flag or value, named with its fix
+inline constexpr int kExitThreshold =
+    3;  ///< compare: a --fail-if crossed; history check: a regression
+inline constexpr int kExitInvalid = 4;      ///< an INVALID run (its reports are written)
+inline constexpr int kExitDiskStopped = 5;  ///< the disk refused a record: the load stopped at once
+inline constexpr int kExitInterrupted = 130;  ///< Ctrl-C: the run folder holds what was measured
 
 inline constexpr std::array<std::pair<int, const char*>, 7> kExitCodes{{
     {kExitValid, "a VALID run (or the command succeeded)"},
     {kExitFailed, "the target could not be used, or no request succeeded"},
     {kExitUsage, "a usage error: a bad flag or value, named with its fix"},
-    {kExitThreshold, "compare: a --fail-if threshold was crossed; history check: a scenario's newest run regressed"},
+    {kExitThreshold,
+     "compare: a --fail-if threshold was crossed; history check: a scenario's newest run "
+     "regressed"},
     {kExitInvalid, "an INVALID run (its reports are written)"},
-    {kExitDiskStopped, "the disk refused a record: the load stopped at once, what was recorded stays"},
+    {kExitDiskStopped,
+     "the disk refused a record: the load stopped at once, what was recorded stays"},
     {kExitInterrupted, "interrupted (Ctrl-C): the run folder holds what was measured"},
 }};
 

@@ -1,7 +1,8 @@
 #include "common/format.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace tokbench {
 

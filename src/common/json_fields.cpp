@@ -40,8 +40,10 @@ std::vector<double> numbers_or_empty(simdjson::dom::element o, std::string_view 
   if (o[k].get_array().get(a)) return out;
   for (simdjson::dom::element e : a) {
     double d = 0;
-    if (e.is_int64()) out.push_back(static_cast<double>(e.get_int64().value_unsafe()));
-    else if (!e.get_double().get(d)) out.push_back(d);
+    if (e.is_int64())
+      out.push_back(static_cast<double>(e.get_int64().value_unsafe()));
+    else if (!e.get_double().get(d))
+      out.push_back(d);
   }
   return out;
 }

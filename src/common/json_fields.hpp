@@ -50,8 +50,9 @@ double number_of(simdjson::dom::element e);
 template <class T>
 struct Field {
   std::string_view name;
-  std::variant<bool T::*, int T::*, int64_t T::*, uint64_t T::*, double T::*, std::string T::*, std::optional<double> T::*,
-               std::optional<int64_t> T::*, std::vector<double> T::*, std::vector<std::string> T::*>
+  std::variant<bool T::*, int T::*, int64_t T::*, uint64_t T::*, double T::*, std::string T::*,
+               std::optional<double> T::*, std::optional<int64_t> T::*, std::vector<double> T::*,
+               std::vector<std::string> T::*>
       member;
 };
 
@@ -63,13 +64,17 @@ void write_fields(JsonWriter& w, const T& v, std::span<const Field<T>> fields) {
         [&](auto m) {
           const auto& x = v.*m;
           using X = std::decay_t<decltype(x)>;
-          if constexpr (std::is_same_v<X, std::vector<double>> || std::is_same_v<X, std::vector<std::string>>) {
+          if constexpr (std::is_same_v<X, std::vector<double>> ||
+                        std::is_same_v<X, std::vector<std::string>>) {
             w.key(f.name).begin_array();
             for (const auto& e : x) w.value(e);
             w.end_array();
           } else if constexpr (std::is_same_v<X, std::optional<int64_t>>) {
             w.key(f.name);
-            if (x) w.value(*x); else w.null();
+            if (x)
+              w.value(*x);
+            else
+              w.null();
           } else {
             w.field(f.name, x);
           }
@@ -94,17 +99,25 @@ void read_fields(simdjson::dom::element o, T& v, std::span<const Field<T>> field
         [&](auto m) {
           auto& x = v.*m;
           using X = std::decay_t<decltype(x)>;
-          if constexpr (std::is_same_v<X, bool>) x = bool_or(o, f.name, x);
-          else if constexpr (std::is_same_v<X, std::string>) x = string_or(o, f.name, x);
-          else if constexpr (std::is_same_v<X, double>) x = number_or(o, f.name, x);
-          else if constexpr (std::is_same_v<X, std::optional<double>>) x = optional_number(o, f.name);
-          else if constexpr (std::is_same_v<X, std::optional<int64_t>>) x = optional_int(o, f.name);
-          else if constexpr (std::is_same_v<X, std::vector<double>>) x = numbers_or_empty(o, f.name);
-          else if constexpr (std::is_same_v<X, std::vector<std::string>>) x = strings_or_empty(o, f.name);
+          if constexpr (std::is_same_v<X, bool>)
+            x = bool_or(o, f.name, x);
+          else if constexpr (std::is_same_v<X, std::string>)
+            x = string_or(o, f.name, x);
+          else if constexpr (std::is_same_v<X, double>)
+            x = number_or(o, f.name, x);
+          else if constexpr (std::is_same_v<X, std::optional<double>>)
+            x = optional_number(o, f.name);
+          else if constexpr (std::is_same_v<X, std::optional<int64_t>>)
+            x = optional_int(o, f.name);
+          else if constexpr (std::is_same_v<X, std::vector<double>>)
+            x = numbers_or_empty(o, f.name);
+          else if constexpr (std::is_same_v<X, std::vector<std::string>>)
+            x = strings_or_empty(o, f.name);
           else if constexpr (std::is_same_v<X, uint64_t>) {
             uint64_t u = 0;
             if (!o[f.name].get_uint64().get(u)) x = u;
-          } else x = static_cast<X>(int_or(o, f.name, x));
+          } else
+            x = static_cast<X>(int_or(o, f.name, x));
         },
         f.member);
   }

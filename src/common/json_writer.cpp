@@ -1,7 +1,8 @@
 #include "common/json_writer.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace tokbench {
 
@@ -11,13 +12,27 @@ void append_json_string(std::string& out, std::string_view s) {
   for (char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (c < 0x20) {
           out += "\\u00";
@@ -101,9 +116,7 @@ JsonWriter& JsonWriter::value(double v) {
   }
   return *this;
 }
-JsonWriter& JsonWriter::value(std::optional<double> v) {
-  return v ? value(*v) : null();
-}
+JsonWriter& JsonWriter::value(std::optional<double> v) { return v ? value(*v) : null(); }
 JsonWriter& JsonWriter::null() {
   separate();
   out_ += "null";

@@ -22,8 +22,8 @@ bool secret_name(std::string_view name) {
   while (i != std::string::npos && i < n.size()) {
     const size_t end = n.find_first_of("-_.", i);
     const std::string part = n.substr(i, end == std::string::npos ? std::string::npos : end - i);
-    for (const char* word : {"auth", "authorization", "key", "apikey", "token", "secret", "cookie", "password", "passwd",
-                             "credential", "credentials", "bearer"})
+    for (const char* word : {"auth", "authorization", "key", "apikey", "token", "secret", "cookie",
+                             "password", "passwd", "credential", "credentials", "bearer"})
       if (part == word) return true;
     if (end == std::string::npos) break;
     i = end + 1;
@@ -47,8 +47,9 @@ std::string redact_url(const std::string& url) {
     if (amp == std::string::npos) amp = out.size();
     const std::string param = out.substr(i, amp - i);
     const size_t eq = param.find('=');
-    rebuilt += eq != std::string::npos && secret_name(param.substr(0, eq)) ? param.substr(0, eq + 1) + std::string(kRedacted)
-                                                                            : param;
+    rebuilt += eq != std::string::npos && secret_name(param.substr(0, eq))
+                   ? param.substr(0, eq + 1) + std::string(kRedacted)
+                   : param;
     if (amp < out.size()) rebuilt += '&';
     i = amp + 1;
   }
@@ -96,8 +97,10 @@ std::string walk_command(const std::string& command, std::vector<std::string>* h
           word = flag + "=" + hide(word.substr(eq + 1));
         }
       }
-    } else if (const size_t eq = word.find('='); eq != std::string::npos && eq > 0 && secret_name(word.substr(0, eq))) {
-      word = word.substr(0, eq + 1) + hide(word.substr(eq + 1));  // HF_TOKEN=... in an environment prefix
+    } else if (const size_t eq = word.find('=');
+               eq != std::string::npos && eq > 0 && secret_name(word.substr(0, eq))) {
+      word = word.substr(0, eq + 1) +
+             hide(word.substr(eq + 1));  // HF_TOKEN=... in an environment prefix
     }
     out += word;
     i = end;
@@ -124,7 +127,9 @@ std::vector<std::string> secrets_in_url(const std::string& url) {
   if (at != std::string::npos && at >= host) {
     const std::string userinfo = url.substr(host, at - host);
     const size_t colon = userinfo.find(':');
-    out.push_back(colon == std::string::npos ? userinfo : userinfo.substr(colon + 1));  // the password, or a token as user
+    out.push_back(colon == std::string::npos
+                      ? userinfo
+                      : userinfo.substr(colon + 1));  // the password, or a token as user
   }
   const size_t q = url.find('?');
   for (size_t i = q == std::string::npos ? url.size() : q + 1; i < url.size();) {
@@ -132,7 +137,8 @@ std::vector<std::string> secrets_in_url(const std::string& url) {
     if (amp == std::string::npos) amp = url.size();
     const std::string param = url.substr(i, amp - i);
     const size_t eq = param.find('=');
-    if (eq != std::string::npos && secret_name(param.substr(0, eq))) out.push_back(param.substr(eq + 1));
+    if (eq != std::string::npos && secret_name(param.substr(0, eq)))
+      out.push_back(param.substr(eq + 1));
     i = amp + 1;
   }
   return out;
@@ -140,7 +146,8 @@ std::vector<std::string> secrets_in_url(const std::string& url) {
 
 std::string redact_known(std::string text, const std::vector<std::string>& secrets) {
   for (const auto& secret : secrets) {
-    if (secret.size() < 4) continue;  // "on", "1": replacing those would mangle the text, not hide anything
+    if (secret.size() < 4)
+      continue;  // "on", "1": replacing those would mangle the text, not hide anything
     for (size_t at = 0; (at = text.find(secret, at)) != std::string::npos; at += kRedacted.size())
       text.replace(at, secret.size(), kRedacted);
   }

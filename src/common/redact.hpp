@@ -13,7 +13,8 @@ inline constexpr std::string_view kRedacted = "***redacted***";
 
 /// True when a header, parameter or flag name looks like it carries a credential.
 bool secret_name(std::string_view name);
-/// "http://user:pw@h:1/p?api_key=x&a=1" -> "http://***redacted***@h:1/p?api_key=***redacted***&a=1".
+/// "http://user:pw@h:1/p?api_key=x&a=1" ->
+/// "http://***redacted***@h:1/p?api_key=***redacted***&a=1".
 std::string redact_url(const std::string& url);
 /// "Authorization: Bearer x" -> "Authorization: ***redacted***"; other headers unchanged.
 std::string redact_header(const std::string& header);

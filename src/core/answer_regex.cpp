@@ -12,8 +12,8 @@ struct Compiled {
   explicit Compiled(std::string_view pattern) {
     int err = 0;
     PCRE2_SIZE at = 0;
-    code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_MATCH_INVALID_UTF,
-                         &err, &at, nullptr);
+    code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
+                         PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &err, &at, nullptr);
     if (!code) {
       PCRE2_UCHAR msg[256];
       pcre2_get_error_message(err, msg, sizeof msg);
@@ -32,7 +32,8 @@ std::optional<std::string> regex_search(std::string_view pattern, std::string_vi
   const Compiled c(pattern);
   if (!c.code) return std::nullopt;
   pcre2_match_data* md = pcre2_match_data_create_from_pattern(c.code, nullptr);
-  const int rc = pcre2_match(c.code, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0, md, nullptr);
+  const int rc = pcre2_match(c.code, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0,
+                             md, nullptr);
   std::optional<std::string> out;
   if (rc > 0) {
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);

@@ -21,7 +21,8 @@ struct AnswerKey {
     Gsm8k,   ///< `reference`: the text after the answer field's last "####"
     Choice,  ///< `reference`: the right letter, "A" + index; `choices`: how many the line lists
     Exact,   ///< `reference`: the answer text, compared whole after trimming
-    Regex,   ///< `reference`: a PCRE2 pattern (a qa line's "answer_regex"): right when the output matches it
+    Regex,   ///< `reference`: a PCRE2 pattern (a qa line's "answer_regex"): right when the output
+             ///< matches it
   };
   Kind kind = Kind::None;
   std::string reference;
@@ -30,13 +31,17 @@ struct AnswerKey {
 
 /// What to send: produced by dataset/ (files, synthetic prompts), turned into a body by client/.
 struct RequestSpec {
-  std::string prompt;       ///< user message (chat) or prompt (completions); with messages, their text joined
+  std::string
+      prompt;  ///< user message (chat) or prompt (completions); with messages, their text joined
   int64_t max_tokens = -1;  ///< per-item output cap; -1 = use the run's --max-tokens
-  int64_t expected_input_tokens = -1;  ///< what usage.prompt_tokens should be (synthetic); -1 = unknown
-  std::string messages_json;  ///< a whole chat `messages` array (minified JSON), sent as is; "" = one user message of `prompt`
-  std::string model;          ///< the model name for this request (a LoRA adapter); "" = the run's model
-  std::vector<std::string> image_urls;  ///< image_url content parts after the prompt (data: URLs); chat only
-  AnswerKey key;              ///< the line's reference answer, when it has one
+  int64_t expected_input_tokens =
+      -1;                     ///< what usage.prompt_tokens should be (synthetic); -1 = unknown
+  std::string messages_json;  ///< a whole chat `messages` array (minified JSON), sent as is; "" =
+                              ///< one user message of `prompt`
+  std::string model;  ///< the model name for this request (a LoRA adapter); "" = the run's model
+  std::vector<std::string>
+      image_urls;  ///< image_url content parts after the prompt (data: URLs); chat only
+  AnswerKey key;   ///< the line's reference answer, when it has one
 
   RequestSpec() = default;
   /// A prompt with its own output cap (-1 = the run's), as most datasets make them.
@@ -46,27 +51,30 @@ struct RequestSpec {
 /// Facts of what was sent that the response alone cannot tell; copied into the request's record.
 struct SentFacts {
   int64_t expected_prompt_tokens = kNotSet;  ///< the input length the prompt was built to have
-  int64_t requested_max_tokens = kNotSet;    ///< the output cap sent (max_tokens / max_completion_tokens)
-  bool ignore_eos_sent = false;              ///< the body asks for exactly the cap
-  int64_t images = 0;                        ///< image_url parts sent (multimodal)
-  std::string model;                         ///< the model named in the body when not the run's (a LoRA adapter)
+  int64_t requested_max_tokens =
+      kNotSet;                   ///< the output cap sent (max_tokens / max_completion_tokens)
+  bool ignore_eos_sent = false;  ///< the body asks for exactly the cap
+  int64_t images = 0;            ///< image_url parts sent (multimodal)
+  std::string model;  ///< the model named in the body when not the run's (a LoRA adapter)
   // Multi-turn sessions (load/sessions): where this request sits; kNotSet outside sessions.
   int64_t session = kNotSet;           ///< the conversation
   int64_t turn = kNotSet;              ///< 0-based turn in it
   int64_t session_start_ns = kNotSet;  ///< when its first turn was handed out
   bool last_turn = false;              ///< the conversation's last turn
-  std::string turn_text;               ///< this turn's user message (the session keeps it in its history); not saved
-  std::string prompt_text;                   ///< only when a local tokenizer will count it; never saved
-  AnswerKey key;                             ///< the line's reference (--check-answers scores the output); not saved
-  bool probe = false;                        ///< a --determinism-probe request: the same prompt as the other probes
+  std::string
+      turn_text;  ///< this turn's user message (the session keeps it in its history); not saved
+  std::string prompt_text;  ///< only when a local tokenizer will count it; never saved
+  AnswerKey key;            ///< the line's reference (--check-answers scores the output); not saved
+  bool probe = false;       ///< a --determinism-probe request: the same prompt as the other probes
 };
 
 /// One request, made when the engine has room for it (closed loop) or when it is due (open loop).
 struct PlannedRequest {
-  int64_t index = 0;                 ///< position in the phase's request sequence
-  bool warmup = false;               ///< recorded, excluded from statistics
-  int64_t scheduled_ns = kNotSet;    ///< intended start, ns since the run origin; kNotSet = when a slot frees
-  std::string body;                  ///< the exact bytes POSTed
+  int64_t index = 0;    ///< position in the phase's request sequence
+  bool warmup = false;  ///< recorded, excluded from statistics
+  int64_t scheduled_ns =
+      kNotSet;       ///< intended start, ns since the run origin; kNotSet = when a slot frees
+  std::string body;  ///< the exact bytes POSTed
   SentFacts facts;
 };
 

@@ -1,6 +1,4 @@
 #include "dataset/dataset.hpp"
-#include "dataset/images.hpp"
-#include "core/answer_regex.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -12,6 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+
+#include "core/answer_regex.hpp"
+#include "dataset/images.hpp"
 
 namespace tokbench::dataset {
 
@@ -46,14 +47,16 @@ std::string stem_of(const std::string& path) {
 // is a string or an array of content parts (OpenAI's shape). Returns the text of the contents,
 // joined, for a local tokenizer to count.
 std::string messages_text(simdjson::dom::array messages, const std::string& where) {
-  if (messages.size() == 0) throw std::runtime_error(fmt::format("{}: \"messages\" is empty", where));
+  if (messages.size() == 0)
+    throw std::runtime_error(fmt::format("{}: \"messages\" is empty", where));
   std::string text;
   size_t i = 0;
   for (auto m : messages) {
     const std::string at = fmt::format("{}: messages[{}]", where, i++);
     std::string_view role, content;
     if (!m.is_object() || m["role"].get_string().get(role))
-      throw std::runtime_error(fmt::format("{} needs a string \"role\" (user, assistant, system)", at));
+      throw std::runtime_error(
+          fmt::format("{} needs a string \"role\" (user, assistant, system)", at));
     simdjson::dom::element c;
     if (m["content"].get(c)) throw std::runtime_error(fmt::format("{} has no \"content\"", at));
     if (!c.get_string().get(content)) {
@@ -64,7 +67,8 @@ std::string messages_text(simdjson::dom::array messages, const std::string& wher
         if (!part["text"].get_string().get(t)) text += t;
       }
     } else if (!c.is_null()) {
-      throw std::runtime_error(fmt::format("{}: \"content\" must be a string or an array of content parts", at));
+      throw std::runtime_error(
+          fmt::format("{}: \"content\" must be a string or an array of content parts", at));
     }
     text += '\n';
   }
@@ -78,10 +82,13 @@ std::string messages_text(simdjson::dom::array messages, const std::string& wher
 // (PCRE2) wins over "answer": the output is right when it matches.
 core::AnswerKey answer_key(simdjson::dom::element doc, const Dataset& d, const std::string& where) {
   core::AnswerKey key;
-  if (std::string_view pattern; d.kind == "qa" && doc.is_object() && !doc["answer_regex"].get_string().get(pattern)) {
+  if (std::string_view pattern;
+      d.kind == "qa" && doc.is_object() && !doc["answer_regex"].get_string().get(pattern)) {
     if (const std::string e = core::regex_error(pattern); !e.empty())
-      throw std::runtime_error(fmt::format("{}: \"answer_regex\" is not a valid PCRE2 pattern: {} (fix the pattern; "
-                                           "escape backslashes in JSON as \\\\)", where, e));
+      throw std::runtime_error(
+          fmt::format("{}: \"answer_regex\" is not a valid PCRE2 pattern: {} (fix the pattern; "
+                      "escape backslashes in JSON as \\\\)",
+                      where, e));
     key.kind = core::AnswerKey::Kind::Regex;
     key.reference = std::string(pattern);
     return key;
@@ -89,7 +96,8 @@ core::AnswerKey answer_key(simdjson::dom::element doc, const Dataset& d, const s
   simdjson::dom::element answer;
   if (!doc.is_object() || doc["answer"].get(answer) || answer.is_null()) {
     if (d.kind == "qa" && doc.is_object() && !doc["choices"].error())
-      throw std::runtime_error(fmt::format("{}: \"choices\" without an \"answer\" (give the right letter or index)", where));
+      throw std::runtime_error(fmt::format(
+          "{}: \"choices\" without an \"answer\" (give the right letter or index)", where));
     return key;
   }
   std::string_view text;
@@ -112,10 +120,12 @@ core::AnswerKey answer_key(simdjson::dom::element doc, const Dataset& d, const s
       listed.push_back(s);
     }
     if (listed.empty() || listed.size() > 26)
-      throw std::runtime_error(fmt::format("{}: \"choices\" must list 1 to 26 choices (lettered A to Z)", where));
+      throw std::runtime_error(
+          fmt::format("{}: \"choices\" must list 1 to 26 choices (lettered A to Z)", where));
     // A letter among the choices' letters is a letter; any other text must be a choice's.
     int64_t index = -1;
-    const int64_t letter = is_text && text.size() == 1 ? std::toupper(static_cast<unsigned char>(text[0])) - 'A' : -1;
+    const int64_t letter =
+        is_text && text.size() == 1 ? std::toupper(static_cast<unsigned char>(text[0])) - 'A' : -1;
     if (letter >= 0 && letter < static_cast<int64_t>(listed.size())) {
       index = letter;
     } else if (is_text) {
@@ -125,9 +135,10 @@ core::AnswerKey answer_key(simdjson::dom::element doc, const Dataset& d, const s
       index = -1;
     }
     if (index < 0 || index >= static_cast<int64_t>(listed.size()))
-      throw std::runtime_error(fmt::format("{}: \"answer\" names no choice of the {} listed (give a letter A-{}, a 0-based "
-                                           "index, or a choice's text)", where, listed.size(),
-                                           static_cast<char>('A' + listed.size() - 1)));
+      throw std::runtime_error(fmt::format(
+          "{}: \"answer\" names no choice of the {} listed (give a letter A-{}, a 0-based "
+          "index, or a choice's text)",
+          where, listed.size(), static_cast<char>('A' + listed.size() - 1)));
     key.kind = core::AnswerKey::Kind::Choice;
     key.reference = std::string(1, static_cast<char>('A' + index));
     key.choices = static_cast<int>(listed.size());
@@ -148,8 +159,10 @@ RequestSpec spec_from_json(simdjson::dom::element doc, const Dataset& d, const s
   } else if (doc.is_object() && !doc["question"].get_string().get(question)) {
     spec.prompt = std::string(question);
   } else {
-    throw std::runtime_error(fmt::format("{}: expected a JSON object with a \"question\" string (or a chat "
-                                         "\"messages\" array)", where));
+    throw std::runtime_error(
+        fmt::format("{}: expected a JSON object with a \"question\" string (or a chat "
+                    "\"messages\" array)",
+                    where));
   }
   spec.key = answer_key(doc, d, where);
   if (d.kind != "qa") return spec;
@@ -178,7 +191,8 @@ RequestSpec spec_from_json(simdjson::dom::element doc, const Dataset& d, const s
   if (!model.error() && !model.is_null()) {
     std::string_view name;
     if (model.get_string().get(name) || name.empty())
-      throw std::runtime_error(fmt::format("{}: \"model\" must be a non-empty string (a served model or LoRA name)", where));
+      throw std::runtime_error(fmt::format(
+          "{}: \"model\" must be a non-empty string (a served model or LoRA name)", where));
     spec.model = std::string(name);
   }
   return spec;
@@ -199,12 +213,14 @@ void load_jsonl(Dataset& d, std::istream& in) {
     }
     simdjson::dom::element doc;
     if (auto err = parser.parse(line).get(doc)) {
-      throw std::runtime_error(fmt::format("{}: not valid JSON ({}); each line must be one JSON object",
-                                           where, simdjson::error_message(err)));
+      throw std::runtime_error(
+          fmt::format("{}: not valid JSON ({}); each line must be one JSON object", where,
+                      simdjson::error_message(err)));
     }
     d.items.push_back(spec_from_json(doc, d, where));
   }
-  if (d.items.empty()) throw std::runtime_error(fmt::format("dataset '{}' has no requests", d.path));
+  if (d.items.empty())
+    throw std::runtime_error(fmt::format("dataset '{}' has no requests", d.path));
 }
 
 }  // namespace
@@ -220,15 +236,18 @@ Dataset load(const Spec& spec) {
   }
   if (!spec.is(Source::Qa) && !spec.is(Source::Gsm8k) && !spec.is(Source::Lines)) {
     throw std::invalid_argument(fmt::format(  // a usage error (exit 2), not a run failure
-        "--dataset {}: built by the runner (synthetic prompts, sharegpt and traces need a tokenizer), not read here", spec.text()));
+        "--dataset {}: built by the runner (synthetic prompts, sharegpt and traces need a "
+        "tokenizer), not read here",
+        spec.text()));
   }
   d.kind = std::string(kSources.name(spec.source));
   d.path = spec.path;
   d.abbr = d.kind == "gsm8k" ? "gsm8k" : stem_of(d.path);
   std::ifstream in(d.path);
   if (!in) {
-    throw std::runtime_error(fmt::format("cannot open dataset '{}': {} (check the path after '{}:')",
-                                         d.path, std::strerror(errno), d.kind));
+    throw std::runtime_error(
+        fmt::format("cannot open dataset '{}': {} (check the path after '{}:')", d.path,
+                    std::strerror(errno), d.kind));
   }
   load_jsonl(d, in);
   return d;

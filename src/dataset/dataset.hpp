@@ -29,8 +29,10 @@ struct Dataset {
   std::string abbr;  ///< file-name stem of outputs: <abbr>.csv, <abbr>_details.jsonl
   std::vector<RequestSpec> items;
   std::string summary;  ///< how it was built, for the console (sharegpt: what was kept and skipped)
-  std::vector<int64_t> schedule_ns;  ///< trace: each item's send offset from the phase start (a fixed schedule); empty = none
-  double implied_cache_hit = -1;     ///< trace: prompt share an unbounded cache of full blocks would hold; -1 = not a trace
+  std::vector<int64_t> schedule_ns;  ///< trace: each item's send offset from the phase start (a
+                                     ///< fixed schedule); empty = none
+  double implied_cache_hit =
+      -1;  ///< trace: prompt share an unbounded cache of full blocks would hold; -1 = not a trace
   /// Multi-turn conversations (sharegpt --multi-turn): (first item, turns); a conversation's turns
   /// are consecutive items. Empty = none (with --turns N, conversation c is items cN..cN+N-1).
   std::vector<std::pair<int64_t, int64_t>> conversations;
@@ -51,14 +53,14 @@ Dataset load(std::string_view spec);  ///< the same for the flag's text (parse_s
 Dataset parse_lines(std::string_view kind, std::string_view name, std::istream& in);
 
 struct SyntheticOptions {
-  int64_t count = 100;         ///< prompts to build
-  int64_t input_len = 0;       ///< N: tokens of each prompt as the server counts them
-  int64_t output_len = 0;      ///< M: max_tokens of each request (sent with ignore_eos)
-  double input_len_range = 0;  ///< vLLM's range ratio: N_i uniform in [N(1-R), N(1+R)]
-  int64_t prefix_len = 0;      ///< P: one shared random prefix of P tokens before every prompt
-  double output_len_range = 0; ///< M_i uniform in [M(1-R), M(1+R)] (its own random stream)
+  int64_t count = 100;          ///< prompts to build
+  int64_t input_len = 0;        ///< N: tokens of each prompt as the server counts them
+  int64_t output_len = 0;       ///< M: max_tokens of each request (sent with ignore_eos)
+  double input_len_range = 0;   ///< vLLM's range ratio: N_i uniform in [N(1-R), N(1+R)]
+  int64_t prefix_len = 0;       ///< P: one shared random prefix of P tokens before every prompt
+  double output_len_range = 0;  ///< M_i uniform in [M(1-R), M(1+R)] (its own random stream)
   uint64_t seed = 0;
-  int64_t overhead = 0;        ///< tokens the server adds (chat template, BOS): subtracted
+  int64_t overhead = 0;  ///< tokens the server adds (chat template, BOS): subtracted
 };
 
 /// What building exact-length prompts needs from a tokenizer: the local one (--tokenizer) or the
@@ -84,9 +86,11 @@ Dataset synthetic(const SyntheticOptions& o, TokenCodec& codec);
 struct ShareGptOptions {
   int64_t count = 100;     ///< requests to keep (the run's --num-prompts)
   uint64_t seed = 0;       ///< shuffles the entries before taking them
-  int64_t output_len = 0;  ///< > 0: every request's max_tokens (vLLM's --sharegpt-output-len); 0 = the answer's length
-  bool multi_turn = false; ///< whole conversations, each exchange a turn (`count` conversations, file order)
-  int64_t max_turns = 0;   ///< multi_turn: at most this many turns per conversation; 0 = all
+  int64_t output_len = 0;  ///< > 0: every request's max_tokens (vLLM's --sharegpt-output-len); 0 =
+                           ///< the answer's length
+  bool multi_turn =
+      false;  ///< whole conversations, each exchange a turn (`count` conversations, file order)
+  int64_t max_turns = 0;  ///< multi_turn: at most this many turns per conversation; 0 = all
 };
 
 /// `sharegpt:PATH` under vllm bench serve's rules (dataset/sharegpt.cpp): the first turn is the
@@ -94,15 +98,16 @@ struct ShareGptOptions {
 /// too-short and too-long pairs are skipped. Throws naming the file when nothing is usable.
 Dataset sharegpt(const std::string& path, const ShareGptOptions& o, TokenCodec& codec);
 /// The same over the file's text already in memory (simdjson-padded); `path` names it in errors.
-Dataset sharegpt_from_json(const simdjson::padded_string& json, const std::string& path, const ShareGptOptions& o,
-                           TokenCodec& codec);
+Dataset sharegpt_from_json(const simdjson::padded_string& json, const std::string& path,
+                           const ShareGptOptions& o, TokenCodec& codec);
 
 struct TraceOptions {
   int64_t block_size = 512;  ///< prompt tokens per hash id (Mooncake's 512)
   double speed = 1;          ///< replay speed: 2 = twice as fast (timestamps / 2)
   int64_t count = 0;         ///< replay only the first N lines (in time order); 0 = all
   uint64_t seed = 0;         ///< the blocks' random text
-  int64_t overhead = 0;      ///< tokens the server adds around a prompt (chat template, BOS): taken off the last block
+  int64_t overhead =
+      0;  ///< tokens the server adds around a prompt (chat template, BOS): taken off the last block
 };
 
 /// `trace:PATH`, Mooncake's JSON lines (dataset/trace.cpp): one request per line, its prompt built
@@ -112,8 +117,8 @@ Dataset trace(const std::string& path, const TraceOptions& o, TokenCodec& codec)
 
 /// The share of prompt tokens an unbounded prefix cache of full blocks would hold, replaying
 /// `hash_ids` in order: each request hits its leading ids seen before (whole blocks only).
-double implied_prefix_hit(const std::vector<std::vector<int64_t>>& hash_ids, const std::vector<int64_t>& input_lengths,
-                          int64_t block_size);
+double implied_prefix_hit(const std::vector<std::vector<int64_t>>& hash_ids,
+                          const std::vector<int64_t>& input_lengths, int64_t block_size);
 
 /// Returns the i-th request of a run that cycles through the dataset.
 inline const RequestSpec& cycle(const Dataset& d, size_t i) { return d.items[i % d.items.size()]; }

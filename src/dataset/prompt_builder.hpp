@@ -19,7 +19,8 @@ namespace tokbench::dataset::detail {
 constexpr int kRounds = 64;
 
 inline bool clean_text(const std::string& s) {
-  if (s.empty() || s.find("\xEF\xBF\xBD") != std::string::npos) return false;  // U+FFFD: a partial character
+  if (s.empty() || s.find("\xEF\xBF\xBD") != std::string::npos)
+    return false;  // U+FFFD: a partial character
   for (unsigned char c : s)
     if (c < 0x20 && c != ' ') return false;  // no control characters, no newlines
   return true;
@@ -28,10 +29,15 @@ inline bool clean_text(const std::string& s) {
 class Builder {
  public:
   Builder(TokenCodec& tok, uint64_t seed) : tok_(tok), rng_(seed), pool_(tok.pool()) {
-    if (pool_.size() < 64) throw std::runtime_error(fmt::format("{} offers too few plain-text tokens ({}) to build synthetic prompts", tok.name(), pool_.size()));
+    if (pool_.size() < 64)
+      throw std::runtime_error(
+          fmt::format("{} offers too few plain-text tokens ({}) to build synthetic prompts",
+                      tok.name(), pool_.size()));
   }
 
-  int32_t random_id() { return pool_[std::uniform_int_distribution<size_t>(0, pool_.size() - 1)(rng_)]; }
+  int32_t random_id() {
+    return pool_[std::uniform_int_distribution<size_t>(0, pool_.size() - 1)(rng_)];
+  }
 
   // Text after `prefix` such that encode(prefix + text) has prefix_ids.size() + n tokens and
   // starts with prefix_ids. `ids_out`, when given, receives that encoding (the caller need not
@@ -44,7 +50,8 @@ class Builder {
     for (int round = 0; round < kRounds; ++round) {
       const std::string text = tok_.decode(ids);
       const auto enc = tok_.encode(prefix + text);
-      const bool prefix_intact = enc.size() >= p && std::equal(prefix_ids.begin(), prefix_ids.end(), enc.begin());
+      const bool prefix_intact =
+          enc.size() >= p && std::equal(prefix_ids.begin(), prefix_ids.end(), enc.begin());
       if (enc.size() == target && prefix_intact && clean_text(text)) {
         if (ids_out) *ids_out = enc;
         return text;
@@ -58,7 +65,8 @@ class Builder {
       while (ids.size() < static_cast<size_t>(n)) ids.push_back(random_id());
       if (round % 8 == 7) ids.back() = random_id();  // break a cycle at the boundary
     }
-    throw std::runtime_error(fmt::format("could not build a prompt of exactly {} tokens in {} rounds", n, kRounds));
+    throw std::runtime_error(
+        fmt::format("could not build a prompt of exactly {} tokens in {} rounds", n, kRounds));
   }
 
   std::mt19937_64& rng() { return rng_; }

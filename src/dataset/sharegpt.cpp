@@ -28,14 +28,16 @@ struct Pair {
 
 // Calls take(values) with each entry's turn values, in file order (at most max_values of them;
 // an entry with a turn that has no string value is skipped); stops early when take returns false.
-void read_entries(const simdjson::padded_string& json, const std::string& path, int64_t* entries, size_t max_values,
-                  const std::function<bool(std::vector<std::string>&&)>& take) {
+void read_entries(const simdjson::padded_string& json, const std::string& path, int64_t* entries,
+                  size_t max_values, const std::function<bool(std::vector<std::string>&&)>& take) {
   simdjson::ondemand::parser parser;
   simdjson::ondemand::document doc;
   simdjson::ondemand::array top;
   if (parser.iterate(json).get(doc) || doc.get_array().get(top)) {
-    throw std::runtime_error(fmt::format("{}: expected a JSON array of {{\"conversations\": [{{\"from\", \"value\"}}, ...]}} "
-                                         "entries (ShareGPT's format)", path));
+    throw std::runtime_error(fmt::format(
+        "{}: expected a JSON array of {{\"conversations\": [{{\"from\", \"value\"}}, ...]}} "
+        "entries (ShareGPT's format)",
+        path));
   }
   *entries = 0;
   try {
@@ -43,7 +45,9 @@ void read_entries(const simdjson::padded_string& json, const std::string& path, 
       ++*entries;
       simdjson::ondemand::object obj;
       simdjson::ondemand::array turns;
-      if (entry.get_object().get(obj) || obj.find_field_unordered("conversations").get_array().get(turns)) continue;
+      if (entry.get_object().get(obj) ||
+          obj.find_field_unordered("conversations").get_array().get(turns))
+        continue;
       std::vector<std::string> values;
       bool bad = false;
       for (auto turn : turns) {
@@ -59,11 +63,13 @@ void read_entries(const simdjson::padded_string& json, const std::string& path, 
       if (!bad && !take(std::move(values))) return;
     }
   } catch (const simdjson::simdjson_error& e) {
-    throw std::runtime_error(fmt::format("{}: not valid JSON near entry {} ({})", path, *entries, e.what()));
+    throw std::runtime_error(
+        fmt::format("{}: not valid JSON near entry {} ({})", path, *entries, e.what()));
   }
 }
 
-std::vector<Pair> read_pairs(const simdjson::padded_string& json, const std::string& path, int64_t* entries) {
+std::vector<Pair> read_pairs(const simdjson::padded_string& json, const std::string& path,
+                             int64_t* entries) {
   std::vector<Pair> out;
   read_entries(json, path, entries, 2, [&](std::vector<std::string>&& v) {
     if (v.size() == 2) out.push_back({std::move(v[0]), std::move(v[1])});
@@ -74,8 +80,8 @@ std::vector<Pair> read_pairs(const simdjson::padded_string& json, const std::str
 
 // --multi-turn: conversations in file order (bounded memory: reading stops once enough are
 // kept); each (asked, answered) pair is a turn whose max_tokens is the answer's length.
-Dataset multi_turn(const simdjson::padded_string& json, const std::string& path, const ShareGptOptions& o,
-                   TokenCodec& codec) {
+Dataset multi_turn(const simdjson::padded_string& json, const std::string& path,
+                   const ShareGptOptions& o, TokenCodec& codec) {
   Dataset d;
   d.kind = "sharegpt";
   d.path = path;
@@ -87,7 +93,10 @@ Dataset multi_turn(const simdjson::padded_string& json, const std::string& path,
     for (size_t k = 0; k + 1 < v.size(); k += 2) {
       const auto asked = static_cast<int64_t>(codec.encode(v[k]).size());
       if (asked < 1) break;  // an empty question ends the conversation here
-      const int64_t answer = o.output_len > 0 ? o.output_len : std::max<int64_t>(1, static_cast<int64_t>(codec.encode(v[k + 1]).size()));
+      const int64_t answer =
+          o.output_len > 0
+              ? o.output_len
+              : std::max<int64_t>(1, static_cast<int64_t>(codec.encode(v[k + 1]).size()));
       d.items.emplace_back(std::move(v[k]), answer);
     }
     const int64_t turns = static_cast<int64_t>(d.items.size()) - first;
@@ -99,10 +108,12 @@ Dataset multi_turn(const simdjson::padded_string& json, const std::string& path,
     return static_cast<int64_t>(d.conversations.size()) < o.count;
   });
   if (d.conversations.empty())
-    throw std::runtime_error(fmt::format("{}: no conversation with a question and an answer ({} entries)", path, entries));
-  d.summary = fmt::format("sharegpt: {} conversations, {} turns in all (the first {} usable entries in file order, {} "
-                          "skipped without a whole exchange), lengths counted with {}",
-                          d.conversations.size(), d.items.size(), d.conversations.size(), single, codec.name());
+    throw std::runtime_error(fmt::format(
+        "{}: no conversation with a question and an answer ({} entries)", path, entries));
+  d.summary = fmt::format(
+      "sharegpt: {} conversations, {} turns in all (the first {} usable entries in file order, {} "
+      "skipped without a whole exchange), lengths counted with {}",
+      d.conversations.size(), d.items.size(), d.conversations.size(), single, codec.name());
   return d;
 }
 
@@ -111,14 +122,15 @@ Dataset multi_turn(const simdjson::padded_string& json, const std::string& path,
 Dataset sharegpt(const std::string& path, const ShareGptOptions& o, TokenCodec& codec) {
   simdjson::padded_string json;
   if (auto err = simdjson::padded_string::load(path).get(json)) {
-    throw std::runtime_error(fmt::format("cannot read ShareGPT file '{}' ({}): check the path after 'sharegpt:'", path,
-                                         simdjson::error_message(err)));
+    throw std::runtime_error(
+        fmt::format("cannot read ShareGPT file '{}' ({}): check the path after 'sharegpt:'", path,
+                    simdjson::error_message(err)));
   }
   return sharegpt_from_json(json, path, o, codec);
 }
 
-Dataset sharegpt_from_json(const simdjson::padded_string& json, const std::string& path, const ShareGptOptions& o,
-                           TokenCodec& codec) {
+Dataset sharegpt_from_json(const simdjson::padded_string& json, const std::string& path,
+                           const ShareGptOptions& o, TokenCodec& codec) {
   if (o.multi_turn) return multi_turn(json, path, o, codec);
   Dataset d;
   d.kind = "sharegpt";
@@ -133,7 +145,8 @@ Dataset sharegpt_from_json(const simdjson::padded_string& json, const std::strin
     if (static_cast<int64_t>(d.items.size()) >= o.count) break;
     ++tried;
     const auto prompt_len = static_cast<int64_t>(codec.encode(p.prompt).size());
-    const int64_t output_len = o.output_len > 0 ? o.output_len : static_cast<int64_t>(codec.encode(p.answer).size());
+    const int64_t output_len =
+        o.output_len > 0 ? o.output_len : static_cast<int64_t>(codec.encode(p.answer).size());
     if (prompt_len < kMinLen || (o.output_len == 0 && output_len < kMinLen)) {
       ++too_short;
       continue;
@@ -149,13 +162,16 @@ Dataset sharegpt_from_json(const simdjson::padded_string& json, const std::strin
   }
   if (d.items.empty()) {
     throw std::runtime_error(fmt::format(
-        "{}: no usable conversation ({} entries, {} with two turns; {} too short, {} too long under vLLM's ShareGPT rules: "
+        "{}: no usable conversation ({} entries, {} with two turns; {} too short, {} too long "
+        "under vLLM's ShareGPT rules: "
         "prompt and answer at least {} tokens, prompt at most {}, together at most {})",
         path, entries, pairs.size(), too_short, too_long, kMinLen, kMaxPrompt, kMaxTotal));
   }
-  d.summary = fmt::format("sharegpt: {} requests from {} entries ({} with two turns; of {} tried, {} too short and {} too "
-                          "long under vLLM's rules), lengths counted with {}",
-                          d.items.size(), entries, pairs.size(), tried, too_short, too_long, codec.name());
+  d.summary = fmt::format(
+      "sharegpt: {} requests from {} entries ({} with two turns; of {} tried, {} too short and {} "
+      "too "
+      "long under vLLM's rules), lengths counted with {}",
+      d.items.size(), entries, pairs.size(), tried, too_short, too_long, codec.name());
   return d;
 }
 

@@ -25,7 +25,8 @@ Spec parse_spec(std::string_view text) {
   const auto source = kSources.parse(text.substr(0, colon));
   const bool has_path = colon != std::string_view::npos && colon + 1 < text.size();
   if (!source || names_file(*source) != has_path || (!has_path && colon != std::string_view::npos))
-    throw std::invalid_argument(fmt::format("--dataset: bad value '{}' (expected {})", text, spec_forms()));
+    throw std::invalid_argument(
+        fmt::format("--dataset: bad value '{}' (expected {})", text, spec_forms()));
   return {*source, has_path ? std::string(text.substr(colon + 1)) : std::string()};
 }
 

@@ -36,15 +36,25 @@ class LocalCodec : public TokenCodec {
 
 }  // namespace
 
-std::unique_ptr<TokenCodec> local_codec(const tokenizer::Tokenizer& tok) { return std::make_unique<LocalCodec>(tok); }
+std::unique_ptr<TokenCodec> local_codec(const tokenizer::Tokenizer& tok) {
+  return std::make_unique<LocalCodec>(tok);
+}
 
 Dataset synthetic(const SyntheticOptions& o, TokenCodec& tok) {
-  if (o.input_len < 1) throw std::invalid_argument("--input-len: must be a positive number of tokens with --dataset synthetic");
-  if (o.output_len < 1) throw std::invalid_argument("--output-len: must be a positive number of tokens with --dataset synthetic");
+  if (o.input_len < 1)
+    throw std::invalid_argument(
+        "--input-len: must be a positive number of tokens with --dataset synthetic");
+  if (o.output_len < 1)
+    throw std::invalid_argument(
+        "--output-len: must be a positive number of tokens with --dataset synthetic");
   if (o.output_len_range < 0 || o.output_len_range >= 1)
-    throw std::invalid_argument(fmt::format("--output-len-range: bad value {} (expected a ratio in [0, 1), e.g. 0.1)", o.output_len_range));
+    throw std::invalid_argument(
+        fmt::format("--output-len-range: bad value {} (expected a ratio in [0, 1), e.g. 0.1)",
+                    o.output_len_range));
   if (o.input_len_range < 0 || o.input_len_range >= 1)
-    throw std::invalid_argument(fmt::format("--input-len-range: bad value {} (expected a ratio in [0, 1), e.g. 0.1)", o.input_len_range));
+    throw std::invalid_argument(
+        fmt::format("--input-len-range: bad value {} (expected a ratio in [0, 1), e.g. 0.1)",
+                    o.input_len_range));
   Dataset d;
   d.kind = "synthetic";
   d.abbr = "synthetic";
@@ -58,18 +68,23 @@ Dataset synthetic(const SyntheticOptions& o, TokenCodec& tok) {
   const auto lo = static_cast<int64_t>(static_cast<double>(o.input_len) * (1 - o.input_len_range));
   const auto hi = static_cast<int64_t>(static_cast<double>(o.input_len) * (1 + o.input_len_range));
   std::uniform_int_distribution<int64_t> len(lo, hi);
-  // Output lengths draw from their own stream: a seed's prompts stay the same with or without a range.
+  // Output lengths draw from their own stream: a seed's prompts stay the same with or without a
+  // range.
   std::mt19937_64 out_rng(o.seed ^ 0x9E3779B97F4A7C15ULL);
   std::uniform_int_distribution<int64_t> out_len(
-      std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(o.output_len) * (1 - o.output_len_range))),
-      std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(o.output_len) * (1 + o.output_len_range))));
+      std::max<int64_t>(
+          1, static_cast<int64_t>(static_cast<double>(o.output_len) * (1 - o.output_len_range))),
+      std::max<int64_t>(
+          1, static_cast<int64_t>(static_cast<double>(o.output_len) * (1 + o.output_len_range))));
   for (int64_t i = 0; i < o.count; ++i) {
     const int64_t n = o.input_len_range > 0 ? len(b.rng()) : o.input_len;
     const int64_t body_len = n - o.overhead;
     if (body_len < 1) {
-      throw std::invalid_argument(fmt::format(
-          "--input-len {}: the server adds {} token(s) of its own (chat template, BOS), leaving none for the prompt; "
-          "raise --input-len", n, o.overhead));
+      throw std::invalid_argument(
+          fmt::format("--input-len {}: the server adds {} token(s) of its own (chat template, "
+                      "BOS), leaving none for the prompt; "
+                      "raise --input-len",
+                      n, o.overhead));
     }
     RequestSpec spec;
     spec.prompt = prefix + b.body(prefix, prefix_ids, body_len);

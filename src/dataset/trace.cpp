@@ -41,25 +41,31 @@ std::vector<Line> read_lines(std::istream& in, const std::string& path) {
     const std::string where = fmt::format("{}:{}", path, line_no);
     simdjson::dom::object o;
     if (auto err = parser.parse(text).get_object().get(o)) {
-      throw std::runtime_error(fmt::format("{}: not a JSON object ({}); a trace line is {{\"timestamp\", \"input_length\", "
-                                           "\"output_length\", \"hash_ids\"}} (Mooncake's format)", where, simdjson::error_message(err)));
+      throw std::runtime_error(fmt::format(
+          "{}: not a JSON object ({}); a trace line is {{\"timestamp\", \"input_length\", "
+          "\"output_length\", \"hash_ids\"}} (Mooncake's format)",
+          where, simdjson::error_message(err)));
     }
     Line l;
     auto integer = [&](std::string_view key, int64_t lo) {
       int64_t v = 0;
       if (o[key].get_int64().get(v) || v < lo || v > kMaxLength)
-        throw std::runtime_error(fmt::format("{}: \"{}\" must be an integer from {} to {}", where, key, lo, kMaxLength));
+        throw std::runtime_error(
+            fmt::format("{}: \"{}\" must be an integer from {} to {}", where, key, lo, kMaxLength));
       return v;
     };
-    if (o["timestamp"].get_double().get(l.timestamp_ms) || !std::isfinite(l.timestamp_ms) || l.timestamp_ms < 0)
-      throw std::runtime_error(fmt::format("{}: \"timestamp\" must be a number of milliseconds >= 0", where));
+    if (o["timestamp"].get_double().get(l.timestamp_ms) || !std::isfinite(l.timestamp_ms) ||
+        l.timestamp_ms < 0)
+      throw std::runtime_error(
+          fmt::format("{}: \"timestamp\" must be a number of milliseconds >= 0", where));
     l.input = integer("input_length", 1);
     l.output = integer("output_length", 1);
     simdjson::dom::array ids;
     if (!o["hash_ids"].get_array().get(ids)) {
       for (auto id : ids) {
         int64_t h = 0;
-        if (id.get_int64().get(h)) throw std::runtime_error(fmt::format("{}: \"hash_ids\" must hold integers", where));
+        if (id.get_int64().get(h))
+          throw std::runtime_error(fmt::format("{}: \"hash_ids\" must hold integers", where));
         l.hashes.push_back(h);
       }
     }
@@ -67,35 +73,45 @@ std::vector<Line> read_lines(std::istream& in, const std::string& path) {
   }
   if (out.empty()) throw std::runtime_error(fmt::format("trace '{}' has no requests", path));
   // Replayed in time order; equal timestamps keep the file's order.
-  std::stable_sort(out.begin(), out.end(), [](const Line& a, const Line& b) { return a.timestamp_ms < b.timestamp_ms; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Line& a, const Line& b) { return a.timestamp_ms < b.timestamp_ms; });
   return out;
 }
 
 }  // namespace
 
-double implied_prefix_hit(const std::vector<std::vector<int64_t>>& hash_ids, const std::vector<int64_t>& input_lengths,
-                          int64_t block_size) {
+double implied_prefix_hit(const std::vector<std::vector<int64_t>>& hash_ids,
+                          const std::vector<int64_t>& input_lengths, int64_t block_size) {
   std::set<int64_t> seen;
   double cached = 0, total = 0;
   for (size_t i = 0; i < hash_ids.size(); ++i) {
     const int64_t full_blocks = input_lengths[i] / block_size;
     int64_t hit = 0;
-    while (hit < static_cast<int64_t>(hash_ids[i].size()) && hit < full_blocks && seen.count(hash_ids[i][hit])) ++hit;
+    while (hit < static_cast<int64_t>(hash_ids[i].size()) && hit < full_blocks &&
+           seen.count(hash_ids[i][hit]))
+      ++hit;
     cached += static_cast<double>(hit * block_size);
     total += static_cast<double>(input_lengths[i]);
-    for (int64_t b = 0; b < std::min<int64_t>(full_blocks, static_cast<int64_t>(hash_ids[i].size())); ++b)
+    for (int64_t b = 0;
+         b < std::min<int64_t>(full_blocks, static_cast<int64_t>(hash_ids[i].size())); ++b)
       seen.insert(hash_ids[i][b]);
   }
   return total > 0 ? cached / total : 0;
 }
 
 Dataset trace(const std::string& path, const TraceOptions& o, TokenCodec& codec) {
-  if (o.block_size < 1) throw std::invalid_argument(fmt::format("--trace-block-size: bad value {} (expected >= 1)", o.block_size));
-  if (!(o.speed > 0)) throw std::invalid_argument(fmt::format("--trace-speed: bad value {} (expected > 0)", o.speed));
+  if (o.block_size < 1)
+    throw std::invalid_argument(
+        fmt::format("--trace-block-size: bad value {} (expected >= 1)", o.block_size));
+  if (!(o.speed > 0))
+    throw std::invalid_argument(fmt::format("--trace-speed: bad value {} (expected > 0)", o.speed));
   std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("cannot open trace '{}' (check the path after 'trace:')", path));
+  if (!in)
+    throw std::runtime_error(
+        fmt::format("cannot open trace '{}' (check the path after 'trace:')", path));
   std::vector<Line> lines = read_lines(in, path);
-  if (o.count > 0 && o.count < static_cast<int64_t>(lines.size())) lines.resize(static_cast<size_t>(o.count));
+  if (o.count > 0 && o.count < static_cast<int64_t>(lines.size()))
+    lines.resize(static_cast<size_t>(o.count));
 
   Dataset d;
   d.kind = "trace";
@@ -115,15 +131,17 @@ Dataset trace(const std::string& path, const TraceOptions& o, TokenCodec& codec)
   for (const auto& l : lines) {
     const int64_t want = l.input - o.overhead;  // the server adds its chat template and BOS
     if (want < 1) {
-      throw std::invalid_argument(fmt::format("{}: input_length {} leaves no prompt after the {} token(s) the server adds",
-                                              path, l.input, o.overhead));
+      throw std::invalid_argument(
+          fmt::format("{}: input_length {} leaves no prompt after the {} token(s) the server adds",
+                      path, l.input, o.overhead));
     }
     std::string prompt;
     std::vector<int32_t> ids;
     const int64_t nblocks = (want + o.block_size - 1) / o.block_size;
     for (int64_t k = 0; k < nblocks; ++k) {
       const int64_t len = std::min(o.block_size, want - k * o.block_size);
-      const int64_t h = k < static_cast<int64_t>(l.hashes.size()) ? l.hashes[static_cast<size_t>(k)] : fresh--;
+      const int64_t h =
+          k < static_cast<int64_t>(l.hashes.size()) ? l.hashes[static_cast<size_t>(k)] : fresh--;
       auto it = blocks.find({h, len});
       if (it == blocks.end()) {
         Block blk;
@@ -142,10 +160,12 @@ Dataset trace(const std::string& path, const TraceOptions& o, TokenCodec& codec)
   }
   d.implied_cache_hit = implied_prefix_hit(chains, lengths, o.block_size);
   const double span_s = static_cast<double>(d.schedule_ns.back()) / 1e9;
-  d.summary = fmt::format("trace: {} requests over {:.3f} s (speed {}x), {} distinct prompt blocks of {} tokens; an unbounded "
-                          "prefix cache of full blocks would hold {:.1f}% of the prompt tokens; built with {}",
-                          d.items.size(), span_s, o.speed, blocks.size(), o.block_size, 100 * d.implied_cache_hit,
-                          codec.name());
+  d.summary = fmt::format(
+      "trace: {} requests over {:.3f} s (speed {}x), {} distinct prompt blocks of {} tokens; an "
+      "unbounded "
+      "prefix cache of full blocks would hold {:.1f}% of the prompt tokens; built with {}",
+      d.items.size(), span_s, o.speed, blocks.size(), o.block_size, 100 * d.implied_cache_hit,
+      codec.name());
   return d;
 }
 

@@ -75,8 +75,8 @@ std::vector<StoredRun> selected(Store& store, const HistoryOptions& o) {
   return out;
 }
 
-std::vector<std::pair<std::string, std::vector<StoredRun>>> by_scenario(std::vector<StoredRun> runs,
-                                                                        const std::vector<std::string>& keys) {
+std::vector<std::pair<std::string, std::vector<StoredRun>>> by_scenario(
+    std::vector<StoredRun> runs, const std::vector<std::string>& keys) {
   std::vector<std::pair<std::string, std::vector<StoredRun>>> out;
   std::map<std::string, size_t> at;
   for (auto& r : runs) {
@@ -88,9 +88,8 @@ std::vector<std::pair<std::string, std::vector<StoredRun>>> by_scenario(std::vec
   return out;
 }
 
-
-std::vector<ScenarioAnalysis> analyse(Store& store, const HistoryOptions& o, const std::vector<std::string>& names,
-                                      bool per_request) {
+std::vector<ScenarioAnalysis> analyse(Store& store, const HistoryOptions& o,
+                                      const std::vector<std::string>& names, bool per_request) {
   const double threshold = parse_threshold(o.threshold);
   std::map<std::string, std::map<int64_t, double>> values;
   for (const auto& n : names) values[n] = store.metric(n);
@@ -99,8 +98,10 @@ std::vector<ScenarioAnalysis> analyse(Store& store, const HistoryOptions& o, con
     ScenarioAnalysis sc;
     sc.scenario = s;
     sc.newest = runs.back();
-    std::vector<const StoredRun*> baseline;  // the last N VALID runs before the newest, oldest first
-    for (auto it = runs.rbegin() + 1; it != runs.rend() && baseline.size() < static_cast<size_t>(o.baseline); ++it)
+    std::vector<const StoredRun*>
+        baseline;  // the last N VALID runs before the newest, oldest first
+    for (auto it = runs.rbegin() + 1;
+         it != runs.rend() && baseline.size() < static_cast<size_t>(o.baseline); ++it)
       if (it->entry.valid()) baseline.insert(baseline.begin(), &*it);
     sc.baseline_runs = baseline.size();
     for (const auto& name : names) {
@@ -109,13 +110,16 @@ std::vector<ScenarioAnalysis> analyse(Store& store, const HistoryOptions& o, con
       m.metric = name;
       for (const auto& r : runs)
         if (r.entry.valid() && vals.contains(r.id))
-          m.series.push_back({r.id, r.entry.run_id, r.entry.started_at, r.entry.folder, vals.at(r.id)});
+          m.series.push_back(
+              {r.id, r.entry.run_id, r.entry.started_at, r.entry.folder, vals.at(r.id)});
       if (m.series.empty()) continue;
-      m.change_points = change_points([&] {
-        std::vector<double> v;
-        for (const auto& p : m.series) v.push_back(p.value);
-        return v;
-      }(), threshold);
+      m.change_points = change_points(
+          [&] {
+            std::vector<double> v;
+            for (const auto& p : m.series) v.push_back(p.value);
+            return v;
+          }(),
+          threshold);
       if (sc.newest.entry.valid() && vals.contains(sc.newest.id)) {
         std::vector<double> base;
         for (const auto* b : baseline)
@@ -127,8 +131,9 @@ std::vector<ScenarioAnalysis> analyse(Store& store, const HistoryOptions& o, con
         const StoredRun* typical = nullptr;
         if (const auto band = robust_band(base)) {
           for (const auto* b : baseline)
-            if (vals.contains(b->id) && (!typical || std::abs(vals.at(b->id) - band->median) <
-                                                          std::abs(vals.at(typical->id) - band->median)))
+            if (vals.contains(b->id) &&
+                (!typical || std::abs(vals.at(b->id) - band->median) <
+                                 std::abs(vals.at(typical->id) - band->median)))
               typical = b;
         }
         if (per_request && !row.empty() && typical) {

@@ -21,10 +21,11 @@ struct SeriesPoint {
 
 struct MetricAnalysis {
   std::string metric;
-  std::vector<SeriesPoint> series;    ///< the scenario's VALID runs that have the metric, oldest first
-  std::vector<size_t> change_points;  ///< indices into series: where a new segment starts
-  std::optional<Judgement> judgement; ///< the newest run's (when it is VALID and has the metric)
-  std::string typical_run;            ///< Mann–Whitney's baseline run, when the test ran
+  std::vector<SeriesPoint>
+      series;  ///< the scenario's VALID runs that have the metric, oldest first
+  std::vector<size_t> change_points;   ///< indices into series: where a new segment starts
+  std::optional<Judgement> judgement;  ///< the newest run's (when it is VALID and has the metric)
+  std::string typical_run;             ///< Mann–Whitney's baseline run, when the test ran
 };
 
 struct ScenarioAnalysis {
@@ -36,12 +37,12 @@ struct ScenarioAnalysis {
 
 /// Every scenario of the runs `o` selects, for `names`; `per_request` reads the folders' records
 /// for Mann–Whitney (off: the band and threshold alone).
-std::vector<ScenarioAnalysis> analyse(Store& store, const HistoryOptions& o, const std::vector<std::string>& names,
-                                      bool per_request);
+std::vector<ScenarioAnalysis> analyse(Store& store, const HistoryOptions& o,
+                                      const std::vector<std::string>& names, bool per_request);
 
 /// Runs by scenario, each oldest first; the scenarios in the order their first run was met.
-std::vector<std::pair<std::string, std::vector<StoredRun>>> by_scenario(std::vector<StoredRun> runs,
-                                                                        const std::vector<std::string>& keys);
+std::vector<std::pair<std::string, std::vector<StoredRun>>> by_scenario(
+    std::vector<StoredRun> runs, const std::vector<std::string>& keys);
 /// The runs `o` selects (--where).
 std::vector<StoredRun> selected(Store& store, const HistoryOptions& o);
 

@@ -35,7 +35,9 @@ std::vector<fs::path> folders_in(const fs::path& dir) {
       if (e.is_directory() && fs::exists(e.path() / "result.json")) out.push_back(e.path());
   }
   std::sort(out.begin(), out.end());
-  if (out.empty()) throw std::runtime_error(fmt::format("{}: no run folder here (no result.json in it or its sub-folders)", dir.string()));
+  if (out.empty())
+    throw std::runtime_error(fmt::format(
+        "{}: no run folder here (no result.json in it or its sub-folders)", dir.string()));
   return out;
 }
 
@@ -55,11 +57,13 @@ double parse_threshold(const std::string& text) {
     used = 0;
   }
   if (used == 0 || used != t.size() || !(v >= 0) || std::isinf(v))
-    throw std::invalid_argument(fmt::format("--threshold '{}': expected a percentage, e.g. 5%", text));
+    throw std::invalid_argument(
+        fmt::format("--threshold '{}': expected a percentage, e.g. 5%", text));
   return v / 100;
 }
 
-std::vector<std::string> resolve_runs(const std::string& path, const std::vector<std::string>& tokens) {
+std::vector<std::string> resolve_runs(const std::string& path,
+                                      const std::vector<std::string>& tokens) {
   Store store(path, false);
   const std::vector<StoredRun> runs = store.runs();  // oldest first
   std::vector<std::string> out;
@@ -74,7 +78,8 @@ std::vector<std::string> resolve_runs(const std::string& path, const std::vector
     } catch (const std::exception&) {
     }
     if (used == 0 || used != token.size() - prefix || n < 0)
-      throw std::invalid_argument(fmt::format("compare: '{}': expected a count after '{}'", token, token.substr(0, prefix)));
+      throw std::invalid_argument(fmt::format("compare: '{}': expected a count after '{}'", token,
+                                              token.substr(0, prefix)));
     return static_cast<size_t>(n);
   };
   for (const auto& t : tokens) {
@@ -85,18 +90,22 @@ std::vector<std::string> resolve_runs(const std::string& path, const std::vector
     if (t == "latest" || t.rfind("latest~", 0) == 0) {
       const size_t back = t == "latest" ? 0 : count_after(t, 7);
       if (back >= runs.size())
-        throw std::invalid_argument(fmt::format("compare: '{}': the store {} holds {} run(s)", t, path, runs.size()));
+        throw std::invalid_argument(
+            fmt::format("compare: '{}': the store {} holds {} run(s)", t, path, runs.size()));
       keep(runs[runs.size() - 1 - back].entry.folder);
     } else if (t.rfind("last:", 0) == 0) {
       const size_t n = count_after(t, 5);
       if (n == 0 || n > runs.size())
-        throw std::invalid_argument(fmt::format("compare: '{}': the store {} holds {} run(s)", t, path, runs.size()));
+        throw std::invalid_argument(
+            fmt::format("compare: '{}': the store {} holds {} run(s)", t, path, runs.size()));
       for (size_t i = runs.size() - n; i < runs.size(); ++i) keep(runs[i].entry.folder);
     } else if (const auto r = store.find(t, false)) {
       keep(r->entry.folder);
     } else {
-      throw std::invalid_argument(fmt::format("compare: '{}' is neither a folder nor a run of the store {} (a folder, "
-                                              "latest, latest~K, last:N, an id or a run id; see tokbench history list)", t, path));
+      throw std::invalid_argument(
+          fmt::format("compare: '{}' is neither a folder nor a run of the store {} (a folder, "
+                      "latest, latest~K, last:N, an id or a run id; see tokbench history list)",
+                      t, path));
     }
   }
   return out;
@@ -110,7 +119,8 @@ void record_run(const std::string& path, const fs::path& dir) {
 int history_add(const HistoryOptions& o, std::FILE* out) {
   std::vector<std::pair<std::string, std::string>> labels;
   for (const auto& l : o.labels) labels.push_back(parse_label(l, "--label"));
-  std::vector<Entry> entries;  // every folder read before the store is touched: a bad one adds nothing
+  std::vector<Entry>
+      entries;  // every folder read before the store is touched: a bad one adds nothing
   for (const auto& d : o.folders)
     for (const auto& f : folders_in(d)) {
       entries.push_back(read_entry(f));
@@ -132,7 +142,8 @@ int history_list(const HistoryOptions& o, std::FILE* out) {
     for (const auto& r : runs) {
       std::string labels;
       for (const auto& [k, v] : r.entry.labels) labels += fmt::format(" {}={}", k, v);
-      fmt::print(out, "  {:>5}  {:<25} {:<11} {}{}\n", r.id, r.entry.started_at, r.entry.verdict, r.entry.run_id, labels);
+      fmt::print(out, "  {:>5}  {:<25} {:<11} {}{}\n", r.id, r.entry.started_at, r.entry.verdict,
+                 r.entry.run_id, labels);
     }
   }
   return kExitValid;
@@ -144,11 +155,15 @@ int history_show(const HistoryOptions& o, std::FILE* out) {
   std::error_code ec;
   if (fs::exists(key)) key = fs::weakly_canonical(fs::absolute(key), ec).string();
   const auto r = store.find(key);
-  if (!r) throw std::invalid_argument(fmt::format("history show: no run '{}' in the store (an id, a run id or a folder; see history list)", o.run));
+  if (!r)
+    throw std::invalid_argument(fmt::format(
+        "history show: no run '{}' in the store (an id, a run id or a folder; see history list)",
+        o.run));
   const Entry& e = r->entry;
   fmt::print(out, "id {}  run {}  {}\nfolder {}\n", r->id, e.run_id, e.verdict, e.folder);
   if (!e.parent.empty()) fmt::print(out, "point of {}\n", e.parent);
-  fmt::print(out, "started {}  tokbench {}  target {}\nscenario {}\n", e.started_at, e.tokbench_version, e.target, scenario(e, {}));
+  fmt::print(out, "started {}  tokbench {}  target {}\nscenario {}\n", e.started_at,
+             e.tokbench_version, e.target, scenario(e, {}));
   for (const auto& [k, v] : e.labels) fmt::print(out, "label {}={}\n", k, v);
   for (const auto& [k, v] : e.metrics) fmt::print(out, "  {:<36} {}\n", k, fmt_value(v));
   return kExitValid;
@@ -158,8 +173,10 @@ int history_trend(const HistoryOptions& o, std::FILE* out) {
   Store store(store_path(o.store), false);
   const auto values = store.metric(o.metric);
   if (values.empty())
-    throw std::invalid_argument(fmt::format("history trend: no run in the store has '{}' (e.g. tpot.p99, ttft.p50, "
-                                            "output_token_throughput; history show ID lists a run's)", o.metric));
+    throw std::invalid_argument(
+        fmt::format("history trend: no run in the store has '{}' (e.g. tpot.p99, ttft.p50, "
+                    "output_token_throughput; history show ID lists a run's)",
+                    o.metric));
   for (const auto& [s, runs] : by_scenario(selected(store, o), o.scenario_keys)) {
     std::vector<double> series;
     std::vector<const StoredRun*> points;
@@ -173,8 +190,8 @@ int history_trend(const HistoryOptions& o, std::FILE* out) {
     fmt::print(out, "{}\n", s);
     for (size_t i = 0; i < series.size(); ++i) {
       const bool step = std::find(steps.begin(), steps.end(), i) != steps.end();
-      fmt::print(out, "  {:>5}  {:<25} {:>12}{}\n", points[i]->id, points[i]->entry.started_at, fmt_value(series[i]),
-                 step ? "  <- change point" : "");
+      fmt::print(out, "  {:>5}  {:<25} {:>12}{}\n", points[i]->id, points[i]->entry.started_at,
+                 fmt_value(series[i]), step ? "  <- change point" : "");
     }
   }
   return kExitValid;
@@ -186,32 +203,48 @@ int history_check(const HistoryOptions& o, std::FILE* out) {
   Store store(store_path(o.store), false);
   const auto scenarios = analyse(store, o, o.metrics.empty() ? kCheckedMetrics : o.metrics, true);
   JsonWriter w;
-  w.begin_object().field("threshold", threshold).field("baseline_window", static_cast<int64_t>(o.baseline));
+  w.begin_object()
+      .field("threshold", threshold)
+      .field("baseline_window", static_cast<int64_t>(o.baseline));
   w.key("scenarios").begin_array();
   int regressions = 0;
   for (const auto& sc : scenarios) {
     const Entry& newest = sc.newest.entry;
-    w.begin_object().field("scenario", sc.scenario).field("newest", newest.run_id).field("newest_id", sc.newest.id);
-    w.field("folder", newest.folder).field("verdict", newest.verdict).field("baseline_runs", static_cast<int64_t>(sc.baseline_runs));
-    if (!o.json) fmt::print(out, "{}\n  newest: {} ({}, id {}), baseline: {} earlier VALID run(s)\n", sc.scenario, newest.run_id,
-                            newest.verdict, sc.newest.id, sc.baseline_runs);
+    w.begin_object()
+        .field("scenario", sc.scenario)
+        .field("newest", newest.run_id)
+        .field("newest_id", sc.newest.id);
+    w.field("folder", newest.folder)
+        .field("verdict", newest.verdict)
+        .field("baseline_runs", static_cast<int64_t>(sc.baseline_runs));
+    if (!o.json)
+      fmt::print(out, "{}\n  newest: {} ({}, id {}), baseline: {} earlier VALID run(s)\n",
+                 sc.scenario, newest.run_id, newest.verdict, sc.newest.id, sc.baseline_runs);
     if (!newest.valid() && !o.json)
-      fmt::print(out, "  not judged: the newest run is {} (INVALID runs never enter a baseline)\n", newest.verdict);
+      fmt::print(out, "  not judged: the newest run is {} (INVALID runs never enter a baseline)\n",
+                 newest.verdict);
     w.key("metrics").begin_array();
     for (const auto& m : sc.metrics) {
       if (!m.judgement) continue;
       const Judgement& j = *m.judgement;
-      const SeriesPoint* step = m.change_points.empty() ? nullptr : &m.series[m.change_points.back()];
+      const SeriesPoint* step =
+          m.change_points.empty() ? nullptr : &m.series[m.change_points.back()];
       regressions += j.regression;
-      w.begin_object().field("metric", m.metric).field("value", j.value).field("baseline_median", j.baseline);
+      w.begin_object()
+          .field("metric", m.metric)
+          .field("value", j.value)
+          .field("baseline_median", j.baseline);
       w.field("change", j.change).field("regression", j.regression).field("why", j.why);
       if (j.band) w.key("band").begin_array().value(j.band->low).value(j.band->high).end_array();
-      if (j.p_value) w.field("mann_whitney_p", *j.p_value).field("mann_whitney_against", m.typical_run);
+      if (j.p_value)
+        w.field("mann_whitney_p", *j.p_value).field("mann_whitney_against", m.typical_run);
       if (step) w.field("change_point", step->run_id).field("change_point_id", step->id);
       w.end_object();
       if (!o.json) {
-        fmt::print(out, "  {} {}{}\n", j.regression ? "REGRESSION" : "ok        ", j.why,
-                   step ? fmt::format("; the series stepped at run {} (id {})", step->run_id, step->id) : "");
+        fmt::print(
+            out, "  {} {}{}\n", j.regression ? "REGRESSION" : "ok        ", j.why,
+            step ? fmt::format("; the series stepped at run {} (id {})", step->run_id, step->id)
+                 : "");
       }
     }
     w.end_array().end_object();
@@ -220,8 +253,11 @@ int history_check(const HistoryOptions& o, std::FILE* out) {
   if (o.json) {
     fmt::print(out, "{}\n", w.take());
   } else {
-    fmt::print(out, "{} regression(s); a change counts when it is worse, beyond {:.1f}%, outside the baseline's band (median ± "
-                    "{} scaled MADs) and, where both folders' records are at hand, significant by Mann–Whitney (p < 0.05)\n",
+    fmt::print(out,
+               "{} regression(s); a change counts when it is worse, beyond {:.1f}%, outside the "
+               "baseline's band (median ± "
+               "{} scaled MADs) and, where both folders' records are at hand, significant by "
+               "Mann–Whitney (p < 0.05)\n",
                regressions, 100 * threshold, kBandMads);
   }
   return regressions > 0 ? kExitThreshold : kExitValid;
@@ -232,17 +268,21 @@ int history_page_command(const HistoryOptions& o, std::FILE* out) {
   Store store(store_path(o.store), false);
   std::vector<std::string> names = o.metrics.empty() ? kCheckedMetrics : o.metrics;
   const auto scenarios = analyse(store, o, names, !o.no_records);
-  const fs::path path = o.page.empty() ? fs::path(store_path(o.store)).replace_extension(".html") : fs::path(o.page);
+  const fs::path path =
+      o.page.empty() ? fs::path(store_path(o.store)).replace_extension(".html") : fs::path(o.page);
   const std::string page = history_page(scenarios, threshold);
   {
     std::ofstream f(path.string() + ".tmp", std::ios::binary | std::ios::trunc);
     f << page;
-    if (!f.flush()) throw std::runtime_error(fmt::format("cannot write '{}': check the folder and free space", path.string()));
+    if (!f.flush())
+      throw std::runtime_error(
+          fmt::format("cannot write '{}': check the folder and free space", path.string()));
   }
   fs::rename(path.string() + ".tmp", path);
   size_t panels = 0;
   for (const auto& sc : scenarios) panels += sc.metrics.size();
-  fmt::print(out, "history page: {} ({} scenario(s), {} panel(s))\n", path.string(), scenarios.size(), panels);
+  fmt::print(out, "history page: {} ({} scenario(s), {} panel(s))\n", path.string(),
+             scenarios.size(), panels);
   return kExitValid;
 }
 

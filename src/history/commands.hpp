@@ -21,13 +21,19 @@ struct HistoryOptions {
   int baseline = 10;                       ///< check: earlier VALID runs in the baseline window
   std::string threshold = "5%";            ///< check: the smallest change that counts
   bool json = false;                       ///< check: JSON on stdout for CI
-  std::string page;                        ///< page: where to write it ("" = the store's path with .html)
-  bool no_records = false;                 ///< page: judge by the band alone, not reading the folders' records
+  std::string page;         ///< page: where to write it ("" = the store's path with .html)
+  bool no_records = false;  ///< page: judge by the band alone, not reading the folders' records
 };
 
 /// What `history check` judges by default.
-inline const std::vector<std::string> kCheckedMetrics = {"ttft.p50", "ttft.p99", "tpot.p50", "tpot.p99", "e2el.p50",
-                                                         "e2el.p99", "output_token_throughput", "request_throughput"};
+inline const std::vector<std::string> kCheckedMetrics = {"ttft.p50",
+                                                         "ttft.p99",
+                                                         "tpot.p50",
+                                                         "tpot.p99",
+                                                         "e2el.p50",
+                                                         "e2el.p99",
+                                                         "output_token_throughput",
+                                                         "request_throughput"};
 
 int history_add(const HistoryOptions& o, std::FILE* out);
 int history_list(const HistoryOptions& o, std::FILE* out);
@@ -46,9 +52,11 @@ void record_run(const std::string& store, const std::filesystem::path& dir);
 /// store — `latest` (the newest run), `latest~K` (the K-th before it), `last:N` (the N newest,
 /// oldest first), an id or a run id. A folder named twice is kept once, where first named.
 /// std::invalid_argument naming the token and the forms when one matches nothing.
-std::vector<std::string> resolve_runs(const std::string& store, const std::vector<std::string>& tokens);
+std::vector<std::string> resolve_runs(const std::string& store,
+                                      const std::vector<std::string>& tokens);
 
-/// "5%" or "5" (both percent) into a fraction (0.05); std::invalid_argument naming --threshold otherwise.
+/// "5%" or "5" (both percent) into a fraction (0.05); std::invalid_argument naming --threshold
+/// otherwise.
 double parse_threshold(const std::string& text);
 
 }  // namespace tokbench::history

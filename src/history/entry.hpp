@@ -12,15 +12,18 @@ namespace tokbench::history {
 
 struct Entry {
   std::string folder;  ///< absolute path of the run folder (the store's key)
-  std::string run_id, parent;  ///< parent: the sweep, search or repeats root it is a point of ("" for none)
-  std::string started_at, tokbench_version, target;  ///< target: the URL as the folder has it (secrets removed)
+  std::string run_id,
+      parent;  ///< parent: the sweep, search or repeats root it is a point of ("" for none)
+  std::string started_at, tokbench_version,
+      target;  ///< target: the URL as the folder has it (secrets removed)
   std::string model, api, dataset;
   int64_t input_len = 0, output_len = 0, max_tokens = 0, concurrency = 0;
   bool stream = true;
-  double request_rate = 0;  ///< 0 = closed loop
-  std::string verdict;      ///< VALID, INVALID or INTERRUPTED
-  std::vector<std::pair<std::string, std::string>> labels;   ///< --label key=value, sorted by key
-  std::vector<std::pair<std::string, double>> metrics;        ///< e.g. ("tpot.p99", 10.4), ("output_token_throughput", 812)
+  double request_rate = 0;                                  ///< 0 = closed loop
+  std::string verdict;                                      ///< VALID, INVALID or INTERRUPTED
+  std::vector<std::pair<std::string, std::string>> labels;  ///< --label key=value, sorted by key
+  std::vector<std::pair<std::string, double>>
+      metrics;  ///< e.g. ("tpot.p99", 10.4), ("output_token_throughput", 812)
 
   bool valid() const { return verdict == "VALID"; }
   /// The label's value, "" when the run has none.

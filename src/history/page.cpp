@@ -34,20 +34,31 @@ std::string history_page(const std::vector<ScenarioAnalysis>& scenarios, double 
   int64_t regressions = 0, panel = 0;
   w.begin_object().field("threshold", threshold).key("scenarios").begin_array();
   for (const auto& sc : scenarios) {
-    w.begin_object().field("scenario", sc.scenario).field("newest", sc.newest.entry.run_id).key("panels").begin_array();
+    w.begin_object()
+        .field("scenario", sc.scenario)
+        .field("newest", sc.newest.entry.run_id)
+        .key("panels")
+        .begin_array();
     for (const auto& m : sc.metrics) {
       w.begin_object().field("id", fmt::format("p{}", panel++)).field("metric", m.metric);
       w.key("points").begin_array();  // [index, value, run id, started at, its page]
       for (size_t i = 0; i < m.series.size(); ++i) {
         const auto& p = m.series[i];
-        w.begin_array().value(static_cast<int64_t>(i)).value(p.value).value(p.run_id).value(p.started_at).value(run_page(p.folder)).end_array();
+        w.begin_array()
+            .value(static_cast<int64_t>(i))
+            .value(p.value)
+            .value(p.run_id)
+            .value(p.started_at)
+            .value(run_page(p.folder))
+            .end_array();
       }
       w.end_array().key("change_points").begin_array();
       for (size_t i : m.change_points) w.value(static_cast<int64_t>(i));
       w.end_array();
       const bool regression = m.judgement && m.judgement->regression;
       regressions += regression;
-      w.field("regression", regression).field("why", m.judgement ? m.judgement->why : "the newest run is not VALID: not judged");
+      w.field("regression", regression)
+          .field("why", m.judgement ? m.judgement->why : "the newest run is not VALID: not judged");
       w.key("band");
       if (m.judgement && m.judgement->band) {
         w.begin_array().value(m.judgement->band->low).value(m.judgement->band->high).end_array();
@@ -59,16 +70,22 @@ std::string history_page(const std::vector<ScenarioAnalysis>& scenarios, double 
     w.end_array().end_object();
   }
   w.end_array().field("regressions", regressions).end_object();
-  std::string page = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>tokbench history</title><style>"
-                     "body{font-family:sans-serif;margin:16px;color:#222}.panel{width:100%;height:340px}"
-                     "h2{font-size:15px;margin-top:28px}</style><script>";
+  std::string page =
+      "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>tokbench "
+      "history</title><style>"
+      "body{font-family:sans-serif;margin:16px;color:#222}.panel{width:100%;height:340px}"
+      "h2{font-size:15px;margin-top:28px}</style><script>";
   page += report::chart_library();
   page += "</script></head><body><h1>tokbench history</h1>";
-  page += fmt::format("<p>{} scenario(s), {} regression(s). Each panel: a metric over the scenario's VALID runs, oldest "
-                      "first; the green band is the baseline's median ± {} scaled MADs; dashed lines are change points "
-                      "(binary segmentation, steps beyond {:.1f}%); a red mark is the newest run's regression. Click a "
-                      "point for its run page.</p>",
-                      scenarios.size(), regressions, kBandMads, 100 * threshold);
+  page += fmt::format(
+      "<p>{} scenario(s), {} regression(s). Each panel: a metric over the scenario's VALID runs, "
+      "oldest "
+      "first; the green band is the baseline's median ± {} scaled MADs; dashed lines are change "
+      "points "
+      "(binary segmentation, steps beyond {:.1f}%); a red mark is the newest run's regression. "
+      "Click a "
+      "point for its run page.</p>",
+      scenarios.size(), regressions, kBandMads, 100 * threshold);
   page += "<div id=\"panels\"></div><script type=\"application/json\" id=\"history-data\">";
   page += report::script_safe(w.take());
   page += "</script><script>";

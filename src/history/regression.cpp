@@ -38,7 +38,8 @@ double mean(const std::vector<double>& v, size_t a, size_t b) {
   return m / static_cast<double>(b - a);
 }
 
-void segment(const std::vector<double>& v, size_t a, size_t b, double penalty, double min_shift, std::vector<size_t>& out) {
+void segment(const std::vector<double>& v, size_t a, size_t b, double penalty, double min_shift,
+             std::vector<size_t>& out) {
   if (b - a < 2) return;
   const double whole = sse(v, a, b);
   double best = whole;
@@ -61,7 +62,8 @@ void segment(const std::vector<double>& v, size_t a, size_t b, double penalty, d
 }  // namespace
 
 bool higher_is_worse(std::string_view metric) {
-  for (std::string_view better_high : {"throughput", "success_requests", "goodput", "concurrency", "accuracy", "right_answers"})
+  for (std::string_view better_high :
+       {"throughput", "success_requests", "goodput", "concurrency", "accuracy", "right_answers"})
     if (metric.find(better_high) != std::string_view::npos) return false;
   return true;  // latencies, failed requests, ...
 }
@@ -78,8 +80,8 @@ std::optional<Band> robust_band(std::vector<double> baseline) {
   return b;
 }
 
-Judgement judge(std::string metric, double value, const std::vector<double>& baseline, double threshold,
-                std::optional<double> p_value, double alpha) {
+Judgement judge(std::string metric, double value, const std::vector<double>& baseline,
+                double threshold, std::optional<double> p_value, double alpha) {
   Judgement j;
   j.metric = std::move(metric);
   j.value = value;
@@ -96,23 +98,28 @@ Judgement judge(std::string metric, double value, const std::vector<double>& bas
   j.band = robust_band(baseline);
   j.outside_band = j.band && (value > j.band->high || value < j.band->low);
   const bool significant = !p_value || *p_value < alpha;
-  const std::string change = fmt::format("{:+.1f}% against the median of {} earlier VALID run(s)", 100 * j.change, baseline.size());
+  const std::string change = fmt::format("{:+.1f}% against the median of {} earlier VALID run(s)",
+                                         100 * j.change, baseline.size());
   if (!j.band) {
-    j.why = fmt::format("{} {}: not judged, a baseline needs {} runs", j.metric, change, kMinBaseline);
+    j.why =
+        fmt::format("{} {}: not judged, a baseline needs {} runs", j.metric, change, kMinBaseline);
     return j;
   }
   j.regression = j.worse && j.beyond_threshold && j.outside_band && significant;
   if (j.regression) {
-    j.why = fmt::format("{} regressed: {} (beyond {:.1f}%, outside the baseline's band {:.4g}..{:.4g}{})", j.metric, change,
-                        100 * threshold, j.band->low, j.band->high,
-                        p_value ? fmt::format(", Mann–Whitney p={:.3g}", *p_value) : "");
+    j.why = fmt::format(
+        "{} regressed: {} (beyond {:.1f}%, outside the baseline's band {:.4g}..{:.4g}{})", j.metric,
+        change, 100 * threshold, j.band->low, j.band->high,
+        p_value ? fmt::format(", Mann–Whitney p={:.3g}", *p_value) : "");
   } else if (!j.worse && j.beyond_threshold && j.outside_band && significant) {
     j.why = fmt::format("{} improved: {}", j.metric, change);
   } else {
-    j.why = fmt::format("{} {}: {}", j.metric, change,
-                        !j.beyond_threshold ? fmt::format("within the {:.1f}% threshold", 100 * threshold)
-                        : !j.outside_band   ? fmt::format("inside the baseline's noise ({:.4g}..{:.4g})", j.band->low, j.band->high)
-                                            : fmt::format("not significant per request (Mann–Whitney p={:.3g})", *p_value));
+    j.why = fmt::format(
+        "{} {}: {}", j.metric, change,
+        !j.beyond_threshold ? fmt::format("within the {:.1f}% threshold", 100 * threshold)
+        : !j.outside_band
+            ? fmt::format("inside the baseline's noise ({:.4g}..{:.4g})", j.band->low, j.band->high)
+            : fmt::format("not significant per request (Mann–Whitney p={:.3g})", *p_value));
   }
   return j;
 }

@@ -19,7 +19,8 @@
 namespace tokbench::history {
 
 inline constexpr double kBandMads = 3.0;
-inline constexpr size_t kMinBaseline = 3;  ///< fewer earlier VALID runs: no band, the change is not judged
+inline constexpr size_t kMinBaseline =
+    3;  ///< fewer earlier VALID runs: no band, the change is not judged
 
 /// Whether a larger value is worse (latencies) or a smaller one (throughputs, counts of successes).
 bool higher_is_worse(std::string_view metric);
@@ -33,19 +34,21 @@ std::optional<Band> robust_band(std::vector<double> baseline);
 
 struct Judgement {
   std::string metric;
-  double value = 0;          ///< the newest run's
-  double baseline = 0;       ///< the baseline's median
-  double change = 0;         ///< (value - baseline) / baseline; 0 when the baseline is 0
+  double value = 0;     ///< the newest run's
+  double baseline = 0;  ///< the baseline's median
+  double change = 0;    ///< (value - baseline) / baseline; 0 when the baseline is 0
   std::optional<Band> band;
   bool worse = false, beyond_threshold = false, outside_band = false;
-  std::optional<double> p_value;  ///< Mann–Whitney on the per-request values, when both folders were read
+  std::optional<double>
+      p_value;  ///< Mann–Whitney on the per-request values, when both folders were read
   bool regression = false;
   std::string why;  ///< one line a person reads
 };
 
 /// Judges `value` against `baseline` (earlier VALID runs' values, oldest first).
-Judgement judge(std::string metric, double value, const std::vector<double>& baseline, double threshold,
-                std::optional<double> p_value = std::nullopt, double alpha = 0.05);
+Judgement judge(std::string metric, double value, const std::vector<double>& baseline,
+                double threshold, std::optional<double> p_value = std::nullopt,
+                double alpha = 0.05);
 
 /// The indices where a new segment starts (ascending; empty: no change). A split is kept only when
 /// the two sides' means also differ by more than `min_shift` of the earlier side's (a step

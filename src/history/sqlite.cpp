@@ -34,13 +34,17 @@ struct SqliteApi {
   decltype(&::sqlite3_free) free;
 };
 
-void bind(void* lib, auto& f, const char* name) { bind_symbol(lib, f, name, "libsqlite3.so.0", "tokbench needs SQLite 3.22 or later"); }
+void bind(void* lib, auto& f, const char* name) {
+  bind_symbol(lib, f, name, "libsqlite3.so.0", "tokbench needs SQLite 3.22 or later");
+}
 
 SqliteApi load() {
   void* lib = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     throw std::runtime_error(
-        fmt::format("cannot load SQLite for the results store ({}): install it (Debian: apt-get install libsqlite3-0)", dlerror()));
+        fmt::format("cannot load SQLite for the results store ({}): install it (Debian: apt-get "
+                    "install libsqlite3-0)",
+                    dlerror()));
   }
   SqliteApi a{};
   bind(lib, a.open_v2, "sqlite3_open_v2");
@@ -75,25 +79,30 @@ constexpr int kBusyTimeoutMs = 30'000;  // several runs may record at once: wait
 }  // namespace
 
 Database::Database(const std::string& path, bool create) : path_(path) {
-  const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
+  const int flags =
+      SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
   try {
     const int rc = sql().open_v2(path.c_str(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
       if (!create && rc == SQLITE_CANTOPEN)
-        throw std::runtime_error(fmt::format("no results store at '{0}': record a run into it first (tokbench run --history {0}, "
-                                             "or tokbench history add DIR... --history {0})", path));
+        throw std::runtime_error(fmt::format(
+            "no results store at '{0}': record a run into it first (tokbench run --history {0}, "
+            "or tokbench history add DIR... --history {0})",
+            path));
       fail(rc, "cannot open it");
     }
     sql().busy_timeout(db_, kBusyTimeoutMs);
     // Switching a new store to WAL takes a lock that SQLite does not wait for (its busy handler is
     // not called there): two runs creating one store at once retry, within the same timeout.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
     for (;;) {
       char* err = nullptr;
       const int rc = sql().exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, &err);
       if (err) sql().free(err);
       if (rc == SQLITE_OK) break;
-      if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) || std::chrono::steady_clock::now() > deadline)
+      if (((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED) ||
+          std::chrono::steady_clock::now() > deadline)
         fail(rc, "cannot switch it to WAL mode");
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
@@ -114,15 +123,20 @@ void Database::fail(int rc, std::string_view what) const {
   const int primary = rc & 0xff;
   std::string fix;
   if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT)
-    fix = "it is not a tokbench results store or it is damaged: move it aside and rebuild it from the run folders "
-          "(tokbench history add OUTPUT_DIR/* --history NEW.db)";
+    fix =
+        "it is not a tokbench results store or it is damaged: move it aside and rebuild it from "
+        "the run folders "
+        "(tokbench history add OUTPUT_DIR/* --history NEW.db)";
   else if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
-    fix = fmt::format("another process held it for {} s: retry, or record later with tokbench history add", kBusyTimeoutMs / 1000);
+    fix = fmt::format(
+        "another process held it for {} s: retry, or record later with tokbench history add",
+        kBusyTimeoutMs / 1000);
   else if (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN || primary == SQLITE_PERM)
     fix = "check that the file and its folder are writable";
   else if (primary == SQLITE_FULL)
     fix = "free some space";
-  throw std::runtime_error(fmt::format("results store '{}': {} ({}){}{}", path_, what, msg, fix.empty() ? "" : ": ", fix));
+  throw std::runtime_error(fmt::format("results store '{}': {} ({}){}{}", path_, what, msg,
+                                       fix.empty() ? "" : ": ", fix));
 }
 
 void Database::exec(const std::string& statement) {
@@ -134,7 +148,8 @@ void Database::exec(const std::string& statement) {
 
 Statement Database::prepare(const std::string& statement) {
   sqlite3_stmt* s = nullptr;
-  const int rc = sql().prepare_v2(db_, statement.c_str(), static_cast<int>(statement.size()), &s, nullptr);
+  const int rc =
+      sql().prepare_v2(db_, statement.c_str(), static_cast<int>(statement.size()), &s, nullptr);
   if (rc != SQLITE_OK) fail(rc, "cannot read it");
   return Statement(*this, s);
 }

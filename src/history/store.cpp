@@ -14,7 +14,8 @@ namespace tokbench::history {
 namespace {
 
 constexpr const char* kColumns =
-    "id, folder, run_id, parent, started_at, tokbench_version, target, model, api, dataset, input_len, output_len, "
+    "id, folder, run_id, parent, started_at, tokbench_version, target, model, api, dataset, "
+    "input_len, output_len, "
     "max_tokens, stream, concurrency, request_rate, verdict, labels";
 
 StoredRun row_of(const Statement& s) {
@@ -53,7 +54,8 @@ std::string now_utc() {
   const auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
   gmtime_r(&t, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 }  // namespace
@@ -62,34 +64,42 @@ std::string store_path(const std::string& flag) {
   if (!flag.empty()) return flag;
   const char* env = std::getenv("TOKBENCH_HISTORY");
   if (env && *env) return env;
-  throw std::invalid_argument("no results store: pass --history PATH (an SQLite file, made on first use) or set TOKBENCH_HISTORY");
+  throw std::invalid_argument(
+      "no results store: pass --history PATH (an SQLite file, made on first use) or set "
+      "TOKBENCH_HISTORY");
 }
 
 Store::Store(const std::string& path, bool create) : db_(path, create) { migrate(); }
 
 void Store::migrate() {
   int64_t version = 0;
-  {  // finalized before the write: a statement still open holds a read that could not become a write
+  {  // finalized before the write: a statement still open holds a read that could not become a
+     // write
     Statement v = db_.prepare("PRAGMA user_version");
     version = v.step() ? v.integer(0) : 0;
   }
   if (version > kSchemaVersion) {
-    throw std::runtime_error(fmt::format("results store '{}' was written by a newer tokbench (schema {}; this one reads up to "
-                                         "{}): use that tokbench, or rebuild a store for this one with tokbench history add",
-                                         db_.path(), version, kSchemaVersion));
+    throw std::runtime_error(fmt::format(
+        "results store '{}' was written by a newer tokbench (schema {}; this one reads up to "
+        "{}): use that tokbench, or rebuild a store for this one with tokbench history add",
+        db_.path(), version, kSchemaVersion));
   }
   if (version == kSchemaVersion) return;
   Transaction t(db_);
   db_.exec(
       "CREATE TABLE IF NOT EXISTS runs ("
-      " id INTEGER PRIMARY KEY, folder TEXT NOT NULL UNIQUE, run_id TEXT NOT NULL, parent TEXT NOT NULL,"
-      " started_at TEXT NOT NULL, recorded_at TEXT NOT NULL, tokbench_version TEXT NOT NULL, target TEXT NOT NULL,"
+      " id INTEGER PRIMARY KEY, folder TEXT NOT NULL UNIQUE, run_id TEXT NOT NULL, parent TEXT NOT "
+      "NULL,"
+      " started_at TEXT NOT NULL, recorded_at TEXT NOT NULL, tokbench_version TEXT NOT NULL, "
+      "target TEXT NOT NULL,"
       " model TEXT NOT NULL, api TEXT NOT NULL, dataset TEXT NOT NULL, input_len INTEGER NOT NULL,"
-      " output_len INTEGER NOT NULL, max_tokens INTEGER NOT NULL, stream INTEGER NOT NULL, concurrency INTEGER NOT NULL,"
+      " output_len INTEGER NOT NULL, max_tokens INTEGER NOT NULL, stream INTEGER NOT NULL, "
+      "concurrency INTEGER NOT NULL,"
       " request_rate REAL NOT NULL, verdict TEXT NOT NULL, labels TEXT NOT NULL)");
   db_.exec(
       "CREATE TABLE IF NOT EXISTS metrics ("
-      " run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, name TEXT NOT NULL, value REAL NOT NULL,"
+      " run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, name TEXT NOT NULL, value REAL "
+      "NOT NULL,"
       " PRIMARY KEY (run, name))");
   db_.exec("CREATE INDEX IF NOT EXISTS metrics_by_name ON metrics(name)");
   db_.exec(fmt::format("PRAGMA user_version = {}", kSchemaVersion));
@@ -102,18 +112,33 @@ int64_t Store::record(const Entry& e) {
   for (const auto& [k, v] : e.labels) labels.field(k, v);
   labels.end_object();
   Transaction t(db_);
-  db_.prepare("DELETE FROM runs WHERE folder = ?1").bind(1, e.folder).step();  // its metrics go with it
+  db_.prepare("DELETE FROM runs WHERE folder = ?1")
+      .bind(1, e.folder)
+      .step();  // its metrics go with it
   Statement ins = db_.prepare(
-      "INSERT INTO runs (folder, run_id, parent, started_at, recorded_at, tokbench_version, target, model, api, dataset,"
+      "INSERT INTO runs (folder, run_id, parent, started_at, recorded_at, tokbench_version, "
+      "target, model, api, dataset,"
       " input_len, output_len, max_tokens, stream, concurrency, request_rate, verdict, labels)"
       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
-  ins.bind(1, e.folder).bind(2, e.run_id).bind(3, e.parent).bind(4, e.started_at).bind(5, now_utc());
-  ins.bind(6, e.tokbench_version).bind(7, e.target).bind(8, e.model).bind(9, e.api).bind(10, e.dataset);
-  ins.bind(11, e.input_len).bind(12, e.output_len).bind(13, e.max_tokens).bind(14, static_cast<int64_t>(e.stream));
+  ins.bind(1, e.folder)
+      .bind(2, e.run_id)
+      .bind(3, e.parent)
+      .bind(4, e.started_at)
+      .bind(5, now_utc());
+  ins.bind(6, e.tokbench_version)
+      .bind(7, e.target)
+      .bind(8, e.model)
+      .bind(9, e.api)
+      .bind(10, e.dataset);
+  ins.bind(11, e.input_len)
+      .bind(12, e.output_len)
+      .bind(13, e.max_tokens)
+      .bind(14, static_cast<int64_t>(e.stream));
   ins.bind(15, e.concurrency).bind(16, e.request_rate).bind(17, e.verdict).bind(18, labels.take());
   ins.step();
   const int64_t id = db_.last_insert_rowid();
-  Statement m = db_.prepare("INSERT OR REPLACE INTO metrics (run, name, value) VALUES (?1, ?2, ?3)");
+  Statement m =
+      db_.prepare("INSERT OR REPLACE INTO metrics (run, name, value) VALUES (?1, ?2, ?3)");
   for (const auto& [name, value] : e.metrics) {
     m.bind(1, id).bind(2, name).bind(3, value);
     m.step();
@@ -131,8 +156,10 @@ std::vector<StoredRun> Store::runs() {
 }
 
 std::optional<StoredRun> Store::find(const std::string& key, bool with_metrics) {
-  Statement s = db_.prepare(fmt::format("SELECT {} FROM runs WHERE CAST(id AS TEXT) = ?1 OR run_id = ?1 OR folder = ?1 "
-                                        "ORDER BY id DESC LIMIT 1", kColumns));
+  Statement s = db_.prepare(
+      fmt::format("SELECT {} FROM runs WHERE CAST(id AS TEXT) = ?1 OR run_id = ?1 OR folder = ?1 "
+                  "ORDER BY id DESC LIMIT 1",
+                  kColumns));
   s.bind(1, key);
   if (!s.step()) return std::nullopt;
   StoredRun r = row_of(s);

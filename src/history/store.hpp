@@ -3,7 +3,8 @@
 // are; `tokbench history add` rebuilds it from them). Table `runs`: one row per run folder (its
 // identity, scenario facts, verdict, labels as JSON); table `metrics`: (run, name, value). WAL mode
 // and a busy timeout let several runs record at once; a store written by a newer tokbench, a
-// damaged one or a locked one is a clear error (history/sqlite), and the run folder is never touched.
+// damaged one or a locked one is a clear error (history/sqlite), and the run folder is never
+// touched.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -42,7 +43,8 @@ class Store {
   Database db_;
 };
 
-/// The store's path: `flag` when given, else $TOKBENCH_HISTORY; std::invalid_argument naming both when neither.
+/// The store's path: `flag` when given, else $TOKBENCH_HISTORY; std::invalid_argument naming both
+/// when neither.
 std::string store_path(const std::string& flag);
 
 }  // namespace tokbench::history

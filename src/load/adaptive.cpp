@@ -12,10 +12,14 @@ constexpr int64_t kMinJudged = 5;  // fewer requests in a window: too few to jud
 
 }  // namespace
 
-AdaptiveSource::AdaptiveSource(int start, int max, int64_t window_ns, int64_t duration_ns, std::unique_ptr<record::WindowJudge> judge,
-                               core::RequestMaker make)
-    : judge_(std::move(judge)), make_(std::move(make)), level_(std::max(1, start)), max_(std::max(1, max)),
-      window_ns_(window_ns), duration_ns_(duration_ns) {}
+AdaptiveSource::AdaptiveSource(int start, int max, int64_t window_ns, int64_t duration_ns,
+                               std::unique_ptr<record::WindowJudge> judge, core::RequestMaker make)
+    : judge_(std::move(judge)),
+      make_(std::move(make)),
+      level_(std::max(1, start)),
+      max_(std::max(1, max)),
+      window_ns_(window_ns),
+      duration_ns_(duration_ns) {}
 
 void AdaptiveSource::start(int64_t phase_start_ns) {
   std::lock_guard lock(mu_);
@@ -48,9 +52,11 @@ void AdaptiveSource::completed(const record::RequestRecord& r) {
 }
 
 int AdaptiveSource::next_level(bool pass) {
-  if (pass) last_pass_ = std::max(last_pass_, level_);
-  else first_fail_ = first_fail_ == 0 ? level_ : std::min(first_fail_, level_);
-  if (first_fail_ == 0) return std::min(max_, level_ * 2);  // still climbing
+  if (pass)
+    last_pass_ = std::max(last_pass_, level_);
+  else
+    first_fail_ = first_fail_ == 0 ? level_ : std::min(first_fail_, level_);
+  if (first_fail_ == 0) return std::min(max_, level_ * 2);            // still climbing
   if (first_fail_ - last_pass_ <= 1) return std::max(1, last_pass_);  // converged: hold at the edge
   return (last_pass_ + first_fail_) / 2;  // bisect (last_pass_ is 0 when even the start failed)
 }
@@ -65,15 +71,18 @@ void AdaptiveSource::judge_until(int64_t now_ns) {
     w.judged = judged_;
     record::WindowJudgement judged = judge_->close();
     const bool pass = judged_ >= kMinJudged && judged.pass;
-    if (judged_ >= kMinJudged) w.values = std::move(judged.values);
-    else w.values.assign(judged.values.size(), std::nullopt);
+    if (judged_ >= kMinJudged)
+      w.values = std::move(judged.values);
+    else
+      w.values.assign(judged.values.size(), std::nullopt);
     w.pass = pass;
     const int before = level_;
     if (judged_ >= kMinJudged) level_ = next_level(pass);
-    w.action = judged_ < kMinJudged ? fmt::format("too few requests ({}) to judge: stay at {}", judged_, level_)
-               : level_ > before    ? fmt::format("raise to {}", level_)
-               : level_ < before    ? fmt::format("lower to {}", level_)
-                                    : fmt::format("hold at {}", level_);
+    w.action = judged_ < kMinJudged
+                   ? fmt::format("too few requests ({}) to judge: stay at {}", judged_, level_)
+               : level_ > before ? fmt::format("raise to {}", level_)
+               : level_ < before ? fmt::format("lower to {}", level_)
+                                 : fmt::format("hold at {}", level_);
     windows_.push_back(w);
     window_start_ += window_ns_;
     if (level_ != before) level_since_ = window_start_;
@@ -88,10 +97,14 @@ std::vector<AdaptiveWindow> AdaptiveSource::windows() const {
 
 std::string AdaptiveSource::summary() const {
   std::lock_guard lock(mu_);
-  if (last_pass_ == 0) return "no level held every SLO over a window: lower --concurrency (the starting level)";
+  if (last_pass_ == 0)
+    return "no level held every SLO over a window: lower --concurrency (the starting level)";
   if (first_fail_ == 0)
-    return fmt::format("every window held up to {} in flight (the controller's ceiling is --adaptive-max {})", last_pass_, max_);
-  return fmt::format("the highest concurrency that held every SLO over a window: {} ({} broke one)", last_pass_, first_fail_);
+    return fmt::format(
+        "every window held up to {} in flight (the controller's ceiling is --adaptive-max {})",
+        last_pass_, max_);
+  return fmt::format("the highest concurrency that held every SLO over a window: {} ({} broke one)",
+                     last_pass_, first_fail_);
 }
 
 record::AdaptiveLog AdaptiveSource::log() const {
@@ -101,9 +114,12 @@ record::AdaptiveLog AdaptiveSource::log() const {
   out.window_s = static_cast<double>(window_ns_) / 1e9;
   out.slos = judge_->names();
   if (last_pass_ > 0) out.held = last_pass_;
-  out.rule = "double while every SLO holds over a window; after the first window that breaks one, bisect between the "
-             "last level that held and the first that broke; then hold. A window judges the requests sent at its "
-             "level that ended inside it (a failure breaks every SLO); fewer than 5: not judged";
+  out.rule =
+      "double while every SLO holds over a window; after the first window that breaks one, bisect "
+      "between the "
+      "last level that held and the first that broke; then hold. A window judges the requests sent "
+      "at its "
+      "level that ended inside it (a failure breaks every SLO); fewer than 5: not judged";
   out.windows = windows_;
   return out;
 }

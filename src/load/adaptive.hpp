@@ -21,10 +21,10 @@ using record::AdaptiveWindow;
 
 class AdaptiveSource final : public RequestSource {
  public:
-  /// Starts at `start` in flight, never above `max`; `window_ns` per judgment; `duration_ns` in all.
-  /// `judge` holds the SLOs (metrics/slo's slo_window_judge).
-  AdaptiveSource(int start, int max, int64_t window_ns, int64_t duration_ns, std::unique_ptr<record::WindowJudge> judge,
-                 core::RequestMaker make);
+  /// Starts at `start` in flight, never above `max`; `window_ns` per judgment; `duration_ns` in
+  /// all. `judge` holds the SLOs (metrics/slo's slo_window_judge).
+  AdaptiveSource(int start, int max, int64_t window_ns, int64_t duration_ns,
+                 std::unique_ptr<record::WindowJudge> judge, core::RequestMaker make);
   void start(int64_t phase_start_ns) override;
   Pull next(int64_t now_ns) override;
   void completed(const record::RequestRecord& r) override;

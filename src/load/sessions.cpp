@@ -4,12 +4,17 @@
 
 namespace tokbench::load {
 
-SessionSource::SessionSource(std::vector<int64_t> turns_of, int active, int64_t think_ns, TurnMaker make, int shard_rank,
-                             int shard_size)
-    : turns_of_(std::move(turns_of)), think_ns_(think_ns), make_(std::move(make)),
-      places_(static_cast<size_t>(std::max(1, active))), shard_rank_(shard_rank), shard_size_(std::max(1, shard_size)) {
+SessionSource::SessionSource(std::vector<int64_t> turns_of, int active, int64_t think_ns,
+                             TurnMaker make, int shard_rank, int shard_size)
+    : turns_of_(std::move(turns_of)),
+      think_ns_(think_ns),
+      make_(std::move(make)),
+      places_(static_cast<size_t>(std::max(1, active))),
+      shard_rank_(shard_rank),
+      shard_size_(std::max(1, shard_size)) {
   next_conversation_ = shard_rank_;
-  for (size_t c = static_cast<size_t>(shard_rank_); c < turns_of_.size(); c += static_cast<size_t>(shard_size_))
+  for (size_t c = static_cast<size_t>(shard_rank_); c < turns_of_.size();
+       c += static_cast<size_t>(shard_size_))
     planned_ += turns_of_[c];
 }
 

@@ -22,8 +22,10 @@ struct TurnContext {
   int64_t session = 0;  ///< which conversation (0-based, in start order)
   int64_t turn = 0;     ///< 0-based turn in it
   int64_t turns = 0;    ///< the conversation's number of turns
-  int64_t session_start_ns = 0;  ///< when its first turn was handed out (steady ns since the origin)
-  const std::vector<std::pair<std::string, std::string>>* history = nullptr;  ///< earlier turns: (asked, answered)
+  int64_t session_start_ns =
+      0;  ///< when its first turn was handed out (steady ns since the origin)
+  const std::vector<std::pair<std::string, std::string>>* history =
+      nullptr;  ///< earlier turns: (asked, answered)
 };
 
 /// Makes turn t's request: `conversation` and `turn` name the dataset's text, ctx the history.
@@ -35,8 +37,8 @@ class SessionSource final : public RequestSource {
   /// waits `think_ns` after an answer before its next turn. A rank of a multi-host run takes the
   /// conversations c with c % shard_size == shard_rank (a session stays on one rank), and numbers
   /// its requests rank, rank + size, ... so that indices stay unique across the ranks.
-  SessionSource(std::vector<int64_t> turns_of, int active, int64_t think_ns, TurnMaker make, int shard_rank = 0,
-                int shard_size = 1);
+  SessionSource(std::vector<int64_t> turns_of, int active, int64_t think_ns, TurnMaker make,
+                int shard_rank = 0, int shard_size = 1);
   void start(int64_t phase_start_ns) override;
   Pull next(int64_t now_ns) override;
   /// Keeps the answer (the record's output_text) in its session's history; a failed turn ends
@@ -50,10 +52,10 @@ class SessionSource final : public RequestSource {
     int64_t conversation = -1;  ///< -1 = a free place
     int64_t turn = 0;           ///< the next turn to send
     int64_t start_ns = 0;
-    int64_t ready_at_ns = 0;    ///< the next turn may go then
+    int64_t ready_at_ns = 0;  ///< the next turn may go then
     bool in_flight = false;
     std::vector<std::pair<std::string, std::string>> history;
-    std::string asked;          ///< the in-flight turn's user text (from its facts)
+    std::string asked;  ///< the in-flight turn's user text (from its facts)
   };
 
   std::vector<int64_t> turns_of_;
@@ -64,7 +66,8 @@ class SessionSource final : public RequestSource {
   std::vector<Session> places_;
   int64_t next_conversation_ = 0, next_index_ = 0, cut_short_ = 0;
   int shard_rank_ = 0, shard_size_ = 1;
-  std::unordered_map<int64_t, size_t> place_of_index_;  ///< in-flight request index -> its session's place
+  std::unordered_map<int64_t, size_t>
+      place_of_index_;  ///< in-flight request index -> its session's place
 };
 
 }  // namespace tokbench::load

@@ -53,7 +53,8 @@ class RateCurve {
     if (s_.ramp_s <= 0) return;
     if (s_.exponential_ramp) {
       log_k_ = std::log(s_.rate_rps / s_.ramp_start_rps);
-      lambda_ramp_ = log_k_ > 0 ? (s_.rate_rps - s_.ramp_start_rps) * s_.ramp_s / log_k_ : s_.rate_rps * s_.ramp_s;
+      lambda_ramp_ = log_k_ > 0 ? (s_.rate_rps - s_.ramp_start_rps) * s_.ramp_s / log_k_
+                                : s_.rate_rps * s_.ramp_s;
     } else {
       lambda_ramp_ = (s_.ramp_start_rps + s_.rate_rps) * s_.ramp_s / 2;
     }
@@ -81,13 +82,23 @@ class RateCurve {
 // Unit-mean gaps in expected arrivals, mapped to time through the rate curve.
 class Shaped final : public Arrivals {
  public:
-  Shaped(const ArrivalShape& s, uint64_t seed) : s_(s), curve_(s), rng_(seed), gamma_(std::max(s.burstiness, 1e-9), 1 / std::max(s.burstiness, 1e-9)) {}
+  Shaped(const ArrivalShape& s, uint64_t seed)
+      : s_(s),
+        curve_(s),
+        rng_(seed),
+        gamma_(std::max(s.burstiness, 1e-9), 1 / std::max(s.burstiness, 1e-9)) {}
   int64_t next_offset_ns() override {
     const auto out = static_cast<int64_t>(curve_.time_of(lambda_) * 1e9);
     switch (s_.kind) {
-      case ArrivalShape::Kind::Poisson: lambda_ += exp_(rng_); break;
-      case ArrivalShape::Kind::Gamma: lambda_ += gamma_(rng_); break;
-      case ArrivalShape::Kind::Constant: lambda_ += 1; break;
+      case ArrivalShape::Kind::Poisson:
+        lambda_ += exp_(rng_);
+        break;
+      case ArrivalShape::Kind::Gamma:
+        lambda_ += gamma_(rng_);
+        break;
+      case ArrivalShape::Kind::Constant:
+        lambda_ += 1;
+        break;
     }
     return out;
   }
@@ -104,12 +115,17 @@ class Shaped final : public Arrivals {
 }  // namespace
 
 std::unique_ptr<Arrivals> closed_loop() { return std::make_unique<ClosedLoop>(); }
-std::unique_ptr<Arrivals> fixed(std::vector<int64_t> offsets_ns) { return std::make_unique<Fixed>(std::move(offsets_ns)); }
-std::unique_ptr<Arrivals> poisson(double rate_rps, uint64_t seed) { return std::make_unique<Poisson>(rate_rps, seed); }
+std::unique_ptr<Arrivals> fixed(std::vector<int64_t> offsets_ns) {
+  return std::make_unique<Fixed>(std::move(offsets_ns));
+}
+std::unique_ptr<Arrivals> poisson(double rate_rps, uint64_t seed) {
+  return std::make_unique<Poisson>(rate_rps, seed);
+}
 
 std::unique_ptr<Arrivals> open_loop(const ArrivalShape& shape, uint64_t seed) {
   if (std::isinf(shape.rate_rps)) return std::make_unique<AllAtOnce>();
-  if (shape.kind == ArrivalShape::Kind::Poisson && shape.ramp_s <= 0) return poisson(shape.rate_rps, seed);
+  if (shape.kind == ArrivalShape::Kind::Poisson && shape.ramp_s <= 0)
+    return poisson(shape.rate_rps, seed);
   return std::make_unique<Shaped>(shape, seed);
 }
 
@@ -127,7 +143,8 @@ PhaseLimits pressure_ramp(PhaseLimits base, int concurrency, double clients_per_
   return base;
 }
 
-CountedSource::CountedSource(PhaseLimits limits, bool warmup, std::unique_ptr<Arrivals> arrivals, core::RequestMaker make)
+CountedSource::CountedSource(PhaseLimits limits, bool warmup, std::unique_ptr<Arrivals> arrivals,
+                             core::RequestMaker make)
     : limits_(limits), warmup_(warmup), arrivals_(std::move(arrivals)), make_(std::move(make)) {}
 
 void CountedSource::start(int64_t phase_start_ns) {
@@ -143,7 +160,8 @@ Pull CountedSource::next(int64_t now_ns) {
     // the workers interleave; the body is made outside the lock.
     std::lock_guard lock(mu_);
     if (limits_.count >= 0 && next_ >= limits_.count) return Pull::done();
-    while (!pending_offset_ && next_ % limits_.shard_size != limits_.shard_rank) {  // another rank's request
+    while (!pending_offset_ &&
+           next_ % limits_.shard_size != limits_.shard_rank) {  // another rank's request
       (void)arrivals_->next_offset_ns();
       ++next_;
       if (limits_.count >= 0 && next_ >= limits_.count) return Pull::done();
@@ -154,10 +172,13 @@ Pull CountedSource::next(int64_t now_ns) {
     const int64_t due = offset == core::kNotSet ? since_start : offset;
     if (limits_.duration_ns != core::kNotSet && due >= limits_.duration_ns) return Pull::done();
     if (limits_.step_ns > 0) {
-      const int64_t allowed = std::min<int64_t>(limits_.max_in_flight, 1 + std::max<int64_t>(0, since_start) / limits_.step_ns);
+      const int64_t allowed = std::min<int64_t>(
+          limits_.max_in_flight, 1 + std::max<int64_t>(0, since_start) / limits_.step_ns);
       if (in_flight_ >= allowed) {
         pending_offset_ = offset;  // the same draw goes out when the ramp allows
-        return Pull::later(allowed < limits_.max_in_flight ? phase_start_ns_ + allowed * limits_.step_ns : core::kNotSet);
+        return Pull::later(allowed < limits_.max_in_flight
+                               ? phase_start_ns_ + allowed * limits_.step_ns
+                               : core::kNotSet);
       }
     }
     index = next_++;

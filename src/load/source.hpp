@@ -71,7 +71,8 @@ std::unique_ptr<Arrivals> poisson(double rate_rps, uint64_t seed);
 /// An open-loop arrival process (docs/METRICS.md, "Load shapes").
 struct ArrivalShape {
   enum class Kind { Poisson, Gamma, Constant };
-  static constexpr Choices<Kind, 3> kKinds{{{{Kind::Poisson, "poisson"}, {Kind::Gamma, "gamma"}, {Kind::Constant, "constant"}}}};
+  static constexpr Choices<Kind, 3> kKinds{
+      {{{Kind::Poisson, "poisson"}, {Kind::Gamma, "gamma"}, {Kind::Constant, "constant"}}}};
   double rate_rps = 0;  ///< the target rate; +inf = every request due at the phase start
   Kind kind = Kind::Poisson;
   /// Gamma only: the shape k of the gaps (vLLM's --burstiness): 1 is Poisson, < 1 burstier,
@@ -89,9 +90,11 @@ std::unique_ptr<Arrivals> open_loop(const ArrivalShape& shape, uint64_t seed);
 
 /// How far a phase goes and which of its requests are measured.
 struct PhaseLimits {
-  int64_t count = -1;                       ///< requests to make; -1 = until the duration ends
-  int64_t duration_ns = core::kNotSet;      ///< nothing is due at or after this offset; kNotSet = no bound
-  int64_t measured_from_ns = 0;             ///< requests due before this offset are recorded as warm-up (a ramp)
+  int64_t count = -1;  ///< requests to make; -1 = until the duration ends
+  int64_t duration_ns =
+      core::kNotSet;  ///< nothing is due at or after this offset; kNotSet = no bound
+  int64_t measured_from_ns =
+      0;  ///< requests due before this offset are recorded as warm-up (a ramp)
   /// An in-flight ramp (closed loop): at offset t at most min(max_in_flight,
   /// 1 + floor(t / step_ns)) requests are in flight. step_ns 0 = no ramp.
   int max_in_flight = 0;
@@ -111,8 +114,10 @@ PhaseLimits pressure_ramp(PhaseLimits base, int concurrency, double clients_per_
 /// `arrivals` says, within `limits`. The warm-up and the measured phase of a run are two of these.
 class CountedSource final : public RequestSource {
  public:
-  CountedSource(PhaseLimits limits, bool warmup, std::unique_ptr<Arrivals> arrivals, core::RequestMaker make);
-  CountedSource(int64_t count, bool warmup, std::unique_ptr<Arrivals> arrivals, core::RequestMaker make)
+  CountedSource(PhaseLimits limits, bool warmup, std::unique_ptr<Arrivals> arrivals,
+                core::RequestMaker make);
+  CountedSource(int64_t count, bool warmup, std::unique_ptr<Arrivals> arrivals,
+                core::RequestMaker make)
       : CountedSource(PhaseLimits{count}, warmup, std::move(arrivals), std::move(make)) {}
   void start(int64_t phase_start_ns) override;
   Pull next(int64_t now_ns) override;

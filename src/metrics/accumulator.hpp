@@ -24,7 +24,7 @@ constexpr double kNsPerMs = 1e6;
 constexpr double kNsPerS = 1e9;
 
 inline Row make_row(std::string name, Unit unit, Samples& values, std::string na_if_empty,
-             PercentileMethod pct = PercentileMethod::Linear) {
+                    PercentileMethod pct = PercentileMethod::Linear) {
   Row row{std::move(name), unit, std::nullopt, {}, {}};
   if (values.empty()) {
     row.na_reason = std::move(na_if_empty);
@@ -58,23 +58,28 @@ inline void add_common(MetricSet& m, const Totals& t, const RunFacts& facts, boo
   m.common = {
       {"Benchmark Duration", "benchmark_duration", r(dur_s * 1000), Unit::Ms},
       {"Total Requests", "total_requests", static_cast<double>(t.total), Unit::Requests},
-      {"Failed Requests", "failed_requests", static_cast<double>(t.total - t.success), Unit::Requests},
+      {"Failed Requests", "failed_requests", static_cast<double>(t.total - t.success),
+       Unit::Requests},
       {"Success Requests", "success_requests", static_cast<double>(t.success), Unit::Requests},
       {"Concurrency", "concurrency", r(t.duration_ns > 0 ? t.sum_e2el_ns / t.duration_ns : 0.0),
        Unit::None},
-      {"Max Concurrency", "max_concurrency", static_cast<double>(facts.max_concurrency), Unit::None},
-      {"Peak Concurrency", "peak_concurrency", 0, Unit::None},  // observed; set once the peak is known
+      {"Max Concurrency", "max_concurrency", static_cast<double>(facts.max_concurrency),
+       Unit::None},
+      {"Peak Concurrency", "peak_concurrency", 0,
+       Unit::None},  // observed; set once the peak is known
       {"Request Throughput", "request_throughput", r(per_s(static_cast<double>(t.success))),
        Unit::ReqPerS},
-      {"Total Input Tokens", "total_input_tokens", static_cast<double>(t.input_tokens), Unit::Tokens},
+      {"Total Input Tokens", "total_input_tokens", static_cast<double>(t.input_tokens),
+       Unit::Tokens},
       {"Total Generated Tokens", "total_generated_tokens", static_cast<double>(t.output_tokens),
        Unit::Tokens},
-      {"Input Token Throughput", "input_token_throughput", r(per_s(static_cast<double>(t.input_tokens))),
-       Unit::TokensPerS},
+      {"Input Token Throughput", "input_token_throughput",
+       r(per_s(static_cast<double>(t.input_tokens))), Unit::TokensPerS},
       {"Output Token Throughput", "output_token_throughput",
        r(per_s(static_cast<double>(t.output_tokens))), Unit::TokensPerS},
       {"Total Token Throughput", "total_token_throughput",
-       r(per_s(static_cast<double>(add_tokens(t.input_tokens, t.output_tokens)))), Unit::TokensPerS},
+       r(per_s(static_cast<double>(add_tokens(t.input_tokens, t.output_tokens)))),
+       Unit::TokensPerS},
   };
   if (facts.embeddings) {  // nothing is generated: no output token counts to show, not 0
     for (auto& c : m.common)
@@ -82,7 +87,8 @@ inline void add_common(MetricSet& m, const Totals& t, const RunFacts& facts, boo
   }
   if (t.success > 0 && t.input_known == 0) {  // no request told its input tokens: unknown, not 0
     for (auto& c : m.common)
-      if (c.key == "total_input_tokens" || c.key == "input_token_throughput" || c.key == "total_token_throughput")
+      if (c.key == "total_input_tokens" || c.key == "input_token_throughput" ||
+          c.key == "total_token_throughput")
         c.known = false;
   }
 }
@@ -98,13 +104,14 @@ class Accumulator {
 };
 
 inline void add_columns(std::vector<std::pair<Samples*, PercentileMethod>>& out, PercentileMethod m,
-                 std::initializer_list<Samples*> cols) {
+                        std::initializer_list<Samples*> cols) {
   for (Samples* s : cols) out.emplace_back(s, m);
 }
 
 /// AISBench's summarizer (peer_definitions.cpp).
 std::unique_ptr<Accumulator> make_aisbench_accumulator(const RunFacts& facts, bool side_only);
 /// EvalScope, vLLM bench and SGLang bench_serving, by their rules (peer_definitions.cpp).
-std::unique_ptr<Accumulator> make_peer_accumulator(const RunFacts& facts, Definitions d, bool side_only);
+std::unique_ptr<Accumulator> make_peer_accumulator(const RunFacts& facts, Definitions d,
+                                                   bool side_only);
 
 }  // namespace tokbench::metrics::detail

@@ -27,7 +27,9 @@ std::optional<std::string_view> find_number(std::string_view text, bool first) {
     while (b > 0 && (text[b - 1] == '-' || text[b - 1] == '$')) --b;
     size_t e = i;
     bool dot = false;
-    while (e < text.size() && (digit(text[e]) || text[e] == ',' || (text[e] == '.' && !dot && e + 1 < text.size() && digit(text[e + 1])))) {
+    while (e < text.size() &&
+           (digit(text[e]) || text[e] == ',' ||
+            (text[e] == '.' && !dot && e + 1 < text.size() && digit(text[e + 1])))) {
       dot |= text[e] == '.';
       ++e;
     }
@@ -38,7 +40,9 @@ std::optional<std::string_view> find_number(std::string_view text, bool first) {
   return found;
 }
 
-std::optional<std::string_view> last_number(std::string_view text) { return find_number(text, false); }
+std::optional<std::string_view> last_number(std::string_view text) {
+  return find_number(text, false);
+}
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -84,7 +88,8 @@ std::optional<std::string> gsm8k_answer(std::string_view text) {
   if (const size_t mark = text.rfind("####"); mark != std::string_view::npos) {
     // The number right after the model's own "####" (the first on that line).
     std::string_view after = text.substr(mark + 4);
-    if (const auto n = find_number(after.substr(0, after.find('\n')), true); n) return normalise_number(*n);
+    if (const auto n = find_number(after.substr(0, after.find('\n')), true); n)
+      return normalise_number(*n);
   }
   const auto n = last_number(text);
   return n ? normalise_number(*n) : std::nullopt;
@@ -98,12 +103,14 @@ std::optional<char> choice_letter(std::string_view text, int choices) {
   size_t at = std::string::npos;
   for (const char* cue : {"answer is", "answer:"}) {
     const size_t p = low.rfind(cue);
-    if (p != std::string::npos && (at == std::string::npos || p > at)) at = p + std::string_view(cue).size();
+    if (p != std::string::npos && (at == std::string::npos || p > at))
+      at = p + std::string_view(cue).size();
   }
   if (at != std::string::npos) {
     size_t i = at;
-    while (i < text.size() && (std::isspace(static_cast<unsigned char>(text[i])) || text[i] == '(' || text[i] == '[' || text[i] == '*' ||
-                               text[i] == ':'))
+    while (i < text.size() &&
+           (std::isspace(static_cast<unsigned char>(text[i])) || text[i] == '(' || text[i] == '[' ||
+            text[i] == '*' || text[i] == ':'))
       ++i;
     if (i < text.size()) {
       const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(text[i])));
@@ -113,14 +120,17 @@ std::optional<char> choice_letter(std::string_view text, int choices) {
   // The whole text one letter: "B", "(B)", "B.".
   std::string bare;
   for (char c : text)
-    if (!std::isspace(static_cast<unsigned char>(c)) && c != '(' && c != ')' && c != '.' && c != '*') bare.push_back(c);
+    if (!std::isspace(static_cast<unsigned char>(c)) && c != '(' && c != ')' && c != '.' &&
+        c != '*')
+      bare.push_back(c);
   if (bare.size() == 1) {
     const char c = static_cast<char>(std::toupper(static_cast<unsigned char>(bare[0])));
     if (is_choice(c)) return c;
   }
   for (size_t i = text.size(); i-- > 0;) {
     if (!is_choice(text[i])) continue;
-    const bool alone = (i == 0 || !alnum(text[i - 1])) && (i + 1 == text.size() || !alnum(text[i + 1]));
+    const bool alone =
+        (i == 0 || !alnum(text[i - 1])) && (i + 1 == text.size() || !alnum(text[i + 1]));
     if (alone) return text[i];
   }
   return std::nullopt;
@@ -139,11 +149,13 @@ std::optional<ScoredAnswer> score_answer(const core::AnswerKey& key, std::string
       return s;
     }
     case K::Choice: {
-      if (const auto letter = choice_letter(output, key.choices)) s.extracted = std::string(1, *letter);
+      if (const auto letter = choice_letter(output, key.choices))
+        s.extracted = std::string(1, *letter);
       s.right = s.extracted && *s.extracted == key.reference;
       return s;
     }
-    case K::Regex: {  // right when the output matches; what matched is the answer ("" = no match: wrong)
+    case K::Regex: {  // right when the output matches; what matched is the answer ("" = no match:
+                      // wrong)
       const auto found = core::regex_search(key.reference, output);
       s.extracted = found.value_or("");
       s.right = found.has_value();
@@ -152,7 +164,8 @@ std::optional<ScoredAnswer> score_answer(const core::AnswerKey& key, std::string
     case K::Exact: {
       auto trim = [](std::string_view v) {
         const size_t b = v.find_first_not_of(" \t\r\n");
-        return b == std::string_view::npos ? std::string_view() : v.substr(b, v.find_last_not_of(" \t\r\n") - b + 1);
+        return b == std::string_view::npos ? std::string_view()
+                                           : v.substr(b, v.find_last_not_of(" \t\r\n") - b + 1);
       };
       const std::string_view got = trim(output);
       if (!got.empty()) s.extracted = std::string(got);
@@ -187,16 +200,22 @@ bool valid_utf8(std::string_view text) {
     }
     size_t len;
     uint32_t cp;
-    if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F;
-    else if (c >= 0xE0 && c <= 0xEF) len = 3, cp = c & 0x0F;
-    else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07;
-    else return false;
+    if (c >= 0xC2 && c <= 0xDF)
+      len = 2, cp = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF)
+      len = 3, cp = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4)
+      len = 4, cp = c & 0x07;
+    else
+      return false;
     if (i + len > n) return false;
     for (size_t k = 1; k < len; ++k) {
       if ((s[i + k] & 0xC0) != 0x80) return false;
       cp = (cp << 6) | (s[i + k] & 0x3F);
     }
-    if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
     i += len;
   }
   return true;

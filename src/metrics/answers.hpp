@@ -29,7 +29,8 @@ namespace tokbench::metrics {
 std::optional<std::string> gsm8k_answer(std::string_view text);
 /// GSM8K: the reference answer's number (after its last "####"), normalised; nullopt: none.
 std::optional<std::string> gsm8k_reference(std::string_view answer_field);
-/// A number as the rules compare it ("$1,234.50" -> "1234.5", "-0.0" -> "0"); nullopt: not a number.
+/// A number as the rules compare it ("$1,234.50" -> "1234.5", "-0.0" -> "0"); nullopt: not a
+/// number.
 std::optional<std::string> normalise_number(std::string_view text);
 
 /// Multiple choice: the letter ('A' + k, k < choices) the text answers with; nullopt: none.

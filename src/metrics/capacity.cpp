@@ -18,11 +18,13 @@ std::string figure(const CapacityCandidate& c) {
 
 }  // namespace
 
-CapacityChoice choose_configuration(const std::vector<CapacityCandidate>& candidates, const std::string& what) {
+CapacityChoice choose_configuration(const std::vector<CapacityCandidate>& candidates,
+                                    const std::string& what) {
   std::vector<size_t> order;
   for (size_t i = 0; i < candidates.size(); ++i)
     if (candidates[i].value) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return *candidates[a].value > *candidates[b].value; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return *candidates[a].value > *candidates[b].value; });
   CapacityChoice out;
   const std::string cond = what.empty() ? "" : " " + what;
   if (order.empty()) {
@@ -31,20 +33,25 @@ CapacityChoice choose_configuration(const std::vector<CapacityCandidate>& candid
   }
   out.best = order[0];
   const CapacityCandidate& b = candidates[order[0]];
-  out.text = fmt::format("recommended: {}, {} output tokens/s per device{} (at {})", b.name, figure(b), cond, b.at);
+  out.text = fmt::format("recommended: {}, {} output tokens/s per device{} (at {})", b.name,
+                         figure(b), cond, b.at);
   if (order.size() == 1) {
-    out.text += candidates.size() > 1 ? "; it is the only configuration with an answer" : "; the only configuration";
+    out.text += candidates.size() > 1 ? "; it is the only configuration with an answer"
+                                      : "; the only configuration";
     return out;
   }
   out.runner_up = order[1];
   const CapacityCandidate& r = candidates[order[1]];
   if (*r.value > 0) out.margin = *b.value / *r.value - 1;
-  out.text += fmt::format(", {} above the next, {} ({} at {})",
-                          out.margin ? fmt::format("{:.1f}%", 100 * *out.margin) : std::string("infinitely"), r.name, figure(r), r.at);
+  out.text += fmt::format(
+      ", {} above the next, {} ({} at {})",
+      out.margin ? fmt::format("{:.1f}%", 100 * *out.margin) : std::string("infinitely"), r.name,
+      figure(r), r.at);
   if (b.half_width && r.half_width) {
     out.beyond_noise = *b.value - *b.half_width > *r.value + *r.half_width;
     out.text += *out.beyond_noise ? "; the intervals do not overlap"
-                                  : "; the intervals overlap: the difference is within the noise (more --repeats may tell)";
+                                  : "; the intervals overlap: the difference is within the noise "
+                                    "(more --repeats may tell)";
   } else {
     out.text += "; one run per point, so no interval (add --repeats N to the grid for one)";
   }

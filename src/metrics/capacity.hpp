@@ -2,8 +2,8 @@
 // metrics/capacity: which server configuration of a grid to recommend. Rule: among the
 // configurations with an answer (a point that is VALID and meets every --slo), the highest output
 // tokens/s per device at its best such point wins; the margin over the runner-up is stated, and
-// with repeats the two confidence intervals say whether that margin is beyond the noise. Per device,
-// with a price per device-hour, is also per dollar: the order is the same.
+// with repeats the two confidence intervals say whether that margin is beyond the noise. Per
+// device, with a price per device-hour, is also per dollar: the order is the same.
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,10 +13,11 @@ namespace tokbench::metrics {
 /// One configuration's answer.
 struct CapacityCandidate {
   std::string name;
-  std::optional<double> value;        ///< output tokens/s per device at its best point; nullopt: no answer
-  std::optional<double> half_width;   ///< repeats: the interval's half width (same units)
-  int runs = 1;                       ///< runs behind `value` (repeats)
-  std::string at;                     ///< where: the point's label ("c16")
+  std::optional<double>
+      value;  ///< output tokens/s per device at its best point; nullopt: no answer
+  std::optional<double> half_width;  ///< repeats: the interval's half width (same units)
+  int runs = 1;                      ///< runs behind `value` (repeats)
+  std::string at;                    ///< where: the point's label ("c16")
 };
 
 struct CapacityChoice {
@@ -27,6 +28,7 @@ struct CapacityChoice {
 };
 
 /// `what`: the condition the answers met, for the text ("under ttft.p99<=500ms", or "").
-CapacityChoice choose_configuration(const std::vector<CapacityCandidate>& candidates, const std::string& what);
+CapacityChoice choose_configuration(const std::vector<CapacityCandidate>& candidates,
+                                    const std::string& what);
 
 }  // namespace tokbench::metrics

@@ -62,18 +62,21 @@ Energy EnergyMeter::result(const Track& k, const char* method) const {
     return e;
   }
   if (k.first_t > start_) {
-    e.why = fmt::format("the first sample came {:.3f} s after the phase began", static_cast<double>(k.first_t - start_) / 1e9);
+    e.why = fmt::format("the first sample came {:.3f} s after the phase began",
+                        static_cast<double>(k.first_t - start_) / 1e9);
     return e;
   }
   if (k.prev_t < end_) {
-    e.why = fmt::format("the last sample came {:.3f} s before the phase ended", static_cast<double>(end_ - k.prev_t) / 1e9);
+    e.why = fmt::format("the last sample came {:.3f} s before the phase ended",
+                        static_cast<double>(end_ - k.prev_t) / 1e9);
     return e;
   }
   e.samples = k.samples + 1;  // the sample at or before the start
   e.max_gap_s = static_cast<double>(k.max_gap) / 1e9;
   e.resets = k.resets;
   if (k.max_gap > max_gap_) {
-    e.why = fmt::format("a gap of {:.3f} s between samples (longer than {:.3f} s)", e.max_gap_s, static_cast<double>(max_gap_) / 1e9);
+    e.why = fmt::format("a gap of {:.3f} s between samples (longer than {:.3f} s)", e.max_gap_s,
+                        static_cast<double>(max_gap_) / 1e9);
     return e;
   }
   e.joules = k.total;
@@ -94,7 +97,8 @@ Energy EnergyMeter::finish() const {
   return e;
 }
 
-Energy energy_over(const std::vector<PowerSample>& series, int64_t start_ns, int64_t end_ns, int64_t max_gap_ns) {
+Energy energy_over(const std::vector<PowerSample>& series, int64_t start_ns, int64_t end_ns,
+                   int64_t max_gap_ns) {
   EnergyMeter m(start_ns, end_ns, max_gap_ns);
   for (const auto& s : series) m.add(s);
   return m.finish();

@@ -32,21 +32,26 @@ KneeAnalysis find_knee(const std::vector<LoadPoint>& rows) {
   const LoadPoint& n = rows[first_near];
   if (first_near == live.back()) {
     k.still_rising = true;
-    k.text = fmt::format("output token throughput is still rising at the highest load ({}: {} tok/s, from {} tok/s at {}): "
-                         "no plateau in range; extend the sweep to find the knee",
-                         n.label, format_round4(n.output_token_throughput), format_round4(f.output_token_throughput), f.label);
+    k.text = fmt::format(
+        "output token throughput is still rising at the highest load ({}: {} tok/s, from {} tok/s "
+        "at {}): "
+        "no plateau in range; extend the sweep to find the knee",
+        n.label, format_round4(n.output_token_throughput), format_round4(f.output_token_throughput),
+        f.label);
     return k;
   }
   k.knee = first_near;
   const LoadPoint& last = rows[live.back()];
   std::string latency;
   if (n.ttft_p99 && last.ttft_p99)
-    latency = fmt::format("; TTFT P99 goes from {} ms there to {} ms at {}", format_round4(*n.ttft_p99),
-                          format_round4(*last.ttft_p99), last.label);
-  k.text = fmt::format("output token throughput rises from {} tok/s ({}) to {} tok/s at {}, then flattens: every higher load "
-                       "stays within 10% of the peak {} tok/s. The knee is {}{}",
-                       format_round4(f.output_token_throughput), f.label, format_round4(n.output_token_throughput), n.label,
-                       format_round4(top), n.label, latency);
+    latency = fmt::format("; TTFT P99 goes from {} ms there to {} ms at {}",
+                          format_round4(*n.ttft_p99), format_round4(*last.ttft_p99), last.label);
+  k.text = fmt::format(
+      "output token throughput rises from {} tok/s ({}) to {} tok/s at {}, then flattens: every "
+      "higher load "
+      "stays within 10% of the peak {} tok/s. The knee is {}{}",
+      format_round4(f.output_token_throughput), f.label, format_round4(n.output_token_throughput),
+      n.label, format_round4(top), n.label, latency);
   return k;
 }
 
@@ -79,9 +84,13 @@ std::string falling_accuracy(const std::vector<LoadPoint>& rows, const std::stri
       lower += fmt::format("{}{:.3f} at {:g}", lower.empty() ? "" : ", ", *r.accuracy, r.load);
   }
   if (lower.empty()) return {};
-  return fmt::format("accuracy {:.3f} at {} {:g}, {}: below the lowest load's 95% interval [{:.3f}, {:.3f}] as load rises "
-                     "(the server answers worse under load: check batch-dependent kernels, KV-cache precision, speculative "
-                     "decoding)", *base->accuracy, x_name, base->load, lower, *base->accuracy_low, *base->accuracy_high);
+  return fmt::format(
+      "accuracy {:.3f} at {} {:g}, {}: below the lowest load's 95% interval [{:.3f}, {:.3f}] as "
+      "load rises "
+      "(the server answers worse under load: check batch-dependent kernels, KV-cache precision, "
+      "speculative "
+      "decoding)",
+      *base->accuracy, x_name, base->load, lower, *base->accuracy_low, *base->accuracy_high);
 }
 
 }  // namespace tokbench::metrics

@@ -12,18 +12,18 @@ namespace tokbench::metrics {
 
 /// One point of a sweep, as its summary shows it.
 struct LoadPoint {
-  std::string label;           ///< the point's folder name ("c4", "r2.5")
-  double load = 0;             ///< the swept value (concurrency or request rate; +inf allowed)
+  std::string label;  ///< the point's folder name ("c4", "r2.5")
+  double load = 0;    ///< the swept value (concurrency or request rate; +inf allowed)
   int concurrency = 1;
   double request_rate = 0;
   int64_t num_prompts = 0;
-  std::string verdict;         ///< VALID | INVALID | FAILED (did not run to its end)
-  std::string why;             ///< the verdict's reasons, or why it failed
+  std::string verdict;  ///< VALID | INVALID | FAILED (did not run to its end)
+  std::string why;      ///< the verdict's reasons, or why it failed
   double request_throughput = 0, output_token_throughput = 0, total_token_throughput = 0;
   std::optional<double> per_user_tokens_per_s;  ///< mean per-request output token throughput
   std::optional<double> ttft_mean, ttft_p99, tpot_mean, tpot_p99, e2el_mean, e2el_p99;
-  std::optional<double> goodput;  ///< request goodput (req/s) when --goodput was given
-  std::optional<double> j_per_output_token;       ///< --telemetry: when the energy is known
+  std::optional<double> goodput;             ///< request goodput (req/s) when --goodput was given
+  std::optional<double> j_per_output_token;  ///< --telemetry: when the energy is known
   std::optional<double> usd_per_m_output_tokens;  ///< --telemetry with a price
   int64_t success = 0;
   bool resumed = false;  ///< --resume: read back from its folder, not run again
@@ -38,7 +38,7 @@ struct LoadPoint {
 struct KneeAnalysis {
   std::optional<size_t> knee;  ///< index into the rows sorted by load
   bool still_rising = false;
-  std::string text;            ///< one sentence for the console, the JSON and the page
+  std::string text;  ///< one sentence for the console, the JSON and the page
 };
 
 /// Analyses rows sorted by load (failed points are skipped).

@@ -1,12 +1,13 @@
 #include "metrics/metrics.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <exception>
 #include <mutex>
 #include <thread>
-#include <cmath>
-#include <fmt/format.h>
 
 #include "common/format.hpp"
 #include "metrics/accumulator.hpp"
@@ -72,16 +73,19 @@ class TokbenchAccumulator final : public Accumulator {
     add_phases(r);
     add_turn(r);
 
-    const int64_t out = facts_.embeddings ? 0 : output_tokens(r);  // an embedding generates nothing to count
+    const int64_t out =
+        facts_.embeddings ? 0 : output_tokens(r);  // an embedding generates nothing to count
     if (!facts_.embeddings && r.token_source() == "chunks") ++m_.output_tokens_from_chunks;
     if (!facts_.embeddings && r.token_source() == "tokenizer") ++from_tokenizer_;
     if (r.token_mismatch()) ++mismatches_;
-    if (r.expected_prompt_tokens != kNone && r.prompt_tokens != kNone && r.prompt_tokens != r.expected_prompt_tokens)
+    if (r.expected_prompt_tokens != kNone && r.prompt_tokens != kNone &&
+        r.prompt_tokens != r.expected_prompt_tokens)
       ++prompt_off_;
     out_tok_.push(static_cast<double>(out));
     t_.output_tokens = add_tokens(t_.output_tokens, out);
     if (e2e > 0) out_tput_.push(static_cast<double>(out) / (e2e / kNsPerS));
-    if (r.cached_tokens != kNone && r.prompt_tokens > 0) {  // the server's prefix-cache hits, from usage
+    if (r.cached_tokens != kNone &&
+        r.prompt_tokens > 0) {  // the server's prefix-cache hits, from usage
       cached_tokens_ += static_cast<double>(r.cached_tokens);
       cached_of_ += static_cast<double>(r.prompt_tokens);
     }
@@ -101,12 +105,15 @@ class TokbenchAccumulator final : public Accumulator {
     if (input_tokens(r) != kNone && ttft_ns > 0)
       prefill_tput_.push(static_cast<double>(input_tokens(r)) / (ttft_ns / kNsPerS));
     bool estimated = false;
-    if (std::any_of(r.chunks.begin(), r.chunks.end(), [](const auto& c) { return c.kind == ChunkKind::ToolCall; })) ++tool_calls_;
+    if (std::any_of(r.chunks.begin(), r.chunks.end(),
+                    [](const auto& c) { return c.kind == ChunkKind::ToolCall; }))
+      ++tool_calls_;
     if (r.choices > 1) {
       ++multi_choice_;
       choices_seen_ = std::max(choices_seen_, r.choices);
     }
-    for_each_choice(r, [&](const RequestRecord& c, bool) { estimated |= add_token_stream(c, intended); });
+    for_each_choice(
+        r, [&](const RequestRecord& c, bool) { estimated |= add_token_stream(c, intended); });
     if (estimated) {
       ++m_.itl_estimated_requests;
       ++estimated_by_[r.token_source() == "usage" ? 0 : r.token_source() == "tokenizer" ? 1 : 2];
@@ -121,8 +128,10 @@ class TokbenchAccumulator final : public Accumulator {
     ttft_.push(static_cast<double>(r.first_token_ns - r.sent_ns) / kNsPerMs);
     if (intended) ttft_intended_.push((r.first_token_ns - r.scheduled_ns) / kNsPerMs);
     if (out > 1 && r.last_token_ns != kNone)
-      tpot_.push(static_cast<double>(r.last_token_ns - r.first_token_ns) / kNsPerMs / static_cast<double>(out - 1));
-    const bool estimated = for_each_token_gap(r, [&](double g, int64_t n) { itl_.push(g / kNsPerMs, n); });
+      tpot_.push(static_cast<double>(r.last_token_ns - r.first_token_ns) / kNsPerMs /
+                 static_cast<double>(out - 1));
+    const bool estimated =
+        for_each_token_gap(r, [&](double g, int64_t n) { itl_.push(g / kNsPerMs, n); });
     int64_t prev = kNone, text_chunks = 0;
     for (const auto& c : r.chunks) {
       if (!c.has_text()) continue;
@@ -148,7 +157,8 @@ class TokbenchAccumulator final : public Accumulator {
                                : na_row(std::move(name), u, "non-streaming");
     };
     auto output_row = [&](std::string name, Unit u, Samples& v) {
-      return facts_.embeddings ? na_row(std::move(name), u, kEmbeddings) : make_row(std::move(name), u, v, "no successful request");
+      return facts_.embeddings ? na_row(std::move(name), u, kEmbeddings)
+                               : make_row(std::move(name), u, v, "no successful request");
     };
     m.rows.push_back(make_row("E2EL", Unit::Ms, e2el_, "no successful request"));
     m.rows.push_back(stream_row("TTFT", Unit::Ms, ttft_, "no generated text"));
@@ -158,48 +168,67 @@ class TokbenchAccumulator final : public Accumulator {
     m.rows.push_back(output_row("OutputTokens", Unit::Tokens, out_tok_));
     m.rows.push_back(output_row("OutputTokenThroughput", Unit::TokensPerS, out_tput_));
     if (facts_.embeddings) {
-      m.notes.push_back("embeddings: one input per request, so Request Throughput is inputs per second; E2EL is the "
-                        "whole answer (the vectors), and nothing is generated (the output rows are n/a)");
+      m.notes.push_back(
+          "embeddings: one input per request, so Request Throughput is inputs per second; E2EL is "
+          "the "
+          "whole answer (the vectors), and nothing is generated (the output rows are n/a)");
     }
-    m.rows.push_back(stream_row("PrefillTokenThroughput", Unit::TokensPerS, prefill_tput_, "no prompt token counts"));
+    m.rows.push_back(stream_row("PrefillTokenThroughput", Unit::TokensPerS, prefill_tput_,
+                                "no prompt token counts"));
     if (!facts_.stream && !facts_.embeddings) {
-      m.notes.push_back("not streamed (--no-stream): the answer arrives whole, so there is no first token to time; TTFT, "
-                        "TPOT and ITL are n/a, not the request time (AISBench prints the request time as TTFT here); "
-                        "stream to measure them");
+      m.notes.push_back(
+          "not streamed (--no-stream): the answer arrives whole, so there is no first token to "
+          "time; TTFT, "
+          "TPOT and ITL are n/a, not the request time (AISBench prints the request time as TTFT "
+          "here); "
+          "stream to measure them");
     }
     add_notes();
     m.extra_rows.push_back(stream_row("TTFT_FirstEvent", Unit::Ms, ttft_event_, "no events"));
     m.extra_rows.push_back(make_row("SendLag", Unit::Ms, send_lag_, "no schedule"));
     // Latency from the intended send time beside latency from the actual send (wrk2's corrected
     // latency): a request the client or a concurrency cap held back is late here, not hidden.
-    const char* closed = "closed loop: a request goes when a slot frees, it has no intended send time";
-    m.extra_rows.push_back(facts_.open_loop ? make_row("E2EL_FromIntended", Unit::Ms, e2el_intended_, "no schedule")
-                                            : na_row("E2EL_FromIntended", Unit::Ms, closed));
+    const char* closed =
+        "closed loop: a request goes when a slot frees, it has no intended send time";
+    m.extra_rows.push_back(
+        facts_.open_loop ? make_row("E2EL_FromIntended", Unit::Ms, e2el_intended_, "no schedule")
+                         : na_row("E2EL_FromIntended", Unit::Ms, closed));
     m.extra_rows.push_back(!facts_.open_loop ? na_row("TTFT_FromIntended", Unit::Ms, closed)
-                                             : stream_row("TTFT_FromIntended", Unit::Ms, ttft_intended_, "no generated text"));
+                                             : stream_row("TTFT_FromIntended", Unit::Ms,
+                                                          ttft_intended_, "no generated text"));
     if (facts_.open_loop && !e2el_intended_.empty()) {
-      m.detail_notes.push_back(fmt::format("E2EL_FromIntended and TTFT_FromIntended count from when the arrival schedule meant "
-                                    "to send each request: {:.3f} ms later than from the send on average (waiting for a "
-                                    "free slot, or a late client)",
-                                    held_back_ns_ / kNsPerMs / static_cast<double>(e2el_intended_.size())));
+      m.detail_notes.push_back(fmt::format(
+          "E2EL_FromIntended and TTFT_FromIntended count from when the arrival schedule meant "
+          "to send each request: {:.3f} ms later than from the send on average (waiting for a "
+          "free slot, or a late client)",
+          held_back_ns_ / kNsPerMs / static_cast<double>(e2el_intended_.size())));
     }
-    m.extra_rows.push_back(make_row("HttpConnecting", Unit::Ms, connecting_, "no new connection (or no phase times)"));
+    m.extra_rows.push_back(
+        make_row("HttpConnecting", Unit::Ms, connecting_, "no new connection (or no phase times)"));
     m.extra_rows.push_back(make_row("HttpTlsHandshaking", Unit::Ms, tls_, "no TLS handshake"));
     m.extra_rows.push_back(make_row("HttpWaiting", Unit::Ms, waiting_, "no phase times"));
-    m.extra_rows.push_back(stream_row("TTFT_FromRequestStart", Unit::Ms, ttft_wire_, "no phase times"));
-    if (with_phases_ > 0 && facts_.stream && !facts_.embeddings) {  // the note is about TTFT: only where there is one
+    m.extra_rows.push_back(
+        stream_row("TTFT_FromRequestStart", Unit::Ms, ttft_wire_, "no phase times"));
+    if (with_phases_ > 0 && facts_.stream &&
+        !facts_.embeddings) {  // the note is about TTFT: only where there is one
       std::string setup;
-      if (!connecting_.empty()) setup = fmt::format(" (TCP connect mean {:.3f} ms", connecting_.summarize().mean);
-      if (!setup.empty() && !tls_.empty()) setup += fmt::format(", then the TLS handshake {:.3f} ms", tls_.summarize().mean);
+      if (!connecting_.empty())
+        setup = fmt::format(" (TCP connect mean {:.3f} ms", connecting_.summarize().mean);
+      if (!setup.empty() && !tls_.empty())
+        setup += fmt::format(", then the TLS handshake {:.3f} ms", tls_.summarize().mean);
       if (!setup.empty()) setup += ")";
-      m.detail_notes.push_back(fmt::format("{} of {} request(s) opened a new connection{}; TTFT_FromRequestStart is TTFT with "
-                                    "connection set-up ({}) excluded (from the request's start on the wire)",
-                                    new_connections_, with_phases_, setup, tls_.empty() ? "TCP connect" : "TCP connect and TLS handshake"));
+      m.detail_notes.push_back(fmt::format(
+          "{} of {} request(s) opened a new connection{}; TTFT_FromRequestStart is TTFT with "
+          "connection set-up ({}) excluded (from the request's start on the wire)",
+          new_connections_, with_phases_, setup,
+          tls_.empty() ? "TCP connect" : "TCP connect and TLS handshake"));
     }
-    m.extra_rows.push_back(make_row("SessionLatency", Unit::Ms, session_latency_, "no multi-turn session finished"));
+    m.extra_rows.push_back(
+        make_row("SessionLatency", Unit::Ms, session_latency_, "no multi-turn session finished"));
     finish_turns(m);
     m.extra_rows.push_back(stream_row("ICL", Unit::Ms, icl_, "no request with 2 text chunks"));
-    m.extra_rows.push_back(stream_row("TokensPerChunk", Unit::Tokens, tokens_per_chunk_, "no request with 2 text chunks"));
+    m.extra_rows.push_back(stream_row("TokensPerChunk", Unit::Tokens, tokens_per_chunk_,
+                                      "no request with 2 text chunks"));
     add_common(m, t_, facts_, false);
     return std::move(m_);
   }
@@ -209,59 +238,79 @@ class TokbenchAccumulator final : public Accumulator {
     MetricSet& m = m_;
     if (m.itl_estimated_requests > 0) {
       // Name where the spread count came from: usage, or the local tokenizer when there was none.
-      const char* over = estimated_by_[1] == 0 ? "usage.completion_tokens"
-                         : estimated_by_[0] == 0 ? "the --tokenizer count of the generated text"
-                                                 : "usage.completion_tokens (or the --tokenizer count where usage was missing)";
+      const char* over =
+          estimated_by_[1] == 0 ? "usage.completion_tokens"
+          : estimated_by_[0] == 0
+              ? "the --tokenizer count of the generated text"
+              : "usage.completion_tokens (or the --tokenizer count where usage was missing)";
       m.rows[3].note = fmt::format(
           "per-chunk token counts unknown for {} request(s): their chunk gaps were spread evenly "
           "over {} (ask the server for stream_options.continuous_usage_stats)",
           m.itl_estimated_requests, over);
     }
     if (multi_choice_ > 0) {
-      m.notes.push_back(fmt::format(
-          "{} request(s) were answered with more than one choice (n > 1, up to {}): TTFT, TPOT, ITL, ICL and "
-          "TokensPerChunk count one sample per choice, each choice's own token stream; E2EL, OutputTokens and the "
-          "throughputs are per request (all choices); the other tools' columns merge the choices, as those tools do",
-          multi_choice_, choices_seen_));
+      m.notes.push_back(
+          fmt::format("{} request(s) were answered with more than one choice (n > 1, up to {}): "
+                      "TTFT, TPOT, ITL, ICL and "
+                      "TokensPerChunk count one sample per choice, each choice's own token stream; "
+                      "E2EL, OutputTokens and the "
+                      "throughputs are per request (all choices); the other tools' columns merge "
+                      "the choices, as those tools do",
+                      multi_choice_, choices_seen_));
     }
     if (facts_.implied_cache_hit >= 0) {
       m.notes.push_back(fmt::format(
-          "prefix cache: the trace's hash_ids put {:.1f}% of the prompt tokens in an unbounded cache of full blocks; the "
-          "server reported {}", 100 * facts_.implied_cache_hit,
-          cached_of_ > 0 ? fmt::format("{:.1f}% cached (usage.prompt_tokens_details.cached_tokens)", 100 * cached_tokens_ / cached_of_)
-                         : std::string("no cached_tokens in usage (see its /metrics prefix-cache counters)")));
+          "prefix cache: the trace's hash_ids put {:.1f}% of the prompt tokens in an unbounded "
+          "cache of full blocks; the "
+          "server reported {}",
+          100 * facts_.implied_cache_hit,
+          cached_of_ > 0
+              ? fmt::format("{:.1f}% cached (usage.prompt_tokens_details.cached_tokens)",
+                            100 * cached_tokens_ / cached_of_)
+              : std::string("no cached_tokens in usage (see its /metrics prefix-cache counters)")));
     }
     if (tool_calls_ > 0) {
-      m.notes.push_back(fmt::format("{} request(s) were answered with tool calls: their first token is the first tool-call "
-                                    "delta (the tool's name), and the call's argument text is their output",
-                                    tool_calls_));
+      m.notes.push_back(fmt::format(
+          "{} request(s) were answered with tool calls: their first token is the first tool-call "
+          "delta (the tool's name), and the call's argument text is their output",
+          tool_calls_));
     }
     if (m.output_tokens_from_chunks > 0) {
-      m.notes.push_back(fmt::format(
-          "{} request(s) had no usage: their output tokens are counted as text chunks (pass --tokenizer to count them)",
-          m.output_tokens_from_chunks));
+      m.notes.push_back(
+          fmt::format("{} request(s) had no usage: their output tokens are counted as text chunks "
+                      "(pass --tokenizer to count them)",
+                      m.output_tokens_from_chunks));
     }
     if (from_tokenizer_ > 0)
-      m.notes.push_back(fmt::format("{} request(s) had no usage: their tokens were counted with --tokenizer", from_tokenizer_));
+      m.notes.push_back(
+          fmt::format("{} request(s) had no usage: their tokens were counted with --tokenizer",
+                      from_tokenizer_));
     if (mismatches_ > 0) {
-      m.notes.push_back(fmt::format("{} request(s): usage.completion_tokens differs from the local tokenizer's count of "
-                                    "the generated text (see token_mismatch in the details)", mismatches_));
+      m.notes.push_back(fmt::format(
+          "{} request(s): usage.completion_tokens differs from the local tokenizer's count of "
+          "the generated text (see token_mismatch in the details)",
+          mismatches_));
     }
     if (prompt_off_ > 0) {
-      m.notes.push_back(fmt::format("{} request(s): usage.prompt_tokens differs from the input length the prompt was "
-                                    "built to have", prompt_off_));
+      m.notes.push_back(fmt::format(
+          "{} request(s): usage.prompt_tokens differs from the input length the prompt was "
+          "built to have",
+          prompt_off_));
     }
     if (no_usage_prompt_ > 0 && t_.success > 0) {
-      m.notes.push_back(fmt::format("{} request(s) had no usage.prompt_tokens: input tokens unknown for them",
-                                    no_usage_prompt_));
+      m.notes.push_back(
+          fmt::format("{} request(s) had no usage.prompt_tokens: input tokens unknown for them",
+                      no_usage_prompt_));
     }
     m.token_mismatches = mismatches_;
   }
 
   void columns(std::vector<std::pair<Samples*, PercentileMethod>>& out) override {
-    add_columns(out, PercentileMethod::Linear, {&e2el_, &ttft_, &tpot_, &itl_, &in_tok_, &out_tok_, &out_tput_, &prefill_tput_,
-                                                &ttft_event_, &send_lag_, &e2el_intended_, &ttft_intended_, &icl_, &tokens_per_chunk_, &connecting_, &tls_,
-                                                &waiting_, &ttft_wire_, &session_latency_});
+    add_columns(
+        out, PercentileMethod::Linear,
+        {&e2el_, &ttft_, &tpot_, &itl_, &in_tok_, &out_tok_, &out_tput_, &prefill_tput_,
+         &ttft_event_, &send_lag_, &e2el_intended_, &ttft_intended_, &icl_, &tokens_per_chunk_,
+         &connecting_, &tls_, &waiting_, &ttft_wire_, &session_latency_});
   }
 
   // Multi-turn sessions: sums per turn index (bounded: --turns is at most 10,000), and each
@@ -272,7 +321,8 @@ class TokbenchAccumulator final : public Accumulator {
   };
   void add_turn(const RequestRecord& r) {
     if (r.turn == kNone || r.turn < 0 || r.turn >= 10'000) return;
-    if (turn_sums_.size() <= static_cast<size_t>(r.turn)) turn_sums_.resize(static_cast<size_t>(r.turn) + 1);
+    if (turn_sums_.size() <= static_cast<size_t>(r.turn))
+      turn_sums_.resize(static_cast<size_t>(r.turn) + 1);
     TurnSums& t = turn_sums_[static_cast<size_t>(r.turn)];
     ++t.n;
     t.e2el += static_cast<double>(r.done_ns - r.sent_ns) / kNsPerMs;
@@ -288,14 +338,17 @@ class TokbenchAccumulator final : public Accumulator {
       t.cached += static_cast<double>(r.cached_tokens);
       ++t.cached_n;
     }
-    if (r.last_turn && r.session_start_ns != kNone) session_latency_.push((r.done_ns - r.session_start_ns) / kNsPerMs);
+    if (r.last_turn && r.session_start_ns != kNone)
+      session_latency_.push((r.done_ns - r.session_start_ns) / kNsPerMs);
   }
   void finish_turns(MetricSet& m) {
-    auto mean = [](double sum, int64_t n) { return n > 0 ? std::optional<double>(sum / static_cast<double>(n)) : std::nullopt; };
+    auto mean = [](double sum, int64_t n) {
+      return n > 0 ? std::optional<double>(sum / static_cast<double>(n)) : std::nullopt;
+    };
     for (size_t i = 0; i < turn_sums_.size(); ++i) {
       const TurnSums& t = turn_sums_[i];
-      m.turns.push_back({static_cast<int64_t>(i) + 1, t.n, mean(t.ttft, t.ttft_n), mean(t.e2el, t.n), mean(t.in, t.in_n),
-                         mean(t.cached, t.cached_n)});
+      m.turns.push_back({static_cast<int64_t>(i) + 1, t.n, mean(t.ttft, t.ttft_n),
+                         mean(t.e2el, t.n), mean(t.in, t.in_n), mean(t.cached, t.cached_n)});
     }
     if (m.turns.empty()) return;
     std::string per;
@@ -304,11 +357,17 @@ class TokbenchAccumulator final : public Accumulator {
         per += fmt::format("; … ({} turns, all in result.json: turns)", m.turns.size());
         break;
       }
-      auto ms = [](const std::optional<double>& v, const char* unit) { return v ? fmt::format("{:.1f}{}", *v, unit) : "n/a"; };
-      per += fmt::format("{}turn {}: TTFT {}, input {}, cached {} (n={})", t.turn == 1 ? "" : "; ", t.turn,
-                         ms(t.ttft_ms, " ms"), ms(t.input_tokens, ""), ms(t.cached_tokens, ""), t.requests);
+      auto ms = [](const std::optional<double>& v, const char* unit) {
+        return v ? fmt::format("{:.1f}{}", *v, unit) : "n/a";
+      };
+      per += fmt::format("{}turn {}: TTFT {}, input {}, cached {} (n={})", t.turn == 1 ? "" : "; ",
+                         t.turn, ms(t.ttft_ms, " ms"), ms(t.input_tokens, ""),
+                         ms(t.cached_tokens, ""), t.requests);
     }
-    m.notes.push_back("multi-turn means per turn (each turn's body carries the earlier turns and their real answers): " + per);
+    m.notes.push_back(
+        "multi-turn means per turn (each turn's body carries the earlier turns and their real "
+        "answers): " +
+        per);
   }
 
   // The HTTP phases (k6's names, as AIPerf reports them): set-up only where a connection was
@@ -319,10 +378,12 @@ class TokbenchAccumulator final : public Accumulator {
     if (r.connects > 0) {
       ++new_connections_;
       if (r.connect_done_ns != kNone) connecting_.push((r.connect_done_ns - r.sent_ns) / kNsPerMs);
-      if (r.tls_done_ns != kNone && r.connect_done_ns != kNone) tls_.push((r.tls_done_ns - r.connect_done_ns) / kNsPerMs);
+      if (r.tls_done_ns != kNone && r.connect_done_ns != kNone)
+        tls_.push((r.tls_done_ns - r.connect_done_ns) / kNsPerMs);
     }
     if (r.first_byte_ns != kNone) waiting_.push((r.first_byte_ns - r.request_start_ns) / kNsPerMs);
-    if (r.stream && r.first_token_ns != kNone) ttft_wire_.push((r.first_token_ns - r.request_start_ns) / kNsPerMs);
+    if (r.stream && r.first_token_ns != kNone)
+      ttft_wire_.push((r.first_token_ns - r.request_start_ns) / kNsPerMs);
   }
 
   RunFacts facts_;
@@ -336,18 +397,24 @@ class TokbenchAccumulator final : public Accumulator {
   int64_t first_sent_ = INT64_MAX, last_done_ = INT64_MIN;
   int64_t no_usage_prompt_ = 0, from_tokenizer_ = 0, mismatches_ = 0, prompt_off_ = 0;
   int64_t estimated_by_[3] = {0, 0, 0};  // ITL spread over: usage, the tokenizer, chunks
-  int64_t multi_choice_ = 0, choices_seen_ = 0;  // n > 1: requests timed per choice, most choices seen
-  int64_t tool_calls_ = 0;                         // requests answered with tool-call deltas
-  double cached_tokens_ = 0, cached_of_ = 0;       // usage's cached prompt tokens, of the prompt tokens of those requests
+  int64_t multi_choice_ = 0,
+          choices_seen_ = 0;  // n > 1: requests timed per choice, most choices seen
+  int64_t tool_calls_ = 0;    // requests answered with tool-call deltas
+  double cached_tokens_ = 0,
+         cached_of_ = 0;  // usage's cached prompt tokens, of the prompt tokens of those requests
   std::vector<TurnSums> turn_sums_;
   Samples session_latency_;
 };
 
-std::unique_ptr<Accumulator> make_accumulator(const RunFacts& facts, Definitions d, bool side_only) {
+std::unique_ptr<Accumulator> make_accumulator(const RunFacts& facts, Definitions d,
+                                              bool side_only) {
   switch (d) {
-    case Definitions::Tokbench: return std::make_unique<TokbenchAccumulator>(facts);
-    case Definitions::Aisbench: return make_aisbench_accumulator(facts, side_only);
-    default: return make_peer_accumulator(facts, d, side_only);
+    case Definitions::Tokbench:
+      return std::make_unique<TokbenchAccumulator>(facts);
+    case Definitions::Aisbench:
+      return make_aisbench_accumulator(facts, side_only);
+    default:
+      return make_peer_accumulator(facts, d, side_only);
   }
 }
 
@@ -357,7 +424,8 @@ struct MetricsPass::Impl {
   std::vector<std::unique_ptr<Accumulator>> sets;
   PeakInFlight peak;
   GoodputSpec goodput;
-  int64_t judged = 0, good = 0;  ///< measured requests (failures included), and those meeting every SLO
+  int64_t judged = 0,
+          good = 0;  ///< measured requests (failures included), and those meeting every SLO
   std::optional<QualityPass> quality;
 };
 
@@ -365,15 +433,18 @@ MetricsPass::MetricsPass(const RunFacts& facts, const std::vector<Definitions>& 
                          const std::vector<Definitions>& side_only)
     : impl_(std::make_unique<Impl>()) {
   impl_->goodput = facts.goodput;
-  impl_->quality.emplace(facts.embeddings ? "" : facts.finish_reasons, facts.cap_reason);  // (an older folder lacks the list)
+  impl_->quality.emplace(facts.embeddings ? "" : facts.finish_reasons,
+                         facts.cap_reason);  // (an older folder lacks the list)
   for (auto d : sets)
-    impl_->sets.push_back(make_accumulator(facts, d, std::find(side_only.begin(), side_only.end(), d) != side_only.end()));
+    impl_->sets.push_back(make_accumulator(
+        facts, d, std::find(side_only.begin(), side_only.end(), d) != side_only.end()));
 }
 MetricsPass::~MetricsPass() = default;
 MetricsPass::MetricsPass(MetricsPass&&) noexcept = default;
 
 void MetricsPass::add(const RequestRecord& r) {
-  if (r.warmup || r.outcome == record::Outcome::Cut) return;  // cut at a duration's end: neither success nor failure
+  if (r.warmup || r.outcome == record::Outcome::Cut)
+    return;  // cut at a duration's end: neither success nor failure
   if (!impl_->goodput.empty()) {
     ++impl_->judged;
     if (judge_slo(r, impl_->goodput).good) ++impl_->good;
@@ -390,7 +461,8 @@ std::vector<MetricSet> MetricsPass::finish() {
   for (auto& a : impl_->sets) a->columns(cols);
   std::atomic<size_t> next{0};
   std::mutex mu;
-  std::exception_ptr error;  // a spill that cannot be read back: rethrown here, on the caller's thread
+  std::exception_ptr
+      error;  // a spill that cannot be read back: rethrown here, on the caller's thread
   auto work = [&] {
     for (size_t i; (i = next.fetch_add(1)) < cols.size();) {
       try {
@@ -426,16 +498,20 @@ void MetricsPass::add_goodput(MetricSet& m) const {
   const auto* dur = m.common_metric("benchmark_duration");
   const double dur_s = dur ? dur->value / 1000 : 0;
   const double good = static_cast<double>(impl_->good);
-  m.common.push_back({"Request Goodput", "request_goodput", dur_s > 0 ? good / dur_s : 0.0, Unit::ReqPerS});
+  m.common.push_back(
+      {"Request Goodput", "request_goodput", dur_s > 0 ? good / dur_s : 0.0, Unit::ReqPerS});
   m.common.push_back({"Good Requests", "good_requests", good, Unit::Requests});
   m.common.push_back({"SLO Attainment", "slo_attainment_percent",
-                      impl_->judged > 0 ? 100.0 * good / static_cast<double>(impl_->judged) : 0.0, Unit::None});
-  m.notes.push_back(fmt::format("goodput: a request is good when it succeeded and met every SLO of --goodput '{}' (ms, "
-                                "tokbench's definitions; failed requests count against SLO Attainment)",
-                                impl_->goodput.to_string()));
+                      impl_->judged > 0 ? 100.0 * good / static_cast<double>(impl_->judged) : 0.0,
+                      Unit::None});
+  m.notes.push_back(fmt::format(
+      "goodput: a request is good when it succeeded and met every SLO of --goodput '{}' (ms, "
+      "tokbench's definitions; failed requests count against SLO Attainment)",
+      impl_->goodput.to_string()));
 }
 
-MetricSet compute(const std::vector<RequestRecord>& records, const RunFacts& facts, Definitions definitions) {
+MetricSet compute(const std::vector<RequestRecord>& records, const RunFacts& facts,
+                  Definitions definitions) {
   MetricsPass pass(facts, {definitions});
   for (const auto& r : records) pass.add(r);
   return std::move(pass.finish().front());
@@ -461,7 +537,8 @@ std::optional<double> request_value(const RequestRecord& r, std::string_view met
       sum += static_cast<double>(c.first_token_ns - c.sent_ns) / kNsPerMs;
       ++k;
     } else if (out > 1 && c.last_token_ns != kNone) {
-      sum += static_cast<double>(c.last_token_ns - c.first_token_ns) / kNsPerMs / static_cast<double>(out - 1);
+      sum += static_cast<double>(c.last_token_ns - c.first_token_ns) / kNsPerMs /
+             static_cast<double>(out - 1);
       ++k;
     }
   });
@@ -479,7 +556,8 @@ DefinitionColumn definition_column(const MetricSet& m) {
   return c;
 }
 
-std::vector<DefinitionColumn> definitions_side_by_side(const std::vector<RequestRecord>& records, const RunFacts& facts) {
+std::vector<DefinitionColumn> definitions_side_by_side(const std::vector<RequestRecord>& records,
+                                                       const RunFacts& facts) {
   const std::vector<Definitions> all(std::begin(kAllDefinitions), std::end(kAllDefinitions));
   MetricsPass pass(facts, all, all);
   for (const auto& r : records) pass.add(r);
@@ -490,10 +568,14 @@ std::vector<DefinitionColumn> definitions_side_by_side(const std::vector<Request
 
 std::string_view unit_suffix(Unit u) {
   switch (u) {
-    case Unit::Ms: return "ms";
-    case Unit::TokensPerS: return "token/s";
-    case Unit::ReqPerS: return "req/s";
-    default: return "";
+    case Unit::Ms:
+      return "ms";
+    case Unit::TokensPerS:
+      return "token/s";
+    case Unit::ReqPerS:
+      return "req/s";
+    default:
+      return "";
   }
 }
 
@@ -508,7 +590,8 @@ std::optional<double> statistic(const Summary& s, std::string_view stat) {
   return std::nullopt;
 }
 
-std::optional<double> row_statistic(const MetricSet& m, std::string_view row, std::string_view stat) {
+std::optional<double> row_statistic(const MetricSet& m, std::string_view row,
+                                    std::string_view stat) {
   const Row* r = m.row(row);
   if (!r || !r->stats || r->stats->n == 0) return std::nullopt;
   return statistic(*r->stats, stat);

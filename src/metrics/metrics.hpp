@@ -18,15 +18,18 @@ namespace tokbench::metrics {
 
 enum class Definitions {
   Tokbench,   ///< first token = first chunk with generated text; per-token ITL; TPOT over >1 token
-  Aisbench,   ///< AISBench's summarizer: first data event, per-chunk ITL, zeros kept, 4-decimal rounding
-  Evalscope,  ///< EvalScope perf v1.10: first event with choices, usage chunk in E2E, zeros kept, nearest-rank
+  Aisbench,   ///< AISBench's summarizer: first data event, per-chunk ITL, zeros kept, 4-decimal
+              ///< rounding
+  Evalscope,  ///< EvalScope perf v1.10: first event with choices, usage chunk in E2E, zeros kept,
+              ///< nearest-rank
   Vllm,       ///< vllm bench serve: first event with choices, E2E to the last event with choices
   Sglang,     ///< SGLang bench_serving: first text, E2E to [DONE]
 };
 
 /// Every definition set, in the order the side-by-side table shows them.
-inline constexpr Definitions kAllDefinitions[] = {Definitions::Tokbench, Definitions::Aisbench, Definitions::Evalscope,
-                                                  Definitions::Vllm, Definitions::Sglang};
+inline constexpr Definitions kAllDefinitions[] = {Definitions::Tokbench, Definitions::Aisbench,
+                                                  Definitions::Evalscope, Definitions::Vllm,
+                                                  Definitions::Sglang};
 
 /// --compat's spellings (each names a tool's definitions and request body).
 inline constexpr Choices<Definitions, 5> kDefinitionChoices{{{{Definitions::Tokbench, "tokbench"},
@@ -36,7 +39,9 @@ inline constexpr Choices<Definitions, 5> kDefinitionChoices{{{{Definitions::Tokb
                                                               {Definitions::Sglang, "sglang"}}}};
 
 inline std::string_view definitions_name(Definitions d) { return kDefinitionChoices.name(d); }
-inline std::optional<Definitions> definitions_from_name(std::string_view name) { return kDefinitionChoices.parse(name); }
+inline std::optional<Definitions> definitions_from_name(std::string_view name) {
+  return kDefinitionChoices.parse(name);
+}
 
 /// --goodput "ttft:500 tpot:50 e2el:20000": per-request SLOs in ms (metrics/slo parses and judges).
 struct GoodputSpec {
@@ -49,17 +54,19 @@ struct GoodputSpec {
 struct RunFacts {
   int max_concurrency = 1;  ///< the configured in-flight cap
   bool stream = true;
-  bool open_loop = false;   ///< requests had intended send times (--request-rate): the *_FromIntended rows
+  bool open_loop =
+      false;  ///< requests had intended send times (--request-rate): the *_FromIntended rows
   bool embeddings = false;  ///< /v1/embeddings: nothing is generated, the output rows are n/a
   /// SGLang's native /generate: its bench_serving splits each chunk gap over the chunk's new
   /// tokens (meta_info.completion_tokens deltas) for ITL, where on OpenAI endpoints it does not.
   bool native_generate = false;
-  double implied_cache_hit = -1;  ///< trace replay: the prompt share its hash_ids put in cache (-1 = none)
+  double implied_cache_hit =
+      -1;  ///< trace replay: the prompt share its hash_ids put in cache (-1 = none)
   /// The API's defined finish reasons, comma-separated, and the one that means the output cap cut
   /// the answer (client::ApiCaps): metrics/quality's integrity counts; "" = nothing generated.
   std::string finish_reasons = "stop,length,tool_calls,content_filter,function_call";
   std::string cap_reason = "length";
-  GoodputSpec goodput{};    ///< empty: no goodput rows
+  GoodputSpec goodput{};  ///< empty: no goodput rows
 };
 
 enum class Unit { Ms, TokensPerS, Tokens, Requests, ReqPerS, None };
@@ -85,9 +92,10 @@ struct Common {
 
 /// Multi-turn sessions: the requests of one turn index (turn 1 is the first), as means.
 struct TurnRow {
-  int64_t turn = 0;        ///< 1-based
-  int64_t requests = 0;    ///< successful requests of this turn
-  std::optional<double> ttft_ms, e2el_ms, input_tokens, cached_tokens;  ///< means; empty when none told it
+  int64_t turn = 0;      ///< 1-based
+  int64_t requests = 0;  ///< successful requests of this turn
+  std::optional<double> ttft_ms, e2el_ms, input_tokens,
+      cached_tokens;  ///< means; empty when none told it
 };
 
 struct MetricSet {
@@ -95,14 +103,16 @@ struct MetricSet {
   std::vector<TurnRow> turns;  ///< multi-turn runs only (tokbench's definitions): per turn index
   std::vector<Row> rows;
   std::vector<Common> common;
-  std::vector<Row> extra_rows;     ///< not in the AISBench table: TTFT to first event, send lag, ICL
+  std::vector<Row> extra_rows;  ///< not in the AISBench table: TTFT to first event, send lag, ICL
   int64_t observed_max_concurrency = 0;
-  int64_t itl_estimated_requests = 0;  ///< requests whose per-chunk token counts were inferred
+  int64_t itl_estimated_requests = 0;     ///< requests whose per-chunk token counts were inferred
   int64_t output_tokens_from_chunks = 0;  ///< requests without usage: tokens = text chunks
-  int64_t token_mismatches = 0;  ///< usage and the local tokenizer disagree on output tokens
-  std::vector<std::string> notes;         ///< caveats of the headline figures: every view shows them
-  std::vector<std::string> detail_notes;  ///< about the extra rows only: the full tables and the files, not the summary
-  Quality quality;  ///< what came back: accuracy, integrity, determinism (the same in every definition set)
+  int64_t token_mismatches = 0;    ///< usage and the local tokenizer disagree on output tokens
+  std::vector<std::string> notes;  ///< caveats of the headline figures: every view shows them
+  std::vector<std::string>
+      detail_notes;  ///< about the extra rows only: the full tables and the files, not the summary
+  Quality quality;   ///< what came back: accuracy, integrity, determinism (the same in every
+                     ///< definition set)
 
   const Row* row(std::string_view name) const;
   const Common* common_metric(std::string_view key) const;
@@ -111,7 +121,8 @@ struct MetricSet {
 /// A statistic by name: mean, median (or p50), p75, p90, p99, min, max; nullopt for another name.
 std::optional<double> statistic(const Summary& s, std::string_view stat);
 /// That statistic of a row of `m` (extra rows included); nullopt when the row is absent or n/a.
-std::optional<double> row_statistic(const MetricSet& m, std::string_view row, std::string_view stat);
+std::optional<double> row_statistic(const MetricSet& m, std::string_view row,
+                                    std::string_view stat);
 
 /// Computes the statistics of a stream of records under several definition sets in one pass:
 /// add() every record (warm-up records are ignored) in the order they were written, then
@@ -121,7 +132,8 @@ class MetricsPass {
  public:
   /// Sets also named in `side_only` are wanted only for their side-by-side column (TTFT, TPOT,
   /// ITL, E2EL, output throughput): their per-request token rows are not computed (n/a).
-  MetricsPass(const RunFacts& facts, const std::vector<Definitions>& sets, const std::vector<Definitions>& side_only = {});
+  MetricsPass(const RunFacts& facts, const std::vector<Definitions>& sets,
+              const std::vector<Definitions>& side_only = {});
   ~MetricsPass();
   MetricsPass(MetricsPass&&) noexcept;
   void add(const record::RequestRecord& r);
@@ -148,20 +160,24 @@ int64_t input_tokens(const record::RequestRecord& r);
 /// tokens contributes k equal gaps; extra tokens in the first chunk give zero gaps), as
 /// fn(gap_ns, count) in chunk order, so that no allocation is sized by a token count the server
 /// sent. Returns true when per-chunk token counts had to be spread evenly (estimated).
-bool for_each_token_gap(const record::RequestRecord& r, const std::function<void(double gap_ns, int64_t count)>& fn);
+bool for_each_token_gap(const record::RequestRecord& r,
+                        const std::function<void(double gap_ns, int64_t count)>& fn);
 
 /// When one successful request's output tokens arrived, as fn(t_ns, tokens) in chunk order: a text
 /// chunk carries its usage delta when the server sent per-chunk usage, else the output spread
 /// evenly over the text chunks; a non-streaming answer (or one with no text chunk) arrives whole
 /// at its end. Returns true when tokens were spread (an estimate: chunks are not tokens).
-bool for_each_token_arrival(const record::RequestRecord& r, const std::function<void(int64_t t_ns, double tokens)>& fn);
+bool for_each_token_arrival(const record::RequestRecord& r,
+                            const std::function<void(int64_t t_ns, double tokens)>& fn);
 
 /// n > 1: each choice is its own token stream. Calls fn once per choice with a record of that
 /// choice alone (its events, first and last token, and its share of the output tokens, in index
 /// order), or once with `r` itself when it has one choice or is not streamed. `split` is true when
 /// the shares are estimates: usage counts the choices together, and the choices' text chunks were
 /// not one token each.
-void for_each_choice(const record::RequestRecord& r, const std::function<void(const record::RequestRecord& choice, bool split)>& fn);
+void for_each_choice(
+    const record::RequestRecord& r,
+    const std::function<void(const record::RequestRecord& choice, bool split)>& fn);
 
 /// The same gaps expanded into a vector (tests and small records only).
 std::vector<double> per_token_gaps_ns(const record::RequestRecord& r, bool* estimated);
@@ -174,22 +190,22 @@ struct PeerTiming {
 };
 PeerTiming peer_timing(const record::RequestRecord& r, Definitions d);
 /// The request's inter-chunk gaps under that peer's rules, in chunk order.
-void for_each_peer_gap(const record::RequestRecord& r, Definitions d, const std::function<void(double gap_ns)>& fn,
-                       bool native_generate = false);
+void for_each_peer_gap(const record::RequestRecord& r, Definitions d,
+                       const std::function<void(double gap_ns)>& fn, bool native_generate = false);
 
 /// One column of the side-by-side definitions table: the same records under one tool's rules.
 struct DefinitionColumn {
   Definitions definitions;
   std::optional<Summary> ttft, tpot, itl, e2el;  ///< ms; empty when not applicable
-  double output_token_throughput = 0;           ///< token/s over that tool's duration
+  double output_token_throughput = 0;            ///< token/s over that tool's duration
 };
 
 /// The column of one computed MetricSet.
 DefinitionColumn definition_column(const MetricSet& m);
 
 /// The records under every definition set (streaming runs), for "how much is definition".
-std::vector<DefinitionColumn> definitions_side_by_side(const std::vector<record::RequestRecord>& records,
-                                                       const RunFacts& facts);
+std::vector<DefinitionColumn> definitions_side_by_side(
+    const std::vector<record::RequestRecord>& records, const RunFacts& facts);
 
 /// The value of one metric for one request under tokbench's definitions (measured, successful
 /// requests only; nullopt otherwise): "E2EL", "TTFT", "TPOT" in ms, "OutputTokenThroughput" in

@@ -26,7 +26,8 @@ Summary round_summary(Summary s, double scale) {
   return s;
 }
 
-Row ais_row(std::string name, Unit unit, Samples& values, double scale, int64_t n_override, std::string na) {
+Row ais_row(std::string name, Unit unit, Samples& values, double scale, int64_t n_override,
+            std::string na) {
   Row row{std::move(name), unit, std::nullopt, {}, {}};
   if (values.empty()) {
     row.na_reason = std::move(na);
@@ -40,7 +41,8 @@ Row ais_row(std::string name, Unit unit, Samples& values, double scale, int64_t 
 
 class AisbenchAccumulator final : public Accumulator {
  public:
-  AisbenchAccumulator(const RunFacts& facts, bool side_only) : facts_(facts), side_only_(side_only) {}
+  AisbenchAccumulator(const RunFacts& facts, bool side_only)
+      : facts_(facts), side_only_(side_only) {}
 
   void add(const RequestRecord& r) override {
     ++t_.total;
@@ -75,7 +77,8 @@ class AisbenchAccumulator final : public Accumulator {
     const double first = tp_[1] - tp_[0];
     push_summed(ttft_, ttft_sum_, first);
     push_summed(tpot_, tpot_sum_, out > 1 ? (latency - first) / static_cast<double>(out - 1) : 0.0);
-    if (!side_only_) push_summed(prefill_tput_, prefill_sum_, first > 0 ? static_cast<double>(in) / first : 0.0);
+    if (!side_only_)
+      push_summed(prefill_tput_, prefill_sum_, first > 0 ? static_cast<double>(in) / first : 0.0);
     bool any_nonzero = false;
     for (size_t i = 2; i < tp_.size(); ++i) {
       itl_.push(tp_[i] - tp_[i - 1]);
@@ -91,14 +94,21 @@ class AisbenchAccumulator final : public Accumulator {
     if (t_.success > 0) t_.duration_ns = (max_end_ - min_start_) * kNsPerS;
     const std::string dropped = facts_.stream ? "dropped (all zero)" : "non-streaming";
     m.rows.push_back(ais_row("E2EL", Unit::Ms, e2el_, 1000, -1, "no successful request"));
-    m.rows.push_back(ttft_sum_ > 1e-12 ? ais_row("TTFT", Unit::Ms, ttft_, 1000, -1, "") : na_row("TTFT", Unit::Ms, dropped));
-    m.rows.push_back(tpot_sum_ > 1e-12 ? ais_row("TPOT", Unit::Ms, tpot_, 1000, itl_n_, "") : na_row("TPOT", Unit::Ms, dropped));
-    m.rows.push_back(has_itl_ ? ais_row("ITL", Unit::Ms, itl_, 1000, itl_n_, "") : na_row("ITL", Unit::Ms, dropped));
+    m.rows.push_back(ttft_sum_ > 1e-12 ? ais_row("TTFT", Unit::Ms, ttft_, 1000, -1, "")
+                                       : na_row("TTFT", Unit::Ms, dropped));
+    m.rows.push_back(tpot_sum_ > 1e-12 ? ais_row("TPOT", Unit::Ms, tpot_, 1000, itl_n_, "")
+                                       : na_row("TPOT", Unit::Ms, dropped));
+    m.rows.push_back(has_itl_ ? ais_row("ITL", Unit::Ms, itl_, 1000, itl_n_, "")
+                              : na_row("ITL", Unit::Ms, dropped));
     m.rows.push_back(ais_row("InputTokens", Unit::Tokens, in_tok_, 1, -1, "no successful request"));
-    m.rows.push_back(ais_row("OutputTokens", Unit::Tokens, out_tok_, 1, -1, "no successful request"));
-    m.rows.push_back(ais_row("OutputTokenThroughput", Unit::TokensPerS, out_tput_, 1, -1, "no successful request"));
-    m.rows.push_back(prefill_sum_ > 0 ? ais_row("PrefillTokenThroughput", Unit::TokensPerS, prefill_tput_, 1, -1, "")
-                                      : na_row("PrefillTokenThroughput", Unit::TokensPerS, dropped));
+    m.rows.push_back(
+        ais_row("OutputTokens", Unit::Tokens, out_tok_, 1, -1, "no successful request"));
+    m.rows.push_back(ais_row("OutputTokenThroughput", Unit::TokensPerS, out_tput_, 1, -1,
+                             "no successful request"));
+    m.rows.push_back(
+        prefill_sum_ > 0
+            ? ais_row("PrefillTokenThroughput", Unit::TokensPerS, prefill_tput_, 1, -1, "")
+            : na_row("PrefillTokenThroughput", Unit::TokensPerS, dropped));
     add_common(m, t_, facts_, true);
     return m;
   }
@@ -111,7 +121,8 @@ class AisbenchAccumulator final : public Accumulator {
   }
 
   void columns(std::vector<std::pair<Samples*, PercentileMethod>>& out) override {
-    add_columns(out, PercentileMethod::Linear, {&e2el_, &ttft_, &tpot_, &itl_, &in_tok_, &out_tok_, &out_tput_, &prefill_tput_});
+    add_columns(out, PercentileMethod::Linear,
+                {&e2el_, &ttft_, &tpot_, &itl_, &in_tok_, &out_tok_, &out_tput_, &prefill_tput_});
   }
 
   RunFacts facts_;
@@ -130,9 +141,9 @@ class AisbenchAccumulator final : public Accumulator {
 struct PeerRules {
   enum class First { EventWithChoices, Text } first;
   enum class End { LastWithChoices, LastEvent, Done } end;
-  bool itl_text_chunks_only;       // SGLang: gaps between content chunks; others: chunks with choices
-  bool zero_tpot_for_short;        // EvalScope keeps TPOT 0 for outputs of <= 1 token
-  bool duration_to_done;           // vLLM/SGLang: dispatch .. gather end; EvalScope: .. last completion
+  bool itl_text_chunks_only;  // SGLang: gaps between content chunks; others: chunks with choices
+  bool zero_tpot_for_short;   // EvalScope keeps TPOT 0 for outputs of <= 1 token
+  bool duration_to_done;      // vLLM/SGLang: dispatch .. gather end; EvalScope: .. last completion
   PercentileMethod pct;
 };
 
@@ -140,9 +151,14 @@ PeerRules rules_for(Definitions d) {
   using F = PeerRules::First;
   using E = PeerRules::End;
   switch (d) {
-    case Definitions::Evalscope: return {F::EventWithChoices, E::LastEvent, false, true, false, PercentileMethod::NearestLower};
-    case Definitions::Vllm: return {F::EventWithChoices, E::LastWithChoices, false, false, true, PercentileMethod::Linear};
-    default: return {F::Text, E::Done, true, false, true, PercentileMethod::Linear};  // Sglang
+    case Definitions::Evalscope:
+      return {F::EventWithChoices,           E::LastEvent, false, true, false,
+              PercentileMethod::NearestLower};
+    case Definitions::Vllm:
+      return {F::EventWithChoices,     E::LastWithChoices, false, false, true,
+              PercentileMethod::Linear};
+    default:
+      return {F::Text, E::Done, true, false, true, PercentileMethod::Linear};  // Sglang
   }
 }
 
@@ -165,8 +181,8 @@ PeerTiming peer_timing(const RequestRecord& r, Definitions d) {
   return t;
 }
 
-void for_each_peer_gap(const RequestRecord& r, Definitions d, const std::function<void(double gap_ns)>& fn,
-                       bool native_generate) {
+void for_each_peer_gap(const RequestRecord& r, Definitions d,
+                       const std::function<void(double gap_ns)>& fn, bool native_generate) {
   const bool text_only = rules_for(d).itl_text_chunks_only;
   // bench_serving's native /generate backend: a gap is split evenly over the chunk's new tokens
   // (meta_info.completion_tokens deltas): [gap / k] * k.
@@ -174,10 +190,12 @@ void for_each_peer_gap(const RequestRecord& r, Definitions d, const std::functio
   int64_t prev = kNone, prev_cum = 0;
   for (const auto& c : r.chunks) {
     if (text_only ? !c.has_text() : c.kind == ChunkKind::Usage) continue;
-    const int64_t k = split && c.cum_tokens >= 0 ? std::max<int64_t>(1, c.cum_tokens - prev_cum) : 1;
+    const int64_t k =
+        split && c.cum_tokens >= 0 ? std::max<int64_t>(1, c.cum_tokens - prev_cum) : 1;
     if (c.cum_tokens >= 0) prev_cum = c.cum_tokens;
     if (prev != kNone) {
-      for (int64_t i = 0; i < k; ++i) fn(static_cast<double>(c.t_ns - prev) / static_cast<double>(k));
+      for (int64_t i = 0; i < k; ++i)
+        fn(static_cast<double>(c.t_ns - prev) / static_cast<double>(k));
     }
     prev = c.t_ns;
   }
@@ -201,7 +219,9 @@ class PeerAccumulator final : public Accumulator {
     t_.sum_e2el_ns += e2e;
     e2el_.push(e2e / kNsPerMs);
     const int64_t out = output_tokens(r);
-    const int64_t in = r.expected_prompt_tokens != kNone && d_ == Definitions::Sglang ? r.expected_prompt_tokens : input_tokens(r);
+    const int64_t in = r.expected_prompt_tokens != kNone && d_ == Definitions::Sglang
+                           ? r.expected_prompt_tokens
+                           : input_tokens(r);
     t_.output_tokens = add_tokens(t_.output_tokens, out);
     if (!side_only_) out_tok_.push(static_cast<double>(out));
     if (e2e > 0 && !side_only_) out_tput_.push(static_cast<double>(out) / (e2e / kNsPerS));
@@ -213,13 +233,15 @@ class PeerAccumulator final : public Accumulator {
     if (!r.stream || first == kNone) return;
     const double first_ns = static_cast<double>(first - r.sent_ns);
     ttft_.push(first_ns / kNsPerMs);
-    if (in != kNone && first_ns > 0 && !side_only_) prefill_tput_.push(static_cast<double>(in) / (first_ns / kNsPerS));
+    if (in != kNone && first_ns > 0 && !side_only_)
+      prefill_tput_.push(static_cast<double>(in) / (first_ns / kNsPerS));
     if (out > 1) {
       tpot_.push((e2e - first_ns) / kNsPerMs / static_cast<double>(out - 1));
     } else if (rule_.zero_tpot_for_short) {
       tpot_.push(0.0);
     }
-    for_each_peer_gap(r, d_, [&](double gap_ns) { itl_.push(gap_ns / kNsPerMs); }, facts_.native_generate);
+    for_each_peer_gap(
+        r, d_, [&](double gap_ns) { itl_.push(gap_ns / kNsPerMs); }, facts_.native_generate);
   }
 
   MetricSet finish() override {
@@ -244,7 +266,8 @@ class PeerAccumulator final : public Accumulator {
 
  private:
   void columns(std::vector<std::pair<Samples*, PercentileMethod>>& out) override {
-    add_columns(out, rule_.pct, {&e2el_, &ttft_, &tpot_, &itl_, &in_tok_, &out_tok_, &out_tput_, &prefill_tput_});
+    add_columns(out, rule_.pct,
+                {&e2el_, &ttft_, &tpot_, &itl_, &in_tok_, &out_tok_, &out_tput_, &prefill_tput_});
   }
 
   RunFacts facts_;
@@ -262,7 +285,8 @@ namespace detail {
 std::unique_ptr<Accumulator> make_aisbench_accumulator(const RunFacts& facts, bool side_only) {
   return std::make_unique<AisbenchAccumulator>(facts, side_only);
 }
-std::unique_ptr<Accumulator> make_peer_accumulator(const RunFacts& facts, Definitions d, bool side_only) {
+std::unique_ptr<Accumulator> make_peer_accumulator(const RunFacts& facts, Definitions d,
+                                                   bool side_only) {
   return std::make_unique<PeerAccumulator>(facts, d, side_only);
 }
 }  // namespace detail

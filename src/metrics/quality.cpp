@@ -6,7 +6,8 @@
 
 namespace tokbench::metrics {
 
-QualityPass::QualityPass(std::string finish_reasons, std::string cap_reason) : cap_reason_(std::move(cap_reason)) {
+QualityPass::QualityPass(std::string finish_reasons, std::string cap_reason)
+    : cap_reason_(std::move(cap_reason)) {
   for (size_t b = 0; b < finish_reasons.size();) {
     size_t e = finish_reasons.find(',', b);
     if (e == std::string::npos) e = finish_reasons.size();
@@ -19,15 +20,24 @@ void QualityPass::add(const record::RequestRecord& r) {
   using record::AnswerMark;
   AnswerTally& a = q_.answers;
   if (!r.ok()) {
-    // The key is not saved: read back, a failed request that had one carries a mark (the recorder's).
-    if (r.answer_key.kind != core::AnswerKey::Kind::None || r.answer_mark != AnswerMark::None) ++a.failed;
+    // The key is not saved: read back, a failed request that had one carries a mark (the
+    // recorder's).
+    if (r.answer_key.kind != core::AnswerKey::Kind::None || r.answer_mark != AnswerMark::None)
+      ++a.failed;
     return;
   }
   switch (r.answer_mark) {
-    case AnswerMark::Right: ++a.right; break;
-    case AnswerMark::Wrong: ++a.wrong; break;
-    case AnswerMark::Unscored: ++a.unscored; break;
-    case AnswerMark::None: break;
+    case AnswerMark::Right:
+      ++a.right;
+      break;
+    case AnswerMark::Wrong:
+      ++a.wrong;
+      break;
+    case AnswerMark::Unscored:
+      ++a.unscored;
+      break;
+    case AnswerMark::None:
+      break;
   }
   if (defined_.empty()) return;  // nothing generated (embeddings): no output to judge
   Integrity& in = q_.integrity;
@@ -59,10 +69,11 @@ Quality QualityPass::finish() const {
 std::string Quality::accuracy_text() const {
   if (!answers.any()) return {};
   const WilsonInterval w = answers.interval();
-  std::string out = answers.scored() > 0
-                        ? fmt::format("accuracy {:.3f} [{:.3f}, {:.3f}] (95% Wilson interval; {} of {} right", w.p, w.low,
-                                      w.high, answers.right, answers.scored())
-                        : std::string("accuracy n/a (no output could be scored");
+  std::string out =
+      answers.scored() > 0
+          ? fmt::format("accuracy {:.3f} [{:.3f}, {:.3f}] (95% Wilson interval; {} of {} right",
+                        w.p, w.low, w.high, answers.right, answers.scored())
+          : std::string("accuracy n/a (no output could be scored");
   out += fmt::format("; {} unscored", answers.unscored);
   if (answers.failed > 0) out += fmt::format("; {} failed, not scored", answers.failed);
   return out + ")";
@@ -72,30 +83,42 @@ std::vector<std::string> Quality::warnings() const {
   std::vector<std::string> out;
   const Integrity& in = integrity;
   if (answers.unscored > 0)
-    out.push_back(fmt::format("{} output(s) gave no answer the rule could read: unscored, outside the accuracy (\"right\": "
-                              "null in the details; --keep-outputs N writes outputs to read)", answers.unscored));
+    out.push_back(
+        fmt::format("{} output(s) gave no answer the rule could read: unscored, outside the "
+                    "accuracy (\"right\": "
+                    "null in the details; --keep-outputs N writes outputs to read)",
+                    answers.unscored));
   if (in.empty > 0 && !all_empty())
-    out.push_back(fmt::format("{} of {} successful output(s) were empty (no generated text): output_chars 0 in the details",
-                              in.empty, in.outputs));
+    out.push_back(
+        fmt::format("{} of {} successful output(s) were empty (no generated text): output_chars 0 "
+                    "in the details",
+                    in.empty, in.outputs));
   // A cut answer matters when answers are read; a throughput run caps its outputs on purpose (the
   // count stays in result.json).
   if (in.truncated > 0 && (answers.any() || in.text_checked > 0))
-    out.push_back(fmt::format("{} of {} output(s) were cut by the output cap without ignore_eos (finish_reason length): "
-                              "their answers may be incomplete; raise --max-tokens", in.truncated, in.outputs));
+    out.push_back(fmt::format(
+        "{} of {} output(s) were cut by the output cap without ignore_eos (finish_reason length): "
+        "their answers may be incomplete; raise --max-tokens",
+        in.truncated, in.outputs));
   if (in.repeating > 0)
-    out.push_back(fmt::format("{} of {} output(s) end in runaway repetition (a 1-32 word run repeated 4+ times over 16+ "
-                              "words): a decoding fault, or too high a --max-tokens with ignore_eos",
-                              in.repeating, in.text_checked));
+    out.push_back(fmt::format(
+        "{} of {} output(s) end in runaway repetition (a 1-32 word run repeated 4+ times over 16+ "
+        "words): a decoding fault, or too high a --max-tokens with ignore_eos",
+        in.repeating, in.text_checked));
   if (in.invalid_utf8 > 0)
-    out.push_back(fmt::format("{} of {} output(s) are not valid UTF-8: a detokenizer or a proxy cut a character",
-                              in.invalid_utf8, in.text_checked));
+    out.push_back(fmt::format(
+        "{} of {} output(s) are not valid UTF-8: a detokenizer or a proxy cut a character",
+        in.invalid_utf8, in.text_checked));
   if (in.unknown_finish > 0)
-    out.push_back(fmt::format("{} output(s) ended with a finish_reason the API does not define (first: '{}'): an aborted "
-                              "or failed generation the server called a success", in.unknown_finish, in.unknown_example));
+    out.push_back(fmt::format(
+        "{} output(s) ended with a finish_reason the API does not define (first: '{}'): an aborted "
+        "or failed generation the server called a success",
+        in.unknown_finish, in.unknown_example));
   if (determinism.distinct > 1)
-    out.push_back(fmt::format("the {} identical probe request(s) gave {} different outputs: greedy decoding is not "
-                              "deterministic on this server (batch-dependent kernels, speculative decoding, or a fault)",
-                              determinism.probes, determinism.distinct));
+    out.push_back(fmt::format(
+        "the {} identical probe request(s) gave {} different outputs: greedy decoding is not "
+        "deterministic on this server (batch-dependent kernels, speculative decoding, or a fault)",
+        determinism.probes, determinism.distinct));
   return out;
 }
 

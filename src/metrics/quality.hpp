@@ -32,15 +32,16 @@ struct AnswerTally {
 };
 
 struct Integrity {
-  int64_t outputs = 0;       ///< successful measured requests of an API that generates
-  int64_t empty = 0;         ///< no generated text, reasoning or tool call
-  int64_t truncated = 0;     ///< ended by the output cap (finish reason "length" or the API's word) without ignore_eos
-  int64_t text_checked = 0;  ///< outputs whose text was read (--check-answers)
-  int64_t repeating = 0;     ///< of those: runaway repetition at the end (metrics/answers' rule)
-  int64_t invalid_utf8 = 0;  ///< of those: not well-formed UTF-8
-  int64_t unknown_finish = 0;     ///< a finish reason the API does not define
-  std::string unknown_example;    ///< the first such reason
-  int64_t no_finish = 0;          ///< no finish reason at all
+  int64_t outputs = 0;  ///< successful measured requests of an API that generates
+  int64_t empty = 0;    ///< no generated text, reasoning or tool call
+  int64_t truncated =
+      0;  ///< ended by the output cap (finish reason "length" or the API's word) without ignore_eos
+  int64_t text_checked = 0;     ///< outputs whose text was read (--check-answers)
+  int64_t repeating = 0;        ///< of those: runaway repetition at the end (metrics/answers' rule)
+  int64_t invalid_utf8 = 0;     ///< of those: not well-formed UTF-8
+  int64_t unknown_finish = 0;   ///< a finish reason the API does not define
+  std::string unknown_example;  ///< the first such reason
+  int64_t no_finish = 0;        ///< no finish reason at all
 };
 
 struct Determinism {
@@ -54,7 +55,8 @@ struct Quality {
   Determinism determinism;
   /// Every successful output was empty: the token figures measure nothing (INVALID).
   bool all_empty() const { return integrity.outputs > 0 && integrity.empty == integrity.outputs; }
-  /// "accuracy 0.750 [0.727, 0.772] (95% Wilson, 990 of 1319 right; 0 unscored)" ("" when no reference).
+  /// "accuracy 0.750 [0.727, 0.772] (95% Wilson, 990 of 1319 right; 0 unscored)" ("" when no
+  /// reference).
   std::string accuracy_text() const;
   /// The counts worth a warning, each a sentence that names what to look at.
   std::vector<std::string> warnings() const;
@@ -65,7 +67,8 @@ struct Quality {
 class QualityPass {
  public:
   QualityPass(std::string finish_reasons, std::string cap_reason);
-  void add(const record::RequestRecord& r);  ///< measured records (the caller skips warm-up and cut ones)
+  void add(const record::RequestRecord&
+               r);  ///< measured records (the caller skips warm-up and cut ones)
   Quality finish() const;
 
  private:

@@ -39,7 +39,8 @@ double value_of(uint64_t k) {
 // comparison sort of a 16 Ki spill costs 14 comparisons an entry.
 void sort_entries(std::vector<Samples::Entry>& v) {
   if (v.size() < 64) {
-    std::sort(v.begin(), v.end(), [](const Samples::Entry& a, const Samples::Entry& b) { return a.v < b.v; });
+    std::sort(v.begin(), v.end(),
+              [](const Samples::Entry& a, const Samples::Entry& b) { return a.v < b.v; });
     return;
   }
   struct Keyed {
@@ -78,7 +79,8 @@ void coalesce(std::vector<Samples::Entry>& v) {
   size_t out = 0;
   for (size_t i = 0; i < v.size(); ++i) {
     int64_t merged = 0;
-    if (out > 0 && v[out - 1].v == v[i].v && !__builtin_add_overflow(v[out - 1].n, v[i].n, &merged)) {
+    if (out > 0 && v[out - 1].v == v[i].v &&
+        !__builtin_add_overflow(v[out - 1].n, v[i].n, &merged)) {
       v[out - 1].n = merged;
     } else {
       v[out++] = v[i];
@@ -115,14 +117,16 @@ void Samples::push(double v, int64_t count) {
   if (count <= 0) return;
   summary_.reset();
   int64_t merged = 0;
-  if (!buf_.empty() && buf_.back().v == v && !__builtin_add_overflow(buf_.back().n, count, &merged)) {
+  if (!buf_.empty() && buf_.back().v == v &&
+      !__builtin_add_overflow(buf_.back().n, count, &merged)) {
     buf_.back().n = merged;  // equal neighbours (k gaps of one chunk) are one entry
   } else {
     if (buf_.size() >= cap_) spill();
     if (!buf_.empty() && v < buf_.back().v) buf_sorted_ = false;
     buf_.push_back({v, count});
   }
-  if (__builtin_add_overflow(total_, count, &total_)) total_ = INT64_MAX;  // a bogus count saturates, never wraps
+  if (__builtin_add_overflow(total_, count, &total_))
+    total_ = INT64_MAX;  // a bogus count saturates, never wraps
 }
 
 void Samples::spill() {
@@ -132,19 +136,25 @@ void Samples::spill() {
   if (!file_) {
     file_ = std::tmpfile();
     if (!file_) {
-      throw std::runtime_error(fmt::format("cannot create a temporary file for statistics in {}: {} (set TMPDIR to a "
-                                           "writable folder with free space)", tmp_dir(), std::strerror(errno)));
+      throw std::runtime_error(
+          fmt::format("cannot create a temporary file for statistics in {}: {} (set TMPDIR to a "
+                      "writable folder with free space)",
+                      tmp_dir(), std::strerror(errno)));
     }
   }
   std::fseek(file_, 0, SEEK_END);
-  if (std::fwrite(buf_.data(), sizeof(Entry), buf_.size(), file_) != buf_.size() || std::fflush(file_) != 0) {
-    throw std::runtime_error(fmt::format("cannot spill statistics to a temporary file in {}: {} (free some space or "
-                                         "set TMPDIR)", tmp_dir(), std::strerror(errno)));
+  if (std::fwrite(buf_.data(), sizeof(Entry), buf_.size(), file_) != buf_.size() ||
+      std::fflush(file_) != 0) {
+    throw std::runtime_error(
+        fmt::format("cannot spill statistics to a temporary file in {}: {} (free some space or "
+                    "set TMPDIR)",
+                    tmp_dir(), std::strerror(errno)));
   }
   runs_.push_back({file_entries_, static_cast<int64_t>(buf_.size())});
   file_entries_ += static_cast<int64_t>(buf_.size());
   buf_.clear();
-  if (runs_.size() % kRunsBeforeGrowth == 0) cap_ *= 2;  // longer runs: a merge stays a few hundred wide
+  if (runs_.size() % kRunsBeforeGrowth == 0)
+    cap_ *= 2;  // longer runs: a merge stays a few hundred wide
 }
 
 Samples::Reader::Reader(Samples& s) : s_(s) {
@@ -165,9 +175,11 @@ Samples::Reader::Reader(Samples& s) : s_(s) {
 
 bool Samples::Reader::refill(Cursor& c) {
   if (c.memory || c.next >= c.end) return false;
-  const auto n = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(kReadEntries), c.end - c.next));
+  const auto n =
+      static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(kReadEntries), c.end - c.next));
   c.block.resize(n);
-  if (std::fseek(s_.file_, static_cast<long>(c.next * static_cast<int64_t>(sizeof(Entry))), SEEK_SET) != 0 ||
+  if (std::fseek(s_.file_, static_cast<long>(c.next * static_cast<int64_t>(sizeof(Entry))),
+                 SEEK_SET) != 0 ||
       std::fread(c.block.data(), sizeof(Entry), n, s_.file_) != n) {
     throw std::runtime_error(fmt::format("cannot read back spilled statistics in {}", tmp_dir()));
   }
@@ -238,7 +250,7 @@ Summary Samples::summarize(PercentileMethod method) {
   }
   double sum = 0.0;
   long double d1 = 0, d2 = 0;  // Σ(v − min), Σ(v − min)²: the spread, shifted for precision
-  int64_t rank = 0;  // rank of the next value
+  int64_t rank = 0;            // rank of the next value
   bool first = true;
   Reader reader(*this);
   for (Entry e{}; reader.next(e);) {

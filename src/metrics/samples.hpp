@@ -44,7 +44,8 @@ class Samples {
   /// column has its own file: columns are independent). Not thread-safe on one column.
   void precompute(PercentileMethod method) { summarize(method); }
 
-  /// Every (value, count) entry in ascending order of value (equal values may come as several entries).
+  /// Every (value, count) entry in ascending order of value (equal values may come as several
+  /// entries).
   void for_each_sorted(const std::function<void(double value, int64_t count)>& fn);
 
   struct Entry {

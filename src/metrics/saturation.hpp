@@ -23,15 +23,17 @@ inline constexpr int kSaturationWindows = 4;
 /// How end.json's stop_reason begins for a point the rule stopped (its verdict: SATURATED).
 inline constexpr std::string_view kSaturatedStopReason = "saturated: ";
 inline constexpr const char* kSaturationRule =
-    "over 4 consecutive windows (the first window of the phase excluded), the requests in flight rose at every window "
-    "end to at least 1.5x (and 4 more than) the first, the mean TTFT rose at every window to at least 1.5x the first, "
+    "over 4 consecutive windows (the first window of the phase excluded), the requests in flight "
+    "rose at every window "
+    "end to at least 1.5x (and 4 more than) the first, the mean TTFT rose at every window to at "
+    "least 1.5x the first, "
     "and output tokens/s stayed flat (highest window within 25% of the lowest)";
 
 struct SaturationWindow {
-  double end_s = 0;                 ///< when it closed, seconds into the measured phase
-  int64_t in_flight = 0;            ///< requests sent and not yet ended, at its end
-  double output_tokens_per_s = 0;   ///< output tokens of the requests that ended in it, per second
-  std::optional<double> ttft_ms;    ///< mean TTFT of the requests that ended in it
+  double end_s = 0;                ///< when it closed, seconds into the measured phase
+  int64_t in_flight = 0;           ///< requests sent and not yet ended, at its end
+  double output_tokens_per_s = 0;  ///< output tokens of the requests that ended in it, per second
+  std::optional<double> ttft_ms;   ///< mean TTFT of the requests that ended in it
 };
 
 class SaturationDetector {

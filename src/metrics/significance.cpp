@@ -82,7 +82,8 @@ double beta_fraction(double a, double b, double x) {
 double incomplete_beta(double a, double b, double x) {
   if (x <= 0) return 0;
   if (x >= 1) return 1;
-  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x));
+  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
+                                a * std::log(x) + b * std::log1p(-x));
   if (x < (a + 1) / (a + b + 2)) return front * beta_fraction(a, b, x) / a;
   return 1 - front * beta_fraction(b, a, 1 - x) / b;
 }
@@ -128,7 +129,8 @@ ConfidenceInterval confidence_interval(const std::vector<double>& values, double
   ci.stdev = std::sqrt(sample_variance(values, ci.mean));
   ci.std_error = ci.stdev / std::sqrt(static_cast<double>(values.size()));
   ci.cv = ci.mean != 0 ? ci.stdev / std::abs(ci.mean) : 0;
-  ci.half_width = student_t_quantile((1 + level) / 2, static_cast<double>(values.size() - 1)) * ci.std_error;
+  ci.half_width =
+      student_t_quantile((1 + level) / 2, static_cast<double>(values.size() - 1)) * ci.std_error;
   ci.low = ci.mean - ci.half_width;
   ci.high = ci.mean + ci.half_width;
   return ci;
@@ -141,8 +143,9 @@ double welch_p_value(const std::vector<double>& a, const std::vector<double>& b)
   const double vb = sample_variance(b, mb) / static_cast<double>(b.size());
   if (va + vb == 0) return ma == mb ? 1 : 0;
   const double t = (ma - mb) / std::sqrt(va + vb);
-  const double df = (va + vb) * (va + vb) /
-                    (va * va / static_cast<double>(a.size() - 1) + vb * vb / static_cast<double>(b.size() - 1));
+  const double df =
+      (va + vb) * (va + vb) /
+      (va * va / static_cast<double>(a.size() - 1) + vb * vb / static_cast<double>(b.size() - 1));
   return 2 * (1 - student_t_cdf(std::abs(t), df));
 }
 

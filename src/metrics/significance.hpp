@@ -43,7 +43,8 @@ struct ConfidenceInterval {
 };
 ConfidenceInterval confidence_interval(const std::vector<double>& values, double level);
 
-/// Welch's two-sided t-test on two groups of per-run values (each needs at least 2); p = 1 otherwise.
+/// Welch's two-sided t-test on two groups of per-run values (each needs at least 2); p = 1
+/// otherwise.
 double welch_p_value(const std::vector<double>& a, const std::vector<double>& b);
 
 }  // namespace tokbench::metrics

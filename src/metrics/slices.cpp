@@ -14,8 +14,9 @@ SliceAccumulator::SliceAccumulator(double slice_s, int64_t t0_ns, int64_t span_n
   if (wanted > kMaxSlices) {
     const int64_t factor = (wanted + kMaxSlices - 1) / kMaxSlices;
     width_ns_ *= factor;
-    note_ = fmt::format("--slice-s {} would make {} slices; widened {}x to {} s so that at most {} are kept", slice_s,
-                        wanted, factor, static_cast<double>(width_ns_) / 1e9, kMaxSlices);
+    note_ = fmt::format(
+        "--slice-s {} would make {} slices; widened {}x to {} s so that at most {} are kept",
+        slice_s, wanted, factor, static_cast<double>(width_ns_) / 1e9, kMaxSlices);
   }
 }
 

@@ -18,8 +18,8 @@ namespace tokbench::metrics {
 struct SliceStats {
   double start_s = 0, end_s = 0;  ///< since the first measured send
   int64_t sent = 0, failed = 0, completed = 0;
-  double output_tokens = 0;        ///< tokens whose chunk arrived in the slice
-  Summary ttft, tpot, e2el;        ///< ms; n = 0 when none
+  double output_tokens = 0;  ///< tokens whose chunk arrived in the slice
+  Summary ttft, tpot, e2el;  ///< ms; n = 0 when none
   double request_throughput() const { return static_cast<double>(completed) / (end_s - start_s); }
   double output_token_throughput() const { return output_tokens / (end_s - start_s); }
 };

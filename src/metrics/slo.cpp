@@ -38,7 +38,8 @@ std::vector<std::string_view> split_any(std::string_view text, std::string_view 
   size_t i = 0;
   while (i < text.size()) {
     const size_t j = text.find_first_of(seps, i);
-    const std::string_view part = text.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i);
+    const std::string_view part =
+        text.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i);
     if (!part.empty()) out.push_back(part);
     if (j == std::string_view::npos) break;
     i = j + 1;
@@ -64,22 +65,31 @@ GoodputSpec parse_goodput(std::string_view text) {
   for (std::string_view part : split_any(text, " ,")) {
     const size_t colon = part.find(':');
     const std::string name = lower(part.substr(0, colon));
-    const auto ms = colon == std::string_view::npos ? std::nullopt : parse_ms(part.substr(colon + 1));
-    std::optional<double>* slot = name == "ttft" ? &spec.ttft_ms : name == "tpot" ? &spec.tpot_ms : name == "e2el" ? &spec.e2el_ms : nullptr;
+    const auto ms =
+        colon == std::string_view::npos ? std::nullopt : parse_ms(part.substr(colon + 1));
+    std::optional<double>* slot = name == "ttft"   ? &spec.ttft_ms
+                                  : name == "tpot" ? &spec.tpot_ms
+                                  : name == "e2el" ? &spec.e2el_ms
+                                                   : nullptr;
     if (!slot || !ms) {
-      throw std::invalid_argument(fmt::format(
-          "--goodput: bad part '{}' (expected NAME:MS with NAME ttft, tpot or e2el, e.g. 'ttft:500 tpot:50 e2el:20000')", part));
+      throw std::invalid_argument(
+          fmt::format("--goodput: bad part '{}' (expected NAME:MS with NAME ttft, tpot or e2el, "
+                      "e.g. 'ttft:500 tpot:50 e2el:20000')",
+                      part));
     }
     *slot = *ms;
   }
-  if (spec.empty()) throw std::invalid_argument("--goodput: no SLO given (expected e.g. 'ttft:500 tpot:50 e2el:20000', in ms)");
+  if (spec.empty())
+    throw std::invalid_argument(
+        "--goodput: no SLO given (expected e.g. 'ttft:500 tpot:50 e2el:20000', in ms)");
   return spec;
 }
 
 SloResult judge_slo(const record::RequestRecord& r, const GoodputSpec& spec) {
   SloResult out;
   const bool ok = r.ok();
-  auto met = [&](const std::optional<double>& bound, std::optional<double> value, bool absent_meets) -> std::optional<bool> {
+  auto met = [&](const std::optional<double>& bound, std::optional<double> value,
+                 bool absent_meets) -> std::optional<bool> {
     if (!bound) return std::nullopt;
     if (!ok) return false;
     return value ? *value <= *bound : absent_meets;
@@ -94,35 +104,49 @@ SloResult judge_slo(const record::RequestRecord& r, const GoodputSpec& spec) {
   return out;
 }
 
-std::string RunSlo::text() const { return fmt::format("{}.{}<={}ms", lower(metric), stat, bound_ms); }
+std::string RunSlo::text() const {
+  return fmt::format("{}.{}<={}ms", lower(metric), stat, bound_ms);
+}
 
-std::optional<double> RunSlo::value(const MetricSet& m) const { return row_statistic(m, metric, stat); }
+std::optional<double> RunSlo::value(const MetricSet& m) const {
+  return row_statistic(m, metric, stat);
+}
 
 std::vector<RunSlo> parse_run_slos(std::string_view text) {
   std::vector<RunSlo> out;
   for (std::string_view part : split_any(text, ", ")) {
     const size_t dot = part.find('.'), le = part.find("<=");
     auto bad = [&] {
-      return std::invalid_argument(fmt::format(
-          "--slo: bad part '{}' (expected METRIC.STAT<=BOUND with METRIC ttft, tpot, itl or e2el, STAT mean, p50, p75, "
-          "p90, p99 or max, BOUND in ms or s, e.g. 'ttft.p99<=500ms,tpot.p90<=50ms')", part));
+      return std::invalid_argument(
+          fmt::format("--slo: bad part '{}' (expected METRIC.STAT<=BOUND with METRIC ttft, tpot, "
+                      "itl or e2el, STAT mean, p50, p75, "
+                      "p90, p99 or max, BOUND in ms or s, e.g. 'ttft.p99<=500ms,tpot.p90<=50ms')",
+                      part));
     };
     if (dot == std::string_view::npos || le == std::string_view::npos || dot > le) throw bad();
     const std::string metric = lower(part.substr(0, dot));
     const std::string stat = lower(part.substr(dot + 1, le - dot - 1));
     const auto bound = parse_ms(part.substr(le + 2));
-    const bool metric_ok = metric == "ttft" || metric == "tpot" || metric == "itl" || metric == "e2el";
-    const bool stat_ok = stat == "mean" || stat == "p50" || stat == "p75" || stat == "p90" || stat == "p99" || stat == "max";
+    const bool metric_ok =
+        metric == "ttft" || metric == "tpot" || metric == "itl" || metric == "e2el";
+    const bool stat_ok = stat == "mean" || stat == "p50" || stat == "p75" || stat == "p90" ||
+                         stat == "p99" || stat == "max";
     if (!metric_ok || !stat_ok || !bound) throw bad();
     const std::string_view bound_text = part.substr(le + 2);
     if (!bound_text.ends_with("s")) {  // a bare number is not silently taken as ms
-      throw std::invalid_argument(fmt::format("--slo: '{}' gives no unit: write {}ms (or {}s for seconds)", part, bound_text,
-                                              bound_text));
+      throw std::invalid_argument(
+          fmt::format("--slo: '{}' gives no unit: write {}ms (or {}s for seconds)", part,
+                      bound_text, bound_text));
     }
-    std::string row = metric == "e2el" ? "E2EL" : metric == "ttft" ? "TTFT" : metric == "tpot" ? "TPOT" : "ITL";
+    std::string row = metric == "e2el"   ? "E2EL"
+                      : metric == "ttft" ? "TTFT"
+                      : metric == "tpot" ? "TPOT"
+                                         : "ITL";
     out.push_back({row, stat, *bound});
   }
-  if (out.empty()) throw std::invalid_argument("--slo: no SLO given (expected e.g. 'ttft.p99<=500ms,tpot.p90<=50ms')");
+  if (out.empty())
+    throw std::invalid_argument(
+        "--slo: no SLO given (expected e.g. 'ttft.p99<=500ms,tpot.p90<=50ms')");
   return out;
 }
 
@@ -134,7 +158,8 @@ constexpr double kBroken = 1e300;
 
 class SloWindowJudge final : public record::WindowJudge {
  public:
-  explicit SloWindowJudge(std::vector<RunSlo> slos) : slos_(std::move(slos)), values_(slos_.size()) {}
+  explicit SloWindowJudge(std::vector<RunSlo> slos)
+      : slos_(std::move(slos)), values_(slos_.size()) {}
 
   void add(const record::RequestRecord& r) override {
     for (size_t i = 0; i < slos_.size(); ++i) {

@@ -16,7 +16,8 @@
 
 namespace tokbench::metrics {
 
-/// Parses a --goodput value ("ttft:500 tpot:50 e2el:20000": ms, any subset, spaces or commas); throws std::invalid_argument naming the bad part and the form.
+/// Parses a --goodput value ("ttft:500 tpot:50 e2el:20000": ms, any subset, spaces or commas);
+/// throws std::invalid_argument naming the bad part and the form.
 GoodputSpec parse_goodput(std::string_view text);
 
 /// How one request fared against a GoodputSpec (only the SLOs the spec names are judged).
@@ -25,8 +26,9 @@ struct SloResult {
   bool good = false;                     ///< succeeded and met every SLO of the spec
 };
 
-/// Judges one measured request (a warm-up one misses every SLO: it is not measured). Failed requests are never good; a streaming-only SLO (TTFT,
-/// TPOT) on a request without generated text is missed.
+/// Judges one measured request (a warm-up one misses every SLO: it is not measured). Failed
+/// requests are never good; a streaming-only SLO (TTFT, TPOT) on a request without generated text
+/// is missed.
 SloResult judge_slo(const record::RequestRecord& r, const GoodputSpec& spec);
 
 /// One run-level SLO of a search: `metric`.`stat` <= `bound_ms` (e.g. ttft.p99<=500ms).

@@ -8,29 +8,35 @@
 
 namespace tokbench::metrics {
 
-std::string load_text(double x, bool integer) { return integer ? fmt::format("{}", static_cast<int64_t>(x)) : format_round4(x); }
+std::string load_text(double x, bool integer) {
+  return integer ? fmt::format("{}", static_cast<int64_t>(x)) : format_round4(x);
+}
 
 bool too_close(const Probe& p, const std::vector<RunSlo>& slos, double margin) {
   for (size_t i = 0; i < slos.size(); ++i)
-    if (p.values[i] && std::abs(*p.values[i] - slos[i].bound_ms) <= margin * slos[i].bound_ms) return true;
+    if (p.values[i] && std::abs(*p.values[i] - slos[i].bound_ms) <= margin * slos[i].bound_ms)
+      return true;
   return false;
 }
 
-Probe decide_probe(const std::function<Probe()>& run_once, const std::vector<RunSlo>& slos, double margin,
-                   const std::function<bool()>& stopped) {
+Probe decide_probe(const std::function<Probe()>& run_once, const std::vector<RunSlo>& slos,
+                   double margin, const std::function<bool()>& stopped) {
   const Probe first = run_once();
   if (stopped() || !too_close(first, slos, margin)) return first;
   Probe again = run_once();  // within the margin of a bound: one more run decides
   if (again.pass != first.pass) {
     again.uncertain = true;
     again.pass = false;  // the answer errs low, never high
-    again.why = fmt::format("too close to call: passed once and failed once within the {}% margin of a bound", margin * 100);
+    again.why = fmt::format(
+        "too close to call: passed once and failed once within the {}% margin of a bound",
+        margin * 100);
   }
   again.label = first.label + "," + again.label;  // both folders
   return again;
 }
 
-SearchResult bracket_and_bisect(const SearchSpace& space, const std::function<Probe(double)>& run_probe,
+SearchResult bracket_and_bisect(const SearchSpace& space,
+                                const std::function<Probe(double)>& run_probe,
                                 const std::function<bool()>& stopped) {
   SearchResult r;
   std::optional<double> lo, hi;
@@ -63,22 +69,30 @@ SearchResult bracket_and_bisect(const SearchSpace& space, const std::function<Pr
   auto t = [&](double x) { return load_text(x, space.integer); };
   if (!lo && !r.history.empty() && r.history.front().verdict == "INVALID") {
     // The first probe's numbers could not be trusted: a lower load would not fix what made them so.
-    r.text = fmt::format("no answer: the first probe ({}) was INVALID ({}); fix what that names (its run folder's "
-                         "verdict says how) and search again; --search-min only moves the load", t(space.min),
-                         r.history.front().why);
+    r.text = fmt::format(
+        "no answer: the first probe ({}) was INVALID ({}); fix what that names (its run folder's "
+        "verdict says how) and search again; --search-min only moves the load",
+        t(space.min), r.history.front().why);
   } else if (!lo) {
-    r.text = fmt::format("no load meets the SLOs: even the first probe ({}) failed ({}); lower --search-min", t(space.min),
-                         r.history.empty() ? "not run" : r.history.front().why);
+    r.text = fmt::format(
+        "no load meets the SLOs: even the first probe ({}) failed ({}); lower --search-min",
+        t(space.min), r.history.empty() ? "not run" : r.history.front().why);
   } else if (!hi) {
-    r.text = fmt::format("every probe up to --search-max {} met the SLOs: the answer is at least {}; raise --search-max",
-                         t(space.max), t(*lo));
+    r.text = fmt::format(
+        "every probe up to --search-max {} met the SLOs: the answer is at least {}; raise "
+        "--search-max",
+        t(space.max), t(*lo));
   } else {
-    r.text = fmt::format("the highest load meeting every SLO is {} (the next probe, {}, failed: {}); resolution {}", t(*lo),
-                         t(*hi), [&] {
-                           for (const auto& p : r.history)
-                             if (p.load == *hi) return p.why;
-                           return std::string();
-                         }(), space.relative_resolution ? fmt::format("{}%", space.resolution * 100) : t(space.resolution));
+    r.text = fmt::format(
+        "the highest load meeting every SLO is {} (the next probe, {}, failed: {}); resolution {}",
+        t(*lo), t(*hi),
+        [&] {
+          for (const auto& p : r.history)
+            if (p.load == *hi) return p.why;
+          return std::string();
+        }(),
+        space.relative_resolution ? fmt::format("{}%", space.resolution * 100)
+                                  : t(space.resolution));
   }
   if (stopped()) r.text = "interrupted: " + r.text;
   return r;

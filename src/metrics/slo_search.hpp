@@ -19,16 +19,18 @@ struct Probe {
   double load = 0;
   bool pass = false;
   bool uncertain = false;  ///< too close to call: repeated, and the two runs disagreed
-  std::vector<std::optional<double>> values;  ///< one per SLO, in --slo order (nullopt: n/a, a failure)
+  std::vector<std::optional<double>>
+      values;           ///< one per SLO, in --slo order (nullopt: n/a, a failure)
   std::string verdict;  ///< the run's verdict (an INVALID run fails the probe)
   std::string why;      ///< why it failed, in words
-  std::optional<double> accuracy, accuracy_low, accuracy_high;  ///< --check-answers: with its 95% Wilson interval
+  std::optional<double> accuracy, accuracy_low,
+      accuracy_high;  ///< --check-answers: with its 95% Wilson interval
 };
 
 /// Where to search: `run_probe(load)` runs one load point and returns its probe (runner/search
 /// runs real ones; the tests, fake ones).
 struct SearchSpace {
-  bool integer = true;    ///< concurrency (integers) or rate
+  bool integer = true;  ///< concurrency (integers) or rate
   double min = 1, max = 1024, resolution = 1;
   bool relative_resolution = false;  ///< rate default: resolution is a share of the lower bound
 };
@@ -39,10 +41,11 @@ struct SearchResult {
 };
 /// One probe as the search counts it: run once; when an SLO value is within `margin` of its bound,
 /// run again, and when the two disagree the probe is uncertain and fails.
-Probe decide_probe(const std::function<Probe()>& run_once, const std::vector<RunSlo>& slos, double margin,
-                   const std::function<bool()>& stopped);
+Probe decide_probe(const std::function<Probe()>& run_once, const std::vector<RunSlo>& slos,
+                   double margin, const std::function<bool()>& stopped);
 
-SearchResult bracket_and_bisect(const SearchSpace& space, const std::function<Probe(double)>& run_probe,
+SearchResult bracket_and_bisect(const SearchSpace& space,
+                                const std::function<Probe(double)>& run_probe,
                                 const std::function<bool()>& stopped);
 
 /// Within the margin of a bound, on either side, of any SLO: one more run decides.

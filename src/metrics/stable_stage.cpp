@@ -7,9 +7,10 @@
 
 namespace tokbench::metrics {
 
-
 void StableStageFinder::add(const record::RequestRecord& r) {
-  if (r.warmup || r.outcome == record::Outcome::Cut || r.sent_ns == record::kNone || r.done_ns == record::kNone) return;
+  if (r.warmup || r.outcome == record::Outcome::Cut || r.sent_ns == record::kNone ||
+      r.done_ns == record::kNone)
+    return;
   starts_.push(static_cast<double>(r.sent_ns));
   ends_.push(static_cast<double>(r.done_ns));
 }
@@ -21,7 +22,8 @@ StableWindow StableStageFinder::finish() {
   Samples::Entry s{}, e{};
   bool has_s = starts.next(s), has_e = ends.next(e);
   int64_t count = 0, reached = 0;
-  long double area = 0, area_at_start = 0, area_at_end = 0;  // ∫ in-flight dt (ns), up to each event
+  long double area = 0, area_at_start = 0,
+              area_at_end = 0;  // ∫ in-flight dt (ns), up to each event
   double last_t = 0;
   bool first_event = true;
   auto advance = [&](double t) {
@@ -56,17 +58,23 @@ StableWindow StableStageFinder::finish() {
     }
   }
   w.found = reached >= 2 && w.end_ns > w.start_ns;
-  if (w.found) w.mean_in_flight = static_cast<double>((area_at_end - area_at_start) / (w.end_ns - w.start_ns));
+  if (w.found)
+    w.mean_in_flight = static_cast<double>((area_at_end - area_at_start) / (w.end_ns - w.start_ns));
   if (w.found) {
-    w.text = fmt::format("stable stage: from the second moment {} requests were in flight (the first is the initial fill) "
-                         "to the last moment they were, {:.3f} s (AISBench's window, found from the records with no "
-                         "tolerance to tune); latencies are of the requests sent inside it, throughputs of what arrived "
-                         "inside it, Concurrency the time-average in flight",
-                         level_, static_cast<double>(w.end_ns - w.start_ns) / 1e9);
+    w.text = fmt::format(
+        "stable stage: from the second moment {} requests were in flight (the first is the initial "
+        "fill) "
+        "to the last moment they were, {:.3f} s (AISBench's window, found from the records with no "
+        "tolerance to tune); latencies are of the requests sent inside it, throughputs of what "
+        "arrived "
+        "inside it, Concurrency the time-average in flight",
+        level_, static_cast<double>(w.end_ns - w.start_ns) / 1e9);
   } else {
-    w.text = fmt::format("no stable stage: in-flight requests reached the concurrency {} {} (peak {}); the run was all "
-                         "ramp-up and drain — raise --num-prompts (or use --duration-s) so the load holds",
-                         level_, reached == 0 ? "never" : "only once", w.peak);
+    w.text = fmt::format(
+        "no stable stage: in-flight requests reached the concurrency {} {} (peak {}); the run was "
+        "all "
+        "ramp-up and drain — raise --num-prompts (or use --duration-s) so the load holds",
+        level_, reached == 0 ? "never" : "only once", w.peak);
   }
   return w;
 }
@@ -93,28 +101,41 @@ void restate_over_window(MetricSet& m, const StableWindow& w, const WindowArriva
   // synchronized closed loop at each edge; Little's law holds whenever the load is steady.
   const Row* e2el = m.row("E2EL");
   const Row* in = m.row("InputTokens");
-  const double rps = e2el && e2el->stats && e2el->stats->mean > 0 ? w.mean_in_flight / (e2el->stats->mean / 1000)
-                                                                  : static_cast<double>(a.completed) / s;
-  const double in_tps = in && in->stats ? rps * in->stats->mean : static_cast<double>(a.input_tokens) / s;
+  const double rps = e2el && e2el->stats && e2el->stats->mean > 0
+                         ? w.mean_in_flight / (e2el->stats->mean / 1000)
+                         : static_cast<double>(a.completed) / s;
+  const double in_tps =
+      in && in->stats ? rps * in->stats->mean : static_cast<double>(a.input_tokens) / s;
   for (auto& c : m.common) {
-    if (c.key == "benchmark_duration") c.value = s * 1000;
-    else if (c.key == "concurrency") c.value = w.mean_in_flight;
-    else if (c.key == "request_throughput") c.value = rps;
-    else if (c.key == "input_token_throughput") c.value = in_tps;
-    else if (c.key == "output_token_throughput") c.value = a.output_tokens / s;
-    else if (c.key == "total_token_throughput") c.value = in_tps + a.output_tokens / s;
+    if (c.key == "benchmark_duration")
+      c.value = s * 1000;
+    else if (c.key == "concurrency")
+      c.value = w.mean_in_flight;
+    else if (c.key == "request_throughput")
+      c.value = rps;
+    else if (c.key == "input_token_throughput")
+      c.value = in_tps;
+    else if (c.key == "output_token_throughput")
+      c.value = a.output_tokens / s;
+    else if (c.key == "total_token_throughput")
+      c.value = in_tps + a.output_tokens / s;
   }
   m.notes.push_back(w.text);
   const double h1 = a.first_half / (s / 2), h2 = a.second_half / (s / 2);
   const double drift = std::max(h1, h2) > 0 ? std::abs(h1 - h2) / std::max(h1, h2) : 0;
   // Nothing generated inside the window (embeddings): no throughput to compare, no "0.0 then 0.0".
-  if (std::max(h1, h2) > 0) m.notes.push_back(fmt::format("stable stage: output throughput {:.1f} then {:.1f} token/s in the window's two halves "
-                                "({:.1f}% apart){}", h1, h2, 100 * drift,
-                                drift > 0.1 ? ": the load was not steady inside the window; treat its figures with care" : ""));
+  if (std::max(h1, h2) > 0)
+    m.notes.push_back(fmt::format(
+        "stable stage: output throughput {:.1f} then {:.1f} token/s in the window's two halves "
+        "({:.1f}% apart){}",
+        h1, h2, 100 * drift,
+        drift > 0.1 ? ": the load was not steady inside the window; treat its figures with care"
+                    : ""));
   if (a.spread_requests > 0) {
-    m.notes.push_back(fmt::format("stable stage: {} request(s) had no per-chunk token counts; their output tokens were "
-                                  "spread evenly over their text chunks to place them in time (an estimate)",
-                                  a.spread_requests));
+    m.notes.push_back(fmt::format(
+        "stable stage: {} request(s) had no per-chunk token counts; their output tokens were "
+        "spread evenly over their text chunks to place them in time (an estimate)",
+        a.spread_requests));
   }
 }
 

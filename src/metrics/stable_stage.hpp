@@ -25,10 +25,10 @@ namespace tokbench::metrics {
 struct StableWindow {
   bool found = false;
   int64_t start_ns = 0, end_ns = 0;  ///< ns since the run origin
-  int level = 0;                     ///< the in-flight count that defines it (the configured concurrency)
-  int64_t peak = 0;                  ///< the highest in-flight count seen
-  double mean_in_flight = 0;         ///< the time-average in-flight count over the window
-  std::string text;                  ///< how it was found, or why there is none
+  int level = 0;              ///< the in-flight count that defines it (the configured concurrency)
+  int64_t peak = 0;           ///< the highest in-flight count seen
+  double mean_in_flight = 0;  ///< the time-average in-flight count over the window
+  std::string text;           ///< how it was found, or why there is none
   bool contains(int64_t t_ns) const { return found && t_ns >= start_ns && t_ns <= end_ns; }
 };
 
@@ -46,11 +46,12 @@ class StableStageFinder {
 
 /// What arrived inside the window, from every measured request (a pass over the records).
 struct WindowArrivals {
-  int64_t completed = 0;       ///< successful requests that ended inside the window
-  int64_t input_tokens = 0;    ///< their input tokens
-  double output_tokens = 0;    ///< output tokens whose chunk arrived inside the window
+  int64_t completed = 0;                   ///< successful requests that ended inside the window
+  int64_t input_tokens = 0;                ///< their input tokens
+  double output_tokens = 0;                ///< output tokens whose chunk arrived inside the window
   double first_half = 0, second_half = 0;  ///< the same, in each half of the window (is it steady?)
-  int64_t spread_requests = 0; ///< requests whose per-chunk token counts were spread evenly (estimate)
+  int64_t spread_requests =
+      0;  ///< requests whose per-chunk token counts were spread evenly (estimate)
   void add(const record::RequestRecord& r, const StableWindow& w);
 };
 

@@ -26,7 +26,8 @@ Summary summarize(std::vector<double> values, PercentileMethod method) {
   s.mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
   s.min = values.front();
   s.max = values.back();
-  const auto pct = method == PercentileMethod::Linear ? percentile_linear : percentile_nearest_lower;
+  const auto pct =
+      method == PercentileMethod::Linear ? percentile_linear : percentile_nearest_lower;
   s.median = pct(values, 50);
   s.p75 = pct(values, 75);
   s.p90 = pct(values, 90);

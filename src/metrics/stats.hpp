@@ -8,7 +8,7 @@ namespace tokbench::metrics {
 
 struct Summary {
   double mean = 0, min = 0, max = 0, median = 0, p75 = 0, p90 = 0, p99 = 0;
-  int64_t n = 0;  ///< number of values summarized
+  int64_t n = 0;     ///< number of values summarized
   double stdev = 0;  ///< population standard deviation (numpy's np.std, ddof 0), as vLLM's std_*_ms
 };
 

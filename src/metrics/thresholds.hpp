@@ -29,7 +29,8 @@ std::string canonical_row(std::string name);
 
 /// The statistic `stat` of row `metric` in `m` (a common metric when `stat` is ""); nullopt when
 /// the run has none.
-std::optional<double> stat_of(const MetricSet& m, const std::string& metric, const std::string& stat);
+std::optional<double> stat_of(const MetricSet& m, const std::string& metric,
+                              const std::string& stat);
 
 /// What `t` compares (`value`, or its change in percent against `base` when relative; 0 % when
 /// the base is 0) when the threshold is crossed; nullopt when it holds.

@@ -15,7 +15,8 @@ using record::RequestRecord;
 int64_t output_tokens(const RequestRecord& r) {
   if (r.completion_tokens != kNone) return r.completion_tokens;
   if (r.completion_tokens_local != kNone) return r.completion_tokens_local;
-  return std::count_if(r.chunks.begin(), r.chunks.end(), [](const auto& c) { return c.has_text(); });
+  return std::count_if(r.chunks.begin(), r.chunks.end(),
+                       [](const auto& c) { return c.has_text(); });
 }
 
 int64_t input_tokens(const RequestRecord& r) {
@@ -46,7 +47,9 @@ bool for_each_token_gap(const RequestRecord& r, const std::function<void(double,
       prev_cum = std::max<int64_t>(prev_cum, c.cum_tokens);
     } else if (estimated) {
       // In 128 bits: a server may claim any count (a usage bomb), and rest * j must not overflow.
-      const auto share = [&](int64_t i) { return static_cast<int64_t>(static_cast<__int128>(rest) * i / m); };
+      const auto share = [&](int64_t i) {
+        return static_cast<int64_t>(static_cast<__int128>(rest) * i / m);
+      };
       k = m == 0 ? std::max<int64_t>(1, out) : j == 0 ? 1 : share(j) - share(j - 1);
     }
     ++j;
@@ -63,11 +66,13 @@ bool for_each_token_gap(const RequestRecord& r, const std::function<void(double,
 
 std::vector<double> per_token_gaps_ns(const RequestRecord& r, bool* estimated) {
   std::vector<double> gaps;
-  *estimated = for_each_token_gap(r, [&](double g, int64_t n) { gaps.insert(gaps.end(), static_cast<size_t>(n), g); });
+  *estimated = for_each_token_gap(
+      r, [&](double g, int64_t n) { gaps.insert(gaps.end(), static_cast<size_t>(n), g); });
   return gaps;
 }
 
-bool for_each_token_arrival(const RequestRecord& r, const std::function<void(int64_t t_ns, double tokens)>& fn) {
+bool for_each_token_arrival(const RequestRecord& r,
+                            const std::function<void(int64_t t_ns, double tokens)>& fn) {
   const int64_t out = output_tokens(r);
   int64_t text = 0;
   bool cumulative = false;
@@ -93,7 +98,8 @@ bool for_each_token_arrival(const RequestRecord& r, const std::function<void(int
   return !cumulative && out != text;
 }
 
-void for_each_choice(const RequestRecord& r, const std::function<void(const RequestRecord&, bool)>& fn) {
+void for_each_choice(const RequestRecord& r,
+                     const std::function<void(const RequestRecord&, bool)>& fn) {
   if (r.choices <= 1 || !r.stream) {
     fn(r, false);
     return;
@@ -124,7 +130,8 @@ void for_each_choice(const RequestRecord& r, const std::function<void(const Requ
     one.prompt_tokens_local = r.prompt_tokens_local;
     seen += n;
     // Cumulative shares, in 128 bits (a server may claim any count): they add up to `out` exactly.
-    const int64_t upto = all_texts == 0 ? 0 : static_cast<int64_t>(static_cast<__int128>(out) * seen / all_texts);
+    const int64_t upto =
+        all_texts == 0 ? 0 : static_cast<int64_t>(static_cast<__int128>(out) * seen / all_texts);
     one.completion_tokens = split ? upto - given : n;
     given = upto;
     for (const auto& c : r.chunks) {

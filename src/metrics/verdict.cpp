@@ -8,13 +8,15 @@
 namespace tokbench::metrics {
 
 namespace {
-constexpr double kPeakStretchSaturated = 0.95;  // a worker's share of its busiest 100 ms without a wait
+constexpr double kPeakStretchSaturated =
+    0.95;  // a worker's share of its busiest 100 ms without a wait
 }  // namespace
 
 void VerdictTally::add(const record::RequestRecord& r) {
   if (r.warmup) {
     ++warmup;
-    if (r.ok() && r.sent_ns >= window_start_ns) warmup_tokens_in_window += static_cast<double>(output_tokens(r));
+    if (r.ok() && r.sent_ns >= window_start_ns)
+      warmup_tokens_in_window += static_cast<double>(output_tokens(r));
     return;
   }
   if (r.outcome == record::Outcome::Cut) {
@@ -52,17 +54,21 @@ void VerdictTally::add(const record::RequestRecord& r) {
     if (r.requested_max_tokens != record::kNone && r.requested_max_tokens > 0 &&
         claimed > static_cast<__int128>(r.requested_max_tokens) * std::max<int64_t>(1, r.choices)) {
       if (usage_over_cap++ == 0)
-        usage_example = fmt::format("{}: {} completion tokens with max_tokens {} and {} choice(s)", r.request_id,
-                                    r.completion_tokens, r.requested_max_tokens, r.choices);
-    } else if (r.requested_max_tokens == record::kNone && claimed > static_cast<__int128>(r.output_chars) * 4 + 1024) {
+        usage_example =
+            fmt::format("{}: {} completion tokens with max_tokens {} and {} choice(s)",
+                        r.request_id, r.completion_tokens, r.requested_max_tokens, r.choices);
+    } else if (r.requested_max_tokens == record::kNone &&
+               claimed > static_cast<__int128>(r.output_chars) * 4 + 1024) {
       if (usage_over_text++ == 0 && usage_over_cap == 0)
-        usage_example = fmt::format("{}: {} completion tokens for {} bytes of text", r.request_id, r.completion_tokens,
-                                    r.output_chars);
+        usage_example = fmt::format("{}: {} completion tokens for {} bytes of text", r.request_id,
+                                    r.completion_tokens, r.output_chars);
     }
   }
-    // ignore_eos promises max_tokens tokens per choice; a server that ignores it makes TPOT incomparable.
+  // ignore_eos promises max_tokens tokens per choice; a server that ignores it makes TPOT
+  // incomparable.
   if (r.ignore_eos_sent && r.requested_max_tokens != record::kNone &&
-      static_cast<__int128>(output_tokens(r)) != static_cast<__int128>(r.requested_max_tokens) * r.choices)
+      static_cast<__int128>(output_tokens(r)) !=
+          static_cast<__int128>(r.requested_max_tokens) * r.choices)
     ++short_outputs;
 }
 
@@ -73,18 +79,22 @@ namespace {
 void judge_counts(Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
   if (!f.incomplete.empty()) v.reasons.push_back(f.incomplete);
   if (f.interrupted) {
-    v.reasons.push_back("interrupted: statistics cover only the requests that finished; rerun to completion");
+    v.reasons.push_back(
+        "interrupted: statistics cover only the requests that finished; rerun to completion");
   }
   if (t.failed > 0) {
     std::string parts;
-    for (const auto& [k, n] : t.failures) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", n, k);
-    v.reasons.push_back(fmt::format("{} of {} requests failed ({}): see the _failed.jsonl file and the server log",
-                                    t.failed, t.measured, parts));
+    for (const auto& [k, n] : t.failures)
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", n, k);
+    v.reasons.push_back(
+        fmt::format("{} of {} requests failed ({}): see the _failed.jsonl file and the server log",
+                    t.failed, t.measured, parts));
   }
   if (t.measured == 0 && t.warmup > 0) {
-    v.reasons.push_back(fmt::format("no request was measured: all {} recorded requests were warm-up (--warmup, or sent "
-                                    "during the --ramp-up-s ramp); raise --num-prompts, or pass --ramp-up-measured",
-                                    t.warmup));
+    v.reasons.push_back(fmt::format(
+        "no request was measured: all {} recorded requests were warm-up (--warmup, or sent "
+        "during the --ramp-up-s ramp); raise --num-prompts, or pass --ramp-up-measured",
+        t.warmup));
   } else if (t.measured == 0) {
     v.reasons.push_back("no request was measured: raise --num-prompts");
   }
@@ -93,31 +103,43 @@ void judge_counts(Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
   // (a CI smoke test of a few requests stands), said where the numbers are read.
   const int64_t ok = t.measured - t.failed;
   if (ok > 0 && ok < 10) {
-    v.warnings.push_back(fmt::format("only {} successful request(s): P90 and P99 are the slowest request, not tail "
-                                     "percentiles; the means and counts stand; raise --num-prompts to 100 or more for a "
-                                     "stable tail", ok));
+    v.warnings.push_back(fmt::format(
+        "only {} successful request(s): P90 and P99 are the slowest request, not tail "
+        "percentiles; the means and counts stand; raise --num-prompts to 100 or more for a "
+        "stable tail",
+        ok));
   } else if (ok >= 10 && ok < 100) {
-    v.warnings.push_back(fmt::format("{} successful requests: P99 interpolates between the two slowest; use 100 or more "
-                                     "for a stable P99", ok));
+    v.warnings.push_back(fmt::format(
+        "{} successful requests: P99 interpolates between the two slowest; use 100 or more "
+        "for a stable P99",
+        ok));
   }
   if (t.resent > 0) {
-    v.notes.push_back(fmt::format("{} request(s) were sent a second time on a new connection after a kept-alive one closed "
-                                  "under them (\"resent\" in the details): the server may have read the first copy too "
-                                  "(RFC 9110 §9.2.2); its counters may count them twice", t.resent));
+    v.notes.push_back(fmt::format(
+        "{} request(s) were sent a second time on a new connection after a kept-alive one closed "
+        "under them (\"resent\" in the details): the server may have read the first copy too "
+        "(RFC 9110 §9.2.2); its counters may count them twice",
+        t.resent));
   }
   if (t.usage_over_cap > 0) {
-    v.reasons.push_back(fmt::format("{} request(s) report more completion tokens in usage than max_tokens allows (first: "
-                                    "{}): the server's token counts cannot be true, so no token figure can be; check the "
-                                    "server or proxy that writes usage", t.usage_over_cap, t.usage_example));
+    v.reasons.push_back(fmt::format(
+        "{} request(s) report more completion tokens in usage than max_tokens allows (first: "
+        "{}): the server's token counts cannot be true, so no token figure can be; check the "
+        "server or proxy that writes usage",
+        t.usage_over_cap, t.usage_example));
   } else if (t.usage_over_text > 0) {
-    v.warnings.push_back(fmt::format("{} request(s) report over 4 completion tokens per byte of text received (first: {}): "
-                                     "implausible unless the server counts reasoning tokens it does not stream; token "
-                                     "figures rest on that usage", t.usage_over_text, t.usage_example));
+    v.warnings.push_back(fmt::format(
+        "{} request(s) report over 4 completion tokens per byte of text received (first: {}): "
+        "implausible unless the server counts reasoning tokens it does not stream; token "
+        "figures rest on that usage",
+        t.usage_over_text, t.usage_example));
   }
   if (t.short_outputs > 0) {
-    v.reasons.push_back(fmt::format("{} request(s) with ignore_eos returned a different number of tokens than max_tokens: "
-                                    "the server does not honour ignore_eos (check the model's generation config or drop "
-                                    "--ignore-eos)", t.short_outputs));
+    v.reasons.push_back(fmt::format(
+        "{} request(s) with ignore_eos returned a different number of tokens than max_tokens: "
+        "the server does not honour ignore_eos (check the model's generation config or drop "
+        "--ignore-eos)",
+        t.short_outputs));
   }
 }
 
@@ -132,23 +154,26 @@ bool judge_client(Verdict& v, const VerdictFacts& f) {
   const bool saturated = f.client.cpu_share > 0.9 || starved;
   const bool burst_saturated = !saturated && f.client.peak_busy >= kPeakStretchSaturated;
   if (saturated && !starved) {
-    v.reasons.push_back(fmt::format("the client's busiest worker thread was busy {:.0f}% of the time: its own delays are "
-                                    "in the timings; raise --workers or run the client on a bigger machine",
-                                    100 * f.client.cpu_share));
+    v.reasons.push_back(fmt::format(
+        "the client's busiest worker thread was busy {:.0f}% of the time: its own delays are "
+        "in the timings; raise --workers or run the client on a bigger machine",
+        100 * f.client.cpu_share));
   }
   if (starved) {
-    v.reasons.push_back(fmt::format("the client's busiest worker thread went without waiting for the network {:.0f}% of "
-                                    "the time but ran on a CPU only {:.0f}%: it waited for a CPU (a core shared with other "
-                                    "work, a CPU quota) and its streams' timings carry that wait; give the client cores of "
-                                    "its own (taskset, --workers) or lift the quota",
-                                    100 * f.client.busy_share, 100 * std::max(0.0, f.client.cpu_share)));
+    v.reasons.push_back(fmt::format(
+        "the client's busiest worker thread went without waiting for the network {:.0f}% of "
+        "the time but ran on a CPU only {:.0f}%: it waited for a CPU (a core shared with other "
+        "work, a CPU quota) and its streams' timings carry that wait; give the client cores of "
+        "its own (taskset, --workers) or lift the quota",
+        100 * f.client.busy_share, 100 * std::max(0.0, f.client.cpu_share)));
   }
   if (burst_saturated) {
-    v.warnings.push_back(fmt::format("the client fell behind for a while: a worker thread never waited for the network "
-                                     "for {:.0f}% of the 100 ms from {:.1f} s (working, or waiting for a CPU), and the "
-                                     "requests of that moment carry its own delay (TTFT most); raise --workers, give the "
-                                     "client more cores, or spread the load (a closed loop's waves start all at once)",
-                                     100 * f.client.peak_busy, f.client.peak_busy_at_s));
+    v.warnings.push_back(fmt::format(
+        "the client fell behind for a while: a worker thread never waited for the network "
+        "for {:.0f}% of the 100 ms from {:.1f} s (working, or waiting for a CPU), and the "
+        "requests of that moment carry its own delay (TTFT most); raise --workers, give the "
+        "client more cores, or spread the load (a closed loop's waves start all at once)",
+        100 * f.client.peak_busy, f.client.peak_busy_at_s));
   }
   return saturated || burst_saturated;
 }
@@ -158,59 +183,84 @@ bool judge_client(Verdict& v, const VerdictFacts& f) {
 void judge_load(Verdict& v, const MetricSet& m, const VerdictTally& t, const VerdictFacts& f,
                 bool client_behind) {
   if (t.cut > 0) {
-    v.warnings.push_back(fmt::format("{} request(s) still in flight {} s after --duration-s {} ended were cut (cut_at_end in "
-                                     "the details): not counted, neither as successes nor as failures; raise --grace-s to "
-                                     "let them finish", t.cut, f.grace_s, f.duration_s));
+    v.warnings.push_back(fmt::format(
+        "{} request(s) still in flight {} s after --duration-s {} ended were cut (cut_at_end in "
+        "the details): not counted, neither as successes nor as failures; raise --grace-s to "
+        "let them finish",
+        t.cut, f.grace_s, f.duration_s));
   }
-  if (f.request_rate > 0 && std::isfinite(f.request_rate)) {  // inf: everything is due at once, waiting is the point
+  if (f.request_rate > 0 &&
+      std::isfinite(f.request_rate)) {  // inf: everything is due at once, waiting is the point
     if (const auto* lag = m.row("SendLag"); lag && lag->stats && lag->stats->p99 > 50.0) {
-      v.reasons.push_back(fmt::format(
-          "send lag p99 was {:.1f} ms: the client could not keep the arrival schedule; raise --concurrency "
-          "or lower --request-rate", lag->stats->p99));
+      v.reasons.push_back(
+          fmt::format("send lag p99 was {:.1f} ms: the client could not keep the arrival schedule; "
+                      "raise --concurrency "
+                      "or lower --request-rate",
+                      lag->stats->p99));
     }
   }
   if (f.server_disagrees && client_behind) {
-    v.reasons.push_back("the client and the server's /metrics disagree (see the Cross-check table, server.json: cross_check) and the client was "
-                        "saturated (above): its own delay is the likely cause; raise --workers or lower the load");
-  } else if (f.server_disagrees && f.server_disagrees_on_ttft_only && f.ttft_client_ms >= f.ttft_server_ms) {
+    v.reasons.push_back(
+        "the client and the server's /metrics disagree (see the Cross-check table, server.json: "
+        "cross_check) and the client was "
+        "saturated (above): its own delay is the likely cause; raise --workers or lower the load");
+  } else if (f.server_disagrees && f.server_disagrees_on_ttft_only &&
+             f.ttft_client_ms >= f.ttft_server_ms) {
     // The client kept up, so the time went after the request left it: the server's TTFT starts
     // when it has read the request and cannot see the wait before that.
-    v.warnings.push_back(fmt::format(
-        "the client's TTFT ({:.1f} ms) is above the server's /metrics TTFT ({:.1f} ms; see the Cross-check table, server.json: cross_check) and the "
-        "client kept up: the time passed after the request left the client and before the server read it (a server "
-        "front end, its HTTP/accept loop, behind a burst; or the network or a proxy); the client's TTFT is what a user "
-        "waits, the server's does not see that wait", f.ttft_client_ms, f.ttft_server_ms));
+    v.warnings.push_back(
+        fmt::format("the client's TTFT ({:.1f} ms) is above the server's /metrics TTFT ({:.1f} ms; "
+                    "see the Cross-check table, server.json: cross_check) and the "
+                    "client kept up: the time passed after the request left the client and before "
+                    "the server read it (a server "
+                    "front end, its HTTP/accept loop, behind a burst; or the network or a proxy); "
+                    "the client's TTFT is what a user "
+                    "waits, the server's does not see that wait",
+                    f.ttft_client_ms, f.ttft_server_ms));
   } else if (f.server_disagrees && f.server_disagrees_on_ttft_only) {
     // Below the server's: the server timed first tokens the client did not.
     const auto timeouts = t.failures.find("timeout");
     const int64_t timed_out = timeouts == t.failures.end() ? 0 : timeouts->second;
-    v.warnings.push_back(fmt::format(
-        "the client's TTFT ({:.1f} ms) is below the server's /metrics TTFT ({:.1f} ms; see the Cross-check table, server.json: cross_check): the "
-        "server's histogram holds first tokens the client did not time — {} request(s) timed out on the client (failed, "
-        "so not in its TTFT){}, other traffic on the server, or requests of another run inside the scrape window",
-        f.ttft_client_ms, f.ttft_server_ms, timed_out, timed_out > 0 ? "; raise --timeout-s to time them" : ""));
+    v.warnings.push_back(
+        fmt::format("the client's TTFT ({:.1f} ms) is below the server's /metrics TTFT ({:.1f} ms; "
+                    "see the Cross-check table, server.json: cross_check): the "
+                    "server's histogram holds first tokens the client did not time — {} request(s) "
+                    "timed out on the client (failed, "
+                    "so not in its TTFT){}, other traffic on the server, or requests of another "
+                    "run inside the scrape window",
+                    f.ttft_client_ms, f.ttft_server_ms, timed_out,
+                    timed_out > 0 ? "; raise --timeout-s to time them" : ""));
   } else if (f.server_disagrees) {
-    v.reasons.push_back("the client and the server's /metrics disagree (see the Cross-check table, server.json: cross_check): other traffic on "
-                        "the server, or a proxy in between");
+    v.reasons.push_back(
+        "the client and the server's /metrics disagree (see the Cross-check table, server.json: "
+        "cross_check): other traffic on "
+        "the server, or a proxy in between");
   }
   // The load asked for was never reached: "Max Concurrency" alone would read as if it had been.
   if (const auto* cap = m.common_metric("max_concurrency");
-      cap && f.request_rate <= 0 && !f.open_loop && t.measured >= 2 * static_cast<int64_t>(cap->value) &&
+      cap && f.request_rate <= 0 && !f.open_loop &&
+      t.measured >= 2 * static_cast<int64_t>(cap->value) &&
       static_cast<double>(m.observed_max_concurrency) < 0.9 * cap->value) {
-    v.warnings.push_back(fmt::format("at most {} request(s) were in flight at once against --concurrency {}: the asked "
-                                     "load was not reached (a client limit such as --workers or open files, or the "
-                                     "server refusing connections)", m.observed_max_concurrency, cap->value));
+    v.warnings.push_back(fmt::format(
+        "at most {} request(s) were in flight at once against --concurrency {}: the asked "
+        "load was not reached (a client limit such as --workers or open files, or the "
+        "server refusing connections)",
+        m.observed_max_concurrency, cap->value));
   }
   if (m.output_tokens_from_chunks > 0) {
-    v.warnings.push_back(fmt::format(
-        "{} request(s) came with no usage and no --tokenizer: their output \"tokens\" are SSE chunks, so TPOT, ITL "
-        "and token throughputs are per chunk, not per token; pass --tokenizer PATH (or ask the server for usage)",
-        m.output_tokens_from_chunks));
+    v.warnings.push_back(
+        fmt::format("{} request(s) came with no usage and no --tokenizer: their output \"tokens\" "
+                    "are SSE chunks, so TPOT, ITL "
+                    "and token throughputs are per chunk, not per token; pass --tokenizer PATH (or "
+                    "ask the server for usage)",
+                    m.output_tokens_from_chunks));
   }
   if (t.malformed_requests > 0) {
-    v.warnings.push_back(fmt::format("{} request(s) carried {} line(s) that are not SSE (no known field, not a comment): "
-                                     "skipped; the server's stream is not clean SSE (see malformed_sse_lines in the "
-                                     "details)", t.malformed_requests, t.malformed_lines));
+    v.warnings.push_back(fmt::format(
+        "{} request(s) carried {} line(s) that are not SSE (no known field, not a comment): "
+        "skipped; the server's stream is not clean SSE (see malformed_sse_lines in the "
+        "details)",
+        t.malformed_requests, t.malformed_lines));
   }
 }
 
@@ -223,25 +273,36 @@ void judge_ranks_and_tls(Verdict& v, const VerdictTally& t, const VerdictFacts& 
     const VerdictTally::Rank k = it == t.ranks.end() ? VerdictTally::Rank{} : it->second;
     std::string lag = "no schedule";
     if (k.lagged > 0 && f.request_rate > 0)
-      lag = fmt::format("send lag mean {:.3f} ms, max {:.3f} ms", k.lag_sum_ns / static_cast<double>(k.lagged) / 1e6, k.lag_max_ns / 1e6);
-    v.notes.push_back(fmt::format("rank {} of {}: {} measured request(s), client CPU {:.2f} s (busiest thread {:.0f}%), {:.0f} "
-                                  "events/s, {}; clock offset to rank 0 {:+.1f} µs (± {:.1f} µs)",
-                                  h.rank, f.ranks.size(), k.requests, h.client.cpu_s, 100 * std::max(0.0, h.client.cpu_share),
-                                  h.client.measured_wall_s > 0 ? static_cast<double>(h.client.events) / h.client.measured_wall_s : 0.0, lag,
-                                  static_cast<double>(h.clock_offset_ns) / 1e3, static_cast<double>(h.clock_residual_ns) / 1e3));
+      lag = fmt::format("send lag mean {:.3f} ms, max {:.3f} ms",
+                        k.lag_sum_ns / static_cast<double>(k.lagged) / 1e6, k.lag_max_ns / 1e6);
+    v.notes.push_back(fmt::format(
+        "rank {} of {}: {} measured request(s), client CPU {:.2f} s (busiest thread {:.0f}%), "
+        "{:.0f} "
+        "events/s, {}; clock offset to rank 0 {:+.1f} µs (± {:.1f} µs)",
+        h.rank, f.ranks.size(), k.requests, h.client.cpu_s, 100 * std::max(0.0, h.client.cpu_share),
+        h.client.measured_wall_s > 0
+            ? static_cast<double>(h.client.events) / h.client.measured_wall_s
+            : 0.0,
+        lag, static_cast<double>(h.clock_offset_ns) / 1e3,
+        static_cast<double>(h.clock_residual_ns) / 1e3));
     if (h.client.cpu_share > 0.9) {
-      v.reasons.push_back(fmt::format("rank {}'s busiest worker thread was busy {:.0f}% of the time: its own delays are in "
-                                      "the timings; add ranks or hosts, or raise --workers", h.rank, 100 * h.client.cpu_share));
+      v.reasons.push_back(fmt::format(
+          "rank {}'s busiest worker thread was busy {:.0f}% of the time: its own delays are in "
+          "the timings; add ranks or hosts, or raise --workers",
+          h.rank, 100 * h.client.cpu_share));
     }
     if (h.clock_residual_ns > 1'000'000) {
-      v.warnings.push_back(fmt::format("rank {}'s clock is known to rank 0's only within ± {:.1f} ms (the shortest MPI "
-                                       "round trip): cross-rank times (Duration, throughputs) carry that error",
-                                       h.rank, static_cast<double>(h.clock_residual_ns) / 1e6));
+      v.warnings.push_back(fmt::format(
+          "rank {}'s clock is known to rank 0's only within ± {:.1f} ms (the shortest MPI "
+          "round trip): cross-rank times (Duration, throughputs) carry that error",
+          h.rank, static_cast<double>(h.clock_residual_ns) / 1e6));
     }
   }
   if (f.insecure_tls) {
-    v.warnings.push_back("TLS certificates were not verified (--insecure): the numbers are the server's only if nothing "
-                         "was in between; pass --ca-bundle FILE instead");
+    v.warnings.push_back(
+        "TLS certificates were not verified (--insecure): the numbers are the server's only if "
+        "nothing "
+        "was in between; pass --ca-bundle FILE instead");
   }
 }
 
@@ -251,9 +312,11 @@ void judge_ranks_and_tls(Verdict& v, const VerdictTally& t, const VerdictFacts& 
 // output empty measures no generation at all; the other counts are warnings.
 void judge_outputs(Verdict& v, const Quality& q) {
   if (q.all_empty())
-    v.reasons.push_back(fmt::format("every one of the {} successful output(s) was empty (no generated text): the token and "
-                                    "latency figures measure no generation; check the model, its chat template and the "
-                                    "server log", q.integrity.outputs));
+    v.reasons.push_back(fmt::format(
+        "every one of the {} successful output(s) was empty (no generated text): the token and "
+        "latency figures measure no generation; check the model, its chat template and the "
+        "server log",
+        q.integrity.outputs));
   for (auto& w : q.warnings()) v.warnings.push_back(std::move(w));
 }
 

@@ -18,7 +18,8 @@ struct Verdict {
   bool valid = true;
   std::vector<std::string> reasons;   ///< why INVALID, each with a suggestion
   std::vector<std::string> warnings;  ///< worth knowing, but the run stands
-  std::vector<std::string> notes;     ///< facts the verdict rests on (a multi-host run's health per rank)
+  std::vector<std::string>
+      notes;  ///< facts the verdict rests on (a multi-host run's health per rank)
   /// --stop-on-saturation stopped the point past saturation: not a measurement of the asked load
   /// but an answer about it (a sweep or search goes on; status SATURATED, not INVALID).
   bool saturated = false;
@@ -26,23 +27,27 @@ struct Verdict {
 
 /// What the verdict needs from the records, gathered in one pass.
 /// The verdict's word: VALID, INVALID, or SATURATED (--stop-on-saturation stopped the point).
-inline const char* verdict_status(const Verdict& v) { return v.valid ? "VALID" : v.saturated ? "SATURATED" : "INVALID"; }
+inline const char* verdict_status(const Verdict& v) {
+  return v.valid ? "VALID" : v.saturated ? "SATURATED" : "INVALID";
+}
 
 struct VerdictTally {
   int64_t measured = 0, failed = 0, warmup = 0;
-  int64_t cut = 0;  ///< in flight when a --duration-s run's grace ended: cancelled, not measured, not failed
+  int64_t cut =
+      0;  ///< in flight when a --duration-s run's grace ended: cancelled, not measured, not failed
   int64_t short_outputs = 0;  ///< ignore_eos sent, and a different number of tokens came back
   /// usage.completion_tokens above what max_tokens allows (× the choices): a server whose counts
   /// cannot be true, so every token figure is wrong. `usage_over_text`: no cap was sent, and usage
   /// claims more than 4 tokens a byte of the text received (+1,024): a warning (hidden reasoning
   /// tokens could explain it).
   int64_t usage_over_cap = 0, usage_over_text = 0;
-  int64_t resent = 0;  ///< requests sent a second time after a kept-alive connection closed under them
+  int64_t resent =
+      0;  ///< requests sent a second time after a kept-alive connection closed under them
   std::string usage_example;  ///< the first such request's id, its claim and its cap or text
   int64_t malformed_requests = 0, malformed_lines = 0;  ///< streams with lines that were not SSE
-  std::map<std::string, int64_t> failures;  ///< by outcome name
-  int64_t first_sent_ns = INT64_MAX;        ///< among measured records with a send and an end
-  int64_t last_done_ns = INT64_MIN;         ///< the same records' last end
+  std::map<std::string, int64_t> failures;              ///< by outcome name
+  int64_t first_sent_ns = INT64_MAX;  ///< among measured records with a send and an end
+  int64_t last_done_ns = INT64_MIN;   ///< the same records' last end
   /// Set before the pass: when the server's /metrics window began (the first scrape). Warm-up
   /// requests sent after it (a --ramp-up-s ramp's) are in the server's counters, so the token
   /// cross-check counts their tokens too.
@@ -58,21 +63,22 @@ struct VerdictTally {
   void add(const record::RequestRecord& r);
 };
 
-
 /// Facts of the run folder that are not in the records.
 struct VerdictFacts {
   bool interrupted = false;
-  bool saturated = false;        ///< --stop-on-saturation stopped it (end.json's stop_reason says so)
-  double request_rate = 0;       ///< +inf: all due at once (no schedule to keep)
-  bool open_loop = false;        ///< a schedule paced the requests (a rate or a trace): in-flight is the server's doing
+  bool saturated = false;   ///< --stop-on-saturation stopped it (end.json's stop_reason says so)
+  double request_rate = 0;  ///< +inf: all due at once (no schedule to keep)
+  bool open_loop = false;   ///< a schedule paced the requests (a rate or a trace): in-flight is the
+                            ///< server's doing
   double duration_s = 0, grace_s = 0;
   record::ClientHealth client;  ///< the client's own cost (< 0: unknown)
   bool server_disagrees = false;
   bool server_disagrees_on_ttft_only = false;  ///< every failed cross-check is TTFT's
-  double ttft_client_ms = 0, ttft_server_ms = 0;  ///< the TTFT cross-check's two sides (when it ran)
-  std::string incomplete;        ///< why the folder is not a finished run ("" = it is)
-  std::string details_warning;   ///< a torn last line that was skipped ("" = none)
-  bool insecure_tls = false;     ///< --insecure: certificates were not verified
+  double ttft_client_ms = 0,
+         ttft_server_ms = 0;              ///< the TTFT cross-check's two sides (when it ran)
+  std::string incomplete;                 ///< why the folder is not a finished run ("" = it is)
+  std::string details_warning;            ///< a torn last line that was skipped ("" = none)
+  bool insecure_tls = false;              ///< --insecure: certificates were not verified
   std::vector<record::RankHealth> ranks;  ///< a multi-host run's ranks (empty on a single host)
 };
 

@@ -3,10 +3,10 @@
 // requests generate at once (0 = no cap), the others wait in arrival order, and a released place
 // is handed straight to the oldest waiter. It also counts the running requests that carry
 // min_tokens, which slow every decode step of the batch (the seeds' speculative-decoding case).
-#include <utility>  // boost 1.74 awaitable.hpp uses std::exchange without including it
-
+// clang-format off: boost 1.74 awaitable.hpp uses std::exchange without including <utility>
+#include <utility>
+// clang-format on
 #include <boost/asio.hpp>
-
 #include <deque>
 #include <memory>
 #include <mutex>

@@ -23,7 +23,8 @@ uint64_t mix(uint64_t x) {  // splitmix64's finaliser
 
 std::string_view trim(std::string_view s) {
   const size_t b = s.find_first_not_of(" \t\r\n");
-  return b == std::string_view::npos ? std::string_view() : s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+  return b == std::string_view::npos ? std::string_view()
+                                     : s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
 // The reference's number as GSM8K writes it after "####" (commas dropped); "" when none.
@@ -51,7 +52,8 @@ std::string other_number(const std::string& n) {
 
 Plan answered_plan(Plan plan, const CompletionRequest& cr, size_t answer_words, uint64_t seq) {
   if (answer_words == 0 || cr.ignore_eos) return plan;
-  const int64_t eos = std::max<int64_t>(cr.min_tokens, static_cast<int64_t>(answer_words + 8 + seq % 9));
+  const int64_t eos =
+      std::max<int64_t>(cr.min_tokens, static_cast<int64_t>(answer_words + 8 + seq % 9));
   if (eos < plan.tokens) {
     plan.tokens = eos;
     plan.finish_reason = "stop";
@@ -68,27 +70,37 @@ std::string_view asked_question(std::string_view rendered) {
   return trim(turn);
 }
 
-AnswerBook::AnswerBook(const std::string& spec, uint64_t seed, double wrong_rate, double wrong_rate_per_running)
+AnswerBook::AnswerBook(const std::string& spec, uint64_t seed, double wrong_rate,
+                       double wrong_rate_per_running)
     : wrong_rate_(wrong_rate), per_running_(wrong_rate_per_running) {
   if (!spec.starts_with("gsm8k:"))
-    throw std::runtime_error(fmt::format("--answers: bad value '{}' (expected gsm8k:PATH, a GSM8K jsonl file)", spec));
+    throw std::runtime_error(
+        fmt::format("--answers: bad value '{}' (expected gsm8k:PATH, a GSM8K jsonl file)", spec));
   const std::string path = spec.substr(6);
   std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("--answers: cannot read '{}' (expected a GSM8K jsonl file)", path));
+  if (!in)
+    throw std::runtime_error(
+        fmt::format("--answers: cannot read '{}' (expected a GSM8K jsonl file)", path));
   simdjson::dom::parser parser;
   std::string line;
   for (size_t n = 1; std::getline(in, line); ++n) {
     if (trim(line).empty()) continue;
     simdjson::dom::element doc;
     std::string_view q, a;
-    if (parser.parse(line).get(doc) || doc["question"].get_string().get(q) || doc["answer"].get_string().get(a))
-      throw std::runtime_error(fmt::format("--answers {} line {}: expected {{\"question\": ..., \"answer\": \"... #### N\"}}", path, n));
+    if (parser.parse(line).get(doc) || doc["question"].get_string().get(q) ||
+        doc["answer"].get_string().get(a))
+      throw std::runtime_error(fmt::format(
+          "--answers {} line {}: expected {{\"question\": ..., \"answer\": \"... #### N\"}}", path,
+          n));
     std::string number = reference_number(a);
-    if (number.empty()) throw std::runtime_error(fmt::format("--answers {} line {}: the answer has no number after ####", path, n));
+    if (number.empty())
+      throw std::runtime_error(
+          fmt::format("--answers {} line {}: the answer has no number after ####", path, n));
     line_of_.emplace(std::string(trim(q)), numbers_.size());
     numbers_.push_back(std::move(number));
   }
-  if (numbers_.empty()) throw std::runtime_error(fmt::format("--answers {}: no question in the file", path));
+  if (numbers_.empty())
+    throw std::runtime_error(fmt::format("--answers {}: no question in the file", path));
   const uint64_t n = numbers_.size();
   a_ = mix(seed) % n;
   while (std::gcd(a_, n) != 1) a_ = (a_ + 1) % n;  // 1 is coprime to every n: the search ends
@@ -103,7 +115,8 @@ std::vector<std::string> AnswerBook::answer(std::string_view rendered, int64_t o
   }
   const uint64_t n = numbers_.size();
   const uint64_t rank = (it->second * a_ + b_) % n;
-  const double p = std::clamp(wrong_rate_ + per_running_ * static_cast<double>(others_running), 0.0, 1.0);
+  const double p =
+      std::clamp(wrong_rate_ + per_running_ * static_cast<double>(others_running), 0.0, 1.0);
   const bool wrong = static_cast<double>(rank) < p * static_cast<double>(n);
   ++(wrong ? wrong_ : right_);
   const std::string& ref = numbers_[it->second];
@@ -111,11 +124,16 @@ std::vector<std::string> AnswerBook::answer(std::string_view rendered, int64_t o
 }
 
 std::string AnswerBook::render(const std::string& model_labels) const {
-  std::string out = "# HELP tokbench_mock_answers_total Answers the simulator gave to --answers questions, by correctness.\n"
-                    "# TYPE tokbench_mock_answers_total counter\n";
-  out += fmt::format("tokbench_mock_answers_total{{{},verdict=\"right\"}} {}\n", model_labels, right_.load());
-  out += fmt::format("tokbench_mock_answers_total{{{},verdict=\"wrong\"}} {}\n", model_labels, wrong_.load());
-  out += fmt::format("tokbench_mock_answers_total{{{},verdict=\"unknown_question\"}} {}\n", model_labels, unknown_.load());
+  std::string out =
+      "# HELP tokbench_mock_answers_total Answers the simulator gave to --answers questions, by "
+      "correctness.\n"
+      "# TYPE tokbench_mock_answers_total counter\n";
+  out += fmt::format("tokbench_mock_answers_total{{{},verdict=\"right\"}} {}\n", model_labels,
+                     right_.load());
+  out += fmt::format("tokbench_mock_answers_total{{{},verdict=\"wrong\"}} {}\n", model_labels,
+                     wrong_.load());
+  out += fmt::format("tokbench_mock_answers_total{{{},verdict=\"unknown_question\"}} {}\n",
+                     model_labels, unknown_.load());
   return out;
 }
 

@@ -25,7 +25,8 @@ namespace tokbench::mock {
 class AnswerBook {
  public:
   /// Reads "gsm8k:PATH"; throws std::runtime_error naming the line or the fix.
-  AnswerBook(const std::string& spec, uint64_t seed, double wrong_rate, double wrong_rate_per_running);
+  AnswerBook(const std::string& spec, uint64_t seed, double wrong_rate,
+             double wrong_rate_per_running);
 
   /// The answer's words for the question `rendered` asks (a completion's prompt, or the last user
   /// turn of the chat template's rendering); empty when it asks no question of the file.
@@ -50,7 +51,8 @@ Plan answered_plan(Plan plan, const CompletionRequest& cr, size_t answer_words, 
 
 /// Output word j: the answer's words first, then the simulator's filler (token_text).
 inline std::string_view word_at(const std::vector<std::string>& script, int64_t j) {
-  return static_cast<size_t>(j) < script.size() ? std::string_view(script[static_cast<size_t>(j)]) : token_text(static_cast<uint64_t>(j));
+  return static_cast<size_t>(j) < script.size() ? std::string_view(script[static_cast<size_t>(j)])
+                                                : token_text(static_cast<uint64_t>(j));
 }
 
 /// The question in a rendered prompt: the last ChatML user turn's text, else the whole prompt.

@@ -10,7 +10,8 @@ MockDevices::MockDevices(DeviceModel m) : model_(std::move(m)), last_ns_(steady_
 
 void MockDevices::advance(int64_t now_ns) {
   if (now_ns <= last_ns_) return;
-  const double w = model_.devices * model_.idle_w + model_.w_per_request * static_cast<double>(running_);
+  const double w =
+      model_.devices * model_.idle_w + model_.w_per_request * static_cast<double>(running_);
   joules_ += w * static_cast<double>(now_ns - last_ns_) / 1e9;
   last_ns_ = now_ns;
 }
@@ -45,10 +46,12 @@ std::string MockDevices::render() {
   std::string out;
   if (model_.dialect == "npu") {
     out += "# HELP npu_chip_info_power the npu power\n# TYPE npu_chip_info_power gauge\n";
-    for (int i = 0; i < n; ++i) out += fmt::format("npu_chip_info_power{{id=\"{}\"}} {}\n", i, each_w);
+    for (int i = 0; i < n; ++i)
+      out += fmt::format("npu_chip_info_power{{id=\"{}\"}} {}\n", i, each_w);
     for (int i = 0; i < n; ++i) {
       out += fmt::format("npu_chip_info_utilization{{id=\"{}\"}} {}\n", i, util);
-      out += fmt::format("npu_chip_info_hbm_used_memory{{id=\"{}\"}} {}\n", i, 16384 + 1024 * running_);
+      out += fmt::format("npu_chip_info_hbm_used_memory{{id=\"{}\"}} {}\n", i,
+                         16384 + 1024 * running_);
       out += fmt::format("npu_chip_info_hbm_total_memory{{id=\"{}\"}} 65536\n", i);
       out += fmt::format("npu_chip_info_temperature{{id=\"{}\"}} {}\n", i, 40 + each_w / 20);
       out += fmt::format("npu_chip_info_health_status{{id=\"{}\"}} 1\n", i);
@@ -56,7 +59,8 @@ std::string MockDevices::render() {
     return out;
   }
   for (int i = 0; i < n; ++i) {
-    const std::string labels = fmt::format("gpu=\"{}\",UUID=\"GPU-tokbench-mock-{}\",Hostname=\"tokbench-mock\"", i, i);
+    const std::string labels =
+        fmt::format("gpu=\"{}\",UUID=\"GPU-tokbench-mock-{}\",Hostname=\"tokbench-mock\"", i, i);
     out += fmt::format("DCGM_FI_DEV_POWER_USAGE{{{}}} {}\n", labels, each_w);
     out += fmt::format("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{{{}}} {}\n", labels, each_j * 1000);
     out += fmt::format("DCGM_FI_DEV_GPU_UTIL{{{}}} {}\n", labels, util);

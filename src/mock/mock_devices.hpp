@@ -17,10 +17,10 @@
 namespace tokbench::mock {
 
 struct DeviceModel {
-  int devices = 0;            ///< 0 = none (no /device-metrics)
-  double idle_w = 100;        ///< per device, with nothing running
-  double w_per_request = 5;   ///< the whole server's extra W per running request
-  double j_per_token = 0.05;  ///< the whole server's J per generated token
+  int devices = 0;               ///< 0 = none (no /device-metrics)
+  double idle_w = 100;           ///< per device, with nothing running
+  double w_per_request = 5;      ///< the whole server's extra W per running request
+  double j_per_token = 0.05;     ///< the whole server's J per generated token
   std::string dialect = "dcgm";  ///< dcgm | npu
 };
 
@@ -31,7 +31,8 @@ class MockDevices {
   explicit MockDevices(DeviceModel m);
   void running_changed(int64_t running);  ///< the batch's new size, now
   void tokens(int64_t n);                 ///< n tokens were generated now
-  /// The exposition: per device power (W), energy (mJ, dcgm only), utilisation, memory, temperature.
+  /// The exposition: per device power (W), energy (mJ, dcgm only), utilisation, memory,
+  /// temperature.
   std::string render();
   /// The joules spent since the simulator started (all devices), for tests.
   double joules();

@@ -1,12 +1,11 @@
 #pragma once
 // mock/mock_metrics: the simulator's Prometheus /metrics, with vLLM's metric names, semantics and
 // histogram buckets, so the client's scraper and users' dashboards see what a vLLM server shows.
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include <chrono>
 
 #include "mock/mock_devices.hpp"
 #include "mock/mock_response.hpp"
@@ -17,7 +16,8 @@ class Histogram {
  public:
   explicit Histogram(std::vector<double> upper_bounds);
   void observe(double v);  ///< not thread-safe: MockMetrics holds the lock
-  void render(std::string& out, const std::string& name, const std::string& labels, const std::string& help) const;
+  void render(std::string& out, const std::string& name, const std::string& labels,
+              const std::string& help) const;
 
  private:
   std::vector<double> bounds_;
@@ -36,13 +36,16 @@ class MockMetrics {
   void request_started(double queue_s);
   void first_token(double ttft_s, int tokens = 1);  // tokens: one per choice (n > 1)
   void step(double itl_s, int tokens, int drafted, int accepted);
-  void request_finished(double e2e_s, int64_t prompt_tokens, bool prefix_cache_enabled, int64_t cached_tokens);
+  void request_finished(double e2e_s, int64_t prompt_tokens, bool prefix_cache_enabled,
+                        int64_t cached_tokens);
   std::string render() const;
 
   struct Counters {
-    uint64_t prompt_tokens = 0, generation_tokens = 0, drafts = 0, draft_tokens = 0, accepted_tokens = 0;
+    uint64_t prompt_tokens = 0, generation_tokens = 0, drafts = 0, draft_tokens = 0,
+             accepted_tokens = 0;
     int64_t running = 0, waiting = 0;
-    std::vector<uint64_t> accepted_at;  ///< per draft position: steps whose draft there was accepted
+    std::vector<uint64_t>
+        accepted_at;  ///< per draft position: steps whose draft there was accepted
   };
   Counters counters() const;
 
@@ -79,11 +82,11 @@ struct StepObserver {
     const double actual_ms = std::chrono::duration<double, std::milli>(now - last_wake).count();
     const double scale = planned_ms > 0 ? actual_ms / planned_ms : 1.0;
     for (const auto& p : planned)  // every choice's tokens
-      metrics.step(p.st.ms * scale / 1000, static_cast<int>(p.tokens * choices), p.st.drafted, p.st.accepted);
+      metrics.step(p.st.ms * scale / 1000, static_cast<int>(p.tokens * choices), p.st.drafted,
+                   p.st.accepted);
     planned.clear();
     last_wake = now;
   }
 };
-
 
 }  // namespace tokbench::mock

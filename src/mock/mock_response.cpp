@@ -1,11 +1,11 @@
 #include "mock/mock_response.hpp"
 
 #include <fmt/format.h>
-#include <stdexcept>
 #include <simdjson.h>
 
 #include <algorithm>
 #include <random>
+#include <stdexcept>
 
 #include "common/json_writer.hpp"
 
@@ -17,46 +17,67 @@ std::vector<std::string> MockSettings::validate() const {
     if (!ok) errs.push_back(std::move(msg));
   };
   check(ttft_ms >= 0, fmt::format("--ttft-ms: bad value {} (expected >= 0)", ttft_ms));
-  check(devices.devices >= 0 && devices.devices <= 64, fmt::format("--devices: bad value {} (expected 0 to 64)", devices.devices));
+  check(devices.devices >= 0 && devices.devices <= 64,
+        fmt::format("--devices: bad value {} (expected 0 to 64)", devices.devices));
   check(devices.idle_w >= 0 && devices.w_per_request >= 0 && devices.j_per_token >= 0,
-        "--device-idle-w, --device-w-per-request, --device-j-per-token: the power model takes no negative value");
+        "--device-idle-w, --device-w-per-request, --device-j-per-token: the power model takes no "
+        "negative value");
   check(devices.dialect == "dcgm" || devices.dialect == "npu",
         fmt::format("--telemetry-dialect: bad value '{}' (expected dcgm or npu)", devices.dialect));
   check(tpot_ms >= 0, fmt::format("--tpot-ms: bad value {} (expected >= 0)", tpot_ms));
   check(jitter_ms >= 0, fmt::format("--jitter-ms: bad value {} (expected >= 0)", jitter_ms));
-  check(tokens_per_chunk >= 1, fmt::format("--tokens-per-chunk: bad value {} (expected >= 1)", tokens_per_chunk));
-  check(image_tokens >= 0, fmt::format("--image-tokens: bad value {} (expected >= 0)", image_tokens));
-  check(image_prefill_ms >= 0, fmt::format("--image-prefill-ms: bad value {} (expected >= 0)", image_prefill_ms));
-  check(embedding_dims >= 1 && embedding_dims <= 65536, fmt::format("--embedding-dims: bad value {} (expected 1 to 65536)", embedding_dims));
+  check(tokens_per_chunk >= 1,
+        fmt::format("--tokens-per-chunk: bad value {} (expected >= 1)", tokens_per_chunk));
+  check(image_tokens >= 0,
+        fmt::format("--image-tokens: bad value {} (expected >= 0)", image_tokens));
+  check(image_prefill_ms >= 0,
+        fmt::format("--image-prefill-ms: bad value {} (expected >= 0)", image_prefill_ms));
+  check(embedding_dims >= 1 && embedding_dims <= 65536,
+        fmt::format("--embedding-dims: bad value {} (expected 1 to 65536)", embedding_dims));
   check(eos_min_tokens >= 1 && eos_max_tokens >= eos_min_tokens,
-        fmt::format("--eos-min-tokens/--eos-max-tokens: bad range [{}, {}] (expected 1 <= min <= max)",
-                    eos_min_tokens, eos_max_tokens));
-  check(default_max_tokens >= 1, fmt::format("--default-max-tokens: bad value {} (expected >= 1)", default_max_tokens));
-  check(max_model_len >= 1, fmt::format("--max-model-len: bad value {} (expected >= 1)", max_model_len));
+        fmt::format(
+            "--eos-min-tokens/--eos-max-tokens: bad range [{}, {}] (expected 1 <= min <= max)",
+            eos_min_tokens, eos_max_tokens));
+  check(default_max_tokens >= 1,
+        fmt::format("--default-max-tokens: bad value {} (expected >= 1)", default_max_tokens));
+  check(max_model_len >= 1,
+        fmt::format("--max-model-len: bad value {} (expected >= 1)", max_model_len));
   check(threads >= 1, fmt::format("--threads: bad value {} (expected >= 1)", threads));
   check(fail_every >= 0, fmt::format("--fail-every: bad value {} (expected >= 0)", fail_every));
   check(drop_every >= 0, fmt::format("--drop-every: bad value {} (expected >= 0)", drop_every));
-  check(fault_rate >= 0 && fault_rate <= 1, fmt::format("--fault-rate: bad value {} (expected a share in [0, 1])", fault_rate));
-  check(fault_stall_ms >= 0, fmt::format("--fault-stall-ms: bad value {} (expected >= 0)", fault_stall_ms));
+  check(fault_rate >= 0 && fault_rate <= 1,
+        fmt::format("--fault-rate: bad value {} (expected a share in [0, 1])", fault_rate));
+  check(fault_stall_ms >= 0,
+        fmt::format("--fault-stall-ms: bad value {} (expected >= 0)", fault_stall_ms));
   try {
-    if (parse_fault_kinds(fault_kinds).empty()) errs.push_back("--fault-kinds: empty (name at least one kind)");
+    if (parse_fault_kinds(fault_kinds).empty())
+      errs.push_back("--fault-kinds: empty (name at least one kind)");
   } catch (const std::invalid_argument& e) {
     errs.push_back(e.what());
   }
   check(!model_name.empty(), "--model-name: must not be empty");
   check(block_size >= 1, fmt::format("--block-size: bad value {} (expected >= 1)", block_size));
-  check(max_num_seqs >= 0, fmt::format("--max-num-seqs: bad value {} (expected >= 0; 0 = no limit)", max_num_seqs));
-  check(batch_slowdown_ms >= 0, fmt::format("--batch-slowdown-ms: bad value {} (expected >= 0)", batch_slowdown_ms));
-  check(spec_tokens >= 0 && spec_tokens <= 16, fmt::format("--spec-tokens: bad value {} (expected 0..16)", spec_tokens));
+  check(max_num_seqs >= 0,
+        fmt::format("--max-num-seqs: bad value {} (expected >= 0; 0 = no limit)", max_num_seqs));
+  check(batch_slowdown_ms >= 0,
+        fmt::format("--batch-slowdown-ms: bad value {} (expected >= 0)", batch_slowdown_ms));
+  check(spec_tokens >= 0 && spec_tokens <= 16,
+        fmt::format("--spec-tokens: bad value {} (expected 0..16)", spec_tokens));
   check(spec_acceptance >= 0 && spec_acceptance <= 1,
-        fmt::format("--spec-acceptance: bad value {} (expected a probability in [0, 1])", spec_acceptance));
-  check(min_tokens_step_penalty_ms >= 0 || min_tokens_step_penalty_ms == -1,
-        fmt::format("--min-tokens-step-penalty-ms: bad value {} (expected >= 0, or -1 for --tpot-ms)", min_tokens_step_penalty_ms));
-  check(wrong_rate >= 0 && wrong_rate <= 1 && wrong_rate_per_running_request >= 0 && wrong_rate_per_running_request <= 1,
-        fmt::format("--wrong-rate {} / --wrong-rate-per-running-request {}: expected shares in [0, 1]", wrong_rate,
-                    wrong_rate_per_running_request));
-  check(answers.empty() || answers.starts_with("gsm8k:"),
-        fmt::format("--answers: bad value '{}' (expected gsm8k:PATH, a GSM8K jsonl file)", answers));
+        fmt::format("--spec-acceptance: bad value {} (expected a probability in [0, 1])",
+                    spec_acceptance));
+  check(
+      min_tokens_step_penalty_ms >= 0 || min_tokens_step_penalty_ms == -1,
+      fmt::format("--min-tokens-step-penalty-ms: bad value {} (expected >= 0, or -1 for --tpot-ms)",
+                  min_tokens_step_penalty_ms));
+  check(wrong_rate >= 0 && wrong_rate <= 1 && wrong_rate_per_running_request >= 0 &&
+            wrong_rate_per_running_request <= 1,
+        fmt::format(
+            "--wrong-rate {} / --wrong-rate-per-running-request {}: expected shares in [0, 1]",
+            wrong_rate, wrong_rate_per_running_request));
+  check(
+      answers.empty() || answers.starts_with("gsm8k:"),
+      fmt::format("--answers: bad value '{}' (expected gsm8k:PATH, a GSM8K jsonl file)", answers));
   return errs;
 }
 
@@ -66,7 +87,8 @@ int64_t count_prompt_tokens(std::string_view text) {
 
 // A body read with SIMDJSON_PADDING spare (the server reserves it) is parsed in place: a 100 MB
 // prompt is not copied once more.
-bool body_object(simdjson::dom::parser& parser, const std::string& body, simdjson::dom::object& o, std::string* error) {
+bool body_object(simdjson::dom::parser& parser, const std::string& body, simdjson::dom::object& o,
+                 std::string* error) {
   if (auto err = parser.parse(body).get_object().get(o)) {
     *error = fmt::format("request body is not a JSON object ({})", simdjson::error_message(err));
     return false;
@@ -85,7 +107,8 @@ bool required_model(simdjson::dom::object o, CompletionRequest& r, std::string* 
 }
 
 bool add_turn(CompletionRequest& r, std::string_view role,
-              simdjson::simdjson_result<simdjson::dom::element> content, const TurnErrors& errors, std::string* error) {
+              simdjson::simdjson_result<simdjson::dom::element> content, const TurnErrors& errors,
+              std::string* error) {
   simdjson::dom::element c;
   int64_t images = 0;
   open_turn(r.rendered, role);
@@ -121,7 +144,8 @@ namespace {
 // fetches nothing, so http(s) URLs are refused too).
 bool valid_image_url(std::string_view url) {
   const size_t comma = url.find(',');
-  if (!url.starts_with("data:image/") || comma == std::string_view::npos || !url.substr(0, comma).ends_with(";base64"))
+  if (!url.starts_with("data:image/") || comma == std::string_view::npos ||
+      !url.substr(0, comma).ends_with(";base64"))
     return false;
   const std::string_view b64 = url.substr(comma + 1);
   if (b64.empty() || b64.size() % 4 != 0) return false;
@@ -135,7 +159,8 @@ bool valid_image_url(std::string_view url) {
 
 }  // namespace
 
-bool count_content(simdjson::dom::element content, int64_t& tokens, std::string& text_out, int64_t* images) {
+bool count_content(simdjson::dom::element content, int64_t& tokens, std::string& text_out,
+                   int64_t* images) {
   std::string_view s;
   if (!content.get_string().get(s)) {
     tokens += count_prompt_tokens(s);
@@ -151,15 +176,20 @@ bool count_content(simdjson::dom::element content, int64_t& tokens, std::string&
       text_out += text;
     } else if (images && !part["type"].get_string().get(type) && type == "image_url") {
       if (*images < 0) continue;
-      *images = part["image_url"]["url"].get_string().get(url) || !valid_image_url(url) ? -1 : *images + 1;
+      *images = part["image_url"]["url"].get_string().get(url) || !valid_image_url(url)
+                    ? -1
+                    : *images + 1;
     } else if (images && type == "input_image") {  // OpenAI Responses: {"image_url": "data:..."}
       if (*images < 0) continue;
       *images = part["image_url"].get_string().get(url) || !valid_image_url(url) ? -1 : *images + 1;
-    } else if (images && type == "image") {  // Anthropic: {"source": {"type": "base64", "media_type", "data"}}
+    } else if (images &&
+               type ==
+                   "image") {  // Anthropic: {"source": {"type": "base64", "media_type", "data"}}
       if (*images < 0) continue;
       std::string_view kind, media, data;
       const bool ok = !part["source"]["type"].get_string().get(kind) && kind == "base64" &&
-                      !part["source"]["media_type"].get_string().get(media) && !part["source"]["data"].get_string().get(data) &&
+                      !part["source"]["media_type"].get_string().get(media) &&
+                      !part["source"]["data"].get_string().get(data) &&
                       valid_image_url(fmt::format("data:{};base64,{}", media, data));
       *images = ok ? *images + 1 : -1;
     }
@@ -167,12 +197,15 @@ bool count_content(simdjson::dom::element content, int64_t& tokens, std::string&
   return true;
 }
 
-
 namespace {
 
 constexpr std::pair<std::string_view, Fault> kFaultNames[] = {
-    {"500", Fault::Http500}, {"429", Fault::Http429}, {"reset-before-headers", Fault::ResetBeforeHeaders},
-    {"reset-mid-stream", Fault::ResetMidStream}, {"stall", Fault::Stall}, {"malformed-sse", Fault::MalformedSse},
+    {"500", Fault::Http500},
+    {"429", Fault::Http429},
+    {"reset-before-headers", Fault::ResetBeforeHeaders},
+    {"reset-mid-stream", Fault::ResetMidStream},
+    {"stall", Fault::Stall},
+    {"malformed-sse", Fault::MalformedSse},
     {"no-done", Fault::NoDone},
 };
 
@@ -186,10 +219,13 @@ std::vector<Fault> parse_fault_kinds(const std::string& list) {
     if (end == std::string::npos) end = list.size();
     const std::string_view name = std::string_view(list).substr(i, end - i);
     if (!name.empty()) {
-      const auto it = std::find_if(std::begin(kFaultNames), std::end(kFaultNames), [&](const auto& f) { return f.first == name; });
+      const auto it = std::find_if(std::begin(kFaultNames), std::end(kFaultNames),
+                                   [&](const auto& f) { return f.first == name; });
       if (it == std::end(kFaultNames)) {
-        throw std::invalid_argument(fmt::format("--fault-kinds: unknown kind '{}' (expected 500, 429, reset-before-headers, "
-                                                "reset-mid-stream, stall, malformed-sse or no-done)", name));
+        throw std::invalid_argument(fmt::format(
+            "--fault-kinds: unknown kind '{}' (expected 500, 429, reset-before-headers, "
+            "reset-mid-stream, stall, malformed-sse or no-done)",
+            name));
       }
       out.push_back(it->second);
     }
@@ -216,7 +252,8 @@ bool parse_tool_choice(simdjson::dom::object o, CompletionRequest& r, std::strin
   std::string_view choice, named;
   auto tc = o["tool_choice"];
   const bool required = !tc.error() && !tc.get_string().get(choice) && choice == "required";
-  const bool is_named = !tc.error() && tc.is_object() && !tc["function"]["name"].get_string().get(named);
+  const bool is_named =
+      !tc.error() && tc.is_object() && !tc["function"]["name"].get_string().get(named);
   if ((required || is_named) && !has_tools) {
     *error = "When using `tool_choice`, `tools` must be set.";
     return false;
@@ -244,20 +281,22 @@ bool parse_tool_choice(simdjson::dom::object o, CompletionRequest& r, std::strin
 }
 
 // A chat request's messages: their tokens by the simple rule, their images, the ChatML rendering.
-bool parse_messages(simdjson::dom::object o, size_t body_size, CompletionRequest& r, std::string* error) {
+bool parse_messages(simdjson::dom::object o, size_t body_size, CompletionRequest& r,
+                    std::string* error) {
   simdjson::dom::array messages;
   if (o["messages"].get_array().get(messages) || messages.size() == 0) {
     *error = "\"messages\" must be a non-empty array";
     return false;
   }
   r.rendered.reserve(body_size + 64);  // never much longer than the JSON it came in: one allocation
-  constexpr TurnErrors kErrors{
-      "each message needs \"content\": a string or a list of text parts",
-      "Invalid image_url: the simulator takes base64 data URLs (data:image/png;base64,...) and fetches nothing"};
+  constexpr TurnErrors kErrors{"each message needs \"content\": a string or a list of text parts",
+                               "Invalid image_url: the simulator takes base64 data URLs "
+                               "(data:image/png;base64,...) and fetches nothing"};
   for (auto m : messages) {
     std::string_view role;
     const bool has_role = !m["role"].get_string().get(role);
-    if (!add_turn(r, role, m["content"], kErrors, error)) return false;  // a content error is named first
+    if (!add_turn(r, role, m["content"], kErrors, error))
+      return false;  // a content error is named first
     if (!has_role) {
       *error = "each message needs a \"role\" string";
       return false;
@@ -269,7 +308,8 @@ bool parse_messages(simdjson::dom::object o, size_t body_size, CompletionRequest
 
 }  // namespace
 
-std::optional<CompletionRequest> parse_request(const std::string& body, bool chat, std::string* error) {
+std::optional<CompletionRequest> parse_request(const std::string& body, bool chat,
+                                               std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
   if (!body_object(parser, body, o, error)) return std::nullopt;
@@ -301,7 +341,8 @@ std::optional<CompletionRequest> parse_request(const std::string& body, bool cha
       return std::nullopt;
     }
   }
-  if (auto nv = o["n"]; !nv.error() && !nv.is_null()) {  // choices per request (vLLM: an integer >= 1)
+  if (auto nv = o["n"];
+      !nv.error() && !nv.is_null()) {  // choices per request (vLLM: an integer >= 1)
     if (nv.get_int64().get(r.n) || r.n < 1 || r.n > kMaxChoices) {
       *error = fmt::format("\"n\" must be an integer from 1 to {}", kMaxChoices);
       return std::nullopt;
@@ -352,7 +393,8 @@ Plan make_plan(const CompletionRequest& req, const MockSettings& s, uint64_t seq
 
 uint64_t text_unit(std::string_view rendered, size_t k) {
   uint64_t v = 0;
-  for (size_t i = 4 * k; i < std::min(rendered.size(), 4 * k + 4); ++i) v = (v << 8) | static_cast<unsigned char>(rendered[i]);
+  for (size_t i = 4 * k; i < std::min(rendered.size(), 4 * k + 4); ++i)
+    v = (v << 8) | static_cast<unsigned char>(rendered[i]);
   return v;
 }
 
@@ -364,16 +406,21 @@ int64_t PrefixCache::insert(const std::vector<uint64_t>& hashes) {
   return static_cast<int64_t>(hit * static_cast<size_t>(block_size_));
 }
 
-StepModel::StepModel(const MockSettings& s, uint64_t seq) : s_(s), rng_(s.seed ^ (seq * 0x9E3779B97F4A7C15ULL) ^ 0x5eed) {}
+StepModel::StepModel(const MockSettings& s, uint64_t seq)
+    : s_(s), rng_(s.seed ^ (seq * 0x9E3779B97F4A7C15ULL) ^ 0x5eed) {}
 
 double StepModel::ttft_ms() {
-  const double j = s_.jitter_ms > 0 ? std::uniform_real_distribution<double>(-s_.jitter_ms, s_.jitter_ms)(rng_) : 0.0;
+  const double j = s_.jitter_ms > 0
+                       ? std::uniform_real_distribution<double>(-s_.jitter_ms, s_.jitter_ms)(rng_)
+                       : 0.0;
   return std::max(0.0, s_.ttft_ms + j);
 }
 
 Step StepModel::next(const BatchState& batch) {
   Step st;
-  const double j = s_.jitter_ms > 0 ? std::uniform_real_distribution<double>(-s_.jitter_ms, s_.jitter_ms)(rng_) : 0.0;
+  const double j = s_.jitter_ms > 0
+                       ? std::uniform_real_distribution<double>(-s_.jitter_ms, s_.jitter_ms)(rng_)
+                       : 0.0;
   st.ms = s_.tpot_ms + j + s_.batch_slowdown_ms * std::max(0, batch.running - 1);
   if (s_.spec_tokens > 0) {
     // MTP / EAGLE: K drafts verified in one step; the first rejection discards the rest.
@@ -383,7 +430,8 @@ Step StepModel::next(const BatchState& batch) {
     st.tokens = 1 + st.accepted;
     // vLLM's MinTokensLogitsProcessor is not argmax-invariant, so with spec decoding it runs on
     // every draft position, for the whole batch, while any request carries min_tokens.
-    if (batch.running_min_tokens > 0) st.ms += s_.min_tokens_step_penalty_ms >= 0 ? s_.min_tokens_step_penalty_ms : s_.tpot_ms;
+    if (batch.running_min_tokens > 0)
+      st.ms += s_.min_tokens_step_penalty_ms >= 0 ? s_.min_tokens_step_penalty_ms : s_.tpot_ms;
   }
   st.ms = std::max(0.0, st.ms);
   return st;
@@ -391,8 +439,8 @@ Step StepModel::next(const BatchState& batch) {
 
 std::string_view token_text(uint64_t j) {
   static constexpr std::string_view kWords[] = {
-      " the", " model", " streams", " tokens", " quickly", " and", " every", " chunk",
-      " arrives", " on", " time", " for", " a", " fair", " benchmark", " run"};
+      " the",     " model", " streams", " tokens", " quickly", " and",  " every",     " chunk",
+      " arrives", " on",    " time",    " for",    " a",       " fair", " benchmark", " run"};
   if (j < std::size(kWords)) return kWords[j];
   // Past the first sentence, words in a seeded order rather than the sentence again: a loop of 16
   // words is what --check-answers calls runaway repetition, and a real model's text is not one.
@@ -409,7 +457,8 @@ void usage_object(JsonWriter& w, ChunkUsage u) {
   w.field("prompt_tokens", u.prompt);
   w.field("total_tokens", u.prompt + u.completion);
   w.field("completion_tokens", u.completion);
-  if (u.cached >= 0) w.key("prompt_tokens_details").begin_object().field("cached_tokens", u.cached).end_object();
+  if (u.cached >= 0)
+    w.key("prompt_tokens_details").begin_object().field("cached_tokens", u.cached).end_object();
   w.end_object();
 }
 
@@ -417,7 +466,8 @@ void header(JsonWriter& w, bool chat, bool stream, std::string_view id, std::str
             int64_t created) {
   w.begin_object();
   w.field("id", id);
-  w.field("object", chat ? (stream ? "chat.completion.chunk" : "chat.completion") : "text_completion");
+  w.field("object",
+          chat ? (stream ? "chat.completion.chunk" : "chat.completion") : "text_completion");
   w.field("created", created);
   w.field("model", model);
 }
@@ -429,14 +479,16 @@ void finish_field(JsonWriter& w, std::string_view finish_reason) {
   } else {
     w.value(finish_reason);
   }
-  w.key("stop_reason").null();  // vLLM sends it on every choice: null unless a stop string or token matched
+  w.key("stop_reason")
+      .null();  // vLLM sends it on every choice: null unless a stop string or token matched
 }
 
 }  // namespace
 
 std::string stream_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
                          bool role, std::string_view text, std::string_view finish_reason,
-                         const std::optional<ChunkUsage>& usage, int64_t index, const ToolDelta* tool) {
+                         const std::optional<ChunkUsage>& usage, int64_t index,
+                         const ToolDelta* tool) {
   JsonWriter w;
   header(w, chat, true, id, model, created);
   w.key("choices").begin_array().begin_object();
@@ -475,8 +527,9 @@ std::string usage_chunk(bool chat, std::string_view id, std::string_view model, 
 }
 
 std::string full_body(bool chat, std::string_view id, std::string_view model, int64_t created,
-                      std::string_view text, std::string_view finish_reason, const std::optional<ChunkUsage>& usage,
-                      int64_t n, std::string_view tool_name) {
+                      std::string_view text, std::string_view finish_reason,
+                      const std::optional<ChunkUsage>& usage, int64_t n,
+                      std::string_view tool_name) {
   JsonWriter w;
   header(w, chat, false, id, model, created);
   w.key("choices").begin_array();
@@ -484,11 +537,22 @@ std::string full_body(bool chat, std::string_view id, std::string_view model, in
     w.begin_object().field("index", i);
     if (chat && !tool_name.empty()) {
       w.key("message").begin_object().field("role", "assistant").key("content").null();
-      w.key("tool_calls").begin_array().begin_object().field("id", fmt::format("chatcmpl-tool-{}-{}", id, i));
-      w.field("type", "function").key("function").begin_object().field("name", tool_name).field("arguments", text);
+      w.key("tool_calls")
+          .begin_array()
+          .begin_object()
+          .field("id", fmt::format("chatcmpl-tool-{}-{}", id, i));
+      w.field("type", "function")
+          .key("function")
+          .begin_object()
+          .field("name", tool_name)
+          .field("arguments", text);
       w.end_object().end_object().end_array().end_object();
     } else if (chat) {
-      w.key("message").begin_object().field("role", "assistant").field("content", text).end_object();
+      w.key("message")
+          .begin_object()
+          .field("role", "assistant")
+          .field("content", text)
+          .end_object();
     } else {
       w.field("text", text);
     }
@@ -502,7 +566,8 @@ std::string full_body(bool chat, std::string_view id, std::string_view model, in
   return w.take();
 }
 
-std::optional<EmbeddingRequest> parse_embedding_request(const std::string& body, std::string* error) {
+std::optional<EmbeddingRequest> parse_embedding_request(const std::string& body,
+                                                        std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
   if (parser.parse(body).get_object().get(o)) {
@@ -518,7 +583,9 @@ std::optional<EmbeddingRequest> parse_embedding_request(const std::string& body,
     return std::nullopt;
   }
   auto bad = [&] {
-    *error = "\"input\" must be a string, a list of strings, a list of token ids, or a list of such lists";
+    *error =
+        "\"input\" must be a string, a list of strings, a list of token ids, or a list of such "
+        "lists";
     return std::nullopt;
   };
   if (!input.get_string().get(text)) {
@@ -549,7 +616,8 @@ std::optional<EmbeddingRequest> parse_embedding_request(const std::string& body,
   return r;
 }
 
-std::string embedding_body(std::string_view model, int64_t inputs, int dims, int64_t prompt_tokens, uint64_t seq) {
+std::string embedding_body(std::string_view model, int64_t inputs, int dims, int64_t prompt_tokens,
+                           uint64_t seq) {
   std::mt19937_64 rng(seq);
   std::uniform_real_distribution<double> u(-1, 1);
   JsonWriter w;
@@ -560,7 +628,11 @@ std::string embedding_body(std::string_view model, int64_t inputs, int dims, int
     w.end_array().end_object();
   }
   w.end_array().field("model", model);
-  w.key("usage").begin_object().field("prompt_tokens", prompt_tokens).field("total_tokens", prompt_tokens).end_object();
+  w.key("usage")
+      .begin_object()
+      .field("prompt_tokens", prompt_tokens)
+      .field("total_tokens", prompt_tokens)
+      .end_object();
   w.end_object();
   return w.take();
 }

@@ -2,16 +2,16 @@
 // mock/mock_response: the simulator's pure parts — what a request asks for, when each token is
 // produced (the timing model), and the exact JSON of each chunk, vLLM-shaped. No sockets here;
 // mock_server writes these bytes at these times. Shares no state with the client.
+#include <simdjson.h>
+
 #include <cstdint>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <random>
-#include <unordered_set>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
-
-#include <simdjson.h>
 
 #include "mock/mock_devices.hpp"
 
@@ -21,45 +21,59 @@ struct MockSettings {
   std::string host = "127.0.0.1";
   uint16_t port = 8000;  ///< 0 = any free port (printed on start)
   std::string model_name = "tokbench-mock";
-  std::vector<std::string> lora_modules;  ///< more model names it serves (vLLM's --lora-modules): same timing, own name
-  int64_t image_tokens = 256;    ///< prompt tokens each image_url part adds to usage (a vision encoder's share)
-  double image_prefill_ms = 2;   ///< prefill time each image adds
-  int embedding_dims = 16;  ///< /v1/embeddings: floats per vector (its latency is --ttft-ms, the prefill)
-  double ttft_ms = 50;     ///< time from request arrival to the first token
-  double tpot_ms = 10;     ///< time between consecutive tokens
-  double jitter_ms = 0;    ///< each TTFT and gap gets a seeded uniform offset in [-j, +j]
+  std::vector<std::string>
+      lora_modules;  ///< more model names it serves (vLLM's --lora-modules): same timing, own name
+  int64_t image_tokens =
+      256;  ///< prompt tokens each image_url part adds to usage (a vision encoder's share)
+  double image_prefill_ms = 2;  ///< prefill time each image adds
+  int embedding_dims =
+      16;  ///< /v1/embeddings: floats per vector (its latency is --ttft-ms, the prefill)
+  double ttft_ms = 50;       ///< time from request arrival to the first token
+  double tpot_ms = 10;       ///< time between consecutive tokens
+  double jitter_ms = 0;      ///< each TTFT and gap gets a seeded uniform offset in [-j, +j]
   int tokens_per_chunk = 1;  ///< tokens per content chunk after the first (which always has 1)
   int eos_min_tokens = 16;   ///< without ignore_eos, output stops at a seeded length in
   int eos_max_tokens = 512;  ///< [eos_min, eos_max], capped by max_tokens
-  int default_max_tokens = 256;  ///< when the request sets neither max_tokens nor max_completion_tokens
-  int64_t max_model_len = 131072;  ///< prompt + max_tokens past it: HTTP 400, as vLLM answers (its --max-model-len)
+  int default_max_tokens =
+      256;  ///< when the request sets neither max_tokens nor max_completion_tokens
+  int64_t max_model_len =
+      131072;  ///< prompt + max_tokens past it: HTTP 400, as vLLM answers (its --max-model-len)
   uint64_t seed = 42;
-  std::string trace_path;  ///< "" = no trace; else one JSON line per request: arrival, admission, writes
-  int threads = 1;         ///< io_context threads
-  int fail_every = 0;      ///< every N-th completion request answers HTTP 500; 0 = never
-  int drop_every = 0;      ///< every N-th streaming request is cut mid-stream; 0 = never
+  std::string
+      trace_path;   ///< "" = no trace; else one JSON line per request: arrival, admission, writes
+  int threads = 1;  ///< io_context threads
+  int fail_every = 0;  ///< every N-th completion request answers HTTP 500; 0 = never
+  int drop_every = 0;  ///< every N-th streaming request is cut mid-stream; 0 = never
   /// Fault injection for users testing their own pipelines: this share of completion requests
   /// (seeded, so a run is repeatable) gets one of `fault_kinds`, drawn uniformly.
   double fault_rate = 0;
-  std::string fault_kinds = "500,429,reset-before-headers,reset-mid-stream,stall,malformed-sse,no-done";
+  std::string fault_kinds =
+      "500,429,reset-before-headers,reset-mid-stream,stall,malformed-sse,no-done";
   double fault_stall_ms = 5000;  ///< "stall": this long without a byte before the first token
-  std::string tokenizer_path;  ///< "" = the simple counting rule; else exact counts and /tokenize
-  bool no_usage = false;       ///< never send usage (servers such as TGI or MindIE without it)
+  std::string tokenizer_path;    ///< "" = the simple counting rule; else exact counts and /tokenize
+  bool no_usage = false;         ///< never send usage (servers such as TGI or MindIE without it)
   // Batching, vLLM-style: a step produces one token per running request (more with speculative
   // decoding); its duration grows with the batch and with batch-wide costs.
-  int max_num_seqs = 0;            ///< running requests at most; more wait in a FIFO queue; 0 = no limit
-  double batch_slowdown_ms = 0;    ///< extra step time per running request beyond the first
-  int spec_tokens = 0;             ///< speculative decoding: draft tokens per step (MTP's K); 0 = off
-  double spec_acceptance = 0.7;    ///< probability each draft is accepted (the first rejection ends a step)
+  int max_num_seqs = 0;  ///< running requests at most; more wait in a FIFO queue; 0 = no limit
+  double batch_slowdown_ms = 0;  ///< extra step time per running request beyond the first
+  int spec_tokens = 0;           ///< speculative decoding: draft tokens per step (MTP's K); 0 = off
+  double spec_acceptance =
+      0.7;  ///< probability each draft is accepted (the first rejection ends a step)
   double log_interval_s = 0;  ///< vLLM-style throughput / SpecDecoding lines on stderr; 0 = off
-  bool prefix_caching = false;  ///< prompts sharing full leading blocks with earlier ones skip that prefill
-  int block_size = 16;          ///< prefix-cache block, in tokens
-  double min_tokens_step_penalty_ms = -1;  ///< extra step time while any running request has min_tokens
-                                           ///< and spec decoding is on; -1 = --tpot-ms (doubles a step)
-  DeviceModel devices;  ///< --devices N: accelerators' telemetry at /device-metrics (mock/mock_devices)
-  std::string answers;  ///< "gsm8k:PATH": answer that file's questions (mock/mock_answers); "" = filler text only
-  double wrong_rate = 0;                      ///< --answers: share of questions answered wrong with nothing else running
-  double wrong_rate_per_running_request = 0;  ///< --answers: added to it per other request running at admission
+  bool prefix_caching =
+      false;            ///< prompts sharing full leading blocks with earlier ones skip that prefill
+  int block_size = 16;  ///< prefix-cache block, in tokens
+  double min_tokens_step_penalty_ms =
+      -1;  ///< extra step time while any running request has min_tokens
+           ///< and spec decoding is on; -1 = --tpot-ms (doubles a step)
+  DeviceModel
+      devices;  ///< --devices N: accelerators' telemetry at /device-metrics (mock/mock_devices)
+  std::string answers;  ///< "gsm8k:PATH": answer that file's questions (mock/mock_answers); "" =
+                        ///< filler text only
+  double wrong_rate =
+      0;  ///< --answers: share of questions answered wrong with nothing else running
+  double wrong_rate_per_running_request =
+      0;  ///< --answers: added to it per other request running at admission
 
   /// Every problem at once, each naming the flag and the fix.
   std::vector<std::string> validate() const;
@@ -69,7 +83,8 @@ inline constexpr int64_t kMaxChoices = 16;  ///< the simulator's cap on "n"
 
 /// A generation request, whichever API it came in on (mock/route.hpp: each route parses its own).
 struct CompletionRequest {
-  bool chat = true;  ///< a conversation (chat, messages, responses): rendered with the chat template
+  bool chat =
+      true;  ///< a conversation (chat, messages, responses): rendered with the chat template
   std::string model;
   bool stream = false;
   bool include_usage = false;
@@ -77,26 +92,29 @@ struct CompletionRequest {
   int64_t max_tokens = -1;  ///< max_completion_tokens wins over max_tokens; -1 = not given
   int64_t min_tokens = -1;
   bool ignore_eos = false;
-  int64_t n = 1;              ///< choices; each streams the same tokens at the same times (its own index)
+  int64_t n = 1;  ///< choices; each streams the same tokens at the same times (its own index)
   int64_t prompt_tokens = 0;  ///< by the simple rule; the server recounts with --tokenizer
-  std::string rendered;        ///< chat: the ChatML rendering of the messages; completions: the prompt
+  std::string rendered;  ///< chat: the ChatML rendering of the messages; completions: the prompt
   /// Chat with `tools` and `tool_choice` "required" (the first tool) or a named function: the
   /// answer is a call of this tool, its arguments streamed as tool-call deltas; "" = a text answer.
   std::string tool_name;
-  int64_t images = 0;  ///< image_url parts (chat); each adds --image-tokens to prompt_tokens and --image-prefill-ms
+  int64_t images = 0;  ///< image_url parts (chat); each adds --image-tokens to prompt_tokens and
+                       ///< --image-prefill-ms
 };
 
 /// A /v1/embeddings request: `input` is a string, a list of strings, a list of token ids, or a
 /// list of such lists (OpenAI's forms); one embedding per input.
 struct EmbeddingRequest {
   std::string model;
-  std::vector<std::string> texts;     ///< the text inputs (counted by the simple rule or --tokenizer)
-  int64_t inputs = 0;                 ///< embeddings to return
-  int64_t token_id_inputs_tokens = 0; ///< tokens of the inputs given as token ids
+  std::vector<std::string> texts;  ///< the text inputs (counted by the simple rule or --tokenizer)
+  int64_t inputs = 0;              ///< embeddings to return
+  int64_t token_id_inputs_tokens = 0;  ///< tokens of the inputs given as token ids
 };
-std::optional<EmbeddingRequest> parse_embedding_request(const std::string& body, std::string* error);
+std::optional<EmbeddingRequest> parse_embedding_request(const std::string& body,
+                                                        std::string* error);
 /// OpenAI's embeddings answer: `inputs` vectors of `dims` floats (seeded by `seq`), usage.
-std::string embedding_body(std::string_view model, int64_t inputs, int dims, int64_t prompt_tokens, uint64_t seq);
+std::string embedding_body(std::string_view model, int64_t inputs, int dims, int64_t prompt_tokens,
+                           uint64_t seq);
 
 /// The simulator's chat template (ChatML): "<|im_start|>{role}\n{content}<|im_end|>\n" per message,
 /// then "<|im_start|>assistant\n". With --tokenizer it is encoded without added special tokens,
@@ -107,7 +125,16 @@ void open_turn(std::string& rendered, std::string_view role);
 void close_turn(std::string& rendered);
 void open_answer(std::string& rendered);  ///< after the last turn: the assistant's opening
 /// What --fault-rate injects into one request.
-enum class Fault { None, Http500, Http429, ResetBeforeHeaders, ResetMidStream, Stall, MalformedSse, NoDone };
+enum class Fault {
+  None,
+  Http500,
+  Http429,
+  ResetBeforeHeaders,
+  ResetMidStream,
+  Stall,
+  MalformedSse,
+  NoDone
+};
 
 /// The fault for the n-th completion request (1-based): seeded by --seed and n, so the same run
 /// injects the same faults. Fault::None when --fault-rate says no.
@@ -119,16 +146,19 @@ std::vector<Fault> parse_fault_kinds(const std::string& list);
 /// Parses a /v1/chat/completions (chat = true) or /v1/completions body. Unknown fields are
 /// accepted; message content may be a string or a list of {"type":"text","text":...} parts.
 /// Returns nullopt and sets *error (an OpenAI-style message) when the body is unusable.
-std::optional<CompletionRequest> parse_request(const std::string& body, bool chat, std::string* error);
+std::optional<CompletionRequest> parse_request(const std::string& body, bool chat,
+                                               std::string* error);
 
 /// Sums the tokens of a string or a list of text parts, and collects the text; false when neither.
 /// Image parts (OpenAI's image_url, Anthropic's image with a base64 source) are counted in *images,
 /// which turns -1 when one is not a base64 image. Shared by every API's request parser.
-bool count_content(simdjson::dom::element content, int64_t& tokens, std::string& text_out, int64_t* images = nullptr);
+bool count_content(simdjson::dom::element content, int64_t& tokens, std::string& text_out,
+                   int64_t* images = nullptr);
 
 /// `body` as a JSON object (through `parser`, which must outlive `o`); false, with *error saying
 /// so as vLLM does, when it is not one. Every route's request parser starts here.
-bool body_object(simdjson::dom::parser& parser, const std::string& body, simdjson::dom::object& o, std::string* error);
+bool body_object(simdjson::dom::parser& parser, const std::string& body, simdjson::dom::object& o,
+                 std::string* error);
 /// The request's "model", which the API requires (false, with *error, when it is missing).
 bool required_model(simdjson::dom::object o, CompletionRequest& r, std::string* error);
 
@@ -140,7 +170,8 @@ struct TurnErrors {
 /// One turn of `role` whose `content` is a string or a list of parts: its tokens by the simple rule
 /// (+1 for the template), its images, rendered into r.rendered. False with *error when unusable.
 bool add_turn(CompletionRequest& r, std::string_view role,
-              simdjson::simdjson_result<simdjson::dom::element> content, const TurnErrors& errors, std::string* error);
+              simdjson::simdjson_result<simdjson::dom::element> content, const TurnErrors& errors,
+              std::string* error);
 
 /// A request field read leniently: the integer (else `fallback`), the boolean (else false).
 int64_t int_field(simdjson::dom::object o, std::string_view k, int64_t fallback = -1);
@@ -183,7 +214,8 @@ class PrefixCache {
   int64_t lookup_and_insert(size_t count, Unit unit) {
     const size_t bs = static_cast<size_t>(block_size_);
     std::vector<uint64_t> hashes;
-    uint64_t h = 1469598103934665603ULL;  // FNV-1a over the chain: a block's hash covers its whole prefix
+    uint64_t h =
+        1469598103934665603ULL;  // FNV-1a over the chain: a block's hash covers its whole prefix
     for (size_t b = 0; (b + 1) * bs <= count; ++b) {
       for (size_t k = b * bs; k < (b + 1) * bs; ++k) h = (h ^ unit(k)) * 1099511628211ULL;
       hashes.push_back(h);
@@ -216,8 +248,8 @@ struct Step {
 class StepModel {
  public:
   StepModel(const MockSettings& s, uint64_t seq);
-  double ttft_ms();                       ///< prefill time, jitter included
-  Step next(const BatchState& batch);     ///< the next decode step
+  double ttft_ms();                    ///< prefill time, jitter included
+  Step next(const BatchState& batch);  ///< the next decode step
 
  private:
   const MockSettings& s_;
@@ -230,7 +262,8 @@ std::string_view token_text(uint64_t j);
 struct ChunkUsage {
   int64_t prompt = 0;
   int64_t completion = 0;
-  int64_t cached = -1;  ///< prompt_tokens_details.cached_tokens; -1 = not reported (no prefix cache)
+  int64_t cached =
+      -1;  ///< prompt_tokens_details.cached_tokens; -1 = not reported (no prefix cache)
 };
 
 /// One streaming chunk's JSON. `text` empty with role=true is vLLM's role-only first chunk.
@@ -242,17 +275,20 @@ struct ToolDelta {
 };
 std::string stream_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
                          bool role, std::string_view text, std::string_view finish_reason,
-                         const std::optional<ChunkUsage>& usage, int64_t index = 0, const ToolDelta* tool = nullptr);
+                         const std::optional<ChunkUsage>& usage, int64_t index = 0,
+                         const ToolDelta* tool = nullptr);
 /// The `choices: []` usage chunk sent after the last content when include_usage is set.
 std::string usage_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
                         ChunkUsage usage);
 /// The whole non-streaming body; without usage when `usage` is empty (--no-usage).
 std::string full_body(bool chat, std::string_view id, std::string_view model, int64_t created,
-                      std::string_view text, std::string_view finish_reason, const std::optional<ChunkUsage>& usage,
-                      int64_t n = 1, std::string_view tool_name = {});
+                      std::string_view text, std::string_view finish_reason,
+                      const std::optional<ChunkUsage>& usage, int64_t n = 1,
+                      std::string_view tool_name = {});
 /// An OpenAI-style error body.
 std::string error_body(std::string_view message, std::string_view type, int code);
-/// GET /v1/models: the served model, then each --lora-modules name with it as parent (as vLLM lists them).
+/// GET /v1/models: the served model, then each --lora-modules name with it as parent (as vLLM lists
+/// them).
 std::string models_body(const MockSettings& s);
 
 }  // namespace tokbench::mock

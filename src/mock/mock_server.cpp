@@ -1,34 +1,32 @@
-#include "mock/mock_answers.hpp"
-#include "mock/prefill.hpp"
 #include "mock/mock_server.hpp"
 
-#include <utility>  // boost 1.74 awaitable.hpp uses std::exchange without including it
-
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <fmt/format.h>
-
+#include <simdjson.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <atomic>
-#include <deque>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <mutex>
 #include <optional>
-#include <simdjson.h>
 #include <stdexcept>
 #include <thread>
+#include <utility>  // boost 1.74 awaitable.hpp uses std::exchange without including it
 
 #include "common/clock.hpp"
 #include "common/json_writer.hpp"
 #include "mock/batch.hpp"
-#include "mock/route.hpp"
+#include "mock/mock_answers.hpp"
 #include "mock/mock_metrics.hpp"
 #include "mock/mock_tokenize.hpp"
 #include "mock/mock_trace.hpp"
+#include "mock/prefill.hpp"
+#include "mock/route.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace tokbench::mock {
@@ -105,8 +103,11 @@ struct MockServer::Impl {
       if (!acceptor.is_open()) co_return;
       if (ec) {
         if (!said) {
-          std::fprintf(stderr, "serve-mock: cannot accept a connection: %s; retrying every 10 ms (raise `ulimit -n` if "
-                               "this says too many open files)\n", ec.message().c_str());
+          std::fprintf(stderr,
+                       "serve-mock: cannot accept a connection: %s; retrying every 10 ms (raise "
+                       "`ulimit -n` if "
+                       "this says too many open files)\n",
+                       ec.message().c_str());
           std::fflush(stderr);
           said = true;
         }
@@ -126,15 +127,16 @@ struct MockServer::Impl {
     co_await http::async_write(sock, res, use_awaitable);
   }
 
-  awaitable<void> send_body(tcp::socket& sock, unsigned version, bool keep, http::status st, const char* type,
-                            std::string body) {
+  awaitable<void> send_body(tcp::socket& sock, unsigned version, bool keep, http::status st,
+                            const char* type, std::string body) {
     http::response<http::string_body> res{st, version};
     res.set(http::field::content_type, type);
     res.keep_alive(keep);
     res.body() = std::move(body);
     co_await send(sock, res);
   }
-  awaitable<void> send_json(tcp::socket& sock, unsigned version, bool keep, http::status st, std::string body) {
+  awaitable<void> send_json(tcp::socket& sock, unsigned version, bool keep, http::status st,
+                            std::string body) {
     co_await send_body(sock, version, keep, st, "application/json", std::move(body));
   }
 
@@ -155,24 +157,29 @@ struct MockServer::Impl {
           }
         }
         beast::error_code read_ec;
-        co_await http::async_read_header(sock, buf, parser, net::redirect_error(use_awaitable, read_ec));
+        co_await http::async_read_header(sock, buf, parser,
+                                         net::redirect_error(use_awaitable, read_ec));
         // The body's room with simdjson's padding, so the request is parsed where it lies.
         if (!read_ec && parser.is_header_done()) {  // (content_length() asserts a whole head)
           if (const auto length = parser.content_length(); length && *length <= kBodyLimit)
             parser.get().body().reserve(static_cast<size_t>(*length) + simdjson::SIMDJSON_PADDING);
         }
-        if (!read_ec) co_await http::async_read(sock, buf, parser, net::redirect_error(use_awaitable, read_ec));
+        if (!read_ec)
+          co_await http::async_read(sock, buf, parser, net::redirect_error(use_awaitable, read_ec));
         // Too large is an answer, as vLLM's server gives it (413 for a body, 400 for a head), not a
         // reset the client has to guess about.
         // By value: beast's own codes (a read's system errors are sockets' errno, none this small).
-        const bool body_over = read_ec && read_ec.value() == static_cast<int>(http::error::body_limit);
-        const bool head_over = read_ec && read_ec.value() == static_cast<int>(http::error::header_limit);
+        const bool body_over =
+            read_ec && read_ec.value() == static_cast<int>(http::error::body_limit);
+        const bool head_over =
+            read_ec && read_ec.value() == static_cast<int>(http::error::header_limit);
         if (body_over || head_over) {
           const bool body = body_over;
-          co_await send_json(sock, 11, false, body ? http::status::payload_too_large : http::status::bad_request,
-                             error_body(body ? "Request body too large (the simulator reads at most 256 MiB)"
-                                             : "Request header fields too large (at most 64 KiB)",
-                                        "BadRequestError", body ? 413 : 400));
+          co_await send_json(
+              sock, 11, false, body ? http::status::payload_too_large : http::status::bad_request,
+              error_body(body ? "Request body too large (the simulator reads at most 256 MiB)"
+                              : "Request header fields too large (at most 64 KiB)",
+                         "BadRequestError", body ? 413 : 400));
           break;
         }
         if (read_ec) break;  // the client went away mid-request
@@ -190,7 +197,8 @@ struct MockServer::Impl {
   }
 
   // Returns false when the connection must be closed (a simulated drop).
-  awaitable<bool> route(tcp::socket& sock, http::request<http::string_body>& req, bool keep, const Conn& conn) {
+  awaitable<bool> route(tcp::socket& sock, http::request<http::string_body>& req, bool keep,
+                        const Conn& conn) {
     const auto arrival = std::chrono::steady_clock::now();
     const std::string_view target(req.target().data(), req.target().size());
     const std::string_view path = target.substr(0, target.find('?'));
@@ -204,11 +212,13 @@ struct MockServer::Impl {
     } else if (path == "/v1/models" && get) {
       co_await send_json(sock, v, keep, http::status::ok, models_body(s));
     } else if (path == "/metrics" && get) {
-      // Built before the co_await: GCC 12 frees a conditional's temporaries in a co_await's arguments twice.
+      // Built before the co_await: GCC 12 frees a conditional's temporaries in a co_await's
+      // arguments twice.
       std::string text = metrics.render();
       if (answers) text += answers->render(fmt::format("model_name=\"{}\"", s.model_name));
       co_await send_body(sock, v, keep, http::status::ok, kPrometheusText, std::move(text));
-    } else if (path == "/device-metrics" && get && devices.enabled()) {  // an accelerator exporter's view
+    } else if (path == "/device-metrics" && get &&
+               devices.enabled()) {  // an accelerator exporter's view
       co_await send_body(sock, v, keep, http::status::ok, kPrometheusText, devices.render());
     } else if ((path == "/start_profile" || path == "/stop_profile") && post) {
       const std::string kind = path == "/start_profile" ? "start" : "stop";
@@ -216,7 +226,8 @@ struct MockServer::Impl {
         std::lock_guard lock(profile_mu);
         profile_events.emplace_back(kind, steady_now_ns());
       }
-      std::fprintf(stderr, "INFO [api_server.py] %s\n", kind == "start" ? "Starting profiler..." : "Stopping profiler...");
+      std::fprintf(stderr, "INFO [api_server.py] %s\n",
+                   kind == "start" ? "Starting profiler..." : "Stopping profiler...");
       http::response<http::string_body> res{http::status::ok, v};
       res.keep_alive(keep);
       co_await send(sock, res);
@@ -230,7 +241,8 @@ struct MockServer::Impl {
       co_return co_await completion(sock, req, keep, *route, arrival, conn);
     } else if (path == "/v1/embeddings" && post) {
       co_await embedding(sock, req, keep, arrival);
-    } else if (route_of(path) || path == "/v1/embeddings" || path == "/v1/models" || path == "/health") {
+    } else if (route_of(path) || path == "/v1/embeddings" || path == "/v1/models" ||
+               path == "/health") {
       co_await send_json(sock, v, keep, http::status::method_not_allowed,
                          error_body("method not allowed", "BadRequestError", 405));
     } else {
@@ -252,7 +264,8 @@ struct MockServer::Impl {
     ~BatchSlot() {
       if (!impl) return;
       impl->running_batch.release(min_tokens);
-      impl->metrics.request_finished(seconds_since(arrival), prompt_tokens, cached_tokens >= 0, std::max<int64_t>(0, cached_tokens));
+      impl->metrics.request_finished(seconds_since(arrival), prompt_tokens, cached_tokens >= 0,
+                                     std::max<int64_t>(0, cached_tokens));
     }
   };
 
@@ -264,34 +277,43 @@ struct MockServer::Impl {
     std::string why;
     auto parsed = parse_embedding_request(req.body(), &why);
     if (!parsed) {
-      co_await send_json(sock, v, keep, http::status::bad_request, error_body(why, "BadRequestError", 400));
+      co_await send_json(sock, v, keep, http::status::bad_request,
+                         error_body(why, "BadRequestError", 400));
       co_return;
     }
-    if (parsed->model != s.model_name &&
-        std::find(s.lora_modules.begin(), s.lora_modules.end(), parsed->model) == s.lora_modules.end()) {
+    if (parsed->model != s.model_name && std::find(s.lora_modules.begin(), s.lora_modules.end(),
+                                                   parsed->model) == s.lora_modules.end()) {
       co_await send_json(sock, v, keep, http::status::not_found,
-                         error_body(fmt::format("The model `{}` does not exist.", parsed->model), "NotFoundError", 404));
+                         error_body(fmt::format("The model `{}` does not exist.", parsed->model),
+                                    "NotFoundError", 404));
       co_return;
     }
     int64_t tokens = parsed->token_id_inputs_tokens;
-    for (const auto& t : parsed->texts) tokens += tok ? static_cast<int64_t>(tok->count(t, true)) : count_prompt_tokens(t);
+    for (const auto& t : parsed->texts)
+      tokens += tok ? static_cast<int64_t>(tok->count(t, true)) : count_prompt_tokens(t);
     const uint64_t n = seq.fetch_add(1) + 1;
     served.fetch_add(1);
     metrics.request_queued();
     metrics.request_started(0);
     StepModel model(s, n);
     net::steady_timer timer(sock.get_executor());
-    timer.expires_at(arrival + std::chrono::nanoseconds(static_cast<int64_t>(model.ttft_ms() * 1e6)));
+    timer.expires_at(arrival +
+                     std::chrono::nanoseconds(static_cast<int64_t>(model.ttft_ms() * 1e6)));
     co_await timer.async_wait(use_awaitable);
-    metrics.request_finished(std::chrono::duration<double>(std::chrono::steady_clock::now() - arrival).count(), tokens, false, 0);
-    co_await send_json(sock, v, keep, http::status::ok, embedding_body(parsed->model, parsed->inputs, s.embedding_dims, tokens, n));
+    metrics.request_finished(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - arrival).count(), tokens,
+        false, 0);
+    co_await send_json(sock, v, keep, http::status::ok,
+                       embedding_body(parsed->model, parsed->inputs, s.embedding_dims, tokens, n));
   }
 
   awaitable<bool> completion(tcp::socket& sock, http::request<http::string_body>& req, bool keep,
-                             const MockRoute& route, std::chrono::steady_clock::time_point arrival, const Conn& conn) {
+                             const MockRoute& route, std::chrono::steady_clock::time_point arrival,
+                             const Conn& conn) {
     const unsigned v = req.version();
     std::string why;
-    // Plain helpers, not conditional expressions: g++ 12 destroys a ?: temporary twice in a coroutine.
+    // Plain helpers, not conditional expressions: g++ 12 destroys a ?: temporary twice in a
+    // coroutine.
     auto parsed = route.parse(req.body(), s.model_name, &why);
     if (!parsed) {
       std::string refusal = route.refusal(why);
@@ -301,11 +323,14 @@ struct MockServer::Impl {
     const bool chat = parsed->chat;
     if (s.no_usage) parsed->include_usage = parsed->continuous_usage = false;
     if (tok) parsed->prompt_tokens = static_cast<int64_t>(tok->count(parsed->rendered, !chat));
-    parsed->prompt_tokens += parsed->images * s.image_tokens;  // what the vision encoder adds per image
+    parsed->prompt_tokens +=
+        parsed->images * s.image_tokens;  // what the vision encoder adds per image
     const CompletionRequest& cr = *parsed;
-    if (cr.model != s.model_name && std::find(s.lora_modules.begin(), s.lora_modules.end(), cr.model) == s.lora_modules.end()) {
+    if (cr.model != s.model_name &&
+        std::find(s.lora_modules.begin(), s.lora_modules.end(), cr.model) == s.lora_modules.end()) {
       co_await send_json(sock, v, keep, http::status::not_found,
-                         error_body(fmt::format("The model `{}` does not exist.", cr.model), "NotFoundError", 404));
+                         error_body(fmt::format("The model `{}` does not exist.", cr.model),
+                                    "NotFoundError", 404));
       co_return true;
     }
     const uint64_t n = seq.fetch_add(1) + 1;  // 1-based, so "every N-th" reads naturally
@@ -318,8 +343,9 @@ struct MockServer::Impl {
     }
     const Fault fault = choose_fault(s, n);
     if (fault == Fault::Http500) {
-      co_await send_json(sock, v, keep, http::status::internal_server_error,
-                         error_body("injected fault (--fault-rate): 500", "InternalServerError", 500));
+      co_await send_json(
+          sock, v, keep, http::status::internal_server_error,
+          error_body("injected fault (--fault-rate): 500", "InternalServerError", 500));
       co_return true;
     }
     if (fault == Fault::Http429) {
@@ -327,7 +353,8 @@ struct MockServer::Impl {
       out.set(http::field::content_type, "application/json");
       out.set(http::field::retry_after, "1");
       out.keep_alive(keep);
-      out.body() = error_body("injected fault (--fault-rate): 429, retry after 1 s", "RateLimitError", 429);
+      out.body() =
+          error_body("injected fault (--fault-rate): 429, retry after 1 s", "RateLimitError", 429);
       co_await send(sock, out);
       co_return true;
     }
@@ -338,22 +365,29 @@ struct MockServer::Impl {
     }
     // vLLM refuses a request that cannot fit its context: prompt plus the asked output.
     const int64_t asked = cr.max_tokens > 0 ? cr.max_tokens : s.default_max_tokens;
-    if (asked > s.max_model_len - cr.prompt_tokens) {  // (no sum: a client's max_tokens may be near 2^63)
-      co_await send_json(sock, v, keep, http::status::bad_request,
-                         error_body(fmt::format("This model's maximum context length is {} tokens. However, you requested "
-                                                "{:.0f} tokens ({} in the messages, {} in the completion). Please reduce "
-                                                "the length of the messages or completion.", s.max_model_len,
-                                                static_cast<double>(cr.prompt_tokens) + static_cast<double>(asked),
-                                                cr.prompt_tokens, asked),
-                                    "BadRequestError", 400));
+    if (asked >
+        s.max_model_len - cr.prompt_tokens) {  // (no sum: a client's max_tokens may be near 2^63)
+      co_await send_json(
+          sock, v, keep, http::status::bad_request,
+          error_body(fmt::format(
+                         "This model's maximum context length is {} tokens. However, you requested "
+                         "{:.0f} tokens ({} in the messages, {} in the completion). Please reduce "
+                         "the length of the messages or completion.",
+                         s.max_model_len,
+                         static_cast<double>(cr.prompt_tokens) + static_cast<double>(asked),
+                         cr.prompt_tokens, asked),
+                     "BadRequestError", 400));
       co_return true;
     }
     // As vLLM names a request: the API's prefix and the client's X-Request-Id, else a counter.
     std::string id = fmt::format("{}{}", route.id_prefix(), n);
-    if (auto rid = req.find("x-request-id"); rid != req.end()) id = fmt::format("{}{}", route.id_prefix(), std::string_view(rid->value().data(), rid->value().size()));
+    if (auto rid = req.find("x-request-id"); rid != req.end())
+      id = fmt::format("{}{}", route.id_prefix(),
+                       std::string_view(rid->value().data(), rid->value().size()));
     const Plan plan = make_plan(cr, s, n);  // the output length and finish reason
     const int64_t created = std::chrono::duration_cast<std::chrono::seconds>(
-                                std::chrono::system_clock::now().time_since_epoch()).count();
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
     Generation g{cr, route, plan, id, created, chat, n, arrival, conn, fault};
     co_return co_await generate(sock, g, keep, v);
   }
@@ -400,8 +434,10 @@ struct MockServer::Impl {
     StepModel model(s, g.seq);
     const int64_t target = plan.tokens;
     int64_t cached = -1;
-    const PrefillInputs prefill{s, prefix_cache.get(), tok ? &*tok : nullptr, g.cr, g.chat, g.fault == Fault::Stall};
-    auto at = admitted + std::chrono::nanoseconds(static_cast<int64_t>(prefill_ms(prefill, model, cached) * 1e6));
+    const PrefillInputs prefill{s,      prefix_cache.get(),     tok ? &*tok : nullptr, g.cr,
+                                g.chat, g.fault == Fault::Stall};
+    auto at = admitted + std::chrono::nanoseconds(
+                             static_cast<int64_t>(prefill_ms(prefill, model, cached) * 1e6));
     slot.cached_tokens = cached;
     const int64_t drop_after = drop_point(g, target);
     bool malformed_sent = g.fault != Fault::MalformedSse;
@@ -412,8 +448,14 @@ struct MockServer::Impl {
     const MockRoute& route = g.route;
     // The answer at this moment, for the route to put in words.
     auto answer = [&](bool done) {
-      return Answer{cr, g.id, g.created, produced, cached, text,
-                    done ? std::string_view(plan.finish_reason) : std::string_view(), !s.no_usage};
+      return Answer{cr,
+                    g.id,
+                    g.created,
+                    produced,
+                    cached,
+                    text,
+                    done ? std::string_view(plan.finish_reason) : std::string_view(),
+                    !s.no_usage};
     };
     auto wait_until = [&](clock::time_point t) -> awaitable<void> {
       timer.expires_at(t);
@@ -426,7 +468,8 @@ struct MockServer::Impl {
     co_await wait_until(at);
     StepObserver steps{metrics, cr.n, clock::now(), {}};
     tl.first_token_ns = to_ns(steps.last_wake);
-    metrics.first_token(std::chrono::duration<double>(steps.last_wake - g.arrival).count(), static_cast<int>(cr.n));  // each choice's first token
+    metrics.first_token(std::chrono::duration<double>(steps.last_wake - g.arrival).count(),
+                        static_cast<int>(cr.n));  // each choice's first token
     int64_t pending = target > 0 ? 1 : 0;
     while (true) {
       // Emit what is pending when the chunk is full or the output is complete.
@@ -434,12 +477,14 @@ struct MockServer::Impl {
       if (pending >= s.tokens_per_chunk || done || produced == 0) {
         const size_t kinds_before = tl.kinds.size();
         payload.clear();
-        // n > 1: every choice gets its own event (its index) at the same moment, as vLLM interleaves them.
+        // n > 1: every choice gets its own event (its index) at the same moment, as vLLM
+        // interleaves them.
         if (cr.stream && produced == 0) route.begin(answer(false), ev);
         std::string piece;
         const int chunk_tokens = static_cast<int>(pending);
         for (int64_t k = 0; k < pending; ++k) piece += word_at(script, produced++);
-        if (!cr.stream || route.keeps_text()) text += piece;  // a body (and some APIs' events) carries the whole text
+        if (!cr.stream || route.keeps_text())
+          text += piece;  // a body (and some APIs' events) carries the whole text
         pending = 0;
         if (cr.stream) {
           if (drop_after >= 0 && produced > drop_after) {
@@ -449,7 +494,8 @@ struct MockServer::Impl {
             co_return false;
           }
           route.piece(answer(done), piece, chunk_tokens, done, ev);
-          if (!malformed_sent && (produced * 2 >= target || done)) {  // half-way: an event that is not JSON
+          if (!malformed_sent &&
+              (produced * 2 >= target || done)) {  // half-way: an event that is not JSON
             payload += "data: {\"choices\": [{\"delta\": {\"content\": \"broken\n\n";
             malformed_sent = true;
           }
@@ -482,18 +528,20 @@ struct MockServer::Impl {
 
   // --answers: a known question's answer comes first, judged at admission (the batch it joins).
   std::vector<std::string> answer_words(const CompletionRequest& cr) {
-    return answers ? answers->answer(cr.rendered, running_batch.state().running - 1) : std::vector<std::string>{};
+    return answers ? answers->answer(cr.rendered, running_batch.state().running - 1)
+                   : std::vector<std::string>{};
   }
 
   // Where a dropped stream is cut (--drop-every, the reset-mid-stream fault): half-way; -1: never.
   int64_t drop_point(const Generation& g, int64_t target) const {
-    const bool drop = (s.drop_every > 0 && g.seq % static_cast<uint64_t>(s.drop_every) == 0) || g.fault == Fault::ResetMidStream;
+    const bool drop = (s.drop_every > 0 && g.seq % static_cast<uint64_t>(s.drop_every) == 0) ||
+                      g.fault == Fault::ResetMidStream;
     return drop ? target / 2 : -1;
   }
 
   // The end of an answer: a stream's last chunk, or the whole body of one that was not streamed.
-  awaitable<void> finish(tcp::socket& sock, const Generation& g, bool keep, unsigned version, std::string body,
-                         TraceLine& tl, int64_t produced) {
+  awaitable<void> finish(tcp::socket& sock, const Generation& g, bool keep, unsigned version,
+                         std::string body, TraceLine& tl, int64_t produced) {
     if (g.cr.stream) {
       // The trace line goes first: once the client has the last byte it may stop this server.
       write_trace(g, tl, false);
@@ -504,7 +552,8 @@ struct MockServer::Impl {
   }
 
   // A stream's headers (chunked; every event follows as a chunk).
-  awaitable<void> stream_headers(tcp::socket& sock, const std::string& id, bool keep, unsigned version) {
+  awaitable<void> stream_headers(tcp::socket& sock, const std::string& id, bool keep,
+                                 unsigned version) {
     http::response<http::empty_body> res{http::status::ok, version};
     res.set(http::field::content_type, "text/event-stream");
     res.set(http::field::cache_control, "no-cache");
@@ -517,8 +566,8 @@ struct MockServer::Impl {
 
   // A non-streaming answer: the whole body, its trace line first (the body may be the last thing
   // the client waits for).
-  awaitable<void> send_body(tcp::socket& sock, const Generation& g, bool keep, unsigned version, std::string body,
-                            TraceLine& tl, int64_t produced) {
+  awaitable<void> send_body(tcp::socket& sock, const Generation& g, bool keep, unsigned version,
+                            std::string body, TraceLine& tl, int64_t produced) {
     http::response<http::string_body> out{http::status::ok, version};
     out.set(http::field::content_type, "application/json");
     out.set("x-request-id", g.id);
@@ -533,8 +582,8 @@ struct MockServer::Impl {
     co_await send(sock, out);
   }
 
-  awaitable<void> write_chunk(tcp::socket& sock, const std::string& payload, std::vector<int64_t>& trace_t,
-                              size_t events) {
+  awaitable<void> write_chunk(tcp::socket& sock, const std::string& payload,
+                              std::vector<int64_t>& trace_t, size_t events) {
     if (trace) trace_t.insert(trace_t.end(), events, steady_now_ns());
     co_await net::async_write(sock, http::make_chunk(net::buffer(payload)), use_awaitable);
   }
@@ -544,7 +593,8 @@ struct MockServer::Impl {
   }
 };
 
-MockServer::MockServer(MockSettings settings) : impl_(std::make_unique<Impl>(std::move(settings))) {}
+MockServer::MockServer(MockSettings settings)
+    : impl_(std::make_unique<Impl>(std::move(settings))) {}
 
 MockServer::~MockServer() { stop(); }
 
@@ -554,12 +604,15 @@ uint16_t MockServer::start() {
   if (!m.s.tokenizer_path.empty()) m.tok = tokenizer::Tokenizer::load(m.s.tokenizer_path);
   if (m.s.prefix_caching) m.prefix_cache = std::make_unique<PrefixCache>(m.s.block_size);
   if (!m.s.answers.empty())
-    m.answers = std::make_unique<AnswerBook>(m.s.answers, m.s.seed, m.s.wrong_rate, m.s.wrong_rate_per_running_request);
+    m.answers = std::make_unique<AnswerBook>(m.s.answers, m.s.seed, m.s.wrong_rate,
+                                             m.s.wrong_rate_per_running_request);
   if (!m.s.trace_path.empty() && !m.trace.open(m.s.trace_path))
     throw std::runtime_error(fmt::format("--trace: cannot write '{}'", m.s.trace_path));
   beast::error_code ec;
   const auto addr = net::ip::make_address(m.s.host, ec);
-  if (ec) throw std::runtime_error(fmt::format("--host: bad address '{}' (expected e.g. 127.0.0.1 or ::1)", m.s.host));
+  if (ec)
+    throw std::runtime_error(
+        fmt::format("--host: bad address '{}' (expected e.g. 127.0.0.1 or ::1)", m.s.host));
   const tcp::endpoint ep(addr, m.s.port);
   m.acceptor.open(ep.protocol(), ec);
   if (!ec) m.acceptor.set_option(net::socket_base::reuse_address(true), ec);
@@ -567,8 +620,9 @@ uint16_t MockServer::start() {
   if (!ec) m.acceptor.listen(net::socket_base::max_listen_connections, ec);
   if (!ec && m.trace) stamp_receive_times(m.acceptor.native_handle());
   if (ec) {
-    throw std::runtime_error(fmt::format("cannot listen on {}:{}: {} (pick another --port, or 0 for any free port)",
-                                         m.s.host, m.s.port, ec.message()));
+    throw std::runtime_error(
+        fmt::format("cannot listen on {}:{}: {} (pick another --port, or 0 for any free port)",
+                    m.s.host, m.s.port, ec.message()));
   }
   const uint16_t port = m.acceptor.local_endpoint().port();
   net::co_spawn(m.ioc, m.accept_loop(), net::detached);

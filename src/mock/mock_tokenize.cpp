@@ -8,14 +8,17 @@
 namespace tokbench::mock {
 
 // vLLM's /tokenize ({"prompt"} or {"messages"}, optional add_special_tokens) and /detokenize.
-TokenizeAnswer tokenize_answer(const tokenizer::Tokenizer* tok, const std::string& body, bool encode) {
+TokenizeAnswer tokenize_answer(const tokenizer::Tokenizer* tok, const std::string& body,
+                               bool encode) {
   if (!tok) {
     return {404,
-            error_body("serve-mock has no tokenizer: start it with --tokenizer PATH for /tokenize", "NotFoundError", 404)};
+            error_body("serve-mock has no tokenizer: start it with --tokenizer PATH for /tokenize",
+                       "NotFoundError", 404)};
   }
   simdjson::dom::parser parser;
   simdjson::dom::object o;
-  if (parser.parse(body).get_object().get(o)) return {400, error_body("body is not a JSON object", "BadRequestError", 400)};
+  if (parser.parse(body).get_object().get(o))
+    return {400, error_body("body is not a JSON object", "BadRequestError", 400)};
   JsonWriter w;
   w.begin_object();
   if (encode) {
@@ -32,7 +35,8 @@ TokenizeAnswer tokenize_answer(const tokenizer::Tokenizer* tok, const std::strin
     w.end_array();
   } else {
     simdjson::dom::array arr;
-    if (o["tokens"].get_array().get(arr)) return {400, error_body("\"tokens\" must be an array", "BadRequestError", 400)};
+    if (o["tokens"].get_array().get(arr))
+      return {400, error_body("\"tokens\" must be an array", "BadRequestError", 400)};
     std::vector<int32_t> ids;
     for (auto x : arr) ids.push_back(static_cast<int32_t>(x.get_int64().value_unsafe()));
     w.field("prompt", tok->decode(ids));

@@ -13,6 +13,7 @@ struct TokenizeAnswer {
 };
 
 /// The answer to one /tokenize (`encode`) or /detokenize request; 404 without a tokenizer.
-TokenizeAnswer tokenize_answer(const tokenizer::Tokenizer* tok, const std::string& body, bool encode);
+TokenizeAnswer tokenize_answer(const tokenizer::Tokenizer* tok, const std::string& body,
+                               bool encode);
 
 }  // namespace tokbench::mock

@@ -2,12 +2,12 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/net_tstamp.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <unistd.h>
-#include <linux/net_tstamp.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cstring>
 
@@ -35,7 +35,9 @@ int64_t peek_receive_time(int fd) {
     timespec real, mono;  // the receive time is CLOCK_REALTIME: move it onto steady_clock
     ::clock_gettime(CLOCK_REALTIME, &real);
     ::clock_gettime(CLOCK_MONOTONIC, &mono);
-    auto ns = [](const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec; };
+    auto ns = [](const timespec& t) {
+      return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+    };
     return ns(ts[0]) - ns(real) + ns(mono);
   }
   return -1;
@@ -66,7 +68,8 @@ bool kernel_stamps_now() {
 
 }  // namespace
 
-void stamp_receive_times(int listen_fd) {  // accepted sockets inherit it: a request sent right after connect is stamped too
+void stamp_receive_times(int listen_fd) {  // accepted sockets inherit it: a request sent right
+                                           // after connect is stamped too
   const int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
   ::setsockopt(listen_fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags);
   // Linux turns receive stamping on for the whole host from a work queue when the first socket
@@ -90,13 +93,19 @@ void TraceFile::close() {
   file_ = nullptr;
 }
 
-void TraceFile::write(std::string_view id, std::string_view model, bool stream, bool dropped, const Conn& conn,
-                      const TraceLine& tl) {
+void TraceFile::write(std::string_view id, std::string_view model, bool stream, bool dropped,
+                      const Conn& conn, const TraceLine& tl) {
   JsonWriter w;
-  w.begin_object().field("id", id).field("model", model).field("stream", stream).field("dropped", dropped);
+  w.begin_object()
+      .field("id", id)
+      .field("model", model)
+      .field("stream", stream)
+      .field("dropped", dropped);
   w.field("conn_accepted_ns", conn.accepted_ns).field("conn_request", conn.request);
   if (conn.received_ns >= 0) w.field("received_ns", conn.received_ns);
-  w.field("arrival_ns", tl.arrival_ns).field("admitted_ns", tl.admitted_ns).field("first_token_ns", tl.first_token_ns);
+  w.field("arrival_ns", tl.arrival_ns)
+      .field("admitted_ns", tl.admitted_ns)
+      .field("first_token_ns", tl.first_token_ns);
   w.key("t_ns").begin_array();
   for (auto x : tl.t_ns) w.value(x);
   w.end_array();

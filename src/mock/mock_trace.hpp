@@ -38,8 +38,8 @@ struct TraceLine {
   int64_t admitted_ns = 0;
   int64_t first_token_ns = 0;  ///< the prefill's end: when the first token exists (stream or not)
   std::vector<int64_t> t_ns;   ///< write times, one per event (streaming) or one for the body ('B')
-  std::string kinds;           ///< R role, C content, F finish only, U usage, D end marker, B whole body
-  std::vector<int> tokens;     ///< tokens each event carried
+  std::string kinds;  ///< R role, C content, F finish only, U usage, D end marker, B whole body
+  std::vector<int> tokens;  ///< tokens each event carried
 };
 
 /// The kernel's software receive time of the next unread byte of `fd` (SO_TIMESTAMPING, peeked,
@@ -57,7 +57,8 @@ class TraceFile {
   void close();
   explicit operator bool() const { return file_ != nullptr; }
   /// One line for the request `id`.
-  void write(std::string_view id, std::string_view model, bool stream, bool dropped, const Conn& conn, const TraceLine& tl);
+  void write(std::string_view id, std::string_view model, bool stream, bool dropped,
+             const Conn& conn, const TraceLine& tl);
 
  private:
   std::mutex mu_;

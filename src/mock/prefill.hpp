@@ -14,11 +14,11 @@ namespace tokbench::mock {
 /// What a prefill's duration depends on.
 struct PrefillInputs {
   const MockSettings& s;
-  PrefixCache* cache;                   ///< nullptr: no prefix caching
-  const tokenizer::Tokenizer* tok;      ///< nullptr: the simple counting rule
+  PrefixCache* cache;               ///< nullptr: no prefix caching
+  const tokenizer::Tokenizer* tok;  ///< nullptr: the simple counting rule
   const CompletionRequest& cr;
   bool chat;
-  bool stall;                           ///< the "stall" fault holds the first token
+  bool stall;  ///< the "stall" fault holds the first token
 };
 /// The prefill's duration: --ttft-ms (jittered), less the share of a prompt's leading blocks the
 /// prefix cache already holds (`cached` set to their tokens), plus each image's and a stall's.

@@ -19,12 +19,13 @@ namespace tokbench::mock {
 struct Answer {
   const CompletionRequest& cr;
   std::string_view id;
-  int64_t created = 0;     ///< Unix seconds
-  int64_t produced = 0;    ///< tokens generated so far (per choice)
-  int64_t cached = -1;     ///< prompt tokens read from the prefix cache (-1: no prefix cache)
-  std::string_view text;   ///< the answer so far: for bodies, and for stream events of routes that keep_text()
-  std::string_view finish; ///< "length" or "stop" once generation is done, else ""
-  bool usage = true;       ///< a body may carry usage (false under --no-usage)
+  int64_t created = 0;   ///< Unix seconds
+  int64_t produced = 0;  ///< tokens generated so far (per choice)
+  int64_t cached = -1;   ///< prompt tokens read from the prefix cache (-1: no prefix cache)
+  std::string_view
+      text;  ///< the answer so far: for bodies, and for stream events of routes that keep_text()
+  std::string_view finish;  ///< "length" or "stop" once generation is done, else ""
+  bool usage = true;        ///< a body may carry usage (false under --no-usage)
 };
 
 /// The events of one write to the stream: their bytes, and for the trace each event's kind (R
@@ -67,9 +68,13 @@ class MockRoute {
   /// The path it serves, e.g. "/v1/chat/completions".
   virtual std::string_view path() const = 0;
   /// The request, or nullopt with *why set (the body of a 400). `base_model`: the served model.
-  virtual std::optional<CompletionRequest> parse(const std::string& body, std::string_view base_model, std::string* why) const = 0;
+  virtual std::optional<CompletionRequest> parse(const std::string& body,
+                                                 std::string_view base_model,
+                                                 std::string* why) const = 0;
   /// The body of a 400 answer in this API's error format.
-  virtual std::string refusal(const std::string& why) const { return error_body(why, "BadRequestError", 400); }
+  virtual std::string refusal(const std::string& why) const {
+    return error_body(why, "BadRequestError", 400);
+  }
   /// The answer id's prefix ("chatcmpl-"): the id is the prefix and the request's sequence number.
   virtual std::string_view id_prefix() const = 0;
   /// Whether its stream events need the answer so far in Answer::text (cumulative text, or a
@@ -80,7 +85,8 @@ class MockRoute {
   virtual void begin(const Answer& a, Events& ev) const {}
   /// The events of one write's new tokens (`piece`, `tokens` of them; empty with done = a
   /// finish alone); `a.produced` already counts them.
-  virtual void piece(const Answer& a, std::string_view piece, int tokens, bool done, Events& ev) const = 0;
+  virtual void piece(const Answer& a, std::string_view piece, int tokens, bool done,
+                     Events& ev) const = 0;
   /// The events after the last token; `end_marker` false: the injected no-done fault drops the
   /// API's end marker.
   virtual void end(const Answer& a, bool end_marker, Events& ev) const = 0;

@@ -36,12 +36,15 @@ struct CurlApi {
   decltype(&::curl_multi_info_read) multi_info_read;
 };
 
-void bind(void* lib, auto& f, const char* name) { tokbench::bind_symbol(lib, f, name, "libcurl.so.4", "tokbench needs libcurl 7.80 or later"); }
+void bind(void* lib, auto& f, const char* name) {
+  tokbench::bind_symbol(lib, f, name, "libcurl.so.4", "tokbench needs libcurl 7.80 or later");
+}
 
 CurlApi load() {
   void* lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
   if (!lib)
-    throw std::runtime_error(fmt::format("cannot load libcurl ({}): install it (Debian: apt-get install libcurl4)", dlerror()));
+    throw std::runtime_error(fmt::format(
+        "cannot load libcurl ({}): install it (Debian: apt-get install libcurl4)", dlerror()));
   CurlApi a{};
   bind(lib, a.global_init, "curl_global_init");
   bind(lib, a.easy_init, "curl_easy_init");
@@ -59,7 +62,8 @@ CurlApi load() {
   bind(lib, a.multi_remove_handle, "curl_multi_remove_handle");
   bind(lib, a.multi_socket_action, "curl_multi_socket_action");
   bind(lib, a.multi_info_read, "curl_multi_info_read");
-  a.global_init(CURL_GLOBAL_DEFAULT);  // once, before any handle (the first call: the main thread's set-up)
+  a.global_init(
+      CURL_GLOBAL_DEFAULT);  // once, before any handle (the first call: the main thread's set-up)
   return a;
 }
 
@@ -83,7 +87,9 @@ Code forward_option(Code (*fn)(Handle*, Option, ...), Handle* h, Option option, 
 
 extern "C" {
 
-TOKBENCH_HIDDEN CURLcode curl_global_init(long) { return curl(), CURLE_OK; }  // the loader initializes once
+TOKBENCH_HIDDEN CURLcode curl_global_init(long) {
+  return curl(), CURLE_OK;
+}  // the loader initializes once
 TOKBENCH_HIDDEN CURL* curl_easy_init() { return curl().easy_init(); }
 TOKBENCH_HIDDEN void curl_easy_cleanup(CURL* e) { curl().easy_cleanup(e); }
 TOKBENCH_HIDDEN CURLcode curl_easy_perform(CURL* e) { return curl().easy_perform(e); }
@@ -102,7 +108,9 @@ TOKBENCH_HIDDEN CURLcode curl_easy_getinfo(CURL* e, CURLINFO info, ...) {
   return curl().easy_getinfo(e, info, out);
 }
 TOKBENCH_HIDDEN const char* curl_easy_strerror(CURLcode rc) { return curl().easy_strerror(rc); }
-TOKBENCH_HIDDEN curl_slist* curl_slist_append(curl_slist* list, const char* s) { return curl().slist_append(list, s); }
+TOKBENCH_HIDDEN curl_slist* curl_slist_append(curl_slist* list, const char* s) {
+  return curl().slist_append(list, s);
+}
 TOKBENCH_HIDDEN void curl_slist_free_all(curl_slist* list) {
   if (list) curl().slist_free_all(list);
 }
@@ -115,11 +123,18 @@ TOKBENCH_HIDDEN CURLMcode curl_multi_setopt(CURLM* m, CURLMoption option, ...) {
   va_end(args);
   return rc;
 }
-TOKBENCH_HIDDEN CURLMcode curl_multi_add_handle(CURLM* m, CURL* e) { return curl().multi_add_handle(m, e); }
-TOKBENCH_HIDDEN CURLMcode curl_multi_remove_handle(CURLM* m, CURL* e) { return curl().multi_remove_handle(m, e); }
-TOKBENCH_HIDDEN CURLMcode curl_multi_socket_action(CURLM* m, curl_socket_t s, int ev, int* running) {
+TOKBENCH_HIDDEN CURLMcode curl_multi_add_handle(CURLM* m, CURL* e) {
+  return curl().multi_add_handle(m, e);
+}
+TOKBENCH_HIDDEN CURLMcode curl_multi_remove_handle(CURLM* m, CURL* e) {
+  return curl().multi_remove_handle(m, e);
+}
+TOKBENCH_HIDDEN CURLMcode curl_multi_socket_action(CURLM* m, curl_socket_t s, int ev,
+                                                   int* running) {
   return curl().multi_socket_action(m, s, ev, running);
 }
-TOKBENCH_HIDDEN CURLMsg* curl_multi_info_read(CURLM* m, int* left) { return curl().multi_info_read(m, left); }
+TOKBENCH_HIDDEN CURLMsg* curl_multi_info_read(CURLM* m, int* left) {
+  return curl().multi_info_read(m, left);
+}
 
 }  // extern "C"

@@ -1,10 +1,8 @@
 #include "net/http_get.hpp"
 
 #include <curl/curl.h>
-#include <simdjson.h>
-
 #include <fmt/format.h>
-
+#include <simdjson.h>
 #include <strings.h>
 
 #include <algorithm>
@@ -46,8 +44,9 @@ bool is_tls_error(CURLcode rc) {
   }
 }
 
-GetResult perform(const std::string& url, const std::string* post_body, const std::vector<std::string>& headers,
-                  const std::string& api_key, long timeout_ms, size_t max_bytes, const TlsSettings& tls) {
+GetResult perform(const std::string& url, const std::string* post_body,
+                  const std::vector<std::string>& headers, const std::string& api_key,
+                  long timeout_ms, size_t max_bytes, const TlsSettings& tls) {
   GetResult out;
   CURL* e = curl_easy_init();
   char errbuf[CURL_ERROR_SIZE] = {0};
@@ -60,7 +59,8 @@ GetResult perform(const std::string& url, const std::string* post_body, const st
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, post_body->c_str());
     curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(post_body->size()));
   }
-  if (!api_key.empty() && !has_authorization_header(headers)) list = curl_slist_append(list, ("Authorization: Bearer " + api_key).c_str());
+  if (!api_key.empty() && !has_authorization_header(headers))
+    list = curl_slist_append(list, ("Authorization: Bearer " + api_key).c_str());
   for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
   curl_easy_setopt(e, CURLOPT_URL, url.c_str());
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, list);
@@ -76,7 +76,8 @@ GetResult perform(const std::string& url, const std::string* post_body, const st
     out.reached = true;
     out.status = static_cast<int>(status);
   } else if (sink.too_large) {
-    out.error = fmt::format("the response from {} is larger than {} bytes (raise --max-body-bytes)", url, sink.max_bytes);
+    out.error = fmt::format("the response from {} is larger than {} bytes (raise --max-body-bytes)",
+                            url, sink.max_bytes);
     out.body.clear();
   } else {
     // The error buffer names the cause ("SSL certificate problem: self-signed certificate"),
@@ -92,11 +93,14 @@ GetResult perform(const std::string& url, const std::string* post_body, const st
 
 bool has_header(const std::vector<std::string>& headers, std::string_view name) {
   return std::any_of(headers.begin(), headers.end(), [&](const std::string& h) {
-    return h.size() > name.size() && h[name.size()] == ':' && strncasecmp(h.c_str(), name.data(), name.size()) == 0;
+    return h.size() > name.size() && h[name.size()] == ':' &&
+           strncasecmp(h.c_str(), name.data(), name.size()) == 0;
   });
 }
 
-bool has_authorization_header(const std::vector<std::string>& headers) { return has_header(headers, "authorization"); }
+bool has_authorization_header(const std::vector<std::string>& headers) {
+  return has_header(headers, "authorization");
+}
 
 void apply_tls(void* easy, const TlsSettings& t) {
   CURL* e = static_cast<CURL*>(easy);
@@ -109,13 +113,15 @@ void apply_tls(void* easy, const TlsSettings& t) {
   }
 }
 
-GetResult http_get(const std::string& url, const std::vector<std::string>& headers, const std::string& api_key,
-                   long timeout_ms, size_t max_bytes, const TlsSettings& tls) {
+GetResult http_get(const std::string& url, const std::vector<std::string>& headers,
+                   const std::string& api_key, long timeout_ms, size_t max_bytes,
+                   const TlsSettings& tls) {
   return perform(url, nullptr, headers, api_key, timeout_ms, max_bytes, tls);
 }
 
-GetResult http_post(const std::string& url, const std::string& json_body, const std::vector<std::string>& headers,
-                    const std::string& api_key, long timeout_ms, size_t max_bytes, const TlsSettings& tls) {
+GetResult http_post(const std::string& url, const std::string& json_body,
+                    const std::vector<std::string>& headers, const std::string& api_key,
+                    long timeout_ms, size_t max_bytes, const TlsSettings& tls) {
   return perform(url, &json_body, headers, api_key, timeout_ms, max_bytes, tls);
 }
 

@@ -19,14 +19,15 @@ struct TlsSettings {
 /// True when `headers` carry their own Authorization: it then wins over --api-key, and exactly
 /// one Authorization header is sent.
 bool has_authorization_header(const std::vector<std::string>& headers);
-/// True when `headers` ("Key: Value" strings) has one named `name` (case-insensitive, without the colon).
+/// True when `headers` ("Key: Value" strings) has one named `name` (case-insensitive, without the
+/// colon).
 bool has_header(const std::vector<std::string>& headers, std::string_view name);
 
 /// Applies `t` to an easy handle (CURL*).
 void apply_tls(void* easy, const TlsSettings& t);
 
 struct GetResult {
-  bool reached = false;  ///< a response came back (any status)
+  bool reached = false;    ///< a response came back (any status)
   bool tls_error = false;  ///< nothing came back because TLS failed (error names the cause)
   int status = 0;
   std::string body;
@@ -39,12 +40,13 @@ struct GetResult {
 inline constexpr size_t kDefaultMaxResponseBytes = size_t{64} << 20;
 
 GetResult http_get(const std::string& url, const std::vector<std::string>& headers,
-                   const std::string& api_key, long timeout_ms, size_t max_bytes = kDefaultMaxResponseBytes,
-                   const TlsSettings& tls = {});
+                   const std::string& api_key, long timeout_ms,
+                   size_t max_bytes = kDefaultMaxResponseBytes, const TlsSettings& tls = {});
 
 /// One blocking POST of a JSON body (set-up calls such as /tokenize), same result shape as GET.
-GetResult http_post(const std::string& url, const std::string& json_body, const std::vector<std::string>& headers,
-                    const std::string& api_key, long timeout_ms, size_t max_bytes = kDefaultMaxResponseBytes,
+GetResult http_post(const std::string& url, const std::string& json_body,
+                    const std::vector<std::string>& headers, const std::string& api_key,
+                    long timeout_ms, size_t max_bytes = kDefaultMaxResponseBytes,
                     const TlsSettings& tls = {});
 
 /// "http://h:p/v1/chat/completions" -> "http://h:p" (where vLLM serves /tokenize).

@@ -16,7 +16,8 @@ struct CacheReset {
 };
 
 /// POSTs the reset paths in turn at the server of `endpoint_url`.
-CacheReset reset_prefix_cache(const std::string& endpoint_url, const std::vector<std::string>& headers,
-                              const std::string& api_key, const net::TlsSettings& tls);
+CacheReset reset_prefix_cache(const std::string& endpoint_url,
+                              const std::vector<std::string>& headers, const std::string& api_key,
+                              const net::TlsSettings& tls);
 
 }  // namespace tokbench::probe

@@ -34,16 +34,19 @@ struct NvmlApi {
   nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long*);  // mJ since the driver loaded
   nvmlReturn_t (*power)(nvmlDevice_t, unsigned int*);         // mW
   nvmlReturn_t (*utilization)(nvmlDevice_t, nvmlUtilization_t*);
-  nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t*);        // bytes
+  nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t*);  // bytes
   nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned int*);
-  nvmlReturn_t (*clock)(nvmlDevice_t, int, unsigned int*);    // MHz
+  nvmlReturn_t (*clock)(nvmlDevice_t, int, unsigned int*);  // MHz
 };
 
 constexpr const char* kFix =
-    "--telemetry nvml needs the NVIDIA driver's libnvidia-ml.so.1 on this host (or $TOKBENCH_NVML_LIBRARY naming it); "
+    "--telemetry nvml needs the NVIDIA driver's libnvidia-ml.so.1 on this host (or "
+    "$TOKBENCH_NVML_LIBRARY naming it); "
     "on a host without NVIDIA GPUs, point --telemetry at an exporter's URL instead";
 
-void bind(void* lib, auto& f, const char* name) { bind_symbol(lib, f, name, "libnvidia-ml.so.1", "tokbench needs NVML 5 or later"); }
+void bind(void* lib, auto& f, const char* name) {
+  bind_symbol(lib, f, name, "libnvidia-ml.so.1", "tokbench needs NVML 5 or later");
+}
 
 // Loaded and initialised once per process; the error, if any, is kept and said every time.
 const NvmlApi& api() {
@@ -74,7 +77,8 @@ const NvmlApi& api() {
       error = e.what();
       return;
     }
-    if (const nvmlReturn_t r = a.init(); r != kSuccess) error = fmt::format("nvmlInit failed: {}: {}", a.error_string(r), kFix);
+    if (const nvmlReturn_t r = a.init(); r != kSuccess)
+      error = fmt::format("nvmlInit failed: {}: {}", a.error_string(r), kFix);
   });
   if (!error.empty()) throw std::runtime_error(error);
   return a;
@@ -135,7 +139,8 @@ std::string nvml_presence() {
   const char* env = std::getenv("TOKBENCH_NVML_LIBRARY");
   const std::string path = env && *env ? env : "libnvidia-ml.so.1";
   void* lib = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL);
-  if (!lib) return "no NVML library on this host (--telemetry nvml unavailable; exporters' URLs work)";
+  if (!lib)
+    return "no NVML library on this host (--telemetry nvml unavailable; exporters' URLs work)";
   dlclose(lib);
   return "NVML found (--telemetry nvml)";
 }

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "net/http_get.hpp"
 #include "common/clock.hpp"
+#include "net/http_get.hpp"
 
 namespace tokbench::probe {
 
@@ -17,13 +17,19 @@ WindowSpec parse_profile_window(std::string_view text) {
   WindowSpec w{-1, -1};
   char extra = 0;
   const std::string s(text);
-  if (std::sscanf(s.c_str(), "%lf:%lf%c", &w.start_s, &w.duration_s, &extra) != 2 || !(w.start_s >= 0) || !(w.duration_s > 0))
-    throw std::invalid_argument(fmt::format("--profile-window: bad value '{}' (expected START_S:DURATION_S, e.g. 10:5)", text));
+  if (std::sscanf(s.c_str(), "%lf:%lf%c", &w.start_s, &w.duration_s, &extra) != 2 ||
+      !(w.start_s >= 0) || !(w.duration_s > 0))
+    throw std::invalid_argument(fmt::format(
+        "--profile-window: bad value '{}' (expected START_S:DURATION_S, e.g. 10:5)", text));
   return w;
 }
 
-ProfileWindow::ProfileWindow(WindowSpec window, std::string root_url, std::vector<std::string> headers, std::string api_key)
-    : window_(window), root_(std::move(root_url)), headers_(std::move(headers)), api_key_(std::move(api_key)) {
+ProfileWindow::ProfileWindow(WindowSpec window, std::string root_url,
+                             std::vector<std::string> headers, std::string api_key)
+    : window_(window),
+      root_(std::move(root_url)),
+      headers_(std::move(headers)),
+      api_key_(std::move(api_key)) {
   thread_ = std::thread([this] { run(); });
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <thread>
 #include <vector>
+
 #include "record/run_parts.hpp"
 
 namespace tokbench::probe {
@@ -26,7 +27,8 @@ WindowSpec parse_profile_window(std::string_view text);
 class ProfileWindow {
  public:
   /// Starts timing now.
-  ProfileWindow(WindowSpec window, std::string root_url, std::vector<std::string> headers, std::string api_key);
+  ProfileWindow(WindowSpec window, std::string root_url, std::vector<std::string> headers,
+                std::string api_key);
   ~ProfileWindow();
   /// The measured phase ended: stops waiting, joins, and returns what happened.
   record::ProfileFacts finish();

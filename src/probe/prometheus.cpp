@@ -12,7 +12,8 @@ namespace tokbench::probe {
 namespace {
 
 bool name_char(char c, bool first) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == ':' || (!first && std::isdigit(static_cast<unsigned char>(c)));
+  return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == ':' ||
+         (!first && std::isdigit(static_cast<unsigned char>(c)));
 }
 
 double parse_value(std::string_view v, size_t line) {
@@ -22,7 +23,8 @@ double parse_value(std::string_view v, size_t line) {
   std::string s(v);
   char* end = nullptr;
   const double d = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size()) throw std::runtime_error(fmt::format("line {}: bad value '{}'", line, v));
+  if (s.empty() || end != s.c_str() + s.size())
+    throw std::runtime_error(fmt::format("line {}: bad value '{}'", line, v));
   return d;
 }
 
@@ -59,7 +61,8 @@ std::vector<Sample> parse_text(std::string_view body) {
           throw std::runtime_error(fmt::format("line {}: expected label=\"value\"", line_no));
         const std::string key(line.substr(k0, i - k0));
         ++i;
-        if (i >= line.size() || line[i] != '"') throw std::runtime_error(fmt::format("line {}: label value must be quoted", line_no));
+        if (i >= line.size() || line[i] != '"')
+          throw std::runtime_error(fmt::format("line {}: label value must be quoted", line_no));
         ++i;
         std::string value;
         while (i < line.size() && line[i] != '"') {
@@ -71,7 +74,8 @@ std::vector<Sample> parse_text(std::string_view body) {
           }
           ++i;
         }
-        if (i >= line.size()) throw std::runtime_error(fmt::format("line {}: unterminated label value", line_no));
+        if (i >= line.size())
+          throw std::runtime_error(fmt::format("line {}: unterminated label value", line_no));
         ++i;
         s.labels[key] = std::move(value);
       }
@@ -93,7 +97,8 @@ std::optional<double> Snapshot::sum(std::string_view name) const {
   return total;
 }
 
-std::optional<HistogramDelta> histogram_delta(const Snapshot& before, const Snapshot& after, const std::string& name) {
+std::optional<HistogramDelta> histogram_delta(const Snapshot& before, const Snapshot& after,
+                                              const std::string& name) {
   auto buckets_of = [&](const Snapshot& s) {
     std::map<double, double> b;  // le -> cumulative count, summed over label sets
     for (const auto& x : s.samples) {

@@ -13,8 +13,8 @@
 namespace tokbench::probe {
 
 struct Sample {
-  std::string name;                          ///< e.g. vllm:time_to_first_token_seconds_bucket
-  std::map<std::string, std::string> labels; ///< unescaped label values
+  std::string name;                           ///< e.g. vllm:time_to_first_token_seconds_bucket
+  std::map<std::string, std::string> labels;  ///< unescaped label values
   double value = 0;
 };
 
@@ -34,6 +34,7 @@ struct Snapshot {
 using record::HistogramDelta;
 
 /// `name` (without _bucket/_sum/_count) as the difference `after - before`; nullopt if absent.
-std::optional<HistogramDelta> histogram_delta(const Snapshot& before, const Snapshot& after, const std::string& name);
+std::optional<HistogramDelta> histogram_delta(const Snapshot& before, const Snapshot& after,
+                                              const std::string& name);
 
 }  // namespace tokbench::probe

@@ -1,27 +1,30 @@
 #include "probe/server_metrics.hpp"
 
 #include <fmt/format.h>
+#include <simdjson.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <stdexcept>
 
-#include "net/http_get.hpp"
 #include "common/clock.hpp"
 #include "common/json_fields.hpp"
 #include "common/json_writer.hpp"
-
-#include <simdjson.h>
-
-#include <stdexcept>
+#include "net/http_get.hpp"
 
 namespace tokbench::probe {
 
-Scraper::Scraper(std::string url, std::vector<std::string> headers, std::string api_key, int64_t interval_ms,
-                 int64_t origin_ns, size_t max_bytes, net::TlsSettings tls)
-    : url_(std::move(url)), headers_(std::move(headers)), api_key_(std::move(api_key)), interval_ms_(interval_ms),
-      origin_ns_(origin_ns), max_bytes_(max_bytes), tls_(std::move(tls)) {}
+Scraper::Scraper(std::string url, std::vector<std::string> headers, std::string api_key,
+                 int64_t interval_ms, int64_t origin_ns, size_t max_bytes, net::TlsSettings tls)
+    : url_(std::move(url)),
+      headers_(std::move(headers)),
+      api_key_(std::move(api_key)),
+      interval_ms_(interval_ms),
+      origin_ns_(origin_ns),
+      max_bytes_(max_bytes),
+      tls_(std::move(tls)) {}
 
 Scraper::~Scraper() {
   stop_ = true;
@@ -43,8 +46,11 @@ bool Scraper::scrape_once() {
       error_ = "the exposition has neither vLLM's (vllm:*) nor SGLang's (sglang:*) metrics";
       return false;
     }
-    running_waiting_.emplace_back(t, snap.sum(d->running).value_or(0), snap.sum(d->waiting).value_or(0));
-    if (auto kv = snap.sum(d->kv_usage); kv || (*d->kv_usage_older && (kv = snap.sum(d->kv_usage_older)))) kv_usage_.emplace_back(t, *kv);
+    running_waiting_.emplace_back(t, snap.sum(d->running).value_or(0),
+                                  snap.sum(d->waiting).value_or(0));
+    if (auto kv = snap.sum(d->kv_usage);
+        kv || (*d->kv_usage_older && (kv = snap.sum(d->kv_usage_older))))
+      kv_usage_.emplace_back(t, *kv);
     ++scrapes_;
     if (!first_) {
       first_ = std::move(snap);
@@ -97,13 +103,15 @@ namespace {
 // before inter_token_latency; its queue histogram is newer and may be absent).
 constexpr Dialect kDialects[] = {
     {"vllm", "vllm:", "vllm:time_to_first_token_seconds", "vllm:inter_token_latency_seconds",
-     "vllm:time_per_output_token_seconds", "vllm:e2e_request_latency_seconds", "vllm:request_queue_time_seconds",
-     "vllm:generation_tokens_total", "vllm:prompt_tokens_total", "vllm:num_requests_running", "vllm:num_requests_waiting",
-     "vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc", "vllm:num_preemptions_total"},
-    {"sglang", "sglang:", "sglang:time_to_first_token_seconds", "sglang:inter_token_latency_seconds",
-     "sglang:time_per_output_token_seconds", "sglang:e2e_request_latency_seconds", "sglang:queue_time_seconds",
-     "sglang:generation_tokens_total", "sglang:prompt_tokens_total", "sglang:num_running_reqs", "sglang:num_queue_reqs",
-     "sglang:token_usage", "", ""},
+     "vllm:time_per_output_token_seconds", "vllm:e2e_request_latency_seconds",
+     "vllm:request_queue_time_seconds", "vllm:generation_tokens_total", "vllm:prompt_tokens_total",
+     "vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
+     "vllm:gpu_cache_usage_perc", "vllm:num_preemptions_total"},
+    {"sglang", "sglang:", "sglang:time_to_first_token_seconds",
+     "sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds",
+     "sglang:e2e_request_latency_seconds", "sglang:queue_time_seconds",
+     "sglang:generation_tokens_total", "sglang:prompt_tokens_total", "sglang:num_running_reqs",
+     "sglang:num_queue_reqs", "sglang:token_usage", "", ""},
 };
 
 }  // namespace
@@ -119,16 +127,19 @@ void deeper_metrics(ServerSummary& s, const Snapshot& a, const Snapshot& b, cons
     std::map<int, double> at;  // position -> accepted, after minus before
     for (const Snapshot* snap : {&a, &b})
       for (const Sample& x : snap->samples) {
-        if (x.name != "vllm:spec_decode_num_accepted_tokens_per_pos_total" && x.name != "vllm:spec_decode_num_accepted_tokens_per_pos")
+        if (x.name != "vllm:spec_decode_num_accepted_tokens_per_pos_total" &&
+            x.name != "vllm:spec_decode_num_accepted_tokens_per_pos")
           continue;
         const auto pos = x.labels.find("position");
         if (pos == x.labels.end()) continue;
         const int k = std::atoi(pos->second.c_str());
-        if (k < 0 || k > 64) continue;  // a draft is a handful of tokens: nothing from the network sizes memory
+        if (k < 0 || k > 64)
+          continue;  // a draft is a handful of tokens: nothing from the network sizes memory
         at[k] += snap == &b ? x.value : -x.value;
       }
     for (const auto& [k, n] : at) {
-      if (static_cast<size_t>(k) >= s.spec_acceptance_per_position.size()) s.spec_acceptance_per_position.resize(static_cast<size_t>(k) + 1, 0);
+      if (static_cast<size_t>(k) >= s.spec_acceptance_per_position.size())
+        s.spec_acceptance_per_position.resize(static_cast<size_t>(k) + 1, 0);
       s.spec_acceptance_per_position[static_cast<size_t>(k)] = n / drafts;
     }
   }
@@ -141,7 +152,8 @@ void deeper_metrics(ServerSummary& s, const Snapshot& a, const Snapshot& b, cons
   std::map<std::string, double> transfer;  // bounded: at most 32 names
   for (const Sample& x : b.samples) {
     if (!x.name.starts_with("vllm:nixl_") && !x.name.starts_with("sglang:kv_transfer_")) continue;
-    if (x.name.ends_with("_bucket") || x.name.ends_with("_count") || transfer.size() >= 32) continue;
+    if (x.name.ends_with("_bucket") || x.name.ends_with("_count") || transfer.size() >= 32)
+      continue;
     if (x.name.ends_with("_sum")) {
       const std::string base = x.name.substr(0, x.name.size() - 4);
       const double count = delta((base + "_count").c_str());
@@ -193,42 +205,54 @@ std::optional<ServerSummary> summarize(const std::vector<Snapshot>& snaps, const
   if (drafts > 0) s.spec_mean_acceptance_length = 1 + accepted / drafts;
   deeper_metrics(s, a, b, *d);
   for (const auto& snap : snaps) {
-    s.running_waiting.emplace_back(snap.t_ns, snap.sum(d->running).value_or(0), snap.sum(d->waiting).value_or(0));
-    if (auto kv = snap.sum(d->kv_usage); kv || (*d->kv_usage_older && (kv = snap.sum(d->kv_usage_older))))
+    s.running_waiting.emplace_back(snap.t_ns, snap.sum(d->running).value_or(0),
+                                   snap.sum(d->waiting).value_or(0));
+    if (auto kv = snap.sum(d->kv_usage);
+        kv || (*d->kv_usage_older && (kv = snap.sum(d->kv_usage_older))))
       s.kv_usage.emplace_back(snap.t_ns, *kv);
   }
   return s;
 }
 
 std::vector<CrossCheck> cross_check(const ServerSummary& s, double client_output_tokens,
-                                    std::optional<double> client_tpot_ms, std::optional<double> client_ttft_ms,
-                                    int64_t client_failed, bool ttft_from_request_start) {
+                                    std::optional<double> client_tpot_ms,
+                                    std::optional<double> client_ttft_ms, int64_t client_failed,
+                                    bool ttft_from_request_start) {
   std::vector<CrossCheck> out;
-  auto check = [&](std::string what, double client, double server, double tol, double abs_tol, std::string note) {
+  auto check = [&](std::string what, double client, double server, double tol, double abs_tol,
+                   std::string note) {
     const bool agree = std::abs(client - server) <= std::max(tol * std::abs(server), abs_tol);
     out.push_back({std::move(what), client, server, tol, abs_tol, agree, std::move(note)});
   };
   if (s.generation_tokens && client_failed > 0) {
-    // Cut or failed requests: the server counted tokens the client never received. Shown, not judged.
+    // Cut or failed requests: the server counted tokens the client never received. Shown, not
+    // judged.
     out.push_back({"output tokens", client_output_tokens, *s.generation_tokens, 0.02, 0, true,
-                   fmt::format("not judged: {} request(s) failed or were cut, and the server counted tokens the client "
-                               "never received", client_failed)});
+                   fmt::format("not judged: {} request(s) failed or were cut, and the server "
+                               "counted tokens the client "
+                               "never received",
+                               client_failed)});
   } else if (s.generation_tokens) {
     check("output tokens", client_output_tokens, *s.generation_tokens, 0.02, 0,
-          fmt::format("client sum of output tokens vs the delta of {}:generation_tokens_total (other traffic on the "
-                      "server breaks it)", s.dialect));
+          fmt::format("client sum of output tokens vs the delta of {}:generation_tokens_total "
+                      "(other traffic on the "
+                      "server breaks it)",
+                      s.dialect));
   }
   if (client_tpot_ms && s.itl && s.itl->count > 0) {
     const double per_token = s.itl->mean() * 1000 / s.spec_mean_acceptance_length.value_or(1.0);
-    check("TPOT (ms)", *client_tpot_ms, per_token, 0.10, 0.5,
-          "client TPOT vs server inter-token latency per step divided by the mean acceptance length");
+    check(
+        "TPOT (ms)", *client_tpot_ms, per_token, 0.10, 0.5,
+        "client TPOT vs server inter-token latency per step divided by the mean acceptance length");
   }
   if (client_ttft_ms && s.ttft && s.ttft->count > 0) {
     check("TTFT (ms)", *client_ttft_ms, s.ttft->mean() * 1000, 0.25, 50,
-          ttft_from_request_start
-              ? "like with like: the client's TTFT from the request's start on the wire (connection set-up excluded) vs "
-                "the server's from its arrival; the network and the server's accept remain in the client's"
-              : "client TTFT includes the connection set-up, the network and the client; the server's starts at arrival");
+          ttft_from_request_start ? "like with like: the client's TTFT from the request's start on "
+                                    "the wire (connection set-up excluded) vs "
+                                    "the server's from its arrival; the network and the server's "
+                                    "accept remain in the client's"
+                                  : "client TTFT includes the connection set-up, the network and "
+                                    "the client; the server's starts at arrival");
   }
   return out;
 }

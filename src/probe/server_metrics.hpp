@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "net/http_get.hpp"
@@ -28,8 +28,9 @@ using record::summary_to_json;
 /// latest snapshot, and the running/waiting series (24 bytes a scrape).
 class Scraper {
  public:
-  Scraper(std::string url, std::vector<std::string> headers, std::string api_key, int64_t interval_ms, int64_t origin_ns,
-          size_t max_bytes = 64u << 20, net::TlsSettings tls = {});
+  Scraper(std::string url, std::vector<std::string> headers, std::string api_key,
+          int64_t interval_ms, int64_t origin_ns, size_t max_bytes = 64u << 20,
+          net::TlsSettings tls = {});
   ~Scraper();
   bool scrape_once();  ///< false (and last_error()) when /metrics did not answer with valid text
   void start();        ///< periodic scrapes on a thread
@@ -90,7 +91,8 @@ std::optional<ServerSummary> summarize(const std::vector<Snapshot>& snaps, const
 /// `client_failed`: measured requests that failed; their tokens reached the server's counters
 /// but not the client's sum, so the token check is shown but not judged.
 std::vector<CrossCheck> cross_check(const ServerSummary& s, double client_output_tokens,
-                                    std::optional<double> client_tpot_ms, std::optional<double> client_ttft_ms,
-                                    int64_t client_failed = 0, bool ttft_from_request_start = false);
+                                    std::optional<double> client_tpot_ms,
+                                    std::optional<double> client_ttft_ms, int64_t client_failed = 0,
+                                    bool ttft_from_request_start = false);
 
 }  // namespace tokbench::probe

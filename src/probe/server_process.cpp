@@ -14,8 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "net/http_get.hpp"
 #include "common/redact.hpp"
+#include "net/http_get.hpp"
 
 extern char** environ;
 
@@ -43,7 +43,8 @@ ServerProcess::~ServerProcess() {
 
 void ServerProcess::start_and_wait() {
   const int log = ::open(s_.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (log < 0) throw std::runtime_error(fmt::format("cannot write the server log '{}'", s_.log_path.string()));
+  if (log < 0)
+    throw std::runtime_error(fmt::format("cannot write the server log '{}'", s_.log_path.string()));
   pid_ = fork();
   if (pid_ < 0) {
     ::close(log);
@@ -63,26 +64,29 @@ void ServerProcess::start_and_wait() {
   }
   ::close(log);
   setpgid(pid_, pid_);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(s_.ready_timeout_s);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(s_.ready_timeout_s);
   while (true) {
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
-      throw std::runtime_error(fmt::format(
-          "the server command exited ({}) before it was ready; last lines of {}:\n{}",
-          WIFEXITED(status) ? fmt::format("status {}", WEXITSTATUS(status)) : fmt::format("signal {}", WTERMSIG(status)),
-          s_.log_path.string(), redact_known(tail_lines(s_.log_path, 20), s_.secrets)));
+      throw std::runtime_error(
+          fmt::format("the server command exited ({}) before it was ready; last lines of {}:\n{}",
+                      WIFEXITED(status) ? fmt::format("status {}", WEXITSTATUS(status))
+                                        : fmt::format("signal {}", WTERMSIG(status)),
+                      s_.log_path.string(), redact_known(tail_lines(s_.log_path, 20), s_.secrets)));
     }
     for (const auto& url : s_.ready_urls) {
       if (net::http_get(url, {}, "", 2000).status == 200) return;
     }
     if (std::chrono::steady_clock::now() > deadline) {
       stop();
-      throw std::runtime_error(fmt::format(
-          "the server was not ready after {} s (waited for HTTP 200 from {}); raise --server-ready-timeout-s or check "
-          "the command; last lines of {}:\n{}",
-          s_.ready_timeout_s, s_.ready_urls.empty() ? "?" : s_.ready_urls.front(), s_.log_path.string(),
-          redact_known(tail_lines(s_.log_path, 20), s_.secrets)));
+      throw std::runtime_error(
+          fmt::format("the server was not ready after {} s (waited for HTTP 200 from {}); raise "
+                      "--server-ready-timeout-s or check "
+                      "the command; last lines of {}:\n{}",
+                      s_.ready_timeout_s, s_.ready_urls.empty() ? "?" : s_.ready_urls.front(),
+                      s_.log_path.string(), redact_known(tail_lines(s_.log_path, 20), s_.secrets)));
     }
     std::this_thread::sleep_for(200ms);
   }
@@ -91,7 +95,8 @@ void ServerProcess::start_and_wait() {
 std::string ServerProcess::stop() {
   if (pid_ <= 0) return "not running";
   kill(-pid_, SIGTERM);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(s_.stop_grace_s);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(s_.stop_grace_s);
   std::string how;
   while (true) {
     int status = 0;
@@ -145,7 +150,8 @@ record::ServerLogSummary parse_vllm_log(const std::string& text) {
           size_t e = list.find(',', p);
           if (e == std::string::npos) e = list.size();
           const std::string item = list.substr(p, e - p);
-          if (item.find_first_of("0123456789") != std::string::npos) s.per_position_acceptance.push_back(std::stod(item));
+          if (item.find_first_of("0123456789") != std::string::npos)
+            s.per_position_acceptance.push_back(std::stod(item));
           p = e + 1;
         }
       }

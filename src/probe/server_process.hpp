@@ -8,18 +8,19 @@
 #include <map>
 #include <string>
 #include <vector>
+
 #include "record/run_parts.hpp"
 
 namespace tokbench::probe {
 
 struct ServerProcessSettings {
-  std::string command;                       ///< run with /bin/sh -c
-  std::map<std::string, std::string> env;    ///< added to the environment
-  std::filesystem::path log_path;            ///< stdout and stderr go here
-  std::vector<std::string> ready_urls;       ///< any answering HTTP 200 means ready
+  std::string command;                     ///< run with /bin/sh -c
+  std::map<std::string, std::string> env;  ///< added to the environment
+  std::filesystem::path log_path;          ///< stdout and stderr go here
+  std::vector<std::string> ready_urls;     ///< any answering HTTP 200 means ready
   double ready_timeout_s = 600;
   double stop_grace_s = 10;
-  std::vector<std::string> secrets;          ///< values hidden wherever the log is shown or kept
+  std::vector<std::string> secrets;  ///< values hidden wherever the log is shown or kept
 };
 
 class ServerProcess {

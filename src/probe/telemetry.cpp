@@ -10,7 +10,26 @@ namespace tokbench::probe {
 
 namespace {
 
-enum class Field { Power, EnergyMj, Util, MemUsedMib, MemFreeMib, MemTotalMib, Temperature, SmClock, GrActive, SmActive, TensorActive, DramActive, Health, HostMemTotal, HostMemAvailable, HostCpu, HostRx, HostTx };
+enum class Field {
+  Power,
+  EnergyMj,
+  Util,
+  MemUsedMib,
+  MemFreeMib,
+  MemTotalMib,
+  Temperature,
+  SmClock,
+  GrActive,
+  SmActive,
+  TensorActive,
+  DramActive,
+  Health,
+  HostMemTotal,
+  HostMemAvailable,
+  HostCpu,
+  HostRx,
+  HostTx
+};
 
 struct Known {
   std::string_view name;
@@ -20,31 +39,34 @@ struct Known {
 
 // The series each dialect names, with the unit it is in (converted in apply()).
 constexpr Known kKnown[] = {
-    {"DCGM_FI_DEV_POWER_USAGE", ExporterDialect::Dcgm, Field::Power},                   // W
-    {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", ExporterDialect::Dcgm, Field::EnergyMj},  // mJ since boot
-    {"DCGM_FI_DEV_GPU_UTIL", ExporterDialect::Dcgm, Field::Util},                      // %
-    {"DCGM_FI_DEV_FB_USED", ExporterDialect::Dcgm, Field::MemUsedMib},                 // MiB
-    {"DCGM_FI_DEV_FB_FREE", ExporterDialect::Dcgm, Field::MemFreeMib},                 // MiB
-    {"DCGM_FI_DEV_GPU_TEMP", ExporterDialect::Dcgm, Field::Temperature},               // °C
-    {"DCGM_FI_DEV_SM_CLOCK", ExporterDialect::Dcgm, Field::SmClock},                   // MHz
-    {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", ExporterDialect::Dcgm, Field::GrActive},         // ratio 0..1
-    {"DCGM_FI_PROF_SM_ACTIVE", ExporterDialect::Dcgm, Field::SmActive},                // ratio
-    {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", ExporterDialect::Dcgm, Field::TensorActive},   // ratio
-    {"DCGM_FI_PROF_DRAM_ACTIVE", ExporterDialect::Dcgm, Field::DramActive},            // ratio
-    {"npu_chip_info_power", ExporterDialect::NpuExporter, Field::Power},               // W
-    {"npu_chip_info_utilization", ExporterDialect::NpuExporter, Field::Util},          // %
-    {"npu_chip_info_hbm_used_memory", ExporterDialect::NpuExporter, Field::MemUsedMib},   // MB
-    {"npu_chip_info_hbm_total_memory", ExporterDialect::NpuExporter, Field::MemTotalMib}, // MB
-    {"npu_chip_info_temperature", ExporterDialect::NpuExporter, Field::Temperature},   // °C
-    {"npu_chip_info_health_status", ExporterDialect::NpuExporter, Field::Health},      // 1 healthy
-    {"gpu_package_power", ExporterDialect::AmdExporter, Field::Power},                 // W
-    {"gpu_power_usage", ExporterDialect::AmdExporter, Field::Power},                   // W (older releases)
-    {"gpu_gfx_activity", ExporterDialect::AmdExporter, Field::Util},                   // %
-    {"gpu_junction_temperature", ExporterDialect::AmdExporter, Field::Temperature},    // °C
+    {"DCGM_FI_DEV_POWER_USAGE", ExporterDialect::Dcgm, Field::Power},  // W
+    {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", ExporterDialect::Dcgm,
+     Field::EnergyMj},                                                          // mJ since boot
+    {"DCGM_FI_DEV_GPU_UTIL", ExporterDialect::Dcgm, Field::Util},               // %
+    {"DCGM_FI_DEV_FB_USED", ExporterDialect::Dcgm, Field::MemUsedMib},          // MiB
+    {"DCGM_FI_DEV_FB_FREE", ExporterDialect::Dcgm, Field::MemFreeMib},          // MiB
+    {"DCGM_FI_DEV_GPU_TEMP", ExporterDialect::Dcgm, Field::Temperature},        // °C
+    {"DCGM_FI_DEV_SM_CLOCK", ExporterDialect::Dcgm, Field::SmClock},            // MHz
+    {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", ExporterDialect::Dcgm, Field::GrActive},  // ratio 0..1
+    {"DCGM_FI_PROF_SM_ACTIVE", ExporterDialect::Dcgm, Field::SmActive},         // ratio
+    {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", ExporterDialect::Dcgm, Field::TensorActive},       // ratio
+    {"DCGM_FI_PROF_DRAM_ACTIVE", ExporterDialect::Dcgm, Field::DramActive},                // ratio
+    {"npu_chip_info_power", ExporterDialect::NpuExporter, Field::Power},                   // W
+    {"npu_chip_info_utilization", ExporterDialect::NpuExporter, Field::Util},              // %
+    {"npu_chip_info_hbm_used_memory", ExporterDialect::NpuExporter, Field::MemUsedMib},    // MB
+    {"npu_chip_info_hbm_total_memory", ExporterDialect::NpuExporter, Field::MemTotalMib},  // MB
+    {"npu_chip_info_temperature", ExporterDialect::NpuExporter, Field::Temperature},       // °C
+    {"npu_chip_info_health_status", ExporterDialect::NpuExporter, Field::Health},  // 1 healthy
+    {"gpu_package_power", ExporterDialect::AmdExporter, Field::Power},             // W
+    {"gpu_power_usage", ExporterDialect::AmdExporter, Field::Power},  // W (older releases)
+    {"gpu_gfx_activity", ExporterDialect::AmdExporter, Field::Util},  // %
+    {"gpu_junction_temperature", ExporterDialect::AmdExporter, Field::Temperature},  // °C
     {"node_memory_MemTotal_bytes", ExporterDialect::NodeExporter, Field::HostMemTotal},
     {"node_memory_MemAvailable_bytes", ExporterDialect::NodeExporter, Field::HostMemAvailable},
-    {"node_cpu_seconds_total", ExporterDialect::NodeExporter, Field::HostCpu},               // s, per cpu and mode
-    {"node_network_receive_bytes_total", ExporterDialect::NodeExporter, Field::HostRx},      // bytes, per device
+    {"node_cpu_seconds_total", ExporterDialect::NodeExporter,
+     Field::HostCpu},  // s, per cpu and mode
+    {"node_network_receive_bytes_total", ExporterDialect::NodeExporter,
+     Field::HostRx},  // bytes, per device
     {"node_network_transmit_bytes_total", ExporterDialect::NodeExporter, Field::HostTx},
 };
 
@@ -52,7 +74,8 @@ constexpr Known kKnown[] = {
 // every exporter's own process and Go runtime series: not "not recognised". (AMD's `gpu_` prefix
 // is too common to claim: its other series are listed.)
 bool known_family(std::string_view name) {
-  for (std::string_view prefix : {"DCGM_FI_", "npu_chip_info_", "node_", "go_", "process_", "promhttp_"})
+  for (std::string_view prefix :
+       {"DCGM_FI_", "npu_chip_info_", "node_", "go_", "process_", "promhttp_"})
     if (name.rfind(prefix, 0) == 0) return true;
   return false;
 }
@@ -71,10 +94,14 @@ std::string device_of(const Sample& s, ExporterDialect d) {
         id += fmt::format(" ({}{}{})", uuid, !uuid.empty() && !host.empty() ? ", " : "", host);
       return id;
     }
-    case ExporterDialect::NpuExporter: return "npu " + label(s, "id");
-    case ExporterDialect::AmdExporter: return "gpu " + label(s, "gpu_id");
-    case ExporterDialect::NodeExporter: return "host";
-    case ExporterDialect::Nvml: return {};
+    case ExporterDialect::NpuExporter:
+      return "npu " + label(s, "id");
+    case ExporterDialect::AmdExporter:
+      return "gpu " + label(s, "gpu_id");
+    case ExporterDialect::NodeExporter:
+      return "host";
+    case ExporterDialect::Nvml:
+      return {};
   }
   return {};
 }
@@ -83,11 +110,16 @@ std::string device_of(const Sample& s, ExporterDialect d) {
 
 const char* dialect_name(ExporterDialect d) {
   switch (d) {
-    case ExporterDialect::Dcgm: return "dcgm-exporter";
-    case ExporterDialect::NpuExporter: return "npu-exporter";
-    case ExporterDialect::AmdExporter: return "amd device-metrics-exporter";
-    case ExporterDialect::NodeExporter: return "node-exporter";
-    case ExporterDialect::Nvml: return "nvml";
+    case ExporterDialect::Dcgm:
+      return "dcgm-exporter";
+    case ExporterDialect::NpuExporter:
+      return "npu-exporter";
+    case ExporterDialect::AmdExporter:
+      return "amd device-metrics-exporter";
+    case ExporterDialect::NodeExporter:
+      return "node-exporter";
+    case ExporterDialect::Nvml:
+      return "nvml";
   }
   return "?";
 }
@@ -117,25 +149,56 @@ TelemetryScrape read_telemetry(const std::vector<Sample>& samples) {
       if (!known_family(s.name)) unknown.insert(s.name);
       continue;
     }
-    if (std::find(out.dialects.begin(), out.dialects.end(), k->dialect) == out.dialects.end()) out.dialects.push_back(k->dialect);
+    if (std::find(out.dialects.begin(), out.dialects.end(), k->dialect) == out.dialects.end())
+      out.dialects.push_back(k->dialect);
     const size_t i = reading(device_of(s, k->dialect), k->dialect);
     DeviceReading& r = out.devices[i];
     switch (k->field) {
-      case Field::Power: r.power_w = s.value; break;
-      case Field::EnergyMj: r.energy_j = s.value / 1000; break;
-      case Field::Util: r.util_pct = s.value; break;
-      case Field::MemUsedMib: r.mem_used_mib = s.value; break;
-      case Field::MemFreeMib: free_mib[i] = s.value; break;
-      case Field::MemTotalMib: r.mem_total_mib = s.value; break;
-      case Field::Temperature: r.temperature_c = s.value; break;
-      case Field::SmClock: r.sm_clock_mhz = s.value; break;
-      case Field::GrActive: r.gr_engine_active_pct = s.value * 100; break;
-      case Field::SmActive: r.sm_active_pct = s.value * 100; break;
-      case Field::TensorActive: r.tensor_active_pct = s.value * 100; break;
-      case Field::DramActive: r.dram_active_pct = s.value * 100; break;
-      case Field::Health: r.healthy = s.value == 1; break;
-      case Field::HostMemTotal: host_total[i] = s.value; break;
-      case Field::HostMemAvailable: host_available[i] = s.value; break;
+      case Field::Power:
+        r.power_w = s.value;
+        break;
+      case Field::EnergyMj:
+        r.energy_j = s.value / 1000;
+        break;
+      case Field::Util:
+        r.util_pct = s.value;
+        break;
+      case Field::MemUsedMib:
+        r.mem_used_mib = s.value;
+        break;
+      case Field::MemFreeMib:
+        free_mib[i] = s.value;
+        break;
+      case Field::MemTotalMib:
+        r.mem_total_mib = s.value;
+        break;
+      case Field::Temperature:
+        r.temperature_c = s.value;
+        break;
+      case Field::SmClock:
+        r.sm_clock_mhz = s.value;
+        break;
+      case Field::GrActive:
+        r.gr_engine_active_pct = s.value * 100;
+        break;
+      case Field::SmActive:
+        r.sm_active_pct = s.value * 100;
+        break;
+      case Field::TensorActive:
+        r.tensor_active_pct = s.value * 100;
+        break;
+      case Field::DramActive:
+        r.dram_active_pct = s.value * 100;
+        break;
+      case Field::Health:
+        r.healthy = s.value == 1;
+        break;
+      case Field::HostMemTotal:
+        host_total[i] = s.value;
+        break;
+      case Field::HostMemAvailable:
+        host_available[i] = s.value;
+        break;
       case Field::HostCpu:
         r.cpu_total_s = r.cpu_total_s.value_or(0) + s.value;
         if (label(s, "mode") == "idle") r.cpu_idle_s = r.cpu_idle_s.value_or(0) + s.value;
@@ -150,9 +213,11 @@ TelemetryScrape read_telemetry(const std::vector<Sample>& samples) {
   }
   for (size_t i = 0; i < out.devices.size(); ++i) {
     DeviceReading& r = out.devices[i];
-    if (!r.mem_total_mib && r.mem_used_mib && free_mib[i]) r.mem_total_mib = *r.mem_used_mib + *free_mib[i];
+    if (!r.mem_total_mib && r.mem_used_mib && free_mib[i])
+      r.mem_total_mib = *r.mem_used_mib + *free_mib[i];
     if (host_total[i]) r.mem_total_mib = *host_total[i] / (1024.0 * 1024.0);
-    if (host_total[i] && host_available[i]) r.mem_used_mib = (*host_total[i] - *host_available[i]) / (1024.0 * 1024.0);
+    if (host_total[i] && host_available[i])
+      r.mem_used_mib = (*host_total[i] - *host_available[i]) / (1024.0 * 1024.0);
   }
   out.not_recognised.assign(unknown.begin(), unknown.end());
   return out;

@@ -19,19 +19,22 @@ const char* dialect_name(ExporterDialect d);
 struct DeviceReading {
   std::string device;  ///< e.g. "gpu 0 (GPU-5fd4..., host-a)", "npu 3", "host"
   ExporterDialect dialect = ExporterDialect::Dcgm;
-  std::optional<double> power_w, energy_j, util_pct, mem_used_mib, mem_total_mib, temperature_c, sm_clock_mhz;
+  std::optional<double> power_w, energy_j, util_pct, mem_used_mib, mem_total_mib, temperature_c,
+      sm_clock_mhz;
   /// DCGM's profiling fields when the exporter has them (DCGM_FI_PROF_*), as % of the time.
   std::optional<double> gr_engine_active_pct, sm_active_pct, tensor_active_pct, dram_active_pct;
   /// node-exporter's counters, summed over CPUs (idle mode, every mode) and over network devices
-  /// but `lo`: their rates between scrapes are the host's CPU use and traffic (report/telemetry_view).
+  /// but `lo`: their rates between scrapes are the host's CPU use and traffic
+  /// (report/telemetry_view).
   std::optional<double> cpu_idle_s, cpu_total_s, net_rx_bytes, net_tx_bytes;
   std::optional<bool> healthy;  ///< npu-exporter's health status
 };
 
 struct TelemetryScrape {
-  std::vector<ExporterDialect> dialects;            ///< recognised in this scrape, in first-seen order
-  std::vector<DeviceReading> devices;       ///< one per device, in first-seen order
-  std::vector<std::string> not_recognised;  ///< metric families no dialect names (exporters' own go_*, ... included)
+  std::vector<ExporterDialect> dialects;  ///< recognised in this scrape, in first-seen order
+  std::vector<DeviceReading> devices;     ///< one per device, in first-seen order
+  std::vector<std::string>
+      not_recognised;  ///< metric families no dialect names (exporters' own go_*, ... included)
 };
 
 /// Reads one scrape's samples.

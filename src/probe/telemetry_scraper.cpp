@@ -40,7 +40,10 @@ void optional_field(JsonWriter& w, const char* key, const std::optional<double>&
 
 std::string scrape_line(size_t source, int64_t t_ns, const TelemetryScrape& s) {
   JsonWriter w;
-  w.begin_object().field("kind", "scrape").field("source", static_cast<int64_t>(source)).field("t_ns", t_ns);
+  w.begin_object()
+      .field("kind", "scrape")
+      .field("source", static_cast<int64_t>(source))
+      .field("t_ns", t_ns);
   w.key("devices").begin_array();
   for (size_t i = 0; i < s.devices.size() && i < kMaxDevicesPerScrape; ++i) {
     const DeviceReading& d = s.devices[i];
@@ -64,42 +67,57 @@ std::string scrape_line(size_t source, int64_t t_ns, const TelemetryScrape& s) {
     w.end_object();
   }
   w.end_array();
-  if (s.devices.size() > kMaxDevicesPerScrape) w.field("devices_dropped", static_cast<int64_t>(s.devices.size() - kMaxDevicesPerScrape));
+  if (s.devices.size() > kMaxDevicesPerScrape)
+    w.field("devices_dropped", static_cast<int64_t>(s.devices.size() - kMaxDevicesPerScrape));
   return w.end_object().take();
 }
 
 std::string source_line(size_t source, const std::string& name, const TelemetryScrape& s) {
   JsonWriter w;
-  w.begin_object().field("kind", "source").field("source", static_cast<int64_t>(source)).field("name", name);
+  w.begin_object()
+      .field("kind", "source")
+      .field("source", static_cast<int64_t>(source))
+      .field("name", name);
   w.key("dialects").begin_array();
   for (ExporterDialect d : s.dialects) w.value(dialect_name(d));
   w.end_array().key("not_recognised").begin_array();
-  for (size_t i = 0; i < s.not_recognised.size() && i < kMaxNotRecognised; ++i) w.value(s.not_recognised[i]);
+  for (size_t i = 0; i < s.not_recognised.size() && i < kMaxNotRecognised; ++i)
+    w.value(s.not_recognised[i]);
   w.end_array().field("not_recognised_total", static_cast<int64_t>(s.not_recognised.size()));
   return w.end_object().take();
 }
 
 }  // namespace
 
-std::unique_ptr<TelemetryReader> prometheus_reader(std::string url, size_t max_bytes, net::TlsSettings tls) {
+std::unique_ptr<TelemetryReader> prometheus_reader(std::string url, size_t max_bytes,
+                                                   net::TlsSettings tls) {
   return std::make_unique<PrometheusReader>(std::move(url), max_bytes, std::move(tls));
 }
 
-std::vector<std::unique_ptr<TelemetryReader>> telemetry_readers(const std::vector<std::string>& sources, size_t max_bytes,
-                                                                 const net::TlsSettings& tls) {
+std::vector<std::unique_ptr<TelemetryReader>> telemetry_readers(
+    const std::vector<std::string>& sources, size_t max_bytes, const net::TlsSettings& tls) {
   std::vector<std::unique_ptr<TelemetryReader>> out;
   for (const auto& s : sources) {
-    if (s == "nvml") out.push_back(nvml_reader());
-    else out.push_back(prometheus_reader(s, max_bytes, tls));
+    if (s == "nvml")
+      out.push_back(nvml_reader());
+    else
+      out.push_back(prometheus_reader(s, max_bytes, tls));
   }
   return out;
 }
 
-TelemetryScraper::TelemetryScraper(std::vector<std::unique_ptr<TelemetryReader>> readers, int64_t interval_ms,
-                                   int64_t origin_ns, const std::filesystem::path& file)
-    : interval_ms_(interval_ms), origin_ns_(origin_ns), out_(std::make_unique<record::LineAppender>(file.string())) {
+TelemetryScraper::TelemetryScraper(std::vector<std::unique_ptr<TelemetryReader>> readers,
+                                   int64_t interval_ms, int64_t origin_ns,
+                                   const std::filesystem::path& file)
+    : interval_ms_(interval_ms),
+      origin_ns_(origin_ns),
+      out_(std::make_unique<record::LineAppender>(file.string())) {
   JsonWriter w;
-  w.begin_object().field("kind", "start").field("interval_ms", interval_ms_).key("sources").begin_array();
+  w.begin_object()
+      .field("kind", "start")
+      .field("interval_ms", interval_ms_)
+      .key("sources")
+      .begin_array();
   for (auto& r : readers) {
     w.value(r->name());
     sources_.push_back(std::make_unique<Source>());
@@ -141,17 +159,22 @@ std::string TelemetryScraper::scrape(size_t i) {
     return {};
   } catch (const std::exception& e) {
     JsonWriter w;
-    w.begin_object().field("kind", "error").field("source", static_cast<int64_t>(i)).field("t_ns", asked);
+    w.begin_object()
+        .field("kind", "error")
+        .field("source", static_cast<int64_t>(i))
+        .field("t_ns", asked);
     write(w.field("error", std::string(e.what())).end_object().take());
     return fmt::format("{}: {}", src.reader->name(), e.what());
   }
 }
 
 std::vector<std::string> TelemetryScraper::scrape_now() {
-  // Every source at once: a round takes as long as the slowest source (at most its timeout), not their sum.
+  // Every source at once: a round takes as long as the slowest source (at most its timeout), not
+  // their sum.
   std::vector<std::string> said(sources_.size());
   std::vector<std::thread> round;
-  for (size_t i = 0; i < sources_.size(); ++i) round.emplace_back([this, i, &said] { said[i] = scrape(i); });
+  for (size_t i = 0; i < sources_.size(); ++i)
+    round.emplace_back([this, i, &said] { said[i] = scrape(i); });
   for (auto& t : round) t.join();
   std::vector<std::string> errors;
   for (auto& e : said)
@@ -163,9 +186,11 @@ void TelemetryScraper::start() {
   for (size_t i = 0; i < sources_.size(); ++i) {
     threads_.emplace_back([this, i] {
       const int64_t interval = interval_ms_ * 1'000'000;
-      int64_t next = (steady_now_ns() - origin_ns_) / interval * interval + interval;  // ticks of the run's clock
+      int64_t next = (steady_now_ns() - origin_ns_) / interval * interval +
+                     interval;  // ticks of the run's clock
       while (!stop_) {
-        while (!stop_ && steady_now_ns() - origin_ns_ < next) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        while (!stop_ && steady_now_ns() - origin_ns_ < next)
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
         if (stop_) break;
         scrape(i);
         const int64_t now = steady_now_ns() - origin_ns_;
@@ -195,7 +220,11 @@ void TelemetryScraper::stop() {
 
 void TelemetryScraper::mark_idle(int64_t start_ns, int64_t end_ns) {
   JsonWriter w;
-  w.begin_object().field("kind", "idle").field("start_ns", start_ns).field("end_ns", end_ns).end_object();
+  w.begin_object()
+      .field("kind", "idle")
+      .field("start_ns", start_ns)
+      .field("end_ns", end_ns)
+      .end_object();
   write(w.str());
 }
 

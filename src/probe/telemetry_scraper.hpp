@@ -41,21 +41,23 @@ class TelemetryReader {
 };
 
 /// A Prometheus exporter at `url`.
-std::unique_ptr<TelemetryReader> prometheus_reader(std::string url, size_t max_bytes, net::TlsSettings tls);
+std::unique_ptr<TelemetryReader> prometheus_reader(std::string url, size_t max_bytes,
+                                                   net::TlsSettings tls);
 
 /// The readers of --telemetry's values (URLs; "nvml" for local NVIDIA GPUs).
-std::vector<std::unique_ptr<TelemetryReader>> telemetry_readers(const std::vector<std::string>& sources, size_t max_bytes,
-                                                                 const net::TlsSettings& tls);
+std::vector<std::unique_ptr<TelemetryReader>> telemetry_readers(
+    const std::vector<std::string>& sources, size_t max_bytes, const net::TlsSettings& tls);
 
 /// Each source has its own thread on the run's clock, so a slow exporter (up to its 2 s timeout)
 /// never delays another's samples.
 class TelemetryScraper {
  public:
   /// Opens `file` (truncating it) and writes the start line. Throws when it cannot be written.
-  TelemetryScraper(std::vector<std::unique_ptr<TelemetryReader>> readers, int64_t interval_ms, int64_t origin_ns,
-                   const std::filesystem::path& file);
+  TelemetryScraper(std::vector<std::unique_ptr<TelemetryReader>> readers, int64_t interval_ms,
+                   int64_t origin_ns, const std::filesystem::path& file);
   ~TelemetryScraper();
-  /// Every source now, recorded; returns the errors of this round ("source: why"), for a first warning.
+  /// Every source now, recorded; returns the errors of this round ("source: why"), for a first
+  /// warning.
   std::vector<std::string> scrape_now();
   void start();  ///< scrapes on the run's clock, a thread per source
   void stop();   ///< joins, then one last scrape
@@ -65,8 +67,8 @@ class TelemetryScraper {
  private:
   struct Source {
     std::unique_ptr<TelemetryReader> reader;
-    std::mutex mu;             // one read at a time (its thread's and scrape_now's)
-    bool introduced = false;   // its "source" line was written
+    std::mutex mu;            // one read at a time (its thread's and scrape_now's)
+    bool introduced = false;  // its "source" line was written
   };
   /// One read of source i, recorded; "" or why it failed.
   std::string scrape(size_t i);

@@ -12,10 +12,11 @@ namespace tokbench::record {
 struct ClientHealth {
   double measured_wall_s = 0;  ///< the measured phase's wall time
   double cpu_s = -1;           ///< CPU of the worker threads (-1: unknown)
-  double process_cpu_s = -1;   ///< CPU of the whole client process (recorder, scraper, progress too)
-  double cpu_share = -1;       ///< the busiest worker thread's CPU / wall
-  double busy_share = -1;      ///< the busiest worker thread's share of the phase not waiting for the network
-  double peak_busy = -1;       ///< a worker's busiest 100 ms: the share it never waited for the network
+  double process_cpu_s = -1;  ///< CPU of the whole client process (recorder, scraper, progress too)
+  double cpu_share = -1;      ///< the busiest worker thread's CPU / wall
+  double busy_share =
+      -1;  ///< the busiest worker thread's share of the phase not waiting for the network
+  double peak_busy = -1;  ///< a worker's busiest 100 ms: the share it never waited for the network
   double peak_busy_at_s = -1;  ///< when it began, s since the origin
   int64_t events = -1;         ///< SSE events the workers parsed
 };
@@ -35,7 +36,8 @@ inline constexpr std::array<json::Field<ClientHealth>, 8> kClientHealthFields{{
 struct RankHealth {
   int64_t rank = 0;
   ClientHealth client;
-  int64_t clock_offset_ns = 0, clock_residual_ns = 0;  ///< rank-0 time = local + offset, |error| <= residual
+  int64_t clock_offset_ns = 0,
+          clock_residual_ns = 0;  ///< rank-0 time = local + offset, |error| <= residual
 };
 
 /// RankHealth's own fields (its `client` is written with kClientHealthFields beside them).

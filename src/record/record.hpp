@@ -13,13 +13,23 @@
 namespace tokbench::record {
 
 inline constexpr int64_t kNone = -1;  ///< a timestamp or count that was never observed
-inline constexpr int64_t kMaxChoiceIndex = 32767;  ///< ChunkEvent::choice's range; a higher index is clamped to it
+inline constexpr int64_t kMaxChoiceIndex =
+    32767;  ///< ChunkEvent::choice's range; a higher index is clamped to it
 
 /// Every request ends in exactly one of these (h2load's and wrk2's habit: never just "failed").
 /// TooLarge: the response passed a cap (an SSE line or event, a body, the event count); only
 /// that request is lost, and memory stays bounded whatever the server sends. Cut: still in flight
 /// when a --duration-s run's grace ended; cancelled, excluded from statistics, not a failure.
-enum class Outcome { Ok, ConnectError, Timeout, HttpStatus, StreamProtocol, Cancelled, TooLarge, Cut };
+enum class Outcome {
+  Ok,
+  ConnectError,
+  Timeout,
+  HttpStatus,
+  StreamProtocol,
+  Cancelled,
+  TooLarge,
+  Cut
+};
 
 /// What an SSE data event carried, decided by the client when it arrived.
 /// How an output fared against its dataset line's reference (--check-answers; metrics/answers).
@@ -41,24 +51,27 @@ std::optional<Outcome> outcome_from_name(std::string_view name);
 
 /// One SSE data event (the `data: [DONE]` sentinel is not a chunk; it sets `done_ns`).
 struct ChunkEvent {
-  int64_t t_ns = 0;              ///< arrival, ns since run origin
-  int32_t bytes = 0;             ///< size of the event's data payload
-  int32_t cum_tokens = -1;       ///< usage.completion_tokens carried by this chunk; -1 = none
+  int64_t t_ns = 0;         ///< arrival, ns since run origin
+  int32_t bytes = 0;        ///< size of the event's data payload
+  int32_t cum_tokens = -1;  ///< usage.completion_tokens carried by this chunk; -1 = none
   ChunkKind kind = ChunkKind::Empty;
-  int16_t choice = 0;            ///< the choice's `index` (n > 1: each choice streams its own events)
+  int16_t choice = 0;  ///< the choice's `index` (n > 1: each choice streams its own events)
 
   /// Generated output: text, reasoning, or a tool call's name and arguments (TTFT's first token).
-  bool has_text() const { return kind == ChunkKind::Content || kind == ChunkKind::Reasoning || kind == ChunkKind::ToolCall; }
+  bool has_text() const {
+    return kind == ChunkKind::Content || kind == ChunkKind::Reasoning ||
+           kind == ChunkKind::ToolCall;
+  }
 };
 
 struct RequestRecord {
-  int64_t index = 0;          ///< position in the run's request sequence
-  bool warmup = false;        ///< warm-up requests are recorded but excluded from statistics
+  int64_t index = 0;    ///< position in the run's request sequence
+  bool warmup = false;  ///< warm-up requests are recorded but excluded from statistics
   bool stream = true;
-  int attempts = 1;           ///< 1 + retries spent on this request
+  int attempts = 1;  ///< 1 + retries spent on this request
 
-  int64_t scheduled_ns = kNone;   ///< intended start (open loop) or when it became eligible
-  int64_t sent_ns = kNone;        ///< handed to the transport (connection set-up included)
+  int64_t scheduled_ns = kNone;  ///< intended start (open loop) or when it became eligible
+  int64_t sent_ns = kNone;       ///< handed to the transport (connection set-up included)
   // HTTP phases of the last attempt, from libcurl (k6's and AIPerf's names in the report):
   int64_t dns_done_ns = kNone;       ///< name resolved (= sent on a reused connection)
   int64_t connect_done_ns = kNone;   ///< TCP connected (= sent on a reused connection)
@@ -69,30 +82,32 @@ struct RequestRecord {
   /// socket transport; libcurl does the same without saying). The server may have read the first:
   /// RFC 9110 §9.2.2 warns against repeating a POST unasked, so it is counted and said.
   bool resent = false;
-  int64_t first_byte_ns = kNone;  ///< first response header byte
-  int64_t first_event_ns = kNone; ///< first SSE data event of any kind
-  int64_t first_token_ns = kNone; ///< first event carrying generated text
-  int64_t last_token_ns = kNone;  ///< last event carrying generated text
-  int64_t last_event_ns = kNone;  ///< last SSE data event (often the usage chunk)
-  int64_t done_ns = kNone;        ///< `[DONE]`, end of body, or the moment of failure
+  int64_t first_byte_ns = kNone;   ///< first response header byte
+  int64_t first_event_ns = kNone;  ///< first SSE data event of any kind
+  int64_t first_token_ns = kNone;  ///< first event carrying generated text
+  int64_t last_token_ns = kNone;   ///< last event carrying generated text
+  int64_t last_event_ns = kNone;   ///< last SSE data event (often the usage chunk)
+  int64_t done_ns = kNone;         ///< `[DONE]`, end of body, or the moment of failure
 
   std::vector<ChunkEvent> chunks;
 
-  int64_t prompt_tokens = kNone;      ///< from the server's usage
-  int64_t completion_tokens = kNone;  ///< from the server's usage
-  int64_t cached_tokens = kNone;      ///< usage.prompt_tokens_details.cached_tokens
-  int64_t output_chars = 0;           ///< bytes of generated text (content + reasoning)
+  int64_t prompt_tokens = kNone;            ///< from the server's usage
+  int64_t completion_tokens = kNone;        ///< from the server's usage
+  int64_t cached_tokens = kNone;            ///< usage.prompt_tokens_details.cached_tokens
+  int64_t output_chars = 0;                 ///< bytes of generated text (content + reasoning)
   int64_t prompt_tokens_local = kNone;      ///< the prompt counted by --tokenizer (no specials)
   int64_t completion_tokens_local = kNone;  ///< the generated text counted by --tokenizer
   int64_t expected_prompt_tokens = kNone;   ///< what the client built the prompt to be (synthetic)
-  int64_t requested_max_tokens = kNone;     ///< the output cap sent (max_tokens / max_completion_tokens)
-  bool ignore_eos_sent = false;             ///< ignore_eos was sent: output must equal the cap
+  int64_t requested_max_tokens =
+      kNone;                     ///< the output cap sent (max_tokens / max_completion_tokens)
+  bool ignore_eos_sent = false;  ///< ignore_eos was sent: output must equal the cap
   std::string output_text;  ///< generated text, kept only while --tokenizer needs it; not saved
   std::string prompt_text;  ///< the prompt sent, kept only while --tokenizer needs it; not saved
   std::string finish_reason;
 
   int64_t malformed_sse_lines = 0;  ///< lines of the stream that were not SSE (skipped)
-  int64_t choices = 1;  ///< choices the answer carried (n > 1: metrics/ times each choice's stream apart)
+  int64_t choices =
+      1;  ///< choices the answer carried (n > 1: metrics/ times each choice's stream apart)
   int http_status = 0;
   Outcome outcome = Outcome::Ok;
   std::string error;       ///< human-readable cause; for http_status, the first KiB of the body
@@ -101,31 +116,36 @@ struct RequestRecord {
   /// warm-up's "<run id>-w<index>"; "" = none sent. vLLM takes it as its request's id, so the
   /// server's log finds this request.
   std::string client_request_id;
-  std::string model;       ///< the model named in the body when not the run's (a LoRA adapter); "" = the run's
-  int64_t images = 0;                ///< image_url parts the body carried (multimodal; their tokens are in usage)
-  int64_t rank = kNone;              ///< a multi-host run: the rank that sent it (kNone on a single host)
-  int64_t session = kNone;           ///< multi-turn: the conversation (kNone outside sessions)
-  int64_t turn = kNone;              ///< multi-turn: 0-based turn in it
-  int64_t session_start_ns = kNone;  ///< multi-turn: when the conversation's first turn was handed out
-  bool last_turn = false;            ///< multi-turn: the conversation's last turn (its done ends the session)
+  std::string
+      model;  ///< the model named in the body when not the run's (a LoRA adapter); "" = the run's
+  int64_t images = 0;  ///< image_url parts the body carried (multimodal; their tokens are in usage)
+  int64_t rank = kNone;     ///< a multi-host run: the rank that sent it (kNone on a single host)
+  int64_t session = kNone;  ///< multi-turn: the conversation (kNone outside sessions)
+  int64_t turn = kNone;     ///< multi-turn: 0-based turn in it
+  int64_t session_start_ns =
+      kNone;               ///< multi-turn: when the conversation's first turn was handed out
+  bool last_turn = false;  ///< multi-turn: the conversation's last turn (its done ends the session)
   // Output checks (--check-answers, --determinism-probe): runner/recorder reads output_text on its
   // own thread, fills these, and lets the text go.
-  core::AnswerKey answer_key;        ///< the line's reference; not saved
+  core::AnswerKey answer_key;  ///< the line's reference; not saved
   AnswerMark answer_mark = AnswerMark::None;
-  std::string answer;                ///< what the rule read from the output ("" = nothing)
-  int8_t repeating = -1;             ///< runaway repetition at the output's end: 1 or 0; -1 = not checked
-  int8_t valid_utf8 = -1;            ///< the output is well-formed UTF-8: 1 or 0; -1 = not checked
-  bool probe = false;                ///< a --determinism-probe request (the same prompt as every other probe)
-  std::string output_hash;           ///< probes: FNV-1a 64 of the output text, 16 hex digits ("" = none)
+  std::string answer;      ///< what the rule read from the output ("" = nothing)
+  int8_t repeating = -1;   ///< runaway repetition at the output's end: 1 or 0; -1 = not checked
+  int8_t valid_utf8 = -1;  ///< the output is well-formed UTF-8: 1 or 0; -1 = not checked
+  bool probe = false;      ///< a --determinism-probe request (the same prompt as every other probe)
+  std::string output_hash;  ///< probes: FNV-1a 64 of the output text, 16 hex digits ("" = none)
 
   bool ok() const { return outcome == Outcome::Ok; }
   /// Where the output token count comes from: "usage", "tokenizer" or "chunks".
   std::string_view token_source() const {
-    return completion_tokens != kNone ? "usage" : completion_tokens_local != kNone ? "tokenizer" : "chunks";
+    return completion_tokens != kNone         ? "usage"
+           : completion_tokens_local != kNone ? "tokenizer"
+                                              : "chunks";
   }
   /// Server usage and the local tokenizer both counted the output, and disagree.
   bool token_mismatch() const {
-    return completion_tokens != kNone && completion_tokens_local != kNone && completion_tokens != completion_tokens_local;
+    return completion_tokens != kNone && completion_tokens_local != kNone &&
+           completion_tokens != completion_tokens_local;
   }
 };
 

@@ -1,25 +1,24 @@
 #include "record/record_io.hpp"
 
-#include <simdjson.h>
-
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <simdjson.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <optional>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
 #include "common/json_fields.hpp"
 #include "common/json_writer.hpp"
-#include <fmt/format.h>
 
 namespace tokbench::record {
 
@@ -34,19 +33,27 @@ void put_count(JsonWriter& w, std::string_view k, int64_t v) {
   }
 }
 
-int64_t get_count(simdjson::dom::element obj, std::string_view k) { return json::strict_int(obj, k).value_or(kNone); }
+int64_t get_count(simdjson::dom::element obj, std::string_view k) {
+  return json::strict_int(obj, k).value_or(kNone);
+}
 
 bool get_bool(simdjson::dom::element obj, std::string_view k, bool fallback) {
   return json::strict_bool(obj, k).value_or(fallback);
 }
 
 constexpr std::pair<std::string_view, int64_t RequestRecord::*> kTimes[] = {
-    {"scheduled", &RequestRecord::scheduled_ns},   {"sent", &RequestRecord::sent_ns},
-    {"first_byte", &RequestRecord::first_byte_ns}, {"first_event", &RequestRecord::first_event_ns},
-    {"first_token", &RequestRecord::first_token_ns}, {"last_token", &RequestRecord::last_token_ns},
-    {"last_event", &RequestRecord::last_event_ns}, {"done", &RequestRecord::done_ns},
-    {"dns_done", &RequestRecord::dns_done_ns},     {"connect_done", &RequestRecord::connect_done_ns},
-    {"tls_done", &RequestRecord::tls_done_ns},     {"request_start", &RequestRecord::request_start_ns},
+    {"scheduled", &RequestRecord::scheduled_ns},
+    {"sent", &RequestRecord::sent_ns},
+    {"first_byte", &RequestRecord::first_byte_ns},
+    {"first_event", &RequestRecord::first_event_ns},
+    {"first_token", &RequestRecord::first_token_ns},
+    {"last_token", &RequestRecord::last_token_ns},
+    {"last_event", &RequestRecord::last_event_ns},
+    {"done", &RequestRecord::done_ns},
+    {"dns_done", &RequestRecord::dns_done_ns},
+    {"connect_done", &RequestRecord::connect_done_ns},
+    {"tls_done", &RequestRecord::tls_done_ns},
+    {"request_start", &RequestRecord::request_start_ns},
 };
 
 // The names of kTimes, for find_key.
@@ -58,15 +65,73 @@ constexpr auto kTimeKeys = [] {
 
 // The top level's keys that are read, in the order to_json_line writes them.
 enum class Top : size_t {
-  Id, Outcome, ErrorInfo, HttpStatus, Malformed, Choices, Model, Images, Rank, Session, InputTokens, OutputTokens,
-  CachedTokens, Warmup, Stream, Attempts, Connects, Resent, RequestId, ClientRequestId, FinishReason, OutputChars,
-  LocalTokens, IgnoreEosSent, Answer, Right, Repeating, ValidUtf8, Probe, OutputHash, TimingNs, Chunks, Unknown
+  Id,
+  Outcome,
+  ErrorInfo,
+  HttpStatus,
+  Malformed,
+  Choices,
+  Model,
+  Images,
+  Rank,
+  Session,
+  InputTokens,
+  OutputTokens,
+  CachedTokens,
+  Warmup,
+  Stream,
+  Attempts,
+  Connects,
+  Resent,
+  RequestId,
+  ClientRequestId,
+  FinishReason,
+  OutputChars,
+  LocalTokens,
+  IgnoreEosSent,
+  Answer,
+  Right,
+  Repeating,
+  ValidUtf8,
+  Probe,
+  OutputHash,
+  TimingNs,
+  Chunks,
+  Unknown
 };
 constexpr std::array<std::string_view, static_cast<size_t>(Top::Unknown)> kTopKeys = {
-    "id", "outcome", "error_info", "http_status", "malformed_sse_lines", "choices", "model", "images", "rank",
-    "session", "input_tokens", "output_tokens", "cached_tokens", "warmup", "stream", "attempts", "connects", "resent",
-    "request_id", "client_request_id", "finish_reason", "output_chars", "local_tokens", "ignore_eos_sent",
-    "answer", "right", "repeating", "valid_utf8", "probe", "output_hash", "timing_ns", "chunks"};
+    "id",
+    "outcome",
+    "error_info",
+    "http_status",
+    "malformed_sse_lines",
+    "choices",
+    "model",
+    "images",
+    "rank",
+    "session",
+    "input_tokens",
+    "output_tokens",
+    "cached_tokens",
+    "warmup",
+    "stream",
+    "attempts",
+    "connects",
+    "resent",
+    "request_id",
+    "client_request_id",
+    "finish_reason",
+    "output_chars",
+    "local_tokens",
+    "ignore_eos_sent",
+    "answer",
+    "right",
+    "repeating",
+    "valid_utf8",
+    "probe",
+    "output_hash",
+    "timing_ns",
+    "chunks"};
 
 // The index of `k` in `keys` (keys.size() when absent), searched from `hint` on and then from the
 // start; `hint` moves past the match, so keys in the table's order cost one comparison each.
@@ -85,22 +150,24 @@ size_t find_key(const std::array<std::string_view, N>& keys, std::string_view k,
 int64_t count_of(simdjson::dom::element v, std::string_view k) {
   if (v.is_null()) return kNone;
   int64_t out = 0;
-  if (v.get_int64().get(out)) throw std::runtime_error("\"" + std::string(k) + "\" must be an integer");
+  if (v.get_int64().get(out))
+    throw std::runtime_error("\"" + std::string(k) + "\" must be an integer");
   return out;
 }
 std::string_view string_of(simdjson::dom::element v, std::string_view k) {
   if (v.is_null()) return {};
   std::string_view out;
-  if (v.get_string().get(out)) throw std::runtime_error("\"" + std::string(k) + "\" must be a string");
+  if (v.get_string().get(out))
+    throw std::runtime_error("\"" + std::string(k) + "\" must be a string");
   return out;
 }
 bool bool_of(simdjson::dom::element v, std::string_view k, bool fallback) {
   if (v.is_null()) return fallback;
   bool out = false;
-  if (v.get_bool().get(out)) throw std::runtime_error("\"" + std::string(k) + "\" must be true or false");
+  if (v.get_bool().get(out))
+    throw std::runtime_error("\"" + std::string(k) + "\" must be true or false");
   return out;
 }
-
 
 // --check-answers and --determinism-probe: "answer" (null: nothing read) and "right" (null:
 // unscored) when the line had a reference; "repeating" and "valid_utf8" when the text was
@@ -122,7 +189,8 @@ void read_session(simdjson::dom::element session, RequestRecord& r) {
   r.turn = get_count(session, "turn");
   r.session_start_ns = get_count(session, "start_ns");
   r.last_turn = get_bool(session, "last_turn", false);
-  if (r.session == kNone || r.turn == kNone) throw std::runtime_error("\"session\" needs an \"id\" and a \"turn\"");
+  if (r.session == kNone || r.turn == kNone)
+    throw std::runtime_error("\"session\" needs an \"id\" and a \"turn\"");
 }
 
 void read_local_tokens(simdjson::dom::element local, RequestRecord& r) {
@@ -141,7 +209,8 @@ void read_times(simdjson::dom::element timing, RequestRecord& r) {
   }
 }
 
-// The per-event arrays of "chunks": times, bytes, cumulative tokens, kinds (and choices when n > 1).
+// The per-event arrays of "chunks": times, bytes, cumulative tokens, kinds (and choices when n >
+// 1).
 void read_chunks(simdjson::dom::element chunks, RequestRecord& r) {
   simdjson::dom::array t, bytes, cum;
   std::string_view kinds;
@@ -158,7 +227,9 @@ void read_chunks(simdjson::dom::element chunks, RequestRecord& r) {
   i = 0;
   for (auto v : bytes) r.chunks[i++].bytes = static_cast<int32_t>(v.get_int64().value_unsafe());
   i = 0;
-  for (auto v : cum) r.chunks[i++].cum_tokens = v.is_null() ? -1 : static_cast<int32_t>(v.get_int64().value_unsafe());
+  for (auto v : cum)
+    r.chunks[i++].cum_tokens =
+        v.is_null() ? -1 : static_cast<int32_t>(v.get_int64().value_unsafe());
   for (i = 0; i < n; ++i) r.chunks[i].kind = static_cast<ChunkKind>(kinds[i]);
   simdjson::dom::array choice;
   if (!chunks["choice"].get(choice)) {
@@ -166,7 +237,8 @@ void read_chunks(simdjson::dom::element chunks, RequestRecord& r) {
     i = 0;
     for (auto v : choice) {
       int64_t c = 0;
-      if (v.get_int64().get(c) || c < 0) throw std::runtime_error("\"chunks.choice\" holds a value that is not a choice index");
+      if (v.get_int64().get(c) || c < 0)
+        throw std::runtime_error("\"chunks.choice\" holds a value that is not a choice index");
       r.chunks[i++].choice = static_cast<int16_t>(std::min(c, record::kMaxChoiceIndex));
     }
   }
@@ -177,9 +249,15 @@ void read_chunks(simdjson::dom::element chunks, RequestRecord& r) {
 void write_answer_fields(JsonWriter& w, const RequestRecord& r) {
   if (r.answer_mark == AnswerMark::None) return;
   w.key("answer");
-  if (r.answer_mark == AnswerMark::Unscored) w.null(); else w.value(r.answer);
+  if (r.answer_mark == AnswerMark::Unscored)
+    w.null();
+  else
+    w.value(r.answer);
   w.key("right");
-  if (r.answer_mark == AnswerMark::Unscored) w.null(); else w.value(r.answer_mark == AnswerMark::Right);
+  if (r.answer_mark == AnswerMark::Unscored)
+    w.null();
+  else
+    w.value(r.answer_mark == AnswerMark::Right);
 }
 
 std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
@@ -270,7 +348,8 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   // The top level is walked once, each key dispatched by the table below (a lookup per key would
   // scan the object's ~25 keys each time: that was a sixth of `report`). The writer's order is
   // the table's, so the next key is almost always the one after the last.
-  int64_t id = kNone, http_status = kNone, malformed = kNone, choices = kNone, images = kNone, attempts = kNone;
+  int64_t id = kNone, http_status = kNone, malformed = kNone, choices = kNone, images = kNone,
+          attempts = kNone;
   std::string_view outcome;
   std::optional<simdjson::dom::element> session, local, timing, chunks;
   simdjson::dom::object top = doc.get_object().value_unsafe();
@@ -279,41 +358,106 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
     const std::string_view k = field.key;
     const simdjson::dom::element v = field.value;
     switch (static_cast<Top>(find_key(kTopKeys, k, hint))) {  // absent: Top::Unknown
-      case Top::Id: id = count_of(v, k); break;
-      case Top::Outcome: outcome = string_of(v, k); break;
-      case Top::ErrorInfo: r.error = string_of(v, k); break;
-      case Top::HttpStatus: http_status = count_of(v, k); break;
-      case Top::Malformed: malformed = count_of(v, k); break;
-      case Top::Choices: choices = count_of(v, k); break;
-      case Top::Model: r.model = string_of(v, k); break;
-      case Top::Images: images = count_of(v, k); break;
-      case Top::Rank: r.rank = count_of(v, k); break;
-      case Top::Session: session = v; break;
-      case Top::InputTokens: r.prompt_tokens = count_of(v, k); break;
-      case Top::OutputTokens: r.completion_tokens = count_of(v, k); break;
-      case Top::CachedTokens: r.cached_tokens = count_of(v, k); break;
-      case Top::Warmup: r.warmup = bool_of(v, k, false); break;
-      case Top::Stream: r.stream = bool_of(v, k, true); break;
-      case Top::Attempts: attempts = count_of(v, k); break;
-      case Top::Connects: r.connects = count_of(v, k); break;
-      case Top::Resent: r.resent = bool_of(v, k, false); break;
-      case Top::RequestId: r.request_id = string_of(v, k); break;
-      case Top::ClientRequestId: r.client_request_id = string_of(v, k); break;
-      case Top::FinishReason: r.finish_reason = string_of(v, k); break;
-      case Top::OutputChars: r.output_chars = count_of(v, k); break;
-      case Top::LocalTokens: local = v; break;
-      case Top::IgnoreEosSent: r.ignore_eos_sent = bool_of(v, k, false); break;
-      case Top::Answer: r.answer = std::string(string_of(v, k)); break;
-      case Top::Right:
-        r.answer_mark = v.is_null() ? AnswerMark::Unscored : bool_of(v, k, false) ? AnswerMark::Right : AnswerMark::Wrong;
+      case Top::Id:
+        id = count_of(v, k);
         break;
-      case Top::Repeating: r.repeating = flag_of(v, k); break;
-      case Top::ValidUtf8: r.valid_utf8 = flag_of(v, k); break;
-      case Top::Probe: r.probe = bool_of(v, k, false); break;
-      case Top::OutputHash: r.output_hash = std::string(string_of(v, k)); break;
-      case Top::TimingNs: timing = v; break;
-      case Top::Chunks: chunks = v; break;
-      case Top::Unknown: break;  // data_abbr, success, token_source, token_mismatch: derived, or newer
+      case Top::Outcome:
+        outcome = string_of(v, k);
+        break;
+      case Top::ErrorInfo:
+        r.error = string_of(v, k);
+        break;
+      case Top::HttpStatus:
+        http_status = count_of(v, k);
+        break;
+      case Top::Malformed:
+        malformed = count_of(v, k);
+        break;
+      case Top::Choices:
+        choices = count_of(v, k);
+        break;
+      case Top::Model:
+        r.model = string_of(v, k);
+        break;
+      case Top::Images:
+        images = count_of(v, k);
+        break;
+      case Top::Rank:
+        r.rank = count_of(v, k);
+        break;
+      case Top::Session:
+        session = v;
+        break;
+      case Top::InputTokens:
+        r.prompt_tokens = count_of(v, k);
+        break;
+      case Top::OutputTokens:
+        r.completion_tokens = count_of(v, k);
+        break;
+      case Top::CachedTokens:
+        r.cached_tokens = count_of(v, k);
+        break;
+      case Top::Warmup:
+        r.warmup = bool_of(v, k, false);
+        break;
+      case Top::Stream:
+        r.stream = bool_of(v, k, true);
+        break;
+      case Top::Attempts:
+        attempts = count_of(v, k);
+        break;
+      case Top::Connects:
+        r.connects = count_of(v, k);
+        break;
+      case Top::Resent:
+        r.resent = bool_of(v, k, false);
+        break;
+      case Top::RequestId:
+        r.request_id = string_of(v, k);
+        break;
+      case Top::ClientRequestId:
+        r.client_request_id = string_of(v, k);
+        break;
+      case Top::FinishReason:
+        r.finish_reason = string_of(v, k);
+        break;
+      case Top::OutputChars:
+        r.output_chars = count_of(v, k);
+        break;
+      case Top::LocalTokens:
+        local = v;
+        break;
+      case Top::IgnoreEosSent:
+        r.ignore_eos_sent = bool_of(v, k, false);
+        break;
+      case Top::Answer:
+        r.answer = std::string(string_of(v, k));
+        break;
+      case Top::Right:
+        r.answer_mark = v.is_null()            ? AnswerMark::Unscored
+                        : bool_of(v, k, false) ? AnswerMark::Right
+                                               : AnswerMark::Wrong;
+        break;
+      case Top::Repeating:
+        r.repeating = flag_of(v, k);
+        break;
+      case Top::ValidUtf8:
+        r.valid_utf8 = flag_of(v, k);
+        break;
+      case Top::Probe:
+        r.probe = bool_of(v, k, false);
+        break;
+      case Top::OutputHash:
+        r.output_hash = std::string(string_of(v, k));
+        break;
+      case Top::TimingNs:
+        timing = v;
+        break;
+      case Top::Chunks:
+        chunks = v;
+        break;
+      case Top::Unknown:
+        break;  // data_abbr, success, token_source, token_mismatch: derived, or newer
     }
   }
   r.index = id;
@@ -397,8 +541,11 @@ class DetailsReader {
           batch.push_back(from_json_line(line, parser));
         } catch (const std::exception& e) {
           if (last) {
-            scan_.warning = fmt::format("{}:{}: the last line is {} ({} bytes, {}): skipped, as a write cut short by a kill",
-                                        path_, line_no, e.what(), line.size(), terminated ? "newline-terminated" : "no newline");
+            scan_.warning = fmt::format(
+                "{}:{}: the last line is {} ({} bytes, {}): skipped, as a write cut short by a "
+                "kill",
+                path_, line_no, e.what(), line.size(),
+                terminated ? "newline-terminated" : "no newline");
             break;
           }
           error_ = fmt::format("{}:{}: {}", path_, line_no, e.what());
@@ -429,9 +576,12 @@ class DetailsReader {
 
 }  // namespace
 
-DetailsScan for_each_detail(const std::string& path, const std::function<void(RequestRecord&&)>& fn) {
+DetailsScan for_each_detail(const std::string& path,
+                            const std::function<void(RequestRecord&&)>& fn) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot open details file '{}': {}", path, std::strerror(errno)));
+  if (!in)
+    throw std::runtime_error(
+        fmt::format("cannot open details file '{}': {}", path, std::strerror(errno)));
   DetailsReader reader(std::move(in), path);
   for (auto batch = reader.next(); !batch.empty(); batch = reader.next())
     for (auto& r : batch) fn(std::move(r));
@@ -447,8 +597,10 @@ std::vector<RequestRecord> read_details(const std::string& path) {
 }
 
 LineAppender::LineAppender(const std::string& path)
-    : path_(path), fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)) {
-  if (fd_ < 0) throw std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+    : path_(path),
+      fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)) {
+  if (fd_ < 0)
+    throw std::runtime_error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
 }
 
 LineAppender::~LineAppender() {

@@ -37,7 +37,8 @@ struct DetailsScan {
 /// on a thread of its own: memory stays bounded; `fn` runs on the calling thread).
 /// A last line that does not parse (a write cut short by a kill) is skipped and named in
 /// `warning`; any other bad line throws std::runtime_error naming file:line.
-DetailsScan for_each_detail(const std::string& path, const std::function<void(RequestRecord&&)>& fn);
+DetailsScan for_each_detail(const std::string& path,
+                            const std::function<void(RequestRecord&&)>& fn);
 
 /// Reads a whole details file into memory (tests and small runs; prefer for_each_detail).
 std::vector<RequestRecord> read_details(const std::string& path);

@@ -2,9 +2,15 @@
 
 namespace tokbench::record {
 
-void write(JsonWriter& w, const SyntheticFacts& v) { json::write_object<SyntheticFacts>(w, v, kSyntheticFields); }
-void write(JsonWriter& w, const TraceFacts& v) { json::write_object<TraceFacts>(w, v, kTraceFields); }
-void write(JsonWriter& w, const ProfileFacts& v) { json::write_object<ProfileFacts>(w, v, kProfileFields); }
+void write(JsonWriter& w, const SyntheticFacts& v) {
+  json::write_object<SyntheticFacts>(w, v, kSyntheticFields);
+}
+void write(JsonWriter& w, const TraceFacts& v) {
+  json::write_object<TraceFacts>(w, v, kTraceFields);
+}
+void write(JsonWriter& w, const ProfileFacts& v) {
+  json::write_object<ProfileFacts>(w, v, kProfileFields);
+}
 
 void write(JsonWriter& w, const ServerProcessFacts& v) {
   w.begin_object();
@@ -23,20 +29,28 @@ void write(JsonWriter& w, const AdaptiveLog& v) {
     w.begin_object();
     json::write_fields<AdaptiveWindow>(w, x, kAdaptiveWindowFields);
     w.key("values").begin_object();
-    for (size_t i = 0; i < v.slos.size() && i < x.values.size(); ++i) w.field(v.slos[i], x.values[i]);
+    for (size_t i = 0; i < v.slos.size() && i < x.values.size(); ++i)
+      w.field(v.slos[i], x.values[i]);
     w.end_object().end_object();
   }
   w.end_array().end_object();
 }
 
-void read(simdjson::dom::element o, SyntheticFacts& v) { json::read_fields<SyntheticFacts>(o, v, kSyntheticFields); }
-void read(simdjson::dom::element o, TraceFacts& v) { json::read_fields<TraceFacts>(o, v, kTraceFields); }
-void read(simdjson::dom::element o, ProfileFacts& v) { json::read_fields<ProfileFacts>(o, v, kProfileFields); }
+void read(simdjson::dom::element o, SyntheticFacts& v) {
+  json::read_fields<SyntheticFacts>(o, v, kSyntheticFields);
+}
+void read(simdjson::dom::element o, TraceFacts& v) {
+  json::read_fields<TraceFacts>(o, v, kTraceFields);
+}
+void read(simdjson::dom::element o, ProfileFacts& v) {
+  json::read_fields<ProfileFacts>(o, v, kProfileFields);
+}
 
 void read(simdjson::dom::element o, ServerProcessFacts& v) {
   json::read_fields<ServerProcessFacts>(o, v, kServerProcessFields);
   simdjson::dom::element log;
-  if (!o["log_summary"].get(log) && log.is_object()) json::read_fields<ServerLogSummary>(log, v.log_summary, kServerLogFields);
+  if (!o["log_summary"].get(log) && log.is_object())
+    json::read_fields<ServerLogSummary>(log, v.log_summary, kServerLogFields);
 }
 
 void read(simdjson::dom::element o, AdaptiveLog& v) {
@@ -49,7 +63,8 @@ void read(simdjson::dom::element o, AdaptiveLog& v) {
     json::read_fields<AdaptiveWindow>(e, x, kAdaptiveWindowFields);
     simdjson::dom::element values;
     const bool has_values = !e["values"].get(values) && values.is_object();
-    for (const auto& slo : v.slos) x.values.push_back(has_values ? json::optional_number(values, slo) : std::nullopt);
+    for (const auto& slo : v.slos)
+      x.values.push_back(has_values ? json::optional_number(values, slo) : std::nullopt);
     v.windows.push_back(std::move(x));
   }
 }

@@ -22,8 +22,9 @@ struct SyntheticFacts {
   double input_len_range = 0, output_len_range = 0;
   int64_t prefix_len = 0;
   uint64_t seed = 0;
-  std::string built_with;               ///< "tokenizer.json" or "server /tokenize"
-  int64_t server_added_tokens = 0;      ///< the chat template's and BOS tokens, subtracted from each prompt
+  std::string built_with;  ///< "tokenizer.json" or "server /tokenize"
+  int64_t server_added_tokens =
+      0;  ///< the chat template's and BOS tokens, subtracted from each prompt
   std::string server_added_tokens_how;  ///< how they were measured
 };
 
@@ -44,8 +45,8 @@ struct TraceFacts {
   int64_t block_size = 0;
   double speed = 1;
   int64_t requests = 0;
-  double span_s = 0;               ///< the schedule's length at this speed
-  double implied_cache_hit = -1;   ///< the prompt share its hash ids put in cache
+  double span_s = 0;              ///< the schedule's length at this speed
+  double implied_cache_hit = -1;  ///< the prompt share its hash ids put in cache
   std::string built_with;
   int64_t server_added_tokens = 0;
   std::string server_added_tokens_how;
@@ -71,7 +72,7 @@ struct ServerLogSummary {
   int64_t spec_lines = 0;
   double last_mean_acceptance_length = 0;
   int64_t accepted_tokens = 0, drafted_tokens = 0;  ///< summed over SpecDecoding lines
-  std::vector<double> per_position_acceptance;        ///< from the last SpecDecoding line
+  std::vector<double> per_position_acceptance;      ///< from the last SpecDecoding line
 };
 
 inline constexpr std::array<json::Field<ServerLogSummary>, 10> kServerLogFields{{
@@ -103,12 +104,12 @@ inline constexpr std::array<json::Field<ServerProcessFacts>, 3> kServerProcessFi
 
 /// --profile-window: when /start_profile and /stop_profile were called and what they answered.
 struct ProfileFacts {
-  std::string window;   ///< "START_S:DURATION_S" as asked
+  std::string window;  ///< "START_S:DURATION_S" as asked
   bool started = false;
-  std::string note;     ///< why it did not start ("" when it did)
+  std::string note;                           ///< why it did not start ("" when it did)
   int64_t start_status = 0, stop_status = 0;  ///< HTTP statuses
   double started_at_s = 0, stopped_at_s = 0;  ///< since the measured phase began
-  bool cut_short = false;  ///< the run ended before the window did
+  bool cut_short = false;                     ///< the run ended before the window did
 };
 
 inline constexpr std::array<json::Field<ProfileFacts>, 8> kProfileFields{{
@@ -127,10 +128,11 @@ struct AdaptiveWindow {
   int64_t index = 0;
   double start_s = 0, end_s = 0;  ///< since the phase start
   int64_t concurrency = 0;
-  int64_t judged = 0;             ///< requests sent at this level that ended inside the window
-  std::vector<std::optional<double>> values;  ///< one per SLO, in AdaptiveLog::slos' order (nullopt: not judged)
+  int64_t judged = 0;  ///< requests sent at this level that ended inside the window
+  std::vector<std::optional<double>>
+      values;  ///< one per SLO, in AdaptiveLog::slos' order (nullopt: not judged)
   bool pass = false;
-  std::string action;             ///< "double to 8", "bisect to 6", "hold at 4"
+  std::string action;  ///< "double to 8", "bisect to 6", "hold at 4"
 };
 
 inline constexpr std::array<json::Field<AdaptiveWindow>, 7> kAdaptiveWindowFields{{
@@ -185,7 +187,10 @@ std::string to_json(const T& v) {
 template <class T>
 void write_optional(JsonWriter& w, std::string_view key, const std::optional<T>& v) {
   w.key(key);
-  if (v) write(w, *v); else w.null();
+  if (v)
+    write(w, *v);
+  else
+    w.null();
 }
 
 /// Reads the part under `key` of `o`; nullopt when absent, null or not an object.

@@ -17,7 +17,8 @@ std::optional<double> HistogramDelta::quantile(double q) const {
   double prev_le = 0, prev_count = 0;
   for (const auto& [le, c] : buckets) {
     if (c >= rank) {
-      if (std::isinf(le)) return prev_le;  // beyond the last finite bound: Prometheus answers with it
+      if (std::isinf(le))
+        return prev_le;  // beyond the last finite bound: Prometheus answers with it
       const double in_bucket = c - prev_count;
       return in_bucket > 0 ? prev_le + (le - prev_le) * (rank - prev_count) / in_bucket : le;
     }
@@ -51,7 +52,8 @@ void hist_to_json(JsonWriter& w, const char* key, const std::optional<HistogramD
     return;
   }
   w.begin_object().field("sum", h->sum).field("count", h->count).key("buckets").begin_array();
-  for (const auto& [le, c] : h->buckets) w.begin_array().value(std::isinf(le) ? -1.0 : le).value(c).end_array();
+  for (const auto& [le, c] : h->buckets)
+    w.begin_array().value(std::isinf(le) ? -1.0 : le).value(c).end_array();
   w.end_array().end_object();
 }
 
@@ -63,7 +65,8 @@ std::optional<HistogramDelta> hist_from_json(simdjson::dom::element o, const cha
   HistogramDelta d;
   d.sum = number_of(h["sum"].value());
   d.count = number_of(h["count"].value());
-  const simdjson::dom::array buckets = h["buckets"].get_array().value();  // a named value: no dangling temporary
+  const simdjson::dom::array buckets =
+      h["buckets"].get_array().value();  // a named value: no dangling temporary
   for (auto b : buckets) {
     const simdjson::dom::array pair = b.get_array().value();
     const double le = number_of(pair.at(0).value());
@@ -72,12 +75,14 @@ std::optional<HistogramDelta> hist_from_json(simdjson::dom::element o, const cha
   return d;
 }
 
-
 }  // namespace
 
 std::string summary_to_json(const ServerSummary& s) {
   JsonWriter w;
-  w.begin_object().field("url", s.url).field("dialect", s.dialect).field("duration_s", s.duration_s);
+  w.begin_object()
+      .field("url", s.url)
+      .field("dialect", s.dialect)
+      .field("duration_s", s.duration_s);
   w.field("scrapes", s.scrapes);
   hist_to_json(w, "ttft", s.ttft);
   hist_to_json(w, "itl", s.itl);
@@ -99,7 +104,8 @@ std::string summary_to_json(const ServerSummary& s) {
   for (const auto& [name, v] : s.kv_transfer) w.begin_array().value(name).value(v).end_array();
   w.end_array();
   w.key("running_waiting").begin_array();
-  for (const auto& [t, r, q] : s.running_waiting) w.begin_array().value(t).value(r).value(q).end_array();
+  for (const auto& [t, r, q] : s.running_waiting)
+    w.begin_array().value(t).value(r).value(q).end_array();
   w.end_array();
   w.key("kv_usage").begin_array();
   for (const auto& [t, v] : s.kv_usage) w.begin_array().value(t).value(v).end_array();
@@ -131,7 +137,8 @@ ServerSummary summary_from_json(std::string_view json) {
     const simdjson::dom::array series = o["running_waiting"].get_array().value();
     for (auto p : series) {
       const simdjson::dom::array a = p.get_array().value();
-      s.running_waiting.emplace_back(static_cast<int64_t>(number_of(a.at(0).value())), number_of(a.at(1).value()), number_of(a.at(2).value()));
+      s.running_waiting.emplace_back(static_cast<int64_t>(number_of(a.at(0).value())),
+                                     number_of(a.at(1).value()), number_of(a.at(2).value()));
     }
     // Since the telemetry issue; an older folder has none of these.
     simdjson::dom::array arr;
@@ -145,12 +152,14 @@ ServerSummary summary_from_json(std::string_view json) {
     if (!o["kv_transfer"].get_array().get(arr))
       for (auto p : arr) {
         const simdjson::dom::array a = p.get_array().value();
-        s.kv_transfer.emplace_back(std::string(a.at(0).get_string().value()), number_of(a.at(1).value()));
+        s.kv_transfer.emplace_back(std::string(a.at(0).get_string().value()),
+                                   number_of(a.at(1).value()));
       }
     if (!o["kv_usage"].get_array().get(arr))
       for (auto p : arr) {
         const simdjson::dom::array a = p.get_array().value();
-        s.kv_usage.emplace_back(static_cast<int64_t>(number_of(a.at(0).value())), number_of(a.at(1).value()));
+        s.kv_usage.emplace_back(static_cast<int64_t>(number_of(a.at(0).value())),
+                                number_of(a.at(1).value()));
       }
     return s;
   } catch (const simdjson::simdjson_error& e) {

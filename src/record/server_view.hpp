@@ -34,18 +34,22 @@ struct ServerSummary {
   double duration_s = 0;  ///< between the first and the last scrape
   int64_t scrapes = 0;
   std::optional<HistogramDelta> ttft, itl, e2e, queue;  ///< seconds
-  std::optional<double> generation_tokens, prompt_tokens;  ///< counter deltas; absent when not exposed
-  std::optional<double> spec_acceptance_rate;           ///< accepted / draft tokens
-  std::optional<double> spec_mean_acceptance_length;    ///< 1 + accepted / drafts
-  std::vector<double> spec_acceptance_per_position;     ///< accepted at draft position k / drafts (vLLM)
-  std::optional<HistogramDelta> prefill, decode, inference;  ///< vLLM's split of a request's time (seconds)
-  std::optional<double> prefix_cache_hit_rate;          ///< hit tokens / queried tokens (vLLM's counters)
-  std::optional<double> preemptions;                    ///< counter delta
+  std::optional<double> generation_tokens,
+      prompt_tokens;                                  ///< counter deltas; absent when not exposed
+  std::optional<double> spec_acceptance_rate;         ///< accepted / draft tokens
+  std::optional<double> spec_mean_acceptance_length;  ///< 1 + accepted / drafts
+  std::vector<double>
+      spec_acceptance_per_position;  ///< accepted at draft position k / drafts (vLLM)
+  std::optional<HistogramDelta> prefill, decode,
+      inference;                                ///< vLLM's split of a request's time (seconds)
+  std::optional<double> prefix_cache_hit_rate;  ///< hit tokens / queried tokens (vLLM's counters)
+  std::optional<double> preemptions;            ///< counter delta
   /// P/D disaggregation's KV transfer, as exposed (vllm:nixl_*, sglang:kv_transfer_*): a counter's
   /// delta, or a histogram's mean (its name without _sum), by name.
   std::vector<std::pair<std::string, double>> kv_transfer;
   std::vector<std::tuple<int64_t, double, double>> running_waiting;  ///< (t_ns, running, waiting)
-  std::vector<std::pair<int64_t, double>> kv_usage;                  ///< (t_ns, share of the KV cache in use) per scrape
+  std::vector<std::pair<int64_t, double>>
+      kv_usage;  ///< (t_ns, share of the KV cache in use) per scrape
 };
 
 /// The summary as JSON with everything needed to rebuild it (histogram buckets included): the
@@ -58,8 +62,9 @@ ServerSummary summary_from_json(std::string_view json);
 struct CrossCheck {
   std::string what;
   double client = 0, server = 0;
-  double tolerance = 0;      ///< relative ...
-  double abs_tolerance = 0;  ///< ... or absolute, whichever is larger (client overhead is a constant)
+  double tolerance = 0;  ///< relative ...
+  double abs_tolerance =
+      0;  ///< ... or absolute, whichever is larger (client overhead is a constant)
   bool agree = true;
   std::string note;
 };

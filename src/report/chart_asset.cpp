@@ -6,14 +6,19 @@
 #define TOKBENCH_STR(x) TOKBENCH_STR2(x)
 
 // One embedded file: tokbench_<name>_begin .. tokbench_<name>_end in .rodata.
-#define TOKBENCH_EMBED(name, path)           \
-  asm(".section .rodata\n"                   \
-      ".global tokbench_" #name "_begin\n"   \
-      "tokbench_" #name "_begin:\n"          \
-      ".incbin \"" path "\"\n"               \
-      ".global tokbench_" #name "_end\n"     \
-      "tokbench_" #name "_end:\n"            \
-      ".previous\n");                        \
+#define TOKBENCH_EMBED(name, path)                 \
+  asm(".section .rodata\n"                         \
+      ".global tokbench_" #name                    \
+      "_begin\n"                                   \
+      "tokbench_" #name                            \
+      "_begin:\n"                                  \
+      ".incbin \"" path                            \
+      "\"\n"                                       \
+      ".global tokbench_" #name                    \
+      "_end\n"                                     \
+      "tokbench_" #name                            \
+      "_end:\n"                                    \
+      ".previous\n");                              \
   extern "C" const char tokbench_##name##_begin[]; \
   extern "C" const char tokbench_##name##_end[];
 
@@ -29,7 +34,9 @@ namespace tokbench::report {
 
 namespace {
 
-std::string_view view(const char* begin, const char* end) { return {begin, static_cast<size_t>(end - begin)}; }
+std::string_view view(const char* begin, const char* end) {
+  return {begin, static_cast<size_t>(end - begin)};
+}
 
 }  // namespace
 
@@ -37,12 +44,18 @@ std::string_view chart_library() { return view(tokbench_echarts_begin, tokbench_
 
 std::string_view web_asset(WebAsset which) {
   switch (which) {
-    case WebAsset::Report: return view(tokbench_report_js_begin, tokbench_report_js_end);
-    case WebAsset::Sweep: return view(tokbench_sweep_js_begin, tokbench_sweep_js_end);
-    case WebAsset::Search: return view(tokbench_search_js_begin, tokbench_search_js_end);
-    case WebAsset::Compare: return view(tokbench_compare_js_begin, tokbench_compare_js_end);
-    case WebAsset::History: return view(tokbench_history_js_begin, tokbench_history_js_end);
-    case WebAsset::Grid: return view(tokbench_grid_js_begin, tokbench_grid_js_end);
+    case WebAsset::Report:
+      return view(tokbench_report_js_begin, tokbench_report_js_end);
+    case WebAsset::Sweep:
+      return view(tokbench_sweep_js_begin, tokbench_sweep_js_end);
+    case WebAsset::Search:
+      return view(tokbench_search_js_begin, tokbench_search_js_end);
+    case WebAsset::Compare:
+      return view(tokbench_compare_js_begin, tokbench_compare_js_end);
+    case WebAsset::History:
+      return view(tokbench_history_js_begin, tokbench_history_js_end);
+    case WebAsset::Grid:
+      return view(tokbench_grid_js_begin, tokbench_grid_js_end);
   }
   return {};
 }

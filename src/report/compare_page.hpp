@@ -27,10 +27,10 @@ struct ComparePoint {
 struct CompareContents {
   std::vector<std::string> runs;  ///< folder names, the baseline first
   std::vector<CompareRow> rows;
-  std::string differences;        ///< request bodies, configs, server metrics ("" = none)
-  bool thresholds = false;        ///< --fail-if was given
+  std::string differences;  ///< request bodies, configs, server metrics ("" = none)
+  bool thresholds = false;  ///< --fail-if was given
   std::vector<std::string> crossed;
-  std::string x_name;                ///< the load curve's axis ("" = the runs are one load point: no curve)
+  std::string x_name;  ///< the load curve's axis ("" = the runs are one load point: no curve)
   std::vector<ComparePoint> points;  ///< sorted by x
 };
 

@@ -25,24 +25,26 @@ struct GridRow {
 struct GridConfig {
   std::string name;
   std::vector<std::pair<std::string, std::string>> values;
-  std::string status;  ///< "ran", "resumed" (every point read back), "failed to start", "interrupted", "not run"
+  std::string status;  ///< "ran", "resumed" (every point read back), "failed to start",
+                       ///< "interrupted", "not run"
   std::string why;     ///< the start failure or the interruption
   int devices = 1;
   std::vector<GridRow> rows;
-  metrics::CapacityCandidate answer;  ///< its best point under the SLO (value nullopt: none)
+  metrics::CapacityCandidate answer;    ///< its best point under the SLO (value nullopt: none)
   std::optional<double> search_answer;  ///< --search: the load the search found
 };
 
 struct GridAsked {
-  std::string x_name;  ///< "concurrency" or "request_rate"
-  std::string slo;     ///< --slo as given ("" = none)
+  std::string x_name;      ///< "concurrency" or "request_rate"
+  std::string slo;         ///< --slo as given ("" = none)
   std::string experiment;  ///< "sweep", "search max-concurrency", "repeats 3", ...
 };
 
-std::string grid_json(const std::vector<GridConfig>& configs, const metrics::CapacityChoice& choice, const GridAsked& asked,
-                      bool interrupted);
+std::string grid_json(const std::vector<GridConfig>& configs, const metrics::CapacityChoice& choice,
+                      const GridAsked& asked, bool interrupted);
 std::string grid_csv(const std::vector<GridConfig>& configs);
 /// The page, around `json` (grid_json's).
-std::string grid_page(const std::vector<GridConfig>& configs, const std::string& json, const metrics::CapacityChoice& choice);
+std::string grid_page(const std::vector<GridConfig>& configs, const std::string& json,
+                      const metrics::CapacityChoice& choice);
 
 }  // namespace tokbench::report

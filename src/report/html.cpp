@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -27,8 +27,9 @@ namespace {
 // About 60 bins over the run, at a round width (10 ms .. 1 s .. 10 min).
 int64_t throughput_bin_ns(int64_t span_ns) {
   constexpr int64_t kMs = 1'000'000;
-  for (int64_t w : {10 * kMs, 20 * kMs, 50 * kMs, 100 * kMs, 200 * kMs, 500 * kMs, 1000 * kMs, 2000 * kMs, 5000 * kMs,
-                    10'000 * kMs, 30'000 * kMs, 60'000 * kMs, 120'000 * kMs, 300'000 * kMs})
+  for (int64_t w :
+       {10 * kMs, 20 * kMs, 50 * kMs, 100 * kMs, 200 * kMs, 500 * kMs, 1000 * kMs, 2000 * kMs,
+        5000 * kMs, 10'000 * kMs, 30'000 * kMs, 60'000 * kMs, 120'000 * kMs, 300'000 * kMs})
     if (span_ns / w <= 60) return w;
   return 600'000 * kMs;
 }
@@ -39,11 +40,20 @@ std::string escape_html(std::string_view s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      default: o.push_back(c);
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o.push_back(c);
     }
   }
   return o;
@@ -51,10 +61,10 @@ std::string escape_html(std::string_view s) {
 
 // JSON inside <script type="application/json">: only "</" could end the element early.
 std::string script_safe(std::string json) {
-  for (size_t p = 0; (p = json.find("</", p)) != std::string::npos; p += 3) json.replace(p, 2, "<\\/");
+  for (size_t p = 0; (p = json.find("</", p)) != std::string::npos; p += 3)
+    json.replace(p, 2, "<\\/");
   return json;
 }
-
 
 namespace {
 
@@ -64,10 +74,12 @@ class Bins {
  public:
   static constexpr int kBins = 60;
   Bins() = default;
-  Bins(double lo, double hi) : lo_(lo), width_(((hi > lo ? hi : lo + 1) - lo) / kBins), counts_(kBins, 0) {}
+  Bins(double lo, double hi)
+      : lo_(lo), width_(((hi > lo ? hi : lo + 1) - lo) / kBins), counts_(kBins, 0) {}
   void add(double v, double n = 1) {
     if (counts_.empty()) return;
-    counts_[static_cast<size_t>(std::clamp<double>(std::floor((v - lo_) / width_), 0, kBins - 1))] += n;
+    counts_[static_cast<size_t>(
+        std::clamp<double>(std::floor((v - lo_) / width_), 0, kBins - 1))] += n;
   }
   void write(JsonWriter& w) const {
     w.begin_object().key("edges").begin_array();
@@ -87,7 +99,8 @@ class Bins {
 class InFlightBins {
  public:
   static constexpr int kBins = 600;
-  explicit InFlightBins(double span_ms) : width_(std::max(span_ms, 1.0) / kBins), part_(kBins, 0), marks_(kBins + 1, 0) {}
+  explicit InFlightBins(double span_ms)
+      : width_(std::max(span_ms, 1.0) / kBins), part_(kBins, 0), marks_(kBins + 1, 0) {}
   void add(double start_ms, double end_ms) {
     const double top = width_ * kBins;
     const double s = std::clamp(start_ms, 0.0, top), e = std::clamp(end_ms, s, top);
@@ -107,7 +120,10 @@ class InFlightBins {
     int64_t whole = 0;
     for (int k = 0; k < kBins; ++k) {
       whole += marks_[k];
-      w.begin_array().value(static_cast<double>(k) * width_).value((part_[k] + static_cast<double>(whole) * width_) / width_).end_array();
+      w.begin_array()
+          .value(static_cast<double>(k) * width_)
+          .value((part_[k] + static_cast<double>(whole) * width_) / width_)
+          .end_array();
     }
     w.end_array().end_object();
   }
@@ -119,11 +135,15 @@ class InFlightBins {
 };
 
 double ms_or_nan(int64_t ns, int64_t t0) {
-  return ns == kNone ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(ns - t0) / 1e6;
+  return ns == kNone ? std::numeric_limits<double>::quiet_NaN()
+                     : static_cast<double>(ns - t0) / 1e6;
 }
 
 void value_or_null(JsonWriter& w, double v) {
-  if (std::isnan(v)) w.null(); else w.value(v);
+  if (std::isnan(v))
+    w.null();
+  else
+    w.value(v);
 }
 
 // The page's data. Every record passes once: the histograms, token throughput and in-flight bins
@@ -132,7 +152,10 @@ void value_or_null(JsonWriter& w, double v) {
 class DataWriter {
  public:
   DataWriter(std::ostream& out, const HtmlInputs& in)
-      : out_(out), in_(in), bin_ns_(throughput_bin_ns(in.span_ns)), inflight_(static_cast<double>(in.span_ns) / 1e6) {
+      : out_(out),
+        in_(in),
+        bin_ns_(throughput_bin_ns(in.span_ns)),
+        inflight_(static_cast<double>(in.span_ns) / 1e6) {
     if (in.itl_ms && in.itl_ms->n > 0) itl_ = Bins(in.itl_ms->min, in.itl_ms->max);
     for (auto [row, bins] : {std::pair{"TTFT", &ttft_}, {"TPOT", &tpot_}, {"E2EL", &e2el_}}) {
       const auto* r = in.metrics.row(row);
@@ -186,7 +209,8 @@ class DataWriter {
     }
     if (!in_.itl_ms || in_.itl_ms->n == 0) return;
     metrics::for_each_choice(r, [&](const record::RequestRecord& choice, bool) {
-      metrics::for_each_token_gap(choice, [&](double g_ns, int64_t n) { itl_.add(g_ns / 1e6, static_cast<double>(n)); });
+      metrics::for_each_token_gap(
+          choice, [&](double g_ns, int64_t n) { itl_.add(g_ns / 1e6, static_cast<double>(n)); });
     });
   }
 
@@ -206,14 +230,20 @@ class DataWriter {
     }
     w.end_array();
     w.field("request_ids", request_ids_);
-    // Past the limit, what the timeline shows and how it was chosen (the page says so on the chart).
+    // Past the limit, what the timeline shows and how it was chosen (the page says so on the
+    // chart).
     w.key("sampling");
     if (!drawn.sampled) {
       w.null();
     } else {
-      w.begin_object().field("total", drawn.total).field("drawn", static_cast<int64_t>(drawn.rows.size()));
-      w.field("failed", drawn.failed).field("failed_drawn", drawn.failed_drawn).field("slowest_drawn", drawn.slowest_drawn);
-      w.field("sampled_drawn", drawn.sampled_drawn).field("draw_all_limit", static_cast<int64_t>(RowSampler::kDrawAll));
+      w.begin_object()
+          .field("total", drawn.total)
+          .field("drawn", static_cast<int64_t>(drawn.rows.size()));
+      w.field("failed", drawn.failed)
+          .field("failed_drawn", drawn.failed_drawn)
+          .field("slowest_drawn", drawn.slowest_drawn);
+      w.field("sampled_drawn", drawn.sampled_drawn)
+          .field("draw_all_limit", static_cast<int64_t>(RowSampler::kDrawAll));
       w.field("seed", static_cast<int64_t>(RowSampler::kSeed)).end_object();
     }
     w.key("inflight");
@@ -234,30 +264,49 @@ class DataWriter {
     w.field("t0_ms", static_cast<double>(in_.t0_ns) / 1e6).field("embeddings", in_.embeddings);
     w.key("throughput").begin_array();
     for (const auto& [bin, tokens] : per_bin_)
-      w.begin_array().value((static_cast<double>(bin) + 0.5) * bin_s).value(tokens / bin_s).end_array();
+      w.begin_array()
+          .value((static_cast<double>(bin) + 0.5) * bin_s)
+          .value(tokens / bin_s)
+          .end_array();
     w.end_array();
     w.key("percentiles").begin_object();
     for (const char* row : {"TTFT", "TPOT", "ITL", "E2EL"}) {
       const auto* r = in_.metrics.row(row);
       if (!r || !r->stats) continue;
-      w.key(row).begin_object().field("p50", r->stats->median).field("p90", r->stats->p90).field("p99", r->stats->p99).end_object();
+      w.key(row)
+          .begin_object()
+          .field("p50", r->stats->median)
+          .field("p90", r->stats->p90)
+          .field("p99", r->stats->p99)
+          .end_object();
     }
     w.end_object();
     const std::string slices = in_.late_slices_json ? in_.late_slices_json() : std::string();
-    if (slices.empty()) w.key("slices").null(); else w.field_raw("slices", slices);
+    if (slices.empty())
+      w.key("slices").null();
+    else
+      w.field_raw("slices", slices);
     w.field("stable_tables", in_.late_stable_tables ? in_.late_stable_tables() : std::string());
     record::write_optional(w, "adaptive", in_.info.adaptive);
     w.key("turns").begin_array();  // multi-turn: per-turn means (empty otherwise)
     for (const auto& t : in_.metrics.turns) {
       w.begin_object().field("turn", t.turn).field("requests", t.requests);
-      for (const auto& [k, v] : {std::pair{"ttft_ms", t.ttft_ms}, {"input_tokens", t.input_tokens}, {"cached_tokens", t.cached_tokens}}) {
+      for (const auto& [k, v] : {std::pair{"ttft_ms", t.ttft_ms},
+                                 {"input_tokens", t.input_tokens},
+                                 {"cached_tokens", t.cached_tokens}}) {
         w.key(k);
-        if (v) w.value(*v); else w.null();
+        if (v)
+          w.value(*v);
+        else
+          w.null();
       }
       w.end_object();
     }
     w.end_array();
-    if (in_.info.telemetry_json.empty()) w.key("telemetry").null(); else w.field_raw("telemetry", in_.info.telemetry_json);
+    if (in_.info.telemetry_json.empty())
+      w.key("telemetry").null();
+    else
+      w.field_raw("telemetry", in_.info.telemetry_json);
     if (in_.info.server_json.empty()) {
       w.key("server").null();
     } else {
@@ -286,8 +335,10 @@ class DataWriter {
 std::string headline_cards(const HtmlInputs& in) {
   const metrics::MetricSet& m = in.metrics;
   auto card = [](const std::string& label, const std::string& value, const std::string& sub) {
-    return fmt::format("<div class=\"card\"><div class=\"label\">{}</div><div class=\"value\">{}</div><div class=\"sub\">{}</div></div>",
-                       escape_html(label), escape_html(value), escape_html(sub));
+    return fmt::format(
+        "<div class=\"card\"><div class=\"label\">{}</div><div class=\"value\">{}</div><div "
+        "class=\"sub\">{}</div></div>",
+        escape_html(label), escape_html(value), escape_html(sub));
   };
   auto common = [&](std::string_view key) {
     const metrics::Common* c = m.common_metric(key);
@@ -296,32 +347,42 @@ std::string headline_cards(const HtmlInputs& in) {
   auto latency = [&](const char* row) {
     const metrics::Row* r = m.row(row);
     if (!r || !r->stats) return card(row, "n/a", r ? r->na_reason : "");
-    return card(std::string(row) + " P99", format_short(r->stats->p99) + " ms", "mean " + format_short(r->stats->mean) + " ms");
+    return card(std::string(row) + " P99", format_short(r->stats->p99) + " ms",
+                "mean " + format_short(r->stats->mean) + " ms");
   };
-  std::string cards = card("Verdict", in.info.interrupted ? "INTERRUPTED" : metrics::verdict_status(in.verdict),
-                           fmt::format("{} reason(s), {} warning(s)", in.verdict.reasons.size(), in.verdict.warnings.size()));
-  cards += card("Requests", fmt::format("{:.0f} / {:.0f}", common("success_requests").value_or(0), common("total_requests").value_or(0)),
+  std::string cards =
+      card("Verdict", in.info.interrupted ? "INTERRUPTED" : metrics::verdict_status(in.verdict),
+           fmt::format("{} reason(s), {} warning(s)", in.verdict.reasons.size(),
+                       in.verdict.warnings.size()));
+  cards += card("Requests",
+                fmt::format("{:.0f} / {:.0f}", common("success_requests").value_or(0),
+                            common("total_requests").value_or(0)),
                 fmt::format("succeeded; {:.0f} failed", common("failed_requests").value_or(0)));
   for (const char* row : {"TTFT", "TPOT", "E2EL"}) cards += latency(row);
   const auto out_tps = common("output_token_throughput");
   if (!in.embeddings)
-    cards += card("Output throughput", out_tps ? format_short(*out_tps) + " token/s" : "n/a",
-                  m.output_tokens_from_chunks > 0 ? "tokens counted as text chunks" : "all requests");
+    cards +=
+        card("Output throughput", out_tps ? format_short(*out_tps) + " token/s" : "n/a",
+             m.output_tokens_from_chunks > 0 ? "tokens counted as text chunks" : "all requests");
   if (const metrics::AnswerTally& a = m.quality.answers; a.scored() > 0) {
     const metrics::WilsonInterval i = a.interval();
-    cards += card("Accuracy", format_short(i.p), fmt::format("95% interval [{}, {}]; {} of {} right", format_short(i.low),
-                                                            format_short(i.high), a.right, a.scored()));
+    cards += card("Accuracy", format_short(i.p),
+                  fmt::format("95% interval [{}, {}]; {} of {} right", format_short(i.low),
+                              format_short(i.high), a.right, a.scored()));
   }
-  cards += card("Request throughput", format_short(common("request_throughput").value_or(0)) + " req/s",
-                "in flight " + format_short(common("concurrency").value_or(0)) + " on average");
+  cards +=
+      card("Request throughput", format_short(common("request_throughput").value_or(0)) + " req/s",
+           "in flight " + format_short(common("concurrency").value_or(0)) + " on average");
   return "<div id=\"cards\">" + cards + "</div>";
 }
 
 }  // namespace
 
-void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, const RecordStream& records) {
+void write_html_report(const std::filesystem::path& path, const HtmlInputs& in,
+                       const RecordStream& records) {
   std::string audit;
-  for (const auto& [level, text] : in.info.audit) audit += fmt::format("<li><b>{}</b>: {}</li>", level, escape_html(text));
+  for (const auto& [level, text] : in.info.audit)
+    audit += fmt::format("<li><b>{}</b>: {}</li>", level, escape_html(text));
   std::string reasons;
   for (const auto& r : in.verdict.reasons) reasons += "<li>" + escape_html(r) + "</li>";
   for (const auto& r : in.verdict.warnings) reasons += "<li>warning: " + escape_html(r) + "</li>";
@@ -342,36 +403,60 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, 
   page.reserve(chart_library().size() + 200'000);
   page += "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>tokbench: ";
   page += escape_html(in.info.model) + " / " + escape_html(in.info.dataset_abbr);
-  page += "</title><style>body{font-family:sans-serif;margin:16px;color:#222}pre{font-size:12px;overflow-x:auto}"
-          ".panel{width:100%;height:360px}.small{display:inline-block;width:49%;height:300px}"
-          "#timeline{height:640px}.verdict-VALID{color:#2ca02c}.verdict-INVALID{color:#d62728}"
-          "table.defs td{border-bottom:1px solid #eee;padding:2px 8px;font-size:13px;vertical-align:top}"
-          "#cards{display:flex;flex-wrap:wrap;gap:10px;margin:12px 0}.card{border:1px solid #ddd;border-radius:6px;"
-          "padding:8px 14px;min-width:140px}.card .label{font-size:12px;color:#666}.card .value{font-size:22px;"
-          "font-weight:bold}.card .sub{font-size:12px;color:#666}#body{white-space:pre-wrap;word-break:break-all}"
-          "#hover{position:absolute;display:none;background:#fff;border:1px solid #999;padding:6px;font-size:12px;"
-          "pointer-events:none;box-shadow:2px 2px 6px #ccc}</style>";
+  page +=
+      "</"
+      "title><style>body{font-family:sans-serif;margin:16px;color:#222}pre{font-size:12px;overflow-"
+      "x:auto}"
+      ".panel{width:100%;height:360px}.small{display:inline-block;width:49%;height:300px}"
+      "#timeline{height:640px}.verdict-VALID{color:#2ca02c}.verdict-INVALID{color:#d62728}"
+      "table.defs td{border-bottom:1px solid #eee;padding:2px "
+      "8px;font-size:13px;vertical-align:top}"
+      "#cards{display:flex;flex-wrap:wrap;gap:10px;margin:12px 0}.card{border:1px solid "
+      "#ddd;border-radius:6px;"
+      "padding:8px 14px;min-width:140px}.card .label{font-size:12px;color:#666}.card "
+      ".value{font-size:22px;"
+      "font-weight:bold}.card "
+      ".sub{font-size:12px;color:#666}#body{white-space:pre-wrap;word-break:break-all}"
+      "#hover{position:absolute;display:none;background:#fff;border:1px solid "
+      "#999;padding:6px;font-size:12px;"
+      "pointer-events:none;box-shadow:2px 2px 6px #ccc}</style>";
   page += "<script>";
   page += chart_library();
   page += "</script></head><body>";
-  page += fmt::format("<h1>tokbench: {} on {}</h1><p>{} &middot; target {} &middot; started {} &middot; tokbench {}</p>",
-                      escape_html(in.info.model), escape_html(in.info.dataset_abbr), in.info.interrupted ? "INTERRUPTED" : "completed",
-                      escape_html(in.info.target_url), escape_html(in.info.started_at), escape_html(fmt::format("{} ({})", kVersion, kGitHash)));
+  page += fmt::format(
+      "<h1>tokbench: {} on {}</h1><p>{} &middot; target {} &middot; started {} &middot; tokbench "
+      "{}</p>",
+      escape_html(in.info.model), escape_html(in.info.dataset_abbr),
+      in.info.interrupted ? "INTERRUPTED" : "completed", escape_html(in.info.target_url),
+      escape_html(in.info.started_at), escape_html(fmt::format("{} ({})", kVersion, kGitHash)));
   page += headline_cards(in);
-  page += fmt::format("<h2 class=\"verdict-{0}\">Verdict: {0}</h2><ul>{1}</ul>", metrics::verdict_status(in.verdict), reasons);
-  page += "<p>Metric definitions used: <a href=\"#definitions\">below</a> (docs/METRICS.md in the tokbench sources).</p>";
+  page += fmt::format("<h2 class=\"verdict-{0}\">Verdict: {0}</h2><ul>{1}</ul>",
+                      metrics::verdict_status(in.verdict), reasons);
+  page +=
+      "<p>Metric definitions used: <a href=\"#definitions\">below</a> (docs/METRICS.md in the "
+      "tokbench sources).</p>";
   page += "<h2>Tables</h2><pre id=\"tables\">" + escape_html(tables) + "</pre>";
-  page += "<pre id=\"stable-tables\"></pre>";  // filled from the data: the stable stage is found on the page's own pass
-  page += "<h2>Request body</h2><pre id=\"body\">" + escape_html(in.info.body_example) + "</pre><ul id=\"audit\">" + audit + "</ul>";
+  page += "<pre id=\"stable-tables\"></pre>";  // filled from the data: the stable stage is found on
+                                               // the page's own pass
+  page += "<h2>Request body</h2><pre id=\"body\">" + escape_html(in.info.body_example) +
+          "</pre><ul id=\"audit\">" + audit + "</ul>";
   if (!in.stream) {
-    page += "<p id=\"non-streaming-note\"><b>Non-streaming run:</b> the client cannot see the first token, so there is no "
-            "TTFT/decode split and no TTFT, TPOT or ITL distribution; the timeline shows each request's E2EL.</p>";
+    page +=
+        "<p id=\"non-streaming-note\"><b>Non-streaming run:</b> the client cannot see the first "
+        "token, so there is no "
+        "TTFT/decode split and no TTFT, TPOT or ITL distribution; the timeline shows each "
+        "request's E2EL.</p>";
   }
   page += "<div id=\"hover\"></div><div id=\"timeline\" class=\"panel\"></div>";
-  page += "<div id=\"dist-ttft\" class=\"small\"></div><div id=\"dist-tpot\" class=\"small\"></div>";
+  page +=
+      "<div id=\"dist-ttft\" class=\"small\"></div><div id=\"dist-tpot\" class=\"small\"></div>";
   page += "<div id=\"dist-itl\" class=\"small\"></div><div id=\"dist-e2el\" class=\"small\"></div>";
-  page += "<div id=\"throughput\" class=\"panel\"></div><div id=\"sendlag\" class=\"panel\"></div><div id=\"server\" class=\"panel\"></div><div id=\"devices\" class=\"panel\"></div>";
-  page += "<div id=\"slices\" class=\"panel\"></div><div id=\"adaptive\" class=\"panel\"></div><div id=\"turns\" class=\"panel\"></div>";
+  page +=
+      "<div id=\"throughput\" class=\"panel\"></div><div id=\"sendlag\" class=\"panel\"></div><div "
+      "id=\"server\" class=\"panel\"></div><div id=\"devices\" class=\"panel\"></div>";
+  page +=
+      "<div id=\"slices\" class=\"panel\"></div><div id=\"adaptive\" class=\"panel\"></div><div "
+      "id=\"turns\" class=\"panel\"></div>";
   page += "<h2 id=\"definitions\">Definitions</h2><table class=\"defs\">" + defs + "</table>";
   page += "<script type=\"application/json\" id=\"tokbench-data\">";
   // A temporary file renamed over the page: a kill leaves the old page or the new one.
@@ -385,7 +470,9 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, 
     // The page's script (web/report.js) reads the data above and draws every panel.
     out << "</script><script>" << web_asset(WebAsset::Report) << "</script></body></html>\n";
     out.flush();
-    if (!out) throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+    if (!out)
+      throw std::runtime_error(
+          fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
   }
   std::filesystem::rename(tmp, path);
 }

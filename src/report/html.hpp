@@ -26,15 +26,17 @@ struct HtmlInputs {
   const std::vector<metrics::DefinitionColumn>& side_by_side;
   bool stream = true;
   bool rate_driven = false;
-  int64_t t0_ns = 0;                     ///< the first send among the measured requests (time 0 of the page)
-  std::optional<metrics::Summary> itl_ms = {};  ///< tokbench's per-token ITL (its range spans the histogram)
-  int64_t span_ns = 0;                   ///< first measured send to last end: sizes the throughput bins
-  std::string server_tables = {};        ///< report::server_tables' text ("" when /metrics was not scraped)
-  std::string telemetry_tables = {};     ///< report::telemetry_table's text ("" without --telemetry)
+  int64_t t0_ns = 0;  ///< the first send among the measured requests (time 0 of the page)
+  std::optional<metrics::Summary> itl_ms =
+      {};               ///< tokbench's per-token ITL (its range spans the histogram)
+  int64_t span_ns = 0;  ///< first measured send to last end: sizes the throughput bins
+  std::string server_tables =
+      {};  ///< report::server_tables' text ("" when /metrics was not scraped)
+  std::string telemetry_tables = {};  ///< report::telemetry_table's text ("" without --telemetry)
   /// Called once every record has streamed through, like late_slices_json: the stable stage's
   /// tables (console_tables(stable, "stable")), found on the same pass; "" for none.
   std::function<std::string()> late_stable_tables = {};
-  bool embeddings = false;               ///< nothing generated: no output-throughput card or panel
+  bool embeddings = false;  ///< nothing generated: no output-throughput card or panel
   /// Called once every record has streamed through: more data for the page ("slices": a JSON
   /// object, or "" for none), made on the same pass.
   std::function<std::string()> late_slices_json = {};
@@ -50,6 +52,7 @@ std::string escape_html(std::string_view s);
 /// JSON inside <script type="application/json">: "</" escaped, the only way it could end early.
 std::string script_safe(std::string json);
 
-void write_html_report(const std::filesystem::path& path, const HtmlInputs& in, const RecordStream& records);
+void write_html_report(const std::filesystem::path& path, const HtmlInputs& in,
+                       const RecordStream& records);
 
 }  // namespace tokbench::report

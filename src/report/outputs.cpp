@@ -1,7 +1,6 @@
 #include "report/outputs.hpp"
 
 #include <fmt/format.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,7 +25,10 @@ void summary_object(JsonWriter& w, const metrics::Row& r) {
   const auto* s = r.stats ? &*r.stats : nullptr;
   auto num = [&](const char* k, double metrics::Summary::*f) {
     w.key(k);
-    if (s) w.value(s->*f); else w.null();
+    if (s)
+      w.value(s->*f);
+    else
+      w.null();
   };
   num("mean", &metrics::Summary::mean);
   num("min", &metrics::Summary::min);
@@ -59,7 +61,10 @@ void metric_set_fields(JsonWriter& w, const metrics::MetricSet& m) {
   if (!m.turns.empty()) {  // multi-turn: means per turn index
     auto opt = [&](const char* k, const std::optional<double>& v) {
       w.key(k);
-      if (v) w.value(*v); else w.null();
+      if (v)
+        w.value(*v);
+      else
+        w.null();
     };
     w.key("turns").begin_array();
     for (const auto& t : m.turns) {
@@ -89,7 +94,10 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   JsonWriter w;
   w.begin_object();
   w.key("tool").begin_object().field("name", "tokbench").field("version", kVersion);
-  w.field("git_hash", kGitHash).field("git_dirty", kGitDirty).field("build_type", kBuildType).field("compiler", kCompiler);
+  w.field("git_hash", kGitHash)
+      .field("git_dirty", kGitDirty)
+      .field("build_type", kBuildType)
+      .field("compiler", kCompiler);
   w.end_object();
   w.key("verdict").begin_object().field("status", metrics::verdict_status(v));
   w.key("reasons").begin_array();
@@ -108,9 +116,14 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   if (!info.view_of.empty()) {
     w.key("view").begin_object().field("definitions", metrics::definitions_name(m.definitions));
     w.field("run_definitions", info.view_of);
-    w.field("note", "recomputed by `tokbench report --compat`; config.compat is what the run used").end_object();
+    w.field("note", "recomputed by `tokbench report --compat`; config.compat is what the run used")
+        .end_object();
   }
-  w.key("units").begin_object().field("latency", "ms").field("throughput", "token/s or req/s").end_object();
+  w.key("units")
+      .begin_object()
+      .field("latency", "ms")
+      .field("throughput", "token/s or req/s")
+      .end_object();
   metric_set_fields(w, m);
   write_quality_json(w, m.quality);
   w.key("definitions").begin_object();
@@ -122,9 +135,15 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
     auto stat = [&](const char* name, const std::optional<metrics::Summary>& s) {
       w.key(name).begin_object();
       w.key("mean");
-      if (s) w.value(s->mean); else w.null();
+      if (s)
+        w.value(s->mean);
+      else
+        w.null();
       w.key("p99");
-      if (s) w.value(s->p99); else w.null();
+      if (s)
+        w.value(s->p99);
+      else
+        w.null();
       w.end_object();
     };
     stat("TTFT", c.ttft);
@@ -147,25 +166,40 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   if (info.server_process) record::write_optional(w, "server_process", info.server_process);
   if (info.profile) record::write_optional(w, "profile", info.profile);
   w.key("audit").begin_array();
-  for (const auto& [level, text] : info.audit) w.begin_object().field("level", level).field("text", text).end_object();
+  for (const auto& [level, text] : info.audit)
+    w.begin_object().field("level", level).field("text", text).end_object();
   w.end_array();
   w.key("notes").begin_array();
   for (const auto& n : m.notes) w.value(n);
   for (const auto& n : m.detail_notes) w.value(n);
   w.end_array();
   w.key("run").begin_object();
-  w.field("started_at", info.started_at).field("run_id", info.run_id).field("target_url", info.target_url);
+  w.field("started_at", info.started_at)
+      .field("run_id", info.run_id)
+      .field("target_url", info.target_url);
   w.field("embedded_simulator", info.embedded_simulator).field("model", info.model);
   w.field("model_abbr", info.model_abbr).field("dataset", info.dataset);
   w.field("dataset_abbr", info.dataset_abbr).field("request_body_example", info.body_example);
   w.key("origin_steady_ns");
-  if (info.origin_steady_ns >= 0) w.value(info.origin_steady_ns); else w.null();
+  if (info.origin_steady_ns >= 0)
+    w.value(info.origin_steady_ns);
+  else
+    w.null();
   w.key("client_sse_events");
-  if (info.client.events >= 0) w.value(info.client.events); else w.null();
+  if (info.client.events >= 0)
+    w.value(info.client.events);
+  else
+    w.null();
   w.key("client_cpu_s");
-  if (info.client.cpu_s >= 0) w.value(info.client.cpu_s); else w.null();
+  if (info.client.cpu_s >= 0)
+    w.value(info.client.cpu_s);
+  else
+    w.null();
   w.key("client_process_cpu_s");
-  if (info.client.process_cpu_s >= 0) w.value(info.client.process_cpu_s); else w.null();
+  if (info.client.process_cpu_s >= 0)
+    w.value(info.client.process_cpu_s);
+  else
+    w.null();
   w.field("tokenizer", info.tokenizer);
   if (!info.transport.empty()) w.field("transport", info.transport);
   if (info.synthetic) record::write_optional(w, "synthetic", info.synthetic);

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "record/client_health.hpp"
-#include "record/run_parts.hpp"
 #include "common/json_writer.hpp"
 #include "metrics/metrics.hpp"
 #include "metrics/verdict.hpp"
+#include "record/client_health.hpp"
+#include "record/run_parts.hpp"
 #include "runfolder/run_info.hpp"
 
 namespace tokbench::report {

@@ -7,11 +7,14 @@ namespace tokbench::report {
 namespace {
 
 // The heap's order: the fastest of the kept slowest is on top, to be evicted first.
-bool slower(const PageRow& a, const PageRow& b) { return a.e2el != b.e2el ? a.e2el > b.e2el : a.index > b.index; }
+bool slower(const PageRow& a, const PageRow& b) {
+  return a.e2el != b.e2el ? a.e2el > b.e2el : a.index > b.index;
+}
 
 }  // namespace
 
-// splitmix64: small, fast, and the same sequence on every platform (std::uniform_int_distribution is not).
+// splitmix64: small, fast, and the same sequence on every platform (std::uniform_int_distribution
+// is not).
 uint64_t RowSampler::next_random() {
   uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

@@ -33,7 +33,7 @@ class RowSampler {
   struct Drawn {
     std::vector<PageRow> rows;  ///< in no particular order (the page sorts by start)
     bool sampled = false;
-    int64_t total = 0, failed = 0;               ///< every request offered, and the failures among them
+    int64_t total = 0, failed = 0;  ///< every request offered, and the failures among them
     int64_t failed_drawn = 0, slowest_drawn = 0;  ///< kept whole (sampled: counts by kind)
     int64_t sampled_drawn = 0;                    ///< the uniform sample of the other successes
   };

@@ -6,7 +6,9 @@ namespace tokbench::report {
 
 using metrics::Quality;
 
-bool outputs_read(const Quality& q) { return q.answers.any() || q.integrity.text_checked > 0 || q.determinism.probes > 0; }
+bool outputs_read(const Quality& q) {
+  return q.answers.any() || q.integrity.text_checked > 0 || q.determinism.probes > 0;
+}
 
 void write_quality_json(JsonWriter& w, const Quality& q) {
   w.key("quality").begin_object();
@@ -21,23 +23,38 @@ void write_quality_json(JsonWriter& w, const Quality& q) {
     } else {
       w.key("accuracy").null().key("interval").null();
     }
-    w.field("right", a.right).field("wrong", a.wrong).field("unscored", a.unscored).field("failed", a.failed);
+    w.field("right", a.right)
+        .field("wrong", a.wrong)
+        .field("unscored", a.unscored)
+        .field("failed", a.failed);
     w.end_object();
   } else {
     w.null();
   }
   const metrics::Integrity& in = q.integrity;
-  w.key("integrity").begin_object().field("outputs", in.outputs).field("empty", in.empty).field("truncated", in.truncated);
+  w.key("integrity")
+      .begin_object()
+      .field("outputs", in.outputs)
+      .field("empty", in.empty)
+      .field("truncated", in.truncated);
   w.field("text_checked", in.text_checked);
-  for (const auto& [key, n] : {std::pair{"repeating", in.repeating}, {"invalid_utf8", in.invalid_utf8}}) {
+  for (const auto& [key, n] :
+       {std::pair{"repeating", in.repeating}, {"invalid_utf8", in.invalid_utf8}}) {
     w.key(key);
-    if (in.text_checked > 0) w.value(n); else w.null();  // null: the text was not read (--check-answers)
+    if (in.text_checked > 0)
+      w.value(n);
+    else
+      w.null();  // null: the text was not read (--check-answers)
   }
-  w.field("unknown_finish_reason", in.unknown_finish).field("unknown_finish_reason_example", in.unknown_example);
+  w.field("unknown_finish_reason", in.unknown_finish)
+      .field("unknown_finish_reason_example", in.unknown_example);
   w.field("no_finish_reason", in.no_finish).end_object();
   w.key("determinism");
   if (q.determinism.probes > 0)
-    w.begin_object().field("probes", q.determinism.probes).field("distinct_outputs", q.determinism.distinct).end_object();
+    w.begin_object()
+        .field("probes", q.determinism.probes)
+        .field("distinct_outputs", q.determinism.distinct)
+        .end_object();
   else
     w.null();
   w.end_object();
@@ -48,9 +65,12 @@ std::string quality_csv(const Quality& q) {
   const metrics::AnswerTally& a = q.answers;
   if (a.any()) {
     const metrics::WilsonInterval i = a.interval();
-    if (a.scored() > 0) out += fmt::format("accuracy,{:.6f},{:.6f},{:.6f},{},{}\n", i.p, i.low, i.high, a.right, a.scored());
+    if (a.scored() > 0)
+      out += fmt::format("accuracy,{:.6f},{:.6f},{:.6f},{},{}\n", i.p, i.low, i.high, a.right,
+                         a.scored());
     out += fmt::format("unscored,,,,{},{}\n", a.unscored, a.scored() + a.unscored);
-    out += fmt::format("failed_with_reference,,,,{},{}\n", a.failed, a.scored() + a.unscored + a.failed);
+    out += fmt::format("failed_with_reference,,,,{},{}\n", a.failed,
+                       a.scored() + a.unscored + a.failed);
   }
   const metrics::Integrity& in = q.integrity;
   out += fmt::format("empty,,,,{},{}\n", in.empty, in.outputs);
@@ -61,7 +81,8 @@ std::string quality_csv(const Quality& q) {
   }
   out += fmt::format("unknown_finish_reason,,,,{},{}\n", in.unknown_finish, in.outputs);
   if (q.determinism.probes > 0)
-    out += fmt::format("probe_distinct_outputs,,,,{},{}\n", q.determinism.distinct, q.determinism.probes);
+    out += fmt::format("probe_distinct_outputs,,,,{},{}\n", q.determinism.distinct,
+                       q.determinism.probes);
   return out;
 }
 
@@ -70,16 +91,21 @@ std::vector<std::string> quality_lines(const Quality& q) {
   if (q.answers.any()) out.push_back("answers: " + q.accuracy_text());
   const metrics::Integrity& in = q.integrity;
   if (in.outputs > 0) {
-    std::string line = fmt::format("integrity: of {} output(s), {} empty, {} cut by the output cap without ignore_eos, {} with "
-                                   "an undefined finish_reason", in.outputs, in.empty, in.truncated, in.unknown_finish);
+    std::string line = fmt::format(
+        "integrity: of {} output(s), {} empty, {} cut by the output cap without ignore_eos, {} "
+        "with "
+        "an undefined finish_reason",
+        in.outputs, in.empty, in.truncated, in.unknown_finish);
     line += in.text_checked > 0
-                ? fmt::format("; of {} read, {} repeating, {} invalid UTF-8", in.text_checked, in.repeating, in.invalid_utf8)
+                ? fmt::format("; of {} read, {} repeating, {} invalid UTF-8", in.text_checked,
+                              in.repeating, in.invalid_utf8)
                 : std::string("; repetition and UTF-8 not checked (--check-answers)");
     out.push_back(line);
   }
   if (q.determinism.probes > 0)
-    out.push_back(fmt::format("determinism: {} identical probe(s), {} distinct output(s){}", q.determinism.probes,
-                              q.determinism.distinct, q.determinism.distinct == 1 ? " (all identical)" : ""));
+    out.push_back(fmt::format("determinism: {} identical probe(s), {} distinct output(s){}",
+                              q.determinism.probes, q.determinism.distinct,
+                              q.determinism.distinct == 1 ? " (all identical)" : ""));
   return out;
 }
 

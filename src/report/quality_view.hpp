@@ -14,7 +14,8 @@ namespace tokbench::report {
 bool outputs_read(const metrics::Quality& q);
 /// "quality": {answers: {...}, integrity: {...}, determinism: {...}} (the key included).
 void write_quality_json(JsonWriter& w, const metrics::Quality& q);
-/// check,value,low,high,count,of — one row per count (accuracy's value and interval; the others' counts).
+/// check,value,low,high,count,of — one row per count (accuracy's value and interval; the others'
+/// counts).
 std::string quality_csv(const metrics::Quality& q);
 /// The console's and the page's lines: "answers: ...", "integrity: ...", "determinism: ...".
 std::vector<std::string> quality_lines(const metrics::Quality& q);

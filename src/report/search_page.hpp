@@ -15,9 +15,11 @@ struct SearchAsked {
   double margin = 0;   ///< --search-margin
 };
 
-std::string search_json(const metrics::SearchResult& r, const SearchAsked& asked, const std::vector<metrics::RunSlo>& slos,
+std::string search_json(const metrics::SearchResult& r, const SearchAsked& asked,
+                        const std::vector<metrics::RunSlo>& slos,
                         const metrics::SearchSpace& space);
 /// The page, around `json` (search_json's).
-std::string search_page(const metrics::SearchResult& r, const std::string& json, const std::vector<metrics::RunSlo>& slos);
+std::string search_page(const metrics::SearchResult& r, const std::string& json,
+                        const std::vector<metrics::RunSlo>& slos);
 
 }  // namespace tokbench::report

@@ -20,10 +20,11 @@ std::string load_point_csv(const metrics::LoadPoint& r);
 /// One point's fields, written into an open JSON object (sweep/ and grid/ summaries).
 void write_load_point_fields(JsonWriter& w, const metrics::LoadPoint& r);
 /// The points with the knee and the front marked; `x_name`: "concurrency" or "request_rate".
-std::string sweep_json(const std::vector<metrics::LoadPoint>& rows, const std::string& x_name, const metrics::KneeAnalysis& knee,
-                       const std::vector<size_t>& front);
+std::string sweep_json(const std::vector<metrics::LoadPoint>& rows, const std::string& x_name,
+                       const metrics::KneeAnalysis& knee, const std::vector<size_t>& front);
 /// The page, around `json` (sweep_json's).
-std::string sweep_page(const std::vector<metrics::LoadPoint>& rows, const std::string& json, const metrics::KneeAnalysis& knee);
+std::string sweep_page(const std::vector<metrics::LoadPoint>& rows, const std::string& json,
+                       const metrics::KneeAnalysis& knee);
 /// A value as the summary writes it: 4 decimals, "" for none.
 std::string opt_str(const std::optional<double>& v);
 

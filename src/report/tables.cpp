@@ -19,7 +19,8 @@ using Table = std::vector<std::vector<std::string>>;
 
 // Display width of a UTF-8 string (every code point counts 1; our cells are ASCII or box art).
 size_t width(const std::string& s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+  return static_cast<size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
 }
 
 std::string rule(const std::vector<size_t>& w, const char* left, const char* fill, const char* mid,
@@ -47,8 +48,10 @@ std::string grid(const Table& t, bool row_rules = true) {
   std::string out = rule(w, "╒", "═", "╤", "╕") + line(t[0]) + rule(w, "╞", "═", "╪", "╡");
   for (size_t r = 1; r < t.size(); ++r) {
     out += line(t[r]);
-    if (r + 1 == t.size()) out += rule(w, "╘", "═", "╧", "╛");
-    else if (row_rules) out += rule(w, "├", "─", "┼", "┤");
+    if (r + 1 == t.size())
+      out += rule(w, "╘", "═", "╧", "╛");
+    else if (row_rules)
+      out += rule(w, "├", "─", "┼", "┤");
   }
   return out;
 }
@@ -57,23 +60,28 @@ std::string grid(const Table& t, bool row_rules = true) {
 // --tokenizer): never printed as if they were per token.
 std::string row_label(const metrics::MetricSet& m, const metrics::Row& r) {
   if (m.output_tokens_from_chunks <= 0) return r.name;
-  if (r.name != "TPOT" && r.name != "ITL" && r.name != "OutputTokens" && r.name != "OutputTokenThroughput") return r.name;
+  if (r.name != "TPOT" && r.name != "ITL" && r.name != "OutputTokens" &&
+      r.name != "OutputTokenThroughput")
+    return r.name;
   const auto* ok = m.common_metric("success_requests");
   const bool all = ok && static_cast<double>(m.output_tokens_from_chunks) >= ok->value;
   return r.name + (all ? " (per chunk)" : " (partly per chunk)");
 }
 
 Table performance_table(const metrics::MetricSet& m, const std::string& stage) {
-  Table t{{"Performance Parameters", "Stage", "Average", "Min", "Max", "Median", "P75", "P90", "P99", "N"}};
+  Table t{{"Performance Parameters", "Stage", "Average", "Min", "Max", "Median", "P75", "P90",
+           "P99", "N"}};
   for (const auto& r : m.rows) {
     if (!r.stats) {
-      t.push_back({row_label(m, r), stage, "n/a (" + r.na_reason + ")", "-", "-", "-", "-", "-", "-", "-"});
+      t.push_back(
+          {row_label(m, r), stage, "n/a (" + r.na_reason + ")", "-", "-", "-", "-", "-", "-", "-"});
       continue;
     }
     const auto& s = *r.stats;
     t.push_back({row_label(m, r), stage, format_value(s.mean, r.unit), format_value(s.min, r.unit),
-                 format_value(s.max, r.unit), format_value(s.median, r.unit), format_value(s.p75, r.unit),
-                 format_value(s.p90, r.unit), format_value(s.p99, r.unit), std::to_string(s.n)});
+                 format_value(s.max, r.unit), format_value(s.median, r.unit),
+                 format_value(s.p75, r.unit), format_value(s.p90, r.unit),
+                 format_value(s.p99, r.unit), std::to_string(s.n)});
   }
   return t;
 }
@@ -94,9 +102,12 @@ std::string not_applicable(const std::vector<const metrics::Row*>& rows) {
   std::vector<std::pair<std::string, std::string>> na;  // reason -> the rows it applies to
   for (const metrics::Row* r : rows) {
     if (r->stats) continue;
-    auto it = std::find_if(na.begin(), na.end(), [&](const auto& x) { return x.first == r->na_reason; });
-    if (it == na.end()) na.emplace_back(r->na_reason, r->name);
-    else it->second += ", " + r->name;
+    auto it =
+        std::find_if(na.begin(), na.end(), [&](const auto& x) { return x.first == r->na_reason; });
+    if (it == na.end())
+      na.emplace_back(r->na_reason, r->name);
+    else
+      it->second += ", " + r->name;
   }
   std::string out;
   for (const auto& [reason, names] : na) out += fmt::format("n/a ({}): {}\n", reason, names);
@@ -106,17 +117,18 @@ std::string not_applicable(const std::vector<const metrics::Row*>& rows) {
 // The console's Performance Parameters: the stage in the title instead of a column, units in the
 // names instead of every cell, short numbers: it fits 120 columns (the CSV keeps AISBench's form).
 Table console_performance_table(const metrics::MetricSet& m, const std::string& stage) {
-  Table t{{stage == "total" ? "Performance Parameters" : "Performance Parameters (" + stage + ")", "Average", "Min", "Max",
-           "Median", "P75", "P90", "P99", "N"}};
+  Table t{{stage == "total" ? "Performance Parameters" : "Performance Parameters (" + stage + ")",
+           "Average", "Min", "Max", "Median", "P75", "P90", "P99", "N"}};
   for (const auto& r : m.rows) {
-    if (!r.stats) {  // the reason goes under the table (console_tables): a long one would widen the column
+    if (!r.stats) {  // the reason goes under the table (console_tables): a long one would widen the
+                     // column
       t.push_back({console_label(m, r), "n/a", "-", "-", "-", "-", "-", "-", "-"});
       continue;
     }
     const auto& s = *r.stats;
-    t.push_back({console_label(m, r), format_short(s.mean), format_short(s.min), format_short(s.max),
-                 format_short(s.median), format_short(s.p75), format_short(s.p90), format_short(s.p99),
-                 std::to_string(s.n)});
+    t.push_back({console_label(m, r), format_short(s.mean), format_short(s.min),
+                 format_short(s.max), format_short(s.median), format_short(s.p75),
+                 format_short(s.p90), format_short(s.p99), std::to_string(s.n)});
   }
   return t;
 }
@@ -128,8 +140,9 @@ std::string common_value(const metrics::Common& c) {
     case Unit::Tokens:
       return fmt::format("{}", static_cast<int64_t>(c.value));
     case Unit::None:
-      return c.key == "max_concurrency" || c.key == "peak_concurrency" ? fmt::format("{}", static_cast<int64_t>(c.value))
-                                                                       : format_round4(c.value);
+      return c.key == "max_concurrency" || c.key == "peak_concurrency"
+                 ? fmt::format("{}", static_cast<int64_t>(c.value))
+                 : format_round4(c.value);
     default:
       return format_value(c.value, c.unit);
   }
@@ -168,22 +181,25 @@ std::string console_tables(const metrics::MetricSet& m, const std::string& stage
 
 std::string summary_table(const metrics::MetricSet& m) {
   Table t{{"Latency", "Mean", "P50", "P90", "P99", "Max", "N"}};
-  std::vector<const metrics::Row*> shown;  // rows that do not apply are named under the table, not drawn as dashes
+  std::vector<const metrics::Row*>
+      shown;  // rows that do not apply are named under the table, not drawn as dashes
   for (const char* name : {"TTFT", "TPOT", "ITL", "E2EL"}) {
     const metrics::Row* r = m.row(name);
     if (!r) continue;
     shown.push_back(r);
     if (!r->stats) continue;
     const auto& s = *r->stats;
-    t.push_back({console_label(m, *r), format_short(s.mean), format_short(s.median), format_short(s.p90),
-                 format_short(s.p99), format_short(s.max), std::to_string(s.n)});
+    t.push_back({console_label(m, *r), format_short(s.mean), format_short(s.median),
+                 format_short(s.p90), format_short(s.p99), format_short(s.max),
+                 std::to_string(s.n)});
   }
   return (t.size() > 1 ? grid(t, false) : "") + not_applicable(shown);
 }
 
 std::string definitions_table(const std::vector<metrics::DefinitionColumn>& columns) {
   Table t{{"Definitions side by side"}};
-  for (const auto& c : columns) t[0].push_back(std::string(metrics::definitions_name(c.definitions)));
+  for (const auto& c : columns)
+    t[0].push_back(std::string(metrics::definitions_name(c.definitions)));
   using Get = std::optional<metrics::Summary> metrics::DefinitionColumn::*;
   const std::pair<const char*, Get> rows[] = {{"TTFT", &metrics::DefinitionColumn::ttft},
                                               {"TPOT", &metrics::DefinitionColumn::tpot},
@@ -219,14 +235,16 @@ std::string ms_or_na(const std::optional<record::HistogramDelta>& h, double q) {
 }
 }  // namespace
 
-std::string server_tables(const record::ServerSummary& s, const std::vector<record::CrossCheck>& checks) {
+std::string server_tables(const record::ServerSummary& s,
+                          const std::vector<record::CrossCheck>& checks) {
   Table t{{"Server-side", "Mean", "P50 (bucket)", "P90 (bucket)", "P99 (bucket)", "N"}};
   const std::pair<const char*, const std::optional<record::HistogramDelta>*> hs[] = {
-      {"TTFT (ms)", &s.ttft},       {"ITL per step (ms)", &s.itl}, {"E2E (ms)", &s.e2e},
-      {"Queue (ms)", &s.queue},     {"Prefill (ms)", &s.prefill},  {"Decode (ms)", &s.decode},
+      {"TTFT (ms)", &s.ttft},          {"ITL per step (ms)", &s.itl}, {"E2E (ms)", &s.e2e},
+      {"Queue (ms)", &s.queue},        {"Prefill (ms)", &s.prefill},  {"Decode (ms)", &s.decode},
       {"Inference (ms)", &s.inference}};
   for (const auto& [name, h] : hs) {
-    if (!*h && (h == &s.prefill || h == &s.decode || h == &s.inference)) continue;  // newer vLLM only
+    if (!*h && (h == &s.prefill || h == &s.decode || h == &s.inference))
+      continue;  // newer vLLM only
     t.push_back({name, ms_or_na(*h, -1), ms_or_na(*h, 0.5), ms_or_na(*h, 0.9), ms_or_na(*h, 0.99),
                  *h ? fmt::format("{}", static_cast<int64_t>((*h)->count)) : "0"});
   }
@@ -238,43 +256,58 @@ std::string server_tables(const record::ServerSummary& s, const std::vector<reco
   }
   const double d = s.duration_s > 0 ? s.duration_s : 1;
   Table c{{"Server Metric", "Value"}};
-  auto rate = [&](const std::optional<double>& n) { return n ? format_round4(*n / d) + " token/s" : std::string("not exposed"); };
+  auto rate = [&](const std::optional<double>& n) {
+    return n ? format_round4(*n / d) + " token/s" : std::string("not exposed");
+  };
   c.push_back({"Source", s.url});  // here, not in a title: a long URL would widen every column
   c.push_back({"Dialect", s.dialect});
   c.push_back({"Generation Token Throughput", rate(s.generation_tokens)});
   c.push_back({"Prompt Token Throughput", rate(s.prompt_tokens)});
   c.push_back({"Peak Running / Waiting", fmt::format("{} / {}", peak_running, peak_waiting)});
-  if (s.spec_acceptance_rate) c.push_back({"Spec Decode Acceptance Rate", format_round4(*s.spec_acceptance_rate)});
+  if (s.spec_acceptance_rate)
+    c.push_back({"Spec Decode Acceptance Rate", format_round4(*s.spec_acceptance_rate)});
   if (s.spec_mean_acceptance_length)
-    c.push_back({"Spec Decode Mean Acceptance Length", format_round4(*s.spec_mean_acceptance_length)});
+    c.push_back(
+        {"Spec Decode Mean Acceptance Length", format_round4(*s.spec_mean_acceptance_length)});
   if (!s.spec_acceptance_per_position.empty()) {
     std::string per;
-    for (double v : s.spec_acceptance_per_position) per += (per.empty() ? "" : ", ") + format_round4(v);
+    for (double v : s.spec_acceptance_per_position)
+      per += (per.empty() ? "" : ", ") + format_round4(v);
     c.push_back({"Spec Decode Acceptance per Position", per});
   }
   if (!s.kv_usage.empty()) {
     double sum = 0, peak = 0;
     for (const auto& [t, v] : s.kv_usage) sum += v, peak = std::max(peak, v);
-    c.push_back({"KV Cache Usage (mean / max of scrapes)",
-                 fmt::format("{}% / {}%", format_round4(100 * sum / static_cast<double>(s.kv_usage.size())), format_round4(100 * peak))});
+    c.push_back(
+        {"KV Cache Usage (mean / max of scrapes)",
+         fmt::format("{}% / {}%", format_round4(100 * sum / static_cast<double>(s.kv_usage.size())),
+                     format_round4(100 * peak))});
   }
-  if (s.prefix_cache_hit_rate) c.push_back({"Prefix Cache Hit Rate (tokens)", format_round4(*s.prefix_cache_hit_rate)});
+  if (s.prefix_cache_hit_rate)
+    c.push_back({"Prefix Cache Hit Rate (tokens)", format_round4(*s.prefix_cache_hit_rate)});
   if (s.preemptions) c.push_back({"Preemptions", format_round4(*s.preemptions)});
-  for (const auto& [name, v] : s.kv_transfer) c.push_back({"KV transfer: " + name, format_round4(v)});
+  for (const auto& [name, v] : s.kv_transfer)
+    c.push_back({"KV transfer: " + name, format_round4(v)});
   out += grid(c);
   if (!checks.empty()) {
     Table x{{"Cross-check", "Client", "Server", "Agree"}};
     for (const auto& k : checks)
       x.push_back({k.what, format_round4(k.client), format_round4(k.server),
-                   k.agree ? "yes" : fmt::format("NO (> {}% and > {})", k.tolerance * 100, k.abs_tolerance)});
+                   k.agree
+                       ? "yes"
+                       : fmt::format("NO (> {}% and > {})", k.tolerance * 100, k.abs_tolerance)});
     out += grid(x);
   }
   return out;
 }
 
-std::string server_json(const record::ServerSummary& s, const std::vector<record::CrossCheck>& checks) {
+std::string server_json(const record::ServerSummary& s,
+                        const std::vector<record::CrossCheck>& checks) {
   JsonWriter w;
-  w.begin_object().field("url", s.url).field("duration_s", s.duration_s).field("scrapes", s.scrapes);
+  w.begin_object()
+      .field("url", s.url)
+      .field("duration_s", s.duration_s)
+      .field("scrapes", s.scrapes);
   auto hist = [&](const char* key, const std::optional<record::HistogramDelta>& h) {
     w.key(key);
     if (!h || h->count <= 0) {
@@ -287,7 +320,8 @@ std::string server_json(const record::ServerSummary& s, const std::vector<record
     for (auto [k, q] : {std::pair{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}}) {
       const auto b = h->quantile_bucket(q);
       w.key(k).begin_object().field("gt", b ? b->first * 1000 : NAN);
-      w.key("le").value(b && !std::isinf(b->second) ? std::optional<double>(b->second * 1000) : std::nullopt);
+      w.key("le").value(b && !std::isinf(b->second) ? std::optional<double>(b->second * 1000)
+                                                    : std::nullopt);
       w.field("estimate", h->quantile(q).value_or(NAN) * 1000).end_object();
     }
     w.field("n", static_cast<int64_t>(h->count)).end_object();
@@ -299,8 +333,11 @@ std::string server_json(const record::ServerSummary& s, const std::vector<record
   hist("prefill_ms", s.prefill);
   hist("decode_ms", s.decode);
   hist("inference_ms", s.inference);
-  w.field("quantile_method", "bucket ranges of the histogram delta between the first and last scrape: a quantile lies in "
-                             "(gt, le]; 'estimate' is histogram_quantile's linear interpolation inside it, not a measurement");
+  w.field(
+      "quantile_method",
+      "bucket ranges of the histogram delta between the first and last scrape: a quantile lies in "
+      "(gt, le]; 'estimate' is histogram_quantile's linear interpolation inside it, not a "
+      "measurement");
   auto per_s = [&](const std::optional<double>& n) {
     return n && s.duration_s > 0 ? std::optional<double>(*n / s.duration_s) : std::nullopt;
   };
@@ -327,17 +364,26 @@ std::string server_json(const record::ServerSummary& s, const std::vector<record
     for (const auto& [t, v] : s.kv_usage) sum += v, peak = std::max(peak, v);
     w.begin_object().field("mean", sum / static_cast<double>(s.kv_usage.size())).field("max", peak);
     w.field("n", static_cast<int64_t>(s.kv_usage.size())).key("series").begin_array();
-    for (const auto& [t, v] : s.kv_usage) w.begin_object().field("t_ms", static_cast<double>(t) / 1e6).field("usage", v).end_object();
+    for (const auto& [t, v] : s.kv_usage)
+      w.begin_object().field("t_ms", static_cast<double>(t) / 1e6).field("usage", v).end_object();
     w.end_array().end_object();
   }
   w.key("running_waiting").begin_array();
   for (const auto& [t, r, q] : s.running_waiting)
-    w.begin_object().field("t_ms", static_cast<double>(t) / 1e6).field("running", r).field("waiting", q).end_object();
+    w.begin_object()
+        .field("t_ms", static_cast<double>(t) / 1e6)
+        .field("running", r)
+        .field("waiting", q)
+        .end_object();
   w.end_array();
   w.key("cross_check").begin_array();
   for (const auto& k : checks) {
     w.begin_object().field("what", k.what).field("client", k.client).field("server", k.server);
-    w.field("tolerance", k.tolerance).field("abs_tolerance", k.abs_tolerance).field("agree", k.agree).field("note", k.note).end_object();
+    w.field("tolerance", k.tolerance)
+        .field("abs_tolerance", k.abs_tolerance)
+        .field("agree", k.agree)
+        .field("note", k.note)
+        .end_object();
   }
   w.end_array().end_object();
   return w.take();
@@ -378,16 +424,21 @@ std::string common_json(const metrics::MetricSet& m, const std::string& stage) {
 
 std::string telemetry_table(const TelemetryView& v) {
   if (v.devices.empty()) return "";
-  Table t{{"Device (phase)", "Dialect", "Power W mean / P99", "Util % mean", "Memory MiB mean", "Temp °C max", "Energy J", "N"}};
+  Table t{{"Device (phase)", "Dialect", "Power W mean / P99", "Util % mean", "Memory MiB mean",
+           "Temp °C max", "Energy J", "N"}};
   auto stat = [](const std::optional<metrics::Summary>& s, bool p99 = false, bool max = false) {
     if (!s) return std::string("n/a");
-    return max ? format_round4(s->max) : p99 ? format_round4(s->mean) + " / " + format_round4(s->p99) : format_round4(s->mean);
+    return max   ? format_round4(s->max)
+           : p99 ? format_round4(s->mean) + " / " + format_round4(s->p99)
+                 : format_round4(s->mean);
   };
   for (const auto& d : v.devices) {
-    const std::string energy = d.energy.known ? format_round4(d.energy.joules) + " (" + d.energy.method + ")"
-                                              : "not known: " + d.energy.why;
-    t.push_back({d.device, d.dialect, stat(d.series[0], true), stat(d.series[1]), stat(d.series[2]), stat(d.series[4], false, true),
-                 energy, d.series[0] ? std::to_string(d.series[0]->n) : std::string("0")});
+    const std::string energy = d.energy.known
+                                   ? format_round4(d.energy.joules) + " (" + d.energy.method + ")"
+                                   : "not known: " + d.energy.why;
+    t.push_back({d.device, d.dialect, stat(d.series[0], true), stat(d.series[1]), stat(d.series[2]),
+                 stat(d.series[4], false, true), energy,
+                 d.series[0] ? std::to_string(d.series[0]->n) : std::string("0")});
   }
   return grid(t);
 }

@@ -32,10 +32,13 @@ std::string common_json(const metrics::MetricSet& m, const std::string& stage = 
 std::string definitions_table(const std::vector<metrics::DefinitionColumn>& columns);
 
 /// The server's own view (from /metrics) and the client-vs-server cross-check, box-drawn.
-std::string server_tables(const record::ServerSummary& s, const std::vector<record::CrossCheck>& checks);
+std::string server_tables(const record::ServerSummary& s,
+                          const std::vector<record::CrossCheck>& checks);
 
-/// The same as JSON: {"url", "duration_s", "ttft_ms": {mean,p50,p90,p99,n}, ..., "cross_check": [...]}.
-std::string server_json(const record::ServerSummary& s, const std::vector<record::CrossCheck>& checks);
+/// The same as JSON: {"url", "duration_s", "ttft_ms": {mean,p50,p90,p99,n}, ..., "cross_check":
+/// [...]}.
+std::string server_json(const record::ServerSummary& s,
+                        const std::vector<record::CrossCheck>& checks);
 
 struct TelemetryView;
 /// --telemetry: one row per device over the measured phase (power, utilisation, memory,

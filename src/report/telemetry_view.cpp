@@ -17,7 +17,7 @@ namespace tokbench::report {
 
 namespace {
 
-constexpr size_t kMaxLine = 1 << 20;     // a longer line is not telemetry.jsonl's (skipped, said)
+constexpr size_t kMaxLine = 1 << 20;  // a longer line is not telemetry.jsonl's (skipped, said)
 // Devices tracked over every source: each series of each may spill to a temporary file in a long
 // run (metrics/samples), so a federated exporter listing thousands is cut here, and said.
 constexpr size_t kMaxDevices = 256;
@@ -40,7 +40,8 @@ struct SliceState {
 // One device as the pass meets it.
 struct Tracked {
   std::vector<SliceState> slices;
-  // node-exporter's counters at the previous scrape: (t, cpu idle s, cpu total s, rx bytes, tx bytes)
+  // node-exporter's counters at the previous scrape: (t, cpu idle s, cpu total s, rx bytes, tx
+  // bytes)
   std::optional<std::tuple<int64_t, double, double, double, double>> host_before;
   DeviceTelemetry out;
   std::unique_ptr<metrics::Samples> phase[kSeriesCount], stable[kSeriesCount];
@@ -65,7 +66,8 @@ std::string text_of(simdjson::dom::element e) {
 
 class Reader {
  public:
-  Reader(Window phase, std::optional<Window> stable, int64_t t0, int64_t span, std::optional<SliceGrid> grid)
+  Reader(Window phase, std::optional<Window> stable, int64_t t0, int64_t span,
+         std::optional<SliceGrid> grid)
       : phase_(phase), stable_(stable), grid_(grid), t0_(t0), span_(span) {}
 
   void line(simdjson::dom::element e) {
@@ -76,7 +78,8 @@ class Reader {
       simdjson::dom::array names;
       if (e["sources"].get(names) == simdjson::SUCCESS)
         for (auto n : names) v_.sources.emplace_back().name = text_of(n);
-      bin_ns_ = std::max<int64_t>(v_.interval_ms * 1'000'000, span_ / static_cast<int64_t>(kPageBins) + 1);
+      bin_ns_ = std::max<int64_t>(v_.interval_ms * 1'000'000,
+                                  span_ / static_cast<int64_t>(kPageBins) + 1);
     } else if (kind == "idle") {
       v_.idle = Window{json::int_or(e, "start_ns", 0), json::int_or(e, "end_ns", 0)};
       for (auto& [key, d] : tracked_) start_idle(*d);
@@ -114,26 +117,36 @@ class Reader {
       }
       k.out.energy = k.phase_meter->finish();
       if (k.out.energy.resets > 0)
-        v_.notes.push_back(fmt::format("{}: its energy counter went back {} time(s) inside the phase (the device or its "
-                                       "exporter restarted): each counted as a restart from 0", k.out.device, k.out.energy.resets));
+        v_.notes.push_back(fmt::format(
+            "{}: its energy counter went back {} time(s) inside the phase (the device or its "
+            "exporter restarted): each counted as a restart from 0",
+            k.out.device, k.out.energy.resets));
       if (k.stable_meter) k.out.stable_energy = k.stable_meter->finish();
       if (k.idle_meter && v_.idle) {
         const metrics::Energy idle = k.idle_meter->finish();
-        if (idle.known) k.out.idle_w = idle.joules / (static_cast<double>(v_.idle->end_ns - v_.idle->start_ns) / 1e9);
-        else v_.notes.push_back(fmt::format("{}: no idle power ({})", k.out.device, idle.why));
+        if (idle.known)
+          k.out.idle_w =
+              idle.joules / (static_cast<double>(v_.idle->end_ns - v_.idle->start_ns) / 1e9);
+        else
+          v_.notes.push_back(fmt::format("{}: no idle power ({})", k.out.device, idle.why));
       }
       PageSeries page{k.out.device, {}};
       for (const auto& [bin, b] : k.bins) {
-        auto mean = [](double sum, int64_t n) { return n ? std::optional<double>(sum / static_cast<double>(n)) : std::nullopt; };
-        page.points.emplace_back((static_cast<double>(bin) + 0.5) * static_cast<double>(bin_ns_) / 1e9, mean(b.power, b.power_n),
-                                 mean(b.util, b.util_n));
+        auto mean = [](double sum, int64_t n) {
+          return n ? std::optional<double>(sum / static_cast<double>(n)) : std::nullopt;
+        };
+        page.points.emplace_back(
+            (static_cast<double>(bin) + 0.5) * static_cast<double>(bin_ns_) / 1e9,
+            mean(b.power, b.power_n), mean(b.util, b.util_n));
       }
       if (!page.points.empty()) v_.page.push_back(std::move(page));
       finish_slices(k);
       v_.devices.push_back(std::move(k.out));
     }
     source_notes();
-    if (dropped_ > 0) v_.notes.push_back(fmt::format("telemetry: {} device reading(s) past {} devices were not read", dropped_, kMaxDevices));
+    if (dropped_ > 0)
+      v_.notes.push_back(fmt::format(
+          "telemetry: {} device reading(s) past {} devices were not read", dropped_, kMaxDevices));
     return std::move(v_);
   }
 
@@ -142,18 +155,23 @@ class Reader {
  private:
   TelemetrySource* source_at(int64_t i) {
     if (i < 0) return nullptr;
-    while (v_.sources.size() <= static_cast<size_t>(i) && v_.sources.size() < 64) v_.sources.emplace_back().name = "?";
-    return static_cast<size_t>(i) < v_.sources.size() ? &v_.sources[static_cast<size_t>(i)] : nullptr;
+    while (v_.sources.size() <= static_cast<size_t>(i) && v_.sources.size() < 64)
+      v_.sources.emplace_back().name = "?";
+    return static_cast<size_t>(i) < v_.sources.size() ? &v_.sources[static_cast<size_t>(i)]
+                                                      : nullptr;
   }
 
-  int64_t max_gap() const { return kMaxGapIntervals * std::max<int64_t>(v_.interval_ms, 1) * 1'000'000; }
+  int64_t max_gap() const {
+    return kMaxGapIntervals * std::max<int64_t>(v_.interval_ms, 1) * 1'000'000;
+  }
 
   void start_idle(Tracked& d) {
     d.idle_meter.emplace(v_.idle->start_ns, v_.idle->end_ns, max_gap());
     if (d.last) d.idle_meter->add(*d.last);
   }
 
-  Tracked* device(int64_t source, const std::string& source_name, const std::string& name, const std::string& dialect) {
+  Tracked* device(int64_t source, const std::string& source_name, const std::string& name,
+                  const std::string& dialect) {
     const auto key = std::make_pair(source, name);
     if (auto it = tracked_.find(key); it != tracked_.end()) return it->second.get();
     if (tracked_.size() >= kMaxDevices) return nullptr;
@@ -170,7 +188,8 @@ class Reader {
     return p;
   }
 
-  void reading(int64_t source, const std::string& source_name, int64_t t, simdjson::dom::element r) {
+  void reading(int64_t source, const std::string& source_name, int64_t t,
+               simdjson::dom::element r) {
     Tracked* d = device(source, source_name, str(r, "device"), str(r, "dialect"));
     if (!d) {
       ++dropped_;
@@ -208,7 +227,8 @@ class Reader {
 
   // node-exporter: the host's CPU use (1 - idle share of all CPU time) and its traffic, as rates
   // between this scrape and the one before (a counter that went back starts over: no rate).
-  void host_rates(Tracked& d, int64_t t, simdjson::dom::element r, std::optional<double> (&values)[kSeriesCount]) {
+  void host_rates(Tracked& d, int64_t t, simdjson::dom::element r,
+                  std::optional<double> (&values)[kSeriesCount]) {
     bool h1 = false, h2 = false, h3 = false, h4 = false;
     const double idle = opt_num(r, "cpu_idle_s", h1), total = opt_num(r, "cpu_total_s", h2);
     const double rx = opt_num(r, "net_rx_bytes", h3), tx = opt_num(r, "net_tx_bytes", h4);
@@ -216,7 +236,8 @@ class Reader {
     if (d.host_before) {
       const auto [t0, idle0, total0, rx0, tx0] = *d.host_before;
       const double dt = static_cast<double>(t - t0) / 1e9;
-      if (h1 && h2 && total > total0 && idle >= idle0) values[kFirstRateSeries] = 100 * (1 - (idle - idle0) / (total - total0));
+      if (h1 && h2 && total > total0 && idle >= idle0)
+        values[kFirstRateSeries] = 100 * (1 - (idle - idle0) / (total - total0));
       if (h3 && dt > 0 && rx >= rx0) values[kFirstRateSeries + 1] = (rx - rx0) / dt / 1e6;
       if (h4 && dt > 0 && tx >= tx0) values[kFirstRateSeries + 2] = (tx - tx0) / dt / 1e6;
     }
@@ -231,7 +252,9 @@ class Reader {
       if (++slice_devices_ > kMaxSliceDevices) return;
       d.slices.resize(static_cast<size_t>(grid_->count));
     }
-    auto index = [&](int64_t t) { return (t - grid_->t0_ns) >= 0 ? (t - grid_->t0_ns) / grid_->width_ns : -1; };
+    auto index = [&](int64_t t) {
+      return (t - grid_->t0_ns) >= 0 ? (t - grid_->t0_ns) / grid_->width_ns : -1;
+    };
     const int64_t k = index(ps.t_ns);
     if (k >= 0 && k < grid_->count) {
       SliceState& s = d.slices[static_cast<size_t>(k)];
@@ -239,7 +262,8 @@ class Reader {
       bool has = false;
       if (const double u = opt_num(r, "util_pct", has); has) s.util += u, ++s.util_n;
     }
-    const int64_t from = std::max<int64_t>(0, d.last ? index(d.last->t_ns) : k), to = std::min(k, grid_->count - 1);
+    const int64_t from = std::max<int64_t>(0, d.last ? index(d.last->t_ns) : k),
+                  to = std::min(k, grid_->count - 1);
     for (int64_t j = from; j <= to; ++j) {
       SliceState& s = d.slices[static_cast<size_t>(j)];
       if (!s.meter) {
@@ -260,8 +284,10 @@ class Reader {
       if (s.power_n) out.power_w = s.power / static_cast<double>(s.power_n);
       if (s.util_n) out.util_pct = s.util / static_cast<double>(s.util_n);
       out.samples = std::max(s.power_n, s.util_n);
-      if (s.meter) out.energy = s.meter->finish();
-      else out.energy.why = "no sample reached this slice";
+      if (s.meter)
+        out.energy = s.meter->finish();
+      else
+        out.energy.why = "no sample reached this slice";
       k.out.slices.push_back(std::move(out));
     }
   }
@@ -288,18 +314,23 @@ class Reader {
     const double phase_end_s = static_cast<double>(phase_.end_ns - t0_) / 1e9;
     for (const auto& s : v_.sources) {
       if (s.scrapes == 0) {
-        v_.notes.push_back(fmt::format("telemetry {} never answered{}", s.name, s.first_error.empty() ? "" : ": " + s.first_error));
+        v_.notes.push_back(fmt::format("telemetry {} never answered{}", s.name,
+                                       s.first_error.empty() ? "" : ": " + s.first_error));
         continue;
       }
       if (s.dialects.empty())
-        v_.notes.push_back(fmt::format("telemetry {}: no metric name it serves is known (not recognised: {} families); "
-                                       "nothing read from it", s.name, s.not_recognised_total));
+        v_.notes.push_back(fmt::format(
+            "telemetry {}: no metric name it serves is known (not recognised: {} families); "
+            "nothing read from it",
+            s.name, s.not_recognised_total));
       if (s.last_answer_s < phase_end_s)
-        v_.notes.push_back(fmt::format("telemetry {} stopped answering {:.1f} s into the run (the phase ended at {:.1f} s)",
-                                       s.name, s.last_answer_s, phase_end_s));
+        v_.notes.push_back(fmt::format(
+            "telemetry {} stopped answering {:.1f} s into the run (the phase ended at {:.1f} s)",
+            s.name, s.last_answer_s, phase_end_s));
       if (s.errors > 0)
-        v_.notes.push_back(fmt::format("telemetry {}: {} of {} scrapes failed, the first {:.1f} s into the run: {}", s.name,
-                                       s.errors, s.errors + s.scrapes, s.first_error_s, s.first_error));
+        v_.notes.push_back(fmt::format(
+            "telemetry {}: {} of {} scrapes failed, the first {:.1f} s into the run: {}", s.name,
+            s.errors, s.errors + s.scrapes, s.first_error_s, s.first_error));
     }
   }
 
@@ -316,8 +347,9 @@ class Reader {
 
 }  // namespace
 
-std::optional<TelemetryView> read_telemetry_view(const std::filesystem::path& file, Window phase, std::optional<Window> stable,
-                                                 int64_t t0_ns, int64_t span_ns, std::optional<SliceGrid> slices) {
+std::optional<TelemetryView> read_telemetry_view(const std::filesystem::path& file, Window phase,
+                                                 std::optional<Window> stable, int64_t t0_ns,
+                                                 int64_t span_ns, std::optional<SliceGrid> slices) {
   std::ifstream in(file, std::ios::binary);
   if (!in) return std::nullopt;
   Reader reader(phase, stable, t0_ns, span_ns, slices);
@@ -336,7 +368,9 @@ std::optional<TelemetryView> read_telemetry_view(const std::filesystem::path& fi
     }
     reader.line(e);
   }
-  if (bad > 0) reader.torn(fmt::format("{} line(s) could not be read (a torn last line after a kill, or damage)", bad));
+  if (bad > 0)
+    reader.torn(fmt::format(
+        "{} line(s) could not be read (a torn last line after a kill, or damage)", bad));
   return reader.finish();
 }
 

@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kArrays[] = {"input_lens", "output_lens", "ttfts", "itls", "generated_texts", "errors"};
+constexpr const char* kArrays[] = {"input_lens", "output_lens",     "ttfts",
+                                   "itls",       "generated_texts", "errors"};
 constexpr size_t kArrayCount = std::size(kArrays);
 // One counter per second of the run: 8 bytes a second, capped at 30 days.
 constexpr int64_t kMaxPeakBuckets = 30LL * 24 * 3600;
@@ -33,7 +34,9 @@ struct VllmResultWriter::Arrays {
     for (size_t i = 0; i < kArrayCount; ++i) {
       paths[i] = base.string() + "." + kArrays[i] + ".tmp";
       f[i] = std::fopen(paths[i].c_str(), "w+");
-      if (!f[i]) throw std::runtime_error(fmt::format("cannot write {}: {}", paths[i].string(), std::strerror(errno)));
+      if (!f[i])
+        throw std::runtime_error(
+            fmt::format("cannot write {}: {}", paths[i].string(), std::strerror(errno)));
     }
   }
   ~Arrays() {
@@ -62,8 +65,9 @@ void VllmResultWriter::add(const record::RequestRecord& r) {
   Arrays& a = *arrays_;
   a.put(0, std::to_string(in == record::kNone ? 0 : in));
   a.put(1, std::to_string(ok ? metrics::output_tokens(r) : 0));
-  a.put(2, ok && timing.first_ns != record::kNone ? fmt::format("{}", static_cast<double>(timing.first_ns - r.sent_ns) / 1e9)
-                                                  : std::string("0.0"));
+  a.put(2, ok && timing.first_ns != record::kNone
+               ? fmt::format("{}", static_cast<double>(timing.first_ns - r.sent_ns) / 1e9)
+               : std::string("0.0"));
   std::string itl = "[";
   if (ok) {
     metrics::for_each_peer_gap(r, metrics::Definitions::Vllm, [&](double gap_ns) {
@@ -76,7 +80,8 @@ void VllmResultWriter::add(const record::RequestRecord& r) {
     auto count = [&](int64_t t_ns) {
       const int64_t bucket = (t_ns - facts_.first_token_ns) / 1'000'000'000;
       if (bucket < 0 || bucket > kMaxPeakBuckets) return;
-      if (per_second_.size() <= static_cast<size_t>(bucket)) per_second_.resize(static_cast<size_t>(bucket) + 1, 0);
+      if (per_second_.size() <= static_cast<size_t>(bucket))
+        per_second_.resize(static_cast<size_t>(bucket) + 1, 0);
       ++per_second_[static_cast<size_t>(bucket)];
     };
     int64_t t = timing.first_ns;
@@ -86,7 +91,8 @@ void VllmResultWriter::add(const record::RequestRecord& r) {
       count(t);
     });
   }
-  a.put(4, "\"\"");  // tokbench does not keep generated text (it is not saved in the details either)
+  a.put(4,
+        "\"\"");  // tokbench does not keep generated text (it is not saved in the details either)
   JsonWriter e;
   e.value(ok ? std::string() : fmt::format("{}: {}", record::outcome_name(r.outcome), r.error));
   a.put(5, e.take());
@@ -94,13 +100,20 @@ void VllmResultWriter::add(const record::RequestRecord& r) {
 }
 
 void VllmResultWriter::finish(const metrics::MetricSet& m) {
-  auto common = [&](const char* key) { return m.common_metric(key) ? m.common_metric(key)->value : 0.0; };
+  auto common = [&](const char* key) {
+    return m.common_metric(key) ? m.common_metric(key)->value : 0.0;
+  };
   JsonWriter w;
-  w.begin_object().field("date", facts_.date).field("backend", facts_.backend).field("label", "tokbench");
+  w.begin_object()
+      .field("date", facts_.date)
+      .field("backend", facts_.backend)
+      .field("label", "tokbench");
   w.field("model_id", facts_.model_id).field("tokenizer_id", facts_.tokenizer_id);
   w.field("num_prompts", static_cast<int64_t>(common("total_requests")));
-  if (facts_.request_rate <= 0 || std::isinf(facts_.request_rate)) w.field("request_rate", "inf");
-  else w.field("request_rate", facts_.request_rate);
+  if (facts_.request_rate <= 0 || std::isinf(facts_.request_rate))
+    w.field("request_rate", "inf");
+  else
+    w.field("request_rate", facts_.request_rate);
   w.field("burstiness", facts_.burstiness).field("max_concurrency", facts_.max_concurrency);
   w.field("duration", common("benchmark_duration") / 1000);
   w.field("completed", static_cast<int64_t>(common("success_requests")));
@@ -109,19 +122,28 @@ void VllmResultWriter::finish(const metrics::MetricSet& m) {
   w.field("total_output_tokens", static_cast<int64_t>(common("total_generated_tokens")));
   w.field("request_throughput", common("request_throughput"));
   w.key("request_goodput");  // vLLM writes null without --goodput
-  if (m.common_metric("request_goodput")) w.value(common("request_goodput")); else w.null();
+  if (m.common_metric("request_goodput"))
+    w.value(common("request_goodput"));
+  else
+    w.null();
   w.field("output_throughput", common("output_token_throughput"));
   w.field("total_token_throughput", common("total_token_throughput"));
   w.key("max_output_tokens_per_s");
-  if (per_second_.empty()) w.null();
-  else w.value(static_cast<double>(*std::max_element(per_second_.begin(), per_second_.end())));
+  if (per_second_.empty())
+    w.null();
+  else
+    w.value(static_cast<double>(*std::max_element(per_second_.begin(), per_second_.end())));
   w.field("max_concurrent_requests", static_cast<int64_t>(common("peak_concurrency")));
-  for (const auto& [row, key] : {std::pair{"TTFT", "ttft"}, {"TPOT", "tpot"}, {"ITL", "itl"}, {"E2EL", "e2el"}}) {
+  for (const auto& [row, key] :
+       {std::pair{"TTFT", "ttft"}, {"TPOT", "tpot"}, {"ITL", "itl"}, {"E2EL", "e2el"}}) {
     const metrics::Row* r = m.row(row);
     const bool has = r && r->stats && r->stats->n > 0;
     auto put = [&](const char* prefix, double v) {
       w.key(fmt::format("{}_{}_ms", prefix, key));
-      if (has) w.value(v); else w.null();
+      if (has)
+        w.value(v);
+      else
+        w.null();
     };
     const metrics::Summary s = has ? *r->stats : metrics::Summary{};
     put("mean", s.mean);
@@ -132,8 +154,10 @@ void VllmResultWriter::finish(const metrics::MetricSet& m) {
     if (has) w.begin_array().value(99.0).value(s.p99).end_array();
     w.end_array();
   }
-  w.field("tokbench_note", "computed by tokbench under vLLM's definitions (docs/METRICS.md); generated_texts are empty "
-                           "because tokbench does not keep generated text");
+  w.field(
+      "tokbench_note",
+      "computed by tokbench under vLLM's definitions (docs/METRICS.md); generated_texts are empty "
+      "because tokbench does not keep generated text");
   w.end_object();
   std::string head = w.take();
   head.pop_back();  // the closing brace: the arrays follow
@@ -147,7 +171,8 @@ void VllmResultWriter::finish(const metrics::MetricSet& m) {
       std::fflush(f);
       std::rewind(f);
       char buf[1 << 16];
-      for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.write(buf, static_cast<std::streamsize>(n));
+      for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
+        out.write(buf, static_cast<std::streamsize>(n));
       out << "]";
     }
     out << "}\n";

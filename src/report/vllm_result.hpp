@@ -4,8 +4,9 @@
 // per-request ttfts/itls), computed under vLLM's definitions, so scripts written for vLLM read a
 // tokbench run unchanged. max_output_tokens_per_s is vLLM's peak: every chunk's time (first token
 // plus the gaps) counted in one-second buckets from the earliest first token, the fullest bucket
-// (chunks, not tokens, as vLLM counts them: under speculative decoding it reads below the mean). The per-request arrays are streamed through one temporary file each
-// and joined at the end: memory stays flat however long the run.
+// (chunks, not tokens, as vLLM counts them: under speculative decoding it reads below the mean).
+// The per-request arrays are streamed through one temporary file each and joined at the end: memory
+// stays flat however long the run.
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -19,8 +20,8 @@ namespace tokbench::report {
 
 /// What the records cannot tell.
 struct VllmResultFacts {
-  std::string date;      ///< vLLM's "%Y%m%d-%H%M%S"
-  std::string backend;   ///< "openai-chat" or "openai" (vLLM's names for the two endpoints)
+  std::string date;     ///< vLLM's "%Y%m%d-%H%M%S"
+  std::string backend;  ///< "openai-chat" or "openai" (vLLM's names for the two endpoints)
   std::string model_id;
   std::string tokenizer_id;
   double request_rate = 0;  ///< 0 = vLLM's "inf" too (no pacing); written as "inf"
@@ -47,7 +48,8 @@ class VllmResultWriter {
   std::filesystem::path path_;
   VllmResultFacts facts_;
   std::unique_ptr<Arrays> arrays_;
-  std::vector<int64_t> per_second_;  ///< tokens (chunks, as vLLM counts them) per second since first_token_ns
+  std::vector<int64_t>
+      per_second_;  ///< tokens (chunks, as vLLM counts them) per second since first_token_ns
 };
 
 }  // namespace tokbench::report

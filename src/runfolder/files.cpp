@@ -1,7 +1,6 @@
 #include "runfolder/files.hpp"
 
 #include <fmt/format.h>
-
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,21 +23,23 @@ fs::path make_run_dir(const std::string& output_dir, std::time_t now) {
   std::error_code ec;
   fs::create_directories(output_dir, ec);
   if (ec) {
-    throw std::runtime_error(fmt::format("cannot create --output-dir '{}': {} (pick a writable folder)",
-                                         output_dir, ec.message()));
+    throw std::runtime_error(fmt::format(
+        "cannot create --output-dir '{}': {} (pick a writable folder)", output_dir, ec.message()));
   }
   // mkdir() is the claim: two runs started in the same second each get a folder of their own.
   fs::path dir = fs::path(output_dir) / stamp;
   for (int i = 1; ::mkdir(dir.c_str(), 0755) != 0; ++i) {
     if (errno != EEXIST || i > 10'000) {
-      throw std::runtime_error(fmt::format("cannot create '{}': {} (pick a writable --output-dir)", dir.string(),
-                                           std::strerror(errno)));
+      throw std::runtime_error(fmt::format("cannot create '{}': {} (pick a writable --output-dir)",
+                                           dir.string(), std::strerror(errno)));
     }
     dir = fs::path(output_dir) / fmt::format("{}_{}", stamp, i);
   }
   for (const auto& sub : {fs::path("configs"), fs::path("logs"), fs::path("performances")}) {
     fs::create_directories(dir / sub, ec);
-    if (ec) throw std::runtime_error(fmt::format("cannot create '{}': {}", (dir / sub).string(), ec.message()));
+    if (ec)
+      throw std::runtime_error(
+          fmt::format("cannot create '{}': {}", (dir / sub).string(), ec.message()));
   }
   return dir;
 }
@@ -54,7 +55,8 @@ void write_file(const fs::path& p, const std::string& content) {
     if (!out) {
       std::error_code ec;
       fs::remove(tmp, ec);
-      throw std::runtime_error(fmt::format("cannot write '{}': {}", p.string(), std::strerror(errno)));
+      throw std::runtime_error(
+          fmt::format("cannot write '{}': {}", p.string(), std::strerror(errno)));
     }
   }
   std::error_code ec;
@@ -71,7 +73,9 @@ std::string read_file(const fs::path& p) {
 
 std::string file_safe(const std::string& name) {
   std::string s;
-  for (char c : name) s.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ? c : '_');
+  for (char c : name)
+    s.push_back(
+        std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ? c : '_');
   if (s.empty() || s == "." || s == "..") s = "model";
   return s;
 }

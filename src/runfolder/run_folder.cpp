@@ -1,10 +1,9 @@
 #include "runfolder/run_folder.hpp"
 
 #include <fcntl.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 #include <simdjson.h>
+#include <unistd.h>
 
 #include <array>
 #include <cmath>
@@ -99,18 +98,22 @@ RunManifest manifest_from(simdjson::dom::element root) {
   info.trace = record::read_optional<record::TraceFacts>(root, "trace");
   simdjson::dom::array audit;
   if (!root["audit"].get_array().get(audit)) {
-    for (auto a : audit) info.audit.emplace_back(json::string_or(a, "level"), json::string_or(a, "text"));
+    for (auto a : audit)
+      info.audit.emplace_back(json::string_or(a, "level"), json::string_or(a, "text"));
   }
   simdjson::dom::element plan;
   if (root["plan"].get(plan) || !plan.is_object()) throw std::runtime_error("no \"plan\" object");
   read_part(plan, m, kPlanFields);
   read_part(plan, m.facts, kFactFields);
   read_part(plan, m.load, kLoadFields);
-  if (simdjson::dom::element t; !plan["telemetry"].get(t) && t.is_object()) read_part(t, m.telemetry, kTelemetryFields);
-  m.request_rate = json::string_or(plan, "request_rate") == "inf" ? std::numeric_limits<double>::infinity()
-                                                                  : json::number_or(plan, "request_rate", 0);
+  if (simdjson::dom::element t; !plan["telemetry"].get(t) && t.is_object())
+    read_part(t, m.telemetry, kTelemetryFields);
+  m.request_rate = json::string_or(plan, "request_rate") == "inf"
+                       ? std::numeric_limits<double>::infinity()
+                       : json::number_or(plan, "request_rate", 0);
   m.facts.open_loop = m.request_rate > 0;
-  if (std::string goodput = json::string_or(plan, "goodput"); !goodput.empty()) m.facts.goodput = metrics::parse_goodput(goodput);
+  if (std::string goodput = json::string_or(plan, "goodput"); !goodput.empty())
+    m.facts.goodput = metrics::parse_goodput(goodput);
   info.transport = json::string_or(plan, "transport");
   m.target_ready = json::bool_or(root, "target_ready", false);
   return m;
@@ -143,7 +146,8 @@ auto parse_file(const fs::path& path, std::string_view what, F from) {
   try {
     simdjson::dom::parser parser;
     simdjson::dom::element root;
-    if (auto err = parser.parse(read_file(path)).get(root)) throw std::runtime_error(simdjson::error_message(err));
+    if (auto err = parser.parse(read_file(path)).get(root))
+      throw std::runtime_error(simdjson::error_message(err));
     return from(root);
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("{}: not a valid {} ({})", path.string(), what, e.what()));
@@ -182,13 +186,17 @@ void write_manifest(const fs::path& dir, const RunManifest& m) {
     write_part(w, m.telemetry, kTelemetryFields);
     w.end_object();
   }
-  if (std::isinf(m.request_rate)) w.field("request_rate", "inf"); else w.field("request_rate", m.request_rate);
+  if (std::isinf(m.request_rate))
+    w.field("request_rate", "inf");
+  else
+    w.field("request_rate", m.request_rate);
   w.field("goodput", m.facts.goodput.to_string()).field("transport", info.transport).end_object();
   write_part(w, info, kInfoFields);
   record::write_optional(w, "synthetic", info.synthetic);
   record::write_optional(w, "trace", info.trace);
   w.key("audit").begin_array();
-  for (const auto& [level, text] : info.audit) w.begin_object().field("level", level).field("text", text).end_object();
+  for (const auto& [level, text] : info.audit)
+    w.begin_object().field("level", level).field("text", text).end_object();
   w.end_array().end_object();
   write_file(dir / kManifestFile, w.take());
 }
@@ -221,9 +229,10 @@ void write_end(const fs::path& dir, const RunEnd& e) {
 RunFolder load_run_folder(const fs::path& dir) {
   const fs::path manifest_path = dir / kManifestFile;
   if (!fs::exists(manifest_path)) {
-    throw std::runtime_error(fmt::format("'{}' is not a tokbench run folder (no {}): pass the folder that `tokbench run` "
-                                         "printed, e.g. outputs/20260101_120000",
-                                         dir.string(), kManifestFile));
+    throw std::runtime_error(fmt::format(
+        "'{}' is not a tokbench run folder (no {}): pass the folder that `tokbench run` "
+        "printed, e.g. outputs/20260101_120000",
+        dir.string(), kManifestFile));
   }
   RunFolder f;
   f.dir = dir;
@@ -231,7 +240,8 @@ RunFolder load_run_folder(const fs::path& dir) {
   f.perf_dir = dir / "performances" / f.manifest.info.model_abbr;
   f.details = f.perf_dir / (f.manifest.info.dataset_abbr + "_details.jsonl");
   f.telemetry = f.perf_dir / kTelemetryFile;
-  if (const fs::path end_path = dir / kEndFile; fs::exists(end_path)) f.end = parse_file(end_path, "end marker", end_from);
+  if (const fs::path end_path = dir / kEndFile; fs::exists(end_path))
+    f.end = parse_file(end_path, "end marker", end_from);
   return f;
 }
 

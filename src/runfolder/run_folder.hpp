@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "metrics/metrics.hpp"
-#include "record/server_view.hpp"
 #include "record/client_health.hpp"
+#include "record/server_view.hpp"
 #include "runfolder/run_info.hpp"
 
 namespace tokbench::runfolder {
@@ -24,14 +24,16 @@ inline constexpr const char* kTelemetryFile = "telemetry.jsonl";
 
 /// The load shape the run was asked for (docs/METRICS.md, "Load shapes").
 struct LoadFacts {
-  std::string arrivals = "closed";  ///< closed | poisson | gamma | constant | all-at-once | pressure
+  std::string arrivals =
+      "closed";  ///< closed | poisson | gamma | constant | all-at-once | pressure
   double burstiness = 1;
   double duration_s = 0, grace_s = 0;  ///< 0: bounded by a count
   double ramp_up_s = 0;
   std::string ramp_up_strategy = "linear";
   bool ramp_up_measured = false;
   double slice_s = 0;  ///< --slice-s: metrics per time slice (0 = none)
-  bool warm_connections = false;  ///< one kept-alive connection per slot was opened before the measured phase
+  bool warm_connections =
+      false;  ///< one kept-alive connection per slot was opened before the measured phase
 };
 
 /// What the telemetry sources (--telemetry) were asked for: the report prices the phase from it.
@@ -48,39 +50,43 @@ struct RunManifest {
   /// one part the folder does not type: its type is runner's, above report/, and nothing here
   /// reads it but `compare`, which diffs two of them key by key.
   std::string requested_json;
-  RunInfo info;            ///< target, model, dataset, body, audit, effective config, ...
-  metrics::RunFacts facts;         ///< configured concurrency cap, streaming
+  RunInfo info;             ///< target, model, dataset, body, audit, effective config, ...
+  metrics::RunFacts facts;  ///< configured concurrency cap, streaming
   std::string definitions = "tokbench";
-  double request_rate = 0;         ///< req/s; 0 = closed loop; +inf = all at once
+  double request_rate = 0;  ///< req/s; 0 = closed loop; +inf = all at once
   LoadFacts load;
   TelemetryFacts telemetry;
-  int64_t planned_requests = 0;    ///< measured requests the run means to send; -1 = bounded by a duration
+  int64_t planned_requests =
+      0;  ///< measured requests the run means to send; -1 = bounded by a duration
   int64_t warmup_requests = 0;
-  bool target_ready = false;       ///< false: written before the target was contacted
-  bool insecure_tls = false;       ///< --insecure: TLS certificates were not verified
-  int ranks = 1;                   ///< mpirun -np N: the ranks that shared the load (records name theirs)
+  bool target_ready = false;  ///< false: written before the target was contacted
+  bool insecure_tls = false;  ///< --insecure: TLS certificates were not verified
+  int ranks = 1;  ///< mpirun -np N: the ranks that shared the load (records name theirs)
 };
 
 /// How the run ended (the end marker) and what it learned while running.
 struct RunEnd {
   bool interrupted = false;
-  std::string stop_reason;          ///< "" when it ran to completion
-  int64_t records_written = 0;      ///< lines in the details file, warm-up included
-  record::ClientHealth client;      ///< the client's own cost in the measured phase (a multi-host run: combined)
-  std::optional<record::ServerProcessFacts> server_process;  ///< --server-cmd: command, how it stopped, log summary
-  std::optional<record::ProfileFacts> profile;               ///< --profile-window
-  std::optional<record::AdaptiveLog> adaptive;               ///< --adaptive-window-s: the controller's windows
+  std::string stop_reason;      ///< "" when it ran to completion
+  int64_t records_written = 0;  ///< lines in the details file, warm-up included
+  record::ClientHealth
+      client;  ///< the client's own cost in the measured phase (a multi-host run: combined)
+  std::optional<record::ServerProcessFacts>
+      server_process;  ///< --server-cmd: command, how it stopped, log summary
+  std::optional<record::ProfileFacts> profile;  ///< --profile-window
+  std::optional<record::AdaptiveLog> adaptive;  ///< --adaptive-window-s: the controller's windows
   std::optional<record::ServerSummary> server;  ///< /metrics between the first and last scrape
-  std::vector<record::RankHealth> ranks;    ///< a multi-host run's ranks, rank 0 first (empty on one host)
+  std::vector<record::RankHealth>
+      ranks;  ///< a multi-host run's ranks, rank 0 first (empty on one host)
 };
 
 struct RunFolder {
   std::filesystem::path dir;
-  std::filesystem::path perf_dir;  ///< performances/<model-abbr>
-  std::filesystem::path details;   ///< <ds>_details.jsonl
-  std::filesystem::path telemetry; ///< performances/<model-abbr>/telemetry.jsonl (--telemetry)
+  std::filesystem::path perf_dir;   ///< performances/<model-abbr>
+  std::filesystem::path details;    ///< <ds>_details.jsonl
+  std::filesystem::path telemetry;  ///< performances/<model-abbr>/telemetry.jsonl (--telemetry)
   RunManifest manifest;
-  std::optional<RunEnd> end;       ///< nullopt: the run did not finish (killed, or still running)
+  std::optional<RunEnd> end;  ///< nullopt: the run did not finish (killed, or still running)
 };
 
 /// Writes manifest.json (atomically: a temporary file renamed over it).

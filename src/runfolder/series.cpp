@@ -17,12 +17,14 @@ std::optional<RepeatSeries> load_repeat_series(const fs::path& dir) {
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (parser.parse(read_file(path)).get(root))
-    throw std::runtime_error(fmt::format("{}: not a valid repeat summary (rerun with --repeats)", path.string()));
+    throw std::runtime_error(
+        fmt::format("{}: not a valid repeat summary (rerun with --repeats)", path.string()));
   RepeatSeries s;
   s.root = dir;
   s.level = root["confidence"].get_double().value_unsafe();
   simdjson::dom::object metrics;
-  if (root["metrics"].get_object().get(metrics)) throw std::runtime_error(fmt::format("{}: no \"metrics\"", path.string()));
+  if (root["metrics"].get_object().get(metrics))
+    throw std::runtime_error(fmt::format("{}: no \"metrics\"", path.string()));
   for (auto kv : metrics) {
     const std::string key(kv.key);
     s.keys.push_back(key);

@@ -8,17 +8,17 @@
 // ranks' records, each naming its rank, are appended to rank 0's details file, so every metric
 // is computed over the union exactly as on one host. The MPI calls are in cluster/.
 #include <atomic>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "cluster/cluster.hpp"
-#include "runner/execute.hpp"
-#include "runner/run_config.hpp"
-#include "runner/plan.hpp"
 #include "runfolder/run_folder.hpp"
+#include "runner/execute.hpp"
+#include "runner/plan.hpp"
+#include "runner/run_config.hpp"
 
 namespace spdlog {
 class logger;
@@ -35,11 +35,14 @@ int rank_share(int total, int rank, int size);
 /// This rank's client health for rank 0, as one JSON object, and back (with the records it wrote
 /// and whether it was interrupted, when asked).
 std::string rank_health_json(const PointResult& p, int rank, const cluster::ClockSync& clock);
-record::RankHealth rank_health_from_json(const std::string& json, int64_t* records_written = nullptr, bool* interrupted = nullptr);
+record::RankHealth rank_health_from_json(const std::string& json,
+                                         int64_t* records_written = nullptr,
+                                         bool* interrupted = nullptr);
 
 /// The run's end as rank 0 writes it: rank 0's own end, with the ranks' client costs combined
 /// (CPU and events summed, the busiest thread's share and the wall the largest) and listed.
-runfolder::RunEnd combine_ends(runfolder::RunEnd root, const std::vector<record::RankHealth>& ranks, int64_t records_written);
+runfolder::RunEnd combine_ends(runfolder::RunEnd root, const std::vector<record::RankHealth>& ranks,
+                               int64_t records_written);
 
 /// The load an experiment varies between its points — all that rank 0 sends the other ranks for
 /// each point, as text; they apply it to the plan they made from the same flags.
@@ -63,7 +66,8 @@ PointLoad point_from_message(const std::string& message);
 struct RankStart {
   cluster::ClockSync clock;
   std::time_t wall = 0;
-  uint16_t tag = 0;  ///< random, rank 0's on every rank: tells apart runs started in the same second
+  uint16_t tag =
+      0;  ///< random, rank 0's on every rank: tells apart runs started in the same second
 };
 RankStart start_ranks();
 /// The run's id, the same on every rank: "<start, YYYYMMDD_HHMMSS>-<tag, 4 hex>", and "-<label>"
@@ -82,12 +86,17 @@ struct SharedPoint {
 /// This rank's share of `point` (the share of its in-flight cap, its requests of the one global
 /// sequence) measured from the common origin in `dir`; then every rank's records are appended to
 /// rank 0's details and failed files. Collective: every rank calls it for the same point.
-SharedPoint measure_shared(const RunPlan& point, const Target& target, runfolder::RunManifest& manifest, const std::filesystem::path& dir,
-                           spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, const cluster::ClockSync& clock);
+SharedPoint measure_shared(const RunPlan& point, const Target& target,
+                           runfolder::RunManifest& manifest, const std::filesystem::path& dir,
+                           spdlog::logger& log, std::atomic<int>& stop, std::FILE* console,
+                           const cluster::ClockSync& clock);
 /// One point on any number of ranks: measure() on one host, measure_shared() on several.
-SharedPoint measure_point(const RunPlan& point, const Target& target, runfolder::RunManifest& manifest, const std::filesystem::path& dir,
-                          spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, const cluster::ClockSync& clock);
+SharedPoint measure_point(const RunPlan& point, const Target& target,
+                          runfolder::RunManifest& manifest, const std::filesystem::path& dir,
+                          spdlog::logger& log, std::atomic<int>& stop, std::FILE* console,
+                          const cluster::ClockSync& clock);
 /// A measured point's end marker (rank 0's): its own, with the ranks' costs combined on several.
-runfolder::RunEnd end_of(const SharedPoint& point, const std::optional<record::ServerProcessFacts>& server_process);
+runfolder::RunEnd end_of(const SharedPoint& point,
+                         const std::optional<record::ServerProcessFacts>& server_process);
 
 }  // namespace tokbench::runner

@@ -34,10 +34,12 @@ bool generates(const metrics::MetricSet& m) {  // embeddings generate nothing
 }
 
 std::string throughput_line(const metrics::MetricSet& m) {
-  const double total = known(m, "total_requests").value_or(0), ok = known(m, "success_requests").value_or(0);
-  std::string out = fmt::format("requests: {:.0f} of {:.0f} succeeded in {} s: {} req/s", ok, total,
-                                report::format_short(known(m, "benchmark_duration").value_or(0) / 1000),
-                                report::format_short(known(m, "request_throughput").value_or(0)));
+  const double total = known(m, "total_requests").value_or(0),
+               ok = known(m, "success_requests").value_or(0);
+  std::string out =
+      fmt::format("requests: {:.0f} of {:.0f} succeeded in {} s: {} req/s", ok, total,
+                  report::format_short(known(m, "benchmark_duration").value_or(0) / 1000),
+                  report::format_short(known(m, "request_throughput").value_or(0)));
   if (generates(m)) {
     out += fmt::format(", output {}{}", tokens_per_s(m, "output_token_throughput"),
                        m.output_tokens_from_chunks > 0 ? " (tokens counted as text chunks)" : "");
@@ -52,11 +54,12 @@ std::string throughput_line(const metrics::MetricSet& m) {
 std::string stable_line(const Written& w) {
   if (!w.stable) return w.stable_text.empty() ? "" : "stable stage: " + w.stable_text;
   const metrics::MetricSet& s = *w.stable;
-  std::string out = fmt::format("stable stage: {:.0f} requests over {} s at {:.0f} in flight: {} req/s",
-                                known(s, "total_requests").value_or(0),
-                                report::format_short(known(s, "benchmark_duration").value_or(0) / 1000),
-                                known(s, "max_concurrency").value_or(0),
-                                report::format_short(known(s, "request_throughput").value_or(0)));
+  std::string out =
+      fmt::format("stable stage: {:.0f} requests over {} s at {:.0f} in flight: {} req/s",
+                  known(s, "total_requests").value_or(0),
+                  report::format_short(known(s, "benchmark_duration").value_or(0) / 1000),
+                  known(s, "max_concurrency").value_or(0),
+                  report::format_short(known(s, "request_throughput").value_or(0)));
   if (generates(s)) out += ", output " + tokens_per_s(s, "output_token_throughput");
   for (const char* name : {"TTFT", "TPOT"}) {
     const auto p99 = metrics::row_statistic(s, name, "p99");
@@ -78,15 +81,21 @@ std::string server_line(const Written& w) {
   }
   std::string out = fmt::format("server ({} /metrics): ", w.server->dialect);
   if (w.checks.empty()) return out + "nothing to cross-check (see server.json)";
-  if (!disagreed.empty()) out += "DISAGREES on " + disagreed + (agreed.empty() ? "" : "; agrees on " + agreed);
-  else out += "agrees with the client on " + agreed;
+  if (!disagreed.empty())
+    out += "DISAGREES on " + disagreed + (agreed.empty() ? "" : "; agrees on " + agreed);
+  else
+    out += "agrees with the client on " + agreed;
   // Speculative decoding explains a TPOT: its acceptance belongs on the one screen.
   if (w.server->spec_mean_acceptance_length)
-    out += fmt::format("; speculative decoding: mean acceptance length {}", report::format_short(*w.server->spec_mean_acceptance_length));
-  if (w.server->spec_acceptance_rate) out += fmt::format(", acceptance rate {}", report::format_short(*w.server->spec_acceptance_rate));
+    out += fmt::format("; speculative decoding: mean acceptance length {}",
+                       report::format_short(*w.server->spec_mean_acceptance_length));
+  if (w.server->spec_acceptance_rate)
+    out +=
+        fmt::format(", acceptance rate {}", report::format_short(*w.server->spec_acceptance_rate));
   if (!w.server->spec_acceptance_per_position.empty()) {
     std::string per;
-    for (double v : w.server->spec_acceptance_per_position) per += (per.empty() ? "" : ", ") + report::format_short(v);
+    for (double v : w.server->spec_acceptance_per_position)
+      per += (per.empty() ? "" : ", ") + report::format_short(v);
     out += " (per position " + per + ")";
   }
   if (!w.server->kv_usage.empty()) {
@@ -94,7 +103,8 @@ std::string server_line(const Written& w) {
     for (const auto& [t, v] : w.server->kv_usage) peak = std::max(peak, v);
     out += fmt::format("; KV cache up to {}%", report::format_short(100 * peak));
   }
-  if (w.server->preemptions && *w.server->preemptions > 0) out += fmt::format("; {} preemption(s)", *w.server->preemptions);
+  if (w.server->preemptions && *w.server->preemptions > 0)
+    out += fmt::format("; {} preemption(s)", *w.server->preemptions);
   return out;
 }
 
@@ -122,12 +132,16 @@ std::string definitions_line(const Written& w) {
       if (!a || !b || a->mean == 0) continue;
       const double rel = b->mean / a->mean - 1;
       if (std::fabs(rel) > kApart)
-        apart += fmt::format("{}{} {} mean {} ms ({:+.1f}%)", apart.empty() ? "" : "; ", metrics::definitions_name(c.definitions),
-                             name, report::format_short(b->mean), rel * 100);
+        apart += fmt::format("{}{} {} mean {} ms ({:+.1f}%)", apart.empty() ? "" : "; ",
+                             metrics::definitions_name(c.definitions), name,
+                             report::format_short(b->mean), rel * 100);
     }
   }
   const std::string_view mine = metrics::definitions_name(own->definitions);
-  if (apart.empty()) return fmt::format("definitions: {} agree with {} within 2% on the TTFT, TPOT, ITL and E2EL means", peers, mine);
+  if (apart.empty())
+    return fmt::format(
+        "definitions: {} agree with {} within 2% on the TTFT, TPOT, ITL and E2EL means", peers,
+        mine);
   return fmt::format("definitions: against {}'s: {}", mine, apart);
 }
 
@@ -135,7 +149,8 @@ void print_verdict(const Written& w, std::FILE* console) {
   fmt::print(console, "verdict: {}\n", metrics::verdict_status(w.verdict));
   for (const auto& r : w.verdict.reasons) fmt::print(console, "  - {}\n", r);
   for (const auto& r : w.verdict.warnings) fmt::print(console, "  warning: {}\n", r);
-  // The request body's warnings too: the seed's hidden min_tokens belongs beside the figures it doubled.
+  // The request body's warnings too: the seed's hidden min_tokens belongs beside the figures it
+  // doubled.
   for (const auto& [level, text] : w.info.audit)
     if (level == "warning") fmt::print(console, "  warning: request body: {}\n", text);
   for (const auto& r : w.verdict.notes) fmt::print(console, "  note: {}\n", r);
@@ -149,7 +164,8 @@ void print_summary(const Written& w, std::FILE* console) {
     if (r && !r->note.empty()) fmt::print(console, "note: {}: {}\n", name, r->note);
   }
   for (const auto& n : m.notes) fmt::print(console, "note: {}\n", n);
-  for (const std::string& line : {throughput_line(m), stable_line(w), server_line(w), definitions_line(w)})
+  for (const std::string& line :
+       {throughput_line(m), stable_line(w), server_line(w), definitions_line(w)})
     if (!line.empty()) fmt::print(console, "{}\n", line);
 }
 
@@ -160,14 +176,16 @@ void print_outputs(const Written& w, std::FILE* console, bool verbose) {
     fmt::print(console, "\n{}", report::console_tables(w.metrics));
     if (w.stable) fmt::print(console, "{}", report::console_tables(*w.stable, "stable"));
     if (!w.stable_text.empty() && !w.stable) fmt::print(console, "{}\n", w.stable_text);
-    if (!w.side_by_side.empty()) fmt::print(console, "{}", report::definitions_table(w.side_by_side));
+    if (!w.side_by_side.empty())
+      fmt::print(console, "{}", report::definitions_table(w.side_by_side));
     if (w.server) fmt::print(console, "{}", report::server_tables(*w.server, w.checks));
     fmt::print(console, "{}", w.telemetry_table);
   } else {
     print_summary(w, console);
   }
   if (report::outputs_read(w.metrics.quality))  // what came back, in either view
-    for (const auto& line : report::quality_lines(w.metrics.quality)) fmt::print(console, "{}\n", line);
+    for (const auto& line : report::quality_lines(w.metrics.quality))
+      fmt::print(console, "{}\n", line);
   for (const auto& line : w.telemetry_lines) fmt::print(console, "{}\n", line);
   print_verdict(w, console);
   std::fflush(console);

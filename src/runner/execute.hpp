@@ -29,13 +29,13 @@ std::string transport_text(const Target& target, const RunConfig& cfg);
 
 struct PointResult {
   bool interrupted = false;
-  int64_t records_written = 0;   ///< lines in the details file, warm-up included
+  int64_t records_written = 0;  ///< lines in the details file, warm-up included
   record::ClientHealth client;  ///< the client's own cost over the measured phase
   std::optional<probe::ServerSummary> server;
   std::optional<record::ProfileFacts> profile;  ///< --profile-window
   std::optional<record::AdaptiveLog> adaptive;  ///< --adaptive-window-s: the controller's windows
-  std::string write_error;       ///< the disk refused a record ("" = none)
-  std::string saturated;         ///< --stop-on-saturation stopped the point: why ("" = it did not)
+  std::string write_error;                      ///< the disk refused a record ("" = none)
+  std::string saturated;  ///< --stop-on-saturation stopped the point: why ("" = it did not)
 };
 
 /// One rank's part of a multi-host run (runner/cluster_run): which requests of the global
@@ -54,7 +54,8 @@ struct RankShare {
 /// `origin_ns` is the run's time 0.
 /// Throws std::runtime_error when every warm-up request failed (the target is not usable).
 PointResult execute(const Target& target, const RunPlan& plan,
-                    const std::filesystem::path& perf_dir, const std::string& run_id, int64_t origin_ns, std::atomic<int>& stop,
-                    spdlog::logger& log, std::FILE* console, const RankShare& share = {});
+                    const std::filesystem::path& perf_dir, const std::string& run_id,
+                    int64_t origin_ns, std::atomic<int>& stop, spdlog::logger& log,
+                    std::FILE* console, const RankShare& share = {});
 
 }  // namespace tokbench::runner

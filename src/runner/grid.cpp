@@ -1,9 +1,8 @@
 #include "runner/grid.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
-
 #include <simdjson.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,8 +15,8 @@
 #include "common/json_writer.hpp"
 #include "metrics/significance.hpp"
 #include "report/grid_page.hpp"
-#include "report/sweep_page.hpp"
 #include "report/outputs.hpp"
+#include "report/sweep_page.hpp"
 #include "runfolder/files.hpp"
 #include "runner/resume.hpp"
 #include "runner/server_grid.hpp"
@@ -40,22 +39,29 @@ struct PointRun {
 };
 
 std::string x_name_of(const RunConfig& c) {
-  return !c.request_rate_sweep.empty() || c.search == SearchAxis::MaxRate ? "request_rate" : "concurrency";
+  return !c.request_rate_sweep.empty() || c.search == SearchAxis::MaxRate ? "request_rate"
+                                                                          : "concurrency";
 }
 
 std::string experiment_of(const RunConfig& c) {
   if (c.searching()) return fmt::format("search {}", kSearchAxes.name(c.search));
   if (c.repeats > 1) return fmt::format("repeats {}", c.repeats);
-  return c.sweep_points() > 1 ? fmt::format("sweep of {} load points", c.sweep_points()) : "one load point";
+  return c.sweep_points() > 1 ? fmt::format("sweep of {} load points", c.sweep_points())
+                              : "one load point";
 }
 
-void write_point_file(const fs::path& dir, const std::string& status, const std::string& why, const std::vector<PointRun>& runs) {
+void write_point_file(const fs::path& dir, const std::string& status, const std::string& why,
+                      const std::vector<PointRun>& runs) {
   JsonWriter w;
-  w.begin_object().field("format", "tokbench-grid-point/1").field("status", status).field("why", why);
+  w.begin_object()
+      .field("format", "tokbench-grid-point/1")
+      .field("status", status)
+      .field("why", why);
   w.key("points").begin_array();
   for (const PointRun& p : runs) {
     w.begin_object().field("folder", p.outcome.label).field("concurrency", p.cfg.concurrency);
-    w.field("request_rate", std::isinf(p.cfg.request_rate) ? -1.0 : p.cfg.request_rate).field("num_prompts", p.cfg.num_prompts);
+    w.field("request_rate", std::isinf(p.cfg.request_rate) ? -1.0 : p.cfg.request_rate)
+        .field("num_prompts", p.cfg.num_prompts);
     w.end_object();
   }
   w.end_array().end_object();
@@ -65,10 +71,12 @@ void write_point_file(const fs::path& dir, const std::string& status, const std:
 
 // --resume: a configuration whose series ended and whose every point completed VALID, read back
 // from its folders (no server started); nullopt: run it (again), reusing what is VALID.
-std::optional<std::vector<PointRun>> completed_configuration(const fs::path& dir, const RunConfig& base) {
+std::optional<std::vector<PointRun>> completed_configuration(const fs::path& dir,
+                                                             const RunConfig& base) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
-  if (!fs::exists(dir / kPointFile) || parser.load((dir / kPointFile).string()).get(doc)) return std::nullopt;
+  if (!fs::exists(dir / kPointFile) || parser.load((dir / kPointFile).string()).get(doc))
+    return std::nullopt;
   const std::string status = json::string_or(doc, "status");
   if (status != "ran" && status != "resumed") return std::nullopt;
   simdjson::dom::array points;
@@ -103,7 +111,9 @@ std::vector<report::GridRow> rows_of(const std::vector<PointRun>& runs, const st
       for (const auto& s : slos) {
         const auto v = s.value(p.outcome.metrics);
         if (v && *v <= s.bound_ms) continue;
-        if (r.slo_why.empty()) r.slo_why = v ? fmt::format("{} was {} ms", s.text(), format_round4(*v)) : s.text() + ": n/a";
+        if (r.slo_why.empty())
+          r.slo_why =
+              v ? fmt::format("{} was {} ms", s.text(), format_round4(*v)) : s.text() + ": n/a";
         r.meets_slo = false;
       }
     }
@@ -112,7 +122,9 @@ std::vector<report::GridRow> rows_of(const std::vector<PointRun>& runs, const st
   return rows;
 }
 
-bool qualifies(const report::GridRow& r) { return r.point.verdict == "VALID" && r.meets_slo.value_or(true); }
+bool qualifies(const report::GridRow& r) {
+  return r.point.verdict == "VALID" && r.meets_slo.value_or(true);
+}
 
 // The configuration's answer: its best qualifying point; with repeats, the mean over the runs,
 // every one of which must qualify.
@@ -155,15 +167,19 @@ std::string values_text(const ServerPoint& sp) {
 }
 
 // The plan of one configuration: its server command and environment, its folder, its labels.
-RunPlan configuration_plan(const RunPlan& plan, const ServerPoint& sp, const fs::path& dir, bool resume) {
+RunPlan configuration_plan(const RunPlan& plan, const ServerPoint& sp, const fs::path& dir,
+                           bool resume) {
   RunPlan inner = plan;
-  const std::string command = expand_server_command(plan.cfg.server_cmd, sp, url_port(plan.cfg.target_url()));
+  const std::string command =
+      expand_server_command(plan.cfg.server_cmd, sp, url_port(plan.cfg.target_url()));
   for (RunConfig* c : {&inner.cfg, &inner.requested}) {
     c->server_grid.clear();  // each configuration's points are plain runs of one server
     c->resume.clear();
     c->server_cmd = command;
-    for (const auto& [k, v] : sp.values) {  // tagged with the grid's values (result.json, the results store)
-      const bool given = std::any_of(c->labels.begin(), c->labels.end(), [&](const std::string& l) { return l.starts_with(k + "="); });
+    for (const auto& [k, v] :
+         sp.values) {  // tagged with the grid's values (result.json, the results store)
+      const bool given = std::any_of(c->labels.begin(), c->labels.end(),
+                                     [&](const std::string& l) { return l.starts_with(k + "="); });
       if (!given) c->labels.push_back(k + "=" + v);
     }
   }
@@ -174,14 +190,17 @@ RunPlan configuration_plan(const RunPlan& plan, const ServerPoint& sp, const fs:
 }
 
 // The grid's exit code and verdict from its configurations.
-void judge(RunOutcome& out, const std::vector<report::GridConfig>& configs, const metrics::CapacityChoice& choice,
-           bool interrupted, bool disk_stopped) {
+void judge(RunOutcome& out, const std::vector<report::GridConfig>& configs,
+           const metrics::CapacityChoice& choice, bool interrupted, bool disk_stopped) {
   int code = choice.best ? 0 : 1;
   for (const auto& c : configs) {
-    if (c.status != "ran" && c.status != "resumed") out.verdict.reasons.push_back(fmt::format("{}: {}{}", c.name, c.status,
-                                                                                               c.why.empty() ? "" : " (" + c.why + ")"));
+    if (c.status != "ran" && c.status != "resumed")
+      out.verdict.reasons.push_back(
+          fmt::format("{}: {}{}", c.name, c.status, c.why.empty() ? "" : " (" + c.why + ")"));
     for (const auto& r : c.rows)
-      if (r.point.verdict != "VALID" && r.point.verdict != "SATURATED") out.verdict.reasons.push_back(fmt::format("{}/{}: {}", c.name, r.point.label, r.point.verdict));
+      if (r.point.verdict != "VALID" && r.point.verdict != "SATURATED")
+        out.verdict.reasons.push_back(
+            fmt::format("{}/{}: {}", c.name, r.point.label, r.point.verdict));
   }
   if (code == 0 && !out.verdict.reasons.empty()) code = 4;
   if (!choice.best) out.verdict.reasons.push_back(choice.text);
@@ -190,19 +209,21 @@ void judge(RunOutcome& out, const std::vector<report::GridConfig>& configs, cons
   out.exit_code = series_exit_code(disk_stopped, interrupted, code);
 }
 
-void print_summary(std::FILE* console, const std::vector<report::GridConfig>& configs, const metrics::CapacityChoice& choice,
-                   const fs::path& root) {
+void print_summary(std::FILE* console, const std::vector<report::GridConfig>& configs,
+                   const metrics::CapacityChoice& choice, const fs::path& root) {
   fmt::print(console, "\nserver grid ({} configuration(s)):\n", configs.size());
-  fmt::print(console, "  {:<32} {:<16} {:<12} {:>20} {:>12} {:>12}\n", "configuration", "status", "answer at",
-             "out tok/s per device", "TTFT P99", "TPOT P99");
+  fmt::print(console, "  {:<32} {:<16} {:<12} {:>20} {:>12} {:>12}\n", "configuration", "status",
+             "answer at", "out tok/s per device", "TTFT P99", "TPOT P99");
   for (const auto& c : configs) {
     const report::GridRow* at = nullptr;
     for (const auto& r : c.rows)
       if (r.point.label == c.answer.at) at = &r;
     std::string figure = c.answer.value ? format_round4(*c.answer.value) : "-";
     if (c.answer.half_width) figure += " ± " + format_round4(*c.answer.half_width);
-    fmt::print(console, "  {:<32} {:<16} {:<12} {:>20} {:>12} {:>12}\n", c.name, c.status, c.answer.at.empty() ? "-" : c.answer.at,
-               figure, at ? report::opt_str(at->point.ttft_p99) : "", at ? report::opt_str(at->point.tpot_p99) : "");
+    fmt::print(console, "  {:<32} {:<16} {:<12} {:>20} {:>12} {:>12}\n", c.name, c.status,
+               c.answer.at.empty() ? "-" : c.answer.at, figure,
+               at ? report::opt_str(at->point.ttft_p99) : "",
+               at ? report::opt_str(at->point.tpot_p99) : "");
   }
   fmt::print(console, "{}\ngrid: {}\n  summary: {}\n  page:    {}\n", choice.text, root.string(),
              (root / "grid" / "summary.csv").string(), (root / "grid" / "grid.html").string());
@@ -214,11 +235,12 @@ void print_summary(std::FILE* console, const std::vector<report::GridConfig>& co
 RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
   const std::vector<ServerPoint> servers = server_points(parse_server_grid(plan.cfg.server_grid));
   const bool resuming = plan.resume;
-  const fs::path root = resuming ? plan.series_root : runfolder::make_run_dir(plan.cfg.output_dir, std::time(nullptr));
+  const fs::path root = resuming ? plan.series_root
+                                 : runfolder::make_run_dir(plan.cfg.output_dir, std::time(nullptr));
   if (!resuming) write_series_record(root, plan.requested.to_json());
   auto log = make_logger(root, resuming);
-  log->info("{}server grid of {} configuration(s), {} each: {}", resuming ? "resumed: " : "", servers.size(),
-            experiment_of(plan.cfg), plan.requested.to_json());
+  log->info("{}server grid of {} configuration(s), {} each: {}", resuming ? "resumed: " : "",
+            servers.size(), experiment_of(plan.cfg), plan.requested.to_json());
   const std::string x_name = x_name_of(plan.cfg);
   std::vector<report::GridConfig> configs;
   bool disk_stopped = false;
@@ -234,11 +256,16 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
       if (auto done = resuming ? completed_configuration(dir, plan.cfg) : std::nullopt) {
         runs = std::move(*done);
         c.status = "resumed";
-        fmt::print(console, "{}: resumed (every point VALID in its folder; its server not started)\n", sp.name);
+        fmt::print(console,
+                   "{}: resumed (every point VALID in its folder; its server not started)\n",
+                   sp.name);
         log->info("{}: resumed from its folders", sp.name);
       } else {
-        RunPlan inner = configuration_plan(plan, sp, dir, resuming && fs::exists(dir / kSeriesFile));
-        inner.on_point = [&runs](const RunConfig& point, const RunOutcome& o) { runs.push_back({point, o}); };
+        RunPlan inner =
+            configuration_plan(plan, sp, dir, resuming && fs::exists(dir / kSeriesFile));
+        inner.on_point = [&runs](const RunConfig& point, const RunOutcome& o) {
+          runs.push_back({point, o});
+        };
         try {
           const RunOutcome o = run_series(inner, stop, console);
           disk_stopped |= o.exit_code == kExitDiskStopped;
@@ -248,8 +275,8 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
         } catch (const std::exception& e) {
           c.status = runs.empty() ? "failed to start" : "failed";
           c.why = e.what();
-          fmt::print(console, "{}: {}: {} (the grid goes on; its log is in {})\n", sp.name, c.status, e.what(),
-                     (dir / "logs").string());
+          fmt::print(console, "{}: {}: {} (the grid goes on; its log is in {})\n", sp.name,
+                     c.status, e.what(), (dir / "logs").string());
           log->error("{}: {}: {}", sp.name, c.status, e.what());
           std::error_code ec;  // a server that never started leaves only its logs
           for (const char* sub : {"configs", "performances"})
@@ -265,11 +292,13 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
   }
   std::vector<metrics::CapacityCandidate> candidates;
   for (const auto& c : configs) candidates.push_back(c.answer);
-  const metrics::CapacityChoice choice = choose_configuration(candidates, plan.cfg.slo.empty() ? "" : "under " + plan.cfg.slo);
+  const metrics::CapacityChoice choice =
+      choose_configuration(candidates, plan.cfg.slo.empty() ? "" : "under " + plan.cfg.slo);
   const bool interrupted = stop.load() != client::kRunning;
   const fs::path dir = root / "grid";
   fs::create_directories(dir);
-  const std::string json = report::grid_json(configs, choice, {x_name, plan.cfg.slo, experiment_of(plan.cfg)}, interrupted);
+  const std::string json = report::grid_json(
+      configs, choice, {x_name, plan.cfg.slo, experiment_of(plan.cfg)}, interrupted);
   runfolder::write_file(dir / "summary.json", json);
   runfolder::write_file(dir / "summary.csv", report::grid_csv(configs));
   runfolder::write_file(dir / "grid.html", report::grid_page(configs, json, choice));

@@ -27,7 +27,8 @@ bool OpenLoop::all_at_once() const { return std::isinf(rate_rps); }
 
 LoadShape load_shape(const RunConfig& c) {
   LoadShape l;
-  l.ramp = {c.ramp_up_s, c.ramp_up_strategy == RampCurve::Exponential, c.ramp_up_start_rps, c.ramp_up_measured};
+  l.ramp = {c.ramp_up_s, c.ramp_up_strategy == RampCurve::Exponential, c.ramp_up_start_rps,
+            c.ramp_up_measured};
   l.duration_s = c.duration_s;
   l.grace_s = c.duration_s > 0 ? c.grace_s : 0;
   // No --concurrency (0): one at a time where the client sets the pace, no cap (but the safety
@@ -38,7 +39,8 @@ LoadShape load_shape(const RunConfig& c) {
   if (c.adaptive_window_s > 0) {
     l.shape = Adaptive{closed, c.adaptive_max, c.adaptive_window_s};
   } else if (c.pressure) {
-    l.shape = Pressure{closed, c.request_rate > 0 && !std::isinf(c.request_rate) ? c.request_rate : 0};
+    l.shape =
+        Pressure{closed, c.request_rate > 0 && !std::isinf(c.request_rate) ? c.request_rate : 0};
   } else if (c.dataset.is(dataset::Source::Trace)) {
     l.shape = TraceReplay{c.trace_speed, open, given};
   } else if (c.sessions()) {
@@ -72,7 +74,12 @@ double LoadShape::paced_rate() const {
 
 std::string LoadShape::arrivals() const {
   return std::visit(Overloaded{[](const ClosedLoop&) { return std::string("closed"); },
-                               [](const OpenLoop& s) { return std::string(s.all_at_once() ? "all-at-once" : std::string(load::ArrivalShape::kKinds.name(s.process))); },
+                               [](const OpenLoop& s) {
+                                 return std::string(
+                                     s.all_at_once()
+                                         ? "all-at-once"
+                                         : std::string(load::ArrivalShape::kKinds.name(s.process)));
+                               },
                                [](const Pressure&) { return std::string("pressure"); },
                                [](const TraceReplay&) { return std::string("trace"); },
                                [](const Sessions&) { return std::string("sessions"); },
@@ -85,24 +92,32 @@ std::string LoadShape::text(bool warms_connections) const {
       Overloaded{[](const ClosedLoop& s) { return fmt::format("concurrency {}", s.concurrency); },
                  [](const OpenLoop& s) {
                    const std::string rate =
-                       s.all_at_once() ? std::string("rate inf (all due at once)")
-                                       : fmt::format("rate {} req/s ({}{})", s.rate_rps, load::ArrivalShape::kKinds.name(s.process),
-                                                     s.process == load::ArrivalShape::Kind::Gamma
-                                                         ? fmt::format(", burstiness {}", s.burstiness)
-                                                         : "");
+                       s.all_at_once()
+                           ? std::string("rate inf (all due at once)")
+                           : fmt::format("rate {} req/s ({}{})", s.rate_rps,
+                                         load::ArrivalShape::kKinds.name(s.process),
+                                         s.process == load::ArrivalShape::Kind::Gamma
+                                             ? fmt::format(", burstiness {}", s.burstiness)
+                                             : "");
                    return fmt::format("{}  {}", rate, in_flight_text(s.max_in_flight, s.capped));
                  },
                  [](const Pressure& s) {
-                   return fmt::format("concurrency {}  pressure: clients added {}", s.clients,
-                                      s.clients_per_s > 0 ? fmt::format("at {}/s", s.clients_per_s) : "at once");
+                   return fmt::format(
+                       "concurrency {}  pressure: clients added {}", s.clients,
+                       s.clients_per_s > 0 ? fmt::format("at {}/s", s.clients_per_s) : "at once");
                  },
                  [](const TraceReplay& s) {
-                   return fmt::format("trace at its timestamps (x{})  {}", s.speed, in_flight_text(s.max_in_flight, s.capped));
+                   return fmt::format("trace at its timestamps (x{})  {}", s.speed,
+                                      in_flight_text(s.max_in_flight, s.capped));
                  },
                  [](const Sessions& s) { return fmt::format("sessions {} at once", s.active); },
-                 [](const Adaptive& s) { return fmt::format("adaptive: concurrency {} up to {}, {} s windows", s.start, s.max, s.window_s); }},
+                 [](const Adaptive& s) {
+                   return fmt::format("adaptive: concurrency {} up to {}, {} s windows", s.start,
+                                      s.max, s.window_s);
+                 }},
       shape);
-  if (ramp.seconds > 0) out += fmt::format("  ramp-up {} s{}", ramp.seconds, ramp.measured ? " (measured)" : "");
+  if (ramp.seconds > 0)
+    out += fmt::format("  ramp-up {} s{}", ramp.seconds, ramp.measured ? " (measured)" : "");
   if (duration_s > 0) out += fmt::format("  duration {} s (grace {} s)", duration_s, grace_s);
   if (warms_connections) out += "  connections warmed";
   return out;

@@ -70,11 +70,13 @@ struct LoadShape {
   double duration_s = 0;  ///< 0: bounded by the request count
   double grace_s = 0;     ///< with a duration: how long requests in flight at its end may finish
 
-  /// Requests carry intended send times (an open loop or a trace): the *_FromIntended rows, send lag.
+  /// Requests carry intended send times (an open loop or a trace): the *_FromIntended rows, send
+  /// lag.
   bool open_loop() const;
   /// The in-flight cap the engine's pool is sized for.
   int max_in_flight() const;
-  /// The rate the requests are paced at, in req/s (0: not paced; a trace's is its own, known later).
+  /// The rate the requests are paced at, in req/s (0: not paced; a trace's is its own, known
+  /// later).
   double paced_rate() const;
   /// The manifest's name of the arrivals: closed, poisson, gamma, constant, all-at-once, pressure,
   /// trace, sessions or adaptive.

@@ -19,22 +19,24 @@ struct Written {
   metrics::MetricSet metrics;
   report::Verdict verdict;
   std::vector<metrics::DefinitionColumn> side_by_side;  ///< streaming runs only
-  runfolder::RunInfo info;                                 ///< as written into result.json
+  runfolder::RunInfo info;                              ///< as written into result.json
   std::optional<probe::ServerSummary> server;
   std::vector<probe::CrossCheck> checks;
-  std::filesystem::path out_dir, perf_dir;              ///< where they were written
-  std::optional<metrics::MetricSet> stable;             ///< the stable stage (closed loop, when one was found)
-  std::string stable_text;                              ///< how it was found, or why there is none ("" = open loop)
-  std::vector<std::string> telemetry_lines;             ///< --telemetry: devices, energy, cost (console)
-  std::string telemetry_table;                          ///< --telemetry: per device (--verbose, the page)
-  std::optional<double> j_per_output_token;             ///< --telemetry: when the energy is known
-  std::optional<double> usd_per_m_output_tokens;        ///< --telemetry with a price: when the cost is known
+  std::filesystem::path out_dir, perf_dir;   ///< where they were written
+  std::optional<metrics::MetricSet> stable;  ///< the stable stage (closed loop, when one was found)
+  std::string stable_text;  ///< how it was found, or why there is none ("" = open loop)
+  std::vector<std::string> telemetry_lines;  ///< --telemetry: devices, energy, cost (console)
+  std::string telemetry_table;               ///< --telemetry: per device (--verbose, the page)
+  std::optional<double> j_per_output_token;  ///< --telemetry: when the energy is known
+  std::optional<double>
+      usd_per_m_output_tokens;  ///< --telemetry with a price: when the cost is known
 };
 
 /// Computes and writes the outputs of `folder` under `defs` into `out_dir` (the run folder, or a
 /// view folder such as views/<compat>/, which then holds the tables flat). `own` = the run's own
 /// outputs: <ds>_failed.jsonl is rewritten from the details too.
-Written write_outputs(const runfolder::RunFolder& folder, metrics::Definitions defs, const std::filesystem::path& out_dir, bool own);
+Written write_outputs(const runfolder::RunFolder& folder, metrics::Definitions defs,
+                      const std::filesystem::path& out_dir, bool own);
 
 /// On `console` (runner/console_view.cpp): a one-screen summary, or with `verbose` every table
 /// (the definitions side by side, the server's view), then the verdict with its reasons,

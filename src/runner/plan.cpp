@@ -1,7 +1,5 @@
 #include "runner/plan.hpp"
 
-#include "runner/load_shape.hpp"
-
 #include <sched.h>
 
 #include <algorithm>
@@ -9,6 +7,7 @@
 #include <thread>
 
 #include "client/request_body.hpp"
+#include "runner/load_shape.hpp"
 
 namespace tokbench::runner {
 
@@ -23,7 +22,9 @@ int usable_cpus() {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-int auto_workers(int concurrency) { return std::clamp((concurrency + 255) / 256, 1, usable_cpus()); }
+int auto_workers(int concurrency) {
+  return std::clamp((concurrency + 255) / 256, 1, usable_cpus());
+}
 
 }  // namespace
 
@@ -47,16 +48,20 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
     }
   }
   if (p.cfg.workers == 0) p.cfg.workers = auto_workers(load_shape(p.cfg).max_in_flight());
-  p.cfg.endpoint = p.cfg.resolved_endpoint();      // the URL's path decides it (validate() caught conflicts)
-  if (!api_of(p.cfg.endpoint).caps().streams) p.cfg.stream = false;  // e.g. an embedding is one JSON answer
+  p.cfg.endpoint =
+      p.cfg.resolved_endpoint();  // the URL's path decides it (validate() caught conflicts)
+  if (!api_of(p.cfg.endpoint).caps().streams)
+    p.cfg.stream = false;                                  // e.g. an embedding is one JSON answer
   if (!p.cfg.url.empty()) p.cfg.url = p.cfg.target_url();  // a URL with no path gets /v1/<endpoint>
   p.synthetic = p.cfg.dataset.is(dataset::Source::Synthetic);
   p.tls = {p.cfg.ca_bundle, p.cfg.tls_cert, p.cfg.tls_key, p.cfg.insecure};
   if (p.synthetic && p.cfg.num_prompts == 0) p.cfg.num_prompts = 100;
   // A --num-prompts list: the target builds synthetic prompts for the largest point.
   if (!p.cfg.num_prompts_sweep.empty())
-    p.cfg.num_prompts = *std::max_element(p.cfg.num_prompts_sweep.begin(), p.cfg.num_prompts_sweep.end());
-  if (requested.workers == 0 && p.cfg.adaptive_window_s > 0) p.cfg.workers = auto_workers(p.cfg.adaptive_max);
+    p.cfg.num_prompts =
+        *std::max_element(p.cfg.num_prompts_sweep.begin(), p.cfg.num_prompts_sweep.end());
+  if (requested.workers == 0 && p.cfg.adaptive_window_s > 0)
+    p.cfg.workers = auto_workers(p.cfg.adaptive_max);
   // Workers follow the largest in-flight cap of a sweep.
   for (const int c : p.cfg.concurrency_sweep)
     if (requested.workers == 0) p.cfg.workers = std::max(p.cfg.workers, auto_workers(c));

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "net/http_get.hpp"
 #include "metrics/metrics.hpp"
+#include "net/http_get.hpp"
 #include "runner/run_config.hpp"
 #include "runner/runner.hpp"
 
@@ -23,7 +23,7 @@ struct RunPlan {
   metrics::Definitions definitions = metrics::Definitions::Tokbench;
   bool synthetic = false;
   net::TlsSettings tls;  ///< from --ca-bundle, --cert, --key, --insecure
-  ParsedFlags parsed;       ///< --slo, --goodput, --profile-window, --image: parsed once, here
+  ParsedFlags parsed;    ///< --slo, --goodput, --profile-window, --image: parsed once, here
 
   // What an experiment around this one sets (runner/grid, --resume); a plain run leaves them be.
   /// A series' root chosen by the caller (a grid's server point, --resume); "" = a new timestamped

@@ -18,11 +18,13 @@ namespace tokbench::runner {
 
 namespace fs = std::filesystem;
 
-PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* console, const std::string& what)
+PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
+                           const std::string& what)
     : stop_(stop), console_(console) {
   start_ = start_ranks();
   resume_ = plan.resume;
-  if (cluster::world().rank == 0 && !plan.series_root.empty()) {  // a grid's server point, or --resume
+  if (cluster::world().rank == 0 &&
+      !plan.series_root.empty()) {  // a grid's server point, or --resume
     root_ = plan.series_root;
     for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(root_ / sub);
   } else if (cluster::world().rank == 0) {
@@ -58,14 +60,17 @@ RunOutcome PointSession::run(const RunPlan& point, const std::string& label) {
     // The other ranks rebuild the point from its load alone: a point that differs in anything
     // else would be measured as something else there.
     if (with_load(*base_, load).cfg.to_json() != point.cfg.to_json())
-      throw std::logic_error(fmt::format("point {} varies a setting the other ranks are not sent (runner/cluster_run PointLoad)", label));
+      throw std::logic_error(fmt::format(
+          "point {} varies a setting the other ranks are not sent (runner/cluster_run PointLoad)",
+          label));
     cluster::broadcast(point_message(load));
   }
   try {
     return run_here(point, label);
   } catch (const std::exception& e) {
     if (world.size == 1) throw;
-    fmt::print(stderr, "tokbench (rank 0 of {}): point {} could not run: {}\n", world.size, label, e.what());
+    fmt::print(stderr, "tokbench (rank 0 of {}): point {} could not run: {}\n", world.size, label,
+               e.what());
     std::fflush(stderr);
     cluster::abort(1);  // the other ranks wait for this point's records: end them all
   }
@@ -83,7 +88,8 @@ void PointSession::serve() {
 RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label) {
   const cluster::World& world = cluster::world();
   std::string name = label;
-  for (int k = 2; used_.count(name); ++k) name = fmt::format("{}-{}", label, k);  // a repeated value: its own folder
+  for (int k = 2; used_.count(name); ++k)
+    name = fmt::format("{}-{}", label, k);  // a repeated value: its own folder
   used_.insert(name);
   const fs::path dir = root_ / name;
   if (resume_ && world.rank == 0 && fs::exists(dir)) {
@@ -97,7 +103,8 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
       return *done;
     }
     const fs::path aside = set_aside(dir);
-    fmt::print(console_, "{}: did not complete VALID; kept as {} and run again\n", name, aside.filename().string());
+    fmt::print(console_, "{}: did not complete VALID; kept as {} and run again\n", name,
+               aside.filename().string());
     log_->info("point {}: unfinished folder kept as {}; run again", name, aside.string());
   }
   if (point.cfg.reset_prefix_cache && world.rank == 0) reset_cache(point);
@@ -106,7 +113,8 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
   runfolder::RunManifest manifest = asked(point, start_.wall);
   manifest.info.run_id = run_id(start_, name);
   runfolder::write_manifest(dir, manifest);
-  const SharedPoint shared = measure_point(point, *target_, manifest, dir, *log, stop_, point_console_, start_.clock);
+  const SharedPoint shared =
+      measure_point(point, *target_, manifest, dir, *log, stop_, point_console_, start_.clock);
   RunOutcome out;
   if (world.rank == 0) {
     runfolder::write_end(dir, end_of(shared, std::nullopt));
@@ -133,13 +141,15 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
 
 void PointSession::reset_cache(const RunPlan& point) {
   if (!cache_reset_missing_.empty()) return;  // said once: the server has none
-  const probe::CacheReset r = probe::reset_prefix_cache(target_->url, point.cfg.headers, point.cfg.api_key, point.tls);
+  const probe::CacheReset r =
+      probe::reset_prefix_cache(target_->url, point.cfg.headers, point.cfg.api_key, point.tls);
   if (r.done) {
     log_->info("prefix cache reset ({})", r.how);
     return;
   }
   cache_reset_missing_ = r.how;
-  fmt::print(console_, "--reset-prefix-cache: {}; the points run with whatever the cache holds\n", r.how);
+  fmt::print(console_, "--reset-prefix-cache: {}; the points run with whatever the cache holds\n",
+             r.how);
   std::fflush(console_);
   log_->warn("--reset-prefix-cache: {}", r.how);
 }
@@ -153,10 +163,14 @@ RunOutcome PointSession::finish(const std::function<RunOutcome()>& write) {
     out.run_dir = root_;
     out.interrupted = true;
     out.verdict.valid = false;
-    out.verdict.reasons.push_back(fmt::format("the summary could not be written either ({})", e.what()));
+    out.verdict.reasons.push_back(
+        fmt::format("the summary could not be written either ({})", e.what()));
   }
-  fmt::print(console_, "stopped: the disk refused a record, so the series stopped at that point; free space, then "
-                       "run `tokbench report {}`\n", root_.string());
+  fmt::print(
+      console_,
+      "stopped: the disk refused a record, so the series stopped at that point; free space, then "
+      "run `tokbench report {}`\n",
+      root_.string());
   std::fflush(console_);
   log_->error("the disk refused a record: the series stopped");
   out.exit_code = kExitDiskStopped;
@@ -177,14 +191,17 @@ std::optional<record::ServerProcessFacts> PointSession::close() {
     fs::remove_all(root_, ec);
     return server_process;
   }
-  for (const char* sub : {"configs", "performances"}) {  // the points hold these; the root keeps logs/ and its summary
+  for (const char* sub :
+       {"configs",
+        "performances"}) {  // the points hold these; the root keeps logs/ and its summary
     if (fs::is_empty(root_ / sub, ec)) fs::remove(root_ / sub, ec);
   }
   return server_process;
 }
 
 RunOutcome serve_points(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
-  PointSession session(plan, stop, console, fmt::format("rank {}: the points rank 0 sends", cluster::world().rank));
+  PointSession session(plan, stop, console,
+                       fmt::format("rank {}: the points rank 0 sends", cluster::world().rank));
   session.serve();
   session.close();
   return {};

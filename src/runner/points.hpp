@@ -29,8 +29,8 @@ struct Target;
 class PointSession {
  public:
   /// Creates the root folder (a rank other than 0: a scratch one) and opens the target for
-  /// `plan` (which learns the model, ...). `what` names the series in the log ("sweep of 3 points").
-  /// Under mpirun every rank makes its session at the same step (it aligns the clocks).
+  /// `plan` (which learns the model, ...). `what` names the series in the log ("sweep of 3
+  /// points"). Under mpirun every rank makes its session at the same step (it aligns the clocks).
   PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* console, const std::string& what);
   ~PointSession();
 
@@ -50,8 +50,8 @@ class PointSession {
   /// refuses too is said (with the fix) rather than thrown, the series ends with exit 5, and the
   /// line saying why is printed even under --quiet.
   RunOutcome finish(const std::function<RunOutcome()>& write);
-  /// Stops the target (if tokbench started it) and returns how its server went (nullopt: none started).
-  /// Under mpirun rank 0 tells the other ranks the series is over.
+  /// Stops the target (if tokbench started it) and returns how its server went (nullopt: none
+  /// started). Under mpirun rank 0 tells the other ranks the series is over.
   std::optional<record::ServerProcessFacts> close();
   const std::filesystem::path& root() const { return root_; }
   std::FILE* console() const { return console_; }
@@ -78,9 +78,9 @@ class PointSession {
   RankStart start_;  // the clock against rank 0's and the series' wall-clock start
   bool announced_end_ = false;
   bool disk_stopped_ = false;
-  bool resume_ = false;                 // --resume (or a resumed grid's server point)
+  bool resume_ = false;  // --resume (or a resumed grid's server point)
   std::vector<std::string> resumed_;
-  std::string cache_reset_missing_;     // why the server could not reset its prefix cache (said once)
+  std::string cache_reset_missing_;  // why the server could not reset its prefix cache (said once)
 };
 
 /// A rank other than 0 of a multi-host series: its session, serving rank 0's points.

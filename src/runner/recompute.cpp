@@ -3,21 +3,20 @@
 // many). Another set of definitions is a view beside the run's own outputs, never over them. On
 // a sweep's, search's or repeats' root, every point is recomputed and the series' summary rebuilt.
 #include <fmt/format.h>
-
 #include <simdjson.h>
 
 #include <limits>
 #include <stdexcept>
 
-#include "runner/outputs.hpp"
-#include "runfolder/run_folder.hpp"
-#include "runner/runner.hpp"
-#include "runner/stages.hpp"
-#include "runner/repeats.hpp"
-#include "runner/search.hpp"
-#include "runner/sweep.hpp"
 #include "common/json_fields.hpp"
 #include "record/run_parts.hpp"
+#include "runfolder/run_folder.hpp"
+#include "runner/outputs.hpp"
+#include "runner/repeats.hpp"
+#include "runner/runner.hpp"
+#include "runner/search.hpp"
+#include "runner/stages.hpp"
+#include "runner/sweep.hpp"
 
 namespace tokbench::runner {
 
@@ -33,20 +32,26 @@ RunOutcome recompute_sweep(const fs::path& root, std::FILE* console) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   if (parser.load(summary.string()).get(doc)) {
-    throw std::runtime_error(fmt::format("cannot read {}: not a sweep summary (rerun the sweep)", summary.string()));
+    throw std::runtime_error(
+        fmt::format("cannot read {}: not a sweep summary (rerun the sweep)", summary.string()));
   }
   const simdjson::dom::element sweep = doc["sweep"].value();
-  SweepSummary rebuilt(root, json::string_or(sweep, "x_name") == "request_rate" ? "request_rate" : "concurrency");
+  SweepSummary rebuilt(
+      root, json::string_or(sweep, "x_name") == "request_rate" ? "request_rate" : "concurrency");
   simdjson::dom::array points;
-  if (sweep["points"].get_array().get(points)) throw std::runtime_error(fmt::format("{}: no points", summary.string()));
+  if (sweep["points"].get_array().get(points))
+    throw std::runtime_error(fmt::format("{}: no points", summary.string()));
   for (simdjson::dom::element p : points) {
     const std::string label = json::string_or(p, "point");
     RunConfig point;
     point.concurrency = static_cast<int>(json::int_or(p, "concurrency", 0));
-    point.request_rate = json::string_or(p, "request_rate") == "inf" ? std::numeric_limits<double>::infinity()
-                                                                       : json::number_or(p, "request_rate", 0);
+    point.request_rate = json::string_or(p, "request_rate") == "inf"
+                             ? std::numeric_limits<double>::infinity()
+                             : json::number_or(p, "request_rate", 0);
     point.num_prompts = json::int_or(p, "num_prompts", 0);
-    if (!fs::exists(root / label / runfolder::kManifestFile)) {  // it never ran (its server failed, Ctrl-C): as recorded
+    if (!fs::exists(
+            root / label /
+            runfolder::kManifestFile)) {  // it never ran (its server failed, Ctrl-C): as recorded
       rebuilt.add_failed(label, point, json::string_or(p, "why", "no run folder"));
       continue;
     }
@@ -55,7 +60,8 @@ RunOutcome recompute_sweep(const fs::path& root, std::FILE* console) {
     o.resumed = json::bool_or(p, "resumed", false);
     rebuilt.add(label, point, o);
   }
-  std::optional<record::ServerProcessFacts> server = record::read_optional<record::ServerProcessFacts>(doc, "server_process");
+  std::optional<record::ServerProcessFacts> server =
+      record::read_optional<record::ServerProcessFacts>(doc, "server_process");
   return rebuilt.finish(server, json::bool_or(doc, "interrupted", false), console);
 }
 
@@ -66,11 +72,13 @@ RunOutcome recompute_repeats(const fs::path& root, std::FILE* console) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   if (parser.load(summary.string()).get(doc)) {
-    throw std::runtime_error(fmt::format("cannot read {}: not a repeats summary (rerun with --repeats)", summary.string()));
+    throw std::runtime_error(fmt::format(
+        "cannot read {}: not a repeats summary (rerun with --repeats)", summary.string()));
   }
   RepeatsSummary rebuilt(root, json::number_or(doc, "confidence", 0.95));
   simdjson::dom::array folders;
-  if (doc["folders"].get_array().get(folders)) throw std::runtime_error(fmt::format("{}: no folders", summary.string()));
+  if (doc["folders"].get_array().get(folders))
+    throw std::runtime_error(fmt::format("{}: no folders", summary.string()));
   for (simdjson::dom::element f : folders) {
     std::string_view label;
     if (f.get_string().get(label)) continue;
@@ -78,37 +86,52 @@ RunOutcome recompute_repeats(const fs::path& root, std::FILE* console) {
     o.label = std::string(label);
     rebuilt.add(o);
   }
-  std::optional<record::ServerProcessFacts> server = record::read_optional<record::ServerProcessFacts>(doc, "server_process");
+  std::optional<record::ServerProcessFacts> server =
+      record::read_optional<record::ServerProcessFacts>(doc, "server_process");
   return rebuilt.finish(server, false, console);
 }
 
 }  // namespace
 
-RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& compat, std::FILE* console, bool verbose) {
-  if (!fs::exists(run_dir / runfolder::kManifestFile) && fs::exists(run_dir / "sweep" / "summary.json")) {
-    if (compat) throw std::invalid_argument("--compat: give one point's folder (a view is per run), not the sweep's root");
+RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& compat,
+                     std::FILE* console, bool verbose) {
+  if (!fs::exists(run_dir / runfolder::kManifestFile) &&
+      fs::exists(run_dir / "sweep" / "summary.json")) {
+    if (compat)
+      throw std::invalid_argument(
+          "--compat: give one point's folder (a view is per run), not the sweep's root");
     return recompute_sweep(run_dir, console);
   }
-  if (!fs::exists(run_dir / runfolder::kManifestFile) && fs::exists(run_dir / "search" / "search.json")) {
-    if (compat) throw std::invalid_argument("--compat: give one probe's folder (a view is per run), not the search's root");
+  if (!fs::exists(run_dir / runfolder::kManifestFile) &&
+      fs::exists(run_dir / "search" / "search.json")) {
+    if (compat)
+      throw std::invalid_argument(
+          "--compat: give one probe's folder (a view is per run), not the search's root");
     return rebuild_search(run_dir, console);
   }
-  if (!fs::exists(run_dir / runfolder::kManifestFile) && fs::exists(run_dir / "repeats" / "summary.json")) {
-    if (compat) throw std::invalid_argument("--compat: give one run's folder (a view is per run), not the repeats' root");
+  if (!fs::exists(run_dir / runfolder::kManifestFile) &&
+      fs::exists(run_dir / "repeats" / "summary.json")) {
+    if (compat)
+      throw std::invalid_argument(
+          "--compat: give one run's folder (a view is per run), not the repeats' root");
     return recompute_repeats(run_dir, console);
   }
-  if (!fs::exists(run_dir / runfolder::kManifestFile) && fs::exists(run_dir / "grid" / "summary.json")) {
-    throw std::invalid_argument(fmt::format(
-        "{} is a server grid's root: report one configuration's folder ({}/<configuration>), or rebuild grid/ from the "
-        "folders with the grid's own flags and --resume {} (no server is started for a configuration whose points are "
-        "all VALID)", run_dir.string(), run_dir.string(), run_dir.string()));
+  if (!fs::exists(run_dir / runfolder::kManifestFile) &&
+      fs::exists(run_dir / "grid" / "summary.json")) {
+    throw std::invalid_argument(
+        fmt::format("{} is a server grid's root: report one configuration's folder "
+                    "({}/<configuration>), or rebuild grid/ from the "
+                    "folders with the grid's own flags and --resume {} (no server is started for a "
+                    "configuration whose points are "
+                    "all VALID)",
+                    run_dir.string(), run_dir.string(), run_dir.string()));
   }
   const runfolder::RunFolder folder = runfolder::load_run_folder(run_dir);
   const std::string defs_name = compat.value_or(folder.manifest.definitions);
   const auto defs = metrics::definitions_from_name(defs_name);
   if (!defs) {
-    throw std::invalid_argument(
-        fmt::format("--compat: bad value '{}' (expected {})", defs_name, metrics::kDefinitionChoices.alternatives()));
+    throw std::invalid_argument(fmt::format("--compat: bad value '{}' (expected {})", defs_name,
+                                            metrics::kDefinitionChoices.alternatives()));
   }
   const bool own = defs_name == folder.manifest.definitions;
   const fs::path out_dir = own ? run_dir : run_dir / "views" / defs_name;
@@ -120,10 +143,14 @@ RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& 
   out.metrics = w.metrics;
   out.verdict = w.verdict;
   out.interrupted = w.info.interrupted;
-  out.exit_code = verdict_exit_code(out.metrics, out.verdict);  // as `run` exits for this verdict (an interrupted run: INVALID, 4)
-  if (folder.end && folder.end->stop_reason.starts_with(kDiskStopReason)) out.exit_code = kExitDiskStopped;  // as `run` did
+  out.exit_code = verdict_exit_code(
+      out.metrics,
+      out.verdict);  // as `run` exits for this verdict (an interrupted run: INVALID, 4)
+  if (folder.end && folder.end->stop_reason.starts_with(kDiskStopReason))
+    out.exit_code = kExitDiskStopped;  // as `run` did
   print_outputs(w, console, verbose);
-  fmt::print(console, "{} {} and {}\n", own ? "rewrote" : "wrote the view", (w.perf_dir / (w.info.dataset_abbr + ".csv")).string(),
+  fmt::print(console, "{} {} and {}\n", own ? "rewrote" : "wrote the view",
+             (w.perf_dir / (w.info.dataset_abbr + ".csv")).string(),
              (out_dir / "result.json").string());
   return out;
 }

@@ -25,11 +25,17 @@ std::string slo_field(const RequestRecord& r, const metrics::GoodputSpec& spec) 
 
 }  // namespace
 
-Recorder::Recorder(const std::filesystem::path& perf_dir, const std::string& abbr, const tokenizer::Tokenizer* tok,
-                   const metrics::GoodputSpec& goodput, const OutputChecks& checks)
-    : abbr_(abbr), details_((perf_dir / (abbr + "_details.jsonl")).string()),
-      failed_path_(perf_dir / (abbr + "_failed.jsonl")), tok_(tok),
-      goodput_(goodput), checks_(checks), outputs_path_(perf_dir / (abbr + "_outputs.jsonl")), thread_([this] { loop(); }) {}
+Recorder::Recorder(const std::filesystem::path& perf_dir, const std::string& abbr,
+                   const tokenizer::Tokenizer* tok, const metrics::GoodputSpec& goodput,
+                   const OutputChecks& checks)
+    : abbr_(abbr),
+      details_((perf_dir / (abbr + "_details.jsonl")).string()),
+      failed_path_(perf_dir / (abbr + "_failed.jsonl")),
+      tok_(tok),
+      goodput_(goodput),
+      checks_(checks),
+      outputs_path_(perf_dir / (abbr + "_outputs.jsonl")),
+      thread_([this] { loop(); }) {}
 
 Recorder::~Recorder() {
   {
@@ -65,13 +71,16 @@ void Recorder::add(RequestRecord&& r) {
 // probe's hash, and the first --keep-outputs outputs in full.
 void Recorder::check(RequestRecord& r) {
   if (r.probe && r.ok()) r.output_hash = metrics::output_hash(r.output_text);
-  // A failed request that had a reference: "right": null, read back as not scored because it failed.
+  // A failed request that had a reference: "right": null, read back as not scored because it
+  // failed.
   if (checks_.answers && !r.ok() && !r.warmup && r.outcome != record::Outcome::Cut &&
       r.answer_key.kind != core::AnswerKey::Kind::None)
     r.answer_mark = record::AnswerMark::Unscored;
   if (checks_.answers && r.ok() && !r.warmup) {
     if (const auto s = metrics::score_answer(r.answer_key, r.output_text)) {
-      r.answer_mark = !s->extracted ? record::AnswerMark::Unscored : s->right ? record::AnswerMark::Right : record::AnswerMark::Wrong;
+      r.answer_mark = !s->extracted ? record::AnswerMark::Unscored
+                      : s->right    ? record::AnswerMark::Right
+                                    : record::AnswerMark::Wrong;
       r.answer = s->extracted.value_or("");
     }
     r.repeating = metrics::runaway_repetition(r.output_text) ? 1 : 0;
@@ -81,7 +90,8 @@ void Recorder::check(RequestRecord& r) {
   JsonWriter w;
   w.begin_object().field("id", r.index).field("success", r.ok()).field("prompt", r.prompt_text);
   w.field("output", r.output_text).field("finish_reason", r.finish_reason);
-  if (r.answer_key.kind != core::AnswerKey::Kind::None) w.field("reference", r.answer_key.reference);
+  if (r.answer_key.kind != core::AnswerKey::Kind::None)
+    w.field("reference", r.answer_key.reference);
   record::write_answer_fields(w, r);
   w.end_object();
   if (!outputs_) outputs_ = std::make_unique<record::LineAppender>(outputs_path_.string());
@@ -93,7 +103,8 @@ void Recorder::process(RequestRecord& r) {
   if (checks_.reads_text() || r.probe) check(r);
   if (tok_) {
     r.prompt_tokens_local = static_cast<int64_t>(tok_->count(r.prompt_text, false));
-    if (!r.output_text.empty() || r.ok()) r.completion_tokens_local = static_cast<int64_t>(tok_->count(r.output_text, false));
+    if (!r.output_text.empty() || r.ok())
+      r.completion_tokens_local = static_cast<int64_t>(tok_->count(r.output_text, false));
   }
   std::string line = record::to_json_line(r, abbr_);
   if (!goodput_.empty() && !r.warmup && r.outcome != record::Outcome::Cut && line.ends_with('}'))

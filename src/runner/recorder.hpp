@@ -28,8 +28,10 @@ namespace tokbench::runner {
 
 /// What the recorder reads from each output's text before letting it go.
 struct OutputChecks {
-  bool answers = false;      ///< --check-answers: score against the line's reference; repetition and UTF-8
-  int64_t keep_outputs = 0;  ///< --keep-outputs N: measured requests 0..N-1 written to <ds>_outputs.jsonl
+  bool answers =
+      false;  ///< --check-answers: score against the line's reference; repetition and UTF-8
+  int64_t keep_outputs =
+      0;  ///< --keep-outputs N: measured requests 0..N-1 written to <ds>_outputs.jsonl
   bool reads_text() const { return answers || keep_outputs > 0; }
 };
 
@@ -42,14 +44,15 @@ struct WarmupTally {
 class Recorder {
  public:
   /// `goodput` (empty = none): each measured line also says which --goodput SLOs it met ("slo").
-  Recorder(const std::filesystem::path& perf_dir, const std::string& abbr, const tokenizer::Tokenizer* tok,
-           const metrics::GoodputSpec& goodput = {}, const OutputChecks& checks = {});
+  Recorder(const std::filesystem::path& perf_dir, const std::string& abbr,
+           const tokenizer::Tokenizer* tok, const metrics::GoodputSpec& goodput = {},
+           const OutputChecks& checks = {});
   ~Recorder();
 
   void add(record::RequestRecord&& r);  ///< any thread
   /// A multi-host run: every record this recorder writes names the rank that sent it.
   void stamp_rank(int64_t rank) { rank_ = rank; }
-  void drain();                         ///< returns once every added record is on disk
+  void drain();  ///< returns once every added record is on disk
 
   int64_t measured_done() const { return measured_done_.load(); }
   int64_t failed() const { return failed_count_.load(); }

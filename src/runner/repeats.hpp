@@ -21,18 +21,21 @@
 namespace tokbench::runner {
 
 /// The headline metrics a series summarizes, by key: "ttft_mean_ms", "output_token_throughput", ...
-std::vector<std::pair<std::string, std::optional<double>>> headline_metrics(const metrics::MetricSet& m);
+std::vector<std::pair<std::string, std::optional<double>>> headline_metrics(
+    const metrics::MetricSet& m);
 
 /// The series' summary, fed one run at a time: by run_repeats as the runs finish, and by
 /// `report` on a repeats root from the recomputed run folders.
 class RepeatsSummary {
  public:
-  RepeatsSummary(std::filesystem::path root, double level) : root_(std::move(root)), level_(level) {}
+  RepeatsSummary(std::filesystem::path root, double level)
+      : root_(std::move(root)), level_(level) {}
   void add(const RunOutcome& run);
   void stopped() { code_ = 1; }  ///< a run could not be made: the series is short
   /// Writes repeats/summary.{json,csv}, prints the intervals; the exit code is the worst run's
   /// (5 the disk stopped a run, 130 interrupted).
-  RunOutcome finish(const std::optional<record::ServerProcessFacts>& server_process, bool interrupted, std::FILE* console);
+  RunOutcome finish(const std::optional<record::ServerProcessFacts>& server_process,
+                    bool interrupted, std::FILE* console);
 
  private:
   std::filesystem::path root_;

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "client/request_body.hpp"
-#include "runner/settings.hpp"
 #include "metrics/slo.hpp"
 #include "probe/profile_window.hpp"
+#include "runner/settings.hpp"
 
 namespace tokbench::runner {
 
@@ -41,8 +41,8 @@ struct RunConfig : TargetSettings,
   /// (--warm-connections auto: for a plain closed loop).
   bool warms_connections() const {
     return warm_connections == Toggle::On ||
-           (warm_connections == Toggle::Auto && request_rate == 0 && request_rate_sweep.empty() && !pressure && ramp_up_s == 0 &&
-            adaptive_window_s == 0);
+           (warm_connections == Toggle::Auto && request_rate == 0 && request_rate_sweep.empty() &&
+            !pressure && ramp_up_s == 0 && adaptive_window_s == 0);
   }
 
   /// Every problem at once, each naming the flag and the fix.
@@ -52,7 +52,8 @@ struct RunConfig : TargetSettings,
   // The parts of validate(), each adding its problems to `errors`.
   void validate_target(std::vector<std::string>& errors) const;
   void validate_request(std::vector<std::string>& errors) const;
-  void validate_load(std::vector<std::string>& errors) const;  ///< the load shape, sweeps and experiments
+  void validate_load(
+      std::vector<std::string>& errors) const;  ///< the load shape, sweeps and experiments
   void validate_workload(std::vector<std::string>& errors) const;
   void validate_observe(std::vector<std::string>& errors) const;
   /// The endpoint URL this config targets ("" when the built-in simulator will be started). A

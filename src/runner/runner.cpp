@@ -28,13 +28,15 @@ namespace {
 
 // A list in a load flag: one run folder per point under one root, the target opened once.
 RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
-  PointSession session(plan, stop, console, fmt::format("sweep of {} load points", plan.cfg.sweep_points()));
+  PointSession session(plan, stop, console,
+                       fmt::format("sweep of {} load points", plan.cfg.sweep_points()));
   SweepSummary summary(session.root(), plan.cfg);
   for (size_t i = 0; i < plan.cfg.sweep_points() && !session.stopped(); ++i) {
     RunPlan point = plan;
     point.cfg = plan.cfg.sweep_point(i);
     point.requested = plan.requested.sweep_point(i);
-    fmt::print(session.point_console(), "\n== sweep point {}/{}: {} ==\n", i + 1, plan.cfg.sweep_points(), plan.cfg.sweep_label(i));
+    fmt::print(session.point_console(), "\n== sweep point {}/{}: {} ==\n", i + 1,
+               plan.cfg.sweep_points(), plan.cfg.sweep_label(i));
     try {
       summary.add(plan.cfg.sweep_label(i), point.cfg, session.run(point, plan.cfg.sweep_label(i)));
     } catch (const std::exception& e) {
@@ -44,7 +46,8 @@ RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) 
     }
   }
   const auto server_process = session.close();
-  RunOutcome out = session.finish([&] { return summary.finish(server_process, session.stopped(), console); });
+  RunOutcome out =
+      session.finish([&] { return summary.finish(server_process, session.stopped(), console); });
   out.run_dir = session.root();
   return out;
 }
@@ -57,16 +60,19 @@ RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   const RankStart start = start_ranks();
   std::FILE* quiet = root ? nullptr : std::fopen("/dev/null", "w");
   std::FILE* out = root ? console : quiet;
-  const fs::path dir = root ? runfolder::make_run_dir(plan.cfg.output_dir, start.wall) : scratch_dir("run");
+  const fs::path dir =
+      root ? runfolder::make_run_dir(plan.cfg.output_dir, start.wall) : scratch_dir("run");
   auto log = make_logger(dir);
   log_rank(*log, start);
   runfolder::RunManifest manifest = asked(plan, start.wall);
   manifest.info.run_id = run_id(start);
   runfolder::write_manifest(dir, manifest);
   Target target = open_logged(plan, dir, *log, out);
-  const SharedPoint point = measure_point(plan, target, manifest, dir, *log, stop, out, start.clock);
+  const SharedPoint point =
+      measure_point(plan, target, manifest, dir, *log, stop, out, start.clock);
   const auto server_process = target.close(dir, *log, out);
-  if (point.result.interrupted) log->warn("interrupted: stopped sending; in-flight requests drained or cancelled");
+  if (point.result.interrupted)
+    log->warn("interrupted: stopped sending; in-flight requests drained or cancelled");
   RunOutcome outcome;
   if (root) {
     runfolder::write_end(dir, end_of(point, server_process));
@@ -93,13 +99,16 @@ RunOutcome run_series(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   if (plan.cfg.searching()) return run_search(plan, stop, console);
   if (plan.cfg.repeats > 1) return run_repeats(plan, stop, console);
   // A grid's server point is a series folder even for one load point (a sweep of one).
-  if (plan.cfg.sweep_points() > 1 || !plan.series_root.empty()) return run_sweep(plan, stop, console);
+  if (plan.cfg.sweep_points() > 1 || !plan.series_root.empty())
+    return run_sweep(plan, stop, console);
   return run_single(plan, stop, console);
 }
 
 namespace {
 
-bool is_series(const RunConfig& c) { return c.searching() || c.repeats > 1 || c.sweep_points() > 1; }
+bool is_series(const RunConfig& c) {
+  return c.searching() || c.repeats > 1 || c.sweep_points() > 1;
+}
 
 }  // namespace
 

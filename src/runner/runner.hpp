@@ -22,9 +22,12 @@ struct RunOutcome {
   metrics::MetricSet metrics;
   report::Verdict verdict;
   bool interrupted = false;
-  int exit_code = 0;  ///< 0 VALID, 4 INVALID (reports written), 1 no request succeeded, 130 interrupted
-  bool resumed = false;  ///< --resume: read back from a folder that had completed VALID, not run again
-  std::string label;  ///< the point's folder name inside a sweep, search or repeat series ("" = a single run)
+  int exit_code =
+      0;  ///< 0 VALID, 4 INVALID (reports written), 1 no request succeeded, 130 interrupted
+  bool resumed =
+      false;          ///< --resume: read back from a folder that had completed VALID, not run again
+  std::string label;  ///< the point's folder name inside a sweep, search or repeat series ("" = a
+                      ///< single run)
   /// --telemetry: J per output token and $ per million output tokens (with a price), when known.
   std::optional<double> j_per_output_token, usd_per_m_output_tokens;
 };

@@ -9,9 +9,14 @@
 
 namespace tokbench::runner {
 
-SaturationWatch::SaturationWatch(double window_s, SaturationCounters counters, std::atomic<int>& series_stop,
-                                 std::atomic<int>& point_stop, spdlog::logger& log, std::FILE* console)
-    : window_s_(window_s), c_(std::move(counters)), series_stop_(series_stop), point_stop_(point_stop), log_(log),
+SaturationWatch::SaturationWatch(double window_s, SaturationCounters counters,
+                                 std::atomic<int>& series_stop, std::atomic<int>& point_stop,
+                                 spdlog::logger& log, std::FILE* console)
+    : window_s_(window_s),
+      c_(std::move(counters)),
+      series_stop_(series_stop),
+      point_stop_(point_stop),
+      log_(log),
       console_(console) {
   thread_ = std::thread([this] { loop(); });
 }
@@ -52,7 +57,8 @@ void SaturationWatch::loop() {
     w.end_s = static_cast<double>(now - start) / 1e9;
     w.in_flight = c_.started() - c_.ended();
     const int64_t tokens = c_.output_tokens();
-    w.output_tokens_per_s = static_cast<double>(tokens - tokens_before) / (static_cast<double>(window_ns) / 1e9);
+    w.output_tokens_per_s =
+        static_cast<double>(tokens - tokens_before) / (static_cast<double>(window_ns) / 1e9);
     tokens_before = tokens;
     if (ttft_n_ > 0) w.ttft_ms = ttft_sum_ms_ / static_cast<double>(ttft_n_);
     ttft_sum_ms_ = 0;

@@ -27,8 +27,8 @@ struct SaturationCounters {
 
 class SaturationWatch {
  public:
-  SaturationWatch(double window_s, SaturationCounters counters, std::atomic<int>& series_stop, std::atomic<int>& point_stop,
-                  spdlog::logger& log, std::FILE* console);
+  SaturationWatch(double window_s, SaturationCounters counters, std::atomic<int>& series_stop,
+                  std::atomic<int>& point_stop, spdlog::logger& log, std::FILE* console);
   ~SaturationWatch();
   /// A measured record (any worker thread): its TTFT counts in the window it ended in.
   void add(const record::RequestRecord& r);

@@ -1,7 +1,6 @@
 #include "runner/search.hpp"
 
 #include <fmt/format.h>
-
 #include <simdjson.h>
 
 #include <algorithm>
@@ -43,7 +42,8 @@ Probe judge(const RunOutcome& o, const std::vector<metrics::RunSlo>& slos, doubl
     if (!v || *v > s.bound_ms) {
       p.pass = false;
       if (p.why.empty())
-        p.why = v ? fmt::format("{} was {} ms", s.text(), format_round4(*v)) : fmt::format("{}: no value (n/a)", s.text());
+        p.why = v ? fmt::format("{} was {} ms", s.text(), format_round4(*v))
+                  : fmt::format("{}: no value (n/a)", s.text());
     }
   }
   return p;
@@ -75,15 +75,19 @@ std::string falling_accuracy(const SearchResult& r, const report::SearchAsked& a
     lp.accuracy_high = p.accuracy_high;
     by_load.push_back(lp);
   }
-  std::stable_sort(by_load.begin(), by_load.end(), [](const auto& a, const auto& b) { return a.load < b.load; });
-  return metrics::falling_accuracy(by_load, asked.search == "max-rate" ? "request rate" : "concurrency");
+  std::stable_sort(by_load.begin(), by_load.end(),
+                   [](const auto& a, const auto& b) { return a.load < b.load; });
+  return metrics::falling_accuracy(by_load,
+                                   asked.search == "max-rate" ? "request rate" : "concurrency");
 }
 
 // search/search.json and search.html written, the probes and the answer printed.
-RunOutcome finish_search(const fs::path& root, const SearchResult& r, const report::SearchAsked& asked,
-                         const std::vector<metrics::RunSlo>& slos, const SearchSpace& space,
-                         const std::optional<record::ServerProcessFacts>& server_process, bool interrupted,
-                         bool disk_stopped, std::FILE* console, const std::vector<std::string>& resumed = {}) {
+RunOutcome finish_search(const fs::path& root, const SearchResult& r,
+                         const report::SearchAsked& asked, const std::vector<metrics::RunSlo>& slos,
+                         const SearchSpace& space,
+                         const std::optional<record::ServerProcessFacts>& server_process,
+                         bool interrupted, bool disk_stopped, std::FILE* console,
+                         const std::vector<std::string>& resumed = {}) {
   const fs::path dir = root / "search";
   fs::create_directories(dir);
   std::string json = report::search_json(r, asked, slos, space);
@@ -93,7 +97,8 @@ RunOutcome finish_search(const fs::path& root, const SearchResult& r, const repo
     f.value(falling);
     json.insert(json.size() - 1, ",\"accuracy_warning\":" + f.take());
   }
-  if (server_process) json.insert(json.size() - 1, ",\"server_process\":" + record::to_json(*server_process));
+  if (server_process)
+    json.insert(json.size() - 1, ",\"server_process\":" + record::to_json(*server_process));
   if (!resumed.empty()) {  // --resume: the probes read back from their folders
     JsonWriter list;
     list.begin_array();
@@ -109,12 +114,17 @@ RunOutcome finish_search(const fs::path& root, const SearchResult& r, const repo
   for (const auto& p : r.history) {
     std::string vals;
     for (size_t i = 0; i < slos.size(); ++i)
-      vals += fmt::format("  {}={}", slos[i].text(), p.values[i] ? format_round4(*p.values[i]) : "n/a");
-    fmt::print(console, "  {:<10} {:<9}{}\n", p.label, p.pass ? "pass" : p.uncertain ? "uncertain" : "fail", vals);
+      vals +=
+          fmt::format("  {}={}", slos[i].text(), p.values[i] ? format_round4(*p.values[i]) : "n/a");
+    fmt::print(console, "  {:<10} {:<9}{}\n", p.label,
+               p.pass        ? "pass"
+               : p.uncertain ? "uncertain"
+                             : "fail",
+               vals);
   }
   if (!falling.empty()) fmt::print(console, "warning: {}\n", falling);
-  fmt::print(console, "{}\nsearch: {}\n  result: {}\n  page:   {}\n", r.text, root.string(), (dir / "search.json").string(),
-             (dir / "search.html").string());
+  fmt::print(console, "{}\nsearch: {}\n  result: {}\n  page:   {}\n", r.text, root.string(),
+             (dir / "search.json").string(), (dir / "search.html").string());
   std::fflush(console);
   RunOutcome out;
   out.run_dir = root;
@@ -130,20 +140,26 @@ RunOutcome finish_search(const fs::path& root, const SearchResult& r, const repo
 RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
   const std::vector<metrics::RunSlo>& slos = plan.parsed.slos;
   const SearchSpace space = space_of(plan.cfg);
-  PointSession session(plan, stop, console, fmt::format("search {} under {}", kSearchAxes.name(plan.cfg.search), plan.cfg.slo));
+  PointSession session(
+      plan, stop, console,
+      fmt::format("search {} under {}", kSearchAxes.name(plan.cfg.search), plan.cfg.slo));
   const bool conc = space.integer;
   auto run_at = [&](double x) {
     RunPlan point = plan;
     for (RunConfig* c : {&point.cfg, &point.requested}) {
-      if (conc) c->concurrency = static_cast<int>(x);
-      else c->request_rate = x;
+      if (conc)
+        c->concurrency = static_cast<int>(x);
+      else
+        c->request_rate = x;
     }
-    const std::string label = conc ? fmt::format("c{}", static_cast<int64_t>(x)) : fmt::format("r{}", format_round4(x));
+    const std::string label =
+        conc ? fmt::format("c{}", static_cast<int64_t>(x)) : fmt::format("r{}", format_round4(x));
     fmt::print(session.point_console(), "\n== search probe: {} ==\n", label);
     return judge(session.run(point, label), slos, x);
   };
   auto run_probe = [&](double x) {
-    return decide_probe([&] { return run_at(x); }, slos, plan.cfg.search_margin, [&] { return session.stopped(); });
+    return decide_probe([&] { return run_at(x); }, slos, plan.cfg.search_margin,
+                        [&] { return session.stopped(); });
   };
   SearchResult r;
   try {
@@ -153,8 +169,10 @@ RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   }
   const auto server_process = session.close();
   return session.finish([&] {
-    return finish_search(session.root(), r, {std::string(kSearchAxes.name(plan.cfg.search)), plan.cfg.search_margin},
-                         slos, space, server_process, session.stopped(), session.disk_stopped(), console, session.resumed());
+    return finish_search(session.root(), r,
+                         {std::string(kSearchAxes.name(plan.cfg.search)), plan.cfg.search_margin},
+                         slos, space, server_process, session.stopped(), session.disk_stopped(),
+                         console, session.resumed());
   });
 }
 
@@ -163,7 +181,8 @@ RunOutcome rebuild_search(const fs::path& root, std::FILE* console) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   if (parser.parse(runfolder::read_file(path)).get(doc))
-    throw std::runtime_error(fmt::format("cannot read {}: not a search summary (rerun the search)", path.string()));
+    throw std::runtime_error(
+        fmt::format("cannot read {}: not a search summary (rerun the search)", path.string()));
   report::SearchAsked asked{json::string_or(doc, "search"), json::number_or(doc, "margin", 0)};
   std::vector<metrics::RunSlo> slos;
   simdjson::dom::array list;
@@ -173,7 +192,8 @@ RunOutcome rebuild_search(const fs::path& root, std::FILE* console) {
       if (!s.get_string().get(text))
         for (auto& slo : metrics::parse_run_slos(text)) slos.push_back(slo);
     }
-  if (slos.empty()) throw std::runtime_error(fmt::format("{}: no SLOs (rerun the search)", path.string()));
+  if (slos.empty())
+    throw std::runtime_error(fmt::format("{}: no SLOs (rerun the search)", path.string()));
   SearchSpace space;
   space.integer = asked.search == "max-concurrency";
   space.min = json::number_or(doc, "min", 1);
@@ -201,27 +221,36 @@ RunOutcome rebuild_search(const fs::path& root, std::FILE* console) {
   std::string missing;
   auto run_probe = [&](double x) -> Probe {
     size_t k = 0;
-    while (k < ran.size() && (used[k] || std::fabs(ran[k].first - x) > 1e-9 * std::max(1.0, x))) ++k;
+    while (k < ran.size() && (used[k] || std::fabs(ran[k].first - x) > 1e-9 * std::max(1.0, x)))
+      ++k;
     if (k == ran.size()) {
-      missing = fmt::format("the recomputed probes lead the search to {} {}, which never ran (the verdicts changed since "
-                            "the run): rerun the search for an answer", space.integer ? "concurrency" : "rate",
-                            space.integer ? fmt::format("{:.0f}", x) : format_round4(x));
+      missing = fmt::format(
+          "the recomputed probes lead the search to {} {}, which never ran (the verdicts changed "
+          "since "
+          "the run): rerun the search for an answer",
+          space.integer ? "concurrency" : "rate",
+          space.integer ? fmt::format("{:.0f}", x) : format_round4(x));
       throw std::runtime_error(missing);
     }
     used[k] = true;
     size_t next = 0;
-    return seen.emplace_back(decide_probe([&] {
-      if (next == ran[k].second.size()) {
-        missing = fmt::format("the recomputed probe at {} is now within the margin of a bound and needs a second run, "
-                              "which never ran: rerun the search", format_round4(x));
-        throw std::runtime_error(missing);
-      }
-      const std::string& folder = ran[k].second[next++];
-      RunOutcome o = recompute(root / folder, std::nullopt, console);
-      disk_stopped |= o.exit_code == kExitDiskStopped;
-      o.label = folder;
-      return judge(o, slos, x);
-    }, slos, asked.margin, [] { return false; }));
+    return seen.emplace_back(decide_probe(
+        [&] {
+          if (next == ran[k].second.size()) {
+            missing = fmt::format(
+                "the recomputed probe at {} is now within the margin of a bound and needs a second "
+                "run, "
+                "which never ran: rerun the search",
+                format_round4(x));
+            throw std::runtime_error(missing);
+          }
+          const std::string& folder = ran[k].second[next++];
+          RunOutcome o = recompute(root / folder, std::nullopt, console);
+          disk_stopped |= o.exit_code == kExitDiskStopped;
+          o.label = folder;
+          return judge(o, slos, x);
+        },
+        slos, asked.margin, [] { return false; }));
   };
   SearchResult r;
   try {
@@ -231,7 +260,8 @@ RunOutcome rebuild_search(const fs::path& root, std::FILE* console) {
     r.answer.reset();
     r.text = missing.empty() ? fmt::format("the rebuild stopped: {}", e.what()) : missing;
   }
-  std::optional<record::ServerProcessFacts> server = record::read_optional<record::ServerProcessFacts>(doc, "server_process");
+  std::optional<record::ServerProcessFacts> server =
+      record::read_optional<record::ServerProcessFacts>(doc, "server_process");
   return finish_search(root, r, asked, slos, space, server, false, disk_stopped, console);
 }
 

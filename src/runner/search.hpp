@@ -15,11 +15,11 @@
 
 namespace tokbench::runner {
 
+using metrics::bracket_and_bisect;
+using metrics::decide_probe;
 using metrics::Probe;
 using metrics::SearchResult;
 using metrics::SearchSpace;
-using metrics::bracket_and_bisect;
-using metrics::decide_probe;
 
 /// Runs the search for `plan` (its cfg.search set), writes search/, returns the outcome (exit
 /// code 0 when an answer was found, 1 when none, 130 when interrupted).

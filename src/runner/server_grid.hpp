@@ -41,7 +41,8 @@ std::vector<std::string> placeholders(const std::string& command);
 /// The problems of a --server-cmd template against the grid: a placeholder that is neither
 /// {port}, {name} nor a grid key; a grid key the template never uses (every point would start
 /// the same server). Each names the fix.
-std::vector<std::string> template_problems(const std::string& command, const std::vector<GridAxis>& axes);
+std::vector<std::string> template_problems(const std::string& command,
+                                           const std::vector<GridAxis>& axes);
 
 /// The port of an endpoint URL ({port}): the one after the host, else the scheme's (80, 443).
 int url_port(const std::string& url);

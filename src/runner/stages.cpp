@@ -4,13 +4,12 @@
 #include <fmt/ranges.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <limits>
-
-#include <unistd.h>
 
 #include "client/engine.hpp"
 #include "cluster/cluster.hpp"
@@ -39,11 +38,9 @@ std::string now_iso(std::time_t t) {
   return buf;
 }
 
-
-
 // What the target stage learned: the model, the dataset, the exact first body and its audit.
-void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t, const fs::path& run_dir, spdlog::logger& log,
-             std::FILE* console) {
+void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t,
+             const fs::path& run_dir, spdlog::logger& log, std::FILE* console) {
   runfolder::RunInfo& info = m.info;
   info.target_url = redact_url(t.url);  // what is saved and shown; the engine keeps the real one
   info.embedded_simulator = t.sim != nullptr;
@@ -55,7 +52,8 @@ void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t, co
   constexpr size_t kBodyShown = 16 * 1024;
   info.body_example = body.size() <= kBodyShown
                           ? body
-                          : fmt::format("{}… (first {} of {} bytes)", body.substr(0, kBodyShown), kBodyShown, body.size());
+                          : fmt::format("{}… (first {} of {} bytes)", body.substr(0, kBodyShown),
+                                        kBodyShown, body.size());
   info.config_json = plan.cfg.to_json();
   info.synthetic = t.synthetic;
   info.trace = t.trace;
@@ -71,9 +69,12 @@ void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t, co
   m.planned_requests = planned_requests(plan.cfg, plan.requested.num_prompts);
   m.target_ready = true;
   info.transport = transport_text(t, plan.cfg);
-  for (const auto& f : client::audit_body(body, t.body.adapter())) info.audit.emplace_back(f.level, f.text);
+  for (const auto& f : client::audit_body(body, t.body.adapter()))
+    info.audit.emplace_back(f.level, f.text);
   JsonWriter w;
-  w.begin_object().field_raw("requested", m.requested_json).field_raw("effective", info.config_json);
+  w.begin_object()
+      .field_raw("requested", m.requested_json)
+      .field_raw("effective", info.config_json);
   w.field("target_url", info.target_url).field("embedded_simulator", info.embedded_simulator);
   w.field("dataset_abbr", t.data.abbr).field("started_at", info.started_at).end_object();
   runfolder::write_file(run_dir / "configs" / "run_config.json", w.take());
@@ -81,26 +82,35 @@ void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t, co
   log.info("tokbench {} ({}{})", kVersion, kGitHash, kGitDirty ? ", dirty" : "");
   log.info("requested config: {}", m.requested_json);
   log.info("effective config: {}", info.config_json);
-  log.info("target {}{}; model {}; dataset {} ({} items)", info.target_url, t.sim ? " (built-in simulator)" : "", t.model,
-           plan.cfg.dataset.text(), t.data.items.size());
+  log.info("target {}{}; model {}; dataset {} ({} items)", info.target_url,
+           t.sim ? " (built-in simulator)" : "", t.model, plan.cfg.dataset.text(),
+           t.data.items.size());
   log.info("request body of the first request: {}", info.body_example);
   log.info("transport: {}", info.transport);
   // How many requests: a count, a duration, or sessions whose turns are not known ahead.
-  const std::string requests = m.planned_requests >= 0 ? fmt::format("requests {}", m.planned_requests)
-                               : plan.cfg.duration_s > 0 ? fmt::format("requests until the {} s duration ends", plan.cfg.duration_s)
-                               : fmt::format("sessions {} ({})", plan.cfg.num_prompts,
-                                             plan.cfg.multi_turn ? "each conversation's turns"
-                                                                 : fmt::format("{} turns each", plan.cfg.turns));
-  fmt::print(console, "target {}  model {}  dataset {}  {}  {}\n", info.target_url, t.model, t.data.abbr, requests,
-             load_shape(plan.cfg).text(plan.cfg.warms_connections()));
-  if (!plan.requested.url.empty() && plan.requested.url != plan.cfg.url)  // a base URL, completed: said, not silent
-    fmt::print(console, "note: --url {} names the server, not an API: requests go to {} (the {} API; --endpoint picks "
-                        "another)\n", redact_url(plan.requested.url), info.target_url, plan.cfg.endpoint);
+  const std::string requests =
+      m.planned_requests >= 0 ? fmt::format("requests {}", m.planned_requests)
+      : plan.cfg.duration_s > 0
+          ? fmt::format("requests until the {} s duration ends", plan.cfg.duration_s)
+          : fmt::format("sessions {} ({})", plan.cfg.num_prompts,
+                        plan.cfg.multi_turn ? "each conversation's turns"
+                                            : fmt::format("{} turns each", plan.cfg.turns));
+  fmt::print(console, "target {}  model {}  dataset {}  {}  {}\n", info.target_url, t.model,
+             t.data.abbr, requests, load_shape(plan.cfg).text(plan.cfg.warms_connections()));
+  if (!plan.requested.url.empty() &&
+      plan.requested.url != plan.cfg.url)  // a base URL, completed: said, not silent
+    fmt::print(console,
+               "note: --url {} names the server, not an API: requests go to {} (the {} API; "
+               "--endpoint picks "
+               "another)\n",
+               redact_url(plan.requested.url), info.target_url, plan.cfg.endpoint);
   fmt::print(console, "request body: {}\n", info.body_example);
-  std::string audit = fmt::format("request body sent (template: the first request; --compat {}):\n{}\n\n", metrics::definitions_name(plan.cfg.compat),
-                                  info.body_example);
+  std::string audit =
+      fmt::format("request body sent (template: the first request; --compat {}):\n{}\n\n",
+                  metrics::definitions_name(plan.cfg.compat), info.body_example);
   for (const auto& [level, text] : info.audit) {
-    if (plan.cfg.verbose) fmt::print(console, "  {}: {}\n", level, text);  // by default the warnings join the verdict
+    if (plan.cfg.verbose)
+      fmt::print(console, "  {}: {}\n", level, text);  // by default the warnings join the verdict
     audit += fmt::format("{}: {}\n", level, text);
     log.info("audit {}: {}", level, text);
   }
@@ -111,16 +121,19 @@ void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t, co
 }  // namespace
 
 std::shared_ptr<spdlog::logger> make_logger(const fs::path& run_dir, bool append) {
-  auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>((run_dir / "logs" / "run.log").string(), !append);
+  auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(
+      (run_dir / "logs" / "run.log").string(), !append);
   auto log = std::make_shared<spdlog::logger>("run", sink);
   log->set_pattern("%Y-%m-%d %H:%M:%S.%e %l %v");
   log->flush_on(spdlog::level::info);
   return log;
 }
 
-// What was asked, before anything is contacted: a folder killed from here on still says what it was.
+// What was asked, before anything is contacted: a folder killed from here on still says what it
+// was.
 fs::path scratch_dir(const std::string& what) {
-  const fs::path dir = fs::temp_directory_path() / fmt::format("tokbench-rank{}-{}-{}", cluster::world().rank, getpid(), what);
+  const fs::path dir = fs::temp_directory_path() /
+                       fmt::format("tokbench-rank{}-{}-{}", cluster::world().rank, getpid(), what);
   fs::remove_all(dir);
   for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(dir / sub);
   return dir;
@@ -167,12 +180,13 @@ runfolder::RunManifest asked(const RunPlan& plan, std::time_t wall) {
   return m;
 }
 
-runfolder::RunEnd ended(const PointResult& p, const std::optional<record::ServerProcessFacts>& server_process) {
+runfolder::RunEnd ended(const PointResult& p,
+                        const std::optional<record::ServerProcessFacts>& server_process) {
   runfolder::RunEnd e;
   e.interrupted = p.interrupted;
   e.stop_reason = !p.write_error.empty() ? std::string(kDiskStopReason) + p.write_error
-                  : !p.saturated.empty()   ? std::string(kSaturatedStopReason) + p.saturated
-                                           : "";
+                  : !p.saturated.empty() ? std::string(kSaturatedStopReason) + p.saturated
+                                         : "";
   e.records_written = p.records_written;
   e.client = p.client;
   e.server_process = server_process;
@@ -184,27 +198,33 @@ runfolder::RunEnd ended(const PointResult& p, const std::optional<record::Server
 
 static void print_paths(const Written& w, std::FILE* console, bool verbose) {
   const std::string& ds = w.info.dataset_abbr;
-  fmt::print(console, "results: {}\n  report:  {}\n  tables:  {}\n  details: {}\n  summary: {}\n  log:     {}\n",
-             w.out_dir.string(), (w.perf_dir / (ds + "_plot.html")).string(), (w.perf_dir / (ds + ".csv")).string(),
-             (w.perf_dir / (ds + "_details.jsonl")).string(), (w.out_dir / "result.json").string(),
-             (w.out_dir / "logs" / "run.log").string());
-  if (!verbose) fmt::print(console, "  every table on the console: tokbench report {} --verbose\n", w.out_dir.string());
+  fmt::print(
+      console,
+      "results: {}\n  report:  {}\n  tables:  {}\n  details: {}\n  summary: {}\n  log:     {}\n",
+      w.out_dir.string(), (w.perf_dir / (ds + "_plot.html")).string(),
+      (w.perf_dir / (ds + ".csv")).string(), (w.perf_dir / (ds + "_details.jsonl")).string(),
+      (w.out_dir / "result.json").string(), (w.out_dir / "logs" / "run.log").string());
+  if (!verbose)
+    fmt::print(console, "  every table on the console: tokbench report {} --verbose\n",
+               w.out_dir.string());
   std::fflush(console);
 }
 
 // One load point in `dir` (already holding its manifest): the measured phase. On a failure the
 // folder gets its end marker saying why; otherwise the caller writes it (after stopping a server).
-PointResult measure(const RunPlan& plan, const Target& target, runfolder::RunManifest& manifest, const fs::path& dir,
-                    spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, int64_t origin,
-                    const RankShare& share, const RunPlan* whole) {
+PointResult measure(const RunPlan& plan, const Target& target, runfolder::RunManifest& manifest,
+                    const fs::path& dir, spdlog::logger& log, std::atomic<int>& stop,
+                    std::FILE* console, int64_t origin, const RankShare& share,
+                    const RunPlan* whole) {
   fs::create_directories(dir / "performances" / plan.cfg.model_abbr);
   if (origin == kNoOrigin) origin = steady_now_ns();
-  learned(manifest, whole ? *whole : plan, target, dir, log, console);  // a rank's plan is a share of the whole
+  learned(manifest, whole ? *whole : plan, target, dir, log,
+          console);  // a rank's plan is a share of the whole
   manifest.info.origin_steady_ns = origin;
   runfolder::write_manifest(dir, manifest);
   try {
-    return execute(target, plan, dir / "performances" / plan.cfg.model_abbr, manifest.info.run_id, origin, stop, log,
-                   console, share);
+    return execute(target, plan, dir / "performances" / plan.cfg.model_abbr, manifest.info.run_id,
+                   origin, stop, log, console, share);
   } catch (const std::exception& e) {
     // The folder says why it stopped (every warm-up request failed, ...), not "killed?".
     runfolder::RunEnd failed;
@@ -226,8 +246,10 @@ void record_in_history(const RunPlan& plan, const fs::path& dir, spdlog::logger&
     history::record_run(store, dir);
     log.info("recorded in the results store {}", store);
   } catch (const std::exception& e) {
-    const std::string msg = fmt::format("history: the run was not recorded: {}; the run folder is intact: add it later with "
-                                        "`tokbench history add {} --history {}`", e.what(), dir.string(), store);
+    const std::string msg = fmt::format(
+        "history: the run was not recorded: {}; the run folder is intact: add it later with "
+        "`tokbench history add {} --history {}`",
+        e.what(), dir.string(), store);
     log.error("{}", msg);
     fmt::print(stderr, "tokbench: {}\n", msg);
   }
@@ -235,8 +257,8 @@ void record_in_history(const RunPlan& plan, const fs::path& dir, spdlog::logger&
 
 // The outputs of a finished point folder, printed; the exit code its verdict means. A run the
 // disk stopped exits 5, whatever else could be written (the reports may not fit either).
-RunOutcome conclude(const RunPlan& plan, const fs::path& dir, const PointResult& result, spdlog::logger& log,
-                    std::FILE* console) {
+RunOutcome conclude(const RunPlan& plan, const fs::path& dir, const PointResult& result,
+                    spdlog::logger& log, std::FILE* console) {
   RunOutcome out;
   out.run_dir = dir;
   out.perf_dir = dir / "performances" / plan.cfg.model_abbr;
@@ -248,20 +270,26 @@ RunOutcome conclude(const RunPlan& plan, const fs::path& dir, const PointResult&
     out.verdict = w.verdict;
     out.j_per_output_token = w.j_per_output_token;
     out.usd_per_m_output_tokens = w.usd_per_m_output_tokens;
-    log.info("verdict: {} {}", metrics::verdict_status(out.verdict), fmt::join(out.verdict.reasons, "; "));
+    log.info("verdict: {} {}", metrics::verdict_status(out.verdict),
+             fmt::join(out.verdict.reasons, "; "));
     print_outputs(w, console, plan.cfg.verbose);
     print_paths(w, console, plan.cfg.verbose);
   } catch (const std::exception& e) {
     if (!disk) throw;
     out.verdict.valid = false;
-    out.verdict.reasons.push_back(fmt::format("the reports could not be written either ({}): free space, then run "
-                                              "`tokbench report {}`", e.what(), dir.string()));
+    out.verdict.reasons.push_back(
+        fmt::format("the reports could not be written either ({}): free space, then run "
+                    "`tokbench report {}`",
+                    e.what(), dir.string()));
     log.error("{}", out.verdict.reasons.back());
   }
   record_in_history(plan, dir, log);
   if (disk) {
-    fmt::print(console, "stopped: the disk refused a record ({}); the load stopped there and the run is INVALID; "
-                        "free space and rerun (results: {})\n", result.write_error, dir.string());
+    fmt::print(
+        console,
+        "stopped: the disk refused a record ({}); the load stopped there and the run is INVALID; "
+        "free space and rerun (results: {})\n",
+        result.write_error, dir.string());
     std::fflush(console);
     out.exit_code = kExitDiskStopped;
     return out;
@@ -280,7 +308,8 @@ Target open_logged(RunPlan& plan, const fs::path& dir, spdlog::logger& log, std:
   try {
     return open_target(plan, dir, log, console);
   } catch (const std::exception& e) {
-    log.error("the target could not be opened: {}", e.what());  // the folder says where the run stopped
+    log.error("the target could not be opened: {}",
+              e.what());  // the folder says where the run stopped
     throw;
   }
 }

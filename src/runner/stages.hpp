@@ -10,15 +10,15 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <string_view>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common/exit_codes.hpp"
 #include "metrics/saturation.hpp"
+#include "runfolder/run_folder.hpp"
 #include "runner/execute.hpp"
 #include "runner/plan.hpp"
-#include "runfolder/run_folder.hpp"
 #include "runner/runner.hpp"
 
 namespace tokbench::runner {
@@ -27,36 +27,41 @@ struct Target;
 
 /// logs/run.log of a run folder.
 /// `append`: keep what an earlier run wrote there (a resumed series).
-std::shared_ptr<spdlog::logger> make_logger(const std::filesystem::path& run_dir, bool append = false);
+std::shared_ptr<spdlog::logger> make_logger(const std::filesystem::path& run_dir,
+                                            bool append = false);
 
 /// A rank's own scratch run folder (a multi-host run's ranks other than 0), created empty with
 /// its subfolders; removed by its owner at the end.
 std::filesystem::path scratch_dir(const std::string& what);
 
-/// What was asked, before anything is contacted: a folder killed from there on still says what it was.
+/// What was asked, before anything is contacted: a folder killed from there on still says what it
+/// was.
 runfolder::RunManifest asked(const RunPlan& plan, std::time_t wall);
 
 /// The target for `plan`, its failure logged (the folder says where the run stopped).
-Target open_logged(RunPlan& plan, const std::filesystem::path& dir, spdlog::logger& log, std::FILE* console);
+Target open_logged(RunPlan& plan, const std::filesystem::path& dir, spdlog::logger& log,
+                   std::FILE* console);
 
 inline constexpr int64_t kNoOrigin = INT64_MIN;
 
 /// One load point in `dir` (already holding its manifest): the measured phase. On a failure the
 /// folder gets its end marker saying why; otherwise the caller writes it (after stopping a
 /// server). `whole`: the plan a rank's share was cut from (what the manifest tells).
-PointResult measure(const RunPlan& plan, const Target& target, runfolder::RunManifest& manifest, const std::filesystem::path& dir,
-                    spdlog::logger& log, std::atomic<int>& stop, std::FILE* console, int64_t origin = kNoOrigin,
-                    const RankShare& share = {}, const RunPlan* whole = nullptr);
+PointResult measure(const RunPlan& plan, const Target& target, runfolder::RunManifest& manifest,
+                    const std::filesystem::path& dir, spdlog::logger& log, std::atomic<int>& stop,
+                    std::FILE* console, int64_t origin = kNoOrigin, const RankShare& share = {},
+                    const RunPlan* whole = nullptr);
 
 /// The end marker of a measured point (the server's summary when tokbench ran it).
-runfolder::RunEnd ended(const PointResult& p, const std::optional<record::ServerProcessFacts>& server_process);
+runfolder::RunEnd ended(const PointResult& p,
+                        const std::optional<record::ServerProcessFacts>& server_process);
 
 /// What a folder's verdict means as an exit code, the same for `run` and `report`: 0 VALID, 4
 /// INVALID (the reports are written, the numbers must not be quoted), 1 no request succeeded.
 int verdict_exit_code(const metrics::MetricSet& m, const metrics::Verdict& v);
 /// The outputs of a finished point folder, printed; the exit code its verdict means.
-RunOutcome conclude(const RunPlan& plan, const std::filesystem::path& dir, const PointResult& result, spdlog::logger& log,
-                    std::FILE* console);
+RunOutcome conclude(const RunPlan& plan, const std::filesystem::path& dir,
+                    const PointResult& result, spdlog::logger& log, std::FILE* console);
 
 /// A run the disk stopped (its details file refused a record) exits kExitDiskStopped: the load
 /// stopped there, what was recorded stands, the run is judged INVALID (stopped).
@@ -67,6 +72,7 @@ inline int series_exit_code(bool disk_stopped, bool interrupted, int code) {
 }
 /// How end.json's stop_reason begins for such a run (`report` exits 5 for it too).
 inline constexpr std::string_view kDiskStopReason = "the details file could not be written: ";
-using metrics::kSaturatedStopReason;  ///< a point --stop-on-saturation stopped: its verdict is SATURATED
+using metrics::kSaturatedStopReason;  ///< a point --stop-on-saturation stopped: its verdict is
+                                      ///< SATURATED
 
 }  // namespace tokbench::runner

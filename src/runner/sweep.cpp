@@ -1,9 +1,5 @@
 #include "runner/sweep.hpp"
 
-#include "runfolder/files.hpp"
-#include "runner/load_shape.hpp"
-#include "runner/stages.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +9,9 @@
 #include "common/json_writer.hpp"
 #include "report/outputs.hpp"
 #include "report/sweep_page.hpp"
+#include "runfolder/files.hpp"
+#include "runner/load_shape.hpp"
+#include "runner/stages.hpp"
 
 namespace tokbench::runner {
 
@@ -28,11 +27,14 @@ double common(const metrics::MetricSet& m, const char* key) {
 }  // namespace
 
 SweepSummary::SweepSummary(fs::path root, const RunConfig& sweep)
-    : SweepSummary(std::move(root), sweep.request_rate_sweep.empty() ? "concurrency" : "request_rate") {}
+    : SweepSummary(std::move(root),
+                   sweep.request_rate_sweep.empty() ? "concurrency" : "request_rate") {}
 
-SweepSummary::SweepSummary(fs::path root, std::string x_name) : root_(std::move(root)), x_name_(std::move(x_name)) {}
+SweepSummary::SweepSummary(fs::path root, std::string x_name)
+    : root_(std::move(root)), x_name_(std::move(x_name)) {}
 
-static SweepRow load_point_base(const std::string& label, const std::string& x_name, const RunConfig& point) {
+static SweepRow load_point_base(const std::string& label, const std::string& x_name,
+                                const RunConfig& point) {
   SweepRow r;
   r.label = label;
   r.concurrency = load_shape(point).max_in_flight();
@@ -42,8 +44,10 @@ static SweepRow load_point_base(const std::string& label, const std::string& x_n
   return r;
 }
 
-SweepRow load_point_row(const std::string& label, const std::string& x_name, const RunConfig& point, const RunOutcome& o) {
-  SweepRow r = load_point_base(o.label.empty() ? label : o.label, x_name, point);  // the folder it got (c4-2 for a repeated c4)
+SweepRow load_point_row(const std::string& label, const std::string& x_name, const RunConfig& point,
+                        const RunOutcome& o) {
+  SweepRow r = load_point_base(o.label.empty() ? label : o.label, x_name,
+                               point);  // the folder it got (c4-2 for a repeated c4)
   const metrics::MetricSet& m = o.metrics;
   r.verdict = o.exit_code == kExitInterrupted ? "INTERRUPTED" : metrics::verdict_status(o.verdict);
   for (const auto& why : o.verdict.reasons) r.why += (r.why.empty() ? "" : "; ") + why;
@@ -79,16 +83,18 @@ void SweepSummary::add(const std::string& label, const RunConfig& point, const R
   last_ = o;
 }
 
-void SweepSummary::add_failed(const std::string& label, const RunConfig& point, const std::string& why) {
+void SweepSummary::add_failed(const std::string& label, const RunConfig& point,
+                              const std::string& why) {
   SweepRow r = load_point_base(label, x_name_, point);
   r.verdict = "FAILED";
   r.why = why;
   rows_.push_back(std::move(r));
 }
 
-RunOutcome SweepSummary::finish(const std::optional<record::ServerProcessFacts>& server_process, bool interrupted,
-                                 std::FILE* console) {
-  std::stable_sort(rows_.begin(), rows_.end(), [](const SweepRow& a, const SweepRow& b) { return a.load < b.load; });
+RunOutcome SweepSummary::finish(const std::optional<record::ServerProcessFacts>& server_process,
+                                bool interrupted, std::FILE* console) {
+  std::stable_sort(rows_.begin(), rows_.end(),
+                   [](const SweepRow& a, const SweepRow& b) { return a.load < b.load; });
   const KneeAnalysis knee = find_knee(rows_);
   const std::vector<size_t> front = pareto_front(rows_);
   const std::string falling = metrics::falling_accuracy(rows_, x_name_);
@@ -106,12 +112,14 @@ RunOutcome SweepSummary::finish(const std::optional<record::ServerProcessFacts>&
   runfolder::write_file(dir / "sweep.html", report::sweep_page(rows_, points, knee));
 
   fmt::print(console, "\nsweep over {} ({} point(s)):\n", x_name_, rows_.size());
-  fmt::print(console, "  {:<12} {:<11} {:>10} {:>14} {:>12} {:>12} {:>12}\n", "point", "verdict", "req/s", "output tok/s",
-             "TTFT P99", "TPOT P99", "E2EL P99");
+  fmt::print(console, "  {:<12} {:<11} {:>10} {:>14} {:>12} {:>12} {:>12}\n", "point", "verdict",
+             "req/s", "output tok/s", "TTFT P99", "TPOT P99", "E2EL P99");
   for (const auto& r : rows_) {
-    fmt::print(console, "  {:<12} {:<11} {:>10} {:>14} {:>12} {:>12} {:>12}{}\n", r.label, r.verdict,
-               format_round4(r.request_throughput), format_round4(r.output_token_throughput), report::opt_str(r.ttft_p99),
-               report::opt_str(r.tpot_p99), report::opt_str(r.e2el_p99), r.resumed ? "  (resumed)" : "");
+    fmt::print(console, "  {:<12} {:<11} {:>10} {:>14} {:>12} {:>12} {:>12}{}\n", r.label,
+               r.verdict, format_round4(r.request_throughput),
+               format_round4(r.output_token_throughput), report::opt_str(r.ttft_p99),
+               report::opt_str(r.tpot_p99), report::opt_str(r.e2el_p99),
+               r.resumed ? "  (resumed)" : "");
   }
   if (!falling.empty()) fmt::print(console, "warning: {}\n", falling);
   fmt::print(console, "{}\nsweep: {}\n  summary: {}\n  page:    {}\n", knee.text, root_.string(),
@@ -125,13 +133,16 @@ RunOutcome SweepSummary::finish(const std::optional<record::ServerProcessFacts>&
   out.verdict.valid = true;
   int code = 0;
   for (const auto& r : rows_) {
-    if (r.verdict == "SATURATED") continue;  // an answer about the load (past what the server serves), not a failure
+    if (r.verdict == "SATURATED")
+      continue;  // an answer about the load (past what the server serves), not a failure
     if (r.verdict != "VALID") {
       out.verdict.valid = false;
       out.verdict.reasons.push_back(fmt::format("{}: {} {}", r.label, r.verdict, r.why));
     }
-    if (r.verdict == "FAILED" || r.success == 0) code = 1;
-    else if (r.verdict != "VALID" && code == 0) code = 4;
+    if (r.verdict == "FAILED" || r.success == 0)
+      code = 1;
+    else if (r.verdict != "VALID" && code == 0)
+      code = 4;
   }
   out.exit_code = series_exit_code(disk_stopped_, interrupted, rows_.empty() ? 1 : code);
   return out;

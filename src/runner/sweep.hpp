@@ -16,13 +16,14 @@
 namespace tokbench::runner {
 
 using SweepRow = metrics::LoadPoint;
-using metrics::KneeAnalysis;
 using metrics::find_knee;
+using metrics::KneeAnalysis;
 using metrics::pareto_front;
 
 /// One point's row from its outcome; `x_name`: the load the series moves ("concurrency" or
 /// "request_rate"). Shared by sweep/ and a server grid's summary.
-SweepRow load_point_row(const std::string& label, const std::string& x_name, const RunConfig& point, const RunOutcome& o);
+SweepRow load_point_row(const std::string& label, const std::string& x_name, const RunConfig& point,
+                        const RunOutcome& o);
 
 class SweepSummary {
  public:
@@ -34,7 +35,8 @@ class SweepSummary {
   /// Writes sweep/summary.{csv,json} and sweep/sweep.html, prints the summary; the outcome's
   /// exit code is the worst point's (5 the disk stopped a point, 130 interrupted, 1 a point failed
   /// or had no success, 4 an INVALID point, else 0).
-  RunOutcome finish(const std::optional<record::ServerProcessFacts>& server_process, bool interrupted, std::FILE* console);
+  RunOutcome finish(const std::optional<record::ServerProcessFacts>& server_process,
+                    bool interrupted, std::FILE* console);
 
   const std::vector<SweepRow>& rows() const { return rows_; }
 

@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "net/http_get.hpp"
 #include "common/json_writer.hpp"
 #include "common/redact.hpp"
 #include "dataset/images.hpp"
 #include "mock/mock_server.hpp"
+#include "net/http_get.hpp"
 #include "probe/server_process.hpp"
 #include "report/outputs.hpp"
 #include "runfolder/files.hpp"
@@ -31,7 +31,8 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
 
 // Whether the same host and port answer under the other scheme (https:// <-> http://): asked only
 // after the given one failed, so the error can say "use http://" instead of blaming a CA, or
-// "use https://" instead of "is it running?". TLS is not verified here: only the scheme is in question.
+// "use https://" instead of "is it running?". TLS is not verified here: only the scheme is in
+// question.
 bool answers_under_other_scheme(const std::string& url) {
   const bool https = url.starts_with("https://");
   const std::string other = (https ? "http://" : "https://") + url.substr(https ? 8 : 7);
@@ -42,14 +43,18 @@ bool answers_under_other_scheme(const std::string& url) {
 // read once the handshake seemed done, which read like a server that is down. "" when it is not.
 std::string client_certificate_problem(const std::string& error, const RunConfig& cfg) {
   bool about_client_cert = false;
-  for (const char* alert : {"certificate required", "alert bad certificate", "alert unknown ca", "alert handshake failure",
-                            "alert certificate unknown", "alert access denied"})
+  for (const char* alert :
+       {"certificate required", "alert bad certificate", "alert unknown ca",
+        "alert handshake failure", "alert certificate unknown", "alert access denied"})
     about_client_cert |= error.find(alert) != std::string::npos;
   if (!about_client_cert) return "";
-  return cfg.tls_cert.empty()
-             ? "the server asks for a client certificate (mutual TLS): pass --cert FILE and --key FILE"
-             : fmt::format("the server refused the client certificate --cert {}: it must be signed by a CA the server "
-                           "trusts, and --key must be its key", cfg.tls_cert);
+  return cfg.tls_cert.empty() ? "the server asks for a client certificate (mutual TLS): pass "
+                                "--cert FILE and --key FILE"
+                              : fmt::format(
+                                    "the server refused the client certificate --cert {}: it must "
+                                    "be signed by a CA the server "
+                                    "trusts, and --key must be its key",
+                                    cfg.tls_cert);
 }
 
 // GET /v1/models answers whether the server is there at all, and which model it serves; a wrong
@@ -57,30 +62,42 @@ std::string client_certificate_problem(const std::string& error, const RunConfig
 std::string resolve_model(const RunConfig& cfg, const std::string& url, const net::TlsSettings& tls,
                           std::vector<std::string>* served) {
   const std::string models_url = net::models_url_for(url);
-  // The API's own credential headers (Anthropic's x-api-key and anthropic-version) on /v1/models too.
+  // The API's own credential headers (Anthropic's x-api-key and anthropic-version) on /v1/models
+  // too.
   std::vector<std::string> headers = cfg.headers;
-  for (auto& h : api_of(cfg.endpoint).credential_headers(cfg.headers, cfg.api_key)) headers.push_back(std::move(h));
-  const auto res = net::http_get(models_url, headers, "", 10'000, static_cast<size_t>(cfg.max_body_bytes), tls);
-  if (res.tls_error && answers_under_other_scheme(models_url)) {  // https:// to a plain-HTTP port: no CA would help
-    throw std::runtime_error(fmt::format("TLS to {} failed: {}: the server speaks plain HTTP there, not TLS; use an "
-                                         "http:// URL", redact_url(models_url), res.error));
+  for (auto& h : api_of(cfg.endpoint).credential_headers(cfg.headers, cfg.api_key))
+    headers.push_back(std::move(h));
+  const auto res =
+      net::http_get(models_url, headers, "", 10'000, static_cast<size_t>(cfg.max_body_bytes), tls);
+  if (res.tls_error &&
+      answers_under_other_scheme(models_url)) {  // https:// to a plain-HTTP port: no CA would help
+    throw std::runtime_error(
+        fmt::format("TLS to {} failed: {}: the server speaks plain HTTP there, not TLS; use an "
+                    "http:// URL",
+                    redact_url(models_url), res.error));
   }
-  if (const std::string mtls = res.reached ? "" : client_certificate_problem(res.error, cfg); !mtls.empty())
-    throw std::runtime_error(fmt::format("TLS to {} failed: {} ({})", redact_url(models_url), res.error, mtls));
+  if (const std::string mtls = res.reached ? "" : client_certificate_problem(res.error, cfg);
+      !mtls.empty())
+    throw std::runtime_error(
+        fmt::format("TLS to {} failed: {} ({})", redact_url(models_url), res.error, mtls));
   if (res.tls_error) {
-    throw std::runtime_error(fmt::format("TLS to {} failed: {} (pass --ca-bundle FILE with the CA that signed the "
-                                         "server's certificate, or --insecure to skip verification)",
-                                         redact_url(models_url), res.error));
+    throw std::runtime_error(
+        fmt::format("TLS to {} failed: {} (pass --ca-bundle FILE with the CA that signed the "
+                    "server's certificate, or --insecure to skip verification)",
+                    redact_url(models_url), res.error));
   }
   if (!res.reached) {
-    const bool tls_there = models_url.starts_with("http://") && answers_under_other_scheme(models_url);
-    throw std::runtime_error(fmt::format("cannot reach the server at {}: {} ({})", models_url, res.error,
-                                         tls_there ? "the server speaks TLS there: use an https:// URL"
-                                                   : "is it running? check --url, or --host/--port"));
+    const bool tls_there =
+        models_url.starts_with("http://") && answers_under_other_scheme(models_url);
+    throw std::runtime_error(
+        fmt::format("cannot reach the server at {}: {} ({})", models_url, res.error,
+                    tls_there ? "the server speaks TLS there: use an https:// URL"
+                              : "is it running? check --url, or --host/--port"));
   }
   if (res.status == 401 || res.status == 403) {
-    throw std::runtime_error(fmt::format("the server refused GET {} with HTTP {}: pass --api-key or set OPENAI_API_KEY",
-                                         models_url, res.status));
+    throw std::runtime_error(
+        fmt::format("the server refused GET {} with HTTP {}: pass --api-key or set OPENAI_API_KEY",
+                    models_url, res.status));
   }
   std::vector<std::string> ids;
   if (res.status == 200) {
@@ -93,15 +110,18 @@ std::string resolve_model(const RunConfig& cfg, const std::string& url, const ne
   *served = ids;
   if (cfg.model.empty()) {
     if (ids.empty()) {
-      throw std::runtime_error(fmt::format("could not learn the model from GET {} (HTTP {}): pass --model NAME",
-                                           models_url, res.status));
+      throw std::runtime_error(
+          fmt::format("could not learn the model from GET {} (HTTP {}): pass --model NAME",
+                      models_url, res.status));
     }
     return ids.front();
   }
-  if (!ids.empty() && std::find(ids.begin(), ids.end(), cfg.model) == ids.end() && !cfg.skip_model_check) {
-    throw std::runtime_error(fmt::format("model '{}' is not served at {} (it serves: {}): pass --model with one of those, "
-                                         "or --skip-model-check when a gateway serves it under an alias",
-                                         cfg.model, models_url, join(ids, ", ")));
+  if (!ids.empty() && std::find(ids.begin(), ids.end(), cfg.model) == ids.end() &&
+      !cfg.skip_model_check) {
+    throw std::runtime_error(fmt::format(
+        "model '{}' is not served at {} (it serves: {}): pass --model with one of those, "
+        "or --skip-model-check when a gateway serves it under an alias",
+        cfg.model, models_url, join(ids, ", ")));
   }
   return cfg.model;
 }
@@ -117,7 +137,8 @@ std::vector<std::string> known_secrets(const RunConfig& cfg) {
     std::string value = h.substr(colon + 1);
     value.erase(0, value.find_first_not_of(' '));
     out.push_back(value);
-    if (const size_t space = value.find(' '); space != std::string::npos) out.push_back(value.substr(space + 1));  // "Bearer x"
+    if (const size_t space = value.find(' '); space != std::string::npos)
+      out.push_back(value.substr(space + 1));  // "Bearer x"
   }
   std::vector<std::string> urls{cfg.url, cfg.server_metrics};
   urls.insert(urls.end(), cfg.telemetry.begin(), cfg.telemetry.end());
@@ -126,8 +147,9 @@ std::vector<std::string> known_secrets(const RunConfig& cfg) {
   return out;
 }
 
-std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const RunPlan& plan, const std::string& url,
-                                                   const fs::path& run_dir, spdlog::logger& log, std::FILE* console) {
+std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const RunPlan& plan,
+                                                   const std::string& url, const fs::path& run_dir,
+                                                   spdlog::logger& log, std::FILE* console) {
   probe::ServerProcessSettings ps;
   ps.command = cfg.server_cmd.empty() ? "bash " + cfg.deploy_sh : cfg.server_cmd;
   ps.env = plan.server_env;
@@ -144,14 +166,18 @@ std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const RunPlan
   for (const auto& ready : ps.ready_urls) {
     if (net::http_get(ready, cfg.headers, cfg.api_key, 2'000).reached) {
       throw std::runtime_error(
-          cfg.deploy_sh.empty()
-              ? fmt::format("a server already answers at {} before --server-cmd started one: stop it, or point --url at "
-                            "another port", ready)
-              : fmt::format("a server already answers at {} before --deploy-sh started one (deploy.sh serves on port "
-                            "8000): stop it first", ready));
+          cfg.deploy_sh.empty() ? fmt::format("a server already answers at {} before --server-cmd "
+                                              "started one: stop it, or point --url at "
+                                              "another port",
+                                              ready)
+                                : fmt::format("a server already answers at {} before --deploy-sh "
+                                              "started one (deploy.sh serves on port "
+                                              "8000): stop it first",
+                                              ready));
     }
   }
-  fmt::print(console, "starting the server: {} (log: {})\n", redact_command(ps.command), ps.log_path.string());
+  fmt::print(console, "starting the server: {} (log: {})\n", redact_command(ps.command),
+             ps.log_path.string());
   std::fflush(console);
   log.info("starting the server: {}", redact_command(ps.command));
   auto server = std::make_unique<probe::ServerProcess>(ps);
@@ -171,7 +197,8 @@ client::BodySettings body_settings(const RunPlan& plan) {
   bs.min_tokens = cfg.min_tokens;
   bs.temperature = cfg.temperature;
   bs.continuous_usage = cfg.continuous_usage;
-  bs.flavor = client::flavor_named(metrics::definitions_name(cfg.compat)).value_or(client::Flavor::Tokbench);
+  bs.flavor = client::flavor_named(metrics::definitions_name(cfg.compat))
+                  .value_or(client::Flavor::Tokbench);
   bs.extra = plan.extra_body;
   return bs;
 }
@@ -201,15 +228,19 @@ const dataset::RequestSpec& Target::spec(int64_t i, dataset::RequestSpec& scratc
   scratch = item;
   if (pick_model) scratch.model = lora[draw(lora_seed, i, 0) % lora.size()];
   for (int k = 0; k < images_per_request && !images.empty(); ++k)
-    scratch.image_urls.push_back(images[draw(lora_seed, i, static_cast<uint64_t>(k) + 1) % images.size()]);
+    scratch.image_urls.push_back(
+        images[draw(lora_seed, i, static_cast<uint64_t>(k) + 1) % images.size()]);
   return scratch;
 }
 
 core::PlannedRequest Target::make_turn(int64_t conversation, const load::TurnContext& ctx) const {
   dataset::RequestSpec scratch;
-  const int64_t item = data.conversations.empty()
-                           ? conversation * turns + ctx.turn
-                           : data.conversations[static_cast<size_t>(conversation) % data.conversations.size()].first + ctx.turn;
+  const int64_t item =
+      data.conversations.empty()
+          ? conversation * turns + ctx.turn
+          : data.conversations[static_cast<size_t>(conversation) % data.conversations.size()]
+                    .first +
+                ctx.turn;
   dataset::RequestSpec spec = this->spec(item, scratch);
   JsonWriter w;
   w.begin_array();
@@ -232,7 +263,8 @@ core::RequestMaker Target::maker(const OutputPlan& out) const {
   return [this, out](int64_t i) {
     dataset::RequestSpec scratch;
     const bool probe = out.is_probe(i);
-    core::PlannedRequest p = client::plan_request(body, spec(probe ? 0 : i, scratch), tok.has_value() || i < out.keep_prompts);
+    core::PlannedRequest p = client::plan_request(body, spec(probe ? 0 : i, scratch),
+                                                  tok.has_value() || i < out.keep_prompts);
     p.facts.probe = probe;
     return p;
   };
@@ -243,7 +275,8 @@ std::string Target::first_body() const {
   return client::build_body(body, spec(0, scratch));
 }
 
-std::optional<record::ServerProcessFacts> Target::close(const fs::path& run_dir, spdlog::logger& log, std::FILE* console) {
+std::optional<record::ServerProcessFacts> Target::close(const fs::path& run_dir,
+                                                        spdlog::logger& log, std::FILE* console) {
   sim.reset();
   if (!server) return std::nullopt;
   const std::string how = server->stop();
@@ -259,33 +292,40 @@ std::optional<record::ServerProcessFacts> Target::close(const fs::path& run_dir,
   }
   const auto sl = probe::parse_vllm_log(text);
   if (sl.throughput_lines > 0 || sl.spec_lines > 0) {
-    fmt::print(console, "server log: mean generation throughput {:.1f} tokens/s over {} line(s){}\n",
-               sl.mean_generation_throughput, sl.throughput_lines,
-               sl.spec_lines ? fmt::format(", mean acceptance length {:.2f} (last SpecDecoding line)", sl.last_mean_acceptance_length) : "");
+    fmt::print(
+        console, "server log: mean generation throughput {:.1f} tokens/s over {} line(s){}\n",
+        sl.mean_generation_throughput, sl.throughput_lines,
+        sl.spec_lines ? fmt::format(", mean acceptance length {:.2f} (last SpecDecoding line)",
+                                    sl.last_mean_acceptance_length)
+                      : "");
   }
   return record::ServerProcessFacts{redact_command(server_command), how, log_path.string(), sl};
 }
 
-Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, std::FILE* console) {
+Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log,
+                   std::FILE* console) {
   RunConfig& cfg = plan.cfg;
   Target t;
   if (!cfg.tokenizer.empty()) t.tok = tokenizer::Tokenizer::load(cfg.tokenizer);
   const Workload& workload = workload_of(cfg.dataset.source);
   WorkloadInput in{cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, console};
-  if (!workload.needs_target()) workload.build(in, t);  // a bad file fails before the server is contacted
+  if (!workload.needs_target())
+    workload.build(in, t);  // a bad file fails before the server is contacted
   if (!api_of(cfg.endpoint).caps().conversation) {
     for (const auto& item : t.data.items) {
       if (item.messages_json.empty() && item.image_urls.empty()) continue;
-      throw std::invalid_argument(fmt::format("--dataset {}: its lines carry chat \"messages\" or \"images\", which {} "
-                                              "cannot take: use an endpoint that takes conversations ({})",
-                                              cfg.dataset.text(), endpoint_path(cfg.endpoint),
-                                              client::api_paths(&client::ApiCaps::conversation)));
+      throw std::invalid_argument(
+          fmt::format("--dataset {}: its lines carry chat \"messages\" or \"images\", which {} "
+                      "cannot take: use an endpoint that takes conversations ({})",
+                      cfg.dataset.text(), endpoint_path(cfg.endpoint),
+                      client::api_paths(&client::ApiCaps::conversation)));
     }
   }
   t.url = cfg.target_url();
   if (!cfg.server_cmd.empty() || !cfg.deploy_sh.empty()) {
     // {port} and {name} filled in (a grid's point has filled its keys and these already).
-    cfg.server_cmd = expand_server_command(cfg.server_cmd, ServerPoint{"server", {}}, url_port(t.url));
+    cfg.server_cmd =
+        expand_server_command(cfg.server_cmd, ServerPoint{"server", {}}, url_port(t.url));
     t.server_command = cfg.server_cmd.empty() ? "bash " + cfg.deploy_sh : cfg.server_cmd;
     t.secrets = known_secrets(cfg);
     t.server = start_server(cfg, plan, t.url, run_dir, log, console);
@@ -293,13 +333,18 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   if (cfg.embedded_target()) {
     mock::MockSettings ms;
     ms.port = 0;
-    ms.tokenizer_path = cfg.tokenizer;  // exact prompt counts and /tokenize when a tokenizer is given
-    // A first --check-answers run on GSM8K meets answers to read (all right: the simulator's default).
-    if (cfg.check_answers && cfg.dataset.is(dataset::Source::Gsm8k)) ms.answers = cfg.dataset.text();
+    ms.tokenizer_path =
+        cfg.tokenizer;  // exact prompt counts and /tokenize when a tokenizer is given
+    // A first --check-answers run on GSM8K meets answers to read (all right: the simulator's
+    // default).
+    if (cfg.check_answers && cfg.dataset.is(dataset::Source::Gsm8k))
+      ms.answers = cfg.dataset.text();
     t.sim = std::make_unique<mock::MockServer>(ms);
     const uint16_t port = t.sim->start();
     t.url = fmt::format("http://127.0.0.1:{}{}", port, endpoint_path(cfg.endpoint));
-    fmt::print(console, "no --url or --host given: started the built-in simulator (tokbench serve-mock defaults{}) at {}\n",
+    fmt::print(console,
+               "no --url or --host given: started the built-in simulator (tokbench serve-mock "
+               "defaults{}) at {}\n",
                ms.answers.empty() ? "" : ", answering the GSM8K questions right", t.url);
   }
   std::vector<std::string> served;
@@ -308,37 +353,50 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log, 
   // every request it picks), unless a gateway aliases names.
   std::vector<std::string> names = cfg.lora;
   for (const auto& item : t.data.items)
-    if (!item.model.empty() && std::find(names.begin(), names.end(), item.model) == names.end()) names.push_back(item.model);
+    if (!item.model.empty() && std::find(names.begin(), names.end(), item.model) == names.end())
+      names.push_back(item.model);
   for (const auto& name : names) {
-    if (served.empty() || cfg.skip_model_check || std::find(served.begin(), served.end(), name) != served.end()) continue;
-    throw std::runtime_error(fmt::format("model '{}' ({}) is not served at {} (it serves: {}): load the adapter on the "
-                                         "server (vLLM: --lora-modules NAME=PATH), fix the name, or pass "
-                                         "--skip-model-check when a gateway serves it under an alias",
-                                         name, cfg.lora.empty() ? "a dataset line's \"model\"" : "--lora or a dataset line",
-                                         net::models_url_for(t.url), join(served, ", ")));
+    if (served.empty() || cfg.skip_model_check ||
+        std::find(served.begin(), served.end(), name) != served.end())
+      continue;
+    throw std::runtime_error(fmt::format(
+        "model '{}' ({}) is not served at {} (it serves: {}): load the adapter on the "
+        "server (vLLM: --lora-modules NAME=PATH), fix the name, or pass "
+        "--skip-model-check when a gateway serves it under an alias",
+        name, cfg.lora.empty() ? "a dataset line's \"model\"" : "--lora or a dataset line",
+        net::models_url_for(t.url), join(served, ", ")));
   }
   t.lora = cfg.lora;
   t.lora_seed = cfg.seed;
-  if (plan.parsed.image) {  // a pool of distinct pictures, so a server's cache does not see one image
+  if (plan.parsed
+          .image) {  // a pool of distinct pictures, so a server's cache does not see one image
     const auto [w, h] = *plan.parsed.image;
-    for (uint64_t k = 0; k < 16; ++k) t.images.push_back(dataset::synthetic_png_url(w, h, cfg.seed * 16 + k));
+    for (uint64_t k = 0; k < 16; ++k)
+      t.images.push_back(dataset::synthetic_png_url(w, h, cfg.seed * 16 + k));
     t.images_per_request = cfg.images_per_request;
-    fmt::print(console, "images: {} per request, drawn from 16 seeded {}x{} PNGs ({} bytes as a data URL)\n",
+    fmt::print(console,
+               "images: {} per request, drawn from 16 seeded {}x{} PNGs ({} bytes as a data URL)\n",
                cfg.images_per_request, w, h, t.images.front().size());
   }
   if (cfg.model_abbr.empty()) cfg.model_abbr = runfolder::file_safe(cfg.model);
   t.model = cfg.model;
-  if (workload.needs_target()) workload.build(in, t);  // with the server's /tokenize and the resolved model
-  if (cfg.turns > 0 && !cfg.multi_turn) {  // --num-prompts counts sessions; by default one pass over the dataset
+  if (workload.needs_target())
+    workload.build(in, t);  // with the server's /tokenize and the resolved model
+  if (cfg.turns > 0 &&
+      !cfg.multi_turn) {  // --num-prompts counts sessions; by default one pass over the dataset
     if (cfg.num_prompts == 0 || plan.requested.num_prompts == 0)
       cfg.num_prompts = std::max<int64_t>(1, static_cast<int64_t>(t.data.items.size()) / cfg.turns);
     t.turns = cfg.turns;
   }
   t.body = body_settings(plan);
   if (cfg.check_answers &&
-      std::none_of(t.data.items.begin(), t.data.items.end(), [](const auto& i) { return i.key.kind != core::AnswerKey::Kind::None; }))
-    fmt::print(console, "--check-answers: no line of --dataset {} carries a reference answer, so only the integrity checks run "
-                        "(references come from gsm8k:PATH, or qa lines with \"answer\", \"choices\" or \"answer_regex\")\n",
+      std::none_of(t.data.items.begin(), t.data.items.end(),
+                   [](const auto& i) { return i.key.kind != core::AnswerKey::Kind::None; }))
+    fmt::print(console,
+               "--check-answers: no line of --dataset {} carries a reference answer, so only the "
+               "integrity checks run "
+               "(references come from gsm8k:PATH, or qa lines with \"answer\", \"choices\" or "
+               "\"answer_regex\")\n",
                cfg.dataset.text());
   return t;
 }

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "net/http_get.hpp"
 #include "dataset/spec.hpp"
+#include "net/http_get.hpp"
 #include "runner/run_config.hpp"
 
 namespace tokbench::tokenizer {
@@ -23,8 +23,8 @@ struct Target;
 
 /// What building a workload's prompts may use.
 struct WorkloadInput {
-  RunConfig& cfg;                   ///< the workload may settle num_prompts (a trace replays its lines)
-  const std::string& url;           ///< the endpoint (its /tokenize when there is no --tokenizer)
+  RunConfig& cfg;          ///< the workload may settle num_prompts (a trace replays its lines)
+  const std::string& url;  ///< the endpoint (its /tokenize when there is no --tokenizer)
   const net::TlsSettings& tls;
   const tokenizer::Tokenizer* tok;  ///< --tokenizer (null: the server's /tokenize)
   std::FILE* console;

@@ -71,7 +71,8 @@ void AddedVocab::split(std::string_view text, bool at_start, std::vector<Segment
     size_t start = i, stop = best_end;
     if (tok.single_word) {
       const bool left_ok = start == 0 || !is_word_char(static_cast<unsigned char>(text[start - 1]));
-      const bool right_ok = stop == text.size() || !is_word_char(static_cast<unsigned char>(text[stop]));
+      const bool right_ok =
+          stop == text.size() || !is_word_char(static_cast<unsigned char>(text[stop]));
       if (!left_ok || !right_ok) {
         i = stop;  // the rejected match is consumed as text, as HF's non-overlapping search does
         continue;

@@ -21,9 +21,9 @@ struct AddedToken {
 
 /// A run of text, or one added token.
 struct Segment {
-  std::string text;      ///< empty when this is a token
-  int32_t token = -1;    ///< the added token's id, or -1
-  bool at_start = false; ///< text that begins at offset 0 of the input
+  std::string text;       ///< empty when this is a token
+  int32_t token = -1;     ///< the added token's id, or -1
+  bool at_start = false;  ///< text that begins at offset 0 of the input
 };
 
 class AddedVocab {

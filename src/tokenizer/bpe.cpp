@@ -18,7 +18,7 @@ constexpr int64_t kMaxTokenId = int64_t{1} << 24;
 
 namespace {
 
-constexpr size_t kCacheWordBytes = 256;  // HF caches words shorter than this ...
+constexpr size_t kCacheWordBytes = 256;   // HF caches words shorter than this ...
 constexpr size_t kCacheEntries = 10'000;  // ... up to this many per thread
 
 std::atomic<uint64_t> g_generation{1};
@@ -59,11 +59,13 @@ Bpe::Bpe(simdjson::dom::element model, bool byte_level, const std::string& path)
   std::string_view type;
   if (model["type"].get_string().get(type)) type = "BPE";  // old files omit it
   if (type != "BPE") {
-    throw std::runtime_error(fmt::format("{}.type: unsupported model type '{}' (tokbench supports BPE)", path, type));
+    throw std::runtime_error(
+        fmt::format("{}.type: unsupported model type '{}' (tokbench supports BPE)", path, type));
   }
   double dropout = 0;
   if (!model["dropout"].get_double().get(dropout) && dropout > 0)
-    throw std::runtime_error(fmt::format("{}.dropout: {} is random; tokbench needs a deterministic BPE (null)", path, dropout));
+    throw std::runtime_error(fmt::format(
+        "{}.dropout: {} is random; tokbench needs a deterministic BPE (null)", path, dropout));
   byte_fallback_ = json_bool(model, "byte_fallback", false);
   fuse_unk_ = json_bool(model, "fuse_unk", false);
   ignore_merges_ = json_bool(model, "ignore_merges", false);
@@ -72,17 +74,20 @@ Bpe::Bpe(simdjson::dom::element model, bool byte_level, const std::string& path)
   if (!model["end_of_word_suffix"].get_string().get(s)) suffix_ = std::string(s);
 
   simdjson::dom::object vocab;
-  if (model["vocab"].get_object().get(vocab)) throw std::runtime_error(fmt::format("{}.vocab: missing object", path));
+  if (model["vocab"].get_object().get(vocab))
+    throw std::runtime_error(fmt::format("{}.vocab: missing object", path));
   std::string raw;
   for (auto field : vocab) {
     int64_t id = -1;
     if (field.value.get_int64().get(id) || id < 0)
-      throw std::runtime_error(fmt::format("{}.vocab[\"{}\"]: expected a non-negative integer id", path, field.key));
+      throw std::runtime_error(
+          fmt::format("{}.vocab[\"{}\"]: expected a non-negative integer id", path, field.key));
     // Ids size the id -> token table: one past any real vocabulary (Gemma 3's is 262,144) is a
     // broken file, not a reason to allocate gigabytes (found by fuzz/tokenizer).
     if (id >= kMaxTokenId) {
-      throw std::runtime_error(fmt::format("{}.vocab[\"{}\"]: id {} is beyond any real vocabulary (at most {})", path,
-                                           field.key, id, kMaxTokenId - 1));
+      throw std::runtime_error(
+          fmt::format("{}.vocab[\"{}\"]: id {} is beyond any real vocabulary (at most {})", path,
+                      field.key, id, kMaxTokenId - 1));
     }
     if (static_cast<size_t>(id) >= tokens_.size()) tokens_.resize(static_cast<size_t>(id) + 1);
     tokens_[static_cast<size_t>(id)] = std::string(field.key);
@@ -103,7 +108,8 @@ Bpe::Bpe(simdjson::dom::element model, bool byte_level, const std::string& path)
   }
 
   simdjson::dom::array merges;
-  if (model["merges"].get_array().get(merges)) throw std::runtime_error(fmt::format("{}.merges: missing array", path));
+  if (model["merges"].get_array().get(merges))
+    throw std::runtime_error(fmt::format("{}.merges: missing array", path));
   merges_.reserve(merges.size());
   int32_t rank = 0;
   for (auto m : merges) {
@@ -113,7 +119,8 @@ Bpe::Bpe(simdjson::dom::element model, bool byte_level, const std::string& path)
     if (!m.get_string().get(line)) {  // "a b"
       const size_t sp = line.find(' ');
       if (sp == std::string_view::npos || line.find(' ', sp + 1) != std::string_view::npos)
-        throw std::runtime_error(fmt::format("{}.merges[{}]: '{}' is not two tokens separated by one space", path, rank, line));
+        throw std::runtime_error(fmt::format(
+            "{}.merges[{}]: '{}' is not two tokens separated by one space", path, rank, line));
       a = std::string(line.substr(0, sp));
       b = std::string(line.substr(sp + 1));
     } else if (!m.get_array().get(pair) && pair.size() == 2) {  // ["a", "b"]
@@ -123,12 +130,14 @@ Bpe::Bpe(simdjson::dom::element model, bool byte_level, const std::string& path)
       a = std::string(x);
       b = std::string(y);
     } else {
-      throw std::runtime_error(fmt::format("{}.merges[{}]: expected \"a b\" or [\"a\", \"b\"]", path, rank));
+      throw std::runtime_error(
+          fmt::format("{}.merges[{}]: expected \"a b\" or [\"a\", \"b\"]", path, rank));
     }
     auto id = [&](const std::string& t) {
       auto it = json_vocab_.find(t);
       if (it == json_vocab_.end())
-        throw std::runtime_error(fmt::format("{}.merges[{}]: token '{}' is not in the vocab", path, rank, t));
+        throw std::runtime_error(
+            fmt::format("{}.merges[{}]: token '{}' is not in the vocab", path, rank, t));
       return it->second;
     };
     const std::string merged = a + (b.starts_with(prefix_) ? b.substr(prefix_.size()) : b);
@@ -140,7 +149,8 @@ Bpe::Bpe(simdjson::dom::element model, bool byte_level, const std::string& path)
 
 const std::string& Bpe::token(int32_t id) const {
   static const std::string kEmpty;
-  return id >= 0 && static_cast<size_t>(id) < tokens_.size() ? tokens_[static_cast<size_t>(id)] : kEmpty;
+  return id >= 0 && static_cast<size_t>(id) < tokens_.size() ? tokens_[static_cast<size_t>(id)]
+                                                             : kEmpty;
 }
 
 std::optional<int32_t> Bpe::id_of(std::string_view t) const {
@@ -171,7 +181,8 @@ void Bpe::initial_symbols(std::string_view word, std::vector<int32_t>& symbols) 
       bool all = true;
       for (size_t k = 0; k < n; ++k) all &= byte_ids_[static_cast<unsigned char>(word[i + k])] >= 0;
       if (all) {
-        for (size_t k = 0; k < n; ++k) symbols.push_back(byte_ids_[static_cast<unsigned char>(word[i + k])]);
+        for (size_t k = 0; k < n; ++k)
+          symbols.push_back(byte_ids_[static_cast<unsigned char>(word[i + k])]);
         prev_unk = false;
         continue;
       }
@@ -205,7 +216,8 @@ void Bpe::merge(std::vector<int32_t>& symbols, std::vector<int32_t>& out) const 
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
   auto push = [&](int32_t pos) {
     if (pos < 0 || next[static_cast<size_t>(pos)] < 0) return;
-    auto it = merges_.find(pair_key(symbols[static_cast<size_t>(pos)], symbols[static_cast<size_t>(next[static_cast<size_t>(pos)])]));
+    auto it = merges_.find(pair_key(symbols[static_cast<size_t>(pos)],
+                                    symbols[static_cast<size_t>(next[static_cast<size_t>(pos)])]));
     if (it != merges_.end()) heap.push({it->second.first, pos, it->second.second});
   };
   for (size_t i = 0; i + 1 < n; ++i) push(static_cast<int32_t>(i));
@@ -216,7 +228,8 @@ void Bpe::merge(std::vector<int32_t>& symbols, std::vector<int32_t>& out) const 
     if (!alive[p] || next[p] < 0) continue;
     const auto q = static_cast<size_t>(next[p]);
     auto it = merges_.find(pair_key(symbols[p], symbols[q]));
-    if (it == merges_.end() || it->second.second != e.new_id || it->second.first != e.rank) continue;
+    if (it == merges_.end() || it->second.second != e.new_id || it->second.first != e.rank)
+      continue;
     symbols[p] = e.new_id;
     alive[q] = false;
     next[p] = next[q];
@@ -224,7 +237,8 @@ void Bpe::merge(std::vector<int32_t>& symbols, std::vector<int32_t>& out) const 
     push(prev[p]);
     push(e.pos);
   }
-  for (int32_t i = 0; i >= 0; i = next[static_cast<size_t>(i)]) out.push_back(symbols[static_cast<size_t>(i)]);
+  for (int32_t i = 0; i >= 0; i = next[static_cast<size_t>(i)])
+    out.push_back(symbols[static_cast<size_t>(i)]);
 }
 
 void Bpe::encode_word(std::string_view word, std::vector<int32_t>& out) const {

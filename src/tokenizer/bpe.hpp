@@ -37,12 +37,12 @@ class Bpe {
   bool ignore_merges_ = false;
   int32_t unk_ = -1;
   std::string prefix_, suffix_;
-  std::unordered_map<std::string, int32_t> vocab_;     // encode keys (raw bytes when byte-level)
+  std::unordered_map<std::string, int32_t> vocab_;       // encode keys (raw bytes when byte-level)
   std::unordered_map<std::string, int32_t> json_vocab_;  // as written, for id_of
-  std::vector<std::string> tokens_;                     // id -> token as written
+  std::vector<std::string> tokens_;                      // id -> token as written
   std::unordered_map<uint64_t, std::pair<int32_t, int32_t>> merges_;  // (a, b) -> (rank, new id)
-  int32_t byte_ids_[256];                               // "<0xXX>" ids for byte_fallback (-1: none)
-  uint64_t generation_;                                 // keys the per-thread word cache
+  int32_t byte_ids_[256];  // "<0xXX>" ids for byte_fallback (-1: none)
+  uint64_t generation_;    // keys the per-thread word cache
 };
 
 }  // namespace tokbench::tokenizer

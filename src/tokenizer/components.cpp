@@ -32,7 +32,8 @@ struct Pattern {
     if (regex) return regex->find_all(text);
     std::vector<std::pair<size_t, size_t>> out;
     if (literal.empty()) return out;
-    for (size_t p = text.find(literal); p != std::string_view::npos; p = text.find(literal, p + literal.size()))
+    for (size_t p = text.find(literal); p != std::string_view::npos;
+         p = text.find(literal, p + literal.size()))
       out.emplace_back(p, p + literal.size());
     return out;
   }
@@ -94,7 +95,8 @@ class PrependNormalizer : public Normalizer {
 
 class ReplaceNormalizer : public Normalizer {
  public:
-  ReplaceNormalizer(Pattern p, std::string content) : p_(std::move(p)), content_(std::move(content)) {}
+  ReplaceNormalizer(Pattern p, std::string content)
+      : p_(std::move(p)), content_(std::move(content)) {}
   void apply(std::string& s) const override {
     const auto matches = p_.find_all(s);
     if (matches.empty()) return;
@@ -119,7 +121,8 @@ class LowercaseNormalizer : public Normalizer {
   void apply(std::string& s) const override {
     std::string out;
     out.reserve(s.size());
-    for (size_t i = 0, n = 0; i < s.size(); i += n) utf8::append(out, static_cast<char32_t>(utf8proc_tolower(utf8::decode(s, i, &n))));
+    for (size_t i = 0, n = 0; i < s.size(); i += n)
+      utf8::append(out, static_cast<char32_t>(utf8proc_tolower(utf8::decode(s, i, &n))));
     s = std::move(out);
   }
 };
@@ -128,7 +131,7 @@ class StripNormalizer : public Normalizer {
  public:
   StripNormalizer(bool left, bool right) : left_(left), right_(right) {}
   void apply(std::string& s) const override {
-    const size_t b = left_? utf8::skip_white_space(s, 0, s.size()) : 0;
+    const size_t b = left_ ? utf8::skip_white_space(s, 0, s.size()) : 0;
     const size_t e = right_ ? utf8::trim_white_space_back(s, b, s.size()) : s.size();
     s = s.substr(b, e - b);
   }
@@ -163,8 +166,9 @@ Behavior behavior_from(std::string_view b, const std::string& path) {
 
 // HF's NormalizedString::split: matches become (range, is_match) covering the text, the
 // behaviour folds them, empty pieces are dropped.
-void split_pieces(std::vector<Piece>& pieces, Behavior behavior, bool invert,
-                  const std::function<std::vector<std::pair<size_t, size_t>>(std::string_view)>& find) {
+void split_pieces(
+    std::vector<Piece>& pieces, Behavior behavior, bool invert,
+    const std::function<std::vector<std::pair<size_t, size_t>>(std::string_view)>& find) {
   std::vector<Piece> out;
   out.reserve(pieces.size() * 2);
   struct Span {
@@ -232,7 +236,8 @@ void split_pieces(std::vector<Piece>& pieces, Behavior behavior, bool invert,
 
 class SplitPreTokenizer : public PreTokenizer {
  public:
-  SplitPreTokenizer(Pattern p, Behavior b, bool invert) : p_(std::move(p)), b_(b), invert_(invert) {}
+  SplitPreTokenizer(Pattern p, Behavior b, bool invert)
+      : p_(std::move(p)), b_(b), invert_(invert) {}
   void apply(std::vector<Piece>& pieces) const override {
     split_pieces(pieces, b_, invert_, [&](std::string_view t) { return p_.find_all(t); });
   }
@@ -251,12 +256,15 @@ constexpr const char* kGpt2Pattern =
 class ByteLevelPreTokenizer : public PreTokenizer {
  public:
   ByteLevelPreTokenizer(bool add_prefix_space, bool use_regex)
-      : add_prefix_space_(add_prefix_space), regex_(use_regex ? std::make_unique<Regex>(kGpt2Pattern) : nullptr) {}
+      : add_prefix_space_(add_prefix_space),
+        regex_(use_regex ? std::make_unique<Regex>(kGpt2Pattern) : nullptr) {}
   void apply(std::vector<Piece>& pieces) const override {
     if (add_prefix_space_)
       for (auto& p : pieces)
         if (!p.text.starts_with(' ')) p.text.insert(0, " ");
-    if (regex_) split_pieces(pieces, Behavior::Isolated, false, [&](std::string_view t) { return regex_->find_all(t); });
+    if (regex_)
+      split_pieces(pieces, Behavior::Isolated, false,
+                   [&](std::string_view t) { return regex_->find_all(t); });
   }
   bool byte_level() const override { return true; }
 
@@ -287,7 +295,8 @@ class MetaspacePreTokenizer : public PreTokenizer {
     if (split_) {
       split_pieces(pieces, Behavior::MergedWithNext, false, [&](std::string_view t) {
         std::vector<std::pair<size_t, size_t>> m;
-        for (size_t q = t.find(rep_); q != std::string_view::npos; q = t.find(rep_, q + rep_.size()))
+        for (size_t q = t.find(rep_); q != std::string_view::npos;
+             q = t.find(rep_, q + rep_.size()))
           m.emplace_back(q, q + rep_.size());
         return m;
       });
@@ -340,8 +349,10 @@ class ByteLevelDecoder : public Decoder {
       bool ok = true;
       for (size_t i = 0, n = 0; i < t.size() && ok; i += n) {
         const int b = char_to_byte(utf8::decode(t, i, &n));
-        if (b < 0) ok = false;
-        else mapped.push_back(static_cast<char>(b));
+        if (b < 0)
+          ok = false;
+        else
+          mapped.push_back(static_cast<char>(b));
       }
       bytes += ok ? mapped : t;
     }
@@ -405,7 +416,8 @@ class FuseDecoder : public Decoder {
 
 class StripDecoder : public Decoder {
  public:
-  StripDecoder(std::string content, size_t start, size_t stop) : c_(std::move(content)), start_(start), stop_(stop) {}
+  StripDecoder(std::string content, size_t start, size_t stop)
+      : c_(std::move(content)), start_(start), stop_(stop) {}
   std::vector<std::string> apply(std::vector<std::string> tokens) const override {
     for (auto& t : tokens) {
       for (size_t i = 0; i < start_ && t.starts_with(c_); ++i) t.erase(0, c_.size());
@@ -421,7 +433,8 @@ class StripDecoder : public Decoder {
 
 class MetaspaceDecoder : public Decoder {
  public:
-  MetaspaceDecoder(std::string rep, bool strip_first) : rep_(std::move(rep)), strip_first_(strip_first) {}
+  MetaspaceDecoder(std::string rep, bool strip_first)
+      : rep_(std::move(rep)), strip_first_(strip_first) {}
   std::vector<std::string> apply(std::vector<std::string> tokens) const override {
     for (size_t i = 0; i < tokens.size(); ++i) {
       std::string t;
@@ -471,7 +484,8 @@ auto make_list(simdjson::dom::element j, std::string_view key, const std::string
 
 }  // namespace
 
-std::string_view json_string(simdjson::dom::element j, std::string_view key, const std::string& path) {
+std::string_view json_string(simdjson::dom::element j, std::string_view key,
+                             const std::string& path) {
   std::string_view s;
   if (j[key].get_string().get(s)) fail(path, fmt::format("missing string \"{}\"", key));
   return s;
@@ -488,7 +502,8 @@ const std::vector<char32_t>& byte_to_char() {
     std::vector<char32_t> t(256);
     char32_t next = 256;
     for (int b = 0; b < 256; ++b) {
-      const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+      const bool printable =
+          (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
       t[static_cast<size_t>(b)] = printable ? static_cast<char32_t>(b) : next++;
     }
     return t;
@@ -509,31 +524,47 @@ int char_to_byte(char32_t c) {
 std::unique_ptr<Normalizer> make_normalizer(simdjson::dom::element j, const std::string& path) {
   if (j.is_null()) return nullptr;
   const std::string t = type_of(j, path);
-  if (t == "NFC") return std::make_unique<UnicodeNormalizer>(utf8proc_option_t(UTF8PROC_STABLE | UTF8PROC_COMPOSE), true);
-  if (t == "NFD") return std::make_unique<UnicodeNormalizer>(utf8proc_option_t(UTF8PROC_STABLE | UTF8PROC_DECOMPOSE), true);
+  if (t == "NFC")
+    return std::make_unique<UnicodeNormalizer>(
+        utf8proc_option_t(UTF8PROC_STABLE | UTF8PROC_COMPOSE), true);
+  if (t == "NFD")
+    return std::make_unique<UnicodeNormalizer>(
+        utf8proc_option_t(UTF8PROC_STABLE | UTF8PROC_DECOMPOSE), true);
   if (t == "NFKC")
-    return std::make_unique<UnicodeNormalizer>(utf8proc_option_t(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT), false);
+    return std::make_unique<UnicodeNormalizer>(
+        utf8proc_option_t(UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT), false);
   if (t == "NFKD")
-    return std::make_unique<UnicodeNormalizer>(utf8proc_option_t(UTF8PROC_STABLE | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT), false);
-  if (t == "Prepend") return std::make_unique<PrependNormalizer>(std::string(json_string(j, "prepend", path)));
+    return std::make_unique<UnicodeNormalizer>(
+        utf8proc_option_t(UTF8PROC_STABLE | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT), false);
+  if (t == "Prepend")
+    return std::make_unique<PrependNormalizer>(std::string(json_string(j, "prepend", path)));
   if (t == "Replace")
-    return std::make_unique<ReplaceNormalizer>(make_pattern(j, path), std::string(json_string(j, "content", path)));
+    return std::make_unique<ReplaceNormalizer>(make_pattern(j, path),
+                                               std::string(json_string(j, "content", path)));
   if (t == "Lowercase") return std::make_unique<LowercaseNormalizer>();
-  if (t == "Strip") return std::make_unique<StripNormalizer>(json_bool(j, "strip_left", true), json_bool(j, "strip_right", true));
-  if (t == "Sequence") return std::make_unique<SequenceNormalizer>(make_list(j, "normalizers", path, make_normalizer));
-  fail(path + ".type", fmt::format("unsupported normalizer '{}' (supported: NFC, NFD, NFKC, NFKD, Prepend, "
-                                   "Replace, Lowercase, Strip, Sequence)", t));
+  if (t == "Strip")
+    return std::make_unique<StripNormalizer>(json_bool(j, "strip_left", true),
+                                             json_bool(j, "strip_right", true));
+  if (t == "Sequence")
+    return std::make_unique<SequenceNormalizer>(make_list(j, "normalizers", path, make_normalizer));
+  fail(path + ".type",
+       fmt::format("unsupported normalizer '{}' (supported: NFC, NFD, NFKC, NFKD, Prepend, "
+                   "Replace, Lowercase, Strip, Sequence)",
+                   t));
 }
 
-std::unique_ptr<PreTokenizer> make_pre_tokenizer(simdjson::dom::element j, const std::string& path) {
+std::unique_ptr<PreTokenizer> make_pre_tokenizer(simdjson::dom::element j,
+                                                 const std::string& path) {
   if (j.is_null()) return nullptr;
   const std::string t = type_of(j, path);
   if (t == "Split") {
-    return std::make_unique<SplitPreTokenizer>(make_pattern(j, path),
-                                               behavior_from(json_string(j, "behavior", path), path),
-                                               json_bool(j, "invert", false));
+    return std::make_unique<SplitPreTokenizer>(
+        make_pattern(j, path), behavior_from(json_string(j, "behavior", path), path),
+        json_bool(j, "invert", false));
   }
-  if (t == "ByteLevel") return std::make_unique<ByteLevelPreTokenizer>(json_bool(j, "add_prefix_space", false), json_bool(j, "use_regex", true));
+  if (t == "ByteLevel")
+    return std::make_unique<ByteLevelPreTokenizer>(json_bool(j, "add_prefix_space", false),
+                                                   json_bool(j, "use_regex", true));
   if (t == "Metaspace") {
     std::string scheme = "always";
     std::string_view s;
@@ -544,13 +575,18 @@ std::unique_ptr<PreTokenizer> make_pre_tokenizer(simdjson::dom::element j, const
     }
     if (scheme != "always" && scheme != "first" && scheme != "never")
       fail(path + ".prepend_scheme", fmt::format("unsupported value '{}'", scheme));
-    return std::make_unique<MetaspacePreTokenizer>(std::string(json_string(j, "replacement", path)), scheme,
-                                                   json_bool(j, "split", true));
+    return std::make_unique<MetaspacePreTokenizer>(std::string(json_string(j, "replacement", path)),
+                                                   scheme, json_bool(j, "split", true));
   }
-  if (t == "Digits") return std::make_unique<DigitsPreTokenizer>(json_bool(j, "individual_digits", false));
-  if (t == "Sequence") return std::make_unique<SequencePreTokenizer>(make_list(j, "pretokenizers", path, make_pre_tokenizer));
-  fail(path + ".type", fmt::format("unsupported pre-tokenizer '{}' (supported: Split, ByteLevel, Metaspace, "
-                                   "Digits, Sequence)", t));
+  if (t == "Digits")
+    return std::make_unique<DigitsPreTokenizer>(json_bool(j, "individual_digits", false));
+  if (t == "Sequence")
+    return std::make_unique<SequencePreTokenizer>(
+        make_list(j, "pretokenizers", path, make_pre_tokenizer));
+  fail(path + ".type",
+       fmt::format("unsupported pre-tokenizer '{}' (supported: Split, ByteLevel, Metaspace, "
+                   "Digits, Sequence)",
+                   t));
 }
 
 std::unique_ptr<Decoder> make_decoder(simdjson::dom::element j, const std::string& path) {
@@ -560,7 +596,8 @@ std::unique_ptr<Decoder> make_decoder(simdjson::dom::element j, const std::strin
   if (t == "Replace") {
     Pattern p = make_pattern(j, path);
     if (p.regex) fail(path + ".pattern", "Regex patterns in decoders are not supported");
-    return std::make_unique<ReplaceDecoder>(std::move(p), std::string(json_string(j, "content", path)));
+    return std::make_unique<ReplaceDecoder>(std::move(p),
+                                            std::string(json_string(j, "content", path)));
   }
   if (t == "ByteFallback") return std::make_unique<ByteFallbackDecoder>();
   if (t == "Fuse") return std::make_unique<FuseDecoder>();
@@ -568,17 +605,21 @@ std::unique_ptr<Decoder> make_decoder(simdjson::dom::element j, const std::strin
     int64_t start = 0, stop = 0;
     if (j["start"].get_int64().get(start)) start = 0;
     if (j["stop"].get_int64().get(stop)) stop = 0;
-    return std::make_unique<StripDecoder>(std::string(json_string(j, "content", path)), static_cast<size_t>(start),
-                                          static_cast<size_t>(stop));
+    return std::make_unique<StripDecoder>(std::string(json_string(j, "content", path)),
+                                          static_cast<size_t>(start), static_cast<size_t>(stop));
   }
   if (t == "Metaspace") {
     std::string_view scheme;
     if (j["prepend_scheme"].get_string().get(scheme)) scheme = "always";
-    return std::make_unique<MetaspaceDecoder>(std::string(json_string(j, "replacement", path)), scheme != "never");
+    return std::make_unique<MetaspaceDecoder>(std::string(json_string(j, "replacement", path)),
+                                              scheme != "never");
   }
-  if (t == "Sequence") return std::make_unique<SequenceDecoder>(make_list(j, "decoders", path, make_decoder));
-  fail(path + ".type", fmt::format("unsupported decoder '{}' (supported: ByteLevel, Replace, ByteFallback, Fuse, "
-                                   "Strip, Metaspace, Sequence)", t));
+  if (t == "Sequence")
+    return std::make_unique<SequenceDecoder>(make_list(j, "decoders", path, make_decoder));
+  fail(path + ".type",
+       fmt::format("unsupported decoder '{}' (supported: ByteLevel, Replace, ByteFallback, Fuse, "
+                   "Strip, Metaspace, Sequence)",
+                   t));
 }
 
 }  // namespace tokbench::tokenizer

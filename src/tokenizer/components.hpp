@@ -51,7 +51,8 @@ const std::vector<char32_t>& byte_to_char();
 int char_to_byte(char32_t c);
 
 /// JSON helpers shared by the loaders (errors name `path`).
-std::string_view json_string(simdjson::dom::element j, std::string_view key, const std::string& path);
+std::string_view json_string(simdjson::dom::element j, std::string_view key,
+                             const std::string& path);
 bool json_bool(simdjson::dom::element j, std::string_view key, bool fallback);
 
 }  // namespace tokbench::tokenizer

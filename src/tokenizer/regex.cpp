@@ -66,8 +66,8 @@ Regex::Regex(const std::string& pattern) : impl_(std::make_unique<Impl>()) {
   if (!impl_->code) {
     PCRE2_UCHAR msg[256];
     pcre2_get_error_message(err, msg, sizeof msg);
-    throw std::runtime_error(fmt::format("regex '{}' does not compile at offset {}: {}", pattern, offset,
-                                         reinterpret_cast<const char*>(msg)));
+    throw std::runtime_error(fmt::format("regex '{}' does not compile at offset {}: {}", pattern,
+                                         offset, reinterpret_cast<const char*>(msg)));
   }
   impl_->jit = pcre2_jit_compile(impl_->code, PCRE2_JIT_COMPLETE) == 0;
 }
@@ -83,13 +83,16 @@ std::vector<std::pair<size_t, size_t>> Regex::find_all(std::string_view text) co
   const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
   while (start <= text.size()) {
     // Input is valid UTF-8 (the tokenizer repairs it first), so the per-call check is skipped.
-    const int rc = impl_->jit ? pcre2_jit_match(impl_->code, subject, text.size(), start, PCRE2_NO_UTF_CHECK, s.md, s.mctx)
-                              : pcre2_match(impl_->code, subject, text.size(), start, PCRE2_NO_UTF_CHECK, s.md, s.mctx);
+    const int rc = impl_->jit ? pcre2_jit_match(impl_->code, subject, text.size(), start,
+                                                PCRE2_NO_UTF_CHECK, s.md, s.mctx)
+                              : pcre2_match(impl_->code, subject, text.size(), start,
+                                            PCRE2_NO_UTF_CHECK, s.md, s.mctx);
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) {
       PCRE2_UCHAR msg[256];
       pcre2_get_error_message(rc, msg, sizeof msg);
-      throw std::runtime_error(fmt::format("regex match failed: {}", reinterpret_cast<const char*>(msg)));
+      throw std::runtime_error(
+          fmt::format("regex match failed: {}", reinterpret_cast<const char*>(msg)));
     }
     const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.md);
     const size_t b = ov[0], e = ov[1];

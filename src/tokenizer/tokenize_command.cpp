@@ -26,7 +26,8 @@ std::vector<int32_t> parse_ids(std::string_view s, const std::string& where) {
   size_t i = 0;
   while (i < s.size()) {
     if (!std::isdigit(static_cast<unsigned char>(s[i]))) {
-      if (s[i] == '-') throw std::runtime_error(fmt::format("{}: token ids are non-negative", where));
+      if (s[i] == '-')
+        throw std::runtime_error(fmt::format("{}: token ids are non-negative", where));
       ++i;  // separators: spaces, commas, brackets
       continue;
     }
@@ -83,7 +84,8 @@ int run_tokenize(const TokenizeOptions& o, std::FILE* in, std::FILE* out) {
       throw std::runtime_error(fmt::format("{}: not valid JSON", where));
     if (o.decode) {
       simdjson::dom::array arr;
-      if (doc["ids"].get_array().get(arr)) throw std::runtime_error(fmt::format("{}: expected {{\"ids\": [...]}}", where));
+      if (doc["ids"].get_array().get(arr))
+        throw std::runtime_error(fmt::format("{}: expected {{\"ids\": [...]}}", where));
       std::vector<int32_t> ids;
       for (auto v : arr) ids.push_back(static_cast<int32_t>(v.get_int64().value()));
       JsonWriter w;

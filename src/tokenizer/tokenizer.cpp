@@ -39,7 +39,8 @@ namespace {
 }
 
 std::optional<int32_t> lookup(const Tokenizer::Impl& t, std::string_view token) {
-  if (auto it = t.added_by_content.find(std::string(token)); it != t.added_by_content.end()) return it->second;
+  if (auto it = t.added_by_content.find(std::string(token)); it != t.added_by_content.end())
+    return it->second;
   return t.model->id_of(token);
 }
 
@@ -58,7 +59,8 @@ Config read_config(const std::string& path) {
   simdjson::ondemand::parser parser;
   simdjson::ondemand::document doc;
   simdjson::ondemand::object obj;
-  if (parser.iterate(json).get(doc) || doc.get_object().get(obj)) fail(path, "expected a JSON object");
+  if (parser.iterate(json).get(doc) || doc.get_object().get(obj))
+    fail(path, "expected a JSON object");
   Config c;
   for (auto field : obj) {
     std::string_view key;
@@ -73,7 +75,9 @@ Config read_config(const std::string& path) {
         simdjson::ondemand::object t;
         if (!v.get_object().get(t) && !t["content"].get_string().get(s)) out = std::string(s);
       }
-      (key == "tokenizer_class" ? c.tokenizer_class : key == "bos_token" ? c.bos_token : c.eos_token) = out;
+      (key == "tokenizer_class" ? c.tokenizer_class
+       : key == "bos_token"     ? c.bos_token
+                                : c.eos_token) = out;
     } else if (key == "add_bos_token" || key == "add_eos_token") {
       bool b = false;
       if (!v.get_bool().get(b)) (key == "add_bos_token" ? c.add_bos_token : c.add_eos_token) = b;
@@ -97,14 +101,16 @@ void post_processor(Tokenizer::Impl& t, simdjson::dom::element pp, const std::st
     simdjson::dom::array single;
     simdjson::dom::object specials;
     if (pp["single"].get_array().get(single)) fail(path, "missing \"single\" array");
-    if (pp["special_tokens"].get_object().get(specials)) fail(path, "missing \"special_tokens\" object");
+    if (pp["special_tokens"].get_object().get(specials))
+      fail(path, "missing \"special_tokens\" object");
     bool after = false;
     size_t i = 0;
     for (auto item : single) {
       const std::string where = fmt::format("{}.single[{}]", path, i++);
       simdjson::dom::element sp;
       if (!item["Sequence"].get(sp)) {
-        if (json_string(sp, "id", where) != "A") fail(where, "only sequence A is supported in \"single\"");
+        if (json_string(sp, "id", where) != "A")
+          fail(where, "only sequence A is supported in \"single\"");
         after = true;
         continue;
       }
@@ -113,19 +119,23 @@ void post_processor(Tokenizer::Impl& t, simdjson::dom::element pp, const std::st
       simdjson::dom::array ids;
       if (specials[name]["ids"].get_array().get(ids))
         fail(path + ".special_tokens", fmt::format("no ids for '{}'", name));
-      for (auto id : ids) (after ? t.suffix : t.prefix).push_back(static_cast<int32_t>(id.get_int64().value()));
+      for (auto id : ids)
+        (after ? t.suffix : t.prefix).push_back(static_cast<int32_t>(id.get_int64().value()));
     }
     return;
   }
   if (type == "RobertaProcessing" || type == "BertProcessing") {
     simdjson::dom::array cls, sep;
-    if (pp["cls"].get_array().get(cls) || pp["sep"].get_array().get(sep)) fail(path, "missing \"cls\"/\"sep\"");
+    if (pp["cls"].get_array().get(cls) || pp["sep"].get_array().get(sep))
+      fail(path, "missing \"cls\"/\"sep\"");
     t.prefix.push_back(static_cast<int32_t>(cls.at(1).get_int64().value()));
     t.suffix.push_back(static_cast<int32_t>(sep.at(1).get_int64().value()));
     return;
   }
-  fail(path + ".type", fmt::format("unsupported post-processor '{}' (supported: TemplateProcessing, ByteLevel, "
-                                   "RobertaProcessing, BertProcessing, Sequence)", type));
+  fail(path + ".type",
+       fmt::format("unsupported post-processor '{}' (supported: TemplateProcessing, ByteLevel, "
+                   "RobertaProcessing, BertProcessing, Sequence)",
+                   type));
 }
 
 // transformers rebuilds the post-processor of these classes from add_bos_token / add_eos_token
@@ -133,8 +143,8 @@ void post_processor(Tokenizer::Impl& t, simdjson::dom::element pp, const std::st
 // add_special_tokens=True follows the config, not tokenizer.json.
 void config_override(Tokenizer::Impl& t, const Config& cfg, const std::string& path) {
   static const std::unordered_set<std::string> kClasses{
-      "LlamaTokenizer", "LlamaTokenizerFast", "GemmaTokenizer", "GemmaTokenizerFast",
-      "CodeLlamaTokenizer", "CodeLlamaTokenizerFast"};
+      "LlamaTokenizer",     "LlamaTokenizerFast", "GemmaTokenizer",
+      "GemmaTokenizerFast", "CodeLlamaTokenizer", "CodeLlamaTokenizerFast"};
   if (!cfg.tokenizer_class || !kClasses.contains(*cfg.tokenizer_class)) return;
   const bool add_bos = cfg.add_bos_token.value_or(true);
   const bool add_eos = cfg.add_eos_token.value_or(false);
@@ -196,14 +206,17 @@ Tokenizer Tokenizer::load(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) json_path = fs::path(path) / "tokenizer.json";
   if (!fs::exists(json_path, ec)) {
-    throw std::runtime_error(fmt::format("--tokenizer: no tokenizer.json at '{}' (pass a model folder or the path "
-                                         "of its tokenizer.json)", json_path.string()));
+    throw std::runtime_error(
+        fmt::format("--tokenizer: no tokenizer.json at '{}' (pass a model folder or the path "
+                    "of its tokenizer.json)",
+                    json_path.string()));
   }
   config_path = json_path.parent_path() / "tokenizer_config.json";
   const std::string where = json_path.string();
   simdjson::dom::parser parser;
   simdjson::dom::element root;
-  if (auto err = parser.load(where).get(root)) fail(where, fmt::format("cannot parse ({})", simdjson::error_message(err)));
+  if (auto err = parser.load(where).get(root))
+    fail(where, fmt::format("cannot parse ({})", simdjson::error_message(err)));
   auto impl = build(root, where);
   if (fs::exists(config_path, ec)) {
     const Config cfg = read_config(config_path.string());
@@ -287,10 +300,13 @@ std::string Tokenizer::decode(std::span<const int32_t> ids, bool skip_special_to
 size_t Tokenizer::vocab_size() const { return impl_->vocab_size; }
 std::optional<int32_t> Tokenizer::bos_id() const { return impl_->bos; }
 std::optional<int32_t> Tokenizer::eos_id() const { return impl_->eos; }
-std::optional<int32_t> Tokenizer::token_to_id(std::string_view token) const { return lookup(*impl_, token); }
+std::optional<int32_t> Tokenizer::token_to_id(std::string_view token) const {
+  return lookup(*impl_, token);
+}
 
 std::string Tokenizer::id_to_token(int32_t id) const {
-  if (auto it = impl_->added_by_id.find(id); it != impl_->added_by_id.end()) return impl_->added[it->second].content;
+  if (auto it = impl_->added_by_id.find(id); it != impl_->added_by_id.end())
+    return impl_->added[it->second].content;
   return impl_->model->token(id);
 }
 

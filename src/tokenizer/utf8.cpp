@@ -55,7 +55,10 @@ std::string repair(std::string_view s) {
     // for it (so "\xE2\x82" is one replacement, "\xE2\x41" is one plus 'A').
     const unsigned char c = b(i);
     size_t skip = 1;
-    size_t n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    size_t n = c >= 0xC2 && c <= 0xDF   ? 2
+               : c >= 0xE0 && c <= 0xEF ? 3
+               : c >= 0xF0 && c <= 0xF4 ? 4
+                                        : 0;
     if (n > 0) {
       unsigned char lo = 0x80, hi = 0xBF;
       if (c == 0xE0) lo = 0xA0;
@@ -90,7 +93,8 @@ char32_t decode(std::string_view s, size_t i, size_t* len) {
     return ((c & 0x0F) << 12) | ((b(i + 1) & 0x3F) << 6) | (b(i + 2) & 0x3F);
   }
   *len = 4;
-  return ((c & 0x07) << 18) | ((b(i + 1) & 0x3F) << 12) | ((b(i + 2) & 0x3F) << 6) | (b(i + 3) & 0x3F);
+  return ((c & 0x07) << 18) | ((b(i + 1) & 0x3F) << 12) | ((b(i + 2) & 0x3F) << 6) |
+         (b(i + 3) & 0x3F);
 }
 
 void append(std::string& out, char32_t cp) {
@@ -113,8 +117,20 @@ void append(std::string& out, char32_t cp) {
 
 bool is_white_space(char32_t c) {
   switch (c) {
-    case 0x09: case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x20: case 0x85: case 0xA0:
-    case 0x1680: case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000:
+    case 0x09:
+    case 0x0A:
+    case 0x0B:
+    case 0x0C:
+    case 0x0D:
+    case 0x20:
+    case 0x85:
+    case 0xA0:
+    case 0x1680:
+    case 0x2028:
+    case 0x2029:
+    case 0x202F:
+    case 0x205F:
+    case 0x3000:
       return true;
     default:
       return c >= 0x2000 && c <= 0x200A;
@@ -130,7 +146,8 @@ size_t skip_white_space(std::string_view s, size_t b, size_t e) {
 size_t trim_white_space_back(std::string_view s, size_t lo, size_t e) {
   while (e > lo) {
     size_t k = e - 1;
-    while (k > lo && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) --k;  // start of the last character
+    while (k > lo && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80)
+      --k;  // start of the last character
     size_t n = 0;
     if (!is_white_space(decode(s, k, &n))) break;
     e = k;

@@ -21,7 +21,8 @@ namespace tokbench::testing {
 
 class CannedServer {
  public:
-  explicit CannedServer(std::function<std::string(const std::string& path)> respond, int max_connections = 64)
+  explicit CannedServer(std::function<std::string(const std::string& path)> respond,
+                        int max_connections = 64)
       : respond_(std::move(respond)) {
     fd_ = bound_loopback_socket(port);
     listen(fd_, 16);
@@ -32,12 +33,15 @@ class CannedServer {
     thread_.join();
     close(fd_);
   }
-  std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port) + path; }
+  std::string url(const std::string& path) const {
+    return "http://127.0.0.1:" + std::to_string(port) + path;
+  }
 
   /// A complete HTTP/1.1 response with the given status, content type and body.
   static std::string http(int status, const std::string& type, const std::string& body) {
     return "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Type: " + type +
-           "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+           "\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +
+           body;
   }
 
   uint16_t port = 0;
@@ -77,10 +81,12 @@ class CannedServer {
         requests_.push_back(req);
       }
       const size_t sp = req.find(' ');
-      const std::string path = sp == std::string::npos ? "" : req.substr(sp + 1, req.find(' ', sp + 1) - sp - 1);
+      const std::string path =
+          sp == std::string::npos ? "" : req.substr(sp + 1, req.find(' ', sp + 1) - sp - 1);
       const std::string out = respond_(path);
       for (size_t off = 0; off < out.size();) {
-        const ssize_t n = send(c, out.data() + off, out.size() - off, MSG_NOSIGNAL);  // a client that gave up: EPIPE, not SIGPIPE
+        const ssize_t n = send(c, out.data() + off, out.size() - off,
+                               MSG_NOSIGNAL);  // a client that gave up: EPIPE, not SIGPIPE
         if (n <= 0) break;
         off += static_cast<size_t>(n);
       }

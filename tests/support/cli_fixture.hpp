@@ -20,8 +20,9 @@ namespace fs = std::filesystem;
 class CliFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tokbench_cli_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("tokbench_cli_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -32,7 +33,8 @@ class CliFixture : public ::testing::Test {
   // Runs `tokbench run` with --output-dir in the test's folder; returns the run folder.
   fs::path run(std::vector<std::string> args, int expect_code = 0) {
     args.insert(args.begin(), "run");
-    const bool wants_progress = std::find(args.begin(), args.end(), "--progress-interval-s") != args.end();
+    const bool wants_progress =
+        std::find(args.begin(), args.end(), "--progress-interval-s") != args.end();
     args.insert(args.end(), {"--output-dir", (dir_ / "outputs").string()});
     if (!wants_progress) args.push_back("--quiet");
     last_ = run_tokbench(args);

@@ -13,7 +13,8 @@ struct PostResult {
   CURLcode rc = CURLE_OK;
 };
 
-inline PostResult http_post(const std::string& url, const std::string& body, const std::string& extra_header = "") {
+inline PostResult http_post(const std::string& url, const std::string& body,
+                            const std::string& extra_header = "") {
   PostResult out;
   CURL* e = curl_easy_init();
   curl_slist* h = curl_slist_append(nullptr, "Content-Type: application/json");
@@ -22,10 +23,11 @@ inline PostResult http_post(const std::string& url, const std::string& body, con
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
   curl_easy_setopt(e, CURLOPT_POSTFIELDS, body.c_str());
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 10000L);
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, +[](char* p, size_t s, size_t n, void* ud) {
-    static_cast<std::string*>(ud)->append(p, s * n);
-    return s * n;
-  });
+  curl_easy_setopt(
+      e, CURLOPT_WRITEFUNCTION, +[](char* p, size_t s, size_t n, void* ud) {
+        static_cast<std::string*>(ud)->append(p, s * n);
+        return s * n;
+      });
   curl_easy_setopt(e, CURLOPT_WRITEDATA, &out.body);
   out.rc = curl_easy_perform(e);
   curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &out.status);

@@ -16,7 +16,8 @@
 namespace tokbench::testing {
 
 /// Runs `c` quietly with --output-dir `out_dir`.
-inline runner::RunOutcome run_in_process(runner::RunConfig c, const std::filesystem::path& out_dir) {
+inline runner::RunOutcome run_in_process(runner::RunConfig c,
+                                         const std::filesystem::path& out_dir) {
   c.output_dir = out_dir.string();
   c.quiet = true;
   std::atomic<int> stop{client::kRunning};

@@ -28,11 +28,13 @@ class Child {
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
     posix_spawn_file_actions_addclose(&fa, fds[0]);
-    if (!stdin_path.empty()) posix_spawn_file_actions_addopen(&fa, 0, stdin_path.c_str(), O_RDONLY, 0);
+    if (!stdin_path.empty())
+      posix_spawn_file_actions_addopen(&fa, 0, stdin_path.c_str(), O_RDONLY, 0);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
-    if (posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), environ) != 0) throw std::runtime_error("spawn");
+    if (posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), environ) != 0)
+      throw std::runtime_error("spawn");
     posix_spawn_file_actions_destroy(&fa);
     close(fds[1]);
     fd_ = fds[0];
@@ -100,14 +102,16 @@ struct Result {
 };
 
 /// Runs `argv` (argv[0] a path: nothing is looked up in PATH) to its end; its exit code and output.
-inline Result run_cmd(const std::vector<std::string>& argv, std::chrono::milliseconds timeout = std::chrono::seconds(120),
+inline Result run_cmd(const std::vector<std::string>& argv,
+                      std::chrono::milliseconds timeout = std::chrono::seconds(120),
                       const std::string& stdin_path = "") {
   Child c(argv, stdin_path);
   const int code = c.wait(timeout);
   return {code, c.output()};
 }
 
-inline Result run_tokbench(std::vector<std::string> args, std::chrono::milliseconds timeout = std::chrono::seconds(120),
+inline Result run_tokbench(std::vector<std::string> args,
+                           std::chrono::milliseconds timeout = std::chrono::seconds(120),
                            const std::string& stdin_path = "") {
   args.insert(args.begin(), TOKBENCH_BINARY);
   return run_cmd(args, timeout, stdin_path);

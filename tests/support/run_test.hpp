@@ -11,31 +11,77 @@
 #include <utility>
 #include <vector>
 
+#include "in_process_run.hpp"
 #include "record/record_io.hpp"
 #include "runfolder/run_folder.hpp"
 #include "runner/runner.hpp"
-#include "in_process_run.hpp"
 
 namespace tokbench::testing {
 
-/// A run's settings, named as the flags are: RunSettings().url(u).concurrency(4).prompts(12).build().
+/// A run's settings, named as the flags are:
+/// RunSettings().url(u).concurrency(4).prompts(12).build().
 class RunSettings {
  public:
-  RunSettings& url(std::string v) { c_.url = std::move(v); return *this; }
-  RunSettings& endpoint(std::string v) { c_.endpoint = std::move(v); return *this; }
-  RunSettings& concurrency(int v) { c_.concurrency = v; return *this; }
-  RunSettings& prompts(int64_t v) { c_.num_prompts = v; return *this; }
-  RunSettings& rate(double v) { c_.request_rate = v; return *this; }
-  RunSettings& max_tokens(int64_t v) { c_.max_tokens = v; return *this; }
-  RunSettings& ignore_eos(bool v = true) { c_.ignore_eos = v; return *this; }
-  RunSettings& stream(bool v) { c_.stream = v; return *this; }
-  RunSettings& warmup(int64_t v) { c_.warmup = v; return *this; }
-  RunSettings& turns(int v) { c_.turns = v; return *this; }
-  RunSettings& dataset(const std::string& v) { c_.dataset = dataset::parse_spec(v); return *this; }
-  RunSettings& compat(const std::string& v) { c_.compat = metrics::kDefinitionChoices.parse(v).value(); return *this; }
-  RunSettings& duration_s(double v) { c_.duration_s = v; return *this; }
-  RunSettings& slo(std::string v) { c_.slo = std::move(v); return *this; }
-  RunSettings& goodput(std::string v) { c_.goodput = std::move(v); return *this; }
+  RunSettings& url(std::string v) {
+    c_.url = std::move(v);
+    return *this;
+  }
+  RunSettings& endpoint(std::string v) {
+    c_.endpoint = std::move(v);
+    return *this;
+  }
+  RunSettings& concurrency(int v) {
+    c_.concurrency = v;
+    return *this;
+  }
+  RunSettings& prompts(int64_t v) {
+    c_.num_prompts = v;
+    return *this;
+  }
+  RunSettings& rate(double v) {
+    c_.request_rate = v;
+    return *this;
+  }
+  RunSettings& max_tokens(int64_t v) {
+    c_.max_tokens = v;
+    return *this;
+  }
+  RunSettings& ignore_eos(bool v = true) {
+    c_.ignore_eos = v;
+    return *this;
+  }
+  RunSettings& stream(bool v) {
+    c_.stream = v;
+    return *this;
+  }
+  RunSettings& warmup(int64_t v) {
+    c_.warmup = v;
+    return *this;
+  }
+  RunSettings& turns(int v) {
+    c_.turns = v;
+    return *this;
+  }
+  RunSettings& dataset(const std::string& v) {
+    c_.dataset = dataset::parse_spec(v);
+    return *this;
+  }
+  RunSettings& compat(const std::string& v) {
+    c_.compat = metrics::kDefinitionChoices.parse(v).value();
+    return *this;
+  }
+  RunSettings& duration_s(double v) {
+    c_.duration_s = v;
+    return *this;
+  }
+  RunSettings& slo(std::string v) {
+    c_.slo = std::move(v);
+    return *this;
+  }
+  RunSettings& goodput(std::string v) {
+    c_.goodput = std::move(v);
+    return *this;
+  }
   /// Anything else, on the settings themselves.
   template <class F>
   RunSettings& with(F&& edit) {

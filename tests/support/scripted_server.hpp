@@ -32,8 +32,8 @@ class ScriptedServer {
     int late_ms = 0;
   };
   struct Seen {
-    int connection = 0;  ///< 0, 1, ... in accept order
-    int nth = 0;         ///< 0, 1, ... on that connection
+    int connection = 0;   ///< 0, 1, ... in accept order
+    int nth = 0;          ///< 0, 1, ... on that connection
     std::string request;  ///< the head, and the body when read
   };
   using Script = std::function<Reply(int connection, int nth, const std::string& request)>;
@@ -52,7 +52,9 @@ class ScriptedServer {
     for (auto& t : connections_) t.join();
     close(fd_);
   }
-  std::string url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port) + path; }
+  std::string url(const std::string& path) const {
+    return "http://127.0.0.1:" + std::to_string(port) + path;
+  }
 
   uint16_t port = 0;
   std::vector<Seen> seen() const {
@@ -81,7 +83,8 @@ class ScriptedServer {
       if (need == std::string::npos && end != std::string::npos) {
         size_t body = 0;
         const size_t cl = buffered.find("Content-Length: ");
-        if (read_bodies_ && cl != std::string::npos && cl < end) body = std::stoul(buffered.substr(cl + 16));
+        if (read_bodies_ && cl != std::string::npos && cl < end)
+          body = std::stoul(buffered.substr(cl + 16));
         need = end + 4 + body;
       }
       if (need != std::string::npos && buffered.size() >= need) {

@@ -52,5 +52,4 @@ class Sim {
   std::unique_ptr<Child> child_;
 };
 
-
 }  // namespace tokbench::testing

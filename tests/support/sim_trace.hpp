@@ -13,8 +13,8 @@
 namespace tokbench::testing {
 
 struct SimTruth {
-  double ttft_ms = 0;    ///< first content write - the kernel's receive time of the request
-  double tpot_ms = 0;    ///< (last - first content write) / (content writes - 1); 0 with one write
+  double ttft_ms = 0;  ///< first content write - the kernel's receive time of the request
+  double tpot_ms = 0;  ///< (last - first content write) / (content writes - 1); 0 with one write
   size_t content_writes = 0;
 };
 
@@ -26,7 +26,8 @@ inline std::map<std::string, SimTruth> read_sim_trace(const std::filesystem::pat
   for (std::string line; std::getline(in, line);) {
     auto doc = p.parse(line);
     const std::string_view kinds = doc["kinds"].get_string().value();
-    simdjson::dom::array times = doc["t_ns"].get_array();  // a named array: value() of a temporary dangles
+    simdjson::dom::array times =
+        doc["t_ns"].get_array();  // a named array: value() of a temporary dangles
     std::vector<int64_t> content;
     size_t i = 0;
     for (auto t : times)
@@ -36,7 +37,8 @@ inline std::map<std::string, SimTruth> read_sim_trace(const std::filesystem::pat
     SimTruth t;
     t.ttft_ms = static_cast<double>(content.front() - received) / 1e6;
     if (content.size() > 1)
-      t.tpot_ms = static_cast<double>(content.back() - content.front()) / 1e6 / static_cast<double>(content.size() - 1);
+      t.tpot_ms = static_cast<double>(content.back() - content.front()) / 1e6 /
+                  static_cast<double>(content.size() - 1);
     t.content_writes = content.size();
     out[std::string(doc["id"].get_string().value())] = t;
   }

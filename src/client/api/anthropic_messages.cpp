@@ -20,7 +20,9 @@ void anthropic_image(JsonWriter& w, const std::string& url) {
   w.begin_object().field("type", "image").key("source").begin_object();
   const size_t semi = url.find(";base64,");
   if (url.starts_with("data:") && semi != std::string::npos) {
-    w.field("type", "base64").field("media_type", url.substr(5, semi - 5)).field("data", url.substr(semi + 8));
+    w.field("type", "base64")
+        .field("media_type", url.substr(5, semi - 5))
+        .field("data", url.substr(semi + 8));
   } else {
     w.field("type", "url").field("url", url);
   }
@@ -41,17 +43,20 @@ class AnthropicMessages : public ApiAdapter {
   }
 
   // The key goes as x-api-key, on set-up calls too, and every call names the API version.
-  std::vector<std::string> credential_headers(const std::vector<std::string>& given, const std::string& key) const override {
+  std::vector<std::string> credential_headers(const std::vector<std::string>& given,
+                                              const std::string& key) const override {
     std::vector<std::string> h;
     if (!key.empty() && !net::has_header(given, "x-api-key")) h.push_back("x-api-key: " + key);
-    if (!net::has_header(given, "anthropic-version")) h.emplace_back("anthropic-version: 2023-06-01");
+    if (!net::has_header(given, "anthropic-version"))
+      h.emplace_back("anthropic-version: 2023-06-01");
     return h;
   }
 
   // max_tokens is required here (validation refuses --max-tokens 0); usage comes with every
   // stream, so nothing asks for it. ignore_eos and min_tokens are the extensions vLLM-style
   // servers take, sent only when asked, as on every endpoint.
-  void write_body(JsonWriter& w, const BodySettings& s, const dataset::RequestSpec& spec) const override {
+  void write_body(JsonWriter& w, const BodySettings& s,
+                  const dataset::RequestSpec& spec) const override {
     if (!s.overridden("model")) w.field("model", spec.model.empty() ? s.model : spec.model);
     write_conversation(w, "messages", s, spec, "text", anthropic_image);
     const int64_t max_tokens = s.cap_for(spec);
@@ -76,7 +81,8 @@ class AnthropicMessages : public ApiAdapter {
       const int64_t input = int_or(usage, "input_tokens");
       const int64_t read = int_or(usage, "cache_read_input_tokens");
       const int64_t written = int_or(usage, "cache_creation_input_tokens");
-      if (input >= 0) out.prompt_tokens = input + std::max<int64_t>(0, read) + std::max<int64_t>(0, written);
+      if (input >= 0)
+        out.prompt_tokens = input + std::max<int64_t>(0, read) + std::max<int64_t>(0, written);
       if (read >= 0) out.cached_tokens = read;
       if (output) out.completion_tokens = int_or(usage, "output_tokens");
     };
@@ -105,10 +111,13 @@ class AnthropicMessages : public ApiAdapter {
     }
     if (type == "content_block_start" || type == "content_block_delta") {
       simdjson::dom::element block;
-      if (!doc[type == "content_block_start" ? "content_block" : "delta"].get(block) && block.is_object()) take_block(block);
+      if (!doc[type == "content_block_start" ? "content_block" : "delta"].get(block) &&
+          block.is_object())
+        take_block(block);
     } else if (type == "message_delta") {
       simdjson::dom::element delta;
-      if (!doc["delta"].get(delta) && delta.is_object()) out.finish_reason = text_of(delta, "stop_reason");
+      if (!doc["delta"].get(delta) && delta.is_object())
+        out.finish_reason = text_of(delta, "stop_reason");
       take_usage(doc, true);  // output_tokens here is cumulative: the answer's count so far
     } else if (type == "message_stop") {
       out.end = true;
@@ -119,7 +128,8 @@ class AnthropicMessages : public ApiAdapter {
       simdjson::dom::array blocks;
       if (!doc["content"].get_array().get(blocks)) {
         int64_t bytes = 0;
-        for (auto block : blocks) {  // every block's text counts; the first text and thinking are kept
+        for (auto block :
+             blocks) {  // every block's text counts; the first text and thinking are kept
           const std::string_view content = out.content, reasoning = out.reasoning;
           out.content = out.reasoning = {};
           take_block(block);
@@ -136,7 +146,8 @@ class AnthropicMessages : public ApiAdapter {
   std::string_view end_of_stream() const override { return "a message_stop event"; }
 
   void audit(simdjson::dom::object o, std::vector<AuditFinding>& out) const override {
-    audit_sampling(o, {.other_cap = "max_completion_tokens"}, out);  // Anthropic's streams always carry usage
+    audit_sampling(o, {.other_cap = "max_completion_tokens"},
+                   out);  // Anthropic's streams always carry usage
   }
 };
 

@@ -78,7 +78,9 @@ class FirstFields {
   }
   bool has(size_t i) const { return found_[i]; }
   simdjson::dom::element get(size_t i) const { return value_[i]; }
-  std::string_view text(size_t i) const { return found_[i] ? string_or_empty(value_[i]) : std::string_view{}; }
+  std::string_view text(size_t i) const {
+    return found_[i] ? string_or_empty(value_[i]) : std::string_view{};
+  }
 
  private:
   std::array<simdjson::dom::element, N> value_{};

@@ -20,8 +20,12 @@ using record::ChunkKind;
 void read_choice(simdjson::dom::element choice, ChunkInfo& out, std::string_view& role) {
   enum { kDelta, kIndex, kFinish, kMessage, kText };
   const FirstFields<5> f(choice, [](std::string_view k) {
-    return k == "delta" ? kDelta : k == "index" ? kIndex : k == "finish_reason" ? kFinish : k == "message" ? kMessage
-                                                                                  : k == "text"    ? kText : -1;
+    return k == "delta"           ? kDelta
+           : k == "index"         ? kIndex
+           : k == "finish_reason" ? kFinish
+           : k == "message"       ? kMessage
+           : k == "text"          ? kText
+                                  : -1;
   });
   out.finish_reason = f.text(kFinish);
   int64_t i = 0;
@@ -35,13 +39,17 @@ void read_choice(simdjson::dom::element choice, ChunkInfo& out, std::string_view
   }
   enum { kContent, kRole, kReasoningContent, kReasoning, kToolCalls };
   const FirstFields<5> m(f.get(f.has(kDelta) ? kDelta : kMessage), [](std::string_view k) {
-    return k == "content" ? kContent : k == "role" ? kRole : k == "reasoning_content" ? kReasoningContent
-                                                           : k == "reasoning"         ? kReasoning
-                                                           : k == "tool_calls"        ? kToolCalls : -1;
+    return k == "content"             ? kContent
+           : k == "role"              ? kRole
+           : k == "reasoning_content" ? kReasoningContent
+           : k == "reasoning"         ? kReasoning
+           : k == "tool_calls"        ? kToolCalls
+                                      : -1;
   });
   out.content = m.text(kContent);
   role = m.text(kRole);
-  const std::string_view reasoning_content = m.text(kReasoningContent), reasoning = m.text(kReasoning);
+  const std::string_view reasoning_content = m.text(kReasoningContent),
+                         reasoning = m.text(kReasoning);
   out.reasoning = reasoning_content.empty() ? reasoning : reasoning_content;
   // Tool calls: a name on a call's first delta, then argument text; both are generated output.
   simdjson::dom::array calls;
@@ -66,7 +74,11 @@ class OpenAiFamily : public ApiAdapter {
   void parse(simdjson::dom::element doc, ChunkInfo& out, StreamMemory&) const override {
     enum { kChoices, kId, kUsage, kError };
     const FirstFields<4> top(doc, [](std::string_view k) {
-      return k == "choices" ? kChoices : k == "id" ? kId : k == "usage" ? kUsage : k == "error" ? kError : -1;
+      return k == "choices" ? kChoices
+             : k == "id"    ? kId
+             : k == "usage" ? kUsage
+             : k == "error" ? kError
+                            : -1;
     });
     out.id = top.text(kId);
     if (top.has(kError)) take_error_value(top.get(kError), out);
@@ -74,7 +86,8 @@ class OpenAiFamily : public ApiAdapter {
       out.prompt_tokens = int_or(usage, "prompt_tokens");
       out.completion_tokens = int_or(usage, "completion_tokens");
       simdjson::dom::object details;
-      if (!usage["prompt_tokens_details"].get_object().get(details)) out.cached_tokens = int_or(details, "cached_tokens");
+      if (!usage["prompt_tokens_details"].get_object().get(details))
+        out.cached_tokens = int_or(details, "cached_tokens");
     }
     simdjson::dom::array choices;
     if (!top.has(kChoices) || top.get(kChoices).get_array().get(choices) || choices.size() == 0) {
@@ -97,7 +110,8 @@ class OpenAiFamily : public ApiAdapter {
     }
     out.choices = std::max<int64_t>(out.choices, static_cast<int64_t>(choices.size()));
     out.kind = kind_of(out, !role.empty());
-    if (out.kind == ChunkKind::Usage) out.kind = ChunkKind::Empty;  // a choice without text or finish: not a usage chunk
+    if (out.kind == ChunkKind::Usage)
+      out.kind = ChunkKind::Empty;  // a choice without text or finish: not a usage chunk
   }
 };
 
@@ -107,35 +121,55 @@ class OpenAiGenerating : public OpenAiFamily {
  public:
   explicit OpenAiGenerating(bool chat) : chat_(chat) {}
   std::string_view name() const override { return chat_ ? "chat" : "completions"; }
-  std::string_view title() const override { return chat_ ? "OpenAI chat completions" : "OpenAI completions"; }
-  std::string_view path() const override { return chat_ ? "/v1/chat/completions" : "/v1/completions"; }
-  std::string_view path_tail() const override { return chat_ ? "/chat/completions" : "/completions"; }
+  std::string_view title() const override {
+    return chat_ ? "OpenAI chat completions" : "OpenAI completions";
+  }
+  std::string_view path() const override {
+    return chat_ ? "/v1/chat/completions" : "/v1/completions";
+  }
+  std::string_view path_tail() const override {
+    return chat_ ? "/chat/completions" : "/completions";
+  }
   ApiCaps caps() const override {
     ApiCaps c;
     c.conversation = c.images = chat_;
     c.stream_options = true;
     return c;
   }
-  bool sends_ignore_eos(const BodySettings& s) const override { return s.ignore_eos || s.flavor == Flavor::Sglang; }
+  bool sends_ignore_eos(const BodySettings& s) const override {
+    return s.ignore_eos || s.flavor == Flavor::Sglang;
+  }
 
-  void write_body(JsonWriter& w, const BodySettings& s, const dataset::RequestSpec& spec) const override {
+  void write_body(JsonWriter& w, const BodySettings& s,
+                  const dataset::RequestSpec& spec) const override {
     if (!s.overridden("model")) w.field("model", spec.model.empty() ? s.model : spec.model);
     if (chat_) {
-      write_conversation(w, "messages", s, spec, "text", [](JsonWriter& iw, const std::string& url) {
-        iw.begin_object().field("type", "image_url").key("image_url").begin_object().field("url", url).end_object().end_object();
-      });
+      write_conversation(w, "messages", s, spec, "text",
+                         [](JsonWriter& iw, const std::string& url) {
+                           iw.begin_object()
+                               .field("type", "image_url")
+                               .key("image_url")
+                               .begin_object()
+                               .field("url", url)
+                               .end_object()
+                               .end_object();
+                         });
     } else if (!s.overridden("prompt")) {
       w.field("prompt", spec.prompt);
     }
     const int64_t max_tokens = s.cap_for(spec);
-    const char* max_key = chat_ && (s.flavor == Flavor::Vllm || s.flavor == Flavor::Sglang) ? "max_completion_tokens" : "max_tokens";
+    const char* max_key = chat_ && (s.flavor == Flavor::Vllm || s.flavor == Flavor::Sglang)
+                              ? "max_completion_tokens"
+                              : "max_tokens";
     if (max_tokens > 0 && !s.overridden(max_key)) w.field(max_key, max_tokens);
-    if (s.flavor == Flavor::Vllm && !chat_ && !s.overridden("repetition_penalty")) w.field("repetition_penalty", 1.0);
+    if (s.flavor == Flavor::Vllm && !chat_ && !s.overridden("repetition_penalty"))
+      w.field("repetition_penalty", 1.0);
     if (s.flavor == Flavor::Sglang && !chat_ && !s.overridden("best_of")) w.field("best_of", 1);
     if (s.min_tokens && !s.overridden("min_tokens")) w.field("min_tokens", *s.min_tokens);
     if (sends_ignore_eos(s) && !s.overridden("ignore_eos")) w.field("ignore_eos", true);
     std::optional<double> temperature = s.temperature;
-    if (!temperature && (s.flavor == Flavor::Evalscope || s.flavor == Flavor::Sglang)) temperature = 0.0;
+    if (!temperature && (s.flavor == Flavor::Evalscope || s.flavor == Flavor::Sglang))
+      temperature = 0.0;
     if (temperature && !s.overridden("temperature")) w.field("temperature", *temperature);
     if (!s.overridden("stream")) w.field("stream", s.stream);
     if (s.stream && s.flavor != Flavor::Sglang && !s.overridden("stream_options")) {
@@ -149,13 +183,17 @@ class OpenAiGenerating : public OpenAiFamily {
     audit_sampling(o, {.other_cap = "max_completion_tokens"}, out);
     auto has = [&](std::string_view k) { return !o[k].error() && !o[k].is_null(); };
     if (chat_ && has("max_tokens") && !has("max_completion_tokens"))
-      out.push_back({"note", "chat request caps output with max_tokens (OpenAI deprecated it for max_completion_tokens; vLLM honours both)"});
+      out.push_back({"note",
+                     "chat request caps output with max_tokens (OpenAI deprecated it for "
+                     "max_completion_tokens; vLLM honours both)"});
     bool stream = false, include_usage = false;
     if (o["stream"].get_bool().get(stream)) stream = false;
     if (o["stream_options"]["include_usage"].get_bool().get(include_usage)) include_usage = false;
     if (stream && !include_usage) {
-      out.push_back({"warning", "streaming without stream_options.include_usage: the server reports no token counts, so "
-                                "output tokens come from --tokenizer or from counting chunks"});
+      out.push_back(
+          {"warning",
+           "streaming without stream_options.include_usage: the server reports no token counts, so "
+           "output tokens come from --tokenizer or from counting chunks"});
     }
   }
 
@@ -176,7 +214,8 @@ class OpenAiEmbeddings : public OpenAiFamily {
     c.finish_reasons = c.cap_reason = "";
     return c;
   }
-  void write_body(JsonWriter& w, const BodySettings& s, const dataset::RequestSpec& spec) const override {
+  void write_body(JsonWriter& w, const BodySettings& s,
+                  const dataset::RequestSpec& spec) const override {
     if (!s.overridden("model")) w.field("model", spec.model.empty() ? s.model : spec.model);
     if (!s.overridden("input")) w.field("input", spec.prompt);
   }

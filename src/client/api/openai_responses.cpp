@@ -26,12 +26,14 @@ void read_response(simdjson::dom::element resp, ChunkInfo& out) {
     out.prompt_tokens = int_or(usage, "input_tokens");
     out.completion_tokens = int_or(usage, "output_tokens");
     simdjson::dom::object details;
-    if (!usage["input_tokens_details"].get_object().get(details)) out.cached_tokens = int_or(details, "cached_tokens");
+    if (!usage["input_tokens_details"].get_object().get(details))
+      out.cached_tokens = int_or(details, "cached_tokens");
   }
   const std::string_view status = text_of(resp, "status");
   std::string_view reason;
   simdjson::dom::element details;
-  if (!resp["incomplete_details"].get(details) && details.is_object()) reason = text_of(details, "reason");
+  if (!resp["incomplete_details"].get(details) && details.is_object())
+    reason = text_of(details, "reason");
   out.finish_reason = status == "incomplete" && !reason.empty() ? reason : status;
   if (status == "in_progress" || status == "queued") out.finish_reason = {};
   take_error(resp, out);
@@ -63,7 +65,8 @@ void read_output(simdjson::dom::element resp, ChunkInfo& out) {
       parts(item, "content", out.reasoning);
       parts(item, "summary", out.reasoning);
     } else if (type == "function_call") {
-      out.tool_bytes += static_cast<int64_t>(text_of(item, "name").size() + text_of(item, "arguments").size());
+      out.tool_bytes +=
+          static_cast<int64_t>(text_of(item, "name").size() + text_of(item, "arguments").size());
       if (out.tool_args.empty()) out.tool_args = text_of(item, "arguments");
     }
   }
@@ -87,17 +90,20 @@ class OpenAiResponses : public ApiAdapter {
 
   // Usage comes with every answer (the terminal event's response), so nothing asks for it;
   // ignore_eos and min_tokens are the extensions vLLM-style servers take, sent only when asked.
-  void write_body(JsonWriter& w, const BodySettings& s, const dataset::RequestSpec& spec) const override {
+  void write_body(JsonWriter& w, const BodySettings& s,
+                  const dataset::RequestSpec& spec) const override {
     if (!s.overridden("model")) w.field("model", spec.model.empty() ? s.model : spec.model);
     if (spec.messages_json.empty() && spec.image_urls.empty()) {
       if (!s.overridden("input")) w.field("input", spec.prompt);  // the plain form: a string
     } else {
-      write_conversation(w, "input", s, spec, "input_text", [](JsonWriter& iw, const std::string& url) {
-        iw.begin_object().field("type", "input_image").field("image_url", url).end_object();
-      });
+      write_conversation(
+          w, "input", s, spec, "input_text", [](JsonWriter& iw, const std::string& url) {
+            iw.begin_object().field("type", "input_image").field("image_url", url).end_object();
+          });
     }
     const int64_t max_tokens = s.cap_for(spec);
-    if (max_tokens > 0 && !s.overridden("max_output_tokens")) w.field("max_output_tokens", max_tokens);
+    if (max_tokens > 0 && !s.overridden("max_output_tokens"))
+      w.field("max_output_tokens", max_tokens);
     if (s.min_tokens && !s.overridden("min_tokens")) w.field("min_tokens", *s.min_tokens);
     if (s.ignore_eos && !s.overridden("ignore_eos")) w.field("ignore_eos", true);
     if (s.temperature && !s.overridden("temperature")) w.field("temperature", *s.temperature);
@@ -115,7 +121,8 @@ class OpenAiResponses : public ApiAdapter {
     }
     if (type == "response.output_text.delta" || type == "response.refusal.delta") {
       out.content = text_of(doc, "delta");
-    } else if (type == "response.reasoning_text.delta" || type == "response.reasoning_summary_text.delta") {
+    } else if (type == "response.reasoning_text.delta" ||
+               type == "response.reasoning_summary_text.delta") {
       out.reasoning = text_of(doc, "delta");
     } else if (type == "response.function_call_arguments.delta") {
       out.tool_args = text_of(doc, "delta");
@@ -129,7 +136,8 @@ class OpenAiResponses : public ApiAdapter {
       if (!doc["response"].get(resp)) out.id = text_of(resp, "id");
       out.kind = ChunkKind::Role;
       return;
-    } else if (type == "response.completed" || type == "response.incomplete" || type == "response.failed") {
+    } else if (type == "response.completed" || type == "response.incomplete" ||
+               type == "response.failed") {
       simdjson::dom::element resp;
       if (!doc["response"].get(resp) && resp.is_object()) read_response(resp, out);
       if (type == "response.failed" && out.error.empty()) out.error = "the response failed";
@@ -145,7 +153,8 @@ class OpenAiResponses : public ApiAdapter {
   std::string_view end_of_stream() const override { return "a response.completed event"; }
 
   void audit(simdjson::dom::object o, std::vector<AuditFinding>& out) const override {
-    audit_sampling(o, {.cap = "max_output_tokens", .other_cap = "max_tokens"}, out);  // usage always comes
+    audit_sampling(o, {.cap = "max_output_tokens", .other_cap = "max_tokens"},
+                   out);  // usage always comes
   }
 };
 

@@ -19,9 +19,9 @@ const ApiAdapter& openai_responses_api();
 
 std::span<const ApiAdapter* const> all_apis() {
   // Matched in this order: "/chat/completions" before "/completions".
-  static const std::array<const ApiAdapter*, 6> apis{&openai_chat_api(),        &openai_completions_api(),
-                                                     &openai_embeddings_api(),  &anthropic_messages_api(),
-                                                     &sglang_generate_api(),    &openai_responses_api()};
+  static const std::array<const ApiAdapter*, 6> apis{
+      &openai_chat_api(),        &openai_completions_api(), &openai_embeddings_api(),
+      &anthropic_messages_api(), &sglang_generate_api(),    &openai_responses_api()};
   return apis;
 }
 
@@ -35,7 +35,8 @@ const ApiAdapter* find_api(std::string_view name) {
 
 std::string api_names_described() {
   std::string out;
-  for (const ApiAdapter* a : all_apis()) out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", a->name(), a->title());
+  for (const ApiAdapter* a : all_apis())
+    out += fmt::format("{}{} ({})", out.empty() ? "" : ", ", a->name(), a->title());
   return out;
 }
 
@@ -48,7 +49,8 @@ std::string api_paths(bool ApiCaps::*cap) {
 
 const ApiAdapter& api_named(std::string_view name) {
   if (const ApiAdapter* a = find_api(name)) return *a;
-  throw std::invalid_argument(fmt::format("--endpoint: bad value '{}' (expected one of: {})", name, api_names_described()));
+  throw std::invalid_argument(
+      fmt::format("--endpoint: bad value '{}' (expected one of: {})", name, api_names_described()));
 }
 
 const ApiAdapter* api_of_path(std::string_view path) {

@@ -27,13 +27,20 @@ std::string_view new_text(StreamMemory& mem, int64_t choice, std::string_view te
   Seen& s = mem.seen[i];
   if (s.mode == Seen::Unknown && s.bytes > 0) {  // the second text: does it repeat the first?
     const size_t n = s.tail.size(), at = static_cast<size_t>(s.bytes) - n;
-    s.mode = text.size() >= static_cast<size_t>(s.bytes) && text.substr(at, n) == s.tail ? Seen::Cumulative : Seen::Incremental;
+    s.mode = text.size() >= static_cast<size_t>(s.bytes) && text.substr(at, n) == s.tail
+                 ? Seen::Cumulative
+                 : Seen::Incremental;
   }
   std::string_view fresh = text;
-  if (s.mode == Seen::Cumulative) fresh = text.size() > static_cast<size_t>(s.bytes) ? text.substr(static_cast<size_t>(s.bytes)) : std::string_view();
-  if (s.mode != Seen::Incremental) s.bytes = std::max<int64_t>(s.bytes, static_cast<int64_t>(text.size()));
-  else s.bytes += static_cast<int64_t>(text.size());
-  if (s.mode != Seen::Incremental && !text.empty()) s.tail = text.substr(text.size() - std::min(text.size(), kTailBytes));
+  if (s.mode == Seen::Cumulative)
+    fresh = text.size() > static_cast<size_t>(s.bytes) ? text.substr(static_cast<size_t>(s.bytes))
+                                                       : std::string_view();
+  if (s.mode != Seen::Incremental)
+    s.bytes = std::max<int64_t>(s.bytes, static_cast<int64_t>(text.size()));
+  else
+    s.bytes += static_cast<int64_t>(text.size());
+  if (s.mode != Seen::Incremental && !text.empty())
+    s.tail = text.substr(text.size() - std::min(text.size(), kTailBytes));
   return fresh;
 }
 
@@ -49,11 +56,16 @@ class SglangGenerate : public ApiAdapter {
     return c;
   }
   // --compat sglang reproduces bench_serving's native payload: temperature 0.0 and ignore_eos.
-  bool takes_flavor(Flavor f) const override { return f == Flavor::Tokbench || f == Flavor::Sglang; }
-  bool sends_ignore_eos(const BodySettings& s) const override { return s.ignore_eos || s.flavor == Flavor::Sglang; }
+  bool takes_flavor(Flavor f) const override {
+    return f == Flavor::Tokbench || f == Flavor::Sglang;
+  }
+  bool sends_ignore_eos(const BodySettings& s) const override {
+    return s.ignore_eos || s.flavor == Flavor::Sglang;
+  }
 
   // The text and sampling_params (max_new_tokens, min_new_tokens, ignore_eos, temperature).
-  void write_body(JsonWriter& w, const BodySettings& s, const dataset::RequestSpec& spec) const override {
+  void write_body(JsonWriter& w, const BodySettings& s,
+                  const dataset::RequestSpec& spec) const override {
     if (!s.overridden("text")) w.field("text", spec.prompt);
     if (!s.overridden("sampling_params")) {
       w.key("sampling_params").begin_object();
@@ -67,7 +79,8 @@ class SglangGenerate : public ApiAdapter {
       w.end_object();
     }
     if (!s.overridden("stream")) w.field("stream", s.stream);
-    if (!spec.model.empty() && spec.model != s.model && !s.overridden("lora_path")) w.field("lora_path", spec.model);
+    if (!spec.model.empty() && spec.model != s.model && !s.overridden("lora_path"))
+      w.field("lora_path", spec.model);
   }
 
   // {"text", "meta_info": {"id", "prompt_tokens", "completion_tokens", "cached_tokens",
@@ -90,7 +103,8 @@ class SglangGenerate : public ApiAdapter {
       out.choices = static_cast<int64_t>(all.size());
       out.prompt_tokens = prompt;
       out.completion_tokens = completion;
-      out.text_bytes = bytes - static_cast<int64_t>(out.content.size());  // every choice's text counts
+      out.text_bytes =
+          bytes - static_cast<int64_t>(out.content.size());  // every choice's text counts
       return;
     }
     take_error(doc, out);
@@ -125,7 +139,9 @@ class SglangGenerate : public ApiAdapter {
     if (out.kind == ChunkKind::Usage) out.kind = ChunkKind::Empty;
   }
   // SGLang's non-streaming /generate answers a list when it made several (n > 1).
-  bool accepts(simdjson::dom::element doc) const override { return doc.is_object() || doc.is_array(); }
+  bool accepts(simdjson::dom::element doc) const override {
+    return doc.is_object() || doc.is_array();
+  }
 
   // SGLang's names for the same traps, inside sampling_params.
   void audit(simdjson::dom::object top, std::vector<AuditFinding>& out) const override {
@@ -135,11 +151,16 @@ class SglangGenerate : public ApiAdapter {
     bool ignore_eos = false;
     if (!have_o || o["ignore_eos"].get_bool().get(ignore_eos)) ignore_eos = false;
     if (has("min_new_tokens") && ignore_eos) {
-      out.push_back({"warning", "min_new_tokens together with ignore_eos: redundant (ignore_eos already produces "
-                                "max_new_tokens) and a per-step logits processor on the server"});
+      out.push_back(
+          {"warning",
+           "min_new_tokens together with ignore_eos: redundant (ignore_eos already produces "
+           "max_new_tokens) and a per-step logits processor on the server"});
     }
-    if (!has("temperature")) out.push_back({"note", "no temperature is sent: the server's default (its generation_config) applies"});
-    if (!has("max_new_tokens")) out.push_back({"note", "no max_new_tokens is sent: SGLang's default of 128 applies"});
+    if (!has("temperature"))
+      out.push_back(
+          {"note", "no temperature is sent: the server's default (its generation_config) applies"});
+    if (!has("max_new_tokens"))
+      out.push_back({"note", "no max_new_tokens is sent: SGLang's default of 128 applies"});
   }
 };
 

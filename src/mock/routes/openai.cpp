@@ -13,42 +13,57 @@ namespace {
 class OpenAiRoute : public MockRoute {
  public:
   explicit OpenAiRoute(bool chat) : chat_(chat) {}
-  std::string_view path() const override { return chat_ ? "/v1/chat/completions" : "/v1/completions"; }
-  std::optional<CompletionRequest> parse(const std::string& body, std::string_view, std::string* why) const override {
+  std::string_view path() const override {
+    return chat_ ? "/v1/chat/completions" : "/v1/completions";
+  }
+  std::optional<CompletionRequest> parse(const std::string& body, std::string_view,
+                                         std::string* why) const override {
     return parse_request(body, chat_, why);
   }
   std::string_view id_prefix() const override { return chat_ ? "chatcmpl-" : "cmpl-"; }
 
   void begin(const Answer& a, Events& ev) const override {
     if (!chat_) return;
-    for (int64_t c = 0; c < a.cr.n; ++c) ev.add(stream_chunk(true, a.id, a.cr.model, a.created, true, "", "", usage_now(a), c), 'R', 0);
+    for (int64_t c = 0; c < a.cr.n; ++c)
+      ev.add(stream_chunk(true, a.id, a.cr.model, a.created, true, "", "", usage_now(a), c), 'R',
+             0);
   }
 
-  void piece(const Answer& a, std::string_view piece, int tokens, bool done, Events& ev) const override {
+  void piece(const Answer& a, std::string_view piece, int tokens, bool done,
+             Events& ev) const override {
     if (piece.empty() && !done) return;
     // A tool call: the first delta names the tool; every delta's arguments are the tokens.
     const std::string call_id = fmt::format("chatcmpl-tool-{}", a.id);
-    const ToolDelta tool{a.produced == tokens ? std::string_view(a.cr.tool_name) : std::string_view(), call_id};
+    const ToolDelta tool{
+        a.produced == tokens ? std::string_view(a.cr.tool_name) : std::string_view(), call_id};
     const bool calls = chat_ && !a.cr.tool_name.empty();
-    const std::string finish = !done ? "" : calls && a.finish == "stop" ? "tool_calls" : std::string(a.finish);
+    const std::string finish = !done                         ? ""
+                               : calls && a.finish == "stop" ? "tool_calls"
+                                                             : std::string(a.finish);
     for (int64_t c = 0; c < a.cr.n; ++c) {
-      ev.add(stream_chunk(chat_, a.id, a.cr.model, a.created, false, piece, finish, usage_now(a), c, calls ? &tool : nullptr),
+      ev.add(stream_chunk(chat_, a.id, a.cr.model, a.created, false, piece, finish, usage_now(a), c,
+                          calls ? &tool : nullptr),
              piece.empty() ? 'F' : 'C', tokens);
     }
   }
 
   void end(const Answer& a, bool end_marker, Events& ev) const override {
     if (a.cr.include_usage)
-      ev.add(usage_chunk(chat_, a.id, a.cr.model, a.created, {a.cr.prompt_tokens, a.produced * a.cr.n, a.cached}), 'U', 0);
+      ev.add(usage_chunk(chat_, a.id, a.cr.model, a.created,
+                         {a.cr.prompt_tokens, a.produced * a.cr.n, a.cached}),
+             'U', 0);
     if (end_marker) ev.done();
   }
 
   std::string body(const Answer& a) const override {
     std::optional<ChunkUsage> usage;
-    if (a.usage) usage = ChunkUsage{a.cr.prompt_tokens, a.produced * a.cr.n, a.cached};  // summed over choices, as vLLM
+    if (a.usage)
+      usage = ChunkUsage{a.cr.prompt_tokens, a.produced * a.cr.n,
+                         a.cached};  // summed over choices, as vLLM
     const bool calls = chat_ && !a.cr.tool_name.empty();
-    return full_body(chat_, a.id, a.cr.model, a.created, a.text, calls && a.finish == "stop" ? "tool_calls" : a.finish, usage,
-                     a.cr.n, calls ? std::string_view(a.cr.tool_name) : std::string_view());
+    return full_body(chat_, a.id, a.cr.model, a.created, a.text,
+                     calls && a.finish == "stop" ? "tool_calls" : a.finish, usage, a.cr.n,
+                     calls ? std::string_view(a.cr.tool_name) : std::string_view());
   }
 
  private:

@@ -18,7 +18,8 @@ namespace tokbench::mock {
 namespace {
 
 // Parses a Responses body into the simulator's request (rendered with the chat template).
-std::optional<CompletionRequest> parse_responses_request(const std::string& body, std::string* error) {
+std::optional<CompletionRequest> parse_responses_request(const std::string& body,
+                                                         std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
   if (!body_object(parser, body, o, error)) return std::nullopt;
@@ -34,7 +35,8 @@ std::optional<CompletionRequest> parse_responses_request(const std::string& body
   }
   r.min_tokens = int_field(o, "min_tokens");
   r.ignore_eos = bool_field(o, "ignore_eos");
-  r.rendered.reserve(body.size() + 64);  // never much longer than the JSON it came in: one allocation
+  r.rendered.reserve(body.size() +
+                     64);  // never much longer than the JSON it came in: one allocation
   std::string_view instructions;
   if (!o["instructions"].get_string().get(instructions)) {
     r.prompt_tokens += count_prompt_tokens(instructions) + 1;
@@ -61,8 +63,10 @@ std::optional<CompletionRequest> parse_responses_request(const std::string& body
         return std::nullopt;
       }
       constexpr TurnErrors kErrors{
-          "input: each message needs a \"role\" and \"content\" (a string or input_text / input_image parts)",
-          "input: an input_image needs a base64 data URL in image_url (the simulator fetches nothing)"};
+          "input: each message needs a \"role\" and \"content\" (a string or input_text / "
+          "input_image parts)",
+          "input: an input_image needs a base64 data URL in image_url (the simulator fetches "
+          "nothing)"};
       if (item["role"].get_string().get(role)) {
         *error = std::string(kErrors.content);
         return std::nullopt;
@@ -78,16 +82,27 @@ std::optional<CompletionRequest> parse_responses_request(const std::string& body
 }
 
 // "completed", or "incomplete" when the output cap ended it.
-std::string_view status_of(const Answer& a) { return a.finish == "length" ? "incomplete" : "completed"; }
+std::string_view status_of(const Answer& a) {
+  return a.finish == "length" ? "incomplete" : "completed";
+}
 
 std::string message_id(const Answer& a) { return fmt::format("msg_{}", a.id); }
 
 void output_text_part(JsonWriter& w, std::string_view text) {
-  w.begin_object().field("type", "output_text").field("text", text).key("annotations").begin_array().end_array().end_object();
+  w.begin_object()
+      .field("type", "output_text")
+      .field("text", text)
+      .key("annotations")
+      .begin_array()
+      .end_array()
+      .end_object();
 }
 
 void message_item(JsonWriter& w, const Answer& a, bool done) {
-  w.begin_object().field("id", message_id(a)).field("type", "message").field("status", done ? "completed" : "in_progress");
+  w.begin_object()
+      .field("id", message_id(a))
+      .field("type", "message")
+      .field("status", done ? "completed" : "in_progress");
   w.field("role", "assistant").key("content").begin_array();
   if (done) output_text_part(w, a.text);
   w.end_array().end_object();
@@ -112,7 +127,11 @@ void response_object(JsonWriter& w, const Answer& a, bool done, bool usage) {
     const int64_t cached = std::max<int64_t>(0, a.cached);
     w.begin_object().field("input_tokens", a.cr.prompt_tokens);
     w.key("input_tokens_details").begin_object().field("cached_tokens", cached).end_object();
-    w.field("output_tokens", a.produced).key("output_tokens_details").begin_object().field("reasoning_tokens", 0).end_object();
+    w.field("output_tokens", a.produced)
+        .key("output_tokens_details")
+        .begin_object()
+        .field("reasoning_tokens", 0)
+        .end_object();
     w.field("total_tokens", a.cr.prompt_tokens + a.produced).end_object();
   } else {
     w.null();
@@ -123,7 +142,8 @@ void response_object(JsonWriter& w, const Answer& a, bool done, bool usage) {
 class OpenAiResponsesRoute : public MockRoute {
  public:
   std::string_view path() const override { return "/v1/responses"; }
-  std::optional<CompletionRequest> parse(const std::string& body, std::string_view, std::string* why) const override {
+  std::optional<CompletionRequest> parse(const std::string& body, std::string_view,
+                                         std::string* why) const override {
     return parse_responses_request(body, why);
   }
   std::string_view id_prefix() const override { return "resp_"; }
@@ -137,7 +157,10 @@ class OpenAiResponsesRoute : public MockRoute {
       ev.add(w.end_object().take(), 'R', 0, type);
     }
     JsonWriter item;
-    item.begin_object().field("type", "response.output_item.added").field("sequence_number", ev.count()).field("output_index", 0);
+    item.begin_object()
+        .field("type", "response.output_item.added")
+        .field("sequence_number", ev.count())
+        .field("output_index", 0);
     item.key("item");
     message_item(item, a, false);
     ev.add(item.end_object().take(), 'R', 0, "response.output_item.added");
@@ -162,11 +185,15 @@ class OpenAiResponsesRoute : public MockRoute {
     output_text_part(part, a.text);
     ev.add(part.end_object().take(), 'F', 0, "response.content_part.done");
     JsonWriter item;
-    item.begin_object().field("type", "response.output_item.done").field("sequence_number", ev.count()).field("output_index", 0);
+    item.begin_object()
+        .field("type", "response.output_item.done")
+        .field("sequence_number", ev.count())
+        .field("output_index", 0);
     item.key("item");
     message_item(item, a, true);
     ev.add(item.end_object().take(), 'F', 0, "response.output_item.done");
-    if (!end_marker) return;  // the injected no-done fault: the stream stops without its terminal event
+    if (!end_marker)
+      return;  // the injected no-done fault: the stream stops without its terminal event
     const std::string type = fmt::format("response.{}", status_of(a));
     JsonWriter w;
     w.begin_object().field("type", type).field("sequence_number", ev.count()).key("response");
@@ -184,7 +211,10 @@ class OpenAiResponsesRoute : public MockRoute {
   // An event about the one output text: its type, sequence number, item and indices (open object).
   static JsonWriter located(std::string_view type, const Answer& a, const Events& ev) {
     JsonWriter w;
-    w.begin_object().field("type", type).field("sequence_number", ev.count()).field("item_id", message_id(a));
+    w.begin_object()
+        .field("type", type)
+        .field("sequence_number", ev.count())
+        .field("item_id", message_id(a));
     w.field("output_index", 0).field("content_index", 0);
     return w;
   }

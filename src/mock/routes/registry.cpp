@@ -14,9 +14,9 @@ const MockRoute& sglang_generate_route();
 const MockRoute& openai_responses_route();
 
 std::span<const MockRoute* const> all_routes() {
-  static const std::array<const MockRoute*, 5> routes{&openai_chat_route(), &openai_completions_route(),
-                                                      &anthropic_messages_route(), &sglang_generate_route(),
-                                                      &openai_responses_route()};
+  static const std::array<const MockRoute*, 5> routes{
+      &openai_chat_route(), &openai_completions_route(), &anthropic_messages_route(),
+      &sglang_generate_route(), &openai_responses_route()};
   return routes;
 }
 

@@ -14,11 +14,11 @@ namespace tokbench::mock {
 
 namespace {
 
-
 // Parses a /generate body: text (or input_ids), sampling_params (max_new_tokens, default 128;
 // min_new_tokens; ignore_eos; n), stream, lora_path (the model the answer names). Rendered as a
 // completions prompt.
-std::optional<CompletionRequest> parse_generate_request(const std::string& body, std::string_view base_model,
+std::optional<CompletionRequest> parse_generate_request(const std::string& body,
+                                                        std::string_view base_model,
                                                         std::string* error) {
   simdjson::dom::parser parser;
   simdjson::dom::object o;
@@ -28,14 +28,16 @@ std::optional<CompletionRequest> parse_generate_request(const std::string& body,
   r.include_usage = true;  // meta_info in every event
   r.stream = bool_field(o, "stream");
   std::string_view lora;
-  r.model = !o["lora_path"].get_string().get(lora) && !lora.empty() ? std::string(lora) : std::string(base_model);
+  r.model = !o["lora_path"].get_string().get(lora) && !lora.empty() ? std::string(lora)
+                                                                    : std::string(base_model);
   simdjson::dom::element text;
   simdjson::dom::array ids;
   if (!o["text"].get(text) && text.is_string()) {
     if (!count_content(text, r.prompt_tokens, r.rendered)) return std::nullopt;
   } else if (!o["input_ids"].get_array().get(ids) && ids.size() > 0) {
     r.prompt_tokens = static_cast<int64_t>(ids.size());
-    for (auto id : ids) r.rendered += fmt::format("<{}>", id.is_int64() ? id.get_int64().value_unsafe() : 0);
+    for (auto id : ids)
+      r.rendered += fmt::format("<{}>", id.is_int64() ? id.get_int64().value_unsafe() : 0);
   } else {
     *error = "Either text or input_ids should be provided.";
     return std::nullopt;
@@ -48,25 +50,25 @@ std::optional<CompletionRequest> parse_generate_request(const std::string& body,
     r.ignore_eos = bool_field(sp, "ignore_eos");
     r.n = int_field(sp, "n", 1);
     if (r.max_tokens < 0 || r.n < 1 || r.n > kMaxChoices) {
-      *error = fmt::format("sampling_params: max_new_tokens must be >= 0 and n from 1 to {}", kMaxChoices);
+      *error = fmt::format("sampling_params: max_new_tokens must be >= 0 and n from 1 to {}",
+                           kMaxChoices);
       return std::nullopt;
     }
   }
   return r;
 }
 
-
 // One /generate event or body: the whole text so far, meta_info with cumulative
 // completion_tokens, and finish_reason null until the end, then {"type": "length", "length": N}
 // or {"type": "stop", "matched": ...}.
 struct GenerateState {
   std::string_view id;
-  std::string_view text;        // the answer so far
+  std::string_view text;  // the answer so far
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
   int64_t cached_tokens = 0;
-  std::string_view finish;      // "" (not finished), "length" or "stop"
-  int64_t index = 0;            // the choice (sampling_params.n > 1)
+  std::string_view finish;  // "" (not finished), "length" or "stop"
+  int64_t index = 0;        // the choice (sampling_params.n > 1)
 };
 
 std::string generate_chunk(const GenerateState& st) {
@@ -86,19 +88,22 @@ std::string generate_chunk(const GenerateState& st) {
   return w.take();
 }
 
-
 class SglangGenerateRoute : public MockRoute {
  public:
   std::string_view path() const override { return "/generate"; }
-  std::optional<CompletionRequest> parse(const std::string& body, std::string_view base_model, std::string* why) const override {
+  std::optional<CompletionRequest> parse(const std::string& body, std::string_view base_model,
+                                         std::string* why) const override {
     return parse_generate_request(body, base_model, why);
   }
   std::string_view id_prefix() const override { return ""; }
   bool keeps_text() const override { return true; }  // every event carries the whole text
 
-  void piece(const Answer& a, std::string_view piece, int tokens, bool done, Events& ev) const override {
+  void piece(const Answer& a, std::string_view piece, int tokens, bool done,
+             Events& ev) const override {
     if (piece.empty() && !done) return;
-    for (int64_t c = 0; c < a.cr.n; ++c) ev.add(generate_chunk(state(a, done ? a.finish : std::string_view(), c)), piece.empty() ? 'F' : 'C', tokens);
+    for (int64_t c = 0; c < a.cr.n; ++c)
+      ev.add(generate_chunk(state(a, done ? a.finish : std::string_view(), c)),
+             piece.empty() ? 'F' : 'C', tokens);
   }
   void end(const Answer&, bool end_marker, Events& ev) const override {
     if (end_marker) ev.done();
@@ -114,7 +119,9 @@ class SglangGenerateRoute : public MockRoute {
 
  private:
   static GenerateState state(const Answer& a, std::string_view finish, int64_t index) {
-    return GenerateState{a.id, a.text, a.cr.prompt_tokens, a.produced, std::max<int64_t>(0, a.cached), finish, index};
+    return GenerateState{
+        a.id,   a.text, a.cr.prompt_tokens, a.produced, std::max<int64_t>(0, a.cached),
+        finish, index};
   }
 };
 

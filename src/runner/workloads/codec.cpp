@@ -13,22 +13,27 @@ client::ServerTokenizer server_tokenizer(const WorkloadInput& in) {
 }
 
 std::unique_ptr<dataset::TokenCodec> make_codec(const client::ServerTokenizer& st, bool server_has,
-                                                const tokenizer::Tokenizer* tok, std::string_view why) {
+                                                const tokenizer::Tokenizer* tok,
+                                                std::string_view why) {
   if (tok) return dataset::local_codec(*tok);
   if (server_has) return client::server_codec(st);
-  throw std::invalid_argument(fmt::format("{}, and {} has no /tokenize: pass --tokenizer PATH (the model folder holding "
-                                          "tokenizer.json)", why, st.root));
+  throw std::invalid_argument(
+      fmt::format("{}, and {} has no /tokenize: pass --tokenizer PATH (the model folder holding "
+                  "tokenizer.json)",
+                  why, st.root));
 }
 
-int64_t server_added_tokens(const client::ServerTokenizer& st, bool server_has, dataset::TokenCodec& codec, bool chat,
-                            std::string* how) {
+int64_t server_added_tokens(const client::ServerTokenizer& st, bool server_has,
+                            dataset::TokenCodec& codec, bool chat, std::string* how) {
   constexpr const char* kProbe = "The quick brown fox jumps over the lazy dog.";
   const auto local = static_cast<int64_t>(codec.encode(kProbe).size());
   if (auto server = server_has ? client::server_count(st, kProbe, chat) : std::nullopt) {
     *how = fmt::format("measured with {}/tokenize and subtracted", st.root);
     return *server - local;
   }
-  *how = "unknown: the server has no /tokenize, so usage.prompt_tokens also counts its chat template and BOS";
+  *how =
+      "unknown: the server has no /tokenize, so usage.prompt_tokens also counts its chat template "
+      "and BOS";
   return 0;
 }
 

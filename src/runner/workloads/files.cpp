@@ -18,7 +18,8 @@ class FileWorkload final : public Workload {
   bool needs_target() const override { return false; }
   void build(WorkloadInput& in, Target& t) const override {
     t.data = dataset::load(in.cfg.dataset);
-    if (in.cfg.num_prompts == 0) in.cfg.num_prompts = static_cast<int64_t>(t.data.items.size());  // one pass
+    if (in.cfg.num_prompts == 0)
+      in.cfg.num_prompts = static_cast<int64_t>(t.data.items.size());  // one pass
   }
 
  private:
