@@ -22,6 +22,7 @@
 #include "net/http_get.hpp"
 #include "support/canned_server.hpp"
 #include "support/cli_fixture.hpp"
+#include "support/gsm8k_fixture.hpp"
 #include "support/ports.hpp"
 #include "support/process.hpp"
 #include "support/sim_process.hpp"
@@ -53,8 +54,7 @@ TEST_F(CliTest, NonStreamingCompletionsShowsNoFakeTtft) {
 }
 
 TEST_F(CliTest, Gsm8kDatasetAndAisbenchLayout) {
-  const fs::path gsm = fs::path(TOKBENCH_SHARED_DIR) / "datasets/gsm8k/test.jsonl";
-  if (!fs::exists(gsm)) GTEST_SKIP() << "shared dataset absent: " << gsm;
+  const fs::path gsm = write_gsm8k_fixture(dir_ / "test.jsonl");
   Sim sim({"--ttft-ms", "5", "--tpot-ms", "1"});
   const auto rd =
       run({"--url", sim.url(), "--dataset", "gsm8k:" + gsm.string(), "--num-prompts", "20",

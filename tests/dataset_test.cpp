@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "support/gsm8k_fixture.hpp"
 #include "support/temp_dir.hpp"
 #include "tokenizer/tokenizer.hpp"
 
@@ -297,9 +298,24 @@ TEST(Dataset, Builtin) {
   EXPECT_EQ(d.abbr, "builtin");
 }
 
+TEST(Dataset, Gsm8kFileEveryLineWithItsReference) {
+  const fs::path p = testing::write_gsm8k_fixture(testing::test_dir() / "test.jsonl");
+  const auto d = load("gsm8k:" + p.string());
+  ASSERT_EQ(d.items.size(), static_cast<size_t>(testing::kGsm8kLines));
+  EXPECT_EQ(d.abbr, "gsm8k");
+  EXPECT_NE(d.items[0].prompt.find("Problem 0: Janet"), std::string::npos);
+  for (size_t i = 0; i < d.items.size(); ++i) {
+    ASSERT_EQ(d.items[i].key.kind, core::AnswerKey::Kind::Gsm8k) << i;
+    EXPECT_EQ(d.items[i].key.reference, " " + testing::gsm8k_fixture_reference(static_cast<int>(i)))
+        << i;
+  }
+}
+
+// The real split, where $TOKBENCH_GSM8K names it (it is not in the repository).
 TEST(Dataset, RealGsm8kTestSplit) {
-  const fs::path p = fs::path(TOKBENCH_SHARED_DIR) / "datasets/gsm8k/test.jsonl";
-  if (!fs::exists(p)) GTEST_SKIP() << "shared dataset absent: " << p;
+  const auto split = testing::gsm8k_split_path();
+  if (!split) GTEST_SKIP() << "the real GSM8K test split is checked where $TOKBENCH_GSM8K names it";
+  const fs::path p = *split;
   const auto d = load("gsm8k:" + p.string());
   EXPECT_EQ(d.items.size(), 1319u);  // GSM8K's test split
   EXPECT_EQ(d.abbr, "gsm8k");

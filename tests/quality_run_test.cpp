@@ -16,6 +16,7 @@
 #include "net/http_get.hpp"
 #include "support/canned_server.hpp"
 #include "support/cli_fixture.hpp"
+#include "support/gsm8k_fixture.hpp"
 #include "support/sim_process.hpp"
 
 namespace tokbench::testing {
@@ -23,7 +24,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kGsm8k = TOKBENCH_SHARED_DIR "/datasets/gsm8k/test.jsonl";
+// A GSM8K-format file of 1,319 lines (support/gsm8k_fixture.hpp), written once per test.
+std::string gsm8k() {
+  const fs::path p = test_dir() / "gsm8k.jsonl";
+  if (!fs::exists(p)) write_gsm8k_fixture(p);
+  return p.string();
+}
 
 fs::path perf_dir(const fs::path& run_dir) {
   return fs::directory_iterator(run_dir / "performances")->path();
@@ -42,11 +48,11 @@ class QualityRun : public CliFixture {};
 // 1,319 questions, a quarter drawn wrong at a fixed rate: the simulator says how many it got
 // wrong, and tokbench measures exactly that share, with its interval, in every view.
 TEST_F(QualityRun, AKnownShareOfGsm8kIsMeasuredExactly) {
-  Sim sim(
-      {"--answers", "gsm8k:" + kGsm8k, "--wrong-rate", "0.25", "--ttft-ms", "0", "--tpot-ms", "0"});
+  Sim sim({"--answers", "gsm8k:" + gsm8k(), "--wrong-rate", "0.25", "--ttft-ms", "0", "--tpot-ms",
+           "0"});
   // --server-metrics off: at --tpot-ms 0 the simulator's /metrics says TPOT 0 however late it runs
   // (a slow sanitizer build), and that cross-check is not what this test is about.
-  const fs::path dir = run({"--url", sim.url(), "--dataset", "gsm8k:" + kGsm8k, "--concurrency",
+  const fs::path dir = run({"--url", sim.url(), "--dataset", "gsm8k:" + gsm8k(), "--concurrency",
                             "32", "--max-tokens", "8", "--check-answers", "--keep-outputs", "5",
                             "--history", (dir_ / "store.db").string(), "--server-metrics", "off"});
   ASSERT_FALSE(dir.empty()) << last_.output;
@@ -81,7 +87,8 @@ TEST_F(QualityRun, AKnownShareOfGsm8kIsMeasuredExactly) {
   // --keep-outputs 5: requests 0..4, each with its prompt, output, reference and verdict.
   EXPECT_EQ(count_lines(perf / "gsm8k_outputs.jsonl"), 5u);
   const std::string outputs = slurp(perf / "gsm8k_outputs.jsonl");
-  EXPECT_NE(outputs.find("\"id\":0,\"success\":true,\"prompt\":\"Janet"), std::string::npos)
+  EXPECT_NE(outputs.find("\"id\":0,\"success\":true,\"prompt\":\"Problem 0: Janet"),
+            std::string::npos)
       << outputs;
   EXPECT_NE(outputs.find(" The answer is #### "), std::string::npos) << outputs;
   EXPECT_NE(outputs.find("\"reference\":"), std::string::npos) << outputs;
@@ -100,10 +107,10 @@ TEST_F(QualityRun, AKnownShareOfGsm8kIsMeasuredExactly) {
 // Failed requests that had a reference are counted apart, never as wrong: read back from the
 // details (the reference itself is not saved), they still say they were not scored.
 TEST_F(QualityRun, FailedRequestsAreCountedApartFromTheAccuracy) {
-  Sim sim({"--answers", "gsm8k:" + kGsm8k, "--fault-rate", "0.1", "--fault-kinds", "500",
+  Sim sim({"--answers", "gsm8k:" + gsm8k(), "--fault-rate", "0.1", "--fault-kinds", "500",
            "--ttft-ms", "0", "--tpot-ms", "0"});
   const fs::path dir =
-      run({"--url", sim.url(), "--dataset", "gsm8k:" + kGsm8k, "--num-prompts", "200",
+      run({"--url", sim.url(), "--dataset", "gsm8k:" + gsm8k(), "--num-prompts", "200",
            "--concurrency", "8", "--max-tokens", "8", "--check-answers", "--server-metrics", "off"},
           4);
   ASSERT_FALSE(dir.empty()) << last_.output;
@@ -123,7 +130,7 @@ TEST_F(QualityRun, FailedRequestsAreCountedApartFromTheAccuracy) {
 // The feature's first run with only its own flags: the built-in simulator answers GSM8K (right),
 // ending each answer soon after it, so the run is VALID with nothing to warn about the answers.
 TEST_F(QualityRun, AFirstRunOnTheBuiltInSimulatorIsValidAndScored) {
-  const fs::path dir = run({"--dataset", "gsm8k:" + kGsm8k, "--check-answers", "--concurrency",
+  const fs::path dir = run({"--dataset", "gsm8k:" + gsm8k(), "--check-answers", "--concurrency",
                             "32", "--num-prompts", "200"});
   ASSERT_FALSE(dir.empty()) << last_.output;
   EXPECT_NE(last_.output.find("answers: accuracy 1.000 ["), std::string::npos) << last_.output;
@@ -135,10 +142,10 @@ TEST_F(QualityRun, AFirstRunOnTheBuiltInSimulatorIsValidAndScored) {
 // Each running request adds 5% wrong answers: alone every answer is right, 16 at once answer
 // worse; the sweep names the fall, and compare calls it significant.
 TEST_F(QualityRun, AccuracyThatFallsWithTheBatchIsFlaggedInASweep) {
-  Sim sim({"--answers", "gsm8k:" + kGsm8k, "--wrong-rate-per-running-request", "0.05", "--ttft-ms",
+  Sim sim({"--answers", "gsm8k:" + gsm8k(), "--wrong-rate-per-running-request", "0.05", "--ttft-ms",
            "2", "--tpot-ms", "1"});
-  run({"--url", sim.url(), "--dataset", "gsm8k:" + kGsm8k, "--concurrency", "1,16", "--num-prompts",
-       "96", "--max-tokens", "8", "--ignore-eos", "--check-answers"});
+  run({"--url", sim.url(), "--dataset", "gsm8k:" + gsm8k(), "--concurrency", "1,16",
+       "--num-prompts", "96", "--max-tokens", "8", "--ignore-eos", "--check-answers"});
   EXPECT_NE(last_.output.find("warning: accuracy 1.000 at concurrency 1, 0."), std::string::npos)
       << last_.output;
   EXPECT_NE(last_.output.find(" at 16: below the lowest load's 95% interval"), std::string::npos)
@@ -159,9 +166,9 @@ TEST_F(QualityRun, AccuracyThatFallsWithTheBatchIsFlaggedInASweep) {
 
 // A search's probes carry their accuracy, and the same rule names a fall; repeats give it a mean.
 TEST_F(QualityRun, SearchesAndRepeatsCarryAccuracy) {
-  Sim sim({"--answers", "gsm8k:" + kGsm8k, "--wrong-rate-per-running-request", "0.05", "--ttft-ms",
+  Sim sim({"--answers", "gsm8k:" + gsm8k(), "--wrong-rate-per-running-request", "0.05", "--ttft-ms",
            "2", "--tpot-ms", "1"});
-  run({"--url", sim.url(), "--dataset", "gsm8k:" + kGsm8k, "--search", "max-concurrency", "--slo",
+  run({"--url", sim.url(), "--dataset", "gsm8k:" + gsm8k(), "--search", "max-concurrency", "--slo",
        "e2el.p99<=5000ms", "--search-max", "16", "--num-prompts", "64", "--max-tokens", "8",
        "--ignore-eos", "--check-answers"});
   EXPECT_NE(last_.output.find("warning: accuracy 1.000 at concurrency 1,"), std::string::npos)
@@ -171,7 +178,7 @@ TEST_F(QualityRun, SearchesAndRepeatsCarryAccuracy) {
   EXPECT_NE(search.find("\"accuracy\":1,\"accuracy_interval\":["), std::string::npos) << search;
   EXPECT_NE(search.find("\"accuracy_warning\":\"accuracy 1.000"), std::string::npos) << search;
   fs::remove_all(dir_ / "outputs");
-  run({"--url", sim.url(), "--dataset", "gsm8k:" + kGsm8k, "--repeats", "2", "--num-prompts", "20",
+  run({"--url", sim.url(), "--dataset", "gsm8k:" + gsm8k(), "--repeats", "2", "--num-prompts", "20",
        "--max-tokens", "8", "--ignore-eos", "--check-answers"});
   root = fs::directory_iterator(dir_ / "outputs")->path();
   EXPECT_NE(slurp(root / "repeats/summary.json").find("\"accuracy\""), std::string::npos);

@@ -5,6 +5,8 @@
 # - no test builds its own temporary folder: files go under support/temp_dir.hpp's test_dir() or
 #   fresh_test_dir(), so parallel tests never share a path (a line that must look at the system's
 #   temporary folder itself says why with "// style: tool scratch");
+# - no test reads outside the repository (a user's clone has no ../shared): a test makes its data
+#   or ships it (the real GSM8K split is read only where $TOKBENCH_GSM8K names it);
 # - a report, printed, not judged: test files over 800 lines and src/ files over 600, the
 #   candidates for a split along the seam they test.
 cmake_minimum_required(VERSION 3.25)
@@ -21,6 +23,18 @@ foreach(f IN LISTS tests)
                          "or testing::fresh_test_dir() (tests/support/temp_dir.hpp)")
       math(EXPR failures "${failures} + 1")
     endif()
+  endforeach()
+endforeach()
+
+file(GLOB_RECURSE test_files RELATIVE ${SRC} ${SRC}/tests/*.cpp ${SRC}/tests/*.hpp ${SRC}/tests/*.sh
+     ${SRC}/tests/*.js ${SRC}/tests/*.txt ${SRC}/tests/*.cmake)
+list(FILTER test_files EXCLUDE REGEX "/node_modules/|style_check.cmake$")
+foreach(f IN LISTS test_files)
+  file(STRINGS ${SRC}/${f} lines REGEX "shared/datasets|TOKBENCH_SHARED_DIR|\\.\\./\\.\\./\\.\\./shared")
+  foreach(l IN LISTS lines)
+    message(SEND_ERROR "style_check: ${f} reads outside the repository: '${l}'; make the data in the test "
+                       "(tests/support/gsm8k_fixture.hpp) or ship it under tests/")
+    math(EXPR failures "${failures} + 1")
   endforeach()
 endforeach()
 

@@ -24,8 +24,13 @@ mkdir -p "$OUT"
 "$BIN" run --num-prompts 30 --concurrency 2 --max-tokens 16 --ignore-eos --quiet --output-dir "$OUT/stream2" >/dev/null
 node "$HERE/check_html.js" "$(ls "$OUT"/stream/*/performances/*/builtin_plot.html)" 30 "$OUT/stream.png" stream
 node "$HERE/check_html.js" "$(ls "$OUT"/nostream/*/performances/*/builtin_plot.html)" 12 "$OUT/nostream.png" nostream
-# --check-answers on the seeds' GSM8K (the built-in simulator answers it): the Accuracy card and the answers table.
-"$BIN" run --dataset "gsm8k:$HERE/../../../shared/datasets/gsm8k/test.jsonl" --check-answers --num-prompts 24 --concurrency 8 \
+# --check-answers on a GSM8K-format file made here (the built-in simulator answers it): the
+# Accuracy card and the answers table.
+for i in $(seq 0 23); do
+  printf '{"question": "Problem %d: A farmer has %d hens and buys %d more. How many hens now?", "answer": "%d + %d = <<%d+%d=%d>>%d\\n#### %d"}\n' \
+    "$i" "$i" 7 "$i" 7 "$i" 7 $((i + 7)) $((i + 7)) $((i + 7))
+done >"$OUT/gsm8k.jsonl"
+"$BIN" run --dataset "gsm8k:$OUT/gsm8k.jsonl" --check-answers --num-prompts 24 --concurrency 8 \
   --quiet --output-dir "$OUT/answers" >/dev/null
 node "$HERE/check_html.js" "$(ls "$OUT"/answers/*/performances/*/gsm8k_plot.html)" 24 "$OUT/answers.png" answers
 test -s "$OUT/stream.png" && test -s "$OUT/nostream.png"

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "process.hpp"
+#include "temp_dir.hpp"
 
 namespace tokbench::testing {
 
@@ -19,13 +20,7 @@ namespace fs = std::filesystem;
 
 class CliFixture : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("tokbench_cli_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = fresh_test_dir("tokbench_cli"); }
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(dir_);
   }
