@@ -9,7 +9,8 @@
 #   or ships it (the real GSM8K split is read only where $TOKBENCH_GSM8K names it);
 # - no test file over 800 lines: split it along the seam it tests (support/ holds what the parts
 #   share);
-# - a report, printed, not judged: src/ files over 600 lines, the candidates for a split.
+# - a report, printed, not judged: src/ files over 600 lines and functions over 100 (a definition
+#   that opens at the start of a line and closes with a "}" there), the candidates for a split.
 cmake_minimum_required(VERSION 3.25)
 if(NOT DEFINED SRC)
   message(FATAL_ERROR "style_check: pass -DSRC=<source dir>")
@@ -65,6 +66,37 @@ function(report_long glob limit what)
   endif()
 endfunction()
 report_long(${SRC}/src/*.cpp 600 "sources")
+
+# Functions over 100 lines: top-level definitions (namespaces are not indented in this style).
+file(GLOB_RECURSE sources RELATIVE ${SRC} ${SRC}/src/*.cpp)
+set(long "")
+foreach(f IN LISTS sources)
+  # Every line, blank ones too (file(STRINGS) drops them), with ';' as '@' so none splits the list.
+  file(READ ${SRC}/${f} text)
+  string(REPLACE ";" "@" text "${text}")
+  string(REGEX MATCHALL "[^\n]*\n" lines "${text}")
+  set(n 0)
+  set(open "")
+  foreach(l IN LISTS lines)
+    math(EXPR n "${n} + 1")
+    string(REGEX REPLACE "\n$" "" l "${l}")
+    if(open STREQUAL "" AND l MATCHES "^[A-Za-z_][^@]*\\(" AND NOT l MATCHES "@$|^namespace")
+      set(open ${n})  # a signature begins (it may go on over the next lines)
+    elseif(NOT open STREQUAL "" AND l MATCHES "^[^ ].*@$")
+      set(open "")  # it was a declaration
+    elseif(NOT open STREQUAL "" AND l STREQUAL "}")
+      math(EXPR len "${n} - ${open} + 1")
+      if(len GREATER 100)
+        list(APPEND long "${f}:${open} (${len})")
+      endif()
+      set(open "")
+    endif()
+  endforeach()
+endforeach()
+list(JOIN long ", " long)
+if(long)
+  message(STATUS "style_check: functions over 100 lines: ${long}")
+endif()
 
 # Formatting: what .clang-format says, checked rather than trimmed by hand.
 set(code "")
