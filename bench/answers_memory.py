@@ -8,13 +8,32 @@ prints each client's peak RSS (from wait4: the whole run, outputs included), the
 ratio RSS(100k)/RSS(25k), and the accuracy the run measured against the share the simulator gave.
 
 Usage: bench/answers_memory.py [--big N] [--tokens T]   (defaults: 100,000 and 32)
-Needs: a build in build/ (scripts/build.sh) and the seeds' GSM8K split in ../shared.
+Needs: a build in build/ (scripts/build.sh). The GSM8K file: $TOKBENCH_GSM8K (the real test split,
+as docs/PERFORMANCE.md's figures used), else a GSM8K-format file of 1,319 questions written here
+(the shape tests/support/gsm8k_fixture.hpp writes).
 """
 import argparse, json, os, re, subprocess, tempfile, urllib.request
 
 from benchlib import BIN, ROOT, measured
 
-GSM8K = os.path.join(os.path.dirname(ROOT), "shared", "datasets", "gsm8k", "test.jsonl")
+
+
+def gsm8k_file(tmp):
+    """$TOKBENCH_GSM8K, else 1,319 GSM8K-format lines written into tmp."""
+    given = os.environ.get("TOKBENCH_GSM8K", "")
+    if given and os.path.isfile(given):
+        return given
+    path = os.path.join(tmp, "gsm8k.jsonl")
+    with open(path, "w") as out:
+        for i in range(1319):
+            eggs, ref = 16 + i % 9, 3 * i + 7
+            out.write(json.dumps({
+                "question": f"Problem {i}: Janet's ducks lay {eggs} eggs per day. She eats three for breakfast "
+                            "every morning and sells the rest at the farmers' market. How much does she make "
+                            "every day, in dollars?",
+                "answer": f"Janet sells {eggs} - 3 = <<{eggs}-3={eggs - 3}>>{eggs - 3} duck eggs a day.\n"
+                          f"She makes ${ref} every day at the farmer's market.\n#### {ref}"}) + "\n")
+    return path
 
 
 def main():
@@ -23,6 +42,7 @@ def main():
     ap.add_argument("--tokens", type=int, default=32)
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="tokbench_answers_")
+    GSM8K = gsm8k_file(tmp)
     sim = subprocess.Popen([BIN, "serve-mock", "--port", "0", "--ttft-ms", "0", "--tpot-ms", "0", "--threads", "1",
                             "--answers", "gsm8k:" + GSM8K, "--wrong-rate", "0.25"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
