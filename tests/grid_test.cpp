@@ -147,6 +147,29 @@ TEST(Capacity, TheMostPerDeviceWinsByAStatedMargin) {
       << choice.text;
 }
 
+// Only from complete data: one configuration interrupted or never started, and the best of the
+// rest is not recommended (it was "the only configuration with an answer", and scripts deployed
+// it).
+TEST(Capacity, AnIncompleteGridRecommendsNothingAndNamesWhatIsMissing) {
+  auto stopped = cand("b", std::nullopt);
+  stopped.missing = "interrupted";
+  auto never = cand("c", std::nullopt);
+  never.missing = "not run";
+  auto choice = metrics::choose_configuration({cand("a", 100), stopped, never}, "");
+  EXPECT_FALSE(choice.best);
+  EXPECT_FALSE(choice.runner_up);
+  EXPECT_EQ(choice.missing, (std::vector<std::string>{"b: interrupted", "c: not run"}));
+  EXPECT_NE(choice.text.find("no recommendation: 2 of 3 configuration(s) did not complete (b: "
+                             "interrupted; c: not run)"),
+            std::string::npos)
+      << choice.text;
+  auto failed = cand("d", 300);  // even with a figure from before it failed
+  failed.missing = "failed to start";
+  choice = metrics::choose_configuration({cand("a", 100), failed}, "");
+  EXPECT_FALSE(choice.best);
+  EXPECT_EQ(choice.missing, (std::vector<std::string>{"d: failed to start"}));
+}
+
 metrics::SaturationWindow window(double t, int64_t in_flight, double tokens_per_s,
                                  std::optional<double> ttft) {
   return {t, in_flight, tokens_per_s, ttft};

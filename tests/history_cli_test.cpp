@@ -70,8 +70,20 @@ TEST_F(HistoryCli, QuietRunsPassASlowerServerIsFlaggedAndDated) {
   EXPECT_EQ(drawn.code, 0) << drawn.output;
   const std::string html = slurp(page);
   EXPECT_NE(html.find(R"("metric":"tpot.p50")"), std::string::npos);
-  EXPECT_NE(html.find(R"("change_points":[10],"regression":true)"), std::string::npos)
-      << html.substr(html.find("history-data"), 3000);
+  // The step is at runs[10]'s point (its index is 10 unless a run on a busy machine was INVALID,
+  // which the series leaves out).
+  const size_t data_at = html.find("history-data\">") + 14;
+  ASSERT_NE(data_at, std::string::npos + 14);
+  const std::string data = html.substr(data_at, html.find("</script>", data_at) - data_at);
+  simdjson::dom::parser page_parser;
+  const auto panel = page_parser.parse(data).value()["scenarios"].at(0)["panels"].at(0);
+  EXPECT_TRUE(panel["regression"].get_bool().value()) << data;
+  simdjson::dom::array steps = panel["change_points"];
+  ASSERT_EQ(steps.size(), 1u) << data;
+  const auto step_at = static_cast<size_t>(steps.at(0).get_int64().value());
+  EXPECT_EQ(std::string_view(panel["points"].at(step_at).at(2).get_string().value()),
+            run_id(runs[10]))
+      << data;
   EXPECT_NE(html.find("file://" + runs[11].string()), std::string::npos)
       << "each point links to its run page";
   // compare reads store queries: the last fast run against the newest slow one, a significant TPOT
@@ -122,7 +134,7 @@ TEST_F(HistoryCli, TwoRunsRecordAtOnceAndADamagedStoreLeavesTheFolderWhole) {
   }
   for (auto& t : both) t.join();
   for (const auto& r : results) {
-    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_TRUE(RanValidUnlessBusy(r, dir_));
     EXPECT_EQ(r.output.find("not recorded"), std::string::npos) << r.output;
   }
   Result list = run_tokbench({"history", "list", "--history", store()});
@@ -136,7 +148,7 @@ TEST_F(HistoryCli, TwoRunsRecordAtOnceAndADamagedStoreLeavesTheFolderWhole) {
       << last_.output;
   EXPECT_NE(last_.output.find("tokbench history add " + rd.string()), std::string::npos)
       << last_.output;
-  EXPECT_EQ(std::string_view(result(rd)["verdict"]["status"].get_string().value()), "VALID");
+  EXPECT_TRUE(FolderValidUnlessBusy(rd));
   Result refused = run_tokbench({"history", "list", "--history", bad.string()});
   EXPECT_EQ(refused.code, 1);
   EXPECT_NE(refused.output.find("rebuild it from the run folders"), std::string::npos)

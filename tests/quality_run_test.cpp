@@ -224,7 +224,7 @@ TEST_F(QualityRun, EmptyCutRepeatingAndUndefinedEndingsAreEachCounted) {
         "2 of 10 output(s) end in runaway repetition",
         "ended with a finish_reason the API does not define"})
     EXPECT_NE(last_.output.find(said), std::string::npos) << said << "\n" << last_.output;
-  EXPECT_NE(last_.output.find("verdict: VALID"), std::string::npos) << last_.output;
+  EXPECT_TRUE(FolderValidUnlessBusy(dir));  // warnings, not reasons
   // Without --check-answers the text is not read: repetition is not checked, and a cap cut is only
   // counted.
   const fs::path plain = run({"--url", server.url("/v1/chat/completions"), "--num-prompts", "10",

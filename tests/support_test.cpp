@@ -1,7 +1,9 @@
-// tests/support: the helpers other tests lean on must themselves be right — IsValid fails an
-// INVALID run with every reason, and RunSettings sets exactly what it names.
+// tests/support: the helpers other tests lean on must themselves be right — IsValidUnlessBusy
+// fails an INVALID run with every reason and excuses only what a busy machine causes (as the
+// verdict words it), and RunSettings sets exactly what it names.
 #include <gtest/gtest.h>
 
+#include "metrics/verdict.hpp"
 #include "support/run_test.hpp"
 
 namespace tokbench::testing {
@@ -10,14 +12,52 @@ namespace {
 TEST(Support, IsValidFailsAnInvalidRunWithEveryReason) {
   runner::RunOutcome o;
   o.verdict.valid = true;
-  EXPECT_TRUE(IsValid(o));
+  EXPECT_TRUE(IsValidUnlessBusy(o));
   o.verdict.valid = false;
   o.verdict.reasons = {"2 of 10 requests failed", "only 8 successful request(s)"};
-  const ::testing::AssertionResult r = IsValid(o);
+  const ::testing::AssertionResult r = IsValidUnlessBusy(o);
   EXPECT_FALSE(r);
   EXPECT_NE(std::string(r.message()).find("2 of 10 requests failed"), std::string::npos)
       << r.message();
   EXPECT_NE(std::string(r.message()).find("only 8 successful"), std::string::npos) << r.message();
+}
+
+// The verdict's own words for a busy machine are what busy_machine_reason knows: a client busy
+// or starved of CPU, and a cross-check its late stamps fail; no other reason is excused.
+TEST(Support, OnlyTheVerdictsBusyMachineReasonsAreExcused) {
+  metrics::MetricSet m;
+  metrics::VerdictTally t;
+  t.measured = 200;
+  auto reasons_of = [&](const metrics::VerdictFacts& f) { return metrics::judge(m, t, f).reasons; };
+  metrics::VerdictFacts busy;
+  busy.client.cpu_share = 0.95;
+  busy.server_disagrees = true;
+  metrics::VerdictFacts starved;
+  starved.client.cpu_share = 0.5;
+  starved.client.busy_share = 0.95;
+  metrics::VerdictFacts other_traffic;
+  other_traffic.server_disagrees = true;
+  for (const auto& f : {busy, starved, other_traffic}) {
+    const auto reasons = reasons_of(f);
+    ASSERT_FALSE(reasons.empty());
+    for (const auto& r : reasons) EXPECT_TRUE(busy_machine_reason(r)) << r;
+    runner::RunOutcome o;
+    o.verdict.valid = false;
+    o.verdict.reasons = reasons;
+    EXPECT_TRUE(IsValidUnlessBusy(o));
+  }
+  t.usage_over_cap = 1;  // a server's impossible usage: never the machine's doing
+  const auto reasons = reasons_of(busy);
+  runner::RunOutcome o;
+  o.verdict.valid = false;
+  o.verdict.reasons = reasons;
+  const ::testing::AssertionResult r = IsValidUnlessBusy(o);
+  EXPECT_FALSE(r);
+  EXPECT_NE(std::string(r.message()).find("max_tokens allows"), std::string::npos) << r.message();
+  metrics::VerdictFacts cut_short;
+  cut_short.incomplete = "the run stopped early";
+  t.usage_over_cap = 0;
+  for (const auto& reason : reasons_of(cut_short)) EXPECT_FALSE(busy_machine_reason(reason));
 }
 
 TEST(Support, RunSettingsSetWhatTheyName) {

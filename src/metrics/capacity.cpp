@@ -27,6 +27,17 @@ CapacityChoice choose_configuration(const std::vector<CapacityCandidate>& candid
                    [&](size_t a, size_t b) { return *candidates[a].value > *candidates[b].value; });
   CapacityChoice out;
   const std::string cond = what.empty() ? "" : " " + what;
+  for (const auto& c : candidates)
+    if (!c.missing.empty()) out.missing.push_back(c.name + ": " + c.missing);
+  if (!out.missing.empty()) {
+    std::string list;
+    for (const auto& m : out.missing) list += (list.empty() ? "" : "; ") + m;
+    out.text = fmt::format(
+        "no recommendation: {} of {} configuration(s) did not complete ({}), and any of them "
+        "could be the best",
+        out.missing.size(), candidates.size(), list);
+    return out;
+  }
   if (order.empty()) {
     out.text = fmt::format("no configuration has a VALID point{}: nothing to recommend", cond);
     return out;

@@ -255,18 +255,24 @@ struct MockServer::Impl {
   // ---- the batch: admission (max-num-seqs, FIFO) and what every running request shares ----------
 
   // Holds a place in the batch for one request; releasing it hands the place to the oldest waiter.
+  // Released when the last token is generated, before its bytes go out (as vLLM's scheduler
+  // frees a finished sequence before the API server streams it): a client that sends its next
+  // request on the last chunk finds the place free, not still held by the request it just read.
+  // The destructor releases what a dropped or cut request still holds.
   struct BatchSlot {
     Impl* impl = nullptr;
     bool min_tokens = false;
     std::chrono::steady_clock::time_point arrival;
     int64_t prompt_tokens = 0;
     int64_t cached_tokens = -1;
-    ~BatchSlot() {
+    void release() {
       if (!impl) return;
       impl->running_batch.release(min_tokens);
       impl->metrics.request_finished(seconds_since(arrival), prompt_tokens, cached_tokens >= 0,
                                      std::max<int64_t>(0, cached_tokens));
+      impl = nullptr;
     }
+    ~BatchSlot() { release(); }
   };
 
   // /v1/embeddings: one answer after the prefill time (--ttft-ms, jitter included); counted in
@@ -483,6 +489,7 @@ struct MockServer::Impl {
         std::string piece;
         const int chunk_tokens = static_cast<int>(pending);
         for (int64_t k = 0; k < pending; ++k) piece += word_at(script, produced++);
+        if (done) slot.release();  // generated: the batch place is free before the bytes go out
         if (!cr.stream || route.keeps_text())
           text += piece;  // a body (and some APIs' events) carries the whole text
         pending = 0;

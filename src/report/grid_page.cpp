@@ -71,6 +71,9 @@ std::string grid_json(const std::vector<GridConfig>& configs, const metrics::Cap
   else
     w.null();
   w.field("text", choice.text);
+  w.key("missing").begin_array();  // incomplete configurations: nothing is recommended
+  for (const auto& m : choice.missing) w.value(m);
+  w.end_array();
   w.field("rule",
           "among configurations with a VALID point meeting every --slo, the highest output "
           "tokens/s per device at "

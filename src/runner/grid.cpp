@@ -192,7 +192,8 @@ RunPlan configuration_plan(const RunPlan& plan, const ServerPoint& sp, const fs:
 // The grid's exit code and verdict from its configurations.
 void judge(RunOutcome& out, const std::vector<report::GridConfig>& configs,
            const metrics::CapacityChoice& choice, bool interrupted, bool disk_stopped) {
-  int code = choice.best ? 0 : 1;
+  // No answer from a complete grid: 1, as a run with no success; an incomplete one: INVALID.
+  int code = choice.best ? 0 : choice.missing.empty() ? 1 : 4;
   for (const auto& c : configs) {
     if (c.status != "ran" && c.status != "resumed")
       out.verdict.reasons.push_back(
@@ -291,9 +292,16 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
     configs.push_back(std::move(c));
   }
   std::vector<metrics::CapacityCandidate> candidates;
-  for (const auto& c : configs) candidates.push_back(c.answer);
-  const metrics::CapacityChoice choice =
+  for (const auto& c : configs) {
+    candidates.push_back(c.answer);
+    candidates.back().name = c.name;
+    if (c.status != "ran" && c.status != "resumed") candidates.back().missing = c.status;
+  }
+  metrics::CapacityChoice choice =
       choose_configuration(candidates, plan.cfg.slo.empty() ? "" : "under " + plan.cfg.slo);
+  if (!choice.missing.empty())
+    choice.text +=
+        fmt::format("; the same command with --resume {} runs only what is missing", root.string());
   const bool interrupted = stop.load() != client::kRunning;
   const fs::path dir = root / "grid";
   fs::create_directories(dir);

@@ -3,11 +3,13 @@
 // it, when it wrote each content chunk: CLOCK_MONOTONIC, shared with the client's records).
 #include <simdjson.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace tokbench::testing {
@@ -43,6 +45,26 @@ inline std::map<std::string, SimTruth> read_sim_trace(const std::filesystem::pat
     out[std::string(doc["id"].get_string().value())] = t;
   }
   return out;
+}
+
+/// What the simulator did per token: the mean over the trace's requests of (last - first content
+/// write) / (tokens - 1), each request `tokens` tokens long (ignore_eos): the TPOT a client must
+/// read. On a busy machine the simulator writes its first token late and catches up, so this
+/// reads under its nominal --tpot-ms (9.7 for 10 beside `stress-ng --cpu 4`); a test holds the
+/// client to what was sent, not to the nominal. Waits (up to 5 s) for at least `requests` lines:
+/// the simulator writes a request's line after its last write, which the client may read first.
+inline double sim_tpot_ms(const std::filesystem::path& trace, int64_t tokens, size_t requests) {
+  std::map<std::string, SimTruth> truth;
+  for (int tries = 0; tries < 100; ++tries) {
+    truth = read_sim_trace(trace);
+    if (truth.size() >= requests) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (truth.empty() || tokens < 2) return 0;
+  double sum = 0;
+  for (const auto& [id, t] : truth)
+    sum += t.tpot_ms * static_cast<double>(t.content_writes - 1) / static_cast<double>(tokens - 1);
+  return sum / static_cast<double>(truth.size());
 }
 
 }  // namespace tokbench::testing
