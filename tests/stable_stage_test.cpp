@@ -1,7 +1,7 @@
 // metrics/stable_stage: the window found from exact send/end events (AISBench's rule), the exact
 // time-average in flight, "no stable stage" said plainly, and the stage's throughputs: output
 // tokens by their chunk's arrival inside the window, requests by Little's law — neither inflated
-// by the wave of requests AISBench counts at the window's edge.
+// by the wave of requests AISBench counts at the window's edge, nor by failed requests' places.
 #include "metrics/stable_stage.hpp"
 
 #include <gtest/gtest.h>
@@ -91,6 +91,40 @@ TEST(StableStage, ThroughputsCountWhatArrivedInsideTheWindow) {
     steady_note |=
         n.find("two halves") != std::string::npos && n.find("not steady") == std::string::npos;
   EXPECT_TRUE(steady_note);
+}
+
+// Half the clients' requests fail after a 1 s stall (a timeout): they hold their places in flight
+// without succeeding. The successful rate is the other two clients' (a request each per 101 ms,
+// 19.8 req/s); Little's law over the successful requests' E2EL alone read every place in flight as
+// a success (about 40 req/s).
+TEST(StableStage, FailedRequestsHoldPlacesButAreNotThroughput) {
+  std::vector<record::RequestRecord> recs;
+  for (auto& r : closed_loop(2, 40)) recs.push_back(r);
+  for (int c = 2; c < 4; ++c) {
+    for (int k = 0; k < 4; ++k) {
+      const double t0 = c + 1000.5 * k;
+      auto r = stream_record(t0, {}, t0 + 1000, 0, 20);
+      r.outcome = record::Outcome::Timeout;
+      r.first_token_ns = r.last_token_ns = record::kNone;
+      r.chunks.clear();
+      r.done_ns = testing::ms(t0 + 1000);
+      recs.push_back(r);
+    }
+  }
+  StableStageFinder f(4);
+  for (const auto& r : recs) f.add(r);
+  const StableWindow w = f.finish();
+  ASSERT_TRUE(w.found) << w.text;
+  MetricsPass pass(RunFacts{4, true}, {Definitions::Tokbench});
+  WindowArrivals a;
+  for (const auto& r : recs) {
+    if (w.contains(r.sent_ns)) pass.add(r);
+    a.add(r, w);
+  }
+  EXPECT_LT(a.ok_in_flight_ns / static_cast<double>(w.end_ns - w.start_ns), 0.6 * w.mean_in_flight);
+  MetricSet m = std::move(pass.finish().front());
+  restate_over_window(m, w, a);
+  EXPECT_NEAR(m.common_metric("request_throughput")->value, 2 / 0.101, 0.1 * 2 / 0.101);
 }
 
 // Nothing generated (an embeddings run): the window still restates the request rate, but there

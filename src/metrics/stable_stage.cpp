@@ -81,6 +81,9 @@ StableWindow StableStageFinder::finish() {
 
 void WindowArrivals::add(const record::RequestRecord& r, const StableWindow& w) {
   if (r.warmup || !r.ok() || !w.found) return;
+  if (r.sent_ns != record::kNone && r.done_ns != record::kNone)
+    ok_in_flight_ns += static_cast<double>(
+        std::max<int64_t>(0, std::min(r.done_ns, w.end_ns) - std::max(r.sent_ns, w.start_ns)));
   if (w.contains(r.done_ns)) {
     ++completed;
     if (const int64_t in = metrics::input_tokens(r); in != record::kNone) input_tokens += in;
@@ -96,13 +99,16 @@ void WindowArrivals::add(const record::RequestRecord& r, const StableWindow& w) 
 void restate_over_window(MetricSet& m, const StableWindow& w, const WindowArrivals& a) {
   if (!w.found || w.end_ns <= w.start_ns) return;
   const double s = static_cast<double>(w.end_ns - w.start_ns) / 1e9;
-  // Requests: Little's law, L = λ·W, with L the time-average in flight and W the stage's mean
-  // E2EL. Counting completions inside the window instead errs by up to a whole wave of a
-  // synchronized closed loop at each edge; Little's law holds whenever the load is steady.
+  // Requests: Little's law, L = λ·W, for the successful requests: L their time-average in flight,
+  // W the stage's mean E2EL. Counting completions inside the window instead errs by up to a whole
+  // wave of a synchronized closed loop at each edge; Little's law holds whenever the load is
+  // steady. Over every request's places in flight, failed ones read as successes (49.7 req/s
+  // where 18.5 succeeded a second).
   const Row* e2el = m.row("E2EL");
   const Row* in = m.row("InputTokens");
+  const double ok_in_flight = a.ok_in_flight_ns / static_cast<double>(w.end_ns - w.start_ns);
   const double rps = e2el && e2el->stats && e2el->stats->mean > 0
-                         ? w.mean_in_flight / (e2el->stats->mean / 1000)
+                         ? ok_in_flight / (e2el->stats->mean / 1000)
                          : static_cast<double>(a.completed) / s;
   const double in_tps =
       in && in->stats ? rps * in->stats->mean : static_cast<double>(a.input_tokens) / s;

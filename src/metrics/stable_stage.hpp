@@ -12,7 +12,9 @@
 // "only reliable if max E2EL < 1/3 of the duration"). Here output tokens are counted by their
 // chunk's arrival inside the window, Concurrency is the exact time-average of the in-flight count
 // over the window, and request throughput follows from Little's law (that average over the mean
-// E2EL), input tokens with it.
+// E2EL), input tokens with it. The law is taken for the successful requests alone (their own
+// time-average in flight over their mean E2EL): failed requests hold places in flight too, and
+// over the successful E2EL they would read as successes.
 #include <cstdint>
 #include <string>
 
@@ -52,6 +54,9 @@ struct WindowArrivals {
   double first_half = 0, second_half = 0;  ///< the same, in each half of the window (is it steady?)
   int64_t spread_requests =
       0;  ///< requests whose per-chunk token counts were spread evenly (estimate)
+  /// ∫ (successful requests in flight) dt over the window, ns: Little's law for the successful
+  /// class (failed requests hold places in flight too, but are no throughput).
+  double ok_in_flight_ns = 0;
   void add(const record::RequestRecord& r, const StableWindow& w);
 };
 
