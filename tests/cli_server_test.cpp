@@ -176,6 +176,16 @@ TEST_F(CliTest, ServerMetricsAreScrapedAndCrossChecked) {
   EXPECT_TRUE(fs::exists(rd / "server.json"));
   EXPECT_NE(last_.output.find("speculative decoding: mean acceptance length 2."), std::string::npos)
       << last_.output;
+  EXPECT_NE(last_.output.find("; KV cache up to 0.78"), std::string::npos) << last_.output;
+  // Scraped only before and after a short run: the cache was never seen in use, and the line
+  // says so rather than "up to 0.000%".
+  run({"--url", sim.url(), "--num-prompts", "1", "--max-tokens", "4", "--scrape-interval-ms",
+       "60000"});
+  EXPECT_EQ(last_.output.find("KV cache up to"), std::string::npos) << last_.output;
+  EXPECT_NE(last_.output.find("KV cache not seen under load (none of its 2 scrape(s) fell while "
+                              "requests ran: lower --scrape-interval-ms or run longer)"),
+            std::string::npos)
+      << last_.output;
   // --server-metrics off: nothing scraped.
   const auto off = run(
       {"--url", sim.url(), "--num-prompts", "1", "--max-tokens", "4", "--server-metrics", "off"},

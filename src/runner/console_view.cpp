@@ -5,6 +5,7 @@
 // hold everything.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/format.hpp"
@@ -68,6 +69,23 @@ std::string stable_line(const Written& w) {
   return out;
 }
 
+// The KV cache's peak over the scrapes, as a fact only when a scrape fell while requests ran: a
+// short run between two idle scrapes read "up to 0.000%" of a cache that was in use.
+std::string kv_cache_clause(const record::ServerSummary& s) {
+  if (s.kv_usage.empty()) return "";
+  double peak = 0;
+  for (const auto& [t, v] : s.kv_usage) peak = std::max(peak, v);
+  const bool saw_load = std::any_of(s.running_waiting.begin(), s.running_waiting.end(),
+                                    [](const auto& x) { return std::get<1>(x) > 0; });
+  if (saw_load || peak > 0)
+    return fmt::format("; KV cache up to {}% (over {} scrape(s))", report::format_short(100 * peak),
+                       s.kv_usage.size());
+  return fmt::format(
+      "; KV cache not seen under load (none of its {} scrape(s) fell while requests ran: lower "
+      "--scrape-interval-ms or run longer)",
+      s.kv_usage.size());
+}
+
 std::string server_line(const Written& w) {
   if (!w.server) return "";
   std::string agreed, disagreed;
@@ -98,11 +116,7 @@ std::string server_line(const Written& w) {
       per += (per.empty() ? "" : ", ") + report::format_short(v);
     out += " (per position " + per + ")";
   }
-  if (!w.server->kv_usage.empty()) {
-    double peak = 0;
-    for (const auto& [t, v] : w.server->kv_usage) peak = std::max(peak, v);
-    out += fmt::format("; KV cache up to {}%", report::format_short(100 * peak));
-  }
+  out += kv_cache_clause(*w.server);
   if (w.server->preemptions && *w.server->preemptions > 0)
     out += fmt::format("; {} preemption(s)", *w.server->preemptions);
   return out;
