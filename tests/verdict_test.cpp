@@ -87,6 +87,42 @@ TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
 // Usage no server could have produced: more than max_tokens × choices is INVALID, named with the
 // request; no cap and over 4 tokens a byte of text is a warning (hidden reasoning tokens could be
 // it); exactly the cap across two choices is fine.
+// A schedule the client did not keep: the advice is what can help. Under a --concurrency cap the
+// cap held the sends back; with none (an uncapped trace or rate), raising it cannot help, and a
+// trace is slowed with --trace-speed, not --request-rate.
+TEST(Verdict, SendLagAdviceFitsTheLoad) {
+  VerdictTally t;
+  for (int i = 0; i < 200; ++i)
+    t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
+  metrics::MetricSet m;
+  Summary lag;
+  lag.p99 = 80;
+  lag.n = 200;
+  m.extra_rows.push_back({"SendLag", Unit::Ms, lag, "", ""});
+  auto reason = [&](double rate, bool trace, bool capped) {
+    VerdictFacts f;
+    f.open_loop = true;
+    f.request_rate = rate;
+    f.trace = trace;
+    f.in_flight_capped = capped;
+    const auto v = judge(m, t, f);
+    EXPECT_EQ(v.reasons.size(), 1u);
+    return v.reasons.empty() ? std::string() : v.reasons.front();
+  };
+  EXPECT_EQ(reason(10, false, true),
+            "send lag p99 was 80.0 ms: the client could not keep the arrival schedule; raise "
+            "--concurrency or lower --request-rate");
+  const std::string uncapped = reason(10, false, false);
+  EXPECT_EQ(uncapped.find("raise --concurrency"), std::string::npos) << uncapped;
+  EXPECT_NE(uncapped.find("no in-flight cap held the sends back"), std::string::npos) << uncapped;
+  EXPECT_NE(uncapped.find("lower --request-rate"), std::string::npos) << uncapped;
+  const std::string trace = reason(10, true, false);
+  EXPECT_EQ(trace.find("--request-rate"), std::string::npos) << trace;
+  EXPECT_NE(trace.find("--trace-speed below 1"), std::string::npos) << trace;
+  EXPECT_NE(reason(10, true, true).find("raise --concurrency or replay the trace slower"),
+            std::string::npos);
+}
+
 TEST(Verdict, ImplausibleUsageIsNamed) {
   VerdictTally base;
   for (int i = 0; i < 200; ++i)

@@ -178,6 +178,18 @@ bool judge_client(Verdict& v, const VerdictFacts& f) {
   return saturated || burst_saturated;
 }
 
+// What can help a schedule the client did not keep. Under a --concurrency cap, the cap held the
+// sends back; with none, nothing did, so raising it cannot help: the client itself was late.
+std::string send_lag_fix(const VerdictFacts& f) {
+  const char* slower =
+      f.trace ? "replay the trace slower (--trace-speed below 1)" : "lower --request-rate";
+  if (f.in_flight_capped) return fmt::format("raise --concurrency or {}", slower);
+  return fmt::format(
+      "no in-flight cap held the sends back, so the client itself was late (see its busiest "
+      "thread's share in end.json): give it more cores or ranks (--workers, mpirun), or {}",
+      slower);
+}
+
 // The load as it went: cut requests, the arrival schedule kept, the server's view agreeing, the
 // asked concurrency reached, token counts that are chunks, SSE that is not clean.
 void judge_load(Verdict& v, const MetricSet& m, const VerdictTally& t, const VerdictFacts& f,
@@ -192,11 +204,9 @@ void judge_load(Verdict& v, const MetricSet& m, const VerdictTally& t, const Ver
   if (f.request_rate > 0 &&
       std::isfinite(f.request_rate)) {  // inf: everything is due at once, waiting is the point
     if (const auto* lag = m.row("SendLag"); lag && lag->stats && lag->stats->p99 > 50.0) {
-      v.reasons.push_back(
-          fmt::format("send lag p99 was {:.1f} ms: the client could not keep the arrival schedule; "
-                      "raise --concurrency "
-                      "or lower --request-rate",
-                      lag->stats->p99));
+      v.reasons.push_back(fmt::format(
+          "send lag p99 was {:.1f} ms: the client could not keep the arrival schedule; {}",
+          lag->stats->p99, send_lag_fix(f)));
     }
   }
   if (f.server_disagrees && client_behind) {

@@ -70,6 +70,8 @@ struct VerdictFacts {
   double request_rate = 0;  ///< +inf: all due at once (no schedule to keep)
   bool open_loop = false;   ///< a schedule paced the requests (a rate or a trace): in-flight is the
                             ///< server's doing
+  bool trace = false;       ///< the schedule is a trace's timestamps (--trace-speed paces it)
+  bool in_flight_capped = true;  ///< --concurrency capped the schedule's in-flight count
   double duration_s = 0, grace_s = 0;
   record::ClientHealth client;  ///< the client's own cost (< 0: unknown)
   bool server_disagrees = false;

@@ -27,7 +27,7 @@ using json::raw_or_null;
 
 // Each part of the two files as one table, read and written alike (names as they have been since
 // format /1, so older folders read; a field a folder lacks keeps its default).
-constexpr std::array<Field<LoadFacts>, 9> kLoadFields{{
+constexpr std::array<Field<LoadFacts>, 10> kLoadFields{{
     {"arrivals", &LoadFacts::arrivals},
     {"burstiness", &LoadFacts::burstiness},
     {"duration_s", &LoadFacts::duration_s},
@@ -37,6 +37,7 @@ constexpr std::array<Field<LoadFacts>, 9> kLoadFields{{
     {"ramp_up_measured", &LoadFacts::ramp_up_measured},
     {"slice_s", &LoadFacts::slice_s},
     {"warm_connections", &LoadFacts::warm_connections},
+    {"in_flight_capped", &LoadFacts::in_flight_capped},
 }};
 constexpr std::array<Field<TelemetryFacts>, 4> kTelemetryFields{{
     {"interval_ms", &TelemetryFacts::interval_ms},

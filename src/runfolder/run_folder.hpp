@@ -34,6 +34,9 @@ struct LoadFacts {
   double slice_s = 0;  ///< --slice-s: metrics per time slice (0 = none)
   bool warm_connections =
       false;  ///< one kept-alive connection per slot was opened before the measured phase
+  /// --concurrency capped a schedule's in-flight count (false: an open loop or trace with none;
+  /// older folders read true)
+  bool in_flight_capped = true;
 };
 
 /// What the telemetry sources (--telemetry) were asked for: the report prices the phase from it.

@@ -67,6 +67,12 @@ int LoadShape::max_in_flight() const {
                     shape);
 }
 
+bool LoadShape::in_flight_capped() const {
+  if (const auto* open = std::get_if<OpenLoop>(&shape)) return open->capped;
+  if (const auto* trace = std::get_if<TraceReplay>(&shape)) return trace->capped;
+  return true;
+}
+
 double LoadShape::paced_rate() const {
   const auto* open = std::get_if<OpenLoop>(&shape);
   return open ? open->rate_rps : 0;

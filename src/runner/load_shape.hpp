@@ -75,6 +75,8 @@ struct LoadShape {
   bool open_loop() const;
   /// The in-flight cap the engine's pool is sized for.
   int max_in_flight() const;
+  /// --concurrency capped the in-flight count of a schedule (false: only kOpenLoopCeiling did).
+  bool in_flight_capped() const;
   /// The rate the requests are paced at, in req/s (0: not paced; a trace's is its own, known
   /// later).
   double paced_rate() const;

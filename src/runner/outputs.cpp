@@ -239,6 +239,8 @@ metrics::VerdictFacts verdict_facts(const runfolder::RunFolder& folder, const Wr
   vf.interrupted = folder.end && folder.end->interrupted;
   vf.request_rate = folder.manifest.request_rate;
   vf.open_loop = folder.manifest.facts.open_loop;
+  vf.trace = folder.manifest.load.arrivals == "trace";
+  vf.in_flight_capped = folder.manifest.load.in_flight_capped;
   vf.duration_s = folder.manifest.load.duration_s;
   vf.grace_s = folder.manifest.load.grace_s;
   if (folder.end) vf.client = folder.end->client;

@@ -167,6 +167,7 @@ runfolder::RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.load.ramp_up_measured = c.ramp_up_measured;
   m.load.slice_s = c.slice_s;
   m.load.warm_connections = c.warms_connections();
+  m.load.in_flight_capped = load.in_flight_capped();
   if (!c.telemetry.empty()) {
     m.telemetry.interval_ms = c.telemetry_interval_ms;
     m.telemetry.idle_s = c.telemetry_idle_s;
