@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "net/http_get.hpp"
 #include "support/canned_server.hpp"
@@ -224,6 +226,32 @@ TEST_F(CliTest, ServerLifecycleStartsWaitsStopsAndReadsTheLog) {
       << server_log.substr(0, 300);
   // The server is gone: nothing answers there any more.
   EXPECT_EQ(run_tokbench({"run", "--url", url, "--quiet"}).code, 1);
+}
+
+// kill -9 of tokbench in the middle of a --server-cmd run: its supervisor stops the server, so
+// no orphan holds the port (the next run, or a grid's --resume, would find it answering), and
+// neither the supervisor nor the server outlives the run. A group kill (SIGTERM to the test's
+// process group, as a CI timeout sends) is the same: the server's own group escapes it.
+TEST_F(CliTest, AKilledRunTakesItsServerWithIt) {
+  for (const int sig : {SIGKILL, SIGTERM}) {
+    const std::string port = std::to_string(unused_loopback_port());
+    const std::string url = "http://127.0.0.1:" + port + "/v1/chat/completions";
+    testing::Child run(
+        {TOKBENCH_BINARY, "run", "--url", url, "--server-cmd",
+         std::string(TOKBENCH_BINARY) + " serve-mock --port " + port + " --ttft-ms 5 --tpot-ms 5",
+         "--num-prompts", "100000", "--max-tokens", "16", "--output-dir", (dir_ / "o").string()});
+    const std::string said = run.read_until("request body", 30s);  // ready, and running
+    ASSERT_NE(said.find("request body"), std::string::npos) << said;
+    ASSERT_TRUE(net::http_get("http://127.0.0.1:" + port + "/health", {}, "", 2000).reached);
+    run.signal(sig);
+    run.wait(30s);
+    bool gone = false;
+    for (int i = 0; i < 150 && !gone; ++i) {  // the grace is 10 s; serve-mock stops on SIGTERM
+      gone = !net::http_get("http://127.0.0.1:" + port + "/health", {}, "", 500).reached;
+      if (!gone) std::this_thread::sleep_for(100ms);
+    }
+    EXPECT_TRUE(gone) << "signal " << sig << ": the server still answers on " << port;
+  }
 }
 
 // --print-config prints no credential: a URL with userinfo or ?api_key=, a server command with a

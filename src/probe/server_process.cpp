@@ -6,7 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <ctime>
 #include <deque>
 #include <fstream>
 #include <regex>
@@ -41,6 +43,55 @@ ServerProcess::~ServerProcess() {
   if (pid_ > 0) stop();
 }
 
+namespace {
+
+void sleep_ms(long ms) {  // async-signal-safe (the supervisor runs between fork and _exit)
+  timespec t{ms / 1000, (ms % 1000) * 1000000};
+  while (nanosleep(&t, &t) != 0 && errno == EINTR) {
+  }
+}
+
+// SIGTERM to the group, SIGKILL after the grace (and always, for what it left behind).
+// Async-signal-safe: the supervisor calls it in a forked child of a threaded process.
+void stop_group(pid_t group, double grace_s) {
+  kill(-group, SIGTERM);
+  for (long waited = 0; waited < static_cast<long>(grace_s * 1000) && kill(-group, 0) == 0;
+       waited += 20)
+    sleep_ms(20);
+  kill(-group, SIGKILL);
+}
+
+}  // namespace
+
+void ServerProcess::supervise() {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return;  // unsupervised: stop() still stops it
+  const pid_t group = pid_;
+  const double grace = s_.stop_grace_s;
+  const pid_t child = fork();
+  if (child == 0) {            // the supervisor: async-signal-safe calls only, then _exit
+    signal(SIGINT, SIG_IGN);   // Ctrl-C is tokbench's to handle: it stops the server itself
+    signal(SIGTERM, SIG_IGN);  // a group kill must not take the supervisor before tokbench
+    // Only the read end stays open (as fd 3): another server's pipe must not be held here.
+    dup2(fds[0], 3);
+    if (close_range(4, ~0U, 0) != 0)
+      for (int fd = 4; fd < 65536; ++fd) close(fd);
+    char word = 0;
+    ssize_t n;
+    while ((n = read(3, &word, 1)) < 0 && errno == EINTR) {
+    }
+    if (n == 0) stop_group(group, grace);  // end of file: tokbench is gone
+    _exit(0);                              // a byte: stop() stopped the server itself
+  }
+  close(fds[0]);
+  if (child < 0) {
+    close(fds[1]);
+    return;
+  }
+  supervisor_ = child;
+  supervisor_pipe_ = fds[1];
+}
+
 void ServerProcess::start_and_wait() {
   const int log = ::open(s_.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (log < 0)
@@ -64,12 +115,15 @@ void ServerProcess::start_and_wait() {
   }
   ::close(log);
   setpgid(pid_, pid_);
+  supervise();
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(s_.ready_timeout_s);
   while (true) {
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      kill(-pid_, SIGKILL);  // anything it started before it exited
       pid_ = -1;
+      release_supervisor();
       throw std::runtime_error(
           fmt::format("the server command exited ({}) before it was ready; last lines of {}:\n{}",
                       WIFEXITED(status) ? fmt::format("status {}", WEXITSTATUS(status))
@@ -114,7 +168,18 @@ std::string ServerProcess::stop() {
   }
   kill(-pid_, SIGKILL);  // anything the server left behind in its group
   pid_ = -1;
+  release_supervisor();
   return how;
+}
+
+void ServerProcess::release_supervisor() {
+  if (supervisor_ <= 0) return;
+  const char done = 'x';  // the server is stopped: a byte says so, and the supervisor exits
+  (void)!write(supervisor_pipe_, &done, 1);
+  close(supervisor_pipe_);
+  waitpid(supervisor_, nullptr, 0);
+  supervisor_ = -1;
+  supervisor_pipe_ = -1;
 }
 
 record::ServerLogSummary parse_vllm_log(const std::string& text) {

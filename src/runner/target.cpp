@@ -167,7 +167,8 @@ std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const RunPlan
     if (net::http_get(ready, cfg.headers, cfg.api_key, 2'000).reached) {
       throw std::runtime_error(
           cfg.deploy_sh.empty() ? fmt::format("a server already answers at {} before --server-cmd "
-                                              "started one: stop it, or point --url at "
+                                              "started one (an earlier run's, still holding "
+                                              "the port?): stop it, or point --url at "
                                               "another port",
                                               ready)
                                 : fmt::format("a server already answers at {} before --deploy-sh "
