@@ -48,6 +48,16 @@ TEST(Knee, LowestLoadWithinTenPercentOfThePeak) {
   EXPECT_NE(rising.text.find("still rising"), std::string::npos);
   std::vector<SweepRow> one{row("c1", 1, 100, 100)};
   EXPECT_FALSE(find_knee(one).knee.has_value());
+  // The highest load stopped past saturation: its throughput is the ceiling, not a rise to
+  // extend (the summary said "extend the sweep" beside its own SATURATED point).
+  std::vector<SweepRow> capped{row("r5", 5, 50, 10), row("r40", 40, 200, 2)};
+  capped[1].verdict = "SATURATED";
+  const KneeAnalysis ceiling = find_knee(capped);
+  EXPECT_FALSE(ceiling.still_rising);
+  EXPECT_EQ(ceiling.text.find("extend the sweep"), std::string::npos) << ceiling.text;
+  EXPECT_NE(ceiling.text.find("which was past saturation"), std::string::npos) << ceiling.text;
+  EXPECT_NE(ceiling.text.find("the knee lies between r5 (50.0 tok/s) and r40"), std::string::npos)
+      << ceiling.text;
 }
 
 TEST(Knee, ParetoFrontDropsDominatedPoints) {

@@ -123,6 +123,37 @@ TEST(Verdict, SendLagAdviceFitsTheLoad) {
             std::string::npos);
 }
 
+// A point stopped past saturation: the requests tokbench cancelled on purpose are a note, not
+// "144 of 200 requests failed (144 cancelled)"; a failure of the server's own stays a reason.
+TEST(Verdict, CancelsAtASaturationStopAreNotFailures) {
+  VerdictTally t;
+  for (int i = 0; i < 20; ++i)
+    t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
+  for (int i = 0; i < 5; ++i) {
+    auto r = testing::stream_record(0, {}, 11, 0, 1);
+    r.outcome = record::Outcome::Cancelled;
+    t.add(r);
+  }
+  VerdictFacts f;
+  f.saturated = true;
+  f.incomplete = "the run stopped: saturated: past saturation at 3 s";
+  auto v = judge(metrics::MetricSet{}, t, f);
+  EXPECT_EQ(metrics::verdict_status(v), std::string("SATURATED"));
+  for (const auto& r : v.reasons) EXPECT_EQ(r.find("requests failed"), std::string::npos) << r;
+  ASSERT_FALSE(v.notes.empty());
+  EXPECT_NE(v.notes.front().find("5 request(s) in flight when the point was stopped past "
+                                 "saturation were cancelled by tokbench"),
+            std::string::npos)
+      << v.notes.front();
+  auto refused = testing::stream_record(0, {}, 11, 0, 1);
+  refused.outcome = record::Outcome::HttpStatus;
+  t.add(refused);
+  v = judge(metrics::MetricSet{}, t, f);
+  bool named = false;
+  for (const auto& r : v.reasons) named |= r.find("1 of 26 requests failed (1 http_status)") == 0;
+  EXPECT_TRUE(named);
+}
+
 TEST(Verdict, ImplausibleUsageIsNamed) {
   VerdictTally base;
   for (int i = 0; i < 200; ++i)

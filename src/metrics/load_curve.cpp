@@ -30,6 +30,18 @@ KneeAnalysis find_knee(const std::vector<LoadPoint>& rows) {
   }
   const LoadPoint& f = rows[live.front()];
   const LoadPoint& n = rows[first_near];
+  // The highest load was stopped past saturation: what it served is the server's ceiling, not a
+  // throughput still rising; the knee lies below it.
+  if (first_near == live.back() && n.verdict == "SATURATED") {
+    const LoadPoint& below = rows[live[live.size() - 2]];
+    k.text = fmt::format(
+        "output token throughput is highest at {} ({} tok/s), which was past saturation "
+        "(SATURATED: arrivals outran what the server serves), so that is about the server's "
+        "ceiling; the knee lies between {} ({} tok/s) and {}: add loads between them to place it",
+        n.label, format_round4(n.output_token_throughput), below.label,
+        format_round4(below.output_token_throughput), n.label);
+    return k;
+  }
   if (first_near == live.back()) {
     k.still_rising = true;
     k.text = fmt::format(

@@ -34,7 +34,8 @@ struct LoadPoint {
 
 /// Where throughput stops growing. Rule: the knee is the lowest load whose output token
 /// throughput reaches 90 % of the sweep's highest; "flattens" when every higher load stays
-/// within 10 % of that highest; "still rising" when the highest load is the only one within 10 %.
+/// within 10 % of that highest; "still rising" when the highest load is the only one within 10 %,
+/// unless that load was SATURATED: then it is the server's ceiling and the knee lies below it.
 struct KneeAnalysis {
   std::optional<size_t> knee;  ///< index into the rows sorted by load
   bool still_rising = false;

@@ -82,13 +82,24 @@ void judge_counts(Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
     v.reasons.push_back(
         "interrupted: statistics cover only the requests that finished; rerun to completion");
   }
-  if (t.failed > 0) {
+  // A point stopped past saturation cancels what is in flight on purpose: those are tokbench's
+  // doing, said as such, not the server's failures.
+  const auto cancelled = t.failures.find("cancelled");
+  const int64_t stopped =
+      f.saturated && cancelled != t.failures.end() ? cancelled->second : int64_t{0};
+  if (stopped > 0)
+    v.notes.push_back(fmt::format(
+        "{} request(s) in flight when the point was stopped past saturation were cancelled by "
+        "tokbench (--stop-on-saturation): not failures of the server",
+        stopped));
+  if (t.failed - stopped > 0) {
     std::string parts;
     for (const auto& [k, n] : t.failures)
-      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", n, k);
+      if (n > 0 && !(stopped > 0 && k == "cancelled"))
+        parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", n, k);
     v.reasons.push_back(
         fmt::format("{} of {} requests failed ({}): see the _failed.jsonl file and the server log",
-                    t.failed, t.measured, parts));
+                    t.failed - stopped, t.measured, parts));
   }
   if (t.measured == 0 && t.warmup > 0) {
     v.reasons.push_back(fmt::format(
