@@ -248,7 +248,8 @@ TEST_F(CliTest, YamlConfigAndTheEquivalentFlagsGiveTheSameRun) {
       << bad.output;
 }
 
-// A 100 KB prompt is audited whole but shown capped: not echoed whole to stdout and four files.
+// A 100 KB prompt is audited whole but shown capped: not echoed whole to stdout and four files,
+// and on the console cut to a line.
 TEST_F(CliTest, HugeFirstBodyIsShownCapped) {
   Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
   const fs::path data = dir_ / "big.jsonl";
@@ -256,10 +257,20 @@ TEST_F(CliTest, HugeFirstBodyIsShownCapped) {
   const auto rd = run({"--url", sim.url(), "--dataset", "qa:" + data.string(), "--num-prompts",
                        "10", "--max-tokens", "2"});
   ASSERT_FALSE(rd.empty());
-  EXPECT_NE(last_.output.find("(first 16384 of 100"), std::string::npos);
+  // The console: the prompt cut in place, the line within three 120-column lines.
+  const size_t at = last_.output.find("request body: ");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_NE(last_.output.find("qqq…+", at), std::string::npos) << last_.output.substr(at, 400);
+  size_t from = at;
+  for (int line = 0; line < 3; ++line) {  // the body's lines: 120 columns ("…" is 3 bytes)
+    const size_t end = last_.output.find('\n', from);
+    EXPECT_LE(end - from, 124u) << last_.output.substr(from, end - from);
+    from = end + 1;
+  }
   EXPECT_LT(last_.output.size(), 60'000u);
   const std::string shown(result(rd)["run"]["request_body_example"].get_string().value());
   EXPECT_LT(shown.size(), 17'000u);
+  EXPECT_NE(shown.find("(first 16384 of 100"), std::string::npos);
   EXPECT_LT(fs::file_size(rd / "logs/run.log"), 60'000u);
 }
 

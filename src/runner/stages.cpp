@@ -13,6 +13,7 @@
 
 #include "client/engine.hpp"
 #include "cluster/cluster.hpp"
+#include "common/abbreviate.hpp"
 #include "common/clock.hpp"
 #include "common/json_writer.hpp"
 #include "common/redact.hpp"
@@ -104,7 +105,9 @@ void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t,
                "--endpoint picks "
                "another)\n",
                redact_url(plan.requested.url), info.target_url, plan.cfg.endpoint);
-  fmt::print(console, "request body: {}\n", info.body_example);
+  // Long prompts shortened, at most three lines of 120 columns: the whole body is in the audit.
+  fmt::print(console, "request body: {}\n",
+             wrap_lines(abbreviate_json_strings(info.body_example, 60), 14, 120, 3));
   std::string audit =
       fmt::format("request body sent (template: the first request; --compat {}):\n{}\n\n",
                   metrics::definitions_name(plan.cfg.compat), info.body_example);

@@ -1,0 +1,22 @@
+#pragma once
+// common/abbreviate: a JSON text made fit for a console of 120 columns. The request body is shown
+// on every run, and one prompt of a real dataset is thousands of characters (README run 2 printed
+// a 13,930-column line): its long strings are shortened in place, and the text is wrapped and cut
+// to a few lines; the whole body stays in the run folder (configs/request_audit.txt).
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace tokbench {
+
+/// `json` with every string longer than `max_chars` characters (UTF-8 code points; an escape
+/// counts as one) cut to its first `max_chars` and marked "…+N" (N the characters dropped).
+/// Anything that is not a string is kept as written.
+std::string abbreviate_json_strings(std::string_view json, size_t max_chars);
+
+/// `text` as at most `max_lines` lines of at most `width` columns: the first after `lead` (already
+/// on the line), the others indented by two spaces; past them, "… (N more characters)". Cuts
+/// fall on UTF-8 character boundaries.
+std::string wrap_lines(std::string_view text, size_t lead, size_t width, size_t max_lines);
+
+}  // namespace tokbench
