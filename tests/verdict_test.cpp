@@ -147,11 +147,16 @@ TEST(Verdict, CancelsAtASaturationStopAreNotFailures) {
       << v.notes.front();
   auto refused = testing::stream_record(0, {}, 11, 0, 1);
   refused.outcome = record::Outcome::HttpStatus;
+  refused.http_status = 503;
+  refused.error = "{\"error\": {\"message\": \"model is loading\"}}";
   t.add(refused);
   v = judge(metrics::MetricSet{}, t, f);
-  bool named = false;
-  for (const auto& r : v.reasons) named |= r.find("1 of 26 requests failed (1 http_status)") == 0;
-  EXPECT_TRUE(named);
+  bool named = false;  // with what the server said, so a run where all failed says why on screen
+  for (const auto& r : v.reasons)
+    named |= r.find(
+                 "1 of 26 requests failed (1 http_status; the first: HTTP 503: {\"error\": "
+                 "{\"message\": \"model is loading\"}})") == 0;
+  EXPECT_TRUE(named) << v.reasons.front();
 }
 
 TEST(Verdict, ImplausibleUsageIsNamed) {

@@ -46,6 +46,13 @@ void VerdictTally::add(const record::RequestRecord& r) {
   if (!r.ok()) {
     ++failed;
     ++failures[std::string(record::outcome_name(r.outcome))];
+    if (first_failure.empty() && r.outcome != record::Outcome::Cancelled) {
+      std::string said = r.error.substr(0, 200);
+      for (char& c : said)
+        if (c == '\n' || c == '\r') c = ' ';
+      first_failure = r.http_status > 0 ? fmt::format("HTTP {}: {}", r.http_status, said) : said;
+      if (r.error.size() > 200) first_failure += "…";
+    }
     return;
   }
   // Usage a server could not have produced: more than the cap allows, or far more than the text.
@@ -97,9 +104,10 @@ void judge_counts(Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
     for (const auto& [k, n] : t.failures)
       if (n > 0 && !(stopped > 0 && k == "cancelled"))
         parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", n, k);
-    v.reasons.push_back(
-        fmt::format("{} of {} requests failed ({}): see the _failed.jsonl file and the server log",
-                    t.failed - stopped, t.measured, parts));
+    v.reasons.push_back(fmt::format(
+        "{} of {} requests failed ({}{}): see the _failed.jsonl file and the server log",
+        t.failed - stopped, t.measured, parts,
+        t.first_failure.empty() ? "" : "; the first: " + t.first_failure));
   }
   if (t.measured == 0 && t.warmup > 0) {
     v.reasons.push_back(fmt::format(

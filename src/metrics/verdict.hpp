@@ -46,6 +46,9 @@ struct VerdictTally {
   std::string usage_example;  ///< the first such request's id, its claim and its cap or text
   int64_t malformed_requests = 0, malformed_lines = 0;  ///< streams with lines that were not SSE
   std::map<std::string, int64_t> failures;              ///< by outcome name
+  /// The first failed request's cause, for the reason: its HTTP status and what the server said
+  /// (the error's first 200 characters), so a run where everything failed says why on screen.
+  std::string first_failure;
   int64_t first_sent_ns = INT64_MAX;  ///< among measured records with a send and an end
   int64_t last_done_ns = INT64_MIN;   ///< the same records' last end
   /// Set before the pass: when the server's /metrics window began (the first scrape). Warm-up
