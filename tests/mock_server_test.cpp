@@ -116,8 +116,16 @@ TEST(MockServerBatching, MaxNumSeqsQueuesTheRest) {
       R"({"model":"tokbench-mock","prompt":"x","max_tokens":2,"ignore_eos":true})";
   const auto t0 = std::chrono::steady_clock::now();
   std::thread other([&] { http_post(url, body); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  auto metrics = net::http_get(url.substr(0, url.find("/v1")) + "/metrics", {}, "", 5000).body;
+  // Until the first is admitted (20 ms were not always enough under the sanitizers on a busy
+  // machine); its 100 ms prefill keeps it running meanwhile.
+  std::string metrics;
+  for (int i = 0; i < 100; ++i) {
+    metrics = net::http_get(url.substr(0, url.find("/v1")) + "/metrics", {}, "", 5000).body;
+    if (metrics.find("vllm:num_requests_running{model_name=\"tokbench-mock\"} 1") !=
+        std::string::npos)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   http_post(url, body);  // waits for the first to finish, then its own 100 ms prefill
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
