@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,8 +65,10 @@ void stop_group(pid_t group, double grace_s) {
 }  // namespace
 
 void ServerProcess::supervise() {
+  // A socket pair, not a pipe: stop()'s word to a supervisor that is gone must not raise SIGPIPE.
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return;  // unsupervised: stop() still stops it
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    return;  // unsupervised: stop() still stops it
   const pid_t group = pid_;
   const double grace = s_.stop_grace_s;
   const pid_t child = fork();
@@ -175,7 +178,7 @@ std::string ServerProcess::stop() {
 void ServerProcess::release_supervisor() {
   if (supervisor_ <= 0) return;
   const char done = 'x';  // the server is stopped: a byte says so, and the supervisor exits
-  (void)!write(supervisor_pipe_, &done, 1);
+  (void)!send(supervisor_pipe_, &done, 1, MSG_NOSIGNAL);
   close(supervisor_pipe_);
   waitpid(supervisor_, nullptr, 0);
   supervisor_ = -1;

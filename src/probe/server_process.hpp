@@ -2,8 +2,8 @@
 // probe/server_process: starts the server under test (--server-cmd, or a deploy.sh with
 // MODEL_PATH set), captures its output to a log file, waits until it answers, and stops it:
 // SIGTERM to its process group, SIGKILL after a grace period. Errors show the log's tail.
-// The server dies with tokbench however tokbench ends: a small supervising child holds the read
-// end of a pipe whose write end only tokbench has; when tokbench dies (even by SIGKILL, or a CI
+// The server dies with tokbench however tokbench ends: a small supervising child holds one end of
+// a socket pair whose other end only tokbench has; when tokbench dies (even by SIGKILL, or a CI
 // timeout killing its process group, which the server's own group escapes), the kernel closes it,
 // and the supervisor stops the server's group the same way.
 #include <sys/types.h>
@@ -45,7 +45,7 @@ class ServerProcess {
   ServerProcessSettings s_;
   pid_t pid_ = -1;
   pid_t supervisor_ = -1;
-  int supervisor_pipe_ = -1;  ///< the write end: closed by tokbench's death, or stop()'s word
+  int supervisor_pipe_ = -1;  ///< tokbench's end: closed by its death, or stop()'s word
 };
 
 /// The last `n` lines of a file ("" if unreadable).
