@@ -37,6 +37,21 @@ TEST(Regression, TenQuietRunsHoldNoRegression) {
   EXPECT_TRUE(change_points(v, 0.05).empty());
 }
 
+TEST(Regression, OneSlowRunIsNoChangePoint) {
+  // Issue 40: six runs of a constant 30 ms simulator on a busy machine, one of whose P99s caught a
+  // stall; binary segmentation split it off on both sides and dated two "changes".
+  EXPECT_TRUE(change_points({30.4, 30.7, 30.5, 30.6, 34.1, 30.6}, 0.05).empty());
+  EXPECT_TRUE(change_points({30.4, 30.7, 30.5, 30.6, 34.1, 30.6, 30.5}, 0.05).empty());
+  EXPECT_TRUE(change_points({30.4, 36.0, 30.5, 30.6, 30.3, 30.6, 30.5, 30.4}, 0.05).empty());
+  // The newest run alone is check's to judge; a level needs two runs of it.
+  EXPECT_TRUE(change_points({30.4, 30.7, 30.5, 30.6, 30.3, 34.1}, 0.05).empty());
+  // Two runs at a new level are a change, dated to the first of them.
+  EXPECT_EQ(change_points({30.4, 30.7, 30.5, 30.6, 30.3, 34.1, 34.3}, 0.05),
+            std::vector<size_t>{5});
+  // A slow run inside the new level's pair is not a level: one of the two is back in the band.
+  EXPECT_TRUE(change_points({30.4, 30.7, 30.5, 30.6, 30.3, 34.1, 30.5}, 0.05).empty());
+}
+
 TEST(Regression, TenPercentSlowerIsFlaggedAndDated) {
   auto v = noisy(10, 10.0, 0.05, 2);
   for (double x : noisy(3, 11.0, 0.05, 3)) v.push_back(x);  // runs 10, 11, 12: 10% slower

@@ -82,7 +82,8 @@ std::string history_page(const std::vector<ScenarioAnalysis>& scenarios, double 
       "oldest "
       "first; the green band is the baseline's median ± {} scaled MADs; dashed lines are change "
       "points "
-      "(binary segmentation, steps beyond {:.1f}%); a red mark is the newest run's regression. "
+      "(binary segmentation, steps beyond {:.1f}% and the noise band, two runs or more on each "
+      "side); a red mark is the newest run's regression. "
       "Click a "
       "point for its run page.</p>",
       scenarios.size(), regressions, kBandMads, 100 * threshold);

@@ -38,13 +38,30 @@ double mean(const std::vector<double>& v, size_t a, size_t b) {
   return m / static_cast<double>(b - a);
 }
 
+// Whether the shorter side of the split [a, at) | [at, b) lies wholly beyond the longer side's
+// robust band, all on one side of it: one outlier run makes a short side of which only one value
+// is beyond, so it is noise, not a new level (a level needs every run of it to show).
+bool sides_apart(const std::vector<double>& v, size_t a, size_t at, size_t b) {
+  const bool later_short = b - at <= at - a;
+  const size_t la = later_short ? a : at, lb = later_short ? at : b;
+  const size_t sa = later_short ? at : a, sb = later_short ? b : at;
+  const auto band = robust_band(std::vector<double>(v.begin() + la, v.begin() + lb));
+  if (!band) return true;  // too few runs for a band: the penalty and the shift decide
+  size_t above = 0, below = 0;
+  for (size_t i = sa; i < sb; ++i) {
+    above += v[i] > band->high;
+    below += v[i] < band->low;
+  }
+  return above == sb - sa || below == sb - sa;
+}
+
 void segment(const std::vector<double>& v, size_t a, size_t b, double penalty, double min_shift,
              std::vector<size_t>& out) {
-  if (b - a < 2) return;
+  if (b - a < 2 * kMinSegment) return;
   const double whole = sse(v, a, b);
   double best = whole;
   size_t at = 0;
-  for (size_t k = a + 1; k < b; ++k) {
+  for (size_t k = a + kMinSegment; k + kMinSegment <= b; ++k) {
     const double split = sse(v, a, k) + sse(v, k, b);
     if (split < best) {
       best = split;
@@ -54,6 +71,7 @@ void segment(const std::vector<double>& v, size_t a, size_t b, double penalty, d
   if (at == 0 || whole - best <= penalty) return;
   const double before = mean(v, a, at), after = mean(v, at, b);
   if (std::abs(after - before) <= min_shift * std::abs(before)) return;
+  if (!sides_apart(v, a, at, b)) return;
   segment(v, a, at, penalty, min_shift, out);
   out.push_back(at);
   segment(v, at, b, penalty, min_shift, out);

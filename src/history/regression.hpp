@@ -9,7 +9,9 @@
 // - change points by binary segmentation: the split of a segment that most reduces the squared
 //   error around the segments' means is kept when the reduction exceeds a BIC-style penalty,
 //   2·σ²·ln(n), with σ estimated robustly from successive differences (1.4826·MAD(diff)/√2), and
-//   when the segments' means differ by more than the threshold.
+//   when the segments' means differ by more than the threshold; each segment has at least
+//   kMinSegment runs and the shorter one lies wholly beyond the longer one's band, so one outlier
+//   run (a busy machine's slow P99) is never dated as a change.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -21,6 +23,8 @@ namespace tokbench::history {
 inline constexpr double kBandMads = 3.0;
 inline constexpr size_t kMinBaseline =
     3;  ///< fewer earlier VALID runs: no band, the change is not judged
+
+inline constexpr size_t kMinSegment = 2;  ///< runs on each side of a change point
 
 /// Whether a larger value is worse (latencies) or a smaller one (throughputs, counts of successes).
 bool higher_is_worse(std::string_view metric);
