@@ -100,6 +100,22 @@ TEST_F(CliTest, FailingServerCountsEveryRequest) {
   EXPECT_EQ(std::string(r["verdict"]["status"].get_string().value()), "INVALID");
 }
 
+TEST_F(CliTest, WhenEveryRequestFailsTheConsoleSaysWhyAndNothingThatNeedsASuccess) {
+  Sim sim({"--fault-rate", "1", "--fault-kinds", "500"});
+  run({"--url", sim.url(), "--num-prompts", "4", "--concurrency", "2", "--max-tokens", "8"},
+      kExitFailed);
+  const std::string& out = last_.output;
+  EXPECT_NE(out.find("requests: 0 of 4 succeeded"), std::string::npos) << out;
+  // The status counted, and what the server said, once.
+  EXPECT_NE(out.find("4 of 4 requests failed (4 http_status [500 ×4]; the first: HTTP 500: "
+                     "{\"error\":{\"message\":\"injected fault (--fault-rate): 500\""),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("HTTP 500: HTTP 500"), std::string::npos) << out;
+  for (const char* needs_a_success : {"stable stage:", "server (", "definitions:"})
+    EXPECT_EQ(out.find(needs_a_success), std::string::npos) << needs_a_success << "\n" << out;
+}
+
 TEST_F(CliTest, CtrlCKeepsFinishedRequestsAndMarksTheRun) {
   Sim sim({"--ttft-ms", "5", "--tpot-ms", "5"});
   Child c({TOKBENCH_BINARY, "run", "--url", sim.url(), "--num-prompts", "100000", "--concurrency",

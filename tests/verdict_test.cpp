@@ -2,6 +2,7 @@
 // reason naming its fix.
 #include "metrics/verdict.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -154,8 +155,26 @@ TEST(Verdict, CancelsAtASaturationStopAreNotFailures) {
   bool named = false;  // with what the server said, so a run where all failed says why on screen
   for (const auto& r : v.reasons)
     named |= r.find(
-                 "1 of 26 requests failed (1 http_status; the first: HTTP 503: {\"error\": "
-                 "{\"message\": \"model is loading\"}})") == 0;
+                 "1 of 26 requests failed (1 http_status [503 ×1]; the first: HTTP 503: "
+                 "{\"error\": {\"message\": \"model is loading\"}})") == 0;
+  EXPECT_TRUE(named) << v.reasons.front();
+  // The client's own error already names the status: said once. The statuses are counted,
+  // the most frequent first.
+  VerdictTally all_failed;
+  for (int status : {500, 429, 500}) {
+    auto r = testing::stream_record(0, {}, 11, 0, 1);
+    r.outcome = record::Outcome::HttpStatus;
+    r.http_status = status;
+    r.error = fmt::format("HTTP {}: {{\"error\": \"injected\"}}", status);
+    all_failed.add(r);
+  }
+  EXPECT_EQ(all_failed.first_failure, "HTTP 500: {\"error\": \"injected\"}");
+  v = judge(metrics::MetricSet{}, all_failed, metrics::VerdictFacts{});
+  named = false;
+  for (const auto& r : v.reasons)
+    named |= r.find(
+                 "3 of 3 requests failed (3 http_status [500 ×2, 429 ×1]; the first: HTTP "
+                 "500: {\"error\": \"injected\"})") == 0;
   EXPECT_TRUE(named) << v.reasons.front();
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -46,11 +47,17 @@ void VerdictTally::add(const record::RequestRecord& r) {
   if (!r.ok()) {
     ++failed;
     ++failures[std::string(record::outcome_name(r.outcome))];
+    if (r.http_status > 0 && r.outcome == record::Outcome::HttpStatus && http_statuses.size() < 64)
+      ++http_statuses[r.http_status];
     if (first_failure.empty() && r.outcome != record::Outcome::Cancelled) {
       std::string said = r.error.substr(0, 200);
       for (char& c : said)
         if (c == '\n' || c == '\r') c = ' ';
-      first_failure = r.http_status > 0 ? fmt::format("HTTP {}: {}", r.http_status, said) : said;
+      // The client's error already names the status ("HTTP 500: {...}"): said once.
+      const std::string status = fmt::format("HTTP {}", r.http_status);
+      first_failure = r.http_status > 0 && !said.starts_with(status)
+                          ? fmt::format("{}: {}", status, said)
+                          : said;
       if (r.error.size() > 200) first_failure += "…";
     }
     return;
@@ -81,6 +88,18 @@ void VerdictTally::add(const record::RequestRecord& r) {
 
 namespace {
 
+// " [503 ×3, 429 ×1]": the most frequent statuses of the failed requests, three at most.
+std::string top_statuses(const std::map<int64_t, int64_t>& statuses) {
+  if (statuses.empty()) return "";
+  std::vector<std::pair<int64_t, int64_t>> by_count(statuses.begin(), statuses.end());
+  std::stable_sort(by_count.begin(), by_count.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out;
+  for (size_t i = 0; i < by_count.size() && i < 3; ++i)
+    out += fmt::format("{}{} ×{}", i ? ", " : " [", by_count[i].first, by_count[i].second);
+  return out + (by_count.size() > 3 ? ", …]" : "]");
+}
+
 // What was measured at all: an incomplete or interrupted run, failures, too few requests for the
 // percentiles, a server that ignores ignore_eos.
 void judge_counts(Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
@@ -103,7 +122,8 @@ void judge_counts(Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
     std::string parts;
     for (const auto& [k, n] : t.failures)
       if (n > 0 && !(stopped > 0 && k == "cancelled"))
-        parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", n, k);
+        parts += fmt::format("{}{} {}{}", parts.empty() ? "" : ", ", n, k,
+                             k == "http_status" ? top_statuses(t.http_statuses) : "");
     v.reasons.push_back(fmt::format(
         "{} of {} requests failed ({}{}): see the _failed.jsonl file and the server log",
         t.failed - stopped, t.measured, parts,

@@ -46,6 +46,7 @@ struct VerdictTally {
   std::string usage_example;  ///< the first such request's id, its claim and its cap or text
   int64_t malformed_requests = 0, malformed_lines = 0;  ///< streams with lines that were not SSE
   std::map<std::string, int64_t> failures;              ///< by outcome name
+  std::map<int64_t, int64_t> http_statuses;  ///< failed requests by the HTTP status they got
   /// The first failed request's cause, for the reason: its HTTP status and what the server said
   /// (the error's first 200 characters), so a run where everything failed says why on screen.
   std::string first_failure;

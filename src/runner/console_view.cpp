@@ -178,8 +178,11 @@ void print_summary(const Written& w, std::FILE* console) {
     if (r && !r->note.empty()) fmt::print(console, "note: {}: {}\n", name, r->note);
   }
   for (const auto& n : m.notes) fmt::print(console, "note: {}\n", n);
-  for (const std::string& line :
-       {throughput_line(m), stable_line(w), server_line(w), definitions_line(w)})
+  fmt::print(console, "{}\n", throughput_line(m));
+  // With no successful request a stable stage, the server's agreement and the peers' definitions
+  // mean nothing: the verdict's reason (statuses, what the server said) is what follows.
+  if (known(m, "success_requests").value_or(0) <= 0) return;
+  for (const std::string& line : {stable_line(w), server_line(w), definitions_line(w)})
     if (!line.empty()) fmt::print(console, "{}\n", line);
 }
 
