@@ -51,6 +51,16 @@ TEST_F(CliTest, NonStreamingCompletionsShowsNoFakeTtft) {
       slurp(rd / "performances/tokbench-mock/builtin.csv").find("TTFT,total,n/a (non-streaming)"),
       std::string::npos);
   EXPECT_NE(last_.output.find("n/a (non-streaming)"), std::string::npos);
+  // The server's own TTFT is the only one without streaming: on the console, its mean exact and
+  // its P99 as the histogram bucket it is known to.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      last_.output, m,
+      std::regex(R"(its TTFT \(the only one without streaming\) mean ([0-9.]+) ms over 6, P99 )"
+                 R"(in its [0-9.]+–[0-9.]+ ms bucket)")))
+      << last_.output;
+  EXPECT_GE(std::stod(m[1].str()), 4.9) << "the simulator holds each first token 5 ms";
+  EXPECT_LT(std::stod(m[1].str()), 1000);
 }
 
 TEST_F(CliTest, Gsm8kDatasetAndAisbenchLayout) {

@@ -86,6 +86,24 @@ std::string kv_cache_clause(const record::ServerSummary& s) {
       s.kv_usage.size());
 }
 
+// Without streaming the client has no first token; the server's own TTFT histogram is the only
+// TTFT there is, so it belongs on the one screen: its mean is exact (sum / count), its P99 only
+// known to the bucket.
+std::string server_ttft_clause(const Written& w) {
+  const metrics::Row* client = w.metrics.row("TTFT");
+  if ((client && client->stats) || !w.server->ttft || w.server->ttft->count <= 0) return "";
+  const record::HistogramDelta& h = *w.server->ttft;
+  std::string out =
+      fmt::format("; its TTFT (the only one without streaming) mean {} ms over {:.0f}",
+                  report::format_short(1000 * h.mean()), h.count);
+  if (const auto b = h.quantile_bucket(0.99))
+    out += std::isinf(b->second)
+               ? fmt::format(", P99 above {} ms (its last bucket)",
+                             report::format_short(1000 * b->first))
+               : fmt::format(", P99 in its {:g}–{:g} ms bucket", 1000 * b->first, 1000 * b->second);
+  return out;
+}
+
 std::string server_line(const Written& w) {
   if (!w.server) return "";
   std::string agreed, disagreed;
@@ -116,6 +134,7 @@ std::string server_line(const Written& w) {
       per += (per.empty() ? "" : ", ") + report::format_short(v);
     out += " (per position " + per + ")";
   }
+  out += server_ttft_clause(w);
   out += kv_cache_clause(*w.server);
   if (w.server->preemptions && *w.server->preemptions > 0)
     out += fmt::format("; {} preemption(s)", *w.server->preemptions);
