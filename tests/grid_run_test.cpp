@@ -71,7 +71,9 @@ class GridRun : public CliFixture {
 // 1 running request at a time against 4: at concurrency 4 the second serves about four times the
 // tokens, under the same TPOT SLO, so it is the one recommended.
 TEST_F(GridRun, TwoServersTimesASweepWritesTheGridAndPicksTheBetter) {
-  const Result r = grid("g", "1,4", {"--slo", "tpot.p99<=100ms", "--server-devices", "2"});
+  const Result r =
+      grid("g", "1,4",
+           {"--slo", "tpot.p99<=100ms", "--server-devices", "2", "--price-per-device-hour", "3.6"});
   ASSERT_TRUE(RanValidUnlessBusy(r, dir_));
   const fs::path root = root_of(dir_ / "g");
   for (const char* f :
@@ -100,6 +102,11 @@ TEST_F(GridRun, TwoServersTimesASweepWritesTheGridAndPicksTheBetter) {
       EXPECT_TRUE(p["meets_slo"].get_bool().value());
       EXPECT_NEAR(p["output_tokens_per_s_per_device"].get_double().value(),
                   p["output_token_throughput"].get_double().value() / 2, 1e-6);
+      // A device-hour price needs no --telemetry: 2 devices × $3.6/h = $0.002/s, over the
+      // output tokens served per second (the phase is the throughput's duration).
+      EXPECT_NEAR(p["usd_per_m_output_tokens"].get_double().value(),
+                  0.002 / p["output_token_throughput"].get_double().value() * 1e6,
+                  0.01 * 0.002 / p["output_token_throughput"].get_double().value() * 1e6);
     }
   }
   EXPECT_EQ(std::string_view(s["recommendation"]["best"]), "max_num_seqs-4");

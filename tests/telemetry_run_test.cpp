@@ -321,6 +321,32 @@ TEST_F(TelemetryRun, SweepPointsCarryEnergyAndCost) {
   EXPECT_NE(slurp(roots[0] / "sweep/sweep.html").find("id=\"cost\""), std::string::npos);
 }
 
+// Issue 40: a device-hour price needs only the device count; a user with no exporter gets the
+// cost per million tokens from --server-devices, said as such, and `report` rebuilds the same.
+TEST_F(TelemetryRun, ADeviceHourPriceNeedsNoExporter) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
+  const fs::path rd =
+      run({"--url", sim.url(), "--num-prompts", "8", "--concurrency", "2", "--max-tokens", "10",
+           "--ignore-eos", "--price-per-device-hour", "7.2", "--server-devices", "4"});
+  ASSERT_FALSE(rd.empty());
+  EXPECT_NE(last_.output.find("/M output tokens"), std::string::npos) << last_.output;
+  EXPECT_NE(last_.output.find("4 device(s) (--server-devices) × "), std::string::npos)
+      << last_.output;
+  auto r = result(rd);
+  const double seconds = common(r, "benchmark_duration") / 1000,
+               out = common(r, "total_generated_tokens");
+  const double dollars = 4 * 7.2 / 3600 * seconds;  // 4 devices × $7.2/h
+  const auto cost = r["telemetry"]["cost"];
+  EXPECT_TRUE(cost["known"].get_bool().value());
+  EXPECT_NEAR(cost["dollars"].get_double().value(), dollars, 0.01 * dollars);
+  EXPECT_NEAR(cost["usd_per_m_output_tokens"].get_double().value(), dollars / out * 1e6,
+              0.01 * dollars / out * 1e6);
+  EXPECT_FALSE(r["telemetry"]["energy"]["known"].get_bool().value()) << "no energy was read";
+  const std::string line = last_.output.substr(last_.output.find("cost: $"), 40);
+  const Result again = run_tokbench({"report", rd.string()});
+  EXPECT_NE(again.output.find(line), std::string::npos) << line << "\n" << again.output;
+}
+
 TEST_F(TelemetryRun, BadTelemetryFlagsAreRefusedWithTheFix) {
   Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
   run({"--url", sim.url(), "--num-prompts", "1", "--telemetry", "gpu-host:9400"}, 2);

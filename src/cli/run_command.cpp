@@ -423,8 +423,8 @@ void add_observe(CLI::App* run, runner::ObserveSettings& c) {
                   "energy above it")
       ->capture_default_str();
   run->add_option("--price-per-device-hour", c.price_per_device_hour,
-                  "$ per accelerator-hour (with --telemetry): the cost per million tokens at the "
-                  "measured load");
+                  "$ per accelerator-hour: the cost per million tokens at the measured load (the "
+                  "devices --telemetry read, else --server-devices)");
   run->add_option("--price-per-kwh", c.price_per_kwh,
                   "$ per kWh of the measured energy (with --telemetry)");
   run->add_flag(

@@ -110,8 +110,9 @@ Cost cost_of(const EnergyFigures& e, const Pricing& p, double input_tokens, doub
       return c;
     }
     c.dollars += static_cast<double>(e.devices) * e.seconds / 3600 * p.per_device_hour;
-    parts.push_back(fmt::format("{} device(s) × {:.3f} s × ${}/device-hour", e.devices, e.seconds,
-                                short_number(p.per_device_hour)));
+    parts.push_back(fmt::format("{} device(s){} × {:.3f} s × ${}/device-hour", e.devices,
+                                e.devices_from.empty() ? "" : " (" + e.devices_from + ")",
+                                e.seconds, short_number(p.per_device_hour)));
   }
   if (p.per_kwh > 0) {
     if (!e.known) {
@@ -318,18 +319,16 @@ std::vector<std::string> telemetry_lines(const TelemetryView& v, const EnergyFig
   } else if (accelerators > 0) {
     out.push_back("energy: not known: " + e.why);
   }
-  if (cost) {
-    if (!cost->known) {
-      out.push_back("cost: not known: " + cost->why);
-    } else {
-      std::string line = fmt::format("cost: ${:.6f} for the phase", cost->dollars);
-      if (cost->per_m_output)
-        line += fmt::format(" = ${:.4f}/M output tokens", *cost->per_m_output);
-      if (cost->per_m_input) line += fmt::format(", ${:.4f}/M input tokens", *cost->per_m_input);
-      out.push_back(line + " (" + cost->basis + "; each charges the whole phase to those tokens)");
-    }
-  }
+  if (cost) out.push_back(cost_line(*cost));
   return out;
+}
+
+std::string cost_line(const Cost& cost) {
+  if (!cost.known) return "cost: not known: " + cost.why;
+  std::string line = fmt::format("cost: ${:.6f} for the phase", cost.dollars);
+  if (cost.per_m_output) line += fmt::format(" = ${:.4f}/M output tokens", *cost.per_m_output);
+  if (cost.per_m_input) line += fmt::format(", ${:.4f}/M input tokens", *cost.per_m_input);
+  return line + " (" + cost.basis + "; each charges the whole phase to those tokens)";
 }
 
 }  // namespace tokbench::report

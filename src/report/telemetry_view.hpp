@@ -116,6 +116,8 @@ struct EnergyFigures {
   std::string
       method;  ///< the methods used, e.g. "energy counter" ("mixed: ..." when devices differ)
   int64_t devices = 0;  ///< accelerators counted
+  /// Where `devices` came from when no exporter read them ("--server-devices"); "" = telemetry.
+  std::string devices_from;
   double joules = 0, seconds = 0, mean_power_w = 0;
   std::optional<double> j_per_output_token, output_tokens_per_j, j_per_request, goodput_per_w;
   std::optional<double> idle_w, joules_above_idle;  ///< --telemetry-idle-s
@@ -152,5 +154,7 @@ std::string telemetry_csv(const TelemetryView& v);
 /// The console's lines: devices, power and utilisation, energy per token, cost, and the gaps.
 std::vector<std::string> telemetry_lines(const TelemetryView& v, const EnergyFigures& e,
                                          const std::optional<Cost>& cost);
+/// The console's cost line: "cost: $0.000123 for the phase = $1.2345/M output tokens, ... (basis)".
+std::string cost_line(const Cost& cost);
 
 }  // namespace tokbench::report

@@ -39,11 +39,12 @@ constexpr std::array<Field<LoadFacts>, 10> kLoadFields{{
     {"warm_connections", &LoadFacts::warm_connections},
     {"in_flight_capped", &LoadFacts::in_flight_capped},
 }};
-constexpr std::array<Field<TelemetryFacts>, 4> kTelemetryFields{{
+constexpr std::array<Field<TelemetryFacts>, 5> kTelemetryFields{{
     {"interval_ms", &TelemetryFacts::interval_ms},
     {"idle_s", &TelemetryFacts::idle_s},
     {"price_per_device_hour", &TelemetryFacts::price_per_device_hour},
     {"price_per_kwh", &TelemetryFacts::price_per_kwh},
+    {"devices", &TelemetryFacts::devices},
 }};
 constexpr std::array<Field<RunManifest>, 5> kPlanFields{{
     {"requests", &RunManifest::planned_requests},
@@ -182,7 +183,7 @@ void write_manifest(const fs::path& dir, const RunManifest& m) {
   write_part(w, m, kPlanFields);
   write_part(w, m.facts, kFactFields);
   write_part(w, m.load, kLoadFields);
-  if (m.telemetry.interval_ms > 0) {
+  if (m.telemetry.interval_ms > 0 || m.telemetry.price_per_device_hour > 0) {
     w.key("telemetry").begin_object();
     write_part(w, m.telemetry, kTelemetryFields);
     w.end_object();

@@ -45,6 +45,8 @@ struct TelemetryFacts {
   double idle_s = 0;                 ///< --telemetry-idle-s
   double price_per_device_hour = 0;  ///< $ (0 = not given)
   double price_per_kwh = 0;          ///< $ (0 = not given)
+  /// --server-devices: the accelerators a device-hour price counts when no --telemetry read them
+  int64_t devices = 0;
 };
 
 /// What was asked and learned before the measured phase.

@@ -293,15 +293,40 @@ std::string stable_outputs(Written& w, const metrics::StableWindow& window,
   return rows;
 }
 
+// --price-per-device-hour with no --telemetry: the phase's cost from --server-devices alone (a
+// device-hour needs only the count); result.json's "telemetry" holds the cost, no devices.
+void device_hour_cost(Written& w, const runfolder::TelemetryFacts& facts,
+                      const report::Window& phase) {
+  if (facts.price_per_device_hour <= 0) return;
+  auto common = [&](const char* key) {
+    const auto* c = w.metrics.common_metric(key);
+    return c && c->known ? c->value : 0.0;
+  };
+  report::EnergyFigures e;
+  e.why = "no --telemetry: the devices' energy was not read";
+  e.devices = std::max<int64_t>(1, facts.devices);
+  e.devices_from = "--server-devices";
+  e.seconds = static_cast<double>(phase.end_ns - phase.start_ns) / 1e9;
+  const report::Cost cost =
+      report::cost_of(e, report::Pricing{facts.price_per_device_hour, 0},
+                      common("total_input_tokens"), common("total_generated_tokens"));
+  w.info.telemetry_json = report::telemetry_json(report::TelemetryView{}, e, cost);
+  w.telemetry_lines.push_back(report::cost_line(cost));
+  if (cost.known) w.usd_per_m_output_tokens = cost.per_m_output;
+}
+
 // --telemetry: the devices over the measured phase (and the stable stage), their energy with the
 // client's counts, and the cost; result.json's "telemetry", <ds>_telemetry.csv, the console's
 // lines; the gaps are the verdict's notes (an exporter that went away never fails a run).
 void telemetry_outputs(Written& w, const runfolder::RunFolder& folder, const FirstPass& p,
                        const metrics::StableWindow& window) {
   const bool asked = folder.manifest.telemetry.interval_ms > 0;
-  if (!asked && !std::filesystem::exists(folder.telemetry)) return;
   const bool any = p.tally.first_sent_ns != INT64_MAX;
   const report::Window phase{any ? p.tally.first_sent_ns : 0, any ? p.tally.last_done_ns : 0};
+  if (!asked && !std::filesystem::exists(folder.telemetry)) {
+    device_hour_cost(w, folder.manifest.telemetry, phase);
+    return;
+  }
   std::optional<report::Window> stable;
   if (window.found) stable = report::Window{window.start_ns, window.end_ns};
   std::optional<report::SliceGrid> grid;  // --slice-s: the client's slices' grid

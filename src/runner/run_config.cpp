@@ -413,10 +413,9 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
         fmt::format("--telemetry-idle-s: bad value {} (expected 0 to 600)", telemetry_idle_s));
   check(price_per_device_hour >= 0 && price_per_kwh >= 0,
         "--price-per-device-hour, --price-per-kwh: a price cannot be negative");
-  check(!telemetry.empty() ||
-            (telemetry_idle_s == 0 && price_per_device_hour == 0 && price_per_kwh == 0),
-        "--telemetry-idle-s, --price-per-device-hour and --price-per-kwh need --telemetry (the "
-        "devices and their energy come from it)");
+  check(!telemetry.empty() || (telemetry_idle_s == 0 && price_per_kwh == 0),
+        "--telemetry-idle-s and --price-per-kwh need --telemetry (the devices' power and energy "
+        "come from it); --price-per-device-hour alone does not (it counts --server-devices)");
   if (transport == client::TransportKind::Sockets && !embedded_target()) {
     std::string
         why;  // parsed before the message is made: an argument's order of evaluation is unspecified

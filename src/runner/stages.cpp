@@ -174,9 +174,11 @@ runfolder::RunManifest asked(const RunPlan& plan, std::time_t wall) {
   if (!c.telemetry.empty()) {
     m.telemetry.interval_ms = c.telemetry_interval_ms;
     m.telemetry.idle_s = c.telemetry_idle_s;
-    m.telemetry.price_per_device_hour = c.price_per_device_hour;
     m.telemetry.price_per_kwh = c.price_per_kwh;
   }
+  // A device-hour price needs only the device count: --server-devices where no exporter reads it.
+  m.telemetry.price_per_device_hour = c.price_per_device_hour;
+  m.telemetry.devices = c.server_devices;
   m.planned_requests = planned_requests(c, plan.requested.num_prompts);
   m.warmup_requests = c.warmup;
   m.insecure_tls = c.insecure;
