@@ -13,15 +13,16 @@ TEST(Abbreviate, LongStringsAreCutInPlaceAndTheRestKept) {
   const std::string body = R"({"model":"m","messages":[{"role":"user","content":")" +
                            std::string(5000, 'x') + R"("}],"max_tokens":2,"stream":true})";
   const std::string shown = abbreviate_json_strings(body, 10);
-  EXPECT_EQ(shown, R"({"model":"m","messages":[{"role":"user","content":"xxxxxxxxxx…+4990"}],)"
-                   R"("max_tokens":2,"stream":true})");
+  EXPECT_EQ(shown,
+            R"x({"model":"m","messages":[{"role":"user","content":"xxxxxxxxxx… (+4990 chars)"}],)x"
+            R"("max_tokens":2,"stream":true})");
   EXPECT_EQ(abbreviate_json_strings(R"({"a":"short"})", 10), R"({"a":"short"})");
 }
 
 TEST(Abbreviate, EscapesAndCharactersAreNeverSplit) {
   // An escape counts as one character and stays whole; so does a multi-byte character.
-  EXPECT_EQ(abbreviate_json_strings(R"(["ab\"cd\u00e9fg"])", 3), R"(["ab\"…+5"])");
-  EXPECT_EQ(abbreviate_json_strings("[\"日本語のテキスト\"]", 2), "[\"日本…+6\"]");
+  EXPECT_EQ(abbreviate_json_strings(R"(["ab\"cd\u00e9fg"])", 3), R"x(["ab\"… (+5 chars)"])x");
+  EXPECT_EQ(abbreviate_json_strings("[\"日本語のテキスト\"]", 2), "[\"日本… (+6 chars)\"]");
   // An escaped quote does not end the string.
   EXPECT_EQ(abbreviate_json_strings(R"(["a\"b","c"])", 10), R"(["a\"b","c"])");
 }
@@ -39,4 +40,38 @@ TEST(Abbreviate, TextIsWrappedAndCapped) {
 }
 
 }  // namespace
+TEST(Abbreviate, ProseLinesFitTheConsole) {
+  const std::string line =
+      "stable stage: 448 requests over 6.683 s at 32 in flight: 62.267 req/s, output 31878 "
+      "token/s, TTFT P99 3.558 ms, TPOT P99 1.007 ms";
+  EXPECT_EQ(fit_line("short line"), "short line");
+  const std::string fitted = fit_line(line, 60);
+  size_t lines = 0;
+  for (size_t at = 0; at <= fitted.size();) {
+    const size_t end = std::min(fitted.find('\n', at), fitted.size());
+    EXPECT_LE(end - at, 60u) << fitted;
+    if (lines++ > 0) EXPECT_EQ(fitted.substr(at, 2), "  ") << "continued, indented";
+    at = end + 1;
+  }
+  EXPECT_EQ(lines, 3u) << fitted;
+  // Nothing is lost: the words, in order, once the breaks are undone.
+  std::string undone;
+  for (char c : fitted) undone += c == '\n' ? ' ' : c;
+  std::string squeezed;
+  for (char c : undone)
+    if (!(c == ' ' && !squeezed.empty() && squeezed.back() == ' ')) squeezed += c;
+  EXPECT_EQ(squeezed, line);
+  // A list item continues under its text; the separators of a line that fits stay as written.
+  EXPECT_EQ(fit_line("  - 4 of 4 requests failed (4 http_status)", 24),
+            "  - 4 of 4 requests\n      failed (4\n      http_status)");
+  EXPECT_EQ(fit_line("target a  model b", 80), "target a  model b");
+  // A label and a path to copy stay on one line, however long.
+  const std::string path_line = "  log:     " + std::string(150, 'p');
+  EXPECT_EQ(fit_line(path_line, 120), path_line);
+  // Characters, not bytes: 40 box-drawing characters are 40 columns.
+  std::string box;
+  for (int i = 0; i < 40; ++i) box += "═";
+  EXPECT_EQ(fit_line(box, 40), box);
+}
+
 }  // namespace tokbench

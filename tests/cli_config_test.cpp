@@ -260,7 +260,7 @@ TEST_F(CliTest, HugeFirstBodyIsShownCapped) {
   // The console: the prompt cut in place, the line within three 120-column lines.
   const size_t at = last_.output.find("request body: ");
   ASSERT_NE(at, std::string::npos);
-  EXPECT_NE(last_.output.find("qqq…+", at), std::string::npos) << last_.output.substr(at, 400);
+  EXPECT_NE(last_.output.find("qqq… (+", at), std::string::npos) << last_.output.substr(at, 400);
   size_t from = at;
   for (int line = 0; line < 3; ++line) {  // the body's lines: 120 columns ("…" is 3 bytes)
     const size_t end = last_.output.find('\n', from);

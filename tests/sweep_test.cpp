@@ -56,7 +56,7 @@ TEST(Knee, LowestLoadWithinTenPercentOfThePeak) {
   EXPECT_FALSE(ceiling.still_rising);
   EXPECT_EQ(ceiling.text.find("extend the sweep"), std::string::npos) << ceiling.text;
   EXPECT_NE(ceiling.text.find("which was past saturation"), std::string::npos) << ceiling.text;
-  EXPECT_NE(ceiling.text.find("the knee lies between r5 (50.0 tok/s) and r40"), std::string::npos)
+  EXPECT_NE(ceiling.text.find("the knee lies between r5 (50.000 tok/s) and r40"), std::string::npos)
       << ceiling.text;
 }
 

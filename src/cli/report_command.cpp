@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "common/console.hpp"
 #include "metrics/metrics.hpp"
 #include "runner/runner.hpp"
 
@@ -30,7 +31,9 @@ void add_report(CLI::App& app, std::function<int()>& action) {
     action = [a] {
       std::optional<std::string> compat;
       if (!a->compat.empty()) compat = a->compat;
-      return runner::recompute(a->dir, compat, stdout, a->verbose).exit_code;
+      const Console console = fitted_console(stdout);
+      return runner::recompute(a->dir, compat, console ? console.get() : stdout, a->verbose)
+          .exit_code;
     };
   });
 }

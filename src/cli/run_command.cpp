@@ -19,6 +19,7 @@
 #include "client/api.hpp"
 #include "client/engine.hpp"
 #include "common/choice.hpp"
+#include "common/console.hpp"
 #include "dataset/spec.hpp"
 #include "history/entry.hpp"
 #include "metrics/saturation.hpp"
@@ -550,7 +551,8 @@ void add_run(CLI::App& app, std::function<int()>& action) {
       sigemptyset(&sa.sa_mask);
       sigaction(SIGINT, &sa, nullptr);
       sigaction(SIGTERM, &sa, nullptr);
-      return runner::run_benchmark(*cfg, g_stop, stdout).exit_code;
+      const Console console = fitted_console(stdout);  // one screen wide, wherever it prints
+      return runner::run_benchmark(*cfg, g_stop, console ? console.get() : stdout).exit_code;
     };
   });
 }

@@ -41,7 +41,7 @@ std::string abbreviate_json_strings(std::string_view json, size_t max_chars) {
       out.append(json.substr(i, end + 1 - i));
     } else {
       out.append(json.substr(i, kept_end - i));
-      out += fmt::format("…+{}\"", chars - max_chars);
+      out += fmt::format("… (+{} chars)\"", chars - max_chars);
     }
     i = end + 1;
   }
@@ -68,6 +68,58 @@ std::string wrap_lines(std::string_view text, size_t lead, size_t width, size_t 
     size_t rest = 0;
     for (size_t k = at; k < text.size(); ++k) rest += !continuation(text[k]);
     out += fmt::format(" … ({} more characters)", rest);
+  }
+  return out;
+}
+
+namespace {
+
+size_t columns(std::string_view s) {
+  size_t n = 0;
+  for (char c : s) n += !continuation(c);
+  return n;
+}
+
+}  // namespace
+
+std::string fit_line(std::string_view line, size_t width) {
+  if (columns(line) <= width) return std::string(line);
+  const size_t indent = line.find_first_not_of(' ');
+  if (indent == std::string_view::npos) return std::string(line);
+  // "  log:     outputs/…/run.log": a label and one long word (a path to copy) stay on one line.
+  const size_t label_end = line.find(' ', indent);
+  if (label_end == std::string_view::npos ||
+      line.find(' ', line.find_first_not_of(' ', label_end)) == std::string_view::npos)
+    return std::string(line);
+  size_t lead = indent;
+  if (line.substr(indent).starts_with("- ")) lead += 2;  // a list item: continued under its text
+  const size_t hang = std::min<size_t>(lead + 2, width / 3);
+  std::string out(line.substr(0, indent));
+  size_t used = indent, at = indent;
+  bool empty = true;  // no word yet on the output line
+  while (at < line.size()) {
+    const size_t gap_at = at;
+    while (at < line.size() && line[at] == ' ') ++at;
+    if (at == line.size()) break;
+    size_t end = line.find(' ', at);
+    if (end == std::string_view::npos) end = line.size();
+    const std::string_view word = line.substr(at, end - at);
+    const std::string_view gap = line.substr(gap_at, at - gap_at);  // kept when no break falls
+    const size_t cols = columns(word);
+    if (!empty && used + gap.size() + cols > width) {
+      out += '\n';
+      out.append(hang, ' ');
+      used = hang;
+      empty = true;
+    }
+    if (!empty) {
+      out += gap;
+      used += gap.size();
+    }
+    out += word;
+    used += cols;
+    empty = false;
+    at = end;
   }
   return out;
 }

@@ -10,13 +10,22 @@
 namespace tokbench {
 
 /// `json` with every string longer than `max_chars` characters (UTF-8 code points; an escape
-/// counts as one) cut to its first `max_chars` and marked "…+N" (N the characters dropped).
-/// Anything that is not a string is kept as written.
+/// counts as one) cut to its first `max_chars` and marked "… (+N chars)" (N the characters
+/// dropped). Anything that is not a string is kept as written.
 std::string abbreviate_json_strings(std::string_view json, size_t max_chars);
 
 /// `text` as at most `max_lines` lines of at most `width` columns: the first after `lead` (already
 /// on the line), the others indented by two spaces; past them, "… (N more characters)". Cuts
 /// fall on UTF-8 character boundaries.
 std::string wrap_lines(std::string_view text, size_t lead, size_t width, size_t max_lines);
+
+inline constexpr size_t kConsoleWidth = 120;
+
+/// A console line of prose fitted to `width` columns (a column per UTF-8 character): broken at
+/// spaces, each continuation indented two more than the line's own leading spaces (a "- " or a
+/// "label: " after them indents it further, to the text). A word longer than the room stays
+/// whole, and so does a line of two words (a label and a path). No trailing newline; a line
+/// that fits is returned as is.
+std::string fit_line(std::string_view line, size_t width = kConsoleWidth);
 
 }  // namespace tokbench

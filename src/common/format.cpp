@@ -11,6 +11,15 @@ double round_to(double v, int decimals) {
   return std::round(v * scale) / scale;
 }
 
+std::string format_short(double v) {
+  const double a = std::fabs(v);
+  if (a >= 10000) return fmt::format("{:.0f}", v);
+  if (a >= 1000) return fmt::format("{:.1f}", v);
+  if (a >= 100) return fmt::format("{:.2f}", v);
+  if (a >= 0.1 || a == 0) return fmt::format("{:.3f}", v);
+  return fmt::format("{:.2g}", v);
+}
+
 std::string format_round4(double v) {
   if (!std::isfinite(v)) return "nan";
   std::string s = fmt::format("{:.4f}", round_to(v, 4));

@@ -38,8 +38,8 @@ KneeAnalysis find_knee(const std::vector<LoadPoint>& rows) {
         "output token throughput is highest at {} ({} tok/s), which was past saturation "
         "(SATURATED: arrivals outran what the server serves), so that is about the server's "
         "ceiling; the knee lies between {} ({} tok/s) and {}: add loads between them to place it",
-        n.label, format_round4(n.output_token_throughput), below.label,
-        format_round4(below.output_token_throughput), n.label);
+        n.label, format_short(n.output_token_throughput), below.label,
+        format_short(below.output_token_throughput), n.label);
     return k;
   }
   if (first_near == live.back()) {
@@ -48,7 +48,7 @@ KneeAnalysis find_knee(const std::vector<LoadPoint>& rows) {
         "output token throughput is still rising at the highest load ({}: {} tok/s, from {} tok/s "
         "at {}): "
         "no plateau in range; extend the sweep to find the knee",
-        n.label, format_round4(n.output_token_throughput), format_round4(f.output_token_throughput),
+        n.label, format_short(n.output_token_throughput), format_short(f.output_token_throughput),
         f.label);
     return k;
   }
@@ -57,13 +57,13 @@ KneeAnalysis find_knee(const std::vector<LoadPoint>& rows) {
   std::string latency;
   if (n.ttft_p99 && last.ttft_p99)
     latency = fmt::format("; TTFT P99 goes from {} ms there to {} ms at {}",
-                          format_round4(*n.ttft_p99), format_round4(*last.ttft_p99), last.label);
+                          format_short(*n.ttft_p99), format_short(*last.ttft_p99), last.label);
   k.text = fmt::format(
       "output token throughput rises from {} tok/s ({}) to {} tok/s at {}, then flattens: every "
       "higher load "
       "stays within 10% of the peak {} tok/s. The knee is {}{}",
-      format_round4(f.output_token_throughput), f.label, format_round4(n.output_token_throughput),
-      n.label, format_round4(top), n.label, latency);
+      format_short(f.output_token_throughput), f.label, format_short(n.output_token_throughput),
+      n.label, format_short(top), n.label, latency);
   return k;
 }
 

@@ -155,15 +155,6 @@ std::string format_value(double v, Unit u) {
   return suffix.empty() ? format_round4(v) : format_round4(v) + " " + std::string(suffix);
 }
 
-std::string format_short(double v) {
-  const double a = std::fabs(v);
-  if (a >= 10000) return fmt::format("{:.0f}", v);
-  if (a >= 1000) return fmt::format("{:.1f}", v);
-  if (a >= 100) return fmt::format("{:.2f}", v);
-  if (a >= 0.1 || a == 0) return fmt::format("{:.3f}", v);
-  return fmt::format("{:.2g}", v);
-}
-
 std::string console_tables(const metrics::MetricSet& m, const std::string& stage) {
   std::string out = grid(console_performance_table(m, stage));
   Table c{{stage == "total" ? "Common Metric" : "Common Metric (" + stage + ")", "Value"}};

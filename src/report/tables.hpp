@@ -4,6 +4,7 @@
 // number comes from metrics/.
 #include <string>
 
+#include "common/format.hpp"
 #include "metrics/metrics.hpp"
 #include "record/server_view.hpp"
 
@@ -18,8 +19,7 @@ std::string console_tables(const metrics::MetricSet& m, const std::string& stage
 /// P90, P99, max and N, without rules between rows.
 std::string summary_table(const metrics::MetricSet& m);
 
-/// A console number: 4 significant-ish digits ("30.285", "1305.2", "5.000"); files keep 4 decimals.
-std::string format_short(double v);
+using ::tokbench::format_short;  // common/format: the console's numbers
 
 /// <ds>.csv: Performance Parameters,Stage,Average,Min,Max,Median,P75,P90,P99,N.
 std::string performance_csv(const metrics::MetricSet& m, const std::string& stage = "total");

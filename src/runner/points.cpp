@@ -8,6 +8,7 @@
 
 #include "client/engine.hpp"
 #include "probe/cache_reset.hpp"
+#include "report/tables.hpp"
 #include "runfolder/files.hpp"
 #include "runner/cluster_run.hpp"
 #include "runner/resume.hpp"
@@ -17,6 +18,36 @@
 namespace tokbench::runner {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// "c8: VALID  400 of 400 ok, 200.12 req/s, output 51229 token/s, TTFT P99 2.637 ms, TPOT P99
+// 0.186 ms" and, when it is not VALID, why.
+std::string point_line(const std::string& name, const RunOutcome& out) {
+  const char* said = out.exit_code == kExitDiskStopped ? "STOPPED (the disk refused a record)"
+                     : out.interrupted                 ? "INTERRUPTED"
+                                                       : metrics::verdict_status(out.verdict);
+  std::string line = fmt::format("{}: {}", name, said);
+  const metrics::MetricSet& m = out.metrics;
+  auto common = [&](const char* key) -> std::optional<double> {
+    const metrics::Common* c = m.common_metric(key);
+    return c && c->known ? std::optional<double>(c->value) : std::nullopt;
+  };
+  if (const auto total = common("total_requests"); total && *total > 0) {
+    line += fmt::format("  {:.0f} of {:.0f} ok, {} req/s", common("success_requests").value_or(0),
+                        *total, report::format_short(common("request_throughput").value_or(0)));
+    if (const auto out_tps = common("output_token_throughput"); out_tps && *out_tps > 0)
+      line += fmt::format(", output {} token/s", report::format_short(*out_tps));
+    for (const char* row : {"TTFT", "TPOT"})
+      if (const auto p99 = metrics::row_statistic(m, row, "p99"))
+        line += fmt::format(", {} P99 {} ms", row, report::format_short(*p99));
+  }
+  std::string why;
+  for (const auto& r : out.verdict.reasons) why += "; " + r;
+  return line + why;
+}
+
+}  // namespace
 
 PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
                            const std::string& what)
@@ -34,11 +65,15 @@ PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* con
     quiet_ = std::fopen("/dev/null", "w");
     console_ = quiet_;
   }
+  // A point's whole summary only with --verbose: by default each point says one line (the first
+  // also the target and its request body), so a sweep of four points stays one screen; every
+  // point's folder holds all, and `tokbench report` prints it.
   point_console_ = console_;
-  if (plan.cfg.quiet && !quiet_) {
+  if (!plan.cfg.verbose && !quiet_) {
     quiet_ = std::fopen("/dev/null", "w");
     point_console_ = quiet_ ? quiet_ : console_;
   }
+  announce_ = plan.cfg.quiet ? point_console_ : console_;
   log_ = make_logger(root_, resume_);
   log_->info("{}{}: {}", resume_ ? "resumed: " : "", what, plan.requested.to_json());
   if (cluster::world().rank == 0 && !resume_) write_series_record(root_, plan.requested.to_json());
@@ -113,20 +148,17 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
   runfolder::RunManifest manifest = asked(point, start_.wall);
   manifest.info.run_id = run_id(start_, name);
   runfolder::write_manifest(dir, manifest);
+  std::FILE* header = header_said_ ? point_console_ : announce_;  // the first point run here
+  header_said_ = true;
   const SharedPoint shared =
-      measure_point(point, *target_, manifest, dir, *log, stop_, point_console_, start_.clock);
+      measure_point(point, *target_, manifest, dir, *log, stop_, header, start_.clock);
   RunOutcome out;
   if (world.rank == 0) {
     runfolder::write_end(dir, end_of(shared, std::nullopt));
     out = conclude(point, dir, shared.result, *log, point_console_);
     disk_stopped_ |= out.exit_code == kExitDiskStopped;
-    if (point_console_ != console_) {  // --quiet: one line a point
-      std::string why;
-      for (const auto& r : out.verdict.reasons) why += (why.empty() ? "  " : "; ") + r;
-      const char* said = out.exit_code == kExitDiskStopped ? "STOPPED (the disk refused a record)"
-                         : out.interrupted                 ? "INTERRUPTED"
-                                                           : metrics::verdict_status(out.verdict);
-      fmt::print(console_, "{}: {}{}\n", name, said, why);
+    if (point_console_ != console_) {  // one line a point
+      fmt::print(console_, "{}\n", point_line(name, out));
       std::fflush(console_);
     }
   } else {

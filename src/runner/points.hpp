@@ -55,8 +55,8 @@ class PointSession {
   std::optional<record::ServerProcessFacts> close();
   const std::filesystem::path& root() const { return root_; }
   std::FILE* console() const { return console_; }
-  /// Where a point's own header, tables and paths go: the console, or nowhere with --quiet (each
-  /// point then says one line, and the series its summary).
+  /// Where a point's own header, tables and paths go: the console with --verbose, else nowhere
+  /// (each point then says one line, and the series its summary).
   std::FILE* point_console() const { return point_console_; }
   spdlog::logger& log() { return *log_; }
   /// --resume: the points read back from their folders rather than run.
@@ -70,6 +70,8 @@ class PointSession {
   std::FILE* console_;
   std::FILE* quiet_ = nullptr;  // a rank other than 0 says nothing
   std::FILE* point_console_ = nullptr;
+  std::FILE* announce_ = nullptr;  // the first point's target and body: the console unless --quiet
+  bool header_said_ = false;
   std::filesystem::path root_;
   std::shared_ptr<spdlog::logger> log_;
   std::unique_ptr<Target> target_;

@@ -12,6 +12,7 @@
 #include "metrics/load_curve.hpp"
 #include "report/outputs.hpp"
 #include "report/search_page.hpp"
+#include "report/tables.hpp"
 #include "runfolder/files.hpp"
 #include "runner/points.hpp"
 #include "runner/stages.hpp"
@@ -114,8 +115,8 @@ RunOutcome finish_search(const fs::path& root, const SearchResult& r,
   for (const auto& p : r.history) {
     std::string vals;
     for (size_t i = 0; i < slos.size(); ++i)
-      vals +=
-          fmt::format("  {}={}", slos[i].text(), p.values[i] ? format_round4(*p.values[i]) : "n/a");
+      vals += fmt::format("  {}: {}", slos[i].text(),
+                          p.values[i] ? report::format_short(*p.values[i]) : "n/a");
     fmt::print(console, "  {:<10} {:<9}{}\n", p.label,
                p.pass        ? "pass"
                : p.uncertain ? "uncertain"

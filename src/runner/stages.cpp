@@ -105,12 +105,15 @@ void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t,
                "--endpoint picks "
                "another)\n",
                redact_url(plan.requested.url), info.target_url, plan.cfg.endpoint);
-  // Long prompts shortened, at most three lines of 120 columns: the whole body is in the audit.
+  // Long prompts shortened from the whole body (the capped example would cut the JSON short), at
+  // most three lines of 120 columns; the whole body is configs/request_body.json.
+  runfolder::write_file(run_dir / "configs" / "request_body.json", body);
   fmt::print(console, "request body: {}\n",
-             wrap_lines(abbreviate_json_strings(info.body_example, 60), 14, 120, 3));
-  std::string audit =
-      fmt::format("request body sent (template: the first request; --compat {}):\n{}\n\n",
-                  metrics::definitions_name(plan.cfg.compat), info.body_example);
+             wrap_lines(abbreviate_json_strings(body, 60), 14, 120, 3));
+  std::string audit = fmt::format(
+      "request body sent (template: the first request; --compat {}; whole in "
+      "request_body.json):\n{}\n\n",
+      metrics::definitions_name(plan.cfg.compat), info.body_example);
   for (const auto& [level, text] : info.audit) {
     if (plan.cfg.verbose)
       fmt::print(console, "  {}: {}\n", level, text);  // by default the warnings join the verdict

@@ -9,6 +9,7 @@
 #include "common/json_writer.hpp"
 #include "report/outputs.hpp"
 #include "report/sweep_page.hpp"
+#include "report/tables.hpp"
 #include "runfolder/files.hpp"
 #include "runner/load_shape.hpp"
 #include "runner/stages.hpp"
@@ -18,6 +19,10 @@ namespace tokbench::runner {
 namespace fs = std::filesystem;
 
 namespace {
+
+std::string short_or_na(const std::optional<double>& v) {
+  return v ? report::format_short(*v) : std::string("n/a");
+}
 
 double common(const metrics::MetricSet& m, const char* key) {
   const auto* c = m.common_metric(key);
@@ -116,10 +121,9 @@ RunOutcome SweepSummary::finish(const std::optional<record::ServerProcessFacts>&
              "req/s", "output tok/s", "TTFT P99", "TPOT P99", "E2EL P99");
   for (const auto& r : rows_) {
     fmt::print(console, "  {:<12} {:<11} {:>10} {:>14} {:>12} {:>12} {:>12}{}\n", r.label,
-               r.verdict, format_round4(r.request_throughput),
-               format_round4(r.output_token_throughput), report::opt_str(r.ttft_p99),
-               report::opt_str(r.tpot_p99), report::opt_str(r.e2el_p99),
-               r.resumed ? "  (resumed)" : "");
+               r.verdict, report::format_short(r.request_throughput),
+               report::format_short(r.output_token_throughput), short_or_na(r.ttft_p99),
+               short_or_na(r.tpot_p99), short_or_na(r.e2el_p99), r.resumed ? "  (resumed)" : "");
   }
   if (!falling.empty()) fmt::print(console, "warning: {}\n", falling);
   fmt::print(console, "{}\nsweep: {}\n  summary: {}\n  page:    {}\n", knee.text, root_.string(),
