@@ -108,6 +108,19 @@ TEST_F(CliTest, ErrorsNameTheThingAndTheFix) {
   EXPECT_NE(r.output.find("unknown option --zzzzzzzz (`tokbench run --help` lists them)"),
             std::string::npos)
       << r.output;
+  // A line a mistake, each with its fix: not the parser's own lines beside them (issue 40).
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 3) << r.output;
+  EXPECT_EQ(r.output.find("Run with --help"), std::string::npos) << r.output;
+  r = run_tokbench({"run", "--concurrency", "4", "stray"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.output,
+            "tokbench run: The following argument was not expected: stray (`tokbench run --help` "
+            "lists the options)\n");
+  r = run_tokbench({"rnu"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("tokbench: unknown command 'rnu': the commands are run, serve-mock, "),
+            std::string::npos)
+      << r.output;
   r = run_tokbench({"run", "--dataset", "qa:"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("--dataset: bad value 'qa:' (expected builtin | synthetic | qa:PATH"),

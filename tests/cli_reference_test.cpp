@@ -51,6 +51,37 @@ TEST(CliReference, RunHelpIsGroupedInOrder) {
   EXPECT_EQ(section_of("--output-dir"), "Output:");
 }
 
+// --help fits the console: 120 columns when piped, the width asked for with TOKBENCH_WIDTH (a
+// terminal's own otherwise); a description goes on under its column (issue 40: 41 lines of
+// `run --help` were wider than 120).
+TEST(CliReference, HelpIsWrappedToTheWidth) {
+  auto widest = [](const std::string& text) {
+    size_t w = 0;
+    for (size_t at = 0; at < text.size();) {
+      size_t end = text.find('\n', at);
+      if (end == std::string::npos) end = text.size();
+      size_t cols = 0;
+      for (size_t k = at; k < end; ++k)
+        cols += (static_cast<unsigned char>(text[k]) & 0xC0) != 0x80;
+      w = std::max(w, cols);
+      at = end + 1;
+    }
+    return w;
+  };
+  const auto piped = run_tokbench({"run", "--help"});
+  EXPECT_LE(widest(piped.output), 120u);
+  EXPECT_NE(piped.output.find("\n                              built-in simulator)"),
+            std::string::npos)
+      << "--url's description continues under its column:\n"
+      << piped.output;
+  setenv("TOKBENCH_WIDTH", "90", 1);
+  const auto narrow = run_tokbench({"run", "--help"});
+  unsetenv("TOKBENCH_WIDTH");
+  EXPECT_LE(widest(narrow.output), 90u) << narrow.output;
+  EXPECT_GT(std::count(narrow.output.begin(), narrow.output.end(), '\n'),
+            std::count(piped.output.begin(), piped.output.end(), '\n'));
+}
+
 // The committed page is the generated one: a flag added, renamed or reworded without
 // regenerating docs/CLI.md fails here.
 TEST(CliReference, DocsCliMdIsTheGeneratedReference) {

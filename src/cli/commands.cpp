@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string_view>
 #include <vector>
+
+#include "common/abbreviate.hpp"
+#include "common/console.hpp"
 
 namespace tokbench::cli {
 
@@ -26,7 +30,37 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return d[a.size()][b.size()];
 }
 
+class WrappedHelp : public CLI::Formatter {
+ public:
+  explicit WrappedHelp(size_t width) : width_(width) {}
+  std::string make_option_desc(const CLI::Option* o) const override {
+    const std::string desc = CLI::Formatter::make_option_desc(o);
+    const size_t room = width_ > get_column_width() + 30 ? width_ - get_column_width() : 30;
+    std::string out;
+    size_t at = 0;
+    while (at <= desc.size()) {
+      size_t end = desc.find('\n', at);
+      if (end == std::string::npos) end = desc.size();
+      // fit_line indents what it continues; CLI11 indents every line to the column itself.
+      std::string line = fit_line(std::string_view(desc).substr(at, end - at), room);
+      for (size_t nl; (nl = line.find("\n  ")) != std::string::npos;) line.erase(nl + 1, 2);
+      out += (out.empty() ? "" : "\n") + line;
+      at = end + 1;
+    }
+    return out;
+  }
+
+ private:
+  size_t width_;
+};
+
 }  // namespace
+
+std::shared_ptr<CLI::Formatter> help_formatter() {
+  const size_t width = console_width(stdout);
+  const bool off = std::getenv("TOKBENCH_WIDTH") && width == 0;  // TOKBENCH_WIDTH=0: never
+  return std::make_shared<WrappedHelp>(off ? SIZE_MAX / 2 : width ? width : kConsoleWidth);
+}
 
 void add_commands(CLI::App& app, std::function<int()>& action) {
   add_run(app, action);
@@ -64,8 +98,8 @@ std::vector<std::string> unknown_flag_hints(const CLI::App& app, int argc, char*
     if (verb->get_option_no_throw("--" + name) || app.get_option_no_throw("--" + name)) continue;
     const std::string near = closest_option(*verb, name);
     out.push_back(near.empty()
-                      ? fmt::format("unknown option --{} (`tokbench {} --help` lists them)", name,
-                                    verb->get_name())
+                      ? fmt::format("unknown option --{} (`tokbench{} --help` lists them)", name,
+                                    verb == &app ? "" : " " + verb->get_name())
                       : fmt::format("unknown option --{}: did you mean --{}?", name, near));
   }
   return out;

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <array>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,11 @@ namespace tokbench::cli {
 /// The sections of `tokbench run --help`, in order (CLI11 option groups).
 inline constexpr std::array<const char*, 7> kRunGroups{"Target",     "Request", "Load",  "Workload",
                                                        "Experiment", "Observe", "Output"};
+
+/// `--help`'s formatter: each option's description wrapped to the terminal's width (120 columns
+/// when the help is piped; TOKBENCH_WIDTH=N overrides), continued under the description column.
+/// Set on the app before the commands are added (they inherit it).
+std::shared_ptr<CLI::Formatter> help_formatter();
 
 /// Registers the sub-commands on `app`; each sets `action` to what main runs after parsing.
 void add_commands(CLI::App& app, std::function<int()>& action);

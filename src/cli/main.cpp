@@ -71,16 +71,32 @@ int main(int argc, char** argv) {
   CLI::App app{"tokbench: measures LLM inference services (TTFT, TPOT, ITL, E2EL, throughput)"};
   app.set_version_flag("--version", version_line());
   app.require_subcommand(1);
+  app.formatter(tokbench::cli::help_formatter());  // before the commands: they inherit it
   std::function<int()> action;
   tokbench::cli::add_commands(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e) == 0 ? 0 : 2;
-    if (code != 0)
-      for (const auto& hint : tokbench::cli::unknown_flag_hints(app, argc, argv))
-        fmt::print(stderr, "tokbench: {}\n", hint);
-    return finish(code, code == 0 ? "" : "bad command line");
+    if (e.get_exit_code() == 0) return finish(app.exit(e), "");  // --help, --version
+    // One line a mistake, each with its fix: an unknown flag with the nearest one, else what the
+    // parser found and where the options are listed (CLI11's own two lines say less).
+    const auto hints = tokbench::cli::unknown_flag_hints(app, argc, argv);
+    const std::string verb =
+        app.get_subcommands().empty() ? "" : " " + app.get_subcommands().front()->get_name();
+    for (const auto& hint : hints) fmt::print(stderr, "tokbench{}: {}\n", verb, hint);
+    if (verb.empty()) {  // no command named one of ours
+      std::string names;
+      for (const CLI::App* c : app.get_subcommands([](const CLI::App*) { return true; }))
+        names += (names.empty() ? "" : ", ") + c->get_name();
+      fmt::print(stderr,
+                 "tokbench: {}: the commands are {} (`tokbench --help` says what each does)\n",
+                 argc > 1 && argv[1][0] != '-' ? fmt::format("unknown command '{}'", argv[1])
+                                               : std::string("no command given"),
+                 names);
+    } else if (hints.empty())
+      fmt::print(stderr, "tokbench{}: {} (`tokbench{} --help` lists the options)\n", verb, e.what(),
+                 verb);
+    return finish(2, "");
   }
   try {
     return finish(action(), "");
