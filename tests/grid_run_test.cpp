@@ -286,6 +286,31 @@ TEST_F(GridRun, AResumedGridRunsOnlyWhatIsLeft) {
   EXPECT_NE(other.output.find("seed: 0 then, 7 now"), std::string::npos) << other.output;
 }
 
+// Ctrl-C in a sweep's first point: no knee is named from what ran (issue 40), the summary lists
+// the points that did not complete, and `report` on the root keeps them missing.
+TEST_F(GridRun, AnInterruptedSweepNamesNoKnee) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  Child c({TOKBENCH_BINARY, "run", "--url", sim.url(), "--concurrency", "1,2,4", "--num-prompts",
+           "100000", "--max-tokens", "4", "--output-dir", (dir_ / "x").string()});
+  c.read_until("request body:", std::chrono::seconds(30));
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // c1's load running
+  c.signal(SIGINT);
+  EXPECT_EQ(c.wait(std::chrono::seconds(60)), 130) << c.output();
+  const fs::path root = root_of(dir_ / "x");
+  const simdjson::dom::element s = parser_.load((root / "sweep/summary.json").string()).value();
+  EXPECT_FALSE(s["complete"].get_bool().value());
+  simdjson::dom::array missing = s["missing"];
+  ASSERT_EQ(missing.size(), 3u) << c.output();  // c1 interrupted, c2 and c4 never ran
+  EXPECT_EQ(std::string_view(missing.at(2)), "c4");
+  EXPECT_TRUE(s["sweep"]["knee"]["point"].is_null());
+  EXPECT_NE(c.output().find("no knee named: the sweep is incomplete (interrupted; 3 of 3 point(s) "
+                            "did not complete: c1, c2, c4); the same command with --resume"),
+            std::string::npos)
+      << c.output();
+  const Result rebuilt = run_tokbench({"report", root.string()});
+  EXPECT_NE(rebuilt.output.find("no knee named"), std::string::npos) << rebuilt.output;
+}
+
 // A plain sweep resumes the same way, and its summary says which points were read back.
 TEST_F(GridRun, AResumedSweepSaysWhichPointsWereReadBack) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});

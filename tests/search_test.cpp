@@ -42,6 +42,19 @@ TEST(Search, FindsAnIntegerCapacityExactly) {
   }
 }
 
+// Issue 40: an interrupted search has no answer, however far it got; it says what it had seen.
+TEST(Search, AnInterruptedSearchAnswersNothing) {
+  int probes = 0;
+  const SearchResult r = bracket_and_bisect({true, 1, 1024, 1, false}, capacity(37, &probes),
+                                            [&probes] { return probes >= 5; });
+  EXPECT_EQ(probes, 5);
+  EXPECT_FALSE(r.answer) << r.text;
+  EXPECT_EQ(r.text,
+            "no answer: the search was interrupted after 5 probe(s) (so far 16 met every "
+            "SLO; the search had not closed in on the highest); rerun with --resume to "
+            "complete it");
+}
+
 TEST(Search, RateToARelativeResolutionAndTheEdges) {
   const SearchResult r = bracket_and_bisect({false, 1, 1024, 0.05, true}, capacity(13.7), never);
   ASSERT_TRUE(r.answer);

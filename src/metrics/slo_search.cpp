@@ -94,7 +94,18 @@ SearchResult bracket_and_bisect(const SearchSpace& space,
         space.relative_resolution ? fmt::format("{}%", space.resolution * 100)
                                   : t(space.resolution));
   }
-  if (stopped()) r.text = "interrupted: " + r.text;
+  if (stopped()) {
+    // Interrupted: what the probes so far say is not the answer (the bracket is not closed, or
+    // not to the resolution); a script reading "answer" must not act on it.
+    r.text = fmt::format(
+        "no answer: the search was interrupted after {} probe(s){}; rerun with --resume to "
+        "complete it",
+        r.history.size(),
+        lo ? fmt::format(" (so far {} met every SLO; the search had not closed in on the highest)",
+                         t(*lo))
+           : "");
+    r.answer.reset();
+  }
   return r;
 }
 

@@ -41,6 +41,14 @@ RunOutcome recompute_sweep(const fs::path& root, std::FILE* console) {
   simdjson::dom::array points;
   if (sweep["points"].get_array().get(points))
     throw std::runtime_error(fmt::format("{}: no points", summary.string()));
+  std::vector<std::string> expected;  // every point listed, and those recorded as never run
+  for (simdjson::dom::element p : points) expected.push_back(json::string_or(p, "point"));
+  if (simdjson::dom::array missing; !doc["missing"].get_array().get(missing))
+    for (auto m : missing)
+      if (std::string_view l; !m.get_string().get(l) &&
+                              std::find(expected.begin(), expected.end(), l) == expected.end())
+        expected.emplace_back(l);
+  rebuilt.expect(expected);
   for (simdjson::dom::element p : points) {
     const std::string label = json::string_or(p, "point");
     RunConfig point;

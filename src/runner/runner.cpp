@@ -31,6 +31,9 @@ RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) 
   PointSession session(plan, stop, console,
                        fmt::format("sweep of {} load points", plan.cfg.sweep_points()));
   SweepSummary summary(session.root(), plan.cfg);
+  std::vector<std::string> labels;
+  for (size_t i = 0; i < plan.cfg.sweep_points(); ++i) labels.push_back(plan.cfg.sweep_label(i));
+  summary.expect(labels);
   for (size_t i = 0; i < plan.cfg.sweep_points() && !session.stopped(); ++i) {
     RunPlan point = plan;
     point.cfg = plan.cfg.sweep_point(i);

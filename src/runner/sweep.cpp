@@ -100,7 +100,29 @@ RunOutcome SweepSummary::finish(const std::optional<record::ServerProcessFacts>&
                                 bool interrupted, std::FILE* console) {
   std::stable_sort(rows_.begin(), rows_.end(),
                    [](const SweepRow& a, const SweepRow& b) { return a.load < b.load; });
-  const KneeAnalysis knee = find_knee(rows_);
+  KneeAnalysis knee = find_knee(rows_);
+  // A knee from part of the sweep is not the server's: none is named until every point completed.
+  std::vector<std::string> missing;
+  for (const auto& label : expected_) {
+    const auto row = std::find_if(rows_.begin(), rows_.end(),
+                                  [&](const SweepRow& r) { return r.label == label; });
+    if (row == rows_.end() || row->verdict == "FAILED" || row->verdict == "INTERRUPTED")
+      missing.push_back(label);
+  }
+  if (interrupted || !missing.empty()) {
+    std::string list;
+    for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+    knee = KneeAnalysis{};
+    knee.text = fmt::format(
+        "no knee named: the sweep is incomplete ({}{}); the same command with --resume {} runs "
+        "only what is missing",
+        interrupted ? "interrupted" : "",
+        missing.empty()
+            ? ""
+            : fmt::format("{}{} of {} point(s) did not complete: {}", interrupted ? "; " : "",
+                          missing.size(), expected_.size(), list),
+        root_.string());
+  }
   const std::vector<size_t> front = pareto_front(rows_);
   const std::string falling = metrics::falling_accuracy(rows_, x_name_);
   const fs::path dir = root_ / "sweep";
@@ -110,6 +132,7 @@ RunOutcome SweepSummary::finish(const std::optional<record::ServerProcessFacts>&
   w.begin_object().field("format", "tokbench-sweep/1").field("interrupted", interrupted);
   w.field_raw("sweep", points);
   w.field("accuracy_warning", falling);
+  w.field("complete", !interrupted && missing.empty()).field("missing", missing);
   if (server_process) record::write_optional(w, "server_process", server_process);
   w.end_object();
   runfolder::write_file(dir / "summary.json", w.take());

@@ -32,6 +32,9 @@ class SweepSummary {
   SweepSummary(std::filesystem::path root, std::string x_name);
   void add(const std::string& label, const RunConfig& point, const RunOutcome& outcome);
   void add_failed(const std::string& label, const RunConfig& point, const std::string& why);
+  /// The points the sweep was asked for, in order: any that did not complete (never ran, failed,
+  /// interrupted) withholds the knee and is listed as missing.
+  void expect(std::vector<std::string> labels) { expected_ = std::move(labels); }
   /// Writes sweep/summary.{csv,json} and sweep/sweep.html, prints the summary; the outcome's
   /// exit code is the worst point's (5 the disk stopped a point, 130 interrupted, 1 a point failed
   /// or had no success, 4 an INVALID point, else 0).
@@ -44,6 +47,7 @@ class SweepSummary {
   std::filesystem::path root_;
   std::string x_name_;  ///< "concurrency" or "request_rate"
   std::vector<SweepRow> rows_;
+  std::vector<std::string> expected_;
   std::optional<RunOutcome> last_;
   bool disk_stopped_ = false;  ///< a point's details file was refused: the series stopped there
 };
