@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "common/clock.hpp"
+#include "common/format.hpp"
 #include "net/http_get.hpp"
 #include "probe/prometheus.hpp"
 #include "support/canned_server.hpp"
@@ -318,7 +319,11 @@ TEST_F(TelemetryRun, SweepPointsCarryEnergyAndCost) {
   EXPECT_NE(
       slurp(roots[0] / "sweep/summary.csv").find(",j_per_output_token,usd_per_m_output_tokens"),
       std::string::npos);
-  EXPECT_NE(slurp(roots[0] / "sweep/sweep.html").find("id=\"cost\""), std::string::npos);
+  const std::string page = slurp(roots[0] / "sweep/sweep.html");
+  EXPECT_NE(page.find("id=\"cost\""), std::string::npos);
+  // The page's table carries what its CSV has (issue 40): each point's J/token and $/M tokens.
+  EXPECT_NE(page.find("<th>J / output token</th><th>$ / M output tokens</th>"), std::string::npos);
+  EXPECT_NE(page.find(format_round4(cost_c4)), std::string::npos) << page;
 }
 
 // Issue 40: a device-hour price needs only the device count; a user with no exporter gets the

@@ -13,8 +13,16 @@ window.TOKBENCH = {requests: R, sampling: S, rendered: false, charts: {}};
 const t0 = performance.now();
 const tools = {feature: {dataZoom: {}, restore: {}, saveAsImage: {name: 'tokbench'}}};
 const fmt = (v) => v == null ? 'n/a' : (Math.round(v * 10000) / 10000).toString();
+// An axis tick as a person writes it: 4.6, not 4.6000000000000005 (floating-point steps).
+const tick = (v) => String(Number(v.toPrecision(6)));
+function withTicks(axes) {
+  for (const a of [].concat(axes || []))
+    if (a.type === 'value' && !(a.axisLabel && a.axisLabel.formatter)) a.axisLabel = Object.assign({}, a.axisLabel, {formatter: tick});
+}
 function chart(id, option) {
   const c = echarts.init(document.getElementById(id), null, {renderer: 'canvas'});
+  withTicks(option.xAxis);
+  withTicks(option.yAxis);
   c.setOption(option);
   window.TOKBENCH.charts[id] = c;
   return c;
@@ -133,16 +141,30 @@ if (D.server && D.server.running_waiting && D.server.running_waiting.length) {
   chart('server', {animation: false, toolbox: tools,
     title: {text: `Server: running and waiting requests (/metrics, ${rw.length} scrapes) and the client's in flight`,
             left: 'center', textStyle: {fontSize: 13}},
-    tooltip: {trigger: 'axis'}, legend: {top: 22}, grid: {left: 60, right: 20, top: 50, bottom: 30},
+    tooltip: {trigger: 'axis'}, legend: {bottom: 0}, grid: {left: 60, right: 20, top: 40, bottom: 60},
     xAxis: {type: 'value', name: 's', min: (v) => Math.min(0, v.min), max: (v) => Math.max(maxEnd / 1000, v.max)},
-    yAxis: kv.length ? [{type: 'value'}, {type: 'value', name: 'KV %', max: 100}] : {type: 'value'},
-    series: [{name: 'running (scraped)', type: 'line', symbol: 'circle', symbolSize: 6, data: rw.map((x) => [at(x), x.running])},
-             {name: 'waiting (scraped)', type: 'line', symbol: 'circle', symbolSize: 6, data: rw.map((x) => [at(x), x.waiting])},
+    yAxis: kv.length ? [{type: 'value', min: 0}, {type: 'value', name: 'KV %', min: 0, max: 100}] : {type: 'value', min: 0},
+    series: [{name: 'running (scraped)', type: 'scatter', symbolSize: 7, data: rw.map((x) => [at(x), x.running])},
+             {name: 'waiting (scraped)', type: 'scatter', symbolSize: 7, data: rw.map((x) => [at(x), x.waiting])},
              {name: S ? 'client mean in flight' : 'client in flight', type: 'line', step: 'end', symbol: 'none', lineStyle: {color: '#2ca02c', opacity: 0.6},
               sampling: 'max', data: conc.map((c) => [c[0] / 1000, c[1]])}]
-      .concat(kv.length ? [{name: 'KV cache usage % (scraped)', type: 'line', yAxisIndex: 1, symbol: 'diamond', symbolSize: 5,
-                            lineStyle: {type: 'dotted'}, data: kv.map((x) => [at(x), 100 * x.usage])}] : [])});
+      .concat(kv.length ? [{name: 'KV cache usage % (scraped)', type: 'scatter', yAxisIndex: 1, symbol: 'diamond', symbolSize: 6,
+                            data: kv.map((x) => [at(x), 100 * x.usage])}] : [])});
 } else document.getElementById('server').style.display = 'none';
+// The energy and the cost as text under the devices' chart (selectable, read by a browser test),
+// not a canvas subtitle.
+function costLine(energy) {
+  const C = D.telemetry.cost;
+  const cost = !C ? '' : !C.known ? `cost not known: ${C.why}` :
+      `cost $${C.dollars.toPrecision(4)} for the phase` +
+      (C.usd_per_m_output_tokens != null ? ` = $${C.usd_per_m_output_tokens.toPrecision(4)}/M output tokens` : '') +
+      (C.usd_per_m_input_tokens != null ? `, $${C.usd_per_m_input_tokens.toPrecision(4)}/M input tokens` : '');
+  const p = document.createElement('p');
+  p.id = 'energy-cost';
+  p.textContent = [energy, cost].filter((s) => s).join('; ');
+  document.getElementById('devices').insertAdjacentElement('afterend', p);
+  window.TOKBENCH.energy_cost = p.textContent;
+}
 // --telemetry: each device's power (and utilisation) in bins on the same time axis as the
 // client's in flight; the energy line says how it was measured, or why it is not known.
 if (D.telemetry && D.telemetry.page && D.telemetry.page.length) {
@@ -158,12 +180,16 @@ if (D.telemetry && D.telemetry.page && D.telemetry.page.length) {
                    data: d.points.filter((p) => p[2] != null).map((p) => [p[0], p[2]])});
   }
   chart('devices', {animation: false, toolbox: tools,
-    title: {text: `Devices (--telemetry, every ${T.interval_ms} ms): power and utilisation`, subtext: energy, left: 'center', textStyle: {fontSize: 13}},
-    tooltip: {trigger: 'axis'}, legend: {top: 40, type: 'scroll'}, grid: {left: 60, right: 60, top: 70, bottom: 30},
+    title: {text: `Devices (--telemetry, every ${T.interval_ms} ms): power and utilisation`, left: 'center', textStyle: {fontSize: 13}},
+    tooltip: {trigger: 'axis'}, legend: {bottom: 0, type: 'scroll'}, grid: {left: 60, right: 60, top: 40, bottom: 60},
     xAxis: {type: 'value', name: 's', min: (v) => Math.min(0, v.min), max: (v) => Math.max(maxEnd / 1000, v.max)},
-    yAxis: [{type: 'value', name: 'W'}, {type: 'value', name: '%', max: 100}],
+    yAxis: [{type: 'value', name: 'W', min: 0}, {type: 'value', name: '%', min: 0, max: 100}],
     series});
-} else document.getElementById('devices').style.display = 'none';
+  costLine(energy);
+} else {
+  document.getElementById('devices').style.display = 'none';
+  if (D.telemetry && D.telemetry.cost) costLine('');  // a device-hour price with no --telemetry
+}
 // The stable stage's tables, found on the page's own pass (closed loops).
 {
   const st = document.getElementById('stable-tables');
@@ -172,7 +198,7 @@ if (D.telemetry && D.telemetry.page && D.telemetry.page.length) {
 if (D.slices && D.slices.slices.length) {
   const S = D.slices.slices, mid = (s) => (s.start_s + s.end_s) / 2;
   chart('slices', {animation: false, toolbox: tools, title: {text: 'Per time slice (' + D.slices.width_s + ' s)', left: 'center', textStyle: {fontSize: 13}},
-    tooltip: {trigger: 'axis'}, legend: {top: 22}, grid: {left: 60, right: 60, top: 50, bottom: 30},
+    tooltip: {trigger: 'axis'}, legend: {bottom: 0}, grid: {left: 60, right: 60, top: 40, bottom: 60},
     xAxis: {type: 'value', name: 's'}, yAxis: [{type: 'value', name: 'ms'}, {type: 'value', name: 'token/s'}],
     series: [{name: 'TTFT P99', type: 'line', data: S.map((s) => [mid(s), s.ttft.n ? s.ttft.p99 : null])},
              {name: 'TPOT mean', type: 'line', data: S.map((s) => [mid(s), s.tpot.n ? s.tpot.mean : null])},
@@ -190,7 +216,7 @@ if (D.adaptive && D.adaptive.windows.length) {
 if (D.turns && D.turns.length) {  // multi-turn sessions: what each turn costs as the conversation grows
   const T = D.turns;
   chart('turns', {animation: false, toolbox: tools, title: {text: 'Per turn (multi-turn sessions, means)', left: 'center', textStyle: {fontSize: 13}},
-    tooltip: {trigger: 'axis'}, legend: {top: 22}, grid: {left: 60, right: 60, top: 50, bottom: 30},
+    tooltip: {trigger: 'axis'}, legend: {bottom: 0}, grid: {left: 60, right: 60, top: 40, bottom: 60},
     xAxis: {type: 'category', name: 'turn', data: T.map((t) => t.turn)},
     yAxis: [{type: 'value', name: 'ms'}, {type: 'value', name: 'tokens'}],
     series: [{name: 'TTFT', type: 'line', data: T.map((t) => t.ttft_ms)},

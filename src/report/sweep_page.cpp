@@ -123,18 +123,19 @@ std::string sweep_page(const std::vector<metrics::LoadPoint>& rows, const std::s
        "user</th>"
        "<th>TTFT mean</th><th>TTFT P99</th><th>TPOT mean</th><th>TPOT P99</th><th>E2EL "
        "P99</th><th>goodput</th>"
-       "<th>accuracy</th></tr>";
+       "<th>accuracy</th><th>J / output token</th><th>$ / M output tokens</th></tr>";
   for (size_t i = 0; i < rows.size(); ++i) {
     const metrics::LoadPoint& r = rows[i];
     p += fmt::format(
         "<tr{}><td><a "
         "href=\"../{}/performances/\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td></tr>",
         knee.knee == i ? " class=\"knee\"" : "", escape_html(r.label), escape_html(r.label),
         r.verdict, format_round4(r.request_throughput), format_round4(r.output_token_throughput),
         opt_str(r.per_user_tokens_per_s), opt_str(r.ttft_mean), opt_str(r.ttft_p99),
         opt_str(r.tpot_mean), opt_str(r.tpot_p99), opt_str(r.e2el_p99), opt_str(r.goodput),
-        opt_str(r.accuracy));
+        opt_str(r.accuracy), opt_str(r.j_per_output_token), opt_str(r.usd_per_m_output_tokens));
   }
   p += "</table><p>Latencies in ms. The knee: " +
        escape_html(

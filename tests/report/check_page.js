@@ -1,7 +1,7 @@
 // Checks a tokbench page (sweep.html, search.html, a run's report) in headless Chromium: no
 // console errors, no network, the page's data global rendered, and a chart drawn in every listed
-// element; KEY=VALUE arguments after it are fields the global must hold.
-// Usage: node check_page.js PAGE GLOBAL ID[,ID...] [KEY=VALUE...]
+// element; KEY=VALUE arguments after it are fields the global must hold (KEY~TEXT: contain).
+// Usage: node check_page.js PAGE GLOBAL ID[,ID...] [KEY=VALUE|KEY~TEXT...]
 'use strict';
 const { chromium } = require('playwright-core');
 
@@ -19,10 +19,13 @@ const { chromium } = require('playwright-core');
   const drawn = await page.evaluate((list) => list.map((id) => [id, document.querySelectorAll(`#${id} canvas`).length]),
                                     ids.split(','));
   for (const [id, n] of drawn) if (!n) problems.push(`#${id}: no chart drawn`);
-  for (const f of fields) {
-    const [key, want] = f.split('=');
+  for (const f of fields) {  // KEY=VALUE: equal; KEY~TEXT: contains
+    const contains = !f.includes('=') || f.indexOf('~') >= 0 && f.indexOf('~') < f.indexOf('=');
+    const at = f.indexOf(contains ? '~' : '=');
+    const [key, want] = [f.slice(0, at), f.slice(at + 1)];
     const got = await page.evaluate(([g, k]) => String(window[g][k]), [global, key]);
-    if (got !== want) problems.push(`${global}.${key} is '${got}', expected '${want}'`);
+    if (contains ? !got.includes(want) : got !== want)
+      problems.push(`${global}.${key} is '${got}', expected ${contains ? 'to contain ' : ''}'${want}'`);
   }
   await browser.close();
   console.log(JSON.stringify({ page: html, drawn }));
