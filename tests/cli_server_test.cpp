@@ -75,6 +75,60 @@ TEST_F(CliTest, SglangMetricsAreReadAndAgree) {
       << slurp(rd / "result.json").substr(0, 600);
 }
 
+// Issue 41: error bodies that are not UTF-8 — a Latin-1 502 page, a MindIE-style Chinese JSON
+// error over 1 KiB (its excerpt cut inside a character), random bytes — leave a readable run
+// folder: every details line parses, result.json is written, and `report` reads it, on both
+// transports. (One such byte lost the whole run: the details reader refused its own file.)
+TEST_F(CliTest, ErrorBodiesThatAreNotUtf8LoseNothing) {
+  std::atomic<int> n{0};
+  std::string cjk = "{\"error\":\"";
+  while (cjk.size() < 1100)
+    cjk += "\xe6\xa8\xa1\xe5\x9e\x8b\xe5\x8a\xa0\xe8\xbd\xbd\xe4\xb8\xad";  // 模型加载中
+  cjk += "\"}";
+  std::string noise(300, '\0');
+  for (size_t i = 0; i < noise.size(); ++i) noise[i] = static_cast<char>((i * 151 + 7) & 0xFF);
+  CannedServer srv(
+      [&](const std::string& path) {
+        if (path == "/v1/models")
+          return CannedServer::http(200, "application/json", R"({"data":[{"id":"m"}]})");
+        if (path == "/metrics") return CannedServer::http(404, "text/plain", "none");
+        switch (n++ % 3) {
+          case 0:
+            return CannedServer::http(502, "text/html; charset=iso-8859-1",
+                                      "<html>Passerelle erron\xe9"
+                                      "e</html>");
+          case 1:
+            return CannedServer::http(503, "application/json", cjk);
+          default:
+            return CannedServer::http(500, "application/octet-stream", noise);
+        }
+      },
+      200);
+  for (const char* transport : {"sockets", "libcurl"}) {
+    const fs::path rd = run({"--url", srv.url("/v1/chat/completions"), "--num-prompts", "6",
+                             "--concurrency", "1", "--max-tokens", "4", "--transport", transport},
+                            kExitFailed);
+    ASSERT_FALSE(rd.empty()) << transport << "\n" << last_.output;
+    auto r = result(rd);  // written, and valid JSON
+    EXPECT_EQ(common(r, "failed_requests"), 6) << transport;
+    const fs::path failed = rd / "performances/m/builtin_failed.jsonl";
+    EXPECT_EQ(count_lines(failed), 6u) << transport;
+    simdjson::dom::parser p;
+    std::ifstream in(failed);
+    for (std::string line; std::getline(in, line);) {
+      simdjson::dom::element doc;
+      ASSERT_FALSE(p.parse(line).get(doc)) << transport << ": " << line;
+    }
+    EXPECT_NE(slurp(failed).find("Passerelle erron\xef\xbf\xbd"
+                                 "e"),
+              std::string::npos)
+        << "the Latin-1 byte as U+FFFD";
+    const Result again = run_tokbench({"report", rd.string()});
+    EXPECT_EQ(again.code, kExitFailed) << again.output;
+    EXPECT_NE(again.output.find("6 of 6 requests failed"), std::string::npos) << again.output;
+  }
+}
+
 // A server whose counters disagree with the client (it counts twice the tokens): the summary's
 // server line says DISAGREES with both numbers, and the verdict says why it is INVALID.
 TEST_F(CliTest, ServerDisagreementIsNamedOnTheSummary) {

@@ -19,6 +19,7 @@
 #include "client/http1.hpp"
 #include "client/transport.hpp"
 #include "common/clock.hpp"
+#include "common/json_writer.hpp"
 
 namespace tokbench::client {
 
@@ -250,7 +251,7 @@ class Worker {
     } else if (ending.failure == Outcome::Ok) {
       if (r.http_status < 200 || r.http_status >= 300) {
         r.outcome = Outcome::HttpStatus;
-        r.error = fmt::format("HTTP {}: {}", r.http_status, s.body);
+        r.error = fmt::format("HTTP {}: {}", r.http_status, utf8_whole(s.body));  // kept whole
       } else if (const std::string wrong = unexpected_type(s); !wrong.empty()) {
         r.outcome = Outcome::StreamProtocol;
         r.error = wrong;

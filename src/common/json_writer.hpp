@@ -9,7 +9,17 @@
 
 namespace tokbench {
 
+/// The length of the valid UTF-8 sequence starting at s[i] (1 for ASCII), 0 when the byte there
+/// does not begin one (RFC 3629: no overlongs, surrogates or code points past U+10FFFF).
+size_t utf8_sequence(std::string_view s, size_t i);
+
+/// `s` without a last character cut short (an excerpt taken at a byte count): the bytes of an
+/// incomplete UTF-8 sequence at its end are dropped.
+std::string_view utf8_whole(std::string_view s);
+
 /// Appends `s` to `out` as a JSON string literal (quotes included), escaping as RFC 8259 asks.
+/// Bytes that are not UTF-8 are written as U+FFFD, one for each: whatever a server sent, the
+/// output is valid JSON.
 void append_json_string(std::string& out, std::string_view s);
 
 /// Builds one JSON value into a string. Commas are inserted automatically; the caller keeps
