@@ -40,6 +40,22 @@ TEST(Abbreviate, TextIsWrappedAndCapped) {
 }
 
 }  // namespace
+// Issue 41: an exporter's bytes reached the console through a warning (ESC]0;...BEL retitled the
+// terminal; colour codes).
+TEST(Abbreviate, ControlBytesArePrintedAsEscapes) {
+  EXPECT_EQ(printable("a\x1b]0;pwned\x07"
+                      "b"),
+            "a\\x1b]0;pwned\\x07b");
+  EXPECT_EQ(printable("\x1b[31mred\x1b[0m"), "\\x1b[31mred\\x1b[0m");
+  EXPECT_EQ(printable("line\nnext\r"), "line\\nnext\\r");
+  EXPECT_EQ(printable("\xc2\x9b"
+                      "2J"),
+            "\\u009b2J")
+      << "a C1 CSI, as UTF-8";
+  EXPECT_EQ(printable("tab\tand caf\xc3\xa9 \xe6\xa8\xa1"), "tab\tand caf\xc3\xa9 \xe6\xa8\xa1")
+      << "text is kept";
+}
+
 TEST(Abbreviate, ProseLinesFitTheConsole) {
   const std::string line =
       "stable stage: 448 requests over 6.683 s at 32 in flight: 62.267 req/s, output 31878 "

@@ -121,6 +121,24 @@ TEST_F(CliTest, ErrorsNameTheThingAndTheFix) {
   EXPECT_NE(r.output.find("tokbench: unknown command 'rnu': the commands are run, serve-mock, "),
             std::string::npos)
       << r.output;
+  // CR/LF in a header from any source is refused, not put on the wire as a header of its own
+  // (issue 41).
+  r = run_tokbench({"run", "--num-prompts", "1", "--header", "X-A: 1\r\nX-Evil: 2"});
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--header: 'X-A: 1\\r\\nX-Evil: 2' holds a control character"),
+            std::string::npos)
+      << r.output;
+  r = run_tokbench({"run", "--num-prompts", "1", "--api-key", "sk-1\nX-Evil: 2"});
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--api-key: the key holds a control character"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("sk-1"), std::string::npos) << "the key itself is never printed";
+  setenv("OPENAI_API_KEY", "sk-2\r\nX-Evil: 2", 1);
+  r = run_tokbench({"run", "--num-prompts", "1"});
+  unsetenv("OPENAI_API_KEY");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("$OPENAI_API_KEY holds a control character"), std::string::npos)
+      << r.output;
   r = run_tokbench({"run", "--dataset", "qa:"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("--dataset: bad value 'qa:' (expected builtin | synthetic | qa:PATH"),

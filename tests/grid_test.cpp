@@ -56,6 +56,13 @@ TEST(ServerGrid, BadGridsAreNamedWithTheFix) {
   EXPECT_NE(error_of("a=1,1").find("lists 1 twice"), std::string::npos);
   EXPECT_NE(error_of("a=$(rm)").find("shell character"), std::string::npos);
   EXPECT_NE(error_of("a=1 2").find("shell character"), std::string::npos);
+  // An allow-list (issue 41): a newline ran a command, and * ~ # ( passed the old block-list.
+  for (const char* v : {"1\nid", "*", "~", "#x", "(x)", "a?"})
+    EXPECT_NE(error_of(std::string("x=") + v).find("other than letters, digits"), std::string::npos)
+        << v;
+  EXPECT_NE(error_of("x=1\nid").find("'1\\nid'"), std::string::npos) << "the newline shown";
+  // What real grids hold still passes.
+  EXPECT_EQ(error_of("dtype=bfloat16,fp8;gpu_mem=0.9;model=Qwen/Qwen3-8B;lr=1e-4"), "");
   EXPECT_NE(error_of("").find("no keys"), std::string::npos);
   std::string big = "a=";
   for (int i = 0; i < 300; ++i) big += (i ? "," : "") + std::to_string(i);

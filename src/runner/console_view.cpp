@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/abbreviate.hpp"
 #include "common/format.hpp"
 #include "report/quality_view.hpp"
 #include "report/tables.hpp"
@@ -179,14 +180,15 @@ std::string definitions_line(const Written& w) {
 }
 
 void print_verdict(const Written& w, std::FILE* console) {
+  // Reasons carry what servers and exporters said: printed with their control bytes escaped.
   fmt::print(console, "verdict: {}\n", metrics::verdict_status(w.verdict));
-  for (const auto& r : w.verdict.reasons) fmt::print(console, "  - {}\n", r);
-  for (const auto& r : w.verdict.warnings) fmt::print(console, "  warning: {}\n", r);
+  for (const auto& r : w.verdict.reasons) fmt::print(console, "  - {}\n", printable(r));
+  for (const auto& r : w.verdict.warnings) fmt::print(console, "  warning: {}\n", printable(r));
   // The request body's warnings too: the seed's hidden min_tokens belongs beside the figures it
   // doubled.
   for (const auto& [level, text] : w.info.audit)
-    if (level == "warning") fmt::print(console, "  warning: request body: {}\n", text);
-  for (const auto& r : w.verdict.notes) fmt::print(console, "  note: {}\n", r);
+    if (level == "warning") fmt::print(console, "  warning: request body: {}\n", printable(text));
+  for (const auto& r : w.verdict.notes) fmt::print(console, "  note: {}\n", printable(r));
 }
 
 void print_summary(const Written& w, std::FILE* console) {

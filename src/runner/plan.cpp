@@ -39,7 +39,14 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
   p.requested = requested;
   p.cfg = requested;
   p.parsed = std::move(parsed);
-  if (p.cfg.api_key.empty() && env_api_key) p.cfg.api_key = env_api_key;
+  if (p.cfg.api_key.empty() && env_api_key) {
+    for (const char* c = env_api_key; *c; ++c)
+      if ((static_cast<unsigned char>(*c) < 0x20 && *c != '\t') || *c == 0x7F)
+        throw std::invalid_argument(
+            "$OPENAI_API_KEY holds a control character (a CR/LF would start a header of its own "
+            "on the wire): set it to the key alone");
+    p.cfg.api_key = env_api_key;
+  }
   if (!p.cfg.extra_body.empty()) {
     try {
       p.extra_body = client::parse_extra_body(p.cfg.extra_body);

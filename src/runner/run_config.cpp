@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "client/http1.hpp"
+#include "common/abbreviate.hpp"
 #include "common/json_writer.hpp"
 #include "common/redact.hpp"
 #include "dataset/dataset.hpp"
@@ -172,10 +173,26 @@ void RunConfig::validate_target(std::vector<std::string>& e) const {
       fmt::format("--server-ready-timeout-s: bad value {} (expected > 0)", server_ready_timeout_s));
   check(server_stop_grace_s >= 0,
         fmt::format("--server-stop-grace-s: bad value {} (expected >= 0)", server_stop_grace_s));
+  // A control character in a header would be a header of its own on the wire (CR/LF), or a
+  // request the server cannot read: refused from every source (a flag, a YAML config, the
+  // environment's key in make_plan).
+  const auto has_control = [](std::string_view s) {
+    return std::any_of(s.begin(), s.end(), [](char c) {
+      const auto u = static_cast<unsigned char>(c);
+      return (u < 0x20 && c != '\t') || u == 0x7F;
+    });
+  };
   for (const auto& h : headers) {
     check(h.find(':') != std::string::npos && h.find(':') > 0,
-          fmt::format("--header: bad value '{}' (expected 'Key: Value')", h));
+          fmt::format("--header: bad value '{}' (expected 'Key: Value')", printable(h)));
+    check(!has_control(h),
+          fmt::format("--header: '{}' holds a control character (CR/LF would start a header of "
+                      "its own): give one 'Key: Value' per --header",
+                      redact_header(printable(h))));
   }
+  check(!has_control(api_key),
+        "--api-key: the key holds a control character (a CR/LF would start a header of its own): "
+        "check how it was pasted");
   check(!request_id_header.empty() &&
             request_id_header.find_first_of(": \t\r\n") == std::string::npos,
         fmt::format("--request-id-header: bad value '{}' (expected a header name such as "

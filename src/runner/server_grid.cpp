@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <stdexcept>
 
+#include "common/abbreviate.hpp"
 #include "report/outputs.hpp"
 #include "runfolder/files.hpp"
 
@@ -88,11 +90,17 @@ std::vector<GridAxis> parse_server_grid(const std::string& text) {
       if (v.empty())
         throw std::invalid_argument(fmt::format(
             "--server-grid: '{}' has an empty value (expected {}=V1,V2)", axis.key, axis.key));
-      if (v.find_first_of("'\"` \t\\$;&|<>{}") != std::string::npos)
+      // An allow-list, not a block-list: a value is pasted into a shell command as it is, and a
+      // newline, '*', '~', '#' or '(' does something there too (issue 41: "x=1\nid" ran `id`).
+      const auto plain = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._+-:/@%", c);
+      };
+      if (!std::all_of(v.begin(), v.end(), plain))
         throw std::invalid_argument(fmt::format(
-            "--server-grid: value '{}' of '{}' holds a quote, space or shell character: "
-            "it is pasted into --server-cmd as it is, so give plain values",
-            v, axis.key));
+            "--server-grid: value '{}' of '{}' holds a character other than letters, digits and "
+            "._+-:/@% (a shell character, a space or a newline): it is pasted into --server-cmd "
+            "as it is, so give plain values",
+            printable(v), axis.key));
       if (std::find(axis.values.begin(), axis.values.end(), v) != axis.values.end())
         throw std::invalid_argument(fmt::format("--server-grid: '{}' lists {} twice", axis.key, v));
       axis.values.push_back(v);
