@@ -10,6 +10,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -269,7 +270,9 @@ TEST_F(CliTest, ServerLifecycleStartsWaitsStopsAndReadsTheLog) {
                       0);
   ASSERT_FALSE(rd.empty());
   auto r = result(rd);
-  EXPECT_EQ(std::string(r["server_process"]["stopped"].get_string().value()), "stopped by SIGTERM");
+  EXPECT_EQ(std::string(r["server_process"]["stopped"].get_string().value())
+                .rfind("stopped by SIGTERM (the process group ended ", 0),
+            0u);
   EXPECT_GT(r["server_process"]["log_summary"]["throughput_lines"].get_int64().value(), 0);
   EXPECT_GT(r["server_process"]["log_summary"]["spec_lines"].get_int64().value(), 0);
   const std::string server_log = slurp(rd / "logs/server.log");
@@ -280,6 +283,30 @@ TEST_F(CliTest, ServerLifecycleStartsWaitsStopsAndReadsTheLog) {
       << server_log.substr(0, 300);
   // The server is gone: nothing answers there any more.
   EXPECT_EQ(run_tokbench({"run", "--url", url, "--quiet"}).code, 1);
+}
+
+// Issue 41: /bin/sh forks the command and dies on SIGTERM at once; a server still draining under it
+// (here a process that takes 1.5 s after SIGTERM) gets --server-stop-grace-s, because the stop
+// waits for the process group, not its leader; and the run says how long it took.
+TEST_F(CliTest, AServerDrainingOnSigtermGetsItsGrace) {
+  const std::string port = std::to_string(unused_loopback_port());
+  const fs::path mark = dir_ / "drained";
+  const std::string cmd = "sh -c 'trap \"sleep 1.5; echo drained > " + mark.string() +
+                          "; exit 0\" TERM; while :; do sleep 0.1; done' & " +
+                          std::string(TOKBENCH_BINARY) + " serve-mock --port " + port +
+                          " --ttft-ms 1 --tpot-ms 1";
+  const auto rd =
+      run({"--server-cmd", cmd, "--url", "http://127.0.0.1:" + port + "/v1/chat/completions",
+           "--num-prompts", "2", "--max-tokens", "4"});
+  ASSERT_FALSE(rd.empty());
+  EXPECT_EQ(slurp(mark), "drained\n") << "the draining process was killed before it finished";
+  const std::string how(result(rd)["server_process"]["stopped"].get_string().value());
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(how, m,
+                                std::regex("^stopped by SIGTERM \\(the process group "
+                                           "ended ([0-9.]+) s after it\\)$")))
+      << how;
+  EXPECT_GE(std::stod(m[1].str()), 1.4) << how;
 }
 
 // kill -9 of tokbench in the middle of a --server-cmd run: its supervisor stops the server, so

@@ -151,20 +151,30 @@ void ServerProcess::start_and_wait() {
 
 std::string ServerProcess::stop() {
   if (pid_ <= 0) return "not running";
+  // The whole group has the grace, not only its leader: /bin/sh (dash) forks the command, dies
+  // on SIGTERM at once, and a `vllm serve` still draining under it would be SIGKILLed within
+  // milliseconds (issue 41). The leader is reaped as it ends; the group is gone when no process
+  // of it is left.
   kill(-pid_, SIGTERM);
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(s_.stop_grace_s);
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::duration<double>(s_.stop_grace_s);
+  bool leader = true;
   std::string how;
   while (true) {
     int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      how = "stopped by SIGTERM";
+    if (leader && waitpid(pid_, &status, WNOHANG) == pid_) leader = false;
+    if (!leader && kill(-pid_, 0) != 0) {
+      how = fmt::format(
+          "stopped by SIGTERM (the process group ended {:.1f} s after it)",
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       break;
     }
     if (std::chrono::steady_clock::now() > deadline) {
       kill(-pid_, SIGKILL);
-      waitpid(pid_, &status, 0);
-      how = fmt::format("killed with SIGKILL after ignoring SIGTERM for {} s", s_.stop_grace_s);
+      if (leader) waitpid(pid_, &status, 0);
+      how = fmt::format(
+          "killed with SIGKILL: {} still running {} s after SIGTERM (--server-stop-grace-s)",
+          leader ? "the command" : "a process it started", s_.stop_grace_s);
       break;
     }
     std::this_thread::sleep_for(20ms);
