@@ -36,6 +36,38 @@ TEST(Energy, CounterAndPowerAgreeOnAConstantDevice) {
   EXPECT_EQ(by_power.max_gap_s, 1);
 }
 
+// Issue 41: energy is never invented. A DCGM counter that does not move while the gauge reads
+// 500 W gave "0 J, known"; one that decreased at every scrape read as resets gave 2e10 J; a
+// negative power gave negative joules.
+TEST(Energy, SamplesThatContradictEachOtherGiveNoEnergy) {
+  auto stuck = constant(500, 1, 10, true);
+  for (auto& s : stuck) s.energy_j = 123456.0;  // cached: never refreshed inside the phase
+  auto e = energy_over(stuck, 2 * kS, 8 * kS, 2 * kS);
+  EXPECT_FALSE(e.known) << e.joules;
+  EXPECT_NE(e.why.find("the energy counter (0.0 J, mean 0.0 W) and the power gauge (3000.0 J, "
+                       "mean 500.0 W) disagree by more than 25%"),
+            std::string::npos)
+      << e.why;
+  auto backwards = constant(500, 1, 10, true);
+  for (auto& s : backwards) s.energy_j = 1e9 - static_cast<double>(s.t_ns) / kS;
+  for (auto& s : backwards) s.power_w.reset();  // no gauge to compare with: still refused
+  e = energy_over(backwards, 2 * kS, 8 * kS, 2 * kS);
+  EXPECT_FALSE(e.known) << e.joules;
+  EXPECT_NE(e.why.find("went back at 6 of 8 samples: it is not a counter"), std::string::npos)
+      << e.why;
+  auto negative = constant(-40, 1, 10, false);
+  e = energy_over(negative, 2 * kS, 8 * kS, 2 * kS);
+  EXPECT_FALSE(e.known) << e.joules;
+  EXPECT_NE(e.why.find("the power gauge read -40.0 W inside the phase"), std::string::npos)
+      << e.why;
+  // A counter within the tolerance of the gauge (refreshed a little late) is still the counter's.
+  auto late = constant(500, 1, 10, true);
+  for (auto& s : late) *s.energy_j -= 100;  // 0.2 s behind: the same difference at both edges
+  e = energy_over(late, 2 * kS, 8 * kS, 2 * kS);
+  ASSERT_TRUE(e.known) << e.why;
+  EXPECT_NEAR(e.joules, 3000, 1e-6);
+}
+
 TEST(Energy, TrapezoidsAreExactOnALinearRamp) {
   std::vector<PowerSample> v;
   for (int i = 0; i <= 10; ++i)

@@ -29,11 +29,12 @@ void EnergyMeter::add(const PowerSample& s) {
 // at the phase's edges and integrated by trapezoids.
 void EnergyMeter::step(Track& k, int64_t t, double v, bool counter) const {
   if (!k.any) {
-    k = Track{true, t, t, 0, 0, 0, v, 0};
+    k = Track{true, t, t, 0, 0, 0, v, 0, 0};
     return;
   }
   const int64_t t0 = k.prev_t;
   const double v0 = k.prev_v;
+  if (t >= start_ && t0 <= end_) k.min_v = std::min({k.min_v, v, v0});  // an interval in the phase
   if (!(t < start_ || t0 > end_)) {  // the gaps across the phase only
     k.max_gap = std::max(k.max_gap, t - t0);
     k.samples += t <= end_;
@@ -90,8 +91,44 @@ Energy EnergyMeter::finish() const {
     e.why = "the phase has no length";
     return e;
   }
-  if (counter_.any) return result(counter_, kEnergyFromCounter);
-  if (power_.any) return result(power_, kEnergyFromPower);
+  std::optional<Energy> from_power;
+  if (power_.any) {
+    from_power = result(power_, kEnergyFromPower);
+    if (from_power->known && power_.min_v < 0) {
+      from_power->known = false;
+      from_power->why = fmt::format(
+          "the power gauge read {:.1f} W inside the phase: a negative power cannot be true",
+          power_.min_v);
+    }
+  }
+  if (counter_.any) {
+    Energy e = result(counter_, kEnergyFromCounter);
+    if (!e.known) return e;
+    if (e.resets * 2 > e.samples) {  // a restart now and then is a reset; at most samples, not
+      e.known = false;
+      e.why = fmt::format(
+          "the energy counter went back at {} of {} samples: it is not a counter (a decreasing "
+          "or wrapping value)",
+          e.resets, e.samples);
+      return e;
+    }
+    if (from_power && from_power->known) {
+      const double seconds = static_cast<double>(end_ - start_) / 1e9;
+      const double gap = std::abs(e.joules - from_power->joules);
+      if (gap > kCounterPowerTolerance * std::max(std::abs(from_power->joules), 1.0)) {
+        e.known = false;
+        e.why = fmt::format(
+            "the energy counter ({:.1f} J, mean {:.1f} W) and the power gauge ({:.1f} J, mean "
+            "{:.1f} W) disagree by more than {:.0f}%: a stuck counter, or one refreshed slower "
+            "than "
+            "the scrapes (dcgm-exporter caches its samples); neither is taken",
+            e.joules, e.joules / seconds, from_power->joules, from_power->joules / seconds,
+            100 * kCounterPowerTolerance);
+      }
+    }
+    return e;
+  }
+  if (from_power) return *from_power;
   Energy e;
   e.why = "no power or energy sample";
   return e;

@@ -6,7 +6,11 @@
 // power over the sample times (trapezoids, the power interpolated linearly at the phase's edges).
 // Never an estimate that the samples do not cover: the phase must lie between two samples, and no
 // gap between samples inside it may exceed max_gap_ns; otherwise `known` is false and `why` says
-// so. Streaming (EnergyMeter): samples go in one at a time, so a day of samples costs no memory.
+// so. Never one the samples contradict either: a negative power, a counter that goes back at most
+// samples (not a counter), or a counter whose energy differs from the power gauge's integral by
+// more than kCounterPowerTolerance (a stuck counter, or one refreshed slower than the scrapes, as
+// dcgm-exporter caches its samples) leave `known` false with the reason. Streaming (EnergyMeter):
+// samples go in one at a time, so a day of samples costs no memory.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,6 +26,8 @@ struct PowerSample {
 
 inline constexpr const char* kEnergyFromCounter = "energy counter";
 inline constexpr const char* kEnergyFromPower = "power integrated over the samples (trapezoids)";
+/// How far the counter's joules may be from the power gauge's integral over the same phase.
+inline constexpr double kCounterPowerTolerance = 0.25;
 
 struct Energy {
   bool known = false;
@@ -46,6 +52,7 @@ class EnergyMeter {
     bool any = false;
     int64_t first_t = 0, prev_t = 0, max_gap = 0, samples = 0, resets = 0;
     double prev_v = 0, total = 0;
+    double min_v = 0;  ///< the lowest value inside the phase (a negative power cannot be true)
   };
   void step(Track& k, int64_t t, double v, bool counter) const;
   Energy result(const Track& k, const char* method) const;

@@ -40,7 +40,16 @@ std::string MockDevices::render() {
   std::lock_guard lock(mu_);
   advance(steady_now_ns());
   const int n = model_.devices;
-  const double each_w = model_.idle_w + model_.w_per_request * static_cast<double>(running_) / n;
+  const int64_t now = last_ns_;
+  // The mean power since the previous scrape; on the first, or within a millisecond of one, the
+  // power now (a token's joules are an instant that a window this short cannot average).
+  const double window_s = static_cast<double>(now - scraped_ns_) / 1e9;
+  const double each_w =
+      scraped_ns_ > 0 && window_s >= 1e-3
+          ? (joules_ - scraped_j_) / window_s / n
+          : model_.idle_w + model_.w_per_request * static_cast<double>(running_) / n;
+  scraped_ns_ = now;
+  scraped_j_ = joules_;
   const double each_j = joules_ / n;
   const double util = running_ > 0 ? 100.0 : 0.0;
   std::string out;

@@ -7,9 +7,9 @@
 //
 // split equally over the N devices. The energy counter (dcgm's, mJ) integrates it exactly: the
 // continuous part between every change of the running count, each token's joules when it is
-// made. The power gauge is the continuous part now (a token's joules are an instant, which a
-// gauge cannot show; the npu dialect has no counter, so with J per token > 0 its trapezoids see
-// only the continuous part: a stated limit of that dialect, as of a real exporter's gauge).
+// made. The power gauge, as a real one averages over its sampling window, is the mean power since
+// the previous scrape (the counter's joules over that time), so the gauge and the counter agree as
+// a real device's do, and tokbench's check that they agree is met by its own simulator.
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -44,6 +44,8 @@ class MockDevices {
   std::mutex mu_;
   int64_t last_ns_ = 0, running_ = 0;
   double joules_ = 0;
+  int64_t scraped_ns_ = 0;  // the previous render, and the joules then: the gauge's window
+  double scraped_j_ = 0;
 };
 
 }  // namespace tokbench::mock
