@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -62,6 +63,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   raise_descriptor_limit();
+  // A file-size limit (ulimit -f) must be a write error tokbench reports (exit 5, whole lines, the
+  // end marker), not a signal that kills it mid-line.
+  signal(SIGXFSZ, SIG_IGN);
   try {
     tokbench::cluster::init(&argc, &argv);  // MPI only when an MPI launcher started this process
   } catch (const std::exception& e) {
