@@ -127,6 +127,15 @@ TEST(MockRequest, ListContentUnknownFieldsAndMaxCompletionTokens) {
   EXPECT_FALSE(parse_request(R"({"model":"m"})", true, &why));
   EXPECT_NE(why.find("messages"), std::string::npos);
   EXPECT_FALSE(parse_request("nope", false, &why));
+  // As vLLM's SamplingParams (issue 41): a min_tokens above max_tokens is a 400, not served.
+  EXPECT_FALSE(
+      parse_request(R"({"model":"m","prompt":"a","max_tokens":8,"min_tokens":9})", false, &why));
+  EXPECT_EQ(why, "min_tokens must be less than or equal to max_tokens=8, got 9");
+  EXPECT_FALSE(parse_request(R"({"model":"m","prompt":"a","min_tokens":-5})", false, &why));
+  EXPECT_EQ(why, "min_tokens must be greater than or equal to 0, got -5");
+  EXPECT_TRUE(
+      parse_request(R"({"model":"m","prompt":"a","max_tokens":8,"min_tokens":8})", false, &why))
+      << why;
 }
 
 class MockServerTest : public ::testing::Test {

@@ -352,6 +352,16 @@ std::optional<CompletionRequest> parse_request(const std::string& body, bool cha
   r.max_tokens = int_field(o, "max_completion_tokens");
   if (r.max_tokens < 0) r.max_tokens = int_field(o, "max_tokens");
   r.min_tokens = int_field(o, "min_tokens");
+  // vLLM's SamplingParams checks (400): a min_tokens no cap allows is refused, not served.
+  if (r.min_tokens < -1) {  // int_field's -1: absent
+    *error = fmt::format("min_tokens must be greater than or equal to 0, got {}", r.min_tokens);
+    return std::nullopt;
+  }
+  if (r.max_tokens > 0 && r.min_tokens > r.max_tokens) {
+    *error = fmt::format("min_tokens must be less than or equal to max_tokens={}, got {}",
+                         r.max_tokens, r.min_tokens);
+    return std::nullopt;
+  }
   r.ignore_eos = bool_field(o, "ignore_eos");
   if (chat) {
     if (!parse_messages(o, body.size(), r, error)) return std::nullopt;
