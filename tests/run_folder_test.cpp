@@ -272,6 +272,9 @@ TEST(RunFolder, TwoRunsInTheSameSecondGetTwoFolders) {
   EXPECT_NE(a, b);
   EXPECT_TRUE(fs::is_directory(a / "configs"));
   EXPECT_TRUE(fs::is_directory(b / "configs"));
+  // The owner's alone (issue 41): a run folder holds prompts, outputs and server logs.
+  EXPECT_EQ(fs::status(a).permissions() & (fs::perms::group_all | fs::perms::others_all),
+            fs::perms::none);
   // At the same instant too: a check-then-create would hand two racing runs one folder.
   constexpr int kRuns = 16;
   std::vector<fs::path> got(kRuns);

@@ -26,9 +26,10 @@ fs::path make_run_dir(const std::string& output_dir, std::time_t now) {
     throw std::runtime_error(fmt::format(
         "cannot create --output-dir '{}': {} (pick a writable folder)", output_dir, ec.message()));
   }
-  // mkdir() is the claim: two runs started in the same second each get a folder of their own.
+  // mkdir() is the claim: two runs started in the same second each get a folder of their own. The
+  // owner's alone (0700): it holds the prompts sent, the outputs and the server's log.
   fs::path dir = fs::path(output_dir) / stamp;
-  for (int i = 1; ::mkdir(dir.c_str(), 0755) != 0; ++i) {
+  for (int i = 1; ::mkdir(dir.c_str(), 0700) != 0; ++i) {
     if (errno != EEXIST || i > 10'000) {
       throw std::runtime_error(fmt::format("cannot create '{}': {} (pick a writable --output-dir)",
                                            dir.string(), std::strerror(errno)));
