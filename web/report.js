@@ -223,5 +223,16 @@ if (D.turns && D.turns.length) {  // multi-turn sessions: what each turn costs a
              {name: 'input tokens', type: 'bar', yAxisIndex: 1, data: T.map((t) => t.input_tokens)},
              {name: 'cached tokens', type: 'bar', yAxisIndex: 1, data: T.map((t) => t.cached_tokens)}]});
 } else document.getElementById('turns').style.display = 'none';
+// What the browser test reads of the drawn charts' layout: each chart's legend place, its value
+// axes' lowest bound and tick labels, and how the scraped gauges are drawn.
+window.TOKBENCH.layout = Object.entries(window.TOKBENCH.charts).map(([id, c]) => {
+  const o = c.getOption();
+  const ys = (o.yAxis || []).filter((a) => a.type === 'value');
+  return `${id}:legend=${o.legend && o.legend.length ? (o.legend[0].bottom === 0 ? 'bottom' : 'top') : 'none'}` +
+    `,ymin=${ys.map((a) => a.min).join('/')}` +
+    `,ticks=${ys.length && ys.every((a) => a.axisLabel && a.axisLabel.formatter) ? 'short' : 'raw'}` +
+    (id === 'server' ? `,gauges=${o.series.filter((s) => /scraped/.test(s.name)).map((s) => s.type).join('/')}` : '');
+}).join(';');
+window.TOKBENCH.tick_example = tick(0.1 * 46);  // 4.6000000000000005 in floating point
 window.TOKBENCH.render_ms = performance.now() - t0;
 window.TOKBENCH.rendered = true;

@@ -87,7 +87,8 @@ dport=$port
   --output-dir "$OUT/devices" >/dev/null
 # The energy and the cost as text on the page, not a canvas subtitle.
 node "$HERE/check_page.js" "$(ls "$OUT"/devices/*/performances/*/builtin_plot.html)" TOKBENCH devices \
-  'energy_cost~J/output token' 'energy_cost~/M output tokens'
+  'energy_cost~J/output token' 'energy_cost~/M output tokens' tick_example=4.6 \
+  'layout~devices:legend=bottom,ymin=0/0,ticks=short' 'layout~server:legend=bottom,ymin=0' 'layout~gauges=scatter/scatter'
 # A priced sweep: its cost against per-user speed drawn.
 "$BIN" run --url "http://127.0.0.1:$dport" --concurrency 1,4 --num-prompts 8 --max-tokens 16 --ignore-eos --quiet \
   --telemetry "http://127.0.0.1:$dport/device-metrics" --telemetry-interval-ms 100 --price-per-device-hour 2 \
