@@ -2,7 +2,10 @@
 // dialect names is listed, never guessed.
 #include "probe/telemetry.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <chrono>
 
 namespace tokbench::probe {
 namespace {
@@ -38,6 +41,31 @@ TEST(Telemetry, DcgmPerGpuWithEnergyInJoules) {
   EXPECT_FALSE(s.devices[1].energy_j.has_value());
   EXPECT_EQ(s.not_recognised, std::vector<std::string>{"my_vendor_power_watts"})
       << "listed, never guessed";
+}
+
+// Issue 41: a series given twice for one device kept the last value (9,999 W) silently; it is
+// counted and named now. An exporter of many devices is read in time linear in its size, and past
+// kMaxDevicesRead devices the rest are counted, not read.
+TEST(Telemetry, DuplicatedSeriesAreNamedAndManyDevicesAreBounded) {
+  const auto dup = read_telemetry(
+      parse_text("DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-aa\",Hostname=\"h1\"} 512\n"
+                 "DCGM_FI_DEV_POWER_USAGE{gpu=\"0\",UUID=\"GPU-aa\",Hostname=\"h1\"} 9999\n"
+                 "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-aa\",Hostname=\"h1\"} 50\n"));
+  ASSERT_EQ(dup.devices.size(), 1u);
+  EXPECT_EQ(dup.duplicated, 1);
+  EXPECT_EQ(dup.duplicated_example, "DCGM_FI_DEV_POWER_USAGE of gpu 0 (GPU-aa, h1)");
+  std::string many;
+  constexpr int kDevices = 20'000;
+  for (int i = 0; i < kDevices; ++i)
+    for (const char* m : {"DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_GPU_UTIL"})
+      many += fmt::format("{}{{gpu=\"{}\",UUID=\"GPU-{}\",Hostname=\"h\"}} 1\n", m, i, i);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto s = read_telemetry(parse_text(many));
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(s.devices.size(), kMaxDevicesRead);
+  EXPECT_EQ(s.devices_past_cap, 2 * (kDevices - static_cast<int64_t>(kMaxDevicesRead)));
+  EXPECT_EQ(s.duplicated, 0);
+  EXPECT_LT(took, 5.0) << "a scan per sample made 200,000 devices take minutes";
 }
 
 TEST(Telemetry, AscendNpuExporterPerChip) {

@@ -126,6 +126,22 @@ TEST_F(TelemetryViewTest, DevicesStatisticsAndEnergyOverThePhase) {
   EXPECT_NE(lines[1].find("900.0 J over 1.50 s (energy counter"), std::string::npos) << lines[1];
 }
 
+// A scrape that held a series twice (issue 41: the last value, 9,999 W, was kept silently): said,
+// with the first one.
+TEST_F(TelemetryViewTest, ASeriesGivenTwiceIsNamed) {
+  scrapes(1800, 300);
+  out_ << R"({"kind":"scrape","source":0,"t_ns":1790000000,"devices":[],"duplicated":2,)"
+       << R"("duplicated_example":"DCGM_FI_DEV_POWER_USAGE of gpu 0"})"
+       << "\n";
+  const TelemetryView v = read({250 * kMs, 1750 * kMs});
+  std::string notes;
+  for (const auto& n : v.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("gave a series twice for one device in a scrape (2 time(s), the first "
+                       "DCGM_FI_DEV_POWER_USAGE of gpu 0): the last value was kept"),
+            std::string::npos)
+      << notes;
+}
+
 TEST_F(TelemetryViewTest, AnExporterThatStopsLeavesEnergyUnknownAndSaysWhy) {
   scrapes(800, 300);
   out_ << R"({"kind":"error","source":0,"t_ns":900000000,"error":"Connection refused"})"

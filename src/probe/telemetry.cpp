@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 
 namespace tokbench::probe {
 
@@ -129,9 +131,18 @@ TelemetryScrape read_telemetry(const std::vector<Sample>& samples) {
   std::set<std::string> unknown;
   std::vector<std::optional<double>> free_mib;  // DCGM reports used and free: total is their sum
   std::vector<std::optional<double>> host_total, host_available;
-  auto reading = [&](const std::string& device, ExporterDialect d) -> size_t {
-    for (size_t i = 0; i < out.devices.size(); ++i)
-      if (out.devices[i].device == device && out.devices[i].dialect == d) return i;
+  // Devices by (dialect, name): a lookup per sample, not a scan (200,000 devices made it
+  // quadratic and held a finished run for minutes).
+  std::unordered_map<std::string, size_t> index;
+  std::vector<uint64_t> seen;  // per device, the fields set so far (a bit per Field)
+  auto reading = [&](const std::string& device, ExporterDialect d) -> std::optional<size_t> {
+    std::string key = device;
+    key += '\x1f';
+    key += static_cast<char>('0' + static_cast<int>(d));
+    if (const auto it = index.find(key); it != index.end()) return it->second;
+    if (out.devices.size() >= kMaxDevicesRead) return std::nullopt;
+    index.emplace(std::move(key), out.devices.size());
+    seen.push_back(0);
     DeviceReading fresh;
     fresh.device = device;
     fresh.dialect = d;
@@ -151,8 +162,21 @@ TelemetryScrape read_telemetry(const std::vector<Sample>& samples) {
     }
     if (std::find(out.dialects.begin(), out.dialects.end(), k->dialect) == out.dialects.end())
       out.dialects.push_back(k->dialect);
-    const size_t i = reading(device_of(s, k->dialect), k->dialect);
+    const auto at = reading(device_of(s, k->dialect), k->dialect);
+    if (!at) {
+      ++out.devices_past_cap;
+      continue;
+    }
+    const size_t i = *at;
     DeviceReading& r = out.devices[i];
+    // A series the scrape already gave for this device (summed families aside): said, the last
+    // value kept as before.
+    const bool summed =
+        k->field == Field::HostCpu || k->field == Field::HostRx || k->field == Field::HostTx;
+    const uint64_t bit = uint64_t{1} << (static_cast<unsigned>(k->field) % 64);
+    if (!summed && (seen[i] & bit) && out.duplicated++ == 0)
+      out.duplicated_example = fmt::format("{} of {}", s.name, r.device);
+    seen[i] |= bit;
     switch (k->field) {
       case Field::Power:
         r.power_w = s.value;

@@ -30,9 +30,18 @@ struct DeviceReading {
   std::optional<bool> healthy;  ///< npu-exporter's health status
 };
 
+/// Devices read from one scrape at most: an exporter of 200,000 devices must not hold a run (the
+/// ones past it are counted, not read).
+inline constexpr size_t kMaxDevicesRead = 4096;
+
 struct TelemetryScrape {
   std::vector<ExporterDialect> dialects;  ///< recognised in this scrape, in first-seen order
   std::vector<DeviceReading> devices;     ///< one per device, in first-seen order
+  int64_t devices_past_cap = 0;           ///< samples of devices past kMaxDevicesRead, not read
+  /// A series the scrape holds twice for one device (the last value is kept): how many, and the
+  /// first one's name and device.
+  int64_t duplicated = 0;
+  std::string duplicated_example;
   std::vector<std::string>
       not_recognised;  ///< metric families no dialect names (exporters' own go_*, ... included)
 };

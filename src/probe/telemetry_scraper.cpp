@@ -67,8 +67,13 @@ std::string scrape_line(size_t source, int64_t t_ns, const TelemetryScrape& s) {
     w.end_object();
   }
   w.end_array();
-  if (s.devices.size() > kMaxDevicesPerScrape)
-    w.field("devices_dropped", static_cast<int64_t>(s.devices.size() - kMaxDevicesPerScrape));
+  if (s.devices.size() > kMaxDevicesPerScrape || s.devices_past_cap > 0)
+    w.field(
+        "devices_dropped",
+        static_cast<int64_t>(s.devices.size() - std::min(s.devices.size(), kMaxDevicesPerScrape)) +
+            s.devices_past_cap);
+  if (s.duplicated > 0)
+    w.field("duplicated", s.duplicated).field("duplicated_example", s.duplicated_example);
   return w.end_object().take();
 }
 

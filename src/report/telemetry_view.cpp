@@ -101,6 +101,10 @@ class Reader {
       } else if (kind == "scrape") {
         ++s->scrapes;
         s->last_answer_s = t_s;
+        if (const int64_t dup = json::int_or(e, "duplicated", 0); dup > 0) {
+          if (s->duplicated == 0) s->duplicated_example = str(e, "duplicated_example");
+          s->duplicated += dup;
+        }
         simdjson::dom::array devices;
         if (e["devices"].get(devices) == simdjson::SUCCESS)
           for (auto d : devices) reading(source, s->name, t, d);
@@ -313,11 +317,20 @@ class Reader {
   void source_notes() {
     const double phase_end_s = static_cast<double>(phase_.end_ns - t0_) / 1e9;
     for (const auto& s : v_.sources) {
-      if (s.scrapes == 0) {
-        v_.notes.push_back(fmt::format("telemetry {} never answered{}", s.name,
-                                       s.first_error.empty() ? "" : ": " + s.first_error));
+      if (s.scrapes == 0) {  // unreachable, or it answered what could not be read
+        v_.notes.push_back(
+            s.errors > 0
+                ? fmt::format("telemetry {}: no scrape of it could be read ({} attempt(s); the "
+                              "first: {})",
+                              s.name, s.errors, s.first_error)
+                : fmt::format("telemetry {} was never scraped", s.name));
         continue;
       }
+      if (s.duplicated > 0)
+        v_.notes.push_back(fmt::format(
+            "telemetry {} gave a series twice for one device in a scrape ({} time(s), the first "
+            "{}): the last value was kept; check the exporter's configuration",
+            s.name, s.duplicated, s.duplicated_example));
       if (s.dialects.empty())
         v_.notes.push_back(fmt::format(
             "telemetry {}: no metric name it serves is known (not recognised: {} families); "

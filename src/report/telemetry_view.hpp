@@ -79,7 +79,9 @@ struct TelemetrySource {
   std::vector<std::string> not_recognised;  ///< metric families no dialect names (the first 100)
   int64_t not_recognised_total = 0;
   int64_t scrapes = 0, errors = 0;
-  std::string first_error;                       ///< "" = none
+  int64_t duplicated = 0;          ///< series given twice for one device in a scrape (summed)
+  std::string duplicated_example;  ///< the first: "DCGM_FI_DEV_POWER_USAGE of gpu 0 (...)"
+  std::string first_error;         ///< "" = none
   double first_error_s = 0, last_answer_s = -1;  ///< on the page's time axis (-1: never answered)
 };
 
