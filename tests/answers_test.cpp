@@ -6,9 +6,11 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <string>
 
+#include "core/answer_regex.hpp"
 #include "support/gsm8k_fixture.hpp"
 #include "support/temp_dir.hpp"
 
@@ -99,6 +101,31 @@ TEST(Score, EachKindByItsRuleAndNoReferenceIsUnscored) {
   EXPECT_TRUE(score_answer(exact, "  Paris\n")->right);
   EXPECT_FALSE(score_answer(exact, "Paris, France")->right);
   EXPECT_FALSE(score_answer(core::AnswerKey{}, "anything"));
+}
+
+// A backtracking answer_regex is bounded: exponential ("(a+)+$") stops at the match limit, and one
+// whose every start position stays under it (quadratic, "a*a*b\d": 9 minutes on 20,000 characters
+// unbounded) at the time budget; both are unscored, never "wrong", and a plain one still matches.
+TEST(Score, ARegexPastItsBoundsIsUnscoredNotWrong) {
+  using K = core::AnswerKey::Kind;
+  const std::string long_run = std::string(200'000, 'a') + "b";
+  const auto exponential = score_answer({K::Regex, "(a+)+$", 0}, long_run);
+  EXPECT_TRUE(exponential->regex_limit);
+  EXPECT_FALSE(exponential->extracted);
+  EXPECT_FALSE(exponential->right);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto quadratic = core::regex_search("a*a*b\\d", std::string(20'000, 'a') + "b", 100);
+  EXPECT_EQ(quadratic.status, core::RegexFound::Status::Limit);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+  const auto found = score_answer({K::Regex, "\\b(\\d+) apples", 0}, "I have 12 apples");
+  EXPECT_TRUE(found->right);
+  EXPECT_EQ(found->extracted, "12 apples");
+  EXPECT_FALSE(found->regex_limit);
+  EXPECT_EQ(score_answer({K::Regex, "pears", 0}, long_run)->extracted, "");  // no match: wrong
+  // Leading verbs and comments are searched as written.
+  EXPECT_TRUE(score_answer({K::Regex, "(*UTF)caf\u00e9", 0}, "un caf\u00e9")->right);
+  EXPECT_TRUE(score_answer({K::Regex, "(?x) \\d+ # a comment", 0}, "it is 42")->right);
+  EXPECT_FALSE(score_answer({K::Regex, "a)(b", 0}, "a)(b")->right);  // invalid: never matches
 }
 
 TEST(Wilson, MatchesHandComputedIntervals) {

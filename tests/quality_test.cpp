@@ -57,6 +57,44 @@ TEST(Quality, AccuracyCountsOnlyTheScoredAndSaysTheRest) {
   EXPECT_NE(q.warnings()[0].find("1 output(s) gave no answer"), std::string::npos);
 }
 
+// The bounded checks' two ways of not scoring (runner/recorder, core/answer_regex) are counted
+// apart from "the rule read nothing", each with its own warning, and in result.json.
+TEST(Quality, RegexLimitAndUnreadOutputsAreCountedApart) {
+  QualityPass pass(kOpenAi, "length");
+  pass.add(scored(AnswerMark::Right));
+  pass.add(scored(AnswerMark::Unscored));
+  RequestRecord limited = scored(AnswerMark::Unscored);
+  limited.not_checked = record::NotChecked::RegexLimit;
+  pass.add(limited);
+  for (int i = 0; i < 2; ++i) {
+    RequestRecord unread = scored(AnswerMark::Unscored);
+    unread.not_checked = record::NotChecked::Backlog;
+    pass.add(unread);
+  }
+  const Quality q = pass.finish();
+  EXPECT_EQ(q.answers.unscored, 4);
+  EXPECT_EQ(q.answers.regex_limit, 1);
+  EXPECT_EQ(q.answers.backlog, 2);
+  EXPECT_EQ(q.integrity.unread, 2);
+  EXPECT_NE(q.accuracy_text().find("4 unscored (1 regex limit, 2 not read: checks behind)"),
+            std::string::npos)
+      << q.accuracy_text();
+  const auto w = q.warnings();
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_EQ(w[0].rfind("1 output(s) gave no answer", 0), 0u) << w[0];
+  EXPECT_EQ(w[1].rfind("1 output(s) are unscored (regex limit)", 0), 0u) << w[1];
+  EXPECT_EQ(w[2].rfind("2 of 5 output(s) were let go unread", 0), 0u) << w[2];
+  JsonWriter json;
+  json.begin_object();
+  report::write_quality_json(json, q);
+  json.end_object();
+  simdjson::dom::parser p;
+  const simdjson::dom::element doc = p.parse(json.take()).value();
+  EXPECT_EQ(doc["quality"]["answers"]["unscored_regex_limit"].get_int64().value(), 1);
+  EXPECT_EQ(doc["quality"]["answers"]["unscored_not_read"].get_int64().value(), 2);
+  EXPECT_EQ(doc["quality"]["integrity"]["not_read"].get_int64().value(), 2);
+}
+
 TEST(Quality, EachIntegrityProblemIsCountedByItsOwnRule) {
   QualityPass pass(kOpenAi, "length");
   pass.add(output());

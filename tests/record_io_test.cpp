@@ -87,6 +87,16 @@ TEST(RecordIo, OutputChecksRoundTrip) {
   const std::string unscored = to_json_line(r, "d");
   EXPECT_NE(unscored.find("\"answer\":null,\"right\":null"), std::string::npos) << unscored;
   EXPECT_EQ(from_json_line(unscored).answer_mark, AnswerMark::Unscored);
+  for (const auto why : {record::NotChecked::RegexLimit, record::NotChecked::Backlog}) {
+    r.not_checked = why;
+    const std::string line = to_json_line(r, "d");
+    EXPECT_NE(line.find("\"not_checked\":\"" + std::string(not_checked_name(why)) + "\""),
+              std::string::npos)
+        << line;
+    EXPECT_EQ(from_json_line(line).not_checked, why);
+  }
+  r.not_checked = record::NotChecked::No;
+  EXPECT_EQ(to_json_line(r, "d").find("not_checked"), std::string::npos);
   r.answer_mark = AnswerMark::Right;
   EXPECT_EQ(from_json_line(to_json_line(r, "d")).answer_mark, AnswerMark::Right);
 }

@@ -347,5 +347,61 @@ TEST(Recorder, WritesEveryRecordAndHoldsNone) {
   fs::remove_all(dir);
 }
 
+// --check-answers cannot grow memory or hold the run's end: with checks far slower than the load
+// (a regex that spends its whole budget on each 1 MiB output), no more than the backlog bound of
+// text waits, the rest is let go unread and says so, and drain() gives up at its deadline.
+TEST(Recorder, SlowChecksAreBoundedAndTheUnreadSaySo) {
+  const fs::path dir = testing::fresh_test_dir("tokbench_runner_recorder_backlog");
+  const int n = 96;  // 96 MiB of output offered; the bound is 64 MiB
+  {
+    Recorder rec(dir, "ds", nullptr, {}, OutputChecks{true, 0});
+    for (int i = 0; i < n; ++i) {
+      auto r = testing::stream_record(0, {{10, record::ChunkKind::Content}}, 21, 2, 4);
+      r.index = i;
+      r.answer_key = core::AnswerKey{core::AnswerKey::Kind::Regex, "a*a*b\\d", 0};
+      r.output_text = std::string(size_t{1} << 20, 'a') + "b";  // quadratic: runs to the budget
+      rec.add(std::move(r));
+      EXPECT_LE(rec.text_waiting(), kMaxCheckBacklogBytes);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    rec.drain(nullptr, std::chrono::milliseconds(300));
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(waited, 20.0);  // one budget past the deadline, not 96 of them
+    EXPECT_EQ(rec.written(), n);
+    EXPECT_GE(rec.unchecked(), n - 64);  // past the bound at least, and the deadline's rest
+    EXPECT_LT(rec.unchecked(), n);       // the first ones were read
+  }
+  std::ifstream in(dir / "ds_details.jsonl");
+  int64_t unread = 0, limited = 0;
+  for (std::string l; std::getline(in, l);) {
+    unread += l.find(R"("not_checked":"backlog")") != std::string::npos;
+    limited += l.find(R"("not_checked":"regex limit")") != std::string::npos;
+    EXPECT_NE(l.find(R"("right":null)"), std::string::npos) << l;  // unscored, never "wrong"
+  }
+  EXPECT_GE(unread, n - 64);
+  EXPECT_EQ(unread + limited, n);
+  fs::remove_all(dir);
+}
+
+TEST(Recorder, AStopSignalLetsTheWaitingChecksGo) {
+  const fs::path dir = testing::fresh_test_dir("tokbench_runner_recorder_stop");
+  Recorder rec(dir, "ds", nullptr, {}, OutputChecks{true, 0});
+  for (int i = 0; i < 40; ++i) {
+    auto r = testing::stream_record(0, {{10, record::ChunkKind::Content}}, 21, 2, 4);
+    r.index = i;
+    r.answer_key = core::AnswerKey{core::AnswerKey::Kind::Regex, "a*a*b\\d", 0};
+    r.output_text = std::string(size_t{1} << 19, 'a') + "b";
+    rec.add(std::move(r));
+  }
+  const std::atomic<int> stop{1};  // Ctrl-C: client::kDrain
+  const auto t0 = std::chrono::steady_clock::now();
+  rec.drain(&stop);  // the 30 s deadline is not what ends it
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+  EXPECT_EQ(rec.held(), 0);
+  EXPECT_GT(rec.unchecked(), 0);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace tokbench::runner

@@ -111,6 +111,7 @@ class CurlTransport final : public Transport {
   void start(Slot& s) override {
     CURL* e = easy_[s.id].handle;
     easy_[s.id].errbuf[0] = '\0';
+    easy_[s.id].issued = 0;
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, s.req.body.data());
     curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(s.req.body.size()));
     curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 0L);
@@ -150,6 +151,11 @@ class CurlTransport final : public Transport {
     bool stray =
         false;  // its kept-alive connection held bytes nobody asked for: start again on a new one
     CurlTransport* owner = nullptr;
+    // Times this attempt's request went out. libcurl sends a request again, unasked, when the
+    // kept-alive connection it was sent on closes before any answer (RFC 9110 §9.2.2 warns
+    // against repeating a POST): more than one here is recorded as `resent`, as the socket
+    // transport records its own.
+    int issued = 0;
     // With a request-id header: the shared headers and, last, this request's id (rewritten per
     // request; libcurl reads the list when the request goes out).
     curl_slist* headers = nullptr;
@@ -172,6 +178,7 @@ class CurlTransport final : public Transport {
       easy.stray = true;
       return CURL_PREREQFUNC_ABORT;
     }
+    ++easy.issued;
     return CURL_PREREQFUNC_OK;
   }
 
@@ -339,6 +346,7 @@ class CurlTransport final : public Transport {
     r.request_start_ns = at(CURLINFO_PRETRANSFER_TIME_T);
     if (r.connects == 0)
       r.dns_done_ns = r.connect_done_ns = r.sent_ns;  // reused: nothing to set up
+    if (easy_[s.id].issued > 1) r.resent = true;
   }
 
   void reap() {

@@ -156,9 +156,11 @@ std::optional<ScoredAnswer> score_answer(const core::AnswerKey& key, std::string
     }
     case K::Regex: {  // right when the output matches; what matched is the answer ("" = no match:
                       // wrong)
-      const auto found = core::regex_search(key.reference, output);
-      s.extracted = found.value_or("");
-      s.right = found.has_value();
+      using Status = core::RegexFound::Status;
+      const core::RegexFound found = core::regex_search(key.reference, output);
+      s.regex_limit = found.status == Status::Limit;
+      if (!s.regex_limit) s.extracted = found.text;
+      s.right = found.status == Status::Match;
       return s;
     }
     case K::Exact: {

@@ -42,9 +42,11 @@ std::optional<char> choice_letter(std::string_view text, int choices);
 struct ScoredAnswer {
   std::optional<std::string> extracted;
   bool right = false;
+  bool regex_limit = false;  ///< the answer_regex hit its match limit or time budget: unscored
 };
 /// Regex: right when the output matches the pattern anywhere; what matched is the answer, and a
-/// text that does not match is wrong (its answer ""), never unscored.
+/// text that does not match is wrong (its answer ""); a search stopped by its bounds
+/// (core/answer_regex) is unscored, never wrong.
 /// nullopt when the key is None (no reference: not scored).
 std::optional<ScoredAnswer> score_answer(const core::AnswerKey& key, std::string_view output);
 

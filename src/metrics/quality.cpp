@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "core/answer_regex.hpp"
+
 namespace tokbench::metrics {
 
 QualityPass::QualityPass(std::string finish_reasons, std::string cap_reason)
@@ -35,6 +37,8 @@ void QualityPass::add(const record::RequestRecord& r) {
       break;
     case AnswerMark::Unscored:
       ++a.unscored;
+      a.regex_limit += r.not_checked == record::NotChecked::RegexLimit;
+      a.backlog += r.not_checked == record::NotChecked::Backlog;
       break;
     case AnswerMark::None:
       break;
@@ -43,6 +47,7 @@ void QualityPass::add(const record::RequestRecord& r) {
   Integrity& in = q_.integrity;
   ++in.outputs;
   if (r.output_chars == 0) ++in.empty;
+  in.unread += r.not_checked == record::NotChecked::Backlog;
   if (!r.ignore_eos_sent && !cap_reason_.empty() && r.finish_reason == cap_reason_) ++in.truncated;
   if (r.repeating >= 0 || r.valid_utf8 >= 0) {
     ++in.text_checked;
@@ -75,6 +80,13 @@ std::string Quality::accuracy_text() const {
                         w.p, w.low, w.high, answers.right, answers.scored())
           : std::string("accuracy n/a (no output could be scored");
   out += fmt::format("; {} unscored", answers.unscored);
+  if (answers.regex_limit + answers.backlog > 0) {
+    std::string why;
+    if (answers.regex_limit > 0) why = fmt::format("{} regex limit", answers.regex_limit);
+    if (answers.backlog > 0)
+      why += fmt::format("{}{} not read: checks behind", why.empty() ? "" : ", ", answers.backlog);
+    out += " (" + why + ")";
+  }
   if (answers.failed > 0) out += fmt::format("; {} failed, not scored", answers.failed);
   return out + ")";
 }
@@ -82,12 +94,26 @@ std::string Quality::accuracy_text() const {
 std::vector<std::string> Quality::warnings() const {
   std::vector<std::string> out;
   const Integrity& in = integrity;
-  if (answers.unscored > 0)
+  const int64_t unread_answer = answers.unscored - answers.regex_limit - answers.backlog;
+  if (unread_answer > 0)
     out.push_back(
         fmt::format("{} output(s) gave no answer the rule could read: unscored, outside the "
                     "accuracy (\"right\": "
                     "null in the details; --keep-outputs N writes outputs to read)",
-                    answers.unscored));
+                    unread_answer));
+  if (answers.regex_limit > 0)
+    out.push_back(fmt::format(
+        "{} output(s) are unscored (regex limit): the answer_regex hit PCRE2's match limit ({} "
+        "steps) or its {} ms budget (\"not_checked\": \"regex limit\" in the details); a "
+        "pattern without nested repeats, such as (a+)+, searches in linear time",
+        answers.regex_limit, core::kRegexMatchLimit, core::kRegexBudgetMs));
+  if (in.unread > 0)
+    out.push_back(fmt::format(
+        "{} of {} output(s) were let go unread (\"not_checked\": \"backlog\"): the checks fell "
+        "behind the load (more text waiting than the recorder holds), or the run's end or a stop "
+        "signal did not wait for "
+        "them; their answers are unscored, and their text is not in the integrity counts",
+        in.unread, in.outputs));
   if (in.empty > 0 && !all_empty())
     out.push_back(
         fmt::format("{} of {} successful output(s) were empty (no generated text): output_chars 0 "

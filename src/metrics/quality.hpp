@@ -24,8 +24,10 @@ inline constexpr size_t kMaxProbeHashes = 4096;
 
 struct AnswerTally {
   int64_t right = 0, wrong = 0;
-  int64_t unscored = 0;  ///< answered, but the rule read no answer from the output
-  int64_t failed = 0;    ///< requests with a reference that failed: no output to score
+  int64_t unscored = 0;     ///< answered, but the rule read no answer from the output
+  int64_t regex_limit = 0;  ///< of the unscored: the answer_regex hit its match limit or budget
+  int64_t backlog = 0;      ///< of the unscored: let go unread, the checks being behind
+  int64_t failed = 0;       ///< requests with a reference that failed: no output to score
   int64_t scored() const { return right + wrong; }
   bool any() const { return right + wrong + unscored + failed > 0; }
   WilsonInterval interval() const { return wilson_interval(right, scored()); }
@@ -36,7 +38,8 @@ struct Integrity {
   int64_t empty = 0;    ///< no generated text, reasoning or tool call
   int64_t truncated =
       0;  ///< ended by the output cap (finish reason "length" or the API's word) without ignore_eos
-  int64_t text_checked = 0;     ///< outputs whose text was read (--check-answers)
+  int64_t text_checked = 0;  ///< outputs whose text was read (--check-answers)
+  int64_t unread = 0;  ///< outputs let go unread: the checks fell behind (runner/recorder's bounds)
   int64_t repeating = 0;        ///< of those: runaway repetition at the end (metrics/answers' rule)
   int64_t invalid_utf8 = 0;     ///< of those: not well-formed UTF-8
   int64_t unknown_finish = 0;   ///< a finish reason the API does not define

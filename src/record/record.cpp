@@ -30,4 +30,16 @@ std::optional<Outcome> outcome_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view not_checked_name(NotChecked n) {
+  switch (n) {
+    case NotChecked::RegexLimit:
+      return "regex limit";
+    case NotChecked::Backlog:
+      return "backlog";
+    case NotChecked::No:
+      break;
+  }
+  return "";
+}
+
 }  // namespace tokbench::record

@@ -35,6 +35,11 @@ enum class Outcome {
 /// How an output fared against its dataset line's reference (--check-answers; metrics/answers).
 /// None: no reference, or answers were not checked. Unscored: the rule read no answer from it.
 enum class AnswerMark : char { None, Right, Wrong, Unscored };
+/// Why an output was not read in full (details' "not_checked"): RegexLimit: its answer_regex hit
+/// the match limit or the time budget (core/answer_regex), so the answer is unscored; Backlog: the
+/// checks fell behind (runner/recorder's bounds) and the text was let go unread.
+enum class NotChecked : char { No, RegexLimit, Backlog };
+std::string_view not_checked_name(NotChecked n);
 
 enum class ChunkKind : char {
   Role = 'R',       ///< role-only delta (vLLM's first chunk), no generated text
@@ -132,7 +137,8 @@ struct RequestRecord {
   std::string answer;      ///< what the rule read from the output ("" = nothing)
   int8_t repeating = -1;   ///< runaway repetition at the output's end: 1 or 0; -1 = not checked
   int8_t valid_utf8 = -1;  ///< the output is well-formed UTF-8: 1 or 0; -1 = not checked
-  bool probe = false;      ///< a --determinism-probe request (the same prompt as every other probe)
+  NotChecked not_checked = NotChecked::No;
+  bool probe = false;  ///< a --determinism-probe request (the same prompt as every other probe)
   std::string output_hash;  ///< probes: FNV-1a 64 of the output text, 16 hex digits ("" = none)
 
   bool ok() const { return outcome == Outcome::Ok; }

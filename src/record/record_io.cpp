@@ -93,6 +93,7 @@ enum class Top : size_t {
   Right,
   Repeating,
   ValidUtf8,
+  NotChecked,
   Probe,
   OutputHash,
   TimingNs,
@@ -128,6 +129,7 @@ constexpr std::array<std::string_view, static_cast<size_t>(Top::Unknown)> kTopKe
     "right",
     "repeating",
     "valid_utf8",
+    "not_checked",
     "probe",
     "output_hash",
     "timing_ns",
@@ -176,6 +178,7 @@ void write_checks(JsonWriter& w, const RequestRecord& r) {
   write_answer_fields(w, r);
   if (r.repeating >= 0) w.field("repeating", r.repeating == 1);
   if (r.valid_utf8 >= 0) w.field("valid_utf8", r.valid_utf8 == 1);
+  if (r.not_checked != NotChecked::No) w.field("not_checked", not_checked_name(r.not_checked));
   if (r.probe) w.field("probe", true);
   if (!r.output_hash.empty()) w.field("output_hash", r.output_hash);
 }
@@ -444,6 +447,13 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
       case Top::ValidUtf8:
         r.valid_utf8 = flag_of(v, k);
         break;
+      case Top::NotChecked: {
+        const std::string_view name = string_of(v, k);
+        r.not_checked = name == not_checked_name(NotChecked::RegexLimit) ? NotChecked::RegexLimit
+                        : name == not_checked_name(NotChecked::Backlog)  ? NotChecked::Backlog
+                                                                         : NotChecked::No;
+        break;
+      }
       case Top::Probe:
         r.probe = bool_of(v, k, false);
         break;

@@ -26,6 +26,8 @@ void write_quality_json(JsonWriter& w, const Quality& q) {
     w.field("right", a.right)
         .field("wrong", a.wrong)
         .field("unscored", a.unscored)
+        .field("unscored_regex_limit", a.regex_limit)
+        .field("unscored_not_read", a.backlog)
         .field("failed", a.failed);
     w.end_object();
   } else {
@@ -37,7 +39,7 @@ void write_quality_json(JsonWriter& w, const Quality& q) {
       .field("outputs", in.outputs)
       .field("empty", in.empty)
       .field("truncated", in.truncated);
-  w.field("text_checked", in.text_checked);
+  w.field("text_checked", in.text_checked).field("not_read", in.unread);
   for (const auto& [key, n] :
        {std::pair{"repeating", in.repeating}, {"invalid_utf8", in.invalid_utf8}}) {
     w.key(key);

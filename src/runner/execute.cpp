@@ -357,7 +357,7 @@ PointResult execute(const Target& target, const RunPlan& plan,
   PointResult out;
   if (watch) out.saturated = watch->finish().value_or("");
   out.client.measured_wall_s = static_cast<double>(steady_now_ns() - measured_start) / 1e9;
-  recorder.drain();
+  recorder.drain(&stop);  // bounded: Ctrl-C or the deadline lets the rest go unread
   if (share.all_measured)
     share.all_measured();  // the other ranks' last requests are in the server's counters too
   if (telemetry) telemetry->stop();  // and one right after it

@@ -7,7 +7,13 @@
 // With --check-answers it also reads each output there (metrics/answers: the answer and whether
 // it is right, repetition, UTF-8), hashes the --determinism-probe outputs, and writes the first
 // --keep-outputs N outputs for a person to read; then the text goes with its record.
+// Checking is bounded, so a slow check (200 KB outputs, a backtracking answer_regex) can neither
+// grow memory nor hold the run's end: at most kMaxCheckBacklogBytes of text wait to be read (an
+// output past that is let go unread), and drain() waits at most kCheckDrainDeadline, or until a
+// stop signal, before the rest is let go unread; each such output says "not_checked": "backlog"
+// in the details, and the verdict counts them.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
@@ -25,6 +31,9 @@ class Tokenizer;
 }
 
 namespace tokbench::runner {
+
+inline constexpr size_t kMaxCheckBacklogBytes = size_t{64} << 20;
+inline constexpr std::chrono::seconds kCheckDrainDeadline{30};
 
 /// What the recorder reads from each output's text before letting it go.
 struct OutputChecks {
@@ -52,7 +61,14 @@ class Recorder {
   void add(record::RequestRecord&& r);  ///< any thread
   /// A multi-host run: every record this recorder writes names the rank that sent it.
   void stamp_rank(int64_t rank) { rank_ = rank; }
-  void drain();  ///< returns once every added record is on disk
+  /// Returns once every added record is on disk. Past `deadline`, or once `stop` is raised
+  /// (any stop level), the outputs still waiting are written unread ("not_checked": "backlog").
+  void drain(const std::atomic<int>* stop = nullptr,
+             std::chrono::milliseconds deadline = kCheckDrainDeadline);
+  /// Bytes of text waiting for the checks (at most kMaxCheckBacklogBytes).
+  size_t text_waiting() const;
+  /// Measured outputs let go unread because the checks fell behind.
+  int64_t unchecked() const { return unchecked_.load(); }
 
   int64_t measured_done() const { return measured_done_.load(); }
   int64_t failed() const { return failed_count_.load(); }
@@ -71,6 +87,7 @@ class Recorder {
   void loop();
   void process(record::RequestRecord& r);
   void check(record::RequestRecord& r);
+  void let_go_unread(record::RequestRecord& r);
 
   std::string abbr_;
   record::LineAppender details_;
@@ -86,6 +103,9 @@ class Recorder {
   std::condition_variable cv_, idle_cv_;
   std::deque<record::RequestRecord> queue_;
   size_t in_process_ = 0;
+  size_t queued_text_ = 0;          ///< bytes of text waiting to be read (kMaxCheckBacklogBytes)
+  std::atomic<bool> hurry_{false};  ///< drain() gave up waiting: the rest goes unread
+  std::atomic<int64_t> unchecked_{0};
   bool stop_ = false;
   WarmupTally warmup_;
   std::string write_error_;
