@@ -1,13 +1,17 @@
 // --telemetry end to end: `tokbench run` beside exporters the tests start on loopback (a
 // dcgm-exporter and an npu-exporter of known constant power, one that dies mid-run), the
 // simulator's own power model (serve-mock --devices), and NVML through a fake library.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <simdjson.h>
 #include <stdlib.h>
 
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <memory>
+#include <regex>
 #include <string>
 #include <thread>
 
@@ -15,8 +19,10 @@
 #include "common/format.hpp"
 #include "net/http_get.hpp"
 #include "probe/prometheus.hpp"
+#include "runfolder/run_folder.hpp"
 #include "support/canned_server.hpp"
 #include "support/cli_fixture.hpp"
+#include "support/process.hpp"
 #include "support/sim_process.hpp"
 
 namespace tokbench::testing {
@@ -195,6 +201,55 @@ TEST_F(TelemetryRun, ASlowExporterDoesNotStarveTheOthers) {
   auto n = device(t, "npu 0");
   EXPECT_FALSE(n["energy"]["known"].get_bool().value());
   EXPECT_FALSE(t["energy"]["known"].get_bool().value());  // the run's needs every accelerator's
+}
+
+// Issue 41: an exporter of 200,000 devices × 4 series (about 60 MB a scrape) once kept a finished
+// run busy for 15 minutes, deaf to SIGTERM. A scrape is now bounded (the devices indexed, 4,096
+// read, the fetch 2 s, the body --max-body-bytes), so the end waits at most for the read in flight
+// and the closing one; and a SIGTERM mid-run ends the run with its end marker.
+std::shared_ptr<const std::string> many_devices_body() {
+  std::string body;
+  body.reserve(size_t{64} << 20);
+  for (int i = 0; i < 200'000; ++i) {
+    const std::string labels = fmt::format("{{gpu=\"{}\",UUID=\"GPU-{}\",Hostname=\"h\"}}", i, i);
+    for (const char* m : {"DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_DEV_FB_USED",
+                          "DCGM_FI_DEV_GPU_TEMP"})
+      body += fmt::format("{}{} 1\n", m, labels);
+  }
+  return std::make_shared<const std::string>(CannedServer::http(200, "text/plain", body));
+}
+
+TEST_F(TelemetryRun, AnExporterOfManyDevicesNeitherHoldsTheEndNorDeafensSignals) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
+  const auto body = many_devices_body();
+  ASSERT_GT(body->size(), size_t{40} << 20);
+  CannedServer gpu([body](const std::string&) { return *body; }, 1000);
+  const int64_t t0 = steady_now_ns();
+  const auto rd = run({"--url", sim.url(), "--num-prompts", "8", "--max-tokens", "8", "--warmup",
+                       "0", "--telemetry", gpu.url("/metrics"), "--telemetry-interval-ms", "200"},
+                      0);
+  ASSERT_FALSE(rd.empty());
+  // Generous for a busy or sanitized build; the quadratic lookup took minutes for a tenth of this.
+  EXPECT_LT(seconds_since(t0), 60.0);
+  const auto t = result(rd)["telemetry"];
+  EXPECT_GT(t["sources"].at(0)["devices_dropped"].get_int64().value(), 0)
+      << simdjson::to_string(t["sources"].at(0));
+
+  Child longer({TOKBENCH_BINARY, "run", "--url", sim.url(), "--duration-s", "600", "--concurrency",
+                "2", "--max-tokens", "8", "--warmup", "0", "--telemetry", gpu.url("/metrics"),
+                "--telemetry-interval-ms", "200", "--output-dir", (dir_ / "long").string()});
+  ASSERT_NE(longer.read_until("request body", std::chrono::seconds(60)).find("request body"),
+            std::string::npos)
+      << longer.output();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // scrapes under way
+  const int64_t asked = steady_now_ns();
+  longer.signal(SIGTERM);
+  longer.wait(std::chrono::seconds(90));
+  EXPECT_LT(seconds_since(asked), 45.0) << longer.output();
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(longer.output(), m, std::regex("results: (\\S+)")))
+      << longer.output();
+  EXPECT_TRUE(fs::exists(fs::path(m[1].str()) / runfolder::kEndFile)) << longer.output();
 }
 
 // The simulator's devices: its energy counter is the truth between two reads by this test; the

@@ -4,7 +4,10 @@
 // at the measured phase's edges, so energy never has to be guessed across an edge. Each scrape is
 // one line of telemetry.jsonl in the run folder, written as it comes (a kill keeps what was
 // scraped) and nothing is kept in memory: the report reads the file (report/telemetry_file).
-// An exporter that is down, slow or gone is a line saying so, never a failed run.
+// An exporter that is down, slow or gone is a line saying so, never a failed run. No exporter can
+// hold a run: a read is at most a 2 s fetch of at most --max-body-bytes, parsed in time linear in
+// its size (devices indexed, kMaxDevicesRead read), so stop() waits at most for the read in flight
+// and the closing one (telemetry_run_test: 200,000 devices, and SIGTERM mid-run).
 //
 // The file: a "start" line (interval, sources), a "source" line at each source's first answer
 // (the dialects recognised, the metric families not recognised), then "scrape" lines (t_ns, the

@@ -149,7 +149,8 @@ std::string telemetry_json(const TelemetryView& v, const EnergyFigures& e,
         .field("not_recognised", s.not_recognised);
     w.field("not_recognised_total", s.not_recognised_total)
         .field("scrapes", s.scrapes)
-        .field("errors", s.errors);
+        .field("errors", s.errors)
+        .field("devices_dropped", s.devices_dropped);
     w.field("first_error", s.first_error).field("last_answer_s", s.last_answer_s).end_object();
   }
   w.end_array().key("devices").begin_array();

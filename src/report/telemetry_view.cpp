@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -105,6 +106,8 @@ class Reader {
           if (s->duplicated == 0) s->duplicated_example = str(e, "duplicated_example");
           s->duplicated += dup;
         }
+        s->devices_dropped =
+            std::max(s->devices_dropped, json::int_or(e, "devices_dropped", int64_t{0}));
         simdjson::dom::array devices;
         if (e["devices"].get(devices) == simdjson::SUCCESS)
           for (auto d : devices) reading(source, s->name, t, d);
@@ -331,6 +334,12 @@ class Reader {
             "telemetry {} gave a series twice for one device in a scrape ({} time(s), the first "
             "{}): the last value was kept; check the exporter's configuration",
             s.name, s.duplicated, s.duplicated_example));
+      if (s.devices_dropped > 0)
+        v_.notes.push_back(fmt::format(
+            "telemetry {} lists more devices than are read: up to {} reading(s) a scrape were "
+            "not read (\"devices_dropped\" in telemetry.jsonl); point --telemetry at an exporter "
+            "of this server's devices",
+            s.name, s.devices_dropped));
       if (s.dialects.empty())
         v_.notes.push_back(fmt::format(
             "telemetry {}: no metric name it serves is known (not recognised: {} families); "

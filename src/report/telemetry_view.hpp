@@ -81,7 +81,9 @@ struct TelemetrySource {
   int64_t scrapes = 0, errors = 0;
   int64_t duplicated = 0;          ///< series given twice for one device in a scrape (summed)
   std::string duplicated_example;  ///< the first: "DCGM_FI_DEV_POWER_USAGE of gpu 0 (...)"
-  std::string first_error;         ///< "" = none
+  /// The most readings one scrape left unread: devices past the scraper's caps (probe/telemetry).
+  int64_t devices_dropped = 0;
+  std::string first_error;                       ///< "" = none
   double first_error_s = 0, last_answer_s = -1;  ///< on the page's time axis (-1: never answered)
 };
 
