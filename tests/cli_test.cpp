@@ -493,6 +493,31 @@ TEST_F(CliTest, AFullDiskStopsTheLoadAndSaysWhy) {
   const Result rep = run_tokbench({"report", rd.string()});
   EXPECT_EQ(rep.code, 5) << rep.output;
   EXPECT_NE(rep.output.find("verdict: INVALID"), std::string::npos) << rep.output;
+  // The pages and files the limit refused left no half-written temporary file behind.
+  for (const auto& e : fs::recursive_directory_iterator(rd))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+}
+
+// With less than the end marker's 1 MiB reserve free (a disk that answers fallocate with ENOSPC,
+// through tests/fake_enospc.cpp), the run is refused before any request, naming the reserve and
+// the fix; it used to run and end "cannot write end.json". The 64 KiB file-size limit above
+// (EFBIG) is not that case: each file is bounded, and the end marker still fits.
+TEST_F(CliTest, NoRoomForTheEndMarkerRefusesTheRunAtItsStart) {
+  Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
+  const Result r = run_cmd(
+      {"/bin/bash", "-c",
+       std::string("LD_PRELOAD=") + FAKE_ENOSPC_LIBRARY +
+           " ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 exec " +
+           TOKBENCH_BINARY + " run --url " + sim.url() +
+           " --num-prompts 4 --max-tokens 4 --quiet --output-dir " + (dir_ / "out").string()},
+      std::chrono::seconds(60));
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot reserve 1 MiB in "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("for the run's end marker: No space left on device (free space on that "
+                          "disk, or give --output-dir on another disk)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("request body"), std::string::npos) << "requests were sent";
 }
 
 // In a sweep, the point the disk stops ends the series with the same exit code (5, not Ctrl-C's

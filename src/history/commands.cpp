@@ -11,6 +11,7 @@
 
 #include "common/exit_codes.hpp"
 #include "common/json_writer.hpp"
+#include "common/temp_path.hpp"
 #include "history/analysis.hpp"
 #include "history/regression.hpp"
 #include "history/store.hpp"
@@ -272,13 +273,16 @@ int history_page_command(const HistoryOptions& o, std::FILE* out) {
       o.page.empty() ? fs::path(store_path(o.store)).replace_extension(".html") : fs::path(o.page);
   const std::string page = history_page(scenarios, threshold);
   {
-    std::ofstream f(path.string() + ".tmp", std::ios::binary | std::ios::trunc);
-    f << page;
-    if (!f.flush())
-      throw std::runtime_error(
-          fmt::format("cannot write '{}': check the folder and free space", path.string()));
+    TempPath tmp(path);
+    {
+      std::ofstream f(tmp.path(), std::ios::binary | std::ios::trunc);
+      f << page;
+      if (!f.flush())
+        throw std::runtime_error(
+            fmt::format("cannot write '{}': check the folder and free space", path.string()));
+    }
+    tmp.commit();
   }
-  fs::rename(path.string() + ".tmp", path);
   size_t panels = 0;
   for (const auto& sc : scenarios) panels += sc.metrics.size();
   fmt::print(out, "history page: {} ({} scenario(s), {} panel(s))\n", path.string(),

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "common/json_writer.hpp"
+#include "common/temp_path.hpp"
 #include "report/chart_asset.hpp"
 #include "report/page_rows.hpp"
 #include "report/quality_view.hpp"
@@ -460,9 +461,9 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in,
   page += "<h2 id=\"definitions\">Definitions</h2><table class=\"defs\">" + defs + "</table>";
   page += "<script type=\"application/json\" id=\"tokbench-data\">";
   // A temporary file renamed over the page: a kill leaves the old page or the new one.
-  const std::filesystem::path tmp = path.string() + ".tmp";
+  TempPath tmp(path);
   {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    std::ofstream out(tmp.path(), std::ios::binary | std::ios::trunc);
     out << page;
     DataWriter data(out, in);
     records([&](const record::RequestRecord& r) { data.add(r); });
@@ -474,7 +475,7 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in,
       throw std::runtime_error(
           fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
   }
-  std::filesystem::rename(tmp, path);
+  tmp.commit();
 }
 
 }  // namespace tokbench::report

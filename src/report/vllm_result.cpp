@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "common/json_writer.hpp"
+#include "common/temp_path.hpp"
 #include "report/outputs.hpp"
 
 namespace tokbench::report {
@@ -161,9 +162,9 @@ void VllmResultWriter::finish(const metrics::MetricSet& m) {
   w.end_object();
   std::string head = w.take();
   head.pop_back();  // the closing brace: the arrays follow
-  const fs::path tmp = path_.string() + ".tmp";
+  TempPath tmp(path_);
   {
-    std::ofstream out(tmp, std::ios::binary);
+    std::ofstream out(tmp.path(), std::ios::binary);
     out << head;
     for (size_t i = 0; i < kArrayCount; ++i) {
       out << ",\"" << kArrays[i] << "\":[";
@@ -176,9 +177,11 @@ void VllmResultWriter::finish(const metrics::MetricSet& m) {
       out << "]";
     }
     out << "}\n";
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}", tmp.string()));
+    if (!out)
+      throw std::runtime_error(
+          fmt::format("cannot write {}: {}", path_.string(), std::strerror(errno)));
   }
-  fs::rename(tmp, path_);
+  tmp.commit();
   arrays_.reset();
 }
 

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/temp_path.hpp"
+
 namespace tokbench::runfolder {
 
 namespace fs = std::filesystem;
@@ -48,21 +50,20 @@ fs::path make_run_dir(const std::string& output_dir, std::time_t now) {
 void write_file(const fs::path& p, const std::string& content) {
   // A temporary file renamed over the target: a kill at any instant leaves the old file or the
   // new one, never a torn or empty one.
-  const fs::path tmp = p.string() + fmt::format(".tmp{}", ::getpid());
+  TempPath tmp(p, fmt::format(".tmp{}", ::getpid()));
   {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    std::ofstream out(tmp.path(), std::ios::binary | std::ios::trunc);
     out << content;
     out.flush();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
+    if (!out)
       throw std::runtime_error(
           fmt::format("cannot write '{}': {}", p.string(), std::strerror(errno)));
-    }
   }
-  std::error_code ec;
-  fs::rename(tmp, p, ec);
-  if (ec) throw std::runtime_error(fmt::format("cannot write '{}': {}", p.string(), ec.message()));
+  try {
+    tmp.commit();
+  } catch (const fs::filesystem_error& e) {
+    throw std::runtime_error(fmt::format("cannot write '{}': {}", p.string(), e.code().message()));
+  }
 }
 
 std::string read_file(const fs::path& p) {

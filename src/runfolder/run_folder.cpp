@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -158,16 +160,26 @@ auto parse_file(const fs::path& path, std::string_view what, F from) {
 
 // Room for the end marker, taken when the folder is made: a disk that fills during the run still
 // leaves space to say how it ended (end.json), so `report` judges it "stopped", not "killed?".
+// A disk without even that room refuses the run before any request is sent: it could not have
+// said how it ended. A file-size limit under 1 MiB (EFBIG) is no such case: it bounds each file,
+// and end.json is a few KiB, so the run goes on without the reserve.
 constexpr const char* kEndReserve = ".end.json.reserve";
 constexpr off_t kEndReserveBytes = 1 << 20;
 
 void reserve_end_space(const fs::path& dir) {
   const fs::path path = dir / kEndReserve;
   if (fs::exists(path) || fs::exists(dir / kEndFile)) return;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return;  // best effort: without it a full disk may cost the end marker, as before
-  (void)::posix_fallocate(fd, 0, kEndReserveBytes);
-  ::close(fd);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  const int err = fd < 0 ? errno : ::posix_fallocate(fd, 0, kEndReserveBytes);
+  if (fd >= 0) ::close(fd);
+  if (err == 0) return;
+  std::error_code ec;
+  fs::remove(path, ec);
+  if (err == ENOSPC || err == EDQUOT)
+    throw std::runtime_error(
+        fmt::format("cannot reserve 1 MiB in {} for the run's end marker: {} (free space on that "
+                    "disk, or give --output-dir on another disk)",
+                    dir.string(), std::strerror(err)));
 }
 
 }  // namespace
