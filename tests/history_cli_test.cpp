@@ -153,6 +153,18 @@ TEST_F(HistoryCli, TwoRunsRecordAtOnceAndADamagedStoreLeavesTheFolderWhole) {
   EXPECT_EQ(refused.code, 1);
   EXPECT_NE(refused.output.find("rebuild it from the run folders"), std::string::npos)
       << refused.output;
+  // A disk that refuses the store's writes (a 1 KiB file-size limit: EFBIG, as ENOSPC would be)
+  // is named with the fix, and the store keeps what it had.
+  const Result full = run_cmd({"/bin/bash", "-c",
+                               "ulimit -f 1 && exec " + std::string(TOKBENCH_BINARY) +
+                                   " history add " + rd.string() + " --history " + store()});
+  EXPECT_EQ(full.code, 1) << full.output;
+  EXPECT_NE(full.output.find("the disk refused a write (full, over a file-size limit, or "
+                             "failing): free some space"),
+            std::string::npos)
+      << full.output;
+  list = run_tokbench({"history", "list", "--history", store()});
+  EXPECT_EQ(std::count(list.output.begin(), list.output.end(), '\n'), 3) << list.output;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // back, rebuilt from folders alone, written by several threads at once, a damaged or newer store
 // refused with an error that names it and the fix.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -179,6 +180,47 @@ TEST_F(StoreTest, DamagedNewerOrMissingStoresAreNamedWithTheFix) {
     FAIL() << "a missing store opened for reading";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("no results store at"), std::string::npos) << e.what();
+  }
+  // Issue 41: an SQLite file of something else is named and never adopted (tokbench's tables were
+  // added to it); a store missing one of its tables is damaged, not "cannot read it"; a FIFO is
+  // refused rather than read for ever.
+  const std::string foreign = (dir_ / "notes.db").string();
+  Database(foreign, true).exec("CREATE TABLE notes (x TEXT)");
+  try {
+    Store s(foreign, true);
+    FAIL() << "a foreign database was adopted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("is an SQLite database of something else (its tables: "
+                                         "notes): tokbench will not add its own to it"),
+              std::string::npos)
+        << e.what();
+  }
+  {
+    Database db(foreign, false);
+    Statement t = db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'runs'");
+    ASSERT_TRUE(t.step());
+    EXPECT_EQ(t.integer(0), 0) << "tokbench's tables were added to it";
+  }
+  const std::string dropped = (dir_ / "dropped.db").string();
+  Store(dropped, true);
+  Database(dropped, false).exec("DROP TABLE metrics");
+  try {
+    Store s(dropped, false);
+    FAIL() << "a store without its metrics table opened";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("is damaged: its table 'metrics' is missing: move it "
+                                         "aside and rebuild it"),
+              std::string::npos)
+        << e.what();
+  }
+  const fs::path fifo = dir_ / "fifo.db";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    Store s(fifo.string(), true);
+    FAIL() << "a FIFO opened as a store";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a regular file (it is a FIFO)"), std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(parse_label("novalue", "--label"), std::invalid_argument);
   EXPECT_EQ(parse_label("hw=h200", "--label"), (std::pair<std::string, std::string>{"hw", "h200"}));

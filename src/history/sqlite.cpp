@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <filesystem>
 #include <stdexcept>
 #include <thread>
 
@@ -79,6 +80,16 @@ constexpr int kBusyTimeoutMs = 30'000;  // several runs may record at once: wait
 }  // namespace
 
 Database::Database(const std::string& path, bool create) : path_(path) {
+  // Only a regular file: SQLite would block for ever reading a FIFO, and a device or a folder is
+  // no store either.
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+    throw std::runtime_error(fmt::format(
+        "results store '{}' is not a regular file (it is {}): give --history an SQLite file", path,
+        std::filesystem::is_directory(st) ? "a folder"
+        : std::filesystem::is_fifo(st)    ? "a FIFO"
+                                          : "a device or socket"));
   const int flags =
       SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
   try {
@@ -133,8 +144,10 @@ void Database::fail(int rc, std::string_view what) const {
         kBusyTimeoutMs / 1000);
   else if (primary == SQLITE_READONLY || primary == SQLITE_CANTOPEN || primary == SQLITE_PERM)
     fix = "check that the file and its folder are writable";
-  else if (primary == SQLITE_FULL)
-    fix = "free some space";
+  else if (primary == SQLITE_FULL || primary == SQLITE_IOERR)
+    fix =
+        "the disk refused a write (full, over a file-size limit, or failing): free some space "
+        "or check the disk; the run folders hold everything, so nothing measured is lost";
   throw std::runtime_error(fmt::format("results store '{}': {} ({}){}{}", path_, what, msg,
                                        fix.empty() ? "" : ": ", fix));
 }

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <stdexcept>
 
+#include "common/abbreviate.hpp"
 #include "common/json_writer.hpp"
 
 namespace tokbench::history {
@@ -71,12 +73,44 @@ std::string store_path(const std::string& flag) {
 
 Store::Store(const std::string& path, bool create) : db_(path, create) { migrate(); }
 
+namespace {
+constexpr std::string_view kTables[] = {"runs", "metrics"};
+constexpr const char* kRebuild =
+    "move it aside and rebuild it from the run folders (tokbench history add OUTPUT_DIR/* "
+    "--history NEW.db)";
+}  // namespace
+
 void Store::migrate() {
   int64_t version = 0;
+  std::vector<std::string> tables;
   {  // finalized before the write: a statement still open holds a read that could not become a
      // write
     Statement v = db_.prepare("PRAGMA user_version");
     version = v.step() ? v.integer(0) : 0;
+    Statement t = db_.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+        "ORDER BY name");
+    while (t.step()) tables.push_back(t.text(0));
+  }
+  const auto ours = [](const std::string& t) {
+    return std::find(std::begin(kTables), std::end(kTables), t) != std::end(kTables);
+  };
+  // An SQLite file of something else: tokbench never adds its tables to it.
+  if (version == 0 && !std::all_of(tables.begin(), tables.end(), ours)) {
+    std::string names;
+    for (size_t i = 0; i < tables.size() && i < 5; ++i)
+      names += (i ? ", " : "") + printable(tables[i]);
+    throw std::runtime_error(fmt::format(
+        "results store '{}' is an SQLite database of something else (its tables: {}{}): "
+        "tokbench will not add its own to it; give --history a new file",
+        db_.path(), names, tables.size() > 5 ? ", ..." : ""));
+  }
+  if (version >= 1 && version <= kSchemaVersion) {
+    for (std::string_view t : kTables)
+      if (!std::any_of(tables.begin(), tables.end(), [&](const std::string& x) { return x == t; }))
+        throw std::runtime_error(
+            fmt::format("results store '{}' is damaged: its table '{}' is missing: {}", db_.path(),
+                        t, kRebuild));
   }
   if (version > kSchemaVersion) {
     throw std::runtime_error(fmt::format(
