@@ -498,6 +498,26 @@ TEST_F(CliTest, AFullDiskStopsTheLoadAndSaysWhy) {
     EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
 }
 
+// Issue 41: a line the details file holds twice was read back twice (21 of 20 planned, by `report`
+// and by a --resume that reads a finished point): it is read once, and the verdict says so.
+TEST_F(CliTest, ADuplicatedDetailsLineIsReadOnceAndSaid) {
+  Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
+  const fs::path rd = run({"--url", sim.url(), "--num-prompts", "20", "--max-tokens", "4"});
+  ASSERT_FALSE(rd.empty());
+  const fs::path details = rd / "performances/tokbench-mock/builtin_details.jsonl";
+  std::string fifth;
+  {
+    std::ifstream in(details);
+    for (int i = 0; i < 5; ++i) std::getline(in, fifth);
+  }
+  std::ofstream(details, std::ios::app) << fifth << "\n";
+  const Result rep = run_tokbench({"report", rd.string()});
+  EXPECT_NE(rep.output.find("requests: 20 of 20 succeeded"), std::string::npos) << rep.output;
+  EXPECT_NE(rep.output.find("the details file holds 1 measured line(s) twice (the first: id 4)"),
+            std::string::npos)
+      << rep.output;
+}
+
 // With less than the end marker's 1 MiB reserve free (a disk that answers fallocate with ENOSPC,
 // through tests/fake_enospc.cpp), the run is refused before any request, naming the reserve and
 // the fix; it used to run and end "cannot write end.json". The 64 KiB file-size limit above

@@ -13,6 +13,20 @@ constexpr double kPeakStretchSaturated =
     0.95;  // a worker's share of its busiest 100 ms without a wait
 }  // namespace
 
+bool VerdictTally::first_of_its_id(const record::RequestRecord& r) {
+  if (r.warmup || r.index < 0 || r.index >= kMaxCheckedIds) return true;  // warm-up: own ids
+  std::vector<bool>& seen = seen_[r.rank];
+  const auto i = static_cast<size_t>(r.index);
+  if (seen.size() <= i)
+    seen.resize(std::min(std::max(i + 1, seen.size() * 2), static_cast<size_t>(kMaxCheckedIds)));
+  if (!seen[i]) {
+    seen[i] = true;
+    return true;
+  }
+  if (duplicated++ == 0) duplicated_example = r.index;
+  return false;
+}
+
 void VerdictTally::add(const record::RequestRecord& r) {
   if (r.warmup) {
     ++warmup;
@@ -153,6 +167,12 @@ void judge_counts(Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
         "for a stable P99",
         ok));
   }
+  if (t.duplicated > 0)
+    v.warnings.push_back(fmt::format(
+        "the details file holds {} measured line(s) twice (the first: id {}): each was read once "
+        "and its copy left out of every figure; the file was written twice or edited (compare it "
+        "with the run's log)",
+        t.duplicated, t.duplicated_example));
   if (t.resent > 0) {
     v.notes.push_back(fmt::format(
         "{} request(s) were sent a second time on a new connection after a kept-alive one closed "

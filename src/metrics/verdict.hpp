@@ -64,7 +64,17 @@ struct VerdictTally {
     double lag_sum_ns = 0, lag_max_ns = 0;
   };
   std::map<int64_t, Rank> ranks;
+  /// Measured lines the details file holds twice (the same id, from the same rank): read once,
+  /// the copy left out of every figure and said in the verdict. The first such id.
+  int64_t duplicated = 0, duplicated_example = record::kNone;
+  /// False for a measured record whose id was already read (the caller leaves it out); ids past
+  /// kMaxCheckedIds are not checked (one bit an id: 16 MiB at most).
+  bool first_of_its_id(const record::RequestRecord& r);
   void add(const record::RequestRecord& r);
+
+ private:
+  static constexpr int64_t kMaxCheckedIds = int64_t{1} << 27;
+  std::map<int64_t, std::vector<bool>> seen_;  ///< per rank
 };
 
 /// Facts of the run folder that are not in the records.

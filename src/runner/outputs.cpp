@@ -107,6 +107,7 @@ FirstPass first_pass(const runfolder::RunFolder& folder, metrics::Definitions de
     p.tally.window_start_ns = std::get<0>(folder.end->server->running_waiting.front());
   if (p.has_details) {
     p.scan = record::for_each_detail(folder.details.string(), [&](record::RequestRecord&& r) {
+      if (!p.tally.first_of_its_id(r)) return;  // a line the file holds twice: read once
       pass.add(r);
       p.tally.add(r);
       if (p.stable) p.stable->add(r);
