@@ -1,6 +1,7 @@
 // client/engine: what goes wrong on the wire, from hostile loopback servers and the simulator's
 // faults — an HTML answer, resets, connections the server drops or answers early, TLS errors,
 // injected faults, retries and Retry-After — and when the phase starts, on both transports.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -329,6 +330,57 @@ TEST_P(EngineOn, BusyShareCountsTimeNotWaitingForTheNetwork) {
   EXPECT_LT(waiting, 0.3);
   EXPECT_GT(share(fast(), 80, 16), 0.7);  // ~16 × 80 ms held, ~16 × 7 ms waiting
   EXPECT_EQ(share(fast(), 80, 2), -1);    // ~0.2 s: no share
+}
+
+// llama.cpp's server closes the connection after each streamed response although it said
+// "Keep-Alive: timeout=5, max=100" (issue 39, F1): every request was re-sent and flagged. A
+// connection the server closed after its response is noticed before it is reused (its end of
+// stream peeked, as libcurl does, and a reset that says the server never read the request), and
+// once the server is seen doing it, connections are not kept after a response: nothing is re-sent,
+// and the engine counts the connections the server closed.
+TEST_P(EngineOn, AServerThatClosesAfterEachStreamGetsNothingResent) {
+  const std::string sse =
+      "data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: [DONE]\n\n";
+  const std::string chunked = fmt::format("{:x}\r\n{}\r\n0\r\n\r\n", sse.size(), sse);
+  const std::string ok =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nKeep-Alive: timeout=5, "
+      "max=100\r\nTransfer-Encoding: chunked\r\n\r\n" +
+      chunked;
+  testing::ScriptedServer srv(
+      [&](int, int, const std::string&) {
+        return testing::ScriptedServer::Reply{ok, true};
+      },
+      true, 200);
+  EngineSettings es = settings();
+  es.url = srv.url("/v1/chat/completions");
+  es.concurrency = 2;
+  es.retries = 0;
+  std::atomic<int> stop{kRunning};
+  Engine engine(es);
+  for (int round = 0; round < 2; ++round) {  // a warm-up and the measured phase, as a run does
+    std::mutex mu;
+    std::vector<RequestRecord> rs;
+    load::CountedSource source(40, false, load::closed_loop(), [&](int64_t) {
+      core::PlannedRequest p;
+      p.body = bodies(1, true, true).front();
+      return p;
+    });
+    const EngineCounters c = engine.run(
+        source, steady_now_ns(),
+        [&](RequestRecord&& r) {
+          std::lock_guard l(mu);
+          rs.push_back(std::move(r));
+        },
+        stop);
+    ASSERT_EQ(rs.size(), 40u);
+    for (const auto& r : rs) {
+      EXPECT_TRUE(r.ok()) << r.index << ": " << r.error;
+      EXPECT_FALSE(r.resent) << "round " << round << ", request " << r.index;
+    }
+    if (round == 0) {
+      EXPECT_GT(c.server_closed, 0);
+    }
+  }
 }
 
 // A server may close a kept-alive connection at any time (an idle timeout, a restart). The request

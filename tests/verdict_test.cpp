@@ -213,6 +213,15 @@ TEST(Verdict, ImplausibleUsageIsNamed) {
   EXPECT_NE(v.notes[0].find("1 request(s) were sent a second time on a new connection"),
             std::string::npos)
       << v.notes[0];
+  VerdictFacts closing;  // a server that closes after each stream: said, never a warning
+  closing.client.server_closed = 3;
+  v = judge(m, base, closing);
+  EXPECT_TRUE(v.valid);
+  EXPECT_TRUE(v.warnings.empty());
+  ASSERT_EQ(v.notes.size(), 1u);
+  EXPECT_NE(v.notes[0].find("the server closed 3 kept-alive connection(s) after their response"),
+            std::string::npos)
+      << v.notes[0];
   t = base;
   t.add(claim(512, 256, 2000, 2));  // n = 2: the cap is per choice
   EXPECT_TRUE(judge(m, t, {}).valid);

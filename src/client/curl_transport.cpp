@@ -5,6 +5,7 @@
 #include <curl/curl.h>
 #include <fmt/format.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -112,6 +113,12 @@ class CurlTransport final : public Transport {
     CURL* e = easy_[s.id].handle;
     easy_[s.id].errbuf[0] = '\0';
     easy_[s.id].issued = 0;
+    easy_[s.id].first_fd = -1;
+    easy_[s.id].first_reset = false;
+    // A server seen closing connections after their responses: none is kept, so no reuse races
+    // its close.
+    curl_easy_setopt(e, CURLOPT_FORBID_REUSE,
+                     ctx_.habits.closes_after_response.load(std::memory_order_relaxed) ? 1L : 0L);
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, s.req.body.data());
     curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(s.req.body.size()));
     curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 0L);
@@ -156,6 +163,9 @@ class CurlTransport final : public Transport {
     // against repeating a POST): more than one here is recorded as `resent`, as the socket
     // transport records its own.
     int issued = 0;
+    int first_fd = -1;         // the connection its request first went out on
+    bool first_reset = false;  // that connection, closed, had been reset by the server's kernel:
+                               // the server never read the request libcurl then sent again
     // With a request-id header: the shared headers and, last, this request's id (rewritten per
     // request; libcurl reads the list when the request goes out).
     curl_slist* headers = nullptr;
@@ -172,13 +182,22 @@ class CurlTransport final : public Transport {
     auto& easy = *static_cast<Easy*>(ud);
     // Only a connection that has carried a transfer: on a new one, bytes before the request are
     // the server's early answer (a 413 on accept), which is this request's.
-    const int fd = easy.owner->kept_socket_on_port(local_port);
+    CurlTransport& t = *easy.owner;
+    const int fd = t.kept_socket_on_port(local_port);
     char byte = 0;
-    if (fd >= 0 && recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0) {
+    const ssize_t n = fd >= 0 ? recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) : -1;
+    const bool closed =
+        fd >= 0 && (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR));
+    if (closed) {  // the server closed it after its last response: replaced, not re-sent
+      Socket& sock = t.sockets_[fd];
+      t.ctx_.habits.saw_close(steady_now_ns() - sock.idle_since);
+      sock.kept = false;  // counted here, not again when libcurl closes it
+    }
+    if (n > 0 || closed) {
       easy.stray = true;
       return CURL_PREREQFUNC_ABORT;
     }
-    ++easy.issued;
+    if (++easy.issued == 1) easy.first_fd = t.socket_on_port(local_port);
     return CURL_PREREQFUNC_OK;
   }
 
@@ -191,6 +210,21 @@ class CurlTransport final : public Transport {
   }
   static int on_close_socket(void* ud, curl_socket_t fd) {
     auto* t = static_cast<CurlTransport*>(ud);
+    // A request's first connection, closed by libcurl to send it again: TCP_CLOSE means the
+    // server's kernel reset it (the server had closed before the request came, and never read
+    // it); a server that read it and closed leaves it in CLOSE_WAIT. A kept-alive connection in
+    // either state was closed by the server (libcurl found it so before reusing it).
+    tcp_info info{};
+    socklen_t len = sizeof info;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) == 0) {
+      if (info.tcpi_state == TCP_CLOSE)
+        for (Easy& e : t->easy_)
+          if (e.first_fd == fd && e.issued >= 1) e.first_reset = true;
+      if (auto it = t->sockets_.find(fd);
+          it != t->sockets_.end() && it->second.kept &&
+          (info.tcpi_state == TCP_CLOSE || info.tcpi_state == TCP_CLOSE_WAIT))
+        t->ctx_.habits.saw_close(steady_now_ns() - it->second.idle_since);
+    }
     if (auto it = t->sockets_.find(fd); it != t->sockets_.end()) {
       if (it->second.port != 0) t->port_fd_.erase(it->second.port);
       t->sockets_.erase(it);
@@ -295,8 +329,10 @@ class CurlTransport final : public Transport {
     auto* t = static_cast<CurlTransport*>(userp);
     if (what == CURL_POLL_REMOVE) {
       epoll_ctl(t->ctx_.poller.fd(), EPOLL_CTL_DEL, fd, nullptr);
-      if (auto it = t->sockets_.find(fd); it != t->sockets_.end())
+      if (auto it = t->sockets_.find(fd); it != t->sockets_.end()) {
         it->second.kept = true;  // a transfer ended on it
+        it->second.idle_since = steady_now_ns();
+      }
       return 0;
     }
     epoll_event ev{};
@@ -346,7 +382,12 @@ class CurlTransport final : public Transport {
     r.request_start_ns = at(CURLINFO_PRETRANSFER_TIME_T);
     if (r.connects == 0)
       r.dns_done_ns = r.connect_done_ns = r.sent_ns;  // reused: nothing to set up
-    if (easy_[s.id].issued > 1) r.resent = true;
+    if (Easy& easy = easy_[s.id]; easy.issued > 1) {
+      if (easy.first_reset)
+        ctx_.habits.saw_close(0);  // raced the server's close: learnt, and nothing repeated
+      else
+        r.resent = true;
+    }
   }
 
   void reap() {
@@ -383,8 +424,9 @@ class CurlTransport final : public Transport {
   CURLM* multi_ = nullptr;
   int64_t timer_ = kNone;  // absolute steady ns of libcurl's next timeout
   struct Socket {
-    int port = 0;       // local port, once looked up
-    bool kept = false;  // a transfer ended on it: it is a kept-alive connection now
+    int port = 0;                // local port, once looked up
+    bool kept = false;           // a transfer ended on it: it is a kept-alive connection now
+    int64_t idle_since = kNone;  // steady ns: when that transfer ended
   };
   std::unordered_map<int, Socket> sockets_;  // every socket libcurl has open
   std::unordered_map<int, int> port_fd_;     // local port -> socket, once connected

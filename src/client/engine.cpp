@@ -43,6 +43,7 @@ struct Shared {
   const std::atomic<int>& stop;
   std::vector<std::string>
       headers;  // every request's headers but Host, User-Agent, Accept and Content-Length
+  ServerHabits& habits;
   int64_t cut_at_ns = kNone;  // since the origin: in-flight requests are cut then (duration runs)
   // The phase starts once every worker has warmed its connections: an arrival schedule (a trace,
   // --warm-connections on with a rate) must not count the warming as its requests' lateness.
@@ -110,8 +111,8 @@ class Worker {
       s.parser.share(&json_);  // every slot's event is parsed, and used, before the next read
       free_.push_back(&s);
     }
-    const TransportContext ctx{sh_.settings, sh_.headers, slots_,
-                               poller_,      this,        &Worker::on_transfer_end};
+    const TransportContext ctx{
+        sh_.settings, sh_.headers, slots_, poller_, this, &Worker::on_transfer_end, sh_.habits};
     transport_ =
         kind == TransportKind::Sockets ? make_socket_transport(ctx) : make_curl_transport(ctx);
   }
@@ -447,12 +448,20 @@ const char* transport_name(TransportKind k) {
   }
 }
 
+void ServerHabits::saw_close(int64_t idle_ns) {
+  constexpr int64_t kQuickCloseNs = 1'000'000'000;
+  closed.fetch_add(1, std::memory_order_relaxed);
+  if (idle_ns >= 0 && idle_ns < kQuickCloseNs)
+    closes_after_response.store(true, std::memory_order_relaxed);
+}
+
 Engine::Engine(EngineSettings settings) : settings_(std::move(settings)) {}
 
 EngineCounters Engine::run(load::RequestSource& source, int64_t origin_ns,
                            const std::function<void(RequestRecord&&)>& on_done,
                            const std::atomic<int>& stop) {
-  Shared sh{settings_, source, origin_ns, on_done, stop, request_headers(settings_)};
+  Shared sh{settings_, source, origin_ns, on_done, stop, request_headers(settings_), *habits_};
+  const int64_t closed_before = habits_->closed.load();
   const TransportKind kind = chosen_transport(settings_);
 
   const int64_t planned = source.planned();
@@ -489,6 +498,7 @@ EngineCounters Engine::run(load::RequestSource& source, int64_t origin_ns,
   for (auto& t : threads) t.join();
   ws.clear();
   EngineCounters total;
+  total.server_closed = habits_->closed.load() - closed_before;
   for (const auto& c : counters) {
     total.events += c.events;
     total.bytes += c.bytes;

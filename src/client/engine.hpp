@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,21 @@ struct EngineCounters {
   /// working, or waiting for a CPU (a shared core, a CPU quota), which its CPU time does not show
   /// (-1 = unknown, or a phase shorter than a second).
   double busy_share = -1;
+  /// Kept-alive connections the server closed after a response, found before they were reused
+  /// (llama.cpp's server closes every connection after a stream though it says Keep-Alive).
+  int64_t server_closed = 0;
+};
+
+/// What the engine learnt of the server's connections, kept across its runs (a warm-up teaches
+/// the measured phase): once the server is seen closing a connection soon after its response, no
+/// connection is kept after a response (a reuse would race the server's close, and a request
+/// written into a closing connection must be sent again).
+struct ServerHabits {
+  std::atomic<bool> closes_after_response{false};
+  std::atomic<int64_t> closed{0};  ///< connections found closed by the server, in all
+  /// A connection found closed `idle_ns` after its response ended: counted, and learnt from
+  /// when that was soon (kQuickCloseNs; an idle timeout of seconds is no such habit).
+  void saw_close(int64_t idle_ns);
 };
 
 class Engine {
@@ -100,6 +116,7 @@ class Engine {
 
  private:
   EngineSettings settings_;
+  std::shared_ptr<ServerHabits> habits_ = std::make_shared<ServerHabits>();
 };
 
 /// The transport a run with `settings` uses (Auto resolved) and, in `why`, the reason.

@@ -4,10 +4,14 @@
 // libcurl's (docs/PERFORMANCE.md has the CPU per event of both). Only for a plain http:// target
 // without a proxy; libcurl does the rest.
 //
-// The rules it keeps, as libcurl does: a request that finds its kept-alive connection closed by
-// the server before any response byte is sent again once on a new connection (not an attempt of
-// its own); a connection is reused only after a whole response that allowed it; every resolved
-// address is tried in turn; connect and whole-request timeouts; phases stamped per request.
+// The rules it keeps, as libcurl does: a kept-alive connection is looked at before it is reused
+// (the server's close is peeked, and such a connection replaced, not counted as a re-send); a
+// request that finds its kept-alive connection closed by the server before any response byte is
+// sent again once on a new connection (not an attempt of its own; marked `resent` unless the
+// server's kernel reset it, which says the server never read it); a connection is reused only
+// after a whole response that allowed it, and never once the server is seen closing connections
+// right after their responses (ServerHabits); every resolved address is tried in turn; connect
+// and whole-request timeouts; phases stamped per request.
 #include <fmt/format.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -57,6 +61,7 @@ struct Conn {
   size_t sent = 0;           // bytes of head + body written
   int64_t deadline = kNone;  // absolute steady ns: connect, then whole-request timeout
   int64_t connect_deadline = kNone;
+  int64_t idle_since = kNone;  // steady ns: when its last response ended (kept alive)
   Http1Reader reader;
 };
 
@@ -147,6 +152,10 @@ class SocketTransport final : public Transport {
       next_check_ = std::min(next_check_ == kNone ? c.deadline : next_check_, c.deadline);
     s.rec.sent_ns = now - s.origin_ns;
     s.rec.dns_done_ns = s.rec.sent_ns;  // resolved once, before the run (libcurl caches it too)
+    if (c.state == Conn::State::Idle && closed_by_server(c)) {  // closed since: a new one
+      ctx_.habits.saw_close(now - c.idle_since);
+      close_conn(c);
+    }
     if (c.state == Conn::State::Idle) {
       c.reused = true;
       s.rec.connects = 0;
@@ -168,6 +177,7 @@ class SocketTransport final : public Transport {
     switch (c.state) {
       case Conn::State::Idle:  // the server closed a kept-alive connection (or sent what nobody
                                // asked)
+        if (closed_by_server(c)) ctx_.habits.saw_close(steady_now_ns() - c.idle_since);
         close_conn(c);
         return;
       case Conn::State::Connecting:
@@ -355,7 +365,8 @@ class SocketTransport final : public Transport {
       // body over its limit, as nginx and gateways do): that answer settles the request, and a
       // connection that answered is not "lost" (nor its POST sent again).
       if (answered_early(s, c)) return;
-      lost(s, c, fmt::format("sending the request failed ({})", errno_text(err)));
+      lost(s, c, fmt::format("sending the request failed ({})", errno_text(err)),
+           err == ECONNRESET);
       return;
     }
     c.state = Conn::State::Receiving;
@@ -404,17 +415,36 @@ class SocketTransport final : public Transport {
         lost(s, c, c.reader.error());
         return;
       }
-      lost(s, c, fmt::format("receiving the response failed ({})", errno_text(errno)));
+      const int err = errno;
+      lost(s, c, fmt::format("receiving the response failed ({})", errno_text(err)),
+           err == ECONNRESET);
       return;
     }
   }
 
+  // An idle connection's end of stream (or reset) is waiting: the server closed it. Stray bytes
+  // are not a close (the caller drops such a connection all the same).
+  static bool closed_by_server(const Conn& c) {
+    char byte = 0;
+    const ssize_t n = ::recv(c.fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+  }
+
   // The connection broke. A kept-alive one the server closed before answering is replaced once,
   // and the request sent again (libcurl's rule): not an attempt of its own, but the server may
-  // have read the first copy (a POST is not idempotent), so the record says it was resent.
-  void lost(Slot& s, Conn& c, std::string why) {
+  // have read the first copy (a POST is not idempotent), so the record says it was resent —
+  // unless the server's kernel reset what was sent (a pending ECONNRESET: the server had closed
+  // before the request arrived, so no one read it), as happens when a server that closes after
+  // each response races the reuse.
+  void lost(Slot& s, Conn& c, std::string why, bool reset_seen = false) {
     if (c.reused && !c.sent_fresh && !c.reader.started()) {
-      const bool repeated = c.sent > 0;  // nothing went out before the close: nothing is repeated
+      int err = 0;
+      socklen_t len = sizeof err;
+      const bool reset = reset_seen || (getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 &&
+                                        err == ECONNRESET);
+      if (reset || c.sent == 0) ctx_.habits.saw_close(steady_now_ns() - c.idle_since);
+      // Nothing went out before the close, or the server never read it: nothing is repeated.
+      const bool repeated = c.sent > 0 && !reset;
       c.sent_fresh = true;
       c.sent = 0;
       c.reader.reset();
@@ -429,10 +459,12 @@ class SocketTransport final : public Transport {
   }
 
   void complete(Slot& s, Conn& c) {
-    const bool reusable = c.reader.keep_alive() && c.state == Conn::State::Receiving;
+    const bool reusable = c.reader.keep_alive() && c.state == Conn::State::Receiving &&
+                          !ctx_.habits.closes_after_response.load(std::memory_order_relaxed);
     c.deadline = kNone;
     if (reusable) {
       c.state = Conn::State::Idle;
+      c.idle_since = steady_now_ns();
     } else {
       close_conn(c);
     }

@@ -72,6 +72,7 @@ struct TransportContext {
   Poller& poller;
   void* worker;
   Transport::Done done;
+  ServerHabits& habits;  ///< the engine's, across its runs and workers
 };
 
 std::unique_ptr<Transport> make_curl_transport(const TransportContext& ctx);

@@ -173,6 +173,12 @@ void judge_counts(Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
         "and its copy left out of every figure; the file was written twice or edited (compare it "
         "with the run's log)",
         t.duplicated, t.duplicated_example));
+  if (f.client.server_closed > 0)
+    v.notes.push_back(fmt::format(
+        "the server closed {} kept-alive connection(s) after their response (llama.cpp's server "
+        "does after every stream, though it answers Keep-Alive): each was replaced before reuse, "
+        "and once seen, no connection was kept after a response (\"connects\" in the details)",
+        f.client.server_closed));
   if (t.resent > 0) {
     v.notes.push_back(fmt::format(
         "{} request(s) were sent a second time on a new connection after a kept-alive one closed "

@@ -19,9 +19,12 @@ struct ClientHealth {
   double peak_busy = -1;  ///< a worker's busiest 100 ms: the share it never waited for the network
   double peak_busy_at_s = -1;  ///< when it began, s since the origin
   int64_t events = -1;         ///< SSE events the workers parsed
+  /// Kept-alive connections the server closed after a response (client::ServerHabits; -1: not
+  /// counted, an older run folder).
+  int64_t server_closed = -1;
 };
 
-inline constexpr std::array<json::Field<ClientHealth>, 8> kClientHealthFields{{
+inline constexpr std::array<json::Field<ClientHealth>, 9> kClientHealthFields{{
     {"measured_wall_s", &ClientHealth::measured_wall_s},
     {"client_cpu_s", &ClientHealth::cpu_s},
     {"client_process_cpu_s", &ClientHealth::process_cpu_s},
@@ -30,6 +33,7 @@ inline constexpr std::array<json::Field<ClientHealth>, 8> kClientHealthFields{{
     {"client_peak_busy", &ClientHealth::peak_busy},
     {"client_peak_busy_at_s", &ClientHealth::peak_busy_at_s},
     {"client_sse_events", &ClientHealth::events},
+    {"server_closed_connections", &ClientHealth::server_closed},
 }};
 
 /// One rank's client in a multi-host run (mpirun): its cost and its clock against rank 0's.

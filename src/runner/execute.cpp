@@ -251,6 +251,7 @@ static void stop_on_write_error(Recorder& recorder, std::atomic<int>& stop, spdl
 static void add_client_costs(record::ClientHealth& c, const client::EngineCounters& counters,
                              double process_cpu_s) {
   c.events = counters.events;
+  c.server_closed = counters.server_closed;
   c.cpu_s = static_cast<double>(counters.cpu_ns) / 1e9;
   c.process_cpu_s = process_cpu_s;
   // The busiest worker, not the average: one saturated thread delays every stream it owns even
