@@ -431,6 +431,23 @@ TEST_F(GridRun, PrefixCacheIsEmptiedBetweenPoints) {
   EXPECT_EQ(cached_tokens(cold / "c1-2"), cached_tokens(cold / "c1"));
   EXPECT_NE(slurp(cold / "logs/run.log").find("prefix cache reset (/reset_prefix_cache)"),
             std::string::npos);
+  // A single point resets too (issue 39, F4: it did nothing and said nothing): run twice, the
+  // second finds the first's prompts cached unless it resets.
+  auto single = [&](const std::string& name, bool reset) {
+    std::vector<std::string> a{"run",     sim.url(),      "--num-prompts",
+                               "4",       "--max-tokens", "2",
+                               "--quiet", "--output-dir", (dir_ / name).string()};
+    a.insert(a.begin() + 1, "--url");
+    if (reset) a.push_back("--reset-prefix-cache");
+    const Result r = run_tokbench(a);
+    EXPECT_TRUE(RanValidUnlessBusy(r, dir_));
+    return root_of(dir_ / name);
+  };
+  EXPECT_GT(cached_tokens(single("again", false)), 0);  // c1-2's prompts are still cached
+  const fs::path reset_one = single("reset_one", true);
+  EXPECT_EQ(cached_tokens(reset_one), cached_tokens(cold / "c1"));
+  EXPECT_NE(slurp(reset_one / "logs/run.log").find("prefix cache reset (/reset_prefix_cache)"),
+            std::string::npos);
 }
 
 // A server with neither reset path is told once; an SGLang-like one is reset through /flush_cache.

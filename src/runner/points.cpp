@@ -171,19 +171,24 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
   return out;
 }
 
+std::string reset_server_cache(const RunPlan& point, const std::string& url, spdlog::logger& log) {
+  const probe::CacheReset r =
+      probe::reset_prefix_cache(url, point.cfg.headers, point.cfg.api_key, point.tls);
+  if (r.done) {
+    log.info("prefix cache reset ({})", r.how);
+    return {};
+  }
+  log.warn("--reset-prefix-cache: {}", r.how);
+  return r.how;
+}
+
 void PointSession::reset_cache(const RunPlan& point) {
   if (!cache_reset_missing_.empty()) return;  // said once: the server has none
-  const probe::CacheReset r =
-      probe::reset_prefix_cache(target_->url, point.cfg.headers, point.cfg.api_key, point.tls);
-  if (r.done) {
-    log_->info("prefix cache reset ({})", r.how);
-    return;
-  }
-  cache_reset_missing_ = r.how;
+  cache_reset_missing_ = reset_server_cache(point, target_->url, *log_);
+  if (cache_reset_missing_.empty()) return;
   fmt::print(console_, "--reset-prefix-cache: {}; the points run with whatever the cache holds\n",
-             r.how);
+             cache_reset_missing_);
   std::fflush(console_);
-  log_->warn("--reset-prefix-cache: {}", r.how);
 }
 
 RunOutcome PointSession::finish(const std::function<RunOutcome()>& write) {

@@ -26,6 +26,10 @@ namespace tokbench::runner {
 
 struct Target;
 
+/// --reset-prefix-cache: POSTs the server's prefix-cache reset before a point (a single run's
+/// too); "" when it was done (logged), else why not, with the fix (logged as a warning).
+std::string reset_server_cache(const RunPlan& point, const std::string& url, spdlog::logger& log);
+
 class PointSession {
  public:
   /// Creates the root folder (a rank other than 0: a scratch one) and opens the target for

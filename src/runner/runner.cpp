@@ -71,6 +71,10 @@ RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   manifest.info.run_id = run_id(start);
   runfolder::write_manifest(dir, manifest);
   Target target = open_logged(plan, dir, *log, out);
+  if (plan.cfg.reset_prefix_cache && root)  // as before each point of a series
+    if (const std::string why = reset_server_cache(plan, target.url, *log); !why.empty())
+      fmt::print(out, "--reset-prefix-cache: {}; the run goes on with whatever the cache holds\n",
+                 why);
   const SharedPoint point =
       measure_point(plan, target, manifest, dir, *log, stop, out, start.clock);
   const auto server_process = target.close(dir, *log, out);
