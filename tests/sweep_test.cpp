@@ -46,6 +46,16 @@ TEST(Knee, LowestLoadWithinTenPercentOfThePeak) {
   EXPECT_FALSE(rising.knee.has_value());
   EXPECT_TRUE(rising.still_rising);
   EXPECT_NE(rising.text.find("still rising"), std::string::npos);
+  // Issue 39, F6: the lowest load already at the plateau is not "rises from X (c2) to X at c2".
+  const KneeAnalysis flat_from_start =
+      find_knee({row("c2", 2, 252, 100), row("c4", 4, 250, 60), row("c8", 8, 251, 30)});
+  ASSERT_TRUE(flat_from_start.knee.has_value());
+  EXPECT_EQ(*flat_from_start.knee, 0u);
+  EXPECT_EQ(flat_from_start.text.find("rises from"), std::string::npos) << flat_from_start.text;
+  EXPECT_NE(flat_from_start.text.find("within 10% of its peak 252.00 tok/s already at the lowest "
+                                      "load (c2: 252.00 tok/s)"),
+            std::string::npos)
+      << flat_from_start.text;
   std::vector<SweepRow> one{row("c1", 1, 100, 100)};
   EXPECT_FALSE(find_knee(one).knee.has_value());
   // The highest load stopped past saturation: its throughput is the ceiling, not a rise to

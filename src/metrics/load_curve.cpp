@@ -58,6 +58,14 @@ KneeAnalysis find_knee(const std::vector<LoadPoint>& rows) {
   if (n.ttft_p99 && last.ttft_p99)
     latency = fmt::format("; TTFT P99 goes from {} ms there to {} ms at {}",
                           format_short(*n.ttft_p99), format_short(*last.ttft_p99), last.label);
+  if (first_near == live.front()) {  // nothing rises: "rises from X (c2) to X at c2" said nothing
+    k.text = fmt::format(
+        "output token throughput is within 10% of its peak {} tok/s already at the lowest load "
+        "({}: {} tok/s) and stays there: the knee is at or below {}; add lower loads to place "
+        "it{}",
+        format_short(top), n.label, format_short(n.output_token_throughput), n.label, latency);
+    return k;
+  }
   k.text = fmt::format(
       "output token throughput rises from {} tok/s ({}) to {} tok/s at {}, then flattens: every "
       "higher load "
