@@ -518,6 +518,19 @@ TEST_F(CliTest, ADuplicatedDetailsLineIsReadOnceAndSaid) {
       << rep.output;
 }
 
+// Issue 39, F6: Benchmark Duration spans the successful requests only (AISBench's rule), so when
+// some fail the line says whose span its rates are over (1 of 20 read "72 token/s" for a run
+// that made 23).
+TEST_F(CliTest, RatesOverTheSuccessfulOnesSpanSaySo) {
+  Sim sim({"--ttft-ms", "1", "--tpot-ms", "1", "--fail-every", "2"});
+  const Result r = run_tokbench({"run", "--url", sim.url(), "--num-prompts", "8", "--max-tokens",
+                                 "4", "--quiet", "--output-dir", (dir_ / "out").string()});
+  EXPECT_NE(r.output.find("requests: 4 of 8 succeeded in "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" s (the successful ones' span; failed ones excluded): "),
+            std::string::npos)
+      << r.output;
+}
+
 // With less than the end marker's 1 MiB reserve free (a disk that answers fallocate with ENOSPC,
 // through tests/fake_enospc.cpp), the run is refused before any request, naming the reserve and
 // the fix; it used to run and end "cannot write end.json". The 64 KiB file-size limit above

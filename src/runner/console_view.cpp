@@ -38,9 +38,12 @@ bool generates(const metrics::MetricSet& m) {  // embeddings generate nothing
 std::string throughput_line(const metrics::MetricSet& m) {
   const double total = known(m, "total_requests").value_or(0),
                ok = known(m, "success_requests").value_or(0);
+  // Benchmark Duration spans the successful requests only (AISBench's rule): when most failed,
+  // the rates over it overstate what the run made, so the span is named beside them.
   std::string out =
-      fmt::format("requests: {:.0f} of {:.0f} succeeded in {} s: {} req/s", ok, total,
+      fmt::format("requests: {:.0f} of {:.0f} succeeded in {} s{}: {} req/s", ok, total,
                   report::format_short(known(m, "benchmark_duration").value_or(0) / 1000),
+                  ok > 0 && ok < total ? " (the successful ones' span; failed ones excluded)" : "",
                   report::format_short(known(m, "request_throughput").value_or(0)));
   if (generates(m)) {
     out += fmt::format(", output {}{}", tokens_per_s(m, "output_token_throughput"),
