@@ -133,6 +133,16 @@ TEST(TokbenchDefinitions, UnknownChunkTokensAreSpreadAndFlagged) {
   const auto m = compute({r}, {1, true}, Definitions::Tokbench);
   EXPECT_EQ(m.itl_estimated_requests, 1);
   EXPECT_NE(m.row("ITL")->note.find("unknown"), std::string::npos);
+  EXPECT_NE(m.row("ITL")->note.find("ask the server for"), std::string::npos);
+  // --continuous-usage asked and not answered is said (issue 39, F6).
+  RunFacts asked{1, true};
+  asked.continuous_usage = true;
+  const auto ignored = compute({r}, asked, Definitions::Tokbench);
+  EXPECT_NE(ignored.row("ITL")->note.find("--continuous-usage asked for "
+                                          "stream_options.continuous_usage_stats, and the server "
+                                          "did not send per-chunk usage"),
+            std::string::npos)
+      << ignored.row("ITL")->note;
 }
 
 // n = 2, interleaved as vLLM streams them: choice 0 at 100, 120, 140; choice 1 at 110, 130, 150,

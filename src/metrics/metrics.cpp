@@ -243,10 +243,15 @@ class TokbenchAccumulator final : public Accumulator {
           : estimated_by_[0] == 0
               ? "the --tokenizer count of the generated text"
               : "usage.completion_tokens (or the --tokenizer count where usage was missing)";
+      // --continuous-usage asked and not answered (issue 39, F6: it went unsaid).
       m.rows[3].note = fmt::format(
           "per-chunk token counts unknown for {} request(s): their chunk gaps were spread evenly "
-          "over {} (ask the server for stream_options.continuous_usage_stats)",
-          m.itl_estimated_requests, over);
+          "over {} ({})",
+          m.itl_estimated_requests, over,
+          facts_.continuous_usage
+              ? "--continuous-usage asked for stream_options.continuous_usage_stats, and the "
+                "server did not send per-chunk usage: it ignores that option"
+              : "ask the server for stream_options.continuous_usage_stats");
     }
     if (multi_choice_ > 0) {
       m.notes.push_back(

@@ -60,6 +60,8 @@ struct RunFacts {
   /// SGLang's native /generate: its bench_serving splits each chunk gap over the chunk's new
   /// tokens (meta_info.completion_tokens deltas) for ITL, where on OpenAI endpoints it does not.
   bool native_generate = false;
+  /// --continuous-usage asked for per-chunk usage (stream_options.continuous_usage_stats).
+  bool continuous_usage = false;
   double implied_cache_hit =
       -1;  ///< trace replay: the prompt share its hash_ids put in cache (-1 = none)
   /// The API's defined finish reasons, comma-separated, and the one that means the output cap cut

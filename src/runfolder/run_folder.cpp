@@ -55,11 +55,12 @@ constexpr std::array<Field<RunManifest>, 5> kPlanFields{{
     {"insecure_tls", &RunManifest::insecure_tls},
     {"ranks", &RunManifest::ranks},
 }};
-constexpr std::array<Field<metrics::RunFacts>, 7> kFactFields{{
+constexpr std::array<Field<metrics::RunFacts>, 8> kFactFields{{
     {"concurrency", &metrics::RunFacts::max_concurrency},
     {"stream", &metrics::RunFacts::stream},
     {"embeddings", &metrics::RunFacts::embeddings},
     {"native_generate", &metrics::RunFacts::native_generate},
+    {"continuous_usage", &metrics::RunFacts::continuous_usage},
     {"implied_cache_hit", &metrics::RunFacts::implied_cache_hit},
     {"finish_reasons", &metrics::RunFacts::finish_reasons},
     {"cap_reason", &metrics::RunFacts::cap_reason},
