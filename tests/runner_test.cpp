@@ -258,6 +258,12 @@ TEST(Plan, SweepPointsCarryTheirOwnValuesAndNames) {
   EXPECT_EQ(p.sweep_points(), 1u);
   EXPECT_EQ(c.sweep_label(0), "c1-r2.5-n10");
   EXPECT_EQ(c.sweep_label(1), "c4-rinf-n40");
+  // Issue 39, F6: a point without a list (a one-point --server-grid's) is named by its load.
+  RunConfig single;
+  single.concurrency = 8;
+  EXPECT_EQ(single.sweep_label(0), "c8");
+  single.request_rate = 4;
+  EXPECT_EQ(single.sweep_label(0), "r4");
   // The synthetic prompts are built for the largest point.
   c.dataset = {dataset::Source::Synthetic, ""};
   c.input_len = 8;

@@ -16,6 +16,7 @@
 #include "dataset/images.hpp"
 #include "metrics/slo.hpp"
 #include "probe/profile_window.hpp"
+#include "runner/load_shape.hpp"
 #include "runner/server_grid.hpp"
 #include "runner/workload.hpp"
 
@@ -487,7 +488,13 @@ std::string RunConfig::sweep_label(size_t i) const {
     add('r', std::isinf(request_rate_sweep[i]) ? std::string("inf")
                                                : fmt::format("{}", request_rate_sweep[i]));
   if (i < num_prompts_sweep.size()) add('n', std::to_string(num_prompts_sweep[i]));
-  return out.empty() ? fmt::format("p{}", i + 1) : out;
+  if (!out.empty()) return out;
+  // No list: the point's own load names it (a one-point --server-grid's point read "p1").
+  const LoadShape shape = load_shape(*this);
+  if (!shape.open_loop()) return fmt::format("c{}", shape.max_in_flight());
+  if (request_rate > 0)
+    return std::isinf(request_rate) ? std::string("rinf") : fmt::format("r{}", request_rate);
+  return fmt::format("p{}", i + 1);
 }
 
 std::string RunConfig::resolved_endpoint() const {
