@@ -20,6 +20,7 @@
 #include "client/engine.hpp"
 #include "common/choice.hpp"
 #include "common/console.hpp"
+#include "core/engines.hpp"
 #include "dataset/spec.hpp"
 #include "history/entry.hpp"
 #include "metrics/saturation.hpp"
@@ -129,6 +130,12 @@ void add_target(CLI::App* run, runner::TargetSettings& c) {
              "HTTP/1.1 on plain sockets (the least client CPU per event) or libcurl (TLS, "
              "proxies); auto: sockets for an "
              "http:// URL with no proxy set");
+  run->add_option("--engine", c.engine,
+                  fmt::format("the serving engine behind the URL, whose /tokenize, /metrics and "
+                              "prefix-cache reset are spoken: auto (learnt from its answers) or "
+                              "one of {} (docs/COMPATIBILITY.md)",
+                              core::engine_names()))
+      ->capture_default_str();
   run->add_option("--server-cmd", c.server_cmd,
                   "start the server with this shell command (output in logs/server.log), wait "
                   "until it answers, stop it "
@@ -375,9 +382,9 @@ void add_experiment(CLI::App* run, runner::ExperimentSettings& c) {
                   "unfinished folder is kept "
                   "as NAME.interrupted)");
   run->add_flag("--reset-prefix-cache", c.reset_prefix_cache,
-                "before each load point, POST the server's prefix-cache reset (vLLM "
-                "/reset_prefix_cache, which needs "
-                "VLLM_SERVER_DEV_MODE=1; SGLang /flush_cache); says so when the server has none");
+                "before each load point, empty the server's prefix cache (vLLM "
+                "/reset_prefix_cache, which needs VLLM_SERVER_DEV_MODE=1; SGLang /flush_cache; "
+                "llama.cpp: erase every slot of /slots); says so when the server has none");
   run->add_flag("--stop-on-saturation", c.stop_on_saturation,
                 fmt::format("stop a point early once the server is past saturation, marked "
                             "SATURATED rather than INVALID "

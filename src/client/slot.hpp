@@ -148,6 +148,11 @@ struct Slot {
     if (info.completion_tokens >= 0) rec.completion_tokens = info.completion_tokens;
     if (info.prompt_tokens >= 0) rec.prompt_tokens = info.prompt_tokens;
     if (info.cached_tokens >= 0) rec.cached_tokens = info.cached_tokens;
+    if (info.server_predicted_n >= 0) rec.server_predicted_n = info.server_predicted_n;
+    if (info.server_prompt_ms >= 0)
+      rec.server_prompt_us = static_cast<int64_t>(info.server_prompt_ms * 1000 + 0.5);
+    if (info.server_predicted_ms >= 0)
+      rec.server_predicted_us = static_cast<int64_t>(info.server_predicted_ms * 1000 + 0.5);
   }
 
   /// The status of a response (a new one per interim 1xx response).

@@ -100,8 +100,22 @@ struct TurnRow {
       cached_tokens;  ///< means; empty when none told it
 };
 
+/// The server's prefix-cache hits as its answers told them (usage's cached prompt tokens: vLLM's
+/// and SGLang's prompt_tokens_details.cached_tokens, llama.cpp's too, Anthropic's
+/// cache_read_input_tokens, SGLang /generate's meta_info.cached_tokens), over the successful
+/// requests that told them.
+struct PrefixCache {
+  int64_t requests = 0;      ///< requests whose answer said how many prompt tokens were cached
+  int64_t hit_requests = 0;  ///< of them, those with at least one cached token
+  double cached_tokens = 0;  ///< their cached prompt tokens, summed
+  double prompt_tokens = 0;  ///< their prompt tokens (usage), summed
+  bool intended = false;     ///< the workload is built to hit the cache (multi-turn, a trace)
+  double share() const { return prompt_tokens > 0 ? cached_tokens / prompt_tokens : 0; }
+};
+
 struct MetricSet {
   Definitions definitions = Definitions::Tokbench;
+  std::optional<PrefixCache> prefix_cache;  ///< empty: no answer said (not "no hits")
   std::vector<TurnRow> turns;  ///< multi-turn runs only (tokbench's definitions): per turn index
   std::vector<Row> rows;
   std::vector<Common> common;

@@ -395,6 +395,25 @@ void judge_outputs(Verdict& v, const Quality& q) {
   for (auto& w : q.warnings()) v.warnings.push_back(std::move(w));
 }
 
+namespace {
+
+// A warm server measured as if cold (issue 39, F5): re-running a seed against llama.cpp served
+// 10,520 of 10,560 prompt tokens from its cache and halved TTFT, and nothing said so. A workload
+// built to hit the cache (multi-turn, a trace's hash_ids) says so in its own notes instead.
+void judge_prefix_cache(Verdict& v, const MetricSet& m) {
+  constexpr double kLargeShare = 0.5;
+  if (!m.prefix_cache || m.prefix_cache->intended || m.prefix_cache->share() < kLargeShare) return;
+  const PrefixCache& c = *m.prefix_cache;
+  v.notes.push_back(fmt::format(
+      "{:.1f}% of the prompt tokens ({:.0f} of {:.0f}) were served from the server's prefix "
+      "cache: TTFT and the prefill figures measure a warm server, not a cold one (the same "
+      "prompts were sent before); for a cold measurement reset its cache (--reset-prefix-cache) "
+      "or send new prompts (another --seed)",
+      100 * c.share(), c.cached_tokens, c.prompt_tokens));
+}
+
+}  // namespace
+
 Verdict judge(const MetricSet& m, const VerdictTally& t, const VerdictFacts& f) {
   Verdict v;
   judge_counts(v, t, f);
@@ -402,6 +421,7 @@ Verdict judge(const MetricSet& m, const VerdictTally& t, const VerdictFacts& f) 
   judge_load(v, m, t, f, client_behind);
   judge_ranks_and_tls(v, t, f);
   judge_outputs(v, m.quality);
+  judge_prefix_cache(v, m);
   v.valid = v.reasons.empty();
   v.saturated = f.saturated && !v.valid;
   return v;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -16,15 +17,22 @@
 
 namespace tokbench::probe {
 
+namespace {
+std::string marks();  // the names that tell the dialects apart, for an error
+bool speaks(const Dialect& d, const Snapshot& s);
+}  // namespace
+
 Scraper::Scraper(std::string url, std::vector<std::string> headers, std::string api_key,
-                 int64_t interval_ms, int64_t origin_ns, size_t max_bytes, net::TlsSettings tls)
+                 int64_t interval_ms, int64_t origin_ns, size_t max_bytes, net::TlsSettings tls,
+                 std::string_view engine)
     : url_(std::move(url)),
       headers_(std::move(headers)),
       api_key_(std::move(api_key)),
       interval_ms_(interval_ms),
       origin_ns_(origin_ns),
       max_bytes_(max_bytes),
-      tls_(std::move(tls)) {}
+      tls_(std::move(tls)),
+      engine_(engine == "auto" ? "" : engine) {}
 
 Scraper::~Scraper() {
   stop_ = true;
@@ -41,9 +49,22 @@ bool Scraper::scrape_once() {
   }
   try {
     Snapshot snap{t, parse_text(res.body)};
-    const Dialect* d = dialect_of(snap);
+    const Dialect* d = engine_.empty() ? dialect_of(snap) : dialect_named(engine_);
     if (!d) {
-      error_ = "the exposition has neither vLLM's (vllm:*) nor SGLang's (sglang:*) metrics";
+      error_ = engine_.empty()
+                   ? fmt::format("the exposition has none of the metric names tokbench reads ({})",
+                                 marks())
+                   : fmt::format(
+                         "--engine {} has no Prometheus /metrics that tokbench reads "
+                         "(docs/COMPATIBILITY.md)",
+                         engine_);
+      return false;
+    }
+    if (!speaks(*d, snap)) {  // --engine named one, and the exposition is another's
+      error_ =
+          fmt::format("the exposition has none of --engine {}'s names ({}); {}", engine_, d->mark,
+                      dialect_of(snap) ? fmt::format("it is {}'s", dialect_of(snap)->name)
+                                       : "nor any other engine's tokbench reads");
       return false;
     }
     running_waiting_.emplace_back(t, snap.sum(d->running).value_or(0),
@@ -83,7 +104,7 @@ void Scraper::stop() {
 std::optional<ServerSummary> Scraper::summary() const {
   std::lock_guard lock(mu_);
   if (!first_ || !last_) return std::nullopt;
-  auto s = summarize({*first_, *last_}, url_);
+  auto s = summarize({*first_, *last_}, url_, engine_.empty() ? nullptr : dialect_named(engine_));
   if (s) {
     s->scrapes = scrapes_;
     s->running_waiting = running_waiting_;
@@ -99,20 +120,55 @@ std::string Scraper::last_error() const {
 
 namespace {
 
-// SGLang's names: docs.sglang.ai production metrics (its ITL histogram was time_per_output_token
-// before inter_token_latency; its queue histogram is newer and may be absent).
+// Each engine's names, as its source or docs define them (docs/COMPATIBILITY.md): SGLang's ITL
+// histogram was time_per_output_token before inter_token_latency and its queue histogram is
+// newer; llama.cpp has counters and gauges only (tools/server/server.cpp, handle_metrics), its
+// prompt counter without cache hits; TGI counts tokens in per-request histograms and has no TTFT
+// (docs/source/reference/metrics.md); LMDeploy copies vLLM's names under its prefix
+// (lmdeploy/metrics/stats.py); TensorRT-LLM's, as Dynamo passes them through, under "trtllm:";
+// MindIE's are vLLM's without a prefix (its "服务监控指标查询接口(普罗格式)").
 constexpr Dialect kDialects[] = {
     {"vllm", "vllm:", "vllm:time_to_first_token_seconds", "vllm:inter_token_latency_seconds",
      "vllm:time_per_output_token_seconds", "vllm:e2e_request_latency_seconds",
      "vllm:request_queue_time_seconds", "vllm:generation_tokens_total", "vllm:prompt_tokens_total",
      "vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
-     "vllm:gpu_cache_usage_perc", "vllm:num_preemptions_total"},
+     "vllm:gpu_cache_usage_perc", "vllm:num_preemptions_total", false},
     {"sglang", "sglang:", "sglang:time_to_first_token_seconds",
      "sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds",
      "sglang:e2e_request_latency_seconds", "sglang:queue_time_seconds",
      "sglang:generation_tokens_total", "sglang:prompt_tokens_total", "sglang:num_running_reqs",
-     "sglang:num_queue_reqs", "sglang:token_usage", "", ""},
+     "sglang:num_queue_reqs", "sglang:token_usage", "", "", false},
+    {"llamacpp", "llamacpp:", "", "", "", "", "", "llamacpp:tokens_predicted_total",
+     "llamacpp:prompt_tokens_total", "llamacpp:requests_processing", "llamacpp:requests_deferred",
+     "llamacpp:kv_cache_usage_ratio", "", "", true},
+    {"tgi", "tgi_", "", "tgi_request_mean_time_per_token_duration", "", "tgi_request_duration",
+     "tgi_request_queue_duration", "tgi_request_generated_tokens_sum",
+     "tgi_request_input_length_sum", "tgi_batch_current_size", "tgi_queue_size", "", "", "", false},
+    {"lmdeploy", "lmdeploy:", "lmdeploy:time_to_first_token_seconds", "",
+     "lmdeploy:time_per_output_token_seconds", "lmdeploy:e2e_request_latency_seconds",
+     "lmdeploy:request_queue_time_seconds", "lmdeploy:generation_tokens_total",
+     "lmdeploy:prompt_tokens_total", "lmdeploy:num_requests_running",
+     "lmdeploy:num_requests_waiting", "lmdeploy:gpu_cache_usage_perc", "", "", false},
+    {"trtllm", "trtllm:", "trtllm:time_to_first_token_seconds", "",
+     "trtllm:time_per_output_token_seconds", "trtllm:e2e_request_latency_seconds",
+     "trtllm:request_queue_time_seconds", "", "", "", "", "", "", "", false},
+    {"mindie", "request_received_total", "time_to_first_token_seconds", "",
+     "time_per_output_token_seconds", "e2e_request_latency_seconds", "", "generation_tokens_total",
+     "prompt_tokens_total", "num_requests_running", "num_requests_waiting", "npu_cache_usage_perc",
+     "", "num_preemptions_total", false},
 };
+
+// "vllm:*, sglang:*, ..., MindIE's request_received_total": for the error of an unknown exposition.
+std::string marks() {
+  std::string out;
+  for (const Dialect& d : kDialects) {
+    const std::string_view m = d.mark;
+    out += (out.empty() ? "" : ", ") + (m.ends_with(':') || m.ends_with('_')
+                                            ? std::string(m) + "*"
+                                            : fmt::format("{}'s {}", d.name, m));
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -167,18 +223,39 @@ void deeper_metrics(ServerSummary& s, const Snapshot& a, const Snapshot& b, cons
 
 }  // namespace
 
-const Dialect* dialect_of(const Snapshot& s) {
+std::span<const Dialect> all_dialects() { return kDialects; }
+
+const Dialect* dialect_named(std::string_view engine) {
   for (const auto& d : kDialects)
-    for (const auto& sample : s.samples)
-      if (sample.name.starts_with(d.prefix)) return &d;
+    if (engine == d.name) return &d;
   return nullptr;
 }
 
-std::optional<ServerSummary> summarize(const std::vector<Snapshot>& snaps, const std::string& url) {
+namespace {
+
+// Whether any sample carries the dialect's mark: its prefix, or its one telling name.
+bool speaks(const Dialect& d, const Snapshot& s) {
+  const std::string_view mark = d.mark;
+  const bool prefix = mark.ends_with(':') || mark.ends_with('_');
+  return std::any_of(s.samples.begin(), s.samples.end(), [&](const Sample& x) {
+    return prefix ? x.name.starts_with(mark) : x.name == mark;
+  });
+}
+
+}  // namespace
+
+const Dialect* dialect_of(const Snapshot& s) {
+  for (const auto& d : kDialects)
+    if (speaks(d, s)) return &d;
+  return nullptr;
+}
+
+std::optional<ServerSummary> summarize(const std::vector<Snapshot>& snaps, const std::string& url,
+                                       const Dialect* forced) {
   if (snaps.size() < 2) return std::nullopt;
   const Snapshot& a = snaps.front();
   const Snapshot& b = snaps.back();
-  const Dialect* d = dialect_of(b);
+  const Dialect* d = forced ? forced : dialect_of(b);
   if (!d) return std::nullopt;
   ServerSummary s;
   s.url = url;
@@ -233,11 +310,11 @@ std::vector<CrossCheck> cross_check(const ServerSummary& s, double client_output
                                "never received",
                                client_failed)});
   } else if (s.generation_tokens) {
+    const Dialect* d = dialect_named(s.dialect);
     check("output tokens", client_output_tokens, *s.generation_tokens, 0.02, 0,
-          fmt::format("client sum of output tokens vs the delta of {}:generation_tokens_total "
-                      "(other traffic on the "
+          fmt::format("client sum of output tokens vs the delta of {} (other traffic on the "
                       "server breaks it)",
-                      s.dialect));
+                      d ? d->generation_tokens : "its generated-token counter"));
   }
   if (client_tpot_ms && s.itl && s.itl->count > 0) {
     const double per_token = s.itl->mean() * 1000 / s.spec_mean_acceptance_length.value_or(1.0);
@@ -255,6 +332,63 @@ std::vector<CrossCheck> cross_check(const ServerSummary& s, double client_output
                                     "the client; the server's starts at arrival");
   }
   return out;
+}
+
+std::optional<CrossCheck> in_flight_check(const ServerSummary& s, int64_t client_peak) {
+  if (s.running_waiting.empty() || client_peak <= 0) return std::nullopt;
+  double peak = 0;
+  for (const auto& [t, running, waiting] : s.running_waiting)
+    peak = std::max(peak, running + waiting);
+  const Dialect* d = dialect_named(s.dialect);
+  CrossCheck c{"requests in flight (peak)",
+               static_cast<double>(client_peak),
+               peak,
+               0,
+               0,
+               peak <= static_cast<double>(client_peak),
+               fmt::format("the server's running + waiting ({} + {}) at its busiest of {} "
+                           "scrape(s) vs the client's most in flight; one-sided: a scrape may "
+                           "miss the peak, and more on the server is traffic not of this run",
+                           d ? d->running : "running", d ? d->waiting : "waiting",
+                           s.running_waiting.size())};
+  return c;
+}
+
+std::optional<CrossCheck> prompt_check(const ServerSummary& s, double client_prompt_tokens,
+                                       double client_cached) {
+  if (!s.prompt_tokens || client_prompt_tokens <= 0) return std::nullopt;
+  const Dialect* d = dialect_named(s.dialect);
+  const char* name = d ? d->prompt_tokens : "its prompt-token counter";
+  // Where the counter holds every prompt token (vLLM's), prefills of warm-ups and of requests the
+  // client gave up on make it differ for reasons this check cannot see: only the cache's
+  // evidence is checked.
+  if (!d || !d->prompt_excludes_cache) return std::nullopt;
+  // llama.cpp counts only the prompt tokens it evaluated: the rest came from its cache.
+  const double from_cache = client_prompt_tokens - *s.prompt_tokens;
+  std::string note = fmt::format(
+      "{} counts only the prompt tokens it evaluated: {:.0f} of the {:.0f} usage reported "
+      "({:.1f}%) came from its prefix cache",
+      name, std::max(0.0, from_cache), client_prompt_tokens,
+      100 * std::max(0.0, from_cache) / client_prompt_tokens);
+  if (client_cached < 0)
+    return CrossCheck{"prompt tokens evaluated",
+                      client_prompt_tokens,
+                      *s.prompt_tokens,
+                      0,
+                      0,
+                      from_cache >= 0,
+                      note};
+  // The answers said how many were cached: evaluated = prompt - cached, within 2%.
+  const double expected = client_prompt_tokens - client_cached;
+  return CrossCheck{"prompt tokens evaluated",
+                    expected,
+                    *s.prompt_tokens,
+                    0.02,
+                    0,
+                    std::abs(expected - *s.prompt_tokens) <= 0.02 * std::abs(*s.prompt_tokens),
+                    note + fmt::format("; the client's side is usage's prompt tokens less its "
+                                       "{:.0f} cached ones",
+                                       client_cached)};
 }
 
 }  // namespace tokbench::probe

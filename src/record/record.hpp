@@ -96,9 +96,14 @@ struct RequestRecord {
 
   std::vector<ChunkEvent> chunks;
 
-  int64_t prompt_tokens = kNone;            ///< from the server's usage
-  int64_t completion_tokens = kNone;        ///< from the server's usage
-  int64_t cached_tokens = kNone;            ///< usage.prompt_tokens_details.cached_tokens
+  int64_t prompt_tokens = kNone;      ///< from the server's usage
+  int64_t completion_tokens = kNone;  ///< from the server's usage
+  int64_t cached_tokens = kNone;      ///< usage.prompt_tokens_details.cached_tokens
+  /// The server's own times of this answer, where its answers carry them (llama.cpp's
+  /// `timings`): its prompt processing, its generation and the tokens generated in it.
+  int64_t server_prompt_us = kNone;
+  int64_t server_predicted_us = kNone;
+  int64_t server_predicted_n = kNone;
   int64_t output_chars = 0;                 ///< bytes of generated text (content + reasoning)
   int64_t prompt_tokens_local = kNone;      ///< the prompt counted by --tokenizer (no specials)
   int64_t completion_tokens_local = kNone;  ///< the generated text counted by --tokenizer

@@ -88,6 +88,7 @@ enum class Top : size_t {
   FinishReason,
   OutputChars,
   LocalTokens,
+  ServerTimings,
   IgnoreEosSent,
   Answer,
   Right,
@@ -124,6 +125,7 @@ constexpr std::array<std::string_view, static_cast<size_t>(Top::Unknown)> kTopKe
     "finish_reason",
     "output_chars",
     "local_tokens",
+    "server_timings",
     "ignore_eos_sent",
     "answer",
     "right",
@@ -299,6 +301,13 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   put_count(w, "expected_prompt", r.expected_prompt_tokens);
   put_count(w, "requested_max", r.requested_max_tokens);
   w.end_object();
+  if (r.server_predicted_n != kNone || r.server_prompt_us != kNone) {
+    w.key("server_timings").begin_object();
+    put_count(w, "prompt_us", r.server_prompt_us);
+    put_count(w, "predicted_us", r.server_predicted_us);
+    put_count(w, "predicted_n", r.server_predicted_n);
+    w.end_object();
+  }
   w.field("ignore_eos_sent", r.ignore_eos_sent);
   write_checks(w, r);
   w.field("token_source", r.token_source());
@@ -429,6 +438,11 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
         break;
       case Top::LocalTokens:
         local = v;
+        break;
+      case Top::ServerTimings:
+        r.server_prompt_us = get_count(v, "prompt_us");
+        r.server_predicted_us = get_count(v, "predicted_us");
+        r.server_predicted_n = get_count(v, "predicted_n");
         break;
       case Top::IgnoreEosSent:
         r.ignore_eos_sent = bool_of(v, k, false);

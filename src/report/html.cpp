@@ -392,6 +392,8 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in,
   for (const auto& [k, text] : metrics::definition_texts(in.metrics.definitions))
     defs += fmt::format("<tr><td>{}</td><td>{}</td></tr>", escape_html(k), escape_html(text));
   std::string tables = console_tables(in.metrics);
+  if (const std::string cache = prefix_cache_line(in.metrics); !cache.empty())
+    tables += cache + "\n";
   if (!in.side_by_side.empty()) tables += definitions_table(in.side_by_side);
   tables += in.server_tables;
   tables += in.telemetry_tables;

@@ -77,6 +77,20 @@ void metric_set_fields(JsonWriter& w, const metrics::MetricSet& m) {
     }
     w.end_array();
   }
+  w.key("prefix_cache");  // null: no answer said how many prompt tokens were cached
+  if (const auto& pc = m.prefix_cache) {
+    w.begin_object()
+        .field("requests", pc->requests)
+        .field("hit_requests", pc->hit_requests)
+        .field("cached_prompt_tokens", pc->cached_tokens)
+        .field("prompt_tokens", pc->prompt_tokens)
+        .field("share", pc->share())
+        .field("cached_per_request", pc->cached_tokens / static_cast<double>(pc->requests))
+        .field("intended", pc->intended)
+        .end_object();
+  } else {
+    w.null();
+  }
   w.key("common").begin_object();
   for (const auto& c : m.common) {
     if (c.known) {

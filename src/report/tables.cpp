@@ -170,6 +170,16 @@ std::string console_tables(const metrics::MetricSet& m, const std::string& stage
   return out;
 }
 
+std::string prefix_cache_line(const metrics::MetricSet& m) {
+  if (!m.prefix_cache) return "";
+  const metrics::PrefixCache& c = *m.prefix_cache;
+  return fmt::format(
+      "prefix cache: {:.0f} of {:.0f} prompt tokens ({:.1f}%) came from the server's cache, {:.1f} "
+      "per request ({} of {} requests hit; the cached tokens its answers reported)",
+      c.cached_tokens, c.prompt_tokens, 100 * c.share(),
+      c.cached_tokens / static_cast<double>(c.requests), c.hit_requests, c.requests);
+}
+
 std::string summary_table(const metrics::MetricSet& m) {
   Table t{{"Latency", "Mean", "P50", "P90", "P99", "Max", "N"}};
   std::vector<const metrics::Row*>

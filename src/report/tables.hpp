@@ -21,6 +21,11 @@ std::string summary_table(const metrics::MetricSet& m);
 
 using ::tokbench::format_short;  // common/format: the console's numbers
 
+/// The server's prefix-cache hits as its answers told them, one line: "prefix cache: 10520 of
+/// 10560 prompt tokens (99.6%) came from the server's cache, 263.0 per request (40 of 40 requests
+/// hit; ...)"; "" when no answer said.
+std::string prefix_cache_line(const metrics::MetricSet& m);
+
 /// <ds>.csv: Performance Parameters,Stage,Average,Min,Max,Median,P75,P90,P99,N.
 std::string performance_csv(const metrics::MetricSet& m, const std::string& stage = "total");
 

@@ -203,6 +203,8 @@ void print_summary(const Written& w, std::FILE* console) {
   }
   for (const auto& n : m.notes) fmt::print(console, "note: {}\n", n);
   fmt::print(console, "{}\n", throughput_line(m));
+  if (const std::string cache = report::prefix_cache_line(m); !cache.empty())
+    fmt::print(console, "{}\n", cache);
   // With no successful request a stable stage, the server's agreement and the peers' definitions
   // mean nothing: the verdict's reason (statuses, what the server said) is what follows.
   if (known(m, "success_requests").value_or(0) <= 0) return;
@@ -215,6 +217,8 @@ void print_summary(const Written& w, std::FILE* console) {
 void print_outputs(const Written& w, std::FILE* console, bool verbose) {
   if (verbose) {
     fmt::print(console, "\n{}", report::console_tables(w.metrics));
+    if (const std::string cache = report::prefix_cache_line(w.metrics); !cache.empty())
+      fmt::print(console, "{}\n", cache);
     if (w.stable) fmt::print(console, "{}", report::console_tables(*w.stable, "stable"));
     if (!w.stable_text.empty() && !w.stable) fmt::print(console, "{}\n", w.stable_text);
     if (!w.side_by_side.empty())

@@ -74,7 +74,7 @@ std::unique_ptr<probe::Scraper> start_scraper(const Target& t, const RunConfig& 
   auto scraper = std::make_unique<probe::Scraper>(
       url, headers, same_host || cfg.server_metrics_auth ? cfg.api_key : "", cfg.scrape_interval_ms,
       origin_ns, static_cast<size_t>(cfg.max_body_bytes),
-      net::TlsSettings{cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure});
+      net::TlsSettings{cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure}, cfg.engine);
   if (!scraper->scrape_once()) {
     if (!cfg.server_metrics.empty())
       fmt::print(console, "warning: cannot scrape --server-metrics {}: {}\n", redact_url(url),

@@ -217,6 +217,25 @@ void cross_check_server(Written& w, const probe::ServerSummary& server,
       *w.server, tokbench.common_metric("total_generated_tokens")->value + ramp_tokens,
       mean_of(tokbench, "TPOT"), wire ? wire : mean_of(tokbench, "TTFT"), tally.failed,
       wire.has_value());
+  // The cache's evidence on the server's side (llama.cpp counts evaluated prompt tokens only),
+  // and its requests in flight. Failed requests and warm-ups inside the window reached the
+  // server's counters but not the client's figures: shown, not judged, then.
+  const bool others_in_window = tally.failed > 0 || ramp_tokens > 0;
+  auto unjudged = [&](record::CrossCheck c) {
+    if (others_in_window && !c.agree) {
+      c.agree = true;
+      c.note += "; not judged: failed or warm-up requests inside the window reached the server";
+    }
+    w.checks.push_back(std::move(c));
+  };
+  const auto* pc = tokbench.prefix_cache ? &*tokbench.prefix_cache : nullptr;
+  const metrics::Common* input = tokbench.common_metric("total_input_tokens");
+  if (auto c = probe::prompt_check(
+          *w.server, pc ? pc->prompt_tokens : (input && input->known ? input->value : 0),
+          pc ? pc->cached_tokens : -1))
+    unjudged(std::move(*c));
+  if (auto c = probe::in_flight_check(*w.server, tokbench.observed_max_concurrency))
+    unjudged(std::move(*c));
   const auto whole = mean_of(tokbench, "TTFT");
   for (auto& c : w.checks) {
     if (c.what == "output tokens" && ramp_tokens > 0)

@@ -172,8 +172,8 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
 }
 
 std::string reset_server_cache(const RunPlan& point, const std::string& url, spdlog::logger& log) {
-  const probe::CacheReset r =
-      probe::reset_prefix_cache(url, point.cfg.headers, point.cfg.api_key, point.tls);
+  const probe::CacheReset r = probe::reset_prefix_cache(url, point.cfg.headers, point.cfg.api_key,
+                                                        point.tls, point.cfg.engine);
   if (r.done) {
     log.info("prefix cache reset ({})", r.how);
     return {};

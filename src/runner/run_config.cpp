@@ -12,6 +12,7 @@
 #include "common/abbreviate.hpp"
 #include "common/json_writer.hpp"
 #include "common/redact.hpp"
+#include "core/engines.hpp"
 #include "dataset/dataset.hpp"
 #include "dataset/images.hpp"
 #include "metrics/slo.hpp"
@@ -103,6 +104,9 @@ std::vector<std::string> RunConfig::validate(ParsedFlags* out) const {
 // Where requests go and as whom; the server tokbench may start.
 void RunConfig::validate_target(std::vector<std::string>& e) const {
   const Check check{e};
+  check(engine == "auto" || core::engine_named(engine),
+        fmt::format("--engine: unknown engine '{}' (expected auto or one of {})", engine,
+                    core::engine_names()));
   check(endpoint.empty() || client::find_api(endpoint),
         fmt::format("--endpoint: bad value '{}' (expected one of: {})", endpoint,
                     client::api_names_described()));
@@ -534,6 +538,7 @@ std::string RunConfig::to_json() const {
       .field("tls_cert", tls_cert)
       .field("tls_key", tls_key.empty() ? "" : std::string(kRedacted));
   w.field("insecure", insecure).field("transport", client::kTransportChoices.name(transport));
+  w.field("engine", engine);
   w.field("model", model).field("api_key", api_key.empty() ? "" : "***redacted***");
   w.key("headers").begin_array();
   for (const auto& h : headers) w.value(redact_header(h));

@@ -54,6 +54,10 @@ struct TargetSettings {
   /// How requests reach the server: auto (plain sockets for an http:// URL without a proxy,
   /// else libcurl) | sockets | libcurl.
   client::TransportKind transport = client::TransportKind::Auto;
+  /// The serving engine behind the URL (core/engines: vllm, llamacpp, ...), whose dialect the
+  /// side channels speak (/tokenize, /metrics, the prefix-cache reset); "auto" = learnt from its
+  /// answers.
+  std::string engine = "auto";
 
   // Server lifecycle (optional): tokbench starts the server, waits for it, and stops it.
   std::string server_cmd;  ///< shell command that starts the server (needs --url or --host)

@@ -30,6 +30,9 @@ class ScriptedServer {
     bool close = false;  ///< close the connection after writing
     std::string late;    ///< written `late_ms` after `bytes`, unasked (a server's stray answer)
     int late_ms = 0;
+    std::vector<std::string> then;  ///< written one by one after `bytes`, `gap_ms` apart (a stream)
+    int gap_ms = 0;
+    std::function<void()> after;  ///< called once everything is written (a server's bookkeeping)
   };
   struct Seen {
     int connection = 0;   ///< 0, 1, ... in accept order
@@ -101,6 +104,15 @@ class ScriptedServer {
     return {};
   }
 
+  static bool write_all(int fd, const std::string& bytes) {
+    for (size_t off = 0; off < bytes.size();) {
+      const ssize_t n = send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      off += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
   void serve(int fd, int connection) {
     std::string buffered;
     for (int nth = 0; !stop_; ++nth) {
@@ -111,11 +123,12 @@ class ScriptedServer {
         seen_.push_back({connection, nth, req});
       }
       const Reply r = script_(connection, nth, req);
-      for (size_t off = 0; off < r.bytes.size();) {
-        const ssize_t n = send(fd, r.bytes.data() + off, r.bytes.size() - off, MSG_NOSIGNAL);
-        if (n <= 0) break;
-        off += static_cast<size_t>(n);
+      write_all(fd, r.bytes);
+      for (const std::string& part : r.then) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(r.gap_ms));
+        if (!write_all(fd, part)) break;
       }
+      if (r.after) r.after();
       if (!r.late.empty()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(r.late_ms));
         (void)!send(fd, r.late.data(), r.late.size(), MSG_NOSIGNAL);

@@ -66,20 +66,32 @@ void read_choice(simdjson::dom::element choice, ChunkInfo& out, std::string_view
   }
 }
 
+// llama.cpp's own times of an answer, beside its usage (tools/server: `timings` in a body or in
+// a stream's last chunk): prompt_ms (its prompt processing), predicted_ms and predicted_n (its
+// generation). Other servers send none.
+void read_timings(simdjson::dom::element t, ChunkInfo& out) {
+  double v = 0;
+  if (!t["prompt_ms"].get_double().get(v) && v >= 0 && v < 1e9) out.server_prompt_ms = v;
+  if (!t["predicted_ms"].get_double().get(v) && v >= 0 && v < 1e9) out.server_predicted_ms = v;
+  out.server_predicted_n = int_or(t, "predicted_n");
+}
+
 // What the three endpoints share: the answer's shape, the credential, the compat flavors.
 class OpenAiFamily : public ApiAdapter {
  public:
   bool takes_flavor(Flavor) const override { return true; }
 
   void parse(simdjson::dom::element doc, ChunkInfo& out, StreamMemory&) const override {
-    enum { kChoices, kId, kUsage, kError };
-    const FirstFields<4> top(doc, [](std::string_view k) {
-      return k == "choices" ? kChoices
-             : k == "id"    ? kId
-             : k == "usage" ? kUsage
-             : k == "error" ? kError
-                            : -1;
+    enum { kChoices, kId, kUsage, kError, kTimings };
+    const FirstFields<5> top(doc, [](std::string_view k) {
+      return k == "choices"   ? kChoices
+             : k == "id"      ? kId
+             : k == "usage"   ? kUsage
+             : k == "error"   ? kError
+             : k == "timings" ? kTimings
+                              : -1;
     });
+    if (top.has(kTimings)) read_timings(top.get(kTimings), out);
     out.id = top.text(kId);
     if (top.has(kError)) take_error_value(top.get(kError), out);
     if (const auto usage = top.get(kUsage); top.has(kUsage) && usage.is_object()) {

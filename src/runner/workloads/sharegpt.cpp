@@ -32,7 +32,7 @@ class ShareGptWorkload final : public Workload {
 
   void build(WorkloadInput& in, Target& t) const override {
     RunConfig& cfg = in.cfg;
-    const client::ServerTokenizer st = server_tokenizer(in);
+    client::ServerTokenizer st = server_tokenizer(in);
     const auto codec = make_codec(
         st, !in.tok && client::has_tokenize(st), in.tok,
         "--dataset sharegpt:PATH counts each prompt's and answer's tokens (vLLM's filters and "

@@ -45,7 +45,7 @@ class SyntheticWorkload final : public Workload {
 
   void build(WorkloadInput& in, Target& t) const override {
     const RunConfig& cfg = in.cfg;
-    const client::ServerTokenizer st = server_tokenizer(in);
+    client::ServerTokenizer st = server_tokenizer(in);
     const bool server_has = client::has_tokenize(st);
     const auto codec = make_codec(st, server_has, in.tok,
                                   "--dataset synthetic needs the model's tokenizer to build "

@@ -1,0 +1,50 @@
+#pragma once
+// core/engines: the serving engines tokbench knows, in one table — how each one's side channels
+// are spelled (tokenize and count, detokenize, its /metrics names, its prefix-cache reset) and
+// how a run tells which one it faces. Everything that
+// differs between engines is a row here or keyed by a row's name (probe/server_metrics's metric
+// names); `--engine`'s help and errors list its names; docs/COMPATIBILITY.md says what each row
+// rests on. Knows no HTTP.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace tokbench::core {
+
+/// How an engine's POST /tokenize is spelled.
+enum class TokenizeDialect : uint8_t {
+  None,      ///< no tokenize endpoint that tokbench can build prompts with
+  Vllm,      ///< {"model","prompt"|"messages","add_special_tokens"} -> {"count","tokens"}
+             ///< (/detokenize {"tokens"} -> {"prompt"}); SGLang's is the same
+  Llamacpp,  ///< {"content","add_special","parse_special"} -> {"tokens"} (no count);
+             ///< /detokenize {"tokens"} -> {"content"}; a chat's count at
+             ///< POST /v1/chat/completions/input_tokens -> {"input_tokens"}
+};
+
+/// How an engine's prefix cache is emptied (--reset-prefix-cache).
+enum class CacheResetWay : uint8_t {
+  None,
+  VllmReset,      ///< POST /reset_prefix_cache (vLLM serves it with VLLM_SERVER_DEV_MODE=1)
+  SglangFlush,    ///< POST /flush_cache
+  LlamacppSlots,  ///< GET /slots, then POST /slots/{id}?action=erase for each slot
+};
+
+struct Engine {
+  std::string_view name;   ///< --engine's value and what result.json says: "llamacpp"
+  std::string_view title;  ///< for people: "llama.cpp llama-server"
+  TokenizeDialect tokenize = TokenizeDialect::None;
+  CacheResetWay cache_reset = CacheResetWay::None;
+  /// What tells its /metrics exposition apart: a name prefix ("vllm:") or, for an exposition
+  /// without one, a metric only it has; "" = it has no Prometheus /metrics tokbench reads.
+  std::string_view metrics_mark;
+};
+
+/// Every engine, in the order a server's answers are matched against them.
+std::span<const Engine> all_engines();
+/// The engine of that name, or null.
+const Engine* engine_named(std::string_view name);
+/// "vllm, sglang, llamacpp, ...": for help texts and errors.
+std::string engine_names();
+
+}  // namespace tokbench::core

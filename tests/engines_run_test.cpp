@@ -1,0 +1,160 @@
+// `tokbench run` against servers that speak other engines' dialects (support/engine_like.hpp),
+// the issue-39 findings as a user meets them: against llama.cpp's server a synthetic run needs
+// no --tokenizer and its prompts are exact, nothing is re-sent though every stream closes its
+// connection, its llamacpp:* /metrics are cross-checked, and a re-run of the same prompts says
+// that the cache served them; TGI's and MindIE's metrics are read; --engine is checked.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <fstream>
+#include <string>
+
+#include "support/cli_fixture.hpp"
+#include "support/engine_like.hpp"
+
+namespace tokbench::testing {
+namespace {
+
+class EnginesRun : public CliFixture {
+ protected:
+  // The measured lines of the run's details file.
+  std::vector<std::string> measured_lines(const fs::path& run_dir) {
+    std::vector<std::string> out;
+    for (const auto& f : fs::recursive_directory_iterator(run_dir / "performances")) {
+      if (!f.path().string().ends_with("_details.jsonl")) continue;
+      std::ifstream in(f.path());
+      for (std::string line; std::getline(in, line);)
+        if (line.find("\"warmup\":true") == std::string::npos) out.push_back(line);
+    }
+    return out;
+  }
+  // The cross-check row `what` of result.json's server view; false when there is none.
+  static bool check_named(simdjson::dom::element r, std::string_view what,
+                          simdjson::dom::element* out) {
+    simdjson::dom::array checks;
+    if (r["server"]["cross_check"].get_array().get(checks)) return false;
+    for (simdjson::dom::element c : checks) {
+      std::string_view name;
+      if (!c["what"].get_string().get(name) && name == what) {
+        *out = c;
+        return true;
+      }
+    }
+    return false;
+  }
+  std::vector<std::string> synthetic(const EngineLike& srv, int prompts = 12) {
+    return {"--url",         srv.url(),
+            "--dataset",     "synthetic",
+            "--input-len",   "32",
+            "--output-len",  "8",
+            "--num-prompts", std::to_string(prompts),
+            "--concurrency", "2",
+            "--seed",        "7"};
+  }
+};
+
+TEST_F(EnginesRun, LlamacppSyntheticWithoutTokenizerIsExactAndNothingIsResent) {
+  EngineLike srv(EngineKind::Llamacpp);
+  const fs::path rd = run(synthetic(srv));
+  ASSERT_FALSE(rd.empty()) << last_.output;
+  // The template's 8 tokens were measured at /v1/chat/completions/input_tokens and subtracted
+  // (as with vLLM's /tokenize): every prompt is 24 words of content and 32 tokens by usage,
+  // the asked length; unmeasured, usage would say 40.
+  EXPECT_NE(last_.output.find("server-added tokens: 8"), std::string::npos) << last_.output;
+  const auto lines = measured_lines(rd);
+  ASSERT_EQ(lines.size(), 12u);
+  simdjson::dom::parser p;
+  for (const auto& l : lines) {
+    auto rec = p.parse(l).value();
+    EXPECT_EQ(rec["input_tokens"].get_int64().value(), 32) << l;
+    int64_t resent = 0;
+    if (!rec["resent"].get_int64().get(resent)) EXPECT_EQ(resent, 0) << l;
+  }
+  // Every stream closed its connection (llama.cpp's habit): replaced, never re-sent or warned of.
+  EXPECT_EQ(last_.output.find("sent a second time"), std::string::npos) << last_.output;
+  auto r = result(rd);
+  EXPECT_EQ(r["server"]["dialect"].get_string().value(), "llamacpp");
+  simdjson::dom::element c;
+  ASSERT_TRUE(check_named(r, "output tokens", &c)) << last_.output;
+  EXPECT_TRUE(c["agree"].get_bool().value());
+  ASSERT_TRUE(check_named(r, "requests in flight (peak)", &c));
+  EXPECT_TRUE(c["agree"].get_bool().value());
+  EXPECT_LE(c["server"].get_double().value(), 2);
+  ASSERT_TRUE(check_named(r, "prompt tokens evaluated", &c));
+  EXPECT_TRUE(c["agree"].get_bool().value());
+  EXPECT_DOUBLE_EQ(r["prefix_cache"]["share"].get_double().value(), 0);
+  // llama.cpp's own times of each answer (`timings` in its last chunk), read back from the
+  // details: 5 ms of prompt processing, 16 ms for 8 tokens.
+  const auto extra = r["extra_metrics"];
+  EXPECT_DOUBLE_EQ(extra["ServerPromptTime"]["mean"].get_double().value(), 5.0);
+  EXPECT_DOUBLE_EQ(extra["ServerTimePerToken"]["mean"].get_double().value(), 2.0);
+  EXPECT_EQ(extra["ServerTimePerToken"]["n"].get_int64().value(), 12);
+  EXPECT_NE(last_.output.find("the server's own times (12 answer(s) carried llama.cpp's timings): "
+                              "prompt processing mean 5.000 ms"),
+            std::string::npos)
+      << last_.output;
+}
+
+TEST_F(EnginesRun, ARerunOfTheSamePromptsIsServedFromCacheAndTheVerdictSaysSo) {
+  EngineLike srv(EngineKind::Llamacpp);
+  ASSERT_FALSE(run(synthetic(srv, 8)).empty()) << last_.output;
+  EXPECT_EQ(last_.output.find("served from the server's prefix cache"), std::string::npos);
+  const fs::path again = run(synthetic(srv, 8));  // the same seed: the same prompts
+  ASSERT_FALSE(again.empty()) << last_.output;
+  auto r = result(again);
+  const auto pc = r["prefix_cache"];
+  EXPECT_EQ(pc["requests"].get_int64().value(), 8);
+  EXPECT_EQ(pc["hit_requests"].get_int64().value(), 8);
+  EXPECT_DOUBLE_EQ(pc["cached_prompt_tokens"].get_double().value(), 8 * 31);  // all but one each
+  EXPECT_GT(pc["share"].get_double().value(), 0.9);
+  // The console's line, and the verdict's note (console, result.json, page).
+  EXPECT_NE(last_.output.find("prefix cache: 248 of 256 prompt tokens (96.9%) came from the "
+                              "server's cache, 31.0 per request (8 of 8 requests hit"),
+            std::string::npos)
+      << last_.output;
+  EXPECT_NE(last_.output.find("96.9% of the prompt tokens (248 of 256) were served from the "
+                              "server's prefix cache"),
+            std::string::npos)
+      << last_.output;
+  bool noted = false;
+  for (auto n : r["verdict"]["notes"].get_array().value())
+    noted |= n.get_string().value().find("prefix cache") != std::string_view::npos;
+  EXPECT_TRUE(noted);
+  std::ifstream page(again / "performances/tiny.gguf/synthetic_plot.html");
+  const std::string html((std::istreambuf_iterator<char>(page)), {});
+  EXPECT_NE(html.find("prefix cache: 248 of 256"), std::string::npos);
+  // The server's side agrees: llama.cpp evaluated only the 8 tokens usage did not call cached.
+  simdjson::dom::element c;
+  ASSERT_TRUE(check_named(r, "prompt tokens evaluated", &c));
+  EXPECT_TRUE(c["agree"].get_bool().value());
+  EXPECT_DOUBLE_EQ(c["server"].get_double().value(), 8);
+  // --reset-prefix-cache erases llama.cpp's slots first: cold again.
+  auto args = synthetic(srv, 8);
+  args.push_back("--reset-prefix-cache");
+  const fs::path cold = run(args);
+  ASSERT_FALSE(cold.empty()) << last_.output;
+  EXPECT_DOUBLE_EQ(result(cold)["prefix_cache"]["share"].get_double().value(), 0);
+}
+
+TEST_F(EnginesRun, TgisAndMindiesMetricsAreCrossCheckedAndEngineIsChecked) {
+  for (auto [kind, name] : {std::pair{EngineKind::Tgi, "tgi"}, {EngineKind::Mindie, "mindie"}}) {
+    EngineLike srv(kind);
+    const fs::path rd =
+        run({"--url", srv.url(), "--num-prompts", "6", "--max-tokens", "5", "--engine", name});
+    ASSERT_FALSE(rd.empty()) << last_.output;
+    auto r = result(rd);
+    EXPECT_EQ(r["server"]["dialect"].get_string().value(), name);
+    simdjson::dom::element c;
+    ASSERT_TRUE(check_named(r, "output tokens", &c)) << name << last_.output;
+    EXPECT_TRUE(c["agree"].get_bool().value()) << name;
+    EXPECT_EQ(r["config"]["engine"].get_string().value(), name);
+  }
+  run({"--engine", "vllm-v0", "--num-prompts", "1"}, 2);
+  EXPECT_NE(last_.output.find("--engine: unknown engine 'vllm-v0' (expected auto or one of vllm, "
+                              "sglang, llamacpp"),
+            std::string::npos)
+      << last_.output;
+}
+
+}  // namespace
+}  // namespace tokbench::testing

@@ -1,0 +1,340 @@
+#pragma once
+// Test helper: loopback servers that speak other engines' dialects as their sources define them
+// (docs/COMPATIBILITY.md cites each), written apart from tokbench's simulator so that a client
+// rule meets a server that tokbench did not make agree with it:
+// - llama.cpp's llama-server: closes the connection after every streamed answer although it
+//   says Keep-Alive; /tokenize {"content","add_special","parse_special"} -> {"tokens"} (vLLM's
+//   body gets 200 {"tokens": []}); /detokenize -> {"content"}; a chat's count at
+//   /v1/chat/completions/input_tokens; `timings` in the last chunk; llamacpp:* /metrics whose
+//   prompt counter leaves out cache hits; a prompt cache that serves a repeated prompt (all but
+//   its last token), emptied by POST /slots/{id}?action=erase.
+// - Text Generation Inference: OpenAI chat through its Messages API; tgi_* /metrics that count
+//   tokens in per-request histograms; its /tokenize answers a list of pieces.
+// - MindIE: OpenAI chat; vLLM's metric names without a prefix.
+// - Ollama: OpenAI chat through its compatibility layer; no /metrics, no /tokenize.
+// Its tokenizer is one token per whitespace-separated word; a chat template adds 4 tokens per
+// message and 4 for the assistant's turn (Qwen3's 8 around one user message); a completion's
+// prompt gets one BOS. Generation answers max_tokens (default 16) words, 2 ms apart.
+#include <simdjson.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/json_writer.hpp"
+#include "scripted_server.hpp"
+
+namespace tokbench::testing {
+
+enum class EngineKind { Llamacpp, Tgi, Mindie, Ollama };
+
+class EngineLike {
+ public:
+  explicit EngineLike(EngineKind kind, int max_connections = 600)
+      : kind_(kind),
+        srv_([this](int, int, const std::string& req) { return answer(req); }, true,
+             max_connections) {}
+
+  std::string url(const std::string& path = "/v1/chat/completions") const { return srv_.url(path); }
+  uint16_t port() const { return srv_.port; }
+
+  int connections() const {
+    int most = -1;
+    for (const auto& s : srv_.seen()) most = std::max(most, s.connection);
+    return most + 1;
+  }
+  int generations() const { return generations_.load(); }
+  int64_t prompt_tokens_evaluated() const {
+    std::lock_guard lock(mu_);
+    return prompt_evaluated_;
+  }
+  int64_t predicted() const {
+    std::lock_guard lock(mu_);
+    return predicted_;
+  }
+
+ private:
+  using Reply = ScriptedServer::Reply;
+
+  // ---- the word tokenizer --------------------------------------------------------------------
+  std::vector<std::string> words(std::string_view text) const {
+    std::vector<std::string> out;
+    std::istringstream in{std::string(text)};
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+  }
+  std::vector<int64_t> encode(std::string_view text) {
+    std::lock_guard lock(mu_);
+    std::vector<int64_t> ids;
+    for (const auto& w : words(text)) {
+      auto [it, fresh] = vocab_.emplace(w, static_cast<int64_t>(100 + pieces_.size()));
+      if (fresh) pieces_.push_back(w);
+      ids.push_back(it->second);
+    }
+    return ids;
+  }
+  std::string decode(simdjson::dom::array ids) {
+    std::lock_guard lock(mu_);
+    std::string out;
+    for (auto id : ids) {
+      const int64_t i = id.get_int64().value_unsafe() - 100;
+      if (i < 0 || i >= static_cast<int64_t>(pieces_.size())) continue;
+      out += (out.empty() ? "" : " ") + pieces_[static_cast<size_t>(i)];
+    }
+    return out;
+  }
+  // A chat's prompt: each message's words + 4, + 4 for the assistant's turn; its text joined.
+  int64_t chat_tokens(simdjson::dom::array messages, std::string* text) {
+    int64_t n = 4;
+    for (auto m : messages) {
+      std::string_view content;
+      if (m["content"].get_string().get(content)) content = "";
+      n += 4 + static_cast<int64_t>(words(content).size());
+      *text += std::string(content) + "\n";
+    }
+    return n;
+  }
+
+  // ---- HTTP ------------------------------------------------------------------------------------
+  static std::string json_reply(int status, const std::string& body, bool close = false) {
+    return "HTTP/1.1 " + std::to_string(status) + (status == 200 ? " OK" : " Error") +
+           "\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+           (close ? "\r\nConnection: close" : "\r\nKeep-Alive: timeout=5, max=100") + "\r\n\r\n" +
+           body;
+  }
+  static std::string chunk(const std::string& event) {
+    const std::string data = "data: " + event + "\n\n";
+    std::ostringstream o;
+    o << std::hex << data.size() << "\r\n" << data << "\r\n";
+    return o.str();
+  }
+
+  Reply answer(const std::string& req) {
+    const size_t sp = req.find(' '), sp2 = req.find(' ', sp + 1);
+    const std::string method = req.substr(0, sp);
+    const std::string target = req.substr(sp + 1, sp2 - sp - 1);
+    const std::string path = target.substr(0, target.find('?'));
+    const size_t head_end = req.find("\r\n\r\n");
+    const std::string body = head_end == std::string::npos ? "" : req.substr(head_end + 4);
+    const bool llama = kind_ == EngineKind::Llamacpp;
+    if (method == "GET" && path == "/health") return {json_reply(200, R"({"status":"ok"})")};
+    if (method == "GET" && path == "/v1/models")
+      return {
+          json_reply(200, llama ? R"({"models":[{"name":"tiny.gguf","model":"tiny.gguf"}],)"
+                                  R"("object":"list","data":[{"id":"tiny.gguf","object":"model"}]})"
+                                : R"({"object":"list","data":[{"id":"tiny","object":"model"}]})")};
+    if (method == "GET" && path == "/metrics") {
+      if (kind_ == EngineKind::Ollama) return {json_reply(404, R"({"error":"not found"})")};
+      const std::string text = metrics();
+      return {"HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: " +
+              std::to_string(text.size()) + "\r\n\r\n" + text};
+    }
+    simdjson::dom::parser parser;
+    simdjson::dom::object o;
+    if (method == "POST" && parser.parse(body).get_object().get(o))
+      return {json_reply(400, R"({"error":{"message":"not JSON"}})")};
+    if (method == "POST" && path == "/tokenize") return tokenize(o);
+    if (llama && method == "POST" && path == "/detokenize") {
+      simdjson::dom::array ids;
+      if (o["tokens"].get_array().get(ids)) return {json_reply(400, R"({"error":"tokens"})")};
+      JsonWriter w;
+      w.begin_object().field("content", decode(ids)).end_object();
+      return {json_reply(200, w.take())};
+    }
+    if (llama && method == "POST" && path == "/v1/chat/completions/input_tokens") {
+      simdjson::dom::array messages;
+      if (o["messages"].get_array().get(messages)) return {json_reply(400, R"({"error":"m"})")};
+      std::string text;
+      return {json_reply(
+          200, R"({"input_tokens":)" + std::to_string(chat_tokens(messages, &text)) + "}")};
+    }
+    if (llama && method == "GET" && path == "/slots")
+      return {json_reply(200, R"([{"id":0,"n_ctx":4096},{"id":1,"n_ctx":4096}])")};
+    if (llama && method == "POST" && path.starts_with("/slots/") &&
+        target.find("action=erase") != std::string::npos) {
+      std::lock_guard lock(mu_);
+      cache_.clear();
+      return {json_reply(200, R"({"id_slot":0,"n_erased":1})")};
+    }
+    if (method == "POST" && (path == "/v1/chat/completions" || path == "/v1/completions"))
+      return generate(o, path == "/v1/chat/completions");
+    return {json_reply(404, R"({"error":{"code":404,"message":"File Not Found"}})")};
+  }
+
+  Reply tokenize(simdjson::dom::object o) {
+    std::string_view content;
+    if (kind_ == EngineKind::Tgi) {  // {"inputs"} -> [{"id","text","start","stop"}, ...]
+      if (o["inputs"].get_string().get(content))
+        return {json_reply(422, R"({"error":"missing field `inputs`"})")};
+      std::string out = "[";
+      for (int64_t id : encode(content))
+        out += (out.size() > 1 ? "," : "") + std::string(R"({"id":)") + std::to_string(id) + "}";
+      return {json_reply(200, out + "]")};
+    }
+    if (kind_ != EngineKind::Llamacpp) return {json_reply(404, R"({"error":"not found"})")};
+    // llama.cpp reads "content" only: vLLM's {"prompt"} gets an empty list, with 200.
+    std::vector<int64_t> ids;
+    if (!o["content"].get_string().get(content)) {
+      bool special = false;
+      if (o["add_special"].get_bool().get(special)) special = false;
+      if (special) ids.push_back(1);  // BOS
+      for (int64_t id : encode(content)) ids.push_back(id);
+    }
+    std::string out = R"({"tokens":[)";
+    for (size_t i = 0; i < ids.size(); ++i) out += (i ? "," : "") + std::to_string(ids[i]);
+    return {json_reply(200, out + "]}")};
+  }
+
+  Reply generate(simdjson::dom::object o, bool chat) {
+    std::string text;
+    int64_t prompt = 0;
+    if (chat) {
+      simdjson::dom::array messages;
+      if (o["messages"].get_array().get(messages)) return {json_reply(400, R"({"error":"m"})")};
+      prompt = chat_tokens(messages, &text);
+    } else {
+      std::string_view p;
+      if (o["prompt"].get_string().get(p)) return {json_reply(400, R"({"error":"prompt"})")};
+      text = std::string(p);
+      prompt = 1 + static_cast<int64_t>(words(p).size());
+    }
+    int64_t n = 16;
+    if (int64_t v = 0; !o["max_tokens"].get_int64().get(v) && v > 0) n = v;
+    if (int64_t v = 0; !o["max_completion_tokens"].get_int64().get(v) && v > 0) n = v;
+    bool stream = false;
+    if (o["stream"].get_bool().get(stream)) stream = false;
+    bool usage_asked = false;
+    if (o["stream_options"]["include_usage"].get_bool().get(usage_asked)) usage_asked = false;
+    int64_t cached = 0;
+    {
+      std::lock_guard lock(mu_);
+      // llama.cpp keeps a slot's prompt: the same prompt again is served from it but its last
+      // token, which is evaluated again to start generating.
+      if (kind_ == EngineKind::Llamacpp && !cache_.insert(text).second) cached = prompt - 1;
+      ++in_flight_;
+      // Counted when generated, before the answer goes out: a scrape right after the client has
+      // read it sees it.
+      prompt_evaluated_ += prompt - cached;
+      predicted_ += n;
+      input_lengths_ += prompt;
+      ++finished_;
+    }
+    ++generations_;
+    const std::string usage =
+        R"({"completion_tokens":)" + std::to_string(n) + R"(,"prompt_tokens":)" +
+        std::to_string(prompt) + R"(,"total_tokens":)" + std::to_string(prompt + n) +
+        (kind_ == EngineKind::Llamacpp
+             ? R"(,"prompt_tokens_details":{"cached_tokens":)" + std::to_string(cached) + "}"
+             : std::string()) +
+        "}";
+    const std::string timings =
+        R"("timings":{"cache_n":)" + std::to_string(cached) + R"(,"prompt_n":)" +
+        std::to_string(prompt - cached) + R"(,"prompt_ms":5.0,"predicted_n":)" + std::to_string(n) +
+        R"(,"predicted_ms":)" + std::to_string(2 * n) + R"(,"predicted_per_token_ms":2.0})";
+    const bool llama = kind_ == EngineKind::Llamacpp;
+    auto done = [this] {
+      std::lock_guard lock(mu_);
+      --in_flight_;
+    };
+    const std::string id = R"("id":"chatcmpl-x","object":")";
+    if (!stream) {
+      std::string answer;
+      for (int64_t i = 0; i < n; ++i) answer += "word" + std::to_string(i) + " ";
+      std::string body = "{" + id + (chat ? "chat.completion" : "text_completion") +
+                         R"(","choices":[{"index":0,"finish_reason":"length",)" +
+                         (chat ? R"("message":{"role":"assistant","content":")" + answer + "\"}"
+                               : R"("text":")" + answer + "\"") +
+                         R"(}],"usage":)" + usage + (llama ? "," + timings : "") + "}";
+      Reply r{json_reply(200, body)};
+      r.after = done;
+      return r;
+    }
+    Reply r{std::string("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n") +
+            (llama ? "Keep-Alive: timeout=5, max=100\r\n" : "") +
+            "Transfer-Encoding: chunked\r\n\r\n"};
+    const std::string obj = chat ? "chat.completion.chunk" : "text_completion";
+    auto event = [&](const std::string& choice) {
+      return "{" + id + obj + R"(","choices":[)" + choice + "]}";
+    };
+    if (chat) r.then.push_back(chunk(event(R"({"index":0,"delta":{"role":"assistant"}})")));
+    for (int64_t i = 0; i < n; ++i) {
+      const std::string word = "word" + std::to_string(i) + " ";
+      r.then.push_back(chunk(event(chat ? R"({"index":0,"delta":{"content":")" + word + "\"}}"
+                                        : R"({"index":0,"text":")" + word + "\"}")));
+    }
+    r.then.push_back(chunk(event(chat ? R"({"index":0,"delta":{},"finish_reason":"length"})"
+                                      : R"({"index":0,"text":"","finish_reason":"length"})")));
+    if (usage_asked || llama)
+      r.then.push_back(chunk("{" + id + obj + R"(","choices":[],"usage":)" + usage +
+                             (llama ? "," + timings : "") + "}"));
+    r.then.push_back(chunk("[DONE]") + "0\r\n\r\n");
+    r.gap_ms = 2;
+    r.close = llama;  // llama.cpp's chunked provider ends the connection with the stream
+    r.after = done;
+    return r;
+  }
+  // ---- /metrics --------------------------------------------------------------------------------
+  std::string metrics() const {
+    std::lock_guard lock(mu_);
+    std::string m;
+    auto line = [&](const std::string& name, const char* type, double v) {
+      m += "# TYPE " + name + " " + type + "\n" + name + " " + std::to_string(v) + "\n";
+    };
+    // A histogram with one bucket: TGI's per-request token counts.
+    auto histogram = [&](const std::string& name, double sum, int64_t count) {
+      m += "# TYPE " + name + " histogram\n";
+      m += name + "_bucket{le=\"+Inf\"} " + std::to_string(count) + "\n";
+      m += name + "_sum " + std::to_string(sum) + "\n" + name + "_count " + std::to_string(count) +
+           "\n";
+    };
+    switch (kind_) {
+      case EngineKind::Llamacpp:  // tools/server/server.cpp, handle_metrics: no histograms
+        line("llamacpp:prompt_tokens_total", "counter", static_cast<double>(prompt_evaluated_));
+        line("llamacpp:prompt_seconds_total", "counter", 0.005 * finished_);
+        line("llamacpp:tokens_predicted_total", "counter", static_cast<double>(predicted_));
+        line("llamacpp:tokens_predicted_seconds_total", "counter", 0.002 * predicted_);
+        line("llamacpp:n_decode_total", "counter", static_cast<double>(predicted_));
+        line("llamacpp:prompt_tokens_seconds", "gauge", 1000);
+        line("llamacpp:predicted_tokens_seconds", "gauge", 500);
+        line("llamacpp:requests_processing", "gauge", in_flight_);
+        line("llamacpp:requests_deferred", "gauge", 0);
+        line("llamacpp:n_busy_slots_per_decode", "gauge", 1);
+        break;
+      case EngineKind::Tgi:  // docs/source/reference/metrics.md
+        histogram("tgi_request_generated_tokens", static_cast<double>(predicted_), finished_);
+        histogram("tgi_request_input_length", static_cast<double>(input_lengths_), finished_);
+        // (Its latency histograms are left out: this server's sleeps are not a clock to hold a
+        // client to; probe_test reads histograms.)
+        line("tgi_batch_current_size", "gauge", in_flight_);
+        line("tgi_queue_size", "gauge", 0);
+        line("tgi_request_count", "counter", finished_);
+        break;
+      case EngineKind::Mindie:  // its metrics interface: vLLM's names, no prefix, a model label
+        line("request_received_total", "counter", static_cast<double>(finished_));
+        line("request_success_total", "counter", finished_);
+        line("num_requests_running", "gauge", in_flight_);
+        line("num_requests_waiting", "gauge", 0);
+        line("prompt_tokens_total", "counter", static_cast<double>(input_lengths_));
+        line("generation_tokens_total", "counter", static_cast<double>(predicted_));
+        break;
+      case EngineKind::Ollama:
+        break;
+    }
+    return m;
+  }
+
+  EngineKind kind_;
+  mutable std::mutex mu_;
+  std::map<std::string, int64_t> vocab_;
+  std::vector<std::string> pieces_;
+  std::set<std::string> cache_;
+  int64_t in_flight_ = 0, finished_ = 0, prompt_evaluated_ = 0, predicted_ = 0, input_lengths_ = 0;
+  std::atomic<int> generations_{0};
+  ScriptedServer srv_;  // last: it stops (joins its threads) before the state above goes
+};
+
+}  // namespace tokbench::testing
