@@ -222,6 +222,11 @@ TEST(Verdict, ImplausibleUsageIsNamed) {
   EXPECT_NE(v.notes[0].find("the server closed 3 kept-alive connection(s) after their response"),
             std::string::npos)
       << v.notes[0];
+  // "connections warmed" held only until the first close: the note says what followed.
+  EXPECT_NE(v.notes[0].find("not sent on warm connections and their TTFT includes a new "
+                            "connection's set-up"),
+            std::string::npos)
+      << v.notes[0];
   t = base;
   t.add(claim(512, 256, 2000, 2));  // n = 2: the cap is per choice
   EXPECT_TRUE(judge(m, t, {}).valid);

@@ -177,7 +177,9 @@ void judge_counts(Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
     v.notes.push_back(fmt::format(
         "the server closed {} kept-alive connection(s) after their response (llama.cpp's server "
         "does after every stream, though it answers Keep-Alive): each was replaced before reuse, "
-        "and once seen, no connection was kept after a response (\"connects\" in the details)",
+        "and once seen, no connection was kept after a response, so the requests after it were "
+        "not sent on warm connections and their TTFT includes a new connection's set-up "
+        "(\"connects\" in the details; TTFT_FromRequestStart leaves it out)",
         f.client.server_closed));
   if (t.resent > 0) {
     v.notes.push_back(fmt::format(
