@@ -74,25 +74,21 @@ TEST(Cluster, WhatSeveralRanksCannotDoIsNamed) {
             std::string::npos);
 }
 
-// What rank 0 sends the others for each point: its load, exactly (an infinite rate too), applied
+// What rank 0 sends the others for each point: its spec, exactly (an infinite rate too), applied
 // to the plan they made from the same flags.
-TEST(Cluster, APointsLoadTravelsExactly) {
-  const PointLoad load{"c4-r0.1-2", 4, std::numeric_limits<double>::infinity(), 300,
+TEST(Cluster, APointSpecTravelsExactly) {
+  const PointSpec spec{"c4-r0.1-2", 4, std::numeric_limits<double>::infinity(), 300,
                        18446744073709551615ull};
-  const PointLoad back = point_from_message(point_message(load));
-  EXPECT_EQ(back.label, load.label);
+  const PointSpec back = spec_from_text(spec_text(spec));
+  EXPECT_EQ(back.label, spec.label);
   EXPECT_EQ(back.concurrency, 4);
   EXPECT_TRUE(std::isinf(back.request_rate));
   EXPECT_EQ(back.num_prompts, 300);
-  EXPECT_EQ(back.seed, load.seed);
-  EXPECT_EQ(point_from_message(point_message({"r", 1, 0.1 + 0.2, 0, 0})).request_rate,
+  EXPECT_EQ(back.seed, spec.seed);
+  EXPECT_EQ(spec_from_text(spec_text({"r", 1, 0.1 + 0.2, 0, 0})).request_rate,
             0.1 + 0.2);  // no digit lost
-  EXPECT_THROW(point_from_message("c4\n4"), std::invalid_argument);
-  RunPlan base;
-  base.cfg.concurrency_sweep = {2, 4};
-  base.cfg.seed = 9;
-  const RunPlan p = with_load(base, {"c4", 4, 0, 0, 9});
-  EXPECT_EQ(p.cfg.to_json(), base.cfg.sweep_point(1).to_json());  // what the sweep runs on rank 0
+  EXPECT_THROW(spec_from_text("c4\n4"), std::invalid_argument);
+  EXPECT_THROW(spec_from_text("c4\nfour\n0\n0\n0"), std::invalid_argument);
 }
 
 TEST(Cluster, TheEndCombinesTheRanksCosts) {

@@ -130,6 +130,24 @@ TEST(EngineMetrics, LlamacppsAreReadAndItsPromptCounterShowsTheCache) {
   EXPECT_NE(in_flight->note.find("llamacpp:requests_processing"), std::string::npos);
 }
 
+// The server's peak against the client's: a request finished on the client may still count on the
+// server beside the one sent in its place, so one more than the client's 4 (and a quarter) is the
+// hand-over, not other traffic; 7 at a client peak of 4 is.
+TEST(EngineMetrics, InFlightAllowsTheHandOverButNotOtherTraffic) {
+  probe::ServerSummary s;
+  s.dialect = "vllm";
+  s.running_waiting = {{0, 3.0, 0.0}, {1, 4.0, 1.0}};
+  EXPECT_TRUE(probe::in_flight_check(s, 4)->agree);  // 5: 4 and one being retired
+  s.running_waiting.emplace_back(2, 6.0, 0.0);
+  EXPECT_TRUE(probe::in_flight_check(s, 4)->agree);  // 6 = 4 + 1 + 4 / 4
+  s.running_waiting.emplace_back(3, 6.0, 1.0);
+  const auto seven = probe::in_flight_check(s, 4);
+  EXPECT_FALSE(seven->agree);
+  EXPECT_EQ(seven->server, 7);
+  EXPECT_NE(seven->note.find("up to 2 more"), std::string::npos) << seven->note;
+  EXPECT_FALSE(probe::in_flight_check(s, 0));  // no client figure: nothing to check against
+}
+
 TEST(EngineMetrics, TgisAndMindiesAreReadOllamaHasNoneAndAnEngineIsNotGuessed) {
   for (auto [kind, name] : {std::pair{EngineKind::Tgi, "tgi"}, {EngineKind::Mindie, "mindie"}}) {
     EngineLike srv(kind);

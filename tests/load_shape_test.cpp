@@ -170,5 +170,40 @@ TEST(ParsedFlags, EveryBadOneIsNamedAtOnce) {
   EXPECT_THROW(make_plan(c, nullptr), std::invalid_argument);
 }
 
+// A sweep emits one spec per point; at_point is the point — the same config as the lists'
+// point, with its load decided once (an open loop's cap from the plan's --concurrency).
+TEST(PointSpec, ASweepEmitsItsPointsAndEachPointDecidesItsLoadOnce) {
+  RunConfig c;
+  c.request_rate_sweep = {2, std::numeric_limits<double>::infinity()};
+  c.concurrency = 8;
+  c.num_prompts_sweep = {10, 40};
+  c.seed = 7;
+  const RunPlan plan = make_plan(c, nullptr);
+  EXPECT_EQ(plan.cfg.num_prompts, 40);  // the largest point's prompts are built
+  const std::vector<PointSpec> specs = sweep_specs(plan);
+  ASSERT_EQ(specs.size(), 2u);
+  EXPECT_EQ(specs[0].label, "r2-n10");
+  EXPECT_EQ(specs[1].label, "rinf-n40");
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const RunPlan p = at_point(plan, specs[i]);
+    EXPECT_EQ(p.cfg.to_json(), plan.cfg.sweep_point(i).to_json()) << i;
+    EXPECT_EQ(p.requested.to_json(), plan.requested.sweep_point(i).to_json()) << i;
+    EXPECT_TRUE(p.load.open_loop());
+    EXPECT_EQ(p.load.max_in_flight(), 8);
+    EXPECT_EQ(p.load.arrivals(), i == 0 ? "poisson" : "all-at-once");
+  }
+  // A search's probe or a repeat: the plan's point with one value moved.
+  RunConfig closed;
+  closed.repeats = 3;
+  const RunPlan base = make_plan(closed, nullptr);
+  PointSpec probe = spec_of(base, "c16");
+  EXPECT_EQ(probe.num_prompts, 0);  // as asked: none
+  probe.concurrency = 16;
+  const RunPlan at16 = at_point(base, probe);
+  EXPECT_EQ(at16.load.max_in_flight(), 16);
+  EXPECT_EQ(at16.cfg.num_prompts, base.cfg.num_prompts);  // the count the plan settled
+  EXPECT_EQ(at16.requested.concurrency, 16);
+}
+
 }  // namespace
 }  // namespace tokbench::runner

@@ -108,8 +108,10 @@ std::vector<CrossCheck> cross_check(const ServerSummary& s, double client_output
                                     bool ttft_from_request_start = false);
 
 /// The server's requests in flight (running + waiting) at its busiest scrape against the client's
-/// most in flight: more on the server means traffic that was not the run's. One-sided (a scrape
-/// may miss the peak); nullopt without a running/waiting series.
+/// most in flight: more on the server, beyond a hand-over allowance of 1 + a quarter of the
+/// client's peak (a finished request not yet retired beside the one sent in its place), means
+/// traffic that was not the run's. One-sided (a scrape may miss the peak); nullopt without a
+/// running/waiting series.
 std::optional<CrossCheck> in_flight_check(const ServerSummary& s, int64_t client_peak);
 
 /// For an engine whose prompt-token counter leaves out prefix-cache hits (llama.cpp's): the

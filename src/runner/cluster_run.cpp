@@ -97,43 +97,6 @@ runfolder::RunEnd combine_ends(runfolder::RunEnd e, const std::vector<record::Ra
   return e;
 }
 
-PointLoad load_of(const RunPlan& point, const std::string& label) {
-  return {label, point.cfg.concurrency, point.cfg.request_rate, point.cfg.num_prompts,
-          point.cfg.seed};
-}
-
-RunPlan with_load(const RunPlan& base, const PointLoad& load) {
-  RunPlan p = base;
-  for (RunConfig* c : {&p.cfg, &p.requested}) {
-    c->concurrency = load.concurrency;
-    c->request_rate = load.request_rate;
-    c->num_prompts = load.num_prompts;
-    c->seed = load.seed;
-    c->concurrency_sweep.clear();
-    c->request_rate_sweep.clear();
-    c->num_prompts_sweep.clear();
-  }
-  return p;
-}
-
-// One value a line, the rate as fmt writes a double (shortest exact form, "inf" for all at once).
-std::string point_message(const PointLoad& l) {
-  return fmt::format("{}\n{}\n{}\n{}\n{}", l.label, l.concurrency, l.request_rate, l.num_prompts,
-                     l.seed);
-}
-
-PointLoad point_from_message(const std::string& m) {
-  std::vector<std::string> v;
-  size_t at = 0;
-  for (size_t nl; (nl = m.find('\n', at)) != std::string::npos; at = nl + 1)
-    v.push_back(m.substr(at, nl - at));
-  v.push_back(m.substr(at));
-  if (v.size() != 5)
-    throw std::invalid_argument(
-        "a point message has 5 lines: label, concurrency, rate, prompts, seed");
-  return {v[0], std::stoi(v[1]), std::stod(v[2]), std::stoll(v[3]), std::stoull(v[4])};
-}
-
 RankStart start_ranks() {
   const auto tag = static_cast<uint16_t>(std::random_device{}());
   if (cluster::world().size == 1) return {{}, std::time(nullptr), tag};
@@ -186,6 +149,7 @@ SharedPoint measure_shared(const RunPlan& point, const Target& target,
   if (point.cfg.concurrency >
       0)  // auto stays auto: each rank's open loop is uncapped, its closed loop is 1
     mine.cfg.concurrency = std::max(1, rank_share(point.cfg.concurrency, world.rank, world.size));
+  mine.load = load_shape(mine.cfg);
   if (!root) {
     mine.cfg.quiet = true;
     mine.cfg.server_metrics = "off";  // rank 0 watches the server

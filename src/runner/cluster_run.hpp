@@ -2,11 +2,11 @@
 // runner/cluster_run: what a multi-host run (mpirun -np N tokbench run ...) adds to executing one
 // load point, whatever experiment it belongs to (a single run, a sweep's point, a search's probe,
 // one of --repeats). Rank 0 plans, runs the experiment, writes the folders and judges; it sends
-// each point's load to the other ranks, and every rank sends its shard of the point's one global
-// request sequence (closed loop: its share of --concurrency; open loop and traces: every N-th
-// request at the global schedule's times) from the same aligned start; at the point's end the
-// ranks' records, each naming its rank, are appended to rank 0's details file, so every metric
-// is computed over the union exactly as on one host. The MPI calls are in cluster/.
+// each point's spec (runner/plan PointSpec) to the other ranks, and every rank sends its shard of
+// the point's one global request sequence (closed loop: its share of --concurrency; open loop and
+// traces: every N-th request at the global schedule's times) from the same aligned start; at the
+// point's end the ranks' records, each naming its rank, are appended to rank 0's details file, so
+// every metric is computed over the union exactly as on one host. The MPI calls are in cluster/.
 #include <atomic>
 #include <cstdio>
 #include <ctime>
@@ -43,22 +43,6 @@ record::RankHealth rank_health_from_json(const std::string& json,
 /// (CPU and events summed, the busiest thread's share and the wall the largest) and listed.
 runfolder::RunEnd combine_ends(runfolder::RunEnd root, const std::vector<record::RankHealth>& ranks,
                                int64_t records_written);
-
-/// The load an experiment varies between its points — all that rank 0 sends the other ranks for
-/// each point, as text; they apply it to the plan they made from the same flags.
-struct PointLoad {
-  std::string label;  ///< the point's folder name
-  int concurrency = 1;
-  double request_rate = 0;
-  int64_t num_prompts = 0;
-  uint64_t seed = 0;
-};
-PointLoad load_of(const RunPlan& point, const std::string& label);
-/// `base` at that load: one point of the experiment (its sweep lists consumed).
-RunPlan with_load(const RunPlan& base, const PointLoad& load);
-std::string point_message(const PointLoad& load);
-/// Throws std::invalid_argument on a message point_message did not write.
-PointLoad point_from_message(const std::string& message);
 
 /// Where this process stands among the ranks, decided once per run folder tree: the clock against
 /// rank 0's and the run's wall-clock start as rank 0 read it. Collective on several ranks; on one

@@ -18,7 +18,6 @@
 #include "probe/profile_window.hpp"
 #include "probe/telemetry_scraper.hpp"
 #include "runfolder/run_folder.hpp"
-#include "runner/load_shape.hpp"
 #include "runner/progress.hpp"
 #include "runner/recorder.hpp"
 #include "runner/saturation_watch.hpp"
@@ -34,7 +33,8 @@ double process_cpu_s() {
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
-client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg) {
+client::EngineSettings engine_settings(const Target& t, const RunPlan& plan) {
+  const RunConfig& cfg = plan.cfg;
   client::EngineSettings es;
   es.url = t.url;
   es.headers = cfg.headers;
@@ -44,7 +44,7 @@ client::EngineSettings engine_settings(const Target& t, const RunConfig& cfg) {
   es.api_key = cfg.api_key;
   es.api = t.body.api;
   es.stream = cfg.stream;
-  es.concurrency = load_shape(cfg).max_in_flight();
+  es.concurrency = plan.load.max_in_flight();
   es.workers = cfg.workers;
   es.timeout_ms = static_cast<int64_t>(cfg.timeout_s * 1000);
   es.retries = cfg.retries;
@@ -219,9 +219,9 @@ std::unique_ptr<load::CountedSource> measured_source(const RunConfig& c, const L
 
 }  // namespace
 
-std::string transport_text(const Target& target, const RunConfig& cfg) {
+std::string transport_text(const Target& target, const RunPlan& plan) {
   std::string why;
-  const client::TransportKind k = client::chosen_transport(engine_settings(target, cfg), &why);
+  const client::TransportKind k = client::chosen_transport(engine_settings(target, plan), &why);
   return fmt::format("{} ({})", client::transport_name(k), why);
 }
 
@@ -272,9 +272,9 @@ PointResult execute(const Target& target, const RunPlan& plan,
   const RunConfig& cfg = plan.cfg;
   const int64_t count = count_bound(cfg, plan.requested.num_prompts);
   std::atomic<int64_t> started{0};  // requests sent in the measured phase (progress: in flight)
-  client::EngineSettings es = engine_settings(target, cfg);
+  client::EngineSettings es = engine_settings(target, plan);
   es.run_id = run_id;
-  const LoadShape load = load_shape(cfg);
+  const LoadShape& load = plan.load;
   client::Engine engine(es);
   Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr,
                     plan.parsed.goodput, OutputChecks{cfg.check_answers, cfg.keep_outputs});

@@ -25,7 +25,7 @@ int64_t count_bound(const RunConfig& cfg, int64_t requested_num_prompts);
 /// bounds the run (how many fit is not known ahead).
 int64_t planned_requests(const RunConfig& cfg, int64_t requested_num_prompts);
 /// The transport the measured requests use, and why: "sockets (a plain http:// URL with no proxy)".
-std::string transport_text(const Target& target, const RunConfig& cfg);
+std::string transport_text(const Target& target, const RunPlan& plan);
 
 struct PointResult {
   bool interrupted = false;

@@ -34,7 +34,8 @@ namespace {
 constexpr const char* kPointFile = "grid_point.json";
 
 struct PointRun {
-  RunConfig cfg;
+  PointSpec spec;  ///< as it ran (its count the settled one)
+  RowLoad load;
   RunOutcome outcome;
 };
 
@@ -59,9 +60,9 @@ void write_point_file(const fs::path& dir, const std::string& status, const std:
       .field("why", why);
   w.key("points").begin_array();
   for (const PointRun& p : runs) {
-    w.begin_object().field("folder", p.outcome.label).field("concurrency", p.cfg.concurrency);
-    w.field("request_rate", std::isinf(p.cfg.request_rate) ? -1.0 : p.cfg.request_rate)
-        .field("num_prompts", p.cfg.num_prompts);
+    w.begin_object().field("folder", p.outcome.label).field("concurrency", p.spec.concurrency);
+    w.field("request_rate", std::isinf(p.spec.request_rate) ? -1.0 : p.spec.request_rate)
+        .field("num_prompts", p.spec.num_prompts);
     w.end_object();
   }
   w.end_array().end_object();
@@ -72,7 +73,7 @@ void write_point_file(const fs::path& dir, const std::string& status, const std:
 // --resume: a configuration whose series ended and whose every point completed VALID, read back
 // from its folders (no server started); nullopt: run it (again), reusing what is VALID.
 std::optional<std::vector<PointRun>> completed_configuration(const fs::path& dir,
-                                                             const RunConfig& base) {
+                                                             const RunPlan& base) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   if (!fs::exists(dir / kPointFile) || parser.load((dir / kPointFile).string()).get(doc))
@@ -87,12 +88,13 @@ std::optional<std::vector<PointRun>> completed_configuration(const fs::path& dir
     auto done = folder.empty() ? std::nullopt : completed_point(dir / folder);
     if (!done) return std::nullopt;
     done->label = folder;
-    PointRun run{base.sweep_point(0), std::move(*done)};
-    run.cfg.concurrency = static_cast<int>(json::int_or(p, "concurrency", base.concurrency));
+    PointSpec spec = spec_of(base, folder);
+    spec.concurrency = static_cast<int>(json::int_or(p, "concurrency", spec.concurrency));
     const double rate = json::number_or(p, "request_rate", 0);
-    run.cfg.request_rate = rate < 0 ? std::numeric_limits<double>::infinity() : rate;
-    run.cfg.num_prompts = json::int_or(p, "num_prompts", base.num_prompts);
-    runs.push_back(std::move(run));
+    spec.request_rate = rate < 0 ? std::numeric_limits<double>::infinity() : rate;
+    spec.num_prompts = json::int_or(p, "num_prompts", base.cfg.num_prompts);
+    const RowLoad load = row_load(at_point(base, spec));
+    runs.push_back({std::move(spec), load, std::move(*done)});
   }
   return runs;
 }
@@ -103,7 +105,7 @@ std::vector<report::GridRow> rows_of(const std::vector<PointRun>& runs, const st
   std::vector<report::GridRow> rows;
   for (const PointRun& p : runs) {
     report::GridRow r;
-    r.point = load_point_row(p.outcome.label, x_name, p.cfg, p.outcome);
+    r.point = load_point_row(p.outcome.label, x_name, p.load, p.outcome);
     r.per_device = r.point.output_token_throughput / devices;
     if (!slos.empty()) {
       r.meets_slo = r.point.verdict == "VALID";
@@ -167,8 +169,7 @@ std::string values_text(const ServerPoint& sp) {
 }
 
 // The plan of one configuration: its server command and environment, its folder, its labels.
-RunPlan configuration_plan(const RunPlan& plan, const ServerPoint& sp, const fs::path& dir,
-                           bool resume) {
+RunPlan configuration_plan(const RunPlan& plan, const ServerPoint& sp) {
   RunPlan inner = plan;
   const std::string command =
       expand_server_command(plan.cfg.server_cmd, sp, url_port(plan.cfg.target_url()));
@@ -184,8 +185,6 @@ RunPlan configuration_plan(const RunPlan& plan, const ServerPoint& sp, const fs:
     }
   }
   inner.server_env = sp.env();
-  inner.series_root = dir;
-  inner.resume = resume;
   return inner;
 }
 
@@ -233,11 +232,12 @@ void print_summary(std::FILE* console, const std::vector<report::GridConfig>& co
 
 }  // namespace
 
-RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
+RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
+                    const SeriesOptions& options) {
   const std::vector<ServerPoint> servers = server_points(parse_server_grid(plan.cfg.server_grid));
-  const bool resuming = plan.resume;
-  const fs::path root = resuming ? plan.series_root
-                                 : runfolder::make_run_dir(plan.cfg.output_dir, std::time(nullptr));
+  const bool resuming = options.resume;
+  const fs::path root =
+      resuming ? options.root : runfolder::make_run_dir(plan.cfg.output_dir, std::time(nullptr));
   if (!resuming) write_series_record(root, plan.requested.to_json());
   auto log = make_logger(root, resuming);
   log->info("{}server grid of {} configuration(s), {} each: {}", resuming ? "resumed: " : "",
@@ -254,7 +254,7 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
       fmt::print(console, "\n== server {}/{}: {} ==\n", i + 1, servers.size(), values_text(sp));
       std::fflush(console);
       std::vector<PointRun> runs;
-      if (auto done = resuming ? completed_configuration(dir, plan.cfg) : std::nullopt) {
+      if (auto done = resuming ? completed_configuration(dir, plan) : std::nullopt) {
         runs = std::move(*done);
         c.status = "resumed";
         fmt::print(console,
@@ -262,13 +262,15 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
                    sp.name);
         log->info("{}: resumed from its folders", sp.name);
       } else {
-        RunPlan inner =
-            configuration_plan(plan, sp, dir, resuming && fs::exists(dir / kSeriesFile));
-        inner.on_point = [&runs](const RunConfig& point, const RunOutcome& o) {
-          runs.push_back({point, o});
+        RunPlan inner = configuration_plan(plan, sp);
+        SeriesOptions series{dir, resuming && fs::exists(dir / kSeriesFile), {}};
+        series.on_point = [&runs](const RunPlan& point, const RunOutcome& o) {
+          PointSpec spec = spec_of(point, o.label);
+          spec.num_prompts = point.cfg.num_prompts;  // the count it ran (a dataset's size)
+          runs.push_back({std::move(spec), row_load(point), o});
         };
         try {
-          const RunOutcome o = run_series(inner, stop, console);
+          const RunOutcome o = run_series(inner, stop, console, series);
           disk_stopped |= o.exit_code == kExitDiskStopped;
           c.status = o.exit_code == kExitInterrupted || disk_stopped ? "interrupted" : "ran";
         } catch (const std::invalid_argument&) {

@@ -10,16 +10,19 @@
 #include <cstdio>
 
 #include "runner/plan.hpp"
+#include "runner/points.hpp"
 #include "runner/runner.hpp"
 
 namespace tokbench::runner {
 
 /// One experiment of one server: a search, repeats, a sweep (a grid's configuration is a series
 /// folder even for one load point) or one point (runner.cpp).
-RunOutcome run_series(RunPlan& plan, std::atomic<int>& stop, std::FILE* console);
+RunOutcome run_series(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
+                      const SeriesOptions& options = {});
 
 /// The grid of plan.cfg.server_grid. Exit code: 130 interrupted, 5 the disk stopped a point, 1 no
 /// configuration has an answer, 4 one failed to start or had a point that was not VALID, else 0.
-RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console);
+RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
+                    const SeriesOptions& options = {});
 
 }  // namespace tokbench::runner

@@ -1,5 +1,6 @@
 #include "runner/plan.hpp"
 
+#include <fmt/format.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -54,7 +55,8 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
       throw std::invalid_argument(e.what());  // a usage error: exit 2
     }
   }
-  if (p.cfg.workers == 0) p.cfg.workers = auto_workers(load_shape(p.cfg).max_in_flight());
+  p.load = load_shape(p.cfg);
+  if (p.cfg.workers == 0) p.cfg.workers = auto_workers(p.load.max_in_flight());
   p.cfg.endpoint =
       p.cfg.resolved_endpoint();  // the URL's path decides it (validate() caught conflicts)
   if (!api_of(p.cfg.endpoint).caps().streams)
@@ -74,6 +76,62 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
     if (requested.workers == 0) p.cfg.workers = std::max(p.cfg.workers, auto_workers(c));
   p.definitions = p.cfg.compat;
   return p;
+}
+
+PointSpec spec_of(const RunPlan& plan, std::string label) {
+  return {std::move(label), plan.cfg.concurrency, plan.cfg.request_rate, plan.requested.num_prompts,
+          plan.cfg.seed};
+}
+
+std::vector<PointSpec> sweep_specs(const RunPlan& plan) {
+  const RunConfig& c = plan.cfg;
+  std::vector<PointSpec> out;
+  for (size_t i = 0; i < c.sweep_points(); ++i) {
+    PointSpec s = spec_of(plan, c.sweep_label(i));
+    if (i < c.concurrency_sweep.size()) s.concurrency = c.concurrency_sweep[i];
+    if (i < c.request_rate_sweep.size()) s.request_rate = c.request_rate_sweep[i];
+    if (i < c.num_prompts_sweep.size()) s.num_prompts = c.num_prompts_sweep[i];
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+RunPlan at_point(const RunPlan& base, const PointSpec& spec) {
+  RunPlan p = base;
+  for (RunConfig* c : {&p.cfg, &p.requested}) {
+    c->concurrency = spec.concurrency;
+    c->request_rate = spec.request_rate;
+    c->seed = spec.seed;
+    c->concurrency_sweep.clear();
+    c->request_rate_sweep.clear();
+    c->num_prompts_sweep.clear();
+  }
+  // The count as asked; none asked: what the plan settled (the dataset's size, a synthetic 100).
+  p.requested.num_prompts = spec.num_prompts;
+  if (spec.num_prompts > 0) p.cfg.num_prompts = spec.num_prompts;
+  p.load = load_shape(p.cfg);
+  return p;
+}
+
+std::string spec_text(const PointSpec& s) {
+  return fmt::format("{}\n{}\n{}\n{}\n{}", s.label, s.concurrency, s.request_rate, s.num_prompts,
+                     s.seed);
+}
+
+PointSpec spec_from_text(const std::string& text) {
+  std::vector<std::string> v;
+  size_t at = 0;
+  for (size_t nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1)
+    v.push_back(text.substr(at, nl - at));
+  v.push_back(text.substr(at));
+  if (v.size() != 5)
+    throw std::invalid_argument(
+        "a point spec has 5 lines: label, concurrency, rate, prompts, seed");
+  try {
+    return {v[0], std::stoi(v[1]), std::stod(v[2]), std::stoll(v[3]), std::stoull(v[4])};
+  } catch (const std::exception&) {
+    throw std::invalid_argument("a point spec holds a value that is not a number: " + text);
+  }
 }
 
 }  // namespace tokbench::runner

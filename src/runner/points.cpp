@@ -50,13 +50,12 @@ std::string point_line(const std::string& name, const RunOutcome& out) {
 }  // namespace
 
 PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
-                           const std::string& what)
-    : stop_(stop), console_(console) {
+                           const std::string& what, SeriesOptions options)
+    : stop_(stop), console_(console), options_(std::move(options)) {
   start_ = start_ranks();
-  resume_ = plan.resume;
-  if (cluster::world().rank == 0 &&
-      !plan.series_root.empty()) {  // a grid's server point, or --resume
-    root_ = plan.series_root;
+  const bool resume = options_.resume;
+  if (cluster::world().rank == 0 && !options_.root.empty()) {  // a grid's server point, or --resume
+    root_ = options_.root;
     for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(root_ / sub);
   } else if (cluster::world().rank == 0) {
     root_ = runfolder::make_run_dir(plan.cfg.output_dir, start_.wall);
@@ -74,9 +73,9 @@ PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* con
     point_console_ = quiet_ ? quiet_ : console_;
   }
   announce_ = plan.cfg.quiet ? point_console_ : console_;
-  log_ = make_logger(root_, resume_);
-  log_->info("{}{}: {}", resume_ ? "resumed: " : "", what, plan.requested.to_json());
-  if (cluster::world().rank == 0 && !resume_) write_series_record(root_, plan.requested.to_json());
+  log_ = make_logger(root_, resume);
+  log_->info("{}{}: {}", resume ? "resumed: " : "", what, plan.requested.to_json());
+  if (cluster::world().rank == 0 && !resume) write_series_record(root_, plan.requested.to_json());
   log_rank(*log_, start_);
   target_ = std::make_unique<Target>(open_logged(plan, root_, *log_, console_));
   base_ = std::make_unique<RunPlan>(plan);
@@ -88,24 +87,16 @@ PointSession::~PointSession() {
 
 bool PointSession::stopped() const { return stop_.load() != client::kRunning; }
 
-RunOutcome PointSession::run(const RunPlan& point, const std::string& label) {
+RunOutcome PointSession::run(const PointSpec& spec) {
   const cluster::World& world = cluster::world();
-  if (world.size > 1) {
-    const PointLoad load = load_of(point, label);
-    // The other ranks rebuild the point from its load alone: a point that differs in anything
-    // else would be measured as something else there.
-    if (with_load(*base_, load).cfg.to_json() != point.cfg.to_json())
-      throw std::logic_error(fmt::format(
-          "point {} varies a setting the other ranks are not sent (runner/cluster_run PointLoad)",
-          label));
-    cluster::broadcast(point_message(load));
-  }
+  // The other ranks run the same spec on the same plan: the point is the same there by type.
+  if (world.size > 1) cluster::broadcast(spec_text(spec));
   try {
-    return run_here(point, label);
+    return run_here(spec);
   } catch (const std::exception& e) {
     if (world.size == 1) throw;
-    fmt::print(stderr, "tokbench (rank 0 of {}): point {} could not run: {}\n", world.size, label,
-               e.what());
+    fmt::print(stderr, "tokbench (rank 0 of {}): point {} could not run: {}\n", world.size,
+               spec.label, e.what());
     std::fflush(stderr);
     cluster::abort(1);  // the other ranks wait for this point's records: end them all
   }
@@ -115,26 +106,27 @@ void PointSession::serve() {
   while (true) {
     const std::string message = cluster::broadcast(std::string());
     if (message.empty()) return;  // rank 0 closed the series
-    const PointLoad load = point_from_message(message);
-    (void)run_here(with_load(*base_, load), load.label);
+    (void)run_here(spec_from_text(message));
   }
 }
 
-RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label) {
+RunOutcome PointSession::run_here(const PointSpec& spec) {
   const cluster::World& world = cluster::world();
+  const RunPlan point = at(spec);
+  const std::string& label = spec.label;
   std::string name = label;
   for (int k = 2; used_.count(name); ++k)
     name = fmt::format("{}-{}", label, k);  // a repeated value: its own folder
   used_.insert(name);
   const fs::path dir = root_ / name;
-  if (resume_ && world.rank == 0 && fs::exists(dir)) {
+  if (options_.resume && world.rank == 0 && fs::exists(dir)) {
     if (auto done = completed_point(dir)) {
       done->label = name;
       resumed_.push_back(name);
       fmt::print(console_, "{}: resumed (VALID in its folder; not run again)\n", name);
       std::fflush(console_);
       log_->info("point {} resumed from its folder", name);
-      if (base_->on_point) base_->on_point(point.cfg, *done);
+      if (options_.on_point) options_.on_point(point, *done);
       return *done;
     }
     const fs::path aside = set_aside(dir);
@@ -167,7 +159,7 @@ RunOutcome PointSession::run_here(const RunPlan& point, const std::string& label
   }
   log_->info("point {} done", name);
   out.label = name;
-  if (world.rank == 0 && base_->on_point) base_->on_point(point.cfg, out);
+  if (world.rank == 0 && options_.on_point) options_.on_point(point, out);
   return out;
 }
 

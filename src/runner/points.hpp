@@ -2,8 +2,9 @@
 // runner/points: several load points against one target — a sweep's points, a search's probes,
 // a --repeats series. One root folder (logs/run.log for the target's life, the server's log) holds
 // one normal run folder per point, each `report`-able alone; the target is opened once. Under
-// mpirun a session is open on every rank: rank 0's runs each point's load past the other ranks'
-// (serve_points), and every rank measures its share of it (runner/cluster_run.hpp).
+// mpirun a session is open on every rank: rank 0's sends each point's spec to the other ranks'
+// (serve_points), and every rank measures its share of it (runner/cluster_run.hpp). A point is a
+// PointSpec (runner/plan): the session's plan at that spec is the whole point, on every rank.
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -30,20 +31,33 @@ struct Target;
 /// too); "" when it was done (logged), else why not, with the fix (logged as a warning).
 std::string reset_server_cache(const RunPlan& point, const std::string& url, spdlog::logger& log);
 
+/// What an experiment around a series sets (runner/grid, --resume); a plain series leaves them be.
+struct SeriesOptions {
+  /// The series' root chosen by the caller (a grid's server point, --resume); "" = a new
+  /// timestamped folder under --output-dir.
+  std::filesystem::path root;
+  /// Reuse the point folders under `root` that completed VALID; re-run the others.
+  bool resume = false;
+  /// Called on rank 0 with every finished point of the series, run or resumed (a grid's rows).
+  std::function<void(const RunPlan& point, const RunOutcome& outcome)> on_point;
+};
+
 class PointSession {
  public:
   /// Creates the root folder (a rank other than 0: a scratch one) and opens the target for
   /// `plan` (which learns the model, ...). `what` names the series in the log ("sweep of 3
   /// points"). Under mpirun every rank makes its session at the same step (it aligns the clocks).
-  PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* console, const std::string& what);
+  PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* console, const std::string& what,
+               SeriesOptions options = {});
   ~PointSession();
 
-  /// Runs `point` (its cfg and requested hold that point's values) in root/<label>, a suffix
-  /// added when the label is taken. Throws when the point could not run (its folder says why).
-  /// Under mpirun (rank 0): the other ranks are sent the point's load and run their shares; a
-  /// point that cannot run ends every rank (the others would wait for it), the points before it
-  /// staying in their folders.
-  RunOutcome run(const RunPlan& point, const std::string& label);
+  /// The session's plan at `spec`: what run(spec) measures.
+  RunPlan at(const PointSpec& spec) const { return at_point(*base_, spec); }
+  /// Runs the point `spec` names in root/<its label>, a suffix added when the label is taken.
+  /// Throws when the point could not run (its folder says why). Under mpirun (rank 0): the other
+  /// ranks are sent the spec and run their shares; a point that cannot run ends every rank (the
+  /// others would wait for it), the points before it staying in their folders.
+  RunOutcome run(const PointSpec& spec);
   /// A rank other than 0: runs each point rank 0 sends until it says the series is over.
   void serve();
   /// Ctrl-C was pressed, or the disk refused a point's records: run no more points.
@@ -67,7 +81,7 @@ class PointSession {
   const std::vector<std::string>& resumed() const { return resumed_; }
 
  private:
-  RunOutcome run_here(const RunPlan& point, const std::string& label);
+  RunOutcome run_here(const PointSpec& spec);
   void reset_cache(const RunPlan& point);  ///< --reset-prefix-cache, before a point
 
   std::atomic<int>& stop_;
@@ -84,7 +98,7 @@ class PointSession {
   RankStart start_;  // the clock against rank 0's and the series' wall-clock start
   bool announced_end_ = false;
   bool disk_stopped_ = false;
-  bool resume_ = false;  // --resume (or a resumed grid's server point)
+  SeriesOptions options_;  // options_.resume: --resume (or a resumed grid's server point)
   std::vector<std::string> resumed_;
   std::string cache_reset_missing_;  // why the server could not reset its prefix cache (said once)
 };

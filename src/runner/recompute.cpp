@@ -51,8 +51,8 @@ RunOutcome recompute_sweep(const fs::path& root, std::FILE* console) {
   rebuilt.expect(expected);
   for (simdjson::dom::element p : points) {
     const std::string label = json::string_or(p, "point");
-    RunConfig point;
-    point.concurrency = static_cast<int>(json::int_or(p, "concurrency", 0));
+    RowLoad point;  // as the summary recorded it: the in-flight cap it ran at
+    point.in_flight = static_cast<int>(json::int_or(p, "concurrency", 0));
     point.request_rate = json::string_or(p, "request_rate") == "inf"
                              ? std::numeric_limits<double>::infinity()
                              : json::number_or(p, "request_rate", 0);

@@ -120,17 +120,18 @@ RunOutcome RepeatsSummary::finish(const std::optional<record::ServerProcessFacts
   return out;
 }
 
-RunOutcome run_repeats(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
+RunOutcome run_repeats(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
+                       const SeriesOptions& options) {
   const int n = plan.cfg.repeats;
-  PointSession session(plan, stop, console, fmt::format("{} repeats of one load point", n));
+  PointSession session(plan, stop, console, fmt::format("{} repeats of one load point", n),
+                       options);
   RepeatsSummary summary(session.root(), plan.cfg.confidence);
   for (int i = 1; i <= n && !session.stopped(); ++i) {
-    RunPlan point = plan;
-    point.cfg.seed =
-        plan.cfg.seed + static_cast<uint64_t>(i - 1);  // independent arrival draws, reproducible
+    PointSpec run = spec_of(plan, fmt::format("run-{}", i));
+    run.seed = plan.cfg.seed + static_cast<uint64_t>(i - 1);  // independent draws, reproducible
     fmt::print(session.point_console(), "\n== repeat {}/{} ==\n", i, n);
     try {
-      summary.add(session.run(point, fmt::format("run-{}", i)));
+      summary.add(session.run(run));
     } catch (const std::exception& e) {
       fmt::print(console, "repeat {} stopped: {}\n", i, e.what());
       summary.stopped();

@@ -16,6 +16,7 @@
 #include "metrics/metrics.hpp"
 #include "metrics/significance.hpp"
 #include "runner/plan.hpp"
+#include "runner/points.hpp"
 #include "runner/runner.hpp"
 
 namespace tokbench::runner {
@@ -46,6 +47,7 @@ class RepeatsSummary {
   bool disk_stopped_ = false;  ///< a run's details file was refused: the series stopped there
 };
 
-RunOutcome run_repeats(RunPlan& plan, std::atomic<int>& stop, std::FILE* console);
+RunOutcome run_repeats(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
+                       const SeriesOptions& options = {});
 
 }  // namespace tokbench::runner

@@ -27,24 +27,25 @@ namespace fs = std::filesystem;
 namespace {
 
 // A list in a load flag: one run folder per point under one root, the target opened once.
-RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
-  PointSession session(plan, stop, console,
-                       fmt::format("sweep of {} load points", plan.cfg.sweep_points()));
+RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
+                     const SeriesOptions& options) {
+  const std::vector<PointSpec> specs = sweep_specs(plan);
+  PointSession session(plan, stop, console, fmt::format("sweep of {} load points", specs.size()),
+                       options);
   SweepSummary summary(session.root(), plan.cfg);
   std::vector<std::string> labels;
-  for (size_t i = 0; i < plan.cfg.sweep_points(); ++i) labels.push_back(plan.cfg.sweep_label(i));
+  for (const PointSpec& s : specs) labels.push_back(s.label);
   summary.expect(labels);
-  for (size_t i = 0; i < plan.cfg.sweep_points() && !session.stopped(); ++i) {
-    RunPlan point = plan;
-    point.cfg = plan.cfg.sweep_point(i);
-    point.requested = plan.requested.sweep_point(i);
-    fmt::print(session.point_console(), "\n== sweep point {}/{}: {} ==\n", i + 1,
-               plan.cfg.sweep_points(), plan.cfg.sweep_label(i));
+  for (size_t i = 0; i < specs.size() && !session.stopped(); ++i) {
+    const PointSpec& spec = specs[i];
+    fmt::print(session.point_console(), "\n== sweep point {}/{}: {} ==\n", i + 1, specs.size(),
+               spec.label);
+    const RowLoad load = row_load(session.at(spec));
     try {
-      summary.add(plan.cfg.sweep_label(i), point.cfg, session.run(point, plan.cfg.sweep_label(i)));
+      summary.add(spec.label, load, session.run(spec));
     } catch (const std::exception& e) {
-      summary.add_failed(plan.cfg.sweep_label(i), point.cfg, e.what());
-      fmt::print(console, "sweep point {} stopped: {}\n", plan.cfg.sweep_label(i), e.what());
+      summary.add_failed(spec.label, load, e.what());
+      fmt::print(console, "sweep point {} stopped: {}\n", spec.label, e.what());
       break;  // the target is not usable: later points would fail the same way
     }
   }
@@ -95,19 +96,21 @@ RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
 // The experiment the flags ask for: a server grid (one series per server configuration,
 // runner/grid), else one series. Each series runs its points through a PointSession, so each
 // composes with multi-host runs the same way.
-RunOutcome run_experiment(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
-  if (!plan.cfg.server_grid.empty()) return run_grid(plan, stop, console);
-  return run_series(plan, stop, console);
+RunOutcome run_experiment(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
+                          const SeriesOptions& options) {
+  if (!plan.cfg.server_grid.empty()) return run_grid(plan, stop, console, options);
+  return run_series(plan, stop, console, options);
 }
 
 }  // namespace
 
-RunOutcome run_series(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
-  if (plan.cfg.searching()) return run_search(plan, stop, console);
-  if (plan.cfg.repeats > 1) return run_repeats(plan, stop, console);
+RunOutcome run_series(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
+                      const SeriesOptions& options) {
+  if (plan.cfg.searching()) return run_search(plan, stop, console, options);
+  if (plan.cfg.repeats > 1) return run_repeats(plan, stop, console, options);
   // A grid's server point is a series folder even for one load point (a sweep of one).
-  if (plan.cfg.sweep_points() > 1 || !plan.series_root.empty())
-    return run_sweep(plan, stop, console);
+  if (plan.cfg.sweep_points() > 1 || !options.root.empty())
+    return run_sweep(plan, stop, console, options);
   return run_single(plan, stop, console);
 }
 
@@ -121,18 +124,20 @@ bool is_series(const RunConfig& c) {
 
 RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std::FILE* console) {
   RunPlan plan = make_plan(requested, std::getenv("OPENAI_API_KEY"));
+  SeriesOptions options;
   if (!plan.cfg.resume.empty()) {  // the same series, in its own folder: its VALID points kept
     check_resumable(plan.cfg.resume, plan.requested.to_json());
-    plan.series_root = plan.cfg.resume;
-    plan.resume = true;
+    options.root = plan.cfg.resume;
+    options.resume = true;
   }
   const cluster::World& world = cluster::world();
-  if (world.size == 1) return run_experiment(plan, stop, console);
+  if (world.size == 1) return run_experiment(plan, stop, console, options);
   // mpirun -np N: rank 0 runs the experiment; the others run their share of each point it sends.
   if (const auto problems = cluster_problems(plan.cfg, world.size); !problems.empty())
     throw std::invalid_argument(fmt::format("{}", fmt::join(problems, "\n")));
-  RunOutcome out = world.rank == 0 || !is_series(plan.cfg) ? run_experiment(plan, stop, console)
-                                                           : serve_points(plan, stop, console);
+  RunOutcome out = world.rank == 0 || !is_series(plan.cfg)
+                       ? run_experiment(plan, stop, console, options)
+                       : serve_points(plan, stop, console);
   out.exit_code = static_cast<int>(cluster::broadcast(static_cast<int64_t>(out.exit_code)));
   return out;
 }

@@ -138,25 +138,23 @@ RunOutcome finish_search(const fs::path& root, const SearchResult& r,
 
 }  // namespace
 
-RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console) {
+RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
+                      const SeriesOptions& options) {
   const std::vector<metrics::RunSlo>& slos = plan.parsed.slos;
   const SearchSpace space = space_of(plan.cfg);
   PointSession session(
       plan, stop, console,
-      fmt::format("search {} under {}", kSearchAxes.name(plan.cfg.search), plan.cfg.slo));
+      fmt::format("search {} under {}", kSearchAxes.name(plan.cfg.search), plan.cfg.slo), options);
   const bool conc = space.integer;
   auto run_at = [&](double x) {
-    RunPlan point = plan;
-    for (RunConfig* c : {&point.cfg, &point.requested}) {
-      if (conc)
-        c->concurrency = static_cast<int>(x);
-      else
-        c->request_rate = x;
-    }
-    const std::string label =
-        conc ? fmt::format("c{}", static_cast<int64_t>(x)) : fmt::format("r{}", format_round4(x));
-    fmt::print(session.point_console(), "\n== search probe: {} ==\n", label);
-    return judge(session.run(point, label), slos, x);
+    PointSpec probe = spec_of(plan, conc ? fmt::format("c{}", static_cast<int64_t>(x))
+                                         : fmt::format("r{}", format_round4(x)));
+    if (conc)
+      probe.concurrency = static_cast<int>(x);
+    else
+      probe.request_rate = x;
+    fmt::print(session.point_console(), "\n== search probe: {} ==\n", probe.label);
+    return judge(session.run(probe), slos, x);
   };
   auto run_probe = [&](double x) {
     return decide_probe([&] { return run_at(x); }, slos, plan.cfg.search_margin,

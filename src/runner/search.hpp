@@ -11,6 +11,7 @@
 
 #include "metrics/slo_search.hpp"
 #include "runner/plan.hpp"
+#include "runner/points.hpp"
 #include "runner/runner.hpp"
 
 namespace tokbench::runner {
@@ -23,7 +24,8 @@ using metrics::SearchSpace;
 
 /// Runs the search for `plan` (its cfg.search set), writes search/, returns the outcome (exit
 /// code 0 when an answer was found, 1 when none, 130 when interrupted).
-RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console);
+RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
+                      const SeriesOptions& options = {});
 
 /// `report` on a search's root: every probe's folder recomputed, the search replayed over them by
 /// the same rule (no request is sent), search/ rewritten. A probe the replay needs that never ran

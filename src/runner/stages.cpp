@@ -20,7 +20,6 @@
 #include "history/commands.hpp"
 #include "metrics/slo.hpp"
 #include "runfolder/files.hpp"
-#include "runner/load_shape.hpp"
 #include "runner/outputs.hpp"
 #include "runner/target.hpp"
 #include "tokbench/version.hpp"
@@ -69,7 +68,7 @@ void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t,
   }
   m.planned_requests = planned_requests(plan.cfg, plan.requested.num_prompts);
   m.target_ready = true;
-  info.transport = transport_text(t, plan.cfg);
+  info.transport = transport_text(t, plan);
   for (const auto& f : client::audit_body(body, t.body.adapter()))
     info.audit.emplace_back(f.level, f.text);
   JsonWriter w;
@@ -97,7 +96,7 @@ void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t,
                         plan.cfg.multi_turn ? "each conversation's turns"
                                             : fmt::format("{} turns each", plan.cfg.turns));
   fmt::print(console, "target {}  model {}  dataset {}  {}  {}\n", info.target_url, t.model,
-             t.data.abbr, requests, load_shape(plan.cfg).text(plan.cfg.warms_connections()));
+             t.data.abbr, requests, plan.load.text(plan.cfg.warms_connections()));
   if (!plan.requested.url.empty() &&
       plan.requested.url != plan.cfg.url)  // a base URL, completed: said, not silent
     fmt::print(console,
@@ -153,7 +152,7 @@ runfolder::RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.info.started_at = now_iso(wall);
   m.info.dataset = c.dataset.text();
   m.info.tokenizer = c.tokenizer;
-  const LoadShape load = load_shape(c);
+  const LoadShape& load = plan.load;
   m.facts.max_concurrency = load.max_in_flight();
   m.facts.stream = c.stream;
   m.facts.embeddings = !api_of(c.endpoint).caps().generates;

@@ -11,7 +11,6 @@
 #include "report/sweep_page.hpp"
 #include "report/tables.hpp"
 #include "runfolder/files.hpp"
-#include "runner/load_shape.hpp"
 #include "runner/stages.hpp"
 
 namespace tokbench::runner {
@@ -38,21 +37,25 @@ SweepSummary::SweepSummary(fs::path root, const RunConfig& sweep)
 SweepSummary::SweepSummary(fs::path root, std::string x_name)
     : root_(std::move(root)), x_name_(std::move(x_name)) {}
 
+RowLoad row_load(const RunPlan& point) {
+  return {point.load.max_in_flight(), point.cfg.request_rate, point.cfg.num_prompts};
+}
+
 static SweepRow load_point_base(const std::string& label, const std::string& x_name,
-                                const RunConfig& point) {
+                                const RowLoad& load) {
   SweepRow r;
   r.label = label;
-  r.concurrency = load_shape(point).max_in_flight();
-  r.request_rate = point.request_rate;
-  r.num_prompts = point.num_prompts;
-  r.load = x_name == "request_rate" ? point.request_rate : r.concurrency;
+  r.concurrency = load.in_flight;
+  r.request_rate = load.request_rate;
+  r.num_prompts = load.num_prompts;
+  r.load = x_name == "request_rate" ? load.request_rate : r.concurrency;
   return r;
 }
 
-SweepRow load_point_row(const std::string& label, const std::string& x_name, const RunConfig& point,
+SweepRow load_point_row(const std::string& label, const std::string& x_name, const RowLoad& load,
                         const RunOutcome& o) {
-  SweepRow r = load_point_base(o.label.empty() ? label : o.label, x_name,
-                               point);  // the folder it got (c4-2 for a repeated c4)
+  // The folder it got (c4-2 for a repeated c4).
+  SweepRow r = load_point_base(o.label.empty() ? label : o.label, x_name, load);
   const metrics::MetricSet& m = o.metrics;
   r.verdict = o.exit_code == kExitInterrupted ? "INTERRUPTED" : metrics::verdict_status(o.verdict);
   for (const auto& why : o.verdict.reasons) r.why += (r.why.empty() ? "" : "; ") + why;
@@ -82,15 +85,15 @@ SweepRow load_point_row(const std::string& label, const std::string& x_name, con
   return r;
 }
 
-void SweepSummary::add(const std::string& label, const RunConfig& point, const RunOutcome& o) {
+void SweepSummary::add(const std::string& label, const RowLoad& load, const RunOutcome& o) {
   disk_stopped_ |= o.exit_code == kExitDiskStopped;
-  rows_.push_back(load_point_row(label, x_name_, point, o));
+  rows_.push_back(load_point_row(label, x_name_, load, o));
   last_ = o;
 }
 
-void SweepSummary::add_failed(const std::string& label, const RunConfig& point,
+void SweepSummary::add_failed(const std::string& label, const RowLoad& load,
                               const std::string& why) {
-  SweepRow r = load_point_base(label, x_name_, point);
+  SweepRow r = load_point_base(label, x_name_, load);
   r.verdict = "FAILED";
   r.why = why;
   rows_.push_back(std::move(r));

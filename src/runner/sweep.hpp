@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "metrics/load_curve.hpp"
-#include "runner/run_config.hpp"
+#include "runner/plan.hpp"
 #include "runner/runner.hpp"
 
 namespace tokbench::runner {
@@ -20,9 +20,18 @@ using metrics::find_knee;
 using metrics::KneeAnalysis;
 using metrics::pareto_front;
 
+/// The load a point's row shows: its in-flight cap as it ran, its rate, its measured requests.
+struct RowLoad {
+  int in_flight = 0;
+  double request_rate = 0;
+  int64_t num_prompts = 0;
+};
+/// The row load of a plan at one point (runner/plan at_point).
+RowLoad row_load(const RunPlan& point);
+
 /// One point's row from its outcome; `x_name`: the load the series moves ("concurrency" or
 /// "request_rate"). Shared by sweep/ and a server grid's summary.
-SweepRow load_point_row(const std::string& label, const std::string& x_name, const RunConfig& point,
+SweepRow load_point_row(const std::string& label, const std::string& x_name, const RowLoad& load,
                         const RunOutcome& o);
 
 class SweepSummary {
@@ -30,8 +39,8 @@ class SweepSummary {
   SweepSummary(std::filesystem::path root, const RunConfig& sweep);
   /// `x_name`: the load the sweep moved, "concurrency" or "request_rate" (a summary being rebuilt).
   SweepSummary(std::filesystem::path root, std::string x_name);
-  void add(const std::string& label, const RunConfig& point, const RunOutcome& outcome);
-  void add_failed(const std::string& label, const RunConfig& point, const std::string& why);
+  void add(const std::string& label, const RowLoad& load, const RunOutcome& outcome);
+  void add_failed(const std::string& label, const RowLoad& load, const std::string& why);
   /// The points the sweep was asked for, in order: any that did not complete (never ran, failed,
   /// interrupted) withholds the knee and is listed as missing.
   void expect(std::vector<std::string> labels) { expected_ = std::move(labels); }
