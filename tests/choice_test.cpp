@@ -6,7 +6,7 @@
 
 #include "client/engine.hpp"
 #include "metrics/metrics.hpp"
-#include "runner/settings.hpp"
+#include "settings/settings.hpp"
 
 namespace tokbench {
 namespace {

@@ -1,4 +1,4 @@
-// cluster + runner/cluster_run: a multi-host run on Open MPI. Unit parts (shares, refusals, the
+// cluster + point/cluster_run: a multi-host run on Open MPI. Unit parts (shares, refusals, the
 // end's combined costs, a world of one without mpirun), then real runs of three ranks under
 // `mpirun --oversubscribe -np 3` against the simulator on loopback: one details file with every
 // rank's share, metrics over the union equal to a recomputation from the records, TPOT against
@@ -18,8 +18,8 @@
 #include <set>
 
 #include "load/source.hpp"
+#include "point/cluster_run.hpp"
 #include "record/record_io.hpp"
-#include "runner/cluster_run.hpp"
 #include "support/busy_machine.hpp"
 #include "support/machine_noise.hpp"
 #include "support/process.hpp"

@@ -1,4 +1,4 @@
-// runner/grid, --resume and --reset-prefix-cache against real servers over loopback: a server grid
+// series/grid, --resume and --reset-prefix-cache against real servers over loopback: a server grid
 // over the simulator's --max-num-seqs x a concurrency sweep (the folder, the summary's shape, the
 // recommendation picking the configuration that truly serves more), a configuration whose server
 // fails to start recorded and skipped, a grid and a sweep resumed running only what is left, and

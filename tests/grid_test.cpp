@@ -1,4 +1,4 @@
-// runner/server_grid, metrics/capacity and runner/resume: the grid's values and template, the
+// settings/server_grid, metrics/capacity and point/resume: the grid's values and template, the
 // recommendation's rule, and what --resume refuses and keeps.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,9 +9,10 @@
 
 #include "metrics/capacity.hpp"
 #include "metrics/saturation.hpp"
-#include "runner/resume.hpp"
-#include "runner/run_config.hpp"
-#include "runner/server_grid.hpp"
+#include "plan/plan.hpp"
+#include "point/resume.hpp"
+#include "settings/run_config.hpp"
+#include "settings/server_grid.hpp"
 #include "support/temp_dir.hpp"
 
 namespace tokbench::runner {
@@ -97,21 +98,21 @@ TEST(ServerGrid, RunConfigValidatesTheGridWithItsTemplate) {
   RunConfig c;
   c.url = "http://127.0.0.1:8000/v1/chat/completions";
   c.server_grid = "max_num_seqs=1,2";
-  auto errors = c.validate();
+  auto errors = validate(c);
   ASSERT_FALSE(errors.empty());
   EXPECT_NE(errors[0].find("give --server-cmd"), std::string::npos) << errors[0];
   c.server_cmd = "serve --port {port} --max-num-seqs {max_num_seqs}";
-  EXPECT_TRUE(c.validate().empty());
+  EXPECT_TRUE(validate(c).empty());
   c.slo = "ttft.p99<=500ms";  // a grid judges its points against --slo without a search
-  EXPECT_TRUE(c.validate().empty());
+  EXPECT_TRUE(validate(c).empty());
   c.server_devices = 0;
-  EXPECT_FALSE(c.validate().empty());
+  EXPECT_FALSE(validate(c).empty());
   c.server_devices = 1;
   c.server_grid.clear();
   c.server_cmd.clear();
   c.slo.clear();
   c.resume = "/tmp";
-  errors = c.validate();
+  errors = validate(c);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("a single run has nothing to resume"), std::string::npos) << errors[0];
 }

@@ -147,24 +147,40 @@ function(forbid who what why)
   endforeach()
 endfunction()
 set(parts client load dataset metrics record tokenizer core common net)
-forbid("${parts}" "runner;report;history;probe;runfolder;mock;cluster"
+set(flow settings workload plan point series runner)
+forbid("${parts}" "${flow};report;history;probe;runfolder;mock;cluster"
        "the run's parts include nothing of orchestration, pages, history or probes")
+forbid("settings;workload;plan" "point;series;runner;report;history;probe;mock;cluster"
+       "the settings, the workloads and the plan are below everything that runs a point")
+forbid("series" "client;net;probe;mock;tokenizer;cluster;workload"
+       "a series runs its points through point/'s session, not the parts")
+forbid("point" "series;runner" "one point knows nothing of the series around it")
 forbid("metrics" "client;load;dataset;net;tokenizer" "metrics/ includes only core/, common/ and record/")
 forbid("load;dataset" "metrics" "load/ and dataset/ do not include metrics/")
-forbid("report;history;runfolder" "probe;client;net;runner" "pages and the store read run folders, not servers")
+forbid("report;history;runfolder" "probe;client;net;${flow}" "pages and the store read run folders, not servers")
 forbid("probe" "client" "probe/ makes its plain GETs through net/")
-forbid("compare" "runner;probe;client;net" "compare reads run folders; it runs nothing")
+forbid("compare" "${flow};probe;client;net" "compare reads run folders; it runs nothing")
 if(broken)
   math(EXPR failures "${failures} + 1")
 endif()
-# No module but the orchestration reaches more than 8 others besides common/ and core/. runner/ is
-# the exception until it is split along the flow (issue 38, point 3).
+# No module reaches more than 8 others besides common/ and core/, but these, each held to what it
+# reaches today (a ceiling that may fall, never rise): point/ is where the parts meet (the client,
+# the load, the probes, the simulator, the pages); series/ and runner/ reach the settings' nouns
+# (dataset/ and load/ through settings/) beside the point runner.
+set(ceiling_point 16)
+set(ceiling_series 9)
+set(ceiling_runner 10)
 foreach(m IN LISTS modules)
   set(others ${reach_${m}})
   list(REMOVE_ITEM others ${m} common core)
   list(LENGTH others k)
-  if(k GREATER 8 AND NOT m STREQUAL "runner")
-    fail("layers_check: ${m}/ reaches ${k} other modules (${others}); at most 8 besides common/ and core/")
+  set(most 8)
+  if(DEFINED ceiling_${m})
+    set(most ${ceiling_${m}})
+  endif()
+  if(k GREATER most)
+    list(JOIN others " " others)
+    fail("layers_check: ${m}/ reaches ${k} other modules (${others}); at most ${most} besides common/ and core/")
   endif()
 endforeach()
 

@@ -1,15 +1,15 @@
-// runner/load_shape and the parsed flags: the flags of a point make exactly one load shape, with
+// settings/load_shape and the parsed flags: the flags of a point make exactly one load shape, with
 // its in-flight cap, pacing, arrivals name and console line decided there; the small languages
 // (--slo, --goodput, --profile-window, --image) are parsed once, into typed values, and a bad one
 // is named with its flag and form.
-#include "runner/load_shape.hpp"
+#include "settings/load_shape.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "runner/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace tokbench::runner {
 namespace {
@@ -121,10 +121,10 @@ TEST(LoadShape, WithoutConcurrencyAnOpenLoopIsNotCapped) {
   // A rate with no --concurrency validates; a negative one does not.
   RunConfig open;
   open.request_rate = 20;
-  EXPECT_TRUE(open.validate().empty());
+  EXPECT_TRUE(validate(open).empty());
   RunConfig bad;
   bad.concurrency = -2;
-  EXPECT_FALSE(bad.validate().empty());
+  EXPECT_FALSE(validate(bad).empty());
 }
 
 TEST(ParsedFlags, SmallLanguagesAreParsedOnceIntoTypedValues) {
@@ -162,7 +162,7 @@ TEST(ParsedFlags, EveryBadOneIsNamedAtOnce) {
   c.profile_window = "10";
   c.image = "64by32";
   std::string all;
-  for (const auto& e : c.validate()) all += e + "\n";
+  for (const auto& e : validate(c)) all += e + "\n";
   for (const char* flag :
        {"--slo", "--goodput", "--profile-window: bad value '10' (expected START_S:DURATION_S",
         "--image"})

@@ -1,7 +1,7 @@
-// runner/repeats: --repeats N against the simulator — N normal run folders, every headline
+// series/repeats: --repeats N against the simulator — N normal run folders, every headline
 // metric as mean ± a Student-t interval over the runs (each run's value kept), and `compare`
 // of two series testing per-run values with Welch's t-test and applying --fail-if to the means.
-#include "runner/repeats.hpp"
+#include "series/repeats.hpp"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>

@@ -12,13 +12,13 @@
 #include <set>
 #include <thread>
 
+#include "plan/plan.hpp"
+#include "point/recorder.hpp"
 #include "report/outputs.hpp"
 #include "runfolder/run_folder.hpp"
-#include "runner/plan.hpp"
-#include "runner/recorder.hpp"
-#include "runner/workload.hpp"
 #include "support/in_process_run.hpp"
 #include "support/records.hpp"
+#include "workload/workload.hpp"
 
 namespace tokbench::runner {
 namespace {
@@ -185,7 +185,7 @@ TEST(Plan, LoadShapeAndSweepMistakesAreNamed) {
     RunConfig c;
     edit(c);
     std::string all;
-    for (const auto& e : c.validate()) all += e + "\n";
+    for (const auto& e : validate(c)) all += e + "\n";
     return all;
   };
   EXPECT_NE(errors([](RunConfig& c) { c.burstiness = 0.5; }).find("--arrivals gamma"),

@@ -1,7 +1,7 @@
-// runner/search: bracket-then-bisect on fake servers of known capacity (integer and rate, every
+// series/search: bracket-then-bisect on fake servers of known capacity (integer and rate, every
 // probe failing, every probe passing), the too-close-to-call rule, and a real search against the
 // simulator whose capacity --max-num-seqs sets: it finds that capacity, probe folders included.
-#include "runner/search.hpp"
+#include "series/search.hpp"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>

@@ -1,8 +1,8 @@
-// runner/sweep: the knee and Pareto rules on hand-made rows, and real sweeps against the
+// series/sweep: the knee and Pareto rules on hand-made rows, and real sweeps against the
 // simulator in its own process — a concurrency sweep on a server capped by --max-num-seqs
 // rises then flattens and the summary names the knee; zipped lists pair point by point; a
 // repeated value gets its own folder; every point folder is a normal, report-able run.
-#include "runner/sweep.hpp"
+#include "series/sweep.hpp"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -11,8 +11,8 @@
 #include <filesystem>
 
 #include "client/engine.hpp"
+#include "point/outputs.hpp"
 #include "runfolder/run_folder.hpp"
-#include "runner/outputs.hpp"
 #include "support/in_process_run.hpp"
 #include "support/sim_process.hpp"
 

@@ -24,7 +24,7 @@
 #include "dataset/spec.hpp"
 #include "history/entry.hpp"
 #include "metrics/saturation.hpp"
-#include "runner/plan.hpp"
+#include "plan/plan.hpp"
 #include "runner/runner.hpp"
 
 namespace tokbench::cli {

@@ -14,18 +14,15 @@
 
 #include "client/api.hpp"
 #include "common/choice.hpp"
+#include "core/run_control.hpp"
 #include "load/source.hpp"
 #include "net/http_get.hpp"
 #include "record/record.hpp"
 
 namespace tokbench::client {
 
-/// How requests reach the server: HTTP/1.1 on plain sockets (client/http1; the least CPU per
-/// event), libcurl (TLS, proxies, anything), or the first when the URL allows it.
-enum class TransportKind { Auto, Sockets, Curl };
-inline constexpr Choices<TransportKind, 3> kTransportChoices{{{{TransportKind::Auto, "auto"},
-                                                               {TransportKind::Sockets, "sockets"},
-                                                               {TransportKind::Curl, "libcurl"}}}};
+using core::kTransportChoices;  // core/run_control: the settings name it too
+using core::TransportKind;
 
 struct EngineSettings {
   std::string url;                   ///< full endpoint URL
@@ -67,8 +64,10 @@ struct EngineSettings {
   TransportKind transport = TransportKind::Auto;
 };
 
-/// Stop levels, written by a signal handler and read by the workers.
-enum StopLevel : int { kRunning = 0, kDrain = 1, kCancelNow = 2 };
+using core::kCancelNow;  // the stop levels (core/run_control)
+using core::kDrain;
+using core::kRunning;
+using core::StopLevel;
 
 struct EngineCounters {
   int64_t events = 0;  ///< SSE data events parsed (the unit of the bench's CPU figure)

@@ -2,7 +2,7 @@
 // load/sessions: multi-turn conversations as a request source. Up to `active` sessions run at once
 // (--concurrency); each sends its turns one after another, the next one only once the last answer
 // is in (and --think-time-ms has passed), so every turn's body can carry the real previous
-// answers. Which text each turn asks and how a body is made are the caller's (runner/): this file
+// answers. Which text each turn asks and how a body is made are the caller's (point/): this file
 // knows nothing about HTTP or JSON. Memory: the histories of the active sessions only.
 #include <cstdint>
 #include <functional>

@@ -3,7 +3,7 @@
 // I/O: probe upward from the minimum, doubling, until a probe fails (the bracket), then bisect
 // between the last pass and the first failure down to the resolution. A probe whose SLO value lies
 // within the margin of its bound is repeated once; when the two disagree it is "uncertain" and
-// counts as a failure (the answer errs low, never high). runner/search runs the probes.
+// counts as a failure (the answer errs low, never high). series/search runs the probes.
 #include <functional>
 #include <optional>
 #include <string>
@@ -27,7 +27,7 @@ struct Probe {
       accuracy_high;  ///< --check-answers: with its 95% Wilson interval
 };
 
-/// Where to search: `run_probe(load)` runs one load point and returns its probe (runner/search
+/// Where to search: `run_probe(load)` runs one load point and returns its probe (series/search
 /// runs real ones; the tests, fake ones).
 struct SearchSpace {
   bool integer = true;  ///< concurrency (integers) or rate

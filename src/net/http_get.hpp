@@ -6,15 +6,13 @@
 #include <string_view>
 #include <vector>
 
+#include "core/run_control.hpp"
+
 namespace tokbench::net {
 
 /// TLS as the user asked: a CA bundle, client certificate and key (mutual TLS), or no
 /// verification at all (--insecure, which the verdict then names).
-struct TlsSettings {
-  std::string ca_bundle;  ///< PEM file of CAs to trust ("" = the system's)
-  std::string cert, key;  ///< client certificate and key, PEM ("" = none)
-  bool insecure = false;  ///< skip peer and host verification
-};
+using core::TlsSettings;  // core/run_control: the plan holds one
 
 /// True when `headers` carry their own Authorization: it then wins over --api-key, and exactly
 /// one Authorization header is sent.

@@ -11,19 +11,6 @@
 
 namespace tokbench::probe {
 
-std::string WindowSpec::text() const { return fmt::format("{}:{}", start_s, duration_s); }
-
-WindowSpec parse_profile_window(std::string_view text) {
-  WindowSpec w{-1, -1};
-  char extra = 0;
-  const std::string s(text);
-  if (std::sscanf(s.c_str(), "%lf:%lf%c", &w.start_s, &w.duration_s, &extra) != 2 ||
-      !(w.start_s >= 0) || !(w.duration_s > 0))
-    throw std::invalid_argument(fmt::format(
-        "--profile-window: bad value '{}' (expected START_S:DURATION_S, e.g. 10:5)", text));
-  return w;
-}
-
 ProfileWindow::ProfileWindow(WindowSpec window, std::string root_url,
                              std::vector<std::string> headers, std::string api_key)
     : window_(window),

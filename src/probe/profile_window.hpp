@@ -13,16 +13,8 @@
 
 namespace tokbench::probe {
 
-/// --profile-window START_S:DURATION_S, parsed.
-struct WindowSpec {
-  double start_s = 0;
-  double duration_s = 0;
-  std::string text() const;  ///< "START_S:DURATION_S", as given
-};
-
-/// Parses "START_S:DURATION_S" (start >= 0, duration > 0); throws std::invalid_argument naming
-/// the flag and the form.
-WindowSpec parse_profile_window(std::string_view text);
+using record::parse_profile_window;  // the flag's value, parsed by the plan (record/run_parts)
+using record::WindowSpec;
 
 class ProfileWindow {
  public:

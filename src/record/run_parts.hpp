@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/json_fields.hpp"
@@ -101,6 +102,17 @@ inline constexpr std::array<json::Field<ServerProcessFacts>, 3> kServerProcessFi
     {"stopped", &ServerProcessFacts::stopped},
     {"log", &ServerProcessFacts::log},
 }};
+
+/// --profile-window START_S:DURATION_S, parsed (probe/profile_window acts on it).
+struct WindowSpec {
+  double start_s = 0;
+  double duration_s = 0;
+  std::string text() const;  ///< "START_S:DURATION_S", as given
+};
+
+/// Parses "START_S:DURATION_S" (start >= 0, duration > 0); throws std::invalid_argument naming
+/// the flag and the form.
+WindowSpec parse_profile_window(std::string_view text);
 
 /// --profile-window: when /start_profile and /stop_profile were called and what they answered.
 struct ProfileFacts {

@@ -29,7 +29,7 @@ struct RunInfo {
   int64_t origin_steady_ns = -1;  ///< steady_clock ns of the records' time 0 (cross-process checks)
   record::ClientHealth client;    ///< the client's own cost in the measured phase (< 0: unknown)
   std::string tokenizer;          ///< --tokenizer path ("" = none)
-  std::string run_id;  ///< each request's id is "<run id>-<index>" (runner/cluster_run run_id)
+  std::string run_id;  ///< each request's id is "<run id>-<index>" (point/cluster_run run_id)
   std::string
       transport;  ///< how the requests went out, and why ("sockets (...)"; "" = not recorded)
   std::optional<record::SyntheticFacts> synthetic;  ///< how synthetic prompts were built

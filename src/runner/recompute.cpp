@@ -1,7 +1,7 @@
-// runner/recompute: `tokbench report DIR` — every output of a run, recomputed from its folder
-// alone (manifest, records, end marker), without touching the server (record once, analyze
-// many). Another set of definitions is a view beside the run's own outputs, never over them. On
-// a sweep's, search's or repeats' root, every point is recomputed and the series' summary rebuilt.
+// point/recompute: `tokbench report DIR` — one point's folder recomputed (point/recompute), or,
+// on a sweep's, search's or repeats' root, every point recomputed and the series' summary rebuilt.
+#include "point/recompute.hpp"
+
 #include <fmt/format.h>
 #include <simdjson.h>
 
@@ -9,14 +9,13 @@
 #include <stdexcept>
 
 #include "common/json_fields.hpp"
+#include "point/outcome.hpp"
 #include "record/run_parts.hpp"
 #include "runfolder/run_folder.hpp"
-#include "runner/outputs.hpp"
-#include "runner/repeats.hpp"
 #include "runner/runner.hpp"
-#include "runner/search.hpp"
-#include "runner/stages.hpp"
-#include "runner/sweep.hpp"
+#include "series/repeats.hpp"
+#include "series/search.hpp"
+#include "series/sweep.hpp"
 
 namespace tokbench::runner {
 
@@ -63,7 +62,7 @@ RunOutcome recompute_sweep(const fs::path& root, std::FILE* console) {
       rebuilt.add_failed(label, point, json::string_or(p, "why", "no run folder"));
       continue;
     }
-    RunOutcome o = recompute(root / label, std::nullopt, console);
+    RunOutcome o = recompute_point(root / label, std::nullopt, console);
     o.label = label;
     o.resumed = json::bool_or(p, "resumed", false);
     rebuilt.add(label, point, o);
@@ -134,33 +133,7 @@ RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& 
                     "all VALID)",
                     run_dir.string(), run_dir.string(), run_dir.string()));
   }
-  const runfolder::RunFolder folder = runfolder::load_run_folder(run_dir);
-  const std::string defs_name = compat.value_or(folder.manifest.definitions);
-  const auto defs = metrics::definitions_from_name(defs_name);
-  if (!defs) {
-    throw std::invalid_argument(fmt::format("--compat: bad value '{}' (expected {})", defs_name,
-                                            metrics::kDefinitionChoices.alternatives()));
-  }
-  const bool own = defs_name == folder.manifest.definitions;
-  const fs::path out_dir = own ? run_dir : run_dir / "views" / defs_name;
-  fs::create_directories(out_dir);
-  const Written w = write_outputs(folder, *defs, out_dir, own);
-  RunOutcome out;
-  out.run_dir = run_dir;
-  out.perf_dir = w.perf_dir;
-  out.metrics = w.metrics;
-  out.verdict = w.verdict;
-  out.interrupted = w.info.interrupted;
-  out.exit_code = verdict_exit_code(
-      out.metrics,
-      out.verdict);  // as `run` exits for this verdict (an interrupted run: INVALID, 4)
-  if (folder.end && folder.end->stop_reason.starts_with(kDiskStopReason))
-    out.exit_code = kExitDiskStopped;  // as `run` did
-  print_outputs(w, console, verbose);
-  fmt::print(console, "{} {} and {}\n", own ? "rewrote" : "wrote the view",
-             (w.perf_dir / (w.info.dataset_abbr + ".csv")).string(),
-             (out_dir / "result.json").string());
-  return out;
+  return recompute_point(run_dir, compat, console, verbose);
 }
 
 }  // namespace tokbench::runner

@@ -1,0 +1,28 @@
+#pragma once
+// core/run_control: small nouns every layer of a run names — how requests reach the server (the
+// --transport choice, TLS) and the stop levels Ctrl-C raises — kept here so the settings, the plan
+// and the series name them without including the client or net/ that act on them.
+#include <string>
+
+#include "common/choice.hpp"
+
+namespace tokbench::core {
+
+/// How requests reach the server: HTTP/1.1 on plain sockets (client/http1; the least CPU per
+/// event), libcurl (TLS, proxies, anything), or the first when the URL allows it.
+enum class TransportKind { Auto, Sockets, Curl };
+inline constexpr Choices<TransportKind, 3> kTransportChoices{{{{TransportKind::Auto, "auto"},
+                                                               {TransportKind::Sockets, "sockets"},
+                                                               {TransportKind::Curl, "libcurl"}}}};
+
+/// TLS for https:// targets (--ca-bundle, --cert, --key, --insecure).
+struct TlsSettings {
+  std::string ca_bundle;  ///< PEM file of CAs to trust ("" = the system's)
+  std::string cert, key;  ///< client certificate and key, PEM ("" = none)
+  bool insecure = false;  ///< skip peer and host verification
+};
+
+/// Stop levels, written by a signal handler and read by the workers.
+enum StopLevel : int { kRunning = 0, kDrain = 1, kCancelNow = 2 };
+
+}  // namespace tokbench::core

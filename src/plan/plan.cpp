@@ -1,0 +1,175 @@
+#include "plan/plan.hpp"
+
+#include <fmt/format.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <thread>
+
+#include "client/request_body.hpp"
+#include "dataset/images.hpp"
+#include "settings/load_shape.hpp"
+#include "workload/workload.hpp"
+
+namespace tokbench::runner {
+
+namespace {
+
+// The CPUs this process may run on (taskset, a cgroup's cpuset), not the machine's: two workers
+// pinned to one core share it, and each then looks idle while the core is saturated.
+int usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+int auto_workers(int concurrency) {
+  return std::clamp((concurrency + 255) / 256, 1, usable_cpus());
+}
+
+// Each small language parsed once, its error naming the flag and the form.
+ParsedFlags parse_flags(const RunConfig& c, std::vector<std::string>& e) {
+  ParsedFlags p;
+  auto parse = [&e](const std::string& text, auto&& how) {
+    if (text.empty()) return;
+    try {
+      how(text);
+    } catch (const std::invalid_argument& x) {
+      e.push_back(x.what());
+    }
+  };
+  parse(c.slo, [&](const std::string& t) { p.slos = metrics::parse_run_slos(t); });
+  parse(c.goodput, [&](const std::string& t) { p.goodput = metrics::parse_goodput(t); });
+  parse(c.profile_window,
+        [&](const std::string& t) { p.profile_window = record::parse_profile_window(t); });
+  parse(c.image, [&](const std::string& t) { p.image = dataset::parse_image_size(t); });
+  return p;
+}
+
+}  // namespace
+
+std::vector<std::string> validate(const RunConfig& c, ParsedFlags* out) {
+  std::vector<std::string> e;
+  ParsedFlags parsed = parse_flags(c, e);
+  if (!c.stream && (parsed.goodput.ttft_ms || parsed.goodput.tpot_ms))
+    e.push_back(
+        "--goodput ttft/tpot need streaming (a non-streaming answer has no first token): drop "
+        "--no-stream or keep only e2el");
+  if (out) *out = std::move(parsed);
+  c.validate_target(e);
+  c.validate_request(e);
+  c.validate_load(e);
+  for (const Workload* w : all_workloads()) w->validate(c, e);  // each dataset source's checks
+  c.validate_workload(e);
+  c.validate_observe(e);
+  return e;
+}
+
+RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
+  ParsedFlags parsed;
+  if (auto errs = validate(requested, &parsed); !errs.empty()) {
+    std::string all;
+    for (const auto& e : errs) all += (all.empty() ? "" : "\n") + e;
+    throw std::invalid_argument(all);
+  }
+  RunPlan p;
+  p.requested = requested;
+  p.cfg = requested;
+  p.parsed = std::move(parsed);
+  if (p.cfg.api_key.empty() && env_api_key) {
+    for (const char* c = env_api_key; *c; ++c)
+      if ((static_cast<unsigned char>(*c) < 0x20 && *c != '\t') || *c == 0x7F)
+        throw std::invalid_argument(
+            "$OPENAI_API_KEY holds a control character (a CR/LF would start a header of its own "
+            "on the wire): set it to the key alone");
+    p.cfg.api_key = env_api_key;
+  }
+  if (!p.cfg.extra_body.empty()) {
+    try {
+      p.extra_body = client::parse_extra_body(p.cfg.extra_body);
+    } catch (const std::runtime_error& e) {
+      throw std::invalid_argument(e.what());  // a usage error: exit 2
+    }
+  }
+  p.load = load_shape(p.cfg);
+  if (p.cfg.workers == 0) p.cfg.workers = auto_workers(p.load.max_in_flight());
+  p.cfg.endpoint =
+      p.cfg.resolved_endpoint();  // the URL's path decides it (validate() caught conflicts)
+  if (!api_of(p.cfg.endpoint).caps().streams)
+    p.cfg.stream = false;                                  // e.g. an embedding is one JSON answer
+  if (!p.cfg.url.empty()) p.cfg.url = p.cfg.target_url();  // a URL with no path gets /v1/<endpoint>
+  p.synthetic = p.cfg.dataset.is(dataset::Source::Synthetic);
+  p.tls = {p.cfg.ca_bundle, p.cfg.tls_cert, p.cfg.tls_key, p.cfg.insecure};
+  if (p.synthetic && p.cfg.num_prompts == 0) p.cfg.num_prompts = 100;
+  // A --num-prompts list: the target builds synthetic prompts for the largest point.
+  if (!p.cfg.num_prompts_sweep.empty())
+    p.cfg.num_prompts =
+        *std::max_element(p.cfg.num_prompts_sweep.begin(), p.cfg.num_prompts_sweep.end());
+  if (requested.workers == 0 && p.cfg.adaptive_window_s > 0)
+    p.cfg.workers = auto_workers(p.cfg.adaptive_max);
+  // Workers follow the largest in-flight cap of a sweep.
+  for (const int c : p.cfg.concurrency_sweep)
+    if (requested.workers == 0) p.cfg.workers = std::max(p.cfg.workers, auto_workers(c));
+  p.definitions = p.cfg.compat;
+  return p;
+}
+
+PointSpec spec_of(const RunPlan& plan, std::string label) {
+  return {std::move(label), plan.cfg.concurrency, plan.cfg.request_rate, plan.requested.num_prompts,
+          plan.cfg.seed};
+}
+
+std::vector<PointSpec> sweep_specs(const RunPlan& plan) {
+  const RunConfig& c = plan.cfg;
+  std::vector<PointSpec> out;
+  for (size_t i = 0; i < c.sweep_points(); ++i) {
+    PointSpec s = spec_of(plan, c.sweep_label(i));
+    if (i < c.concurrency_sweep.size()) s.concurrency = c.concurrency_sweep[i];
+    if (i < c.request_rate_sweep.size()) s.request_rate = c.request_rate_sweep[i];
+    if (i < c.num_prompts_sweep.size()) s.num_prompts = c.num_prompts_sweep[i];
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+RunPlan at_point(const RunPlan& base, const PointSpec& spec) {
+  RunPlan p = base;
+  for (RunConfig* c : {&p.cfg, &p.requested}) {
+    c->concurrency = spec.concurrency;
+    c->request_rate = spec.request_rate;
+    c->seed = spec.seed;
+    c->concurrency_sweep.clear();
+    c->request_rate_sweep.clear();
+    c->num_prompts_sweep.clear();
+  }
+  // The count as asked; none asked: what the plan settled (the dataset's size, a synthetic 100).
+  p.requested.num_prompts = spec.num_prompts;
+  if (spec.num_prompts > 0) p.cfg.num_prompts = spec.num_prompts;
+  p.load = load_shape(p.cfg);
+  return p;
+}
+
+std::string spec_text(const PointSpec& s) {
+  return fmt::format("{}\n{}\n{}\n{}\n{}", s.label, s.concurrency, s.request_rate, s.num_prompts,
+                     s.seed);
+}
+
+PointSpec spec_from_text(const std::string& text) {
+  std::vector<std::string> v;
+  size_t at = 0;
+  for (size_t nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1)
+    v.push_back(text.substr(at, nl - at));
+  v.push_back(text.substr(at));
+  if (v.size() != 5)
+    throw std::invalid_argument(
+        "a point spec has 5 lines: label, concurrency, rate, prompts, seed");
+  try {
+    return {v[0], std::stoi(v[1]), std::stod(v[2]), std::stoll(v[3]), std::stoull(v[4])};
+  } catch (const std::exception&) {
+    throw std::invalid_argument("a point spec holds a value that is not a number: " + text);
+  }
+}
+
+}  // namespace tokbench::runner

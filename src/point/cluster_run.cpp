@@ -1,0 +1,185 @@
+#include "point/cluster_run.hpp"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <ctime>
+#include <random>
+#include <stdexcept>
+
+#include "common/clock.hpp"
+#include "common/json_fields.hpp"
+#include "common/json_writer.hpp"
+#include "point/stages.hpp"
+#include "point/target.hpp"
+
+namespace tokbench::runner {
+
+std::vector<std::string> cluster_problems(const RunConfig& cfg, int size) {
+  std::vector<std::string> e;
+  auto check = [&](bool ok, std::string msg) {
+    if (!ok) e.push_back(fmt::format("mpirun -np {}: {}", size, msg));
+  };
+  check(!cfg.embedded_target() && cfg.server_cmd.empty() && cfg.deploy_sh.empty(),
+        "every rank needs the server's address, and the server must already be up: pass --url (or "
+        "--host and --port); "
+        "the built-in simulator, --server-cmd and --deploy-sh are single-host only (start tokbench "
+        "serve-mock or your "
+        "server first)");
+  check(cfg.adaptive_window_s == 0,
+        "--adaptive-window-s is single-host: its controller moves one in-flight level as its "
+        "windows close");
+  check(!cfg.pressure, "--pressure is single-host: its clients join one at a time on one clock");
+  check(cfg.resume.empty(),
+        "--resume is single-host: run the series again on one host, or resume it without mpirun");
+  const bool open_loop = cfg.request_rate > 0 || !cfg.request_rate_sweep.empty() ||
+                         cfg.dataset.is(dataset::Source::Trace);
+  std::vector<int> levels =
+      cfg.concurrency_sweep;  // a concurrency search sets its own levels (--search-min)
+  if (levels.empty() && cfg.search != SearchAxis::MaxConcurrency)
+    levels.push_back(std::max(cfg.concurrency, 1));  // auto: 1
+  for (const int c : levels) {
+    check(open_loop || c >= size, fmt::format("--concurrency {} is split across the ranks (a "
+                                              "closed loop): give at least one per rank ({})",
+                                              c, size));
+  }
+  check(cfg.search != SearchAxis::MaxConcurrency || cfg.search_min >= size,
+        fmt::format("--search max-concurrency is split across the ranks: give --search-min {} or "
+                    "more (one stream per rank)",
+                    size));
+  return e;
+}
+
+int rank_share(int total, int rank, int size) {
+  return total / size + (rank < total % size ? 1 : 0);
+}
+
+std::string rank_health_json(const PointResult& p, int rank, const cluster::ClockSync& clock) {
+  JsonWriter w;
+  w.begin_object().field("rank", static_cast<int64_t>(rank));
+  json::write_fields<record::ClientHealth>(w, p.client, record::kClientHealthFields);
+  w.field("records_written", p.records_written).field("interrupted", p.interrupted);
+  w.field("clock_offset_ns", clock.offset_ns)
+      .field("clock_residual_ns", clock.residual_ns)
+      .end_object();
+  return w.take();
+}
+
+record::RankHealth rank_health_from_json(const std::string& json, int64_t* records_written,
+                                         bool* interrupted) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element o = parser.parse(json);
+  record::RankHealth h;
+  h.rank = json::int_or(o, "rank", 0);
+  json::read_fields<record::ClientHealth>(o, h.client, record::kClientHealthFields);
+  h.clock_offset_ns = json::int_or(o, "clock_offset_ns", 0);
+  h.clock_residual_ns = json::int_or(o, "clock_residual_ns", 0);
+  if (records_written) *records_written = json::int_or(o, "records_written", 0);
+  if (interrupted) *interrupted = json::bool_or(o, "interrupted", false);
+  return h;
+}
+
+runfolder::RunEnd combine_ends(runfolder::RunEnd e, const std::vector<record::RankHealth>& ranks,
+                               int64_t records_written) {
+  e.records_written = records_written;
+  e.client.cpu_s = 0;
+  e.client.events = 0;
+  for (const auto& h : ranks) {
+    e.client.cpu_s += std::max(0.0, h.client.cpu_s);
+    e.client.events += std::max<int64_t>(0, h.client.events);
+    e.client.measured_wall_s = std::max(e.client.measured_wall_s, h.client.measured_wall_s);
+    e.client.cpu_share = std::max(
+        e.client.cpu_share, h.client.cpu_share);  // each rank's busiest stretch is in its note
+  }
+  e.ranks = ranks;
+  return e;
+}
+
+RankStart start_ranks() {
+  const auto tag = static_cast<uint16_t>(std::random_device{}());
+  if (cluster::world().size == 1) return {{}, std::time(nullptr), tag};
+  RankStart s;
+  s.clock = cluster::sync_clocks();
+  s.wall = static_cast<std::time_t>(cluster::broadcast(static_cast<int64_t>(std::time(nullptr))));
+  s.tag = static_cast<uint16_t>(cluster::broadcast(static_cast<int64_t>(tag)));
+  return s;
+}
+
+std::string run_id(const RankStart& start, std::string_view label) {
+  std::tm tm{};
+  localtime_r(&start.wall, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%S", &tm);
+  return fmt::format("{}-{:04x}{}{}", stamp, start.tag, label.empty() ? "" : "-", label);
+}
+
+void log_rank(spdlog::logger& log, const RankStart& start) {
+  const cluster::World& world = cluster::world();
+  if (world.size > 1)
+    log.info("rank {} of {}; clock offset to rank 0 {} ns (± {} ns)", world.rank, world.size,
+             start.clock.offset_ns, start.clock.residual_ns);
+}
+
+SharedPoint measure_point(const RunPlan& point, const Target& target,
+                          runfolder::RunManifest& manifest, const std::filesystem::path& dir,
+                          spdlog::logger& log, std::atomic<int>& stop, std::FILE* console,
+                          const cluster::ClockSync& clock) {
+  if (cluster::world().size > 1)
+    return measure_shared(point, target, manifest, dir, log, stop, console, clock);
+  SharedPoint one;
+  one.result = measure(point, target, manifest, dir, log, stop, console);
+  return one;
+}
+
+runfolder::RunEnd end_of(const SharedPoint& point,
+                         const std::optional<record::ServerProcessFacts>& server_process) {
+  const runfolder::RunEnd own = ended(point.result, server_process);
+  return point.ranks.empty() ? own : combine_ends(own, point.ranks, point.records);
+}
+
+SharedPoint measure_shared(const RunPlan& point, const Target& target,
+                           runfolder::RunManifest& manifest, const std::filesystem::path& dir,
+                           spdlog::logger& log, std::atomic<int>& stop, std::FILE* console,
+                           const cluster::ClockSync& clock) {
+  const cluster::World& world = cluster::world();
+  const bool root = world.rank == 0;
+  RunPlan mine = point;  // this rank's share of the in-flight cap; the manifest keeps the whole
+  if (point.cfg.concurrency >
+      0)  // auto stays auto: each rank's open loop is uncapped, its closed loop is 1
+    mine.cfg.concurrency = std::max(1, rank_share(point.cfg.concurrency, world.rank, world.size));
+  mine.load = load_shape(mine.cfg);
+  if (!root) {
+    mine.cfg.quiet = true;
+    mine.cfg.server_metrics = "off";  // rank 0 watches the server
+    mine.cfg.telemetry.clear();       // and the devices
+    mine.cfg.profile_window.clear();
+    mine.parsed.profile_window.reset();
+  }
+  const int64_t origin =
+      cluster::broadcast(root ? steady_now_ns() + clock.offset_ns : 0) - clock.offset_ns;
+  RankShare share{
+      world.rank, world.size,
+      [&clock] {
+        return cluster::common_moment(steady_now_ns(), clock,
+                                      20'000'000);  // 20 ms for the slowest rank
+      },
+      [] { cluster::gather(std::string()); }};  // rank 0 hears from every rank: all have finished
+  SharedPoint out;
+  out.result = measure(mine, target, manifest, dir, log, stop, console, origin, share, &point);
+  const auto healths = cluster::gather(rank_health_json(out.result, world.rank, clock));
+  const auto perf = dir / "performances" / point.cfg.model_abbr;
+  cluster::append_to_root(perf / (target.data.abbr + "_details.jsonl"));
+  cluster::append_to_root(perf / (target.data.abbr + "_failed.jsonl"));
+  for (const auto& h : healths) {  // rank 0 only: the others get an empty list
+    int64_t written = 0;
+    bool interrupted = false;
+    out.ranks.push_back(rank_health_from_json(h, &written, &interrupted));
+    out.records += written;
+    out.result.interrupted = out.result.interrupted || interrupted;
+  }
+  return out;
+}
+
+}  // namespace tokbench::runner

@@ -1,0 +1,383 @@
+#include "point/execute.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "client/engine.hpp"
+#include "common/clock.hpp"
+#include "common/redact.hpp"
+#include "load/adaptive.hpp"
+#include "load/sessions.hpp"
+#include "load/source.hpp"
+#include "net/http_get.hpp"
+#include "point/progress.hpp"
+#include "point/recorder.hpp"
+#include "point/saturation_watch.hpp"
+#include "probe/profile_window.hpp"
+#include "probe/telemetry_scraper.hpp"
+#include "runfolder/run_folder.hpp"
+
+namespace tokbench::runner {
+
+namespace {
+
+double process_cpu_s() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+client::EngineSettings engine_settings(const Target& t, const RunPlan& plan) {
+  const RunConfig& cfg = plan.cfg;
+  client::EngineSettings es;
+  es.url = t.url;
+  es.headers = cfg.headers;
+  // A --header of the same name is the user's own id: it is sent as given, and none of ours.
+  if (cfg.request_id_header != "none" && !net::has_header(cfg.headers, cfg.request_id_header))
+    es.request_id_header = cfg.request_id_header;
+  es.api_key = cfg.api_key;
+  es.api = t.body.api;
+  es.stream = cfg.stream;
+  es.concurrency = plan.load.max_in_flight();
+  es.workers = cfg.workers;
+  es.timeout_ms = static_cast<int64_t>(cfg.timeout_s * 1000);
+  es.retries = cfg.retries;
+  es.drain_timeout_ms = static_cast<int64_t>(cfg.drain_s * 1000);
+  es.reserve_chunks = static_cast<size_t>(
+      std::clamp<int64_t>(std::max(cfg.max_tokens, cfg.output_len) + 8, 16, 8192));
+  es.keep_text = t.tok.has_value() || cfg.reads_outputs();
+  es.max_event_bytes = static_cast<size_t>(cfg.max_event_bytes);
+  es.max_body_bytes = static_cast<size_t>(cfg.max_body_bytes);
+  es.tls = {cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure};
+  es.transport = cfg.transport;
+  return es;
+}
+
+// The server's own view: /metrics before, during and after the measured phase.
+std::unique_ptr<probe::Scraper> start_scraper(const Target& t, const RunConfig& cfg,
+                                              int64_t origin_ns, spdlog::logger& log,
+                                              std::FILE* console) {
+  if (cfg.server_metrics == "off") return nullptr;
+  const std::string url =
+      cfg.server_metrics.empty() ? net::root_url_for(t.url) + "/metrics" : cfg.server_metrics;
+  // Credentials go only to the target's own host, unless asked (--server-metrics-auth).
+  const bool same_host = net::root_url_for(url) == net::root_url_for(t.url);
+  std::vector<std::string> headers;
+  for (const auto& h : cfg.headers)
+    if (same_host || cfg.server_metrics_auth || redact_header(h) == h) headers.push_back(h);
+  auto scraper = std::make_unique<probe::Scraper>(
+      url, headers, same_host || cfg.server_metrics_auth ? cfg.api_key : "", cfg.scrape_interval_ms,
+      origin_ns, static_cast<size_t>(cfg.max_body_bytes),
+      net::TlsSettings{cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure}, cfg.engine);
+  if (!scraper->scrape_once()) {
+    if (!cfg.server_metrics.empty())
+      fmt::print(console, "warning: cannot scrape --server-metrics {}: {}\n", redact_url(url),
+                 scraper->last_error());
+    log.info("no server metrics at {}: {}", redact_url(url), scraper->last_error());
+    return nullptr;
+  }
+  scraper->start();
+  log.info("scraping {} every {} ms", redact_url(url), cfg.scrape_interval_ms);
+  return scraper;
+}
+
+// The devices (--telemetry): scraped from before the warm-up (after --telemetry-idle-s with no
+// load) to after the measured phase, into the run folder's telemetry.jsonl.
+std::unique_ptr<probe::TelemetryScraper> start_telemetry(const RunConfig& cfg,
+                                                         const std::filesystem::path& perf_dir,
+                                                         int64_t origin_ns,
+                                                         const std::atomic<int>& stop,
+                                                         spdlog::logger& log, std::FILE* console) {
+  if (cfg.telemetry.empty()) return nullptr;
+  auto scraper = std::make_unique<probe::TelemetryScraper>(
+      probe::telemetry_readers(
+          cfg.telemetry, static_cast<size_t>(cfg.max_body_bytes),
+          net::TlsSettings{cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure}),
+      cfg.telemetry_interval_ms, origin_ns, perf_dir / runfolder::kTelemetryFile);
+  for (const auto& e : scraper->scrape_now()) {
+    fmt::print(console, "warning: --telemetry {} (the run goes on; the verdict notes the gap)\n",
+               e);
+    log.warn("telemetry: {}", e);
+  }
+  if (cfg.telemetry_idle_s > 0) {
+    const int64_t from = steady_now_ns() - origin_ns,
+                  idle_ns = static_cast<int64_t>(cfg.telemetry_idle_s * 1e9);
+    scraper->mark_idle(from, from + idle_ns);
+    scraper->start();
+    log.info("telemetry: {} s with no load (idle power)", cfg.telemetry_idle_s);
+    while (steady_now_ns() - origin_ns < from + idle_ns && stop.load() == client::kRunning)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    scraper->scrape_now();  // the idle window's end is covered
+  } else {
+    scraper->start();
+  }
+  log.info("telemetry: {} source(s) every {} ms", cfg.telemetry.size(), cfg.telemetry_interval_ms);
+  return scraper;
+}
+
+void warm_up(client::Engine& engine, const Target& t, const RunConfig& cfg, Recorder& recorder,
+             int64_t origin_ns, std::atomic<int>& stop, const std::filesystem::path& perf_dir,
+             spdlog::logger& log) {
+  if (cfg.warmup <= 0) return;
+  log.info("warm-up: {} request(s)", cfg.warmup);
+  load::CountedSource source(cfg.warmup, true, load::closed_loop(), t.maker());
+  engine.run(
+      source, origin_ns, [&](record::RequestRecord&& r) { recorder.add(std::move(r)); }, stop);
+  recorder.drain();
+  const WarmupTally w = recorder.warmup();
+  if (w.total > 0 && w.ok == 0) {
+    throw std::runtime_error(
+        fmt::format("all {} warm-up request(s) failed, first: {} (check --url and --model; "
+                    "details in {})",
+                    w.total, w.first_failure, perf_dir.string()));
+  }
+}
+
+// The in-run controller's windows, on the console and in the log.
+record::AdaptiveLog adaptive_log(const load::AdaptiveSource& controller, spdlog::logger& log,
+                                 std::FILE* console) {
+  for (const auto& w : controller.windows()) {
+    fmt::print(console, "  window {:>3} {:>7.1f}-{:<7.1f}s  concurrency {:<5} {:<5} {}\n", w.index,
+               w.start_s, w.end_s, w.concurrency, w.pass ? "pass" : "fail", w.action);
+  }
+  fmt::print(console, "adaptive: {}\n", controller.summary());
+  record::AdaptiveLog out = controller.log();
+  log.info("adaptive: {}", record::to_json(out));
+  return out;
+}
+
+// --determinism-probe K: every (N/K)-th request of the N planned (a timed run: of one pass over
+// the dataset) asks the first item; --keep-outputs N: the first N keep their prompts.
+OutputPlan output_plan(const RunConfig& cfg, int64_t count, const Target& target) {
+  OutputPlan out;
+  out.keep_prompts = cfg.keep_outputs;
+  if (cfg.determinism_probe > 0) {
+    const int64_t n =
+        count > 0 ? count : std::max<int64_t>(1, static_cast<int64_t>(target.data.items.size()));
+    out.probes = cfg.determinism_probe;
+    out.probe_every = std::max<int64_t>(1, n / out.probes);
+  }
+  return out;
+}
+
+// A --duration-s phase: what is still in flight `after_ns` past the phase start is cut.
+void cut_at(client::EngineSettings& es, const RunConfig& c, int64_t after_ns) {
+  es.cut_after_ns = after_ns;
+  es.cut_reason =
+      fmt::format("still in flight {} s after --duration-s {} ended: cut", c.grace_s, c.duration_s);
+}
+
+// The measured phase's source (and the engine's cut deadline) for a counted load shape.
+std::unique_ptr<load::CountedSource> measured_source(const RunConfig& c, const LoadShape& load,
+                                                     int64_t count, core::RequestMaker make,
+                                                     client::EngineSettings& es,
+                                                     const std::vector<int64_t>& schedule_ns,
+                                                     const RankShare& share) {
+  load::PhaseLimits limits{count};
+  limits.shard_rank = share.rank;
+  limits.shard_size = share.size;
+  if (std::holds_alternative<TraceReplay>(
+          load.shape))  // each request at its own time, the cap only as a ceiling
+    return std::make_unique<load::CountedSource>(limits, false, load::fixed(schedule_ns),
+                                                 std::move(make));
+  const int64_t ramp_ns = static_cast<int64_t>(load.ramp.seconds * 1e9);
+  limits.measured_from_ns =
+      load.ramp.measured ? 0 : ramp_ns;  // an excluded ramp is recorded as warm-up
+  if (load.duration_s > 0) {
+    // An excluded ramp comes before the measured --duration-s; a measured one is part of it.
+    limits.duration_ns = limits.measured_from_ns + static_cast<int64_t>(load.duration_s * 1e9);
+    cut_at(es, c, limits.duration_ns + static_cast<int64_t>(load.grace_s * 1e9));
+  }
+  if (const auto* p = std::get_if<Pressure>(&load.shape)) {
+    return std::make_unique<load::CountedSource>(
+        load::pressure_ramp(limits, p->clients, p->clients_per_s), false, load::closed_loop(),
+        std::move(make));
+  }
+  if (const auto* open = std::get_if<OpenLoop>(&load.shape)) {
+    load::ArrivalShape shape;
+    shape.rate_rps = open->rate_rps;
+    shape.kind = open->process;
+    shape.burstiness = open->burstiness;
+    shape.ramp_s = load.ramp.seconds;
+    shape.exponential_ramp = load.ramp.exponential;
+    shape.ramp_start_rps = shape.exponential_ramp && load.ramp.start_rps <= 0
+                               ? std::min(1.0, open->rate_rps)
+                               : load.ramp.start_rps;
+    return std::make_unique<load::CountedSource>(limits, false, load::open_loop(shape, c.seed),
+                                                 std::move(make));
+  }
+  return std::make_unique<load::CountedSource>(
+      load::linear_concurrency_ramp(limits, load.max_in_flight(), ramp_ns), false,
+      load::closed_loop(), std::move(make));
+}
+
+}  // namespace
+
+std::string transport_text(const Target& target, const RunPlan& plan) {
+  std::string why;
+  const client::TransportKind k = client::chosen_transport(engine_settings(target, plan), &why);
+  return fmt::format("{} ({})", client::transport_name(k), why);
+}
+
+int64_t count_bound(const RunConfig& cfg, int64_t requested_num_prompts) {
+  return cfg.duration_s > 0 && requested_num_prompts == 0 ? -1 : cfg.num_prompts;
+}
+
+int64_t planned_requests(const RunConfig& cfg, int64_t requested_num_prompts) {
+  // Sessions: a failed turn ends its conversation, so how many turns go out is not known ahead.
+  return cfg.duration_s > 0 || cfg.sessions() ? -1 : count_bound(cfg, requested_num_prompts);
+}
+
+// A full disk: the load stops at once (nothing later could be recorded), saying which file and why.
+static void stop_on_write_error(Recorder& recorder, std::atomic<int>& stop, spdlog::logger& log) {
+  recorder.on_write_error([&stop, &log](const std::string& error) {
+    fmt::print(stderr,
+               "tokbench: {}: stopping the load now; what was recorded stays (the run ends "
+               "stopped, exit 5)\n",
+               error);
+    std::fflush(stderr);
+    log.error("{}: the load stops", error);
+    stop.store(client::kCancelNow);
+  });
+}
+
+// The client's own cost over the measured phase (its wall time already in `c`).
+static void add_client_costs(record::ClientHealth& c, const client::EngineCounters& counters,
+                             double process_cpu_s) {
+  c.events = counters.events;
+  c.server_closed = counters.server_closed;
+  c.cpu_s = static_cast<double>(counters.cpu_ns) / 1e9;
+  c.process_cpu_s = process_cpu_s;
+  // The busiest worker, not the average: one saturated thread delays every stream it owns even
+  // when the others idle (4.18 s of CPU in 4.2 s read as 50 % over two workers).
+  if (c.measured_wall_s > 0)
+    c.cpu_share = static_cast<double>(counters.busiest_cpu_ns) / 1e9 / c.measured_wall_s;
+  c.busy_share = counters.busy_share;
+  if (counters.peak_busy_at_ns >= 0) {
+    c.peak_busy = counters.peak_busy;
+    c.peak_busy_at_s = static_cast<double>(counters.peak_busy_at_ns) / 1e9;
+  }
+}
+
+PointResult execute(const Target& target, const RunPlan& plan,
+                    const std::filesystem::path& perf_dir, const std::string& run_id,
+                    int64_t origin_ns, std::atomic<int>& stop, spdlog::logger& log,
+                    std::FILE* console, const RankShare& share) {
+  const RunConfig& cfg = plan.cfg;
+  const int64_t count = count_bound(cfg, plan.requested.num_prompts);
+  std::atomic<int64_t> started{0};  // requests sent in the measured phase (progress: in flight)
+  client::EngineSettings es = engine_settings(target, plan);
+  es.run_id = run_id;
+  const LoadShape& load = plan.load;
+  client::Engine engine(es);
+  Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr,
+                    plan.parsed.goodput, OutputChecks{cfg.check_answers, cfg.keep_outputs});
+  if (share.size > 1) recorder.stamp_rank(share.rank);
+  stop_on_write_error(recorder, stop, log);
+  auto telemetry = start_telemetry(cfg, perf_dir, origin_ns, stop, log, console);
+  warm_up(engine, target, cfg, recorder, origin_ns, stop, perf_dir, log);
+
+  es.started = &started;
+  es.phase_start_at = share.phase_start_at;
+  if (cfg.warms_connections()) es.warm_url = net::root_url_for(target.url) + "/v1/models";
+  std::unique_ptr<load::RequestSource> source;
+  load::AdaptiveSource* controller = nullptr;
+  if (const auto* a = std::get_if<Adaptive>(
+          &load.shape)) {  // the pool is its ceiling; it decides how much is used
+    es.concurrency = a->max;
+    cut_at(es, cfg, static_cast<int64_t>((load.duration_s + load.grace_s) * 1e9));
+    auto controlled = std::make_unique<load::AdaptiveSource>(
+        a->start, a->max, static_cast<int64_t>(a->window_s * 1e9),
+        static_cast<int64_t>(load.duration_s * 1e9), metrics::slo_window_judge(plan.parsed.slos),
+        target.maker());
+    controller = controlled.get();
+    source = std::move(controlled);
+  } else if (const auto* s = std::get_if<Sessions>(
+                 &load.shape)) {  // --num-prompts conversations, s->active at once
+    es.keep_text = true;          // each answer goes into its session's next body
+    std::vector<int64_t> turns_of(static_cast<size_t>(cfg.num_prompts), s->turns);
+    for (size_t c = 0; c < target.data.conversations.size() && c < turns_of.size(); ++c)
+      turns_of[c] =
+          target.data.conversations[c].second;  // a file's conversations have their own lengths
+    source = std::make_unique<load::SessionSource>(
+        std::move(turns_of), s->active, static_cast<int64_t>(s->think_time_ms * 1e6),
+        [&target](int64_t c, const load::TurnContext& ctx) { return target.make_turn(c, ctx); },
+        share.rank, share.size);
+  } else {
+    source = measured_source(cfg, load, count, target.maker(output_plan(cfg, count, target)), es,
+                             target.data.schedule_ns, share);
+  }
+  client::Engine measured(es);
+  std::optional<Progress> progress;
+  if (!cfg.quiet) {
+    progress.emplace(
+        ProgressCounters{[&] { return recorder.measured_done(); },
+                         [&] { return recorder.failed(); },
+                         [&] { return recorder.output_tokens(); }, [&] { return started.load(); }},
+        planned_requests(cfg, plan.requested.num_prompts), load.paced_rate(),
+        cfg.progress_interval_s);
+  }
+  auto scraper = start_scraper(target, cfg, origin_ns, log, console);
+  std::optional<probe::ProfileWindow> profiler;
+  if (plan.parsed.profile_window)
+    profiler.emplace(*plan.parsed.profile_window, net::root_url_for(target.url), cfg.headers,
+                     cfg.api_key);
+
+  log.info("measured phase: {}, {} worker thread(s)",
+           cfg.duration_s > 0 ? fmt::format("{} s (grace {} s)", cfg.duration_s, cfg.grace_s)
+                              : fmt::format("{} request(s)", count),
+           cfg.workers);
+  if (telemetry)
+    telemetry
+        ->scrape_now();  // a sample right before the phase: energy is never guessed across its edge
+  const int64_t measured_start = steady_now_ns();
+  const double process_cpu_start = process_cpu_s();
+  // --stop-on-saturation: the point runs on a stop level of its own, which the watch raises (the
+  // series goes on) and to which it relays the series' (Ctrl-C, a full disk).
+  std::atomic<int> point_stop{stop.load()};
+  std::optional<SaturationWatch> watch;
+  if (cfg.stop_on_saturation)
+    watch.emplace(
+        cfg.saturation_window_s,
+        SaturationCounters{[&] { return started.load(); }, [&] { return recorder.measured_done(); },
+                           [&] { return recorder.output_tokens(); }},
+        stop, point_stop, log, console);
+  const auto counters = measured.run(
+      *source, origin_ns,
+      [&](record::RequestRecord&& r) {
+        if (watch) watch->add(r);
+        recorder.add(std::move(r));
+      },
+      watch ? point_stop : stop);
+  PointResult out;
+  if (watch) out.saturated = watch->finish().value_or("");
+  out.client.measured_wall_s = static_cast<double>(steady_now_ns() - measured_start) / 1e9;
+  recorder.drain(&stop);  // bounded: Ctrl-C or the deadline lets the rest go unread
+  if (share.all_measured)
+    share.all_measured();  // the other ranks' last requests are in the server's counters too
+  if (telemetry) telemetry->stop();  // and one right after it
+  if (scraper) {
+    scraper->stop();
+    out.server = scraper->summary();
+    if (out.server) out.server->url = redact_url(out.server->url);
+  }
+  if (profiler) {
+    out.profile = profiler->finish();
+    log.info("profile window: {}", record::to_json(*out.profile));
+  }
+  progress.reset();
+  if (controller) out.adaptive = adaptive_log(*controller, log, console);
+  out.interrupted = stop.load() != client::kRunning;
+  out.records_written = recorder.written();
+  out.write_error = recorder.write_error();
+  add_client_costs(out.client, counters, process_cpu_s() - process_cpu_start);
+  return out;
+}
+
+}  // namespace tokbench::runner

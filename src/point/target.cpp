@@ -1,0 +1,410 @@
+#include "point/target.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "common/json_writer.hpp"
+#include "common/redact.hpp"
+#include "dataset/images.hpp"
+#include "mock/mock_server.hpp"
+#include "net/http_get.hpp"
+#include "probe/server_process.hpp"
+#include "report/outputs.hpp"
+#include "runfolder/files.hpp"
+#include "settings/server_grid.hpp"
+#include "workload/workload.hpp"
+
+namespace tokbench::runner {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? std::string(sep) : "") + v[i];
+  return out;
+}
+
+// Whether the same host and port answer under the other scheme (https:// <-> http://): asked only
+// after the given one failed, so the error can say "use http://" instead of blaming a CA, or
+// "use https://" instead of "is it running?". TLS is not verified here: only the scheme is in
+// question.
+bool answers_under_other_scheme(const std::string& url) {
+  const bool https = url.starts_with("https://");
+  const std::string other = (https ? "http://" : "https://") + url.substr(https ? 8 : 7);
+  return net::http_get(other, {}, "", 2'000, 1 << 16, net::TlsSettings{"", "", "", true}).reached;
+}
+
+// A TLS alert that is about the client's certificate (mutual TLS): libcurl reports it as a failed
+// read once the handshake seemed done, which read like a server that is down. "" when it is not.
+std::string client_certificate_problem(const std::string& error, const RunConfig& cfg) {
+  bool about_client_cert = false;
+  for (const char* alert :
+       {"certificate required", "alert bad certificate", "alert unknown ca",
+        "alert handshake failure", "alert certificate unknown", "alert access denied"})
+    about_client_cert |= error.find(alert) != std::string::npos;
+  if (!about_client_cert) return "";
+  return cfg.tls_cert.empty() ? "the server asks for a client certificate (mutual TLS): pass "
+                                "--cert FILE and --key FILE"
+                              : fmt::format(
+                                    "the server refused the client certificate --cert {}: it must "
+                                    "be signed by a CA the server "
+                                    "trusts, and --key must be its key",
+                                    cfg.tls_cert);
+}
+
+// GET /v1/models answers whether the server is there at all, and which model it serves; a wrong
+// --model is caught here instead of failing every request.
+std::string resolve_model(const RunConfig& cfg, const std::string& url, const net::TlsSettings& tls,
+                          std::vector<std::string>* served) {
+  const std::string models_url = net::models_url_for(url);
+  // The API's own credential headers (Anthropic's x-api-key and anthropic-version) on /v1/models
+  // too.
+  std::vector<std::string> headers = cfg.headers;
+  for (auto& h : api_of(cfg.endpoint).credential_headers(cfg.headers, cfg.api_key))
+    headers.push_back(std::move(h));
+  const auto res =
+      net::http_get(models_url, headers, "", 10'000, static_cast<size_t>(cfg.max_body_bytes), tls);
+  if (res.tls_error &&
+      answers_under_other_scheme(models_url)) {  // https:// to a plain-HTTP port: no CA would help
+    throw std::runtime_error(
+        fmt::format("TLS to {} failed: {}: the server speaks plain HTTP there, not TLS; use an "
+                    "http:// URL",
+                    redact_url(models_url), res.error));
+  }
+  if (const std::string mtls = res.reached ? "" : client_certificate_problem(res.error, cfg);
+      !mtls.empty())
+    throw std::runtime_error(
+        fmt::format("TLS to {} failed: {} ({})", redact_url(models_url), res.error, mtls));
+  if (res.tls_error) {
+    throw std::runtime_error(
+        fmt::format("TLS to {} failed: {} (pass --ca-bundle FILE with the CA that signed the "
+                    "server's certificate, or --insecure to skip verification)",
+                    redact_url(models_url), res.error));
+  }
+  if (!res.reached) {
+    const bool tls_there =
+        models_url.starts_with("http://") && answers_under_other_scheme(models_url);
+    throw std::runtime_error(
+        fmt::format("cannot reach the server at {}: {} ({})", models_url, res.error,
+                    tls_there ? "the server speaks TLS there: use an https:// URL"
+                              : "is it running? check --url, or --host/--port"));
+  }
+  if (res.status == 401 || res.status == 403) {
+    throw std::runtime_error(
+        fmt::format("the server refused GET {} with HTTP {}: pass --api-key or set OPENAI_API_KEY",
+                    models_url, res.status));
+  }
+  std::vector<std::string> ids;
+  if (res.status == 200) {
+    try {
+      ids = net::parse_model_ids(res.body);
+    } catch (const std::exception&) {
+      ids.clear();
+    }
+  }
+  *served = ids;
+  if (cfg.model.empty()) {
+    if (ids.empty()) {
+      throw std::runtime_error(
+          fmt::format("could not learn the model from GET {} (HTTP {}): pass --model NAME",
+                      models_url, res.status));
+    }
+    return ids.front();
+  }
+  if (!ids.empty() && std::find(ids.begin(), ids.end(), cfg.model) == ids.end() &&
+      !cfg.skip_model_check) {
+    throw std::runtime_error(fmt::format(
+        "model '{}' is not served at {} (it serves: {}): pass --model with one of those, "
+        "or --skip-model-check when a gateway serves it under an alias",
+        cfg.model, models_url, join(ids, ", ")));
+  }
+  return cfg.model;
+}
+
+// Every credential value the run passes on: the key, secret headers' values, URL credentials and
+// the secret flags of the server command.
+std::vector<std::string> known_secrets(const RunConfig& cfg) {
+  std::vector<std::string> out = secrets_in_command(cfg.server_cmd);
+  if (!cfg.api_key.empty()) out.push_back(cfg.api_key);
+  for (const auto& h : cfg.headers) {
+    const size_t colon = h.find(':');
+    if (colon == std::string::npos || !secret_name(h.substr(0, colon))) continue;
+    std::string value = h.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    out.push_back(value);
+    if (const size_t space = value.find(' '); space != std::string::npos)
+      out.push_back(value.substr(space + 1));  // "Bearer x"
+  }
+  std::vector<std::string> urls{cfg.url, cfg.server_metrics};
+  urls.insert(urls.end(), cfg.telemetry.begin(), cfg.telemetry.end());
+  for (const std::string& url : urls)
+    for (auto& s : secrets_in_url(url)) out.push_back(std::move(s));
+  return out;
+}
+
+std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const RunPlan& plan,
+                                                   const std::string& url, const fs::path& run_dir,
+                                                   spdlog::logger& log, std::FILE* console) {
+  probe::ServerProcessSettings ps;
+  ps.command = cfg.server_cmd.empty() ? "bash " + cfg.deploy_sh : cfg.server_cmd;
+  ps.env = plan.server_env;
+  if (!cfg.deploy_sh.empty()) {
+    ps.env["MODEL_PATH"] = cfg.model_path;
+    if (cfg.model.empty()) cfg.model = cfg.model_path;  // served model name = the model path
+  }
+  ps.log_path = run_dir / "logs" / "server.log";
+  ps.ready_urls = {net::root_url_for(url) + "/health", net::models_url_for(url)};
+  ps.ready_timeout_s = cfg.server_ready_timeout_s;
+  ps.stop_grace_s = cfg.server_stop_grace_s;
+  ps.secrets = known_secrets(cfg);
+  // Something already answering there would be benchmarked instead of the server started here.
+  for (const auto& ready : ps.ready_urls) {
+    if (net::http_get(ready, cfg.headers, cfg.api_key, 2'000).reached) {
+      throw std::runtime_error(
+          cfg.deploy_sh.empty() ? fmt::format("a server already answers at {} before --server-cmd "
+                                              "started one (an earlier run's, still holding "
+                                              "the port?): stop it, or point --url at "
+                                              "another port",
+                                              ready)
+                                : fmt::format("a server already answers at {} before --deploy-sh "
+                                              "started one (deploy.sh serves on port "
+                                              "8000): stop it first",
+                                              ready));
+    }
+  }
+  fmt::print(console, "starting the server: {} (log: {})\n", redact_command(ps.command),
+             ps.log_path.string());
+  std::fflush(console);
+  log.info("starting the server: {}", redact_command(ps.command));
+  auto server = std::make_unique<probe::ServerProcess>(ps);
+  server->start_and_wait();
+  log.info("server ready (pid {})", server->pid());
+  return server;
+}
+
+client::BodySettings body_settings(const RunPlan& plan) {
+  const RunConfig& cfg = plan.cfg;
+  client::BodySettings bs;
+  bs.api = &api_of(cfg.endpoint);
+  bs.model = cfg.model;
+  bs.stream = cfg.stream;
+  bs.max_tokens = cfg.max_tokens;
+  bs.ignore_eos = cfg.ignore_eos || plan.synthetic;  // synthetic requests always produce M tokens
+  bs.min_tokens = cfg.min_tokens;
+  bs.temperature = cfg.temperature;
+  bs.continuous_usage = cfg.continuous_usage;
+  bs.flavor = client::flavor_named(metrics::definitions_name(cfg.compat))
+                  .value_or(client::Flavor::Tokbench);
+  bs.extra = plan.extra_body;
+  return bs;
+}
+
+}  // namespace
+
+Target::Target() = default;
+Target::~Target() = default;
+Target::Target(Target&&) noexcept = default;
+
+// --lora: request i names one of the adapters, drawn by the seed (splitmix64 of seed and index), so
+// a run repeats; a dataset line's own "model" wins.
+namespace {
+// splitmix64 of (seed, request index, draw): the same request draws the same names and images.
+uint64_t draw(uint64_t seed, int64_t i, uint64_t k) {
+  uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (static_cast<uint64_t>(i + 1) + (k << 40));
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
+const dataset::RequestSpec& Target::spec(int64_t i, dataset::RequestSpec& scratch) const {
+  const auto& item = dataset::cycle(data, static_cast<size_t>(i));
+  const bool pick_model = !lora.empty() && item.model.empty();
+  if (!pick_model && images.empty()) return item;
+  scratch = item;
+  if (pick_model) scratch.model = lora[draw(lora_seed, i, 0) % lora.size()];
+  for (int k = 0; k < images_per_request && !images.empty(); ++k)
+    scratch.image_urls.push_back(
+        images[draw(lora_seed, i, static_cast<uint64_t>(k) + 1) % images.size()]);
+  return scratch;
+}
+
+core::PlannedRequest Target::make_turn(int64_t conversation, const load::TurnContext& ctx) const {
+  dataset::RequestSpec scratch;
+  const int64_t item =
+      data.conversations.empty()
+          ? conversation * turns + ctx.turn
+          : data.conversations[static_cast<size_t>(conversation) % data.conversations.size()]
+                    .first +
+                ctx.turn;
+  dataset::RequestSpec spec = this->spec(item, scratch);
+  JsonWriter w;
+  w.begin_array();
+  std::string text;  // what a local tokenizer counts: every message's text
+  for (const auto& [asked, answered] : *ctx.history) {
+    w.begin_object().field("role", "user").field("content", asked).end_object();
+    w.begin_object().field("role", "assistant").field("content", answered).end_object();
+    text += asked + "\n" + answered + "\n";
+  }
+  w.begin_object().field("role", "user").field("content", spec.prompt).end_object().end_array();
+  std::string asked = spec.prompt;
+  spec.messages_json = w.take();
+  spec.prompt = text + asked;
+  core::PlannedRequest p = client::plan_request(body, spec, tok.has_value());
+  p.facts.turn_text = std::move(asked);
+  return p;
+}
+
+core::RequestMaker Target::maker(const OutputPlan& out) const {
+  return [this, out](int64_t i) {
+    dataset::RequestSpec scratch;
+    const bool probe = out.is_probe(i);
+    core::PlannedRequest p = client::plan_request(body, spec(probe ? 0 : i, scratch),
+                                                  tok.has_value() || i < out.keep_prompts);
+    p.facts.probe = probe;
+    return p;
+  };
+}
+
+std::string Target::first_body() const {
+  dataset::RequestSpec scratch;
+  return client::build_body(body, spec(0, scratch));
+}
+
+std::optional<record::ServerProcessFacts> Target::close(const fs::path& run_dir,
+                                                        spdlog::logger& log, std::FILE* console) {
+  sim.reset();
+  if (!server) return std::nullopt;
+  const std::string how = server->stop();
+  server.reset();
+  log.info("server {}", how);
+  const fs::path log_path = run_dir / "logs" / "server.log";
+  std::string text = runfolder::read_file(log_path);
+  // A server echoes its arguments (vLLM prints its non-default ones, --api-key included): the
+  // values tokbench knows to be secret are hidden in the log it keeps.
+  if (const std::string hidden = redact_known(text, secrets); hidden != text) {
+    runfolder::write_file(log_path, hidden);
+    text = hidden;
+  }
+  const auto sl = probe::parse_vllm_log(text);
+  if (sl.throughput_lines > 0 || sl.spec_lines > 0) {
+    fmt::print(
+        console, "server log: mean generation throughput {:.1f} tokens/s over {} line(s){}\n",
+        sl.mean_generation_throughput, sl.throughput_lines,
+        sl.spec_lines ? fmt::format(", mean acceptance length {:.2f} (last SpecDecoding line)",
+                                    sl.last_mean_acceptance_length)
+                      : "");
+  }
+  return record::ServerProcessFacts{redact_command(server_command), how, log_path.string(), sl};
+}
+
+Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log,
+                   std::FILE* console) {
+  RunConfig& cfg = plan.cfg;
+  Target t;
+  if (!cfg.tokenizer.empty()) t.tok = tokenizer::Tokenizer::load(cfg.tokenizer);
+  const Workload& workload = workload_of(cfg.dataset.source);
+  WorkloadInput in{cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, console};
+  auto build = [&] {
+    Prompts p;
+    workload.build(in, p);
+    t.data = std::move(p.data);
+    t.synthetic = std::move(p.synthetic);
+    t.trace = std::move(p.trace);
+  };
+  if (!workload.needs_target()) build();  // a bad file fails before the server is contacted
+  if (!api_of(cfg.endpoint).caps().conversation) {
+    for (const auto& item : t.data.items) {
+      if (item.messages_json.empty() && item.image_urls.empty()) continue;
+      throw std::invalid_argument(
+          fmt::format("--dataset {}: its lines carry chat \"messages\" or \"images\", which {} "
+                      "cannot take: use an endpoint that takes conversations ({})",
+                      cfg.dataset.text(), endpoint_path(cfg.endpoint),
+                      client::api_paths(&client::ApiCaps::conversation)));
+    }
+  }
+  t.url = cfg.target_url();
+  if (!cfg.server_cmd.empty() || !cfg.deploy_sh.empty()) {
+    // {port} and {name} filled in (a grid's point has filled its keys and these already).
+    cfg.server_cmd =
+        expand_server_command(cfg.server_cmd, ServerPoint{"server", {}}, url_port(t.url));
+    t.server_command = cfg.server_cmd.empty() ? "bash " + cfg.deploy_sh : cfg.server_cmd;
+    t.secrets = known_secrets(cfg);
+    t.server = start_server(cfg, plan, t.url, run_dir, log, console);
+  }
+  if (cfg.embedded_target()) {
+    mock::MockSettings ms;
+    ms.port = 0;
+    ms.tokenizer_path =
+        cfg.tokenizer;  // exact prompt counts and /tokenize when a tokenizer is given
+    // A first --check-answers run on GSM8K meets answers to read (all right: the simulator's
+    // default).
+    if (cfg.check_answers && cfg.dataset.is(dataset::Source::Gsm8k))
+      ms.answers = cfg.dataset.text();
+    t.sim = std::make_unique<mock::MockServer>(ms);
+    const uint16_t port = t.sim->start();
+    t.url = fmt::format("http://127.0.0.1:{}{}", port, endpoint_path(cfg.endpoint));
+    fmt::print(console,
+               "no --url or --host given: started the built-in simulator (tokbench serve-mock "
+               "defaults{}) at {}\n",
+               ms.answers.empty() ? "" : ", answering the GSM8K questions right", t.url);
+  }
+  std::vector<std::string> served;
+  cfg.model = resolve_model(cfg, t.url, plan.tls, &served);
+  // Every name a request will carry must be served (a LoRA adapter the server has not loaded fails
+  // every request it picks), unless a gateway aliases names.
+  std::vector<std::string> names = cfg.lora;
+  for (const auto& item : t.data.items)
+    if (!item.model.empty() && std::find(names.begin(), names.end(), item.model) == names.end())
+      names.push_back(item.model);
+  for (const auto& name : names) {
+    if (served.empty() || cfg.skip_model_check ||
+        std::find(served.begin(), served.end(), name) != served.end())
+      continue;
+    throw std::runtime_error(fmt::format(
+        "model '{}' ({}) is not served at {} (it serves: {}): load the adapter on the "
+        "server (vLLM: --lora-modules NAME=PATH), fix the name, or pass "
+        "--skip-model-check when a gateway serves it under an alias",
+        name, cfg.lora.empty() ? "a dataset line's \"model\"" : "--lora or a dataset line",
+        net::models_url_for(t.url), join(served, ", ")));
+  }
+  t.lora = cfg.lora;
+  t.lora_seed = cfg.seed;
+  if (plan.parsed
+          .image) {  // a pool of distinct pictures, so a server's cache does not see one image
+    const auto [w, h] = *plan.parsed.image;
+    for (uint64_t k = 0; k < 16; ++k)
+      t.images.push_back(dataset::synthetic_png_url(w, h, cfg.seed * 16 + k));
+    t.images_per_request = cfg.images_per_request;
+    fmt::print(console,
+               "images: {} per request, drawn from 16 seeded {}x{} PNGs ({} bytes as a data URL)\n",
+               cfg.images_per_request, w, h, t.images.front().size());
+  }
+  if (cfg.model_abbr.empty()) cfg.model_abbr = runfolder::file_safe(cfg.model);
+  t.model = cfg.model;
+  if (workload.needs_target()) build();  // with the server's /tokenize and the resolved model
+  if (cfg.turns > 0 &&
+      !cfg.multi_turn) {  // --num-prompts counts sessions; by default one pass over the dataset
+    if (cfg.num_prompts == 0 || plan.requested.num_prompts == 0)
+      cfg.num_prompts = std::max<int64_t>(1, static_cast<int64_t>(t.data.items.size()) / cfg.turns);
+    t.turns = cfg.turns;
+  }
+  t.body = body_settings(plan);
+  if (cfg.check_answers &&
+      std::none_of(t.data.items.begin(), t.data.items.end(),
+                   [](const auto& i) { return i.key.kind != core::AnswerKey::Kind::None; }))
+    fmt::print(console,
+               "--check-answers: no line of --dataset {} carries a reference answer, so only the "
+               "integrity checks run "
+               "(references come from gsm8k:PATH, or qa lines with \"answer\", \"choices\" or "
+               "\"answer_regex\")\n",
+               cfg.dataset.text());
+  return t;
+}
+
+}  // namespace tokbench::runner

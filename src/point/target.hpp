@@ -1,0 +1,86 @@
+#pragma once
+// point/target: the second stage — start or adopt the server (--server-cmd, --deploy-sh, or
+// the built-in simulator), resolve the model, load the dataset (or build synthetic prompts of an
+// exact length, measuring the server's template overhead), and say how each request's body is
+// made. Stays open across load points; close() stops what it started.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "client/request_body.hpp"
+#include "core/request.hpp"
+#include "dataset/dataset.hpp"
+#include "load/sessions.hpp"
+#include "plan/plan.hpp"
+#include "tokenizer/tokenizer.hpp"
+
+namespace spdlog {
+class logger;
+}
+namespace tokbench::mock {
+class MockServer;
+}
+namespace tokbench::probe {
+class ServerProcess;
+}
+
+namespace tokbench::runner {
+
+/// Requests the output checks change: --determinism-probe's (every `probe_every`-th request, up
+/// to `probes` of them, asks the dataset's first item instead, marked as a probe), and
+/// --keep-outputs' (requests below `keep_prompts` keep their prompt text for the outputs file).
+struct OutputPlan {
+  int64_t probe_every = 0, probes = 0;
+  int64_t keep_prompts = 0;
+  bool is_probe(int64_t i) const {
+    return probes > 0 && i % probe_every == 0 && i / probe_every < probes;
+  }
+};
+
+struct Target {
+  Target();
+  ~Target();
+  Target(Target&&) noexcept;
+
+  std::string url;    ///< the endpoint URL requests go to
+  std::string model;  ///< resolved (from --model or GET /v1/models)
+  dataset::Dataset data;
+  std::optional<tokenizer::Tokenizer> tok;
+  std::optional<record::SyntheticFacts> synthetic;  ///< how synthetic prompts were built
+  std::optional<record::TraceFacts> trace;  ///< how a trace's prompts and schedule were built
+  client::BodySettings body;
+  std::unique_ptr<mock::MockServer> sim;
+  std::unique_ptr<probe::ServerProcess> server;
+  std::string server_command;
+  std::vector<std::string>
+      secrets;  ///< the credential values tokbench passes on: hidden in logs/server.log
+  std::vector<std::string> lora;  ///< --lora: model names drawn per request
+  uint64_t lora_seed = 0;         ///< draws of --lora names and --image pictures
+  std::vector<std::string>
+      images;  ///< --image: a pool of synthetic PNG data URLs, drawn per request
+  int images_per_request = 0;
+
+  /// Dataset item i (cycling), with its --lora model when it names none (built in `scratch`).
+  const dataset::RequestSpec& spec(int64_t i, dataset::RequestSpec& scratch) const;
+  /// Multi-turn: turn ctx.turn of conversation c asks dataset item c * turns + turn (cycling), its
+  /// body carrying the history (the user turns and the real answers) before it.
+  core::PlannedRequest make_turn(int64_t conversation, const load::TurnContext& ctx) const;
+  int64_t turns = 0;  ///< --turns (0 = single requests)
+  /// How the request of index i is made: dataset item i (cycling), its body and facts.
+  core::RequestMaker maker(const OutputPlan& out = {}) const;
+  /// The body of request 0, for the audit and the report.
+  std::string first_body() const;
+  /// Stops a server tokbench started (no-op otherwise) and returns how it went (nullopt: none
+  /// started).
+  std::optional<record::ServerProcessFacts> close(const std::filesystem::path& run_dir,
+                                                  spdlog::logger& log, std::FILE* console);
+};
+
+/// Opens the target for `plan` (whose cfg gains the model, model_abbr and num_prompts).
+/// Throws std::runtime_error naming the thing and the fix (unreachable server, unknown model).
+Target open_target(RunPlan& plan, const std::filesystem::path& run_dir, spdlog::logger& log,
+                   std::FILE* console);
+
+}  // namespace tokbench::runner

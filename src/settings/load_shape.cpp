@@ -1,0 +1,132 @@
+#include "settings/load_shape.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace tokbench::runner {
+
+namespace {
+
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+// How many requests an open loop may have in flight, as the header says it.
+std::string in_flight_text(int max_in_flight, bool capped) {
+  if (capped) return fmt::format("concurrency {}", max_in_flight);
+  return fmt::format("in flight: no cap (no --concurrency; safety ceiling {})", max_in_flight);
+}
+
+}  // namespace
+
+bool OpenLoop::all_at_once() const { return std::isinf(rate_rps); }
+
+LoadShape load_shape(const RunConfig& c) {
+  LoadShape l;
+  l.ramp = {c.ramp_up_s, c.ramp_up_strategy == RampCurve::Exponential, c.ramp_up_start_rps,
+            c.ramp_up_measured};
+  l.duration_s = c.duration_s;
+  l.grace_s = c.duration_s > 0 ? c.grace_s : 0;
+  // No --concurrency (0): one at a time where the client sets the pace, no cap (but the safety
+  // ceiling) where a schedule does.
+  const bool given = c.concurrency > 0;
+  const int closed = given ? c.concurrency : 1, open = given ? c.concurrency : kOpenLoopCeiling;
+  // validate() admits one shape at a time; the order here is the one it checks them in.
+  if (c.adaptive_window_s > 0) {
+    l.shape = Adaptive{closed, c.adaptive_max, c.adaptive_window_s};
+  } else if (c.pressure) {
+    l.shape =
+        Pressure{closed, c.request_rate > 0 && !std::isinf(c.request_rate) ? c.request_rate : 0};
+  } else if (c.dataset.is(dataset::Source::Trace)) {
+    l.shape = TraceReplay{c.trace_speed, open, given};
+  } else if (c.sessions()) {
+    l.shape = Sessions{closed, c.turns, c.think_time_ms};
+  } else if (c.request_rate > 0) {
+    l.shape = OpenLoop{c.request_rate, c.arrivals, c.burstiness, open, given};
+  } else {
+    l.shape = ClosedLoop{closed};
+  }
+  return l;
+}
+
+bool LoadShape::open_loop() const {
+  return std::holds_alternative<OpenLoop>(shape) || std::holds_alternative<TraceReplay>(shape);
+}
+
+int LoadShape::max_in_flight() const {
+  return std::visit(Overloaded{[](const ClosedLoop& s) { return s.concurrency; },
+                               [](const OpenLoop& s) { return s.max_in_flight; },
+                               [](const Pressure& s) { return s.clients; },
+                               [](const TraceReplay& s) { return s.max_in_flight; },
+                               [](const Sessions& s) { return s.active; },
+                               [](const Adaptive& s) { return s.max; }},
+                    shape);
+}
+
+bool LoadShape::in_flight_capped() const {
+  if (const auto* open = std::get_if<OpenLoop>(&shape)) return open->capped;
+  if (const auto* trace = std::get_if<TraceReplay>(&shape)) return trace->capped;
+  return true;
+}
+
+double LoadShape::paced_rate() const {
+  const auto* open = std::get_if<OpenLoop>(&shape);
+  return open ? open->rate_rps : 0;
+}
+
+std::string LoadShape::arrivals() const {
+  return std::visit(Overloaded{[](const ClosedLoop&) { return std::string("closed"); },
+                               [](const OpenLoop& s) {
+                                 return std::string(
+                                     s.all_at_once()
+                                         ? "all-at-once"
+                                         : std::string(load::ArrivalShape::kKinds.name(s.process)));
+                               },
+                               [](const Pressure&) { return std::string("pressure"); },
+                               [](const TraceReplay&) { return std::string("trace"); },
+                               [](const Sessions&) { return std::string("sessions"); },
+                               [](const Adaptive&) { return std::string("adaptive"); }},
+                    shape);
+}
+
+std::string LoadShape::text(bool warms_connections) const {
+  std::string out = std::visit(
+      Overloaded{[](const ClosedLoop& s) { return fmt::format("concurrency {}", s.concurrency); },
+                 [](const OpenLoop& s) {
+                   const std::string rate =
+                       s.all_at_once()
+                           ? std::string("rate inf (all due at once)")
+                           : fmt::format("rate {} req/s ({}{})", s.rate_rps,
+                                         load::ArrivalShape::kKinds.name(s.process),
+                                         s.process == load::ArrivalShape::Kind::Gamma
+                                             ? fmt::format(", burstiness {}", s.burstiness)
+                                             : "");
+                   return fmt::format("{}  {}", rate, in_flight_text(s.max_in_flight, s.capped));
+                 },
+                 [](const Pressure& s) {
+                   return fmt::format(
+                       "concurrency {}  pressure: clients added {}", s.clients,
+                       s.clients_per_s > 0 ? fmt::format("at {}/s", s.clients_per_s) : "at once");
+                 },
+                 [](const TraceReplay& s) {
+                   return fmt::format("trace at its timestamps (x{})  {}", s.speed,
+                                      in_flight_text(s.max_in_flight, s.capped));
+                 },
+                 [](const Sessions& s) { return fmt::format("sessions {} at once", s.active); },
+                 [](const Adaptive& s) {
+                   return fmt::format("adaptive: concurrency {} up to {}, {} s windows", s.start,
+                                      s.max, s.window_s);
+                 }},
+      shape);
+  if (ramp.seconds > 0)
+    out += fmt::format("  ramp-up {} s{}", ramp.seconds, ramp.measured ? " (measured)" : "");
+  if (duration_s > 0) out += fmt::format("  duration {} s (grace {} s)", duration_s, grace_s);
+  if (warms_connections) out += "  connections warmed";
+  return out;
+}
+
+}  // namespace tokbench::runner
