@@ -3,7 +3,7 @@
 // target (a sweep's points, a search's probes, a --repeats series), and one point alone. One root
 // folder (logs/run.log for the target's life, the server's log) holds one normal run folder per
 // point, each `report`-able alone; the target is opened once. Under mpirun a session is open on
-// every rank: rank 0's sends each point's spec to the other ranks' (serve_points), and every rank
+// every rank: rank 0's sends each point's spec to the others (serve_points), and every rank
 // measures its share of it (point/cluster_run.hpp). A point is a PointSpec (plan/plan): the
 // session's plan at that spec is the whole point, on every rank.
 #include <atomic>
