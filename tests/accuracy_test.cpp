@@ -70,6 +70,40 @@ TEST_F(AccuracyTest, AgainstTheSimulatorsTraceAtConcurrency1And32) {
   }
 }
 
+// A one-shot API (/v1/rerank): E2EL within 1 % of what the simulator did (its body write - its
+// kernel's receive time of the request), as means over the measured requests, and never under it;
+// Document Throughput is the request rate times the documents each request ranked.
+TEST_F(AccuracyTest, RerankE2elAgainstTheSimulatorsTrace) {
+  const fs::path trace = dir_ / "trace.jsonl";
+  Sim sim({"--ttft-ms", "50", "--trace", trace.string()});
+  const auto rd = run({"--url", sim.url("/v1/rerank"), "--concurrency", "4", "--num-prompts", "32",
+                       "--documents", "6", "--warmup", "4"});
+  ASSERT_FALSE(rd.empty());
+  auto r = result(rd);
+  EXPECT_TRUE(FolderValidUnlessBusy(rd));
+  EXPECT_EQ(common(r, "success_requests"), 32);
+  EXPECT_NEAR(common(r, "document_throughput"), 6 * common(r, "request_throughput"),
+              1e-6 * common(r, "document_throughput"));
+  const auto truth = read_sim_body_ms(trace);
+  double sum = 0;
+  int n = 0;
+  simdjson::dom::parser p;
+  std::ifstream in(rd / "performances/tokbench-mock/builtin_details.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    auto doc = p.parse(line);
+    if (doc["warmup"].get_bool().value()) continue;
+    const std::string id(doc["request_id"].get_string().value());
+    ASSERT_TRUE(truth.contains(id)) << id;
+    EXPECT_EQ(doc["documents"].get_int64().value(), 6);
+    sum += truth.at(id);
+    ++n;
+  }
+  ASSERT_EQ(n, 32);
+  const double e2el = sum / n;
+  EXPECT_NEAR(metric(r, "E2EL", "mean"), e2el, 0.01 * e2el) << "truth " << e2el << " ms";
+  EXPECT_GE(metric(r, "E2EL", "mean"), e2el * 0.999);  // the client's clock starts first
+}
+
 TEST_F(AccuracyTest, ClientChunkTimesTrailTheSimulatorsWriteTimes) {
   // The simulator's trace and the client's records share CLOCK_MONOTONIC: every content chunk
   // must be seen by the client after the server wrote it, and soon after.

@@ -43,16 +43,25 @@ TEST(ApiRegistry, NamesAndPathsAreFoundBothWays) {
   }
 }
 
-// The simulator mirrors the client: every API that generates has a route of the same path.
-TEST(ApiRegistry, TheSimulatorServesEveryGeneratingApi) {
+// The simulator mirrors the client: every API has a route of the same path — a generating one
+// for an API that generates, a one-shot one for an API that answers once.
+TEST(ApiRegistry, TheSimulatorServesEveryApi) {
   for (const ApiAdapter* a : all_apis()) {
-    if (!a->caps().generates) continue;
-    const mock::MockRoute* route = mock::route_of(a->path());
-    ASSERT_NE(route, nullptr)
-        << a->path() << ": add mock/routes/<api>.cpp and a line in mock/routes/registry.cpp";
+    const bool served = a->caps().generates ? mock::route_of(a->path()) != nullptr
+                                            : mock::one_shot_route_of(a->path()) != nullptr;
+    EXPECT_TRUE(served) << a->path()
+                        << ": add mock/routes/<api>.cpp and a line in mock/routes/registry.cpp";
   }
-  for (const mock::MockRoute* r : mock::all_routes())
-    EXPECT_NE(api_of_path(r->path()), nullptr) << r->path();
+  for (const mock::MockRoute* r : mock::all_routes()) {
+    ASSERT_NE(api_of_path(r->path()), nullptr) << r->path();
+    EXPECT_TRUE(api_of_path(r->path())->caps().generates) << r->path();
+  }
+  for (const mock::OneShotRoute* r : mock::all_one_shot_routes()) {
+    ASSERT_NE(api_of_path(r->path()), nullptr) << r->path();
+    EXPECT_FALSE(api_of_path(r->path())->caps().generates) << r->path();
+  }
+  EXPECT_EQ(api_of_path("/v2/rerank"), find_api("rerank"));  // vLLM's Cohere-style path
+  EXPECT_EQ(api_of_path("/rerank"), find_api("rerank"));     // and its Jina-style one
 }
 
 // Credentials: the key goes in the API's header, and a --header of that name wins.
@@ -128,15 +137,59 @@ TEST_P(ApiOn, BodyRunCountsTheSameOutput) {
   }
 }
 
-// What tokbench sends by default sets off no warning of the API's own audit.
-TEST_P(ApiOn, DefaultBodyPassesItsOwnAudit) {
-  BodySettings s;
-  s.api = GetParam();
-  s.model = "m";
-  dataset::RequestSpec spec;
-  spec.prompt = "hi";
-  for (const auto& f : audit_body(build_body(s, spec), *GetParam()))
-    EXPECT_NE(f.level, "warning") << f.text;
+// What tokbench sends by default sets off no warning of the API's own audit, for every API (an
+// API that ranks gets its documents, as point/target gives it them).
+TEST(ApiRegistry, DefaultBodiesPassTheirOwnAudit) {
+  for (const ApiAdapter* a : all_apis()) {
+    BodySettings s;
+    s.api = a;
+    s.model = "m";
+    dataset::RequestSpec spec;
+    spec.prompt = "hi";
+    if (a->caps().documents) spec.payload = core::Ranking{{"a", "b"}};
+    for (const auto& f : audit_body(build_body(s, spec), *a))
+      EXPECT_NE(f.level, "warning") << a->name() << ": " << f.text;
+  }
+}
+
+std::vector<const ApiAdapter*> one_shot_apis() {
+  std::vector<const ApiAdapter*> out;
+  for (const ApiAdapter* a : all_apis())
+    if (!a->caps().generates) out.push_back(a);
+  return out;
+}
+
+// The built-in simulator through each API that answers once (embeddings, rerank), with the
+// README's flags: every request answered whole after the simulator's prefill (--ttft-ms 50),
+// input tokens from usage, nothing generated; an API that ranks sends the --documents default
+// (each builtin prompt ranks the four after it) and counts them.
+class OneShotOn : public testing::RunTest,
+                  public ::testing::WithParamInterface<const ApiAdapter*> {};
+
+INSTANTIATE_TEST_SUITE_P(Apis, OneShotOn, ::testing::ValuesIn(one_shot_apis()),
+                         [](const auto& info) { return std::string(info.param->name()); });
+
+TEST_P(OneShotOn, RunAnswersEveryRequestWhole) {
+  const runner::RunOutcome out = run(
+      testing::RunSettings().endpoint(std::string(GetParam()->name())).concurrency(4).prompts(16));
+  const auto& m = out.metrics;
+  ASSERT_TRUE(m.row("E2EL") && m.row("E2EL")->stats);
+  EXPECT_EQ(m.row("E2EL")->stats->n, 16);
+  EXPECT_GE(m.row("E2EL")->stats->min, 50.0);
+  EXPECT_FALSE(m.row("TTFT")->stats.has_value());
+  EXPECT_FALSE(m.common_metric("output_token_throughput")->known);
+  const bool ranks = GetParam()->caps().documents;
+  for (const auto& r : records(out)) {
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_FALSE(r.stream);
+    EXPECT_GT(r.prompt_tokens, 0);
+    EXPECT_EQ(r.documents, ranks ? 4 : 0);
+    EXPECT_FALSE(r.request_id.empty());
+  }
+  const metrics::Common* docs = m.common_metric("document_throughput");
+  ASSERT_EQ(docs != nullptr, ranks);
+  if (ranks)
+    EXPECT_NEAR(docs->value, 4 * m.common_metric("request_throughput")->value, 1e-9 * docs->value);
 }
 
 }  // namespace

@@ -125,13 +125,14 @@ TEST(Dataset, ChatMessagesAndModelPerLine) {
       R"({"question":"plain"})");
   const auto d = parse_lines("qa", "chat.jsonl", in);
   ASSERT_EQ(d.items.size(), 2u);
+  ASSERT_TRUE(d.items[0].conversation());
   EXPECT_EQ(
-      d.items[0].messages_json,
+      d.items[0].conversation()->messages_json,
       R"([{"role":"system","content":"Be brief."},{"role":"user","content":[{"type":"text","text":"Hi"}]}])");
   EXPECT_EQ(d.items[0].prompt, "Be brief.\nHi\n");  // the text a local tokenizer counts
   EXPECT_EQ(d.items[0].model, "sql-lora");
   EXPECT_EQ(d.items[0].max_tokens, 9);
-  EXPECT_TRUE(d.items[1].messages_json.empty());
+  EXPECT_FALSE(d.items[1].conversation());  // the prompt alone
   EXPECT_TRUE(d.items[1].model.empty());
   auto error = [](const std::string& line) {
     std::istringstream bad(line);
@@ -153,8 +154,65 @@ TEST(Dataset, ChatMessagesAndModelPerLine) {
             std::string::npos);
   EXPECT_NE(error(R"({"question":"q","model":""})").find("\"model\" must be a non-empty string"),
             std::string::npos);
-  EXPECT_NE(error(R"({"prompt":"q"})").find("\"question\" string (or a chat \"messages\" array)"),
+  EXPECT_NE(error(R"({"prompt":"q"})")
+                .find("\"question\" string (or a chat \"messages\" array, or a \"query\" with "
+                      "\"documents\")"),
             std::string::npos);
+}
+
+// The rerank form of a qa line: a "query" with "documents" (strings, or Jina's {"text"} objects);
+// errors name the line and the fix.
+TEST(Dataset, QaQueryWithDocumentsIsARanking) {
+  std::istringstream in(
+      R"({"query":"best fruit?","documents":["apples",{"text":"pears"}],"model":"rr"})"
+      "\n"
+      R"({"question":"plain"})");
+  const auto d = parse_lines("qa", "rank.jsonl", in);
+  ASSERT_EQ(d.items.size(), 2u);
+  ASSERT_TRUE(d.items[0].ranking());
+  EXPECT_EQ(d.items[0].prompt, "best fruit?");
+  EXPECT_EQ(d.items[0].ranking()->documents, (std::vector<std::string>{"apples", "pears"}));
+  EXPECT_EQ(d.items[0].model, "rr");
+  EXPECT_FALSE(d.items[1].ranking());
+  auto error = [](const std::string& line) {
+    std::istringstream bad(line);
+    try {
+      (void)parse_lines("qa", "rank.jsonl", bad);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  for (const char* line :
+       {R"({"query":"q"})", R"({"query":"q","documents":[]})", R"({"query":"q","documents":"a"})"})
+    EXPECT_NE(error(line).find("rank.jsonl:1: a \"query\" needs \"documents\", a list of 1 to"),
+              std::string::npos)
+        << line;
+  EXPECT_NE(error(R"({"query":"q","documents":["a",3]})")
+                .find("documents[1] must be a string (or an object with a \"text\" string)"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"question":"q","documents":["a"]})")
+                .find("\"documents\" go with a \"query\" string"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"query":"q","documents":["a"],"images":["x.png"]})")
+                .find("a ranking takes no \"images\""),
+            std::string::npos);
+}
+
+// A prompt-only dataset serving an API that ranks: each prompt ranks the prompts after it.
+TEST(Dataset, PromptsRankTheOnesAfterThem) {
+  Dataset d = load("builtin");
+  const size_t n = d.items.size();
+  ASSERT_GE(n, 3u);
+  d.items[0].expected_input_tokens = 7;
+  rank_each_against_the_next(d, 2);
+  ASSERT_TRUE(d.items[0].ranking());
+  EXPECT_EQ(
+      d.items[0].ranking()->documents,
+      (std::vector<std::string>{load("builtin").items[1].prompt, load("builtin").items[2].prompt}));
+  EXPECT_EQ(d.items[0].expected_input_tokens, -1);  // the server counts every pair
+  ASSERT_TRUE(d.items[n - 1].ranking());
+  EXPECT_EQ(d.items[n - 1].ranking()->documents.front(), d.items[0].prompt);  // cyclically
 }
 
 // A codec that counts whitespace-separated words: ShareGPT's rules without a model's tokenizer.

@@ -225,5 +225,37 @@ TEST_P(EngineOn, ResponsesStreamFailedOrCut) {
       << rs[0].error;
 }
 
+// /v1/rerank from llama.cpp's server, not our simulator: usage with prompt_tokens (vLLM's has only
+// total_tokens), results without the documents' text, no id. An answer with no results ranked
+// nothing: it fails, naming why, and is not counted as a success.
+TEST_P(EngineOn, RerankAnswersFromAForeignServer) {
+  const std::string answer =
+      R"({"model":"bge-reranker","object":"list","usage":{"prompt_tokens":46,"total_tokens":46},)"
+      R"("results":[{"index":1,"relevance_score":0.97},{"index":0,"relevance_score":0.01}]})";
+  testing::CannedServer srv([&](const std::string&) {
+    return testing::CannedServer::http(200, "application/json", answer);
+  });
+  EngineSettings es = settings();
+  es.url = srv.url("/v1/rerank");
+  es.api = find_api("rerank");
+  es.stream = false;
+  const std::string body = R"({"model":"m","query":"q","documents":["a","b"]})";
+  auto rs = run(es, {body});
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_TRUE(rs[0].ok()) << rs[0].error;
+  EXPECT_EQ(rs[0].prompt_tokens, 46);
+  EXPECT_EQ(rs[0].completion_tokens, record::kNone);
+  EXPECT_NE(rs[0].done_ns, record::kNone);
+  EXPECT_NE(srv.requests().at(0).find(body), std::string::npos);
+  testing::CannedServer empty([&](const std::string&) {
+    return testing::CannedServer::http(200, "application/json", R"({"usage":{"total_tokens":4}})");
+  });
+  es.url = empty.url("/v1/rerank");
+  rs = run(es, {body});
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_FALSE(rs[0].ok());
+  EXPECT_NE(rs[0].error.find("without a \"results\" list"), std::string::npos) << rs[0].error;
+}
+
 }  // namespace
 }  // namespace tokbench::client

@@ -289,11 +289,11 @@ TEST_F(ExecuteTest, EmbeddingsRunReportsLatencyAndInputs) {
   EXPECT_TRUE(m.row("InputTokens")->stats.has_value());
   for (const char* row : {"TTFT", "TPOT", "OutputTokens", "OutputTokenThroughput"}) {
     EXPECT_FALSE(m.row(row)->stats.has_value()) << row;
-    EXPECT_EQ(m.row(row)->na_reason, "embeddings: nothing is generated") << row;
+    EXPECT_EQ(m.row(row)->na_reason, "one-shot API: nothing is generated") << row;
   }
   EXPECT_FALSE(m.common_metric("output_token_throughput")->known);
   EXPECT_GT(m.common_metric("request_throughput")->value, 0);
-  EXPECT_TRUE(runfolder::load_run_folder(out.run_dir).manifest.facts.embeddings);
+  EXPECT_TRUE(runfolder::load_run_folder(out.run_dir).manifest.facts.one_shot);
   for (const auto& r : records(out)) {
     EXPECT_TRUE(r.ok());
     EXPECT_FALSE(r.stream);
@@ -627,6 +627,56 @@ TEST_F(ExecuteTest, ChatMessagesDatasetIsSentAsWritten) {
   EXPECT_EQ(lora, 6);
   c.url = sim.url("/v1/completions");
   EXPECT_THROW((void)run(c), std::invalid_argument);
+}
+
+// A rerank dataset (qa lines with a "query" and "documents") end to end: each request sends its own
+// line's documents and records how many; the same file on an API that does not rank, or a file
+// whose lines mix rankings with questions, is refused before anything is sent, naming the fix.
+TEST_F(ExecuteTest, RerankDatasetSendsEachLinesDocuments) {
+  Sim sim({"--ttft-ms", "5"});
+  const fs::path data = dir_ / "rank.jsonl";
+  {
+    std::ofstream out(data);
+    for (int i = 0; i < 6; ++i) {
+      out << R"({"query":"which one )" << i << R"(?","documents":[)";
+      for (int k = 0; k <= i; ++k) out << (k ? "," : "") << R"("doc )" << k << '"';
+      out << "]}\n";
+    }
+  }
+  RunConfig c;
+  c.url = sim.url("/v1/rerank");
+  c.dataset = {dataset::Source::Qa, data.string()};
+  c.concurrency = 2;
+  const RunOutcome out = run(c);
+  EXPECT_TRUE(IsValidUnlessBusy(out));
+  int64_t documents = 0;
+  for (const auto& r : records(out)) {
+    EXPECT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.documents, r.index + 1);
+    documents += r.documents;
+  }
+  EXPECT_EQ(documents, 21);
+  const std::string audit = testing::slurp(out.run_dir / "configs" / "request_audit.txt");
+  EXPECT_NE(audit.find(R"("query":"which one 0?","documents":["doc 0"])"), std::string::npos)
+      << audit;
+  c.url = sim.url("/v1/chat/completions");
+  try {
+    (void)run(c);
+    FAIL() << "a ranking dataset on chat completions";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("use an endpoint that ranks (/v1/rerank)"),
+              std::string::npos)
+        << e.what();
+  }
+  std::ofstream(data, std::ios::app) << R"({"question":"no documents"})"
+                                     << "\n";
+  c.url = sim.url("/v1/rerank");
+  try {
+    (void)run(c);
+    FAIL() << "a line without documents on rerank";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("some lines carry none"), std::string::npos) << e.what();
+  }
 }
 
 // ShareGPT end to end: the tokenizer counts each answer, which becomes that request's max_tokens;

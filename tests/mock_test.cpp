@@ -339,6 +339,54 @@ TEST_F(MockServerTest, EmbeddingsAnswerEveryInputForm) {
   EXPECT_EQ(http_post(base_ + "/v1/embeddings", R"({"model":"nope","input":"x"})").status, 404);
 }
 
+// /v1/rerank in vLLM's shape: every document scored, best first (the share of the query's words it
+// holds), usage.total_tokens over every (query, document) pair; top_n keeps the best N,
+// return_documents adds their text, Jina's {"text"} documents read too; 400 for a missing query
+// or documents, 404 for an unknown model.
+TEST_F(MockServerTest, RerankScoresEveryDocumentBestFirst) {
+  simdjson::dom::parser p;
+  const auto res = http_post(
+      base_ + "/v1/rerank",
+      R"({"model":"tokbench-mock","query":"red apples","documents":["blue sky","red apples here","apples"]})");
+  ASSERT_EQ(res.status, 200) << res.body;
+  auto doc = p.parse(res.body);
+  EXPECT_TRUE(std::string_view(doc["id"].get_string().value()).starts_with("rerank-"));
+  simdjson::dom::array results = doc["results"].get_array();
+  ASSERT_EQ(results.size(), 3u);
+  std::vector<int64_t> order;
+  double last = 2;
+  for (auto r : results) {
+    order.push_back(r["index"].get_int64().value());
+    const double score = r["relevance_score"].get_double().value();
+    EXPECT_LE(score, last);
+    EXPECT_GT(score, 0);
+    EXPECT_LT(score, 1);
+    last = score;
+    EXPECT_TRUE(r["document"].error()) << "only with return_documents";
+  }
+  EXPECT_EQ(order, (std::vector<int64_t>{1, 2, 0}));
+  EXPECT_EQ(doc["usage"]["total_tokens"].get_int64().value(),
+            count_prompt_tokens("red apples\nblue sky") +
+                count_prompt_tokens("red apples\nred apples here") +
+                count_prompt_tokens("red apples\napples"));
+  const auto top = http_post(
+      base_ + "/v1/rerank",
+      R"({"model":"tokbench-mock","query":"red","documents":[{"text":"red"},"green"],"top_n":1,"return_documents":true})");
+  ASSERT_EQ(top.status, 200) << top.body;
+  auto t = p.parse(top.body);
+  ASSERT_EQ(t["results"].get_array().size(), 1u);
+  EXPECT_EQ(std::string_view(t["results"].at(0)["document"]["text"].get_string().value()), "red");
+  for (const char* bad : {R"({"model":"tokbench-mock","documents":["a"]})",
+                          R"({"model":"tokbench-mock","query":"q"})",
+                          R"({"model":"tokbench-mock","query":"q","documents":[]})",
+                          R"({"model":"tokbench-mock","query":"q","documents":[5]})", "[]"})
+    EXPECT_EQ(http_post(base_ + "/v1/rerank", bad).status, 400) << bad;
+  EXPECT_EQ(
+      http_post(base_ + "/v1/rerank", R"({"model":"nope","query":"q","documents":["a"]})").status,
+      404);
+  EXPECT_EQ(net::http_get(base_ + "/v1/rerank", {}, "", 5000).status, 405);
+}
+
 // image_url parts: each adds --image-tokens (default 256) to usage.prompt_tokens; a URL that is
 // not a base64 image is a 400, as vLLM refuses an image it cannot decode.
 TEST_F(MockServerTest, ImagePartsAddTheirTokensToUsage) {

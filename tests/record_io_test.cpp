@@ -32,6 +32,7 @@ TEST(RecordIo, RoundTripKeepsEveryField) {
   r.tls_done_ns = testing::ms(3);
   r.request_start_ns = testing::ms(3.5);
   r.model = "sql-lora";
+  r.documents = 5;
   const auto line = to_json_line(r, "gsm8k");
   EXPECT_EQ(line.find('\n'), std::string::npos);
   EXPECT_NE(line.find("\"data_abbr\":\"gsm8k\""), std::string::npos);
@@ -41,6 +42,8 @@ TEST(RecordIo, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.attempts, 2);
   EXPECT_EQ(back.request_id, "chatcmpl-9");
   EXPECT_EQ(back.model, "sql-lora");
+  EXPECT_EQ(back.documents, 5);
+  EXPECT_EQ(from_json_line(to_json_line(RequestRecord{}, "x")).documents, 0);  // absent: none
   EXPECT_EQ(back.malformed_sse_lines, 3);
   EXPECT_EQ(back.error, r.error);
   EXPECT_EQ(back.cached_tokens, 4);

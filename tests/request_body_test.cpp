@@ -40,7 +40,7 @@ TEST(RequestBody, DatasetMessagesAndModelPerRequest) {
   BodySettings s;
   s.model = "base";
   dataset::RequestSpec spec("Be brief.\nHi\n");
-  spec.messages_json =
+  spec.as_conversation().messages_json =
       R"([{"role":"system","content":"Be brief."},{"role":"user","content":"Hi"}])";
   spec.model = "sql-lora";
   const auto body = build_body(s, spec);
@@ -72,12 +72,38 @@ TEST(RequestBody, EmbeddingsSendOnlyTheInput) {
             R"({"model":"m","input":"What is 2+2?","encoding_format":"float"})");
 }
 
+// /v1/rerank: the query and its documents, nothing about generation; the documents are a fact of
+// the record, and a local tokenizer counts the query beside each document (as the model reads).
+TEST(RequestBody, RerankSendsTheQueryAndItsDocuments) {
+  BodySettings s;
+  s.model = "m";
+  s.api = find_api("rerank");
+  s.ignore_eos = true;
+  dataset::RequestSpec spec("best fruit?");
+  spec.payload = core::Ranking{{"apples", "pe\"ars"}};
+  EXPECT_EQ(build_body(s, spec),
+            R"({"model":"m","query":"best fruit?","documents":["apples","pe\"ars"]})");
+  const auto p = plan_request(s, spec, true);
+  EXPECT_EQ(p.facts.documents, 2);
+  EXPECT_EQ(p.facts.requested_max_tokens, core::kNotSet);
+  EXPECT_FALSE(p.facts.ignore_eos_sent);
+  EXPECT_EQ(p.facts.prompt_text, "best fruit?\napples\nbest fruit?\npe\"ars\n");
+  EXPECT_EQ(plan_request(s, kSpec, false).facts.documents, 0);  // a prompt alone ranks nothing
+  s.extra = parse_extra_body(R"({"top_n":1})");
+  EXPECT_EQ(build_body(s, spec),
+            R"({"model":"m","query":"best fruit?","documents":["apples","pe\"ars"],"top_n":1})");
+  // Another API given a ranking sends its query as a prompt and counts no documents.
+  s.api = find_api("completions");
+  s.extra.clear();
+  EXPECT_EQ(plan_request(s, spec, false).facts.documents, 0);
+}
+
 // Images: OpenAI's content parts, the text first, then one image_url part per image.
 TEST(RequestBody, ImagesAreImageUrlContentParts) {
   BodySettings s;
   s.model = "m";
   dataset::RequestSpec spec("Describe it");
-  spec.image_urls = {"data:image/png;base64,AAAA", "data:image/png;base64,BBBB"};
+  spec.as_conversation().image_urls = {"data:image/png;base64,AAAA", "data:image/png;base64,BBBB"};
   EXPECT_EQ(
       build_body(s, spec).find(
           R"({"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"Describe it"},)"
@@ -205,7 +231,7 @@ TEST(RequestBody, AnthropicMessages) {
       R"({"model":"claude-like","messages":[{"role":"user","content":"hi"}],"max_tokens":64,"stream":true})");
   s.ignore_eos = true;
   s.temperature = 0.5;
-  spec.image_urls = {"data:image/png;base64,QUJD"};
+  spec.as_conversation().image_urls = {"data:image/png;base64,QUJD"};
   EXPECT_EQ(
       build_body(s, spec),
       R"({"model":"claude-like","messages":[{"role":"user","content":[{"type":"text","text":"hi"},)"
@@ -252,15 +278,15 @@ TEST(RequestBody, OpenAiResponses) {
   spec.prompt = "hi";
   const std::string plain = build_body(s, spec);
   EXPECT_EQ(plain, R"({"model":"gpt-like","input":"hi","max_output_tokens":64,"stream":true})");
-  spec.image_urls = {"data:image/png;base64,QUJD"};
+  spec.as_conversation().image_urls = {"data:image/png;base64,QUJD"};
   s.temperature = 0.5;
   EXPECT_EQ(
       build_body(s, spec),
       R"({"model":"gpt-like","input":[{"role":"user","content":[{"type":"input_text","text":"hi"},)"
       R"({"type":"input_image","image_url":"data:image/png;base64,QUJD"}]}],"max_output_tokens":64,"temperature":0.5,"stream":true})");
   EXPECT_EQ(plan_request(s, spec, false).facts.images, 1);
-  spec.image_urls.clear();
-  spec.messages_json =
+  spec.as_conversation().image_urls.clear();
+  spec.as_conversation().messages_json =
       R"([{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}])";
   EXPECT_NE(
       build_body(s, spec).find(

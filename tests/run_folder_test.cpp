@@ -401,7 +401,7 @@ TEST(RunFolder, FieldTablesRoundTripAndOldFoldersStillRead) {
       << R"({"format":"tokbench-run-manifest/1","target_ready":true,"requested":{"concurrency":2},"effective":null,)"
          R"("plan":{"requests":10,"warmup":0,"concurrency":2,"request_rate":"inf","arrivals":"all-at-once","burstiness":1,)"
          R"("duration_s":0,"grace_s":0,"ramp_up_s":0,"ramp_up_strategy":"linear","ramp_up_measured":false,"slice_s":0,)"
-         R"("goodput":"ttft:500","stream":true,"embeddings":false,"definitions":"vllm"},)"
+         R"("goodput":"ttft:500","stream":true,"embeddings":true,"definitions":"vllm"},)"
          R"("started_at":"2026-11-01T10:00:00+0000","target_url":"http://127.0.0.1:8000/v1/chat/completions",)"
          R"("embedded_simulator":false,"model":"m","model_abbr":"m","dataset":"builtin","dataset_abbr":"builtin",)"
          R"("request_body_example":"{}","tokenizer":"","synthetic":null,"origin_steady_ns":5,"audit":[]})";
@@ -417,7 +417,8 @@ TEST(RunFolder, FieldTablesRoundTripAndOldFoldersStillRead) {
   EXPECT_EQ(o.manifest.definitions, "vllm");
   EXPECT_EQ(o.manifest.ranks, 1);                     // absent: one host
   EXPECT_EQ(o.manifest.facts.implied_cache_hit, -1);  // absent: no trace
-  EXPECT_FALSE(o.manifest.facts.native_generate);
+  EXPECT_FALSE(o.manifest.facts.per_token_counts);
+  EXPECT_TRUE(o.manifest.facts.one_shot);  // the old name of the fact: "embeddings"
   EXPECT_EQ(o.manifest.info.transport, "");
   ASSERT_TRUE(o.end);
   EXPECT_EQ(o.end->client.events, 80);

@@ -103,7 +103,11 @@ TEST(Plan, UrlPathDecidesTheEndpoint) {
   p = make_plan(c, nullptr);
   EXPECT_EQ(p.cfg.endpoint, "embeddings");
   EXPECT_FALSE(p.cfg.stream);
-  c.url = "http://127.0.0.1:8000/v1/rerank";
+  c.url = "http://127.0.0.1:8000/v2/rerank";  // rerank (vLLM's Cohere-style path): never streamed
+  p = make_plan(c, nullptr);
+  EXPECT_EQ(p.cfg.endpoint, "rerank");
+  EXPECT_FALSE(p.cfg.stream);
+  c.url = "http://127.0.0.1:8000/v1/score";  // an API tokbench does not speak
   EXPECT_THROW(make_plan(c, nullptr), std::invalid_argument);
   c.url = "http://127.0.0.1:8000";
   c.endpoint = "embeddings";
@@ -159,6 +163,29 @@ TEST(Plan, NativeApiMistakesAreNamed) {
   EXPECT_EQ(error(messages, [](RunConfig& c) { c.image = "64x64"; }),
             "");                                                      // Anthropic takes images
   EXPECT_EQ(error(messages, [](RunConfig& c) { c.turns = 2; }), "");  // and conversations
+  // Rerank: --documents only where documents are ranked, and within its range; no sessions (a
+  // ranking is no conversation), and synthetic prompts need no --output-len (nothing generated).
+  const std::string rerank = "http://127.0.0.1:8000/v1/rerank";
+  EXPECT_EQ(error(rerank, [](RunConfig& c) { c.documents = 16; }), "");
+  EXPECT_NE(error(messages, [](RunConfig& c) { c.documents = 16; })
+                .find("--documents: only with an API that ranks documents (/v1/rerank)"),
+            std::string::npos);
+  EXPECT_NE(error(rerank, [](RunConfig& c) { c.documents = 0; }).find("--documents: bad value 0"),
+            std::string::npos);
+  EXPECT_NE(error(rerank, [](RunConfig& c) { c.turns = 2; }).find("--turns"), std::string::npos);
+  EXPECT_EQ(error(rerank,
+                  [](RunConfig& c) {
+                    c.dataset = {dataset::Source::Synthetic, ""};
+                    c.input_len = 32;
+                  }),
+            "");
+  EXPECT_NE(error(generate,
+                  [](RunConfig& c) {
+                    c.dataset = {dataset::Source::Synthetic, ""};
+                    c.input_len = 32;
+                  })
+                .find("needs --output-len"),
+            std::string::npos);
 }
 
 TEST(Plan, EveryUsageErrorAtOnce) {

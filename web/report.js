@@ -118,7 +118,7 @@ if (D.stream) {
 }
 dist('dist-e2el', 'E2EL', D.hist.E2EL);
 // Output tokens per second in bins sized to the run (D.throughput_bin_s), on the run's own span.
-if (!D.embeddings) {
+if (!D.one_shot) {
   chart('throughput', {animation: false, toolbox: tools,
     title: {text: `Output tokens per second (${D.throughput_bin_s} s bins)`, left: 'center', textStyle: {fontSize: 13}},
     tooltip: {trigger: 'axis'}, grid: {left: 60, right: 20, top: 40, bottom: 30},

@@ -336,6 +336,10 @@ void add_workload(CLI::App* run, runner::WorkloadSettings& c) {
                   "URLs; their tokens come from usage");
   run->add_option("--images-per-request", c.images_per_request, "--image: images per request")
       ->capture_default_str();
+  run->add_option("--documents", c.documents,
+                  "rerank: documents per query when the dataset's lines carry none (each prompt "
+                  "ranks the prompts after it)")
+      ->capture_default_str();
   run->add_option("--trace-block-size", c.trace_block_size,
                   "trace: prompt tokens per hash id (Mooncake: 512)")
       ->capture_default_str();

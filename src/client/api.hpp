@@ -73,6 +73,7 @@ struct ApiCaps {
   bool streams = true;        ///< can answer as a stream of server-sent events
   bool conversation = false;  ///< takes chat messages with roles (rendered with a chat template)
   bool images = false;        ///< takes images in the conversation (--image, dataset images)
+  bool documents = false;     ///< takes a query with documents to rank (rerank), and nothing else
   bool stream_options =
       false;  ///< takes OpenAI's stream_options (include_usage, --continuous-usage)
   bool requires_cap =

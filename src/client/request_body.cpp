@@ -46,6 +46,15 @@ std::vector<std::pair<std::string, std::string>> parse_extra_body(const std::str
   return out;
 }
 
+std::string counted_text(const dataset::RequestSpec& spec) {
+  const core::Ranking* r = spec.ranking();
+  if (!r) return spec.prompt;
+  // A cross-encoder reads the query beside each document: every pair is one input of the model.
+  std::string text;
+  for (const auto& doc : r->documents) text += spec.prompt + "\n" + doc + "\n";
+  return text;
+}
+
 core::PlannedRequest plan_request(const BodySettings& s, const dataset::RequestSpec& spec,
                                   bool keep_prompt) {
   const ApiAdapter& api = s.adapter();
@@ -53,15 +62,18 @@ core::PlannedRequest plan_request(const BodySettings& s, const dataset::RequestS
   core::PlannedRequest p;
   p.body = build_body(s, spec);
   p.facts.expected_prompt_tokens = spec.expected_input_tokens;
-  if (keep_prompt) p.facts.prompt_text = spec.prompt;
+  if (keep_prompt) p.facts.prompt_text = counted_text(spec);
   p.facts.key = spec.key;
   if (spec.model != s.model) p.facts.model = spec.model;
+  if (const core::Ranking* r = spec.ranking(); r && caps.documents)
+    p.facts.documents = static_cast<int64_t>(r->documents.size());
   if (!caps.generates) return p;  // nothing is generated: no cap, no ignore_eos
   const int64_t cap = s.cap_for(spec);
   if (cap > 0) p.facts.requested_max_tokens = cap;
   p.facts.ignore_eos_sent = api.sends_ignore_eos(s);
-  if (caps.images && spec.messages_json.empty())
-    p.facts.images = static_cast<int64_t>(spec.image_urls.size());
+  if (const core::Conversation* c = spec.conversation();
+      caps.images && c && c->messages_json.empty())
+    p.facts.images = static_cast<int64_t>(c->image_urls.size());
   return p;
 }
 
@@ -90,12 +102,13 @@ void write_conversation(JsonWriter& w, std::string_view key, const BodySettings&
                         const dataset::RequestSpec& spec, std::string_view text_type,
                         const std::function<void(JsonWriter&, const std::string&)>& image) {
   if (s.overridden(key)) return;
-  if (!spec.messages_json.empty()) {
-    w.field_raw(key, spec.messages_json);  // a dataset's whole conversation, as written
-  } else if (!spec.image_urls.empty()) {   // content parts: the text, then each image
+  const core::Conversation* conv = spec.conversation();
+  if (conv && !conv->messages_json.empty()) {
+    w.field_raw(key, conv->messages_json);         // a dataset's whole conversation, as written
+  } else if (conv && !conv->image_urls.empty()) {  // content parts: the text, then each image
     w.key(key).begin_array().begin_object().field("role", "user").key("content").begin_array();
     w.begin_object().field("type", text_type).field("text", spec.prompt).end_object();
-    for (const auto& url : spec.image_urls) image(w, url);
+    for (const auto& url : conv->image_urls) image(w, url);
     w.end_array().end_object().end_array();
   } else {
     w.key(key)

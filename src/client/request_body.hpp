@@ -20,6 +20,10 @@ std::vector<std::pair<std::string, std::string>> parse_extra_body(const std::str
 /// The exact body for one request.
 std::string build_body(const BodySettings& s, const dataset::RequestSpec& spec);
 
+/// The text a local tokenizer counts for `spec`: its prompt; for a ranking, the query beside each
+/// document (a cross-encoder reads every pair), so the count is close to the server's usage.
+std::string counted_text(const dataset::RequestSpec& spec);
+
 /// The request made from one dataset item: its exact body and the facts of what was sent (the
 /// output cap, ignore_eos, the input length the prompt was built to have; the prompt text itself
 /// only when `keep_prompt`, for a local tokenizer to count). Thread-safe: a pure function.

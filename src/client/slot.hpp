@@ -62,6 +62,7 @@ struct Slot {
     rec.ignore_eos_sent = req.facts.ignore_eos_sent;
     rec.model = req.facts.model;
     rec.images = req.facts.images;
+    rec.documents = req.facts.documents;
     rec.session = req.facts.session;
     rec.turn = req.facts.turn;
     rec.session_start_ns = req.facts.session_start_ns;

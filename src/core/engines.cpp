@@ -6,20 +6,19 @@ namespace tokbench::core {
 
 namespace {
 
-// Each row as its engine's source or docs define it (docs/COMPATIBILITY.md cites them).
+// Each row as its engine's source or docs define it (docs/COMPATIBILITY.md cites them). Its
+// /metrics names are probe/server_metrics' dialect of the same name.
 constexpr std::array kEngines{
-    Engine{"vllm", "vLLM", TokenizeDialect::Vllm, CacheResetWay::VllmReset, "vllm:"},
-    Engine{"sglang", "SGLang", TokenizeDialect::Vllm, CacheResetWay::SglangFlush, "sglang:"},
+    Engine{"vllm", "vLLM", TokenizeDialect::Vllm, CacheResetWay::VllmReset},
+    Engine{"sglang", "SGLang", TokenizeDialect::Vllm, CacheResetWay::SglangFlush},
     Engine{"llamacpp", "llama.cpp llama-server", TokenizeDialect::Llamacpp,
-           CacheResetWay::LlamacppSlots, "llamacpp:"},
-    Engine{"tgi", "Text Generation Inference", TokenizeDialect::None, CacheResetWay::None, "tgi_"},
-    Engine{"ollama", "Ollama", TokenizeDialect::None, CacheResetWay::None, ""},
-    Engine{"lmdeploy", "LMDeploy api_server", TokenizeDialect::None, CacheResetWay::None,
-           "lmdeploy:"},
+           CacheResetWay::LlamacppSlots},
+    Engine{"tgi", "Text Generation Inference", TokenizeDialect::None, CacheResetWay::None},
+    Engine{"ollama", "Ollama", TokenizeDialect::None, CacheResetWay::None},
+    Engine{"lmdeploy", "LMDeploy api_server", TokenizeDialect::None, CacheResetWay::None},
     Engine{"trtllm", "TensorRT-LLM (trtllm-serve, Dynamo, Triton)", TokenizeDialect::None,
-           CacheResetWay::None, "trtllm:"},
-    Engine{"mindie", "MindIE Service", TokenizeDialect::None, CacheResetWay::None,
-           "request_received_total"},
+           CacheResetWay::None},
+    Engine{"mindie", "MindIE Service", TokenizeDialect::None, CacheResetWay::None},
 };
 
 }  // namespace

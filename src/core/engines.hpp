@@ -35,9 +35,8 @@ struct Engine {
   std::string_view title;  ///< for people: "llama.cpp llama-server"
   TokenizeDialect tokenize = TokenizeDialect::None;
   CacheResetWay cache_reset = CacheResetWay::None;
-  /// What tells its /metrics exposition apart: a name prefix ("vllm:") or, for an exposition
-  /// without one, a metric only it has; "" = it has no Prometheus /metrics tokbench reads.
-  std::string_view metrics_mark;
+  // Its /metrics names (and the mark that tells its exposition apart) are one table in
+  // probe/server_metrics, keyed by this name: not repeated here.
 };
 
 /// Every engine, in the order a server's answers are matched against them.

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace tokbench::core {
@@ -29,23 +30,49 @@ struct AnswerKey {
   int choices = 0;
 };
 
+/// The prompt alone: the spec's `prompt` is all there is to send.
+struct PlainPrompt {};
+
+/// A chat conversation: a dataset's own `messages` array (minified JSON, sent as is), or ("" ) one
+/// user turn of the prompt with `image_urls` (data: URLs) as content parts after it.
+struct Conversation {
+  std::string messages_json;
+  std::vector<std::string> image_urls;
+};
+
+/// A query with the documents to rank against it (/v1/rerank): the spec's `prompt` is the query.
+struct Ranking {
+  std::vector<std::string> documents;
+};
+
+/// What a request carries beside its text, one alternative per shape of API input. client/api's
+/// adapters write it in their API's words; an adapter's capabilities (ApiCaps) say which shapes it
+/// takes, and point/target refuses a dataset whose shape its API cannot take.
+using Payload = std::variant<PlainPrompt, Conversation, Ranking>;
+
 /// What to send: produced by dataset/ (files, synthetic prompts), turned into a body by client/.
 struct RequestSpec {
-  std::string
-      prompt;  ///< user message (chat) or prompt (completions); with messages, their text joined
+  /// The text a tokenizer counts and a session remembers: the prompt (completions), the user
+  /// message (chat), every message's text joined (a conversation), or a ranking's query.
+  std::string prompt;
   int64_t max_tokens = -1;  ///< per-item output cap; -1 = use the run's --max-tokens
   int64_t expected_input_tokens =
-      -1;                     ///< what usage.prompt_tokens should be (synthetic); -1 = unknown
-  std::string messages_json;  ///< a whole chat `messages` array (minified JSON), sent as is; "" =
-                              ///< one user message of `prompt`
+      -1;             ///< what usage.prompt_tokens should be (synthetic); -1 = unknown
+  Payload payload;    ///< what else it carries (a conversation, documents)
   std::string model;  ///< the model name for this request (a LoRA adapter); "" = the run's model
-  std::vector<std::string>
-      image_urls;  ///< image_url content parts after the prompt (data: URLs); chat only
-  AnswerKey key;   ///< the line's reference answer, when it has one
+  AnswerKey key;      ///< the line's reference answer, when it has one
 
   RequestSpec() = default;
   /// A prompt with its own output cap (-1 = the run's), as most datasets make them.
   RequestSpec(std::string p, int64_t cap = -1) : prompt(std::move(p)), max_tokens(cap) {}
+
+  const Conversation* conversation() const { return std::get_if<Conversation>(&payload); }
+  const Ranking* ranking() const { return std::get_if<Ranking>(&payload); }
+  /// The conversation, made one (empty: one user turn of the prompt) when it was another shape.
+  Conversation& as_conversation() {
+    if (!std::holds_alternative<Conversation>(payload)) payload = Conversation{};
+    return std::get<Conversation>(payload);
+  }
 };
 
 /// Facts of what was sent that the response alone cannot tell; copied into the request's record.
@@ -55,6 +82,7 @@ struct SentFacts {
       kNotSet;                   ///< the output cap sent (max_tokens / max_completion_tokens)
   bool ignore_eos_sent = false;  ///< the body asks for exactly the cap
   int64_t images = 0;            ///< image_url parts sent (multimodal)
+  int64_t documents = 0;         ///< documents sent to be ranked (rerank)
   std::string model;  ///< the model named in the body when not the run's (a LoRA adapter)
   // Multi-turn sessions (load/sessions): where this request sits; kNotSet outside sessions.
   int64_t session = kNotSet;           ///< the conversation

@@ -149,21 +149,50 @@ core::AnswerKey answer_key(simdjson::dom::element doc, const Dataset& d, const s
   return key;
 }
 
+// A qa line's ranking: a "query" string with "documents", a non-empty list of strings (or of
+// objects with a "text" string, Jina's form), at most kMaxDocuments of them.
+constexpr size_t kMaxDocuments = 10000;
+core::Ranking ranking_of(simdjson::dom::element doc, const std::string& where) {
+  simdjson::dom::array docs;
+  if (doc["documents"].get_array().get(docs) || docs.size() == 0 || docs.size() > kMaxDocuments)
+    throw std::runtime_error(
+        fmt::format("{}: a \"query\" needs \"documents\", a list of 1 to {} strings to rank", where,
+                    kMaxDocuments));
+  core::Ranking r;
+  for (auto d : docs) {
+    std::string_view text;
+    if (d.get_string().get(text) && (!d.is_object() || d["text"].get_string().get(text)))
+      throw std::runtime_error(
+          fmt::format("{}: documents[{}] must be a string (or an object with a \"text\" string)",
+                      where, r.documents.size()));
+    r.documents.emplace_back(text);
+  }
+  return r;
+}
+
 RequestSpec spec_from_json(simdjson::dom::element doc, const Dataset& d, const std::string& where) {
   RequestSpec spec;
   std::string_view question;
   simdjson::dom::array messages;
   if (doc.is_object() && !doc["messages"].get_array().get(messages)) {
-    spec.messages_json = simdjson::minify(messages);
+    spec.as_conversation().messages_json = simdjson::minify(messages);
     spec.prompt = messages_text(messages, where);
   } else if (doc.is_object() && !doc["question"].get_string().get(question)) {
     spec.prompt = std::string(question);
+  } else if (d.kind == "qa" && doc.is_object() && !doc["query"].get_string().get(question)) {
+    spec.prompt = std::string(question);
+    spec.payload = ranking_of(doc, where);
   } else {
     throw std::runtime_error(
         fmt::format("{}: expected a JSON object with a \"question\" string (or a chat "
-                    "\"messages\" array)",
-                    where));
+                    "\"messages\" array{})",
+                    where, d.kind == "qa" ? ", or a \"query\" with \"documents\"" : ""));
   }
+  if (doc.is_object() && !doc["documents"].error() && !spec.ranking())
+    throw std::runtime_error(fmt::format(
+        "{}: \"documents\" go with a \"query\" string (a ranking), not with a question or "
+        "messages",
+        where));
   spec.key = answer_key(doc, d, where);
   if (d.kind != "qa") return spec;
   auto mt = doc["max_tokens"];
@@ -180,8 +209,10 @@ RequestSpec spec_from_json(simdjson::dom::element doc, const Dataset& d, const s
       std::string_view file;
       if (img.get_string().get(file) || file.empty())
         throw std::runtime_error(fmt::format("{}: \"images\" must list image file paths", where));
+      if (spec.ranking())
+        throw std::runtime_error(fmt::format("{}: a ranking takes no \"images\"", where));
       try {
-        spec.image_urls.push_back(image_file_url(std::string(file)));
+        spec.as_conversation().image_urls.push_back(image_file_url(std::string(file)));
       } catch (const std::runtime_error& e) {
         throw std::runtime_error(fmt::format("{}: {}", where, e.what()));
       }
@@ -251,6 +282,21 @@ Dataset load(const Spec& spec) {
   }
   load_jsonl(d, in);
   return d;
+}
+
+void rank_each_against_the_next(Dataset& d, int64_t documents) {
+  const size_t n = d.items.size();
+  if (n == 0 || documents < 1) return;
+  std::vector<std::string> prompts;
+  prompts.reserve(n);
+  for (const auto& item : d.items) prompts.push_back(item.prompt);
+  for (size_t i = 0; i < n; ++i) {
+    core::Ranking r;
+    for (int64_t k = 1; k <= documents; ++k)
+      r.documents.push_back(prompts[(i + static_cast<size_t>(k)) % n]);
+    d.items[i].payload = std::move(r);
+    d.items[i].expected_input_tokens = -1;  // the server counts every (query, document) pair
+  }
 }
 
 Dataset parse_lines(std::string_view kind, std::string_view name, std::istream& in) {

@@ -38,12 +38,13 @@ struct Dataset {
   std::vector<std::pair<int64_t, int64_t>> conversations;
 };
 
-/// Loads `qa:PATH` (JSON lines with a "question" string or a chat "messages" array, optional
-/// "answer", "max_tokens" and "model"), `gsm8k:PATH` (GSM8K's test.jsonl as is; prompt =
-/// question, AISBench's perf template), `lines:PATH` (every non-blank line is a prompt, EvalScope's
-/// line_by_line) or `builtin` (a few embedded prompts, for a first run with no files). Throws
-/// std::invalid_argument for a malformed spec (a usage error) and std::runtime_error naming the
-/// file and line, and the fix, on bad input. `sharegpt:PATH` needs a tokenizer: sharegpt().
+/// Loads `qa:PATH` (JSON lines with a "question" string, a chat "messages" array, or a "query"
+/// with "documents" to rank; optional "answer", "max_tokens" and "model"), `gsm8k:PATH` (GSM8K's
+/// test.jsonl as is; prompt = question, AISBench's perf template), `lines:PATH` (every non-blank
+/// line is a prompt, EvalScope's line_by_line) or `builtin` (a few embedded prompts, for a first
+/// run with no files). Throws std::invalid_argument for a malformed spec (a usage error) and
+/// std::runtime_error naming the file and line, and the fix, on bad input. `sharegpt:PATH` needs a
+/// tokenizer: sharegpt().
 Dataset load(const Spec& spec);
 Dataset load(std::string_view spec);  ///< the same for the flag's text (parse_spec)
 
@@ -53,9 +54,10 @@ Dataset load(std::string_view spec);  ///< the same for the flag's text (parse_s
 Dataset parse_lines(std::string_view kind, std::string_view name, std::istream& in);
 
 struct SyntheticOptions {
-  int64_t count = 100;          ///< prompts to build
-  int64_t input_len = 0;        ///< N: tokens of each prompt as the server counts them
-  int64_t output_len = 0;       ///< M: max_tokens of each request (sent with ignore_eos)
+  int64_t count = 100;     ///< prompts to build
+  int64_t input_len = 0;   ///< N: tokens of each prompt as the server counts them
+  int64_t output_len = 0;  ///< M: max_tokens of each request (sent with ignore_eos); 0 = none (an
+                           ///< API that generates nothing)
   double input_len_range = 0;   ///< vLLM's range ratio: N_i uniform in [N(1-R), N(1+R)]
   int64_t prefix_len = 0;       ///< P: one shared random prefix of P tokens before every prompt
   double output_len_range = 0;  ///< M_i uniform in [M(1-R), M(1+R)] (its own random stream)
@@ -119,6 +121,11 @@ Dataset trace(const std::string& path, const TraceOptions& o, TokenCodec& codec)
 /// `hash_ids` in order: each request hits its leading ids seen before (whole blocks only).
 double implied_prefix_hit(const std::vector<std::vector<int64_t>>& hash_ids,
                           const std::vector<int64_t>& input_lengths, int64_t block_size);
+
+/// Makes every prompt a ranking (rerank): item i's prompt is the query and the prompts of the
+/// `documents` items after it (cyclically) are its documents, so a prompt-only dataset (builtin,
+/// lines, synthetic) serves an API that ranks. Items that carry a conversation lose it.
+void rank_each_against_the_next(Dataset& d, int64_t documents);
 
 /// Returns the i-th request of a run that cycles through the dataset.
 inline const RequestSpec& cycle(const Dataset& d, size_t i) { return d.items[i % d.items.size()]; }

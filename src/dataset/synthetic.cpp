@@ -44,7 +44,7 @@ Dataset synthetic(const SyntheticOptions& o, TokenCodec& tok) {
   if (o.input_len < 1)
     throw std::invalid_argument(
         "--input-len: must be a positive number of tokens with --dataset synthetic");
-  if (o.output_len < 1)
+  if (o.output_len < 0)
     throw std::invalid_argument(
         "--output-len: must be a positive number of tokens with --dataset synthetic");
   if (o.output_len_range < 0 || o.output_len_range >= 1)
@@ -88,7 +88,10 @@ Dataset synthetic(const SyntheticOptions& o, TokenCodec& tok) {
     }
     RequestSpec spec;
     spec.prompt = prefix + b.body(prefix, prefix_ids, body_len);
-    spec.max_tokens = o.output_len_range > 0 ? out_len(out_rng) : o.output_len;
+    // No --output-len (an API that generates nothing): no cap of its own.
+    spec.max_tokens = o.output_len == 0        ? -1
+                      : o.output_len_range > 0 ? out_len(out_rng)
+                                               : o.output_len;
     spec.expected_input_tokens = o.prefix_len + n;
     d.items.push_back(std::move(spec));
   }

@@ -49,6 +49,7 @@ struct Totals {
   double duration_ns = 0, sum_e2el_ns = 0;
   int64_t input_tokens = 0, output_tokens = 0;
   int64_t input_known = 0;  ///< successful requests whose input tokens were known
+  int64_t documents = 0;    ///< documents the successful requests ranked (rerank)
 };
 
 inline void add_common(MetricSet& m, const Totals& t, const RunFacts& facts, bool round4) {
@@ -69,6 +70,8 @@ inline void add_common(MetricSet& m, const Totals& t, const RunFacts& facts, boo
        Unit::None},  // observed; set once the peak is known
       {"Request Throughput", "request_throughput", r(per_s(static_cast<double>(t.success))),
        Unit::ReqPerS},
+      {"Document Throughput", "document_throughput", r(per_s(static_cast<double>(t.documents))),
+       Unit::DocsPerS},
       {"Total Input Tokens", "total_input_tokens", static_cast<double>(t.input_tokens),
        Unit::Tokens},
       {"Total Generated Tokens", "total_generated_tokens", static_cast<double>(t.output_tokens),
@@ -81,7 +84,9 @@ inline void add_common(MetricSet& m, const Totals& t, const RunFacts& facts, boo
        r(per_s(static_cast<double>(add_tokens(t.input_tokens, t.output_tokens)))),
        Unit::TokensPerS},
   };
-  if (facts.embeddings) {  // nothing is generated: no output token counts to show, not 0
+  if (t.documents == 0)  // only a run that ranked documents has a document throughput
+    std::erase_if(m.common, [](const Common& c) { return c.key == "document_throughput"; });
+  if (facts.one_shot) {  // nothing is generated: no output token counts to show, not 0
     for (auto& c : m.common)
       if (c.key == "total_generated_tokens" || c.key == "output_token_throughput") c.known = false;
   }

@@ -59,6 +59,7 @@ class TokbenchAccumulator final : public Accumulator {
     ++t_.total;
     if (!r.ok()) return;
     ++t_.success;
+    t_.documents += r.documents;
     first_sent_ = std::min(first_sent_, r.sent_ns);
     last_done_ = std::max(last_done_, r.done_ns);
     const double e2e = static_cast<double>(r.done_ns - r.sent_ns);
@@ -74,9 +75,9 @@ class TokbenchAccumulator final : public Accumulator {
     add_turn(r);
 
     const int64_t out =
-        facts_.embeddings ? 0 : output_tokens(r);  // an embedding generates nothing to count
-    if (!facts_.embeddings && r.token_source() == "chunks") ++m_.output_tokens_from_chunks;
-    if (!facts_.embeddings && r.token_source() == "tokenizer") ++from_tokenizer_;
+        facts_.one_shot ? 0 : output_tokens(r);  // a one-shot API generates nothing to count
+    if (!facts_.one_shot && r.token_source() == "chunks") ++m_.output_tokens_from_chunks;
+    if (!facts_.one_shot && r.token_source() == "tokenizer") ++from_tokenizer_;
     if (r.token_mismatch()) ++mismatches_;
     if (r.expected_prompt_tokens != kNone && r.prompt_tokens != kNone &&
         r.prompt_tokens != r.expected_prompt_tokens)
@@ -159,15 +160,15 @@ class TokbenchAccumulator final : public Accumulator {
     MetricSet& m = m_;
     m.definitions = Definitions::Tokbench;
     if (t_.success > 0) t_.duration_ns = static_cast<double>(last_done_ - first_sent_);
-    const char* kEmbeddings = "embeddings: nothing is generated";
+    const char* kOneShot = "one-shot API: nothing is generated";
     auto stream_row = [&](std::string name, Unit u, Samples& v, std::string empty_reason) {
-      return facts_.embeddings ? na_row(std::move(name), u, kEmbeddings)
-             : facts_.stream   ? make_row(std::move(name), u, v, std::move(empty_reason))
-                               : na_row(std::move(name), u, "non-streaming");
+      return facts_.one_shot ? na_row(std::move(name), u, kOneShot)
+             : facts_.stream ? make_row(std::move(name), u, v, std::move(empty_reason))
+                             : na_row(std::move(name), u, "non-streaming");
     };
     auto output_row = [&](std::string name, Unit u, Samples& v) {
-      return facts_.embeddings ? na_row(std::move(name), u, kEmbeddings)
-                               : make_row(std::move(name), u, v, "no successful request");
+      return facts_.one_shot ? na_row(std::move(name), u, kOneShot)
+                             : make_row(std::move(name), u, v, "no successful request");
     };
     m.rows.push_back(make_row("E2EL", Unit::Ms, e2el_, "no successful request"));
     m.rows.push_back(stream_row("TTFT", Unit::Ms, ttft_, "no generated text"));
@@ -176,15 +177,20 @@ class TokbenchAccumulator final : public Accumulator {
     m.rows.push_back(make_row("InputTokens", Unit::Tokens, in_tok_, "server sent no usage"));
     m.rows.push_back(output_row("OutputTokens", Unit::Tokens, out_tok_));
     m.rows.push_back(output_row("OutputTokenThroughput", Unit::TokensPerS, out_tput_));
-    if (facts_.embeddings) {
+    if (facts_.one_shot && t_.documents > 0) {
+      m.notes.push_back(
+          "rerank: each request ranks its documents in one answer; E2EL is the whole answer (the "
+          "scores), Document Throughput the documents ranked per second, Input Token Throughput "
+          "every (query, document) pair's tokens as the server counted them; nothing is generated "
+          "(the output rows are n/a)");
+    } else if (facts_.one_shot) {
       m.notes.push_back(
           "embeddings: one input per request, so Request Throughput is inputs per second; E2EL is "
-          "the "
-          "whole answer (the vectors), and nothing is generated (the output rows are n/a)");
+          "the whole answer (the vectors), and nothing is generated (the output rows are n/a)");
     }
     m.rows.push_back(stream_row("PrefillTokenThroughput", Unit::TokensPerS, prefill_tput_,
                                 "no prompt token counts"));
-    if (!facts_.stream && !facts_.embeddings) {
+    if (!facts_.stream && !facts_.one_shot) {
       m.notes.push_back(
           "not streamed (--no-stream): the answer arrives whole, so there is no first token to "
           "time; TTFT, "
@@ -219,7 +225,7 @@ class TokbenchAccumulator final : public Accumulator {
     m.extra_rows.push_back(
         stream_row("TTFT_FromRequestStart", Unit::Ms, ttft_wire_, "no phase times"));
     if (with_phases_ > 0 && facts_.stream &&
-        !facts_.embeddings) {  // the note is about TTFT: only where there is one
+        !facts_.one_shot) {  // the note is about TTFT: only where there is one
       std::string setup;
       if (!connecting_.empty())
         setup = fmt::format(" (TCP connect mean {:.3f} ms", connecting_.summarize().mean);
@@ -492,7 +498,7 @@ MetricsPass::MetricsPass(const RunFacts& facts, const std::vector<Definitions>& 
                          const std::vector<Definitions>& side_only)
     : impl_(std::make_unique<Impl>()) {
   impl_->goodput = facts.goodput;
-  impl_->quality.emplace(facts.embeddings ? "" : facts.finish_reasons,
+  impl_->quality.emplace(facts.one_shot ? "" : facts.finish_reasons,
                          facts.cap_reason);  // (an older folder lacks the list)
   for (auto d : sets)
     impl_->sets.push_back(make_accumulator(
@@ -633,6 +639,8 @@ std::string_view unit_suffix(Unit u) {
       return "token/s";
     case Unit::ReqPerS:
       return "req/s";
+    case Unit::DocsPerS:
+      return "doc/s";
     default:
       return "";
   }

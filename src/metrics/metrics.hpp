@@ -56,10 +56,14 @@ struct RunFacts {
   bool stream = true;
   bool open_loop =
       false;  ///< requests had intended send times (--request-rate): the *_FromIntended rows
-  bool embeddings = false;  ///< /v1/embeddings: nothing is generated, the output rows are n/a
-  /// SGLang's native /generate: its bench_serving splits each chunk gap over the chunk's new
-  /// tokens (meta_info.completion_tokens deltas) for ITL, where on OpenAI endpoints it does not.
-  bool native_generate = false;
+  /// The API generates nothing (embeddings, rerank: one answer per request, client::ApiCaps
+  /// `generates`): the output rows are n/a. Manifests before it said "embeddings" for
+  /// this.
+  bool one_shot = false;
+  /// Every event carries the cumulative output count (SGLang's native /generate, ApiCaps
+  /// `per_token_counts`): its bench_serving splits each chunk gap over the chunk's new tokens for
+  /// ITL, where on OpenAI endpoints it does not. Manifests before it said "native_generate".
+  bool per_token_counts = false;
   /// --continuous-usage asked for per-chunk usage (stream_options.continuous_usage_stats).
   bool continuous_usage = false;
   double implied_cache_hit =
@@ -71,8 +75,8 @@ struct RunFacts {
   GoodputSpec goodput{};  ///< empty: no goodput rows
 };
 
-enum class Unit { Ms, TokensPerS, Tokens, Requests, ReqPerS, None };
-std::string_view unit_suffix(Unit u);  ///< "ms", "token/s", "req/s" or ""
+enum class Unit { Ms, TokensPerS, Tokens, Requests, ReqPerS, DocsPerS, None };
+std::string_view unit_suffix(Unit u);  ///< "ms", "token/s", "req/s", "doc/s" or ""
 
 /// One row of the Performance Parameters table.
 struct Row {
@@ -207,7 +211,7 @@ struct PeerTiming {
 PeerTiming peer_timing(const record::RequestRecord& r, Definitions d);
 /// The request's inter-chunk gaps under that peer's rules, in chunk order.
 void for_each_peer_gap(const record::RequestRecord& r, Definitions d,
-                       const std::function<void(double gap_ns)>& fn, bool native_generate = false);
+                       const std::function<void(double gap_ns)>& fn, bool per_token_counts = false);
 
 /// One column of the side-by-side definitions table: the same records under one tool's rules.
 struct DefinitionColumn {

@@ -182,11 +182,11 @@ PeerTiming peer_timing(const RequestRecord& r, Definitions d) {
 }
 
 void for_each_peer_gap(const RequestRecord& r, Definitions d,
-                       const std::function<void(double gap_ns)>& fn, bool native_generate) {
+                       const std::function<void(double gap_ns)>& fn, bool per_token_counts) {
   const bool text_only = rules_for(d).itl_text_chunks_only;
   // bench_serving's native /generate backend: a gap is split evenly over the chunk's new tokens
   // (meta_info.completion_tokens deltas): [gap / k] * k.
-  const bool split = native_generate && d == Definitions::Sglang;
+  const bool split = per_token_counts && d == Definitions::Sglang;
   int64_t prev = kNone, prev_cum = 0;
   for (const auto& c : r.chunks) {
     if (text_only ? !c.has_text() : c.kind == ChunkKind::Usage) continue;
@@ -241,7 +241,7 @@ class PeerAccumulator final : public Accumulator {
       tpot_.push(0.0);
     }
     for_each_peer_gap(
-        r, d_, [&](double gap_ns) { itl_.push(gap_ns / kNsPerMs); }, facts_.native_generate);
+        r, d_, [&](double gap_ns) { itl_.push(gap_ns / kNsPerMs); }, facts_.per_token_counts);
   }
 
   MetricSet finish() override {

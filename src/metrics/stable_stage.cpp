@@ -112,6 +112,11 @@ void restate_over_window(MetricSet& m, const StableWindow& w, const WindowArriva
                          : static_cast<double>(a.completed) / s;
   const double in_tps =
       in && in->stats ? rps * in->stats->mean : static_cast<double>(a.input_tokens) / s;
+  // Documents ranked (rerank): the stage's requests' mean documents at the restated rate, read
+  // from the two throughputs over the stage's requests before they are restated.
+  const Common* docs = m.common_metric("document_throughput");
+  const Common* reqs = m.common_metric("request_throughput");
+  const double docs_per_request = docs && reqs && reqs->value > 0 ? docs->value / reqs->value : 0.0;
   for (auto& c : m.common) {
     if (c.key == "benchmark_duration")
       c.value = s * 1000;
@@ -119,6 +124,8 @@ void restate_over_window(MetricSet& m, const StableWindow& w, const WindowArriva
       c.value = w.mean_in_flight;
     else if (c.key == "request_throughput")
       c.value = rps;
+    else if (c.key == "document_throughput")
+      c.value = rps * docs_per_request;
     else if (c.key == "input_token_throughput")
       c.value = in_tps;
     else if (c.key == "output_token_throughput")

@@ -102,20 +102,6 @@ struct CompletionRequest {
                        ///< --image-prefill-ms
 };
 
-/// A /v1/embeddings request: `input` is a string, a list of strings, a list of token ids, or a
-/// list of such lists (OpenAI's forms); one embedding per input.
-struct EmbeddingRequest {
-  std::string model;
-  std::vector<std::string> texts;  ///< the text inputs (counted by the simple rule or --tokenizer)
-  int64_t inputs = 0;              ///< embeddings to return
-  int64_t token_id_inputs_tokens = 0;  ///< tokens of the inputs given as token ids
-};
-std::optional<EmbeddingRequest> parse_embedding_request(const std::string& body,
-                                                        std::string* error);
-/// OpenAI's embeddings answer: `inputs` vectors of `dims` floats (seeded by `seq`), usage.
-std::string embedding_body(std::string_view model, int64_t inputs, int dims, int64_t prompt_tokens,
-                           uint64_t seq);
-
 /// The simulator's chat template (ChatML): "<|im_start|>{role}\n{content}<|im_end|>\n" per message,
 /// then "<|im_start|>assistant\n". With --tokenizer it is encoded without added special tokens,
 /// as vLLM encodes rendered chat prompts; completions prompts are encoded with them. Built in

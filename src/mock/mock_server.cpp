@@ -239,9 +239,9 @@ struct MockServer::Impl {
       co_await send_json(sock, v, keep, static_cast<http::status>(status), std::move(body));
     } else if (const MockRoute* route = route_of(path); route && post) {
       co_return co_await completion(sock, req, keep, *route, arrival, conn);
-    } else if (path == "/v1/embeddings" && post) {
-      co_await embedding(sock, req, keep, arrival);
-    } else if (route_of(path) || path == "/v1/embeddings" || path == "/v1/models" ||
+    } else if (const OneShotRoute* once = one_shot_route_of(path); once && post) {
+      co_await one_shot(sock, req, keep, *once, arrival, conn);
+    } else if (route_of(path) || one_shot_route_of(path) || path == "/v1/models" ||
                path == "/health") {
       co_await send_json(sock, v, keep, http::status::method_not_allowed,
                          error_body("method not allowed", "BadRequestError", 405));
@@ -275,18 +275,21 @@ struct MockServer::Impl {
     ~BatchSlot() { release(); }
   };
 
-  // /v1/embeddings: one answer after the prefill time (--ttft-ms, jitter included); counted in
-  // /metrics as a finished request with its prompt tokens.
-  awaitable<void> embedding(tcp::socket& sock, http::request<http::string_body>& req, bool keep,
-                            std::chrono::steady_clock::time_point arrival) {
+  // A one-shot API (embeddings, rerank): one answer after the prefill time (--ttft-ms, jitter
+  // included); counted in /metrics as a finished request with its prompt tokens, and traced as a
+  // body ('B') so its latency has a truth as a generation's has.
+  awaitable<void> one_shot(tcp::socket& sock, http::request<http::string_body>& req, bool keep,
+                           const OneShotRoute& route, std::chrono::steady_clock::time_point arrival,
+                           const Conn& conn) {
     const unsigned v = req.version();
     std::string why;
-    auto parsed = parse_embedding_request(req.body(), &why);
+    auto parsed = route.parse(req.body(), &why);
     if (!parsed) {
       co_await send_json(sock, v, keep, http::status::bad_request,
                          error_body(why, "BadRequestError", 400));
       co_return;
     }
+    if (parsed->model.empty()) parsed->model = s.model_name;  // vLLM serves its one model
     if (parsed->model != s.model_name && std::find(s.lora_modules.begin(), s.lora_modules.end(),
                                                    parsed->model) == s.lora_modules.end()) {
       co_await send_json(sock, v, keep, http::status::not_found,
@@ -294,23 +297,31 @@ struct MockServer::Impl {
                                     "NotFoundError", 404));
       co_return;
     }
-    int64_t tokens = parsed->token_id_inputs_tokens;
+    int64_t tokens = parsed->token_id_tokens;
     for (const auto& t : parsed->texts)
       tokens += tok ? static_cast<int64_t>(tok->count(t, true)) : count_prompt_tokens(t);
     const uint64_t n = seq.fetch_add(1) + 1;
     served.fetch_add(1);
     metrics.request_queued();
     metrics.request_started(0);
+    TraceLine tl;
+    tl.arrival_ns = tl.admitted_ns = to_ns(arrival);
     StepModel model(s, n);
     net::steady_timer timer(sock.get_executor());
     timer.expires_at(arrival +
                      std::chrono::nanoseconds(static_cast<int64_t>(model.ttft_ms() * 1e6)));
     co_await timer.async_wait(use_awaitable);
-    metrics.request_finished(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - arrival).count(), tokens,
-        false, 0);
-    co_await send_json(sock, v, keep, http::status::ok,
-                       embedding_body(parsed->model, parsed->inputs, s.embedding_dims, tokens, n));
+    metrics.request_finished(seconds_since(arrival), tokens, false, 0);
+    const std::string id = fmt::format("{}{}", route.id_prefix(), n);
+    std::string body = route.body(*parsed, OneShotAnswer{id, n, tokens, s});
+    if (trace) {
+      tl.first_token_ns = steady_now_ns();
+      tl.t_ns.push_back(tl.first_token_ns);
+      tl.kinds.push_back('B');
+      tl.tokens.push_back(0);
+      trace.write(id, parsed->model, false, false, conn, tl);
+    }
+    co_await send_json(sock, v, keep, http::status::ok, std::move(body));
   }
 
   awaitable<bool> completion(tcp::socket& sock, http::request<http::string_body>& req, bool keep,

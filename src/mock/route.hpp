@@ -1,9 +1,10 @@
 #pragma once
 // mock/route: the seam between the simulator and one API it serves, the mirror of client/api.
-// A MockRoute says what differs between APIs — the path, the request it takes, the exact JSON of
-// its stream events and bodies, its error body — and the simulator's engine (mock_server) does
-// the timing, the same for every API, so a test can hold every API to one ground truth. One file
-// per API under mock/routes/, listed once in mock/routes/registry.cpp.
+// A MockRoute says what differs between generating APIs — the path, the request it takes, the
+// exact JSON of its stream events and bodies, its error body — and a OneShotRoute the same for
+// APIs that answer once and generate nothing (embeddings, rerank); the simulator's engine
+// (mock_server) does the timing, the same for every API, so a test can hold every API to one
+// ground truth. One file per API under mock/routes/, listed once in mock/routes/registry.cpp.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -94,9 +95,47 @@ class MockRoute {
   virtual std::string body(const Answer& a) const = 0;
 };
 
+/// A request of a one-shot API, as its route read it. `texts` are what the model reads, one per
+/// input of the model, and count for usage (--tokenizer's count, else the simple rule).
+struct OneShotRequest {
+  std::string model;
+  std::vector<std::string>
+      texts;                    ///< an embedding's inputs; a ranking's query beside each document
+  int64_t token_id_tokens = 0;  ///< tokens of inputs given as token ids (embeddings)
+  int64_t inputs = 0;           ///< embeddings to return, or documents to rank
+  // A ranking's own (rerank): what its answer needs beside the counts.
+  std::string query;
+  std::vector<std::string> documents;
+  int64_t top_n = -1;  ///< answer only the best N; -1 = every document
+  bool return_documents = false;
+};
+
+/// What a one-shot answer is made of besides its request.
+struct OneShotAnswer {
+  std::string_view id;        ///< the route's prefix and the request's sequence number
+  uint64_t seq = 0;           ///< the request's sequence number (seeds made-up vectors)
+  int64_t prompt_tokens = 0;  ///< counted over the request's texts
+  const MockSettings& s;
+};
+
+class OneShotRoute {
+ public:
+  virtual ~OneShotRoute() = default;
+  virtual std::string_view path() const = 0;
+  /// The request, or nullopt with *why set (the body of a 400).
+  virtual std::optional<OneShotRequest> parse(const std::string& body, std::string* why) const = 0;
+  virtual std::string_view id_prefix() const = 0;
+  /// The whole answer, sent after the request's prefill time (--ttft-ms, jitter included).
+  virtual std::string body(const OneShotRequest& r, const OneShotAnswer& a) const = 0;
+};
+
 /// Every generating API the simulator serves.
 std::span<const MockRoute* const> all_routes();
 /// The route of exactly this path, or null.
 const MockRoute* route_of(std::string_view path);
+/// Every one-shot API the simulator serves.
+std::span<const OneShotRoute* const> all_one_shot_routes();
+/// The one-shot route of exactly this path, or null.
+const OneShotRoute* one_shot_route_of(std::string_view path);
 
 }  // namespace tokbench::mock

@@ -45,6 +45,8 @@ std::string throughput_line(const metrics::MetricSet& m) {
                   report::format_short(known(m, "benchmark_duration").value_or(0) / 1000),
                   ok > 0 && ok < total ? " (the successful ones' span; failed ones excluded)" : "",
                   report::format_short(known(m, "request_throughput").value_or(0)));
+  if (const auto docs = known(m, "document_throughput"))
+    out += fmt::format(" ({} doc/s)", report::format_short(*docs));
   if (generates(m)) {
     out += fmt::format(", output {}{}", tokens_per_s(m, "output_token_throughput"),
                        m.output_tokens_from_chunks > 0 ? " (tokens counted as text chunks)" : "");

@@ -432,7 +432,7 @@ Written write_outputs(const runfolder::RunFolder& folder, metrics::Definitions d
                         folder.manifest.request_rate > 0,
                         p.tally.first_sent_ns == INT64_MAX ? 0 : p.tally.first_sent_ns,
                         itl_ms};
-  in.embeddings = facts.embeddings;
+  in.one_shot = facts.one_shot;
   if (p.tally.first_sent_ns != INT64_MAX) in.span_ns = p.tally.last_done_ns - p.tally.first_sent_ns;
   if (w.server) in.server_tables = report::server_tables(*w.server, w.checks);
   in.telemetry_tables = w.telemetry_table;

@@ -155,8 +155,8 @@ runfolder::RunManifest asked(const RunPlan& plan, std::time_t wall) {
   const LoadShape& load = plan.load;
   m.facts.max_concurrency = load.max_in_flight();
   m.facts.stream = c.stream;
-  m.facts.embeddings = !api_of(c.endpoint).caps().generates;
-  m.facts.native_generate = api_of(c.endpoint).caps().per_token_counts;
+  m.facts.one_shot = !api_of(c.endpoint).caps().generates;
+  m.facts.per_token_counts = api_of(c.endpoint).caps().per_token_counts;
   m.facts.continuous_usage = c.continuous_usage;
   m.facts.finish_reasons = api_of(c.endpoint).caps().finish_reasons;
   m.facts.cap_reason = api_of(c.endpoint).caps().cap_reason;

@@ -229,7 +229,7 @@ const dataset::RequestSpec& Target::spec(int64_t i, dataset::RequestSpec& scratc
   scratch = item;
   if (pick_model) scratch.model = lora[draw(lora_seed, i, 0) % lora.size()];
   for (int k = 0; k < images_per_request && !images.empty(); ++k)
-    scratch.image_urls.push_back(
+    scratch.as_conversation().image_urls.push_back(
         images[draw(lora_seed, i, static_cast<uint64_t>(k) + 1) % images.size()]);
   return scratch;
 }
@@ -253,7 +253,7 @@ core::PlannedRequest Target::make_turn(int64_t conversation, const load::TurnCon
   }
   w.begin_object().field("role", "user").field("content", spec.prompt).end_object().end_array();
   std::string asked = spec.prompt;
-  spec.messages_json = w.take();
+  spec.payload = core::Conversation{w.take(), {}};
   spec.prompt = text + asked;
   core::PlannedRequest p = client::plan_request(body, spec, tok.has_value());
   p.facts.turn_text = std::move(asked);
@@ -303,6 +303,39 @@ std::optional<record::ServerProcessFacts> Target::close(const fs::path& run_dir,
   return record::ServerProcessFacts{redact_command(server_command), how, log_path.string(), sl};
 }
 
+namespace {
+// The dataset's payloads against what the API takes: conversations only where it takes them,
+// documents only where it ranks; an API that ranks and a dataset of prompts alone: each prompt
+// ranks the --documents prompts after it.
+void fit_payloads(dataset::Dataset& data, const RunConfig& cfg) {
+  const client::ApiCaps caps = api_of(cfg.endpoint).caps();
+  const bool any_conversation = std::any_of(data.items.begin(), data.items.end(),
+                                            [](const auto& i) { return i.conversation(); });
+  const bool any_ranking =
+      std::any_of(data.items.begin(), data.items.end(), [](const auto& i) { return i.ranking(); });
+  if (any_conversation && !caps.conversation)
+    throw std::invalid_argument(
+        fmt::format("--dataset {}: its lines carry chat \"messages\" or \"images\", which {} "
+                    "cannot take: use an endpoint that takes conversations ({})",
+                    cfg.dataset.text(), endpoint_path(cfg.endpoint),
+                    client::api_paths(&client::ApiCaps::conversation)));
+  if (any_ranking && !caps.documents)
+    throw std::invalid_argument(
+        fmt::format("--dataset {}: its lines carry a \"query\" with \"documents\", which {} "
+                    "cannot take: use an endpoint that ranks ({})",
+                    cfg.dataset.text(), endpoint_path(cfg.endpoint),
+                    client::api_paths(&client::ApiCaps::documents)));
+  if (!caps.documents) return;
+  if (any_ranking &&
+      !std::all_of(data.items.begin(), data.items.end(), [](const auto& i) { return i.ranking(); }))
+    throw std::invalid_argument(fmt::format(
+        "--dataset {}: {} ranks a query against documents, and some lines carry none: give "
+        "every line a \"query\" with \"documents\"",
+        cfg.dataset.text(), endpoint_path(cfg.endpoint)));
+  if (!any_ranking) dataset::rank_each_against_the_next(data, cfg.documents);
+}
+}  // namespace
+
 Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log,
                    std::FILE* console) {
   RunConfig& cfg = plan.cfg;
@@ -318,16 +351,7 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log,
     t.trace = std::move(p.trace);
   };
   if (!workload.needs_target()) build();  // a bad file fails before the server is contacted
-  if (!api_of(cfg.endpoint).caps().conversation) {
-    for (const auto& item : t.data.items) {
-      if (item.messages_json.empty() && item.image_urls.empty()) continue;
-      throw std::invalid_argument(
-          fmt::format("--dataset {}: its lines carry chat \"messages\" or \"images\", which {} "
-                      "cannot take: use an endpoint that takes conversations ({})",
-                      cfg.dataset.text(), endpoint_path(cfg.endpoint),
-                      client::api_paths(&client::ApiCaps::conversation)));
-    }
-  }
+  if (!workload.needs_target()) fit_payloads(t.data, cfg);
   t.url = cfg.target_url();
   if (!cfg.server_cmd.empty() || !cfg.deploy_sh.empty()) {
     // {port} and {name} filled in (a grid's point has filled its keys and these already).
@@ -387,7 +411,10 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log,
   }
   if (cfg.model_abbr.empty()) cfg.model_abbr = runfolder::file_safe(cfg.model);
   t.model = cfg.model;
-  if (workload.needs_target()) build();  // with the server's /tokenize and the resolved model
+  if (workload.needs_target()) {  // with the server's /tokenize and the resolved model
+    build();
+    fit_payloads(t.data, cfg);
+  }
   if (cfg.turns > 0 &&
       !cfg.multi_turn) {  // --num-prompts counts sessions; by default one pass over the dataset
     if (cfg.num_prompts == 0 || plan.requested.num_prompts == 0)

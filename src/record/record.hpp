@@ -129,7 +129,8 @@ struct RequestRecord {
   std::string
       model;  ///< the model named in the body when not the run's (a LoRA adapter); "" = the run's
   int64_t images = 0;  ///< image_url parts the body carried (multimodal; their tokens are in usage)
-  int64_t rank = kNone;     ///< a multi-host run: the rank that sent it (kNone on a single host)
+  int64_t documents = 0;  ///< documents the body asked to rank (rerank; their tokens are in usage)
+  int64_t rank = kNone;   ///< a multi-host run: the rank that sent it (kNone on a single host)
   int64_t session = kNone;  ///< multi-turn: the conversation (kNone outside sessions)
   int64_t turn = kNone;     ///< multi-turn: 0-based turn in it
   int64_t session_start_ns =

@@ -73,6 +73,7 @@ enum class Top : size_t {
   Choices,
   Model,
   Images,
+  Documents,
   Rank,
   Session,
   InputTokens,
@@ -110,6 +111,7 @@ constexpr std::array<std::string_view, static_cast<size_t>(Top::Unknown)> kTopKe
     "choices",
     "model",
     "images",
+    "documents",
     "rank",
     "session",
     "input_tokens",
@@ -278,6 +280,7 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   if (r.choices > 1) w.field("choices", r.choices);
   if (!r.model.empty()) w.field("model", r.model);
   if (r.images > 0) w.field("images", r.images);
+  if (r.documents > 0) w.field("documents", r.documents);
   if (r.rank != kNone) w.field("rank", r.rank);
   if (r.session != kNone) {
     w.key("session").begin_object().field("id", r.session).field("turn", r.turn);
@@ -361,7 +364,7 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   // scan the object's ~25 keys each time: that was a sixth of `report`). The writer's order is
   // the table's, so the next key is almost always the one after the last.
   int64_t id = kNone, http_status = kNone, malformed = kNone, choices = kNone, images = kNone,
-          attempts = kNone;
+          documents = kNone, attempts = kNone;
   std::string_view outcome;
   std::optional<simdjson::dom::element> session, local, timing, chunks;
   simdjson::dom::object top = doc.get_object().value_unsafe();
@@ -393,6 +396,9 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
         break;
       case Top::Images:
         images = count_of(v, k);
+        break;
+      case Top::Documents:
+        documents = count_of(v, k);
         break;
       case Top::Rank:
         r.rank = count_of(v, k);
@@ -492,6 +498,7 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
   r.malformed_sse_lines = std::max<int64_t>(0, malformed);
   r.choices = std::max<int64_t>(1, choices);
   r.images = std::max<int64_t>(0, images);
+  r.documents = std::max<int64_t>(0, documents);
   r.attempts = static_cast<int>(attempts);
   if (session && session->is_object()) read_session(*session, r);
   if (local && local->is_object()) read_local_tokens(*local, r);

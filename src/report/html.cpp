@@ -262,7 +262,7 @@ class DataWriter {
     // not one 1 s bar past its end): [bin centre s, token/s].
     const double bin_s = static_cast<double>(bin_ns_) / 1e9;
     w.field("throughput_bin_s", bin_s).field("span_s", static_cast<double>(in_.span_ns) / 1e9);
-    w.field("t0_ms", static_cast<double>(in_.t0_ns) / 1e6).field("embeddings", in_.embeddings);
+    w.field("t0_ms", static_cast<double>(in_.t0_ns) / 1e6).field("one_shot", in_.one_shot);
     w.key("throughput").begin_array();
     for (const auto& [bin, tokens] : per_bin_)
       w.begin_array()
@@ -361,7 +361,7 @@ std::string headline_cards(const HtmlInputs& in) {
                 fmt::format("succeeded; {:.0f} failed", common("failed_requests").value_or(0)));
   for (const char* row : {"TTFT", "TPOT", "E2EL"}) cards += latency(row);
   const auto out_tps = common("output_token_throughput");
-  if (!in.embeddings)
+  if (!in.one_shot)
     cards +=
         card("Output throughput", out_tps ? format_short(*out_tps) + " token/s" : "n/a",
              m.output_tokens_from_chunks > 0 ? "tokens counted as text chunks" : "all requests");

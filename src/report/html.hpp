@@ -36,7 +36,8 @@ struct HtmlInputs {
   /// Called once every record has streamed through, like late_slices_json: the stable stage's
   /// tables (console_tables(stable, "stable")), found on the same pass; "" for none.
   std::function<std::string()> late_stable_tables = {};
-  bool embeddings = false;  ///< nothing generated: no output-throughput card or panel
+  bool one_shot =
+      false;  ///< nothing generated (embeddings, rerank): no output-throughput card or panel
   /// Called once every record has streamed through: more data for the page ("slices": a JSON
   /// object, or "" for none), made on the same pass.
   std::function<std::string()> late_slices_json = {};

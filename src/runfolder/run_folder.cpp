@@ -58,8 +58,8 @@ constexpr std::array<Field<RunManifest>, 5> kPlanFields{{
 constexpr std::array<Field<metrics::RunFacts>, 8> kFactFields{{
     {"concurrency", &metrics::RunFacts::max_concurrency},
     {"stream", &metrics::RunFacts::stream},
-    {"embeddings", &metrics::RunFacts::embeddings},
-    {"native_generate", &metrics::RunFacts::native_generate},
+    {"one_shot", &metrics::RunFacts::one_shot},
+    {"per_token_counts", &metrics::RunFacts::per_token_counts},
     {"continuous_usage", &metrics::RunFacts::continuous_usage},
     {"implied_cache_hit", &metrics::RunFacts::implied_cache_hit},
     {"finish_reasons", &metrics::RunFacts::finish_reasons},
@@ -110,6 +110,10 @@ RunManifest manifest_from(simdjson::dom::element root) {
   if (root["plan"].get(plan) || !plan.is_object()) throw std::runtime_error("no \"plan\" object");
   read_part(plan, m, kPlanFields);
   read_part(plan, m.facts, kFactFields);
+  // Folders written before the facts were named by what the API does, not by which API it is.
+  bool legacy = false;
+  if (!plan["embeddings"].get_bool().get(legacy) && legacy) m.facts.one_shot = true;
+  if (!plan["native_generate"].get_bool().get(legacy) && legacy) m.facts.per_token_counts = true;
   read_part(plan, m.load, kLoadFields);
   if (simdjson::dom::element t; !plan["telemetry"].get(t) && t.is_object())
     read_part(t, m.telemetry, kTelemetryFields);

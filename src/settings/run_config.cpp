@@ -241,6 +241,11 @@ void RunConfig::validate_workload(std::vector<std::string>& e) const {
   check(images_per_request >= 1 && images_per_request <= 16,
         fmt::format("--images-per-request: bad value {} (expected 1 to 16)", images_per_request));
   check(images_per_request == 1 || !image.empty(), "--images-per-request: only with --image WxH");
+  check(documents >= 1 && documents <= 1000,
+        fmt::format("--documents: bad value {} (expected 1 to 1000)", documents));
+  check(documents == 4 || api_of(resolved_endpoint()).caps().documents,
+        fmt::format("--documents: only with an API that ranks documents ({})",
+                    client::api_paths(&client::ApiCaps::documents)));
   for (const auto& name : lora)
     check(!name.empty(),
           "--lora: an empty name (expected served model or adapter names, e.g. --lora "
@@ -572,6 +577,7 @@ std::string RunConfig::to_json() const {
   w.field("trace_block_size", trace_block_size).field("trace_speed", trace_speed);
   w.field("turns", turns).field("think_time_ms", think_time_ms).field("multi_turn", multi_turn);
   w.field("image", image).field("images_per_request", images_per_request);
+  w.field("documents", documents);
   w.key("lora").begin_array();
   for (const auto& name : lora) w.value(name);
   w.end_array();

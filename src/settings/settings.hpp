@@ -153,6 +153,7 @@ struct WorkloadSettings {
   bool sessions() const { return turns > 0 || multi_turn; }  ///< a multi-turn run
   std::string image;           ///< "WxH": synthetic PNG images with each chat request ("" = none)
   int images_per_request = 1;  ///< --image: how many per request
+  int64_t documents = 4;  ///< rerank: each query's documents when the dataset's lines carry none
   int64_t trace_block_size = 512;  ///< trace: prompt tokens per hash id (Mooncake's block)
   double trace_speed = 1;          ///< trace: replay speed (2 = timestamps halved)
 };

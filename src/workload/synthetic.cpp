@@ -28,7 +28,9 @@ class SyntheticWorkload final : public Workload {
                       "--dataset synthetic, or a file dataset (it cycles) for longer soak runs",
                       c.num_prompts));
     check(!on || c.input_len > 0, "--dataset synthetic needs --input-len N (tokens per prompt)");
-    check(!on || c.output_len > 0, "--dataset synthetic needs --output-len M (tokens per answer)");
+    // An API that generates nothing (embeddings, rerank) has no answer length to ask for.
+    check(!on || c.output_len > 0 || !api_of(c.resolved_endpoint()).caps().generates,
+          "--dataset synthetic needs --output-len M (tokens per answer)");
     check(on || (c.input_len == 0 && c.output_len == 0 && c.prefix_len == 0 &&
                  c.input_len_range == 0 && c.output_len_range == 0),
           "--input-len/--output-len/--input-len-range/--output-len-range/--prefix-len: only with "

@@ -47,6 +47,24 @@ inline std::map<std::string, SimTruth> read_sim_trace(const std::filesystem::pat
   return out;
 }
 
+/// Per answer id, the simulator's latency of each whole-body answer (a one-shot API's, or a
+/// non-streamed generation's): its body write - the kernel's receive time of the request, in ms.
+inline std::map<std::string, double> read_sim_body_ms(const std::filesystem::path& trace) {
+  std::map<std::string, double> out;
+  simdjson::dom::parser p;
+  std::ifstream in(trace);
+  for (std::string line; std::getline(in, line);) {
+    auto doc = p.parse(line);
+    const std::string_view kinds = doc["kinds"].get_string().value();
+    const int64_t received = doc["received_ns"].get_int64().value();
+    if (kinds != "B" || received < 0) continue;
+    simdjson::dom::array times = doc["t_ns"].get_array();
+    out[std::string(doc["id"].get_string().value())] =
+        static_cast<double>(times.at(0).get_int64().value() - received) / 1e6;
+  }
+  return out;
+}
+
 /// What the simulator did per token: the mean over the trace's requests of (last - first content
 /// write) / (tokens - 1), each request `tokens` tokens long (ignore_eos): the TPOT a client must
 /// read. On a busy machine the simulator writes its first token late and catches up, so this

@@ -93,7 +93,8 @@ class OpenAiResponses : public ApiAdapter {
   void write_body(JsonWriter& w, const BodySettings& s,
                   const dataset::RequestSpec& spec) const override {
     if (!s.overridden("model")) w.field("model", spec.model.empty() ? s.model : spec.model);
-    if (spec.messages_json.empty() && spec.image_urls.empty()) {
+    if (const core::Conversation* c = spec.conversation();
+        !c || (c->messages_json.empty() && c->image_urls.empty())) {
       if (!s.overridden("input")) w.field("input", spec.prompt);  // the plain form: a string
     } else {
       write_conversation(

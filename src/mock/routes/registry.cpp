@@ -1,5 +1,6 @@
-// mock/routes/registry: the one list of the generating APIs the simulator serves, the mirror of
-// client/api/registry.cpp. Adding an API is a file under mock/routes/ and a line here.
+// mock/routes/registry: the one list of the APIs the simulator serves (generating ones, then
+// one-shot ones), the mirror of client/api/registry.cpp. Adding an API is a file under
+// mock/routes/ and a line here.
 #include <array>
 
 #include "mock/route.hpp"
@@ -12,6 +13,8 @@ const MockRoute& openai_completions_route();
 const MockRoute& anthropic_messages_route();
 const MockRoute& sglang_generate_route();
 const MockRoute& openai_responses_route();
+const OneShotRoute& openai_embeddings_route();
+const OneShotRoute& rerank_route();
 
 std::span<const MockRoute* const> all_routes() {
   static const std::array<const MockRoute*, 5> routes{
@@ -22,6 +25,18 @@ std::span<const MockRoute* const> all_routes() {
 
 const MockRoute* route_of(std::string_view path) {
   for (const MockRoute* r : all_routes())
+    if (r->path() == path) return r;
+  return nullptr;
+}
+
+std::span<const OneShotRoute* const> all_one_shot_routes() {
+  static const std::array<const OneShotRoute*, 2> routes{&openai_embeddings_route(),
+                                                         &rerank_route()};
+  return routes;
+}
+
+const OneShotRoute* one_shot_route_of(std::string_view path) {
+  for (const OneShotRoute* r : all_one_shot_routes())
     if (r->path() == path) return r;
   return nullptr;
 }
