@@ -1,260 +1,353 @@
-// client/engine + client/api: each API's stream from a foreign loopback server that speaks it as
-// its engine does (Anthropic's Messages, SGLang's /generate, OpenAI's Responses), cut or failed
-// streams included, on both transports.
+// client/engine + client/api: each API's answers from a foreign loopback server that speaks it as
+// its engine does — vLLM's OpenAI streams and bodies, Anthropic's Messages, SGLang's /generate,
+// OpenAI's Responses, llama.cpp's rerank — cut or failed answers included, on both transports. One
+// table of cases, one TEST_P over it: a new API adds its rows, and a test fails until every API
+// the registry lists has at least one.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include <thread>
+// A case names only what it shows; the fields it leaves out keep their defaults on purpose.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+#include <functional>
+#include <optional>
+#include <set>
 
 #include "client/engine.hpp"
 #include "support/canned_server.hpp"
 #include "support/engine_harness.hpp"
-#include "support/ports.hpp"
-#include "support/process.hpp"
-#include "support/scripted_server.hpp"
 
 namespace tokbench::client {
 namespace {
 
-using namespace net;  // set-up calls: http_get, TlsSettings
-
 TOKBENCH_ENGINE_ON_BOTH_TRANSPORTS();
 
-// Anthropic's Messages stream as its servers write it, not as our simulator does: `event:` lines,
-// CRLF line ends, a ping, and message_stop as the end (no [DONE]). The key goes as x-api-key with
-// anthropic-version, and no Bearer header.
-TEST_P(EngineOn, AnthropicStreamFromAForeignServer) {
-  const std::string sse =
-      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nConnection: "
-      "close\r\n\r\n"
-      "event: message_start\r\ndata: "
-      "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_01\",\"type\":\"message\","
-      "\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":12,"
-      "\"output_tokens\":1}}}\r\n\r\n"
-      "event: content_block_start\r\ndata: "
-      "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":"
-      "\"\"}}\r\n\r\n"
-      "event: ping\r\ndata: {\"type\": \"ping\"}\r\n\r\n"
-      "event: content_block_delta\r\ndata: "
-      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
-      "\"Hel\"}}\r\n\r\n"
-      "event: content_block_delta\r\ndata: "
-      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
-      "\"lo\"}}\r\n\r\n"
-      "event: content_block_stop\r\ndata: {\"type\":\"content_block_stop\",\"index\":0}\r\n\r\n"
-      "event: message_delta\r\ndata: "
-      "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_"
-      "tokens\":3}}\r\n\r\n"
-      "event: message_stop\r\ndata: {\"type\":\"message_stop\"}\r\n\r\n";
-  testing::CannedServer srv([&](const std::string&) { return sse; });
-  EngineSettings es = settings();
-  es.url = srv.url("/v1/messages");
-  es.api = find_api("messages");
-  es.api_key = "sk-ant-test";
-  es.keep_text = true;
-  const auto rs = run(
-      es,
-      {R"({"model":"m","max_tokens":8,"messages":[{"role":"user","content":"hi"}],"stream":true})"});
-  ASSERT_EQ(rs.size(), 1u);
-  const RequestRecord& r = rs[0];
-  EXPECT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.request_id, "msg_01");
-  EXPECT_EQ(r.prompt_tokens, 12);
-  EXPECT_EQ(r.completion_tokens, 3);
-  EXPECT_EQ(r.finish_reason, "end_turn");
-  EXPECT_EQ(r.output_text, "Hello");
-  EXPECT_EQ(
-      std::count_if(r.chunks.begin(), r.chunks.end(), [](const auto& c) { return c.has_text(); }),
-      2);
-  EXPECT_NE(r.first_token_ns, record::kNone);
-  const std::string head = srv.requests().at(0);
-  EXPECT_NE(head.find("x-api-key: sk-ant-test"), std::string::npos) << head;
-  EXPECT_NE(head.find("anthropic-version: 2023-06-01"), std::string::npos) << head;
-  EXPECT_EQ(head.find("Authorization"), std::string::npos) << head;
+const char* const kSseHead =
+    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+
+std::string json_answer(const std::string& body) {
+  return testing::CannedServer::http(200, "application/json", body);
 }
 
-// An Anthropic stream cut before message_stop fails, naming what was missing; a [DONE] line means
-// nothing on this API.
-TEST_P(EngineOn, AnthropicStreamWithoutMessageStopIsCut) {
-  const std::string sse =
-      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
-      "event: content_block_delta\ndata: "
-      "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":"
-      "\"a\"}}\n\n"
-      "data: [DONE]\n\n";
-  testing::CannedServer srv([&](const std::string&) { return sse; });
-  EngineSettings es = settings();
-  es.url = srv.url("/v1/messages");
-  es.api = find_api("messages");
-  const auto rs = run(es, {R"({"model":"m","max_tokens":8,"messages":[],"stream":true})"});
-  ASSERT_EQ(rs.size(), 1u);
-  EXPECT_EQ(rs[0].outcome, Outcome::StreamProtocol);
-  EXPECT_NE(rs[0].error.find("without a message_stop event"), std::string::npos) << rs[0].error;
-}
+// One foreign server's answer to one request, and what the record must say of it.
+struct ForeignCase {
+  std::string name;  ///< the case, for the failure message
+  std::string api;   ///< --endpoint name
+  std::string path;
+  std::string response;  ///< the whole HTTP response the server writes
+  std::string body;      ///< the request sent
+  bool stream = true;
+  std::string api_key;
+  bool ok = true;
+  std::optional<Outcome> outcome;  ///< when not ok and it matters which
+  std::string error;               ///< when not ok: a part of the error that names the cause
+  std::string request_id;
+  int64_t prompt_tokens = record::kNone, completion_tokens = record::kNone,
+          cached_tokens = record::kNone;
+  std::string finish_reason, output_text;
+  int64_t text_chunks = -1;  ///< chunks carrying text; -1 = not checked
+  std::vector<std::string> sent_headers, unsent_headers;  ///< in (not in) the request's head
+  std::function<void(const RequestRecord&)> also;         ///< what only this case shows
+};
 
-// SGLang's /generate, from a server that is not our simulator: cumulative text, cumulative
-// meta_info counts (two tokens in the second event), a finish object, then [DONE].
-TEST_P(EngineOn, SglangGenerateStreamFromAForeignServer) {
-  const std::string sse =
-      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
-      "data: {\"text\":\" "
-      "one\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":null,\"prompt_tokens\":6,\"completion_"
-      "tokens\":1,\"cached_tokens\":0}}\n\n"
-      "data: {\"text\":\" one two "
-      "three\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":null,\"prompt_tokens\":6,"
-      "\"completion_tokens\":3,\"cached_tokens\":0}}\n\n"
-      "data: {\"text\":\" one two three "
-      "four\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":{\"type\":\"length\",\"length\":4},"
-      "\"prompt_tokens\":6,\"completion_tokens\":4,\"cached_tokens\":0}}\n\n"
-      "data: [DONE]\n\n";
-  testing::CannedServer srv([&](const std::string&) { return sse; });
-  EngineSettings es = settings();
-  es.url = srv.url("/generate");
-  es.api = find_api("generate");
-  es.keep_text = true;
-  const auto rs =
-      run(es, {R"({"text":"hi","sampling_params":{"max_new_tokens":4},"stream":true})"});
-  ASSERT_EQ(rs.size(), 1u);
-  const RequestRecord& r = rs[0];
-  EXPECT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.output_text,
-            " one two three four");  // each piece once, not the answer three times over
-  EXPECT_EQ(r.output_chars, 19);
-  EXPECT_EQ(r.completion_tokens, 4);
-  EXPECT_EQ(r.finish_reason, "length");
-  ASSERT_EQ(r.chunks.size(), 3u);
-  EXPECT_EQ(r.chunks[1].cum_tokens, 3);  // exact per-chunk counts: no estimate needed
-  EXPECT_EQ(srv.requests().at(0).find("anthropic-version"), std::string::npos);
-}
-
-// OpenAI's Responses stream as OpenAI writes it, not as our simulator does: `event:` lines, a
-// created event, output item and part events, deltas, the .done events that repeat the text, and
-// response.completed with the usage as the end (no [DONE]); a [DONE] a proxy adds after it is
-// ignored. The key goes as a Bearer header.
-TEST_P(EngineOn, ResponsesStreamFromAForeignServer) {
-  const std::string sse =
-      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nConnection: "
-      "close\r\n\r\n"
-      "event: response.created\ndata: "
-      "{\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_abc\","
-      "\"object\":\"response\",\"status\":\"in_progress\",\"output\":[],\"usage\":null}}\n\n"
-      "event: response.in_progress\ndata: "
-      "{\"type\":\"response.in_progress\",\"sequence_number\":1,\"response\":{\"id\":\"resp_abc\","
-      "\"status\":\"in_progress\"}}\n\n"
-      "event: response.output_item.added\ndata: "
-      "{\"type\":\"response.output_item.added\",\"sequence_number\":2,\"output_index\":0,"
-      "\"item\":{\"id\":\"msg_1\",\"type\":\"message\",\"status\":\"in_progress\",\"role\":"
-      "\"assistant\",\"content\":[]}}\n\n"
-      "event: response.content_part.added\ndata: "
-      "{\"type\":\"response.content_part.added\",\"sequence_number\":3,\"item_id\":\"msg_1\","
-      "\"output_index\":0,\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":\"\","
-      "\"annotations\":[]}}\n\n"
-      "event: response.output_text.delta\ndata: "
-      "{\"type\":\"response.output_text.delta\",\"sequence_number\":4,\"item_id\":\"msg_1\","
-      "\"output_index\":0,\"content_index\":0,\"delta\":\"Hel\"}\n\n"
-      "event: response.output_text.delta\ndata: "
-      "{\"type\":\"response.output_text.delta\",\"sequence_number\":5,\"item_id\":\"msg_1\","
-      "\"output_index\":0,\"content_index\":0,\"delta\":\"lo\"}\n\n"
-      "event: response.output_text.done\ndata: "
-      "{\"type\":\"response.output_text.done\",\"sequence_number\":6,\"item_id\":\"msg_1\","
-      "\"output_index\":0,\"content_index\":0,\"text\":\"Hello\"}\n\n"
-      "event: response.completed\ndata: "
-      "{\"type\":\"response.completed\",\"sequence_number\":7,\"response\":{\"id\":\"resp_abc\","
-      "\"status\":\"completed\",\"incomplete_details\":null,\"output\":[{\"type\":\"message\","
-      "\"content\":[{\"type\":\"output_text\","
-      "\"text\":\"Hello\"}]}],\"usage\":{\"input_tokens\":12,\"input_tokens_details\":{\"cached_"
-      "tokens\":0},\"output_tokens\":2,"
-      "\"total_tokens\":14}}}\n\n"
-      "data: [DONE]\n\n";
-  testing::CannedServer srv([&](const std::string&) { return sse; });
-  EngineSettings es = settings();
-  es.url = srv.url("/v1/responses");
-  es.api = find_api("responses");
-  es.api_key = "sk-test";
-  es.keep_text = true;
-  const auto rs = run(es, {R"({"model":"m","input":"hi","max_output_tokens":8,"stream":true})"});
-  ASSERT_EQ(rs.size(), 1u);
-  const RequestRecord& r = rs[0];
-  EXPECT_TRUE(r.ok()) << r.error;
-  EXPECT_EQ(r.request_id, "resp_abc");
-  EXPECT_EQ(r.prompt_tokens, 12);
-  EXPECT_EQ(r.cached_tokens, 0);
-  EXPECT_EQ(r.completion_tokens, 2);
-  EXPECT_EQ(r.finish_reason, "completed");
-  EXPECT_EQ(r.output_text, "Hello");  // once: the .done event and the final response repeat it
-  EXPECT_EQ(r.output_chars, 5);
-  EXPECT_EQ(
-      std::count_if(r.chunks.begin(), r.chunks.end(), [](const auto& c) { return c.has_text(); }),
-      2);
-  EXPECT_NE(r.done_ns, record::kNone);
-  const std::string head = srv.requests().at(0);
-  EXPECT_NE(head.find("Authorization: Bearer sk-test"), std::string::npos) << head;
-  EXPECT_EQ(head.find("anthropic-version"), std::string::npos) << head;
-}
-
-// A Responses stream that fails says why (response.failed's error); one cut before its terminal
-// event fails naming what was missing, even when a proxy's [DONE] came.
-TEST_P(EngineOn, ResponsesStreamFailedOrCut) {
-  const std::string head =
-      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+std::vector<ForeignCase> foreign_cases() {
+  std::vector<ForeignCase> c;
+  // vLLM's chat stream: a role chunk, content deltas, a finish chunk, the usage chunk, [DONE].
+  c.push_back(
+      {.name = "vLLM chat stream",
+       .api = "chat",
+       .path = "/v1/chat/completions",
+       .response =
+           std::string(kSseHead) +
+           R"(data: {"id":"chatcmpl-1","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]})"
+           "\n\n"
+           R"(data: {"id":"chatcmpl-1","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}]})"
+           "\n\n"
+           R"(data: {"id":"chatcmpl-1","choices":[{"index":0,"delta":{"content":" there"},"finish_reason":"stop"}]})"
+           "\n\n"
+           R"(data: {"id":"chatcmpl-1","choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":4}}})"
+           "\n\ndata: [DONE]\n\n",
+       .body = R"({"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true})",
+       .api_key = "sk-test",
+       .request_id = "chatcmpl-1",
+       .prompt_tokens = 9,
+       .completion_tokens = 2,
+       .cached_tokens = 4,
+       .finish_reason = "stop",
+       .output_text = "Hi there",
+       .text_chunks = 2,
+       .sent_headers = {"Authorization: Bearer sk-test"}});
+  // vLLM's completions body, not streamed: the text and usage in one answer.
+  c.push_back(
+      {.name = "vLLM completions body",
+       .api = "completions",
+       .path = "/v1/completions",
+       .response = json_answer(
+           R"({"id":"cmpl-2","object":"text_completion","choices":[{"index":0,"text":"four","finish_reason":"length"}],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}})"),
+       .body = R"({"model":"m","prompt":"2+2=","max_tokens":1,"stream":false})",
+       .stream = false,
+       .request_id = "cmpl-2",
+       .prompt_tokens = 5,
+       .completion_tokens = 1,
+       .finish_reason = "length",
+       .output_text = "four"});
+  // vLLM's embeddings: vectors and usage, nothing generated.
+  c.push_back(
+      {.name = "vLLM embeddings",
+       .api = "embeddings",
+       .path = "/v1/embeddings",
+       .response = json_answer(
+           R"({"id":"embd-3","object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,-0.2]}],"model":"m","usage":{"prompt_tokens":3,"total_tokens":3}})"),
+       .body = R"({"model":"m","input":"hello"})",
+       .stream = false,
+       .request_id = "embd-3",
+       .prompt_tokens = 3});
+  // Anthropic's Messages stream as its servers write it: `event:` lines, CRLF line ends, a ping,
+  // and message_stop as the end (no [DONE]). The key goes as x-api-key with anthropic-version.
+  c.push_back(
+      {.name = "Anthropic stream",
+       .api = "messages",
+       .path = "/v1/messages",
+       .response =
+           "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nConnection: "
+           "close\r\n\r\n"
+           "event: message_start\r\ndata: "
+           "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_01\",\"type\":\"message\","
+           "\"role\":\"assistant\",\"content\":[],\"model\":\"m\",\"usage\":{\"input_tokens\":12,"
+           "\"output_tokens\":1}}}\r\n\r\n"
+           "event: content_block_start\r\ndata: "
+           "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\","
+           "\"text\":"
+           "\"\"}}\r\n\r\n"
+           "event: ping\r\ndata: {\"type\": \"ping\"}\r\n\r\n"
+           "event: content_block_delta\r\ndata: "
+           "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\","
+           "\"text\":"
+           "\"Hel\"}}\r\n\r\n"
+           "event: content_block_delta\r\ndata: "
+           "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\","
+           "\"text\":"
+           "\"lo\"}}\r\n\r\n"
+           "event: content_block_stop\r\ndata: "
+           "{\"type\":\"content_block_stop\",\"index\":0}\r\n\r\n"
+           "event: message_delta\r\ndata: "
+           "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{"
+           "\"output_"
+           "tokens\":3}}\r\n\r\n"
+           "event: message_stop\r\ndata: {\"type\":\"message_stop\"}\r\n\r\n",
+       .body =
+           R"({"model":"m","max_tokens":8,"messages":[{"role":"user","content":"hi"}],"stream":true})",
+       .api_key = "sk-ant-test",
+       .request_id = "msg_01",
+       .prompt_tokens = 12,
+       .completion_tokens = 3,
+       .finish_reason = "end_turn",
+       .output_text = "Hello",
+       .text_chunks = 2,
+       .sent_headers = {"x-api-key: sk-ant-test", "anthropic-version: 2023-06-01"},
+       .unsent_headers = {"Authorization"}});
+  // An Anthropic stream cut before message_stop fails, naming what was missing; [DONE] means
+  // nothing there.
+  c.push_back({.name = "Anthropic stream without message_stop",
+               .api = "messages",
+               .path = "/v1/messages",
+               .response =
+                   "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+                   "event: content_block_delta\ndata: "
+                   "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_"
+                   "delta\",\"text\":"
+                   "\"a\"}}\n\n"
+                   "data: [DONE]\n\n",
+               .body = R"({"model":"m","max_tokens":8,"messages":[],"stream":true})",
+               .ok = false,
+               .outcome = Outcome::StreamProtocol,
+               .error = "without a message_stop event"});
+  // SGLang's /generate: cumulative text, cumulative meta_info counts (two tokens in the second
+  // event), a finish object, then [DONE]. Each piece counts once, with its exact count.
+  c.push_back(
+      {.name = "SGLang /generate stream",
+       .api = "generate",
+       .path = "/generate",
+       .response =
+           "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+           "data: {\"text\":\" "
+           "one\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":null,\"prompt_tokens\":6,"
+           "\"completion_"
+           "tokens\":1,\"cached_tokens\":0}}\n\n"
+           "data: {\"text\":\" one two "
+           "three\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":null,\"prompt_tokens\":6,"
+           "\"completion_tokens\":3,\"cached_tokens\":0}}\n\n"
+           "data: {\"text\":\" one two three "
+           "four\",\"meta_info\":{\"id\":\"abc\",\"finish_reason\":{\"type\":\"length\",\"length\":"
+           "4},"
+           "\"prompt_tokens\":6,\"completion_tokens\":4,\"cached_tokens\":0}}\n\n"
+           "data: [DONE]\n\n",
+       .body = R"({"text":"hi","sampling_params":{"max_new_tokens":4},"stream":true})",
+       .request_id = "abc",
+       .prompt_tokens = 6,
+       .completion_tokens = 4,
+       .cached_tokens = 0,
+       .finish_reason = "length",
+       .output_text = " one two three four",
+       .unsent_headers = {"anthropic-version"},
+       .also = [](const RequestRecord& r) {
+         EXPECT_EQ(r.output_chars, 19);
+         ASSERT_EQ(r.chunks.size(), 3u);
+         EXPECT_EQ(r.chunks[1].cum_tokens, 3);  // exact per-chunk counts
+       }});
+  // OpenAI's Responses stream as OpenAI writes it: `event:` lines, a created event, output item and
+  // part events, deltas, the .done events that repeat the text, response.completed with the usage
+  // as the end; a [DONE] a proxy adds after it is ignored. The key goes as a Bearer header.
+  c.push_back(
+      {.name = "Responses stream",
+       .api = "responses",
+       .path = "/v1/responses",
+       .response =
+           "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\nConnection: "
+           "close\r\n\r\n"
+           "event: response.created\ndata: "
+           "{\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_abc\","
+           "\"object\":\"response\",\"status\":\"in_progress\",\"output\":[],\"usage\":null}}\n\n"
+           "event: response.in_progress\ndata: "
+           "{\"type\":\"response.in_progress\",\"sequence_number\":1,\"response\":{\"id\":\"resp_"
+           "abc\","
+           "\"status\":\"in_progress\"}}\n\n"
+           "event: response.output_item.added\ndata: "
+           "{\"type\":\"response.output_item.added\",\"sequence_number\":2,\"output_index\":0,"
+           "\"item\":{\"id\":\"msg_1\",\"type\":\"message\",\"status\":\"in_progress\",\"role\":"
+           "\"assistant\",\"content\":[]}}\n\n"
+           "event: response.content_part.added\ndata: "
+           "{\"type\":\"response.content_part.added\",\"sequence_number\":3,\"item_id\":\"msg_1\","
+           "\"output_index\":0,\"content_index\":0,\"part\":{\"type\":\"output_text\",\"text\":"
+           "\"\","
+           "\"annotations\":[]}}\n\n"
+           "event: response.output_text.delta\ndata: "
+           "{\"type\":\"response.output_text.delta\",\"sequence_number\":4,\"item_id\":\"msg_1\","
+           "\"output_index\":0,\"content_index\":0,\"delta\":\"Hel\"}\n\n"
+           "event: response.output_text.delta\ndata: "
+           "{\"type\":\"response.output_text.delta\",\"sequence_number\":5,\"item_id\":\"msg_1\","
+           "\"output_index\":0,\"content_index\":0,\"delta\":\"lo\"}\n\n"
+           "event: response.output_text.done\ndata: "
+           "{\"type\":\"response.output_text.done\",\"sequence_number\":6,\"item_id\":\"msg_1\","
+           "\"output_index\":0,\"content_index\":0,\"text\":\"Hello\"}\n\n"
+           "event: response.completed\ndata: "
+           "{\"type\":\"response.completed\",\"sequence_number\":7,\"response\":{\"id\":\"resp_"
+           "abc\","
+           "\"status\":\"completed\",\"incomplete_details\":null,\"output\":[{\"type\":\"message\","
+           "\"content\":[{\"type\":\"output_text\","
+           "\"text\":\"Hello\"}]}],\"usage\":{\"input_tokens\":12,\"input_tokens_details\":{"
+           "\"cached_"
+           "tokens\":0},\"output_tokens\":2,"
+           "\"total_tokens\":14}}}\n\n"
+           "data: [DONE]\n\n",
+       .body = R"({"model":"m","input":"hi","max_output_tokens":8,"stream":true})",
+       .api_key = "sk-test",
+       .request_id = "resp_abc",
+       .prompt_tokens = 12,
+       .completion_tokens = 2,
+       .cached_tokens = 0,
+       .finish_reason = "completed",
+       .output_text = "Hello",  // once: the .done event and the response repeat it
+       .text_chunks = 2,
+       .sent_headers = {"Authorization: Bearer sk-test"},
+       .unsent_headers = {"anthropic-version"}});
+  // A Responses stream that fails says why (response.failed's error); one cut before its terminal
+  // event fails naming what was missing, even when a proxy's [DONE] came.
   const std::string delta =
       "event: response.output_text.delta\ndata: "
       "{\"type\":\"response.output_text.delta\",\"delta\":\"a\"}\n\n";
-  testing::CannedServer failed([&](const std::string&) {
-    return head + delta +
-           "event: response.failed\ndata: "
-           "{\"type\":\"response.failed\",\"response\":{\"id\":\"resp_x\",\"status\":\"failed\","
-           "\"error\":{\"code\":\"server_error\",\"message\":\"the model crashed\"}}}\n\n";
-  });
-  EngineSettings es = settings();
-  es.url = failed.url("/v1/responses");
-  es.api = find_api("responses");
-  auto rs = run(es, {R"({"model":"m","input":"hi","stream":true})"});
-  ASSERT_EQ(rs.size(), 1u);
-  EXPECT_FALSE(rs[0].ok());
-  EXPECT_NE(rs[0].error.find("the model crashed"), std::string::npos) << rs[0].error;
-  testing::CannedServer cut([&](const std::string&) { return head + delta + "data: [DONE]\n\n"; });
-  es.url = cut.url("/v1/responses");
-  rs = run(es, {R"({"model":"m","input":"hi","stream":true})"});
-  ASSERT_EQ(rs.size(), 1u);
-  EXPECT_EQ(rs[0].outcome, Outcome::StreamProtocol);
-  EXPECT_NE(rs[0].error.find("without a response.completed event"), std::string::npos)
-      << rs[0].error;
+  c.push_back(
+      {.name = "Responses stream failed",
+       .api = "responses",
+       .path = "/v1/responses",
+       .response = std::string(kSseHead) + delta +
+                   "event: response.failed\ndata: "
+                   "{\"type\":\"response.failed\",\"response\":{\"id\":\"resp_x\",\"status\":"
+                   "\"failed\",\"error\":{\"code\":\"server_error\",\"message\":\"the model "
+                   "crashed\"}}}\n\n",
+       .body = R"({"model":"m","input":"hi","stream":true})",
+       .ok = false,
+       .error = "the model crashed"});
+  c.push_back({.name = "Responses stream cut",
+               .api = "responses",
+               .path = "/v1/responses",
+               .response = std::string(kSseHead) + delta + "data: [DONE]\n\n",
+               .body = R"({"model":"m","input":"hi","stream":true})",
+               .ok = false,
+               .outcome = Outcome::StreamProtocol,
+               .error = "without a response.completed event"});
+  // llama.cpp's /v1/rerank: usage with prompt_tokens (vLLM's has only total_tokens), results
+  // without the documents' text, no id. An answer with no results ranked nothing: it fails.
+  const std::string ranking = R"({"model":"m","query":"q","documents":["a","b"]})";
+  c.push_back(
+      {.name = "llama.cpp rerank",
+       .api = "rerank",
+       .path = "/v1/rerank",
+       .response = json_answer(
+           R"({"model":"bge-reranker","object":"list","usage":{"prompt_tokens":46,"total_tokens":46},)"
+           R"("results":[{"index":1,"relevance_score":0.97},{"index":0,"relevance_score":0.01}]})"),
+       .body = ranking,
+       .stream = false,
+       .prompt_tokens = 46});
+  c.push_back({.name = "rerank without results",
+               .api = "rerank",
+               .path = "/v1/rerank",
+               .response = json_answer(R"({"usage":{"total_tokens":4}})"),
+               .body = ranking,
+               .stream = false,
+               .ok = false,
+               .error = "without a \"results\" list"});
+  return c;
 }
 
-// /v1/rerank from llama.cpp's server, not our simulator: usage with prompt_tokens (vLLM's has only
-// total_tokens), results without the documents' text, no id. An answer with no results ranked
-// nothing: it fails, naming why, and is not counted as a success.
-TEST_P(EngineOn, RerankAnswersFromAForeignServer) {
-  const std::string answer =
-      R"({"model":"bge-reranker","object":"list","usage":{"prompt_tokens":46,"total_tokens":46},)"
-      R"("results":[{"index":1,"relevance_score":0.97},{"index":0,"relevance_score":0.01}]})";
-  testing::CannedServer srv([&](const std::string&) {
-    return testing::CannedServer::http(200, "application/json", answer);
-  });
-  EngineSettings es = settings();
-  es.url = srv.url("/v1/rerank");
-  es.api = find_api("rerank");
-  es.stream = false;
-  const std::string body = R"({"model":"m","query":"q","documents":["a","b"]})";
-  auto rs = run(es, {body});
-  ASSERT_EQ(rs.size(), 1u);
-  EXPECT_TRUE(rs[0].ok()) << rs[0].error;
-  EXPECT_EQ(rs[0].prompt_tokens, 46);
-  EXPECT_EQ(rs[0].completion_tokens, record::kNone);
-  EXPECT_NE(rs[0].done_ns, record::kNone);
-  EXPECT_NE(srv.requests().at(0).find(body), std::string::npos);
-  testing::CannedServer empty([&](const std::string&) {
-    return testing::CannedServer::http(200, "application/json", R"({"usage":{"total_tokens":4}})");
-  });
-  es.url = empty.url("/v1/rerank");
-  rs = run(es, {body});
-  ASSERT_EQ(rs.size(), 1u);
-  EXPECT_FALSE(rs[0].ok());
-  EXPECT_NE(rs[0].error.find("without a \"results\" list"), std::string::npos) << rs[0].error;
+TEST_P(EngineOn, ForeignServersSpeakEachApiAsItsEngineDoes) {
+  std::set<std::string> covered;
+  for (const ForeignCase& fc : foreign_cases()) {
+    SCOPED_TRACE(fc.name);
+    covered.insert(fc.api);
+    testing::CannedServer srv([&](const std::string&) { return fc.response; });
+    EngineSettings es = settings();
+    es.url = srv.url(fc.path);
+    es.api = find_api(fc.api);
+    ASSERT_NE(es.api, nullptr) << fc.api;
+    es.stream = fc.stream;
+    es.api_key = fc.api_key;
+    es.keep_text = true;
+    const auto rs = run(es, {fc.body});
+    ASSERT_EQ(rs.size(), 1u);
+    const RequestRecord& r = rs[0];
+    const std::string head = srv.requests().at(0);
+    EXPECT_NE(head.find(fc.body), std::string::npos) << head;  // the body as given
+    for (const auto& h : fc.sent_headers) EXPECT_NE(head.find(h), std::string::npos) << head;
+    for (const auto& h : fc.unsent_headers) EXPECT_EQ(head.find(h), std::string::npos) << head;
+    if (!fc.ok) {
+      EXPECT_FALSE(r.ok());
+      if (fc.outcome) {
+        EXPECT_EQ(r.outcome, *fc.outcome) << r.error;
+      }
+      EXPECT_NE(r.error.find(fc.error), std::string::npos) << r.error;
+      continue;
+    }
+    EXPECT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.request_id, fc.request_id);
+    EXPECT_EQ(r.prompt_tokens, fc.prompt_tokens);
+    EXPECT_EQ(r.completion_tokens, fc.completion_tokens);
+    EXPECT_EQ(r.cached_tokens, fc.cached_tokens);
+    EXPECT_EQ(r.finish_reason, fc.finish_reason);
+    EXPECT_EQ(r.output_text, fc.output_text);
+    if (fc.text_chunks >= 0) {
+      EXPECT_EQ(std::count_if(r.chunks.begin(), r.chunks.end(),
+                              [](const auto& ch) { return ch.has_text(); }),
+                fc.text_chunks);
+    }
+    EXPECT_NE(r.done_ns, record::kNone);
+    if (fc.stream) {
+      EXPECT_NE(r.first_token_ns, record::kNone);
+    }
+    if (fc.also) fc.also(r);
+  }
+  for (const ApiAdapter* a : all_apis())
+    EXPECT_TRUE(covered.count(std::string(a->name())))
+        << a->name() << ": add its foreign server's answers to foreign_cases()";
 }
 
 }  // namespace
