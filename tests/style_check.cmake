@@ -6,7 +6,8 @@
 #   fresh_test_dir(), so parallel tests never share a path (a line that must look at the system's
 #   temporary folder itself says why with "// style: tool scratch");
 # - no test reads outside the repository (a user's clone has no ../shared): a test makes its data
-#   or ships it (the real GSM8K split is read only where $TOKBENCH_GSM8K names it);
+#   or ships it (tests/data/gsm8k: a sample of the real GSM8K split, with its license; the whole
+#   split is read only where $TOKBENCH_GSM8K names it);
 # - no test file over 800 lines: split it along the seam it tests (support/ holds what the parts
 #   share);
 # - a report, printed, not judged: src/ files over 600 lines and functions over 100 (a definition

@@ -4,7 +4,8 @@
 // the answer's worked steps with <<calculator>> annotations, then "#### N" — and the reference
 // forms the answer rules must read: plain integers, thousands separators, negative numbers and
 // decimals. 1,319 lines by default, as many as the real split, so counts read the same.
-// The real split is still checked where it is given: $TOKBENCH_GSM8K (gsm8k_split_path()).
+// The real split's own text is read from the sample shipped under tests/data/gsm8k (its first 64
+// lines, with its license), or all of it where $TOKBENCH_GSM8K names the file (gsm8k_split()).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -48,12 +49,18 @@ inline std::filesystem::path write_gsm8k_fixture(const std::filesystem::path& pa
   return path;
 }
 
-/// The real GSM8K test split (test.jsonl of openai/grade-school-math), where $TOKBENCH_GSM8K
-/// names it; nullopt otherwise (the test that needs it says it is skipped, and why).
-inline std::optional<std::filesystem::path> gsm8k_split_path() {
+/// Lines of GSM8K's real test split (test.jsonl of openai/grade-school-math, MIT) and how many.
+struct Gsm8kSplit {
+  std::filesystem::path path;
+  int lines = 0;
+};
+
+/// The whole split where $TOKBENCH_GSM8K names it (1,319 lines), else the sample the repository
+/// ships (tests/data/gsm8k/test_sample.jsonl: its first 64 lines, unchanged).
+inline Gsm8kSplit gsm8k_split() {
   const char* p = std::getenv("TOKBENCH_GSM8K");
-  if (!p || !*p || !std::filesystem::exists(p)) return std::nullopt;
-  return std::filesystem::path(p);
+  if (p && *p && std::filesystem::exists(p)) return {std::filesystem::path(p), 1319};
+  return {std::filesystem::path(TOKBENCH_SOURCE_DIR) / "tests/data/gsm8k/test_sample.jsonl", 64};
 }
 
 }  // namespace tokbench::testing
