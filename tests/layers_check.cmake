@@ -163,13 +163,11 @@ forbid("compare" "${flow};probe;client;net" "compare reads run folders; it runs 
 if(broken)
   math(EXPR failures "${failures} + 1")
 endif()
-# No module reaches more than 8 others besides common/ and core/, but these, each held to what it
-# reaches today (a ceiling that may fall, never rise): point/ is where the parts meet (the client,
-# the load, the probes, the simulator, the pages); series/ and runner/ reach the settings' nouns
-# (dataset/ and load/ through settings/) beside the point runner.
+# No module reaches more than 8 others besides common/ and core/, but point/, held to what it
+# reaches today (a ceiling that may fall, never rise): it is where the parts meet (the client, the
+# load, the probes, the simulator, the pages). series/ and runner/ are within 8 since the settings'
+# nouns from dataset/ and load/ (the --dataset spec, the arrival process) moved down to core/.
 set(ceiling_point 16)
-set(ceiling_series 9)
-set(ceiling_runner 10)
 foreach(m IN LISTS modules)
   set(others ${reach_${m}})
   list(REMOVE_ITEM others ${m} common core)

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <limits>
 
+#include "dataset/spec.hpp"
+#include "load/source.hpp"
 #include "plan/plan.hpp"
 
 namespace tokbench::runner {

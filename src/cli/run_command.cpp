@@ -245,8 +245,7 @@ void add_load(CLI::App* run, runner::LoadSettings& c) {
          "open-loop arrivals, req/s (inf = all at once); 0 = as fast as concurrency allows; a list "
          "is a sweep")
       ->default_str("0");
-  add_choice(run, "--arrivals", c.arrivals, load::ArrivalShape::kKinds,
-             "the open loop's arrival process");
+  add_choice(run, "--arrivals", c.arrivals, core::kArrivalKinds, "the open loop's arrival process");
   run->add_option("--burstiness", c.burstiness,
                   "gamma arrivals' shape (vLLM's): 1 = Poisson, < 1 burstier, > 1 steadier")
       ->capture_default_str();

@@ -1,7 +1,8 @@
 #pragma once
 // core/run_control: small nouns every layer of a run names — how requests reach the server (the
-// --transport choice, TLS) and the stop levels Ctrl-C raises — kept here so the settings, the plan
-// and the series name them without including the client or net/ that act on them.
+// --transport choice, TLS), an open loop's arrival process (--arrivals) and the stop levels Ctrl-C
+// raises — kept here so the settings, the plan and the series name them without including the
+// client, net/ or load/ that act on them.
 #include <string>
 
 #include "common/choice.hpp"
@@ -21,6 +22,12 @@ struct TlsSettings {
   std::string cert, key;  ///< client certificate and key, PEM ("" = none)
   bool insecure = false;  ///< skip peer and host verification
 };
+
+/// An open loop's arrival process (load/source's ArrivalShape, docs/METRICS.md "Load shapes").
+enum class ArrivalKind { Poisson, Gamma, Constant };
+inline constexpr Choices<ArrivalKind, 3> kArrivalKinds{{{{ArrivalKind::Poisson, "poisson"},
+                                                         {ArrivalKind::Gamma, "gamma"},
+                                                         {ArrivalKind::Constant, "constant"}}}};
 
 /// Stop levels, written by a signal handler and read by the workers.
 enum StopLevel : int { kRunning = 0, kDrain = 1, kCancelNow = 2 };

@@ -16,6 +16,7 @@
 
 #include "common/choice.hpp"
 #include "core/request.hpp"
+#include "core/run_control.hpp"
 #include "record/record.hpp"
 
 namespace tokbench::load {
@@ -70,9 +71,8 @@ std::unique_ptr<Arrivals> poisson(double rate_rps, uint64_t seed);
 
 /// An open-loop arrival process (docs/METRICS.md, "Load shapes").
 struct ArrivalShape {
-  enum class Kind { Poisson, Gamma, Constant };
-  static constexpr Choices<Kind, 3> kKinds{
-      {{{Kind::Poisson, "poisson"}, {Kind::Gamma, "gamma"}, {Kind::Constant, "constant"}}}};
+  using Kind = core::ArrivalKind;  // a noun of the settings too: core/run_control.hpp
+  static constexpr const Choices<Kind, 3>& kKinds = core::kArrivalKinds;
   double rate_rps = 0;  ///< the target rate; +inf = every request due at the phase start
   Kind kind = Kind::Poisson;
   /// Gamma only: the shape k of the gaps (vLLM's --burstiness): 1 is Poisson, < 1 burstier,

@@ -41,7 +41,7 @@ LoadShape load_shape(const RunConfig& c) {
   } else if (c.pressure) {
     l.shape =
         Pressure{closed, c.request_rate > 0 && !std::isinf(c.request_rate) ? c.request_rate : 0};
-  } else if (c.dataset.is(dataset::Source::Trace)) {
+  } else if (c.dataset.is(core::DatasetSource::Trace)) {
     l.shape = TraceReplay{c.trace_speed, open, given};
   } else if (c.sessions()) {
     l.shape = Sessions{closed, c.turns, c.think_time_ms};
@@ -79,18 +79,18 @@ double LoadShape::paced_rate() const {
 }
 
 std::string LoadShape::arrivals() const {
-  return std::visit(Overloaded{[](const ClosedLoop&) { return std::string("closed"); },
-                               [](const OpenLoop& s) {
-                                 return std::string(
-                                     s.all_at_once()
-                                         ? "all-at-once"
-                                         : std::string(load::ArrivalShape::kKinds.name(s.process)));
-                               },
-                               [](const Pressure&) { return std::string("pressure"); },
-                               [](const TraceReplay&) { return std::string("trace"); },
-                               [](const Sessions&) { return std::string("sessions"); },
-                               [](const Adaptive&) { return std::string("adaptive"); }},
-                    shape);
+  return std::visit(
+      Overloaded{[](const ClosedLoop&) { return std::string("closed"); },
+                 [](const OpenLoop& s) {
+                   return std::string(s.all_at_once()
+                                          ? "all-at-once"
+                                          : std::string(core::kArrivalKinds.name(s.process)));
+                 },
+                 [](const Pressure&) { return std::string("pressure"); },
+                 [](const TraceReplay&) { return std::string("trace"); },
+                 [](const Sessions&) { return std::string("sessions"); },
+                 [](const Adaptive&) { return std::string("adaptive"); }},
+      shape);
 }
 
 std::string LoadShape::text(bool warms_connections) const {
@@ -101,8 +101,8 @@ std::string LoadShape::text(bool warms_connections) const {
                        s.all_at_once()
                            ? std::string("rate inf (all due at once)")
                            : fmt::format("rate {} req/s ({}{})", s.rate_rps,
-                                         load::ArrivalShape::kKinds.name(s.process),
-                                         s.process == load::ArrivalShape::Kind::Gamma
+                                         core::kArrivalKinds.name(s.process),
+                                         s.process == core::ArrivalKind::Gamma
                                              ? fmt::format(", burstiness {}", s.burstiness)
                                              : "");
                    return fmt::format("{}  {}", rate, in_flight_text(s.max_in_flight, s.capped));

@@ -9,7 +9,7 @@
 #include <string>
 #include <variant>
 
-#include "load/source.hpp"
+#include "core/run_control.hpp"
 #include "settings/run_config.hpp"
 
 namespace tokbench::runner {
@@ -25,7 +25,7 @@ struct ClosedLoop {
 /// Requests due on a schedule (--request-rate), at most `max_in_flight` at once.
 struct OpenLoop {
   double rate_rps = 0;  ///< infinity: every request due at the phase start
-  load::ArrivalShape::Kind process = load::ArrivalShape::Kind::Poisson;
+  core::ArrivalKind process = core::ArrivalKind::Poisson;
   double burstiness = 1;  ///< gamma's shape
   int max_in_flight = 1;
   bool capped = true;  ///< --concurrency was given (else max_in_flight is kOpenLoopCeiling)

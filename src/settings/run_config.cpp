@@ -291,8 +291,8 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
                   "inf = all at once)",
                   request_rate));
   const bool open_loop = request_rate > 0 || !request_rate_sweep.empty();
-  using Arrivals = load::ArrivalShape::Kind;
-  const auto arrivals_name = load::ArrivalShape::kKinds.name(arrivals);
+  using Arrivals = core::ArrivalKind;
+  const auto arrivals_name = core::kArrivalKinds.name(arrivals);
   check(burstiness > 0,
         fmt::format(
             "--burstiness: bad value {} (expected > 0: 1 = Poisson, < 1 burstier, > 1 steadier)",
@@ -548,7 +548,7 @@ std::string RunConfig::to_json() const {
   w.end_array().key("num_prompts_sweep").begin_array();
   for (const int64_t n : num_prompts_sweep) w.value(n);
   w.end_array();
-  w.field("arrivals", load::ArrivalShape::kKinds.name(arrivals))
+  w.field("arrivals", core::kArrivalKinds.name(arrivals))
       .field("burstiness", burstiness)
       .field("duration_s", duration_s)
       .field("grace_s", grace_s);

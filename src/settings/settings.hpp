@@ -10,9 +10,8 @@
 #include <vector>
 
 #include "common/choice.hpp"
+#include "core/dataset_spec.hpp"
 #include "core/run_control.hpp"
-#include "dataset/spec.hpp"
-#include "load/source.hpp"
 #include "metrics/metrics.hpp"
 
 namespace tokbench::runner {
@@ -106,7 +105,7 @@ struct LoadSettings {
   std::vector<double> request_rate_sweep;  ///< --request-rate 1,2,4
   std::vector<int64_t>
       num_prompts_sweep;  ///< zipped with the other list (EvalScope's --parallel/--number)
-  load::ArrivalShape::Kind arrivals = load::ArrivalShape::Kind::Poisson;  ///< open loop's process
+  core::ArrivalKind arrivals = core::ArrivalKind::Poisson;  ///< open loop's process
   double burstiness =
       1;  ///< gamma shape (vLLM's --burstiness): 1 = Poisson, < 1 burstier, > 1 steadier
   double duration_s = 0;  ///< run this long instead of a count (the dataset cycles); 0 = by count
@@ -133,8 +132,8 @@ struct LoadSettings {
 
 /// Workload: what the requests ask — prompts, lengths, conversations, images, traces, adapters.
 struct WorkloadSettings {
-  dataset::Spec dataset;  ///< builtin | synthetic | qa:PATH | gsm8k:PATH | lines:PATH |
-                          ///< sharegpt:PATH | trace:PATH
+  core::DatasetSpec dataset;  ///< builtin | synthetic | qa:PATH | gsm8k:PATH | lines:PATH |
+                              ///< sharegpt:PATH | trace:PATH
   std::string tokenizer;  ///< model folder or tokenizer.json: local token counts, synthetic prompts
   int64_t input_len = 0;  ///< synthetic: N tokens per prompt, as the server counts them
   int64_t output_len = 0;       ///< synthetic: max_tokens M (sent with ignore_eos)
