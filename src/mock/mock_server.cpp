@@ -275,6 +275,15 @@ struct MockServer::Impl {
     ~BatchSlot() { release(); }
   };
 
+  // The served model or one of its --lora-modules; any other name is vLLM's 404.
+  bool serves(const std::string& model) const {
+    return model == s.model_name ||
+           std::find(s.lora_modules.begin(), s.lora_modules.end(), model) != s.lora_modules.end();
+  }
+  static std::string unknown_model(const std::string& model) {
+    return error_body(fmt::format("The model `{}` does not exist.", model), "NotFoundError", 404);
+  }
+
   // A one-shot API (embeddings, rerank): one answer after the prefill time (--ttft-ms, jitter
   // included); counted in /metrics as a finished request with its prompt tokens, and traced as a
   // body ('B') so its latency has a truth as a generation's has.
@@ -290,11 +299,8 @@ struct MockServer::Impl {
       co_return;
     }
     if (parsed->model.empty()) parsed->model = s.model_name;  // vLLM serves its one model
-    if (parsed->model != s.model_name && std::find(s.lora_modules.begin(), s.lora_modules.end(),
-                                                   parsed->model) == s.lora_modules.end()) {
-      co_await send_json(sock, v, keep, http::status::not_found,
-                         error_body(fmt::format("The model `{}` does not exist.", parsed->model),
-                                    "NotFoundError", 404));
+    if (!serves(parsed->model)) {
+      co_await send_json(sock, v, keep, http::status::not_found, unknown_model(parsed->model));
       co_return;
     }
     int64_t tokens = parsed->token_id_tokens;
@@ -343,11 +349,8 @@ struct MockServer::Impl {
     parsed->prompt_tokens +=
         parsed->images * s.image_tokens;  // what the vision encoder adds per image
     const CompletionRequest& cr = *parsed;
-    if (cr.model != s.model_name &&
-        std::find(s.lora_modules.begin(), s.lora_modules.end(), cr.model) == s.lora_modules.end()) {
-      co_await send_json(sock, v, keep, http::status::not_found,
-                         error_body(fmt::format("The model `{}` does not exist.", cr.model),
-                                    "NotFoundError", 404));
+    if (!serves(cr.model)) {
+      co_await send_json(sock, v, keep, http::status::not_found, unknown_model(cr.model));
       co_return true;
     }
     const uint64_t n = seq.fetch_add(1) + 1;  // 1-based, so "every N-th" reads naturally
