@@ -52,25 +52,25 @@ TEST(Cluster, WhatSeveralRanksCannotDoIsNamed) {
     for (const auto& x : v) s += x + "\n";
     return s;
   };
-  EXPECT_NE(joined(cluster_problems(c, 3)).find("pass --url"), std::string::npos);
-  c.url = "http://127.0.0.1:8000/v1/chat/completions";
-  c.concurrency = 2;
-  EXPECT_NE(joined(cluster_problems(c, 3)).find("--concurrency 2 is split across the ranks"),
+  EXPECT_NE(joined(c.multi_host_problems(3)).find("pass --url"), std::string::npos);
+  c.target.url = "http://127.0.0.1:8000/v1/chat/completions";
+  c.load.concurrency = 2;
+  EXPECT_NE(joined(c.multi_host_problems(3)).find("--concurrency 2 is split across the ranks"),
             std::string::npos);
-  c.concurrency = 3;
-  EXPECT_TRUE(cluster_problems(c, 3).empty());
-  c.concurrency_sweep = {4, 8};  // sweeps, searches and repeats compose with several ranks
-  EXPECT_TRUE(cluster_problems(c, 3).empty());
-  c.concurrency_sweep = {2, 8};
-  EXPECT_NE(joined(cluster_problems(c, 3)).find("--concurrency 2 is split across the ranks"),
+  c.load.concurrency = 3;
+  EXPECT_TRUE(c.multi_host_problems(3).empty());
+  c.load.concurrency_sweep = {4, 8};  // sweeps, searches and repeats compose with several ranks
+  EXPECT_TRUE(c.multi_host_problems(3).empty());
+  c.load.concurrency_sweep = {2, 8};
+  EXPECT_NE(joined(c.multi_host_problems(3)).find("--concurrency 2 is split across the ranks"),
             std::string::npos);
-  c.concurrency_sweep.clear();
-  c.search = runner::SearchAxis::MaxConcurrency;
-  EXPECT_NE(joined(cluster_problems(c, 3)).find("--search-min 3"), std::string::npos);
-  c.search_min = 3;
-  EXPECT_TRUE(cluster_problems(c, 3).empty());
-  c.adaptive_window_s = 2;
-  EXPECT_NE(joined(cluster_problems(c, 3)).find("--adaptive-window-s is single-host"),
+  c.load.concurrency_sweep.clear();
+  c.experiment.search = runner::SearchAxis::MaxConcurrency;
+  EXPECT_NE(joined(c.multi_host_problems(3)).find("--search-min 3"), std::string::npos);
+  c.experiment.search_min = 3;
+  EXPECT_TRUE(c.multi_host_problems(3).empty());
+  c.experiment.adaptive_window_s = 2;
+  EXPECT_NE(joined(c.multi_host_problems(3)).find("--adaptive-window-s is single-host"),
             std::string::npos);
 }
 

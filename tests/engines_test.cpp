@@ -10,12 +10,12 @@
 #include <set>
 #include <string>
 
-#include "client/server_tokenizer.hpp"
 #include "net/http_get.hpp"
 #include "probe/cache_reset.hpp"
 #include "probe/prometheus.hpp"
 #include "probe/server_metrics.hpp"
 #include "support/engine_like.hpp"
+#include "workload/server_tokenizer.hpp"
 
 namespace tokbench {
 namespace {
@@ -23,7 +23,7 @@ namespace {
 using testing::EngineKind;
 using testing::EngineLike;
 
-client::ServerTokenizer tokenizer_of(const EngineLike& srv) {
+runner::ServerTokenizer tokenizer_of(const EngineLike& srv) {
   return {net::root_url_for(srv.url()), "tiny.gguf", {}, "", {}};
 }
 
@@ -59,14 +59,14 @@ TEST(Engines, EachIsNamedOnceAndItsMetricsDialectIsItsOwn) {
 
 TEST(EngineTokenize, LlamacppsIsLearntFromItsAnswersAndCountsLikeItsServer) {
   EngineLike srv(EngineKind::Llamacpp);
-  client::ServerTokenizer st = tokenizer_of(srv);
-  ASSERT_TRUE(client::has_tokenize(st));  // vLLM's body gets {"tokens": []}: not taken for it
+  runner::ServerTokenizer st = tokenizer_of(srv);
+  ASSERT_TRUE(runner::has_tokenize(st));  // vLLM's body gets {"tokens": []}: not taken for it
   EXPECT_EQ(st.dialect, core::TokenizeDialect::Llamacpp);
   // A chat's count is its template's: 3 words + 8 (/v1/chat/completions/input_tokens); a
   // completion's prompt gets its BOS.
-  EXPECT_EQ(client::server_count(st, "one two three", true), 11);
-  EXPECT_EQ(client::server_count(st, "one two three", false), 4);
-  const auto codec = client::server_codec(st);
+  EXPECT_EQ(runner::server_count(st, "one two three", true), 11);
+  EXPECT_EQ(runner::server_count(st, "one two three", false), 4);
+  const auto codec = runner::server_codec(st);
   const auto ids = codec->encode("alpha beta gamma");
   ASSERT_EQ(ids.size(), 3u);
   EXPECT_EQ(codec->decode(ids), "alpha beta gamma");  // /detokenize's "content"
@@ -76,12 +76,12 @@ TEST(EngineTokenize, LlamacppsIsLearntFromItsAnswersAndCountsLikeItsServer) {
 
 TEST(EngineTokenize, ANamedEngineWithoutOneIsNotAskedAndTgisIsNotTakenForVllms) {
   EngineLike tgi(EngineKind::Tgi);
-  client::ServerTokenizer st = tokenizer_of(tgi);
-  EXPECT_FALSE(client::has_tokenize(st));  // its /tokenize answers pieces, or 422 without inputs
+  runner::ServerTokenizer st = tokenizer_of(tgi);
+  EXPECT_FALSE(runner::has_tokenize(st));  // its /tokenize answers pieces, or 422 without inputs
   EXPECT_EQ(st.dialect, core::TokenizeDialect::None);
   const int asked = tgi.connections();
   st.named = true;  // --engine tgi: no tokenize dialect, so nothing is asked
-  EXPECT_FALSE(client::has_tokenize(st));
+  EXPECT_FALSE(runner::has_tokenize(st));
   EXPECT_EQ(tgi.connections(), asked);
 }
 

@@ -51,13 +51,14 @@ using ExecuteTest = testing::RunTest;
 TEST_F(ExecuteTest, SeveralChoicesPerRequestAreTimedPerChoice) {
   const fs::path trace = dir_ / "trace.jsonl";
   Sim sim({"--ttft-ms", "5", "--tpot-ms", "10", "--trace", trace.string()});
-  RunConfig c;
-  c.url = sim.url();
-  c.concurrency = 2;
-  c.num_prompts = 12;
-  c.max_tokens = 8;
-  c.ignore_eos = true;
-  c.extra_body = R"({"n":2})";
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .concurrency(2)
+               .prompts(12)
+               .max_tokens(8)
+               .ignore_eos()
+               .with([&](auto& x) { x.request.extra_body = R"({"n":2})"; })
+               .build();
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(out));
   const double sent = testing::sim_tpot_ms(trace, 8, 12);  // what the simulator did: ~10 ms
@@ -84,7 +85,7 @@ TEST_F(ExecuteTest, SeveralChoicesPerRequestAreTimedPerChoice) {
     EXPECT_EQ(per_choice[0], 8);  // the choice index survives the details file
     EXPECT_EQ(per_choice[1], 8);
   }
-  c.extra_body.clear();  // the same run with n = 1: one sample per request
+  c.request.extra_body.clear();  // the same run with n = 1: one sample per request
   const RunOutcome one = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(one));
   EXPECT_EQ(one.metrics.row("TPOT")->stats->n, 12);
@@ -98,12 +99,13 @@ TEST_F(ExecuteTest, AnthropicMessagesAreTimedAgainstTheTruth) {
   const fs::path trace = dir_ / "trace.jsonl";
   Sim sim({"--ttft-ms", "20", "--tpot-ms", "10", "--enable-prefix-caching", "--block-size", "4",
            "--trace", trace.string()});
-  RunConfig c;
-  c.url = sim.url("/v1/messages");
-  c.concurrency = 2;
-  c.num_prompts = 12;
-  c.max_tokens = 8;
-  c.ignore_eos = true;
+  auto c = testing::RunSettings()
+               .url(sim.url("/v1/messages"))
+               .concurrency(2)
+               .prompts(12)
+               .max_tokens(8)
+               .ignore_eos()
+               .build();
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(out));
   const auto& m = out.metrics;
@@ -131,8 +133,8 @@ TEST_F(ExecuteTest, AnthropicMessagesAreTimedAgainstTheTruth) {
       0);  // cache_read_input_tokens arrive as cached tokens (the builtin prompts share a template)
   // Conversations over the Messages API: each turn carries the earlier ones and their real
   // answers (taken from text_delta events), so the cached share grows by turn.
-  c.turns = 3;
-  c.num_prompts = 4;
+  c.workload.turns = 3;
+  c.load.num_prompts = 4;
   const RunOutcome sessions = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(sessions));
   const auto& turns = sessions.metrics.turns;
@@ -142,9 +144,9 @@ TEST_F(ExecuteTest, AnthropicMessagesAreTimedAgainstTheTruth) {
   EXPECT_GT(*turns[2].input_tokens,
             *turns[1].input_tokens + 8);  // the second exchange, answer included, is resent
   EXPECT_GT(*turns[2].cached_tokens, *turns[1].cached_tokens);
-  c.turns = 0;
-  c.num_prompts = 12;
-  c.stream = false;
+  c.workload.turns = 0;
+  c.load.num_prompts = 12;
+  c.request.stream = false;
   const RunOutcome body = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(body));
   EXPECT_DOUBLE_EQ(body.metrics.row("OutputTokens")->stats->mean, 8);
@@ -157,14 +159,15 @@ TEST_F(ExecuteTest, AnthropicMessagesAreTimedAgainstTheTruth) {
 TEST_F(ExecuteTest, ResponsesAccuracyAgainstTheSimulatorsTruth) {
   const fs::path trace = dir_ / "sim_trace.jsonl";
   Sim sim({"--ttft-ms", "50", "--tpot-ms", "10", "--trace", trace.string()});
-  RunConfig c;
-  c.url = sim.url("/v1/responses");
-  c.concurrency = 4;
-  c.num_prompts = 40;
-  c.max_tokens = 24;
-  c.ignore_eos = true;
-  c.warmup = 4;  // the connections are open before the measured requests: TTFT is about timing, not
-                 // handshakes
+  auto c = testing::RunSettings()
+               .url(sim.url("/v1/responses"))
+               .concurrency(4)
+               .prompts(40)
+               .max_tokens(24)
+               .ignore_eos()
+               .build();
+  c.load.warmup = 4;  // the connections are open before the measured requests: TTFT is about
+                      // timing, not handshakes
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(out));
   const auto truth =
@@ -191,8 +194,8 @@ TEST_F(ExecuteTest, ResponsesAccuracyAgainstTheSimulatorsTruth) {
   EXPECT_NEAR(m.row("TPOT")->stats->mean, tpot / n, 0.01 * tpot / n);
   EXPECT_NEAR(m.row("TPOT")->stats->mean, 10.0, 0.1);
   EXPECT_DOUBLE_EQ(m.row("OutputTokens")->stats->mean, 24);
-  c.stream = false;
-  c.num_prompts = 8;
+  c.request.stream = false;
+  c.load.num_prompts = 8;
   const RunOutcome body = run(c);
   EXPECT_DOUBLE_EQ(body.metrics.row("OutputTokens")->stats->mean, 24);
   for (const auto& r : records(body)) EXPECT_EQ(r.finish_reason, "max_output_tokens");
@@ -205,12 +208,13 @@ TEST_F(ExecuteTest, SglangGenerateIsTimedExactlyPerChunk) {
   const fs::path trace = dir_ / "trace.jsonl";
   Sim sim(
       {"--ttft-ms", "20", "--tpot-ms", "10", "--tokens-per-chunk", "2", "--trace", trace.string()});
-  RunConfig c;
-  c.url = sim.url("/generate");
-  c.concurrency = 2;
-  c.num_prompts = 12;
-  c.max_tokens = 9;
-  c.ignore_eos = true;
+  auto c = testing::RunSettings()
+               .url(sim.url("/generate"))
+               .concurrency(2)
+               .prompts(12)
+               .max_tokens(9)
+               .ignore_eos()
+               .build();
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(out));
   const auto& m = out.metrics;
@@ -229,8 +233,8 @@ TEST_F(ExecuteTest, SglangGenerateIsTimedExactlyPerChunk) {
   // --compat sglang: bench_serving's native payload (ignore_eos and temperature 0 in
   // sampling_params) and its definitions, which split each chunk gap over its new tokens on
   // /generate: ITL is per token there, where on OpenAI endpoints it is per chunk (20 ms here).
-  c.ignore_eos = false;
-  c.compat = metrics::Definitions::Sglang;
+  c.request.ignore_eos = false;
+  c.request.compat = metrics::Definitions::Sglang;
   const RunOutcome native = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(native));
   ASSERT_TRUE(native.metrics.row("ITL") && native.metrics.row("ITL")->stats);
@@ -244,13 +248,14 @@ TEST_F(ExecuteTest, SglangGenerateIsTimedExactlyPerChunk) {
 TEST_F(ExecuteTest, ToolCallAnswersAreTimedLikeText) {
   const fs::path trace = dir_ / "trace.jsonl";
   Sim sim({"--ttft-ms", "20", "--tpot-ms", "10", "--trace", trace.string()});
-  RunConfig c;
-  c.url = sim.url();
-  c.concurrency = 2;
-  c.num_prompts = 12;
-  c.max_tokens = 6;
-  c.ignore_eos = true;
-  c.extra_body =
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .concurrency(2)
+               .prompts(12)
+               .max_tokens(6)
+               .ignore_eos()
+               .build();
+  c.request.extra_body =
       R"({"tools":[{"type":"function","function":{"name":"get_weather"}}],"tool_choice":"required"})";
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(out));
@@ -276,10 +281,7 @@ TEST_F(ExecuteTest, ToolCallAnswersAreTimedLikeText) {
 // throughput, nothing generated reads n/a (never 0), and `report` knows it from the folder.
 TEST_F(ExecuteTest, EmbeddingsRunReportsLatencyAndInputs) {
   Sim sim({"--ttft-ms", "15"});
-  RunConfig c;
-  c.url = sim.url("/v1/embeddings");
-  c.concurrency = 4;
-  c.num_prompts = 24;
+  auto c = testing::RunSettings().url(sim.url("/v1/embeddings")).concurrency(4).prompts(24).build();
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(out));
   const auto& m = out.metrics;
@@ -321,12 +323,15 @@ TEST_F(ExecuteTest, TraceReplayAccuracyAtItsTimestampsWithSharedPrefixes) {
           << ", " << family * 100 + 2 << ", " << 10000 + i * 10 << ", " << 10001 + i * 10 << "]}\n";
     }
   }
-  RunConfig c;
-  c.url = sim.url("/v1/completions");
-  c.dataset = {dataset::Source::Trace, data.string()};
-  c.tokenizer = tok.string();
-  c.trace_block_size = 16;
-  c.concurrency = 64;
+  auto c = testing::RunSettings()
+               .url(sim.url("/v1/completions"))
+               .concurrency(64)
+               .with([&](auto& x) {
+                 x.workload.dataset = {dataset::Source::Trace, data.string()};
+                 x.workload.tokenizer = tok.string();
+                 x.workload.trace_block_size = 16;
+               })
+               .build();
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(out));
   const auto& m = out.metrics;
@@ -365,7 +370,7 @@ TEST_F(ExecuteTest, TraceReplayAccuracyAtItsTimestampsWithSharedPrefixes) {
   const auto folder = runfolder::load_run_folder(out.run_dir);
   EXPECT_EQ(folder.manifest.load.arrivals, "trace");
   EXPECT_NEAR(folder.manifest.facts.implied_cache_hit, implied, 1e-9);
-  c.request_rate = 5;  // a trace is its own schedule
+  c.load.request_rate = 5;  // a trace is its own schedule
   EXPECT_THROW((void)run(c), std::invalid_argument);
 }
 
@@ -386,13 +391,16 @@ TEST_F(ExecuteTest, SessionTurnCarriesTheRealPreviousAnswer) {
   });
   const fs::path data = dir_ / "questions.txt";
   std::ofstream(data) << "first question\nsecond question\n";
-  RunConfig c;
-  c.url = server.url("/v1/chat/completions");
-  c.dataset = {dataset::Source::Lines, data.string()};
-  c.turns = 2;
-  c.concurrency = 1;
-  c.warm_connections = Toggle::Off;
-  c.server_metrics = "off";
+  auto c = testing::RunSettings()
+               .url(server.url("/v1/chat/completions"))
+               .turns(2)
+               .concurrency(1)
+               .with([&](auto& x) {
+                 x.workload.dataset = {dataset::Source::Lines, data.string()};
+                 x.load.warm_connections = Toggle::Off;
+                 x.observe.server_metrics = "off";
+               })
+               .build();
   const RunOutcome out = run(c);
   std::vector<std::string> bodies;
   for (const auto& req : server.requests())
@@ -434,13 +442,16 @@ TEST_F(ExecuteTest, LaterTurnsReportCachedTokens) {
       out << "Question number " << i << " about a topic that is different every time " << i * 7919
           << "\n";
   }
-  RunConfig c;
-  c.url = sim.url();
-  c.dataset = {dataset::Source::Lines, data.string()};
-  c.turns = 3;
-  c.concurrency = 2;
-  c.max_tokens = 24;
-  c.ignore_eos = true;
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .turns(3)
+               .concurrency(2)
+               .max_tokens(24)
+               .ignore_eos()
+               .with([&](auto& x) {
+                 x.workload.dataset = {dataset::Source::Lines, data.string()};
+               })
+               .build();
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(out));
   const auto& turns = out.metrics.turns;
@@ -473,13 +484,16 @@ TEST_F(ExecuteTest, ShareGptMultiTurnConversationsAreSessions) {
          R"({"from":"human","value":"Tell me a joke"},{"from":"gpt","value":"Why did the chicken cross the road?"},)"
          R"({"from":"human","value":"Another"},{"from":"gpt","value":"No more jokes"}]},)"
          R"({"conversations":[{"from":"human","value":"One question"},{"from":"gpt","value":"One answer here"}]}])";
-  RunConfig c;
-  c.url = sim.url();
-  c.dataset = {dataset::Source::Sharegpt, data.string()};
-  c.tokenizer = tok.string();
-  c.multi_turn = true;
-  c.ignore_eos = true;
-  c.concurrency = 2;
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .ignore_eos()
+               .concurrency(2)
+               .with([&](auto& x) {
+                 x.workload.dataset = {dataset::Source::Sharegpt, data.string()};
+                 x.workload.tokenizer = tok.string();
+                 x.workload.multi_turn = true;
+               })
+               .build();
   const RunOutcome out = run(c);
   const auto qwen = tokenizer::Tokenizer::load(tok.string());
   std::map<int64_t, int> turns;
@@ -500,13 +514,10 @@ TEST_F(ExecuteTest, ShareGptMultiTurnConversationsAreSessions) {
 // dataset line's own image file goes too.
 TEST_F(ExecuteTest, ImagesAreSentAndTheirTokensCounted) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "1", "--image-tokens", "50"});
-  RunConfig c;
-  c.url = sim.url();
-  c.num_prompts = 12;
-  c.max_tokens = 2;
+  auto c = testing::RunSettings().url(sim.url()).prompts(12).max_tokens(2).build();
   const RunOutcome plain = run(c);
-  c.image = "32x32";
-  c.images_per_request = 2;
+  c.workload.image = "32x32";
+  c.workload.images_per_request = 2;
   const RunOutcome with = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(with));
   std::map<int64_t, int64_t> text_tokens;
@@ -533,10 +544,10 @@ TEST_F(ExecuteTest, ImagesAreSentAndTheirTokensCounted) {
   std::ofstream(dir_ / "vision.jsonl")
       << R"({"question":"What colour?","images":[")" << png.string() << R"("]})"
       << "\n";
-  c.image.clear();
-  c.images_per_request = 1;
-  c.dataset = {dataset::Source::Qa, (dir_ / "vision.jsonl").string()};
-  c.num_prompts = 2;
+  c.workload.image.clear();
+  c.workload.images_per_request = 1;
+  c.workload.dataset = {dataset::Source::Qa, (dir_ / "vision.jsonl").string()};
+  c.load.num_prompts = 2;
   const RunOutcome file = run(c);
   for (const auto& r : records(file)) {
     ASSERT_TRUE(r.ok()) << r.error;
@@ -551,12 +562,15 @@ TEST_F(ExecuteTest, LoraNamesArePickedPerRequestAndChecked) {
   const fs::path trace = dir_ / "sim_trace.jsonl";
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "2", "--lora-modules", "sql-lora,chat-lora", "--trace",
            trace.string()});
-  RunConfig c;
-  c.url = sim.url();
-  c.concurrency = 4;
-  c.num_prompts = 40;
-  c.max_tokens = 4;
-  c.lora = {"sql-lora", "chat-lora"};
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .concurrency(4)
+               .prompts(40)
+               .max_tokens(4)
+               .with([&](auto& x) {
+                 x.workload.lora = {"sql-lora", "chat-lora"};
+               })
+               .build();
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(out));
   std::map<std::string, int> per_model, served;
@@ -580,7 +594,7 @@ TEST_F(ExecuteTest, LoraNamesArePickedPerRequestAndChecked) {
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
   EXPECT_EQ(a, b);
-  c.lora = {"sql-lora", "missing-lora"};
+  c.workload.lora = {"sql-lora", "missing-lora"};
   try {
     (void)run(c);
     FAIL() << "an adapter the server does not serve was accepted";
@@ -604,11 +618,14 @@ TEST_F(ExecuteTest, ChatMessagesDatasetIsSentAsWritten) {
           << i << R"("}])" << (i % 2 ? R"(,"model":"sql-lora")" : "") << "}\n";
     }
   }
-  RunConfig c;
-  c.url = sim.url();
-  c.dataset = {dataset::Source::Qa, data.string()};
-  c.concurrency = 2;
-  c.max_tokens = 4;
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .concurrency(2)
+               .max_tokens(4)
+               .with([&](auto& x) {
+                 x.workload.dataset = {dataset::Source::Qa, data.string()};
+               })
+               .build();
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(out));
   const std::string audit = testing::slurp(out.run_dir / "configs" / "request_audit.txt");
@@ -625,7 +642,7 @@ TEST_F(ExecuteTest, ChatMessagesDatasetIsSentAsWritten) {
   }
   EXPECT_EQ(ok, 12);
   EXPECT_EQ(lora, 6);
-  c.url = sim.url("/v1/completions");
+  c.target.url = sim.url("/v1/completions");
   EXPECT_THROW((void)run(c), std::invalid_argument);
 }
 
@@ -643,10 +660,13 @@ TEST_F(ExecuteTest, RerankDatasetSendsEachLinesDocuments) {
       out << "]}\n";
     }
   }
-  RunConfig c;
-  c.url = sim.url("/v1/rerank");
-  c.dataset = {dataset::Source::Qa, data.string()};
-  c.concurrency = 2;
+  auto c = testing::RunSettings()
+               .url(sim.url("/v1/rerank"))
+               .concurrency(2)
+               .with([&](auto& x) {
+                 x.workload.dataset = {dataset::Source::Qa, data.string()};
+               })
+               .build();
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(out));
   int64_t documents = 0;
@@ -659,7 +679,7 @@ TEST_F(ExecuteTest, RerankDatasetSendsEachLinesDocuments) {
   const std::string audit = testing::slurp(out.run_dir / "configs" / "request_audit.txt");
   EXPECT_NE(audit.find(R"("query":"which one 0?","documents":["doc 0"])"), std::string::npos)
       << audit;
-  c.url = sim.url("/v1/chat/completions");
+  c.target.url = sim.url("/v1/chat/completions");
   try {
     (void)run(c);
     FAIL() << "a ranking dataset on chat completions";
@@ -670,7 +690,7 @@ TEST_F(ExecuteTest, RerankDatasetSendsEachLinesDocuments) {
   }
   std::ofstream(data, std::ios::app) << R"({"question":"no documents"})"
                                      << "\n";
-  c.url = sim.url("/v1/rerank");
+  c.target.url = sim.url("/v1/rerank");
   try {
     (void)run(c);
     FAIL() << "a line without documents on rerank";
@@ -698,12 +718,15 @@ TEST_F(ExecuteTest, ShareGptAnswersSetEachRequestsLength) {
     }
     out << R"(,{"id":"short","conversations":[{"from":"human","value":"Hi"},{"from":"gpt","value":"Hello there, friend"}]}])";
   }
-  RunConfig c;
-  c.url = sim.url();
-  c.dataset = {dataset::Source::Sharegpt, data.string()};
-  c.tokenizer = tok.string();
-  c.concurrency = 3;
-  c.ignore_eos = true;
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .concurrency(3)
+               .ignore_eos()
+               .with([&](auto& x) {
+                 x.workload.dataset = {dataset::Source::Sharegpt, data.string()};
+                 x.workload.tokenizer = tok.string();
+               })
+               .build();
   const RunOutcome out = run(c);
   EXPECT_TRUE(IsValidUnlessBusy(out));
   const auto qwen = tokenizer::Tokenizer::load(tok.string());

@@ -32,13 +32,14 @@ using ExecuteTest = testing::RunTest;
 TEST_F(ExecuteTest, DurationRunEndsWithinItsGraceAndCutsWhatIsStillInFlight) {
   Sim sim(
       {"--ttft-ms", "5", "--tpot-ms", "20"});  // 300 tokens: 6 s per request, far past the duration
-  RunConfig c;
-  c.url = sim.url();
-  c.concurrency = 4;
-  c.duration_s = 1;
-  c.grace_s = 0.3;
-  c.max_tokens = 300;
-  c.ignore_eos = true;
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .concurrency(4)
+               .duration_s(1)
+               .max_tokens(300)
+               .ignore_eos()
+               .with([&](auto& x) { x.load.grace_s = 0.3; })
+               .build();
   const auto t0 = std::chrono::steady_clock::now();
   const RunOutcome out = run(c);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -60,12 +61,13 @@ TEST_F(ExecuteTest, DurationRunEndsWithinItsGraceAndCutsWhatIsStillInFlight) {
 
 TEST_F(ExecuteTest, DurationRunSendsNothingAfterItsEndAndCyclesTheDataset) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
-  RunConfig c;
-  c.url = sim.url();
-  c.concurrency = 2;
-  c.duration_s = 1;
-  c.max_tokens = 5;
-  c.slice_s = 0.25;
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .concurrency(2)
+               .duration_s(1)
+               .max_tokens(5)
+               .with([&](auto& x) { x.observe.slice_s = 0.25; })
+               .build();
   const RunOutcome out = run(c);
   EXPECT_EQ(out.exit_code, 0);
   // --slice-s: four slices of the second (a fifth holds the last completions), in the CSV and
@@ -88,12 +90,13 @@ TEST_F(ExecuteTest, DurationRunSendsNothingAfterItsEndAndCyclesTheDataset) {
 
 TEST_F(ExecuteTest, ConcurrencyRampIsExcludedUnlessMeasured) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "2"});
-  RunConfig c;
-  c.url = sim.url();
-  c.concurrency = 8;
-  c.ramp_up_s = 0.8;
-  c.duration_s = 0.8;
-  c.max_tokens = 10;
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .concurrency(8)
+               .duration_s(0.8)
+               .max_tokens(10)
+               .with([&](auto& x) { x.load.ramp_up_s = 0.8; })
+               .build();
   const RunOutcome out = run(c);
   const auto recs = records(out);
   int64_t origin_first = INT64_MAX;
@@ -131,12 +134,13 @@ TEST_F(ExecuteTest, ConcurrencyRampIsExcludedUnlessMeasured) {
 // A count that the ramp uses up: said as such, not as a details file "cut short or edited".
 TEST_F(ExecuteTest, RampThatTakesEveryRequestIsNamed) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
-  RunConfig c;
-  c.url = sim.url();
-  c.concurrency = 4;
-  c.num_prompts = 6;
-  c.ramp_up_s = 2;
-  c.max_tokens = 5;
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .concurrency(4)
+               .prompts(6)
+               .max_tokens(5)
+               .with([&](auto& x) { x.load.ramp_up_s = 2; })
+               .build();
   const RunOutcome out = run(c);
   EXPECT_FALSE(out.verdict.valid);
   ASSERT_FALSE(out.verdict.reasons.empty());
@@ -148,12 +152,13 @@ TEST_F(ExecuteTest, RampThatTakesEveryRequestIsNamed) {
 
 TEST_F(ExecuteTest, InfiniteRateMakesEveryRequestDueAtThePhaseStart) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
-  RunConfig c;
-  c.url = sim.url();
-  c.concurrency = 3;
-  c.request_rate = std::numeric_limits<double>::infinity();
-  c.num_prompts = 12;
-  c.max_tokens = 5;
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .concurrency(3)
+               .rate(std::numeric_limits<double>::infinity())
+               .prompts(12)
+               .max_tokens(5)
+               .build();
   const RunOutcome out = run(c);
   EXPECT_EQ(out.exit_code, 0) << (out.verdict.reasons.empty() ? "" : out.verdict.reasons.front());
   const auto recs = records(out);
@@ -173,19 +178,15 @@ TEST_F(ExecuteTest, InfiniteRateMakesEveryRequestDueAtThePhaseStart) {
 
 TEST_F(ExecuteTest, GoodputJudgesEveryRequestInTheDetailsAndTheResult) {
   Sim sim({"--ttft-ms", "30", "--tpot-ms", "1"});
-  RunConfig c;
-  c.url = sim.url();
-  c.concurrency = 2;
-  c.num_prompts = 10;
-  c.max_tokens = 5;
-  c.goodput = "ttft:5 e2el:10000";  // TTFT is ~30 ms: nobody meets it
+  auto c = testing::RunSettings().url(sim.url()).concurrency(2).prompts(10).max_tokens(5).build();
+  c.experiment.goodput = "ttft:5 e2el:10000";  // TTFT is ~30 ms: nobody meets it
   RunOutcome out = run(c);
   const std::string details = testing::slurp(runfolder::load_run_folder(out.run_dir).details);
   EXPECT_NE(details.find("\"slo\":{\"ttft\":false,\"e2el\":true,\"good\":false}"),
             std::string::npos)
       << details.substr(0, 400);
   EXPECT_EQ(double(result(out)["common"]["good_requests"]), 0);
-  c.goodput = "ttft:1000";
+  c.experiment.goodput = "ttft:1000";
   out = run(c);
   auto common = result(out)["common"];
   EXPECT_EQ(double(common["good_requests"]), 10);
@@ -195,13 +196,14 @@ TEST_F(ExecuteTest, GoodputJudgesEveryRequestInTheDetailsAndTheResult) {
 
 TEST_F(ExecuteTest, PressureModeAddsClientsAtItsRate) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "2"});
-  RunConfig c;
-  c.url = sim.url();
-  c.pressure = true;
-  c.concurrency = 4;
-  c.request_rate = 5;  // a client every 200 ms
-  c.duration_s = 1.2;
-  c.max_tokens = 10;
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .concurrency(4)
+               .with([&](auto& x) { x.load.pressure = true; })
+               .build();
+  c.load.request_rate = 5;  // a client every 200 ms
+  c.load.duration_s = 1.2;
+  c.request.max_tokens = 10;
   const RunOutcome out = run(c);
   const auto recs = records(out);
   int64_t first = INT64_MAX;
@@ -234,16 +236,19 @@ TEST_F(ExecuteTest, PressureModeAddsClientsAtItsRate) {
 // (~97 ms, in lockstep waves), against a 20 ms SLO that an unqueued TTFT (~10 ms) meets.
 TEST_F(ExecuteTest, AdaptiveControllerFindsTheEdgeAndHoldsThere) {
   Sim sim({"--max-num-seqs", "4", "--ttft-ms", "10", "--tpot-ms", "3"});  // ~97 ms a request
-  RunConfig c;
-  c.url = sim.url();
-  c.concurrency = 2;
-  c.adaptive_window_s = 0.8;
-  c.adaptive_max = 16;
-  c.slo = "ttft.p90<=20ms";
-  c.duration_s = 5.6;
-  c.grace_s = 1;
-  c.max_tokens = 30;
-  c.ignore_eos = true;
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .concurrency(2)
+               .slo("ttft.p90<=20ms")
+               .duration_s(5.6)
+               .max_tokens(30)
+               .ignore_eos()
+               .with([&](auto& x) {
+                 x.experiment.adaptive_window_s = 0.8;
+                 x.experiment.adaptive_max = 16;
+                 x.load.grace_s = 1;
+               })
+               .build();
   const RunOutcome out = run(c);
   auto a = result(out)["adaptive"];
   ASSERT_FALSE(a.error());
@@ -264,11 +269,7 @@ TEST_F(ExecuteTest, AdaptiveControllerFindsTheEdgeAndHoldsThere) {
 
 TEST_F(ExecuteTest, ClosedLoopRunsReportAStableStageOpenLoopsDoNot) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "2"});
-  RunConfig c;
-  c.url = sim.url();
-  c.concurrency = 4;
-  c.num_prompts = 60;
-  c.max_tokens = 10;
+  auto c = testing::RunSettings().url(sim.url()).concurrency(4).prompts(60).max_tokens(10).build();
   RunOutcome out = run(c);
   auto stable = result(out)["stable"];
   ASSERT_FALSE(stable.error());
@@ -278,14 +279,14 @@ TEST_F(ExecuteTest, ClosedLoopRunsReportAStableStageOpenLoopsDoNot) {
               0.15 * total);  // steady: about the same
   EXPECT_NEAR(double(stable["common"]["concurrency"]), 4, 0.2);
   EXPECT_NE(testing::slurp(out.perf_dir / "builtin.csv").find("TTFT,stable,"), std::string::npos);
-  c.num_prompts = 3;  // 3 requests can never put 4 in flight
+  c.load.num_prompts = 3;  // 3 requests can never put 4 in flight
   out = run(c);
   stable = result(out)["stable"];
   EXPECT_FALSE(bool(stable["found"]));
   EXPECT_NE(std::string(std::string_view(stable["text"])).find("no stable stage"),
             std::string::npos);
-  c.request_rate = 50;
-  c.num_prompts = 10;
+  c.load.request_rate = 50;
+  c.load.num_prompts = 10;
   out = run(c);
   EXPECT_TRUE(result(out)["stable"].error());  // an open loop has no concurrency level to hold
 }

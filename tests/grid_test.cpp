@@ -96,22 +96,22 @@ TEST(ServerGrid, TemplateIsFilledAndCheckedAgainstTheGrid) {
 
 TEST(ServerGrid, RunConfigValidatesTheGridWithItsTemplate) {
   RunConfig c;
-  c.url = "http://127.0.0.1:8000/v1/chat/completions";
-  c.server_grid = "max_num_seqs=1,2";
+  c.target.url = "http://127.0.0.1:8000/v1/chat/completions";
+  c.target.server_grid = "max_num_seqs=1,2";
   auto errors = validate(c);
   ASSERT_FALSE(errors.empty());
   EXPECT_NE(errors[0].find("give --server-cmd"), std::string::npos) << errors[0];
-  c.server_cmd = "serve --port {port} --max-num-seqs {max_num_seqs}";
+  c.target.server_cmd = "serve --port {port} --max-num-seqs {max_num_seqs}";
   EXPECT_TRUE(validate(c).empty());
-  c.slo = "ttft.p99<=500ms";  // a grid judges its points against --slo without a search
+  c.experiment.slo = "ttft.p99<=500ms";  // a grid judges its points against --slo without a search
   EXPECT_TRUE(validate(c).empty());
-  c.server_devices = 0;
+  c.target.server_devices = 0;
   EXPECT_FALSE(validate(c).empty());
-  c.server_devices = 1;
-  c.server_grid.clear();
-  c.server_cmd.clear();
-  c.slo.clear();
-  c.resume = "/tmp";
+  c.target.server_devices = 1;
+  c.target.server_grid.clear();
+  c.target.server_cmd.clear();
+  c.experiment.slo.clear();
+  c.experiment.resume = "/tmp";
   errors = validate(c);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("a single run has nothing to resume"), std::string::npos) << errors[0];

@@ -18,7 +18,7 @@ namespace {
 
 TEST(LoadShape, EachFlagCombinationIsOneShape) {
   RunConfig c;
-  c.concurrency = 8;
+  c.load.concurrency = 8;
   LoadShape l = load_shape(c);
   ASSERT_TRUE(std::holds_alternative<ClosedLoop>(l.shape));
   EXPECT_FALSE(l.open_loop());
@@ -27,9 +27,9 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
   EXPECT_EQ(l.arrivals(), "closed");
   EXPECT_EQ(l.text(false), "concurrency 8");
 
-  c.request_rate = 4;
-  c.arrivals = load::ArrivalShape::Kind::Gamma;
-  c.burstiness = 0.5;
+  c.load.request_rate = 4;
+  c.load.arrivals = load::ArrivalShape::Kind::Gamma;
+  c.load.burstiness = 0.5;
   l = load_shape(c);
   ASSERT_TRUE(std::holds_alternative<OpenLoop>(l.shape));
   EXPECT_TRUE(l.open_loop());
@@ -37,12 +37,12 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
   EXPECT_EQ(l.paced_rate(), 4);
   EXPECT_EQ(l.arrivals(), "gamma");
   EXPECT_EQ(l.text(false), "rate 4 req/s (gamma, burstiness 0.5)  concurrency 8");
-  c.request_rate = std::numeric_limits<double>::infinity();
+  c.load.request_rate = std::numeric_limits<double>::infinity();
   EXPECT_EQ(load_shape(c).arrivals(), "all-at-once");
 
-  c.pressure = true;  // the rate adds clients: it paces no request
-  c.request_rate = 2;
-  c.arrivals = load::ArrivalShape::Kind::Poisson;
+  c.load.pressure = true;  // the rate adds clients: it paces no request
+  c.load.request_rate = 2;
+  c.load.arrivals = load::ArrivalShape::Kind::Poisson;
   l = load_shape(c);
   ASSERT_TRUE(std::holds_alternative<Pressure>(l.shape));
   EXPECT_EQ(std::get<Pressure>(l.shape).clients_per_s, 2);
@@ -51,27 +51,27 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
   EXPECT_EQ(l.arrivals(), "pressure");
 
   RunConfig a;
-  a.concurrency = 2;
-  a.adaptive_window_s = 5;
-  a.adaptive_max = 64;
+  a.load.concurrency = 2;
+  a.experiment.adaptive_window_s = 5;
+  a.experiment.adaptive_max = 64;
   l = load_shape(a);
   ASSERT_TRUE(std::holds_alternative<Adaptive>(l.shape));
   EXPECT_EQ(l.max_in_flight(), 64);  // the pool is sized for the controller's ceiling
   EXPECT_EQ(std::get<Adaptive>(l.shape).start, 2);
 
   RunConfig t;
-  t.dataset = {dataset::Source::Trace, "/x.jsonl"};
-  t.concurrency = 256;
-  t.trace_speed = 2;
+  t.workload.dataset = {dataset::Source::Trace, "/x.jsonl"};
+  t.load.concurrency = 256;
+  t.workload.trace_speed = 2;
   l = load_shape(t);
   ASSERT_TRUE(std::holds_alternative<TraceReplay>(l.shape));
   EXPECT_TRUE(l.open_loop());  // paced by its timestamps
   EXPECT_EQ(l.arrivals(), "trace");
 
   RunConfig s;
-  s.turns = 3;
-  s.concurrency = 16;
-  s.think_time_ms = 200;
+  s.workload.turns = 3;
+  s.load.concurrency = 16;
+  s.workload.think_time_ms = 200;
   l = load_shape(s);
   ASSERT_TRUE(std::holds_alternative<Sessions>(l.shape));
   EXPECT_EQ(std::get<Sessions>(l.shape).active, 16);
@@ -79,16 +79,16 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
   EXPECT_EQ(l.arrivals(), "sessions");
 
   RunConfig d;  // the ramp and the duration are properties of any shape
-  d.concurrency = 4;
-  d.ramp_up_s = 10;
-  d.duration_s = 60;
-  d.grace_s = 5;
+  d.load.concurrency = 4;
+  d.load.ramp_up_s = 10;
+  d.load.duration_s = 60;
+  d.load.grace_s = 5;
   l = load_shape(d);
   EXPECT_EQ(l.ramp.seconds, 10);
   EXPECT_EQ(l.grace_s, 5);
   EXPECT_EQ(l.text(true),
             "concurrency 4  ramp-up 10 s  duration 60 s (grace 5 s)  connections warmed");
-  d.duration_s = 0;
+  d.load.duration_s = 0;
   EXPECT_EQ(load_shape(d).grace_s, 0);  // no duration: nothing to grace
 }
 
@@ -99,43 +99,43 @@ TEST(LoadShape, WithoutConcurrencyAnOpenLoopIsNotCapped) {
   RunConfig c;
   EXPECT_EQ(load_shape(c).max_in_flight(), 1);
   EXPECT_EQ(load_shape(c).text(false), "concurrency 1");
-  c.request_rate = 20;
+  c.load.request_rate = 20;
   LoadShape l = load_shape(c);
   EXPECT_EQ(l.max_in_flight(), kOpenLoopCeiling);
   EXPECT_FALSE(std::get<OpenLoop>(l.shape).capped);
   EXPECT_EQ(l.text(false),
             "rate 20 req/s (poisson)  in flight: no cap (no --concurrency; safety ceiling 1024)");
-  c.request_rate = std::numeric_limits<double>::infinity();
+  c.load.request_rate = std::numeric_limits<double>::infinity();
   EXPECT_EQ(load_shape(c).max_in_flight(), kOpenLoopCeiling);
-  c.concurrency = 4;
+  c.load.concurrency = 4;
   EXPECT_EQ(load_shape(c).max_in_flight(), 4);
   EXPECT_EQ(load_shape(c).text(false), "rate inf (all due at once)  concurrency 4");
   RunConfig t;
-  t.dataset = {dataset::Source::Trace, "/x.jsonl"};
+  t.workload.dataset = {dataset::Source::Trace, "/x.jsonl"};
   EXPECT_EQ(load_shape(t).max_in_flight(), kOpenLoopCeiling);
   RunConfig s;
-  s.turns = 2;
+  s.workload.turns = 2;
   EXPECT_EQ(load_shape(s).max_in_flight(), 1);
   RunConfig p;
-  p.pressure = true;
-  p.duration_s = 5;
+  p.load.pressure = true;
+  p.load.duration_s = 5;
   EXPECT_EQ(load_shape(p).max_in_flight(), 1);
   // A rate with no --concurrency validates; a negative one does not.
   RunConfig open;
-  open.request_rate = 20;
+  open.load.request_rate = 20;
   EXPECT_TRUE(validate(open).empty());
   RunConfig bad;
-  bad.concurrency = -2;
+  bad.load.concurrency = -2;
   EXPECT_FALSE(validate(bad).empty());
 }
 
 TEST(ParsedFlags, SmallLanguagesAreParsedOnceIntoTypedValues) {
   RunConfig c;
-  c.search = SearchAxis::MaxConcurrency;
-  c.slo = "ttft.p99<=500ms,tpot.p90<=50ms";
-  c.goodput = "ttft:500 e2el:20000";
-  c.profile_window = "10:5";
-  c.image = "64x32";
+  c.experiment.search = SearchAxis::MaxConcurrency;
+  c.experiment.slo = "ttft.p99<=500ms,tpot.p90<=50ms";
+  c.experiment.goodput = "ttft:500 e2el:20000";
+  c.observe.profile_window = "10:5";
+  c.workload.image = "64x32";
   const RunPlan p = make_plan(c, nullptr);
   ASSERT_EQ(p.parsed.slos.size(), 2u);
   EXPECT_EQ(p.parsed.slos[0].text(), "ttft.p99<=500ms");
@@ -158,11 +158,11 @@ TEST(ParsedFlags, SmallLanguagesAreParsedOnceIntoTypedValues) {
 
 TEST(ParsedFlags, EveryBadOneIsNamedAtOnce) {
   RunConfig c;
-  c.search = SearchAxis::MaxConcurrency;
-  c.slo = "ttft.p99<500";
-  c.goodput = "ttft=5";
-  c.profile_window = "10";
-  c.image = "64by32";
+  c.experiment.search = SearchAxis::MaxConcurrency;
+  c.experiment.slo = "ttft.p99<500";
+  c.experiment.goodput = "ttft=5";
+  c.observe.profile_window = "10";
+  c.workload.image = "64by32";
   std::string all;
   for (const auto& e : validate(c)) all += e + "\n";
   for (const char* flag :
@@ -176,12 +176,12 @@ TEST(ParsedFlags, EveryBadOneIsNamedAtOnce) {
 // point, with its load decided once (an open loop's cap from the plan's --concurrency).
 TEST(PointSpec, ASweepEmitsItsPointsAndEachPointDecidesItsLoadOnce) {
   RunConfig c;
-  c.request_rate_sweep = {2, std::numeric_limits<double>::infinity()};
-  c.concurrency = 8;
-  c.num_prompts_sweep = {10, 40};
-  c.seed = 7;
+  c.load.request_rate_sweep = {2, std::numeric_limits<double>::infinity()};
+  c.load.concurrency = 8;
+  c.load.num_prompts_sweep = {10, 40};
+  c.load.seed = 7;
   const RunPlan plan = make_plan(c, nullptr);
-  EXPECT_EQ(plan.cfg.num_prompts, 40);  // the largest point's prompts are built
+  EXPECT_EQ(plan.cfg.load.num_prompts, 40);  // the largest point's prompts are built
   const std::vector<PointSpec> specs = sweep_specs(plan);
   ASSERT_EQ(specs.size(), 2u);
   EXPECT_EQ(specs[0].label, "r2-n10");
@@ -196,15 +196,15 @@ TEST(PointSpec, ASweepEmitsItsPointsAndEachPointDecidesItsLoadOnce) {
   }
   // A search's probe or a repeat: the plan's point with one value moved.
   RunConfig closed;
-  closed.repeats = 3;
+  closed.experiment.repeats = 3;
   const RunPlan base = make_plan(closed, nullptr);
   PointSpec probe = spec_of(base, "c16");
   EXPECT_EQ(probe.num_prompts, 0);  // as asked: none
   probe.concurrency = 16;
   const RunPlan at16 = at_point(base, probe);
   EXPECT_EQ(at16.load.max_in_flight(), 16);
-  EXPECT_EQ(at16.cfg.num_prompts, base.cfg.num_prompts);  // the count the plan settled
-  EXPECT_EQ(at16.requested.concurrency, 16);
+  EXPECT_EQ(at16.cfg.load.num_prompts, base.cfg.load.num_prompts);  // the count the plan settled
+  EXPECT_EQ(at16.requested.load.concurrency, 16);
 }
 
 }  // namespace

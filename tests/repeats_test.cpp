@@ -16,6 +16,7 @@
 #include "runfolder/run_folder.hpp"
 #include "runfolder/series.hpp"
 #include "support/in_process_run.hpp"
+#include "support/run_test.hpp"
 #include "support/sim_process.hpp"
 
 namespace tokbench::runner {
@@ -27,13 +28,14 @@ TEST(Repeats, SeriesOfRunsWithIntervalsAndCompareBetweenSeries) {
   testing::Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
   const fs::path dir = testing::fresh_test_dir("tokbench_repeats");
   auto series = [&](int64_t max_tokens) {
-    RunConfig c;
-    c.url = sim.url();
-    c.repeats = 3;
-    c.concurrency = 2;
-    c.num_prompts = 8;
-    c.max_tokens = max_tokens;
-    c.ignore_eos = true;
+    auto c = testing::RunSettings()
+                 .url(sim.url())
+                 .concurrency(2)
+                 .prompts(8)
+                 .max_tokens(max_tokens)
+                 .ignore_eos()
+                 .with([&](auto& x) { x.experiment.repeats = 3; })
+                 .build();
     return testing::run_in_process(c, dir).run_dir;
   };
   const fs::path a = series(10), b = series(20);

@@ -27,18 +27,18 @@ namespace fs = std::filesystem;
 
 TEST(Plan, ResolvesWhatNeedsNoNetwork) {
   RunConfig c;
-  c.dataset = {dataset::Source::Synthetic, ""};
-  c.input_len = 10;
-  c.output_len = 5;
-  c.concurrency = 600;
+  c.workload.dataset = {dataset::Source::Synthetic, ""};
+  c.workload.input_len = 10;
+  c.workload.output_len = 5;
+  c.load.concurrency = 600;
   const RunPlan p = make_plan(c, "env-key");
-  EXPECT_EQ(p.cfg.api_key, "env-key");
-  EXPECT_EQ(p.cfg.num_prompts, 100);  // synthetic: 100 prompts unless told
-  EXPECT_GE(p.cfg.workers, 1);
+  EXPECT_EQ(p.cfg.target.api_key, "env-key");
+  EXPECT_EQ(p.cfg.load.num_prompts, 100);  // synthetic: 100 prompts unless told
+  EXPECT_GE(p.cfg.load.workers, 1);
   EXPECT_TRUE(p.synthetic);
-  EXPECT_EQ(p.requested.api_key, "");  // what was asked is kept apart from what is used
-  c.api_key = "flag-key";
-  EXPECT_EQ(make_plan(c, "env-key").cfg.api_key, "flag-key");
+  EXPECT_EQ(p.requested.target.api_key, "");  // what was asked is kept apart from what is used
+  c.target.api_key = "flag-key";
+  EXPECT_EQ(make_plan(c, "env-key").cfg.target.api_key, "flag-key");
 }
 
 // Automatic --workers counts the CPUs this process may use (taskset), not the machine's: pinned
@@ -56,37 +56,37 @@ TEST(Plan, AutomaticWorkersFollowTheAffinityMask) {
   }
   ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
   RunConfig c;
-  c.concurrency = 4096;
-  const int pinned = make_plan(c, nullptr).cfg.workers;
+  c.load.concurrency = 4096;
+  const int pinned = make_plan(c, nullptr).cfg.load.workers;
   ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
   EXPECT_EQ(pinned, 1);
-  EXPECT_EQ(make_plan(c, nullptr).cfg.workers, std::min(16, CPU_COUNT(&before)));
+  EXPECT_EQ(make_plan(c, nullptr).cfg.load.workers, std::min(16, CPU_COUNT(&before)));
 }
 
 // The URL's path decides the endpoint: a completions URL gets a completions body, a bare
 // host:port gets /v1/<endpoint>, and a conflict is a usage error, not 10 of 10 requests failing.
 TEST(Plan, UrlPathDecidesTheEndpoint) {
   RunConfig c;
-  c.url = "http://127.0.0.1:8000/v1/completions";
+  c.target.url = "http://127.0.0.1:8000/v1/completions";
   RunPlan p = make_plan(c, nullptr);
-  EXPECT_EQ(p.cfg.endpoint, "completions");
-  EXPECT_EQ(p.cfg.url, "http://127.0.0.1:8000/v1/completions");
-  c.url = "http://127.0.0.1:8000";
+  EXPECT_EQ(p.cfg.target.endpoint, "completions");
+  EXPECT_EQ(p.cfg.target.url, "http://127.0.0.1:8000/v1/completions");
+  c.target.url = "http://127.0.0.1:8000";
   p = make_plan(c, nullptr);
-  EXPECT_EQ(p.cfg.endpoint, "chat");
-  EXPECT_EQ(p.cfg.url, "http://127.0.0.1:8000/v1/chat/completions");
-  c.url = "http://127.0.0.1:8000/";
-  c.endpoint = "completions";
-  EXPECT_EQ(make_plan(c, nullptr).cfg.url, "http://127.0.0.1:8000/v1/completions");
+  EXPECT_EQ(p.cfg.target.endpoint, "chat");
+  EXPECT_EQ(p.cfg.target.url, "http://127.0.0.1:8000/v1/chat/completions");
+  c.target.url = "http://127.0.0.1:8000/";
+  c.target.endpoint = "completions";
+  EXPECT_EQ(make_plan(c, nullptr).cfg.target.url, "http://127.0.0.1:8000/v1/completions");
   // An OpenAI client's base URL (.../v1) names the server: chat by default, --endpoint picks.
-  c.url = "http://127.0.0.1:8000/v1";
-  c.endpoint = "";
-  EXPECT_EQ(make_plan(c, nullptr).cfg.url, "http://127.0.0.1:8000/v1/chat/completions");
-  c.url = "http://127.0.0.1:8000/v1/";
-  c.endpoint = "generate";
-  EXPECT_EQ(make_plan(c, nullptr).cfg.url, "http://127.0.0.1:8000/generate");
-  c.url = "http://127.0.0.1:8000/v1/chat/completions";
-  c.endpoint = "completions";
+  c.target.url = "http://127.0.0.1:8000/v1";
+  c.target.endpoint = "";
+  EXPECT_EQ(make_plan(c, nullptr).cfg.target.url, "http://127.0.0.1:8000/v1/chat/completions");
+  c.target.url = "http://127.0.0.1:8000/v1/";
+  c.target.endpoint = "generate";
+  EXPECT_EQ(make_plan(c, nullptr).cfg.target.url, "http://127.0.0.1:8000/generate");
+  c.target.url = "http://127.0.0.1:8000/v1/chat/completions";
+  c.target.endpoint = "completions";
   try {
     make_plan(c, nullptr);
     FAIL() << "expected a usage error";
@@ -95,38 +95,40 @@ TEST(Plan, UrlPathDecidesTheEndpoint) {
               std::string::npos)
         << e.what();
   }
-  c.endpoint = "";
-  c.host = "10.0.0.5";
+  c.target.endpoint = "";
+  c.target.host = "10.0.0.5";
   EXPECT_THROW(make_plan(c, nullptr), std::invalid_argument);  // --url and --host
-  c.host = "";
-  c.url = "http://127.0.0.1:8000/v1/embeddings";  // embeddings: the endpoint, and never streamed
+  c.target.host = "";
+  c.target.url =
+      "http://127.0.0.1:8000/v1/embeddings";  // embeddings: the endpoint, and never streamed
   p = make_plan(c, nullptr);
-  EXPECT_EQ(p.cfg.endpoint, "embeddings");
-  EXPECT_FALSE(p.cfg.stream);
-  c.url = "http://127.0.0.1:8000/v2/rerank";  // rerank (vLLM's Cohere-style path): never streamed
+  EXPECT_EQ(p.cfg.target.endpoint, "embeddings");
+  EXPECT_FALSE(p.cfg.request.stream);
+  c.target.url =
+      "http://127.0.0.1:8000/v2/rerank";  // rerank (vLLM's Cohere-style path): never streamed
   p = make_plan(c, nullptr);
-  EXPECT_EQ(p.cfg.endpoint, "rerank");
-  EXPECT_FALSE(p.cfg.stream);
-  c.url = "http://127.0.0.1:8000/v1/score";  // an API tokbench does not speak
+  EXPECT_EQ(p.cfg.target.endpoint, "rerank");
+  EXPECT_FALSE(p.cfg.request.stream);
+  c.target.url = "http://127.0.0.1:8000/v1/score";  // an API tokbench does not speak
   EXPECT_THROW(make_plan(c, nullptr), std::invalid_argument);
-  c.url = "http://127.0.0.1:8000";
-  c.endpoint = "embeddings";
-  EXPECT_EQ(make_plan(c, nullptr).cfg.url, "http://127.0.0.1:8000/v1/embeddings");
-  c.endpoint = "";
+  c.target.url = "http://127.0.0.1:8000";
+  c.target.endpoint = "embeddings";
+  EXPECT_EQ(make_plan(c, nullptr).cfg.target.url, "http://127.0.0.1:8000/v1/embeddings");
+  c.target.endpoint = "";
   RunConfig h;
-  h.host = "10.0.0.5";
-  h.endpoint = "completions";
+  h.target.host = "10.0.0.5";
+  h.target.endpoint = "completions";
   EXPECT_EQ(make_plan(h, nullptr).cfg.target_url(), "http://10.0.0.5:8000/v1/completions");
   // Anthropic's Messages API and SGLang's native /generate: named by their paths, and their
   // paths made from --endpoint (/generate is not under /v1).
-  c.url = "http://127.0.0.1:8000/v1/messages";
-  EXPECT_EQ(make_plan(c, nullptr).cfg.endpoint, "messages");
-  c.url = "http://127.0.0.1:30000/generate";
-  EXPECT_EQ(make_plan(c, nullptr).cfg.endpoint, "generate");
-  c.url = "http://127.0.0.1:30000";
-  c.endpoint = "generate";
-  EXPECT_EQ(make_plan(c, nullptr).cfg.url, "http://127.0.0.1:30000/generate");
-  h.endpoint = "messages";
+  c.target.url = "http://127.0.0.1:8000/v1/messages";
+  EXPECT_EQ(make_plan(c, nullptr).cfg.target.endpoint, "messages");
+  c.target.url = "http://127.0.0.1:30000/generate";
+  EXPECT_EQ(make_plan(c, nullptr).cfg.target.endpoint, "generate");
+  c.target.url = "http://127.0.0.1:30000";
+  c.target.endpoint = "generate";
+  EXPECT_EQ(make_plan(c, nullptr).cfg.target.url, "http://127.0.0.1:30000/generate");
+  h.target.endpoint = "messages";
   EXPECT_EQ(make_plan(h, nullptr).cfg.target_url(), "http://10.0.0.5:8000/v1/messages");
 }
 
@@ -134,7 +136,7 @@ TEST(Plan, UrlPathDecidesTheEndpoint) {
 TEST(Plan, NativeApiMistakesAreNamed) {
   auto error = [](const std::string& url, auto edit) {
     RunConfig c;
-    c.url = url;
+    c.target.url = url;
     edit(c);
     try {
       make_plan(c, nullptr);
@@ -145,44 +147,47 @@ TEST(Plan, NativeApiMistakesAreNamed) {
   };
   const std::string messages = "http://127.0.0.1:8000/v1/messages",
                     generate = "http://127.0.0.1:8000/generate";
-  EXPECT_NE(error(messages, [](RunConfig& c) { c.max_tokens = 0; }).find("requires max_tokens"),
-            std::string::npos);
-  EXPECT_NE(error(generate, [](RunConfig& c) { c.compat = metrics::Definitions::Vllm; })
+  EXPECT_NE(
+      error(messages, [](RunConfig& c) { c.request.max_tokens = 0; }).find("requires max_tokens"),
+      std::string::npos);
+  EXPECT_NE(error(generate, [](RunConfig& c) { c.request.compat = metrics::Definitions::Vllm; })
                 .find("--compat vllm"),
             std::string::npos);
-  EXPECT_NE(error(messages, [](RunConfig& c) { c.compat = metrics::Definitions::Sglang; })
+  EXPECT_NE(error(messages, [](RunConfig& c) { c.request.compat = metrics::Definitions::Sglang; })
                 .find("--compat sglang"),
             std::string::npos);
-  EXPECT_EQ(error(generate, [](RunConfig& c) { c.compat = metrics::Definitions::Sglang; }),
+  EXPECT_EQ(error(generate, [](RunConfig& c) { c.request.compat = metrics::Definitions::Sglang; }),
             "");  // bench_serving's native payload
-  EXPECT_NE(
-      error(generate, [](RunConfig& c) { c.continuous_usage = true; }).find("--continuous-usage"),
-      std::string::npos);
-  EXPECT_NE(error(generate, [](RunConfig& c) { c.image = "64x64"; }).find("--image"),
+  EXPECT_NE(error(generate, [](RunConfig& c) { c.request.continuous_usage = true; })
+                .find("--continuous-usage"),
             std::string::npos);
-  EXPECT_EQ(error(messages, [](RunConfig& c) { c.image = "64x64"; }),
-            "");                                                      // Anthropic takes images
-  EXPECT_EQ(error(messages, [](RunConfig& c) { c.turns = 2; }), "");  // and conversations
+  EXPECT_NE(error(generate, [](RunConfig& c) { c.workload.image = "64x64"; }).find("--image"),
+            std::string::npos);
+  EXPECT_EQ(error(messages, [](RunConfig& c) { c.workload.image = "64x64"; }),
+            "");  // Anthropic takes images
+  EXPECT_EQ(error(messages, [](RunConfig& c) { c.workload.turns = 2; }), "");  // and conversations
   // Rerank: --documents only where documents are ranked, and within its range; no sessions (a
   // ranking is no conversation), and synthetic prompts need no --output-len (nothing generated).
   const std::string rerank = "http://127.0.0.1:8000/v1/rerank";
-  EXPECT_EQ(error(rerank, [](RunConfig& c) { c.documents = 16; }), "");
-  EXPECT_NE(error(messages, [](RunConfig& c) { c.documents = 16; })
+  EXPECT_EQ(error(rerank, [](RunConfig& c) { c.workload.documents = 16; }), "");
+  EXPECT_NE(error(messages, [](RunConfig& c) { c.workload.documents = 16; })
                 .find("--documents: only with an API that ranks documents (/v1/rerank)"),
             std::string::npos);
-  EXPECT_NE(error(rerank, [](RunConfig& c) { c.documents = 0; }).find("--documents: bad value 0"),
+  EXPECT_NE(error(rerank, [](RunConfig& c) { c.workload.documents = 0; })
+                .find("--documents: bad value 0"),
             std::string::npos);
-  EXPECT_NE(error(rerank, [](RunConfig& c) { c.turns = 2; }).find("--turns"), std::string::npos);
+  EXPECT_NE(error(rerank, [](RunConfig& c) { c.workload.turns = 2; }).find("--turns"),
+            std::string::npos);
   EXPECT_EQ(error(rerank,
                   [](RunConfig& c) {
-                    c.dataset = {dataset::Source::Synthetic, ""};
-                    c.input_len = 32;
+                    c.workload.dataset = {dataset::Source::Synthetic, ""};
+                    c.workload.input_len = 32;
                   }),
             "");
   EXPECT_NE(error(generate,
                   [](RunConfig& c) {
-                    c.dataset = {dataset::Source::Synthetic, ""};
-                    c.input_len = 32;
+                    c.workload.dataset = {dataset::Source::Synthetic, ""};
+                    c.workload.input_len = 32;
                   })
                 .find("needs --output-len"),
             std::string::npos);
@@ -190,9 +195,9 @@ TEST(Plan, NativeApiMistakesAreNamed) {
 
 TEST(Plan, EveryUsageErrorAtOnce) {
   RunConfig c;
-  c.concurrency = -1;
-  c.max_tokens = -1;
-  c.extra_body = "[1]";
+  c.load.concurrency = -1;
+  c.request.max_tokens = -1;
+  c.request.extra_body = "[1]";
   try {
     make_plan(c, nullptr);
     FAIL() << "expected a usage error";
@@ -202,7 +207,7 @@ TEST(Plan, EveryUsageErrorAtOnce) {
     EXPECT_NE(what.find("--max-tokens"), std::string::npos) << what;
   }
   RunConfig bad_body;
-  bad_body.extra_body = "[1]";
+  bad_body.request.extra_body = "[1]";
   EXPECT_THROW(make_plan(bad_body, nullptr), std::invalid_argument);
 }
 
@@ -215,87 +220,89 @@ TEST(Plan, LoadShapeAndSweepMistakesAreNamed) {
     for (const auto& e : validate(c)) all += e + "\n";
     return all;
   };
-  EXPECT_NE(errors([](RunConfig& c) { c.burstiness = 0.5; }).find("--arrivals gamma"),
+  EXPECT_NE(errors([](RunConfig& c) { c.load.burstiness = 0.5; }).find("--arrivals gamma"),
             std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) {
-              c.arrivals = load::ArrivalShape::Kind::Gamma;
+              c.load.arrivals = load::ArrivalShape::Kind::Gamma;
             }).find("needs --request-rate"),
             std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) {
-              c.url = "https://api.example.test/v1/chat/completions";
-              c.transport = client::TransportKind::Sockets;
+              c.target.url = "https://api.example.test/v1/chat/completions";
+              c.target.transport = client::TransportKind::Sockets;
             }).find("--transport sockets reads plain http:// only"),
             std::string::npos);
   EXPECT_EQ(errors([](RunConfig& c) {
-              c.url = "https://api.example.test/v1/chat/completions";
-              c.transport = client::TransportKind::Curl;
+              c.target.url = "https://api.example.test/v1/chat/completions";
+              c.target.transport = client::TransportKind::Curl;
             }),
             "");
-  EXPECT_NE(errors([](RunConfig& c) { c.pressure = true; }).find("--pressure needs --duration-s"),
-            std::string::npos);
+  EXPECT_NE(
+      errors([](RunConfig& c) { c.load.pressure = true; }).find("--pressure needs --duration-s"),
+      std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) {
-              c.ramp_up_strategy = RampCurve::Exponential;
+              c.load.ramp_up_strategy = RampCurve::Exponential;
             }).find("only with --ramp-up-s"),
             std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) {
-              c.ramp_up_s = 5;
-              c.request_rate = std::numeric_limits<double>::infinity();
+              c.load.ramp_up_s = 5;
+              c.load.request_rate = std::numeric_limits<double>::infinity();
             }).find("no rate to ramp"),
             std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) {
-              c.concurrency_sweep = {1, 2, 4};
-              c.request_rate_sweep = {1, 2};
+              c.load.concurrency_sweep = {1, 2, 4};
+              c.load.request_rate_sweep = {1, 2};
             }).find("zipped point by point"),
             std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) {
-              c.num_prompts_sweep = {10, 20};
+              c.load.num_prompts_sweep = {10, 20};
             }).find("pairs with a --concurrency"),
             std::string::npos);
-  EXPECT_NE(errors([](RunConfig& c) { c.goodput = "ttft=5"; }).find("--goodput: bad part"),
-            std::string::npos);
+  EXPECT_NE(
+      errors([](RunConfig& c) { c.experiment.goodput = "ttft=5"; }).find("--goodput: bad part"),
+      std::string::npos);
   EXPECT_NE(errors([](RunConfig& c) {
-              c.goodput = "ttft:5";
-              c.stream = false;
+              c.experiment.goodput = "ttft:5";
+              c.request.stream = false;
             }).find("need streaming"),
             std::string::npos);
   EXPECT_EQ(errors([](RunConfig& c) {
-              c.request_rate = 10;
-              c.arrivals = load::ArrivalShape::Kind::Gamma;
-              c.burstiness = 0.5;
-              c.ramp_up_s = 5;
-              c.ramp_up_strategy = RampCurve::Exponential;
-              c.duration_s = 30;
-              c.goodput = "ttft:500 tpot:50";
-              c.concurrency_sweep = {1, 4};
-              c.num_prompts_sweep = {10, 40};
+              c.load.request_rate = 10;
+              c.load.arrivals = load::ArrivalShape::Kind::Gamma;
+              c.load.burstiness = 0.5;
+              c.load.ramp_up_s = 5;
+              c.load.ramp_up_strategy = RampCurve::Exponential;
+              c.load.duration_s = 30;
+              c.experiment.goodput = "ttft:500 tpot:50";
+              c.load.concurrency_sweep = {1, 4};
+              c.load.num_prompts_sweep = {10, 40};
             }),
             "");
 }
 
 TEST(Plan, SweepPointsCarryTheirOwnValuesAndNames) {
   RunConfig c;
-  c.concurrency_sweep = {1, 4};
-  c.request_rate_sweep = {2.5, std::numeric_limits<double>::infinity()};
-  c.num_prompts_sweep = {10, 40};
+  c.load.concurrency_sweep = {1, 4};
+  c.load.request_rate_sweep = {2.5, std::numeric_limits<double>::infinity()};
+  c.load.num_prompts_sweep = {10, 40};
   ASSERT_EQ(c.sweep_points(), 2u);
   const RunConfig p = c.sweep_point(1);
-  EXPECT_EQ(p.concurrency, 4);
-  EXPECT_TRUE(std::isinf(p.request_rate));
-  EXPECT_EQ(p.num_prompts, 40);
+  EXPECT_EQ(p.load.concurrency, 4);
+  EXPECT_TRUE(std::isinf(p.load.request_rate));
+  EXPECT_EQ(p.load.num_prompts, 40);
   EXPECT_EQ(p.sweep_points(), 1u);
   EXPECT_EQ(c.sweep_label(0), "c1-r2.5-n10");
   EXPECT_EQ(c.sweep_label(1), "c4-rinf-n40");
   // Issue 39, F6: a point without a list (a one-point --server-grid's) is named by its load.
   RunConfig single;
-  single.concurrency = 8;
+  single.load.concurrency = 8;
   EXPECT_EQ(single.sweep_label(0), "c8");
-  single.request_rate = 4;
+  single.load.request_rate = 4;
   EXPECT_EQ(single.sweep_label(0), "r4");
   // The synthetic prompts are built for the largest point.
-  c.dataset = {dataset::Source::Synthetic, ""};
-  c.input_len = 8;
-  c.output_len = 4;
-  EXPECT_EQ(make_plan(c, nullptr).cfg.num_prompts, 40);
+  c.workload.dataset = {dataset::Source::Synthetic, ""};
+  c.workload.input_len = 8;
+  c.workload.output_len = 4;
+  EXPECT_EQ(make_plan(c, nullptr).cfg.load.num_prompts, 40);
 }
 
 // By design, not by timing: once drain() returns, every record is a line on disk and the
@@ -313,41 +320,51 @@ TEST(Workload, EverySourceHasOneThatChecksItsOwnFlags) {
     EXPECT_EQ(w.needs_target(), !file) << c.name;
   }
   EXPECT_EQ(all_workloads().size(), dataset::kSources.items.size());
-  auto errors_of = [](const Workload& w, auto edit) {
-    RunConfig c;  // builtin
+  // A workload's checks read its own part and, of the others, only its context.
+  auto errors_of = [](const Workload& w, auto edit, WorkloadContext with = {}) {
+    WorkloadSettings c;  // builtin
     edit(c);
     std::vector<std::string> e;
-    w.validate(c, e);
+    w.validate(c, with, e);
     std::string all;
     for (const auto& x : e) all += x + "\n";
     return all;
   };
   using dataset::Source;
-  EXPECT_NE(errors_of(workload_of(Source::Synthetic), [](RunConfig& c) { c.input_len = 8; })
+  EXPECT_NE(errors_of(workload_of(Source::Synthetic), [](auto& c) { c.input_len = 8; })
                 .find("only with --dataset synthetic"),
             std::string::npos);
-  EXPECT_NE(errors_of(workload_of(Source::Sharegpt), [](RunConfig& c) { c.multi_turn = true; })
+  EXPECT_NE(errors_of(workload_of(Source::Sharegpt), [](auto& c) { c.multi_turn = true; })
                 .find("--multi-turn: only with"),
             std::string::npos);
-  EXPECT_NE(errors_of(workload_of(Source::Trace), [](RunConfig& c) { c.trace_speed = 2; })
+  EXPECT_NE(errors_of(workload_of(Source::Trace), [](auto& c) { c.trace_speed = 2; })
                 .find("only with --dataset trace:PATH"),
             std::string::npos);
-  EXPECT_NE(errors_of(workload_of(Source::Trace),
-                      [](RunConfig& c) {
-                        c.dataset = {Source::Trace, "t.jsonl"};
-                        c.request_rate = 5;
-                      })
-                .find("sends each request at its timestamp"),
+  auto synthetic = [](auto& c) {
+    c.dataset = {Source::Synthetic, ""};
+    c.input_len = 8;
+    c.output_len = 4;
+  };
+  EXPECT_EQ(errors_of(workload_of(Source::Synthetic), synthetic), "");
+  EXPECT_NE(errors_of(workload_of(Source::Synthetic), synthetic, {.num_prompts = 2'000'000})
+                .find("would all be built before the run"),
             std::string::npos);
   EXPECT_EQ(errors_of(workload_of(Source::Synthetic),
-                      [](RunConfig& c) {
+                      [](auto& c) {
                         c.dataset = {Source::Synthetic, ""};
-                        c.input_len = 8;
-                        c.output_len = 4;
-                      }),
+                        c.input_len = 8;  // no --output-len: an API that generates nothing
+                      },
+                      {.generates = false}),
             "");
-  EXPECT_EQ(errors_of(workload_of(Source::Qa), [](RunConfig& c) { c.input_len = 8; }),
+  EXPECT_EQ(errors_of(workload_of(Source::Qa), [](auto& c) { c.input_len = 8; }),
             "");  // not its flag to judge
+  // What spans parts is the settings' own check: a trace paces itself.
+  RunConfig trace;
+  trace.workload.dataset = {Source::Trace, "t.jsonl"};
+  trace.load.request_rate = 5;
+  std::string all;
+  for (const auto& x : validate(trace)) all += x + "\n";
+  EXPECT_NE(all.find("sends each request at its timestamp"), std::string::npos) << all;
 }
 
 TEST(Recorder, WritesEveryRecordAndHoldsNone) {

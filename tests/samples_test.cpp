@@ -1,6 +1,6 @@
-// metrics/samples: exact statistics in bounded memory. A column spilled to disk in many sorted
+// common/samples: exact statistics in bounded memory. A column spilled to disk in many sorted
 // runs gives bit-identical statistics to sorting every value in memory (summarize()).
-#include "metrics/samples.hpp"
+#include "common/samples.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,6 +11,7 @@
 
 #include "client/engine.hpp"
 #include "support/in_process_run.hpp"
+#include "support/run_test.hpp"
 #include "support/sim_process.hpp"
 
 namespace tokbench::runner {
@@ -114,16 +115,17 @@ TEST(Search, TooCloseToCallIsRunTwiceAndDisagreementFails) {
 TEST(Search, FindsTheSimulatorsCapacity) {
   testing::Sim sim({"--max-num-seqs", "4", "--ttft-ms", "10", "--tpot-ms", "4"});
   const fs::path dir = testing::fresh_test_dir("tokbench_search");
-  RunConfig c;
-  c.url = sim.url();
-  c.search = SearchAxis::MaxConcurrency;
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .with([&](auto& x) { x.experiment.search = SearchAxis::MaxConcurrency; })
+               .build();
   // Unqueued TTFT is ~10 ms; above 4 in flight a request waits for a seat: a quarter of a request
   // (~32 ms) when the requests are spread out, up to a whole one (~130 ms) in lockstep waves.
-  c.slo = "ttft.p90<=25ms";
-  c.search_max = 16;
-  c.num_prompts = 24;
-  c.max_tokens = 30;
-  c.ignore_eos = true;
+  c.experiment.slo = "ttft.p90<=25ms";
+  c.experiment.search_max = 16;
+  c.load.num_prompts = 24;
+  c.request.max_tokens = 30;
+  c.request.ignore_eos = true;
   const RunOutcome out = testing::run_in_process(c, dir);  // run_benchmark hands it to run_search
   EXPECT_EQ(out.exit_code, 0);
   simdjson::dom::parser parser;

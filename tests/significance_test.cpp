@@ -1,5 +1,5 @@
-// metrics/significance: Mann–Whitney U on synthetic data with known answers.
-#include "metrics/significance.hpp"
+// common/significance: Mann–Whitney U on synthetic data with known answers.
+#include "common/significance.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// metrics/stats: percentiles against hand-computed values and against the AISBench example
+// common/stats: percentiles against hand-computed values and against the AISBench example
 // table in ../shared/seeds/004 (its InputTokens and OutputTokens rows, reproduced exactly from
 // eight values reconstructed by hand from the printed statistics).
-#include "metrics/stats.hpp"
+#include "common/stats.hpp"
 
 #include <gtest/gtest.h>
 

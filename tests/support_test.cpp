@@ -68,16 +68,16 @@ TEST(Support, RunSettingsSetWhatTheyName) {
                                   .max_tokens(8)
                                   .ignore_eos()
                                   .stream(false)
-                                  .with([](runner::RunConfig& x) { x.seed = 7; });
-  EXPECT_EQ(c.url, "http://127.0.0.1:1/v1/responses");
-  EXPECT_EQ(c.concurrency, 4);
-  EXPECT_EQ(c.num_prompts, 12);
-  EXPECT_EQ(c.max_tokens, 8);
-  EXPECT_TRUE(c.ignore_eos);
-  EXPECT_FALSE(c.stream);
-  EXPECT_EQ(c.seed, 7u);
-  EXPECT_EQ(c.request_rate,
-            runner::RunConfig{}.request_rate);  // what it does not name keeps its default
+                                  .with([](runner::RunConfig& x) { x.load.seed = 7; });
+  EXPECT_EQ(c.target.url, "http://127.0.0.1:1/v1/responses");
+  EXPECT_EQ(c.load.concurrency, 4);
+  EXPECT_EQ(c.load.num_prompts, 12);
+  EXPECT_EQ(c.request.max_tokens, 8);
+  EXPECT_TRUE(c.request.ignore_eos);
+  EXPECT_FALSE(c.request.stream);
+  EXPECT_EQ(c.load.seed, 7u);
+  EXPECT_EQ(c.load.request_rate,
+            runner::RunConfig{}.load.request_rate);  // what it does not name keeps its default
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "point/outputs.hpp"
 #include "runfolder/run_folder.hpp"
 #include "support/in_process_run.hpp"
+#include "support/run_test.hpp"
 #include "support/sim_process.hpp"
 
 namespace tokbench::runner {
@@ -96,13 +97,16 @@ class SweepRun : public ::testing::Test {
 
 TEST_F(SweepRun, ConcurrencySweepOnACappedServerRisesThenFlattensAndNamesTheKnee) {
   Sim sim({"--max-num-seqs", "4", "--ttft-ms", "10", "--tpot-ms", "4"});
-  RunConfig c;
-  c.url = sim.url();
-  c.concurrency = 1;
-  c.concurrency_sweep = {1, 4, 16};
-  c.num_prompts = 24;
-  c.max_tokens = 30;
-  c.ignore_eos = true;
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .concurrency(1)
+               .prompts(24)
+               .max_tokens(30)
+               .ignore_eos()
+               .with([&](auto& x) {
+                 x.load.concurrency_sweep = {1, 4, 16};
+               })
+               .build();
   const RunOutcome out = run(c);
   EXPECT_EQ(out.exit_code, 0);
   const fs::path root = out.run_dir;
@@ -134,19 +138,22 @@ TEST_F(SweepRun, ConcurrencySweepOnACappedServerRisesThenFlattensAndNamesTheKnee
 
 TEST_F(SweepRun, ZippedListsPairPointByPointAndRepeatsGetTheirOwnFolder) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
-  RunConfig c;
-  c.url = sim.url();
-  c.concurrency_sweep = {1, 4, 4};
-  c.num_prompts_sweep = {3, 12, 8};
-  c.max_tokens = 5;
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .max_tokens(5)
+               .with([&](auto& x) {
+                 x.load.concurrency_sweep = {1, 4, 4};
+                 x.load.num_prompts_sweep = {3, 12, 8};
+               })
+               .build();
   const RunOutcome out = run(c);
   for (const auto& [label, n] : {std::pair{"c1-n3", 3}, {"c4-n12", 12}, {"c4-n8", 8}}) {
     const runfolder::RunFolder f = runfolder::load_run_folder(out.run_dir / label);
     EXPECT_EQ(f.manifest.planned_requests, n) << label;
     EXPECT_EQ(testing::count_lines(f.details), static_cast<size_t>(n)) << label;
   }
-  c.num_prompts_sweep.clear();
-  c.num_prompts = 2;
+  c.load.num_prompts_sweep.clear();
+  c.load.num_prompts = 2;
   const RunOutcome again = run(c);
   EXPECT_TRUE(fs::exists(again.run_dir / "c4" / "manifest.json"));
   EXPECT_TRUE(fs::exists(again.run_dir / "c4-2" / "manifest.json"));  // EvalScope #779 crashed here
@@ -154,15 +161,18 @@ TEST_F(SweepRun, ZippedListsPairPointByPointAndRepeatsGetTheirOwnFolder) {
 
 TEST_F(SweepRun, RateSweepIsOpenLoop) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
-  RunConfig c;
-  c.url = sim.url();
-  c.concurrency = 8;
-  c.request_rate_sweep = {20, 40};
-  c.request_rate = 20;
-  c.arrivals =
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .concurrency(8)
+               .rate(20)
+               .with([&](auto& x) {
+                 x.load.request_rate_sweep = {20, 40};
+               })
+               .build();
+  c.load.arrivals =
       load::ArrivalShape::Kind::Constant;  // deterministic gaps: the achieved rate is the asked one
-  c.num_prompts = 20;
-  c.max_tokens = 5;
+  c.load.num_prompts = 20;
+  c.request.max_tokens = 5;
   const RunOutcome out = run(c);
   auto s = json(out.run_dir / "sweep" / "summary.json")["sweep"];
   EXPECT_EQ(std::string_view(s["x_name"]), "request_rate");

@@ -522,13 +522,13 @@ void add_run(CLI::App& app, std::function<int()>& action) {
   auto* run = app.add_subcommand(
       "run", "benchmark an OpenAI-compatible endpoint (default: the built-in simulator)");
   auto& c = *cfg;
-  add_target(run, c);
-  add_request(run, c);
-  add_load(run, c);
-  add_workload(run, c);
-  add_experiment(run, c);
-  add_observe(run, c);
-  add_output(run, c);
+  add_target(run, c.target);
+  add_request(run, c.request);
+  add_load(run, c.load);
+  add_workload(run, c.workload);
+  add_experiment(run, c.experiment);
+  add_observe(run, c.observe);
+  add_output(run, c.output);
   run->option_defaults()->group("Options");
   auto yaml = std::make_shared<YamlConfig>(
       std::set<std::string>{"concurrency", "request-rate", "num-prompts"});

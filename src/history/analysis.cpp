@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <map>
 
+#include "common/samples.hpp"
+#include "common/significance.hpp"
 #include "metrics/metrics.hpp"
-#include "metrics/samples.hpp"
-#include "metrics/significance.hpp"
 #include "record/record_io.hpp"
 #include "runfolder/run_folder.hpp"
 

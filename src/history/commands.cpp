@@ -11,13 +11,13 @@
 
 #include "common/exit_codes.hpp"
 #include "common/json_writer.hpp"
+#include "common/samples.hpp"
+#include "common/significance.hpp"
 #include "common/temp_path.hpp"
 #include "history/analysis.hpp"
 #include "history/regression.hpp"
 #include "history/store.hpp"
 #include "metrics/metrics.hpp"
-#include "metrics/samples.hpp"
-#include "metrics/significance.hpp"
 #include "record/record_io.hpp"
 #include "runfolder/run_folder.hpp"
 

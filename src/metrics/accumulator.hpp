@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "common/format.hpp"
+#include "common/samples.hpp"
 #include "metrics/metrics.hpp"
-#include "metrics/samples.hpp"
 
 namespace tokbench::metrics::detail {
 

@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "common/format.hpp"
+#include "common/samples.hpp"
 #include "metrics/accumulator.hpp"
-#include "metrics/samples.hpp"
 #include "metrics/slo.hpp"
 
 namespace tokbench::metrics {

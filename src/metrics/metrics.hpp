@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "common/choice.hpp"
+#include "common/stats.hpp"
 #include "metrics/quality.hpp"
-#include "metrics/stats.hpp"
 #include "record/record.hpp"
 
 namespace tokbench::metrics {
@@ -146,7 +146,7 @@ std::optional<double> row_statistic(const MetricSet& m, std::string_view row,
 
 /// Computes the statistics of a stream of records under several definition sets in one pass:
 /// add() every record (warm-up records are ignored) in the order they were written, then
-/// finish(). Memory is bounded (metrics/samples spills to disk), whatever the run's length, and
+/// finish(). Memory is bounded (common/samples spills to disk), whatever the run's length, and
 /// the results are identical to holding every record in memory.
 class MetricsPass {
  public:

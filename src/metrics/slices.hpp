@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "metrics/samples.hpp"
+#include "common/samples.hpp"
 #include "record/record.hpp"
 
 namespace tokbench::metrics {

@@ -6,7 +6,7 @@
 #include <charconv>
 #include <stdexcept>
 
-#include "metrics/stats.hpp"
+#include "common/stats.hpp"
 
 namespace tokbench::metrics {
 

@@ -18,8 +18,8 @@
 #include <cstdint>
 #include <string>
 
+#include "common/samples.hpp"
 #include "metrics/metrics.hpp"
-#include "metrics/samples.hpp"
 #include "record/record.hpp"
 
 namespace tokbench::metrics {

@@ -40,11 +40,11 @@ ParsedFlags parse_flags(const RunConfig& c, std::vector<std::string>& e) {
       e.push_back(x.what());
     }
   };
-  parse(c.slo, [&](const std::string& t) { p.slos = metrics::parse_run_slos(t); });
-  parse(c.goodput, [&](const std::string& t) { p.goodput = metrics::parse_goodput(t); });
-  parse(c.profile_window,
+  parse(c.experiment.slo, [&](const std::string& t) { p.slos = metrics::parse_run_slos(t); });
+  parse(c.experiment.goodput, [&](const std::string& t) { p.goodput = metrics::parse_goodput(t); });
+  parse(c.observe.profile_window,
         [&](const std::string& t) { p.profile_window = record::parse_profile_window(t); });
-  parse(c.image, [&](const std::string& t) { p.image = dataset::parse_image_size(t); });
+  parse(c.workload.image, [&](const std::string& t) { p.image = dataset::parse_image_size(t); });
   return p;
 }
 
@@ -53,7 +53,7 @@ ParsedFlags parse_flags(const RunConfig& c, std::vector<std::string>& e) {
 std::vector<std::string> validate(const RunConfig& c, ParsedFlags* out) {
   std::vector<std::string> e;
   ParsedFlags parsed = parse_flags(c, e);
-  if (!c.stream && (parsed.goodput.ttft_ms || parsed.goodput.tpot_ms))
+  if (!c.request.stream && (parsed.goodput.ttft_ms || parsed.goodput.tpot_ms))
     e.push_back(
         "--goodput ttft/tpot need streaming (a non-streaming answer has no first token): drop "
         "--no-stream or keep only e2el");
@@ -61,7 +61,10 @@ std::vector<std::string> validate(const RunConfig& c, ParsedFlags* out) {
   c.validate_target(e);
   c.validate_request(e);
   c.validate_load(e);
-  for (const Workload* w : all_workloads()) w->validate(c, e);  // each dataset source's checks
+  c.validate_experiment(e);
+  const WorkloadContext with{c.load.num_prompts, api_of(c.resolved_endpoint()).caps().generates};
+  for (const Workload* w : all_workloads())
+    w->validate(c.workload, with, e);  // each dataset source's checks
   c.validate_workload(e);
   c.validate_observe(e);
   return e;
@@ -78,47 +81,50 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
   p.requested = requested;
   p.cfg = requested;
   p.parsed = std::move(parsed);
-  if (p.cfg.api_key.empty() && env_api_key) {
+  if (p.cfg.target.api_key.empty() && env_api_key) {
     for (const char* c = env_api_key; *c; ++c)
       if ((static_cast<unsigned char>(*c) < 0x20 && *c != '\t') || *c == 0x7F)
         throw std::invalid_argument(
             "$OPENAI_API_KEY holds a control character (a CR/LF would start a header of its own "
             "on the wire): set it to the key alone");
-    p.cfg.api_key = env_api_key;
+    p.cfg.target.api_key = env_api_key;
   }
-  if (!p.cfg.extra_body.empty()) {
+  if (!p.cfg.request.extra_body.empty()) {
     try {
-      p.extra_body = client::parse_extra_body(p.cfg.extra_body);
+      p.extra_body = client::parse_extra_body(p.cfg.request.extra_body);
     } catch (const std::runtime_error& e) {
       throw std::invalid_argument(e.what());  // a usage error: exit 2
     }
   }
   p.load = load_shape(p.cfg);
-  if (p.cfg.workers == 0) p.cfg.workers = auto_workers(p.load.max_in_flight());
-  p.cfg.endpoint =
+  if (p.cfg.load.workers == 0) p.cfg.load.workers = auto_workers(p.load.max_in_flight());
+  p.cfg.target.endpoint =
       p.cfg.resolved_endpoint();  // the URL's path decides it (validate() caught conflicts)
-  if (!api_of(p.cfg.endpoint).caps().streams)
-    p.cfg.stream = false;                                  // e.g. an embedding is one JSON answer
-  if (!p.cfg.url.empty()) p.cfg.url = p.cfg.target_url();  // a URL with no path gets /v1/<endpoint>
-  p.synthetic = p.cfg.dataset.is(dataset::Source::Synthetic);
-  p.tls = {p.cfg.ca_bundle, p.cfg.tls_cert, p.cfg.tls_key, p.cfg.insecure};
-  if (p.synthetic && p.cfg.num_prompts == 0) p.cfg.num_prompts = 100;
+  if (!api_of(p.cfg.target.endpoint).caps().streams)
+    p.cfg.request.stream = false;  // e.g. an embedding is one JSON answer
+  if (!p.cfg.target.url.empty())
+    p.cfg.target.url = p.cfg.target_url();  // a URL with no path gets /v1/<endpoint>
+  p.synthetic = p.cfg.workload.dataset.is(dataset::Source::Synthetic);
+  p.tls = {p.cfg.target.ca_bundle, p.cfg.target.tls_cert, p.cfg.target.tls_key,
+           p.cfg.target.insecure};
+  if (p.synthetic && p.cfg.load.num_prompts == 0) p.cfg.load.num_prompts = 100;
   // A --num-prompts list: the target builds synthetic prompts for the largest point.
-  if (!p.cfg.num_prompts_sweep.empty())
-    p.cfg.num_prompts =
-        *std::max_element(p.cfg.num_prompts_sweep.begin(), p.cfg.num_prompts_sweep.end());
-  if (requested.workers == 0 && p.cfg.adaptive_window_s > 0)
-    p.cfg.workers = auto_workers(p.cfg.adaptive_max);
+  if (!p.cfg.load.num_prompts_sweep.empty())
+    p.cfg.load.num_prompts =
+        *std::max_element(p.cfg.load.num_prompts_sweep.begin(), p.cfg.load.num_prompts_sweep.end());
+  if (requested.load.workers == 0 && p.cfg.experiment.adaptive_window_s > 0)
+    p.cfg.load.workers = auto_workers(p.cfg.experiment.adaptive_max);
   // Workers follow the largest in-flight cap of a sweep.
-  for (const int c : p.cfg.concurrency_sweep)
-    if (requested.workers == 0) p.cfg.workers = std::max(p.cfg.workers, auto_workers(c));
-  p.definitions = p.cfg.compat;
+  for (const int c : p.cfg.load.concurrency_sweep)
+    if (requested.load.workers == 0)
+      p.cfg.load.workers = std::max(p.cfg.load.workers, auto_workers(c));
+  p.definitions = p.cfg.request.compat;
   return p;
 }
 
 PointSpec spec_of(const RunPlan& plan, std::string label) {
-  return {std::move(label), plan.cfg.concurrency, plan.cfg.request_rate, plan.requested.num_prompts,
-          plan.cfg.seed};
+  return {std::move(label), plan.cfg.load.concurrency, plan.cfg.load.request_rate,
+          plan.requested.load.num_prompts, plan.cfg.load.seed};
 }
 
 std::vector<PointSpec> sweep_specs(const RunPlan& plan) {
@@ -126,9 +132,9 @@ std::vector<PointSpec> sweep_specs(const RunPlan& plan) {
   std::vector<PointSpec> out;
   for (size_t i = 0; i < c.sweep_points(); ++i) {
     PointSpec s = spec_of(plan, c.sweep_label(i));
-    if (i < c.concurrency_sweep.size()) s.concurrency = c.concurrency_sweep[i];
-    if (i < c.request_rate_sweep.size()) s.request_rate = c.request_rate_sweep[i];
-    if (i < c.num_prompts_sweep.size()) s.num_prompts = c.num_prompts_sweep[i];
+    if (i < c.load.concurrency_sweep.size()) s.concurrency = c.load.concurrency_sweep[i];
+    if (i < c.load.request_rate_sweep.size()) s.request_rate = c.load.request_rate_sweep[i];
+    if (i < c.load.num_prompts_sweep.size()) s.num_prompts = c.load.num_prompts_sweep[i];
     out.push_back(std::move(s));
   }
   return out;
@@ -137,16 +143,16 @@ std::vector<PointSpec> sweep_specs(const RunPlan& plan) {
 RunPlan at_point(const RunPlan& base, const PointSpec& spec) {
   RunPlan p = base;
   for (RunConfig* c : {&p.cfg, &p.requested}) {
-    c->concurrency = spec.concurrency;
-    c->request_rate = spec.request_rate;
-    c->seed = spec.seed;
-    c->concurrency_sweep.clear();
-    c->request_rate_sweep.clear();
-    c->num_prompts_sweep.clear();
+    c->load.concurrency = spec.concurrency;
+    c->load.request_rate = spec.request_rate;
+    c->load.seed = spec.seed;
+    c->load.concurrency_sweep.clear();
+    c->load.request_rate_sweep.clear();
+    c->load.num_prompts_sweep.clear();
   }
   // The count as asked; none asked: what the plan settled (the dataset's size, a synthetic 100).
-  p.requested.num_prompts = spec.num_prompts;
-  if (spec.num_prompts > 0) p.cfg.num_prompts = spec.num_prompts;
+  p.requested.load.num_prompts = spec.num_prompts;
+  if (spec.num_prompts > 0) p.cfg.load.num_prompts = spec.num_prompts;
   p.load = load_shape(p.cfg);
   return p;
 }

@@ -17,41 +17,6 @@
 
 namespace tokbench::runner {
 
-std::vector<std::string> cluster_problems(const RunConfig& cfg, int size) {
-  std::vector<std::string> e;
-  auto check = [&](bool ok, std::string msg) {
-    if (!ok) e.push_back(fmt::format("mpirun -np {}: {}", size, msg));
-  };
-  check(!cfg.embedded_target() && cfg.server_cmd.empty() && cfg.deploy_sh.empty(),
-        "every rank needs the server's address, and the server must already be up: pass --url (or "
-        "--host and --port); "
-        "the built-in simulator, --server-cmd and --deploy-sh are single-host only (start tokbench "
-        "serve-mock or your "
-        "server first)");
-  check(cfg.adaptive_window_s == 0,
-        "--adaptive-window-s is single-host: its controller moves one in-flight level as its "
-        "windows close");
-  check(!cfg.pressure, "--pressure is single-host: its clients join one at a time on one clock");
-  check(cfg.resume.empty(),
-        "--resume is single-host: run the series again on one host, or resume it without mpirun");
-  const bool open_loop = cfg.request_rate > 0 || !cfg.request_rate_sweep.empty() ||
-                         cfg.dataset.is(dataset::Source::Trace);
-  std::vector<int> levels =
-      cfg.concurrency_sweep;  // a concurrency search sets its own levels (--search-min)
-  if (levels.empty() && cfg.search != SearchAxis::MaxConcurrency)
-    levels.push_back(std::max(cfg.concurrency, 1));  // auto: 1
-  for (const int c : levels) {
-    check(open_loop || c >= size, fmt::format("--concurrency {} is split across the ranks (a "
-                                              "closed loop): give at least one per rank ({})",
-                                              c, size));
-  }
-  check(cfg.search != SearchAxis::MaxConcurrency || cfg.search_min >= size,
-        fmt::format("--search max-concurrency is split across the ranks: give --search-min {} or "
-                    "more (one stream per rank)",
-                    size));
-  return e;
-}
-
 int rank_share(int total, int rank, int size) {
   return total / size + (rank < total % size ? 1 : 0);
 }
@@ -146,15 +111,16 @@ SharedPoint measure_shared(const RunPlan& point, const Target& target,
   const cluster::World& world = cluster::world();
   const bool root = world.rank == 0;
   RunPlan mine = point;  // this rank's share of the in-flight cap; the manifest keeps the whole
-  if (point.cfg.concurrency >
+  if (point.cfg.load.concurrency >
       0)  // auto stays auto: each rank's open loop is uncapped, its closed loop is 1
-    mine.cfg.concurrency = std::max(1, rank_share(point.cfg.concurrency, world.rank, world.size));
+    mine.cfg.load.concurrency =
+        std::max(1, rank_share(point.cfg.load.concurrency, world.rank, world.size));
   mine.load = load_shape(mine.cfg);
   if (!root) {
-    mine.cfg.quiet = true;
-    mine.cfg.server_metrics = "off";  // rank 0 watches the server
-    mine.cfg.telemetry.clear();       // and the devices
-    mine.cfg.profile_window.clear();
+    mine.cfg.output.quiet = true;
+    mine.cfg.observe.server_metrics = "off";  // rank 0 watches the server
+    mine.cfg.observe.telemetry.clear();       // and the devices
+    mine.cfg.observe.profile_window.clear();
     mine.parsed.profile_window.reset();
   }
   const int64_t origin =
@@ -169,7 +135,7 @@ SharedPoint measure_shared(const RunPlan& point, const Target& target,
   SharedPoint out;
   out.result = measure(mine, target, manifest, dir, log, stop, console, origin, share, &point);
   const auto healths = cluster::gather(rank_health_json(out.result, world.rank, clock));
-  const auto perf = dir / "performances" / point.cfg.model_abbr;
+  const auto perf = dir / "performances" / point.cfg.output.model_abbr;
   cluster::append_to_root(perf / (target.data.abbr + "_details.jsonl"));
   cluster::append_to_root(perf / (target.data.abbr + "_failed.jsonl"));
   for (const auto& h : healths) {  // rank 0 only: the others get an empty list

@@ -37,25 +37,26 @@ client::EngineSettings engine_settings(const Target& t, const RunPlan& plan) {
   const RunConfig& cfg = plan.cfg;
   client::EngineSettings es;
   es.url = t.url;
-  es.headers = cfg.headers;
+  es.headers = cfg.target.headers;
   // A --header of the same name is the user's own id: it is sent as given, and none of ours.
-  if (cfg.request_id_header != "none" && !net::has_header(cfg.headers, cfg.request_id_header))
-    es.request_id_header = cfg.request_id_header;
-  es.api_key = cfg.api_key;
+  if (cfg.target.request_id_header != "none" &&
+      !net::has_header(cfg.target.headers, cfg.target.request_id_header))
+    es.request_id_header = cfg.target.request_id_header;
+  es.api_key = cfg.target.api_key;
   es.api = t.body.api;
-  es.stream = cfg.stream;
+  es.stream = cfg.request.stream;
   es.concurrency = plan.load.max_in_flight();
-  es.workers = cfg.workers;
-  es.timeout_ms = static_cast<int64_t>(cfg.timeout_s * 1000);
-  es.retries = cfg.retries;
-  es.drain_timeout_ms = static_cast<int64_t>(cfg.drain_s * 1000);
+  es.workers = cfg.load.workers;
+  es.timeout_ms = static_cast<int64_t>(cfg.request.timeout_s * 1000);
+  es.retries = cfg.request.retries;
+  es.drain_timeout_ms = static_cast<int64_t>(cfg.load.drain_s * 1000);
   es.reserve_chunks = static_cast<size_t>(
-      std::clamp<int64_t>(std::max(cfg.max_tokens, cfg.output_len) + 8, 16, 8192));
-  es.keep_text = t.tok.has_value() || cfg.reads_outputs();
-  es.max_event_bytes = static_cast<size_t>(cfg.max_event_bytes);
-  es.max_body_bytes = static_cast<size_t>(cfg.max_body_bytes);
-  es.tls = {cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure};
-  es.transport = cfg.transport;
+      std::clamp<int64_t>(std::max(cfg.request.max_tokens, cfg.workload.output_len) + 8, 16, 8192));
+  es.keep_text = t.tok.has_value() || cfg.observe.reads_outputs();
+  es.max_event_bytes = static_cast<size_t>(cfg.request.max_event_bytes);
+  es.max_body_bytes = static_cast<size_t>(cfg.request.max_body_bytes);
+  es.tls = {cfg.target.ca_bundle, cfg.target.tls_cert, cfg.target.tls_key, cfg.target.insecure};
+  es.transport = cfg.target.transport;
   return es;
 }
 
@@ -63,27 +64,29 @@ client::EngineSettings engine_settings(const Target& t, const RunPlan& plan) {
 std::unique_ptr<probe::Scraper> start_scraper(const Target& t, const RunConfig& cfg,
                                               int64_t origin_ns, spdlog::logger& log,
                                               std::FILE* console) {
-  if (cfg.server_metrics == "off") return nullptr;
-  const std::string url =
-      cfg.server_metrics.empty() ? net::root_url_for(t.url) + "/metrics" : cfg.server_metrics;
+  if (cfg.observe.server_metrics == "off") return nullptr;
+  const std::string url = cfg.observe.server_metrics.empty() ? net::root_url_for(t.url) + "/metrics"
+                                                             : cfg.observe.server_metrics;
   // Credentials go only to the target's own host, unless asked (--server-metrics-auth).
   const bool same_host = net::root_url_for(url) == net::root_url_for(t.url);
   std::vector<std::string> headers;
-  for (const auto& h : cfg.headers)
-    if (same_host || cfg.server_metrics_auth || redact_header(h) == h) headers.push_back(h);
+  for (const auto& h : cfg.target.headers)
+    if (same_host || cfg.observe.server_metrics_auth || redact_header(h) == h) headers.push_back(h);
   auto scraper = std::make_unique<probe::Scraper>(
-      url, headers, same_host || cfg.server_metrics_auth ? cfg.api_key : "", cfg.scrape_interval_ms,
-      origin_ns, static_cast<size_t>(cfg.max_body_bytes),
-      net::TlsSettings{cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure}, cfg.engine);
+      url, headers, same_host || cfg.observe.server_metrics_auth ? cfg.target.api_key : "",
+      cfg.observe.scrape_interval_ms, origin_ns, static_cast<size_t>(cfg.request.max_body_bytes),
+      net::TlsSettings{cfg.target.ca_bundle, cfg.target.tls_cert, cfg.target.tls_key,
+                       cfg.target.insecure},
+      cfg.target.engine);
   if (!scraper->scrape_once()) {
-    if (!cfg.server_metrics.empty())
+    if (!cfg.observe.server_metrics.empty())
       fmt::print(console, "warning: cannot scrape --server-metrics {}: {}\n", redact_url(url),
                  scraper->last_error());
     log.info("no server metrics at {}: {}", redact_url(url), scraper->last_error());
     return nullptr;
   }
   scraper->start();
-  log.info("scraping {} every {} ms", redact_url(url), cfg.scrape_interval_ms);
+  log.info("scraping {} every {} ms", redact_url(url), cfg.observe.scrape_interval_ms);
   return scraper;
 }
 
@@ -94,39 +97,41 @@ std::unique_ptr<probe::TelemetryScraper> start_telemetry(const RunConfig& cfg,
                                                          int64_t origin_ns,
                                                          const std::atomic<int>& stop,
                                                          spdlog::logger& log, std::FILE* console) {
-  if (cfg.telemetry.empty()) return nullptr;
+  if (cfg.observe.telemetry.empty()) return nullptr;
   auto scraper = std::make_unique<probe::TelemetryScraper>(
-      probe::telemetry_readers(
-          cfg.telemetry, static_cast<size_t>(cfg.max_body_bytes),
-          net::TlsSettings{cfg.ca_bundle, cfg.tls_cert, cfg.tls_key, cfg.insecure}),
-      cfg.telemetry_interval_ms, origin_ns, perf_dir / runfolder::kTelemetryFile);
+      probe::telemetry_readers(cfg.observe.telemetry,
+                               static_cast<size_t>(cfg.request.max_body_bytes),
+                               net::TlsSettings{cfg.target.ca_bundle, cfg.target.tls_cert,
+                                                cfg.target.tls_key, cfg.target.insecure}),
+      cfg.observe.telemetry_interval_ms, origin_ns, perf_dir / runfolder::kTelemetryFile);
   for (const auto& e : scraper->scrape_now()) {
     fmt::print(console, "warning: --telemetry {} (the run goes on; the verdict notes the gap)\n",
                e);
     log.warn("telemetry: {}", e);
   }
-  if (cfg.telemetry_idle_s > 0) {
+  if (cfg.observe.telemetry_idle_s > 0) {
     const int64_t from = steady_now_ns() - origin_ns,
-                  idle_ns = static_cast<int64_t>(cfg.telemetry_idle_s * 1e9);
+                  idle_ns = static_cast<int64_t>(cfg.observe.telemetry_idle_s * 1e9);
     scraper->mark_idle(from, from + idle_ns);
     scraper->start();
-    log.info("telemetry: {} s with no load (idle power)", cfg.telemetry_idle_s);
+    log.info("telemetry: {} s with no load (idle power)", cfg.observe.telemetry_idle_s);
     while (steady_now_ns() - origin_ns < from + idle_ns && stop.load() == client::kRunning)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     scraper->scrape_now();  // the idle window's end is covered
   } else {
     scraper->start();
   }
-  log.info("telemetry: {} source(s) every {} ms", cfg.telemetry.size(), cfg.telemetry_interval_ms);
+  log.info("telemetry: {} source(s) every {} ms", cfg.observe.telemetry.size(),
+           cfg.observe.telemetry_interval_ms);
   return scraper;
 }
 
 void warm_up(client::Engine& engine, const Target& t, const RunConfig& cfg, Recorder& recorder,
              int64_t origin_ns, std::atomic<int>& stop, const std::filesystem::path& perf_dir,
              spdlog::logger& log) {
-  if (cfg.warmup <= 0) return;
-  log.info("warm-up: {} request(s)", cfg.warmup);
-  load::CountedSource source(cfg.warmup, true, load::closed_loop(), t.maker());
+  if (cfg.load.warmup <= 0) return;
+  log.info("warm-up: {} request(s)", cfg.load.warmup);
+  load::CountedSource source(cfg.load.warmup, true, load::closed_loop(), t.maker());
   engine.run(
       source, origin_ns, [&](record::RequestRecord&& r) { recorder.add(std::move(r)); }, stop);
   recorder.drain();
@@ -156,11 +161,11 @@ record::AdaptiveLog adaptive_log(const load::AdaptiveSource& controller, spdlog:
 // the dataset) asks the first item; --keep-outputs N: the first N keep their prompts.
 OutputPlan output_plan(const RunConfig& cfg, int64_t count, const Target& target) {
   OutputPlan out;
-  out.keep_prompts = cfg.keep_outputs;
-  if (cfg.determinism_probe > 0) {
+  out.keep_prompts = cfg.observe.keep_outputs;
+  if (cfg.observe.determinism_probe > 0) {
     const int64_t n =
         count > 0 ? count : std::max<int64_t>(1, static_cast<int64_t>(target.data.items.size()));
-    out.probes = cfg.determinism_probe;
+    out.probes = cfg.observe.determinism_probe;
     out.probe_every = std::max<int64_t>(1, n / out.probes);
   }
   return out;
@@ -169,8 +174,8 @@ OutputPlan output_plan(const RunConfig& cfg, int64_t count, const Target& target
 // A --duration-s phase: what is still in flight `after_ns` past the phase start is cut.
 void cut_at(client::EngineSettings& es, const RunConfig& c, int64_t after_ns) {
   es.cut_after_ns = after_ns;
-  es.cut_reason =
-      fmt::format("still in flight {} s after --duration-s {} ended: cut", c.grace_s, c.duration_s);
+  es.cut_reason = fmt::format("still in flight {} s after --duration-s {} ended: cut",
+                              c.load.grace_s, c.load.duration_s);
 }
 
 // The measured phase's source (and the engine's cut deadline) for a counted load shape.
@@ -209,7 +214,7 @@ std::unique_ptr<load::CountedSource> measured_source(const RunConfig& c, const L
     shape.ramp_start_rps = shape.exponential_ramp && load.ramp.start_rps <= 0
                                ? std::min(1.0, open->rate_rps)
                                : load.ramp.start_rps;
-    return std::make_unique<load::CountedSource>(limits, false, load::open_loop(shape, c.seed),
+    return std::make_unique<load::CountedSource>(limits, false, load::open_loop(shape, c.load.seed),
                                                  std::move(make));
   }
   return std::make_unique<load::CountedSource>(
@@ -225,13 +230,14 @@ std::string transport_text(const Target& target, const RunPlan& plan) {
   return fmt::format("{} ({})", client::transport_name(k), why);
 }
 
-int64_t count_bound(const RunConfig& cfg, int64_t requested_num_prompts) {
-  return cfg.duration_s > 0 && requested_num_prompts == 0 ? -1 : cfg.num_prompts;
+int64_t count_bound(const LoadSettings& load, int64_t requested_num_prompts) {
+  return load.duration_s > 0 && requested_num_prompts == 0 ? -1 : load.num_prompts;
 }
 
-int64_t planned_requests(const RunConfig& cfg, int64_t requested_num_prompts) {
+int64_t planned_requests(const LoadSettings& load, const WorkloadSettings& workload,
+                         int64_t requested_num_prompts) {
   // Sessions: a failed turn ends its conversation, so how many turns go out is not known ahead.
-  return cfg.duration_s > 0 || cfg.sessions() ? -1 : count_bound(cfg, requested_num_prompts);
+  return load.duration_s > 0 || workload.sessions() ? -1 : count_bound(load, requested_num_prompts);
 }
 
 // A full disk: the load stops at once (nothing later could be recorded), saying which file and why.
@@ -270,14 +276,15 @@ PointResult execute(const Target& target, const RunPlan& plan,
                     int64_t origin_ns, std::atomic<int>& stop, spdlog::logger& log,
                     std::FILE* console, const RankShare& share) {
   const RunConfig& cfg = plan.cfg;
-  const int64_t count = count_bound(cfg, plan.requested.num_prompts);
+  const int64_t count = count_bound(cfg.load, plan.requested.load.num_prompts);
   std::atomic<int64_t> started{0};  // requests sent in the measured phase (progress: in flight)
   client::EngineSettings es = engine_settings(target, plan);
   es.run_id = run_id;
   const LoadShape& load = plan.load;
   client::Engine engine(es);
   Recorder recorder(perf_dir, target.data.abbr, target.tok ? &*target.tok : nullptr,
-                    plan.parsed.goodput, OutputChecks{cfg.check_answers, cfg.keep_outputs});
+                    plan.parsed.goodput,
+                    OutputChecks{cfg.observe.check_answers, cfg.observe.keep_outputs});
   if (share.size > 1) recorder.stamp_rank(share.rank);
   stop_on_write_error(recorder, stop, log);
   auto telemetry = start_telemetry(cfg, perf_dir, origin_ns, stop, log, console);
@@ -301,7 +308,7 @@ PointResult execute(const Target& target, const RunPlan& plan,
   } else if (const auto* s = std::get_if<Sessions>(
                  &load.shape)) {  // --num-prompts conversations, s->active at once
     es.keep_text = true;          // each answer goes into its session's next body
-    std::vector<int64_t> turns_of(static_cast<size_t>(cfg.num_prompts), s->turns);
+    std::vector<int64_t> turns_of(static_cast<size_t>(cfg.load.num_prompts), s->turns);
     for (size_t c = 0; c < target.data.conversations.size() && c < turns_of.size(); ++c)
       turns_of[c] =
           target.data.conversations[c].second;  // a file's conversations have their own lengths
@@ -315,24 +322,25 @@ PointResult execute(const Target& target, const RunPlan& plan,
   }
   client::Engine measured(es);
   std::optional<Progress> progress;
-  if (!cfg.quiet) {
+  if (!cfg.output.quiet) {
     progress.emplace(
         ProgressCounters{[&] { return recorder.measured_done(); },
                          [&] { return recorder.failed(); },
                          [&] { return recorder.output_tokens(); }, [&] { return started.load(); }},
-        planned_requests(cfg, plan.requested.num_prompts), load.paced_rate(),
-        cfg.progress_interval_s);
+        planned_requests(cfg.load, cfg.workload, plan.requested.load.num_prompts),
+        load.paced_rate(), cfg.output.progress_interval_s);
   }
   auto scraper = start_scraper(target, cfg, origin_ns, log, console);
   std::optional<probe::ProfileWindow> profiler;
   if (plan.parsed.profile_window)
-    profiler.emplace(*plan.parsed.profile_window, net::root_url_for(target.url), cfg.headers,
-                     cfg.api_key);
+    profiler.emplace(*plan.parsed.profile_window, net::root_url_for(target.url), cfg.target.headers,
+                     cfg.target.api_key);
 
   log.info("measured phase: {}, {} worker thread(s)",
-           cfg.duration_s > 0 ? fmt::format("{} s (grace {} s)", cfg.duration_s, cfg.grace_s)
-                              : fmt::format("{} request(s)", count),
-           cfg.workers);
+           cfg.load.duration_s > 0
+               ? fmt::format("{} s (grace {} s)", cfg.load.duration_s, cfg.load.grace_s)
+               : fmt::format("{} request(s)", count),
+           cfg.load.workers);
   if (telemetry)
     telemetry
         ->scrape_now();  // a sample right before the phase: energy is never guessed across its edge
@@ -342,9 +350,9 @@ PointResult execute(const Target& target, const RunPlan& plan,
   // series goes on) and to which it relays the series' (Ctrl-C, a full disk).
   std::atomic<int> point_stop{stop.load()};
   std::optional<SaturationWatch> watch;
-  if (cfg.stop_on_saturation)
+  if (cfg.experiment.stop_on_saturation)
     watch.emplace(
-        cfg.saturation_window_s,
+        cfg.experiment.saturation_window_s,
         SaturationCounters{[&] { return started.load(); }, [&] { return recorder.measured_done(); },
                            [&] { return recorder.output_tokens(); }},
         stop, point_stop, log, console);

@@ -20,10 +20,11 @@ namespace tokbench::runner {
 
 /// The measured requests a load point sends at most: --num-prompts, or -1 (no count bound) when
 /// --duration-s bounds the run and no count was asked for (the dataset cycles).
-int64_t count_bound(const RunConfig& cfg, int64_t requested_num_prompts);
+int64_t count_bound(const LoadSettings& load, int64_t requested_num_prompts);
 /// The measured requests a run means to send, as its folder records it: -1 whenever a duration
-/// bounds the run (how many fit is not known ahead).
-int64_t planned_requests(const RunConfig& cfg, int64_t requested_num_prompts);
+/// bounds the run or sessions run (how many fit, or how many turns go out, is not known ahead).
+int64_t planned_requests(const LoadSettings& load, const WorkloadSettings& workload,
+                         int64_t requested_num_prompts);
 /// The transport the measured requests use, and why: "sockets (a plain http:// URL with no proxy)".
 std::string transport_text(const Target& target, const RunPlan& plan);
 

@@ -58,7 +58,7 @@ PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* con
     root_ = options_.root;
     for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(root_ / sub);
   } else if (cluster::world().rank == 0) {
-    root_ = runfolder::make_run_dir(plan.cfg.output_dir, start_->wall);
+    root_ = runfolder::make_run_dir(plan.cfg.output.output_dir, start_->wall);
   } else {
     root_ = scratch_dir("series");
     quiet_ = std::fopen("/dev/null", "w");
@@ -68,11 +68,11 @@ PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* con
   // also the target and its request body), so a sweep of four points stays one screen; every
   // point's folder holds all, and `tokbench report` prints it.
   point_console_ = console_;
-  if (!plan.cfg.verbose && !quiet_) {
+  if (!plan.cfg.output.verbose && !quiet_) {
     quiet_ = std::fopen("/dev/null", "w");
     point_console_ = quiet_ ? quiet_ : console_;
   }
-  announce_ = plan.cfg.quiet ? point_console_ : console_;
+  announce_ = plan.cfg.output.quiet ? point_console_ : console_;
   log_ = make_logger(root_, resume);
   log_->info("{}{}: {}", resume ? "resumed: " : "", what, plan.requested.to_json());
   if (cluster::world().rank == 0 && !resume) write_series_record(root_, plan.requested.to_json());
@@ -134,7 +134,7 @@ RunOutcome PointSession::run_here(const PointSpec& spec) {
                aside.filename().string());
     log_->info("point {}: unfinished folder kept as {}; run again", name, aside.string());
   }
-  if (point.cfg.reset_prefix_cache && world.rank == 0) reset_cache(point);
+  if (point.cfg.experiment.reset_prefix_cache && world.rank == 0) reset_cache(point);
   for (const char* sub : {"configs", "logs", "performances"}) fs::create_directories(dir / sub);
   auto log = make_logger(dir);
   runfolder::RunManifest manifest = asked(point, start_->wall);
@@ -164,8 +164,8 @@ RunOutcome PointSession::run_here(const PointSpec& spec) {
 }
 
 std::string reset_server_cache(const RunPlan& point, const std::string& url, spdlog::logger& log) {
-  const probe::CacheReset r = probe::reset_prefix_cache(url, point.cfg.headers, point.cfg.api_key,
-                                                        point.tls, point.cfg.engine);
+  const probe::CacheReset r = probe::reset_prefix_cache(
+      url, point.cfg.target.headers, point.cfg.target.api_key, point.tls, point.cfg.target.engine);
   if (r.done) {
     log.info("prefix cache reset ({})", r.how);
     return {};

@@ -33,9 +33,6 @@ struct RankStart;
 std::shared_ptr<spdlog::logger> make_logger(const std::filesystem::path& run_dir,
                                             bool append = false);
 
-/// What a run of `size` ranks (mpirun -np N) cannot do, each naming the fix (empty: it can run).
-std::vector<std::string> cluster_problems(const RunConfig& cfg, int size);
-
 /// One load point in its own run folder (no experiment around it). Under mpirun every rank runs
 /// it with the same flags: rank 0 writes the folder; the others measure their shares in scratch
 /// folders of their own, removed at the end, and say nothing (point/cluster_run.hpp).

@@ -21,14 +21,14 @@ RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   std::FILE* quiet = root ? nullptr : std::fopen("/dev/null", "w");
   std::FILE* out = root ? console : quiet;
   const fs::path dir =
-      root ? runfolder::make_run_dir(plan.cfg.output_dir, start.wall) : scratch_dir("run");
+      root ? runfolder::make_run_dir(plan.cfg.output.output_dir, start.wall) : scratch_dir("run");
   auto log = make_logger(dir);
   log_rank(*log, start);
   runfolder::RunManifest manifest = asked(plan, start.wall);
   manifest.info.run_id = run_id(start);
   runfolder::write_manifest(dir, manifest);
   Target target = open_logged(plan, dir, *log, out);
-  if (plan.cfg.reset_prefix_cache && root)  // as before each point of a series
+  if (plan.cfg.experiment.reset_prefix_cache && root)  // as before each point of a series
     if (const std::string why = reset_server_cache(plan, target.url, *log); !why.empty())
       fmt::print(out, "--reset-prefix-cache: {}; the run goes on with whatever the cache holds\n",
                  why);

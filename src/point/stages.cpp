@@ -45,7 +45,7 @@ void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t,
   info.target_url = redact_url(t.url);  // what is saved and shown; the engine keeps the real one
   info.embedded_simulator = t.sim != nullptr;
   info.model = t.model;
-  info.model_abbr = plan.cfg.model_abbr;
+  info.model_abbr = plan.cfg.output.model_abbr;
   info.dataset_abbr = t.data.abbr;
   // Audited whole; shown and saved capped (a 50 MB prompt is not echoed to stdout and four files).
   const std::string body = t.first_body();
@@ -66,7 +66,8 @@ void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t,
     m.facts.open_loop = true;
     m.facts.implied_cache_hit = t.data.implied_cache_hit;
   }
-  m.planned_requests = planned_requests(plan.cfg, plan.requested.num_prompts);
+  m.planned_requests =
+      planned_requests(plan.cfg.load, plan.cfg.workload, plan.requested.load.num_prompts);
   m.target_ready = true;
   info.transport = transport_text(t, plan);
   for (const auto& f : client::audit_body(body, t.body.adapter()))
@@ -83,27 +84,28 @@ void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t,
   log.info("requested config: {}", m.requested_json);
   log.info("effective config: {}", info.config_json);
   log.info("target {}{}; model {}; dataset {} ({} items)", info.target_url,
-           t.sim ? " (built-in simulator)" : "", t.model, plan.cfg.dataset.text(),
+           t.sim ? " (built-in simulator)" : "", t.model, plan.cfg.workload.dataset.text(),
            t.data.items.size());
   log.info("request body of the first request: {}", info.body_example);
   log.info("transport: {}", info.transport);
   // How many requests: a count, a duration, or sessions whose turns are not known ahead.
   const std::string requests =
       m.planned_requests >= 0 ? fmt::format("requests {}", m.planned_requests)
-      : plan.cfg.duration_s > 0
-          ? fmt::format("requests until the {} s duration ends", plan.cfg.duration_s)
-          : fmt::format("sessions {} ({})", plan.cfg.num_prompts,
-                        plan.cfg.multi_turn ? "each conversation's turns"
-                                            : fmt::format("{} turns each", plan.cfg.turns));
+      : plan.cfg.load.duration_s > 0
+          ? fmt::format("requests until the {} s duration ends", plan.cfg.load.duration_s)
+          : fmt::format("sessions {} ({})", plan.cfg.load.num_prompts,
+                        plan.cfg.workload.multi_turn
+                            ? "each conversation's turns"
+                            : fmt::format("{} turns each", plan.cfg.workload.turns));
   fmt::print(console, "target {}  model {}  dataset {}  {}  {}\n", info.target_url, t.model,
              t.data.abbr, requests, plan.load.text(plan.cfg.warms_connections()));
-  if (!plan.requested.url.empty() &&
-      plan.requested.url != plan.cfg.url)  // a base URL, completed: said, not silent
+  if (!plan.requested.target.url.empty() &&
+      plan.requested.target.url != plan.cfg.target.url)  // a base URL, completed: said, not silent
     fmt::print(console,
                "note: --url {} names the server, not an API: requests go to {} (the {} API; "
                "--endpoint picks "
                "another)\n",
-               redact_url(plan.requested.url), info.target_url, plan.cfg.endpoint);
+               redact_url(plan.requested.target.url), info.target_url, plan.cfg.target.endpoint);
   // Long prompts shortened from the whole body (the capped example would cut the JSON short), at
   // most three lines of 120 columns; the whole body is configs/request_body.json.
   runfolder::write_file(run_dir / "configs" / "request_body.json", body);
@@ -112,9 +114,9 @@ void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t,
   std::string audit = fmt::format(
       "request body sent (template: the first request; --compat {}; whole in "
       "request_body.json):\n{}\n\n",
-      metrics::definitions_name(plan.cfg.compat), info.body_example);
+      metrics::definitions_name(plan.cfg.request.compat), info.body_example);
   for (const auto& [level, text] : info.audit) {
-    if (plan.cfg.verbose)
+    if (plan.cfg.output.verbose)
       fmt::print(console, "  {}: {}\n", level, text);  // by default the warnings join the verdict
     audit += fmt::format("{}: {}\n", level, text);
     log.info("audit {}: {}", level, text);
@@ -150,41 +152,41 @@ runfolder::RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.requested_json = plan.requested.to_json();
   m.info.config_json = c.to_json();
   m.info.started_at = now_iso(wall);
-  m.info.dataset = c.dataset.text();
-  m.info.tokenizer = c.tokenizer;
+  m.info.dataset = c.workload.dataset.text();
+  m.info.tokenizer = c.workload.tokenizer;
   const LoadShape& load = plan.load;
   m.facts.max_concurrency = load.max_in_flight();
-  m.facts.stream = c.stream;
-  m.facts.one_shot = !api_of(c.endpoint).caps().generates;
-  m.facts.per_token_counts = api_of(c.endpoint).caps().per_token_counts;
-  m.facts.continuous_usage = c.continuous_usage;
-  m.facts.finish_reasons = api_of(c.endpoint).caps().finish_reasons;
-  m.facts.cap_reason = api_of(c.endpoint).caps().cap_reason;
+  m.facts.stream = c.request.stream;
+  m.facts.one_shot = !api_of(c.target.endpoint).caps().generates;
+  m.facts.per_token_counts = api_of(c.target.endpoint).caps().per_token_counts;
+  m.facts.continuous_usage = c.request.continuous_usage;
+  m.facts.finish_reasons = api_of(c.target.endpoint).caps().finish_reasons;
+  m.facts.cap_reason = api_of(c.target.endpoint).caps().cap_reason;
   m.facts.goodput = plan.parsed.goodput;
-  m.definitions = metrics::definitions_name(c.compat);
+  m.definitions = metrics::definitions_name(c.request.compat);
   m.request_rate = load.paced_rate();  // pressure: the rate adds clients, it does not pace requests
   m.facts.open_loop = load.open_loop();
   m.load.arrivals = load.arrivals();
-  m.load.burstiness = c.burstiness;
+  m.load.burstiness = c.load.burstiness;
   m.load.duration_s = load.duration_s;
   m.load.grace_s = load.grace_s;
   m.load.ramp_up_s = load.ramp.seconds;
-  m.load.ramp_up_strategy = kRampCurves.name(c.ramp_up_strategy);
-  m.load.ramp_up_measured = c.ramp_up_measured;
-  m.load.slice_s = c.slice_s;
+  m.load.ramp_up_strategy = kRampCurves.name(c.load.ramp_up_strategy);
+  m.load.ramp_up_measured = c.load.ramp_up_measured;
+  m.load.slice_s = c.observe.slice_s;
   m.load.warm_connections = c.warms_connections();
   m.load.in_flight_capped = load.in_flight_capped();
-  if (!c.telemetry.empty()) {
-    m.telemetry.interval_ms = c.telemetry_interval_ms;
-    m.telemetry.idle_s = c.telemetry_idle_s;
-    m.telemetry.price_per_kwh = c.price_per_kwh;
+  if (!c.observe.telemetry.empty()) {
+    m.telemetry.interval_ms = c.observe.telemetry_interval_ms;
+    m.telemetry.idle_s = c.observe.telemetry_idle_s;
+    m.telemetry.price_per_kwh = c.observe.price_per_kwh;
   }
   // A device-hour price needs only the device count: --server-devices where no exporter reads it.
-  m.telemetry.price_per_device_hour = c.price_per_device_hour;
-  m.telemetry.devices = c.server_devices;
-  m.planned_requests = planned_requests(c, plan.requested.num_prompts);
-  m.warmup_requests = c.warmup;
-  m.insecure_tls = c.insecure;
+  m.telemetry.price_per_device_hour = c.observe.price_per_device_hour;
+  m.telemetry.devices = c.target.server_devices;
+  m.planned_requests = planned_requests(c.load, c.workload, plan.requested.load.num_prompts);
+  m.warmup_requests = c.load.warmup;
+  m.insecure_tls = c.target.insecure;
   m.ranks = cluster::world().size;
   return m;
 }
@@ -225,15 +227,15 @@ PointResult measure(const RunPlan& plan, const Target& target, runfolder::RunMan
                     const fs::path& dir, spdlog::logger& log, std::atomic<int>& stop,
                     std::FILE* console, int64_t origin, const RankShare& share,
                     const RunPlan* whole) {
-  fs::create_directories(dir / "performances" / plan.cfg.model_abbr);
+  fs::create_directories(dir / "performances" / plan.cfg.output.model_abbr);
   if (origin == kNoOrigin) origin = steady_now_ns();
   learned(manifest, whole ? *whole : plan, target, dir, log,
           console);  // a rank's plan is a share of the whole
   manifest.info.origin_steady_ns = origin;
   runfolder::write_manifest(dir, manifest);
   try {
-    return execute(target, plan, dir / "performances" / plan.cfg.model_abbr, manifest.info.run_id,
-                   origin, stop, log, console, share);
+    return execute(target, plan, dir / "performances" / plan.cfg.output.model_abbr,
+                   manifest.info.run_id, origin, stop, log, console, share);
   } catch (const std::exception& e) {
     // The folder says why it stopped (every warm-up request failed, ...), not "killed?".
     runfolder::RunEnd failed;
@@ -248,7 +250,7 @@ PointResult measure(const RunPlan& plan, const Target& target, runfolder::RunMan
 // cannot take it (locked, damaged, newer) is said, with the command that adds the folder later;
 // the folder and the run's exit code stay as they are.
 void record_in_history(const RunPlan& plan, const fs::path& dir, spdlog::logger& log) {
-  std::string store = plan.cfg.history;
+  std::string store = plan.cfg.output.history;
   if (const char* env = std::getenv("TOKBENCH_HISTORY"); store.empty() && env) store = env;
   if (store.empty() || !fs::exists(dir / "result.json")) return;
   try {
@@ -270,7 +272,7 @@ RunOutcome conclude(const RunPlan& plan, const fs::path& dir, const PointResult&
                     spdlog::logger& log, std::FILE* console) {
   RunOutcome out;
   out.run_dir = dir;
-  out.perf_dir = dir / "performances" / plan.cfg.model_abbr;
+  out.perf_dir = dir / "performances" / plan.cfg.output.model_abbr;
   out.interrupted = result.interrupted;
   const bool disk = !result.write_error.empty();
   try {
@@ -281,8 +283,8 @@ RunOutcome conclude(const RunPlan& plan, const fs::path& dir, const PointResult&
     out.usd_per_m_output_tokens = w.usd_per_m_output_tokens;
     log.info("verdict: {} {}", metrics::verdict_status(out.verdict),
              fmt::join(out.verdict.reasons, "; "));
-    print_outputs(w, console, plan.cfg.verbose);
-    print_paths(w, console, plan.cfg.verbose);
+    print_outputs(w, console, plan.cfg.output.verbose);
+    print_paths(w, console, plan.cfg.output.verbose);
   } catch (const std::exception& e) {
     if (!disk) throw;
     out.verdict.valid = false;

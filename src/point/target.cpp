@@ -41,34 +41,34 @@ bool answers_under_other_scheme(const std::string& url) {
 
 // A TLS alert that is about the client's certificate (mutual TLS): libcurl reports it as a failed
 // read once the handshake seemed done, which read like a server that is down. "" when it is not.
-std::string client_certificate_problem(const std::string& error, const RunConfig& cfg) {
+std::string client_certificate_problem(const std::string& error, const TargetSettings& target) {
   bool about_client_cert = false;
   for (const char* alert :
        {"certificate required", "alert bad certificate", "alert unknown ca",
         "alert handshake failure", "alert certificate unknown", "alert access denied"})
     about_client_cert |= error.find(alert) != std::string::npos;
   if (!about_client_cert) return "";
-  return cfg.tls_cert.empty() ? "the server asks for a client certificate (mutual TLS): pass "
-                                "--cert FILE and --key FILE"
-                              : fmt::format(
-                                    "the server refused the client certificate --cert {}: it must "
-                                    "be signed by a CA the server "
-                                    "trusts, and --key must be its key",
-                                    cfg.tls_cert);
+  return target.tls_cert.empty()
+             ? "the server asks for a client certificate (mutual TLS): pass "
+               "--cert FILE and --key FILE"
+             : fmt::format(
+                   "the server refused the client certificate --cert {}: it must "
+                   "be signed by a CA the server "
+                   "trusts, and --key must be its key",
+                   target.tls_cert);
 }
 
 // GET /v1/models answers whether the server is there at all, and which model it serves; a wrong
 // --model is caught here instead of failing every request.
-std::string resolve_model(const RunConfig& cfg, const std::string& url, const net::TlsSettings& tls,
-                          std::vector<std::string>* served) {
+std::string resolve_model(const TargetSettings& target, size_t max_body, const std::string& url,
+                          const net::TlsSettings& tls, std::vector<std::string>* served) {
   const std::string models_url = net::models_url_for(url);
   // The API's own credential headers (Anthropic's x-api-key and anthropic-version) on /v1/models
   // too.
-  std::vector<std::string> headers = cfg.headers;
-  for (auto& h : api_of(cfg.endpoint).credential_headers(cfg.headers, cfg.api_key))
+  std::vector<std::string> headers = target.headers;
+  for (auto& h : api_of(target.endpoint).credential_headers(target.headers, target.api_key))
     headers.push_back(std::move(h));
-  const auto res =
-      net::http_get(models_url, headers, "", 10'000, static_cast<size_t>(cfg.max_body_bytes), tls);
+  const auto res = net::http_get(models_url, headers, "", 10'000, max_body, tls);
   if (res.tls_error &&
       answers_under_other_scheme(models_url)) {  // https:// to a plain-HTTP port: no CA would help
     throw std::runtime_error(
@@ -76,7 +76,7 @@ std::string resolve_model(const RunConfig& cfg, const std::string& url, const ne
                     "http:// URL",
                     redact_url(models_url), res.error));
   }
-  if (const std::string mtls = res.reached ? "" : client_certificate_problem(res.error, cfg);
+  if (const std::string mtls = res.reached ? "" : client_certificate_problem(res.error, target);
       !mtls.empty())
     throw std::runtime_error(
         fmt::format("TLS to {} failed: {} ({})", redact_url(models_url), res.error, mtls));
@@ -108,7 +108,7 @@ std::string resolve_model(const RunConfig& cfg, const std::string& url, const ne
     }
   }
   *served = ids;
-  if (cfg.model.empty()) {
+  if (target.model.empty()) {
     if (ids.empty()) {
       throw std::runtime_error(
           fmt::format("could not learn the model from GET {} (HTTP {}): pass --model NAME",
@@ -116,22 +116,23 @@ std::string resolve_model(const RunConfig& cfg, const std::string& url, const ne
     }
     return ids.front();
   }
-  if (!ids.empty() && std::find(ids.begin(), ids.end(), cfg.model) == ids.end() &&
-      !cfg.skip_model_check) {
+  if (!ids.empty() && std::find(ids.begin(), ids.end(), target.model) == ids.end() &&
+      !target.skip_model_check) {
     throw std::runtime_error(fmt::format(
         "model '{}' is not served at {} (it serves: {}): pass --model with one of those, "
         "or --skip-model-check when a gateway serves it under an alias",
-        cfg.model, models_url, join(ids, ", ")));
+        target.model, models_url, join(ids, ", ")));
   }
-  return cfg.model;
+  return target.model;
 }
 
 // Every credential value the run passes on: the key, secret headers' values, URL credentials and
 // the secret flags of the server command.
-std::vector<std::string> known_secrets(const RunConfig& cfg) {
-  std::vector<std::string> out = secrets_in_command(cfg.server_cmd);
-  if (!cfg.api_key.empty()) out.push_back(cfg.api_key);
-  for (const auto& h : cfg.headers) {
+std::vector<std::string> known_secrets(const TargetSettings& target,
+                                       const ObserveSettings& observe) {
+  std::vector<std::string> out = secrets_in_command(target.server_cmd);
+  if (!target.api_key.empty()) out.push_back(target.api_key);
+  for (const auto& h : target.headers) {
     const size_t colon = h.find(':');
     if (colon == std::string::npos || !secret_name(h.substr(0, colon))) continue;
     std::string value = h.substr(colon + 1);
@@ -140,41 +141,43 @@ std::vector<std::string> known_secrets(const RunConfig& cfg) {
     if (const size_t space = value.find(' '); space != std::string::npos)
       out.push_back(value.substr(space + 1));  // "Bearer x"
   }
-  std::vector<std::string> urls{cfg.url, cfg.server_metrics};
-  urls.insert(urls.end(), cfg.telemetry.begin(), cfg.telemetry.end());
+  std::vector<std::string> urls{target.url, observe.server_metrics};
+  urls.insert(urls.end(), observe.telemetry.begin(), observe.telemetry.end());
   for (const std::string& url : urls)
     for (auto& s : secrets_in_url(url)) out.push_back(std::move(s));
   return out;
 }
 
-std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const RunPlan& plan,
+std::unique_ptr<probe::ServerProcess> start_server(TargetSettings& target, const RunPlan& plan,
                                                    const std::string& url, const fs::path& run_dir,
                                                    spdlog::logger& log, std::FILE* console) {
   probe::ServerProcessSettings ps;
-  ps.command = cfg.server_cmd.empty() ? "bash " + cfg.deploy_sh : cfg.server_cmd;
+  ps.command = target.server_cmd.empty() ? "bash " + target.deploy_sh : target.server_cmd;
   ps.env = plan.server_env;
-  if (!cfg.deploy_sh.empty()) {
-    ps.env["MODEL_PATH"] = cfg.model_path;
-    if (cfg.model.empty()) cfg.model = cfg.model_path;  // served model name = the model path
+  if (!target.deploy_sh.empty()) {
+    ps.env["MODEL_PATH"] = target.model_path;
+    if (target.model.empty())
+      target.model = target.model_path;  // served model name = the model path
   }
   ps.log_path = run_dir / "logs" / "server.log";
   ps.ready_urls = {net::root_url_for(url) + "/health", net::models_url_for(url)};
-  ps.ready_timeout_s = cfg.server_ready_timeout_s;
-  ps.stop_grace_s = cfg.server_stop_grace_s;
-  ps.secrets = known_secrets(cfg);
+  ps.ready_timeout_s = target.server_ready_timeout_s;
+  ps.stop_grace_s = target.server_stop_grace_s;
+  ps.secrets = known_secrets(target, plan.cfg.observe);
   // Something already answering there would be benchmarked instead of the server started here.
   for (const auto& ready : ps.ready_urls) {
-    if (net::http_get(ready, cfg.headers, cfg.api_key, 2'000).reached) {
+    if (net::http_get(ready, target.headers, target.api_key, 2'000).reached) {
       throw std::runtime_error(
-          cfg.deploy_sh.empty() ? fmt::format("a server already answers at {} before --server-cmd "
-                                              "started one (an earlier run's, still holding "
-                                              "the port?): stop it, or point --url at "
-                                              "another port",
-                                              ready)
-                                : fmt::format("a server already answers at {} before --deploy-sh "
-                                              "started one (deploy.sh serves on port "
-                                              "8000): stop it first",
-                                              ready));
+          target.deploy_sh.empty()
+              ? fmt::format("a server already answers at {} before --server-cmd "
+                            "started one (an earlier run's, still holding "
+                            "the port?): stop it, or point --url at "
+                            "another port",
+                            ready)
+              : fmt::format("a server already answers at {} before --deploy-sh "
+                            "started one (deploy.sh serves on port "
+                            "8000): stop it first",
+                            ready));
     }
   }
   fmt::print(console, "starting the server: {} (log: {})\n", redact_command(ps.command),
@@ -190,15 +193,16 @@ std::unique_ptr<probe::ServerProcess> start_server(RunConfig& cfg, const RunPlan
 client::BodySettings body_settings(const RunPlan& plan) {
   const RunConfig& cfg = plan.cfg;
   client::BodySettings bs;
-  bs.api = &api_of(cfg.endpoint);
-  bs.model = cfg.model;
-  bs.stream = cfg.stream;
-  bs.max_tokens = cfg.max_tokens;
-  bs.ignore_eos = cfg.ignore_eos || plan.synthetic;  // synthetic requests always produce M tokens
-  bs.min_tokens = cfg.min_tokens;
-  bs.temperature = cfg.temperature;
-  bs.continuous_usage = cfg.continuous_usage;
-  bs.flavor = client::flavor_named(metrics::definitions_name(cfg.compat))
+  bs.api = &api_of(cfg.target.endpoint);
+  bs.model = cfg.target.model;
+  bs.stream = cfg.request.stream;
+  bs.max_tokens = cfg.request.max_tokens;
+  bs.ignore_eos =
+      cfg.request.ignore_eos || plan.synthetic;  // synthetic requests always produce M tokens
+  bs.min_tokens = cfg.request.min_tokens;
+  bs.temperature = cfg.request.temperature;
+  bs.continuous_usage = cfg.request.continuous_usage;
+  bs.flavor = client::flavor_named(metrics::definitions_name(cfg.request.compat))
                   .value_or(client::Flavor::Tokbench);
   bs.extra = plan.extra_body;
   return bs;
@@ -307,8 +311,9 @@ namespace {
 // The dataset's payloads against what the API takes: conversations only where it takes them,
 // documents only where it ranks; an API that ranks and a dataset of prompts alone: each prompt
 // ranks the --documents prompts after it.
-void fit_payloads(dataset::Dataset& data, const RunConfig& cfg) {
-  const client::ApiCaps caps = api_of(cfg.endpoint).caps();
+void fit_payloads(dataset::Dataset& data, const WorkloadSettings& workload,
+                  const std::string& endpoint) {
+  const client::ApiCaps caps = api_of(endpoint).caps();
   const bool any_conversation = std::any_of(data.items.begin(), data.items.end(),
                                             [](const auto& i) { return i.conversation(); });
   const bool any_ranking =
@@ -317,13 +322,13 @@ void fit_payloads(dataset::Dataset& data, const RunConfig& cfg) {
     throw std::invalid_argument(
         fmt::format("--dataset {}: its lines carry chat \"messages\" or \"images\", which {} "
                     "cannot take: use an endpoint that takes conversations ({})",
-                    cfg.dataset.text(), endpoint_path(cfg.endpoint),
+                    workload.dataset.text(), endpoint_path(endpoint),
                     client::api_paths(&client::ApiCaps::conversation)));
   if (any_ranking && !caps.documents)
     throw std::invalid_argument(
         fmt::format("--dataset {}: its lines carry a \"query\" with \"documents\", which {} "
                     "cannot take: use an endpoint that ranks ({})",
-                    cfg.dataset.text(), endpoint_path(cfg.endpoint),
+                    workload.dataset.text(), endpoint_path(endpoint),
                     client::api_paths(&client::ApiCaps::documents)));
   if (!caps.documents) return;
   if (any_ranking &&
@@ -331,8 +336,28 @@ void fit_payloads(dataset::Dataset& data, const RunConfig& cfg) {
     throw std::invalid_argument(fmt::format(
         "--dataset {}: {} ranks a query against documents, and some lines carry none: give "
         "every line a \"query\" with \"documents\"",
-        cfg.dataset.text(), endpoint_path(cfg.endpoint)));
-  if (!any_ranking) dataset::rank_each_against_the_next(data, cfg.documents);
+        workload.dataset.text(), endpoint_path(endpoint)));
+  if (!any_ranking) dataset::rank_each_against_the_next(data, workload.documents);
+}
+
+// Every name a request will carry must be served (a LoRA adapter the server has not loaded fails
+// every request it picks), unless a gateway aliases names (--skip-model-check).
+void check_names_served(const dataset::Dataset& data, const std::vector<std::string>& lora,
+                        const std::vector<std::string>& served, bool skip, const std::string& url) {
+  std::vector<std::string> names = lora;
+  for (const auto& item : data.items)
+    if (!item.model.empty() && std::find(names.begin(), names.end(), item.model) == names.end())
+      names.push_back(item.model);
+  for (const auto& name : names) {
+    if (served.empty() || skip || std::find(served.begin(), served.end(), name) != served.end())
+      continue;
+    throw std::runtime_error(
+        fmt::format("model '{}' ({}) is not served at {} (it serves: {}): load the adapter on the "
+                    "server (vLLM: --lora-modules NAME=PATH), fix the name, or pass "
+                    "--skip-model-check when a gateway serves it under an alias",
+                    name, lora.empty() ? "a dataset line's \"model\"" : "--lora or a dataset line",
+                    net::models_url_for(url), join(served, ", ")));
+  }
 }
 }  // namespace
 
@@ -340,9 +365,12 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log,
                    std::FILE* console) {
   RunConfig& cfg = plan.cfg;
   Target t;
-  if (!cfg.tokenizer.empty()) t.tok = tokenizer::Tokenizer::load(cfg.tokenizer);
-  const Workload& workload = workload_of(cfg.dataset.source);
-  WorkloadInput in{cfg, t.url, plan.tls, t.tok ? &*t.tok : nullptr, console};
+  if (!cfg.workload.tokenizer.empty()) t.tok = tokenizer::Tokenizer::load(cfg.workload.tokenizer);
+  const Workload& workload = workload_of(cfg.workload.dataset.source);
+  const bool conversation = api_of(cfg.target.endpoint).caps().conversation;
+  WorkloadInput in{
+      cfg.workload, cfg.load, cfg.target, conversation, t.url, plan.tls, t.tok ? &*t.tok : nullptr,
+      console};
   auto build = [&] {
     Prompts p;
     workload.build(in, p);
@@ -351,78 +379,64 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log,
     t.trace = std::move(p.trace);
   };
   if (!workload.needs_target()) build();  // a bad file fails before the server is contacted
-  if (!workload.needs_target()) fit_payloads(t.data, cfg);
+  if (!workload.needs_target()) fit_payloads(t.data, cfg.workload, cfg.target.endpoint);
   t.url = cfg.target_url();
-  if (!cfg.server_cmd.empty() || !cfg.deploy_sh.empty()) {
+  if (!cfg.target.server_cmd.empty() || !cfg.target.deploy_sh.empty()) {
     // {port} and {name} filled in (a grid's point has filled its keys and these already).
-    cfg.server_cmd =
-        expand_server_command(cfg.server_cmd, ServerPoint{"server", {}}, url_port(t.url));
-    t.server_command = cfg.server_cmd.empty() ? "bash " + cfg.deploy_sh : cfg.server_cmd;
-    t.secrets = known_secrets(cfg);
-    t.server = start_server(cfg, plan, t.url, run_dir, log, console);
+    cfg.target.server_cmd =
+        expand_server_command(cfg.target.server_cmd, ServerPoint{"server", {}}, url_port(t.url));
+    t.server_command =
+        cfg.target.server_cmd.empty() ? "bash " + cfg.target.deploy_sh : cfg.target.server_cmd;
+    t.secrets = known_secrets(cfg.target, cfg.observe);
+    t.server = start_server(cfg.target, plan, t.url, run_dir, log, console);
   }
   if (cfg.embedded_target()) {
     mock::MockSettings ms;
     ms.port = 0;
     ms.tokenizer_path =
-        cfg.tokenizer;  // exact prompt counts and /tokenize when a tokenizer is given
+        cfg.workload.tokenizer;  // exact prompt counts and /tokenize when a tokenizer is given
     // A first --check-answers run on GSM8K meets answers to read (all right: the simulator's
     // default).
-    if (cfg.check_answers && cfg.dataset.is(dataset::Source::Gsm8k))
-      ms.answers = cfg.dataset.text();
+    if (cfg.observe.check_answers && cfg.workload.dataset.is(dataset::Source::Gsm8k))
+      ms.answers = cfg.workload.dataset.text();
     t.sim = std::make_unique<mock::MockServer>(ms);
     const uint16_t port = t.sim->start();
-    t.url = fmt::format("http://127.0.0.1:{}{}", port, endpoint_path(cfg.endpoint));
+    t.url = fmt::format("http://127.0.0.1:{}{}", port, endpoint_path(cfg.target.endpoint));
     fmt::print(console,
                "no --url or --host given: started the built-in simulator (tokbench serve-mock "
                "defaults{}) at {}\n",
                ms.answers.empty() ? "" : ", answering the GSM8K questions right", t.url);
   }
   std::vector<std::string> served;
-  cfg.model = resolve_model(cfg, t.url, plan.tls, &served);
-  // Every name a request will carry must be served (a LoRA adapter the server has not loaded fails
-  // every request it picks), unless a gateway aliases names.
-  std::vector<std::string> names = cfg.lora;
-  for (const auto& item : t.data.items)
-    if (!item.model.empty() && std::find(names.begin(), names.end(), item.model) == names.end())
-      names.push_back(item.model);
-  for (const auto& name : names) {
-    if (served.empty() || cfg.skip_model_check ||
-        std::find(served.begin(), served.end(), name) != served.end())
-      continue;
-    throw std::runtime_error(fmt::format(
-        "model '{}' ({}) is not served at {} (it serves: {}): load the adapter on the "
-        "server (vLLM: --lora-modules NAME=PATH), fix the name, or pass "
-        "--skip-model-check when a gateway serves it under an alias",
-        name, cfg.lora.empty() ? "a dataset line's \"model\"" : "--lora or a dataset line",
-        net::models_url_for(t.url), join(served, ", ")));
-  }
-  t.lora = cfg.lora;
-  t.lora_seed = cfg.seed;
-  if (plan.parsed
-          .image) {  // a pool of distinct pictures, so a server's cache does not see one image
+  cfg.target.model = resolve_model(cfg.target, static_cast<size_t>(cfg.request.max_body_bytes),
+                                   t.url, plan.tls, &served);
+  check_names_served(t.data, cfg.workload.lora, served, cfg.target.skip_model_check, t.url);
+  t.lora = cfg.workload.lora;
+  t.lora_seed = cfg.load.seed;
+  if (plan.parsed.image) {  // a pool of distinct pictures: a server's cache sees more than one
     const auto [w, h] = *plan.parsed.image;
     for (uint64_t k = 0; k < 16; ++k)
-      t.images.push_back(dataset::synthetic_png_url(w, h, cfg.seed * 16 + k));
-    t.images_per_request = cfg.images_per_request;
+      t.images.push_back(dataset::synthetic_png_url(w, h, cfg.load.seed * 16 + k));
+    t.images_per_request = cfg.workload.images_per_request;
     fmt::print(console,
                "images: {} per request, drawn from 16 seeded {}x{} PNGs ({} bytes as a data URL)\n",
-               cfg.images_per_request, w, h, t.images.front().size());
+               cfg.workload.images_per_request, w, h, t.images.front().size());
   }
-  if (cfg.model_abbr.empty()) cfg.model_abbr = runfolder::file_safe(cfg.model);
-  t.model = cfg.model;
+  if (cfg.output.model_abbr.empty()) cfg.output.model_abbr = runfolder::file_safe(cfg.target.model);
+  t.model = cfg.target.model;
   if (workload.needs_target()) {  // with the server's /tokenize and the resolved model
     build();
-    fit_payloads(t.data, cfg);
+    fit_payloads(t.data, cfg.workload, cfg.target.endpoint);
   }
-  if (cfg.turns > 0 &&
-      !cfg.multi_turn) {  // --num-prompts counts sessions; by default one pass over the dataset
-    if (cfg.num_prompts == 0 || plan.requested.num_prompts == 0)
-      cfg.num_prompts = std::max<int64_t>(1, static_cast<int64_t>(t.data.items.size()) / cfg.turns);
-    t.turns = cfg.turns;
+  // Sessions: --num-prompts counts them; by default one pass over the dataset.
+  if (cfg.workload.turns > 0 && !cfg.workload.multi_turn) {
+    if (cfg.load.num_prompts == 0 || plan.requested.load.num_prompts == 0)
+      cfg.load.num_prompts =
+          std::max<int64_t>(1, static_cast<int64_t>(t.data.items.size()) / cfg.workload.turns);
+    t.turns = cfg.workload.turns;
   }
   t.body = body_settings(plan);
-  if (cfg.check_answers &&
+  if (cfg.observe.check_answers &&
       std::none_of(t.data.items.begin(), t.data.items.end(),
                    [](const auto& i) { return i.key.kind != core::AnswerKey::Kind::None; }))
     fmt::print(console,
@@ -430,7 +444,7 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log,
                "integrity checks run "
                "(references come from gsm8k:PATH, or qa lines with \"answer\", \"choices\" or "
                "\"answer_regex\")\n",
-               cfg.dataset.text());
+               cfg.workload.dataset.text());
   return t;
 }
 

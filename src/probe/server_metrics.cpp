@@ -125,7 +125,7 @@ namespace {
 // newer; llama.cpp has counters and gauges only (tools/server/server.cpp, handle_metrics), its
 // prompt counter without cache hits; TGI counts tokens in per-request histograms and has no TTFT
 // (docs/source/reference/metrics.md); LMDeploy copies vLLM's names under its prefix
-// (lmdeploy/metrics/stats.py); TensorRT-LLM's, as Dynamo passes them through, under "trtllm:";
+// (lmdeploy/common/stats.py); TensorRT-LLM's, as Dynamo passes them through, under "trtllm:";
 // MindIE's are vLLM's without a prefix (its "服务监控指标查询接口(普罗格式)").
 constexpr Dialect kDialects[] = {
     {"vllm", "vllm:", "vllm:time_to_first_token_seconds", "vllm:inter_token_latency_seconds",

@@ -12,7 +12,7 @@
 #include "common/format.hpp"
 #include "common/json_fields.hpp"
 #include "common/json_writer.hpp"
-#include "metrics/samples.hpp"
+#include "common/samples.hpp"
 
 namespace tokbench::report {
 
@@ -20,7 +20,7 @@ namespace {
 
 constexpr size_t kMaxLine = 1 << 20;  // a longer line is not telemetry.jsonl's (skipped, said)
 // Devices tracked over every source: each series of each may spill to a temporary file in a long
-// run (metrics/samples), so a federated exporter listing thousands is cut here, and said.
+// run (common/samples), so a federated exporter listing thousands is cut here, and said.
 constexpr size_t kMaxDevices = 256;
 // Energy is known only where no two samples across the phase are further apart than this many
 // scrape intervals (one late answer and one lost are tolerated, not a longer silence).

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "common/stats.hpp"
 #include "metrics/energy.hpp"
-#include "metrics/stats.hpp"
 
 namespace tokbench::report {
 

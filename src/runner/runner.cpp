@@ -22,12 +22,12 @@ namespace {
 // composes with multi-host runs the same way.
 RunOutcome run_experiment(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
                           const SeriesOptions& options) {
-  if (!plan.cfg.server_grid.empty()) return run_grid(plan, stop, console, options);
+  if (!plan.cfg.target.server_grid.empty()) return run_grid(plan, stop, console, options);
   return run_series(plan, stop, console, options);
 }
 
 bool is_series(const RunConfig& c) {
-  return c.searching() || c.repeats > 1 || c.sweep_points() > 1;
+  return c.experiment.searching() || c.experiment.repeats > 1 || c.sweep_points() > 1;
 }
 
 }  // namespace
@@ -35,15 +35,16 @@ bool is_series(const RunConfig& c) {
 RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std::FILE* console) {
   RunPlan plan = make_plan(requested, std::getenv("OPENAI_API_KEY"));
   SeriesOptions options;
-  if (!plan.cfg.resume.empty()) {  // the same series, in its own folder: its VALID points kept
-    check_resumable(plan.cfg.resume, plan.requested.to_json());
-    options.root = plan.cfg.resume;
+  // --resume: the same series, in its own folder, its VALID points kept.
+  if (!plan.cfg.experiment.resume.empty()) {
+    check_resumable(plan.cfg.experiment.resume, plan.requested.to_json());
+    options.root = plan.cfg.experiment.resume;
     options.resume = true;
   }
   const cluster::World& world = cluster::world();
   if (world.size == 1) return run_experiment(plan, stop, console, options);
   // mpirun -np N: rank 0 runs the experiment; the others run their share of each point it sends.
-  if (const auto problems = cluster_problems(plan.cfg, world.size); !problems.empty())
+  if (const auto problems = plan.cfg.multi_host_problems(world.size); !problems.empty())
     throw std::invalid_argument(fmt::format("{}", fmt::join(problems, "\n")));
   RunOutcome out = world.rank == 0 || !is_series(plan.cfg)
                        ? run_experiment(plan, stop, console, options)

@@ -12,8 +12,8 @@
 #include "common/format.hpp"
 #include "common/json_fields.hpp"
 #include "common/json_writer.hpp"
+#include "common/significance.hpp"
 #include "core/run_control.hpp"
-#include "metrics/significance.hpp"
 #include "point/points.hpp"
 #include "point/resume.hpp"
 #include "report/grid_page.hpp"
@@ -40,16 +40,15 @@ struct PointRun {
   RunOutcome outcome;
 };
 
-std::string x_name_of(const RunConfig& c) {
-  return !c.request_rate_sweep.empty() || c.search == SearchAxis::MaxRate ? "request_rate"
-                                                                          : "concurrency";
+std::string x_name_of(const LoadSettings& load, const ExperimentSettings& e) {
+  return !load.request_rate_sweep.empty() || e.search == SearchAxis::MaxRate ? "request_rate"
+                                                                             : "concurrency";
 }
 
-std::string experiment_of(const RunConfig& c) {
-  if (c.searching()) return fmt::format("search {}", kSearchAxes.name(c.search));
-  if (c.repeats > 1) return fmt::format("repeats {}", c.repeats);
-  return c.sweep_points() > 1 ? fmt::format("sweep of {} load points", c.sweep_points())
-                              : "one load point";
+std::string experiment_of(const ExperimentSettings& e, size_t sweep_points) {
+  if (e.searching()) return fmt::format("search {}", kSearchAxes.name(e.search));
+  if (e.repeats > 1) return fmt::format("repeats {}", e.repeats);
+  return sweep_points > 1 ? fmt::format("sweep of {} load points", sweep_points) : "one load point";
 }
 
 void write_point_file(const fs::path& dir, const std::string& status, const std::string& why,
@@ -93,7 +92,7 @@ std::optional<std::vector<PointRun>> completed_configuration(const fs::path& dir
     spec.concurrency = static_cast<int>(json::int_or(p, "concurrency", spec.concurrency));
     const double rate = json::number_or(p, "request_rate", 0);
     spec.request_rate = rate < 0 ? std::numeric_limits<double>::infinity() : rate;
-    spec.num_prompts = json::int_or(p, "num_prompts", base.cfg.num_prompts);
+    spec.num_prompts = json::int_or(p, "num_prompts", base.cfg.load.num_prompts);
     const RowLoad load = row_load(at_point(base, spec));
     runs.push_back({std::move(spec), load, std::move(*done)});
   }
@@ -131,17 +130,17 @@ bool qualifies(const report::GridRow& r) {
 
 // The configuration's answer: its best qualifying point; with repeats, the mean over the runs,
 // every one of which must qualify.
-metrics::CapacityCandidate answer_of(const report::GridConfig& c, const RunConfig& cfg) {
+metrics::CapacityCandidate answer_of(const report::GridConfig& c, const ExperimentSettings& e) {
   metrics::CapacityCandidate a;
   a.name = c.name;
   if (c.rows.empty()) return a;
-  if (cfg.repeats > 1) {
+  if (e.repeats > 1) {
     std::vector<double> values;
     for (const auto& r : c.rows) {
       if (!qualifies(r)) return a;
       values.push_back(r.per_device);
     }
-    const auto ci = metrics::confidence_interval(values, cfg.confidence);
+    const auto ci = metrics::confidence_interval(values, e.confidence);
     a.value = ci.mean;
     if (!std::isnan(ci.half_width)) a.half_width = ci.half_width;
     a.runs = static_cast<int>(values.size());
@@ -173,16 +172,16 @@ std::string values_text(const ServerPoint& sp) {
 RunPlan configuration_plan(const RunPlan& plan, const ServerPoint& sp) {
   RunPlan inner = plan;
   const std::string command =
-      expand_server_command(plan.cfg.server_cmd, sp, url_port(plan.cfg.target_url()));
-  for (RunConfig* c : {&inner.cfg, &inner.requested}) {
-    c->server_grid.clear();  // each configuration's points are plain runs of one server
-    c->resume.clear();
-    c->server_cmd = command;
+      expand_server_command(plan.cfg.target.server_cmd, sp, url_port(plan.cfg.target_url()));
+  for (auto* c : {&inner.cfg, &inner.requested}) {
+    c->target.server_grid.clear();  // each configuration's points are plain runs of one server
+    c->experiment.resume.clear();
+    c->target.server_cmd = command;
     for (const auto& [k, v] :
          sp.values) {  // tagged with the grid's values (result.json, the results store)
-      const bool given = std::any_of(c->labels.begin(), c->labels.end(),
+      const bool given = std::any_of(c->output.labels.begin(), c->output.labels.end(),
                                      [&](const std::string& l) { return l.starts_with(k + "="); });
-      if (!given) c->labels.push_back(k + "=" + v);
+      if (!given) c->output.labels.push_back(k + "=" + v);
     }
   }
   inner.server_env = sp.env();
@@ -235,20 +234,24 @@ void print_summary(std::FILE* console, const std::vector<report::GridConfig>& co
 
 RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
                     const SeriesOptions& options) {
-  const std::vector<ServerPoint> servers = server_points(parse_server_grid(plan.cfg.server_grid));
+  const std::vector<ServerPoint> servers =
+      server_points(parse_server_grid(plan.cfg.target.server_grid));
   const bool resuming = options.resume;
   const fs::path root =
-      resuming ? options.root : runfolder::make_run_dir(plan.cfg.output_dir, std::time(nullptr));
+      resuming ? options.root
+               : runfolder::make_run_dir(plan.cfg.output.output_dir, std::time(nullptr));
   if (!resuming) write_series_record(root, plan.requested.to_json());
   auto log = make_logger(root, resuming);
   log->info("{}server grid of {} configuration(s), {} each: {}", resuming ? "resumed: " : "",
-            servers.size(), experiment_of(plan.cfg), plan.requested.to_json());
-  const std::string x_name = x_name_of(plan.cfg);
+            servers.size(), experiment_of(plan.cfg.experiment, plan.cfg.sweep_points()),
+            plan.requested.to_json());
+  const std::string x_name = x_name_of(plan.cfg.load, plan.cfg.experiment);
   std::vector<report::GridConfig> configs;
   bool disk_stopped = false;
   for (size_t i = 0; i < servers.size(); ++i) {
     const ServerPoint& sp = servers[i];
-    report::GridConfig c{sp.name, sp.values, "not run", "", plan.cfg.server_devices, {}, {}, {}};
+    report::GridConfig c{sp.name, sp.values, "not run", "", plan.cfg.target.server_devices,
+                         {},      {},        {}};
     const bool stopped = stop.load() != core::kRunning || disk_stopped;
     if (!stopped) {
       const fs::path dir = root / sp.name;
@@ -267,7 +270,7 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
         SeriesOptions series{dir, resuming && fs::exists(dir / kSeriesFile), {}};
         series.on_point = [&runs](const RunPlan& point, const RunOutcome& o) {
           PointSpec spec = spec_of(point, o.label);
-          spec.num_prompts = point.cfg.num_prompts;  // the count it ran (a dataset's size)
+          spec.num_prompts = point.cfg.load.num_prompts;  // the count it ran (a dataset's size)
           runs.push_back({std::move(spec), row_load(point), o});
         };
         try {
@@ -289,8 +292,8 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
         write_point_file(dir, c.status, c.why, runs);
       }
       c.rows = rows_of(runs, x_name, plan.parsed.slos, c.devices);
-      c.answer = answer_of(c, plan.cfg);
-      if (plan.cfg.searching()) c.search_answer = search_answer(dir);
+      c.answer = answer_of(c, plan.cfg.experiment);
+      if (plan.cfg.experiment.searching()) c.search_answer = search_answer(dir);
     }
     configs.push_back(std::move(c));
   }
@@ -300,16 +303,19 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
     candidates.back().name = c.name;
     if (c.status != "ran" && c.status != "resumed") candidates.back().missing = c.status;
   }
-  metrics::CapacityChoice choice =
-      choose_configuration(candidates, plan.cfg.slo.empty() ? "" : "under " + plan.cfg.slo);
+  metrics::CapacityChoice choice = choose_configuration(
+      candidates, plan.cfg.experiment.slo.empty() ? "" : "under " + plan.cfg.experiment.slo);
   if (!choice.missing.empty())
     choice.text +=
         fmt::format("; the same command with --resume {} runs only what is missing", root.string());
   const bool interrupted = stop.load() != core::kRunning;
   const fs::path dir = root / "grid";
   fs::create_directories(dir);
-  const std::string json = report::grid_json(
-      configs, choice, {x_name, plan.cfg.slo, experiment_of(plan.cfg)}, interrupted);
+  const std::string json =
+      report::grid_json(configs, choice,
+                        {x_name, plan.cfg.experiment.slo,
+                         experiment_of(plan.cfg.experiment, plan.cfg.sweep_points())},
+                        interrupted);
   runfolder::write_file(dir / "summary.json", json);
   runfolder::write_file(dir / "summary.csv", report::grid_csv(configs));
   runfolder::write_file(dir / "grid.html", report::grid_page(configs, json, choice));

@@ -121,13 +121,14 @@ RunOutcome RepeatsSummary::finish(const std::optional<record::ServerProcessFacts
 
 RunOutcome run_repeats(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
                        const SeriesOptions& options) {
-  const int n = plan.cfg.repeats;
+  const int n = plan.cfg.experiment.repeats;
   PointSession session(plan, stop, console, fmt::format("{} repeats of one load point", n),
                        options);
-  RepeatsSummary summary(session.root(), plan.cfg.confidence);
+  RepeatsSummary summary(session.root(), plan.cfg.experiment.confidence);
   for (int i = 1; i <= n && !session.stopped(); ++i) {
     PointSpec run = spec_of(plan, fmt::format("run-{}", i));
-    run.seed = plan.cfg.seed + static_cast<uint64_t>(i - 1);  // independent draws, reproducible
+    run.seed =
+        plan.cfg.load.seed + static_cast<uint64_t>(i - 1);  // independent draws, reproducible
     fmt::print(session.point_console(), "\n== repeat {}/{} ==\n", i, n);
     try {
       summary.add(session.run(run));

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "common/significance.hpp"
 #include "metrics/metrics.hpp"
-#include "metrics/significance.hpp"
 #include "plan/plan.hpp"
 #include "point/outcome.hpp"
 #include "point/points.hpp"

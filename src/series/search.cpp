@@ -50,7 +50,7 @@ Probe judge(const RunOutcome& o, const std::vector<metrics::RunSlo>& slos, doubl
   return p;
 }
 
-SearchSpace space_of(const RunConfig& c) {
+SearchSpace space_of(const ExperimentSettings& c) {
   SearchSpace s;
   s.integer = c.search == SearchAxis::MaxConcurrency;
   s.min = c.search_min > 0 ? c.search_min : 1;
@@ -141,10 +141,12 @@ RunOutcome finish_search(const fs::path& root, const SearchResult& r,
 RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
                       const SeriesOptions& options) {
   const std::vector<metrics::RunSlo>& slos = plan.parsed.slos;
-  const SearchSpace space = space_of(plan.cfg);
+  const SearchSpace space = space_of(plan.cfg.experiment);
   PointSession session(
       plan, stop, console,
-      fmt::format("search {} under {}", kSearchAxes.name(plan.cfg.search), plan.cfg.slo), options);
+      fmt::format("search {} under {}", kSearchAxes.name(plan.cfg.experiment.search),
+                  plan.cfg.experiment.slo),
+      options);
   const bool conc = space.integer;
   auto run_at = [&](double x) {
     PointSpec probe = spec_of(plan, conc ? fmt::format("c{}", static_cast<int64_t>(x))
@@ -157,7 +159,7 @@ RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
     return judge(session.run(probe), slos, x);
   };
   auto run_probe = [&](double x) {
-    return decide_probe([&] { return run_at(x); }, slos, plan.cfg.search_margin,
+    return decide_probe([&] { return run_at(x); }, slos, plan.cfg.experiment.search_margin,
                         [&] { return session.stopped(); });
   };
   SearchResult r;
@@ -169,7 +171,8 @@ RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
   const auto server_process = session.close();
   return session.finish([&] {
     return finish_search(session.root(), r,
-                         {std::string(kSearchAxes.name(plan.cfg.search)), plan.cfg.search_margin},
+                         {std::string(kSearchAxes.name(plan.cfg.experiment.search)),
+                          plan.cfg.experiment.search_margin},
                          slos, space, server_process, session.stopped(), session.disk_stopped(),
                          console, session.resumed());
   });

@@ -27,7 +27,7 @@ RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
   const std::vector<PointSpec> specs = sweep_specs(plan);
   PointSession session(plan, stop, console, fmt::format("sweep of {} load points", specs.size()),
                        options);
-  SweepSummary summary(session.root(), plan.cfg);
+  SweepSummary summary(session.root(), plan.cfg.load);
   std::vector<std::string> labels;
   for (const PointSpec& s : specs) labels.push_back(s.label);
   summary.expect(labels);
@@ -55,8 +55,8 @@ RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
 
 RunOutcome run_series(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
                       const SeriesOptions& options) {
-  if (plan.cfg.searching()) return run_search(plan, stop, console, options);
-  if (plan.cfg.repeats > 1) return run_repeats(plan, stop, console, options);
+  if (plan.cfg.experiment.searching()) return run_search(plan, stop, console, options);
+  if (plan.cfg.experiment.repeats > 1) return run_repeats(plan, stop, console, options);
   // A grid's server point is a series folder even for one load point (a sweep of one).
   if (plan.cfg.sweep_points() > 1 || !options.root.empty())
     return run_sweep(plan, stop, console, options);

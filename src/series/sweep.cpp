@@ -30,7 +30,7 @@ double common(const metrics::MetricSet& m, const char* key) {
 
 }  // namespace
 
-SweepSummary::SweepSummary(fs::path root, const RunConfig& sweep)
+SweepSummary::SweepSummary(fs::path root, const LoadSettings& sweep)
     : SweepSummary(std::move(root),
                    sweep.request_rate_sweep.empty() ? "concurrency" : "request_rate") {}
 
@@ -38,7 +38,7 @@ SweepSummary::SweepSummary(fs::path root, std::string x_name)
     : root_(std::move(root)), x_name_(std::move(x_name)) {}
 
 RowLoad row_load(const RunPlan& point) {
-  return {point.load.max_in_flight(), point.cfg.request_rate, point.cfg.num_prompts};
+  return {point.load.max_in_flight(), point.cfg.load.request_rate, point.cfg.load.num_prompts};
 }
 
 static SweepRow load_point_base(const std::string& label, const std::string& x_name,

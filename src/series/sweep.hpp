@@ -36,7 +36,7 @@ SweepRow load_point_row(const std::string& label, const std::string& x_name, con
 
 class SweepSummary {
  public:
-  SweepSummary(std::filesystem::path root, const RunConfig& sweep);
+  SweepSummary(std::filesystem::path root, const LoadSettings& sweep);
   /// `x_name`: the load the sweep moved, "concurrency" or "request_rate" (a summary being rebuilt).
   SweepSummary(std::filesystem::path root, std::string x_name);
   void add(const std::string& label, const RowLoad& load, const RunOutcome& outcome);

@@ -27,26 +27,28 @@ bool OpenLoop::all_at_once() const { return std::isinf(rate_rps); }
 
 LoadShape load_shape(const RunConfig& c) {
   LoadShape l;
-  l.ramp = {c.ramp_up_s, c.ramp_up_strategy == RampCurve::Exponential, c.ramp_up_start_rps,
-            c.ramp_up_measured};
-  l.duration_s = c.duration_s;
-  l.grace_s = c.duration_s > 0 ? c.grace_s : 0;
+  l.ramp = {c.load.ramp_up_s, c.load.ramp_up_strategy == RampCurve::Exponential,
+            c.load.ramp_up_start_rps, c.load.ramp_up_measured};
+  l.duration_s = c.load.duration_s;
+  l.grace_s = c.load.duration_s > 0 ? c.load.grace_s : 0;
   // No --concurrency (0): one at a time where the client sets the pace, no cap (but the safety
   // ceiling) where a schedule does.
-  const bool given = c.concurrency > 0;
-  const int closed = given ? c.concurrency : 1, open = given ? c.concurrency : kOpenLoopCeiling;
+  const bool given = c.load.concurrency > 0;
+  const int closed = given ? c.load.concurrency : 1,
+            open = given ? c.load.concurrency : kOpenLoopCeiling;
   // validate() admits one shape at a time; the order here is the one it checks them in.
-  if (c.adaptive_window_s > 0) {
-    l.shape = Adaptive{closed, c.adaptive_max, c.adaptive_window_s};
-  } else if (c.pressure) {
-    l.shape =
-        Pressure{closed, c.request_rate > 0 && !std::isinf(c.request_rate) ? c.request_rate : 0};
-  } else if (c.dataset.is(core::DatasetSource::Trace)) {
-    l.shape = TraceReplay{c.trace_speed, open, given};
-  } else if (c.sessions()) {
-    l.shape = Sessions{closed, c.turns, c.think_time_ms};
-  } else if (c.request_rate > 0) {
-    l.shape = OpenLoop{c.request_rate, c.arrivals, c.burstiness, open, given};
+  if (c.experiment.adaptive_window_s > 0) {
+    l.shape = Adaptive{closed, c.experiment.adaptive_max, c.experiment.adaptive_window_s};
+  } else if (c.load.pressure) {
+    l.shape = Pressure{closed, c.load.request_rate > 0 && !std::isinf(c.load.request_rate)
+                                   ? c.load.request_rate
+                                   : 0};
+  } else if (c.workload.dataset.is(core::DatasetSource::Trace)) {
+    l.shape = TraceReplay{c.workload.trace_speed, open, given};
+  } else if (c.workload.sessions()) {
+    l.shape = Sessions{closed, c.workload.turns, c.workload.think_time_ms};
+  } else if (c.load.request_rate > 0) {
+    l.shape = OpenLoop{c.load.request_rate, c.load.arrivals, c.load.burstiness, open, given};
   } else {
     l.shape = ClosedLoop{closed};
   }

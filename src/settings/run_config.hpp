@@ -20,29 +20,38 @@ const client::ApiAdapter& api_of(const std::string& endpoint);
 /// The URL path of an endpoint name: "/v1/chat/completions", ..., "/v1/messages", "/generate".
 std::string endpoint_path(const std::string& endpoint);
 
-/// Every setting of `tokbench run`: its seven parts (settings/settings), and what needs more
-/// than one of them.
-struct RunConfig : TargetSettings,
-                   RequestSettings,
-                   LoadSettings,
-                   WorkloadSettings,
-                   ExperimentSettings,
-                   ObserveSettings,
-                   OutputSettings {
+/// "http://h:p/v1/chat/completions?x" -> "/v1/chat/completions"; "" when the URL has no path.
+std::string url_path(const std::string& url);
+/// The API a URL's path names: its name, "" (a base path: --endpoint decides) or "?" (a path of
+/// something else).
+std::string endpoint_of_path(const std::string& path);
+
+/// Every setting of `tokbench run`: its seven parts (settings/settings), each a stage's interface
+/// (a stage takes the parts it reads), and what needs more than one of them.
+struct RunConfig {
+  TargetSettings target;          ///< where requests go, as whom, the server tokbench may start
+  RequestSettings request;        ///< what each body says, the limits on its answer
+  LoadSettings load;              ///< the load shape, sweep lists, warm-up, seed
+  WorkloadSettings workload;      ///< prompts, lengths, sessions, images, documents, traces
+  ExperimentSettings experiment;  ///< search, repeats, controller, SLOs, goodput, resume
+  ObserveSettings observe;        ///< server metrics, telemetry, answer checks
+  OutputSettings output;          ///< the run folder and the console
+
   /// Whether one kept-alive connection per slot is opened before the measured phase
   /// (--warm-connections auto: for a plain closed loop).
   bool warms_connections() const {
-    return warm_connections == Toggle::On ||
-           (warm_connections == Toggle::Auto && request_rate == 0 && request_rate_sweep.empty() &&
-            !pressure && ramp_up_s == 0 && adaptive_window_s == 0);
+    return load.warm_connections == Toggle::On ||
+           (load.warm_connections == Toggle::Auto && load.request_rate == 0 &&
+            load.request_rate_sweep.empty() && !load.pressure && load.ramp_up_s == 0 &&
+            experiment.adaptive_window_s == 0);
   }
 
   // The parts of plan/plan's validate() that need nothing but the settings, each adding its
-  // problems to `errors`, each naming the flag and the fix.
+  // problems to `errors`, each naming the flag and the fix (settings/checks.cpp).
   void validate_target(std::vector<std::string>& errors) const;
   void validate_request(std::vector<std::string>& errors) const;
-  void validate_load(
-      std::vector<std::string>& errors) const;  ///< the load shape, sweeps and experiments
+  void validate_load(std::vector<std::string>& errors) const;  ///< the load shape and sweep lists
+  void validate_experiment(std::vector<std::string>& errors) const;
   void validate_workload(std::vector<std::string>& errors) const;
   void validate_observe(std::vector<std::string>& errors) const;
   /// The endpoint URL this config targets ("" when the built-in simulator will be started). A
@@ -50,7 +59,11 @@ struct RunConfig : TargetSettings,
   std::string target_url() const;
   /// --endpoint, else what the --url path names, else chat.
   std::string resolved_endpoint() const;
-  bool embedded_target() const { return url.empty() && host.empty() && deploy_sh.empty(); }
+  bool embedded_target() const {
+    return target.url.empty() && target.host.empty() && target.deploy_sh.empty();
+  }
+  /// What a run of `size` ranks (mpirun -np N) cannot do, each naming the fix (empty: it can).
+  std::vector<std::string> multi_host_problems(int size) const;
   /// The settings as a JSON object; the API key and Authorization headers are redacted.
   std::string to_json() const;
   /// How many load points the sweep lists make (1 = a single run).

@@ -2,7 +2,8 @@
 // settings/settings: the settings of `tokbench run` in the seven parts a reader holds one at a
 // time, the same sections as `run --help` and docs/CLI.md: where requests go, what they say, the
 // load, the workload, the experiment, what is watched, where results go. RunConfig
-// (settings/run_config) is all seven; a CLI section binds exactly its part (cli/run_command).
+// (settings/run_config) has all seven as members; a CLI section binds exactly its part
+// (cli/run_command), and a stage takes the parts it reads (workload/ its own, the load's count).
 // A flag with a fixed set of words is an enum with one table of spellings (common/choice).
 #include <cstdint>
 #include <optional>

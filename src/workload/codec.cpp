@@ -9,21 +9,21 @@
 
 namespace tokbench::runner {
 
-client::ServerTokenizer server_tokenizer(const WorkloadInput& in) {
-  client::ServerTokenizer st{net::root_url_for(in.url), in.cfg.model, in.cfg.headers,
-                             in.cfg.api_key, in.tls};
-  if (const core::Engine* e = core::engine_named(in.cfg.engine)) {  // --engine: its dialect only
+ServerTokenizer server_tokenizer(const WorkloadInput& in) {
+  ServerTokenizer st{net::root_url_for(in.url), in.target.model, in.target.headers,
+                     in.target.api_key, in.tls};
+  if (const core::Engine* e = core::engine_named(in.target.engine)) {  // --engine: its dialect only
     st.dialect = e->tokenize;
     st.named = true;
   }
   return st;
 }
 
-std::unique_ptr<dataset::TokenCodec> make_codec(const client::ServerTokenizer& st, bool server_has,
+std::unique_ptr<dataset::TokenCodec> make_codec(const ServerTokenizer& st, bool server_has,
                                                 const tokenizer::Tokenizer* tok,
                                                 std::string_view why) {
   if (tok) return dataset::local_codec(*tok);
-  if (server_has) return client::server_codec(st);
+  if (server_has) return server_codec(st);
   if (st.named && st.dialect == core::TokenizeDialect::None)
     throw std::invalid_argument(fmt::format(
         "{}, and --engine names an engine whose /tokenize tokbench cannot build prompts with: "
@@ -35,11 +35,11 @@ std::unique_ptr<dataset::TokenCodec> make_codec(const client::ServerTokenizer& s
                   why, st.root));
 }
 
-int64_t server_added_tokens(const client::ServerTokenizer& st, bool server_has,
-                            dataset::TokenCodec& codec, bool chat, std::string* how) {
+int64_t server_added_tokens(const ServerTokenizer& st, bool server_has, dataset::TokenCodec& codec,
+                            bool chat, std::string* how) {
   constexpr const char* kProbe = "The quick brown fox jumps over the lazy dog.";
   const auto local = static_cast<int64_t>(codec.encode(kProbe).size());
-  if (auto server = server_has ? client::server_count(st, kProbe, chat) : std::nullopt) {
+  if (auto server = server_has ? server_count(st, kProbe, chat) : std::nullopt) {
     *how = fmt::format("measured with {}{} and subtracted", st.root,
                        st.dialect == core::TokenizeDialect::Llamacpp && chat
                            ? "/v1/chat/completions/input_tokens (llama.cpp's)"

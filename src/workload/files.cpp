@@ -13,12 +13,13 @@ class FileWorkload final : public Workload {
  public:
   explicit FileWorkload(dataset::Source s) : source_(s) {}
   dataset::Source source() const override { return source_; }
-  void validate(const RunConfig&, std::vector<std::string>&) const override {}
+  void validate(const WorkloadSettings&, const WorkloadContext&,
+                std::vector<std::string>&) const override {}
   bool needs_target() const override { return false; }
   void build(WorkloadInput& in, Prompts& t) const override {
-    t.data = dataset::load(in.cfg.dataset);
-    if (in.cfg.num_prompts == 0)
-      in.cfg.num_prompts = static_cast<int64_t>(t.data.items.size());  // one pass
+    t.data = dataset::load(in.workload.dataset);
+    if (in.load.num_prompts == 0)
+      in.load.num_prompts = static_cast<int64_t>(t.data.items.size());  // one pass
   }
 
  private:

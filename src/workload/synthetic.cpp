@@ -4,7 +4,6 @@
 // prompt (chat template, BOS) are measured once and subtracted, so usage.prompt_tokens is N.
 #include <fmt/format.h>
 
-#include "client/api.hpp"
 #include "workload/codec.hpp"
 #include "workload/registry.hpp"
 
@@ -17,52 +16,51 @@ class SyntheticWorkload final : public Workload {
   dataset::Source source() const override { return dataset::Source::Synthetic; }
   bool needs_target() const override { return true; }
 
-  void validate(const RunConfig& c, std::vector<std::string>& e) const override {
+  void validate(const WorkloadSettings& w, const WorkloadContext& with,
+                std::vector<std::string>& e) const override {
     auto check = [&e](bool ok, std::string msg) {
       if (!ok) e.push_back(std::move(msg));
     };
-    const bool on = selected(c);
-    check(!on || c.num_prompts <= 1'000'000,
+    const bool on = selected(w);
+    check(!on || with.num_prompts <= 1'000'000,
           fmt::format("--num-prompts: {} synthetic prompts would all be built before the run; use "
                       "at most 1000000 with "
                       "--dataset synthetic, or a file dataset (it cycles) for longer soak runs",
-                      c.num_prompts));
-    check(!on || c.input_len > 0, "--dataset synthetic needs --input-len N (tokens per prompt)");
+                      with.num_prompts));
+    check(!on || w.input_len > 0, "--dataset synthetic needs --input-len N (tokens per prompt)");
     // An API that generates nothing (embeddings, rerank) has no answer length to ask for.
-    check(!on || c.output_len > 0 || !api_of(c.resolved_endpoint()).caps().generates,
+    check(!on || w.output_len > 0 || !with.generates,
           "--dataset synthetic needs --output-len M (tokens per answer)");
-    check(on || (c.input_len == 0 && c.output_len == 0 && c.prefix_len == 0 &&
-                 c.input_len_range == 0 && c.output_len_range == 0),
+    check(on || (w.input_len == 0 && w.output_len == 0 && w.prefix_len == 0 &&
+                 w.input_len_range == 0 && w.output_len_range == 0),
           "--input-len/--output-len/--input-len-range/--output-len-range/--prefix-len: only with "
           "--dataset synthetic");
-    check(c.input_len_range >= 0 && c.input_len_range < 1,
+    check(w.input_len_range >= 0 && w.input_len_range < 1,
           fmt::format("--input-len-range: bad value {} (expected a ratio in [0, 1), e.g. 0.1)",
-                      c.input_len_range));
-    check(c.output_len_range >= 0 && c.output_len_range < 1,
+                      w.input_len_range));
+    check(w.output_len_range >= 0 && w.output_len_range < 1,
           fmt::format("--output-len-range: bad value {} (expected a ratio in [0, 1), e.g. 0.1)",
-                      c.output_len_range));
-    check(c.prefix_len >= 0,
-          fmt::format("--prefix-len: bad value {} (expected >= 0)", c.prefix_len));
+                      w.output_len_range));
+    check(w.prefix_len >= 0,
+          fmt::format("--prefix-len: bad value {} (expected >= 0)", w.prefix_len));
   }
 
   void build(WorkloadInput& in, Prompts& t) const override {
-    const RunConfig& cfg = in.cfg;
-    client::ServerTokenizer st = server_tokenizer(in);
-    const bool server_has = client::has_tokenize(st);
+    ServerTokenizer st = server_tokenizer(in);
+    const bool server_has = has_tokenize(st);
     const auto codec = make_codec(st, server_has, in.tok,
                                   "--dataset synthetic needs the model's tokenizer to build "
                                   "prompts of an exact length");
     std::string how;
-    const int64_t overhead =
-        server_added_tokens(st, server_has, *codec, api_of(cfg.endpoint).caps().conversation, &how);
+    const int64_t overhead = server_added_tokens(st, server_has, *codec, in.conversation, &how);
     dataset::SyntheticOptions o;
-    o.count = cfg.num_prompts;
-    o.input_len = cfg.input_len;
-    o.output_len = cfg.output_len;
-    o.input_len_range = cfg.input_len_range;
-    o.output_len_range = cfg.output_len_range;
-    o.prefix_len = cfg.prefix_len;
-    o.seed = cfg.seed;
+    o.count = in.load.num_prompts;
+    o.input_len = in.workload.input_len;
+    o.output_len = in.workload.output_len;
+    o.input_len_range = in.workload.input_len_range;
+    o.output_len_range = in.workload.output_len_range;
+    o.prefix_len = in.workload.prefix_len;
+    o.seed = in.load.seed;
     o.overhead = overhead;
     t.data = dataset::synthetic(o, *codec);
     fmt::print(in.console,

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "client/api.hpp"
 #include "workload/codec.hpp"
 #include "workload/registry.hpp"
 
@@ -20,45 +19,33 @@ class TraceWorkload final : public Workload {
   dataset::Source source() const override { return dataset::Source::Trace; }
   bool needs_target() const override { return true; }
 
-  void validate(const RunConfig& c, std::vector<std::string>& e) const override {
+  void validate(const WorkloadSettings& w, const WorkloadContext& with,
+                std::vector<std::string>& e) const override {
     auto check = [&e](bool ok, std::string msg) {
       if (!ok) e.push_back(std::move(msg));
     };
-    check(c.trace_block_size >= 1,
-          fmt::format("--trace-block-size: bad value {} (expected >= 1)", c.trace_block_size));
-    check(c.trace_speed > 0 && std::isfinite(c.trace_speed),
-          fmt::format("--trace-speed: bad value {} (expected > 0)", c.trace_speed));
-    if (!selected(c)) {
-      check(c.trace_block_size == 512 && c.trace_speed == 1,
-            "--trace-block-size/--trace-speed: only with --dataset trace:PATH");
-      return;
-    }
-    check(c.request_rate == 0 && c.request_rate_sweep.empty() && !c.pressure &&
-              c.adaptive_window_s == 0 && c.duration_s == 0 && !c.searching() && c.ramp_up_s == 0 &&
-              c.warmup == 0,
-          "--dataset trace:PATH sends each request at its timestamp: drop --request-rate, "
-          "--pressure, --duration-s, "
-          "--ramp-up-s, --adaptive-window-s, --search and --warmup (warm-up requests would fill "
-          "the prefix cache "
-          "before the replay; use --trace-speed to replay faster or slower)");
+    check(w.trace_block_size >= 1,
+          fmt::format("--trace-block-size: bad value {} (expected >= 1)", w.trace_block_size));
+    check(w.trace_speed > 0 && std::isfinite(w.trace_speed),
+          fmt::format("--trace-speed: bad value {} (expected > 0)", w.trace_speed));
+    check(selected(w) || (w.trace_block_size == 512 && w.trace_speed == 1),
+          "--trace-block-size/--trace-speed: only with --dataset trace:PATH");
   }
 
   void build(WorkloadInput& in, Prompts& t) const override {
-    RunConfig& cfg = in.cfg;
-    client::ServerTokenizer st = server_tokenizer(in);
-    const bool server_has = client::has_tokenize(st);
+    ServerTokenizer st = server_tokenizer(in);
+    const bool server_has = has_tokenize(st);
     const auto codec = make_codec(st, server_has, in.tok,
                                   "--dataset trace:PATH builds each prompt to its exact "
                                   "input_length block by block");
     std::string how;
     dataset::TraceOptions o;
-    o.block_size = cfg.trace_block_size;
-    o.speed = cfg.trace_speed;
-    o.count = cfg.num_prompts;
-    o.seed = cfg.seed;
-    o.overhead =
-        server_added_tokens(st, server_has, *codec, api_of(cfg.endpoint).caps().conversation, &how);
-    t.data = dataset::trace(cfg.dataset.path, o, *codec);
+    o.block_size = in.workload.trace_block_size;
+    o.speed = in.workload.trace_speed;
+    o.count = in.load.num_prompts;
+    o.seed = in.load.seed;
+    o.overhead = server_added_tokens(st, server_has, *codec, in.conversation, &how);
+    t.data = dataset::trace(in.workload.dataset.path, o, *codec);
     fmt::print(in.console, "{}; server-added tokens: {} ({})\n", t.data.summary, o.overhead, how);
     const auto lines = static_cast<int64_t>(t.data.items.size());
     t.trace = record::TraceFacts{o.block_size,
@@ -69,13 +56,13 @@ class TraceWorkload final : public Workload {
                                  codec->name(),
                                  o.overhead,
                                  how};
-    if (cfg.num_prompts > lines) {
+    if (in.load.num_prompts > lines) {
       throw std::invalid_argument(
           fmt::format("--num-prompts {}: the trace has {} line(s) and replays once; drop "
                       "--num-prompts or lower it",
-                      cfg.num_prompts, lines));
+                      in.load.num_prompts, lines));
     }
-    cfg.num_prompts = lines;
+    in.load.num_prompts = lines;
   }
 };
 

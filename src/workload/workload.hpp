@@ -15,7 +15,7 @@
 #include "dataset/spec.hpp"
 #include "net/http_get.hpp"
 #include "record/run_parts.hpp"
-#include "settings/run_config.hpp"
+#include "settings/settings.hpp"
 
 namespace tokbench::tokenizer {
 class Tokenizer;
@@ -30,9 +30,19 @@ struct Prompts {
   std::optional<record::TraceFacts> trace;  ///< how a trace's prompts and schedule were built
 };
 
-/// What building a workload's prompts may use.
+/// What a workload's checks read of the other parts of the settings.
+struct WorkloadContext {
+  int64_t num_prompts = 0;  ///< --num-prompts (0: one pass over the dataset)
+  bool generates = true;    ///< the API answers with tokens (an answer length means something)
+};
+
+/// What building a workload's prompts may use: its own part, and of the others only this.
 struct WorkloadInput {
-  RunConfig& cfg;          ///< the workload may settle num_prompts (a trace replays its lines)
+  const WorkloadSettings& workload;
+  LoadSettings&
+      load;  ///< its seed; the workload may settle num_prompts (a trace replays its lines)
+  const TargetSettings& target;  ///< the model, credentials and --engine of the server's /tokenize
+  bool conversation;  ///< the API takes messages (the server wraps a prompt in its chat template)
   const std::string& url;  ///< the endpoint (its /tokenize when there is no --tokenizer)
   const net::TlsSettings& tls;
   const tokenizer::Tokenizer* tok;  ///< --tokenizer (null: the server's /tokenize)
@@ -45,15 +55,16 @@ class Workload {
   virtual dataset::Source source() const = 0;
   /// Its checks, each naming the flag and the fix. Every workload sees every config: the one
   /// selected checks what it needs; the others, that their own flags were not given.
-  virtual void validate(const RunConfig& c, std::vector<std::string>& errors) const = 0;
+  virtual void validate(const WorkloadSettings& w, const WorkloadContext& with,
+                        std::vector<std::string>& errors) const = 0;
   /// True when building needs the server (its /tokenize) or the resolved model; false: the
   /// prompts are read before the target is contacted, so a bad file fails fast.
   virtual bool needs_target() const = 0;
-  /// Fills `out` (its items and the facts of how they were built); may settle in.cfg.num_prompts.
+  /// Fills `out` (its items and the facts of how they were built); may settle in.load.num_prompts.
   virtual void build(WorkloadInput& in, Prompts& out) const = 0;
 
  protected:
-  bool selected(const RunConfig& c) const { return c.dataset.is(source()); }
+  bool selected(const WorkloadSettings& w) const { return w.dataset.is(source()); }
 };
 
 /// The workload of a --dataset source.

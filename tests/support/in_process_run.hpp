@@ -18,8 +18,8 @@ namespace tokbench::testing {
 /// Runs `c` quietly with --output-dir `out_dir`.
 inline runner::RunOutcome run_in_process(runner::RunConfig c,
                                          const std::filesystem::path& out_dir) {
-  c.output_dir = out_dir.string();
-  c.quiet = true;
+  c.output.output_dir = out_dir.string();
+  c.output.quiet = true;
   std::atomic<int> stop{client::kRunning};
   std::FILE* sink = std::fopen("/dev/null", "w");
   runner::RunOutcome out = runner::run_benchmark(c, stop, sink);

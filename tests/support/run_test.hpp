@@ -27,63 +27,63 @@ namespace tokbench::testing {
 class RunSettings {
  public:
   RunSettings& url(std::string v) {
-    c_.url = std::move(v);
+    c_.target.url = std::move(v);
     return *this;
   }
   RunSettings& endpoint(std::string v) {
-    c_.endpoint = std::move(v);
+    c_.target.endpoint = std::move(v);
     return *this;
   }
   RunSettings& concurrency(int v) {
-    c_.concurrency = v;
+    c_.load.concurrency = v;
     return *this;
   }
   RunSettings& prompts(int64_t v) {
-    c_.num_prompts = v;
+    c_.load.num_prompts = v;
     return *this;
   }
   RunSettings& rate(double v) {
-    c_.request_rate = v;
+    c_.load.request_rate = v;
     return *this;
   }
   RunSettings& max_tokens(int64_t v) {
-    c_.max_tokens = v;
+    c_.request.max_tokens = v;
     return *this;
   }
   RunSettings& ignore_eos(bool v = true) {
-    c_.ignore_eos = v;
+    c_.request.ignore_eos = v;
     return *this;
   }
   RunSettings& stream(bool v) {
-    c_.stream = v;
+    c_.request.stream = v;
     return *this;
   }
   RunSettings& warmup(int64_t v) {
-    c_.warmup = v;
+    c_.load.warmup = v;
     return *this;
   }
   RunSettings& turns(int v) {
-    c_.turns = v;
+    c_.workload.turns = v;
     return *this;
   }
   RunSettings& dataset(const std::string& v) {
-    c_.dataset = dataset::parse_spec(v);
+    c_.workload.dataset = dataset::parse_spec(v);
     return *this;
   }
   RunSettings& compat(const std::string& v) {
-    c_.compat = metrics::kDefinitionChoices.parse(v).value();
+    c_.request.compat = metrics::kDefinitionChoices.parse(v).value();
     return *this;
   }
   RunSettings& duration_s(double v) {
-    c_.duration_s = v;
+    c_.load.duration_s = v;
     return *this;
   }
   RunSettings& slo(std::string v) {
-    c_.slo = std::move(v);
+    c_.experiment.slo = std::move(v);
     return *this;
   }
   RunSettings& goodput(std::string v) {
-    c_.goodput = std::move(v);
+    c_.experiment.goodput = std::move(v);
     return *this;
   }
   /// Anything else, on the settings themselves.

@@ -1,4 +1,4 @@
-#include "metrics/samples.hpp"
+#include "common/samples.hpp"
 
 #include <fmt/format.h>
 

@@ -1,13 +1,13 @@
 #pragma once
-// metrics/significance: is a change between two runs' latency distributions real or noise?
+// common/significance: is a change between two runs' latency distributions real or noise?
 // Mann–Whitney U (two-sided, normal approximation with tie correction and continuity
 // correction): no assumption of normality, robust to the long tails latency has. Exact at any
 // size in bounded memory: the pooled ranks come from walking both samples' sorted orders side by
-// side (metrics/samples spills sorted runs to disk past its cap), never from one sorted vector.
+// side (common/samples spills sorted runs to disk past its cap), never from one sorted vector.
 #include <cstdint>
 #include <vector>
 
-#include "metrics/samples.hpp"
+#include "common/samples.hpp"
 
 namespace tokbench::metrics {
 

@@ -1,4 +1,4 @@
-#include "metrics/significance.hpp"
+#include "common/significance.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
 #pragma once
-// metrics/samples: one column of values (a metric over every request, or every token gap) with
+// common/samples: one column of values (a metric over every request, or every token gap) with
 // exact statistics in bounded memory. Values are buffered up to a cap, then spilled as sorted
 // runs to an unlinked temporary file; statistics merge the runs in ascending order, so the mean
 // (summed in ascending order) and every percentile are bit-identical to sorting the whole column
-// in memory (metrics/stats summarize()). Nothing here is sized by a value: a run of equal values
+// in memory (common/stats summarize()). Nothing here is sized by a value: a run of equal values
 // (a chunk of k tokens is k equal gaps) is one (value, count) entry.
 #include <cstdint>
 #include <cstdio>
@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-#include "metrics/stats.hpp"
+#include "common/stats.hpp"
 
 namespace tokbench::metrics {
 

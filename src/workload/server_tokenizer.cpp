@@ -1,4 +1,4 @@
-#include "client/server_tokenizer.hpp"
+#include "workload/server_tokenizer.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -9,7 +9,7 @@
 #include "common/json_writer.hpp"
 #include "net/http_get.hpp"
 
-namespace tokbench::client {
+namespace tokbench::runner {
 
 namespace {
 
@@ -198,4 +198,4 @@ std::unique_ptr<dataset::TokenCodec> server_codec(const ServerTokenizer& s) {
   return std::make_unique<ServerCodec>(s);
 }
 
-}  // namespace tokbench::client
+}  // namespace tokbench::runner

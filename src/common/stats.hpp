@@ -1,5 +1,5 @@
 #pragma once
-// metrics/stats: descriptive statistics with one percentile definition, numpy's default
+// common/stats: descriptive statistics with one percentile definition, numpy's default
 // ("linear" interpolation), which AISBench and vLLM bench both use. Pure functions, no I/O.
 #include <cstdint>
 #include <vector>

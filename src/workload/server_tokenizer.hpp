@@ -1,9 +1,9 @@
 #pragma once
-// client/server_tokenizer: the server's own tokenizer through its POST /tokenize and /detokenize
+// workload/server_tokenizer: the server's own tokenizer through its POST /tokenize and /detokenize
 // — to build exact-length prompts without a local tokenizer, and to measure how many tokens the
 // server adds around a prompt (chat template, BOS). Two dialects (core/engines): vLLM's (SGLang's
 // too) and llama.cpp's, told apart by their answers or named with --engine. Set-up path, not
-// measured.
+// measured. The workloads' (workload/codec) only.
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,7 +13,7 @@
 #include "dataset/dataset.hpp"
 #include "net/http_get.hpp"
 
-namespace tokbench::client {
+namespace tokbench::runner {
 
 struct ServerTokenizer {
   std::string root;  ///< scheme://host:port
@@ -42,4 +42,4 @@ std::optional<int64_t> server_count(const ServerTokenizer& s, const std::string&
 /// The server's /tokenize + /detokenize as a dataset::TokenCodec. Throws naming the URL on errors.
 std::unique_ptr<dataset::TokenCodec> server_codec(const ServerTokenizer& s);
 
-}  // namespace tokbench::client
+}  // namespace tokbench::runner
