@@ -222,6 +222,39 @@ std::unique_ptr<load::CountedSource> measured_source(const RunConfig& c, const L
       load::closed_loop(), std::move(make));
 }
 
+// The measured phase's requests, by the kind of load: the in-run controller (its pool is its
+// ceiling; it decides how much is used), sessions (--num-prompts conversations, each answer in
+// its session's next body), or a counted shape (closed, open, pressure, a trace's schedule).
+std::unique_ptr<load::RequestSource> phase_source(const Target& target, const RunPlan& plan,
+                                                  int64_t count, client::EngineSettings& es,
+                                                  const RankShare& share,
+                                                  load::AdaptiveSource** controller) {
+  const LoadShape& load = plan.load;
+  if (const auto* a = std::get_if<Adaptive>(&load.shape)) {
+    es.concurrency = a->max;
+    cut_at(es, plan.cfg, static_cast<int64_t>((load.duration_s + load.grace_s) * 1e9));
+    auto controlled = std::make_unique<load::AdaptiveSource>(
+        a->start, a->max, static_cast<int64_t>(a->window_s * 1e9),
+        static_cast<int64_t>(load.duration_s * 1e9), metrics::slo_window_judge(plan.parsed.slos),
+        target.maker());
+    *controller = controlled.get();
+    return controlled;
+  }
+  if (const auto* s = std::get_if<Sessions>(&load.shape)) {
+    es.keep_text = true;
+    std::vector<int64_t> turns_of(static_cast<size_t>(plan.cfg.load.num_prompts), s->turns);
+    // A file's conversations have their own lengths.
+    for (size_t c = 0; c < target.data.conversations.size() && c < turns_of.size(); ++c)
+      turns_of[c] = target.data.conversations[c].second;
+    return std::make_unique<load::SessionSource>(
+        std::move(turns_of), s->active, static_cast<int64_t>(s->think_time_ms * 1e6),
+        [&target](int64_t c, const load::TurnContext& ctx) { return target.make_turn(c, ctx); },
+        share.rank, share.size);
+  }
+  return measured_source(plan.cfg, load, count, target.maker(output_plan(plan.cfg, count, target)),
+                         es, target.data.schedule_ns, share);
+}
+
 }  // namespace
 
 std::string transport_text(const Target& target, const RunPlan& plan) {
@@ -293,33 +326,9 @@ PointResult execute(const Target& target, const RunPlan& plan,
   es.started = &started;
   es.phase_start_at = share.phase_start_at;
   if (cfg.warms_connections()) es.warm_url = net::root_url_for(target.url) + "/v1/models";
-  std::unique_ptr<load::RequestSource> source;
   load::AdaptiveSource* controller = nullptr;
-  if (const auto* a = std::get_if<Adaptive>(
-          &load.shape)) {  // the pool is its ceiling; it decides how much is used
-    es.concurrency = a->max;
-    cut_at(es, cfg, static_cast<int64_t>((load.duration_s + load.grace_s) * 1e9));
-    auto controlled = std::make_unique<load::AdaptiveSource>(
-        a->start, a->max, static_cast<int64_t>(a->window_s * 1e9),
-        static_cast<int64_t>(load.duration_s * 1e9), metrics::slo_window_judge(plan.parsed.slos),
-        target.maker());
-    controller = controlled.get();
-    source = std::move(controlled);
-  } else if (const auto* s = std::get_if<Sessions>(
-                 &load.shape)) {  // --num-prompts conversations, s->active at once
-    es.keep_text = true;          // each answer goes into its session's next body
-    std::vector<int64_t> turns_of(static_cast<size_t>(cfg.load.num_prompts), s->turns);
-    for (size_t c = 0; c < target.data.conversations.size() && c < turns_of.size(); ++c)
-      turns_of[c] =
-          target.data.conversations[c].second;  // a file's conversations have their own lengths
-    source = std::make_unique<load::SessionSource>(
-        std::move(turns_of), s->active, static_cast<int64_t>(s->think_time_ms * 1e6),
-        [&target](int64_t c, const load::TurnContext& ctx) { return target.make_turn(c, ctx); },
-        share.rank, share.size);
-  } else {
-    source = measured_source(cfg, load, count, target.maker(output_plan(cfg, count, target)), es,
-                             target.data.schedule_ns, share);
-  }
+  const std::unique_ptr<load::RequestSource> source =
+      phase_source(target, plan, count, es, share, &controller);
   client::Engine measured(es);
   std::optional<Progress> progress;
   if (!cfg.output.quiet) {
@@ -341,9 +350,8 @@ PointResult execute(const Target& target, const RunPlan& plan,
                ? fmt::format("{} s (grace {} s)", cfg.load.duration_s, cfg.load.grace_s)
                : fmt::format("{} request(s)", count),
            cfg.load.workers);
-  if (telemetry)
-    telemetry
-        ->scrape_now();  // a sample right before the phase: energy is never guessed across its edge
+  // A sample right before the phase: energy is never guessed across its edge.
+  if (telemetry) telemetry->scrape_now();
   const int64_t measured_start = steady_now_ns();
   const double process_cpu_start = process_cpu_s();
   // --stop-on-saturation: the point runs on a stop level of its own, which the watch raises (the

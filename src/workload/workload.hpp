@@ -39,8 +39,8 @@ struct WorkloadContext {
 /// What building a workload's prompts may use: its own part, and of the others only this.
 struct WorkloadInput {
   const WorkloadSettings& workload;
-  LoadSettings&
-      load;  ///< its seed; the workload may settle num_prompts (a trace replays its lines)
+  /// Its seed; the workload may settle num_prompts (a trace replays its lines).
+  LoadSettings& load;
   const TargetSettings& target;  ///< the model, credentials and --engine of the server's /tokenize
   bool conversation;  ///< the API takes messages (the server wraps a prompt in its chat template)
   const std::string& url;  ///< the endpoint (its /tokenize when there is no --tokenizer)
@@ -53,8 +53,8 @@ class Workload {
  public:
   virtual ~Workload() = default;
   virtual dataset::Source source() const = 0;
-  /// Its checks, each naming the flag and the fix. Every workload sees every config: the one
-  /// selected checks what it needs; the others, that their own flags were not given.
+  /// Its checks, each naming the flag and the fix. Every workload sees every run's workload part:
+  /// the one selected checks what it needs; the others, that their own flags were not given.
   virtual void validate(const WorkloadSettings& w, const WorkloadContext& with,
                         std::vector<std::string>& errors) const = 0;
   /// True when building needs the server (its /tokenize) or the resolved model; false: the
