@@ -188,8 +188,9 @@ TEST_P(OneShotOn, RunAnswersEveryRequestWhole) {
   }
   const metrics::Common* docs = m.common_metric("document_throughput");
   ASSERT_EQ(docs != nullptr, ranks);
-  if (ranks)
+  if (ranks) {
     EXPECT_NEAR(docs->value, 4 * m.common_metric("request_throughput")->value, 1e-9 * docs->value);
+  }
 }
 
 }  // namespace

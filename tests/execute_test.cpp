@@ -2,7 +2,8 @@
 // a --duration-s run ends within its grace and records what it cut as cut_at_end (neither a
 // success nor a failure); nothing is sent after the duration; a concurrency ramp is excluded
 // from the statistics; --request-rate inf makes every request due at the phase start; --goodput
-// judges every request in the details and in result.json; --pressure adds clients at its rate.
+// judges every request in the details and in result.json; --pressure adds clients at its rate;
+// --bursts schedules every request inside an on window.
 #include "point/execute.hpp"
 
 #include <gtest/gtest.h>
@@ -174,6 +175,39 @@ TEST_F(ExecuteTest, InfiniteRateMakesEveryRequestDueAtThePhaseStart) {
   EXPECT_GE(lag->stats->mean, 5.0);
   EXPECT_NEAR(intended->stats->mean - out.metrics.row("E2EL")->stats->mean, lag->stats->mean, 1e-6);
   EXPECT_TRUE(out.metrics.row("TTFT_FromIntended")->stats.has_value());
+}
+
+// --bursts against the simulator: every request is scheduled inside an on window, the off
+// windows hold none, and the run is VALID (its rates are what was asked, in bursts).
+TEST_F(ExecuteTest, BurstsScheduleEveryRequestInAnOnWindow) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .concurrency(8)
+               .rate(40)
+               .prompts(24)
+               .max_tokens(4)
+               .with([](RunConfig& x) {
+                 x.load.arrivals = core::ArrivalKind::Constant;
+                 x.load.burst_on_s = 0.25;
+                 x.load.burst_off_s = 0.25;
+               })
+               .build();
+  const RunOutcome out = run(c);
+  EXPECT_TRUE(IsValidUnlessBusy(out));
+  const auto recs = records(out);
+  ASSERT_EQ(recs.size(), 24u);
+  int64_t first = recs.front().scheduled_ns, last = first;
+  for (const auto& r : recs) first = std::min(first, r.scheduled_ns);
+  for (const auto& r : recs) {
+    const int64_t at = r.scheduled_ns - first;
+    last = std::max(last, at);
+    EXPECT_LT(at % 500'000'000, 250'000'000) << at;  // 10 a window, 25 ms apart, none while off
+  }
+  EXPECT_EQ(last, 2 * 500'000'000 + 3 * 25'000'000);  // the 24th: third window, fourth slot
+  EXPECT_NE(runfolder::load_run_folder(out.run_dir)
+                .manifest.info.config_json.find("\"bursts\":\"0.25:0.25\""),
+            std::string::npos);
 }
 
 TEST_F(ExecuteTest, GoodputJudgesEveryRequestInTheDetailsAndTheResult) {

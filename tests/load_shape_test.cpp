@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "dataset/spec.hpp"
@@ -19,7 +20,7 @@ namespace {
 TEST(LoadShape, EachFlagCombinationIsOneShape) {
   RunConfig c;
   c.load.concurrency = 8;
-  LoadShape l = load_shape(c);
+  LoadShape l = c.load_shape();
   ASSERT_TRUE(std::holds_alternative<ClosedLoop>(l.shape));
   EXPECT_FALSE(l.open_loop());
   EXPECT_EQ(l.max_in_flight(), 8);
@@ -30,7 +31,7 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
   c.load.request_rate = 4;
   c.load.arrivals = load::ArrivalShape::Kind::Gamma;
   c.load.burstiness = 0.5;
-  l = load_shape(c);
+  l = c.load_shape();
   ASSERT_TRUE(std::holds_alternative<OpenLoop>(l.shape));
   EXPECT_TRUE(l.open_loop());
   EXPECT_EQ(l.max_in_flight(), 8);
@@ -38,12 +39,12 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
   EXPECT_EQ(l.arrivals(), "gamma");
   EXPECT_EQ(l.text(false), "rate 4 req/s (gamma, burstiness 0.5)  concurrency 8");
   c.load.request_rate = std::numeric_limits<double>::infinity();
-  EXPECT_EQ(load_shape(c).arrivals(), "all-at-once");
+  EXPECT_EQ(c.load_shape().arrivals(), "all-at-once");
 
   c.load.pressure = true;  // the rate adds clients: it paces no request
   c.load.request_rate = 2;
   c.load.arrivals = load::ArrivalShape::Kind::Poisson;
-  l = load_shape(c);
+  l = c.load_shape();
   ASSERT_TRUE(std::holds_alternative<Pressure>(l.shape));
   EXPECT_EQ(std::get<Pressure>(l.shape).clients_per_s, 2);
   EXPECT_EQ(l.paced_rate(), 0);
@@ -54,7 +55,7 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
   a.load.concurrency = 2;
   a.experiment.adaptive_window_s = 5;
   a.experiment.adaptive_max = 64;
-  l = load_shape(a);
+  l = a.load_shape();
   ASSERT_TRUE(std::holds_alternative<Adaptive>(l.shape));
   EXPECT_EQ(l.max_in_flight(), 64);  // the pool is sized for the controller's ceiling
   EXPECT_EQ(std::get<Adaptive>(l.shape).start, 2);
@@ -63,7 +64,7 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
   t.workload.dataset = {dataset::Source::Trace, "/x.jsonl"};
   t.load.concurrency = 256;
   t.workload.trace_speed = 2;
-  l = load_shape(t);
+  l = t.load_shape();
   ASSERT_TRUE(std::holds_alternative<TraceReplay>(l.shape));
   EXPECT_TRUE(l.open_loop());  // paced by its timestamps
   EXPECT_EQ(l.arrivals(), "trace");
@@ -72,7 +73,7 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
   s.workload.turns = 3;
   s.load.concurrency = 16;
   s.workload.think_time_ms = 200;
-  l = load_shape(s);
+  l = s.load_shape();
   ASSERT_TRUE(std::holds_alternative<Sessions>(l.shape));
   EXPECT_EQ(std::get<Sessions>(l.shape).active, 16);
   EXPECT_EQ(std::get<Sessions>(l.shape).turns, 3);
@@ -83,13 +84,13 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
   d.load.ramp_up_s = 10;
   d.load.duration_s = 60;
   d.load.grace_s = 5;
-  l = load_shape(d);
+  l = d.load_shape();
   EXPECT_EQ(l.ramp.seconds, 10);
   EXPECT_EQ(l.grace_s, 5);
   EXPECT_EQ(l.text(true),
             "concurrency 4  ramp-up 10 s  duration 60 s (grace 5 s)  connections warmed");
   d.load.duration_s = 0;
-  EXPECT_EQ(load_shape(d).grace_s, 0);  // no duration: nothing to grace
+  EXPECT_EQ(d.load_shape().grace_s, 0);  // no duration: nothing to grace
 }
 
 // No --concurrency: a schedule (a rate, inf, a trace) is not capped by the client but for a stated
@@ -97,29 +98,52 @@ TEST(LoadShape, EachFlagCombinationIsOneShape) {
 // one at a time; a given --concurrency caps every shape.
 TEST(LoadShape, WithoutConcurrencyAnOpenLoopIsNotCapped) {
   RunConfig c;
-  EXPECT_EQ(load_shape(c).max_in_flight(), 1);
-  EXPECT_EQ(load_shape(c).text(false), "concurrency 1");
+  EXPECT_EQ(c.load_shape().max_in_flight(), 1);
+  EXPECT_EQ(c.load_shape().text(false), "concurrency 1");
   c.load.request_rate = 20;
-  LoadShape l = load_shape(c);
+  LoadShape l = c.load_shape();
   EXPECT_EQ(l.max_in_flight(), kOpenLoopCeiling);
   EXPECT_FALSE(std::get<OpenLoop>(l.shape).capped);
   EXPECT_EQ(l.text(false),
             "rate 20 req/s (poisson)  in flight: no cap (no --concurrency; safety ceiling 1024)");
   c.load.request_rate = std::numeric_limits<double>::infinity();
-  EXPECT_EQ(load_shape(c).max_in_flight(), kOpenLoopCeiling);
+  EXPECT_EQ(c.load_shape().max_in_flight(), kOpenLoopCeiling);
   c.load.concurrency = 4;
-  EXPECT_EQ(load_shape(c).max_in_flight(), 4);
-  EXPECT_EQ(load_shape(c).text(false), "rate inf (all due at once)  concurrency 4");
+  EXPECT_EQ(c.load_shape().max_in_flight(), 4);
+  EXPECT_EQ(c.load_shape().text(false), "rate inf (all due at once)  concurrency 4");
   RunConfig t;
   t.workload.dataset = {dataset::Source::Trace, "/x.jsonl"};
-  EXPECT_EQ(load_shape(t).max_in_flight(), kOpenLoopCeiling);
+  EXPECT_EQ(t.load_shape().max_in_flight(), kOpenLoopCeiling);
   RunConfig s;
   s.workload.turns = 2;
-  EXPECT_EQ(load_shape(s).max_in_flight(), 1);
+  EXPECT_EQ(s.load_shape().max_in_flight(), 1);
   RunConfig p;
   p.load.pressure = true;
   p.load.duration_s = 5;
-  EXPECT_EQ(load_shape(p).max_in_flight(), 1);
+  EXPECT_EQ(p.load_shape().max_in_flight(), 1);
+  // --bursts: an open loop's property, said in its line; refused where there is no paced rate.
+  RunConfig b;
+  b.load.request_rate = 20;
+  b.load.concurrency = 8;
+  b.load.burst_on_s = 5;
+  b.load.burst_off_s = 10;
+  EXPECT_TRUE(validate(b).empty());
+  EXPECT_EQ(std::get<OpenLoop>(b.load_shape().shape).burst_off_s, 10);
+  EXPECT_EQ(b.load_shape().paced_rate(), 20);                     // the manifest's rate: while on
+  EXPECT_NEAR(b.load_shape().mean_rate(), 20.0 * 5 / 15, 1e-12);  // the progress line's ETA
+  EXPECT_EQ(b.load_shape().text(false),
+            "rate 20 req/s (poisson)  bursts 5 s on, 10 s off  concurrency 8");
+  for (auto edit : std::vector<std::function<void(RunConfig&)>>{
+           [](RunConfig& x) { x.load.request_rate = 0; },
+           [](RunConfig& x) { x.load.request_rate = std::numeric_limits<double>::infinity(); },
+           [](RunConfig& x) { x.load.ramp_up_s = 3; },
+           [](RunConfig& x) { x.load.burst_on_s = 0; }}) {
+    RunConfig x = b;
+    edit(x);
+    std::string all;
+    for (const auto& e : validate(x)) all += e + "\n";
+    EXPECT_NE(all.find("--bursts"), std::string::npos) << all;
+  }
   // A rate with no --concurrency validates; a negative one does not.
   RunConfig open;
   open.load.request_rate = 20;

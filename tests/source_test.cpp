@@ -57,6 +57,36 @@ TEST(Arrivals, PoissonWithoutARampIsTheOldScheduleExactly) {
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(a->next_offset_ns(), b->next_offset_ns());
 }
 
+// --bursts ON:OFF: the on-time schedule with every off window inserted; nothing falls in an off
+// window, and the rate while on is the shape's.
+TEST(Arrivals, BurstsInsertTheOffWindowsAndKeepTheRateWhileOn) {
+  // Constant, 4 req/s, 1 s on and 2 s off: 0, .25, .5, .75, then 3, 3.25, ... exactly.
+  const auto t = offsets(
+      {.rate_rps = 4, .kind = ArrivalShape::Kind::Constant, .burst_on_s = 1, .burst_off_s = 2}, 9);
+  const std::vector<int64_t> want{0,
+                                  250'000'000,
+                                  500'000'000,
+                                  750'000'000,
+                                  3'000'000'000,
+                                  3'250'000'000,
+                                  3'500'000'000,
+                                  3'750'000'000,
+                                  6'000'000'000};
+  EXPECT_EQ(t, want);
+  // Poisson: the same draws as without bursts, moved; the mean over whole cycles is R·on/(on+off).
+  const ArrivalShape plain{.rate_rps = 100};
+  ArrivalShape bursty = plain;
+  bursty.burst_on_s = 0.5;
+  bursty.burst_off_s = 1.5;
+  const auto a = offsets(plain, 20'000, 9), b = offsets(bursty, 20'000, 9);
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(b[i] % 2'000'000'000, a[i] % 500'000'000) << i;  // in an on window, in order
+    ASSERT_EQ(b[i] / 2'000'000'000, a[i] / 500'000'000) << i;  // of the same cycle
+  }
+  const double mean_rps = 20'000 / (static_cast<double>(b.back()) / 1e9);
+  EXPECT_NEAR(mean_rps, 100 * 0.5 / 2.0, 2.0);
+}
+
 TEST(Arrivals, ConstantGapsAreExactAndInfIsAllAtOnce) {
   const auto t = offsets({.rate_rps = 4, .kind = ArrivalShape::Kind::Constant}, 9);
   for (size_t i = 0; i < t.size(); ++i) EXPECT_EQ(t[i], static_cast<int64_t>(i) * 250'000'000);

@@ -1,5 +1,6 @@
 #include "common/json_fields.hpp"
 
+#include <limits>
 #include <stdexcept>
 
 namespace tokbench::json {
@@ -8,6 +9,11 @@ std::string string_or(simdjson::dom::element o, std::string_view k, std::string 
   std::string_view s;
   if (o[k].get_string().get(s)) return fallback;
   return std::string(s);
+}
+
+double rate_or(simdjson::dom::element o, std::string_view k, double fallback) {
+  if (string_or(o, k) == "inf") return std::numeric_limits<double>::infinity();
+  return number_or(o, k, fallback);
 }
 
 double number_or(simdjson::dom::element o, std::string_view k, double fallback) {

@@ -24,6 +24,8 @@ namespace tokbench::json {
 std::string string_or(simdjson::dom::element o, std::string_view k, std::string fallback = {});
 double number_or(simdjson::dom::element o, std::string_view k, double fallback);
 int64_t int_or(simdjson::dom::element o, std::string_view k, int64_t fallback);
+/// A quantity JsonWriter::rate wrote: a number, or "inf" for infinity; `fallback` otherwise.
+double rate_or(simdjson::dom::element o, std::string_view k, double fallback);
 bool bool_or(simdjson::dom::element o, std::string_view k, bool fallback);
 std::string raw_or_empty(simdjson::dom::element o, std::string_view k);
 /// Writes `raw` (already JSON) under `k`, or null when it is "".

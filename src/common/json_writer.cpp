@@ -167,6 +167,10 @@ JsonWriter& JsonWriter::null() {
   out_ += "null";
   return *this;
 }
+
+JsonWriter& JsonWriter::rate(double v) {
+  return std::isinf(v) ? value(std::string_view("inf")) : value(v);
+}
 JsonWriter& JsonWriter::raw(std::string_view json) {
   separate();
   out_ += json;

@@ -42,6 +42,9 @@ class JsonWriter {
   JsonWriter& value(std::optional<double> v);
   JsonWriter& value(const std::vector<std::string>& strings);  ///< an array of strings
   JsonWriter& null();
+  /// A rate, load or other quantity that may be infinite: a number, or "inf" (JSON has no
+  /// infinity; json::rate_or reads it back).
+  JsonWriter& rate(double v);
   /// Inserts already-serialized JSON verbatim (e.g. a user's --extra-body value).
   JsonWriter& raw(std::string_view json);
   template <class T>

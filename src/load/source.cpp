@@ -112,6 +112,25 @@ class Shaped final : public Arrivals {
   double lambda_ = 0;
 };
 
+// On/off bursts over another schedule: its offsets count "on time" only; each is moved past the
+// off windows that come before it.
+class Bursts final : public Arrivals {
+ public:
+  Bursts(std::unique_ptr<Arrivals> on_time, double on_s, double off_s)
+      : inner_(std::move(on_time)),
+        on_ns_(static_cast<int64_t>(on_s * 1e9)),
+        off_ns_(static_cast<int64_t>(off_s * 1e9)) {}
+  int64_t next_offset_ns() override {
+    const int64_t t = inner_->next_offset_ns();
+    if (t == core::kNotSet || on_ns_ <= 0) return t;
+    return t / on_ns_ * (on_ns_ + off_ns_) + t % on_ns_;
+  }
+
+ private:
+  std::unique_ptr<Arrivals> inner_;
+  int64_t on_ns_, off_ns_;
+};
+
 }  // namespace
 
 std::unique_ptr<Arrivals> closed_loop() { return std::make_unique<ClosedLoop>(); }
@@ -124,9 +143,13 @@ std::unique_ptr<Arrivals> poisson(double rate_rps, uint64_t seed) {
 
 std::unique_ptr<Arrivals> open_loop(const ArrivalShape& shape, uint64_t seed) {
   if (std::isinf(shape.rate_rps)) return std::make_unique<AllAtOnce>();
+  std::unique_ptr<Arrivals> on_time;
   if (shape.kind == ArrivalShape::Kind::Poisson && shape.ramp_s <= 0)
-    return poisson(shape.rate_rps, seed);
-  return std::make_unique<Shaped>(shape, seed);
+    on_time = poisson(shape.rate_rps, seed);
+  else
+    on_time = std::make_unique<Shaped>(shape, seed);
+  if (shape.burst_on_s <= 0) return on_time;
+  return std::make_unique<Bursts>(std::move(on_time), shape.burst_on_s, shape.burst_off_s);
 }
 
 PhaseLimits linear_concurrency_ramp(PhaseLimits base, int concurrency, int64_t ramp_ns) {

@@ -81,11 +81,17 @@ struct ArrivalShape {
   double ramp_s = 0;              ///< the rate rises to rate_rps over this long (0 = no ramp)
   bool exponential_ramp = false;  ///< rate r0·(R/r0)^(t/ramp) instead of linear r0 + (R−r0)·t/ramp
   double ramp_start_rps = 0;      ///< r0 (exponential ramps need r0 > 0)
+  /// On/off bursts (--bursts ON:OFF): arrivals only in the first burst_on_s of every
+  /// burst_on_s + burst_off_s, at the shape's rate there (0 = no bursts). The schedule is the
+  /// unbursted one with every off window inserted: time t of "on time" is sent at
+  /// ⌊t/on⌋·(on+off) + (t mod on), so the process and the ramp keep their shape while on.
+  double burst_on_s = 0, burst_off_s = 0;
 };
 /// The offsets of `shape`: the same seeded draws give the same schedule, however the engine's
 /// workers interleave. Without a ramp, Poisson is poisson() exactly. With one, unit-mean gaps
 /// are drawn in "expected arrivals" and mapped back through the inverse of the cumulative rate,
-/// so the instantaneous rate follows the ramp and the gap shape (gamma, constant) is kept.
+/// so the instantaneous rate follows the ramp and the gap shape (gamma, constant) is kept. Bursts
+/// then move each offset past the off windows before it.
 std::unique_ptr<Arrivals> open_loop(const ArrivalShape& shape, uint64_t seed);
 
 /// How far a phase goes and which of its requests are measured.

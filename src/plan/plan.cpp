@@ -96,7 +96,7 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
       throw std::invalid_argument(e.what());  // a usage error: exit 2
     }
   }
-  p.load = load_shape(p.cfg);
+  p.load = p.cfg.load_shape();
   if (p.cfg.load.workers == 0) p.cfg.load.workers = auto_workers(p.load.max_in_flight());
   p.cfg.target.endpoint =
       p.cfg.resolved_endpoint();  // the URL's path decides it (validate() caught conflicts)
@@ -153,7 +153,7 @@ RunPlan at_point(const RunPlan& base, const PointSpec& spec) {
   // The count as asked; none asked: what the plan settled (the dataset's size, a synthetic 100).
   p.requested.load.num_prompts = spec.num_prompts;
   if (spec.num_prompts > 0) p.cfg.load.num_prompts = spec.num_prompts;
-  p.load = load_shape(p.cfg);
+  p.load = p.cfg.load_shape();
   return p;
 }
 

@@ -115,7 +115,7 @@ SharedPoint measure_shared(const RunPlan& point, const Target& target,
       0)  // auto stays auto: each rank's open loop is uncapped, its closed loop is 1
     mine.cfg.load.concurrency =
         std::max(1, rank_share(point.cfg.load.concurrency, world.rank, world.size));
-  mine.load = load_shape(mine.cfg);
+  mine.load = mine.cfg.load_shape();
   if (!root) {
     mine.cfg.output.quiet = true;
     mine.cfg.observe.server_metrics = "off";  // rank 0 watches the server

@@ -33,6 +33,11 @@ double process_cpu_s() {
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+// The tls settings of the target's part: the trust, the client certificate and key.
+net::TlsSettings tls_of(const TargetSettings& target) {
+  return {target.ca_bundle, target.tls_cert, target.tls_key, target.insecure};
+}
+
 client::EngineSettings engine_settings(const Target& t, const RunPlan& plan) {
   const RunConfig& cfg = plan.cfg;
   client::EngineSettings es;
@@ -55,83 +60,77 @@ client::EngineSettings engine_settings(const Target& t, const RunPlan& plan) {
   es.keep_text = t.tok.has_value() || cfg.observe.reads_outputs();
   es.max_event_bytes = static_cast<size_t>(cfg.request.max_event_bytes);
   es.max_body_bytes = static_cast<size_t>(cfg.request.max_body_bytes);
-  es.tls = {cfg.target.ca_bundle, cfg.target.tls_cert, cfg.target.tls_key, cfg.target.insecure};
+  es.tls = tls_of(cfg.target);
   es.transport = cfg.target.transport;
   return es;
 }
 
 // The server's own view: /metrics before, during and after the measured phase.
-std::unique_ptr<probe::Scraper> start_scraper(const Target& t, const RunConfig& cfg,
+std::unique_ptr<probe::Scraper> start_scraper(const Target& t, const ObserveSettings& observe,
+                                              const TargetSettings& target, size_t max_body_bytes,
                                               int64_t origin_ns, spdlog::logger& log,
                                               std::FILE* console) {
-  if (cfg.observe.server_metrics == "off") return nullptr;
-  const std::string url = cfg.observe.server_metrics.empty() ? net::root_url_for(t.url) + "/metrics"
-                                                             : cfg.observe.server_metrics;
+  if (observe.server_metrics == "off") return nullptr;
+  const std::string url = observe.server_metrics.empty() ? net::root_url_for(t.url) + "/metrics"
+                                                         : observe.server_metrics;
   // Credentials go only to the target's own host, unless asked (--server-metrics-auth).
   const bool same_host = net::root_url_for(url) == net::root_url_for(t.url);
   std::vector<std::string> headers;
-  for (const auto& h : cfg.target.headers)
-    if (same_host || cfg.observe.server_metrics_auth || redact_header(h) == h) headers.push_back(h);
+  for (const auto& h : target.headers)
+    if (same_host || observe.server_metrics_auth || redact_header(h) == h) headers.push_back(h);
   auto scraper = std::make_unique<probe::Scraper>(
-      url, headers, same_host || cfg.observe.server_metrics_auth ? cfg.target.api_key : "",
-      cfg.observe.scrape_interval_ms, origin_ns, static_cast<size_t>(cfg.request.max_body_bytes),
-      net::TlsSettings{cfg.target.ca_bundle, cfg.target.tls_cert, cfg.target.tls_key,
-                       cfg.target.insecure},
-      cfg.target.engine);
+      url, headers, same_host || observe.server_metrics_auth ? target.api_key : "",
+      observe.scrape_interval_ms, origin_ns, max_body_bytes, tls_of(target), target.engine);
   if (!scraper->scrape_once()) {
-    if (!cfg.observe.server_metrics.empty())
+    if (!observe.server_metrics.empty())
       fmt::print(console, "warning: cannot scrape --server-metrics {}: {}\n", redact_url(url),
                  scraper->last_error());
     log.info("no server metrics at {}: {}", redact_url(url), scraper->last_error());
     return nullptr;
   }
   scraper->start();
-  log.info("scraping {} every {} ms", redact_url(url), cfg.observe.scrape_interval_ms);
+  log.info("scraping {} every {} ms", redact_url(url), observe.scrape_interval_ms);
   return scraper;
 }
 
 // The devices (--telemetry): scraped from before the warm-up (after --telemetry-idle-s with no
 // load) to after the measured phase, into the run folder's telemetry.jsonl.
-std::unique_ptr<probe::TelemetryScraper> start_telemetry(const RunConfig& cfg,
-                                                         const std::filesystem::path& perf_dir,
-                                                         int64_t origin_ns,
-                                                         const std::atomic<int>& stop,
-                                                         spdlog::logger& log, std::FILE* console) {
-  if (cfg.observe.telemetry.empty()) return nullptr;
+std::unique_ptr<probe::TelemetryScraper> start_telemetry(
+    const ObserveSettings& observe, const net::TlsSettings& tls, size_t max_body_bytes,
+    const std::filesystem::path& perf_dir, int64_t origin_ns, const std::atomic<int>& stop,
+    spdlog::logger& log, std::FILE* console) {
+  if (observe.telemetry.empty()) return nullptr;
   auto scraper = std::make_unique<probe::TelemetryScraper>(
-      probe::telemetry_readers(cfg.observe.telemetry,
-                               static_cast<size_t>(cfg.request.max_body_bytes),
-                               net::TlsSettings{cfg.target.ca_bundle, cfg.target.tls_cert,
-                                                cfg.target.tls_key, cfg.target.insecure}),
-      cfg.observe.telemetry_interval_ms, origin_ns, perf_dir / runfolder::kTelemetryFile);
+      probe::telemetry_readers(observe.telemetry, max_body_bytes, tls),
+      observe.telemetry_interval_ms, origin_ns, perf_dir / runfolder::kTelemetryFile);
   for (const auto& e : scraper->scrape_now()) {
     fmt::print(console, "warning: --telemetry {} (the run goes on; the verdict notes the gap)\n",
                e);
     log.warn("telemetry: {}", e);
   }
-  if (cfg.observe.telemetry_idle_s > 0) {
+  if (observe.telemetry_idle_s > 0) {
     const int64_t from = steady_now_ns() - origin_ns,
-                  idle_ns = static_cast<int64_t>(cfg.observe.telemetry_idle_s * 1e9);
+                  idle_ns = static_cast<int64_t>(observe.telemetry_idle_s * 1e9);
     scraper->mark_idle(from, from + idle_ns);
     scraper->start();
-    log.info("telemetry: {} s with no load (idle power)", cfg.observe.telemetry_idle_s);
+    log.info("telemetry: {} s with no load (idle power)", observe.telemetry_idle_s);
     while (steady_now_ns() - origin_ns < from + idle_ns && stop.load() == client::kRunning)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     scraper->scrape_now();  // the idle window's end is covered
   } else {
     scraper->start();
   }
-  log.info("telemetry: {} source(s) every {} ms", cfg.observe.telemetry.size(),
-           cfg.observe.telemetry_interval_ms);
+  log.info("telemetry: {} source(s) every {} ms", observe.telemetry.size(),
+           observe.telemetry_interval_ms);
   return scraper;
 }
 
-void warm_up(client::Engine& engine, const Target& t, const RunConfig& cfg, Recorder& recorder,
+void warm_up(client::Engine& engine, const Target& t, int64_t warmup, Recorder& recorder,
              int64_t origin_ns, std::atomic<int>& stop, const std::filesystem::path& perf_dir,
              spdlog::logger& log) {
-  if (cfg.load.warmup <= 0) return;
-  log.info("warm-up: {} request(s)", cfg.load.warmup);
-  load::CountedSource source(cfg.load.warmup, true, load::closed_loop(), t.maker());
+  if (warmup <= 0) return;
+  log.info("warm-up: {} request(s)", warmup);
+  load::CountedSource source(warmup, true, load::closed_loop(), t.maker());
   engine.run(
       source, origin_ns, [&](record::RequestRecord&& r) { recorder.add(std::move(r)); }, stop);
   recorder.drain();
@@ -159,31 +158,29 @@ record::AdaptiveLog adaptive_log(const load::AdaptiveSource& controller, spdlog:
 
 // --determinism-probe K: every (N/K)-th request of the N planned (a timed run: of one pass over
 // the dataset) asks the first item; --keep-outputs N: the first N keep their prompts.
-OutputPlan output_plan(const RunConfig& cfg, int64_t count, const Target& target) {
+OutputPlan output_plan(const ObserveSettings& observe, int64_t count, const Target& target) {
   OutputPlan out;
-  out.keep_prompts = cfg.observe.keep_outputs;
-  if (cfg.observe.determinism_probe > 0) {
+  out.keep_prompts = observe.keep_outputs;
+  if (observe.determinism_probe > 0) {
     const int64_t n =
         count > 0 ? count : std::max<int64_t>(1, static_cast<int64_t>(target.data.items.size()));
-    out.probes = cfg.observe.determinism_probe;
+    out.probes = observe.determinism_probe;
     out.probe_every = std::max<int64_t>(1, n / out.probes);
   }
   return out;
 }
 
 // A --duration-s phase: what is still in flight `after_ns` past the phase start is cut.
-void cut_at(client::EngineSettings& es, const RunConfig& c, int64_t after_ns) {
+void cut_at(client::EngineSettings& es, const LoadSettings& settings, int64_t after_ns) {
   es.cut_after_ns = after_ns;
   es.cut_reason = fmt::format("still in flight {} s after --duration-s {} ended: cut",
-                              c.load.grace_s, c.load.duration_s);
+                              settings.grace_s, settings.duration_s);
 }
 
 // The measured phase's source (and the engine's cut deadline) for a counted load shape.
-std::unique_ptr<load::CountedSource> measured_source(const RunConfig& c, const LoadShape& load,
-                                                     int64_t count, core::RequestMaker make,
-                                                     client::EngineSettings& es,
-                                                     const std::vector<int64_t>& schedule_ns,
-                                                     const RankShare& share) {
+std::unique_ptr<load::CountedSource> measured_source(
+    const LoadSettings& settings, const LoadShape& load, int64_t count, core::RequestMaker make,
+    client::EngineSettings& es, const std::vector<int64_t>& schedule_ns, const RankShare& share) {
   load::PhaseLimits limits{count};
   limits.shard_rank = share.rank;
   limits.shard_size = share.size;
@@ -197,7 +194,7 @@ std::unique_ptr<load::CountedSource> measured_source(const RunConfig& c, const L
   if (load.duration_s > 0) {
     // An excluded ramp comes before the measured --duration-s; a measured one is part of it.
     limits.duration_ns = limits.measured_from_ns + static_cast<int64_t>(load.duration_s * 1e9);
-    cut_at(es, c, limits.duration_ns + static_cast<int64_t>(load.grace_s * 1e9));
+    cut_at(es, settings, limits.duration_ns + static_cast<int64_t>(load.grace_s * 1e9));
   }
   if (const auto* p = std::get_if<Pressure>(&load.shape)) {
     return std::make_unique<load::CountedSource>(
@@ -209,13 +206,15 @@ std::unique_ptr<load::CountedSource> measured_source(const RunConfig& c, const L
     shape.rate_rps = open->rate_rps;
     shape.kind = open->process;
     shape.burstiness = open->burstiness;
+    shape.burst_on_s = open->burst_on_s;
+    shape.burst_off_s = open->burst_off_s;
     shape.ramp_s = load.ramp.seconds;
     shape.exponential_ramp = load.ramp.exponential;
     shape.ramp_start_rps = shape.exponential_ramp && load.ramp.start_rps <= 0
                                ? std::min(1.0, open->rate_rps)
                                : load.ramp.start_rps;
-    return std::make_unique<load::CountedSource>(limits, false, load::open_loop(shape, c.load.seed),
-                                                 std::move(make));
+    return std::make_unique<load::CountedSource>(
+        limits, false, load::open_loop(shape, settings.seed), std::move(make));
   }
   return std::make_unique<load::CountedSource>(
       load::linear_concurrency_ramp(limits, load.max_in_flight(), ramp_ns), false,
@@ -232,7 +231,7 @@ std::unique_ptr<load::RequestSource> phase_source(const Target& target, const Ru
   const LoadShape& load = plan.load;
   if (const auto* a = std::get_if<Adaptive>(&load.shape)) {
     es.concurrency = a->max;
-    cut_at(es, plan.cfg, static_cast<int64_t>((load.duration_s + load.grace_s) * 1e9));
+    cut_at(es, plan.cfg.load, static_cast<int64_t>((load.duration_s + load.grace_s) * 1e9));
     auto controlled = std::make_unique<load::AdaptiveSource>(
         a->start, a->max, static_cast<int64_t>(a->window_s * 1e9),
         static_cast<int64_t>(load.duration_s * 1e9), metrics::slo_window_judge(plan.parsed.slos),
@@ -251,8 +250,9 @@ std::unique_ptr<load::RequestSource> phase_source(const Target& target, const Ru
         [&target](int64_t c, const load::TurnContext& ctx) { return target.make_turn(c, ctx); },
         share.rank, share.size);
   }
-  return measured_source(plan.cfg, load, count, target.maker(output_plan(plan.cfg, count, target)),
-                         es, target.data.schedule_ns, share);
+  return measured_source(plan.cfg.load, load, count,
+                         target.maker(output_plan(plan.cfg.observe, count, target)), es,
+                         target.data.schedule_ns, share);
 }
 
 }  // namespace
@@ -320,8 +320,9 @@ PointResult execute(const Target& target, const RunPlan& plan,
                     OutputChecks{cfg.observe.check_answers, cfg.observe.keep_outputs});
   if (share.size > 1) recorder.stamp_rank(share.rank);
   stop_on_write_error(recorder, stop, log);
-  auto telemetry = start_telemetry(cfg, perf_dir, origin_ns, stop, log, console);
-  warm_up(engine, target, cfg, recorder, origin_ns, stop, perf_dir, log);
+  auto telemetry = start_telemetry(cfg.observe, tls_of(cfg.target), es.max_body_bytes, perf_dir,
+                                   origin_ns, stop, log, console);
+  warm_up(engine, target, cfg.load.warmup, recorder, origin_ns, stop, perf_dir, log);
 
   es.started = &started;
   es.phase_start_at = share.phase_start_at;
@@ -336,10 +337,11 @@ PointResult execute(const Target& target, const RunPlan& plan,
         ProgressCounters{[&] { return recorder.measured_done(); },
                          [&] { return recorder.failed(); },
                          [&] { return recorder.output_tokens(); }, [&] { return started.load(); }},
-        planned_requests(cfg.load, cfg.workload, plan.requested.load.num_prompts),
-        load.paced_rate(), cfg.output.progress_interval_s);
+        planned_requests(cfg.load, cfg.workload, plan.requested.load.num_prompts), load.mean_rate(),
+        cfg.output.progress_interval_s);
   }
-  auto scraper = start_scraper(target, cfg, origin_ns, log, console);
+  auto scraper =
+      start_scraper(target, cfg.observe, cfg.target, es.max_body_bytes, origin_ns, log, console);
   std::optional<probe::ProfileWindow> profiler;
   if (plan.parsed.profile_window)
     profiler.emplace(*plan.parsed.profile_window, net::root_url_for(target.url), cfg.target.headers,

@@ -56,15 +56,9 @@ std::string sweep_csv(const std::vector<metrics::LoadPoint>& rows) {
 
 void write_load_point_fields(JsonWriter& w, const metrics::LoadPoint& r) {
   w.field("point", r.label);
-  if (std::isinf(r.load))
-    w.field("load", "inf");
-  else
-    w.field("load", r.load);
+  w.key("load").rate(r.load);
   w.field("concurrency", r.concurrency);
-  if (std::isinf(r.request_rate))
-    w.field("request_rate", "inf");
-  else
-    w.field("request_rate", r.request_rate);
+  w.key("request_rate").rate(r.request_rate);
   w.field("num_prompts", r.num_prompts).field("verdict", r.verdict).field("why", r.why);
   w.field("success_requests", r.success).field("request_throughput", r.request_throughput);
   w.field("output_token_throughput", r.output_token_throughput)

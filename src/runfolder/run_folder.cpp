@@ -117,9 +117,7 @@ RunManifest manifest_from(simdjson::dom::element root) {
   read_part(plan, m.load, kLoadFields);
   if (simdjson::dom::element t; !plan["telemetry"].get(t) && t.is_object())
     read_part(t, m.telemetry, kTelemetryFields);
-  m.request_rate = json::string_or(plan, "request_rate") == "inf"
-                       ? std::numeric_limits<double>::infinity()
-                       : json::number_or(plan, "request_rate", 0);
+  m.request_rate = json::rate_or(plan, "request_rate", 0);
   m.facts.open_loop = m.request_rate > 0;
   if (std::string goodput = json::string_or(plan, "goodput"); !goodput.empty())
     m.facts.goodput = metrics::parse_goodput(goodput);
@@ -205,10 +203,7 @@ void write_manifest(const fs::path& dir, const RunManifest& m) {
     write_part(w, m.telemetry, kTelemetryFields);
     w.end_object();
   }
-  if (std::isinf(m.request_rate))
-    w.field("request_rate", "inf");
-  else
-    w.field("request_rate", m.request_rate);
+  w.key("request_rate").rate(m.request_rate);
   w.field("goodput", m.facts.goodput.to_string()).field("transport", info.transport).end_object();
   write_part(w, info, kInfoFields);
   record::write_optional(w, "synthetic", info.synthetic);

@@ -52,9 +52,7 @@ RunOutcome recompute_sweep(const fs::path& root, std::FILE* console) {
     const std::string label = json::string_or(p, "point");
     RowLoad point;  // as the summary recorded it: the in-flight cap it ran at
     point.in_flight = static_cast<int>(json::int_or(p, "concurrency", 0));
-    point.request_rate = json::string_or(p, "request_rate") == "inf"
-                             ? std::numeric_limits<double>::infinity()
-                             : json::number_or(p, "request_rate", 0);
+    point.request_rate = json::rate_or(p, "request_rate", 0);
     point.num_prompts = json::int_or(p, "num_prompts", 0);
     if (!fs::exists(
             root / label /

@@ -26,10 +26,6 @@ RunOutcome run_experiment(RunPlan& plan, std::atomic<int>& stop, std::FILE* cons
   return run_series(plan, stop, console, options);
 }
 
-bool is_series(const RunConfig& c) {
-  return c.experiment.searching() || c.experiment.repeats > 1 || c.sweep_points() > 1;
-}
-
 }  // namespace
 
 RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std::FILE* console) {
@@ -46,7 +42,7 @@ RunOutcome run_benchmark(const RunConfig& requested, std::atomic<int>& stop, std
   // mpirun -np N: rank 0 runs the experiment; the others run their share of each point it sends.
   if (const auto problems = plan.cfg.multi_host_problems(world.size); !problems.empty())
     throw std::invalid_argument(fmt::format("{}", fmt::join(problems, "\n")));
-  RunOutcome out = world.rank == 0 || !is_series(plan.cfg)
+  RunOutcome out = world.rank == 0 || !plan.cfg.is_series()
                        ? run_experiment(plan, stop, console, options)
                        : serve_points(plan, stop, console);
   out.exit_code = static_cast<int>(cluster::broadcast(static_cast<int64_t>(out.exit_code)));

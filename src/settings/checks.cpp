@@ -17,6 +17,7 @@
 #include "core/engines.hpp"
 #include "dataset/dataset.hpp"
 #include "dataset/images.hpp"
+#include "settings/fields.hpp"
 #include "settings/load_shape.hpp"
 #include "settings/run_config.hpp"
 #include "settings/server_grid.hpp"
@@ -57,16 +58,6 @@ void check_server(const TargetSettings& target, std::vector<std::string>& e) {
   if (!target.server_cmd.empty() && (axes.size() > 0 || target.server_grid.empty()))
     for (auto& problem : template_problems(target.server_cmd, axes))
       e.push_back(std::move(problem));
-  check(target.server_devices >= 1,
-        fmt::format(
-            "--server-devices: bad value {} (expected the accelerators one server uses, >= 1)",
-            target.server_devices));
-  check(target.server_ready_timeout_s > 0,
-        fmt::format("--server-ready-timeout-s: bad value {} (expected > 0)",
-                    target.server_ready_timeout_s));
-  check(target.server_stop_grace_s >= 0,
-        fmt::format("--server-stop-grace-s: bad value {} (expected >= 0)",
-                    target.server_stop_grace_s));
 }
 
 }  // namespace
@@ -74,6 +65,7 @@ void check_server(const TargetSettings& target, std::vector<std::string>& e) {
 // Where requests go and as whom; the server tokbench may start.
 void RunConfig::validate_target(std::vector<std::string>& e) const {
   const Check check{e};
+  check_ranges(target, target_fields(), e);  // each field in its range (settings/fields)
   check(target.engine == "auto" || core::engine_named(target.engine),
         fmt::format("--engine: unknown engine '{}' (expected auto or one of {})", target.engine,
                     core::engine_names()));
@@ -121,8 +113,6 @@ void RunConfig::validate_target(std::vector<std::string>& e) const {
       fmt::format("--url: bad value '{}' (expected a full URL, e.g. "
                   "http://127.0.0.1:8000/v1/chat/completions)",
                   target.url));
-  check(target.port > 0 && target.port < 65536,
-        fmt::format("--port: bad value {} (expected 1..65535)", target.port));
   check_server(target, e);
   // A control character in a header would be a header of its own on the wire (CR/LF), or a
   // request the server cannot read: refused from every source (a flag, a YAML config, the
@@ -163,21 +153,11 @@ void RunConfig::validate_target(std::vector<std::string>& e) const {
 // What each request sends and what the API at the target takes.
 void RunConfig::validate_request(std::vector<std::string>& e) const {
   const Check check{e};
+  check_ranges(request, request_fields(), e);  // each field in its range (settings/fields)
   check(request.timeout_s == 0 || request.timeout_s >= 0.001,
         fmt::format("--timeout-s: bad value {} (expected 0 for no timeout, or at least 0.001: "
                     "libcurl counts whole ms)",
                     request.timeout_s));
-  check(request.retries >= 0,
-        fmt::format("--retries: bad value {} (expected >= 0)", request.retries));
-  check(load.warmup >= 0, fmt::format("--warmup: bad value {} (expected >= 0)", load.warmup));
-  check(load.workers >= 0,
-        fmt::format("--workers: bad value {} (expected >= 0; 0 = automatic)", load.workers));
-  check(
-      request.max_tokens >= 0,
-      fmt::format("--max-tokens: bad value {} (expected >= 0; 0 = not sent)", request.max_tokens));
-  check(!request.min_tokens || *request.min_tokens >= 0,
-        fmt::format("--min-tokens: bad value {} (expected >= 0)", request.min_tokens.value_or(0)));
-  check(load.drain_s >= 0, fmt::format("--drain-s: bad value {} (expected >= 0)", load.drain_s));
   if (const client::ApiAdapter* api =
           client::find_api(resolved_endpoint())) {  // what this API takes
     const client::ApiCaps caps = api->caps();
@@ -199,21 +179,13 @@ void RunConfig::validate_request(std::vector<std::string>& e) const {
                       "drop it",
                       api->title(), api->path()));
   }
-  check(request.max_event_bytes >= 1024,
-        fmt::format("--max-event-bytes: bad value {} (expected >= 1024)", request.max_event_bytes));
-  check(request.max_body_bytes >= 1024,
-        fmt::format("--max-body-bytes: bad value {} (expected >= 1024)", request.max_body_bytes));
 }
 
 // The dataset, the prompts made from it, sessions, images, traces and adapters.
 void RunConfig::validate_workload(std::vector<std::string>& e) const {
   const Check check{e};
+  check_ranges(workload, workload_fields(), e);  // each field in its range (settings/fields)
   using dataset::Source;
-  check(workload.turns >= 0 && workload.turns <= 10'000,
-        fmt::format("--turns: bad value {} (expected 0 to 10000; 0 = single requests)",
-                    workload.turns));
-  check(workload.think_time_ms >= 0 && std::isfinite(workload.think_time_ms),
-        fmt::format("--think-time-ms: bad value {} (expected >= 0)", workload.think_time_ms));
   check(workload.think_time_ms == 0 || workload.sessions(),
         "--think-time-ms: only with --turns N or --multi-turn (multi-turn sessions)");
   // Sessions and traces pace themselves: nothing else may set when requests go.
@@ -241,13 +213,8 @@ void RunConfig::validate_workload(std::vector<std::string>& e) const {
           fmt::format("--image: images go in chat messages; use an endpoint that takes them ({})",
                       client::api_paths(&client::ApiCaps::images)));
   }
-  check(workload.images_per_request >= 1 && workload.images_per_request <= 16,
-        fmt::format("--images-per-request: bad value {} (expected 1 to 16)",
-                    workload.images_per_request));
   check(workload.images_per_request == 1 || !workload.image.empty(),
         "--images-per-request: only with --image WxH");
-  check(workload.documents >= 1 && workload.documents <= 1000,
-        fmt::format("--documents: bad value {} (expected 1 to 1000)", workload.documents));
   check(workload.documents == 4 || api_of(resolved_endpoint()).caps().documents,
         fmt::format("--documents: only with an API that ranks documents ({})",
                     client::api_paths(&client::ApiCaps::documents)));
@@ -260,17 +227,13 @@ void RunConfig::validate_workload(std::vector<std::string>& e) const {
 // What is watched beside the records: /metrics, the profile window.
 void RunConfig::validate_observe(std::vector<std::string>& e) const {
   const Check check{e};
-  check(observe.scrape_interval_ms >= 50,
-        fmt::format("--scrape-interval-ms: bad value {} (expected >= 50)",
-                    observe.scrape_interval_ms));
+  check_ranges(observe, observe_fields(), e);  // each field in its range (settings/fields)
   check(observe.server_metrics.empty() || observe.server_metrics == "off" ||
             observe.server_metrics.starts_with("http://") ||
             observe.server_metrics.starts_with("https://"),
         fmt::format("--server-metrics: bad value '{}' (expected a URL such as "
                     "http://host:8000/metrics, or off)",
                     observe.server_metrics));
-  check(observe.keep_outputs >= 0,
-        fmt::format("--keep-outputs: bad value {} (expected >= 0 requests)", observe.keep_outputs));
   check(observe.determinism_probe == 0 ||
             (observe.determinism_probe >= 2 && observe.determinism_probe <= 1000),
         fmt::format("--determinism-probe: bad value {} (expected 2 to 1000 identical requests)",
@@ -292,12 +255,6 @@ void RunConfig::validate_observe(std::vector<std::string>& e) const {
           fmt::format("--telemetry: bad value '{}' (expected an exporter's URL such as "
                       "http://gpu-host:9400/metrics, or nvml)",
                       t));
-  check(observe.telemetry_interval_ms >= 100 && observe.telemetry_interval_ms <= 60000,
-        fmt::format("--telemetry-interval-ms: bad value {} (expected 100 to 60000)",
-                    observe.telemetry_interval_ms));
-  check(observe.telemetry_idle_s >= 0 && observe.telemetry_idle_s <= 600,
-        fmt::format("--telemetry-idle-s: bad value {} (expected 0 to 600)",
-                    observe.telemetry_idle_s));
   check(observe.price_per_device_hour >= 0 && observe.price_per_kwh >= 0,
         "--price-per-device-hour, --price-per-kwh: a price cannot be negative");
   check(!observe.telemetry.empty() || (observe.telemetry_idle_s == 0 && observe.price_per_kwh == 0),
@@ -307,6 +264,7 @@ void RunConfig::validate_observe(std::vector<std::string>& e) const {
 
 void RunConfig::validate_load(std::vector<std::string>& e) const {
   const Check check{e};
+  check_ranges(load, load_fields(), e);  // each field in its range (settings/fields)
   check(load.concurrency >= 0,
         fmt::format("--concurrency: bad value {} (expected a positive integer, or auto)",
                     load.concurrency));
@@ -321,10 +279,6 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
   const bool open_loop = load.request_rate > 0 || !load.request_rate_sweep.empty();
   using Arrivals = core::ArrivalKind;
   const auto arrivals_name = core::kArrivalKinds.name(load.arrivals);
-  check(load.burstiness > 0,
-        fmt::format(
-            "--burstiness: bad value {} (expected > 0: 1 = Poisson, < 1 burstier, > 1 steadier)",
-            load.burstiness));
   check(load.burstiness == 1 || load.arrivals == Arrivals::Gamma,
         fmt::format(
             "--burstiness {} shapes gamma arrivals: add --arrivals gamma (or drop --burstiness)",
@@ -332,14 +286,6 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
   check(load.arrivals == Arrivals::Poisson || open_loop || load.pressure,
         fmt::format("--arrivals {} needs --request-rate R (arrivals shape an open loop)",
                     arrivals_name));
-  check(load.duration_s >= 0,
-        fmt::format("--duration-s: bad value {} (expected seconds > 0; 0 = run by count)",
-                    load.duration_s));
-  check(load.grace_s >= 0, fmt::format("--grace-s: bad value {} (expected >= 0)", load.grace_s));
-  check(load.ramp_up_s >= 0,
-        fmt::format("--ramp-up-s: bad value {} (expected >= 0)", load.ramp_up_s));
-  check(load.ramp_up_start_rps >= 0,
-        fmt::format("--ramp-up-start-rps: bad value {} (expected >= 0)", load.ramp_up_start_rps));
   check(load.ramp_up_s == 0 || !std::isinf(load.request_rate),
         "--ramp-up-s with --request-rate inf: there is no rate to ramp; give a number");
   check(load.ramp_up_strategy == RampCurve::Linear || open_loop,
@@ -348,6 +294,14 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
   check(load.ramp_up_s > 0 || (load.ramp_up_strategy == RampCurve::Linear &&
                                load.ramp_up_start_rps == 0 && !load.ramp_up_measured),
         "--ramp-up-strategy/--ramp-up-start-rps/--ramp-up-measured: only with --ramp-up-s S");
+  if (load.burst_on_s != 0 || load.burst_off_s != 0) {  // --bursts shapes a paced open loop
+    check(load.burst_on_s > 0 && load.burst_off_s >= 0,
+          fmt::format("--bursts: bad value {}:{} (expected ON_S > 0 and OFF_S >= 0, e.g. 5:10)",
+                      load.burst_on_s, load.burst_off_s));
+    check(open_loop && !std::isinf(load.request_rate) && !load.pressure && load.ramp_up_s == 0,
+          "--bursts turns a paced open loop on and off: give --request-rate R (a number, not "
+          "inf), without --pressure or --ramp-up-s");
+  }
   check(!load.pressure || load.duration_s > 0,
         "--pressure needs --duration-s S (how long each client loops; AISBench's --pressure-time)");
   check(!load.pressure || load.ramp_up_s == 0,
@@ -382,6 +336,7 @@ void RunConfig::validate_load(std::vector<std::string>& e) const {
 // Series of load points, the in-run controller, SLOs, resume.
 void RunConfig::validate_experiment(std::vector<std::string>& e) const {
   const Check check{e};
+  check_ranges(experiment, experiment_fields(), e);  // each field in its range (settings/fields)
   check(!experiment.searching() || !experiment.slo.empty(),
         "--search needs --slo, e.g. --slo 'ttft.p99<=500ms,tpot.p90<=50ms'");
   check(experiment.slo.empty() || experiment.searching() || experiment.adaptive_window_s > 0 ||
@@ -389,9 +344,6 @@ void RunConfig::validate_experiment(std::vector<std::string>& e) const {
         "--slo is what a --search, a --server-grid's points (or the --adaptive-window-s "
         "controller) must meet: add "
         "--search max-concurrency");
-  check(experiment.adaptive_window_s >= 0,
-        fmt::format("--adaptive-window-s: bad value {} (expected seconds > 0)",
-                    experiment.adaptive_window_s));
   if (experiment.adaptive_window_s > 0) {
     check(!experiment.slo.empty(),
           "--adaptive-window-s needs --slo (what each window must hold), e.g. --slo "
@@ -427,17 +379,12 @@ void RunConfig::validate_experiment(std::vector<std::string>& e) const {
                                    experiment.search_resolution == 0),
         "--search-min/--search-max/--search-resolution: only with --search");
   check(!load.pressure || !experiment.searching(), "--pressure and --search: pick one");
-  check(experiment.repeats >= 1,
-        fmt::format("--repeats: bad value {} (expected >= 1)", experiment.repeats));
   check(experiment.repeats == 1 || (!experiment.searching() && sweep_points() == 1),
         "--repeats repeats one load point: drop the list or --search (repeat each point as its own "
         "invocation)");
   check(experiment.confidence > 0 && experiment.confidence < 1,
         fmt::format("--confidence: bad value {} (expected a level in (0, 1), e.g. 0.95)",
                     experiment.confidence));
-  check(experiment.saturation_window_s >= 0.1 && experiment.saturation_window_s <= 600,
-        fmt::format("--saturation-window-s: bad value {} (expected 0.1 to 600 seconds)",
-                    experiment.saturation_window_s));
   check(experiment.resume.empty() || experiment.searching() || experiment.repeats > 1 ||
             sweep_points() > 1 || !target.server_grid.empty(),
         "--resume finishes a sweep, search, repeats or --server-grid: a single run has nothing to "

@@ -10,7 +10,7 @@
 #include <variant>
 
 #include "core/run_control.hpp"
-#include "settings/run_config.hpp"
+#include "settings/settings.hpp"
 
 namespace tokbench::runner {
 
@@ -29,6 +29,7 @@ struct OpenLoop {
   double burstiness = 1;  ///< gamma's shape
   int max_in_flight = 1;
   bool capped = true;  ///< --concurrency was given (else max_in_flight is kOpenLoopCeiling)
+  double burst_on_s = 0, burst_off_s = 0;  ///< --bursts: arrivals only while on (0 = always)
   bool all_at_once() const;
 };
 /// AISBench's pressure mode: `clients` added `clients_per_s` a second (0: all at once), each
@@ -80,6 +81,8 @@ struct LoadShape {
   /// The rate the requests are paced at, in req/s (0: not paced; a trace's is its own, known
   /// later).
   double paced_rate() const;
+  /// The rate averaged over time: the paced rate, less the off windows of --bursts.
+  double mean_rate() const;
   /// The manifest's name of the arrivals: closed, poisson, gamma, constant, all-at-once, pressure,
   /// trace, sessions or adaptive.
   std::string arrivals() const;
@@ -87,7 +90,9 @@ struct LoadShape {
   std::string text(bool warms_connections) const;
 };
 
-/// The load shape of validated settings.
-LoadShape load_shape(const RunConfig& c);
+/// The load shape of validated settings: the load part's, unless the workload paces itself (a
+/// trace, sessions) or the experiment's controller sets it.
+LoadShape load_shape(const LoadSettings& load, const WorkloadSettings& workload,
+                     const ExperimentSettings& experiment);
 
 }  // namespace tokbench::runner

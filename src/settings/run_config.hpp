@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "settings/load_shape.hpp"
 #include "settings/settings.hpp"
 
 namespace tokbench::client {
@@ -54,6 +55,8 @@ struct RunConfig {
   void validate_experiment(std::vector<std::string>& errors) const;
   void validate_workload(std::vector<std::string>& errors) const;
   void validate_observe(std::vector<std::string>& errors) const;
+  /// The load these settings put on the server, decided once (settings/load_shape).
+  LoadShape load_shape() const { return runner::load_shape(load, workload, experiment); }
   /// The endpoint URL this config targets ("" when the built-in simulator will be started). A
   /// --url with no path gets /v1/<endpoint>.
   std::string target_url() const;
@@ -66,6 +69,10 @@ struct RunConfig {
   std::vector<std::string> multi_host_problems(int size) const;
   /// The settings as a JSON object; the API key and Authorization headers are redacted.
   std::string to_json() const;
+  /// Whether the flags ask for more than one point: a search, repeats or a list.
+  bool is_series() const {
+    return experiment.searching() || experiment.repeats > 1 || sweep_points() > 1;
+  }
   /// How many load points the sweep lists make (1 = a single run).
   size_t sweep_points() const;
   /// The config of point i of the sweep (lists cleared, that point's values set).

@@ -119,6 +119,9 @@ struct LoadSettings {
       0;  ///< rate ramps: the starting rate (exponential needs > 0; default 1 req/s there)
   bool ramp_up_measured =
       false;  ///< count the ramp's requests in the statistics (default: excluded, like warm-up)
+  /// On/off bursts of an open loop (--bursts ON_S:OFF_S): requests arrive at --request-rate for
+  /// ON seconds, then none for OFF seconds, in turn (0 = no bursts; load/source's Bursts).
+  double burst_on_s = 0, burst_off_s = 0;
   bool pressure = false;  ///< AISBench's pressure mode: --request-rate clients/s added up to
                           ///< --concurrency, each looping for --duration-s
   int64_t warmup = 0;     ///< requests sent first and excluded from statistics
