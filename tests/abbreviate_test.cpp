@@ -66,7 +66,9 @@ TEST(Abbreviate, ProseLinesFitTheConsole) {
   for (size_t at = 0; at <= fitted.size();) {
     const size_t end = std::min(fitted.find('\n', at), fitted.size());
     EXPECT_LE(end - at, 60u) << fitted;
-    if (lines++ > 0) EXPECT_EQ(fitted.substr(at, 2), "  ") << "continued, indented";
+    if (lines++ > 0) {
+      EXPECT_EQ(fitted.substr(at, 2), "  ") << "continued, indented";
+    }
     at = end + 1;
   }
   EXPECT_EQ(lines, 3u) << fitted;

@@ -138,7 +138,7 @@ TEST_P(ApiOn, BodyRunCountsTheSameOutput) {
 }
 
 // What tokbench sends by default sets off no warning of the API's own audit, for every API (an
-// API that ranks gets its documents, as point/target gives it them).
+// API that ranks gets its documents, as measure/target gives it them).
 TEST(ApiRegistry, DefaultBodiesPassTheirOwnAudit) {
   for (const ApiAdapter* a : all_apis()) {
     BodySettings s;

@@ -68,7 +68,9 @@ TEST_F(EnginesRun, LlamacppSyntheticWithoutTokenizerIsExactAndNothingIsResent) {
     auto rec = p.parse(l).value();
     EXPECT_EQ(rec["input_tokens"].get_int64().value(), 32) << l;
     int64_t resent = 0;
-    if (!rec["resent"].get_int64().get(resent)) EXPECT_EQ(resent, 0) << l;
+    if (!rec["resent"].get_int64().get(resent)) {
+      EXPECT_EQ(resent, 0) << l;
+    }
   }
   // Every stream closed its connection (llama.cpp's habit): replaced, never re-sent or warned of.
   EXPECT_EQ(last_.output.find("sent a second time"), std::string::npos) << last_.output;

@@ -44,8 +44,9 @@ TEST(Engines, EachIsNamedOnceAndItsMetricsDialectIsItsOwn) {
     EXPECT_TRUE(names.insert(e.name).second) << e.name;
     EXPECT_EQ(core::engine_named(e.name), &e);
     // An engine with a /metrics tokbench reads has its dialect under its name, with a mark.
-    if (const probe::Dialect* d = probe::dialect_named(e.name))
+    if (const probe::Dialect* d = probe::dialect_named(e.name)) {
       EXPECT_FALSE(std::string_view(d->mark).empty()) << e.name;
+    }
   }
   EXPECT_EQ(probe::dialect_named("ollama"), nullptr);  // no Prometheus /metrics
   ASSERT_NE(probe::dialect_named("mindie"), nullptr);  // unprefixed, told by a name only it has

@@ -1,4 +1,4 @@
-// point/execute: each API and workload through one load point against the simulator's truth —
+// measure/execute: each API and workload through one load point against the simulator's truth —
 // several choices, Anthropic's Messages, OpenAI's Responses, SGLang's /generate, tool calls,
 // embeddings, trace replay, multi-turn sessions and their cached tokens, ShareGPT, images, LoRA
 // names and chat-message datasets.
@@ -16,7 +16,7 @@
 
 #include "client/engine.hpp"
 #include "dataset/images.hpp"
-#include "point/execute.hpp"
+#include "measure/execute.hpp"
 #include "record/record_io.hpp"
 #include "runner/runner.hpp"
 #include "support/canned_server.hpp"

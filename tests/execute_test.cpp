@@ -1,10 +1,10 @@
-// point/execute: one load point's shapes end to end against the simulator in its own process —
+// measure/execute: one load point's shapes end to end against the simulator in its own process —
 // a --duration-s run ends within its grace and records what it cut as cut_at_end (neither a
 // success nor a failure); nothing is sent after the duration; a concurrency ramp is excluded
 // from the statistics; --request-rate inf makes every request due at the phase start; --goodput
 // judges every request in the details and in result.json; --pressure adds clients at its rate;
 // --bursts schedules every request inside an on window.
-#include "point/execute.hpp"
+#include "measure/execute.hpp"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>

@@ -57,7 +57,7 @@ TEST(Quality, AccuracyCountsOnlyTheScoredAndSaysTheRest) {
   EXPECT_NE(q.warnings()[0].find("1 output(s) gave no answer"), std::string::npos);
 }
 
-// The bounded checks' two ways of not scoring (point/recorder, core/answer_regex) are counted
+// The bounded checks' two ways of not scoring (measure/recorder, core/answer_regex) are counted
 // apart from "the rule read nothing", each with its own warning, and in result.json.
 TEST(Quality, RegexLimitAndUnreadOutputsAreCountedApart) {
   QualityPass pass(kOpenAi, "length");

@@ -12,8 +12,8 @@
 #include <set>
 #include <thread>
 
+#include "measure/recorder.hpp"
 #include "plan/plan.hpp"
-#include "point/recorder.hpp"
 #include "report/outputs.hpp"
 #include "runfolder/run_folder.hpp"
 #include "support/in_process_run.hpp"

@@ -4,9 +4,11 @@
 // callbacks.
 #include <fmt/format.h>
 #include <signal.h>
+#include <spdlog/logger.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -17,8 +19,10 @@
 #include "cli/yaml_config.hpp"
 #include "client/engine.hpp"
 #include "common/console.hpp"
+#include "history/commands.hpp"
 #include "history/entry.hpp"
 #include "plan/plan.hpp"
+#include "point/points.hpp"
 #include "runner/runner.hpp"
 #include "settings/fields.hpp"
 
@@ -87,6 +91,27 @@ CLI::Option* bind(CLI::App* run, Part& part, const runner::Field<Part>& f) {
         }
       },
       f.value);
+}
+
+// --history (or $TOKBENCH_HISTORY): each finished point folder goes into the results store. A
+// store that cannot take it (locked, damaged, newer) is said, with the command that adds the
+// folder later; the folder and the run's exit code stay as they are.
+void record_in_history(const std::string& flag, const std::filesystem::path& dir,
+                       spdlog::logger& log) {
+  std::string store = flag;
+  if (const char* env = std::getenv("TOKBENCH_HISTORY"); store.empty() && env) store = env;
+  if (store.empty()) return;
+  try {
+    history::record_run(store, dir);
+    log.info("recorded in the results store {}", store);
+  } catch (const std::exception& e) {
+    const std::string msg = fmt::format(
+        "history: the run was not recorded: {}; the run folder is intact: add it later with "
+        "`tokbench history add {} --history {}`",
+        e.what(), dir.string(), store);
+    log.error("{}", msg);
+    fmt::print(stderr, "tokbench: {}\n", msg);
+  }
 }
 
 // A section of `run --help`: one settings part, every row of its table an option.
@@ -184,6 +209,7 @@ void add_run(CLI::App& app, std::function<int()>& action) {
       sigaction(SIGINT, &sa, nullptr);
       sigaction(SIGTERM, &sa, nullptr);
       const Console console = fitted_console(stdout);  // one screen wide, wherever it prints
+      runner::keep_folders_with(record_in_history);
       return runner::run_benchmark(*cfg, g_stop, console ? console.get() : stdout).exit_code;
     };
   });

@@ -18,6 +18,7 @@
 
 #include "client/chunk_parser.hpp"
 #include "common/json_writer.hpp"
+#include "core/api_caps.hpp"
 #include "dataset/dataset.hpp"
 
 namespace tokbench::client {
@@ -67,25 +68,8 @@ struct AuditFinding {
   std::string text;
 };
 
-/// What an API can do; validation, the dataset checks and the metrics ask these, never a name.
-struct ApiCaps {
-  bool generates = true;      ///< answers with generated tokens (embeddings do not)
-  bool streams = true;        ///< can answer as a stream of server-sent events
-  bool conversation = false;  ///< takes chat messages with roles (rendered with a chat template)
-  bool images = false;        ///< takes images in the conversation (--image, dataset images)
-  bool documents = false;     ///< takes a query with documents to rank (rerank), and nothing else
-  bool stream_options =
-      false;  ///< takes OpenAI's stream_options (include_usage, --continuous-usage)
-  bool requires_cap =
-      false;  ///< every request must carry an output cap (--max-tokens 0 is refused)
-  bool per_token_counts =
-      false;  ///< every event carries the cumulative output count (SGLang's per-token ITL split)
-  /// The finish reasons the API defines, comma-separated: an answer ending with another is counted
-  /// (metrics/quality). OpenAI's by default.
-  std::string_view finish_reasons = "stop,length,tool_calls,content_filter,function_call";
-  std::string_view cap_reason =
-      "length";  ///< the finish reason that says the output cap cut the answer
-};
+/// What an API can do (core/api_caps: a noun the settings and the plan ask too).
+using core::ApiCaps;
 
 class ApiAdapter {
  public:

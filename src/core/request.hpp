@@ -47,7 +47,7 @@ struct Ranking {
 
 /// What a request carries beside its text, one alternative per shape of API input. client/api's
 /// adapters write it in their API's words; an adapter's capabilities (ApiCaps) say which shapes it
-/// takes, and point/target refuses a dataset whose shape its API cannot take.
+/// takes, and measure/target refuses a dataset whose shape its API cannot take.
 using Payload = std::variant<PlainPrompt, Conversation, Ranking>;
 
 /// What to send: produced by dataset/ (files, synthetic prompts), turned into a body by client/.

@@ -39,7 +39,8 @@ struct Integrity {
   int64_t truncated =
       0;  ///< ended by the output cap (finish reason "length" or the API's word) without ignore_eos
   int64_t text_checked = 0;  ///< outputs whose text was read (--check-answers)
-  int64_t unread = 0;  ///< outputs let go unread: the checks fell behind (point/recorder's bounds)
+  int64_t unread =
+      0;  ///< outputs let go unread: the checks fell behind (measure/recorder's bounds)
   int64_t repeating = 0;        ///< of those: runaway repetition at the end (metrics/answers' rule)
   int64_t invalid_utf8 = 0;     ///< of those: not well-formed UTF-8
   int64_t unknown_finish = 0;   ///< a finish reason the API does not define

@@ -1,6 +1,6 @@
 #pragma once
 // metrics/saturation: --stop-on-saturation — is the server past saturation, so that the point can
-// only fail? Read on the run's own windows (point/saturation_watch closes one every
+// only fail? Read on the run's own windows (measure/saturation_watch closes one every
 // --saturation-window-s): the requests in flight at its end, and the output tokens and mean TTFT
 // of the requests that ended in it.
 // Rule (kSaturationRule): over the last kSaturationWindows windows (the phase's first window, the

@@ -12,8 +12,8 @@
 #include "common/clock.hpp"
 #include "common/json_fields.hpp"
 #include "common/json_writer.hpp"
+#include "measure/measure.hpp"
 #include "point/stages.hpp"
-#include "point/target.hpp"
 
 namespace tokbench::runner {
 
@@ -136,8 +136,8 @@ SharedPoint measure_shared(const RunPlan& point, const Target& target,
   out.result = measure(mine, target, manifest, dir, log, stop, console, origin, share, &point);
   const auto healths = cluster::gather(rank_health_json(out.result, world.rank, clock));
   const auto perf = dir / "performances" / point.cfg.output.model_abbr;
-  cluster::append_to_root(perf / (target.data.abbr + "_details.jsonl"));
-  cluster::append_to_root(perf / (target.data.abbr + "_failed.jsonl"));
+  cluster::append_to_root(perf / (dataset_abbr(target) + "_details.jsonl"));
+  cluster::append_to_root(perf / (dataset_abbr(target) + "_failed.jsonl"));
   for (const auto& h : healths) {  // rank 0 only: the others get an empty list
     int64_t written = 0;
     bool interrupted = false;

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "cluster/cluster.hpp"
+#include "measure/execute.hpp"
 #include "plan/plan.hpp"
-#include "point/execute.hpp"
 #include "point/points.hpp"
 #include "runfolder/run_folder.hpp"
 #include "settings/run_config.hpp"

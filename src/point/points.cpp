@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "client/engine.hpp"
+#include "core/run_control.hpp"
+#include "measure/measure.hpp"
 #include "point/cluster_run.hpp"
 #include "point/resume.hpp"
 #include "point/stages.hpp"
-#include "point/target.hpp"
 #include "probe/cache_reset.hpp"
 #include "report/tables.hpp"
 #include "runfolder/files.hpp"
@@ -77,7 +77,7 @@ PointSession::PointSession(RunPlan& plan, std::atomic<int>& stop, std::FILE* con
   log_->info("{}{}: {}", resume ? "resumed: " : "", what, plan.requested.to_json());
   if (cluster::world().rank == 0 && !resume) write_series_record(root_, plan.requested.to_json());
   log_rank(*log_, *start_);
-  target_ = std::make_unique<Target>(open_logged(plan, root_, *log_, console_));
+  target_ = open_logged(plan, root_, *log_, console_);
   base_ = std::make_unique<RunPlan>(plan);
 }
 
@@ -85,7 +85,7 @@ PointSession::~PointSession() {
   if (quiet_) std::fclose(quiet_);
 }
 
-bool PointSession::stopped() const { return stop_.load() != client::kRunning; }
+bool PointSession::stopped() const { return stop_.load() != core::kRunning; }
 
 RunOutcome PointSession::run(const PointSpec& spec) {
   const cluster::World& world = cluster::world();
@@ -176,7 +176,7 @@ std::string reset_server_cache(const RunPlan& point, const std::string& url, spd
 
 void PointSession::reset_cache(const RunPlan& point) {
   if (!cache_reset_missing_.empty()) return;  // said once: the server has none
-  cache_reset_missing_ = reset_server_cache(point, target_->url, *log_);
+  cache_reset_missing_ = reset_server_cache(point, target_url(*target_), *log_);
   if (cache_reset_missing_.empty()) return;
   fmt::print(console_, "--reset-prefix-cache: {}; the points run with whatever the cache holds\n",
              cache_reset_missing_);
@@ -213,7 +213,7 @@ std::optional<record::ServerProcessFacts> PointSession::close() {
     announced_end_ = true;
   }
   if (!target_) return std::nullopt;
-  const auto server_process = target_->close(root_, *log_, console_);
+  const auto server_process = close_target(*target_, root_, *log_, console_);
   target_.reset();
   std::error_code ec;
   if (world.rank != 0) {

@@ -38,6 +38,14 @@ std::shared_ptr<spdlog::logger> make_logger(const std::filesystem::path& run_dir
 /// folders of their own, removed at the end, and say nothing (point/cluster_run.hpp).
 RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console);
 
+/// What a concluded point's folder is handed to besides the console: the results store (--history,
+/// whose value is `history`, or $TOKBENCH_HISTORY), which point/ does not reach; the command line
+/// sets it (cli/run_command). Called on rank 0 once the folder's result.json is written; it says
+/// its own failures (the folder and the run's exit code stay as they are) and must not throw.
+using FolderKeeper = std::function<void(const std::string& history,
+                                        const std::filesystem::path& dir, spdlog::logger& log)>;
+void keep_folders_with(FolderKeeper keeper);
+
 /// --reset-prefix-cache: POSTs the server's prefix-cache reset before a point (a single run's
 /// too); "" when it was done (logged), else why not, with the fix (logged as a warning).
 std::string reset_server_cache(const RunPlan& point, const std::string& url, spdlog::logger& log);
@@ -103,8 +111,8 @@ class PointSession {
   bool header_said_ = false;
   std::filesystem::path root_;
   std::shared_ptr<spdlog::logger> log_;
-  std::unique_ptr<Target> target_;
-  std::unique_ptr<RunPlan> base_;  // the plan as opened: what every point's load is applied to
+  std::shared_ptr<Target> target_;  // opaque here (measure/measure); the session its only owner
+  std::unique_ptr<RunPlan> base_;   // the plan as opened: what every point's load is applied to
   std::set<std::string> used_;
   std::unique_ptr<RankStart> start_;  // the clock against rank 0's, the series' wall-clock start
   bool announced_end_ = false;

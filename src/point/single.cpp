@@ -5,10 +5,10 @@
 #include <cstdio>
 
 #include "cluster/cluster.hpp"
+#include "measure/measure.hpp"
 #include "point/cluster_run.hpp"
 #include "point/points.hpp"
 #include "point/stages.hpp"
-#include "point/target.hpp"
 #include "runfolder/files.hpp"
 
 namespace tokbench::runner {
@@ -27,14 +27,14 @@ RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   runfolder::RunManifest manifest = asked(plan, start.wall);
   manifest.info.run_id = run_id(start);
   runfolder::write_manifest(dir, manifest);
-  Target target = open_logged(plan, dir, *log, out);
+  const OpenTarget target = open_logged(plan, dir, *log, out);
   if (plan.cfg.experiment.reset_prefix_cache && root)  // as before each point of a series
-    if (const std::string why = reset_server_cache(plan, target.url, *log); !why.empty())
+    if (const std::string why = reset_server_cache(plan, target_url(*target), *log); !why.empty())
       fmt::print(out, "--reset-prefix-cache: {}; the run goes on with whatever the cache holds\n",
                  why);
   const SharedPoint point =
-      measure_point(plan, target, manifest, dir, *log, stop, out, start.clock);
-  const auto server_process = target.close(dir, *log, out);
+      measure_point(plan, *target, manifest, dir, *log, stop, out, start.clock);
+  const auto server_process = close_target(*target, dir, *log, out);
   if (point.result.interrupted)
     log->warn("interrupted: stopped sending; in-flight requests drained or cancelled");
   RunOutcome outcome;

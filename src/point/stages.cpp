@@ -9,20 +9,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
-#include <limits>
 
-#include "client/engine.hpp"
 #include "cluster/cluster.hpp"
-#include "common/abbreviate.hpp"
 #include "common/clock.hpp"
-#include "common/json_writer.hpp"
-#include "common/redact.hpp"
-#include "history/commands.hpp"
+#include "measure/measure.hpp"
 #include "metrics/slo.hpp"
 #include "point/outputs.hpp"
-#include "point/target.hpp"
 #include "runfolder/files.hpp"
-#include "tokbench/version.hpp"
 
 namespace tokbench::runner {
 
@@ -36,93 +29,6 @@ std::string now_iso(std::time_t t) {
   localtime_r(&t, &tm);
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &tm);
   return buf;
-}
-
-// What the target stage learned: the model, the dataset, the exact first body and its audit.
-void learned(runfolder::RunManifest& m, const RunPlan& plan, const Target& t,
-             const fs::path& run_dir, spdlog::logger& log, std::FILE* console) {
-  runfolder::RunInfo& info = m.info;
-  info.target_url = redact_url(t.url);  // what is saved and shown; the engine keeps the real one
-  info.embedded_simulator = t.sim != nullptr;
-  info.model = t.model;
-  info.model_abbr = plan.cfg.output.model_abbr;
-  info.dataset_abbr = t.data.abbr;
-  // Audited whole; shown and saved capped (a 50 MB prompt is not echoed to stdout and four files).
-  const std::string body = t.first_body();
-  constexpr size_t kBodyShown = 16 * 1024;
-  info.body_example = body.size() <= kBodyShown
-                          ? body
-                          : fmt::format("{}… (first {} of {} bytes)", body.substr(0, kBodyShown),
-                                        kBodyShown, body.size());
-  info.config_json = plan.cfg.to_json();
-  info.synthetic = t.synthetic;
-  info.trace = t.trace;
-  info.origin_steady_ns = -1;
-  if (!t.data.schedule_ns.empty()) {  // a trace paces itself: an open loop at its mean rate
-    const double span_s = static_cast<double>(t.data.schedule_ns.back()) / 1e9;
-    m.request_rate = span_s > 0 ? static_cast<double>(t.data.schedule_ns.size() - 1) / span_s
-                                : std::numeric_limits<double>::infinity();
-    m.load.arrivals = "trace";
-    m.facts.open_loop = true;
-    m.facts.implied_cache_hit = t.data.implied_cache_hit;
-  }
-  m.planned_requests =
-      planned_requests(plan.cfg.load, plan.cfg.workload, plan.requested.load.num_prompts);
-  m.target_ready = true;
-  info.transport = transport_text(t, plan);
-  for (const auto& f : client::audit_body(body, t.body.adapter()))
-    info.audit.emplace_back(f.level, f.text);
-  JsonWriter w;
-  w.begin_object()
-      .field_raw("requested", m.requested_json)
-      .field_raw("effective", info.config_json);
-  w.field("target_url", info.target_url).field("embedded_simulator", info.embedded_simulator);
-  w.field("dataset_abbr", t.data.abbr).field("started_at", info.started_at).end_object();
-  runfolder::write_file(run_dir / "configs" / "run_config.json", w.take());
-
-  log.info("tokbench {} ({}{})", kVersion, kGitHash, kGitDirty ? ", dirty" : "");
-  log.info("requested config: {}", m.requested_json);
-  log.info("effective config: {}", info.config_json);
-  log.info("target {}{}; model {}; dataset {} ({} items)", info.target_url,
-           t.sim ? " (built-in simulator)" : "", t.model, plan.cfg.workload.dataset.text(),
-           t.data.items.size());
-  log.info("request body of the first request: {}", info.body_example);
-  log.info("transport: {}", info.transport);
-  // How many requests: a count, a duration, or sessions whose turns are not known ahead.
-  const std::string requests =
-      m.planned_requests >= 0 ? fmt::format("requests {}", m.planned_requests)
-      : plan.cfg.load.duration_s > 0
-          ? fmt::format("requests until the {} s duration ends", plan.cfg.load.duration_s)
-          : fmt::format("sessions {} ({})", plan.cfg.load.num_prompts,
-                        plan.cfg.workload.multi_turn
-                            ? "each conversation's turns"
-                            : fmt::format("{} turns each", plan.cfg.workload.turns));
-  fmt::print(console, "target {}  model {}  dataset {}  {}  {}\n", info.target_url, t.model,
-             t.data.abbr, requests, plan.load.text(plan.cfg.warms_connections()));
-  if (!plan.requested.target.url.empty() &&
-      plan.requested.target.url != plan.cfg.target.url)  // a base URL, completed: said, not silent
-    fmt::print(console,
-               "note: --url {} names the server, not an API: requests go to {} (the {} API; "
-               "--endpoint picks "
-               "another)\n",
-               redact_url(plan.requested.target.url), info.target_url, plan.cfg.target.endpoint);
-  // Long prompts shortened from the whole body (the capped example would cut the JSON short), at
-  // most three lines of 120 columns; the whole body is configs/request_body.json.
-  runfolder::write_file(run_dir / "configs" / "request_body.json", body);
-  fmt::print(console, "request body: {}\n",
-             wrap_lines(abbreviate_json_strings(body, 60), 14, 120, 3));
-  std::string audit = fmt::format(
-      "request body sent (template: the first request; --compat {}; whole in "
-      "request_body.json):\n{}\n\n",
-      metrics::definitions_name(plan.cfg.request.compat), info.body_example);
-  for (const auto& [level, text] : info.audit) {
-    if (plan.cfg.output.verbose)
-      fmt::print(console, "  {}: {}\n", level, text);  // by default the warnings join the verdict
-    audit += fmt::format("{}: {}\n", level, text);
-    log.info("audit {}: {}", level, text);
-  }
-  runfolder::write_file(run_dir / "configs" / "request_audit.txt", audit);
-  std::fflush(console);
 }
 
 }  // namespace
@@ -157,11 +63,12 @@ runfolder::RunManifest asked(const RunPlan& plan, std::time_t wall) {
   const LoadShape& load = plan.load;
   m.facts.max_concurrency = load.max_in_flight();
   m.facts.stream = c.request.stream;
-  m.facts.one_shot = !api_of(c.target.endpoint).caps().generates;
-  m.facts.per_token_counts = api_of(c.target.endpoint).caps().per_token_counts;
+  const core::ApiCaps caps = caps_of(c.target.endpoint);
+  m.facts.one_shot = !caps.generates;
+  m.facts.per_token_counts = caps.per_token_counts;
   m.facts.continuous_usage = c.request.continuous_usage;
-  m.facts.finish_reasons = api_of(c.target.endpoint).caps().finish_reasons;
-  m.facts.cap_reason = api_of(c.target.endpoint).caps().cap_reason;
+  m.facts.finish_reasons = caps.finish_reasons;
+  m.facts.cap_reason = caps.cap_reason;
   m.facts.goodput = plan.parsed.goodput;
   m.definitions = metrics::definitions_name(c.request.compat);
   m.request_rate = load.paced_rate();  // pressure: the rate adds clients, it does not pace requests
@@ -229,8 +136,8 @@ PointResult measure(const RunPlan& plan, const Target& target, runfolder::RunMan
                     const RunPlan* whole) {
   fs::create_directories(dir / "performances" / plan.cfg.output.model_abbr);
   if (origin == kNoOrigin) origin = steady_now_ns();
-  learned(manifest, whole ? *whole : plan, target, dir, log,
-          console);  // a rank's plan is a share of the whole
+  describe_target(manifest, whole ? *whole : plan, target, dir, log,
+                  console);  // a rank's plan is a share of the whole
   manifest.info.origin_steady_ns = origin;
   runfolder::write_manifest(dir, manifest);
   try {
@@ -246,25 +153,14 @@ PointResult measure(const RunPlan& plan, const Target& target, runfolder::RunMan
   }
 }
 
-// --history (or $TOKBENCH_HISTORY): the finished folder goes into the results store. A store that
-// cannot take it (locked, damaged, newer) is said, with the command that adds the folder later;
-// the folder and the run's exit code stay as they are.
-void record_in_history(const RunPlan& plan, const fs::path& dir, spdlog::logger& log) {
-  std::string store = plan.cfg.output.history;
-  if (const char* env = std::getenv("TOKBENCH_HISTORY"); store.empty() && env) store = env;
-  if (store.empty() || !fs::exists(dir / "result.json")) return;
-  try {
-    history::record_run(store, dir);
-    log.info("recorded in the results store {}", store);
-  } catch (const std::exception& e) {
-    const std::string msg = fmt::format(
-        "history: the run was not recorded: {}; the run folder is intact: add it later with "
-        "`tokbench history add {} --history {}`",
-        e.what(), dir.string(), store);
-    log.error("{}", msg);
-    fmt::print(stderr, "tokbench: {}\n", msg);
-  }
+namespace {
+FolderKeeper& folder_keeper() {
+  static FolderKeeper keeper;
+  return keeper;
 }
+}  // namespace
+
+void keep_folders_with(FolderKeeper keeper) { folder_keeper() = std::move(keeper); }
 
 // The outputs of a finished point folder, printed; the exit code its verdict means. A run the
 // disk stopped exits 5, whatever else could be written (the reports may not fit either).
@@ -294,7 +190,8 @@ RunOutcome conclude(const RunPlan& plan, const fs::path& dir, const PointResult&
                     e.what(), dir.string()));
     log.error("{}", out.verdict.reasons.back());
   }
-  record_in_history(plan, dir, log);
+  if (folder_keeper() && fs::exists(dir / "result.json"))
+    folder_keeper()(plan.cfg.output.history, dir, log);
   if (disk) {
     fmt::print(
         console,
@@ -313,16 +210,6 @@ int verdict_exit_code(const metrics::MetricSet& m, const metrics::Verdict& v) {
   const auto* ok = m.common_metric("success_requests");
   // 4: the reports are written, but the verdict says the numbers must not be quoted (CI can tell).
   return !(ok && ok->value > 0) ? kExitFailed : v.valid ? kExitValid : kExitInvalid;
-}
-
-Target open_logged(RunPlan& plan, const fs::path& dir, spdlog::logger& log, std::FILE* console) {
-  try {
-    return open_target(plan, dir, log, console);
-  } catch (const std::exception& e) {
-    log.error("the target could not be opened: {}",
-              e.what());  // the folder says where the run stopped
-    throw;
-  }
 }
 
 }  // namespace tokbench::runner

@@ -15,9 +15,9 @@
 #include <string_view>
 
 #include "common/exit_codes.hpp"
+#include "measure/execute.hpp"
 #include "metrics/saturation.hpp"
 #include "plan/plan.hpp"
-#include "point/execute.hpp"
 #include "point/outcome.hpp"
 #include "point/points.hpp"
 #include "runfolder/run_folder.hpp"
@@ -33,10 +33,6 @@ std::filesystem::path scratch_dir(const std::string& what);
 /// What was asked, before anything is contacted: a folder killed from there on still says what it
 /// was.
 runfolder::RunManifest asked(const RunPlan& plan, std::time_t wall);
-
-/// The target for `plan`, its failure logged (the folder says where the run stopped).
-Target open_logged(RunPlan& plan, const std::filesystem::path& dir, spdlog::logger& log,
-                   std::FILE* console);
 
 inline constexpr int64_t kNoOrigin = INT64_MIN;
 

@@ -37,7 +37,7 @@ enum class Outcome {
 enum class AnswerMark : char { None, Right, Wrong, Unscored };
 /// Why an output was not read in full (details' "not_checked"): RegexLimit: its answer_regex hit
 /// the match limit or the time budget (core/answer_regex), so the answer is unscored; Backlog: the
-/// checks fell behind (point/recorder's bounds) and the text was let go unread.
+/// checks fell behind (measure/recorder's bounds) and the text was let go unread.
 enum class NotChecked : char { No, RegexLimit, Backlog };
 std::string_view not_checked_name(NotChecked n);
 
@@ -136,7 +136,7 @@ struct RequestRecord {
   int64_t session_start_ns =
       kNone;               ///< multi-turn: when the conversation's first turn was handed out
   bool last_turn = false;  ///< multi-turn: the conversation's last turn (its done ends the session)
-  // Output checks (--check-answers, --determinism-probe): point/recorder reads output_text on its
+  // Output checks (--check-answers, --determinism-probe): measure/recorder reads output_text on its
   // own thread, fills these, and lets the text go.
   core::AnswerKey answer_key;  ///< the line's reference; not saved
   AnswerMark answer_mark = AnswerMark::None;

@@ -39,6 +39,8 @@ const client::ApiAdapter& api_of(const std::string& endpoint) {
   return api ? *api : client::default_api();
 }
 
+core::ApiCaps caps_of(const std::string& endpoint) { return api_of(endpoint).caps(); }
+
 std::string endpoint_path(const std::string& endpoint) {
   return std::string(api_of(endpoint).path());
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/api_caps.hpp"
 #include "settings/load_shape.hpp"
 #include "settings/settings.hpp"
 
@@ -18,6 +19,8 @@ namespace tokbench::runner {
 
 /// The API adapter of an endpoint name (a validated one; an unknown name is chat's).
 const client::ApiAdapter& api_of(const std::string& endpoint);
+/// What the API of an endpoint name can do (for what cannot include client/, point/'s manifest).
+core::ApiCaps caps_of(const std::string& endpoint);
 /// The URL path of an endpoint name: "/v1/chat/completions", ..., "/v1/messages", "/generate".
 std::string endpoint_path(const std::string& endpoint);
 

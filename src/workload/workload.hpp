@@ -4,7 +4,7 @@
 // before the server is contacted, or built to exact lengths with a tokenizer once the model is
 // known — and records how. One file per workload in workload/, chosen by the registry
 // (workload/registry.cpp) from the --dataset spec's source. Below what runs a point: it fills
-// Prompts, which the target (point/target) holds.
+// Prompts, which the target (measure/target) holds.
 #include <cstdint>
 #include <cstdio>
 #include <optional>

@@ -1,5 +1,5 @@
 #pragma once
-// point/target: the second stage — start or adopt the server (--server-cmd, --deploy-sh, or
+// measure/target: the second stage — start or adopt the server (--server-cmd, --deploy-sh, or
 // the built-in simulator), resolve the model, load the dataset (or build synthetic prompts of an
 // exact length, measuring the server's template overhead), and say how each request's body is
 // made. Stays open across load points; close() stops what it started.

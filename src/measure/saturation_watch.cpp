@@ -1,4 +1,4 @@
-#include "point/saturation_watch.hpp"
+#include "measure/saturation_watch.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "point/recorder.hpp"
+#include "measure/recorder.hpp"
 
 #include <fmt/format.h>
 #include <malloc.h>

@@ -1,5 +1,5 @@
 #pragma once
-// point/saturation_watch: --stop-on-saturation, while the measured phase runs. A thread closes a
+// measure/saturation_watch: --stop-on-saturation, while the measured phase runs. A thread closes a
 // window every --saturation-window-s from the run's counters (sent, ended, output tokens) and the
 // records' TTFT, hands it to metrics/saturation, and when the rule holds stops the point: its own
 // stop level goes to cancel-now, so the engine ends the point at once, while the series' stop

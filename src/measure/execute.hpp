@@ -1,5 +1,5 @@
 #pragma once
-// point/execute: the third stage — one load point against an open target: warm-up, then the
+// measure/execute: the third stage — one load point against an open target: warm-up, then the
 // measured phase on the client engine, pulling requests from a load::RequestSource, with the
 // recorder writing each record as it finishes (and keeping none), the /metrics scraper, the
 // profiler window and the progress line beside it. A sweep or a search calls it once per point;
@@ -12,11 +12,16 @@
 #include <string>
 
 #include "plan/plan.hpp"
-#include "point/target.hpp"
 #include "probe/server_metrics.hpp"
 #include "record/client_health.hpp"
 
+namespace spdlog {
+class logger;
+}
+
 namespace tokbench::runner {
+
+struct Target;  // measure/target.hpp
 
 /// The measured requests a load point sends at most: --num-prompts, or -1 (no count bound) when
 /// --duration-s bounds the run and no count was asked for (the dataset cycles).

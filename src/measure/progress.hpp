@@ -1,5 +1,5 @@
 #pragma once
-// point/progress: the progress line of the measured phase on stderr — one rewritten line on a
+// measure/progress: the progress line of the measured phase on stderr — one rewritten line on a
 // terminal, plain periodic lines otherwise (logs, CI). Reads counters; never touches records.
 #include <atomic>
 #include <cstdint>

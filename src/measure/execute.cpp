@@ -1,4 +1,4 @@
-#include "point/execute.hpp"
+#include "measure/execute.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -14,10 +14,11 @@
 #include "load/adaptive.hpp"
 #include "load/sessions.hpp"
 #include "load/source.hpp"
+#include "measure/progress.hpp"
+#include "measure/recorder.hpp"
+#include "measure/saturation_watch.hpp"
+#include "measure/target.hpp"
 #include "net/http_get.hpp"
-#include "point/progress.hpp"
-#include "point/recorder.hpp"
-#include "point/saturation_watch.hpp"
 #include "probe/profile_window.hpp"
 #include "probe/telemetry_scraper.hpp"
 #include "runfolder/run_folder.hpp"

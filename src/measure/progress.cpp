@@ -1,4 +1,4 @@
-#include "point/progress.hpp"
+#include "measure/progress.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

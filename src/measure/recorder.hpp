@@ -1,5 +1,5 @@
 #pragma once
-// point/recorder: takes finished RequestRecords from the client's worker threads and, on its
+// measure/recorder: takes finished RequestRecords from the client's worker threads and, on its
 // own thread, counts tokens locally (--tokenizer), appends each record to <ds>_details.jsonl
 // (and failures to <ds>_failed.jsonl) with one write() each, and then lets it go: it keeps
 // counters, never records, so memory does not grow with the run. Off the workers, so

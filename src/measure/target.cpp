@@ -1,4 +1,4 @@
-#include "point/target.hpp"
+#include "measure/target.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -12,7 +12,6 @@
 #include "mock/mock_server.hpp"
 #include "net/http_get.hpp"
 #include "probe/server_process.hpp"
-#include "report/outputs.hpp"
 #include "runfolder/files.hpp"
 #include "settings/server_grid.hpp"
 #include "workload/workload.hpp"
