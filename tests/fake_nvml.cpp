@@ -4,6 +4,7 @@
 // signatures as nvml.h declares them. FAKE_NVML_GPUS=0 makes it see no GPU.
 #include <time.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -27,6 +28,17 @@ static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+// FAKE_NVML_LOADED=FILE: each load of this library appends a line to FILE, so a test can tell
+// whether tokbench opened NVML at all (it must not without --telemetry nvml).
+__attribute__((constructor)) static void note_loaded(void) {
+  if (const char* path = std::getenv("FAKE_NVML_LOADED")) {
+    if (FILE* f = std::fopen(path, "a")) {
+      std::fputs("loaded\n", f);
+      std::fclose(f);
+    }
+  }
 }
 
 nvmlReturn_t nvmlInit_v2(void) { return 0; }

@@ -346,6 +346,28 @@ TEST_F(TelemetryRun, NvmlThroughAFakeLibrary) {
   unsetenv("TOKBENCH_NVML_LIBRARY");
 }
 
+// NVML is opened only for --telemetry nvml: a run without it, and a command's --help, never load
+// the library (each load of the fake one leaves a line in a file), while --version and a run
+// with --telemetry nvml do, so the check can fail.
+TEST_F(TelemetryRun, NvmlIsLoadedOnlyWhenAsked) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "1"});
+  const std::string marker = (dir_ / "nvml_loaded.txt").string();
+  setenv("TOKBENCH_NVML_LIBRARY", FAKE_NVML_LIBRARY, 1);
+  setenv("FAKE_NVML_LOADED", marker.c_str(), 1);
+  auto args = load(sim);
+  run(args, 0);
+  EXPECT_EQ(run_tokbench({"run", "--help"}).code, 0);
+  EXPECT_FALSE(fs::exists(marker)) << "a run without --telemetry nvml loaded NVML";
+  EXPECT_EQ(run_tokbench({"--version"}).code, 0);
+  EXPECT_TRUE(fs::exists(marker)) << "--version says whether NVML is there: it must load it";
+  fs::remove(marker);
+  args.insert(args.end(), {"--telemetry", "nvml"});
+  run(args, 0);
+  EXPECT_TRUE(fs::exists(marker)) << "--telemetry nvml did not load the library";
+  unsetenv("FAKE_NVML_LOADED");
+  unsetenv("TOKBENCH_NVML_LIBRARY");
+}
+
 // A sweep: each point's energy per token and cost per million output tokens in its summary, and
 // the cost against per-user speed on its page.
 TEST_F(TelemetryRun, SweepPointsCarryEnergyAndCost) {

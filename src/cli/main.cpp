@@ -73,7 +73,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   CLI::App app{"tokbench: measures LLM inference services (TTFT, TPOT, ITL, E2EL, throughput)"};
-  app.set_version_flag("--version", version_line());
+  // A callback, not the line: composing it probes for NVML (a dlopen) and Open MPI, which a run
+  // without --telemetry nvml must not pay for (issue 47).
+  app.set_version_flag("--version", version_line);
   app.require_subcommand(1);
   app.formatter(tokbench::cli::help_formatter());  // before the commands: they inherit it
   std::function<int()> action;
