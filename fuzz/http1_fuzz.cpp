@@ -1,4 +1,4 @@
-// Fuzz target: client/http1's response reader — any bytes as a server's answer, in reads split at
+// Fuzz target: net/http1's response reader — any bytes as a server's answer, in reads split at
 // two points the first bytes pick, then a second response on the same connection when the first
 // ended with keep-alive, then the peer's close. Beyond "no crash": the body handed out is never
 // more than the bytes that came, and a failed reader always names why.
@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "client/http1.hpp"
+#include "net/http1.hpp"
 
 namespace {
 
-struct Sink final : tokbench::client::Http1Reader::Sink {
+struct Sink final : tokbench::net::Http1Reader::Sink {
   size_t body = 0;
   void on_status(int code) override {
     if (code < 100 || code > 999) std::abort();
@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view all(reinterpret_cast<const char*>(data) + 2, size - 2);
   size_t a = data[0] % (all.size() + 1), b = data[1] % (all.size() + 1);
   if (a > b) std::swap(a, b);
-  tokbench::client::Http1Reader reader(512);
+  tokbench::net::Http1Reader reader(512);
   Sink sink;
   size_t fed = 0;
   for (const std::string_view part : {all.substr(0, a), all.substr(a, b - a), all.substr(b)}) {

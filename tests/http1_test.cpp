@@ -1,13 +1,13 @@
-// client/http1: the URL's pieces, the request head (libcurl's header rules), and the response
+// net/http1: the URL's pieces, the request head (libcurl's header rules), and the response
 // reader — every body framing, split at every byte boundary, and every way a response breaks.
-#include "client/http1.hpp"
+#include "net/http1.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace tokbench::client {
+namespace tokbench::net {
 namespace {
 
 struct Collect final : Http1Reader::Sink {
@@ -310,4 +310,4 @@ TEST(Http1Reader, SinkCanStopTheBody) {
 }
 
 }  // namespace
-}  // namespace tokbench::client
+}  // namespace tokbench::net

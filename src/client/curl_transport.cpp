@@ -1,7 +1,7 @@
 // client/curl_transport: the worker's requests through libcurl's multi interface, driven by
 // epoll through curl_multi_socket_action, so each wake-up costs in proportion to the sockets that
 // are ready, not to the requests in flight (curl_multi_poll + curl_multi_perform walk every
-// handle on every wake-up). Used for https://, proxies and anything client/http1 does not read.
+// handle on every wake-up). Used for https://, proxies and anything net/http1 does not read.
 #include <curl/curl.h>
 #include <fmt/format.h>
 #include <netinet/in.h>

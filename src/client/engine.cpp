@@ -16,10 +16,11 @@
 #include <random>
 #include <thread>
 
-#include "client/http1.hpp"
 #include "client/transport.hpp"
 #include "common/clock.hpp"
 #include "common/json_writer.hpp"
+#include "net/http1.hpp"
+#include "net/http_get.hpp"
 
 namespace tokbench::client {
 
@@ -415,14 +416,6 @@ std::vector<std::string> request_headers(const EngineSettings& st) {
   return h;
 }
 
-// libcurl reads the proxy from these (it ignores HTTP_PROXY in upper case for http://, as a CGI
-// safety rule); with one set, libcurl does the work and applies no_proxy as it always has.
-static bool proxy_in_environment() {
-  for (const char* name : {"http_proxy", "all_proxy", "ALL_PROXY"})
-    if (const char* v = std::getenv(name); v && *v) return true;
-  return false;
-}
-
 TransportKind chosen_transport(const EngineSettings& st, std::string* why) {
   auto say = [&](const char* reason) {
     if (why) *why = reason;
@@ -431,8 +424,8 @@ TransportKind chosen_transport(const EngineSettings& st, std::string* why) {
     return say("asked for (--transport libcurl)"), TransportKind::Curl;
   if (st.transport == TransportKind::Sockets)
     return say("asked for (--transport sockets)"), TransportKind::Sockets;
-  if (!parse_http_url(st.url)) return say("the URL is not plain http://"), TransportKind::Curl;
-  if (proxy_in_environment())
+  if (!net::parse_http_url(st.url)) return say("the URL is not plain http://"), TransportKind::Curl;
+  if (net::proxy_in_environment())
     return say("a proxy is set in the environment (http_proxy or all_proxy)"), TransportKind::Curl;
   return say("a plain http:// URL with no proxy"), TransportKind::Sockets;
 }

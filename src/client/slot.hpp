@@ -13,10 +13,10 @@
 
 #include "client/api.hpp"
 #include "client/chunk_parser.hpp"
-#include "client/http1.hpp"
 #include "client/sse.hpp"
 #include "common/clock.hpp"
 #include "core/request.hpp"
+#include "net/http1.hpp"
 #include "record/record.hpp"
 
 namespace tokbench::client {
@@ -161,14 +161,14 @@ struct Slot {
 
   /// One response header; names are case-insensitive and only two matter here.
   void take_header(std::string_view name, std::string_view value) {
-    if (iequals(name, "retry-after")) {
+    if (net::iequals(name, "retry-after")) {
       // Seconds (the HTTP-date form is rare from inference servers and is ignored).
       int64_t secs = -1;
       const size_t d = value.find_first_of("0123456789");
       if (d != std::string_view::npos)
         std::from_chars(value.data() + d, value.data() + value.size(), secs);
       if (secs >= 0) retry_after_ms = secs * 1000;
-    } else if (iequals(name, "content-type")) {
+    } else if (net::iequals(name, "content-type")) {
       std::string v(value);
       for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       v.erase(0, v.find_first_not_of(" \t"));

@@ -1,6 +1,6 @@
 // client/socket_transport: the worker's requests as HTTP/1.1 on plain non-blocking sockets, one
 // kept-alive connection per slot. Per readiness: one recv() into a buffer, one clock read, the
-// bytes through client/http1's reader into the slot — no poll() per read, no state machine of
+// bytes through net/http1's reader into the slot — no poll() per read, no state machine of
 // libcurl's (docs/PERFORMANCE.md has the CPU per event of both). Only for a plain http:// target
 // without a proxy; libcurl does the rest.
 //
@@ -23,11 +23,15 @@
 #include <cerrno>
 #include <cstring>
 
-#include "client/http1.hpp"
 #include "client/transport.hpp"
+#include "net/http1.hpp"
 
 namespace tokbench::client {
 
+using net::Http1Reader;
+using net::HttpUrl;
+using net::parse_http_url;
+using net::request_head;
 using record::kNone;
 using record::Outcome;
 

@@ -1,7 +1,7 @@
 #pragma once
 // client/transport (internal to the engine): how a worker's requests reach the server. Two kinds
 // behind one interface — libcurl's multi interface (TLS, proxies, every URL) and HTTP/1.1 on
-// plain non-blocking sockets (client/http1: a plain http:// target, 17–30 % less CPU per SSE
+// plain non-blocking sockets (net/http1: a plain http:// target, 17–30 % less CPU per SSE
 // event). The worker owns the loop, the slots and the records; a transport only moves bytes,
 // feeds them to the slot, stamps the HTTP phases, and says when a response has ended.
 #include <sys/epoll.h>

@@ -9,7 +9,7 @@
 
 namespace tokbench::core {
 
-/// How requests reach the server: HTTP/1.1 on plain sockets (client/http1; the least CPU per
+/// How requests reach the server: HTTP/1.1 on plain sockets (net/http1; the least CPU per
 /// event), libcurl (TLS, proxies, anything), or the first when the URL allows it.
 enum class TransportKind { Auto, Sockets, Curl };
 inline constexpr Choices<TransportKind, 3> kTransportChoices{{{{TransportKind::Auto, "auto"},

@@ -6,7 +6,10 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
+
+#include "net/plain_http.hpp"
 
 namespace tokbench::net {
 
@@ -47,6 +50,14 @@ bool is_tls_error(CURLcode rc) {
 GetResult perform(const std::string& url, const std::string* post_body,
                   const std::vector<std::string>& headers, const std::string& api_key,
                   long timeout_ms, size_t max_bytes, const TlsSettings& tls) {
+  if (auto u = parse_http_url(url); u && !proxy_in_environment()) {
+    std::vector<std::string> list;
+    if (post_body) list.emplace_back("Content-Type: application/json");
+    if (!api_key.empty() && !has_authorization_header(headers))
+      list.push_back("Authorization: Bearer " + api_key);
+    list.insert(list.end(), headers.begin(), headers.end());
+    return plain_http_call(*u, url, post_body, list, timeout_ms, max_bytes);
+  }
   GetResult out;
   CURL* e = curl_easy_init();
   char errbuf[CURL_ERROR_SIZE] = {0};
@@ -96,6 +107,12 @@ bool has_header(const std::vector<std::string>& headers, std::string_view name) 
     return h.size() > name.size() && h[name.size()] == ':' &&
            strncasecmp(h.c_str(), name.data(), name.size()) == 0;
   });
+}
+
+bool proxy_in_environment() {
+  for (const char* name : {"http_proxy", "all_proxy", "ALL_PROXY"})
+    if (const char* v = std::getenv(name); v && *v) return true;
+  return false;
 }
 
 bool has_authorization_header(const std::vector<std::string>& headers) {

@@ -1,6 +1,8 @@
 #pragma once
 // net/http_get: one blocking HTTP GET or POST for set-up calls (GET /v1/models, /health, /metrics),
-// never on the measured path. Below client/ and probe/, which both make such calls.
+// never on the measured path. Below client/ and probe/, which both make such calls. A plain
+// http:// URL with no proxy goes over a plain socket (net/plain_http), so libcurl is loaded only
+// for TLS, proxies and URLs with user info.
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -20,6 +22,11 @@ bool has_authorization_header(const std::vector<std::string>& headers);
 /// True when `headers` ("Key: Value" strings) has one named `name` (case-insensitive, without the
 /// colon).
 bool has_header(const std::vector<std::string>& headers, std::string_view name);
+
+/// A proxy is set in the environment (http_proxy, all_proxy or ALL_PROXY, as libcurl reads them:
+/// it ignores HTTP_PROXY for http://, a CGI safety rule). libcurl then makes the call and applies
+/// no_proxy as it always has; without one, a plain http:// URL is served on a plain socket.
+bool proxy_in_environment();
 
 /// Applies `t` to an easy handle (CURL*).
 void apply_tls(void* easy, const TlsSettings& t);

@@ -10,13 +10,13 @@
 #include <fstream>
 
 #include "client/api.hpp"
-#include "client/http1.hpp"
 #include "client/request_body.hpp"
 #include "common/abbreviate.hpp"
 #include "common/redact.hpp"
 #include "core/engines.hpp"
 #include "dataset/dataset.hpp"
 #include "dataset/images.hpp"
+#include "net/http1.hpp"
 #include "settings/fields.hpp"
 #include "settings/load_shape.hpp"
 #include "settings/run_config.hpp"
@@ -142,7 +142,7 @@ void RunConfig::validate_target(std::vector<std::string>& e) const {
   if (target.transport == core::TransportKind::Sockets && !embedded_target()) {
     std::string
         why;  // parsed before the message is made: an argument's order of evaluation is unspecified
-    const bool plain = client::parse_http_url(target_url(), &why).has_value();
+    const bool plain = net::parse_http_url(target_url(), &why).has_value();
     check(plain, fmt::format("--transport sockets reads plain http:// only, and {} cannot be read "
                              "that way ({}): use "
                              "--transport auto or libcurl",

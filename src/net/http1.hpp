@@ -1,10 +1,12 @@
 #pragma once
-// client/http1: HTTP/1.1 on plain sockets for the measured path — the parts that are pure and
-// testable on their own: the target URL's pieces, the request's bytes, and an incremental
-// response reader (status line, headers, a Content-Length, chunked or read-until-close body).
-// client/socket_transport drives it over non-blocking sockets. libcurl stays for TLS, proxies
-// and the set-up calls; this exists because libcurl spends a poll() and its state machine on
-// every read: without them a client core spends 17–30 % less per SSE event (docs/PERFORMANCE.md).
+// net/http1: HTTP/1.1 on plain sockets — the parts that are pure and testable on their own: the
+// target URL's pieces, the request's bytes, and an incremental response reader (status line,
+// headers, a Content-Length, chunked or read-until-close body). client/socket_transport drives it
+// over non-blocking sockets on the measured path, and net/http_get's set-up calls (GET /v1/models,
+// /metrics, POST /tokenize) over a blocking socket. libcurl stays for TLS and proxies; this exists
+// because libcurl spends a poll() and its state machine on every read (without them a client core
+// spends 17–30 % less per SSE event, docs/PERFORMANCE.md), and because loading it maps about 25
+// shared libraries that a plain http:// run never needs.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -12,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tokbench::client {
+namespace tokbench::net {
 
 /// ASCII case-insensitive equality (header names, the scheme).
 bool iequals(std::string_view a, std::string_view b);
@@ -104,4 +106,4 @@ class Http1Reader {
   std::string error_;
 };
 
-}  // namespace tokbench::client
+}  // namespace tokbench::net

@@ -1,4 +1,4 @@
-#include "client/http1.hpp"
+#include "net/http1.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cctype>
 #include <charconv>
 
-namespace tokbench::client {
+namespace tokbench::net {
 
 namespace {
 
@@ -357,4 +357,4 @@ void Http1Reader::on_eof() {
   }
 }
 
-}  // namespace tokbench::client
+}  // namespace tokbench::net
