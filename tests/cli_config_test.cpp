@@ -483,9 +483,17 @@ TEST_F(CliTest, CompareShowsTheCauseAndGatesOnThresholds) {
   EXPECT_EQ(page.parent_path().parent_path(), a2.parent_path());
   EXPECT_EQ(page.parent_path().filename().string().rfind("compare_", 0), 0u) << page;
   EXPECT_FALSE(fs::exists(a2 / "compare.html"));
-  const auto again = run_tokbench({"compare", a.string(), a2.string()});
+  // Folders given with a trailing slash (as a shell completes them) keep their names, and the
+  // page still goes beside them.
+  const auto again = run_tokbench({"compare", a.string() + "/", a2.string() + "/"});
+  EXPECT_NE(again.output.find(fmt::format("metric | {} (baseline) | {} (change, test)",
+                                          a.filename().string(), a2.filename().string())),
+            std::string::npos)
+      << again.output;
   ASSERT_TRUE(std::regex_search(again.output, m, std::regex("page: (\\S+)"))) << again.output;
   EXPECT_NE(fs::path(m[1].str()), page);
+  EXPECT_EQ(fs::path(m[1].str()).parent_path().parent_path(), a2.parent_path());
+  EXPECT_FALSE(fs::exists(a2 / "compare.html"));
   EXPECT_TRUE(fs::exists(page));
   EXPECT_EQ(r.output.find("request body differs"), std::string::npos) << r.output;
   r = run_tokbench({"compare", a.string(), b.string(), "--fail-if", "tpot.mean >> 5"});

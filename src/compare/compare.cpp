@@ -14,6 +14,7 @@
 #include "common/exit_codes.hpp"
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
+#include "common/parallel.hpp"
 #include "common/significance.hpp"
 #include "history/commands.hpp"
 #include "metrics/metrics.hpp"
@@ -383,8 +384,9 @@ int compare_runs(CompareOptions o, std::FILE* console) {
         "or single run folders (e.g. SERIES/run-1) with each other");
   }
   if (!series.empty()) return compare_series(series, thresholds, console);
-  std::vector<Run> runs;
-  for (const auto& r : o.runs) runs.push_back(load(r));
+  // Each folder is read in one pass of its own (bounded memory each): on every core at once.
+  std::vector<Run> runs(o.runs.size());
+  parallel_for(runs.size(), [&](size_t i) { runs[i] = load(o.runs[i]); });
 
   std::string table = "metric";
   for (size_t i = 0; i < runs.size(); ++i)

@@ -3,13 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <exception>
-#include <mutex>
-#include <thread>
 
 #include "common/format.hpp"
+#include "common/parallel.hpp"
 #include "common/samples.hpp"
 #include "metrics/accumulator.hpp"
 #include "metrics/slo.hpp"
@@ -524,26 +521,8 @@ std::vector<MetricSet> MetricsPass::finish() {
   // each), so they are summarized on every core first; finish() then reads the kept results.
   std::vector<std::pair<Samples*, PercentileMethod>> cols;
   for (auto& a : impl_->sets) a->columns(cols);
-  std::atomic<size_t> next{0};
-  std::mutex mu;
-  std::exception_ptr
-      error;  // a spill that cannot be read back: rethrown here, on the caller's thread
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < cols.size();) {
-      try {
-        cols[i].first->precompute(cols[i].second);
-      } catch (...) {
-        std::lock_guard lock(mu);
-        if (!error) error = std::current_exception();
-      }
-    }
-  };
-  const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), 8);
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  // A spill that cannot be read back is rethrown here, on the caller's thread.
+  parallel_for(cols.size(), [&](size_t i) { cols[i].first->precompute(cols[i].second); });
   const int64_t peak = impl_->peak.finish();
   std::vector<MetricSet> out;
   for (auto& a : impl_->sets) {

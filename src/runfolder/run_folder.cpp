@@ -249,7 +249,7 @@ RunFolder load_run_folder(const fs::path& dir) {
         dir.string(), kManifestFile));
   }
   RunFolder f;
-  f.dir = dir;
+  f.dir = dir.has_filename() ? dir : dir.parent_path();  // "runs/x/" is runs/x, named x
   f.manifest = parse_file(manifest_path, "run manifest", manifest_from);
   f.perf_dir = dir / "performances" / f.manifest.info.model_abbr;
   f.details = f.perf_dir / (f.manifest.info.dataset_abbr + "_details.jsonl");
