@@ -103,6 +103,34 @@ TEST(Samples, SortedReadersWalkTwoColumnsSideBySide) {
   EXPECT_EQ(merged, (std::vector<double>{1, 2, 3, 4, 5, 7, 8, 9}));
 }
 
+// Memory is flat in the column's length: the buffer keeps its cap, and every kRunsPerLevel runs
+// of a level are merged on disk into one, so a long column holds few runs (a merge stays narrow)
+// and its statistics stay exact across the merges.
+TEST(Samples, LongColumnsKeepTheirBufferAndFewRuns) {
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> gap(1.0, 0.5);
+  std::vector<double> all;
+  Samples s(16);
+  size_t most_runs = 0;
+  for (int i = 0; i < 300'000; ++i) {  // 18,750 spills of 16: four levels of merges
+    const double v = i % 5 == 0 ? 2.5 : gap(rng);
+    all.push_back(v);
+    s.push(v);
+    most_runs = std::max(most_runs, s.runs());
+  }
+  EXPECT_LE(s.buffer_capacity(), 16u);
+  // Base 32 of 18,750 runs: at most 31 a level over levels 0..2, and the one level-3 run.
+  EXPECT_LE(most_runs, 3 * (Samples::kRunsPerLevel - 1) + 1);
+  EXPECT_LT(s.runs(), 64u);
+  for (auto m : {PercentileMethod::Linear, PercentileMethod::NearestLower})
+    expect_identical(s.summarize(m), summarize(all, m));
+  std::vector<double> sorted;
+  s.for_each_sorted(
+      [&](double v, int64_t n) { sorted.insert(sorted.end(), static_cast<size_t>(n), v); });
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(sorted, all);
+}
+
 TEST(Samples, EmptyColumnHasNoValues) {
   Samples s;
   EXPECT_TRUE(s.empty());

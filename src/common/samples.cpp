@@ -1,6 +1,8 @@
 #include "common/samples.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -142,34 +144,85 @@ void Samples::spill() {
                       tmp_dir(), std::strerror(errno)));
     }
   }
+  const int64_t offset = file_entries_;
+  write_entries(buf_);
+  runs_.push_back({offset, static_cast<int64_t>(buf_.size()), 0});
+  buf_.clear();
+  compact();
+}
+
+// Appends sorted entries at the end of the file (the next run's bytes, or a part of them).
+void Samples::write_entries(const std::vector<Entry>& entries) {
   std::fseek(file_, 0, SEEK_END);
-  if (std::fwrite(buf_.data(), sizeof(Entry), buf_.size(), file_) != buf_.size() ||
+  if (std::fwrite(entries.data(), sizeof(Entry), entries.size(), file_) != entries.size() ||
       std::fflush(file_) != 0) {
     throw std::runtime_error(
         fmt::format("cannot spill statistics to a temporary file in {}: {} (free some space or "
                     "set TMPDIR)",
                     tmp_dir(), std::strerror(errno)));
   }
-  runs_.push_back({file_entries_, static_cast<int64_t>(buf_.size())});
-  file_entries_ += static_cast<int64_t>(buf_.size());
-  buf_.clear();
-  if (runs_.size() % kRunsBeforeGrowth == 0)
-    cap_ *= 2;  // longer runs: a merge stays a few hundred wide
+  file_entries_ += static_cast<int64_t>(entries.size());
 }
 
-Samples::Reader::Reader(Samples& s) : s_(s) {
-  if (!s.buf_sorted_) {
+// While the last kRunsPerLevel runs share a level, merges them (4 KiB a run and 4 KiB out at a
+// time) into one run a level up, appended; their bytes are punched out of the file, which keeps
+// its size (offsets stay valid) but not their disk blocks. Like a binary counter in base 32: a
+// column of N values holds at most 31 runs a level over log32(N / cap) levels.
+void Samples::compact() {
+  while (runs_.size() >= kRunsPerLevel) {
+    const size_t first = runs_.size() - kRunsPerLevel;
+    const int level = runs_.back().level;
+    if (runs_[first].level != level) return;  // levels only fall towards the end
+    const int64_t offset = file_entries_;
+    int64_t count = 0;
+    {
+      Reader merge(*this, first, runs_.size(), false);
+      std::vector<Entry> out;
+      out.reserve(kReadEntries);
+      for (Entry e{}; merge.next(e);) {
+        int64_t added = 0;
+        if (!out.empty() && out.back().v == e.v &&
+            !__builtin_add_overflow(out.back().n, e.n, &added)) {
+          out.back().n = added;
+          continue;
+        }
+        if (out.size() == kReadEntries) {
+          write_entries(out);
+          count += static_cast<int64_t>(out.size());
+          out.clear();
+        }
+        out.push_back(e);
+      }
+      write_entries(out);
+      count += static_cast<int64_t>(out.size());
+    }
+    const auto bytes = [](int64_t entries) {
+      return static_cast<off_t>(entries * static_cast<int64_t>(sizeof(Entry)));
+    };
+    // Giving the blocks back is best effort: a file system without holes keeps them.
+    (void)::fallocate(::fileno(file_), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                      bytes(runs_[first].offset), bytes(offset - runs_[first].offset));
+    runs_.resize(first);
+    runs_.push_back({offset, count, level + 1});
+  }
+}
+
+Samples::Reader::Reader(Samples& s) : Reader(s, 0, s.runs_.size(), true) {}
+
+Samples::Reader::Reader(Samples& s, size_t first, size_t last, bool with_buffer) : s_(s) {
+  if (with_buffer && !s.buf_sorted_) {
     sort_entries(s.buf_);
     s.buf_sorted_ = true;
   }
-  cur_.resize(s.runs_.size() + 1);
-  for (size_t i = 0; i < s.runs_.size(); ++i) {
-    cur_[i].next = s.runs_[i].offset;
-    cur_[i].end = s.runs_[i].offset + s.runs_[i].count;
+  const size_t runs = last - first;
+  cur_.resize(runs + 1);
+  for (size_t i = 0; i < runs; ++i) {
+    cur_[i].next = s.runs_[first + i].offset;
+    cur_[i].end = s.runs_[first + i].offset + s.runs_[first + i].count;
     if (refill(cur_[i])) heap_.emplace_back(head(cur_[i]).v, i);
   }
   cur_.back().memory = true;
-  if (!s.buf_.empty()) heap_.emplace_back(s.buf_[0].v, s.runs_.size());
+  if (with_buffer && !s.buf_.empty()) heap_.emplace_back(s.buf_[0].v, runs);
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
 }
 

@@ -20,10 +20,12 @@ class Samples {
  public:
   /// Entries (value, count) kept in memory before a sorted run is spilled (16 bytes each): 256 KiB
   /// a column, so that a pass over a run with dozens of columns stays a few MB at any length.
-  /// The cap doubles each time the runs reach kRunsBeforeGrowth, which keeps a merge to a few
-  /// hundred runs (each read in 4 KiB blocks) even over hundreds of millions of values.
+  /// The cap never grows: each time kRunsPerLevel runs of one level stand at the end of the file,
+  /// they are merged on disk into one run a level up (and their old bytes given back to the file
+  /// system), so a merge stays at most kRunsPerLevel runs a level wide (each read in 4 KiB
+  /// blocks) even over billions of values, and memory is flat in the column's length.
   static constexpr size_t kDefaultMemoryEntries = 1 << 14;
-  static constexpr size_t kRunsBeforeGrowth = 32;
+  static constexpr size_t kRunsPerLevel = 32;
 
   explicit Samples(size_t memory_entries = kDefaultMemoryEntries);
   Samples(Samples&&) noexcept;
@@ -36,6 +38,10 @@ class Samples {
   int64_t size() const { return total_; }
   bool empty() const { return total_ == 0; }
   bool spilled() const { return !runs_.empty(); }
+  /// The sorted runs on disk now (at most kRunsPerLevel - 1 a level between pushes).
+  size_t runs() const { return runs_.size(); }
+  /// Entries the in-memory buffer has room for: the cap, whatever the column's length.
+  size_t buffer_capacity() const { return buf_.capacity(); }
 
   /// Mean, min, max and percentiles, exactly as summarize(vector) computes them. The result is
   /// kept: a second call with the same method (after precompute()) costs nothing.
@@ -60,6 +66,9 @@ class Samples {
     bool next(Entry& out);
 
    private:
+    friend class Samples;
+    // The runs [first, last) and, when asked, the in-memory buffer.
+    Reader(Samples& s, size_t first, size_t last, bool with_buffer);
     struct Cursor {
       int64_t next = 0, end = 0;  // file positions in entries (spilled runs)
       std::vector<Entry> block;
@@ -77,8 +86,11 @@ class Samples {
   struct Run {
     int64_t offset;  // in entries
     int64_t count;
+    int level;  // 0: a spilled buffer; k + 1: kRunsPerLevel runs of level k merged
   };
   void spill();
+  void compact();
+  void write_entries(const std::vector<Entry>& entries);
 
   size_t cap_;
   std::optional<std::pair<PercentileMethod, Summary>> summary_;  // kept until the next push

@@ -1,6 +1,12 @@
 #include "report/page_rows.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
 
 namespace tokbench::report {
 
@@ -9,6 +15,23 @@ namespace {
 // The heap's order: the fastest of the kept slowest is on top, to be evicted first.
 bool slower(const PageRow& a, const PageRow& b) {
   return a.e2el != b.e2el ? a.e2el > b.e2el : a.index > b.index;
+}
+
+std::runtime_error spill_error(const char* what) {
+  const char* tmp = std::getenv("TMPDIR");
+  return std::runtime_error(fmt::format(
+      "cannot {} the run page's rows in a temporary file in {}: {} (set TMPDIR to a writable "
+      "folder with free space)",
+      what, tmp && *tmp ? tmp : "/tmp", std::strerror(errno)));
+}
+
+// Calls fn for each row of a spill, from its start, 1,024 rows at a time.
+void read_back(std::FILE* f, const std::function<void(const PageRow&)>& fn) {
+  if (std::fseek(f, 0, SEEK_SET) != 0) throw spill_error("read back");
+  std::vector<PageRow> block(1024);
+  for (size_t n; (n = std::fread(block.data(), sizeof(PageRow), block.size(), f)) > 0;)
+    for (size_t i = 0; i < n; ++i) fn(block[i]);
+  if (std::ferror(f)) throw spill_error("read back");
 }
 
 }  // namespace
@@ -52,11 +75,16 @@ void RowSampler::add(const PageRow& row) {
     feed(row);
     return;
   }
-  all_.push_back(row);
-  if (all_.size() <= kDrawAll) return;
+  if (!spill_) {
+    spill_.reset(std::tmpfile());
+    if (!spill_) throw spill_error("create");
+  }
+  if (std::fwrite(&row, sizeof row, 1, spill_.get()) != 1) throw spill_error("write");
+  if (++spilled_ <= static_cast<int64_t>(kDrawAll)) return;
   sampling_ = true;
-  for (const auto& r : all_) feed(r);
-  std::vector<PageRow>().swap(all_);
+  if (std::fflush(spill_.get()) != 0) throw spill_error("write");
+  read_back(spill_.get(), [this](const PageRow& r) { feed(r); });
+  spill_.reset();
 }
 
 RowSampler::Drawn RowSampler::take() {
@@ -64,7 +92,9 @@ RowSampler::Drawn RowSampler::take() {
   d.total = total_;
   d.failed = failed_;
   if (!sampling_) {
-    d.rows = std::move(all_);
+    if (spill_ && std::fflush(spill_.get()) != 0) throw spill_error("write");
+    d.spill = std::move(spill_);
+    d.drawn = spilled_;
     d.failed_drawn = failed_;
     return d;
   }
@@ -72,10 +102,16 @@ RowSampler::Drawn RowSampler::take() {
   d.failed_drawn = static_cast<int64_t>(failures_.kept.size());
   d.slowest_drawn = static_cast<int64_t>(slowest_.size());
   d.sampled_drawn = static_cast<int64_t>(rest_.kept.size());
-  d.rows = std::move(failures_.kept);
-  d.rows.insert(d.rows.end(), slowest_.begin(), slowest_.end());
-  d.rows.insert(d.rows.end(), rest_.kept.begin(), rest_.kept.end());
+  d.kept = std::move(failures_.kept);
+  d.kept.insert(d.kept.end(), slowest_.begin(), slowest_.end());
+  d.kept.insert(d.kept.end(), rest_.kept.begin(), rest_.kept.end());
+  d.drawn = static_cast<int64_t>(d.kept.size());
   return d;
+}
+
+void RowSampler::Drawn::for_each(const std::function<void(const PageRow&)>& fn) {
+  if (spill) read_back(spill.get(), fn);
+  for (const auto& r : kept) fn(r);
 }
 
 }  // namespace tokbench::report

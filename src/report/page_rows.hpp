@@ -4,10 +4,14 @@
 // keeps the tail a person looks for: every failure (up to kFailuresKept, then a uniform sample of
 // the failures), the kSlowest slowest successes by E2EL, and a uniform sample of kSample of the
 // other successes (reservoir sampling, Algorithm R, from a fixed seed: the same folder gives the
-// same page). Memory is bounded by the caps, never by the run. The exact statistics are not made
-// here: the tables and histograms see every request.
+// same page). Memory is bounded by the caps, never by the run: below kDrawAll the rows wait in a
+// temporary file, not in memory, so a 40k-request page costs what a 10k one does. The exact
+// statistics are not made here: the tables and histograms see every request.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
 #include <vector>
 
 namespace tokbench::report {
@@ -30,12 +34,24 @@ class RowSampler {
 
   void add(const PageRow& row);
 
+  struct Closer {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+  };
+  using Spill = std::unique_ptr<std::FILE, Closer>;
+
   struct Drawn {
-    std::vector<PageRow> rows;  ///< in no particular order (the page sorts by start)
     bool sampled = false;
     int64_t total = 0, failed = 0;  ///< every request offered, and the failures among them
+    int64_t drawn = 0;              ///< the rows for_each gives
     int64_t failed_drawn = 0, slowest_drawn = 0;  ///< kept whole (sampled: counts by kind)
     int64_t sampled_drawn = 0;                    ///< the uniform sample of the other successes
+    /// Each drawn row once, in no particular order (the page sorts by start): read back from the
+    /// temporary file below the limit, from the kept samples past it. Throws std::runtime_error
+    /// when the file cannot be read back.
+    void for_each(const std::function<void(const PageRow&)>& fn);
+
+    std::vector<PageRow> kept;  ///< sampled: the rows kept
+    Spill spill;                ///< not sampled: every row, in the order offered
   };
   /// What to draw; the sampler is spent after it.
   Drawn take();
@@ -52,7 +68,8 @@ class RowSampler {
   void feed(const PageRow& row);
   uint64_t next_random();
 
-  std::vector<PageRow> all_;  // until kDrawAll is passed
+  Spill spill_;  // every row until kDrawAll is passed (a temporary file)
+  int64_t spilled_ = 0;
   bool sampling_ = false;
   int64_t total_ = 0, failed_ = 0;
   std::vector<PageRow> slowest_;  // a min-heap on E2EL (then index): the kSlowest slowest so far
