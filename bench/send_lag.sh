@@ -3,7 +3,8 @@
 # simulator in its own process; per arrival shape, SendLag (sent - scheduled) percentiles in µs,
 # E2EL from the send and from the intended time, and client CPU. Beside it, this machine's floor:
 # bench/wakeup_floor (a bare thread's lateness for 1 ms deadlines, same 100 µs poll as the
-# engine), idle and while a run goes on.
+# engine), idle and while a run goes on; and each run's own floor, measured before its phase
+# (result.json: run.wakeup_floor_p99_ms) with the verdict's note on the two.
 # Usage: bench/send_lag.sh [rate=1000] [requests=10000]
 # Needs: a build in build/ (scripts/build.sh) and python3.
 set -euo pipefail
@@ -35,6 +36,9 @@ print(f"{sys.argv[2]:<9} send lag µs: mean {us('mean')} median {us('median')} p
       f"max {us('max')}; E2EL mean {r['metrics']['E2EL']['mean']:.3f} ms from the send, "
       f"{x['E2EL_FromIntended']['mean']:.3f} ms from the schedule; client CPU {r['run']['client_cpu_s']:.2f} s "
       f"in {r['common']['benchmark_duration'] / 1000:.1f} s; {r['verdict']['status']}")
+floor = r["run"].get("wakeup_floor_p99_ms")
+print(f"          own wake-up floor p99 {1000 * floor:.1f} µs; " if floor is not None else "          ", end="")
+print(next((n for n in r["verdict"].get("notes", []) if "wake-up floor" in n), "no note on the floor"))
 PY
 }
 run poisson

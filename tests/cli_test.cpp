@@ -708,6 +708,39 @@ TEST_F(CliTest, OpenLoopRateRecordsSendLag) {
   EXPECT_LT(r["extra_metrics"]["SendLag"]["p99"].get_double().value(), 50);
   // 20 Poisson arrivals at 40 req/s span about half a second.
   EXPECT_GT(common(r, "benchmark_duration"), 100);
+  // The machine's wake-up floor, measured before the phase, stands beside the send lag: in
+  // end.json, and again after `report` reads the folder back.
+  simdjson::dom::parser p;
+  const auto end = p.load((rd / "end.json").string()).value();
+  const double floor = end["wakeup_floor_p99_ms"].get_double().value();
+  EXPECT_GE(floor, 0.0);
+  EXPECT_LE(end["wakeup_floor_p50_ms"].get_double().value(), floor);
+  EXPECT_EQ(r["run"]["wakeup_floor_p99_ms"].get_double().value(), floor);
+  auto has_floor_note = [](simdjson::dom::element result) {
+    simdjson::dom::array notes;
+    if (result["verdict"]["notes"].get_array().get(notes)) return false;
+    for (auto n : notes)
+      if (std::string(n.get_string().value()).find("wake-up floor") != std::string::npos)
+        return true;
+    return false;
+  };
+  // (A busy machine may miss the schedule: then the floor is named in the reason instead.)
+  const std::string status(r["verdict"]["status"].get_string().value());
+  if (status == "VALID") {
+    EXPECT_TRUE(has_floor_note(r));
+    ASSERT_EQ(run_tokbench({"report", rd.string()}).code, 0);
+    EXPECT_TRUE(has_floor_note(result(rd)));
+  }
+}
+
+// A closed loop has no schedule: no calibration, nothing in end.json.
+TEST_F(CliTest, ClosedLoopMeasuresNoWakeupFloor) {
+  Sim sim({"--ttft-ms", "1", "--tpot-ms", "1"});
+  const auto rd = run({"--url", sim.url(), "--num-prompts", "4", "--max-tokens", "2"});
+  ASSERT_FALSE(rd.empty());
+  simdjson::dom::parser p;
+  EXPECT_EQ(p.load((rd / "end.json").string()).value()["wakeup_floor_p99_ms"].get_double().value(),
+            -1.0);
 }
 
 }  // namespace

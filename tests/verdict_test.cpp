@@ -124,6 +124,52 @@ TEST(Verdict, SendLagAdviceFitsTheLoad) {
             std::string::npos);
 }
 
+// Send lag beside the wake-up floor the run measured before its phase: a machine that wakes a
+// bare thread nearly as late as the requests went out is named as the cause, not the client;
+// under the bound the two stand side by side in a note.
+TEST(Verdict, SendLagIsJudgedBesideTheMachinesWakeupFloor) {
+  VerdictTally t;
+  for (int i = 0; i < 200; ++i)
+    t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
+  auto verdict = [&](double lag_p99, double floor_p99) {
+    metrics::MetricSet m;
+    Summary lag;
+    lag.p99 = lag_p99;
+    lag.n = 200;
+    m.extra_rows.push_back({"SendLag", Unit::Ms, lag, "", ""});
+    VerdictFacts f;
+    f.open_loop = true;
+    f.request_rate = 10;
+    f.client.wakeup_floor_p99_ms = floor_p99;
+    return judge(m, t, f);
+  };
+  auto note_on_floor = [](const Verdict& v) {
+    for (const auto& n : v.notes)
+      if (n.find("wake-up floor") != std::string::npos) return n;
+    return std::string();
+  };
+  auto v = verdict(80, 50);
+  ASSERT_EQ(v.reasons.size(), 1u);
+  EXPECT_NE(v.reasons[0].find("up to 50.0 ms late"), std::string::npos) << v.reasons[0];
+  EXPECT_NE(v.reasons[0].find("the machine's timer jitter, not the client"), std::string::npos);
+  EXPECT_EQ(v.reasons[0].find("the client could not keep"), std::string::npos);
+  v = verdict(80, 2);  // the machine wakes in time: the client was late
+  ASSERT_EQ(v.reasons.size(), 1u);
+  EXPECT_NE(v.reasons[0].find("the client could not keep the arrival schedule"), std::string::npos);
+  EXPECT_NE(v.reasons[0].find("(this machine's wake-up floor p99: 2.000 ms)"), std::string::npos)
+      << v.reasons[0];
+  v = verdict(0.6, 0.4);
+  EXPECT_TRUE(v.reasons.empty());
+  EXPECT_NE(note_on_floor(v).find(
+                "send lag p99 600.0 µs beside this machine's wake-up floor p99 400.0 µs"),
+            std::string::npos)
+      << note_on_floor(v);
+  EXPECT_NE(note_on_floor(v).find("as closely as this machine wakes a thread"), std::string::npos);
+  EXPECT_NE(note_on_floor(verdict(3, 0.4)).find("the client added the rest"), std::string::npos);
+  EXPECT_NE(note_on_floor(verdict(0.08, 0)).find("within the 0.1 ms goal"), std::string::npos);
+  EXPECT_EQ(note_on_floor(verdict(0.6, -1)), "");  // not measured (a closed loop, an old folder)
+}
+
 // A point stopped past saturation: the requests tokbench cancelled on purpose are a note, not
 // "144 of 200 requests failed (144 cancelled)"; a failure of the server's own stays a reason.
 TEST(Verdict, CancelsAtASaturationStopAreNotFailures) {

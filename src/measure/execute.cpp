@@ -11,6 +11,7 @@
 #include "client/engine.hpp"
 #include "common/clock.hpp"
 #include "common/redact.hpp"
+#include "common/wakeup_floor.hpp"
 #include "load/adaptive.hpp"
 #include "load/sessions.hpp"
 #include "load/source.hpp"
@@ -26,6 +27,8 @@
 namespace tokbench::runner {
 
 namespace {
+
+constexpr int kFloorDeadlines = 200;  // the wake-up floor's calibration: 0.2 s, 1 ms apart
 
 double process_cpu_s() {
   rusage ru{};
@@ -305,6 +308,16 @@ static void add_client_costs(record::ClientHealth& c, const client::EngineCounte
   }
 }
 
+// The machine's wake-up floor beside the client's cost (end.json), when one was measured.
+static void add_wakeup_floor(record::ClientHealth& c, const WakeupFloor& floor,
+                             spdlog::logger& log) {
+  if (floor.deadlines == 0) return;
+  c.wakeup_floor_p50_ms = floor.p50_ms;
+  c.wakeup_floor_p99_ms = floor.p99_ms;
+  log.info("wake-up floor: {} deadlines 1 ms apart, late p50 {:.3f} ms, p99 {:.3f} ms",
+           floor.deadlines, floor.p50_ms, floor.p99_ms);
+}
+
 PointResult execute(const Target& target, const RunPlan& plan,
                     const std::filesystem::path& perf_dir, const std::string& run_id,
                     int64_t origin_ns, std::atomic<int>& stop, spdlog::logger& log,
@@ -353,6 +366,10 @@ PointResult execute(const Target& target, const RunPlan& plan,
                ? fmt::format("{} s (grace {} s)", cfg.load.duration_s, cfg.load.grace_s)
                : fmt::format("{} request(s)", count),
            cfg.load.workers);
+  // An arrival schedule: how late this machine wakes a thread, measured the way the engine
+  // waits for a send (0.2 s), so the verdict can tell the machine's jitter from a late client.
+  const WakeupFloor floor =
+      load.open_loop() ? measure_wakeup_floor(kFloorDeadlines) : WakeupFloor{};
   // A sample right before the phase: energy is never guessed across its edge.
   if (telemetry) telemetry->scrape_now();
   const int64_t measured_start = steady_now_ns();
@@ -396,6 +413,7 @@ PointResult execute(const Target& target, const RunPlan& plan,
   out.records_written = recorder.written();
   out.write_error = recorder.write_error();
   add_client_costs(out.client, counters, process_cpu_s() - process_cpu_start);
+  add_wakeup_floor(out.client, floor, log);
   return out;
 }
 

@@ -22,9 +22,13 @@ struct ClientHealth {
   /// Kept-alive connections the server closed after a response (client::ServerHabits; -1: not
   /// counted, an older run folder).
   int64_t server_closed = -1;
+  /// This machine's wake-up floor, measured just before an open loop's phase (common/
+  /// wakeup_floor: 200 deadlines 1 ms apart): how late a thread woke, p50 and p99 (-1: not
+  /// measured, a closed loop or an older run folder). Send lag is judged against it.
+  double wakeup_floor_p50_ms = -1, wakeup_floor_p99_ms = -1;
 };
 
-inline constexpr std::array<json::Field<ClientHealth>, 9> kClientHealthFields{{
+inline constexpr std::array<json::Field<ClientHealth>, 11> kClientHealthFields{{
     {"measured_wall_s", &ClientHealth::measured_wall_s},
     {"client_cpu_s", &ClientHealth::cpu_s},
     {"client_process_cpu_s", &ClientHealth::process_cpu_s},
@@ -34,6 +38,8 @@ inline constexpr std::array<json::Field<ClientHealth>, 9> kClientHealthFields{{
     {"client_peak_busy_at_s", &ClientHealth::peak_busy_at_s},
     {"client_sse_events", &ClientHealth::events},
     {"server_closed_connections", &ClientHealth::server_closed},
+    {"wakeup_floor_p50_ms", &ClientHealth::wakeup_floor_p50_ms},
+    {"wakeup_floor_p99_ms", &ClientHealth::wakeup_floor_p99_ms},
 }};
 
 /// One rank's client in a multi-host run (mpirun): its cost and its clock against rank 0's.

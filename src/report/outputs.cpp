@@ -199,21 +199,19 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
     w.value(info.origin_steady_ns);
   else
     w.null();
-  w.key("client_sse_events");
-  if (info.client.events >= 0)
-    w.value(info.client.events);
-  else
-    w.null();
-  w.key("client_cpu_s");
-  if (info.client.cpu_s >= 0)
-    w.value(info.client.cpu_s);
-  else
-    w.null();
-  w.key("client_process_cpu_s");
-  if (info.client.process_cpu_s >= 0)
-    w.value(info.client.process_cpu_s);
-  else
-    w.null();
+  // The client's own figures, null where not measured (-1: a closed loop, an older folder).
+  const auto known = [&](const char* key, auto v) {
+    w.key(key);
+    if (v >= 0)
+      w.value(v);
+    else
+      w.null();
+  };
+  known("client_sse_events", info.client.events);
+  known("client_cpu_s", info.client.cpu_s);
+  known("client_process_cpu_s", info.client.process_cpu_s);
+  known("wakeup_floor_p50_ms", info.client.wakeup_floor_p50_ms);
+  known("wakeup_floor_p99_ms", info.client.wakeup_floor_p99_ms);
   w.field("tokenizer", info.tokenizer);
   if (!info.transport.empty()) w.field("transport", info.transport);
   if (info.synthetic) record::write_optional(w, "synthetic", info.synthetic);
