@@ -18,6 +18,7 @@
 
 #include "client/request_body.hpp"
 #include "common/clock.hpp"
+#include "common/receive_time.hpp"
 #include "mock/mock_server.hpp"
 #include "support/canned_server.hpp"
 #include "support/engine_harness.hpp"
@@ -86,6 +87,35 @@ TEST_P(EngineOn, HttpPhasesAreRecordedInOrderAndReuseIsSeen) {
     opened += r.connects;
   }
   EXPECT_EQ(opened, 2);  // two slots, two connections, kept alive for the other four requests
+}
+
+// The client's own part of TTFT (metrics: ClientDelay): the socket transport stamps when the
+// whole request was taken by the kernel and when the bytes of the first token's read reached the
+// host, in order around the stamps it had; libcurl can tell neither, and leaves both unknown.
+TEST_P(EngineOn, TheSocketTransportMeasuresItsOwnPartOfTtft) {
+  ASSERT_TRUE(wait_for_receive_stamps());  // as a run's first moments may not be stamped yet
+  Harness h(fast());
+  EngineSettings es = settings();
+  es.url = h.url();
+  es.concurrency = 2;
+  const auto rs = run(es, bodies(6, true, true));
+  ASSERT_EQ(rs.size(), 6u);
+  for (const auto& r : rs) {
+    ASSERT_TRUE(r.ok()) << r.error;
+    if (GetParam() == TransportKind::Curl) {
+      EXPECT_EQ(r.request_sent_ns, record::kNone);
+      EXPECT_EQ(r.first_token_host_ns, record::kNone);
+      continue;
+    }
+    ASSERT_NE(r.request_sent_ns, record::kNone);
+    ASSERT_NE(r.first_token_host_ns, record::kNone);
+    EXPECT_LE(r.request_start_ns, r.request_sent_ns);
+    EXPECT_LE(r.request_sent_ns, r.first_byte_ns);
+    // The first token's read began to come after the request was sent, and was read after it
+    // came; the clocks are moved from CLOCK_REALTIME: allow a millisecond for it.
+    EXPECT_GE(r.first_token_host_ns, r.request_sent_ns - 1'000'000);
+    EXPECT_LE(r.first_token_host_ns, r.first_token_ns + 1'000'000);
+  }
 }
 
 // --warm-connections: one connection per slot is open before the first request, so no measured

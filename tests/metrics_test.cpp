@@ -56,6 +56,28 @@ TEST(TokbenchDefinitions, HttpPhasesAndTtftFromRequestStart) {
   EXPECT_FALSE(old.row("TTFT_FromRequestStart")->stats.has_value());
 }
 
+// The client's own part of TTFT: writing the request (request_start -> request_sent) and the
+// first token's bytes waiting in the host's kernel (first_token_host -> first_token). Measured
+// only by the socket transport: a record without the stamps leaves the row out of its mean.
+TEST(TokbenchDefinitions, ClientDelayIsWritingPlusTheFirstTokensWait) {
+  auto a = vllm_like();  // first token read at 100 ms
+  a.request_start_ns = testing::ms(1);
+  a.request_sent_ns = testing::ms(1.25);    // 0.25 ms to hand the request to the kernel
+  a.first_token_host_ns = testing::ms(99);  // 1 ms in the kernel before it was read
+  auto b = vllm_like();
+  b.request_start_ns = 0;
+  b.request_sent_ns = testing::ms(0.5);
+  b.first_token_host_ns = testing::ms(100);  // read the moment it came: 0.5 ms in all
+  auto libcurl = vllm_like();                // no receive times: not in the row
+  libcurl.request_start_ns = 0;
+  const auto m = compute({a, b, libcurl}, {3, true}, Definitions::Tokbench);
+  EXPECT_EQ(stats(m, "ClientDelay").n, 2);
+  EXPECT_DOUBLE_EQ(stats(m, "ClientDelay").mean, (1.25 + 0.5) / 2);
+  EXPECT_EQ(stats(m, "TTFT").n, 3);
+  const auto none = compute({libcurl}, {1, true}, Definitions::Tokbench);
+  EXPECT_FALSE(none.row("ClientDelay")->stats.has_value());
+}
+
 // Open loop: latency from the intended send time beside latency from the send (wrk2's corrected
 // latency). A request held back 30 ms (no free slot) is 30 ms later from its schedule.
 TEST(TokbenchDefinitions, LatencyFromIntendedSendTime) {

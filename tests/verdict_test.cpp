@@ -81,6 +81,85 @@ TEST(Verdict, IncompleteAndSaturatedRunsAreInvalid) {
   EXPECT_TRUE(judge(m, t, f).valid);
 }
 
+// A saturated client whose own delay in TTFT was measured (ClientDelay) and stayed within 2% of
+// mean TTFT: its figures hold (bench/saturation_truth.py), a warning not INVALID. Past 2% (and
+// 1 ms), INVALID busy or not: a client sharing its cores waits to be woken without showing it in
+// its CPU share. Measured for too few requests to speak for the run, the CPU shares decide.
+TEST(Verdict, AClientIsJudgedByItsMeasuredDelay) {
+  VerdictTally t;
+  for (int i = 0; i < 200; ++i)
+    t.add(testing::stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
+  auto with_delay = [](double delay_ms, int64_t measured, double ttft_ms = 50) {
+    MetricSet m;
+    Summary ttft, delay;
+    ttft.mean = ttft_ms;
+    ttft.n = 200;
+    delay.mean = delay_ms;
+    delay.p99 = 3 * delay_ms;
+    delay.n = measured;
+    m.rows.push_back({"TTFT", Unit::Ms, ttft, "", ""});
+    m.extra_rows.push_back({"ClientDelay", Unit::Ms, delay, "", ""});
+    return m;
+  };
+  VerdictFacts busy;
+  busy.client.cpu_share = 0.97;
+  auto v = judge(with_delay(0.6, 200), t, busy);  // 1.2% of 50 ms
+  EXPECT_TRUE(v.valid);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("busy 97% of the time, but its own delay in TTFT, measured"),
+            std::string::npos)
+      << v.warnings[0];
+  EXPECT_NE(v.warnings[0].find("0.600 ms on average, 1.20% of mean TTFT (p99 1.800 ms)"),
+            std::string::npos)
+      << v.warnings[0];
+  v = judge(with_delay(1.5, 200), t, busy);  // 3%
+  EXPECT_FALSE(v.valid);
+  ASSERT_EQ(v.reasons.size(), 1u);
+  EXPECT_NE(v.reasons[0].find("1.500 ms on average, 3.00% of mean TTFT (p99 4.500 ms): past "
+                              "the 2% tokbench holds TTFT to"),
+            std::string::npos)
+      << v.reasons[0];
+  EXPECT_NE(v.reasons[0].find("busy 97% of the time; raise --workers"), std::string::npos)
+      << v.reasons[0];
+  v = judge(with_delay(0.6, 150), t, busy);  // 75% of the TTFTs measured: the CPU rule decides
+  EXPECT_FALSE(v.valid);
+  EXPECT_NE(v.reasons[0].find("busy 97% of the time: its own delays are in the timings"),
+            std::string::npos)
+      << v.reasons[0];
+  VerdictFacts starved;  // waited for a CPU: the same measure decides
+  starved.client.cpu_share = 0.4;
+  starved.client.busy_share = 0.95;
+  v = judge(with_delay(0.6, 200), t, starved);
+  EXPECT_TRUE(v.valid);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("waited for a CPU"), std::string::npos) << v.warnings[0];
+  EXPECT_TRUE(judge(with_delay(0.6, 200), t, {}).warnings.empty());  // not busy: nothing said
+  VerdictFacts idle;  // on a CPU 15%: woken late, each time, by other work on its cores
+  idle.client.cpu_share = 0.15;
+  v = judge(with_delay(1.5, 200), t, idle);
+  EXPECT_FALSE(v.valid);
+  ASSERT_EQ(v.reasons.size(), 1u);
+  EXPECT_NE(v.reasons[0].find("on a CPU only 15% of the time: it waited to be woken"),
+            std::string::npos)
+      << v.reasons[0];
+  EXPECT_NE(v.reasons[0].find("give the client cores of its own"), std::string::npos)
+      << v.reasons[0];
+  v = judge(with_delay(0.3, 200, 10), t, idle);  // 3% of a 10 ms TTFT, but 0.3 ms: its grain
+  EXPECT_TRUE(v.valid);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("3.00% of mean TTFT (p99 0.900 ms): over 2% of a TTFT this short, "
+                               "but under 1.0 ms"),
+            std::string::npos)
+      << v.warnings[0];
+  v = judge(with_delay(0.3, 200, 10), t, busy);  // the same, busy: both said, still VALID
+  EXPECT_TRUE(v.valid);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("TTFT is measured to that grain; the client's busiest worker "
+                               "thread was busy 97% of the time"),
+            std::string::npos)
+      << v.warnings[0];
+}
+
 // Saturated in a burst: a whole-run CPU share of 40% hides a second the client never waited in
 // for 98% of it; the verdict says so, and a
 // cross-check disagreement is then put on the client. A client that kept up and a TTFT above the
@@ -307,6 +386,24 @@ TEST(Verdict, SaturatedSecondAndWhereTtftDisagreementComesFrom) {
   EXPECT_FALSE(v.valid);
   EXPECT_NE(v.reasons.front().find("the client was saturated"), std::string::npos)
       << v.reasons.front();
+  // Its own delay measured (ClientDelay) at 0.8% of mean TTFT: the burst is not what the
+  // disagreement is made of, and the server's front end is named instead.
+  metrics::MetricSet measured;
+  Summary ttft, delay;
+  ttft.mean = 50;
+  ttft.n = delay.n = 200;
+  delay.mean = 0.4;
+  measured.rows.push_back({"TTFT", Unit::Ms, ttft, "", ""});
+  measured.extra_rows.push_back({"ClientDelay", Unit::Ms, delay, "", ""});
+  f.ttft_client_ms = 52;
+  f.ttft_server_ms = 45;
+  v = judge(measured, t, f);
+  EXPECT_TRUE(v.valid) << v.reasons.front();
+  ASSERT_EQ(v.warnings.size(), 2u);
+  EXPECT_NE(v.warnings[0].find("ClientDelay was 0.80% of mean TTFT"), std::string::npos)
+      << v.warnings[0];
+  EXPECT_NE(v.warnings[1].find("is above the server's /metrics TTFT"), std::string::npos)
+      << v.warnings[1];
   f.client.peak_busy = 0.5;  // the client kept up
   f.ttft_client_ms = 138;
   f.ttft_server_ms = 20;

@@ -2,7 +2,9 @@
 // kept-alive connection per slot. Per readiness: one recv() into a buffer, one clock read, the
 // bytes through net/http1's reader into the slot — no poll() per read, no state machine of
 // libcurl's (docs/PERFORMANCE.md has the CPU per event of both). Only for a plain http:// target
-// without a proxy; libcurl does the rest.
+// without a proxy; libcurl does the rest. Until a response's first token, each read first peeks
+// at when its bytes reached the host (the kernel's receive time), and the request's end on the
+// wire is stamped: the client's own part of TTFT is then measured (metrics: ClientDelay).
 //
 // The rules it keeps, as libcurl does: a kept-alive connection is looked at before it is reused
 // (the server's close is peeked, and such a connection replaced, not counted as a re-send); a
@@ -24,6 +26,7 @@
 #include <cstring>
 
 #include "client/transport.hpp"
+#include "common/receive_time.hpp"
 #include "net/http1.hpp"
 
 namespace tokbench::client {
@@ -299,6 +302,7 @@ class SocketTransport final : public Transport {
       c.mask = 0;
       const int one = 1;
       setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      stamp_receive_times(c.fd);  // the first token's receive time: see receive()
       if (::connect(c.fd, reinterpret_cast<const sockaddr*>(&a.addr), a.len) == 0) {
         preferred_ = c.addr;
         connected_now(s, c);
@@ -373,6 +377,7 @@ class SocketTransport final : public Transport {
            err == ECONNRESET);
       return;
     }
+    if (!c.warming) s.rec.request_sent_ns = s.now();
     c.state = Conn::State::Receiving;
     watch(c, kReadMask);
   }
@@ -390,6 +395,10 @@ class SocketTransport final : public Transport {
     feed_.slot = &s;
     feed_.discard = c.warming;
     while (true) {
+      // Until the first token: when this read's bytes reached the host (one peek per read,
+      // not per event), so the time they waited for this thread is known (ClientDelay).
+      const bool first_pending = s.stream && !c.warming && s.rec.first_token_ns == kNone;
+      const int64_t host = first_pending ? peek_receive_time(c.fd) : -1;
       const ssize_t n = ::recv(c.fd, buf_.data(), buf_.size(), 0);
       if (n > 0) {
         feed_.t = s.now();  // one stamp per read: events in one read arrived together
@@ -397,6 +406,8 @@ class SocketTransport final : public Transport {
           s.rec.first_byte_ns = feed_.t;
         const bool fine =
             c.reader.feed(std::string_view(buf_.data(), static_cast<size_t>(n)), feed_);
+        if (first_pending && host >= 0 && s.rec.first_token_ns != kNone)
+          s.rec.first_token_host_ns = host - s.origin_ns;
         if (!fine) {
           fail(s, c, Outcome::StreamProtocol, c.reader.error());
           return;

@@ -133,6 +133,11 @@ class TokbenchAccumulator final : public Accumulator {
     if (r.first_token_ns == kNone) return false;
     const int64_t out = output_tokens(r);
     ttft_.push(static_cast<double>(r.first_token_ns - r.sent_ns) / kNsPerMs);
+    // The client's own part of that TTFT, where the transport measured both ends of it.
+    if (r.first_token_host_ns != kNone && r.request_sent_ns != kNone && r.request_start_ns != kNone)
+      client_delay_.push(static_cast<double>((r.request_sent_ns - r.request_start_ns) +
+                                             (r.first_token_ns - r.first_token_host_ns)) /
+                         kNsPerMs);
     if (intended) ttft_intended_.push((r.first_token_ns - r.scheduled_ns) / kNsPerMs);
     if (out > 1 && r.last_token_ns != kNone)
       tpot_.push(static_cast<double>(r.last_token_ns - r.first_token_ns) / kNsPerMs /
@@ -221,6 +226,8 @@ class TokbenchAccumulator final : public Accumulator {
     m.extra_rows.push_back(make_row("HttpWaiting", Unit::Ms, waiting_, "no phase times"));
     m.extra_rows.push_back(
         stream_row("TTFT_FromRequestStart", Unit::Ms, ttft_wire_, "no phase times"));
+    m.extra_rows.push_back(stream_row("ClientDelay", Unit::Ms, client_delay_,
+                                      "not measured (the socket transport measures it)"));
     if (with_phases_ > 0 && facts_.stream &&
         !facts_.one_shot) {  // the note is about TTFT: only where there is one
       std::string setup;
@@ -453,6 +460,7 @@ class TokbenchAccumulator final : public Accumulator {
   Samples ttft_event_, send_lag_, e2el_intended_, ttft_intended_, icl_, tokens_per_chunk_;
   double held_back_ns_ = 0;  // sum of send lags of the requests in e2el_intended_
   Samples connecting_, tls_, waiting_, ttft_wire_;
+  Samples client_delay_;  // the client's own part of TTFT: writing the request, reading the token
   Samples server_prompt_, server_per_token_;  // the server's own times (llama.cpp's timings)
   int64_t with_phases_ = 0, new_connections_ = 0;
   int64_t first_sent_ = INT64_MAX, last_done_ = INT64_MIN;

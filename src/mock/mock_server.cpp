@@ -20,6 +20,7 @@
 
 #include "common/clock.hpp"
 #include "common/json_writer.hpp"
+#include "common/receive_time.hpp"
 #include "mock/batch.hpp"
 #include "mock/mock_answers.hpp"
 #include "mock/mock_metrics.hpp"
@@ -153,7 +154,7 @@ struct MockServer::Impl {
           conn.received_ns = -1;
           if (buf.size() == 0) {
             co_await sock.async_wait(tcp::socket::wait_read, use_awaitable);
-            conn.received_ns = peek_receive_time(sock.native_handle());
+            conn.received_ns = tokbench::peek_receive_time(sock.native_handle());
           }
         }
         beast::error_code read_ec;
@@ -639,7 +640,7 @@ uint16_t MockServer::start() {
   if (!ec) m.acceptor.set_option(net::socket_base::reuse_address(true), ec);
   if (!ec) m.acceptor.bind(ep, ec);
   if (!ec) m.acceptor.listen(net::socket_base::max_listen_connections, ec);
-  if (!ec && m.trace) stamp_receive_times(m.acceptor.native_handle());
+  if (!ec && m.trace) stamp_accepted_receive_times(m.acceptor.native_handle());
   if (ec) {
     throw std::runtime_error(
         fmt::format("cannot listen on {}:{}: {} (pick another --port, or 0 for any free port)",

@@ -42,12 +42,8 @@ struct TraceLine {
   std::vector<int> tokens;  ///< tokens each event carried
 };
 
-/// The kernel's software receive time of the next unread byte of `fd` (SO_TIMESTAMPING, peeked,
-/// so nothing is consumed), on the steady clock; -1 when the kernel gave none.
-int64_t peek_receive_time(int fd);
-
-/// Stamps the sockets accepted from `listen_fd` with their receive times (SO_TIMESTAMPING).
-void stamp_receive_times(int listen_fd);
+/// Stamps the sockets accepted from `listen_fd` with their receive times (common/receive_time).
+void stamp_accepted_receive_times(int listen_fd);
 
 /// The trace file; every method is safe from any thread.
 class TraceFile {

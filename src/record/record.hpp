@@ -82,7 +82,9 @@ struct RequestRecord {
   int64_t connect_done_ns = kNone;   ///< TCP connected (= sent on a reused connection)
   int64_t tls_done_ns = kNone;       ///< TLS handshake done (https; kNone for http)
   int64_t request_start_ns = kNone;  ///< the request starts on the wire (libcurl's pretransfer)
-  int64_t connects = kNone;          ///< connections opened for it: 0 = a reused one
+  /// The whole request was taken by the kernel (the socket transport; kNone from libcurl).
+  int64_t request_sent_ns = kNone;
+  int64_t connects = kNone;  ///< connections opened for it: 0 = a reused one
   /// Sent again on a new connection after a kept-alive one closed before any answer (the plain-
   /// socket transport; libcurl does the same without saying). The server may have read the first:
   /// RFC 9110 §9.2.2 warns against repeating a POST unasked, so it is counted and said.
@@ -90,9 +92,14 @@ struct RequestRecord {
   int64_t first_byte_ns = kNone;   ///< first response header byte
   int64_t first_event_ns = kNone;  ///< first SSE data event of any kind
   int64_t first_token_ns = kNone;  ///< first event carrying generated text
-  int64_t last_token_ns = kNone;   ///< last event carrying generated text
-  int64_t last_event_ns = kNone;   ///< last SSE data event (often the usage chunk)
-  int64_t done_ns = kNone;         ///< `[DONE]`, end of body, or the moment of failure
+  /// When the bytes of the read that held the first token reached this host (the kernel's
+  /// receive time, common/receive_time; the socket transport only): first_token_ns minus this is
+  /// how long they waited for the client to read them (a lower bound where the kernel merged the
+  /// first token's segment with a later one: it keeps the later one's time).
+  int64_t first_token_host_ns = kNone;
+  int64_t last_token_ns = kNone;  ///< last event carrying generated text
+  int64_t last_event_ns = kNone;  ///< last SSE data event (often the usage chunk)
+  int64_t done_ns = kNone;        ///< `[DONE]`, end of body, or the moment of failure
 
   std::vector<ChunkEvent> chunks;
 

@@ -54,6 +54,8 @@ constexpr std::pair<std::string_view, int64_t RequestRecord::*> kTimes[] = {
     {"connect_done", &RequestRecord::connect_done_ns},
     {"tls_done", &RequestRecord::tls_done_ns},
     {"request_start", &RequestRecord::request_start_ns},
+    {"request_sent", &RequestRecord::request_sent_ns},
+    {"first_token_host", &RequestRecord::first_token_host_ns},
 };
 
 // The names of kTimes, for find_key.
