@@ -406,9 +406,12 @@ TEST_F(MpiRun, OpenLoopAccuracyKeepsTheGlobalSchedule) {
   simdjson::dom::element result = p.load((run / "result.json").string());
   EXPECT_TRUE(testing::FolderValidUnlessBusy(run));
   // A note per rank, each with its own send lag and wake-up floor; one on the whole run's lag
-  // beside rank 0's floor.
+  // beside rank 0's floor, unless a busy machine made that lag a reason instead (over 50 ms).
+  bool lag_reason = false;
+  for (auto reason : simdjson::dom::array(result["verdict"]["reasons"]))
+    lag_reason |= std::string_view(reason).starts_with("send lag p99 was ");
   simdjson::dom::array notes = result["verdict"]["notes"];
-  ASSERT_EQ(notes.size(), 4u);
+  ASSERT_EQ(notes.size(), lag_reason ? 3u : 4u) << simdjson::minify(result["verdict"]);
   int rank_notes = 0;
   for (auto n : notes) {
     const std::string text(n.get_string().value());

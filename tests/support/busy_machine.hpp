@@ -2,11 +2,11 @@
 // Test helper: a run the verdict called INVALID only because the machine running the test was
 // short of CPU. Against a loopback simulator the test itself started, three of the verdict's
 // reasons have no other cause: the send lag of a schedule the client could not keep, the client's
-// own busy or starved worker, and a /metrics cross-check the client's delayed stamps fail (no
-// other traffic or proxy can be there). The verdict is right to say INVALID on such a machine
-// (its rules stay strict); a test whose point is elsewhere must not depend on it (DEVELOPERS.md,
-// "Tests hold on a busy machine"), so these helpers accept such a run, print that they did, and
-// refuse every other reason.
+// own delay (ClientDelay over the allowance: woken late) or busy or starved worker, and a
+// /metrics cross-check the client's delayed stamps fail (no other traffic or proxy can be there).
+// The verdict is right to say INVALID on such a machine (its rules stay strict); a test whose point
+// is elsewhere must not depend on it (DEVELOPERS.md, "Tests hold on a busy machine"), so these
+// helpers accept such a run, print that they did, and refuse every other reason.
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -24,7 +24,8 @@ namespace tokbench::testing {
 inline bool busy_machine_reason(std::string_view reason) {
   return reason.starts_with("send lag p99 was ") ||  // the schedule was not kept
          reason.starts_with("the client and the server's /metrics disagree") ||  // late stamps
-         // the client's (or a rank's) worker busy or starved of CPU
+         // the client's (or a rank's) worker busy, starved of CPU or woken late (its reasons
+         // all name it, ClientDelay's too)
          reason.find("busiest worker thread") != std::string_view::npos;
 }
 
