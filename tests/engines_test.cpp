@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "metrics/cross_check.hpp"
 #include "net/http_get.hpp"
 #include "probe/cache_reset.hpp"
 #include "probe/prometheus.hpp"
@@ -110,20 +111,20 @@ TEST(EngineMetrics, LlamacppsAreReadAndItsPromptCounterShowsTheCache) {
   EXPECT_EQ(s->prompt_tokens, 4 + 8 + 2 + 8);
   EXPECT_FALSE(s->ttft);  // no histograms: nothing is made up
   ASSERT_FALSE(s->running_waiting.empty());
-  const auto checks = probe::cross_check(*s, 12, std::nullopt, std::nullopt);
+  const auto checks = metrics::cross_check(*s, 12, std::nullopt, std::nullopt);
   ASSERT_EQ(checks.size(), 1u);
   EXPECT_TRUE(checks[0].agree);
   EXPECT_NE(checks[0].note.find("llamacpp:tokens_predicted_total"), std::string::npos);
   // 22 prompt tokens by usage, all evaluated: nothing from the cache.
-  const auto none = probe::prompt_check(*s, 22, 0);
+  const auto none = metrics::prompt_check(*s, 22, 0);
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->agree);
   // Had usage reported 40 with 18 cached, the evaluated 22 agree; with 30 cached they do not.
-  EXPECT_TRUE(probe::prompt_check(*s, 40, 18)->agree);
-  EXPECT_FALSE(probe::prompt_check(*s, 40, 30)->agree);
-  EXPECT_NE(probe::prompt_check(*s, 40, -1)->note.find("18 of the 40"), std::string::npos);
+  EXPECT_TRUE(metrics::prompt_check(*s, 40, 18)->agree);
+  EXPECT_FALSE(metrics::prompt_check(*s, 40, 30)->agree);
+  EXPECT_NE(metrics::prompt_check(*s, 40, -1)->note.find("18 of the 40"), std::string::npos);
   // In flight: this client never had more than 1; the server's peak is at most that.
-  const auto in_flight = probe::in_flight_check(*s, 1);
+  const auto in_flight = metrics::in_flight_check(*s, 1);
   ASSERT_TRUE(in_flight);
   EXPECT_TRUE(in_flight->agree);
   EXPECT_NE(in_flight->note.find("llamacpp:requests_processing"), std::string::npos);
@@ -136,15 +137,15 @@ TEST(EngineMetrics, InFlightAllowsTheHandOverButNotOtherTraffic) {
   probe::ServerSummary s;
   s.dialect = "vllm";
   s.running_waiting = {{0, 3.0, 0.0}, {1, 4.0, 1.0}};
-  EXPECT_TRUE(probe::in_flight_check(s, 4)->agree);  // 5: 4 and one being retired
+  EXPECT_TRUE(metrics::in_flight_check(s, 4)->agree);  // 5: 4 and one being retired
   s.running_waiting.emplace_back(2, 6.0, 0.0);
-  EXPECT_TRUE(probe::in_flight_check(s, 4)->agree);  // 6 = 4 + 1 + 4 / 4
+  EXPECT_TRUE(metrics::in_flight_check(s, 4)->agree);  // 6 = 4 + 1 + 4 / 4
   s.running_waiting.emplace_back(3, 6.0, 1.0);
-  const auto seven = probe::in_flight_check(s, 4);
+  const auto seven = metrics::in_flight_check(s, 4);
   EXPECT_FALSE(seven->agree);
   EXPECT_EQ(seven->server, 7);
   EXPECT_NE(seven->note.find("up to 2 more"), std::string::npos) << seven->note;
-  EXPECT_FALSE(probe::in_flight_check(s, 0));  // no client figure: nothing to check against
+  EXPECT_FALSE(metrics::in_flight_check(s, 0));  // no client figure: nothing to check against
 }
 
 TEST(EngineMetrics, TgisAndMindiesAreReadOllamaHasNoneAndAnEngineIsNotGuessed) {
@@ -155,8 +156,8 @@ TEST(EngineMetrics, TgisAndMindiesAreReadOllamaHasNoneAndAnEngineIsNotGuessed) {
     EXPECT_EQ(s->dialect, name);
     EXPECT_EQ(s->generation_tokens, 12) << name;
     EXPECT_EQ(s->prompt_tokens, 4 + 8 + 2 + 8) << name;
-    EXPECT_TRUE(probe::cross_check(*s, 12, std::nullopt, std::nullopt).at(0).agree) << name;
-    EXPECT_FALSE(probe::prompt_check(*s, 22, 0)) << name;  // their counters hold every token
+    EXPECT_TRUE(metrics::cross_check(*s, 12, std::nullopt, std::nullopt).at(0).agree) << name;
+    EXPECT_FALSE(metrics::prompt_check(*s, 22, 0)) << name;  // their counters hold every token
   }
   EngineLike ollama(EngineKind::Ollama);
   std::string why;

@@ -1,4 +1,4 @@
-// settings/server_grid, metrics/capacity and point/resume: the grid's values and template, the
+// settings/server_grid, series/capacity and point/resume: the grid's values and template, the
 // recommendation's rule, and what --resume refuses and keeps.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,10 +7,10 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "metrics/capacity.hpp"
 #include "metrics/saturation.hpp"
 #include "plan/plan.hpp"
 #include "point/resume.hpp"
+#include "series/capacity.hpp"
 #include "settings/run_config.hpp"
 #include "settings/server_grid.hpp"
 #include "support/temp_dir.hpp"

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "metrics/cross_check.hpp"
 #include "probe/prometheus.hpp"
 #include "probe/server_metrics.hpp"
 #include "probe/server_process.hpp"
@@ -117,16 +118,16 @@ TEST(ServerSummary, RatesAcceptanceAndCrossCheck) {
   EXPECT_DOUBLE_EQ(*s->spec_mean_acceptance_length, 2.5);
   EXPECT_EQ(std::get<1>(s->running_waiting.back()), 4);
   // Server per-token TPOT = 25 ms per step / 2.5 tokens per step = 10 ms.
-  auto checks = cross_check(*s, 500, 10.5, std::nullopt);
+  auto checks = metrics::cross_check(*s, 500, 10.5, std::nullopt);
   ASSERT_EQ(checks.size(), 2u);
   EXPECT_TRUE(checks[0].agree);
   EXPECT_TRUE(checks[1].agree);
   EXPECT_DOUBLE_EQ(checks[1].server, 10);
-  checks = cross_check(*s, 450, 14.0, std::nullopt);
+  checks = metrics::cross_check(*s, 450, 14.0, std::nullopt);
   EXPECT_FALSE(checks[0].agree);
   EXPECT_FALSE(checks[1].agree);
   // Failed or cut requests: the server counted tokens the client never got; shown, not judged.
-  checks = cross_check(*s, 450, 10.5, std::nullopt, 3);
+  checks = metrics::cross_check(*s, 450, 10.5, std::nullopt, 3);
   EXPECT_TRUE(checks[0].agree);
   EXPECT_NE(checks[0].note.find("not judged: 3 request(s) failed"), std::string::npos);
   EXPECT_FALSE(summarize({a}, "u").has_value());
@@ -159,14 +160,14 @@ TEST(ServerSummary, SglangDialectAndOnlyWhatIsExposedIsCompared) {
   EXPECT_FALSE(s->generation_tokens.has_value());  // not exposed: not zero
   EXPECT_EQ(std::get<1>(s->running_waiting.back()), 3);
   EXPECT_EQ(std::get<2>(s->running_waiting.back()), 1);
-  const auto checks = cross_check(*s, 960, std::nullopt, 52.0);
+  const auto checks = metrics::cross_check(*s, 960, std::nullopt, 52.0);
   ASSERT_EQ(checks.size(), 1u);  // TTFT only; no "output tokens client 960 vs server 0"
   EXPECT_EQ(checks[0].what, "TTFT (ms)");
   EXPECT_TRUE(checks[0].agree);
   EXPECT_NE(checks[0].note.find("includes the connection set-up"), std::string::npos)
       << checks[0].note;
   // The client's TTFT from the request's start on the wire: the note says it is like with like.
-  const auto wire = cross_check(*s, 960, std::nullopt, 51.0, 0, true);
+  const auto wire = metrics::cross_check(*s, 960, std::nullopt, 51.0, 0, true);
   EXPECT_NE(wire[0].note.find("like with like"), std::string::npos) << wire[0].note;
   // Neither vLLM's nor SGLang's names: nothing to summarize ("not scraped").
   Snapshot other{0, parse_text("gateway_requests_total 5\n")};

@@ -8,9 +8,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
-#include "metrics/load_curve.hpp"
 #include "metrics/verdict.hpp"
 #include "report/quality_view.hpp"
+#include "series/load_curve.hpp"
 
 namespace tokbench::metrics {
 namespace {

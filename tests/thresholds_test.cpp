@@ -1,6 +1,6 @@
-// metrics/thresholds: --fail-if parsed once (names case-insensitive, every bad form named with
+// compare/thresholds: --fail-if parsed once (names case-insensitive, every bad form named with
 // the fix) and judged against a baseline: relative in percent, absolute, every operator.
-#include "metrics/thresholds.hpp"
+#include "compare/thresholds.hpp"
 
 #include <gtest/gtest.h>
 

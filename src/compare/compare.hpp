@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "metrics/thresholds.hpp"
+#include "compare/thresholds.hpp"
 
 namespace tokbench::compare {
 

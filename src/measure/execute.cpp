@@ -21,6 +21,7 @@
 #include "measure/target.hpp"
 #include "net/http_get.hpp"
 #include "probe/profile_window.hpp"
+#include "probe/server_metrics.hpp"
 #include "probe/telemetry_scraper.hpp"
 #include "runfolder/run_folder.hpp"
 

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "plan/plan.hpp"
-#include "probe/server_metrics.hpp"
 #include "record/client_health.hpp"
+#include "record/server_view.hpp"
 
 namespace spdlog {
 class logger;
@@ -37,7 +37,7 @@ struct PointResult {
   bool interrupted = false;
   int64_t records_written = 0;  ///< lines in the details file, warm-up included
   record::ClientHealth client;  ///< the client's own cost over the measured phase
-  std::optional<probe::ServerSummary> server;
+  std::optional<record::ServerSummary> server;
   std::optional<record::ProfileFacts> profile;  ///< --profile-window
   std::optional<record::AdaptiveLog> adaptive;  ///< --adaptive-window-s: the controller's windows
   std::string write_error;                      ///< the disk refused a record ("" = none)

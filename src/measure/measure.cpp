@@ -12,6 +12,7 @@
 #include "common/redact.hpp"
 #include "measure/execute.hpp"
 #include "measure/target.hpp"
+#include "probe/cache_reset.hpp"
 #include "runfolder/files.hpp"
 #include "runfolder/run_folder.hpp"
 #include "tokbench/version.hpp"
@@ -38,6 +39,18 @@ std::optional<record::ServerProcessFacts> close_target(Target& target, const fs:
 }
 
 const std::string& target_url(const Target& target) { return target.url; }
+
+std::string reset_prefix_cache(const Target& target, const RunPlan& point, spdlog::logger& log) {
+  const probe::CacheReset r =
+      probe::reset_prefix_cache(target.url, point.cfg.target.headers, point.cfg.target.api_key,
+                                point.tls, point.cfg.target.engine);
+  if (r.done) {
+    log.info("prefix cache reset ({})", r.how);
+    return {};
+  }
+  log.warn("--reset-prefix-cache: {}", r.how);
+  return r.how;
+}
 const std::string& dataset_abbr(const Target& target) { return target.data.abbr; }
 
 void describe_target(runfolder::RunManifest& m, const RunPlan& plan, const Target& t,

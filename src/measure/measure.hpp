@@ -4,7 +4,6 @@
 // simulator, which point/ cannot include (the build's layers): point/ opens, describes and closes
 // a target through these functions and runs it through measure/execute, holding it opaque.
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -43,6 +42,10 @@ std::optional<record::ServerProcessFacts> close_target(Target& target,
 
 /// The URL requests go to (credentials included: the engine's, never shown).
 const std::string& target_url(const Target& target);
+/// --reset-prefix-cache: empties the target's prefix cache the way its engine does
+/// (probe/cache_reset) before a point (a single run's too); "" when it was done (logged), else why
+/// not, with the fix (logged as a warning).
+std::string reset_prefix_cache(const Target& target, const RunPlan& point, spdlog::logger& log);
 /// The dataset's short name, which names the point's files (<abbr>_details.jsonl, ...).
 const std::string& dataset_abbr(const Target& target);
 

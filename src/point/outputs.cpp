@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "common/format.hpp"
+#include "metrics/cross_check.hpp"
 #include "metrics/saturation.hpp"
 #include "metrics/slices.hpp"
 #include "metrics/stable_stage.hpp"
@@ -204,7 +205,7 @@ report::VllmResultFacts vllm_facts(const runfolder::RunFolder& f) {
 }
 
 // The server's /metrics view beside the client's (tokbench's definitions): the checks, server.json.
-void cross_check_server(Written& w, const probe::ServerSummary& server,
+void cross_check_server(Written& w, const record::ServerSummary& server,
                         const metrics::MetricSet& tokbench, const metrics::VerdictTally& tally,
                         const fs::path& out_dir) {
   w.server = server;
@@ -213,7 +214,7 @@ void cross_check_server(Written& w, const probe::ServerSummary& server,
   const std::optional<double> wire = mean_of(tokbench, "TTFT_FromRequestStart");
   // Warm-up requests inside the scrape window (a ramp's) are in the server's counters too.
   const double ramp_tokens = tally.warmup_tokens_in_window;
-  w.checks = probe::cross_check(
+  w.checks = metrics::cross_check(
       *w.server, tokbench.common_metric("total_generated_tokens")->value + ramp_tokens,
       mean_of(tokbench, "TPOT"), wire ? wire : mean_of(tokbench, "TTFT"), tally.failed,
       wire.has_value());
@@ -230,11 +231,11 @@ void cross_check_server(Written& w, const probe::ServerSummary& server,
   };
   const auto* pc = tokbench.prefix_cache ? &*tokbench.prefix_cache : nullptr;
   const metrics::Common* input = tokbench.common_metric("total_input_tokens");
-  if (auto c = probe::prompt_check(
+  if (auto c = metrics::prompt_check(
           *w.server, pc ? pc->prompt_tokens : (input && input->known ? input->value : 0),
           pc ? pc->cached_tokens : -1))
     unjudged(std::move(*c));
-  if (auto c = probe::in_flight_check(*w.server, tokbench.observed_max_concurrency))
+  if (auto c = metrics::in_flight_check(*w.server, tokbench.observed_max_concurrency))
     unjudged(std::move(*c));
   const auto whole = mean_of(tokbench, "TTFT");
   for (auto& c : w.checks) {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "metrics/metrics.hpp"
-#include "probe/server_metrics.hpp"
+#include "record/server_view.hpp"
 #include "report/outputs.hpp"
 #include "runfolder/run_folder.hpp"
 
@@ -20,8 +20,8 @@ struct Written {
   report::Verdict verdict;
   std::vector<metrics::DefinitionColumn> side_by_side;  ///< streaming runs only
   runfolder::RunInfo info;                              ///< as written into result.json
-  std::optional<probe::ServerSummary> server;
-  std::vector<probe::CrossCheck> checks;
+  std::optional<record::ServerSummary> server;
+  std::vector<record::CrossCheck> checks;
   std::filesystem::path out_dir, perf_dir;   ///< where they were written
   std::optional<metrics::MetricSet> stable;  ///< the stable stage (closed loop, when one was found)
   std::string stable_text;  ///< how it was found, or why there is none ("" = open loop)

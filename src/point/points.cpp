@@ -11,7 +11,6 @@
 #include "point/cluster_run.hpp"
 #include "point/resume.hpp"
 #include "point/stages.hpp"
-#include "probe/cache_reset.hpp"
 #include "report/tables.hpp"
 #include "runfolder/files.hpp"
 
@@ -163,20 +162,9 @@ RunOutcome PointSession::run_here(const PointSpec& spec) {
   return out;
 }
 
-std::string reset_server_cache(const RunPlan& point, const std::string& url, spdlog::logger& log) {
-  const probe::CacheReset r = probe::reset_prefix_cache(
-      url, point.cfg.target.headers, point.cfg.target.api_key, point.tls, point.cfg.target.engine);
-  if (r.done) {
-    log.info("prefix cache reset ({})", r.how);
-    return {};
-  }
-  log.warn("--reset-prefix-cache: {}", r.how);
-  return r.how;
-}
-
 void PointSession::reset_cache(const RunPlan& point) {
   if (!cache_reset_missing_.empty()) return;  // said once: the server has none
-  cache_reset_missing_ = reset_server_cache(point, target_url(*target_), *log_);
+  cache_reset_missing_ = reset_prefix_cache(*target_, point, *log_);
   if (cache_reset_missing_.empty()) return;
   fmt::print(console_, "--reset-prefix-cache: {}; the points run with whatever the cache holds\n",
              cache_reset_missing_);

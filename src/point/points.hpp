@@ -46,10 +46,6 @@ using FolderKeeper = std::function<void(const std::string& history,
                                         const std::filesystem::path& dir, spdlog::logger& log)>;
 void keep_folders_with(FolderKeeper keeper);
 
-/// --reset-prefix-cache: POSTs the server's prefix-cache reset before a point (a single run's
-/// too); "" when it was done (logged), else why not, with the fix (logged as a warning).
-std::string reset_server_cache(const RunPlan& point, const std::string& url, spdlog::logger& log);
-
 /// What an experiment around a series sets (series/grid, --resume); a plain series leaves them be.
 struct SeriesOptions {
   /// The series' root chosen by the caller (a grid's server point, --resume); "" = a new

@@ -29,7 +29,7 @@ RunOutcome run_single(RunPlan& plan, std::atomic<int>& stop, std::FILE* console)
   runfolder::write_manifest(dir, manifest);
   const OpenTarget target = open_logged(plan, dir, *log, out);
   if (plan.cfg.experiment.reset_prefix_cache && root)  // as before each point of a series
-    if (const std::string why = reset_server_cache(plan, target_url(*target), *log); !why.empty())
+    if (const std::string why = reset_prefix_cache(*target, plan, *log); !why.empty())
       fmt::print(out, "--reset-prefix-cache: {}; the run goes on with whatever the cache holds\n",
                  why);
   const SharedPoint point =

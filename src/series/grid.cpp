@@ -16,12 +16,12 @@
 #include "core/run_control.hpp"
 #include "point/points.hpp"
 #include "point/resume.hpp"
-#include "report/grid_page.hpp"
 #include "report/outputs.hpp"
-#include "report/sweep_page.hpp"
 #include "runfolder/files.hpp"
+#include "series/grid_page.hpp"
 #include "series/series.hpp"
 #include "series/sweep.hpp"
+#include "series/sweep_page.hpp"
 #include "settings/server_grid.hpp"
 
 namespace tokbench::runner {

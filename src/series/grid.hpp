@@ -3,8 +3,8 @@
 // configuration's server is started from the --server-cmd template (or --deploy-sh with the values
 // in its environment), awaited, measured with the experiment the other flags ask for (a load
 // sweep, a --search, --repeats or one point: series/series), stopped, its log kept.
-// One folder per configuration holds that series; grid/ holds the summary (report/grid_page) and
-// the recommendation (metrics/capacity). A configuration whose server fails to start is recorded
+// One folder per configuration holds that series; grid/ holds the summary (series/grid_page) and
+// the recommendation (series/capacity). A configuration whose server fails to start is recorded
 // and the grid goes on. --resume skips configurations whose points all completed VALID.
 #include <atomic>
 #include <cstdio>

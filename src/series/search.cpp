@@ -9,13 +9,13 @@
 #include "common/format.hpp"
 #include "common/json_fields.hpp"
 #include "common/json_writer.hpp"
-#include "metrics/load_curve.hpp"
 #include "point/points.hpp"
 #include "point/recompute.hpp"
 #include "report/outputs.hpp"
-#include "report/search_page.hpp"
 #include "report/tables.hpp"
 #include "runfolder/files.hpp"
+#include "series/load_curve.hpp"
+#include "series/search_page.hpp"
 
 namespace tokbench::runner {
 

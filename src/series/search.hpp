@@ -1,7 +1,7 @@
 #pragma once
 // series/search: `--search max-concurrency|max-rate --slo 'ttft.p99<=500ms,...'` — the wiring:
 // each probe a full run folder of a PointSession, judged against the SLOs; the search itself is
-// metrics/slo_search (bracket, then bisect), its files report/search_page (search/search.json,
+// series/slo_search (bracket, then bisect), its files series/search_page (search/search.json,
 // search/search.html).
 #include <cstdio>
 #include <functional>
@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "metrics/slo_search.hpp"
 #include "plan/plan.hpp"
 #include "point/outcome.hpp"
 #include "point/points.hpp"
+#include "series/slo_search.hpp"
 
 namespace tokbench::runner {
 

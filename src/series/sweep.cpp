@@ -9,9 +9,9 @@
 #include "common/json_writer.hpp"
 #include "point/points.hpp"
 #include "report/outputs.hpp"
-#include "report/sweep_page.hpp"
 #include "report/tables.hpp"
 #include "runfolder/files.hpp"
+#include "series/sweep_page.hpp"
 
 namespace tokbench::runner {
 

@@ -1,7 +1,7 @@
 #pragma once
 // series/sweep: what a sweep (a list in --concurrency, --request-rate or --num-prompts) adds to
 // its points, as wiring: each point's row from its outcome, then the knee and the Pareto front
-// (metrics/load_curve) and the summary files and page (report/sweep_page). Each point is a
+// (series/load_curve) and the summary files and page (series/sweep_page). Each point is a
 // normal run folder beside sweep/.
 #include <cstdio>
 #include <filesystem>
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "metrics/load_curve.hpp"
 #include "plan/plan.hpp"
 #include "point/outcome.hpp"
+#include "series/load_curve.hpp"
 
 namespace tokbench::runner {
 

@@ -1,5 +1,5 @@
 #pragma once
-// report/sweep_page: what a sweep writes beside its point folders — sweep/summary.csv and
+// series/sweep_page: what a sweep writes beside its point folders — sweep/summary.csv and
 // sweep/summary.json (one row per point: the load, throughputs, TTFT/TPOT/E2EL mean and P99,
 // goodput, verdict; the knee and the Pareto front) and sweep/sweep.html (throughput–latency
 // curves, the per-user vs total tokens/s Pareto front, the knee marked; ECharts embedded).
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/json_writer.hpp"
-#include "metrics/load_curve.hpp"
+#include "series/load_curve.hpp"
 
 namespace tokbench::report {
 

@@ -1,4 +1,4 @@
-#include "report/sweep_page.hpp"
+#include "series/sweep_page.hpp"
 
 #include <fmt/format.h>
 

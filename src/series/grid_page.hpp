@@ -1,5 +1,5 @@
 #pragma once
-// report/grid_page: what a server grid writes in grid/ — summary.json (every configuration with
+// series/grid_page: what a server grid writes in grid/ — summary.json (every configuration with
 // its values, status, answer and rows; the recommendation and its rule), summary.csv (one line
 // per configuration x load point) and grid.html (per configuration the throughput-latency curves
 // on shared axes, the answers side by side, the recommendation; ECharts embedded, offline).
@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "metrics/capacity.hpp"
-#include "metrics/load_curve.hpp"
+#include "series/capacity.hpp"
+#include "series/load_curve.hpp"
 
 namespace tokbench::report {
 

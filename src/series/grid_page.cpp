@@ -1,4 +1,4 @@
-#include "report/grid_page.hpp"
+#include "series/grid_page.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include "common/json_writer.hpp"
 #include "report/chart_asset.hpp"
 #include "report/html.hpp"
-#include "report/sweep_page.hpp"
+#include "series/sweep_page.hpp"
 
 namespace tokbench::report {
 

@@ -1,4 +1,4 @@
-#include "metrics/capacity.hpp"
+#include "series/capacity.hpp"
 
 #include <fmt/format.h>
 

@@ -1,11 +1,11 @@
 #pragma once
-// report/search_page: what an SLO search writes — search/search.json (the answer, its rule and
+// series/search_page: what an SLO search writes — search/search.json (the answer, its rule and
 // resolution, every probe with its SLO values) and search/search.html (the probes' table and
 // their SLO values against the bounds, ECharts embedded).
 #include <string>
 #include <vector>
 
-#include "metrics/slo_search.hpp"
+#include "series/slo_search.hpp"
 
 namespace tokbench::report {
 

@@ -1,5 +1,5 @@
 #pragma once
-// metrics/slo_search: the highest load that meets every SLO, found the explainable way, with no
+// series/slo_search: the highest load that meets every SLO, found the explainable way, with no
 // I/O: probe upward from the minimum, doubling, until a probe fails (the bracket), then bisect
 // between the last pass and the first failure down to the resolution. A probe whose SLO value lies
 // within the margin of its bound is repeated once; when the two disagree it is "uncertain" and

@@ -1,5 +1,5 @@
 #pragma once
-// metrics/capacity: which server configuration of a grid to recommend. Rule: among the
+// series/capacity: which server configuration of a grid to recommend. Rule: among the
 // configurations with an answer (a point that is VALID and meets every --slo), the highest output
 // tokens/s per device at its best such point wins; the margin over the runner-up is stated, and
 // with repeats the two confidence intervals say whether that margin is beyond the noise. Per

@@ -1,4 +1,4 @@
-#include "metrics/thresholds.hpp"
+#include "compare/thresholds.hpp"
 
 #include <fmt/format.h>
 

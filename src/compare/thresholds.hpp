@@ -1,5 +1,5 @@
 #pragma once
-// metrics/thresholds: `--fail-if`, as pure maths — a bound on a metric's statistic (or on a common
+// compare/thresholds: `--fail-if`, as pure maths — a bound on a metric's statistic (or on a common
 // metric), absolute or as a change in percent against a baseline: parsed once, then judged
 // against two values. compare/compare applies them to the runs it compares.
 #include <optional>

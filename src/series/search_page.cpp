@@ -1,4 +1,4 @@
-#include "report/search_page.hpp"
+#include "series/search_page.hpp"
 
 #include <fmt/format.h>
 

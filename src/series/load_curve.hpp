@@ -1,5 +1,5 @@
 #pragma once
-// metrics/load_curve: a series of load points against one server (a sweep), and what they say
+// series/load_curve: a series of load points against one server (a sweep), and what they say
 // together — where throughput stops growing (the knee, by a stated rule) and which points are on
 // the Pareto front of total against per-user tokens/s. Pure: series/sweep fills the points.
 #include <cstddef>

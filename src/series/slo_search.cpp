@@ -1,4 +1,4 @@
-#include "metrics/slo_search.hpp"
+#include "series/slo_search.hpp"
 
 #include <fmt/format.h>
 

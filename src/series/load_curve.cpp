@@ -1,4 +1,4 @@
-#include "metrics/load_curve.hpp"
+#include "series/load_curve.hpp"
 
 #include <fmt/format.h>
 
