@@ -370,6 +370,44 @@ TEST(ChunkParser, SglangGenerateBodiesAndAbort) {
   EXPECT_FALSE(ChunkParser().parse("[1]", info, &why));  // only /generate answers a list
 }
 
+// TGI's /generate_stream: an event per token whose index is the count so far; a special token
+// (the EOS) is no text; the last event carries the whole text and, with details, the exact
+// counts and the finish; an error is a plain string on an event of a 200 stream, and ends it.
+TEST(ChunkParser, TgiGenerateStream) {
+  ChunkParser p(find_api("tgi"));
+  auto one = parse_with(
+      p,
+      R"({"index":1,"token":{"id":318,"text":" Ray","logprob":-0.5,"special":false},"generated_text":null,"details":null})");
+  EXPECT_EQ(one.kind, ChunkKind::Content);
+  EXPECT_EQ(one.content, " Ray");
+  EXPECT_EQ(one.completion_tokens, 1);
+  EXPECT_FALSE(one.last);
+  auto two = parse_with(
+      p,
+      R"({"index":2,"token":{"id":2,"text":"</s>","logprob":-0.1,"special":true},"generated_text":" Ray","details":{"finish_reason":"eos_token","generated_tokens":2,"seed":null,"input_length":7}})");
+  EXPECT_EQ(two.kind, ChunkKind::Finish);
+  EXPECT_TRUE(two.content.empty());
+  EXPECT_EQ(two.finish_reason, "eos_token");
+  EXPECT_EQ(two.completion_tokens, 2);
+  EXPECT_EQ(two.prompt_tokens, 7);
+  EXPECT_TRUE(two.last);  // a chunk (the EOS is a generated token), then nothing
+  EXPECT_FALSE(two.end);
+  // Without details the last event still ends the stream; its index is the count.
+  auto bare = parse_with(
+      p,
+      R"({"index":5,"token":{"id":9,"text":"x","special":false},"generated_text":"abcdx","details":null})");
+  EXPECT_EQ(bare.content, "x");
+  EXPECT_EQ(bare.completion_tokens, 5);
+  EXPECT_EQ(bare.prompt_tokens, -1);
+  EXPECT_TRUE(bare.last);
+  auto err = parse_with(
+      p,
+      R"({"error":"Request failed during generation: Server error: CUDA OOM","error_type":"generation"})");
+  EXPECT_EQ(err.error, "Request failed during generation: Server error: CUDA OOM");
+  EXPECT_TRUE(err.end);
+  EXPECT_FALSE(find_api("tgi")->done_sentinel());
+}
+
 // Each object is read in one pass; a name that comes twice counts as its first (what a lookup by
 // name found before), wherever the fields stand, and fields of other types are not taken.
 TEST(ChunkParser, OnePassKeepsTheFirstOfADuplicatedName) {

@@ -3,6 +3,7 @@
 // OpenAI's Responses, llama.cpp's rerank — cut or failed answers included, on both transports. One
 // table of cases, one TEST_P over it: a new API adds its rows, and a test fails until every API
 // the registry lists has at least one.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 // A case names only what it shows; the fields it leaves out keep their defaults on purpose.
@@ -296,6 +297,62 @@ std::vector<ForeignCase> foreign_cases() {
                .stream = false,
                .ok = false,
                .error = "without a \"results\" list"});
+  // TGI's /generate_stream as its router writes it: `data:` with no space, an event per token
+  // (index = the count so far), the EOS a special token with no text, the last event with the
+  // whole text and details, no [DONE]: the body ends after it. An error mid-stream is an event of
+  // a 200: it fails the request.
+  const std::string tgi_head =
+      "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
+      "x-compute-type: 1-nvidia-a10g\r\ntransfer-encoding: chunked\r\n\r\n";
+  auto chunked = [](const std::string& data) {
+    return fmt::format("{:x}\r\n{}\r\n", data.size(), data);
+  };
+  const std::string tgi_body =
+      R"({"inputs":"hi","parameters":{"max_new_tokens":8,"details":true}})";
+  c.push_back(
+      {.name = "TGI /generate_stream",
+       .api = "tgi",
+       .path = "/generate_stream",
+       .response =
+           tgi_head +
+           chunked(
+               R"(data:{"index":1,"token":{"id":5,"text":"Hel","logprob":-0.1,"special":false},"generated_text":null,"details":null})"
+               "\n\n") +
+           chunked(
+               R"(data:{"index":2,"token":{"id":6,"text":"lo","logprob":-0.2,"special":false},"generated_text":null,"details":null})"
+               "\n\n") +
+           chunked(
+               R"(data:{"index":3,"token":{"id":2,"text":"</s>","logprob":-0.3,"special":true},"generated_text":"Hello","details":{"finish_reason":"eos_token","generated_tokens":3,"seed":null,"input_length":4}})"
+               "\n\n") +
+           "0\r\n\r\n",
+       .body = tgi_body,
+       .prompt_tokens = 4,
+       .completion_tokens = 3,
+       .finish_reason = "eos_token",
+       .output_text = "Hello",
+       .text_chunks = 2,
+       .unsent_headers = {"anthropic-version"},
+       .also = [](const RequestRecord& r) {
+         ASSERT_EQ(r.chunks.size(), 3u);  // the EOS is a chunk: a generated token
+         EXPECT_EQ(r.chunks[1].cum_tokens, 2);
+         EXPECT_EQ(r.done_ns, r.chunks[2].t_ns);  // its event ended the answer
+       }});
+  c.push_back(
+      {.name = "TGI error event",
+       .api = "tgi",
+       .path = "/generate_stream",
+       .response =
+           tgi_head +
+           chunked(
+               R"(data:{"index":1,"token":{"id":5,"text":"Hel","logprob":-0.1,"special":false},"generated_text":null,"details":null})"
+               "\n\n") +
+           chunked(
+               R"(data:{"error":"Request failed during generation: Server error: CUDA out of memory","error_type":"generation"})"
+               "\n\n") +
+           "0\r\n\r\n",
+       .body = tgi_body,
+       .ok = false,
+       .error = "CUDA out of memory"});
   return c;
 }
 

@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <tuple>
 
 #include "support/cli_fixture.hpp"
 #include "support/engine_like.hpp"
@@ -156,6 +159,52 @@ TEST_F(EnginesRun, TgisAndMindiesMetricsAreCrossCheckedAndEngineIsChecked) {
   run({"--engine", "vllm-v0", "--num-prompts", "1"}, 2);
   EXPECT_NE(last_.output.find("--engine: unknown engine 'vllm-v0' (expected auto or one of vllm, "
                               "sglang, llamacpp"),
+            std::string::npos)
+      << last_.output;
+}
+
+// TGI's native /generate_stream as its router writes it ("data:" with no space, an event per
+// token, no [DONE]): the API is told from the path, every token is a chunk, the counts are TGI's
+// own (details: the EOS it generated is counted though it has no text), nothing is re-sent, and
+// its tgi_* /metrics agree with the client on output tokens.
+TEST_F(EnginesRun, TgisNativeStreamIsReadTokenByToken) {
+  EngineLike srv(EngineKind::Tgi);
+  for (const auto& [cap, tokens, texts, finish] :
+       {std::tuple{"5", 5, 5, "length"}, std::tuple{"30", 21, 20, "eos_token"}}) {
+    const fs::path rd = run({"--url", srv.url("/generate_stream"), "--num-prompts", "6",
+                             "--concurrency", "2", "--max-tokens", cap});
+    ASSERT_FALSE(rd.empty()) << last_.output;
+    std::ifstream body_file(rd / "configs" / "request_body.json");
+    const std::string body((std::istreambuf_iterator<char>(body_file)), {});
+    EXPECT_NE(
+        body.find(std::string("\"parameters\":{\"max_new_tokens\":") + cap + ",\"details\":true}"),
+        std::string::npos)
+        << body;
+    const auto lines = measured_lines(rd);
+    ASSERT_EQ(lines.size(), 6u);
+    simdjson::dom::parser p;
+    for (const auto& l : lines) {
+      auto rec = p.parse(l).value();
+      EXPECT_TRUE(rec["success"].get_bool().value()) << l;
+      EXPECT_EQ(rec["output_tokens"].get_int64().value(), tokens) << l;
+      EXPECT_GT(rec["input_tokens"].get_int64().value(), 1) << l;  // details.input_length
+      EXPECT_EQ(rec["finish_reason"].get_string().value(), finish) << l;
+      EXPECT_EQ(rec["token_source"].get_string().value(), "usage") << l;
+      const std::string_view kinds = rec["chunks"]["kinds"].get_string().value();
+      EXPECT_EQ(kinds.size(), static_cast<size_t>(tokens)) << l;  // one event per token
+      EXPECT_EQ(std::count(kinds.begin(), kinds.end(), 'C'), texts) << l;
+      EXPECT_NE(rec["timing_ns"]["done"].get_int64().value(), 0) << l;
+    }
+    EXPECT_EQ(last_.output.find("sent a second time"), std::string::npos) << last_.output;
+    auto r = result(rd);
+    EXPECT_EQ(r["config"]["endpoint"].get_string().value(), "tgi");
+    simdjson::dom::element c;
+    ASSERT_TRUE(check_named(r, "output tokens", &c)) << last_.output;
+    EXPECT_TRUE(c["agree"].get_bool().value()) << last_.output;
+  }
+  // What TGI has not, refused by name before anything is sent.
+  run({"--url", srv.url("/generate_stream"), "--num-prompts", "1", "--ignore-eos"}, 2);
+  EXPECT_NE(last_.output.find("--ignore-eos / --min-tokens: Text Generation Inference"),
             std::string::npos)
       << last_.output;
 }

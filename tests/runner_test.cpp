@@ -166,6 +166,19 @@ TEST(Plan, NativeApiMistakesAreNamed) {
   EXPECT_EQ(error(messages, [](RunConfig& c) { c.workload.image = "64x64"; }),
             "");  // Anthropic takes images
   EXPECT_EQ(error(messages, [](RunConfig& c) { c.workload.turns = 2; }), "");  // and conversations
+  // TGI's /generate_stream only streams and has neither ignore_eos nor min_tokens: each asked is
+  // refused by name; its default body is fine.
+  const std::string tgi = "http://127.0.0.1:8000/generate_stream";
+  EXPECT_EQ(error(tgi, [](RunConfig&) {}), "");
+  EXPECT_NE(error(tgi, [](RunConfig& c) { c.request.stream = false; })
+                .find("--no-stream: Text Generation Inference /generate_stream (/generate_stream) "
+                      "answers only as a stream"),
+            std::string::npos);
+  EXPECT_NE(error(tgi, [](RunConfig& c) { c.request.ignore_eos = true; })
+                .find("--ignore-eos / --min-tokens: Text Generation Inference"),
+            std::string::npos);
+  EXPECT_NE(error(tgi, [](RunConfig& c) { c.request.min_tokens = 4; }).find("--min-tokens"),
+            std::string::npos);
   // Rerank: --documents only where documents are ranked, and within its range; no sessions (a
   // ranking is no conversation), and synthetic prompts need no --output-len (nothing generated).
   const std::string rerank = "http://127.0.0.1:8000/v1/rerank";

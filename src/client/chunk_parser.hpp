@@ -42,6 +42,8 @@ struct ChunkInfo {
   int64_t choice =
       0;  ///< `index` of the choice the text, finish and kind above are of (the first listed)
   bool end = false;  ///< the stream's own end event (Anthropic's message_stop): nothing follows
+  bool last =
+      false;  ///< a chunk that is also the stream's last (TGI's last token): nothing follows
 };
 
 /// What one response has said so far, for dialects whose events depend on the ones before

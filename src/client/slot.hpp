@@ -143,6 +143,10 @@ struct Slot {
     take_usage();
     if (!info.finish_reason.empty()) rec.finish_reason = std::string(info.finish_reason);
     if (rec.request_id.empty() && !info.id.empty()) rec.request_id = std::string(info.id);
+    if (info.last) {  // a chunk that ends the stream (TGI's last token): nothing follows
+      got_done = true;
+      rec.done_ns = t;
+    }
   }
 
   void take_usage() {

@@ -8,8 +8,11 @@ namespace tokbench::core {
 
 /// What an API can do; validation, the dataset checks and the metrics ask these, never a name.
 struct ApiCaps {
-  bool generates = true;      ///< answers with generated tokens (embeddings do not)
-  bool streams = true;        ///< can answer as a stream of server-sent events
+  bool generates = true;   ///< answers with generated tokens (embeddings do not)
+  bool streams = true;     ///< can answer as a stream of server-sent events
+  bool whole_body = true;  ///< can answer as one JSON body (TGI's /generate_stream cannot)
+  /// takes vLLM's and SGLang's sampling extensions, ignore_eos and min_tokens (TGI has neither)
+  bool sampling_extensions = true;
   bool conversation = false;  ///< takes chat messages with roles (rendered with a chat template)
   bool images = false;        ///< takes images in the conversation (--image, dataset images)
   bool documents = false;     ///< takes a query with documents to rank (rerank), and nothing else

@@ -173,6 +173,14 @@ void RunConfig::validate_request(std::vector<std::string>& e) const {
                       "--compat tokbench; --compat sglang reproduces bench_serving's native "
                       "/generate payload)",
                       metrics::definitions_name(request.compat), api->path()));
+    check(caps.whole_body || request.stream,
+          fmt::format("--no-stream: {} ({}) answers only as a stream; drop --no-stream, or ask "
+                      "the server's OpenAI route for one body per answer (--endpoint chat)",
+                      api->title(), api->path()));
+    check(caps.sampling_extensions || (!request.ignore_eos && !request.min_tokens),
+          fmt::format("--ignore-eos / --min-tokens: {} has no such parameter (its answers end at "
+                      "EOS); drop them — tokbench counts the tokens that came",
+                      api->title()));
     check(caps.stream_options || !request.continuous_usage,
           fmt::format("--continuous-usage: an OpenAI chat/completions stream option; {} ({}) "
                       "reports usage its own way: "

@@ -9,7 +9,13 @@
 //   prompt counter leaves out cache hits; a prompt cache that serves a repeated prompt (all but
 //   its last token), emptied by POST /slots/{id}?action=erase.
 // - Text Generation Inference: OpenAI chat through its Messages API; tgi_* /metrics that count
-//   tokens in per-request histograms; its /tokenize answers a list of pieces.
+//   tokens in per-request histograms; its /tokenize answers a list of pieces; its native
+//   /generate_stream (router/src/server.rs): `data:{...}` (no space, as its axum writes it), an
+//   event per token {"index","token":{"id","text","logprob","special"},"generated_text":null,
+//   "details":null}, the last with the whole text and, when parameters.details, {finish_reason,
+//   generated_tokens, seed, input_length}; no [DONE]. An answer asked for 24 tokens or more ends
+//   by EOS after 20 words: a 21st token "</s>", special, finish_reason "eos_token", counted.
+//   ignore_eos and min_tokens are unknown to it and ignored, as serde ignores unknown fields.
 // - MindIE: OpenAI chat; vLLM's metric names without a prefix.
 // - Ollama: OpenAI chat through its compatibility layer; no /metrics, no /tokenize.
 // Its tokenizer is one token per whitespace-separated word; a chat template adds 4 tokens per
@@ -160,6 +166,8 @@ class EngineLike {
       cache_.clear();
       return {json_reply(200, R"({"id_slot":0,"n_erased":1})")};
     }
+    if (kind_ == EngineKind::Tgi && method == "POST" && path == "/generate_stream")
+      return tgi_stream(o);
     if (method == "POST" && (path == "/v1/chat/completions" || path == "/v1/completions"))
       return generate(o, path == "/v1/chat/completions");
     return {json_reply(404, R"({"error":{"code":404,"message":"File Not Found"}})")};
@@ -275,6 +283,68 @@ class EngineLike {
     r.gap_ms = 2;
     r.close = llama;  // llama.cpp's chunked provider ends the connection with the stream
     r.after = done;
+    return r;
+  }
+  // TGI's /generate_stream (router/src/server.rs generate_stream_internal).
+  Reply tgi_stream(simdjson::dom::object o) {
+    std::string_view inputs;
+    if (o["inputs"].get_string().get(inputs))
+      return {json_reply(422, R"({"error":"missing field `inputs`","error_type":"validation"})")};
+    int64_t asked = 20;
+    bool details = false;
+    simdjson::dom::object p;
+    if (!o["parameters"].get_object().get(p)) {
+      if (int64_t v = 0; !p["max_new_tokens"].get_int64().get(v)) asked = v;
+      if (p["details"].get_bool().get(details)) details = false;
+    }
+    if (asked <= 0)
+      return {json_reply(422, R"({"error":"Input validation error: `max_new_tokens` must be )"
+                              R"(strictly positive","error_type":"validation"})")};
+    const bool eos = asked >= 24;  // 20 words, then the EOS token
+    const int64_t n = eos ? 21 : asked;
+    const int64_t prompt = 1 + static_cast<int64_t>(words(inputs).size());  // BOS + words
+    {
+      std::lock_guard lock(mu_);
+      ++in_flight_;
+      predicted_ += n;
+      input_lengths_ += prompt;
+      ++finished_;
+    }
+    ++generations_;
+    Reply r{
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
+        "x-compute-type: 1-nvidia-a10g\r\nx-compute-characters: " +
+        std::to_string(inputs.size()) +
+        "\r\nx-accel-buffering: no\r\ntransfer-encoding: chunked\r\n\r\n"};
+    std::string text;
+    for (int64_t i = 1; i <= n; ++i) {
+      const bool special = eos && i == n;
+      const std::string word = special ? "</s>" : "word" + std::to_string(i - 1) + " ";
+      if (!special) text += word;
+      std::string event = R"({"index":)" + std::to_string(i) + R"(,"token":{"id":)" +
+                          std::to_string(100 + i) + R"(,"text":")" + word +
+                          R"(","logprob":-0.5,"special":)" + (special ? "true" : "false") +
+                          R"(},"generated_text":)";
+      if (i < n) {
+        event += R"(null,"details":null})";
+      } else {
+        event += "\"" + text + "\",\"details\":";
+        event += details ? R"({"finish_reason":")" + std::string(eos ? "eos_token" : "length") +
+                               R"(","generated_tokens":)" + std::to_string(n) +
+                               R"(,"seed":null,"input_length":)" + std::to_string(prompt) + "}}"
+                         : std::string("null}");
+      }
+      const std::string data = "data:" + event + "\n\n";
+      std::ostringstream c;
+      c << std::hex << data.size() << "\r\n" << data << "\r\n";
+      r.then.push_back(c.str());
+    }
+    r.then.back() += "0\r\n\r\n";
+    r.gap_ms = 2;
+    r.after = [this] {
+      std::lock_guard lock(mu_);
+      --in_flight_;
+    };
     return r;
   }
   // ---- /metrics --------------------------------------------------------------------------------

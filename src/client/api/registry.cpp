@@ -17,16 +17,18 @@ const ApiAdapter& anthropic_messages_api();
 const ApiAdapter& sglang_generate_api();
 const ApiAdapter& openai_responses_api();
 const ApiAdapter& rerank_api();
+const ApiAdapter& tgi_generate_api();
 
 std::span<const ApiAdapter* const> all_apis() {
   // Matched in this order: "/chat/completions" before "/completions".
-  static const std::array<const ApiAdapter*, 7> apis{&openai_chat_api(),
+  static const std::array<const ApiAdapter*, 8> apis{&openai_chat_api(),
                                                      &openai_completions_api(),
                                                      &openai_embeddings_api(),
                                                      &anthropic_messages_api(),
                                                      &sglang_generate_api(),
                                                      &openai_responses_api(),
-                                                     &rerank_api()};
+                                                     &rerank_api(),
+                                                     &tgi_generate_api()};
   return apis;
 }
 

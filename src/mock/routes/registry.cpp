@@ -13,13 +13,14 @@ const MockRoute& openai_completions_route();
 const MockRoute& anthropic_messages_route();
 const MockRoute& sglang_generate_route();
 const MockRoute& openai_responses_route();
+const MockRoute& tgi_generate_route();
 const OneShotRoute& openai_embeddings_route();
 const OneShotRoute& rerank_route();
 
 std::span<const MockRoute* const> all_routes() {
-  static const std::array<const MockRoute*, 5> routes{
-      &openai_chat_route(), &openai_completions_route(), &anthropic_messages_route(),
-      &sglang_generate_route(), &openai_responses_route()};
+  static const std::array<const MockRoute*, 6> routes{
+      &openai_chat_route(),     &openai_completions_route(), &anthropic_messages_route(),
+      &sglang_generate_route(), &openai_responses_route(),   &tgi_generate_route()};
   return routes;
 }
 
