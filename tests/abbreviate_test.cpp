@@ -27,6 +27,15 @@ TEST(Abbreviate, EscapesAndCharactersAreNeverSplit) {
   EXPECT_EQ(abbreviate_json_strings(R"(["a\"b","c"])", 10), R"(["a\"b","c"])");
 }
 
+// A one-line summary: cut at the last space before the limit, marked; what fits is untouched;
+// a word longer than the limit is cut within it, on a character's boundary.
+TEST(Abbreviate, HeadlineCutsAtAWord) {
+  EXPECT_EQ(headline("short enough", 20), "short enough");
+  EXPECT_EQ(headline("the client's own delay in TTFT was 17.31% of mean TTFT", 24),
+            "the client's own delay …");
+  EXPECT_EQ(headline("ééééééééé", 4), "éééé …");
+}
+
 TEST(Abbreviate, TextIsWrappedAndCapped) {
   const std::string text(300, 'y');
   const std::string out = wrap_lines(text, 14, 120, 2);

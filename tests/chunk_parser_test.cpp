@@ -408,6 +408,41 @@ TEST(ChunkParser, TgiGenerateStream) {
   EXPECT_FALSE(find_api("tgi")->done_sentinel());
 }
 
+// Ollama's /api/chat lines: a piece's content (and a thinking model's "thinking"), then a done
+// line with the finish, the counts and its own durations (nanoseconds) — the end, not a chunk;
+// a body's single object, done with the whole message, is a chunk that also ends; an error line.
+TEST(ChunkParser, OllamaChatLines) {
+  ChunkParser p(find_api("ollama"));
+  auto one = parse_with(
+      p,
+      R"({"model":"m","created_at":"2026-12-05T13:00:00Z","message":{"role":"assistant","content":"The"},"done":false})");
+  EXPECT_EQ(one.kind, ChunkKind::Content);
+  EXPECT_EQ(one.content, "The");
+  EXPECT_FALSE(one.end || one.last);
+  auto think = parse_with(
+      p, R"({"message":{"role":"assistant","content":"","thinking":"hmm"},"done":false})");
+  EXPECT_EQ(think.kind, ChunkKind::Reasoning);
+  auto done = parse_with(
+      p,
+      R"({"message":{"role":"assistant","content":""},"done":true,"done_reason":"length","total_duration":9,)"
+      R"("prompt_eval_count":26,"prompt_eval_duration":342546000,"eval_count":282,"eval_duration":4535599000})");
+  EXPECT_TRUE(done.end);
+  EXPECT_FALSE(done.last);
+  EXPECT_EQ(done.finish_reason, "length");
+  EXPECT_EQ(done.prompt_tokens, 26);
+  EXPECT_EQ(done.completion_tokens, 282);
+  EXPECT_DOUBLE_EQ(done.server_prompt_ms, 342.546);
+  EXPECT_DOUBLE_EQ(done.server_predicted_ms, 4535.599);
+  EXPECT_EQ(done.server_predicted_n, 282);
+  auto body = parse_with(
+      p,
+      R"({"message":{"role":"assistant","content":"four"},"done":true,"done_reason":"stop","eval_count":1})");
+  EXPECT_TRUE(body.last);
+  EXPECT_EQ(body.content, "four");
+  EXPECT_EQ(parse_with(p, R"({"error":"model 'x' not found"})").error, "model 'x' not found");
+  EXPECT_TRUE(find_api("ollama")->caps().ndjson);
+}
+
 // Each object is read in one pass; a name that comes twice counts as its first (what a lookup by
 // name found before), wherever the fields stand, and fields of other types are not taken.
 TEST(ChunkParser, OnePassKeepsTheFirstOfADuplicatedName) {

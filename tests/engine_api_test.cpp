@@ -353,6 +353,65 @@ std::vector<ForeignCase> foreign_cases() {
        .body = tgi_body,
        .ok = false,
        .error = "CUDA out of memory"});
+  // Ollama's /api/chat as its server writes it: application/x-ndjson, a JSON object per line (no
+  // SSE), then a done line with empty content, the finish, the counts and its own durations in
+  // nanoseconds; no [DONE]. A body (stream false) is one such object with the whole message; an
+  // error is a line {"error"}.
+  const std::string ollama_body =
+      R"({"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true})";
+  auto line = [](const std::string& content) {
+    return R"({"model":"m","created_at":"2026-12-05T13:00:00.1Z","message":{"role":"assistant","content":")" +
+           content + R"("},"done":false})" + "\n";
+  };
+  c.push_back(
+      {.name = "Ollama /api/chat stream",
+       .api = "ollama",
+       .path = "/api/chat",
+       .response =
+           "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nConnection: close\r\n\r\n" +
+           line("Hel") + line("lo") +
+           R"({"model":"m","created_at":"2026-12-05T13:00:00.3Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop",)"
+           R"("total_duration":90000000,"load_duration":1000000,"prompt_eval_count":11,"prompt_eval_duration":4000000,"eval_count":2,"eval_duration":6000000})"
+           "\n",
+       .body = ollama_body,
+       .prompt_tokens = 11,
+       .completion_tokens = 2,
+       .finish_reason = "stop",
+       .output_text = "Hello",
+       .text_chunks = 2,
+       .sent_headers = {"Accept: application/x-ndjson"},
+       .also = [](const RequestRecord& r) {
+         EXPECT_EQ(r.chunks.size(), 2u);  // the done line is the end, not a chunk
+         EXPECT_EQ(r.server_prompt_us, 4000);
+         EXPECT_EQ(r.server_predicted_us, 6000);
+         EXPECT_EQ(r.server_predicted_n, 2);
+         EXPECT_NE(r.done_ns, record::kNone);
+       }});
+  c.push_back(
+      {.name = "Ollama /api/chat body",
+       .api = "ollama",
+       .path = "/api/chat",
+       .response =
+           "HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\n"
+           "Connection: close\r\n\r\n"
+           R"({"model":"m","created_at":"2026-12-05T13:00:00Z","message":{"role":"assistant","content":"four"},)"
+           R"("done":true,"done_reason":"length","prompt_eval_count":5,"eval_count":1})",
+       .body = R"({"model":"m","messages":[{"role":"user","content":"2+2="}],"stream":false})",
+       .stream = false,
+       .prompt_tokens = 5,
+       .completion_tokens = 1,
+       .finish_reason = "length",
+       .output_text = "four"});
+  c.push_back(
+      {.name = "Ollama error line",
+       .api = "ollama",
+       .path = "/api/chat",
+       .response =
+           "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nConnection: close\r\n\r\n" +
+           line("Hel") + R"({"error":"an error was encountered while running the model"})" + "\n",
+       .body = ollama_body,
+       .ok = false,
+       .error = "an error was encountered while running the model"});
   return c;
 }
 

@@ -94,7 +94,7 @@ TEST_F(EnginesRun, LlamacppSyntheticWithoutTokenizerIsExactAndNothingIsResent) {
   EXPECT_DOUBLE_EQ(extra["ServerPromptTime"]["mean"].get_double().value(), 5.0);
   EXPECT_DOUBLE_EQ(extra["ServerTimePerToken"]["mean"].get_double().value(), 2.0);
   EXPECT_EQ(extra["ServerTimePerToken"]["n"].get_int64().value(), 12);
-  EXPECT_NE(last_.output.find("the server's own times (12 answer(s) carried llama.cpp's timings): "
+  EXPECT_NE(last_.output.find("the server's own times (12 answer(s) carried the server's timings): "
                               "prompt processing mean 5.000 ms"),
             std::string::npos)
       << last_.output;
@@ -207,6 +207,38 @@ TEST_F(EnginesRun, TgisNativeStreamIsReadTokenByToken) {
   EXPECT_NE(last_.output.find("--ignore-eos / --min-tokens: Text Generation Inference"),
             std::string::npos)
       << last_.output;
+}
+
+// Ollama's native /api/chat (newline-delimited JSON, not SSE), streamed and not: the counts are
+// its own (eval_count, prompt_eval_count), each line a chunk, and its durations are joined per
+// request as the server's own times beside the client's: 3 ms of prompt, 2 ms per token.
+TEST_F(EnginesRun, OllamasNativeChatIsReadLineByLineWithItsOwnTimes) {
+  EngineLike srv(EngineKind::Ollama);
+  for (const char* stream : {"--stream", "--no-stream"}) {
+    const fs::path rd = run({"--url", srv.url("/api/chat"), "--num-prompts", "6", "--concurrency",
+                             "2", "--max-tokens", "7", stream});
+    ASSERT_FALSE(rd.empty()) << last_.output;
+    const auto lines = measured_lines(rd);
+    ASSERT_EQ(lines.size(), 6u);
+    simdjson::dom::parser p;
+    const bool streamed = std::string_view(stream) == "--stream";
+    for (const auto& l : lines) {
+      auto rec = p.parse(l).value();
+      EXPECT_TRUE(rec["success"].get_bool().value()) << l;
+      EXPECT_EQ(rec["output_tokens"].get_int64().value(), 7) << l;
+      EXPECT_GT(rec["input_tokens"].get_int64().value(), 8) << l;  // prompt_eval_count: 8 + words
+      EXPECT_EQ(rec["finish_reason"].get_string().value(), "length") << l;
+      if (streamed) {
+        EXPECT_EQ(rec["chunks"]["kinds"].get_string().value(), "CCCCCCC") << l;
+      }
+    }
+    auto r = result(rd);
+    EXPECT_EQ(r["config"]["endpoint"].get_string().value(), "ollama");
+    const auto extra = r["extra_metrics"];
+    EXPECT_DOUBLE_EQ(extra["ServerPromptTime"]["mean"].get_double().value(), 3.0) << stream;
+    EXPECT_DOUBLE_EQ(extra["ServerTimePerToken"]["mean"].get_double().value(), 2.0) << stream;
+    EXPECT_EQ(extra["ServerTimePerToken"]["n"].get_int64().value(), 6);
+  }
 }
 
 }  // namespace

@@ -179,6 +179,12 @@ TEST(Plan, NativeApiMistakesAreNamed) {
             std::string::npos);
   EXPECT_NE(error(tgi, [](RunConfig& c) { c.request.min_tokens = 4; }).find("--min-tokens"),
             std::string::npos);
+  // Ollama's native /api/chat has no ignore_eos either; it answers streamed or in one body.
+  const std::string ollama = "http://127.0.0.1:11434/api/chat";
+  EXPECT_EQ(error(ollama, [](RunConfig& c) { c.request.stream = false; }), "");
+  EXPECT_NE(error(ollama, [](RunConfig& c) { c.request.ignore_eos = true; })
+                .find("--ignore-eos / --min-tokens: Ollama native /api/chat"),
+            std::string::npos);
   // Rerank: --documents only where documents are ranked, and within its range; no sessions (a
   // ranking is no conversation), and synthetic prompts need no --output-len (nothing generated).
   const std::string rerank = "http://127.0.0.1:8000/v1/rerank";

@@ -28,6 +28,32 @@ const std::vector<std::string> kEvents{"{\"a\":1}", "{\"b\":2}", "{\"c\":3}", "l
 
 TEST(SseFramer, WholeStreamInOneRead) { EXPECT_EQ(frame({kStream}), kEvents); }
 
+// Lines mode (Ollama's application/x-ndjson): each non-empty line is an event, as it is — no
+// "data:" field, blank lines skipped — split at every byte, with the cap still on.
+TEST(SseFramer, NdjsonLinesSplitAtEveryByte) {
+  const std::string stream =
+      "{\"message\":{\"content\":\"a\"},\"done\":false}\n\r\n"
+      "{\"message\":{\"content\":\"b:c\"},\"done\":false}\r\n"
+      "{\"done\":true,\"eval_count\":2}\n";
+  const std::vector<std::string> want{R"({"message":{"content":"a"},"done":false})",
+                                      R"({"message":{"content":"b:c"},"done":false})",
+                                      R"({"done":true,"eval_count":2})"};
+  for (size_t cut = 0; cut <= stream.size(); ++cut) {
+    SseFramer f;
+    f.set_lines(true);
+    std::vector<std::string> got;
+    f.feed(std::string_view(stream).substr(0, cut),
+           [&](std::string_view d) { got.emplace_back(d); });
+    f.feed(std::string_view(stream).substr(cut), [&](std::string_view d) { got.emplace_back(d); });
+    EXPECT_EQ(got, want) << "cut at " << cut;
+    EXPECT_FALSE(f.has_partial());
+  }
+  SseFramer small(16);
+  small.set_lines(true);
+  small.feed(stream, [](std::string_view) {});
+  EXPECT_TRUE(small.too_large());
+}
+
 TEST(SseFramer, SseEventSplitAcrossReadsAtEveryByte) {
   for (size_t cut = 0; cut <= kStream.size(); ++cut) {
     std::string_view s(kStream);

@@ -82,13 +82,17 @@ struct BusiestStretch {
 // A 2xx answer that is not what was asked for (a proxy's HTML page, JSON where a stream was
 // asked): named with what came, instead of "stream cut in the middle of an SSE event".
 std::string unexpected_type(const Slot& s) {
-  if (s.content_type.empty()) return {};  // nothing declared: judged by its bytes
-  const bool ok = s.stream ? s.content_type.starts_with("text/event-stream")
-                           : s.content_type.find("json") != std::string::npos;
+  if (s.content_type.empty()) return {};            // nothing declared: judged by its bytes
+  const bool lines = s.parser.api().caps().ndjson;  // Ollama's application/x-ndjson
+  const bool ok = s.stream && !lines ? s.content_type.starts_with("text/event-stream")
+                                     : s.content_type.find("json") != std::string::npos;
   if (ok) return {};
   return fmt::format("HTTP {} with Content-Type '{}' where {} was asked for; it began: {}",
                      s.rec.http_status, s.content_type,
-                     s.stream ? "a text/event-stream" : "a JSON body", s.head);
+                     !s.stream ? "a JSON body"
+                     : lines   ? "an application/x-ndjson stream"
+                               : "a text/event-stream",
+                     s.head);
 }
 
 // One thread: its slots, its transport, and the loop that fills the slots with due requests,
@@ -108,6 +112,7 @@ class Worker {
       s.max_body = sh_.settings.max_body_bytes;
       s.max_events = sh_.settings.max_events;
       s.framer.set_max_bytes(sh_.settings.max_event_bytes);
+      s.framer.set_lines((sh_.settings.api ? *sh_.settings.api : default_api()).caps().ndjson);
       s.parser.set_api(sh_.settings.api);
       s.parser.share(&json_);  // every slot's event is parsed, and used, before the next read
       free_.push_back(&s);
@@ -408,7 +413,9 @@ int Poller::wait(std::vector<epoll_event>& events, int64_t wait_ns) {
 std::vector<std::string> request_headers(const EngineSettings& st) {
   std::vector<std::string> h{"Content-Type: application/json",
                              "Expect:"};  // Expect: no 100-continue round trip
-  if (st.stream) h.emplace_back("Accept: text/event-stream");
+  if (st.stream)
+    h.emplace_back((st.api ? *st.api : default_api()).caps().ndjson ? "Accept: application/x-ndjson"
+                                                                    : "Accept: text/event-stream");
   // The API's credential headers (and any it requires), unless --header already has them.
   for (auto& c : (st.api ? *st.api : default_api()).credential_headers(st.headers, st.api_key))
     h.push_back(std::move(c));

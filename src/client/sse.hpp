@@ -1,6 +1,7 @@
 #pragma once
 // client/sse: incremental Server-Sent Events framing (WHATWG rules) for the hot path. Bytes go
-// in as they arrive, in reads split anywhere; each complete event's data comes out once.
+// in as they arrive, in reads split anywhere; each complete event's data comes out once. In
+// lines mode (newline-delimited JSON, Ollama's native stream) every non-empty line is an event.
 // Knows nothing about JSON or OpenAI: chunk_parser decides what an event means.
 #include <cstring>
 #include <string>
@@ -18,6 +19,8 @@ class SseFramer {
   /// and every later byte is ignored (memory stays bounded whatever the server sends).
   explicit SseFramer(size_t max_bytes = 1 << 20) : max_bytes_(max_bytes) {}
   void set_max_bytes(size_t max_bytes) { max_bytes_ = max_bytes; }
+  /// Lines mode: each non-empty line is one event's data, as it is (NDJSON).
+  void set_lines(bool lines) { lines_ = lines; }
 
   template <class OnEvent>
   void feed(std::string_view bytes, OnEvent&& on_event) {
@@ -60,6 +63,11 @@ class SseFramer {
         }
       }
       i = next;
+      if (lines_) {  // NDJSON: a line is an event
+        if (!line.empty()) on_event(line);
+        line_.clear();
+        continue;
+      }
       if (line.empty()) {
         if (has_data_) on_event(viewing_ ? viewed_ : std::string_view(data_));
         data_.clear();
@@ -118,6 +126,7 @@ class SseFramer {
   bool has_data_ = false;
   bool skip_lf_ = false;
   bool too_large_ = false;
+  bool lines_ = false;
   int64_t malformed_ = 0;
   size_t max_bytes_;
 };

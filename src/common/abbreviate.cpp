@@ -48,6 +48,20 @@ std::string abbreviate_json_strings(std::string_view json, size_t max_chars) {
   return out;
 }
 
+std::string headline(std::string_view text, size_t max_chars) {
+  size_t end = 0, chars = 0, last_space = std::string_view::npos;
+  while (end < text.size() && chars < max_chars) {
+    if (text[end] == ' ') last_space = end;
+    size_t n = 1;
+    while (end + n < text.size() && continuation(text[end + n])) ++n;
+    end += n;
+    ++chars;
+  }
+  if (end >= text.size()) return std::string(text);
+  if (last_space != std::string_view::npos && last_space > 0) end = last_space;
+  return std::string(text.substr(0, end)) + " …";
+}
+
 std::string wrap_lines(std::string_view text, size_t lead, size_t width, size_t max_lines) {
   std::string out;
   size_t at = 0;

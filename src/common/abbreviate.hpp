@@ -19,6 +19,10 @@ std::string abbreviate_json_strings(std::string_view json, size_t max_chars);
 /// fall on UTF-8 character boundaries.
 std::string wrap_lines(std::string_view text, size_t lead, size_t width, size_t max_lines);
 
+/// `text` cut to at most `max_chars` characters for a one-line summary: at the last space before
+/// the limit (within a character when there is none), then " …". Text that fits is returned as is.
+std::string headline(std::string_view text, size_t max_chars);
+
 /// `text` safe to print on a terminal: every control character (C0 but tab, DEL, and the C1
 /// controls U+0080..U+009F) written as a visible escape ("\n", "\x1b", "\u009b"), so bytes from a
 /// server or an exporter cannot move the cursor, retitle the window or colour the console.

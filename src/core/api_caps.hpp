@@ -11,6 +11,7 @@ struct ApiCaps {
   bool generates = true;   ///< answers with generated tokens (embeddings do not)
   bool streams = true;     ///< can answer as a stream of server-sent events
   bool whole_body = true;  ///< can answer as one JSON body (TGI's /generate_stream cannot)
+  bool ndjson = false;     ///< streams newline-delimited JSON (Ollama's native API), not SSE
   /// takes vLLM's and SGLang's sampling extensions, ignore_eos and min_tokens (TGI has neither)
   bool sampling_extensions = true;
   bool conversation = false;  ///< takes chat messages with roles (rendered with a chat template)

@@ -358,10 +358,11 @@ class TokbenchAccumulator final : public Accumulator {
                  &server_per_token_});
   }
 
-  // The server's own per-answer times where its answers carry them (llama.cpp's `timings`):
+  // The server's own per-answer times where its answers carry them (llama.cpp's `timings`,
+  // Ollama's durations):
   // rows beside the client's, and a note that sets each beside its client counterpart.
   void add_server_times(MetricSet& m) {
-    const char* none = "the server's answers carry no timings (llama.cpp's do)";
+    const char* none = "the server's answers carry no timings (llama.cpp's and Ollama's do)";
     m.extra_rows.push_back(make_row("ServerPromptTime", Unit::Ms, server_prompt_, none));
     m.extra_rows.push_back(make_row("ServerTimePerToken", Unit::Ms, server_per_token_, none));
     if (server_prompt_.empty() && server_per_token_.empty()) return;
@@ -371,7 +372,7 @@ class TokbenchAccumulator final : public Accumulator {
       return r && r->stats ? fmt::format("{:.3f} ms", r->stats->mean) : std::string("n/a");
     };
     m.notes.push_back(fmt::format(
-        "the server's own times ({} answer(s) carried llama.cpp's timings): prompt processing "
+        "the server's own times ({} answer(s) carried the server's timings): prompt processing "
         "mean {} against the client's TTFT mean {} (the rest is its queue, the network and the "
         "first token's way out); generation mean {} per token against the client's TPOT mean "
         "{} (the server divides by the n tokens it generated, TPOT by the n-1 gaps after the "

@@ -131,7 +131,7 @@ struct MockServer::Impl {
   awaitable<void> send_body(tcp::socket& sock, unsigned version, bool keep, http::status st,
                             const char* type, std::string body) {
     http::response<http::string_body> res{st, version};
-    res.set(http::field::content_type, type);
+    res.set(http::field::content_type, std::string(type));
     res.keep_alive(keep);
     res.body() = std::move(body);
     co_await send(sock, res);
@@ -440,7 +440,8 @@ struct MockServer::Impl {
     using clock = std::chrono::steady_clock;
     const CompletionRequest& cr = g.cr;
     const bool has_min = cr.min_tokens > 0;
-    if (cr.stream) co_await stream_headers(sock, g.id, keep, version);  // at once, as vLLM's go out
+    if (cr.stream)  // at once, as vLLM's go out
+      co_await stream_headers(sock, g.id, keep, version, g.route.stream_type());
     TraceLine tl;
     tl.arrival_ns = to_ns(g.arrival);
     metrics.request_queued();
@@ -575,9 +576,9 @@ struct MockServer::Impl {
 
   // A stream's headers (chunked; every event follows as a chunk).
   awaitable<void> stream_headers(tcp::socket& sock, const std::string& id, bool keep,
-                                 unsigned version) {
+                                 unsigned version, std::string_view type) {
     http::response<http::empty_body> res{http::status::ok, version};
-    res.set(http::field::content_type, "text/event-stream");
+    res.set(http::field::content_type, std::string(type));
     res.set(http::field::cache_control, "no-cache");
     res.set("x-request-id", id);
     res.keep_alive(keep);

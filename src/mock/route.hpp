@@ -48,6 +48,13 @@ class Events {
     kinds_.push_back(kind);
     tokens_.push_back(tokens);
   }
+  /// One line of newline-delimited JSON (Ollama's streams), instead of an SSE event.
+  void line(std::string_view json, char kind, int tokens) {
+    payload_ += json;
+    payload_ += "\n";
+    kinds_.push_back(kind);
+    tokens_.push_back(tokens);
+  }
   /// OpenAI's end marker, data: [DONE].
   void done() {
     payload_ += "data: [DONE]\n\n";
@@ -81,6 +88,8 @@ class MockRoute {
   /// Whether its stream events need the answer so far in Answer::text (cumulative text, or a
   /// final event that repeats it).
   virtual bool keeps_text() const { return false; }
+  /// A stream's Content-Type: SSE, or Ollama's newline-delimited JSON (Events::line).
+  virtual std::string_view stream_type() const { return "text/event-stream"; }
 
   /// The events before the first token (a role chunk, message_start), in the first token's write.
   virtual void begin(const Answer& a, Events& ev) const {}

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "common/abbreviate.hpp"
 #include "core/run_control.hpp"
 #include "measure/measure.hpp"
 #include "point/cluster_run.hpp"
@@ -21,7 +22,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // "c8: VALID  400 of 400 ok, 200.12 req/s, output 51229 token/s, TTFT P99 2.637 ms, TPOT P99
-// 0.186 ms" and, when it is not VALID, why.
+// 0.186 ms"; when it is not VALID, without its output rate (not a figure to quote) and with its
+// first reason's headline, in one line of 120 columns where it fits (a search prints a line a
+// probe, and its page and folders hold every reason whole).
 std::string point_line(const std::string& name, const RunOutcome& out) {
   const char* said = out.exit_code == kExitDiskStopped ? "STOPPED (the disk refused a record)"
                      : out.interrupted                 ? "INTERRUPTED"
@@ -35,15 +38,20 @@ std::string point_line(const std::string& name, const RunOutcome& out) {
   if (const auto total = common("total_requests"); total && *total > 0) {
     line += fmt::format("  {:.0f} of {:.0f} ok, {} req/s", common("success_requests").value_or(0),
                         *total, report::format_short(common("request_throughput").value_or(0)));
-    if (const auto out_tps = common("output_token_throughput"); out_tps && *out_tps > 0)
+    if (const auto out_tps = common("output_token_throughput");
+        out_tps && *out_tps > 0 && out.verdict.valid)
       line += fmt::format(", output {} token/s", report::format_short(*out_tps));
     for (const char* row : {"TTFT", "TPOT"})
       if (const auto p99 = metrics::row_statistic(m, row, "p99"))
         line += fmt::format(", {} P99 {} ms", row, report::format_short(*p99));
   }
-  std::string why;
-  for (const auto& r : out.verdict.reasons) why += "; " + r;
-  return line + why;
+  const auto& reasons = out.verdict.reasons;
+  if (reasons.empty()) return line;
+  const std::string more =
+      reasons.size() > 1 ? fmt::format(" (+{} more reason(s))", reasons.size() - 1) : "";
+  const size_t used = line.size() + 2 + more.size();  // the figures are ASCII
+  line += "; " + headline(reasons.front(), used < kConsoleWidth - 30 ? kConsoleWidth - used : 30);
+  return line + more;
 }
 
 }  // namespace

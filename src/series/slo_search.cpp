@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "common/abbreviate.hpp"
 #include "common/format.hpp"
 
 namespace tokbench::metrics {
@@ -87,8 +88,8 @@ SearchResult bracket_and_bisect(const SearchSpace& space,
         "the highest load meeting every SLO is {} (the next probe, {}, failed: {}); resolution {}",
         t(*lo), t(*hi),
         [&] {
-          for (const auto& p : r.history)
-            if (p.load == *hi) return p.why;
+          for (const auto& p : r.history)  // its headline: search.json keeps the whole reason
+            if (p.load == *hi) return headline(p.why, 100);
           return std::string();
         }(),
         space.relative_resolution ? fmt::format("{}%", space.resolution * 100)

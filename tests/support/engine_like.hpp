@@ -17,7 +17,11 @@
 //   by EOS after 20 words: a 21st token "</s>", special, finish_reason "eos_token", counted.
 //   ignore_eos and min_tokens are unknown to it and ignored, as serde ignores unknown fields.
 // - MindIE: OpenAI chat; vLLM's metric names without a prefix.
-// - Ollama: OpenAI chat through its compatibility layer; no /metrics, no /tokenize.
+// - Ollama: OpenAI chat through its compatibility layer; no /metrics, no /tokenize; its native
+//   /api/chat (server/routes.go): application/x-ndjson, a JSON object per line per token, then a
+//   line with empty content, "done": true, done_reason and its Metrics — prompt_eval_count,
+//   eval_count, and durations in nanoseconds (prompt 3 ms, 2 ms per token here); "stream" false
+//   answers one such object with the whole message. options.num_predict caps (default 16 here).
 // Its tokenizer is one token per whitespace-separated word; a chat template adds 4 tokens per
 // message and 4 for the assistant's turn (Qwen3's 8 around one user message); a completion's
 // prompt gets one BOS. Generation answers max_tokens (default 16) words, 2 ms apart.
@@ -168,6 +172,8 @@ class EngineLike {
     }
     if (kind_ == EngineKind::Tgi && method == "POST" && path == "/generate_stream")
       return tgi_stream(o);
+    if (kind_ == EngineKind::Ollama && method == "POST" && path == "/api/chat")
+      return ollama_chat(o);
     if (method == "POST" && (path == "/v1/chat/completions" || path == "/v1/completions"))
       return generate(o, path == "/v1/chat/completions");
     return {json_reply(404, R"({"error":{"code":404,"message":"File Not Found"}})")};
@@ -345,6 +351,48 @@ class EngineLike {
       std::lock_guard lock(mu_);
       --in_flight_;
     };
+    return r;
+  }
+  // Ollama's native /api/chat (server/routes.go ChatHandler, api/types.go ChatResponse).
+  Reply ollama_chat(simdjson::dom::object o) {
+    simdjson::dom::array messages;
+    if (o["messages"].get_array().get(messages))
+      return {json_reply(400, R"({"error":"messages are required"})")};
+    std::string text;
+    const int64_t prompt = chat_tokens(messages, &text);
+    int64_t n = 16;
+    if (int64_t v = 0; !o["options"]["num_predict"].get_int64().get(v) && v > 0) n = v;
+    bool stream = true;  // Ollama streams unless told not to
+    if (o["stream"].get_bool().get(stream)) stream = true;
+    ++generations_;
+    const std::string head = R"({"model":"tiny","created_at":"2026-12-05T13:00:00.000000001Z",)";
+    auto done_line = [&](const std::string& content) {
+      return head + R"("message":{"role":"assistant","content":")" + content +
+             R"("},"done":true,"done_reason":"length","total_duration":)" +
+             std::to_string(3'000'000 + 2'000'000 * n) +
+             R"(,"load_duration":1000,"prompt_eval_count":)" + std::to_string(prompt) +
+             R"(,"prompt_eval_duration":3000000,"eval_count":)" + std::to_string(n) +
+             R"(,"eval_duration":)" + std::to_string(2'000'000 * n) + "}";
+    };
+    std::string all;
+    for (int64_t i = 0; i < n; ++i) all += "word" + std::to_string(i) + " ";
+    if (!stream)
+      return {
+          "HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: " +
+          std::to_string(done_line(all).size()) + "\r\n\r\n" + done_line(all)};
+    Reply r{
+        "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n"};
+    auto chunked = [](const std::string& line) {
+      std::ostringstream c;
+      c << std::hex << line.size() << "\r\n" << line << "\r\n";
+      return c.str();
+    };
+    for (int64_t i = 0; i < n; ++i)
+      r.then.push_back(chunked(head + R"("message":{"role":"assistant","content":"word)" +
+                               std::to_string(i) + R"( "},"done":false})" + "\n"));
+    r.then.push_back(chunked(done_line("") + "\n") + "0\r\n\r\n");
+    r.gap_ms = 2;
     return r;
   }
   // ---- /metrics --------------------------------------------------------------------------------
