@@ -311,5 +311,28 @@ TEST(RequestBody, OpenAiResponses) {
       "warning");
 }
 
+// TGI's and Ollama's native bodies: what a synthetic run asks of every API (ignore_eos, so
+// outputs are exactly the cap) is not theirs to take — nothing is sent, and the request's facts
+// do not promise the cap (the verdict would otherwise call each EOS a server ignoring it).
+TEST(RequestBody, TgiAndOllamaNativeBodiesSendNoIgnoreEos) {
+  dataset::RequestSpec spec;
+  spec.prompt = "hi";
+  BodySettings s;
+  s.model = "m";
+  s.max_tokens = 32;
+  s.ignore_eos = true;
+  s.api = &api_named("tgi");
+  EXPECT_EQ(build_body(s, spec),
+            R"({"inputs":"hi","parameters":{"max_new_tokens":32,"details":true}})");
+  EXPECT_FALSE(plan_request(s, spec, false).facts.ignore_eos_sent);
+  EXPECT_EQ(plan_request(s, spec, false).facts.requested_max_tokens, 32);
+  s.api = &api_named("ollama");
+  s.temperature = 0.5;
+  EXPECT_EQ(build_body(s, spec),
+            R"({"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true,)"
+            R"("options":{"num_predict":32,"temperature":0.5}})");
+  EXPECT_FALSE(plan_request(s, spec, false).facts.ignore_eos_sent);
+}
+
 }  // namespace
 }  // namespace tokbench::client

@@ -70,7 +70,9 @@ core::PlannedRequest plan_request(const BodySettings& s, const dataset::RequestS
   if (!caps.generates) return p;  // nothing is generated: no cap, no ignore_eos
   const int64_t cap = s.cap_for(spec);
   if (cap > 0) p.facts.requested_max_tokens = cap;
-  p.facts.ignore_eos_sent = api.sends_ignore_eos(s);
+  // A synthetic run asks every API for ignore_eos; one without it (TGI, Ollama) sends none, and
+  // its outputs are not held to the cap.
+  p.facts.ignore_eos_sent = caps.sampling_extensions && api.sends_ignore_eos(s);
   if (const core::Conversation* c = spec.conversation();
       caps.images && c && c->messages_json.empty())
     p.facts.images = static_cast<int64_t>(c->image_urls.size());
