@@ -307,6 +307,9 @@ std::vector<ForeignCase> foreign_cases() {
   auto chunked = [](const std::string& data) {
     return fmt::format("{:x}\r\n{}\r\n", data.size(), data);
   };
+  const std::string tgi_first = chunked(
+      R"(data:{"index":1,"token":{"id":5,"text":"Hel","logprob":-0.1,"special":false},"generated_text":null,"details":null})"
+      "\n\n");
   const std::string tgi_body =
       R"({"inputs":"hi","parameters":{"max_new_tokens":8,"details":true}})";
   c.push_back(
@@ -314,10 +317,7 @@ std::vector<ForeignCase> foreign_cases() {
        .api = "tgi",
        .path = "/generate_stream",
        .response =
-           tgi_head +
-           chunked(
-               R"(data:{"index":1,"token":{"id":5,"text":"Hel","logprob":-0.1,"special":false},"generated_text":null,"details":null})"
-               "\n\n") +
+           tgi_head + tgi_first +
            chunked(
                R"(data:{"index":2,"token":{"id":6,"text":"lo","logprob":-0.2,"special":false},"generated_text":null,"details":null})"
                "\n\n") +
@@ -342,10 +342,7 @@ std::vector<ForeignCase> foreign_cases() {
        .api = "tgi",
        .path = "/generate_stream",
        .response =
-           tgi_head +
-           chunked(
-               R"(data:{"index":1,"token":{"id":5,"text":"Hel","logprob":-0.1,"special":false},"generated_text":null,"details":null})"
-               "\n\n") +
+           tgi_head + tgi_first +
            chunked(
                R"(data:{"error":"Request failed during generation: Server error: CUDA out of memory","error_type":"generation"})"
                "\n\n") +

@@ -44,10 +44,11 @@ inline record::ChunkKind kind_of(const ChunkInfo& i, bool role) {
   return ChunkKind::Empty;
 }
 
-/// An `error` member that is not null: its message, or "error" when it has none.
+/// An `error` member that is not null: an object's message, or the text itself (TGI's and
+/// Ollama's errors are strings), or "error" when it says nothing.
 inline void take_error_value(simdjson::dom::element err, ChunkInfo& out) {
   if (err.is_null()) return;
-  out.error = err.is_object() ? text_of(err, "message") : std::string_view("error");
+  out.error = err.is_object() ? text_of(err, "message") : string_or_empty(err);
   if (out.error.empty()) out.error = "error";
 }
 

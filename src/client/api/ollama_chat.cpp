@@ -6,8 +6,6 @@
 // (stop, length, ...) and its Metrics: prompt_eval_count and eval_count (the tokens), and
 // prompt_eval_duration and eval_duration (nanoseconds: the server's own times). An error is a
 // line {"error": "…"}. A body (stream false) is one such object with the whole message.
-#include <algorithm>
-
 #include "client/api.hpp"
 #include "client/api/body_parts.hpp"
 #include "client/api/json_read.hpp"
@@ -51,10 +49,8 @@ class OllamaChat : public ApiAdapter {
   }
 
   void parse(simdjson::dom::element doc, ChunkInfo& out, StreamMemory&) const override {
-    simdjson::dom::element err;
-    if (!doc["error"].get(err) && !err.is_null()) {  // {"error": "…"}
-      out.error = err.is_string() ? err.get_string().value_unsafe() : std::string_view("error");
-      if (out.error.empty()) out.error = "error";
+    take_error(doc, out);  // {"error": "…"}
+    if (!out.error.empty()) {
       out.end = true;  // nothing follows an error line
       return;
     }

@@ -9,8 +9,6 @@
 // event {"error": "…", "error_type": "…"} on a 200. `index` counts the tokens so far (TGI sends no
 // prefill event on a stream), so every event carries the exact output count. It always streams:
 // TGI's one-body answer is /generate, a path SGLang's native API holds here.
-#include <algorithm>
-
 #include "client/api.hpp"
 #include "client/api/body_parts.hpp"
 #include "client/api/json_read.hpp"
@@ -54,11 +52,7 @@ class TgiGenerate : public ApiAdapter {
   }
 
   void parse(simdjson::dom::element doc, ChunkInfo& out, StreamMemory&) const override {
-    simdjson::dom::element err;
-    if (!doc["error"].get(err) && !err.is_null()) {  // {"error": "…", "error_type": "…"}
-      out.error = err.is_string() ? err.get_string().value_unsafe() : std::string_view("error");
-      if (out.error.empty()) out.error = "error";
-    }
+    take_error(doc, out);  // {"error": "…", "error_type": "…"}
     out.choices = 1;
     simdjson::dom::element token;
     if (!doc["token"].get(token) && token.is_object()) {
