@@ -1,5 +1,6 @@
 // common/receive_time: the kernel's receive time of a TCP socket's next unread byte, on the
-// steady clock — the time bytes waited before a reader came, however late it came.
+// steady clock — the time bytes waited before a reader came, however late it came; and the reset
+// a peek takes, handed over.
 #include "common/receive_time.hpp"
 
 #include <arpa/inet.h>
@@ -8,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <thread>
 
@@ -54,6 +56,27 @@ TEST(ReceiveTime, IsWhenTheBytesCameNotWhenTheyWereRead) {
   EXPECT_EQ(::recv(receiver, buf, sizeof buf, 0), 5);  // the peek consumed nothing
   EXPECT_EQ(peek_receive_time(receiver), -1);
   ::close(sender);
+  ::close(receiver);
+}
+
+// The peer's reset is what a peek at an empty socket returns, and that read clears it: the peek
+// hands it over (a later recv() would see only an end of stream), and an empty socket's peek
+// says no error.
+TEST(ReceiveTime, APeekHandsOverTheResetItTook) {
+  auto [sender, receiver] = loopback_pair();
+  int error = -1;
+  EXPECT_EQ(peek_receive_time(receiver, &error), -1);
+  EXPECT_EQ(error, 0);             // nothing waiting is no error
+  const linger abort_close{1, 0};  // close() sends a reset
+  ASSERT_EQ(::setsockopt(sender, SOL_SOCKET, SO_LINGER, &abort_close, sizeof abort_close), 0);
+  ::close(sender);
+  for (int i = 0; i < 200 && error == 0; ++i) {  // the reset crosses loopback at once; bounded
+    (void)peek_receive_time(receiver, &error);
+    if (error == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(error, ECONNRESET);
+  char buf[8];
+  EXPECT_EQ(::recv(receiver, buf, sizeof buf, 0), 0) << "the reset was taken by the peek";
   ::close(receiver);
 }
 

@@ -373,8 +373,9 @@ class SocketTransport final : public Transport {
       // body over its limit, as nginx and gateways do): that answer settles the request, and a
       // connection that answered is not "lost" (nor its POST sent again).
       if (answered_early(s, c)) return;
+      // EPIPE from a send is a reset too (after the server's FIN): its kernel refused the bytes.
       lost(s, c, fmt::format("sending the request failed ({})", errno_text(err)),
-           err == ECONNRESET);
+           err == ECONNRESET || (w < 0 && err == EPIPE));
       return;
     }
     if (!c.warming) s.rec.request_sent_ns = s.now();
@@ -398,7 +399,12 @@ class SocketTransport final : public Transport {
       // Until the first token: when this read's bytes reached the host (one peek per read,
       // not per event), so the time they waited for this thread is known (ClientDelay).
       const bool first_pending = s.stream && !c.warming && s.rec.first_token_ns == kNone;
-      const int64_t host = first_pending ? peek_receive_time(c.fd) : -1;
+      int peeked_error = 0;  // a reset the peek took: the recv() below would see an end instead
+      const int64_t host = first_pending ? peek_receive_time(c.fd, &peeked_error) : -1;
+      if (peeked_error != 0) {
+        broken(s, c, peeked_error);
+        return;
+      }
       const ssize_t n = ::recv(c.fd, buf_.data(), buf_.size(), 0);
       if (n > 0) {
         feed_.t = s.now();  // one stamp per read: events in one read arrived together
@@ -430,11 +436,16 @@ class SocketTransport final : public Transport {
         lost(s, c, c.reader.error());
         return;
       }
-      const int err = errno;
-      lost(s, c, fmt::format("receiving the response failed ({})", errno_text(err)),
-           err == ECONNRESET);
+      broken(s, c, errno);
       return;
     }
+  }
+
+  // Receiving failed with `err`: a reset (ECONNRESET; EPIPE once the server's FIN had come, as
+  // Linux's tcp_reset() says it in CLOSE_WAIT) says the server's kernel refused the request.
+  void broken(Slot& s, Conn& c, int err) {
+    lost(s, c, fmt::format("receiving the response failed ({})", errno_text(err)),
+         err == ECONNRESET || err == EPIPE);
   }
 
   // An idle connection's end of stream (or reset) is waiting: the server closed it. Stray bytes
@@ -448,15 +459,15 @@ class SocketTransport final : public Transport {
   // The connection broke. A kept-alive one the server closed before answering is replaced once,
   // and the request sent again (libcurl's rule): not an attempt of its own, but the server may
   // have read the first copy (a POST is not idempotent), so the record says it was resent —
-  // unless the server's kernel reset what was sent (a pending ECONNRESET: the server had closed
-  // before the request arrived, so no one read it), as happens when a server that closes after
-  // each response races the reuse.
+  // unless the server's kernel reset what was sent (a pending ECONNRESET, or EPIPE after its FIN:
+  // the server had closed before the request arrived, or with it unread, so no one read it), as
+  // happens when a server that closes after each response races the reuse.
   void lost(Slot& s, Conn& c, std::string why, bool reset_seen = false) {
     if (c.reused && !c.sent_fresh && !c.reader.started()) {
       int err = 0;
       socklen_t len = sizeof err;
       const bool reset = reset_seen || (getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 &&
-                                        err == ECONNRESET);
+                                        (err == ECONNRESET || err == EPIPE));
       if (reset || c.sent == 0) ctx_.habits.saw_close(steady_now_ns() - c.idle_since);
       // Nothing went out before the close, or the server never read it: nothing is repeated.
       const bool repeated = c.sent > 0 && !reset;

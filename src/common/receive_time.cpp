@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 namespace tokbench {
@@ -43,7 +44,8 @@ bool stamp_receive_times(int fd) {
   return ::setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &kStampFlags, sizeof kStampFlags) == 0;
 }
 
-int64_t peek_receive_time(int fd) {
+int64_t peek_receive_time(int fd, int* error) {
+  if (error) *error = 0;
   char byte;
   iovec iov{&byte, 1};
   alignas(cmsghdr) char control[256];
@@ -52,7 +54,10 @@ int64_t peek_receive_time(int fd) {
   msg.msg_iovlen = 1;
   msg.msg_control = control;
   msg.msg_controllen = sizeof control;
-  if (::recvmsg(fd, &msg, MSG_PEEK | MSG_DONTWAIT) <= 0) return -1;
+  if (const ssize_t n = ::recvmsg(fd, &msg, MSG_PEEK | MSG_DONTWAIT); n <= 0) {
+    if (n < 0 && error && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) *error = errno;
+    return -1;
+  }
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
     if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_TIMESTAMPING) continue;
     timespec ts[3];

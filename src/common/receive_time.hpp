@@ -14,8 +14,10 @@ bool stamp_receive_times(int fd);
 
 /// The receive time of `fd`'s next unread byte, in steady_clock ns (nothing is consumed); -1
 /// when nothing is waiting or the kernel gave no time. Where segments were merged in the queue
-/// the time is the merged segment's, which may be later than the byte's own.
-int64_t peek_receive_time(int fd);
+/// the time is the merged segment's, which may be later than the byte's own. A pending socket
+/// error (a reset) is what a peek at an empty queue returns, and that read clears it: it is put
+/// in `error` (else 0), for the caller's next recv() will no longer see it.
+int64_t peek_receive_time(int fd, int* error = nullptr);
 
 /// Linux turns receive stamping on for the whole host from a work queue when the first socket
 /// asks, so packets of the next moments may come without a time: waits (up to `limit_ms`) until
