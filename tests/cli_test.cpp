@@ -322,6 +322,17 @@ TEST_F(CliTest, ReportRebuildsASearchAndARepeatsRoot) {
                          "e2el.p99<=10s", "--search-max", "4", "--num-prompts", "6", "--max-tokens",
                          "4", "--quiet", "--output-dir", out.string()});
   ASSERT_TRUE(RanValidUnlessBusy(r, dir_));
+  // A line a probe, its pass or fail and SLO value in place of the P99s, and no table repeating
+  // them (a search of ~18 probes stays one screen).
+  for (const char* probe : {"c1", "c2", "c4"})
+    EXPECT_TRUE(std::regex_search(
+        r.output, std::regex(std::string("(^|\n)") + probe +
+                             ": (VALID  pass|INVALID  fail)  6 of 6 ok, [^\n]*, e2el\\.p99 "
+                             "[0-9.]+ ms[;\n]")))
+        << r.output;
+  EXPECT_EQ(r.output.find("TTFT P99"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" (3 probe(s))\n"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::regex_search(r.output, std::regex("\n  c4 +(pass|fail)"))) << r.output;
   const fs::path root = fs::directory_iterator(out)->path();
   const std::string json = slurp(root / "search/search.json");
   ASSERT_NE(json.find("\"answer\":4"), std::string::npos) << json;
@@ -329,6 +340,9 @@ TEST_F(CliTest, ReportRebuildsASearchAndARepeatsRoot) {
   fs::remove(root / "c2/result.json");
   r = run_tokbench({"report", root.string()});
   EXPECT_TRUE(RanValidUnlessBusy(r, dir_));
+  // `report` prints no probe lines: the table says each probe.
+  EXPECT_TRUE(std::regex_search(r.output, std::regex("\n  c4 +pass +e2el\\.p99<=10000ms: ")))
+      << r.output;
   EXPECT_EQ(slurp(root / "search/search.json"), json);
   EXPECT_TRUE(fs::exists(root / "search/search.html"));
   EXPECT_TRUE(fs::exists(root / "c2/result.json"));  // each probe recomputed

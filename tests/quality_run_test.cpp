@@ -100,7 +100,7 @@ TEST_F(QualityRun, AKnownShareOfGsm8kIsMeasuredExactly) {
   EXPECT_NE(shown.output.find("right_answers"), std::string::npos) << shown.output;
   // `report` recomputes the same accuracy from the folder alone.
   const Result again = run_tokbench({"report", dir.string()});
-  EXPECT_EQ(again.code, 0) << again.output;
+  EXPECT_TRUE(RanValidUnlessBusy(again, dir));
   EXPECT_NE(again.output.find("989 of 1319 right"), std::string::npos) << again.output;
 }
 

@@ -104,9 +104,9 @@ SloResult judge_slo(const record::RequestRecord& r, const GoodputSpec& spec) {
   return out;
 }
 
-std::string RunSlo::text() const {
-  return fmt::format("{}.{}<={}ms", lower(metric), stat, bound_ms);
-}
+std::string RunSlo::name() const { return fmt::format("{}.{}", lower(metric), stat); }
+
+std::string RunSlo::text() const { return fmt::format("{}<={}ms", name(), bound_ms); }
 
 std::optional<double> RunSlo::value(const MetricSet& m) const {
   return row_statistic(m, metric, stat);

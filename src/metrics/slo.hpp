@@ -36,6 +36,7 @@ struct RunSlo {
   std::string metric;  ///< TTFT, TPOT, ITL, E2EL (the table's row names)
   std::string stat;    ///< mean, p50, p75, p90, p99 (lower-case)
   double bound_ms = 0;
+  std::string name() const;  ///< "ttft.p99"
   std::string text() const;  ///< "ttft.p99<=500ms"
   /// The value of this SLO's statistic in `m`, or nullopt when the row is n/a.
   std::optional<double> value(const MetricSet& m) const;

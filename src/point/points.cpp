@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "common/abbreviate.hpp"
@@ -24,12 +25,15 @@ namespace {
 // "c8: VALID  400 of 400 ok, 200.12 req/s, output 51229 token/s, TTFT P99 2.637 ms, TPOT P99
 // 0.186 ms"; when it is not VALID, without its output rate (not a figure to quote) and with its
 // first reason's headline, in one line of 120 columns where it fits (a search prints a line a
-// probe, and its page and folders hold every reason whole).
-std::string point_line(const std::string& name, const RunOutcome& out) {
+// probe, and its page and folders hold every reason whole). A series' own words (a search's pass
+// or fail and SLO values) follow the status and stand in for the P99s.
+std::string point_line(const std::string& name, const RunOutcome& out,
+                       const std::optional<PointWords>& words) {
   const char* said = out.exit_code == kExitDiskStopped ? "STOPPED (the disk refused a record)"
                      : out.interrupted                 ? "INTERRUPTED"
                                                        : metrics::verdict_status(out.verdict);
   std::string line = fmt::format("{}: {}", name, said);
+  if (words && !words->mark.empty()) line += "  " + words->mark;
   const metrics::MetricSet& m = out.metrics;
   auto common = [&](const char* key) -> std::optional<double> {
     const metrics::Common* c = m.common_metric(key);
@@ -41,9 +45,13 @@ std::string point_line(const std::string& name, const RunOutcome& out) {
     if (const auto out_tps = common("output_token_throughput");
         out_tps && *out_tps > 0 && out.verdict.valid)
       line += fmt::format(", output {} token/s", report::format_short(*out_tps));
-    for (const char* row : {"TTFT", "TPOT"})
-      if (const auto p99 = metrics::row_statistic(m, row, "p99"))
-        line += fmt::format(", {} P99 {} ms", row, report::format_short(*p99));
+    if (words) {
+      if (!words->figures.empty()) line += ", " + words->figures;
+    } else {
+      for (const char* row : {"TTFT", "TPOT"})
+        if (const auto p99 = metrics::row_statistic(m, row, "p99"))
+          line += fmt::format(", {} P99 {} ms", row, report::format_short(*p99));
+    }
   }
   const auto& reasons = out.verdict.reasons;
   if (reasons.empty()) return line;
@@ -157,7 +165,10 @@ RunOutcome PointSession::run_here(const PointSpec& spec) {
     out = conclude(point, dir, shared.result, *log, point_console_);
     disk_stopped_ |= out.exit_code == kExitDiskStopped;
     if (point_console_ != console_) {  // one line a point
-      fmt::print(console_, "{}\n", point_line(name, out));
+      fmt::print(console_, "{}\n",
+                 point_line(name, out,
+                            options_.point_words ? std::optional(options_.point_words(out))
+                                                 : std::nullopt));
       std::fflush(console_);
     }
   } else {

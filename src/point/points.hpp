@@ -46,6 +46,13 @@ using FolderKeeper = std::function<void(const std::string& history,
                                         const std::filesystem::path& dir, spdlog::logger& log)>;
 void keep_folders_with(FolderKeeper keeper);
 
+/// A series' own words in a point's console line: after its status ("pass"), and in place of its
+/// TTFT and TPOT P99s ("ttft.p99 1.829 ms, tpot.p90 0.064 ms").
+struct PointWords {
+  std::string mark;
+  std::string figures;
+};
+
 /// What an experiment around a series sets (series/grid, --resume); a plain series leaves them be.
 struct SeriesOptions {
   /// The series' root chosen by the caller (a grid's server point, --resume); "" = a new
@@ -55,6 +62,9 @@ struct SeriesOptions {
   bool resume = false;
   /// Called on rank 0 with every finished point of the series, run or resumed (a grid's rows).
   std::function<void(const RunPlan& point, const RunOutcome& outcome)> on_point;
+  /// What a point's console line says in place of its TTFT and TPOT P99s (a search: pass or fail
+  /// and each SLO's value, so the probes need no table of their own); unset: those P99s.
+  std::function<PointWords(const RunOutcome& outcome)> point_words;
 };
 
 class PointSession {

@@ -82,12 +82,23 @@ std::string falling_accuracy(const SearchResult& r, const report::SearchAsked& a
                                    asked.search == "max-rate" ? "request rate" : "concurrency");
 }
 
-// search/search.json and search.html written, the probes and the answer printed.
+// Each probe's pass or fail and SLO values, as its console line says them (PointWords).
+runner::PointWords probe_words(const RunOutcome& o, const std::vector<metrics::RunSlo>& slos) {
+  const Probe p = judge(o, slos, 0);
+  runner::PointWords w{p.pass ? "pass" : "fail", ""};
+  for (size_t i = 0; i < slos.size(); ++i)
+    w.figures += fmt::format("{}{} {}", i ? ", " : "", slos[i].name(),
+                             p.values[i] ? report::format_short(*p.values[i]) + " ms" : "n/a");
+  return w;
+}
+
+// search/search.json and search.html written, the answer printed: after the probes' table when
+// `probe_table` (`report` of a search, --verbose), else after their one line each (probe_words).
 RunOutcome finish_search(const fs::path& root, const SearchResult& r,
                          const report::SearchAsked& asked, const std::vector<metrics::RunSlo>& slos,
                          const SearchSpace& space,
                          const std::optional<record::ServerProcessFacts>& server_process,
-                         bool interrupted, bool disk_stopped, std::FILE* console,
+                         bool interrupted, bool disk_stopped, bool probe_table, std::FILE* console,
                          const std::vector<std::string>& resumed = {}) {
   const fs::path dir = root / "search";
   fs::create_directories(dir);
@@ -111,8 +122,9 @@ RunOutcome finish_search(const fs::path& root, const SearchResult& r,
   runfolder::write_file(dir / "search.html", report::search_page(r, json, slos));
   std::string bounds;
   for (const auto& s : slos) bounds += (bounds.empty() ? "" : ",") + s.text();
-  fmt::print(console, "\nsearch {} under {}:\n", asked.search, bounds);
-  for (const auto& p : r.history) {
+  fmt::print(console, "\nsearch {} under {}{}\n", asked.search, bounds,
+             probe_table ? ":" : fmt::format(" ({} probe(s))", r.history.size()));
+  for (const auto& p : probe_table ? r.history : std::vector<Probe>{}) {
     std::string vals;
     for (size_t i = 0; i < slos.size(); ++i)
       vals += fmt::format("  {}: {}", slos[i].text(),
@@ -142,11 +154,13 @@ RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
                       const SeriesOptions& options) {
   const std::vector<metrics::RunSlo>& slos = plan.parsed.slos;
   const SearchSpace space = space_of(plan.cfg.experiment);
+  SeriesOptions with_words = options;
+  with_words.point_words = [&slos](const RunOutcome& o) { return probe_words(o, slos); };
   PointSession session(
       plan, stop, console,
       fmt::format("search {} under {}", kSearchAxes.name(plan.cfg.experiment.search),
                   plan.cfg.experiment.slo),
-      options);
+      with_words);
   const bool conc = space.integer;
   auto run_at = [&](double x) {
     PointSpec probe = spec_of(plan, conc ? fmt::format("c{}", static_cast<int64_t>(x))
@@ -174,7 +188,7 @@ RunOutcome run_search(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
                          {std::string(kSearchAxes.name(plan.cfg.experiment.search)),
                           plan.cfg.experiment.search_margin},
                          slos, space, server_process, session.stopped(), session.disk_stopped(),
-                         console, session.resumed());
+                         plan.cfg.output.verbose, console, session.resumed());
   });
 }
 
@@ -264,7 +278,7 @@ RunOutcome rebuild_search(const fs::path& root, std::FILE* console) {
   }
   std::optional<record::ServerProcessFacts> server =
       record::read_optional<record::ServerProcessFacts>(doc, "server_process");
-  return finish_search(root, r, asked, slos, space, server, false, disk_stopped, console);
+  return finish_search(root, r, asked, slos, space, server, false, disk_stopped, true, console);
 }
 
 }  // namespace tokbench::runner
