@@ -443,6 +443,65 @@ TEST(ChunkParser, OllamaChatLines) {
   EXPECT_TRUE(find_api("ollama")->caps().ndjson);
 }
 
+// MindIE's /infer stream, as its endpoint writes it: an event per step with its token's text and
+// the server's time of that step (integer ms: prefill_time for the first, decode_time after,
+// summed event by event), then a last event whose token's text is null: its text is the rest of
+// generated_text, and details bring the count and the finish. A new response forgets the last.
+// A body is {"generated_text", "details"}; an error, {"error", "error_type"}.
+TEST(ChunkParser, MindieInferStream) {
+  ChunkParser p(find_api("mindie"));
+  p.begin_response();
+  auto one =
+      parse_with(p, R"({"prefill_time":85,"decode_time":null,"token":{"id":1820,"text":"The"}})");
+  EXPECT_EQ(one.kind, ChunkKind::Content);
+  EXPECT_EQ(one.content, "The");
+  EXPECT_DOUBLE_EQ(one.server_prompt_ms, 85);
+  EXPECT_EQ(one.server_predicted_n, -1);  // no step time yet
+  EXPECT_FALSE(one.last || one.end);
+  auto two =
+      parse_with(p, R"({"prefill_time":null,"decode_time":21,"token":{"id":3363,"text":" sky"}})");
+  EXPECT_EQ(two.content, " sky");
+  EXPECT_DOUBLE_EQ(two.server_predicted_ms, 21);
+  EXPECT_EQ(two.server_predicted_n, 1);
+  auto last = parse_with(
+      p,
+      R"({"prefill_time":null,"decode_time":23,"generated_text":"The sky is","details":)"
+      R"({"finish_reason":"length","generated_tokens":3,"seed":null},"token":{"id":374,"text":null}})");
+  EXPECT_EQ(last.content, " is");  // the last token's text: what the events had not brought
+  EXPECT_EQ(last.kind, ChunkKind::Content);
+  EXPECT_TRUE(last.last);
+  EXPECT_EQ(last.finish_reason, "length");
+  EXPECT_EQ(last.completion_tokens, 3);
+  EXPECT_EQ(last.prompt_tokens, -1);               // MindIE counts no prompt tokens here
+  EXPECT_DOUBLE_EQ(last.server_predicted_ms, 44);  // 21 + 23 over two steps
+  EXPECT_EQ(last.server_predicted_n, 2);
+  // An EOS adds no text: the last event is the finish alone.
+  p.begin_response();
+  (void)parse_with(p, R"({"prefill_time":9,"token":{"id":5,"text":"ok"}})");
+  auto eos = parse_with(
+      p,
+      R"({"decode_time":4,"generated_text":"ok","details":{"finish_reason":"eos_token","generated_tokens":2},)"
+      R"("token":{"id":2,"text":null}})");
+  EXPECT_EQ(eos.kind, ChunkKind::Finish);
+  EXPECT_TRUE(eos.content.empty());
+  EXPECT_EQ(eos.server_predicted_n, 1);  // the first response's steps are forgotten
+  EXPECT_TRUE(eos.last);
+  // A body: the whole text.
+  p.begin_response();
+  auto body = parse_with(
+      p, R"({"generated_text":"am a French native speaker","details":{"finish_reason":"length",)"
+         R"("generated_tokens":5,"generated_token_ids":[1,2,3,4,5],"seed":846930886}})");
+  EXPECT_EQ(body.content, "am a French native speaker");
+  EXPECT_EQ(body.completion_tokens, 5);
+  auto err = parse_with(
+      p,
+      R"({"error":"Parameter temperature must be in (0.0,2], got 0.","error_type":"validation"})");
+  EXPECT_EQ(err.error, "Parameter temperature must be in (0.0,2], got 0.");
+  EXPECT_TRUE(err.end);
+  EXPECT_FALSE(find_api("mindie")->done_sentinel());
+  EXPECT_FALSE(find_api("mindie")->caps().sampling_extensions);
+}
+
 // Each object is read in one pass; a name that comes twice counts as its first (what a lookup by
 // name found before), wherever the fields stand, and fields of other types are not taken.
 TEST(ChunkParser, OnePassKeepsTheFirstOfADuplicatedName) {

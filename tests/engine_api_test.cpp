@@ -409,6 +409,63 @@ std::vector<ForeignCase> foreign_cases() {
        .body = ollama_body,
        .ok = false,
        .error = "an error was encountered while running the model"});
+  // MindIE's /infer as its endpoint writes it (cpp-httplib, chunked text/event-stream): an event
+  // per step with the server's own time of it (integer ms), the last holding the whole text and
+  // details with its own token's text null, no [DONE]. A body is {"generated_text", "details"}.
+  const std::string mindie_head =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nKeep-Alive: timeout=5, "
+      "max=5\r\nTransfer-Encoding: chunked\r\n\r\n";
+  const std::string mindie_body =
+      R"({"inputs":"hi","stream":true,"parameters":{"max_new_tokens":8,"details":true}})";
+  c.push_back(
+      {.name = "MindIE /infer stream",
+       .api = "mindie",
+       .path = "/infer",
+       .response =
+           mindie_head +
+           chunked(R"(data: {"prefill_time":31,"decode_time":null,"token":{"id":5,"text":"Hel"}})"
+                   "\n\n") +
+           chunked(R"(data: {"prefill_time":null,"decode_time":7,"token":{"id":6,"text":"l"}})"
+                   "\n\n") +
+           chunked(
+               R"(data: {"prefill_time":null,"decode_time":9,"generated_text":"Hello","details":)"
+               R"({"finish_reason":"length","generated_tokens":3,"seed":null},"token":{"id":7,"text":null}})"
+               "\n\n") +
+           "0\r\n\r\n",
+       .body = mindie_body,
+       .completion_tokens = 3,
+       .finish_reason = "length",
+       .output_text = "Hello",
+       .text_chunks = 3,
+       .also = [](const RequestRecord& r) {
+         ASSERT_EQ(r.chunks.size(), 3u);  // the last event is the last token
+         EXPECT_EQ(r.done_ns, r.chunks[2].t_ns);
+         EXPECT_EQ(r.server_prompt_us, 31000);
+         EXPECT_EQ(r.server_predicted_us, 16000);  // 7 + 9 ms over two steps
+         EXPECT_EQ(r.server_predicted_n, 2);
+       }});
+  c.push_back(
+      {.name = "MindIE /infer body",
+       .api = "mindie",
+       .path = "/infer",
+       .response = json_answer(
+           R"({"generated_text":"four","details":{"finish_reason":"eos_token","generated_tokens":2,)"
+           R"("generated_token_ids":[3,2],"seed":null}})"),
+       .body = R"({"inputs":"2+2=","stream":false,"parameters":{"details":true}})",
+       .stream = false,
+       .completion_tokens = 2,
+       .finish_reason = "eos_token",
+       .output_text = "four"});
+  c.push_back(
+      {.name = "MindIE refusal",
+       .api = "mindie",
+       .path = "/infer",
+       .response = testing::CannedServer::http(
+           422, "application/json",
+           R"({"error":"Parameter temperature must be in (0.0,2], got 0.","error_type":"validation"})"),
+       .body = mindie_body,
+       .ok = false,
+       .error = "Parameter temperature must be in (0.0,2], got 0."});
   return c;
 }
 

@@ -311,10 +311,10 @@ TEST(RequestBody, OpenAiResponses) {
       "warning");
 }
 
-// TGI's and Ollama's native bodies: what a synthetic run asks of every API (ignore_eos, so
-// outputs are exactly the cap) is not theirs to take — nothing is sent, and the request's facts
+// TGI's, Ollama's and MindIE's native bodies: what a synthetic run asks of every API (ignore_eos,
+// so outputs are exactly the cap) is not theirs to take — nothing is sent, and the request's facts
 // do not promise the cap (the verdict would otherwise call each EOS a server ignoring it).
-TEST(RequestBody, TgiAndOllamaNativeBodiesSendNoIgnoreEos) {
+TEST(RequestBody, TgiOllamaAndMindieNativeBodiesSendNoIgnoreEos) {
   dataset::RequestSpec spec;
   spec.prompt = "hi";
   BodySettings s;
@@ -331,6 +331,12 @@ TEST(RequestBody, TgiAndOllamaNativeBodiesSendNoIgnoreEos) {
   EXPECT_EQ(build_body(s, spec),
             R"({"model":"m","messages":[{"role":"user","content":"hi"}],"stream":true,)"
             R"("options":{"num_predict":32,"temperature":0.5}})");
+  EXPECT_FALSE(plan_request(s, spec, false).facts.ignore_eos_sent);
+  s.api = &api_named("mindie");
+  s.stream = false;
+  EXPECT_EQ(build_body(s, spec),
+            R"({"inputs":"hi","stream":false,"parameters":{"max_new_tokens":32,"details":true,)"
+            R"("temperature":0.5}})");
   EXPECT_FALSE(plan_request(s, spec, false).facts.ignore_eos_sent);
 }
 

@@ -57,6 +57,10 @@ struct StreamMemory {
     enum Mode : uint8_t { Unknown, Cumulative, Incremental } mode = Unknown;
   };
   std::vector<Seen> seen;
+  /// A server's own per-token times sent event by event (MindIE's decode_time), summed: ms and
+  /// how many.
+  double server_ms = 0;
+  int64_t server_n = 0;
 };
 
 /// The simdjson parser and padded copy that parsing needs. One thread's chunk parsers share
@@ -77,7 +81,11 @@ class ChunkParser {
   const ApiAdapter& api() const { return *api_; }
   /// A new response begins: forgets the last one's text (SGLang's cumulative text is compared
   /// with what came before it).
-  void begin_response() { memory_.seen.clear(); }
+  void begin_response() {
+    memory_.seen.clear();  // keeps its capacity: no allocation per response
+    memory_.server_ms = 0;
+    memory_.server_n = 0;
+  }
   /// Parses one JSON payload. Returns false (and sets *why) when it is not valid JSON. The views
   /// in `out` are valid until the next parse through the same scratch.
   bool parse(std::string_view json, ChunkInfo& out, std::string* why);

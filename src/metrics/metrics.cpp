@@ -327,7 +327,8 @@ class TokbenchAccumulator final : public Accumulator {
     }
     if (no_usage_prompt_ > 0 && t_.success > 0) {
       m.notes.push_back(
-          fmt::format("{} request(s) had no usage.prompt_tokens: input tokens unknown for them",
+          fmt::format("{} request(s) had no usage.prompt_tokens: input tokens unknown for them "
+                      "(--tokenizer counts them)",
                       no_usage_prompt_));
     }
     m.token_mismatches = mismatches_;

@@ -16,7 +16,12 @@
 //   generated_tokens, seed, input_length}; no [DONE]. An answer asked for 24 tokens or more ends
 //   by EOS after 20 words: a 21st token "</s>", special, finish_reason "eos_token", counted.
 //   ignore_eos and min_tokens are unknown to it and ignored, as serde ignores unknown fields.
-// - MindIE: OpenAI chat; vLLM's metric names without a prefix.
+// - MindIE: OpenAI chat; vLLM's metric names without a prefix; its native /infer
+//   (single_req_self_develop_infer_interface.cpp): "stream" false unless asked, parameters
+//   max_new_tokens (default 20) and details; a stream's events `data: {"prefill_time": 3 |
+//   "decode_time": 2 (ms), "token": {"id", "text"}}`, the last with its token's text null and the
+//   whole text in "generated_text", details {finish_reason, generated_tokens, seed} when asked;
+//   no [DONE]. 24 tokens or more asked end by EOS after 20 words (21 generated, eos_token).
 // - Ollama: OpenAI chat through its compatibility layer; no /metrics, no /tokenize; its native
 //   /api/chat (server/routes.go): application/x-ndjson, a JSON object per line per token, then a
 //   line with empty content, "done": true, done_reason and its Metrics — prompt_eval_count,
@@ -174,6 +179,7 @@ class EngineLike {
       return tgi_stream(o);
     if (kind_ == EngineKind::Ollama && method == "POST" && path == "/api/chat")
       return ollama_chat(o);
+    if (kind_ == EngineKind::Mindie && method == "POST" && path == "/infer") return mindie_infer(o);
     if (method == "POST" && (path == "/v1/chat/completions" || path == "/v1/completions"))
       return generate(o, path == "/v1/chat/completions");
     return {json_reply(404, R"({"error":{"code":404,"message":"File Not Found"}})")};
@@ -392,6 +398,51 @@ class EngineLike {
       r.then.push_back(chunked(head + R"("message":{"role":"assistant","content":"word)" +
                                std::to_string(i) + R"( "},"done":false})" + "\n"));
     r.then.push_back(chunked(done_line("") + "\n") + "0\r\n\r\n");
+    r.gap_ms = 2;
+    return r;
+  }
+  // MindIE's native /infer (single_req_self_develop_infer_interface.cpp).
+  Reply mindie_infer(simdjson::dom::object o) {
+    std::string_view inputs;
+    if (o["inputs"].get_string().get(inputs))
+      return {json_reply(422, R"({"error":"Not found inputs.","error_type":"validation"})")};
+    int64_t asked = 20;
+    bool details = false, stream = false;
+    if (o["stream"].get_bool().get(stream)) stream = false;
+    simdjson::dom::object p;
+    if (!o["parameters"].get_object().get(p)) {
+      if (int64_t v = 0; !p["max_new_tokens"].get_int64().get(v)) asked = v;
+      if (p["details"].get_bool().get(details)) details = false;
+    }
+    const bool eos = asked >= 24;  // 20 words, then the EOS token (no text)
+    const int64_t n = eos ? 21 : asked;
+    {
+      std::lock_guard lock(mu_);
+      predicted_ += n;
+      input_lengths_ += static_cast<int64_t>(words(inputs).size());
+      ++finished_;
+    }
+    ++generations_;
+    std::string text;
+    for (int64_t i = 0; i < (eos ? 20 : n); ++i) text += "word" + std::to_string(i) + " ";
+    const std::string tail =
+        R"("generated_text":")" + text + R"(","details":)" +
+        (details ? R"({"finish_reason":")" + std::string(eos ? "eos_token" : "length") +
+                       R"(","generated_tokens":)" + std::to_string(n) + R"(,"seed":null})"
+                 : std::string("null"));
+    if (!stream) return {json_reply(200, "{" + tail + "}")};
+    Reply r{
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nKeep-Alive: timeout=5, "
+        "max=5\r\nTransfer-Encoding: chunked\r\n\r\n"};
+    for (int64_t i = 0; i < n; ++i) {
+      const std::string time = i == 0 ? R"("prefill_time":3,"decode_time":null,)"
+                                      : R"("prefill_time":null,"decode_time":2,)";
+      const std::string token = R"("token":{"id":)" + std::to_string(100 + i) + R"(,"text":)";
+      r.then.push_back(chunk("{" + time +
+                             (i + 1 < n ? token + "\"word" + std::to_string(i) + " \"}}"
+                                        : tail + "," + token + "null}}")));
+    }
+    r.then.back() += "0\r\n\r\n";
     r.gap_ms = 2;
     return r;
   }
