@@ -48,6 +48,26 @@ TEST(Abbreviate, TextIsWrappedAndCapped) {
   EXPECT_EQ(wrap_lines("日本語", 0, 4, 1), "日本語");  // columns are characters, not bytes
 }
 
+// A body of JSON breaks after a comma (a field whole on the next line), prose after a space, and
+// only in a line's second half; the last line still fills to the width before the count.
+TEST(Abbreviate, LinesBreakAfterACommaOrASpace) {
+  const std::string body =
+      R"({"inputs":"Explain, step by step, why the sky appears blue","stream":true,"parameters":)"
+      R"({"max_new_tokens":16,"details":true}})";
+  EXPECT_EQ(wrap_lines(body, 14, 100, 3),
+            R"({"inputs":"Explain, step by step, why the sky appears blue","stream":true,)"
+            "
+            "
+            R"("parameters":{"max_new_tokens":16,"details":true}})");
+  EXPECT_EQ(wrap_lines("aaaa bbbb cccc dddd", 0, 12, 2), "aaaa bbbb 
+  cccc dddd");
+  EXPECT_EQ(wrap_lines("a bcdefghijklmnop", 0, 8, 3), "a bcdefg
+  hijklm
+  nop");  // no late break
+  const std::string capped = wrap_lines("aaaa bbbb cccc dddd eeee", 0, 12, 1);
+  EXPECT_EQ(capped, "aaaa bbbb cc … (12 more characters)");  // the last line is not broken early
+}
+
 }  // namespace
 // Issue 41: an exporter's bytes reached the console through a warning (ESC]0;...BEL retitled the
 // terminal; colour codes).

@@ -68,13 +68,18 @@ std::string wrap_lines(std::string_view text, size_t lead, size_t width, size_t 
   for (size_t line = 0; line < max_lines && at < text.size(); ++line) {
     const size_t room = line == 0 ? (width > lead ? width - lead : 1) : width - 2;
     if (line > 0) out += "\n  ";
-    size_t cols = 0, end = at;
+    size_t cols = 0, end = at, last_break = std::string_view::npos;
     while (end < text.size() && cols < room) {  // a column per character
       size_t n = 1;
       while (end + n < text.size() && continuation(text[end + n])) ++n;
       end += n;
       ++cols;
+      // After a comma or a space in the line's second half: where a line of JSON or prose reads
+      // best broken (a field or a word whole on the next line, not "param" / "eters").
+      if ((text[end - n] == ',' || text[end - n] == ' ') && cols >= room / 2) last_break = end;
     }
+    if (end < text.size() && line + 1 < max_lines && last_break != std::string_view::npos)
+      end = last_break;
     out.append(text.substr(at, end - at));
     at = end;
   }

@@ -15,8 +15,10 @@ namespace tokbench {
 std::string abbreviate_json_strings(std::string_view json, size_t max_chars);
 
 /// `text` as at most `max_lines` lines of at most `width` columns: the first after `lead` (already
-/// on the line), the others indented by two spaces; past them, "… (N more characters)". Cuts
-/// fall on UTF-8 character boundaries.
+/// on the line), the others indented by two spaces; past them, "… (N more characters)". A line
+/// that goes on is broken after its last comma or space in its second half where it has one
+/// (a JSON field or a word stays whole), else at the width; cuts fall on UTF-8 character
+/// boundaries.
 std::string wrap_lines(std::string_view text, size_t lead, size_t width, size_t max_lines);
 
 /// `text` cut to at most `max_chars` characters for a one-line summary: at the last space before
