@@ -79,6 +79,10 @@ TEST_F(EnginesRun, LlamacppSyntheticWithoutTokenizerIsExactAndNothingIsResent) {
   EXPECT_EQ(last_.output.find("sent a second time"), std::string::npos) << last_.output;
   auto r = result(rd);
   EXPECT_EQ(r["server"]["dialect"].get_string().value(), "llamacpp");
+  // Which engine answered, and how that is known: its /metrics names and its /tokenize's shape.
+  EXPECT_EQ(r["engine"]["name"].get_string().value(), "llamacpp");
+  EXPECT_EQ(r["engine"]["how"].get_string().value(),
+            "its /metrics names are llamacpp's; its /tokenize answered in llama.cpp's shape");
   simdjson::dom::element c;
   ASSERT_TRUE(check_named(r, "output tokens", &c)) << last_.output;
   EXPECT_TRUE(c["agree"].get_bool().value());
@@ -155,6 +159,9 @@ TEST_F(EnginesRun, TgisAndMindiesMetricsAreCrossCheckedAndEngineIsChecked) {
     ASSERT_TRUE(check_named(r, "output tokens", &c)) << name << last_.output;
     EXPECT_TRUE(c["agree"].get_bool().value()) << name;
     EXPECT_EQ(r["config"]["engine"].get_string().value(), name);
+    EXPECT_EQ(r["engine"]["name"].get_string().value(), name);
+    EXPECT_EQ(r["engine"]["how"].get_string().value(),
+              std::string("named with --engine; its /metrics names are ") + name + "'s");
   }
   run({"--engine", "vllm-v0", "--num-prompts", "1"}, 2);
   EXPECT_NE(last_.output.find("--engine: unknown engine 'vllm-v0' (expected auto or one of vllm, "
@@ -198,6 +205,10 @@ TEST_F(EnginesRun, TgisNativeStreamIsReadTokenByToken) {
     EXPECT_EQ(last_.output.find("sent a second time"), std::string::npos) << last_.output;
     auto r = result(rd);
     EXPECT_EQ(r["config"]["endpoint"].get_string().value(), "tgi");
+    EXPECT_EQ(r["engine"]["name"].get_string().value(), "tgi");
+    EXPECT_EQ(r["engine"]["how"].get_string().value(),
+              "its /metrics names are tgi's; the requests went through tgi's own API "
+              "(--endpoint tgi)");
     simdjson::dom::element c;
     ASSERT_TRUE(check_named(r, "output tokens", &c)) << last_.output;
     EXPECT_TRUE(c["agree"].get_bool().value()) << last_.output;
@@ -234,6 +245,10 @@ TEST_F(EnginesRun, OllamasNativeChatIsReadLineByLineWithItsOwnTimes) {
     }
     auto r = result(rd);
     EXPECT_EQ(r["config"]["endpoint"].get_string().value(), "ollama");
+    // No /metrics: its own API alone names it.
+    EXPECT_EQ(r["engine"]["name"].get_string().value(), "ollama");
+    EXPECT_EQ(r["engine"]["how"].get_string().value(),
+              "the requests went through ollama's own API (--endpoint ollama)");
     const auto extra = r["extra_metrics"];
     EXPECT_DOUBLE_EQ(extra["ServerPromptTime"]["mean"].get_double().value(), 3.0) << stream;
     EXPECT_DOUBLE_EQ(extra["ServerTimePerToken"]["mean"].get_double().value(), 2.0) << stream;
@@ -278,6 +293,7 @@ TEST_F(EnginesRun, MindiesNativeInferIsReadStepByStepWithItsOwnTimes) {
     EXPECT_EQ(last_.output.find("sent a second time"), std::string::npos) << last_.output;
     auto r = result(rd);
     EXPECT_EQ(r["config"]["endpoint"].get_string().value(), "mindie");
+    EXPECT_EQ(r["engine"]["name"].get_string().value(), "mindie");
     if (streamed) {
       const auto extra = r["extra_metrics"];
       EXPECT_DOUBLE_EQ(extra["ServerPromptTime"]["mean"].get_double().value(), 3.0) << cap;

@@ -59,6 +59,40 @@ TEST(Engines, EachIsNamedOnceAndItsMetricsDialectIsItsOwn) {
   EXPECT_NE(core::engine_names().find("llamacpp, tgi"), std::string::npos);
 }
 
+// The engine a run faced, and how that is known: the built-in simulator first, then --engine, the
+// /metrics names, an API only one engine speaks, llama.cpp's /tokenize shape; evidence that names
+// another engine is said beside ("but"); nothing that names one is no engine. Every engine's own
+// API is an --endpoint of its own (client/api/registry.cpp names them).
+TEST(Engines, WhichOneAnsweredAndHowThatIsKnown) {
+  using core::EngineEvidence;
+  using core::identify_engine;
+  auto seen = [](EngineEvidence e) {
+    const core::EngineSeen s = identify_engine(e);
+    return s.name + " | " + s.how;
+  };
+  EXPECT_EQ(seen({.api = "chat", .metrics_dialect = "vllm", .simulator = true}),
+            "tokbench-mock | the built-in simulator answered (no --url)");
+  EXPECT_EQ(seen({.named = "sglang", .api = "chat", .metrics_dialect = "sglang"}),
+            "sglang | named with --engine; its /metrics names are sglang's");
+  EXPECT_EQ(seen({.named = "auto",
+                  .api = "chat",
+                  .metrics_dialect = "llamacpp",
+                  .llamacpp_tokenize = true}),
+            "llamacpp | its /metrics names are llamacpp's; its /tokenize answered in llama.cpp's "
+            "shape");
+  EXPECT_EQ(seen({.named = "auto", .api = "mindie"}),
+            "mindie | the requests went through mindie's own API (--endpoint mindie)");
+  EXPECT_EQ(seen({.named = "auto", .api = "tgi", .metrics_dialect = "vllm"}),
+            "vllm | its /metrics names are vllm's; but the requests went through tgi's own API "
+            "(--endpoint tgi)");
+  EXPECT_EQ(seen({.named = "auto", .api = "chat"}), " | ");
+  EXPECT_EQ(seen({}), " | ");
+  std::set<std::string_view> own;
+  for (const core::Engine& e : core::all_engines())
+    if (!e.own_api.empty()) EXPECT_TRUE(own.insert(e.own_api).second) << e.name;
+  EXPECT_EQ(own, (std::set<std::string_view>{"generate", "tgi", "ollama", "mindie"}));
+}
+
 TEST(EngineTokenize, LlamacppsIsLearntFromItsAnswersAndCountsLikeItsServer) {
   EngineLike srv(EngineKind::Llamacpp);
   runner::ServerTokenizer st = tokenizer_of(srv);

@@ -35,6 +35,10 @@ struct Engine {
   std::string_view title;  ///< for people: "llama.cpp llama-server"
   TokenizeDialect tokenize = TokenizeDialect::None;
   CacheResetWay cache_reset = CacheResetWay::None;
+  /// The --endpoint name of an API only this engine speaks ("" = none): a run through it is
+  /// this engine's (SGLang's /generate, TGI's /generate_stream, Ollama's /api/chat, MindIE's
+  /// /infer).
+  std::string_view own_api;
   // Its /metrics names (and the mark that tells its exposition apart) are one table in
   // probe/server_metrics, keyed by this name: not repeated here.
 };
@@ -45,5 +49,23 @@ std::span<const Engine> all_engines();
 const Engine* engine_named(std::string_view name);
 /// "vllm, sglang, llamacpp, ...": for help texts and errors.
 std::string engine_names();
+
+/// What a run shows of the engine it faced: each thing that names one.
+struct EngineEvidence {
+  std::string named;               ///< --engine's value ("auto" or "" = not named)
+  std::string api;                 ///< the --endpoint the requests went through
+  std::string metrics_dialect;     ///< whose /metrics names were read ("" = none)
+  bool llamacpp_tokenize = false;  ///< /tokenize answered in llama.cpp's shape
+  bool simulator = false;          ///< the built-in simulator answered (no --url)
+};
+/// The engine a run faced and how that is known, in words ("its /metrics names"); where two
+/// pieces of evidence name different engines, both are said. name "" = not known.
+struct EngineSeen {
+  std::string name;
+  std::string how;
+};
+/// By weight: the built-in simulator; --engine; the /metrics names; an API only one engine
+/// speaks; llama.cpp's /tokenize shape.
+EngineSeen identify_engine(const EngineEvidence& e);
 
 }  // namespace tokbench::core

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "common/format.hpp"
+#include "core/engines.hpp"
 #include "metrics/cross_check.hpp"
 #include "metrics/saturation.hpp"
 #include "metrics/slices.hpp"
@@ -47,6 +48,20 @@ std::string incomplete_reason(const runfolder::RunFolder& f, int64_t recorded) {
         recorded, m.planned_requests);
   }
   return "";
+}
+
+// What the folder shows of the engine that answered.
+core::EngineEvidence engine_evidence(const runfolder::RunFolder& f) {
+  const runfolder::RunInfo& info = f.manifest.info;
+  core::EngineEvidence e;
+  e.named = info.engine_named;
+  e.api = info.api;
+  e.simulator = info.embedded_simulator;
+  if (f.end && f.end->server) e.metrics_dialect = f.end->server->dialect;
+  // Its codec's name (workload/server_tokenizer): prompts built through llama.cpp's /tokenize.
+  e.llamacpp_tokenize =
+      info.synthetic && info.synthetic->built_with.find("llama.cpp") != std::string::npos;
+  return e;
 }
 
 runfolder::RunInfo info_of(const runfolder::RunFolder& f) {
@@ -411,6 +426,9 @@ Written write_outputs(const runfolder::RunFolder& folder, metrics::Definitions d
   // The server's view, cross-checked against the client's (tokbench's definitions).
   if (folder.end && folder.end->server)
     cross_check_server(w, *folder.end->server, tokbench, p.tally, out_dir);
+  const core::EngineSeen engine = core::identify_engine(engine_evidence(folder));
+  w.info.engine = engine.name;
+  w.info.engine_how = engine.how;
   const metrics::Summary* itl =
       tokbench.row("ITL") && tokbench.row("ITL")->stats ? &*tokbench.row("ITL")->stats : nullptr;
   const std::optional<metrics::Summary> itl_ms = itl ? std::optional(*itl) : std::nullopt;

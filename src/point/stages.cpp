@@ -60,6 +60,8 @@ runfolder::RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.info.started_at = now_iso(wall);
   m.info.dataset = c.workload.dataset.text();
   m.info.tokenizer = c.workload.tokenizer;
+  m.info.engine_named = c.target.engine;
+  m.info.api = c.target.endpoint;
   const LoadShape& load = plan.load;
   m.facts.max_concurrency = load.max_in_flight();
   m.facts.stream = c.request.stream;

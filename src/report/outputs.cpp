@@ -177,6 +177,14 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   } else {
     w.key("server").null();
   }
+  w.key("engine").begin_object().key("name");
+  if (info.engine.empty())
+    w.null();
+  else
+    w.value(info.engine);
+  w.field("how", info.engine.empty() ? "nothing the run saw names one (--engine names it)"
+                                     : info.engine_how);
+  w.end_object();
   if (info.server_process) record::write_optional(w, "server_process", info.server_process);
   if (info.profile) record::write_optional(w, "profile", info.profile);
   w.key("audit").begin_array();

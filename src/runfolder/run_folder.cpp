@@ -65,7 +65,7 @@ constexpr std::array<Field<metrics::RunFacts>, 8> kFactFields{{
     {"finish_reasons", &metrics::RunFacts::finish_reasons},
     {"cap_reason", &metrics::RunFacts::cap_reason},
 }};
-constexpr std::array<Field<RunInfo>, 11> kInfoFields{{
+constexpr std::array<Field<RunInfo>, 13> kInfoFields{{
     {"started_at", &RunInfo::started_at},
     {"run_id", &RunInfo::run_id},
     {"target_url", &RunInfo::target_url},
@@ -77,6 +77,8 @@ constexpr std::array<Field<RunInfo>, 11> kInfoFields{{
     {"request_body_example", &RunInfo::body_example},
     {"tokenizer", &RunInfo::tokenizer},
     {"origin_steady_ns", &RunInfo::origin_steady_ns},
+    {"engine_named", &RunInfo::engine_named},
+    {"api", &RunInfo::api},
 }};
 constexpr std::array<Field<RunEnd>, 3> kEndFields{{
     {"interrupted", &RunEnd::interrupted},

@@ -29,6 +29,11 @@ struct RunInfo {
   int64_t origin_steady_ns = -1;  ///< steady_clock ns of the records' time 0 (cross-process checks)
   record::ClientHealth client;    ///< the client's own cost in the measured phase (< 0: unknown)
   std::string tokenizer;          ///< --tokenizer path ("" = none)
+  std::string engine_named;       ///< --engine as given ("auto": learned; "" = an older folder)
+  std::string api;                ///< the --endpoint the requests went through
+  /// Which engine answered and how that is known (core::identify_engine over the folder: what
+  /// --engine said, the /metrics names, the API, the /tokenize shape); "" = not known.
+  std::string engine, engine_how;
   std::string run_id;  ///< each request's id is "<run id>-<index>" (point/cluster_run run_id)
   std::string
       transport;  ///< how the requests went out, and why ("sockets (...)"; "" = not recorded)
