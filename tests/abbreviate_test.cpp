@@ -56,14 +56,11 @@ TEST(Abbreviate, LinesBreakAfterACommaOrASpace) {
       R"({"max_new_tokens":16,"details":true}})";
   EXPECT_EQ(wrap_lines(body, 14, 100, 3),
             R"({"inputs":"Explain, step by step, why the sky appears blue","stream":true,)"
-            "
-            "
+            "\n  "
             R"("parameters":{"max_new_tokens":16,"details":true}})");
-  EXPECT_EQ(wrap_lines("aaaa bbbb cccc dddd", 0, 12, 2), "aaaa bbbb 
-  cccc dddd");
-  EXPECT_EQ(wrap_lines("a bcdefghijklmnop", 0, 8, 3), "a bcdefg
-  hijklm
-  nop");  // no late break
+  EXPECT_EQ(wrap_lines("aaaa bbbb cccc dddd", 0, 12, 2), "aaaa bbbb \n  cccc dddd");
+  EXPECT_EQ(wrap_lines("a bcdefghijklmnop", 0, 8, 3),
+            "a bcdefg\n  hijklm\n  nop");  // no late break
   const std::string capped = wrap_lines("aaaa bbbb cccc dddd eeee", 0, 12, 1);
   EXPECT_EQ(capped, "aaaa bbbb cc … (12 more characters)");  // the last line is not broken early
 }

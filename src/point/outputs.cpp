@@ -67,6 +67,9 @@ core::EngineEvidence engine_evidence(const runfolder::RunFolder& f) {
 runfolder::RunInfo info_of(const runfolder::RunFolder& f) {
   runfolder::RunInfo info = f.manifest.info;
   info.interrupted = !f.end || f.end->interrupted;
+  const core::EngineSeen engine = core::identify_engine(engine_evidence(f));
+  info.engine = engine.name;
+  info.engine_how = engine.how;
   if (f.end) {
     info.client = f.end->client;
     info.server_process = f.end->server_process;
@@ -426,9 +429,6 @@ Written write_outputs(const runfolder::RunFolder& folder, metrics::Definitions d
   // The server's view, cross-checked against the client's (tokbench's definitions).
   if (folder.end && folder.end->server)
     cross_check_server(w, *folder.end->server, tokbench, p.tally, out_dir);
-  const core::EngineSeen engine = core::identify_engine(engine_evidence(folder));
-  w.info.engine = engine.name;
-  w.info.engine_how = engine.how;
   const metrics::Summary* itl =
       tokbench.row("ITL") && tokbench.row("ITL")->stats ? &*tokbench.row("ITL")->stats : nullptr;
   const std::optional<metrics::Summary> itl_ms = itl ? std::optional(*itl) : std::nullopt;

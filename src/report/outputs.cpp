@@ -103,6 +103,56 @@ void metric_set_fields(JsonWriter& w, const metrics::MetricSet& m) {
   w.end_object();
 }
 
+namespace {
+
+// result.json's "engine": which engine answered and how that is known (null: nothing named one).
+void write_engine(JsonWriter& w, const RunInfo& info) {
+  w.key("engine").begin_object().key("name");
+  if (info.engine.empty())
+    w.null();
+  else
+    w.value(info.engine);
+  w.field("how", info.engine.empty() ? "nothing the run saw names one (--engine names it)"
+                                     : info.engine_how);
+  w.end_object();
+}
+
+// result.json's "run": the target, model, dataset, body, the client's own figures.
+void write_run(JsonWriter& w, const RunInfo& info) {
+  w.key("run").begin_object();
+  w.field("started_at", info.started_at)
+      .field("run_id", info.run_id)
+      .field("target_url", info.target_url);
+  w.field("embedded_simulator", info.embedded_simulator).field("model", info.model);
+  w.field("model_abbr", info.model_abbr).field("dataset", info.dataset);
+  w.field("dataset_abbr", info.dataset_abbr).field("request_body_example", info.body_example);
+  w.key("origin_steady_ns");
+  if (info.origin_steady_ns >= 0)
+    w.value(info.origin_steady_ns);
+  else
+    w.null();
+  // The client's own figures, null where not measured (-1: a closed loop, an older folder).
+  const auto known = [&](const char* key, auto v) {
+    w.key(key);
+    if (v >= 0)
+      w.value(v);
+    else
+      w.null();
+  };
+  known("client_sse_events", info.client.events);
+  known("client_cpu_s", info.client.cpu_s);
+  known("client_process_cpu_s", info.client.process_cpu_s);
+  known("wakeup_floor_p50_ms", info.client.wakeup_floor_p50_ms);
+  known("wakeup_floor_p99_ms", info.client.wakeup_floor_p99_ms);
+  w.field("tokenizer", info.tokenizer);
+  if (!info.transport.empty()) w.field("transport", info.transport);
+  if (info.synthetic) record::write_optional(w, "synthetic", info.synthetic);
+  if (info.trace) record::write_optional(w, "trace", info.trace);
+  w.end_object();
+}
+
+}  // namespace
+
 std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const Verdict& v,
                         const std::vector<metrics::DefinitionColumn>& side_by_side) {
   JsonWriter w;
@@ -177,14 +227,7 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   } else {
     w.key("server").null();
   }
-  w.key("engine").begin_object().key("name");
-  if (info.engine.empty())
-    w.null();
-  else
-    w.value(info.engine);
-  w.field("how", info.engine.empty() ? "nothing the run saw names one (--engine names it)"
-                                     : info.engine_how);
-  w.end_object();
+  write_engine(w, info);
   if (info.server_process) record::write_optional(w, "server_process", info.server_process);
   if (info.profile) record::write_optional(w, "profile", info.profile);
   w.key("audit").begin_array();
@@ -195,36 +238,7 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   for (const auto& n : m.notes) w.value(n);
   for (const auto& n : m.detail_notes) w.value(n);
   w.end_array();
-  w.key("run").begin_object();
-  w.field("started_at", info.started_at)
-      .field("run_id", info.run_id)
-      .field("target_url", info.target_url);
-  w.field("embedded_simulator", info.embedded_simulator).field("model", info.model);
-  w.field("model_abbr", info.model_abbr).field("dataset", info.dataset);
-  w.field("dataset_abbr", info.dataset_abbr).field("request_body_example", info.body_example);
-  w.key("origin_steady_ns");
-  if (info.origin_steady_ns >= 0)
-    w.value(info.origin_steady_ns);
-  else
-    w.null();
-  // The client's own figures, null where not measured (-1: a closed loop, an older folder).
-  const auto known = [&](const char* key, auto v) {
-    w.key(key);
-    if (v >= 0)
-      w.value(v);
-    else
-      w.null();
-  };
-  known("client_sse_events", info.client.events);
-  known("client_cpu_s", info.client.cpu_s);
-  known("client_process_cpu_s", info.client.process_cpu_s);
-  known("wakeup_floor_p50_ms", info.client.wakeup_floor_p50_ms);
-  known("wakeup_floor_p99_ms", info.client.wakeup_floor_p99_ms);
-  w.field("tokenizer", info.tokenizer);
-  if (!info.transport.empty()) w.field("transport", info.transport);
-  if (info.synthetic) record::write_optional(w, "synthetic", info.synthetic);
-  if (info.trace) record::write_optional(w, "trace", info.trace);
-  w.end_object();
+  write_run(w, info);
   if (!info.config_json.empty()) w.field_raw("config", info.config_json);
   w.end_object();
   return w.take();

@@ -124,7 +124,8 @@ RunOutcome finish_search(const fs::path& root, const SearchResult& r,
   for (const auto& s : slos) bounds += (bounds.empty() ? "" : ",") + s.text();
   fmt::print(console, "\nsearch {} under {}{}\n", asked.search, bounds,
              probe_table ? ":" : fmt::format(" ({} probe(s))", r.history.size()));
-  for (const auto& p : probe_table ? r.history : std::vector<Probe>{}) {
+  for (const auto& p : r.history) {
+    if (!probe_table) break;  // each probe said its own line as it ran
     std::string vals;
     for (size_t i = 0; i < slos.size(); ++i)
       vals += fmt::format("  {}: {}", slos[i].text(),
