@@ -210,10 +210,24 @@ TEST_F(GridRun, RepeatsGiveTheRecommendationItsUncertainty) {
   ASSERT_TRUE(RanValidUnlessBusy(r, dir_));
   auto s = summary(root_of(dir_ / "rep"));
   simdjson::dom::array configs = s["configurations"];
+  int64_t busy = 0;  // repeats a busy machine made INVALID: the answer leaves them out
   for (auto c : configs) {
+    simdjson::dom::array points = c["points"];
+    EXPECT_EQ(points.size(), 3u);  // run-1..run-3
+    int64_t valid = 0;
+    for (auto p : points) valid += std::string_view(p["verdict"]) == "VALID";
+    busy += 3 - valid;
+    if (valid < 3) {  // every repeat must qualify: a configuration with an INVALID one has none
+      EXPECT_TRUE(c["answer"]["output_tokens_per_s_per_device"].is_null());
+      continue;
+    }
     EXPECT_EQ(c["answer"]["runs"].get_int64().value(), 3);
     EXPECT_GT(c["answer"]["half_width"].get_double().value(), 0);
-    EXPECT_EQ(simdjson::dom::array(c["points"]).size(), 3u);  // run-1..run-3
+  }
+  if (busy > 0) {  // the recommendation below rests on every repeat of both configurations
+    std::cout << "note: " << busy << " repeat(s) INVALID on this busy machine: a configuration "
+              << "with one has no answer, and the recommendation is not checked\n";
+    return;
   }
   EXPECT_EQ(std::string_view(s["recommendation"]["best"]), "max_num_seqs-4");
   EXPECT_TRUE(s["recommendation"]["beyond_noise"]
