@@ -425,7 +425,7 @@ TEST(ChunkParser, OllamaChatLines) {
   auto done = parse_with(
       p,
       R"({"message":{"role":"assistant","content":""},"done":true,"done_reason":"length","total_duration":9,)"
-      R"("prompt_eval_count":26,"prompt_eval_duration":342546000,"eval_count":282,"eval_duration":4535599000})");
+      R"("load_duration":2250000000,"prompt_eval_count":26,"prompt_eval_duration":342546000,"eval_count":282,"eval_duration":4535599000})");
   EXPECT_TRUE(done.end);
   EXPECT_FALSE(done.last);
   EXPECT_EQ(done.finish_reason, "length");
@@ -434,6 +434,7 @@ TEST(ChunkParser, OllamaChatLines) {
   EXPECT_DOUBLE_EQ(done.server_prompt_ms, 342.546);
   EXPECT_DOUBLE_EQ(done.server_predicted_ms, 4535.599);
   EXPECT_EQ(done.server_predicted_n, 282);
+  EXPECT_DOUBLE_EQ(done.server_load_ms, 2250.0);
   auto body = parse_with(
       p,
       R"({"message":{"role":"assistant","content":"four"},"done":true,"done_reason":"stop","eval_count":1})");

@@ -380,6 +380,7 @@ std::vector<ForeignCase> foreign_cases() {
        .also = [](const RequestRecord& r) {
          EXPECT_EQ(r.chunks.size(), 2u);  // the done line is the end, not a chunk
          EXPECT_EQ(r.server_prompt_us, 4000);
+         EXPECT_EQ(r.server_load_us, 1000);
          EXPECT_EQ(r.server_predicted_us, 6000);
          EXPECT_EQ(r.server_predicted_n, 2);
          EXPECT_NE(r.done_ns, record::kNone);

@@ -222,9 +222,17 @@ TEST_F(EnginesRun, TgisNativeStreamIsReadTokenByToken) {
 
 // Ollama's native /api/chat (newline-delimited JSON, not SSE), streamed and not: the counts are
 // its own (eval_count, prompt_eval_count), each line a chunk, and its durations are joined per
-// request as the server's own times beside the client's: 3 ms of prompt, 2 ms per token.
+// request as the server's own times beside the client's: 3 ms of prompt, 2 ms per token. Its
+// first request waited 300 ms for the model to load (load_duration): a warning says so, and
+// nothing does once it is loaded, nor when a warm-up request took the load.
 TEST_F(EnginesRun, OllamasNativeChatIsReadLineByLineWithItsOwnTimes) {
   EngineLike srv(EngineKind::Ollama);
+  auto warnings = [](simdjson::dom::element r) {
+    std::string all;
+    const simdjson::dom::array list = r["verdict"]["warnings"].get_array().value();
+    for (auto w : list) all += std::string(w.get_string().value()) + "\n";
+    return all;
+  };
   for (const char* stream : {"--stream", "--no-stream"}) {
     const fs::path rd = run({"--url", srv.url("/api/chat"), "--num-prompts", "6", "--concurrency",
                              "2", "--max-tokens", "7", stream});
@@ -253,7 +261,29 @@ TEST_F(EnginesRun, OllamasNativeChatIsReadLineByLineWithItsOwnTimes) {
     EXPECT_DOUBLE_EQ(extra["ServerPromptTime"]["mean"].get_double().value(), 3.0) << stream;
     EXPECT_DOUBLE_EQ(extra["ServerTimePerToken"]["mean"].get_double().value(), 2.0) << stream;
     EXPECT_EQ(extra["ServerTimePerToken"]["n"].get_int64().value(), 6);
+    EXPECT_EQ(extra["ServerLoadTime"]["n"].get_int64().value(), 6);
+    const std::string said = warnings(r);
+    if (streamed) {  // the first run met the cold model
+      EXPECT_DOUBLE_EQ(extra["ServerLoadTime"]["max"].get_double().value(), 300.0);
+      EXPECT_NE(said.find("1 of 6 request(s) waited for the server to load the model: 0.30 s in "
+                          "all, 0.30 s at most (its answers' load_duration; ServerLoadTime)"),
+                std::string::npos)
+          << said;
+      EXPECT_NE(said.find("--warmup 1"), std::string::npos) << said;
+    } else {
+      EXPECT_DOUBLE_EQ(extra["ServerLoadTime"]["max"].get_double().value(), 0.001);
+      EXPECT_EQ(said.find("load the model"), std::string::npos) << said;
+    }
   }
+  // The advice holds: a warm-up request takes the load, and the measured ones do not wait.
+  EngineLike cold(EngineKind::Ollama);
+  const fs::path rd = run(
+      {"--url", cold.url("/api/chat"), "--num-prompts", "4", "--warmup", "1", "--max-tokens", "3"});
+  ASSERT_FALSE(rd.empty()) << last_.output;
+  auto r = result(rd);
+  EXPECT_EQ(cold.generations(), 5);
+  EXPECT_DOUBLE_EQ(r["extra_metrics"]["ServerLoadTime"]["max"].get_double().value(), 0.001);
+  EXPECT_EQ(warnings(r).find("load the model"), std::string::npos) << warnings(r);
 }
 
 // MindIE's native /infer, streamed and not: the API is told from the path; each step's event a

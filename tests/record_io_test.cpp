@@ -33,6 +33,8 @@ TEST(RecordIo, RoundTripKeepsEveryField) {
   r.request_start_ns = testing::ms(3.5);
   r.model = "sql-lora";
   r.documents = 5;
+  r.server_prompt_us = 4000;
+  r.server_load_us = 250'000;
   const auto line = to_json_line(r, "gsm8k");
   EXPECT_EQ(line.find('\n'), std::string::npos);
   EXPECT_NE(line.find("\"data_abbr\":\"gsm8k\""), std::string::npos);
@@ -47,6 +49,9 @@ TEST(RecordIo, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.malformed_sse_lines, 3);
   EXPECT_EQ(back.error, r.error);
   EXPECT_EQ(back.cached_tokens, 4);
+  EXPECT_EQ(back.server_prompt_us, 4000);
+  EXPECT_EQ(back.server_load_us, 250'000);
+  EXPECT_EQ(back.server_predicted_n, record::kNone);
   EXPECT_EQ(back.sent_ns, r.sent_ns);
   EXPECT_EQ(back.first_token_ns, r.first_token_ns);
   EXPECT_EQ(back.done_ns, r.done_ns);

@@ -158,6 +158,8 @@ struct Slot {
       rec.server_prompt_us = static_cast<int64_t>(info.server_prompt_ms * 1000 + 0.5);
     if (info.server_predicted_ms >= 0)
       rec.server_predicted_us = static_cast<int64_t>(info.server_predicted_ms * 1000 + 0.5);
+    if (info.server_load_ms >= 0)
+      rec.server_load_us = static_cast<int64_t>(info.server_load_ms * 1000 + 0.5);
   }
 
   /// The status of a response (a new one per interim 1xx response).

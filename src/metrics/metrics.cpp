@@ -9,6 +9,7 @@
 #include "common/parallel.hpp"
 #include "common/samples.hpp"
 #include "metrics/accumulator.hpp"
+#include "metrics/server_times.hpp"
 #include "metrics/slo.hpp"
 
 namespace tokbench::metrics {
@@ -97,12 +98,7 @@ class TokbenchAccumulator final : public Accumulator {
       ++no_usage_prompt_;
     }
 
-    // The server's own times of the answer (llama.cpp's `timings`), beside the client's.
-    if (r.server_prompt_us != kNone)
-      server_prompt_.push(static_cast<double>(r.server_prompt_us) / 1e3);
-    if (r.server_predicted_us != kNone && r.server_predicted_n > 0)
-      server_per_token_.push(static_cast<double>(r.server_predicted_us) / 1e3 /
-                             static_cast<double>(r.server_predicted_n));
+    server_times_.add(r);  // the server's own times of the answer, beside the client's
 
     if (!r.stream) return;
     if (r.first_event_ns != kNone) ttft_event_.push((r.first_event_ns - r.sent_ns) / kNsPerMs);
@@ -248,7 +244,7 @@ class TokbenchAccumulator final : public Accumulator {
     if (cached_requests_ > 0)
       m.prefix_cache = PrefixCache{cached_requests_, cache_hit_requests_, cached_tokens_,
                                    cached_of_, !m.turns.empty() || facts_.implied_cache_hit >= 0};
-    add_server_times(m);
+    server_times_.finish(m);
     m.extra_rows.push_back(stream_row("ICL", Unit::Ms, icl_, "no request with 2 text chunks"));
     m.extra_rows.push_back(stream_row("TokensPerChunk", Unit::Tokens, tokens_per_chunk_,
                                       "no request with 2 text chunks"));
@@ -335,51 +331,12 @@ class TokbenchAccumulator final : public Accumulator {
   }
 
   void columns(std::vector<std::pair<Samples*, PercentileMethod>>& out) override {
-    add_columns(out, PercentileMethod::Linear,
-                {&e2el_,
-                 &ttft_,
-                 &tpot_,
-                 &itl_,
-                 &in_tok_,
-                 &out_tok_,
-                 &out_tput_,
-                 &prefill_tput_,
-                 &ttft_event_,
-                 &send_lag_,
-                 &e2el_intended_,
-                 &ttft_intended_,
-                 &icl_,
-                 &tokens_per_chunk_,
-                 &connecting_,
-                 &tls_,
-                 &waiting_,
-                 &ttft_wire_,
-                 &session_latency_,
-                 &server_prompt_,
-                 &server_per_token_});
-  }
-
-  // The server's own per-answer times where its answers carry them (llama.cpp's `timings`,
-  // Ollama's durations):
-  // rows beside the client's, and a note that sets each beside its client counterpart.
-  void add_server_times(MetricSet& m) {
-    const char* none = "the server's answers carry no timings (llama.cpp's and Ollama's do)";
-    m.extra_rows.push_back(make_row("ServerPromptTime", Unit::Ms, server_prompt_, none));
-    m.extra_rows.push_back(make_row("ServerTimePerToken", Unit::Ms, server_per_token_, none));
-    if (server_prompt_.empty() && server_per_token_.empty()) return;
-    const Row& prompt = m.extra_rows[m.extra_rows.size() - 2];
-    const Row& per_token = m.extra_rows.back();
-    auto mean = [](const Row* r) {
-      return r && r->stats ? fmt::format("{:.3f} ms", r->stats->mean) : std::string("n/a");
-    };
-    m.notes.push_back(fmt::format(
-        "the server's own times ({} answer(s) carried the server's timings): prompt processing "
-        "mean {} against the client's TTFT mean {} (the rest is its queue, the network and the "
-        "first token's way out); generation mean {} per token against the client's TPOT mean "
-        "{} (the server divides by the n tokens it generated, TPOT by the n-1 gaps after the "
-        "first)",
-        std::max(server_prompt_.size(), server_per_token_.size()), mean(&prompt),
-        mean(m.row("TTFT")), mean(&per_token), mean(m.row("TPOT"))));
+    add_columns(
+        out, PercentileMethod::Linear,
+        {&e2el_, &ttft_, &tpot_, &itl_, &in_tok_, &out_tok_, &out_tput_, &prefill_tput_,
+         &ttft_event_, &send_lag_, &e2el_intended_, &ttft_intended_, &icl_, &tokens_per_chunk_,
+         &connecting_, &tls_, &waiting_, &ttft_wire_, &session_latency_});
+    server_times_.columns(out);
   }
 
   // Multi-turn sessions: sums per turn index (bounded: --turns is at most 10,000), and each
@@ -463,7 +420,7 @@ class TokbenchAccumulator final : public Accumulator {
   double held_back_ns_ = 0;  // sum of send lags of the requests in e2el_intended_
   Samples connecting_, tls_, waiting_, ttft_wire_;
   Samples client_delay_;  // the client's own part of TTFT: writing the request, reading the token
-  Samples server_prompt_, server_per_token_;  // the server's own times (llama.cpp's timings)
+  ServerTimes server_times_;  // the server's own times (llama.cpp's timings, Ollama's durations)
   int64_t with_phases_ = 0, new_connections_ = 0;
   int64_t first_sent_ = INT64_MAX, last_done_ = INT64_MIN;
   int64_t no_usage_prompt_ = 0, from_tokenizer_ = 0, mismatches_ = 0, prompt_off_ = 0;

@@ -117,9 +117,21 @@ struct PrefixCache {
   double share() const { return prompt_tokens > 0 ? cached_tokens / prompt_tokens : 0; }
 };
 
+/// The model loads the server's answers say they waited for (Ollama's load_duration: from the
+/// request's arrival to a runner ready for it), over the successful requests whose answers said.
+struct ServerLoad {
+  /// A wait this long is a load or reload of the model; a loaded one answers in a few ms.
+  static constexpr double kWaitedMs = 100;
+  int64_t requests = 0;  ///< answers that carried a load time
+  int64_t waited = 0;    ///< of them, those that waited kWaitedMs or more
+  double waited_ms = 0;  ///< their load times, summed
+  double most_ms = 0;    ///< the longest
+};
+
 struct MetricSet {
   Definitions definitions = Definitions::Tokbench;
   std::optional<PrefixCache> prefix_cache;  ///< empty: no answer said (not "no hits")
+  std::optional<ServerLoad> server_load;    ///< empty: no answer said
   std::vector<TurnRow> turns;  ///< multi-turn runs only (tokbench's definitions): per turn index
   std::vector<Row> rows;
   std::vector<Common> common;

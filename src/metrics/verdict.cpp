@@ -517,6 +517,22 @@ void judge_prefix_cache(Verdict& v, const MetricSet& m) {
       100 * c.share(), c.cached_tokens, c.prompt_tokens));
 }
 
+// A cold start measured as if warm: Ollama loads a model on its first request (and reloads it
+// when a request's options differ, num_ctx most often), and that request's TTFT and E2EL carry
+// seconds of load that no other request has: its P99 is the load, not the serving. Said as a
+// warning, not INVALID: a cold start may be what is meant to be measured.
+void judge_server_load(Verdict& v, const MetricSet& m) {
+  if (!m.server_load || m.server_load->waited == 0) return;
+  const ServerLoad& l = *m.server_load;
+  v.warnings.push_back(fmt::format(
+      "{} of {} request(s) waited for the server to load the model: {:.2f} s in all, {:.2f} s "
+      "at most (its answers' load_duration; ServerLoadTime), which is in their TTFT and E2EL: "
+      "the figures include a cold start; send warm-up requests first (--warmup 1), send the "
+      "same options each time (a changed num_ctx reloads the model) and keep it loaded "
+      "(OLLAMA_KEEP_ALIVE)",
+      l.waited, l.requests, l.waited_ms / 1e3, l.most_ms / 1e3));
+}
+
 }  // namespace
 
 Verdict judge(const MetricSet& m, const VerdictTally& t, const VerdictFacts& f) {
@@ -527,6 +543,7 @@ Verdict judge(const MetricSet& m, const VerdictTally& t, const VerdictFacts& f) 
   judge_ranks_and_tls(v, t, f);
   judge_outputs(v, m.quality);
   judge_prefix_cache(v, m);
+  judge_server_load(v, m);
   v.valid = v.reasons.empty();
   v.saturated = f.saturated && !v.valid;
   return v;

@@ -107,10 +107,12 @@ struct RequestRecord {
   int64_t completion_tokens = kNone;  ///< from the server's usage
   int64_t cached_tokens = kNone;      ///< usage.prompt_tokens_details.cached_tokens
   /// The server's own times of this answer, where its answers carry them (llama.cpp's
-  /// `timings`): its prompt processing, its generation and the tokens generated in it.
+  /// `timings`): its prompt processing, its generation and the tokens generated in it; and
+  /// the time it took to have the model ready for it (Ollama's load_duration).
   int64_t server_prompt_us = kNone;
   int64_t server_predicted_us = kNone;
   int64_t server_predicted_n = kNone;
+  int64_t server_load_us = kNone;
   int64_t output_chars = 0;                 ///< bytes of generated text (content + reasoning)
   int64_t prompt_tokens_local = kNone;      ///< the prompt counted by --tokenizer (no specials)
   int64_t completion_tokens_local = kNone;  ///< the generated text counted by --tokenizer

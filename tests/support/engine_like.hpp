@@ -25,19 +25,23 @@
 // - Ollama: OpenAI chat through its compatibility layer; no /metrics, no /tokenize; its native
 //   /api/chat (server/routes.go): application/x-ndjson, a JSON object per line per token, then a
 //   line with empty content, "done": true, done_reason and its Metrics — prompt_eval_count,
-//   eval_count, and durations in nanoseconds (prompt 3 ms, 2 ms per token here); "stream" false
-//   answers one such object with the whole message. options.num_predict caps (default 16 here).
+//   eval_count, and durations in nanoseconds (prompt 3 ms, 2 ms per token here; the first
+//   request's load_duration is the 300 ms it waits for the model to load, later ones' 1 µs);
+//   "stream" false answers one such object with the whole message. options.num_predict caps
+//   (default 16 here).
 // Its tokenizer is one token per whitespace-separated word; a chat template adds 4 tokens per
 // message and 4 for the assistant's turn (Qwen3's 8 around one user message); a completion's
 // prompt gets one BOS. Generation answers max_tokens (default 16) words, 2 ms apart.
 #include <simdjson.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/json_writer.hpp"
@@ -360,6 +364,7 @@ class EngineLike {
     return r;
   }
   // Ollama's native /api/chat (server/routes.go ChatHandler, api/types.go ChatResponse).
+  static constexpr int64_t kOllamaLoadMs = 300;  // its first request's wait for the model
   Reply ollama_chat(simdjson::dom::object o) {
     simdjson::dom::array messages;
     if (o["messages"].get_array().get(messages))
@@ -370,13 +375,17 @@ class EngineLike {
     if (int64_t v = 0; !o["options"]["num_predict"].get_int64().get(v) && v > 0) n = v;
     bool stream = true;  // Ollama streams unless told not to
     if (o["stream"].get_bool().get(stream)) stream = true;
-    ++generations_;
+    // Its first request loads the model (sched.go): load_duration is that wait, from the
+    // request's arrival to a ready runner; a loaded model's is a microsecond here.
+    const bool cold = generations_++ == 0;
+    if (cold) std::this_thread::sleep_for(std::chrono::milliseconds(kOllamaLoadMs));
+    const std::string load = std::to_string(cold ? kOllamaLoadMs * 1'000'000 : 1000);
     const std::string head = R"({"model":"tiny","created_at":"2026-12-05T13:00:00.000000001Z",)";
     auto done_line = [&](const std::string& content) {
       return head + R"("message":{"role":"assistant","content":")" + content +
              R"("},"done":true,"done_reason":"length","total_duration":)" +
-             std::to_string(3'000'000 + 2'000'000 * n) +
-             R"(,"load_duration":1000,"prompt_eval_count":)" + std::to_string(prompt) +
+             std::to_string(3'000'000 + 2'000'000 * n) + R"(,"load_duration":)" + load +
+             R"(,"prompt_eval_count":)" + std::to_string(prompt) +
              R"(,"prompt_eval_duration":3000000,"eval_count":)" + std::to_string(n) +
              R"(,"eval_duration":)" + std::to_string(2'000'000 * n) + "}";
     };

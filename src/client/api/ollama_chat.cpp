@@ -4,8 +4,8 @@
 // (application/x-ndjson, not SSE), a line per piece — {"model", "created_at", "message": {"role",
 // "content", "thinking"}, "done": false} — and a last line with "done": true, "done_reason"
 // (stop, length, ...) and its Metrics: prompt_eval_count and eval_count (the tokens), and
-// prompt_eval_duration and eval_duration (nanoseconds: the server's own times). An error is a
-// line {"error": "…"}. A body (stream false) is one such object with the whole message.
+// prompt_eval_duration, eval_duration and load_duration (nanoseconds: the server's own times). An
+// error is a line {"error": "…"}. A body (stream false) is one such object with the whole message.
 #include "client/api.hpp"
 #include "client/api/body_parts.hpp"
 #include "client/api/json_read.hpp"
@@ -68,6 +68,10 @@ class OllamaChat : public ApiAdapter {
       out.completion_tokens = int_or(doc, "eval_count");
       if (const int64_t ns = int_or(doc, "prompt_eval_duration"); ns >= 0)
         out.server_prompt_ms = static_cast<double>(ns) / 1e6;
+      // From the request's arrival to a runner ready for it (routes.go's checkpointLoaded): a
+      // model load or reload (changed options), else a few ms of reading the model's metadata.
+      if (const int64_t ns = int_or(doc, "load_duration"); ns >= 0)
+        out.server_load_ms = static_cast<double>(ns) / 1e6;
       if (const int64_t ns = int_or(doc, "eval_duration"); ns >= 0 && out.completion_tokens > 0) {
         out.server_predicted_ms = static_cast<double>(ns) / 1e6;
         out.server_predicted_n = out.completion_tokens;
