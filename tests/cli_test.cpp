@@ -47,6 +47,11 @@ TEST_F(CliTest, NonStreamingCompletionsShowsNoFakeTtft) {
     EXPECT_EQ(std::string(r["metrics"][row]["na"].get_string().value()), "non-streaming");
   }
   EXPECT_GT(metric(r, "E2EL", "mean"), 20);
+  // The simulator speaks vLLM's /metrics: the server line names that, and no engine line repeats
+  // it.
+  EXPECT_EQ(r["engine"]["name"].get_string().value(), "vllm");
+  EXPECT_NE(last_.output.find("\nserver (vllm /metrics): "), std::string::npos) << last_.output;
+  EXPECT_EQ(last_.output.find("\nengine: "), std::string::npos) << last_.output;
   EXPECT_NE(
       slurp(rd / "performances/tokbench-mock/builtin.csv").find("TTFT,total,n/a (non-streaming)"),
       std::string::npos);

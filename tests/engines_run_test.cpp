@@ -14,6 +14,7 @@
 
 #include "support/cli_fixture.hpp"
 #include "support/engine_like.hpp"
+#include "support/sim_process.hpp"
 
 namespace tokbench::testing {
 namespace {
@@ -83,6 +84,11 @@ TEST_F(EnginesRun, LlamacppSyntheticWithoutTokenizerIsExactAndNothingIsResent) {
   EXPECT_EQ(r["engine"]["name"].get_string().value(), "llamacpp");
   EXPECT_EQ(r["engine"]["how"].get_string().value(),
             "its /metrics names are llamacpp's; its /tokenize answered in llama.cpp's shape");
+  // The console says it too, where the server line alone does not.
+  EXPECT_NE(last_.output.find("\nengine: llamacpp (its /metrics names are llamacpp's; its "
+                              "/tokenize answered in llama.cpp's shape)\n"),
+            std::string::npos)
+      << last_.output;
   simdjson::dom::element c;
   ASSERT_TRUE(check_named(r, "output tokens", &c)) << last_.output;
   EXPECT_TRUE(c["agree"].get_bool().value());
@@ -257,6 +263,16 @@ TEST_F(EnginesRun, OllamasNativeChatIsReadLineByLineWithItsOwnTimes) {
     EXPECT_EQ(r["engine"]["name"].get_string().value(), "ollama");
     EXPECT_EQ(r["engine"]["how"].get_string().value(),
               "the requests went through ollama's own API (--endpoint ollama)");
+    EXPECT_NE(last_.output.find(
+                  "\nengine: ollama (the requests went through ollama's own API (--endpoint "
+                  "ollama))\n"),
+              std::string::npos)
+        << last_.output;
+    std::string page;  // and the page, beside the target
+    for (const auto& e : fs::recursive_directory_iterator(rd / "performances"))
+      if (e.path().string().ends_with("_plot.html")) page = slurp(e.path());
+    EXPECT_NE(page.find("&middot; engine ollama (the requests went through ollama"),
+              std::string::npos);
     const auto extra = r["extra_metrics"];
     EXPECT_DOUBLE_EQ(extra["ServerPromptTime"]["mean"].get_double().value(), 3.0) << stream;
     EXPECT_DOUBLE_EQ(extra["ServerTimePerToken"]["mean"].get_double().value(), 2.0) << stream;

@@ -145,6 +145,15 @@ std::string server_line(const Written& w) {
   return out;
 }
 
+// Which engine answered and how that is known (result.json's engine), where the server line does
+// not already say it: not for the built-in simulator, nor when the /metrics names alone told it.
+std::string engine_line(const Written& w) {
+  const runfolder::RunInfo& i = w.info;
+  if (i.engine.empty() || i.engine == "tokbench-mock") return "";
+  if (w.server && i.engine_how == "its /metrics names are " + i.engine + "'s") return "";
+  return fmt::format("engine: {} ({})", i.engine, i.engine_how);
+}
+
 // The other tools' definitions against the run's own, on the means: silent agreement in a word,
 // a difference named with its size (the seed incident is a definition gap as much as a body).
 std::string definitions_line(const Written& w) {
@@ -211,7 +220,8 @@ void print_summary(const Written& w, std::FILE* console) {
   // With no successful request a stable stage, the server's agreement and the peers' definitions
   // mean nothing: the verdict's reason (statuses, what the server said) is what follows.
   if (known(m, "success_requests").value_or(0) <= 0) return;
-  for (const std::string& line : {stable_line(w), server_line(w), definitions_line(w)})
+  for (const std::string& line :
+       {stable_line(w), engine_line(w), server_line(w), definitions_line(w)})
     if (!line.empty()) fmt::print(console, "{}\n", line);
 }
 

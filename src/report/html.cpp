@@ -435,11 +435,16 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in,
   page += "<script>";
   page += chart_library();
   page += "</script></head><body>";
+  // Which engine answered and how that is known (result.json's engine), beside the target.
+  const std::string engine =
+      in.info.engine.empty() ? std::string()
+                             : fmt::format(" &middot; engine {} ({})", escape_html(in.info.engine),
+                                           escape_html(in.info.engine_how));
   page += fmt::format(
-      "<h1>tokbench: {} on {}</h1><p>{} &middot; target {} &middot; started {} &middot; tokbench "
-      "{}</p>",
+      "<h1>tokbench: {} on {}</h1><p>{} &middot; target {}{} &middot; started {} &middot; "
+      "tokbench {}</p>",
       escape_html(in.info.model), escape_html(in.info.dataset_abbr),
-      in.info.interrupted ? "INTERRUPTED" : "completed", escape_html(in.info.target_url),
+      in.info.interrupted ? "INTERRUPTED" : "completed", escape_html(in.info.target_url), engine,
       escape_html(in.info.started_at), escape_html(fmt::format("{} ({})", kVersion, kGitHash)));
   page += headline_cards(in);
   page += fmt::format("<h2 class=\"verdict-{0}\">Verdict: {0}</h2><ul>{1}</ul>",
