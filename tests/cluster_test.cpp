@@ -379,9 +379,12 @@ TEST_F(MpiRun, SearchAndRepeatsOverTwoRanks) {
 // send lag is reported per rank.
 TEST_F(MpiRun, OpenLoopAccuracyKeepsTheGlobalSchedule) {
   Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
-  const auto r = mpirun(3, {"run", "--url", sim.url(), "--num-prompts", "150", "--request-rate",
-                            "100", "--seed", "7", "--concurrency", "48", "--max-tokens", "4",
-                            "--ignore-eos", "--quiet", "--output-dir", dir_.string()});
+  auto open_loop = [&](const fs::path& out) {
+    return mpirun(3, {"run", "--url", sim.url(), "--num-prompts", "150", "--request-rate", "100",
+                      "--seed", "7", "--concurrency", "48", "--max-tokens", "4", "--ignore-eos",
+                      "--quiet", "--output-dir", out.string()});
+  };
+  const auto r = open_loop(dir_);
   ASSERT_TRUE(RanValidUnlessBusy(r, dir_));
   const fs::path run = run_dir(dir_);
   auto recs = record::read_details(
@@ -424,8 +427,21 @@ TEST_F(MpiRun, OpenLoopAccuracyKeepsTheGlobalSchedule) {
     EXPECT_NE(text.find("(its wake-up floor p99 "), std::string::npos) << text;
   }
   EXPECT_EQ(rank_notes, 3);
-  EXPECT_TRUE(testing::WithinTimingBoundHere(
-      result["extra_metrics"]["SendLag"]["p99"].get_double().value(), 5.0));
+  // p99 of 150 sends is their second latest: two sends held up by a neighbour's burst break the
+  // bound, and the machine may be quiet again by the time it is gauged. So a run past it is run
+  // again, twice at most, and the last is held to what the machine keeps then
+  // (support/machine_noise.hpp); a regression is late in every run.
+  double lag = result["extra_metrics"]["SendLag"]["p99"].get_double().value();
+  for (int again = 1; lag >= 5.0 && again <= 2; ++again) {
+    std::printf("note: send lag p99 %.3f ms: run again\n", lag);
+    const fs::path more = dir_ / ("again-" + std::to_string(again));
+    ASSERT_TRUE(RanValidUnlessBusy(open_loop(more), more));
+    simdjson::dom::parser q;
+    lag = q.load((run_dir(more) / "result.json").string())["extra_metrics"]["SendLag"]["p99"]
+              .get_double()
+              .value();
+  }
+  EXPECT_TRUE(testing::WithinTimingBoundHere(lag, 5.0));
 }
 
 // The server's closing /metrics scrape waits for every rank: the last request of a 20 req/s open
