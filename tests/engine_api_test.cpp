@@ -400,6 +400,34 @@ std::vector<ForeignCase> foreign_cases() {
        .completion_tokens = 1,
        .finish_reason = "length",
        .output_text = "four"});
+  // Its /api/generate (routes.go GenerateHandler): the same lines with the text a top-level
+  // "response"; the done line also carries "context", the token ids of prompt and answer.
+  auto generated = [](const std::string& response) {
+    return R"({"model":"m","created_at":"2026-12-05T13:00:00.1Z","response":")" + response +
+           R"(","done":false})" + "\n";
+  };
+  c.push_back(
+      {.name = "Ollama /api/generate stream",
+       .api = "ollama-generate",
+       .path = "/api/generate",
+       .response =
+           "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nConnection: close\r\n\r\n" +
+           generated("Hel") + generated("lo") +
+           R"({"model":"m","created_at":"2026-12-05T13:00:00.3Z","response":"","done":true,"done_reason":"stop","context":[1,2,3],)"
+           R"("total_duration":90000000,"load_duration":2500000000,"prompt_eval_count":7,"prompt_eval_duration":4000000,"eval_count":2,"eval_duration":6000000})"
+           "\n",
+       .body = R"({"model":"m","prompt":"hi","stream":true})",
+       .prompt_tokens = 7,
+       .completion_tokens = 2,
+       .finish_reason = "stop",
+       .output_text = "Hello",
+       .text_chunks = 2,
+       .sent_headers = {"Accept: application/x-ndjson"},
+       .also = [](const RequestRecord& r) {
+         EXPECT_EQ(r.chunks.size(), 2u);
+         EXPECT_EQ(r.server_load_us, 2'500'000);  // a cold load: 2.5 s
+         EXPECT_EQ(r.server_predicted_n, 2);
+       }});
   c.push_back(
       {.name = "Ollama error line",
        .api = "ollama",

@@ -291,6 +291,29 @@ TEST_F(EnginesRun, OllamasNativeChatIsReadLineByLineWithItsOwnTimes) {
       EXPECT_EQ(said.find("load the model"), std::string::npos) << said;
     }
   }
+  // Its /api/generate, told from the path (before SGLang's /generate): a prompt in, each line's
+  // "response" a chunk, the same counts and times.
+  const fs::path gen = run({"--url", srv.url("/api/generate"), "--num-prompts", "4",
+                            "--concurrency", "2", "--max-tokens", "5"});
+  ASSERT_FALSE(gen.empty()) << last_.output;
+  {
+    const auto lines = measured_lines(gen);
+    ASSERT_EQ(lines.size(), 4u);
+    simdjson::dom::parser p;
+    for (const auto& l : lines) {
+      auto rec = p.parse(l).value();
+      EXPECT_TRUE(rec["success"].get_bool().value()) << l;
+      EXPECT_EQ(rec["output_tokens"].get_int64().value(), 5) << l;
+      EXPECT_EQ(rec["chunks"]["kinds"].get_string().value(), "CCCCC") << l;
+    }
+    auto r = result(gen);
+    EXPECT_EQ(r["config"]["endpoint"].get_string().value(), "ollama-generate");
+    EXPECT_EQ(r["engine"]["name"].get_string().value(), "ollama");
+    EXPECT_DOUBLE_EQ(r["extra_metrics"]["ServerTimePerToken"]["mean"].get_double().value(), 2.0);
+    EXPECT_NE(
+        std::string(r["run"]["request_body_example"].get_string().value()).find("\"prompt\":"),
+        std::string::npos);
+  }
   // The advice holds: a warm-up request takes the load, and the measured ones do not wait.
   EngineLike cold(EngineKind::Ollama);
   const fs::path rd = run(

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "client/api.hpp"
 #include "metrics/cross_check.hpp"
 #include "net/http_get.hpp"
 #include "probe/cache_reset.hpp"
@@ -87,10 +88,20 @@ TEST(Engines, WhichOneAnsweredAndHowThatIsKnown) {
             "(--endpoint tgi)");
   EXPECT_EQ(seen({.named = "auto", .api = "chat"}), " | ");
   EXPECT_EQ(seen({}), " | ");
+  EXPECT_EQ(seen({.named = "auto", .api = "ollama-generate"}),
+            "ollama | the requests went through ollama's own API (--endpoint ollama-generate)");
+  // Each API is one engine's at most, and the engines' own APIs are APIs tokbench speaks (a
+  // misspelt name would drop out of the set).
   std::set<std::string_view> own;
   for (const core::Engine& e : core::all_engines())
-    if (!e.own_api.empty()) EXPECT_TRUE(own.insert(e.own_api).second) << e.name;
-  EXPECT_EQ(own, (std::set<std::string_view>{"generate", "tgi", "ollama", "mindie"}));
+    for (const client::ApiAdapter* a : client::all_apis())
+      if (e.owns_api(a->name())) {
+        EXPECT_TRUE(own.insert(a->name()).second) << e.name;
+      }
+  EXPECT_EQ(own,
+            (std::set<std::string_view>{"generate", "tgi", "ollama", "ollama-generate", "mindie"}));
+  EXPECT_FALSE(core::engine_named("ollama")->owns_api("ollama-gen"));  // a whole name, not a prefix
+  EXPECT_FALSE(core::engine_named("ollama")->owns_api(""));
 }
 
 TEST(EngineTokenize, LlamacppsIsLearntFromItsAnswersAndCountsLikeItsServer) {

@@ -16,7 +16,8 @@ constexpr std::array kEngines{
     Engine{"llamacpp", "llama.cpp llama-server", TokenizeDialect::Llamacpp,
            CacheResetWay::LlamacppSlots, ""},
     Engine{"tgi", "Text Generation Inference", TokenizeDialect::None, CacheResetWay::None, "tgi"},
-    Engine{"ollama", "Ollama", TokenizeDialect::None, CacheResetWay::None, "ollama"},
+    Engine{"ollama", "Ollama", TokenizeDialect::None, CacheResetWay::None,
+           "ollama,ollama-generate"},
     Engine{"lmdeploy", "LMDeploy api_server", TokenizeDialect::None, CacheResetWay::None, ""},
     Engine{"trtllm", "TensorRT-LLM (trtllm-serve, Dynamo, Triton)", TokenizeDialect::None,
            CacheResetWay::None, ""},
@@ -50,7 +51,7 @@ EngineSeen identify_engine(const EngineEvidence& e) {
   if (!e.metrics_dialect.empty())
     said.emplace_back(e.metrics_dialect, "its /metrics names are " + e.metrics_dialect + "'s");
   for (const Engine& engine : kEngines)
-    if (!engine.own_api.empty() && engine.own_api == e.api)
+    if (engine.owns_api(e.api))
       said.emplace_back(std::string(engine.name), "the requests went through " +
                                                       std::string(engine.name) +
                                                       "'s own API (--endpoint " + e.api + ")");

@@ -35,10 +35,18 @@ struct Engine {
   std::string_view title;  ///< for people: "llama.cpp llama-server"
   TokenizeDialect tokenize = TokenizeDialect::None;
   CacheResetWay cache_reset = CacheResetWay::None;
-  /// The --endpoint name of an API only this engine speaks ("" = none): a run through it is
-  /// this engine's (SGLang's /generate, TGI's /generate_stream, Ollama's /api/chat, MindIE's
-  /// /infer).
+  /// The --endpoint names of the APIs only this engine speaks, comma-separated ("" = none): a
+  /// run through one is this engine's (SGLang's /generate, TGI's /generate_stream, Ollama's
+  /// /api/chat and /api/generate, MindIE's /infer).
   std::string_view own_api;
+  bool owns_api(std::string_view api) const {
+    for (std::string_view rest = own_api; !api.empty() && !rest.empty();) {
+      const size_t comma = rest.find(',');
+      if (rest.substr(0, comma) == api) return true;
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+    return false;
+  }
   // Its /metrics names (and the mark that tells its exposition apart) are one table in
   // probe/server_metrics, keyed by this name: not repeated here.
 };

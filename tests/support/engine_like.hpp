@@ -181,8 +181,9 @@ class EngineLike {
     }
     if (kind_ == EngineKind::Tgi && method == "POST" && path == "/generate_stream")
       return tgi_stream(o);
-    if (kind_ == EngineKind::Ollama && method == "POST" && path == "/api/chat")
-      return ollama_chat(o);
+    if (kind_ == EngineKind::Ollama && method == "POST" &&
+        (path == "/api/chat" || path == "/api/generate"))
+      return ollama_chat(o, path == "/api/chat");
     if (kind_ == EngineKind::Mindie && method == "POST" && path == "/infer") return mindie_infer(o);
     if (method == "POST" && (path == "/v1/chat/completions" || path == "/v1/completions"))
       return generate(o, path == "/v1/chat/completions");
@@ -363,14 +364,19 @@ class EngineLike {
     };
     return r;
   }
-  // Ollama's native /api/chat (server/routes.go ChatHandler, api/types.go ChatResponse).
+  // Ollama's native /api/chat (server/routes.go ChatHandler, api/types.go ChatResponse), and
+  // its /api/generate (GenerateHandler, GenerateResponse): a prompt in, each line's text a
+  // top-level "response", the done line's "context" the token ids.
   static constexpr int64_t kOllamaLoadMs = 300;  // its first request's wait for the model
-  Reply ollama_chat(simdjson::dom::object o) {
+  Reply ollama_chat(simdjson::dom::object o, bool chat) {
     simdjson::dom::array messages;
-    if (o["messages"].get_array().get(messages))
-      return {json_reply(400, R"({"error":"messages are required"})")};
+    std::string_view asked;
+    if (chat ? o["messages"].get_array().get(messages) : o["prompt"].get_string().get(asked))
+      return {json_reply(400, chat ? R"({"error":"messages are required"})"
+                                   : R"({"error":"prompt is required"})")};
     std::string text;
-    const int64_t prompt = chat_tokens(messages, &text);
+    const int64_t prompt =
+        chat ? chat_tokens(messages, &text) : 1 + static_cast<int64_t>(words(asked).size());
     int64_t n = 16;
     if (int64_t v = 0; !o["options"]["num_predict"].get_int64().get(v) && v > 0) n = v;
     bool stream = true;  // Ollama streams unless told not to
@@ -381,9 +387,13 @@ class EngineLike {
     if (cold) std::this_thread::sleep_for(std::chrono::milliseconds(kOllamaLoadMs));
     const std::string load = std::to_string(cold ? kOllamaLoadMs * 1'000'000 : 1000);
     const std::string head = R"({"model":"tiny","created_at":"2026-12-05T13:00:00.000000001Z",)";
+    auto text_of = [chat](const std::string& content) {
+      return chat ? R"("message":{"role":"assistant","content":")" + content + R"("},)"
+                  : R"("response":")" + content + R"(",)";
+    };
     auto done_line = [&](const std::string& content) {
-      return head + R"("message":{"role":"assistant","content":")" + content +
-             R"("},"done":true,"done_reason":"length","total_duration":)" +
+      return head + text_of(content) + R"("done":true,"done_reason":"length",)" +
+             (chat ? "" : R"("context":[1,2,3],)") + R"("total_duration":)" +
              std::to_string(3'000'000 + 2'000'000 * n) + R"(,"load_duration":)" + load +
              R"(,"prompt_eval_count":)" + std::to_string(prompt) +
              R"(,"prompt_eval_duration":3000000,"eval_count":)" + std::to_string(n) +
@@ -404,8 +414,8 @@ class EngineLike {
       return c.str();
     };
     for (int64_t i = 0; i < n; ++i)
-      r.then.push_back(chunked(head + R"("message":{"role":"assistant","content":"word)" +
-                               std::to_string(i) + R"( "},"done":false})" + "\n"));
+      r.then.push_back(
+          chunked(head + text_of("word" + std::to_string(i) + " ") + R"("done":false})" + "\n"));
     r.then.push_back(chunked(done_line("") + "\n") + "0\r\n\r\n");
     r.gap_ms = 2;
     return r;

@@ -6,6 +6,9 @@
 // (stop, length, ...) and its Metrics: prompt_eval_count and eval_count (the tokens), and
 // prompt_eval_duration, eval_duration and load_duration (nanoseconds: the server's own times). An
 // error is a line {"error": "…"}. A body (stream false) is one such object with the whole message.
+// Its /api/generate is the same but for a prompt: {"model", "prompt", "stream", "options"} in,
+// and each line's text is a top-level "response" (and "thinking"), not a message
+// (api/types.go GenerateRequest and GenerateResponse, routes.go GenerateHandler).
 #include "client/api.hpp"
 #include "client/api/body_parts.hpp"
 #include "client/api/json_read.hpp"
@@ -17,14 +20,17 @@ namespace {
 using namespace api_detail;
 using record::ChunkKind;
 
-class OllamaChat : public ApiAdapter {
+class OllamaNative : public ApiAdapter {
  public:
-  std::string_view name() const override { return "ollama"; }
-  std::string_view title() const override { return "Ollama native /api/chat"; }
-  std::string_view path() const override { return "/api/chat"; }
+  explicit OllamaNative(bool chat) : chat_(chat) {}
+  std::string_view name() const override { return chat_ ? "ollama" : "ollama-generate"; }
+  std::string_view title() const override {
+    return chat_ ? "Ollama native /api/chat" : "Ollama native /api/generate";
+  }
+  std::string_view path() const override { return chat_ ? "/api/chat" : "/api/generate"; }
   ApiCaps caps() const override {
     ApiCaps c;
-    c.conversation = true;
+    c.conversation = chat_;
     c.ndjson = true;
     c.sampling_extensions = false;
     c.finish_reasons = "stop,length,load,unload";
@@ -38,7 +44,10 @@ class OllamaChat : public ApiAdapter {
     if (!s.overridden("model")) w.field("model", spec.model.empty() ? s.model : spec.model);
     // Text turns only (its images go in a message's "images" list, which is not written: the
     // capabilities say no images, so validation refuses them before a body is made).
-    write_conversation(w, "messages", s, spec, "text", [](JsonWriter&, const std::string&) {});
+    if (chat_)
+      write_conversation(w, "messages", s, spec, "text", [](JsonWriter&, const std::string&) {});
+    else if (!s.overridden("prompt"))
+      w.field("prompt", spec.prompt);
     if (!s.overridden("stream")) w.field("stream", s.stream);
     if (!s.overridden("options")) {
       w.key("options").begin_object();
@@ -56,7 +65,10 @@ class OllamaChat : public ApiAdapter {
     }
     out.choices = 1;
     simdjson::dom::element message;
-    if (!doc["message"].get(message) && message.is_object()) {
+    if (!chat_) {  // /api/generate: the text is the line's own
+      out.content = text_of(doc, "response");
+      out.reasoning = text_of(doc, "thinking");
+    } else if (!doc["message"].get(message) && message.is_object()) {
       out.content = text_of(message, "content");
       out.reasoning = text_of(message, "thinking");
     }
@@ -100,12 +112,20 @@ class OllamaChat : public ApiAdapter {
                      "ignore_eos / min_tokens are not Ollama parameters: it ignores them, and its "
                      "answers end at EOS"});
   }
+
+ private:
+  bool chat_;
 };
 
 }  // namespace
 
 const ApiAdapter& ollama_chat_api() {
-  static const OllamaChat api;
+  static const OllamaNative api(true);
+  return api;
+}
+
+const ApiAdapter& ollama_generate_api() {
+  static const OllamaNative api(false);
   return api;
 }
 

@@ -19,20 +19,19 @@ const ApiAdapter& openai_responses_api();
 const ApiAdapter& rerank_api();
 const ApiAdapter& tgi_generate_api();
 const ApiAdapter& ollama_chat_api();
+const ApiAdapter& ollama_generate_api();
 const ApiAdapter& mindie_infer_api();
 
 std::span<const ApiAdapter* const> all_apis() {
-  // Matched in this order: "/chat/completions" before "/completions".
-  static const std::array<const ApiAdapter*, 10> apis{&openai_chat_api(),
-                                                      &openai_completions_api(),
-                                                      &openai_embeddings_api(),
-                                                      &anthropic_messages_api(),
-                                                      &sglang_generate_api(),
-                                                      &openai_responses_api(),
-                                                      &rerank_api(),
-                                                      &tgi_generate_api(),
-                                                      &ollama_chat_api(),
-                                                      &mindie_infer_api()};
+  // Matched in this order: "/chat/completions" before "/completions", Ollama's "/api/generate"
+  // before SGLang's "/generate".
+  static const std::array<const ApiAdapter*, 11> apis{
+      &openai_chat_api(),       &openai_completions_api(),
+      &openai_embeddings_api(), &anthropic_messages_api(),
+      &ollama_generate_api(),   &sglang_generate_api(),
+      &openai_responses_api(),  &rerank_api(),
+      &tgi_generate_api(),      &ollama_chat_api(),
+      &mindie_infer_api()};
   return apis;
 }
 

@@ -4,7 +4,8 @@
 // line per write — {"model", "created_at", "message": {"role": "assistant", "content"}, "done":
 // false} — then a line with empty content, "done": true, "done_reason" and the counts
 // (prompt_eval_count, eval_count). Its per-request durations are left out: the simulator has no
-// per-request prefill and decode times of its own to report. Errors are {"error": "…"}.
+// per-request prefill and decode times of its own to report. Errors are {"error": "…"}. Its
+// /api/generate is the same with a "prompt" in and each line's text a top-level "response".
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -18,8 +19,10 @@ namespace tokbench::mock {
 
 namespace {
 
-std::optional<CompletionRequest> parse_ollama_request(const std::string& body, std::string* why) {
-  auto r = parse_request(body, true, why);  // model and messages as chat's
+std::optional<CompletionRequest> parse_ollama_request(const std::string& body, bool chat,
+                                                      std::string* why) {
+  auto r =
+      parse_request(body, chat, why);  // model and messages as chat's, a prompt as completions'
   if (!r) return r;
   simdjson::dom::parser parser;
   simdjson::dom::object o;
@@ -46,12 +49,18 @@ std::string created_at(int64_t unix_s) {
   return fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", tm);
 }
 
-// One line: the message so far's new content, or (done) the closing line with the counts.
-std::string chat_line(const Answer& a, std::string_view content, bool done) {
+// One line: the message so far's new content (/api/generate: its "response"), or (done) the
+// closing line with the counts.
+std::string chat_line(const Answer& a, std::string_view content, bool done, bool chat) {
   JsonWriter w;
   w.begin_object().field("model", a.cr.model).field("created_at", created_at(a.created));
-  w.key("message").begin_object().field("role", "assistant").field("content", content);
-  w.end_object().field("done", done);
+  if (chat) {
+    w.key("message").begin_object().field("role", "assistant").field("content", content);
+    w.end_object();
+  } else {
+    w.field("response", content);
+  }
+  w.field("done", done);
   if (done) {
     w.field("done_reason", a.finish == "stop" ? "stop" : "length");
     w.field("prompt_eval_count", a.cr.prompt_tokens).field("eval_count", a.produced);
@@ -60,12 +69,13 @@ std::string chat_line(const Answer& a, std::string_view content, bool done) {
   return w.take();
 }
 
-class OllamaChatRoute : public MockRoute {
+class OllamaRoute : public MockRoute {
  public:
-  std::string_view path() const override { return "/api/chat"; }
+  explicit OllamaRoute(bool chat) : chat_(chat) {}
+  std::string_view path() const override { return chat_ ? "/api/chat" : "/api/generate"; }
   std::optional<CompletionRequest> parse(const std::string& body, std::string_view,
                                          std::string* why) const override {
-    return parse_ollama_request(body, why);
+    return parse_ollama_request(body, chat_, why);
   }
   std::string refusal(const std::string& why) const override {
     JsonWriter w;
@@ -77,17 +87,25 @@ class OllamaChatRoute : public MockRoute {
 
   void piece(const Answer& a, std::string_view piece, int tokens, bool done,
              Events& ev) const override {
-    if (!piece.empty()) ev.line(chat_line(a, piece, false), 'C', tokens);
-    if (done) ev.line(chat_line(a, "", true), 'F', piece.empty() ? tokens : 0);
+    if (!piece.empty()) ev.line(chat_line(a, piece, false, chat_), 'C', tokens);
+    if (done) ev.line(chat_line(a, "", true, chat_), 'F', piece.empty() ? tokens : 0);
   }
   void end(const Answer&, bool, Events&) const override {}  // the done line ends it
-  std::string body(const Answer& a) const override { return chat_line(a, a.text, true); }
+  std::string body(const Answer& a) const override { return chat_line(a, a.text, true, chat_); }
+
+ private:
+  bool chat_;
 };
 
 }  // namespace
 
 const MockRoute& ollama_chat_route() {
-  static const OllamaChatRoute route;
+  static const OllamaRoute route(true);
+  return route;
+}
+
+const MockRoute& ollama_generate_route() {
+  static const OllamaRoute route(false);
   return route;
 }
 

@@ -15,15 +15,16 @@ const MockRoute& sglang_generate_route();
 const MockRoute& openai_responses_route();
 const MockRoute& tgi_generate_route();
 const MockRoute& ollama_chat_route();
+const MockRoute& ollama_generate_route();
 const MockRoute& mindie_infer_route();
 const OneShotRoute& openai_embeddings_route();
 const OneShotRoute& rerank_route();
 
 std::span<const MockRoute* const> all_routes() {
-  static const std::array<const MockRoute*, 8> routes{
+  static const std::array<const MockRoute*, 9> routes{
       &openai_chat_route(),     &openai_completions_route(), &anthropic_messages_route(),
       &sglang_generate_route(), &openai_responses_route(),   &tgi_generate_route(),
-      &ollama_chat_route(),     &mindie_infer_route()};
+      &ollama_chat_route(),     &ollama_generate_route(),    &mindie_infer_route()};
   return routes;
 }
 
