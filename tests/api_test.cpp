@@ -115,8 +115,11 @@ TEST_P(ApiOn, StreamedRunMeetsTheSimulatorsTruth) {
   const runner::RunOutcome out = run_through_api(true);
   std::string all;
   for (const auto& r : out.verdict.reasons) all += r + "\n";
-  // 16 requests are too few for P99: the only reason allowed for INVALID here.
-  for (const auto& r : out.verdict.reasons) EXPECT_NE(r.find("too few"), std::string::npos) << all;
+  // 16 requests are too few for P99: the only reason allowed for INVALID here, but for what a
+  // busy machine gives a loopback run (CI, beside another test: "the client's busiest worker
+  // thread was on a CPU only 1% of the time"; support/busy_machine.hpp).
+  for (const auto& r : out.verdict.reasons)
+    EXPECT_TRUE(r.find("too few") != std::string::npos || testing::busy_machine_reason(r)) << all;
   const auto& m = out.metrics;
   ASSERT_TRUE(m.row("TPOT") && m.row("TPOT")->stats && m.row("TTFT")->stats) << all;
   EXPECT_EQ(m.row("TPOT")->stats->n, 16);
