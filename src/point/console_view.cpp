@@ -151,7 +151,8 @@ std::string engine_line(const Written& w) {
   const runfolder::RunInfo& i = w.info;
   if (i.engine.empty() || i.engine == "tokbench-mock") return "";
   if (w.server && i.engine_how == "its /metrics names are " + i.engine + "'s") return "";
-  return fmt::format("engine: {} ({})", i.engine, i.engine_how);
+  // Its "how" grows a clause per piece of evidence: kept within 120 columns.
+  return "engine: " + wrap_lines(fmt::format("{} ({})", i.engine, i.engine_how), 8, 120, 3);
 }
 
 // The other tools' definitions against the run's own, on the means: silent agreement in a word,

@@ -21,8 +21,8 @@ namespace {
 
 std::optional<CompletionRequest> parse_ollama_request(const std::string& body, bool chat,
                                                       std::string* why) {
-  auto r =
-      parse_request(body, chat, why);  // model and messages as chat's, a prompt as completions'
+  // The model and the messages as chat's; /api/generate's prompt as completions'.
+  auto r = parse_request(body, chat, why);
   if (!r) return r;
   simdjson::dom::parser parser;
   simdjson::dom::object o;
