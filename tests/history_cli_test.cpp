@@ -79,6 +79,10 @@ TEST_F(HistoryCli, QuietRunsPassASlowerServerIsFlaggedAndDated) {
   EXPECT_TRUE(m["regression"].get_bool().value());
   EXPECT_EQ(std::string_view(m["change_point"].get_string().value()), step_id);
   EXPECT_LT(m["mann_whitney_p"].get_double().value(), 0.05) << "both folders were at hand";
+  // Against the pooled requests of the baseline's three typical runs, each named by its id.
+  const simdjson::dom::array against = m["mann_whitney_against"].get_array().value();
+  EXPECT_EQ(against.size(), 3u);
+  for (auto id : against) EXPECT_NE(std::string_view(id.get_string().value()), run_id(runs.back()));
   // The dashboard marks the same: the regression, and the step at the eleventh run.
   const fs::path page = dir_ / "history.html";
   Result drawn = run_tokbench(

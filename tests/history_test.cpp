@@ -10,6 +10,7 @@
 #include <random>
 #include <thread>
 
+#include "common/significance.hpp"
 #include "history/entry.hpp"
 #include "history/regression.hpp"
 #include "history/sqlite.hpp"
@@ -84,6 +85,31 @@ TEST(Regression, AChangeInsideTheNoiseIsNotFlagged) {
   EXPECT_NE(k.why.find("not significant per request"), std::string::npos) << k.why;
   // Too short a baseline is said, never judged.
   EXPECT_FALSE(judge("tpot.p99", 20, {10, 10}, 0.05).regression);
+}
+
+TEST(Regression, TypicalRunsArePooledSoOneStalledWaveCannotVeto) {
+  // Run-level TPOT medians; run 4 lies nearest the median, then run 6 (a tie with run 1: the
+  // newer), then run 1.
+  const std::vector<double> runs{10.5, 10.25, 9.5, 10.75, 10.0, 9.25, 9.75};
+  const auto band = robust_band(runs);
+  ASSERT_TRUE(band);
+  EXPECT_EQ(typical_runs(runs, band->median), (std::vector<size_t>{4, 6, 1}));
+  EXPECT_EQ(typical_runs({10.0, 11.0}, 10.0).size(), 2u) << "fewer runs than kPooledRuns: all";
+  // The case CI met (2026-12-04): the typical run's first wave of 4 requests stalled (21.2 ms
+  // each, its median still 10 ms); the newest run is 30% slower on every request.
+  std::vector<double> stalled(4, 21.2), quiet;
+  for (int i = 0; i < 8; ++i) stalled.push_back(9.8 + 0.05 * i);
+  for (int i = 0; i < 12; ++i) quiet.push_back(9.7 + 0.05 * i);
+  std::vector<double> newest;
+  for (int i = 0; i < 12; ++i) newest.push_back(12.6 + 0.035 * i);
+  const double alone = metrics::mann_whitney(stalled, newest).p_value;
+  EXPECT_GT(alone, 0.05) << "against the one stalled run, a real step reads as noise";
+  std::vector<double> pooled = stalled;
+  for (int r = 0; r < 2; ++r) pooled.insert(pooled.end(), quiet.begin(), quiet.end());
+  EXPECT_LT(metrics::mann_whitney(pooled, newest).p_value, 0.01)
+      << "pooled over three typical runs, the step is significant";
+  // An unchanged newest run stays insignificant against the same pool.
+  EXPECT_GT(metrics::mann_whitney(pooled, quiet).p_value, 0.05);
 }
 
 std::string fmt_name(int i) { return "run-" + std::string(i < 10 ? "0" : "") + std::to_string(i); }

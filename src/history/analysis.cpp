@@ -46,18 +46,18 @@ std::string per_request_row(const std::string& metric) {
   return {};
 }
 
-// The per-request values of `row` in a run folder, or nullopt when its records are not at hand.
-std::optional<metrics::Samples> request_values(const std::string& folder, const std::string& row) {
+// Adds the per-request values of `row` in a run folder to `into`; false when its records are not
+// at hand.
+bool add_request_values(const std::string& folder, const std::string& row, metrics::Samples& into) {
   try {
     const runfolder::RunFolder f = runfolder::load_run_folder(folder);
-    if (!fs::exists(f.details)) return std::nullopt;
-    metrics::Samples s;
+    if (!fs::exists(f.details)) return false;
     record::for_each_detail(f.details.string(), [&](record::RequestRecord&& r) {
-      if (auto v = metrics::request_value(r, row)) s.push(*v);
+      if (auto v = metrics::request_value(r, row)) into.push(*v);
     });
-    return s;
+    return true;
   } catch (const std::exception&) {
-    return std::nullopt;  // moved or deleted: the robust band alone judges
+    return false;  // moved or deleted: the robust band alone judges
   }
 }
 
@@ -124,24 +124,25 @@ std::vector<ScenarioAnalysis> analyse(Store& store, const HistoryOptions& o,
         std::vector<double> base;
         for (const auto* b : baseline)
           if (vals.contains(b->id)) base.push_back(vals.at(b->id));
-        // Both folders' records at hand: the per-request distributions decide the noise too,
-        // against the baseline's most typical run (its value nearest the baseline's median).
+        // The records at hand: the per-request distributions decide the noise too, the newest
+        // run's against the pooled requests of the baseline's typical runs (nearest its median).
         std::optional<double> p;
         const std::string row = per_request_row(name);
-        const StoredRun* typical = nullptr;
-        if (const auto band = robust_band(base)) {
+        const auto band = robust_band(base);
+        if (per_request && !row.empty() && band) {
+          std::vector<const StoredRun*> had;  // the baseline runs with the metric, as `base`
           for (const auto* b : baseline)
-            if (vals.contains(b->id) &&
-                (!typical || std::abs(vals.at(b->id) - band->median) <
-                                 std::abs(vals.at(typical->id) - band->median)))
-              typical = b;
-        }
-        if (per_request && !row.empty() && typical) {
-          auto a = request_values(typical->entry.folder, row);
-          auto b = request_values(sc.newest.entry.folder, row);
-          if (a && b && a->size() >= 2 && b->size() >= 2) {
-            p = metrics::mann_whitney(*a, *b).p_value;
-            m.typical_run = typical->entry.run_id;
+            if (vals.contains(b->id)) had.push_back(b);
+          metrics::Samples pooled;
+          std::vector<std::string> pooled_ids;
+          for (size_t i : typical_runs(base, band->median))
+            if (add_request_values(had[i]->entry.folder, row, pooled))
+              pooled_ids.push_back(had[i]->entry.run_id);
+          metrics::Samples newest;
+          if (add_request_values(sc.newest.entry.folder, row, newest) && pooled.size() >= 2 &&
+              newest.size() >= 2) {
+            p = metrics::mann_whitney(pooled, newest).p_value;
+            m.pooled_runs = std::move(pooled_ids);
           }
         }
         m.judgement = judge(name, vals.at(sc.newest.id), base, threshold, p);

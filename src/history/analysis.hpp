@@ -25,7 +25,8 @@ struct MetricAnalysis {
       series;  ///< the scenario's VALID runs that have the metric, oldest first
   std::vector<size_t> change_points;   ///< indices into series: where a new segment starts
   std::optional<Judgement> judgement;  ///< the newest run's (when it is VALID and has the metric)
-  std::string typical_run;             ///< Mann–Whitney's baseline run, when the test ran
+  std::vector<std::string>
+      pooled_runs;  ///< the baseline runs whose requests Mann–Whitney pooled, when it ran
 };
 
 struct ScenarioAnalysis {

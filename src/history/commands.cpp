@@ -237,8 +237,11 @@ int history_check(const HistoryOptions& o, std::FILE* out) {
           .field("baseline_median", j.baseline);
       w.field("change", j.change).field("regression", j.regression).field("why", j.why);
       if (j.band) w.key("band").begin_array().value(j.band->low).value(j.band->high).end_array();
-      if (j.p_value)
-        w.field("mann_whitney_p", *j.p_value).field("mann_whitney_against", m.typical_run);
+      if (j.p_value) {  // against the pooled requests of these baseline runs
+        w.field("mann_whitney_p", *j.p_value).key("mann_whitney_against").begin_array();
+        for (const auto& id : m.pooled_runs) w.value(id);
+        w.end_array();
+      }
       if (step) w.field("change_point", step->run_id).field("change_point_id", step->id);
       w.end_object();
       if (!o.json) {

@@ -86,6 +86,17 @@ bool higher_is_worse(std::string_view metric) {
   return true;  // latencies, failed requests, ...
 }
 
+std::vector<size_t> typical_runs(const std::vector<double>& values, double median, size_t k) {
+  std::vector<size_t> order(values.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const double da = std::abs(values[a] - median), db = std::abs(values[b] - median);
+    return da != db ? da < db : a > b;
+  });
+  if (order.size() > k) order.resize(k);
+  return order;
+}
+
 std::optional<Band> robust_band(std::vector<double> baseline) {
   if (baseline.size() < kMinBaseline) return std::nullopt;
   Band b;

@@ -4,8 +4,9 @@
 // - the baseline's robust band: median ± kBandMads × 1.4826 × MAD (the MAD scaled to a normal
 //   sigma), which one outlier in the baseline cannot widen;
 // - a change is a regression only when it is worse (the metric's direction), larger than the
-//   threshold, and outside the band (and, where both folders' records are at hand, significant
-//   by Mann–Whitney: the caller says);
+//   threshold, and outside the band (and, where the folders' records are at hand, significant
+//   by Mann–Whitney against the pooled requests of the kPooledRuns typical baseline runs: the
+//   caller says);
 // - change points by binary segmentation: the split of a segment that most reduces the squared
 //   error around the segments' means is kept when the reduction exceeds a BIC-style penalty,
 //   2·σ²·ln(n), with σ estimated robustly from successive differences (1.4826·MAD(diff)/√2), and
@@ -25,6 +26,11 @@ inline constexpr size_t kMinBaseline =
     3;  ///< fewer earlier VALID runs: no band, the change is not judged
 
 inline constexpr size_t kMinSegment = 2;  ///< runs on each side of a change point
+
+/// Baseline runs whose requests Mann–Whitney pools. One run was too few: a typical run-level value
+/// can hide a stalled first wave (4 of 12 requests at twice the TPOT), whose per-request ranks then
+/// vetoed a real +30% step (p = 0.175). Three bounds the records read to three runs' worth.
+inline constexpr size_t kPooledRuns = 3;
 
 /// Whether a larger value is worse (latencies) or a smaller one (throughputs, counts of successes).
 bool higher_is_worse(std::string_view metric);
@@ -48,6 +54,11 @@ struct Judgement {
   bool regression = false;
   std::string why;  ///< one line a person reads
 };
+
+/// The indices of up to `k` runs of `values` nearest `median`, nearest first (ties: the newer,
+/// i.e. the later index) — the baseline runs whose per-request values Mann–Whitney pools.
+std::vector<size_t> typical_runs(const std::vector<double>& values, double median,
+                                 size_t k = kPooledRuns);
 
 /// Judges `value` against `baseline` (earlier VALID runs' values, oldest first).
 Judgement judge(std::string metric, double value, const std::vector<double>& baseline,
