@@ -59,6 +59,24 @@ TEST(ApiRegistry, TheSimulatorServesEveryApi) {
                                             : mock::one_shot_route_of(a->path()) != nullptr;
     EXPECT_TRUE(served) << a->path()
                         << ": add mock/routes/<api>.cpp and a line in mock/routes/registry.cpp";
+    if (a->body_path() == a->path()) continue;
+    // Whole answers at a path another API shares (TGI's /generate, SGLang's too): the route that
+    // claims this API's body answers whole.
+    BodySettings s;
+    s.api = a;
+    s.model = "m";
+    s.stream = false;
+    dataset::RequestSpec spec;
+    spec.prompt = "hi";
+    const std::string body = build_body(s, spec);
+    const mock::MockRoute* whole = mock::route_of(a->body_path(), body);
+    ASSERT_NE(whole, nullptr) << a->body_path();
+    std::string why;
+    const auto req = whole->parse(body, "m", &why);
+    ASSERT_TRUE(req) << a->name() << ": " << why;
+    EXPECT_FALSE(req->stream) << a->name();
+    EXPECT_NE(whole, mock::route_of(a->body_path(), R"({"text":"hi"})"))
+        << "a body of the other API's goes to its own route";
   }
   for (const mock::MockRoute* r : mock::all_routes()) {
     ASSERT_NE(api_of_path(r->path()), nullptr) << r->path();

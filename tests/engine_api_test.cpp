@@ -337,6 +337,30 @@ std::vector<ForeignCase> foreign_cases() {
          EXPECT_EQ(r.chunks[1].cum_tokens, 2);
          EXPECT_EQ(r.done_ns, r.chunks[2].t_ns);  // its event ended the answer
        }});
+  // TGI's /generate: one body (no prompt length in it) and its counts and times in headers, as
+  // generate_internal writes them — whole ms and counts; on both transports.
+  c.push_back(
+      {.name = "TGI /generate body",
+       .api = "tgi",
+       .path = "/generate",
+       .response =
+           "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-compute-type: "
+           "1-nvidia-a10g\r\nx-total-time: 31\r\nx-validation-time: 1\r\nx-queue-time: "
+           "12\r\nx-inference-time: 18\r\nx-time-per-token: 6\r\nx-prompt-tokens: 4\r\n"
+           "X-Generated-Tokens: 3\r\nConnection: close\r\n\r\n"
+           R"({"generated_text":"Hello","details":{"finish_reason":"eos_token","generated_tokens":3,"seed":null,"prefill":[],"tokens":[{"id":5,"text":"Hel","logprob":-0.1,"special":false},{"id":6,"text":"lo","logprob":-0.2,"special":false},{"id":2,"text":"</s>","logprob":-0.3,"special":true}]}})",
+       .body = tgi_body,
+       .stream = false,
+       .prompt_tokens = 4,
+       .completion_tokens = 3,
+       .finish_reason = "eos_token",
+       .output_text = "Hello",
+       .also = [](const RequestRecord& r) {
+         EXPECT_EQ(r.server_queue_us, 12'000);
+         EXPECT_EQ(r.server_predicted_us, 18'000);  // x-inference-time, prefill included
+         EXPECT_EQ(r.server_predicted_n, 3);        // over x-generated-tokens (any case)
+         EXPECT_EQ(r.server_prompt_us, record::kNone);
+       }});
   c.push_back(
       {.name = "TGI error event",
        .api = "tgi",

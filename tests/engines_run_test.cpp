@@ -226,6 +226,45 @@ TEST_F(EnginesRun, TgisNativeStreamIsReadTokenByToken) {
       << last_.output;
 }
 
+// TGI's /generate, the same API's answers sent whole (--endpoint tgi --no-stream: /generate
+// alone is SGLang's): the counts come from its headers (x-prompt-tokens: the body says no
+// prompt length) and its details, its queue and inference times are joined per request
+// (ServerQueueTime; ServerTimePerToken = x-inference-time / x-generated-tokens), nothing re-sent.
+TEST_F(EnginesRun, TgisWholeAnswersAtGenerateCarryItsHeaders) {
+  EngineLike srv(EngineKind::Tgi);
+  for (const auto& [cap, tokens, finish] :
+       {std::tuple{"5", 5, "length"}, std::tuple{"30", 21, "eos_token"}}) {
+    const fs::path rd = run({"--url", srv.url("/generate"), "--endpoint", "tgi", "--no-stream",
+                             "--num-prompts", "6", "--concurrency", "2", "--max-tokens", cap});
+    ASSERT_FALSE(rd.empty()) << last_.output;
+    const auto lines = measured_lines(rd);
+    ASSERT_EQ(lines.size(), 6u);
+    simdjson::dom::parser p;
+    for (const auto& l : lines) {
+      auto rec = p.parse(l).value();
+      EXPECT_TRUE(rec["success"].get_bool().value()) << l;
+      EXPECT_EQ(rec["output_tokens"].get_int64().value(), tokens) << l;
+      EXPECT_GT(rec["input_tokens"].get_int64().value(), 1) << l;  // x-prompt-tokens
+      EXPECT_EQ(rec["finish_reason"].get_string().value(), finish) << l;
+      EXPECT_EQ(rec["server_timings"]["queue_us"].get_int64().value(), 7000) << l;
+      EXPECT_EQ(rec["server_timings"]["predicted_us"].get_int64().value(), 2000 * tokens) << l;
+      EXPECT_EQ(rec["server_timings"]["predicted_n"].get_int64().value(), tokens) << l;
+    }
+    EXPECT_EQ(last_.output.find("sent a second time"), std::string::npos) << last_.output;
+    auto r = result(rd);
+    EXPECT_EQ(r["config"]["endpoint"].get_string().value(), "tgi");
+    EXPECT_DOUBLE_EQ(r["extra_metrics"]["ServerQueueTime"]["mean"].get_double().value(), 7.0);
+    EXPECT_DOUBLE_EQ(r["extra_metrics"]["ServerTimePerToken"]["mean"].get_double().value(), 2.0);
+    EXPECT_NE(last_.output.find("the server's queue (6 answer(s) said it): mean 7.000 ms"),
+              std::string::npos)
+        << last_.output;
+  }
+  // Streaming at /generate, or a body asked of /generate_stream: refused, naming the fix.
+  run({"--url", srv.url("/generate"), "--endpoint", "tgi", "--num-prompts", "1"}, 2);
+  EXPECT_NE(last_.output.find("answers there with one body; add --no-stream"), std::string::npos)
+      << last_.output;
+}
+
 // Ollama's native /api/chat (newline-delimited JSON, not SSE), streamed and not: the counts are
 // its own (eval_count, prompt_eval_count), each line a chunk, and its durations are joined per
 // request as the server's own times beside the client's: 3 ms of prompt, 2 ms per token. Its

@@ -35,6 +35,7 @@ TEST(RecordIo, RoundTripKeepsEveryField) {
   r.documents = 5;
   r.server_prompt_us = 4000;
   r.server_load_us = 250'000;
+  r.server_queue_us = 7'000;
   const auto line = to_json_line(r, "gsm8k");
   EXPECT_EQ(line.find('\n'), std::string::npos);
   EXPECT_NE(line.find("\"data_abbr\":\"gsm8k\""), std::string::npos);
@@ -51,6 +52,7 @@ TEST(RecordIo, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.cached_tokens, 4);
   EXPECT_EQ(back.server_prompt_us, 4000);
   EXPECT_EQ(back.server_load_us, 250'000);
+  EXPECT_EQ(back.server_queue_us, 7'000);
   EXPECT_EQ(back.server_predicted_n, record::kNone);
   EXPECT_EQ(back.sent_ns, r.sent_ns);
   EXPECT_EQ(back.first_token_ns, r.first_token_ns);

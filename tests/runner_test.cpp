@@ -166,14 +166,38 @@ TEST(Plan, NativeApiMistakesAreNamed) {
   EXPECT_EQ(error(messages, [](RunConfig& c) { c.workload.image = "64x64"; }),
             "");  // Anthropic takes images
   EXPECT_EQ(error(messages, [](RunConfig& c) { c.workload.turns = 2; }), "");  // and conversations
-  // TGI's /generate_stream only streams and has neither ignore_eos nor min_tokens: each asked is
-  // refused by name; its default body is fine.
+  // TGI's /generate_stream only streams (its answers come whole at /generate) and it has
+  // neither ignore_eos nor min_tokens: each asked is refused by name; its default body is fine.
   const std::string tgi = "http://127.0.0.1:8000/generate_stream";
   EXPECT_EQ(error(tgi, [](RunConfig&) {}), "");
   EXPECT_NE(error(tgi, [](RunConfig& c) { c.request.stream = false; })
-                .find("--no-stream: Text Generation Inference /generate_stream (/generate_stream) "
-                      "answers only as a stream"),
+                .find("--no-stream: Text Generation Inference streams at /generate_stream; its "
+                      "answers come whole at /generate (--url …/generate --endpoint tgi"),
             std::string::npos);
+  // /generate is SGLang's unless --endpoint tgi says it is TGI's, whose answers come whole there.
+  auto tgi_whole = [](bool stream) {
+    return [stream](RunConfig& c) {
+      c.target.endpoint = "tgi";
+      c.request.stream = stream;
+    };
+  };
+  EXPECT_EQ(error(generate, tgi_whole(false)), "");
+  EXPECT_NE(error(generate, tgi_whole(true))
+                .find("--url http://127.0.0.1:8000/generate: Text Generation Inference answers "
+                      "there with one body; add --no-stream"),
+            std::string::npos);
+  EXPECT_NE(error(generate, [](RunConfig& c) { c.target.endpoint = "ollama"; })
+                .find("--endpoint ollama conflicts with --url"),
+            std::string::npos)
+      << "only the endpoint whose whole answers live at the path may claim it";
+  {  // A base URL gets the path of the mode.
+    RunConfig c;
+    c.target.url = "http://127.0.0.1:8000";
+    c.target.endpoint = "tgi";
+    EXPECT_EQ(c.target_url(), "http://127.0.0.1:8000/generate_stream");
+    c.request.stream = false;
+    EXPECT_EQ(c.target_url(), "http://127.0.0.1:8000/generate");
+  }
   EXPECT_NE(error(tgi, [](RunConfig& c) { c.request.ignore_eos = true; })
                 .find("--ignore-eos / --min-tokens: Text Generation Inference"),
             std::string::npos);

@@ -83,6 +83,9 @@ class ApiAdapter {
   virtual std::string_view path() const = 0;
   /// The tail a URL's path ends with when it is this API (a gateway may put a prefix before it).
   virtual std::string_view path_tail() const { return path(); }
+  /// The path of its answers sent whole (--no-stream), where that is another path (TGI's
+  /// /generate beside /generate_stream); a URL with no path gets it.
+  virtual std::string_view body_path() const { return path(); }
   virtual ApiCaps caps() const = 0;
 
   /// The headers that carry `key` (and any the API requires), unless `given` (--header) already
@@ -107,6 +110,11 @@ class ApiAdapter {
   /// Whether `data: [DONE]` ends this API's stream (OpenAI's); else its own end event does, and a
   /// [DONE] that a proxy adds is ignored.
   virtual bool done_sentinel() const { return true; }
+  /// A response header this API says something in (counts, the server's times); true when it
+  /// put something in `out`. Most APIs say nothing there.
+  virtual bool take_header(std::string_view name, std::string_view value, ChunkInfo& out) const {
+    return false;
+  }
   /// How a stream of this API says it is complete, for errors that name what was missing.
   virtual std::string_view end_of_stream() const { return "data: [DONE]"; }
 

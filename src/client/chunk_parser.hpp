@@ -32,8 +32,8 @@ struct ChunkInfo {
   int64_t completion_tokens = -1;
   int64_t cached_tokens = -1;
   /// The server's own times of the answer (llama.cpp's `timings`, in its last chunk; Ollama's
-  /// durations, its load_duration as server_load_ms); < 0: none.
-  double server_prompt_ms = -1, server_predicted_ms = -1, server_load_ms = -1;
+  /// durations, its load_duration as server_load_ms; TGI's /generate headers); < 0: none.
+  double server_prompt_ms = -1, server_predicted_ms = -1, server_load_ms = -1, server_queue_ms = -1;
   int64_t server_predicted_n = -1;
   std::string_view finish_reason;  ///< valid until the next parse
   std::string_view id;             ///< valid until the next parse

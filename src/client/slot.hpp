@@ -149,7 +149,8 @@ struct Slot {
     }
   }
 
-  void take_usage() {
+  void take_usage() { take_usage_of(info); }
+  void take_usage_of(const ChunkInfo& info) {
     if (info.completion_tokens >= 0) rec.completion_tokens = info.completion_tokens;
     if (info.prompt_tokens >= 0) rec.prompt_tokens = info.prompt_tokens;
     if (info.cached_tokens >= 0) rec.cached_tokens = info.cached_tokens;
@@ -160,12 +161,15 @@ struct Slot {
       rec.server_predicted_us = static_cast<int64_t>(info.server_predicted_ms * 1000 + 0.5);
     if (info.server_load_ms >= 0)
       rec.server_load_us = static_cast<int64_t>(info.server_load_ms * 1000 + 0.5);
+    if (info.server_queue_ms >= 0)
+      rec.server_queue_us = static_cast<int64_t>(info.server_queue_ms * 1000 + 0.5);
   }
 
   /// The status of a response (a new one per interim 1xx response).
   void take_status(int code) { rec.http_status = code; }
 
-  /// One response header; names are case-insensitive and only two matter here.
+  /// One response header; names are case-insensitive. Two matter to every API; the rest are
+  /// the API's to read (TGI's /generate says its counts and times in headers).
   void take_header(std::string_view name, std::string_view value) {
     if (net::iequals(name, "retry-after")) {
       // Seconds (the HTTP-date form is rare from inference servers and is ignored).
@@ -180,6 +184,9 @@ struct Slot {
       v.erase(0, v.find_first_not_of(" \t"));
       v.erase(v.find_last_not_of(" \t\r\n") + 1);
       content_type = v;
+    } else {
+      ChunkInfo said;
+      if (parser.api().take_header(name, value, said)) take_usage_of(said);
     }
   }
 

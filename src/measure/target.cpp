@@ -400,7 +400,8 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log,
       ms.answers = cfg.workload.dataset.text();
     t.sim = std::make_unique<mock::MockServer>(ms);
     const uint16_t port = t.sim->start();
-    t.url = fmt::format("http://127.0.0.1:{}{}", port, endpoint_path(cfg.target.endpoint));
+    t.url = fmt::format("http://127.0.0.1:{}{}", port,
+                        endpoint_path(cfg.target.endpoint, cfg.request.stream));
     fmt::print(console,
                "no --url or --host given: started the built-in simulator (tokbench serve-mock "
                "defaults{}) at {}\n",

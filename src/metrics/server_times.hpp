@@ -1,7 +1,8 @@
 #pragma once
 // metrics/server_times (internal to metrics/): the server's own per-answer times where its answers
 // carry them — llama.cpp's `timings`, Ollama's durations, MindIE /infer's step times — kept as
-// rows beside the client's (ServerPromptTime, ServerTimePerToken, ServerLoadTime), a note that
+// rows beside the client's (ServerPromptTime, ServerTimePerToken, ServerLoadTime, ServerQueueTime
+// from TGI's /generate headers), a note that
 // sets each beside its client counterpart, and the model loads the answers say they waited for
 // (MetricSet::server_load, which the verdict warns of: a cold start measured as if warm).
 #include <utility>
@@ -23,7 +24,7 @@ class ServerTimes {
   void finish(MetricSet& m);
 
  private:
-  Samples prompt_, per_token_, load_;
+  Samples prompt_, per_token_, load_, queue_;
   ServerLoad loads_;
 };
 

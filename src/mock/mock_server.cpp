@@ -238,7 +238,7 @@ struct MockServer::Impl {
     } else if ((path == "/tokenize" || path == "/detokenize") && post) {
       auto [status, body] = tokenize_answer(tok ? &*tok : nullptr, req.body(), path == "/tokenize");
       co_await send_json(sock, v, keep, static_cast<http::status>(status), std::move(body));
-    } else if (const MockRoute* route = route_of(path); route && post) {
+    } else if (const MockRoute* route = route_of(path, req.body()); route && post) {
       co_return co_await completion(sock, req, keep, *route, arrival, conn);
     } else if (const OneShotRoute* once = one_shot_route_of(path); once && post) {
       co_await one_shot(sock, req, keep, *once, arrival, conn);
@@ -594,6 +594,12 @@ struct MockServer::Impl {
     http::response<http::string_body> out{http::status::ok, version};
     out.set(http::field::content_type, "application/json");
     out.set("x-request-id", g.id);
+    std::vector<std::pair<std::string, std::string>> extra;
+    const int64_t now = steady_now_ns();
+    g.route.body_headers(
+        {tl.admitted_ns - tl.arrival_ns, now - tl.admitted_ns, g.cr.prompt_tokens, produced},
+        extra);
+    for (const auto& [name, value] : extra) out.set(name, value);
     out.keep_alive(keep);
     out.body() = std::move(body);
     if (trace) {

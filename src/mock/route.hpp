@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "mock/mock_response.hpp"
@@ -70,11 +71,21 @@ class Events {
   std::vector<int>& tokens_;
 };
 
+/// What a whole answer's server measured, for routes that say it in headers (TGI's /generate).
+struct ServedTimes {
+  int64_t queue_ns = 0;      ///< from arrival to a place in the batch
+  int64_t inference_ns = 0;  ///< from there to the last token
+  int64_t prompt_tokens = 0, generated_tokens = 0;
+};
+
 class MockRoute {
  public:
   virtual ~MockRoute() = default;
   /// The path it serves, e.g. "/v1/chat/completions".
   virtual std::string_view path() const = 0;
+  /// Whether a body posted to its path is its API's (two APIs share /generate: TGI's `inputs`
+  /// against SGLang's `text`); the first route of a path that claims a body serves it.
+  virtual bool claims(const std::string& body) const { return true; }
   /// The request, or nullopt with *why set (the body of a 400). `base_model`: the served model.
   virtual std::optional<CompletionRequest> parse(const std::string& body,
                                                  std::string_view base_model,
@@ -102,6 +113,9 @@ class MockRoute {
   virtual void end(const Answer& a, bool end_marker, Events& ev) const = 0;
   /// The whole non-streaming answer.
   virtual std::string body(const Answer& a) const = 0;
+  /// Headers of a whole answer beyond Content-Type and x-request-id (none, for most APIs).
+  virtual void body_headers(const ServedTimes& t,
+                            std::vector<std::pair<std::string, std::string>>& out) const {}
 };
 
 /// A request of a one-shot API, as its route read it. `texts` are what the model reads, one per
@@ -142,6 +156,8 @@ class OneShotRoute {
 std::span<const MockRoute* const> all_routes();
 /// The route of exactly this path, or null.
 const MockRoute* route_of(std::string_view path);
+/// The route of exactly this path that claims `body` (else the path's last one), or null.
+const MockRoute* route_of(std::string_view path, const std::string& body);
 /// Every one-shot API the simulator serves.
 std::span<const OneShotRoute* const> all_one_shot_routes();
 /// The one-shot route of exactly this path, or null.

@@ -113,6 +113,7 @@ struct RequestRecord {
   int64_t server_predicted_us = kNone;
   int64_t server_predicted_n = kNone;
   int64_t server_load_us = kNone;
+  int64_t server_queue_us = kNone;          ///< its queue wait (TGI's x-queue-time header)
   int64_t output_chars = 0;                 ///< bytes of generated text (content + reasoning)
   int64_t prompt_tokens_local = kNone;      ///< the prompt counted by --tokenizer (no specials)
   int64_t completion_tokens_local = kNone;  ///< the generated text counted by --tokenizer

@@ -306,12 +306,14 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   put_count(w, "expected_prompt", r.expected_prompt_tokens);
   put_count(w, "requested_max", r.requested_max_tokens);
   w.end_object();
-  if (r.server_predicted_n != kNone || r.server_prompt_us != kNone || r.server_load_us != kNone) {
+  if (r.server_predicted_n != kNone || r.server_prompt_us != kNone || r.server_load_us != kNone ||
+      r.server_queue_us != kNone) {
     w.key("server_timings").begin_object();
     put_count(w, "prompt_us", r.server_prompt_us);
     put_count(w, "predicted_us", r.server_predicted_us);
     put_count(w, "predicted_n", r.server_predicted_n);
     put_count(w, "load_us", r.server_load_us);
+    put_count(w, "queue_us", r.server_queue_us);
     w.end_object();
   }
   w.field("ignore_eos_sent", r.ignore_eos_sent);
@@ -453,6 +455,7 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
         r.server_predicted_us = get_count(v, "predicted_us");
         r.server_predicted_n = get_count(v, "predicted_n");
         r.server_load_us = get_count(v, "load_us");
+        r.server_queue_us = get_count(v, "queue_us");
         break;
       case Top::IgnoreEosSent:
         r.ignore_eos_sent = bool_of(v, k, false);

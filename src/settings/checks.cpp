@@ -60,6 +60,46 @@ void check_server(const TargetSettings& target, std::vector<std::string>& e) {
       e.push_back(std::move(problem));
 }
 
+// The URL's path against the endpoint and the streaming mode (a path answers one way).
+void check_url_path(const RunConfig& c, std::vector<std::string>& e) {
+  const Check check{e};
+  if (c.target.url.empty() ||
+      !(c.target.url.starts_with("http://") || c.target.url.starts_with("https://")))
+    return;
+  // The URL's path decides the endpoint; a body for one endpoint posted to another fails every
+  // request.
+  const std::string named = endpoint_of_path(url_path(c.target.url));
+  check(named != "?",
+        fmt::format(
+            "--url: the path '{}' names no endpoint tokbench speaks (expected a path ending in "
+            "one of {}, or a base URL such as http://host:8000/v1)",
+            url_path(c.target.url), client::api_paths()));
+  // An API's whole-body path may be another API's too (/generate: SGLang's native API, and
+  // TGI's answers sent whole): --endpoint says which.
+  const std::string path = url_path(c.target.url);
+  const client::ApiAdapter* asked = client::find_api(c.target.endpoint);
+  const bool body_path_of_asked =
+      asked && asked->body_path() != asked->path() && path.ends_with(asked->body_path());
+  check(c.target.endpoint.empty() || named.empty() || named == "?" || named == c.target.endpoint ||
+            body_path_of_asked,
+        fmt::format("--endpoint {} conflicts with --url {} (its path is the {} endpoint): drop "
+                    "--endpoint, or fix the URL",
+                    c.target.endpoint, c.target.url, named));
+  const client::ApiAdapter& api = api_of(c.resolved_endpoint());
+  if (api.body_path() != api.path() && !named.empty()) {  // one path per way of answering
+    const bool at_body = path.ends_with(api.body_path());
+    check(at_body != c.request.stream,
+          at_body
+              ? fmt::format("--url {}: {} answers there with one body; add --no-stream, or "
+                            "stream from {} (or give the base URL)",
+                            c.target.url, api.title(), api.path())
+              : fmt::format("--no-stream: {} streams at {}; its answers come whole at {} "
+                            "(--url …{} --endpoint {}, or give the base URL: the mode "
+                            "picks the path)",
+                            api.title(), api.path(), api.body_path(), api.body_path(), api.name()));
+  }
+}
+
 }  // namespace
 
 // Where requests go and as whom; the server tokbench may start.
@@ -93,21 +133,7 @@ void RunConfig::validate_target(std::vector<std::string>& e) const {
         fmt::format("--url: a space or control character at position {} (a URL holds none: "
                     "percent-encode it, e.g. %20 for a space)",
                     bad + 1));
-  if (!target.url.empty() &&
-      (target.url.starts_with("http://") || target.url.starts_with("https://"))) {
-    // The URL's path decides the endpoint; a body for one endpoint posted to another fails every
-    // request.
-    const std::string named = endpoint_of_path(url_path(target.url));
-    check(named != "?",
-          fmt::format(
-              "--url: the path '{}' names no endpoint tokbench speaks (expected a path ending in "
-              "one of {}, or a base URL such as http://host:8000/v1)",
-              url_path(target.url), client::api_paths()));
-    check(target.endpoint.empty() || named.empty() || named == "?" || named == target.endpoint,
-          fmt::format("--endpoint {} conflicts with --url {} (its path is the {} endpoint): drop "
-                      "--endpoint, or fix the URL",
-                      target.endpoint, target.url, named));
-  }
+  check_url_path(*this, e);
   check(
       target.url.empty() || target.url.starts_with("http://") || target.url.starts_with("https://"),
       fmt::format("--url: bad value '{}' (expected a full URL, e.g. "

@@ -41,8 +41,9 @@ const client::ApiAdapter& api_of(const std::string& endpoint) {
 
 core::ApiCaps caps_of(const std::string& endpoint) { return api_of(endpoint).caps(); }
 
-std::string endpoint_path(const std::string& endpoint) {
-  return std::string(api_of(endpoint).path());
+std::string endpoint_path(const std::string& endpoint, bool stream) {
+  const client::ApiAdapter& api = api_of(endpoint);
+  return std::string(stream ? api.path() : api.body_path());
 }
 
 size_t RunConfig::sweep_points() const {
@@ -98,14 +99,14 @@ std::string RunConfig::target_url() const {
     if (!base_path(path)) return target.url;
     const std::string root =
         target.url.substr(0, target.url.size() - path.size());  // http://host:port
-    return fmt::format("{}{}", root, endpoint_path(endpoint));
+    return fmt::format("{}{}", root, endpoint_path(endpoint, request.stream));
   }
   if (target.host.empty() && !target.deploy_sh.empty())  // AtomGit: deploy.sh serves on port 8000
-    return fmt::format("http://127.0.0.1:8000{}", endpoint_path(endpoint));
+    return fmt::format("http://127.0.0.1:8000{}", endpoint_path(endpoint, request.stream));
   if (target.host.empty()) return {};
   const bool v6 = target.host.find(':') != std::string::npos && target.host.front() != '[';
   return fmt::format("http://{}{}{}:{}{}", v6 ? "[" : "", target.host, v6 ? "]" : "", target.port,
-                     endpoint_path(endpoint));
+                     endpoint_path(endpoint, request.stream));
 }
 
 std::string RunConfig::to_json() const {

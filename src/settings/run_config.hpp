@@ -21,8 +21,9 @@ namespace tokbench::runner {
 const client::ApiAdapter& api_of(const std::string& endpoint);
 /// What the API of an endpoint name can do (for what cannot include client/, point/'s manifest).
 core::ApiCaps caps_of(const std::string& endpoint);
-/// The URL path of an endpoint name: "/v1/chat/completions", ..., "/v1/messages", "/generate".
-std::string endpoint_path(const std::string& endpoint);
+/// The URL path of an endpoint name: "/v1/chat/completions", ..., "/v1/messages", "/generate";
+/// `stream` false: the path of its answers sent whole where that differs (TGI's /generate).
+std::string endpoint_path(const std::string& endpoint, bool stream = true);
 
 /// "http://h:p/v1/chat/completions?x" -> "/v1/chat/completions"; "" when the URL has no path.
 std::string url_path(const std::string& url);

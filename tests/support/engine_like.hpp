@@ -16,6 +16,10 @@
 //   generated_tokens, seed, input_length}; no [DONE]. An answer asked for 24 tokens or more ends
 //   by EOS after 20 words: a 21st token "</s>", special, finish_reason "eos_token", counted.
 //   ignore_eos and min_tokens are unknown to it and ignored, as serde ignores unknown fields.
+//   Its /generate (generate_internal) answers the same generation as one body {"generated_text",
+//   "details": {finish_reason, generated_tokens, seed, prefill, tokens}} after 2 ms per token,
+//   with its headers: x-queue-time 7 (ms), x-inference-time 2 ms per token, x-time-per-token,
+//   x-prompt-tokens and x-generated-tokens (and x-compute-*, x-total-time, x-validation-time).
 // - MindIE: OpenAI chat; vLLM's metric names without a prefix; its native /infer
 //   (single_req_self_develop_infer_interface.cpp): "stream" false unless asked, parameters
 //   max_new_tokens (default 20) and details; a stream's events `data: {"prefill_time": 3 |
@@ -181,6 +185,7 @@ class EngineLike {
     }
     if (kind_ == EngineKind::Tgi && method == "POST" && path == "/generate_stream")
       return tgi_stream(o);
+    if (kind_ == EngineKind::Tgi && method == "POST" && path == "/generate") return tgi_whole(o);
     if (kind_ == EngineKind::Ollama && method == "POST" &&
         (path == "/api/chat" || path == "/api/generate"))
       return ollama_chat(o, path == "/api/chat");
@@ -363,6 +368,58 @@ class EngineLike {
       --in_flight_;
     };
     return r;
+  }
+  // TGI's /generate (router/src/server.rs generate_internal): the stream's generation, whole.
+  static constexpr int64_t kTgiQueueMs = 7;
+  Reply tgi_whole(simdjson::dom::object o) {
+    std::string_view inputs;
+    if (o["inputs"].get_string().get(inputs))
+      return {json_reply(422, R"({"error":"missing field `inputs`","error_type":"validation"})")};
+    int64_t asked = 20;
+    bool details = false;
+    simdjson::dom::object p;
+    if (!o["parameters"].get_object().get(p)) {
+      if (int64_t v = 0; !p["max_new_tokens"].get_int64().get(v)) asked = v;
+      if (p["details"].get_bool().get(details)) details = false;
+    }
+    const bool eos = asked >= 24;  // 20 words, then the EOS token
+    const int64_t n = eos ? 21 : asked;
+    const int64_t prompt = 1 + static_cast<int64_t>(words(inputs).size());
+    {
+      std::lock_guard lock(mu_);
+      predicted_ += n;
+      input_lengths_ += prompt;
+      ++finished_;
+    }
+    ++generations_;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2 * n));
+    std::string text, tokens;
+    for (int64_t i = 1; i <= n; ++i) {
+      const bool special = eos && i == n;
+      const std::string word = special ? "</s>" : "word" + std::to_string(i - 1) + " ";
+      if (!special) text += word;
+      tokens += (i > 1 ? "," : "") + std::string(R"({"id":)") + std::to_string(100 + i) +
+                R"(,"text":")" + word + R"(","logprob":-0.5,"special":)" +
+                (special ? "true" : "false") + "}";
+    }
+    std::string body = R"({"generated_text":")" + text + "\"";
+    if (details)
+      body += R"(,"details":{"finish_reason":")" + std::string(eos ? "eos_token" : "length") +
+              R"(","generated_tokens":)" + std::to_string(n) + R"(,"seed":null,"prefill":[],)" +
+              R"("tokens":[)" + tokens + "]}";
+    body += "}";
+    const int64_t inference = 2 * n;
+    return {
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-compute-type: "
+        "1-nvidia-a10g\r\nx-compute-time: " +
+        std::to_string((kTgiQueueMs + inference) / 1e3) +
+        "\r\nx-compute-characters: " + std::to_string(inputs.size()) +
+        "\r\nx-total-time: " + std::to_string(kTgiQueueMs + inference) +
+        "\r\nx-validation-time: 0\r\nx-queue-time: " + std::to_string(kTgiQueueMs) +
+        "\r\nx-inference-time: " + std::to_string(inference) +
+        "\r\nx-time-per-token: 2\r\nx-prompt-tokens: " + std::to_string(prompt) +
+        "\r\nx-generated-tokens: " + std::to_string(n) +
+        "\r\ncontent-length: " + std::to_string(body.size()) + "\r\n\r\n" + body};
   }
   // Ollama's native /api/chat (server/routes.go ChatHandler, api/types.go ChatResponse), and
   // its /api/generate (GenerateHandler, GenerateResponse): a prompt in, each line's text a

@@ -7,11 +7,19 @@
 // {finish_reason: "length" | "eos_token" | "stop_sequence", generated_tokens, seed,
 // input_length}. No [DONE]: the last token's event ends the stream. An error mid-stream is an
 // event {"error": "…", "error_type": "…"} on a 200. `index` counts the tokens so far (TGI sends no
-// prefill event on a stream), so every event carries the exact output count. It always streams:
-// TGI's one-body answer is /generate, a path SGLang's native API holds here.
+// prefill event on a stream), so every event carries the exact output count.
+// Sent whole (--no-stream), the same body goes to /generate (server.rs generate_internal), which
+// answers {"generated_text", "details": {finish_reason, generated_tokens, seed, prefill, tokens}}
+// and says its counts and times in headers: x-prompt-tokens, x-generated-tokens, x-queue-time
+// (ms from queued to the batch's start) and x-inference-time (ms from there to the end: prefill
+// and decode); /generate_stream sends none of them. A URL ending in /generate is SGLang's native
+// API unless --endpoint tgi says it is TGI's.
+#include <charconv>
+
 #include "client/api.hpp"
 #include "client/api/body_parts.hpp"
 #include "client/api/json_read.hpp"
+#include "net/http1.hpp"
 
 namespace tokbench::client {
 
@@ -23,11 +31,12 @@ using record::ChunkKind;
 class TgiGenerate : public ApiAdapter {
  public:
   std::string_view name() const override { return "tgi"; }
-  std::string_view title() const override { return "Text Generation Inference /generate_stream"; }
+  std::string_view title() const override { return "Text Generation Inference"; }
   std::string_view path() const override { return "/generate_stream"; }
+  std::string_view body_path() const override { return "/generate"; }
   ApiCaps caps() const override {
     ApiCaps c;
-    c.whole_body = false;
+    c.whole_body = true;  // on /generate
     c.sampling_extensions = false;
     c.per_token_counts = true;
     c.finish_reasons = "length,eos_token,stop_sequence";
@@ -54,15 +63,16 @@ class TgiGenerate : public ApiAdapter {
   void parse(simdjson::dom::element doc, ChunkInfo& out, StreamMemory&) const override {
     take_error(doc, out);  // {"error": "…", "error_type": "…"}
     out.choices = 1;
-    simdjson::dom::element token;
-    if (!doc["token"].get(token) && token.is_object()) {
+    simdjson::dom::element token, whole;
+    const bool last = !doc["generated_text"].get(whole) && whole.is_string();
+    if (doc["token"].get(token)) {  // /generate's body: the whole text, no token
+      if (last) out.content = string_or_empty(whole);
+    } else if (token.is_object()) {
       bool special = false;
       if (token["special"].get_bool().get(special)) special = false;
       if (!special) out.content = text_of(token, "text");  // EOS and the like are no text
       out.completion_tokens = int_or(doc, "index");
     }
-    simdjson::dom::element whole;
-    const bool last = !doc["generated_text"].get(whole) && whole.is_string();
     simdjson::dom::element details;
     if (!doc["details"].get(details) && details.is_object()) {
       out.finish_reason = text_of(details, "finish_reason");
@@ -76,6 +86,26 @@ class TgiGenerate : public ApiAdapter {
     if (out.kind == ChunkKind::Usage) out.kind = ChunkKind::Empty;
   }
   bool done_sentinel() const override { return false; }
+
+  // /generate's headers (integers: TGI writes Duration::as_millis and counts). x-inference-time
+  // over x-generated-tokens is TGI's own x-time-per-token, untruncated; it includes the prefill.
+  bool take_header(std::string_view name, std::string_view value, ChunkInfo& out) const override {
+    double v = -1;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || v < 0) return false;
+    if (net::iequals(name, "x-queue-time")) {
+      out.server_queue_ms = v;
+    } else if (net::iequals(name, "x-inference-time")) {
+      out.server_predicted_ms = v;
+    } else if (net::iequals(name, "x-prompt-tokens")) {
+      out.prompt_tokens = static_cast<int64_t>(v);
+    } else if (net::iequals(name, "x-generated-tokens")) {
+      out.completion_tokens = out.server_predicted_n = static_cast<int64_t>(v);
+    } else {
+      return false;
+    }
+    return true;
+  }
   std::string_view end_of_stream() const override {
     return "an event whose generated_text is set (the last token's)";
   }

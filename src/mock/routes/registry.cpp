@@ -14,6 +14,7 @@ const MockRoute& anthropic_messages_route();
 const MockRoute& sglang_generate_route();
 const MockRoute& openai_responses_route();
 const MockRoute& tgi_generate_route();
+const MockRoute& tgi_generate_body_route();
 const MockRoute& ollama_chat_route();
 const MockRoute& ollama_generate_route();
 const MockRoute& mindie_infer_route();
@@ -21,10 +22,12 @@ const OneShotRoute& openai_embeddings_route();
 const OneShotRoute& rerank_route();
 
 std::span<const MockRoute* const> all_routes() {
-  static const std::array<const MockRoute*, 9> routes{
-      &openai_chat_route(),     &openai_completions_route(), &anthropic_messages_route(),
-      &sglang_generate_route(), &openai_responses_route(),   &tgi_generate_route(),
-      &ollama_chat_route(),     &ollama_generate_route(),    &mindie_infer_route()};
+  // TGI's /generate before SGLang's: it claims only bodies with TGI's `inputs`.
+  static const std::array<const MockRoute*, 10> routes{
+      &openai_chat_route(),       &openai_completions_route(), &anthropic_messages_route(),
+      &tgi_generate_body_route(), &sglang_generate_route(),    &openai_responses_route(),
+      &tgi_generate_route(),      &ollama_chat_route(),        &ollama_generate_route(),
+      &mindie_infer_route()};
   return routes;
 }
 
@@ -32,6 +35,16 @@ const MockRoute* route_of(std::string_view path) {
   for (const MockRoute* r : all_routes())
     if (r->path() == path) return r;
   return nullptr;
+}
+
+const MockRoute* route_of(std::string_view path, const std::string& body) {
+  const MockRoute* last = nullptr;
+  for (const MockRoute* r : all_routes()) {
+    if (r->path() != path) continue;
+    if (r->claims(body)) return r;
+    last = r;
+  }
+  return last;  // its refusal names what the body lacks
 }
 
 std::span<const OneShotRoute* const> all_one_shot_routes() {
