@@ -153,8 +153,10 @@ TEST_F(EnginesRun, ARerunOfTheSamePromptsIsServedFromCacheAndTheVerdictSaysSo) {
   EXPECT_DOUBLE_EQ(result(cold)["prefix_cache"]["share"].get_double().value(), 0);
 }
 
-TEST_F(EnginesRun, TgisAndMindiesMetricsAreCrossCheckedAndEngineIsChecked) {
-  for (auto [kind, name] : {std::pair{EngineKind::Tgi, "tgi"}, {EngineKind::Mindie, "mindie"}}) {
+TEST_F(EnginesRun, TgisMindiesAndLmdeploysMetricsAreCrossCheckedAndEngineIsChecked) {
+  for (auto [kind, name] : {std::pair{EngineKind::Tgi, "tgi"},
+                            {EngineKind::Mindie, "mindie"},
+                            {EngineKind::Lmdeploy, "lmdeploy"}}) {
     EngineLike srv(kind);
     const fs::path rd =
         run({"--url", srv.url(), "--num-prompts", "6", "--max-tokens", "5", "--engine", name});

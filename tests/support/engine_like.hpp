@@ -26,6 +26,9 @@
 //   "decode_time": 2 (ms), "token": {"id", "text"}}`, the last with its token's text null and the
 //   whole text in "generated_text", details {finish_reason, generated_tokens, seed} when asked;
 //   no [DONE]. 24 tokens or more asked end by EOS after 20 words (21 generated, eos_token).
+// - LMDeploy's api_server: OpenAI chat; with --enable-metrics, vLLM's counter and gauge names
+//   under `lmdeploy:` (lmdeploy/metrics/stats.py): generation and prompt token totals, requests
+//   running and waiting, the KV cache's use.
 // - Ollama: OpenAI chat through its compatibility layer; no /metrics, no /tokenize; its native
 //   /api/chat (server/routes.go): application/x-ndjson, a JSON object per line per token, then a
 //   line with empty content, "done": true, done_reason and its Metrics — prompt_eval_count,
@@ -53,7 +56,7 @@
 
 namespace tokbench::testing {
 
-enum class EngineKind { Llamacpp, Tgi, Mindie, Ollama };
+enum class EngineKind { Llamacpp, Tgi, Mindie, Ollama, Lmdeploy };
 
 class EngineLike {
  public:
@@ -565,6 +568,13 @@ class EngineLike {
         line("num_requests_waiting", "gauge", 0);
         line("prompt_tokens_total", "counter", static_cast<double>(input_lengths_));
         line("generation_tokens_total", "counter", static_cast<double>(predicted_));
+        break;
+      case EngineKind::Lmdeploy:
+        line("lmdeploy:generation_tokens_total", "counter", static_cast<double>(predicted_));
+        line("lmdeploy:prompt_tokens_total", "counter", static_cast<double>(input_lengths_));
+        line("lmdeploy:num_requests_running", "gauge", in_flight_);
+        line("lmdeploy:num_requests_waiting", "gauge", 0);
+        line("lmdeploy:gpu_cache_usage_perc", "gauge", 0.25);
         break;
       case EngineKind::Ollama:
         break;
