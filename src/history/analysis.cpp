@@ -122,17 +122,18 @@ std::vector<ScenarioAnalysis> analyse(Store& store, const HistoryOptions& o,
           threshold);
       if (sc.newest.entry.valid() && vals.contains(sc.newest.id)) {
         std::vector<double> base;
+        std::vector<const StoredRun*> had;  // the baseline runs with the metric, as `base`
         for (const auto* b : baseline)
-          if (vals.contains(b->id)) base.push_back(vals.at(b->id));
+          if (vals.contains(b->id)) {
+            base.push_back(vals.at(b->id));
+            had.push_back(b);
+          }
         // The records at hand: the per-request distributions decide the noise too, the newest
         // run's against the pooled requests of the baseline's typical runs (nearest its median).
         std::optional<double> p;
         const std::string row = per_request_row(name);
         const auto band = robust_band(base);
         if (per_request && !row.empty() && band) {
-          std::vector<const StoredRun*> had;  // the baseline runs with the metric, as `base`
-          for (const auto* b : baseline)
-            if (vals.contains(b->id)) had.push_back(b);
           metrics::Samples pooled;
           std::vector<std::string> pooled_ids;
           for (size_t i : typical_runs(base, band->median))

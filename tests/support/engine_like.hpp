@@ -45,6 +45,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -310,32 +311,61 @@ class EngineLike {
     r.after = done;
     return r;
   }
-  // TGI's /generate_stream (router/src/server.rs generate_stream_internal).
-  Reply tgi_stream(simdjson::dom::object o) {
+  // What a TGI request asks (both routes take the same body): its generation is counted as the
+  // request is read.
+  struct TgiAsk {
     std::string_view inputs;
-    if (o["inputs"].get_string().get(inputs))
-      return {json_reply(422, R"({"error":"missing field `inputs`","error_type":"validation"})")};
+    int64_t n = 0;  ///< tokens generated: asked, or 21 (20 words, then EOS) when 24+ were asked
+    bool eos = false, details = false;
+  };
+  std::optional<Reply> read_tgi(simdjson::dom::object o, TgiAsk& a) {
+    if (o["inputs"].get_string().get(a.inputs))
+      return Reply{
+          json_reply(422, R"({"error":"missing field `inputs`","error_type":"validation"})")};
     int64_t asked = 20;
-    bool details = false;
     simdjson::dom::object p;
     if (!o["parameters"].get_object().get(p)) {
       if (int64_t v = 0; !p["max_new_tokens"].get_int64().get(v)) asked = v;
-      if (p["details"].get_bool().get(details)) details = false;
+      if (p["details"].get_bool().get(a.details)) a.details = false;
     }
     if (asked <= 0)
-      return {json_reply(422, R"({"error":"Input validation error: `max_new_tokens` must be )"
-                              R"(strictly positive","error_type":"validation"})")};
-    const bool eos = asked >= 24;  // 20 words, then the EOS token
-    const int64_t n = eos ? 21 : asked;
-    const int64_t prompt = 1 + static_cast<int64_t>(words(inputs).size());  // BOS + words
+      return Reply{json_reply(422, R"({"error":"Input validation error: `max_new_tokens` must be )"
+                                   R"(strictly positive","error_type":"validation"})")};
+    a.eos = asked >= 24;  // 20 words, then the EOS token
+    a.n = a.eos ? 21 : asked;
     {
       std::lock_guard lock(mu_);
-      ++in_flight_;
-      predicted_ += n;
-      input_lengths_ += prompt;
+      predicted_ += a.n;
+      input_lengths_ += tgi_prompt(a);
       ++finished_;
     }
     ++generations_;
+    return std::nullopt;
+  }
+  int64_t tgi_prompt(const TgiAsk& a) const {
+    return 1 + static_cast<int64_t>(words(a.inputs).size());  // BOS + words
+  }
+  // Token i (1-based) of a TGI generation: a word, or the EOS ("</s>", special) last.
+  static std::string tgi_token(const TgiAsk& a, int64_t i, bool& special) {
+    special = a.eos && i == a.n;
+    return special ? "</s>" : "word" + std::to_string(i - 1) + " ";
+  }
+  // Its Token object, as a stream's event and /generate's details.tokens carry it.
+  static std::string tgi_token_json(int64_t i, const std::string& word, bool special) {
+    return R"({"id":)" + std::to_string(100 + i) + R"(,"text":")" + word +
+           R"(","logprob":-0.5,"special":)" + (special ? "true" : "false") + "}";
+  }
+  // TGI's /generate_stream (router/src/server.rs generate_stream_internal).
+  Reply tgi_stream(simdjson::dom::object o) {
+    TgiAsk a;
+    if (auto refused = read_tgi(o, a)) return std::move(*refused);
+    const std::string_view inputs = a.inputs;
+    const bool eos = a.eos, details = a.details;
+    const int64_t n = a.n, prompt = tgi_prompt(a);
+    {
+      std::lock_guard lock(mu_);
+      ++in_flight_;
+    }
     Reply r{
         "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
         "x-compute-type: 1-nvidia-a10g\r\nx-compute-characters: " +
@@ -343,13 +373,11 @@ class EngineLike {
         "\r\nx-accel-buffering: no\r\ntransfer-encoding: chunked\r\n\r\n"};
     std::string text;
     for (int64_t i = 1; i <= n; ++i) {
-      const bool special = eos && i == n;
-      const std::string word = special ? "</s>" : "word" + std::to_string(i - 1) + " ";
+      bool special = false;
+      const std::string word = tgi_token(a, i, special);
       if (!special) text += word;
-      std::string event = R"({"index":)" + std::to_string(i) + R"(,"token":{"id":)" +
-                          std::to_string(100 + i) + R"(,"text":")" + word +
-                          R"(","logprob":-0.5,"special":)" + (special ? "true" : "false") +
-                          R"(},"generated_text":)";
+      std::string event = R"({"index":)" + std::to_string(i) + R"(,"token":)" +
+                          tgi_token_json(i, word, special) + R"(,"generated_text":)";
       if (i < n) {
         event += R"(null,"details":null})";
       } else {
@@ -375,39 +403,21 @@ class EngineLike {
   // TGI's /generate (router/src/server.rs generate_internal): the stream's generation, whole.
   static constexpr int64_t kTgiQueueMs = 7;
   Reply tgi_whole(simdjson::dom::object o) {
-    std::string_view inputs;
-    if (o["inputs"].get_string().get(inputs))
-      return {json_reply(422, R"({"error":"missing field `inputs`","error_type":"validation"})")};
-    int64_t asked = 20;
-    bool details = false;
-    simdjson::dom::object p;
-    if (!o["parameters"].get_object().get(p)) {
-      if (int64_t v = 0; !p["max_new_tokens"].get_int64().get(v)) asked = v;
-      if (p["details"].get_bool().get(details)) details = false;
-    }
-    const bool eos = asked >= 24;  // 20 words, then the EOS token
-    const int64_t n = eos ? 21 : asked;
-    const int64_t prompt = 1 + static_cast<int64_t>(words(inputs).size());
-    {
-      std::lock_guard lock(mu_);
-      predicted_ += n;
-      input_lengths_ += prompt;
-      ++finished_;
-    }
-    ++generations_;
+    TgiAsk a;
+    if (auto refused = read_tgi(o, a)) return std::move(*refused);
+    const std::string_view inputs = a.inputs;
+    const int64_t n = a.n, prompt = tgi_prompt(a);
     std::this_thread::sleep_for(std::chrono::milliseconds(2 * n));
     std::string text, tokens;
     for (int64_t i = 1; i <= n; ++i) {
-      const bool special = eos && i == n;
-      const std::string word = special ? "</s>" : "word" + std::to_string(i - 1) + " ";
+      bool special = false;
+      const std::string word = tgi_token(a, i, special);
       if (!special) text += word;
-      tokens += (i > 1 ? "," : "") + std::string(R"({"id":)") + std::to_string(100 + i) +
-                R"(,"text":")" + word + R"(","logprob":-0.5,"special":)" +
-                (special ? "true" : "false") + "}";
+      tokens += (i > 1 ? "," : "") + tgi_token_json(i, word, special);
     }
     std::string body = R"({"generated_text":")" + text + "\"";
-    if (details)
-      body += R"(,"details":{"finish_reason":")" + std::string(eos ? "eos_token" : "length") +
+    if (a.details)
+      body += R"(,"details":{"finish_reason":")" + std::string(a.eos ? "eos_token" : "length") +
               R"(","generated_tokens":)" + std::to_string(n) + R"(,"seed":null,"prefill":[],)" +
               R"("tokens":[)" + tokens + "]}";
     body += "}";
