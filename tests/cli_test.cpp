@@ -321,7 +321,9 @@ TEST_F(CliTest, ReportRebuildsASweepRoot) {
 // exactly; on a repeats' root it rebuilds the intervals from the recomputed runs. A replay that
 // needs a probe that never ran says so and gives no answer.
 TEST_F(CliTest, ReportRebuildsASearchAndARepeatsRoot) {
-  Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  // 10 ms a token: at 1 ms a busy machine bunched the chunks (client TPOT 0.47 ms against the
+  // server's 0.99), the /metrics cross-check failed probe c4 and the answer read 3.
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "10"});
   const fs::path out = dir_ / "search_out";
   auto r = run_tokbench({"run", "--url", sim.url(), "--search", "max-concurrency", "--slo",
                          "e2el.p99<=10s", "--search-max", "4", "--num-prompts", "6", "--max-tokens",
