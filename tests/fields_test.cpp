@@ -42,7 +42,8 @@ TEST(Fields, FlagsAndKeysAreEachDeclaredOnce) {
   EXPECT_GT(rows, 90u);  // every flag of `run` but --config and --print-config
   // The keys of the settings' JSON are what older run folders hold (series.json, which --resume
   // compares key by key, and config.json): a renamed flag keeps its key.
-  // ("bursts" is written only when given: a series saved before that flag resumes as it was.)
+  // ("bursts", "tools" and "tool_choice" are written only when given: a series saved before those
+  // flags resumes as it was.)
   std::istringstream words(
       "url host port endpoint model skip_model_check api_key headers request_id_header "
       "ca_bundle tls_cert tls_key insecure transport engine server_cmd deploy_sh model_path "
@@ -58,7 +59,7 @@ TEST(Fields, FlagsAndKeysAreEachDeclaredOnce) {
       "saturation_window_s server_metrics scrape_interval_ms server_metrics_auth profile_window "
       "slice_s telemetry telemetry_interval_ms telemetry_idle_s price_per_device_hour "
       "price_per_kwh check_answers keep_outputs determinism_probe output_dir model_abbr history "
-      "labels quiet verbose progress_interval_s bursts");
+      "labels quiet verbose progress_interval_s bursts tools tool_choice");
   const std::set<std::string> saved{std::istream_iterator<std::string>(words), {}};
   EXPECT_EQ(keys, saved);
   EXPECT_EQ(json_key(request_fields().front()), "stream");      // "--stream,!--no-stream"

@@ -17,11 +17,16 @@ void add_answer_flags(CLI::App* cmd, mock::MockSettings& s) {
   cmd->add_option(
       "--answers", s.answers,
       "gsm8k:PATH: answer that file's questions \" The answer is #### N.\" with N right or, for a "
-      "seeded "
-      "share, wrong (exactly ceil(rate x questions) of them at a fixed rate); /metrics counts them "
-      "(tokbench_mock_answers_total)");
+      "seeded share, wrong (exactly ceil(rate x questions) of them at a fixed rate); /metrics "
+      "counts them (tokbench_mock_answers_total). tools:PATH: answer a qa file's questions with "
+      "their \"tool_call\" (right, or for seeded shares wrong or invalid; "
+      "tokbench_mock_tool_calls_total)");
   cmd->add_option("--wrong-rate", s.wrong_rate,
                   "--answers: share of questions answered wrong with nothing else running")
+      ->capture_default_str();
+  cmd->add_option("--tool-invalid-rate", s.tool_invalid_rate,
+                  "share of tool calls made invalid: every other one not JSON, the rest missing "
+                  "a required argument (docs/METRICS.md, \"The simulator's tool calls\")")
       ->capture_default_str();
   cmd->add_option("--wrong-rate-per-running-request", s.wrong_rate_per_running_request,
                   "--answers: added to --wrong-rate per other request running when one is admitted "

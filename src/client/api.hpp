@@ -52,8 +52,14 @@ struct BodySettings {
   /// Top-level fields from --extra-body, already validated: (key, raw JSON value). They override
   /// any field of the same name that tokbench would send.
   std::vector<std::pair<std::string, std::string>> extra;
+  core::SharedTools tools;  ///< --tools: offered by every request whose line has none of its own
+  std::string tool_choice;  ///< sent when given: auto, required, none, or a tool's name
 
   const ApiAdapter& adapter() const;
+  /// The tools one request offers: its line's own, else --tools (null: none).
+  const core::ToolSet* tools_for(const dataset::RequestSpec& spec) const {
+    return spec.tools ? spec.tools.get() : tools.get();
+  }
   /// The output cap one request asks for: its own (a dataset line's max_tokens), else --max-tokens.
   int64_t cap_for(const dataset::RequestSpec& spec) const {
     return spec.max_tokens > 0 ? spec.max_tokens : max_tokens;

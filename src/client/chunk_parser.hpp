@@ -7,7 +7,9 @@
 // bodies. Extracts only what is counted.
 #include <simdjson.h>
 
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -19,6 +21,14 @@ namespace tokbench::client {
 
 class ApiAdapter;
 
+/// One tool call's piece in a payload: which call (its `index`), its name when this piece names it,
+/// and the arguments' text it adds (a stream's deltas; a body's whole calls).
+struct ToolDelta {
+  int64_t index = 0;
+  std::string_view name, arguments;
+};
+inline constexpr size_t kMaxToolDeltas = 8;  ///< per payload; more are dropped and said
+
 struct ChunkInfo {
   record::ChunkKind kind = record::ChunkKind::Empty;
   int64_t text_bytes =
@@ -28,7 +38,10 @@ struct ChunkInfo {
   std::string_view tool_args;  ///< a tool call delta's `function.arguments` (the first call
                                ///< listed); valid until the next parse
   int64_t tool_bytes = 0;      ///< bytes of tool-call names and arguments (all calls of the event)
-  int64_t prompt_tokens = -1;  ///< usage, when present
+  std::array<ToolDelta, kMaxToolDeltas> tool_deltas;  ///< the first tool_delta_count are set
+  uint8_t tool_delta_count = 0;
+  bool tool_deltas_dropped = false;  ///< the payload held more than kMaxToolDeltas pieces
+  int64_t prompt_tokens = -1;        ///< usage, when present
   int64_t completion_tokens = -1;
   int64_t cached_tokens = -1;
   /// The server's own times of the answer (llama.cpp's `timings`, in its last chunk; Ollama's
@@ -62,6 +75,9 @@ struct StreamMemory {
   /// how many.
   double server_ms = 0;
   int64_t server_n = 0;
+  /// Text a dialect made rather than read (a body's tool input re-serialised), so that a
+  /// ChunkInfo view can point at it until the response ends; a deque: views stay valid.
+  std::deque<std::string> owned;
 };
 
 /// The simdjson parser and padded copy that parsing needs. One thread's chunk parsers share
@@ -86,6 +102,7 @@ class ChunkParser {
     memory_.seen.clear();  // keeps its capacity: no allocation per response
     memory_.server_ms = 0;
     memory_.server_n = 0;
+    memory_.owned.clear();
   }
   /// Parses one JSON payload. Returns false (and sets *why) when it is not valid JSON. The views
   /// in `out` are valid until the next parse through the same scratch.

@@ -278,6 +278,7 @@ class Worker {
         std::string why;
         if (s.parser.parse(s.body, s.info, &why)) {
           s.take_usage();
+          s.take_tool_deltas(s.info);
           r.choices = std::max<int64_t>(1, s.info.choices);
           r.output_chars = s.info.text_bytes;
           if (s.keep_text)

@@ -67,6 +67,10 @@ core::PlannedRequest plan_request(const BodySettings& s, const dataset::RequestS
   if (spec.model != s.model) p.facts.model = spec.model;
   if (const core::Ranking* r = spec.ranking(); r && caps.documents)
     p.facts.documents = static_cast<int64_t>(r->documents.size());
+  if (caps.tools) {
+    p.facts.tools = spec.tools ? spec.tools : s.tools;
+    if (p.facts.tools) p.facts.tool_call = spec.tool_call;
+  }
   if (!caps.generates) return p;  // nothing is generated: no cap, no ignore_eos
   const int64_t cap = s.cap_for(spec);
   if (cap > 0) p.facts.requested_max_tokens = cap;

@@ -69,6 +69,9 @@ struct Slot {
     rec.last_turn = req.facts.last_turn;
     if (keep_text) rec.prompt_text = req.facts.prompt_text;
     rec.answer_key = req.facts.key;
+    rec.tools = req.facts.tools;
+    rec.tools_offered = rec.tools != nullptr;
+    rec.tool_reference = req.facts.tool_call;
     rec.probe = req.facts.probe;
     too_large.clear();
     content_type.clear();
@@ -140,12 +143,37 @@ struct Slot {
         rec.output_text.append(info.tool_args);
       }
     }
+    take_tool_deltas(info);
     take_usage();
     if (!info.finish_reason.empty()) rec.finish_reason = std::string(info.finish_reason);
     if (rec.request_id.empty() && !info.id.empty()) rec.request_id = std::string(info.id);
     if (info.last) {  // a chunk that ends the stream (TGI's last token): nothing follows
       got_done = true;
       rec.done_ns = t;
+    }
+  }
+
+  /// Assembles the answer's tool calls from its pieces (first choice only), when the body offered
+  /// tools: a call's name comes once, its arguments in pieces, in the order they came. Bounded
+  /// by record::kMaxToolCalls and kMaxToolCallBytes; what passes them is cut, and said.
+  void take_tool_deltas(const ChunkInfo& in) {
+    if (!rec.tools || in.choice != 0) return;
+    rec.tool_calls_cut |= in.tool_deltas_dropped;
+    for (uint8_t k = 0; k < in.tool_delta_count; ++k) {
+      const ToolDelta& d = in.tool_deltas[k];
+      if (d.index >= static_cast<int64_t>(record::kMaxToolCalls)) {
+        rec.tool_calls_cut = true;
+        continue;
+      }
+      if (static_cast<size_t>(d.index) >= rec.tool_calls.size())
+        rec.tool_calls.resize(static_cast<size_t>(d.index) + 1);
+      core::ToolCall& call = rec.tool_calls[static_cast<size_t>(d.index)];
+      if (!d.name.empty() && call.name.empty()) call.name = std::string(d.name);
+      if (call.arguments.size() + d.arguments.size() > record::kMaxToolCallBytes) {
+        rec.tool_calls_cut = true;
+        continue;
+      }
+      call.arguments.append(d.arguments);
     }
   }
 

@@ -17,6 +17,7 @@ struct ApiCaps {
   bool conversation = false;  ///< takes chat messages with roles (rendered with a chat template)
   bool images = false;        ///< takes images in the conversation (--image, dataset images)
   bool documents = false;     ///< takes a query with documents to rank (rerank), and nothing else
+  bool tools = false;         ///< takes tool definitions and answers with tool calls (--tools)
   bool stream_options =
       false;  ///< takes OpenAI's stream_options (include_usage, --continuous-usage)
   bool requires_cap =

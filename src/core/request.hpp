@@ -5,10 +5,13 @@
 // nothing in tokbench; knows nothing about HTTP, JSON, time sources or statistics.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
+
+#include "core/tools.hpp"
 
 namespace tokbench::core {
 
@@ -61,6 +64,8 @@ struct RequestSpec {
   Payload payload;    ///< what else it carries (a conversation, documents)
   std::string model;  ///< the model name for this request (a LoRA adapter); "" = the run's model
   AnswerKey key;      ///< the line's reference answer, when it has one
+  SharedTools tools;  ///< the tools offered (a line's own, else --tools); null = none
+  std::optional<ToolCall> tool_call;  ///< the line's reference call (--check-answers matches it)
 
   RequestSpec() = default;
   /// A prompt with its own output cap (-1 = the run's), as most datasets make them.
@@ -93,7 +98,9 @@ struct SentFacts {
       turn_text;  ///< this turn's user message (the session keeps it in its history); not saved
   std::string prompt_text;  ///< only when a local tokenizer will count it; never saved
   AnswerKey key;            ///< the line's reference (--check-answers scores the output); not saved
-  bool probe = false;       ///< a --determinism-probe request: the same prompt as the other probes
+  SharedTools tools;        ///< the tools the body offered (each call is checked against them)
+  std::optional<ToolCall> tool_call;  ///< the line's reference call; not saved
+  bool probe = false;  ///< a --determinism-probe request: the same prompt as the other probes
 };
 
 /// One request, made when the engine has room for it (closed loop) or when it is due (open loop).

@@ -170,6 +170,32 @@ core::Ranking ranking_of(simdjson::dom::element doc, const std::string& where) {
   return r;
 }
 
+// A qa line's "tools" (definitions, as --tools takes them) and "tool_call", its reference call:
+// {"name": ..., "arguments": {...}} (the arguments an object, or a string holding one).
+void read_tools(simdjson::dom::element doc, const std::string& where, RequestSpec& spec) {
+  simdjson::dom::element tools;
+  if (!doc["tools"].get(tools) && !tools.is_null())
+    spec.tools = std::make_shared<const core::ToolSet>(
+        core::parse_tools(simdjson::minify(tools), where + ": \"tools\""));
+  simdjson::dom::element call;
+  if (doc["tool_call"].get(call) || call.is_null()) return;
+  std::string_view name, text;
+  simdjson::dom::element args;
+  const bool named = !call["name"].get_string().get(name) && !name.empty();
+  const bool has_args = !call["arguments"].get(args);
+  if (!named || !has_args || (!args.is_object() && args.get_string().get(text)))
+    throw std::runtime_error(
+        fmt::format("{}: \"tool_call\" must be {{\"name\": \"...\", \"arguments\": {{...}}}} (the "
+                    "reference call; arguments an object, or a string holding one)",
+                    where));
+  std::string arguments = args.is_object() ? simdjson::minify(args) : std::string(text);
+  if (core::check_schema(arguments, "") != core::ToolCheck::Valid)
+    throw std::runtime_error(fmt::format(
+        "{}: \"tool_call\".arguments is not a JSON object (give the reference's arguments)",
+        where));
+  spec.tool_call = core::ToolCall{std::string(name), std::move(arguments)};
+}
+
 RequestSpec spec_from_json(simdjson::dom::element doc, const Dataset& d, const std::string& where) {
   RequestSpec spec;
   std::string_view question;
@@ -218,6 +244,7 @@ RequestSpec spec_from_json(simdjson::dom::element doc, const Dataset& d, const s
       }
     }
   }
+  read_tools(doc, where, spec);
   auto model = doc["model"];
   if (!model.error() && !model.is_null()) {
     std::string_view name;

@@ -31,6 +31,29 @@ size_t text_bytes(const RequestRecord& r) {
   return r.output_text.capacity() + r.prompt_text.capacity();  // what they hold, not their length
 }
 
+// The calls of an answer whose body offered tools, against the tools and the line's reference
+// (core/tools' rules): every successful answer's, with or without --check-answers. An answer
+// without a call has no validity to judge, but misses a reference call.
+void check_tools(RequestRecord& r) {
+  if (!r.tools || !r.ok()) return;
+  // A call is its place among an answer's blocks (Anthropic's content, Responses' output items):
+  // the places of text between calls leave nothing to judge.
+  std::erase_if(r.tool_calls,
+                [](const core::ToolCall& c) { return c.name.empty() && c.arguments.empty(); });
+  if (!r.tool_calls.empty()) {
+    if (r.tool_calls_cut) {
+      r.tool_check = core::ToolCheck::BadJson;
+      r.tool_why =
+          "the calls passed tokbench's caps (64 calls, 1 MiB of arguments each) and were cut";
+    } else {
+      r.tool_check = core::check_calls(r.tool_calls, *r.tools, &r.tool_why);
+    }
+  }
+  if (r.tool_reference)
+    r.tool_match = core::calls_match(r.tool_calls, *r.tool_reference) ? record::AnswerMark::Right
+                                                                      : record::AnswerMark::Wrong;
+}
+
 }  // namespace
 
 Recorder::Recorder(const std::filesystem::path& perf_dir, const std::string& abbr,
@@ -139,6 +162,7 @@ void Recorder::process(RequestRecord& r) {
     if (!r.output_text.empty() || r.ok())
       r.completion_tokens_local = static_cast<int64_t>(tok_->count(r.output_text, false));
   }
+  check_tools(r);
   std::string line = record::to_json_line(r, abbr_);
   if (!goodput_.empty() && !r.warmup && r.outcome != record::Outcome::Cut && line.ends_with('}'))
     line.insert(line.size() - 1, slo_field(r, goodput_));

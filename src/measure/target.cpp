@@ -204,6 +204,8 @@ client::BodySettings body_settings(const RunPlan& plan) {
   bs.flavor = client::flavor_named(metrics::definitions_name(cfg.request.compat))
                   .value_or(client::Flavor::Tokbench);
   bs.extra = plan.extra_body;
+  bs.tools = plan.tools;
+  bs.tool_choice = cfg.request.tool_choice;
   return bs;
 }
 

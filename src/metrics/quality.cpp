@@ -18,9 +18,49 @@ QualityPass::QualityPass(std::string finish_reasons, std::string cap_reason)
   }
 }
 
+namespace {
+
+void add_tools(const record::RequestRecord& r, ToolTally& t) {
+  if (!r.tools_offered) return;
+  ++t.offered;
+  t.calls += static_cast<int64_t>(r.tool_calls.size());
+  t.with_calls += !r.tool_calls.empty();
+  switch (r.tool_check) {
+    case core::ToolCheck::Valid:
+      ++t.valid;
+      break;
+    case core::ToolCheck::BadJson:
+      ++t.bad_json;
+      break;
+    case core::ToolCheck::UnknownTool:
+      ++t.unknown_tool;
+      break;
+    case core::ToolCheck::Invalid:
+      ++t.invalid;
+      break;
+    case core::ToolCheck::Unchecked:
+      ++t.unchecked;
+      break;
+    case core::ToolCheck::None:
+      break;
+  }
+  t.matched += r.tool_match == record::AnswerMark::Right;
+  t.mismatched += r.tool_match == record::AnswerMark::Wrong;
+  if (r.sent_ns == record::kNone) return;
+  for (const record::ChunkEvent& c : r.chunks)
+    if (c.kind == record::ChunkKind::ToolCall && c.choice == 0) {
+      ++t.first_call_n;
+      t.first_call_ms_sum += static_cast<double>(c.t_ns - r.sent_ns) / 1e6;
+      break;
+    }
+}
+
+}  // namespace
+
 void QualityPass::add(const record::RequestRecord& r) {
   using record::AnswerMark;
   AnswerTally& a = q_.answers;
+  if (r.ok()) add_tools(r, q_.tools);
   if (!r.ok()) {
     // The key is not saved: read back, a failed request that had one carries a mark (the
     // recorder's).
@@ -89,6 +129,32 @@ std::string Quality::accuracy_text() const {
   }
   if (answers.failed > 0) out += fmt::format("; {} failed, not scored", answers.failed);
   return out + ")";
+}
+
+std::string Quality::tools_text() const {
+  const ToolTally& t = tools;
+  if (!t.any()) return {};
+  std::string out = fmt::format("{:.2f} call(s) per answer ({} of {} answer(s) made a call)",
+                                static_cast<double>(t.calls) / static_cast<double>(t.offered),
+                                t.with_calls, t.offered);
+  if (t.judged() > 0) {
+    const WilsonInterval v = t.validity();
+    out += fmt::format(
+        "; valid {:.3f} [{:.3f}, {:.3f}] ({} of {}: {} bad JSON, {} unknown tool, "
+        "{} against the schema)",
+        v.p, v.low, v.high, t.valid, t.judged(), t.bad_json, t.unknown_tool, t.invalid);
+  }
+  if (t.unchecked > 0)
+    out += fmt::format("; {} unchecked (a schema keyword tokbench does not check)", t.unchecked);
+  if (t.matched + t.mismatched > 0) {
+    const WilsonInterval m = t.matching();
+    out += fmt::format("; matched the reference {:.3f} [{:.3f}, {:.3f}] ({} of {})", m.p, m.low,
+                       m.high, t.matched, t.matched + t.mismatched);
+  }
+  if (t.first_call_n > 0)
+    out += fmt::format("; first tool-call token {:.1f} ms after sending (mean of {})",
+                       t.first_call_ms_sum / static_cast<double>(t.first_call_n), t.first_call_n);
+  return out + " (95% Wilson intervals)";
 }
 
 std::vector<std::string> Quality::warnings() const {

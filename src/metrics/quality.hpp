@@ -48,6 +48,24 @@ struct Integrity {
   int64_t no_finish = 0;        ///< no finish reason at all
 };
 
+/// Tool calls (docs/METRICS.md, "Tool calls"): successful answers to bodies that offered tools,
+/// each judged by its worst call (core/tools' rules).
+struct ToolTally {
+  int64_t offered = 0;     ///< successful answers to bodies that offered tools
+  int64_t with_calls = 0;  ///< of those: answers that made at least one call
+  int64_t calls = 0;       ///< calls made in all
+  int64_t valid = 0, bad_json = 0, unknown_tool = 0, invalid = 0;
+  int64_t unchecked =
+      0;  ///< a schema keyword tokbench does not check decided it: outside the share
+  int64_t matched = 0, mismatched = 0;  ///< answers to lines that name a reference call
+  int64_t first_call_n = 0;             ///< answers whose stream timed a first tool-call token
+  double first_call_ms_sum = 0;         ///< their times from sending to it
+  int64_t judged() const { return valid + bad_json + unknown_tool + invalid; }
+  WilsonInterval validity() const { return wilson_interval(valid, judged()); }
+  WilsonInterval matching() const { return wilson_interval(matched, matched + mismatched); }
+  bool any() const { return offered > 0; }
+};
+
 struct Determinism {
   int64_t probes = 0;    ///< successful --determinism-probe requests
   int64_t distinct = 0;  ///< different outputs among them (1 = all identical)
@@ -57,6 +75,9 @@ struct Quality {
   AnswerTally answers;
   Integrity integrity;
   Determinism determinism;
+  ToolTally tools;
+  /// "tool calls: 1.00 per answer (40 of 40 answers made one); valid 0.750 [...]" ("" = no tools).
+  std::string tools_text() const;
   /// Every successful output was empty: the token figures measure nothing (INVALID).
   bool all_empty() const { return integrity.outputs > 0 && integrity.empty == integrity.outputs; }
   /// "accuracy 0.750 [0.727, 0.772] (95% Wilson, 990 of 1319 right; 0 unscored)" ("" when no

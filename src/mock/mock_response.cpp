@@ -75,9 +75,14 @@ std::vector<std::string> MockSettings::validate() const {
         fmt::format(
             "--wrong-rate {} / --wrong-rate-per-running-request {}: expected shares in [0, 1]",
             wrong_rate, wrong_rate_per_running_request));
-  check(
-      answers.empty() || answers.starts_with("gsm8k:"),
-      fmt::format("--answers: bad value '{}' (expected gsm8k:PATH, a GSM8K jsonl file)", answers));
+  check(answers.empty() || answers.starts_with("gsm8k:") || answers.starts_with("tools:"),
+        fmt::format("--answers: bad value '{}' (expected gsm8k:PATH, a GSM8K jsonl file, or "
+                    "tools:PATH, questions with their reference \"tool_call\")",
+                    answers));
+  check(tool_invalid_rate >= 0 && tool_invalid_rate <= 1 && tool_invalid_rate + wrong_rate <= 1,
+        fmt::format("--tool-invalid-rate {}: expected a share in [0, 1], at most 1 with "
+                    "--wrong-rate",
+                    tool_invalid_rate));
   return errs;
 }
 
@@ -252,6 +257,17 @@ bool parse_tool_choice(simdjson::dom::object o, CompletionRequest& r, std::strin
   std::string_view choice, named;
   auto tc = o["tool_choice"];
   const bool required = !tc.error() && !tc.get_string().get(choice) && choice == "required";
+  r.tool_choice_none = choice == "none";
+  if (has_tools)  // what the simulator's calls are made of (mock/mock_tools)
+    for (auto t : tools) {
+      std::string_view name;
+      simdjson::dom::element params;
+      if (t["function"]["name"].get_string().get(name)) continue;
+      core::Tool tool{std::string(name), {}, {}};
+      if (!t["function"]["parameters"].get(params) && params.is_object())
+        tool.parameters = simdjson::minify(params);
+      r.tools.push_back(std::move(tool));
+    }
   const bool is_named =
       !tc.error() && tc.is_object() && !tc["function"]["name"].get_string().get(named);
   if ((required || is_named) && !has_tools) {

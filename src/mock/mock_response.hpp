@@ -13,6 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/tools.hpp"
 #include "mock/mock_devices.hpp"
 
 namespace tokbench::mock {
@@ -73,7 +74,8 @@ struct MockSettings {
   double wrong_rate =
       0;  ///< --answers: share of questions answered wrong with nothing else running
   double wrong_rate_per_running_request =
-      0;  ///< --answers: added to it per other request running at admission
+      0;                         ///< --answers: added to it per other request running at admission
+  double tool_invalid_rate = 0;  ///< share of tool calls made invalid (mock/mock_tools)
 
   /// Every problem at once, each naming the flag and the fix.
   std::vector<std::string> validate() const;
@@ -98,6 +100,11 @@ struct CompletionRequest {
   /// Chat with `tools` and `tool_choice` "required" (the first tool) or a named function: the
   /// answer is a call of this tool, its arguments streamed as tool-call deltas; "" = a text answer.
   std::string tool_name;
+  std::vector<core::Tool> tools;  ///< the tools offered (names and parameter schemas)
+  bool tool_choice_none = false;  ///< tool_choice "none": never a call
+  /// The call's arguments as they are streamed (mock/mock_tools decides them at arrival); "" =
+  /// a text answer, or a call of filler words where no caller decided (serve-mock's old rule).
+  std::string tool_arguments;
   int64_t images = 0;  ///< image_url parts (chat); each adds --image-tokens to prompt_tokens and
                        ///< --image-prefill-ms
 };

@@ -25,6 +25,7 @@
 #include "mock/mock_answers.hpp"
 #include "mock/mock_metrics.hpp"
 #include "mock/mock_tokenize.hpp"
+#include "mock/mock_tools.hpp"
 #include "mock/mock_trace.hpp"
 #include "mock/prefill.hpp"
 #include "mock/route.hpp"
@@ -62,7 +63,8 @@ struct MockServer::Impl {
   MockDevices devices{s.devices};
   Batch running_batch{s.max_num_seqs};
   std::unique_ptr<PrefixCache> prefix_cache;
-  std::unique_ptr<AnswerBook> answers;  // --answers: what it says to the questions it knows
+  std::unique_ptr<AnswerBook> answers;      // --answers: what it says to the questions it knows
+  std::unique_ptr<ToolCaller> tool_caller;  // the calls it makes, of a drawn worth
   std::mutex profile_mu;
   std::vector<std::pair<std::string, int64_t>> profile_events;  // ("start"|"stop", steady ns)
 
@@ -217,6 +219,7 @@ struct MockServer::Impl {
       // arguments twice.
       std::string text = metrics.render();
       if (answers) text += answers->render(fmt::format("model_name=\"{}\"", s.model_name));
+      text += tool_caller->render(fmt::format("model_name=\"{}\"", s.model_name));
       co_await send_body(sock, v, keep, http::status::ok, kPrometheusText, std::move(text));
     } else if (path == "/device-metrics" && get &&
                devices.enabled()) {  // an accelerator exporter's view
@@ -356,6 +359,10 @@ struct MockServer::Impl {
     }
     const uint64_t n = seq.fetch_add(1) + 1;  // 1-based, so "every N-th" reads naturally
     served.fetch_add(1);
+    if (auto call = tool_caller->call(cr, n)) {  // a call of a drawn worth (mock/mock_tools)
+      parsed->tool_name = std::move(call->name);
+      parsed->tool_arguments = std::move(call->arguments);
+    }
     if (s.fail_every > 0 && n % static_cast<uint64_t>(s.fail_every) == 0) {
       co_await send_json(sock, v, keep, http::status::internal_server_error,
                          error_body(fmt::format("injected failure (--fail-every {})", s.fail_every),
@@ -450,8 +457,18 @@ struct MockServer::Impl {
     tl.admitted_ns = to_ns(admitted);
     metrics.request_started(std::chrono::duration<double>(admitted - g.arrival).count());
     BatchSlot slot{this, has_min, g.arrival, cr.prompt_tokens};
-    const std::vector<std::string> script = answer_words(cr);
-    const Plan plan = answered_plan(g.plan, cr, script.size(), g.seq);
+    // A call streams its arguments, then white space under ignore_eos (mock/mock_tools).
+    const bool calling = !cr.tool_arguments.empty();
+    const std::vector<std::string> script =
+        calling ? argument_pieces(cr.tool_arguments) : answer_words(cr);
+    const Plan plan = calling
+                          ? called_plan(g.plan, cr, script.size(),
+                                        cr.max_tokens > 0 ? cr.max_tokens : s.default_max_tokens)
+                          : answered_plan(g.plan, cr, script.size(), g.seq);
+    auto word = [&](int64_t j) {
+      return !calling || static_cast<size_t>(j) < script.size() ? word_at(script, j)
+                                                                : std::string_view(" ");
+    };
 
     StepModel model(s, g.seq);
     const int64_t target = plan.tokens;
@@ -504,7 +521,7 @@ struct MockServer::Impl {
         if (cr.stream && produced == 0) route.begin(answer(false), ev);
         std::string piece;
         const int chunk_tokens = static_cast<int>(pending);
-        for (int64_t k = 0; k < pending; ++k) piece += word_at(script, produced++);
+        for (int64_t k = 0; k < pending; ++k) piece += word(produced++);
         if (done) slot.release();  // generated: the batch place is free before the bytes go out
         if (!cr.stream || route.keeps_text())
           text += piece;  // a body (and some APIs' events) carries the whole text
@@ -632,7 +649,9 @@ uint16_t MockServer::start() {
   if (auto errs = m.s.validate(); !errs.empty()) throw std::runtime_error(errs.front());
   if (!m.s.tokenizer_path.empty()) m.tok = tokenizer::Tokenizer::load(m.s.tokenizer_path);
   if (m.s.prefix_caching) m.prefix_cache = std::make_unique<PrefixCache>(m.s.block_size);
-  if (!m.s.answers.empty())
+  m.tool_caller =
+      std::make_unique<ToolCaller>(m.s.answers, m.s.seed, m.s.tool_invalid_rate, m.s.wrong_rate);
+  if (m.s.answers.starts_with("gsm8k:"))
     m.answers = std::make_unique<AnswerBook>(m.s.answers, m.s.seed, m.s.wrong_rate,
                                              m.s.wrong_rate_per_running_request);
   if (!m.s.trace_path.empty() && !m.trace.open(m.s.trace_path))

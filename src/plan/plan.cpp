@@ -4,6 +4,8 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -46,6 +48,33 @@ ParsedFlags parse_flags(const RunConfig& c, std::vector<std::string>& e) {
         [&](const std::string& t) { p.profile_window = record::parse_profile_window(t); });
   parse(c.workload.image, [&](const std::string& t) { p.image = dataset::parse_image_size(t); });
   return p;
+}
+
+// --tools FILE, read once; --tool-choice NAME must be one of them. A usage error (exit 2) names
+// the file and the fix.
+core::SharedTools read_tools(const RequestSettings& r) {
+  const std::string_view fixed[] = {"auto", "required", "none"};
+  const bool named_choice = !r.tool_choice.empty() && std::find(std::begin(fixed), std::end(fixed),
+                                                                r.tool_choice) == std::end(fixed);
+  if (r.tools.empty()) return nullptr;
+  std::ifstream in(r.tools, std::ios::binary);
+  if (!in)
+    throw std::invalid_argument(fmt::format(
+        "--tools {}: cannot read the file (give a JSON array of tool definitions)", r.tools));
+  std::ostringstream text;
+  text << in.rdbuf();
+  core::ToolSet set;
+  try {
+    set = core::parse_tools(text.str(), "--tools " + r.tools);
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(e.what());
+  }
+  if (named_choice && !set.find(r.tool_choice))
+    throw std::invalid_argument(
+        fmt::format("--tool-choice {}: no tool of --tools {} has that name (give auto, required, "
+                    "none or one of its names)",
+                    r.tool_choice, r.tools));
+  return std::make_shared<const core::ToolSet>(std::move(set));
 }
 
 }  // namespace
@@ -96,6 +125,7 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
       throw std::invalid_argument(e.what());  // a usage error: exit 2
     }
   }
+  p.tools = read_tools(p.cfg.request);
   p.load = p.cfg.load_shape();
   if (p.cfg.load.workers == 0) p.cfg.load.workers = auto_workers(p.load.max_in_flight());
   p.cfg.target.endpoint =

@@ -38,6 +38,7 @@ struct RunPlan {
   RunConfig requested;  ///< as given (saved, redacted, beside the effective one)
   RunConfig cfg;        ///< effective: API key from the environment, workers resolved
   std::vector<std::pair<std::string, std::string>> extra_body;  ///< --extra-body, parsed
+  core::SharedTools tools;  ///< --tools, read and parsed (null: none)
   metrics::Definitions definitions = metrics::Definitions::Tokbench;
   bool synthetic = false;
   core::TlsSettings tls;  ///< from --ca-bundle, --cert, --key, --insecure

@@ -13,6 +13,9 @@
 namespace tokbench::record {
 
 inline constexpr int64_t kNone = -1;  ///< a timestamp or count that was never observed
+/// A request's tool calls are kept up to these bounds (what comes beyond is cut and said).
+inline constexpr size_t kMaxToolCalls = 64;
+inline constexpr size_t kMaxToolCallBytes = size_t{1} << 20;
 inline constexpr int64_t kMaxChoiceIndex =
     32767;  ///< ChunkEvent::choice's range; a higher index is clamped to it
 
@@ -156,6 +159,16 @@ struct RequestRecord {
   NotChecked not_checked = NotChecked::No;
   bool probe = false;  ///< a --determinism-probe request (the same prompt as every other probe)
   std::string output_hash;  ///< probes: FNV-1a 64 of the output text, 16 hex digits ("" = none)
+  // Tool calls (core/tools): assembled by the client from the answer's deltas when the body
+  // offered tools, checked by measure/recorder against them and the line's reference call.
+  bool tools_offered = false;              ///< the body offered tools (the details' "tools")
+  std::vector<core::ToolCall> tool_calls;  ///< in the order of their index; saved
+  bool tool_calls_cut = false;  ///< a call or the count passed its cap (kMaxToolCalls/-Bytes)
+  core::ToolCheck tool_check = core::ToolCheck::None;
+  std::string tool_why;                          ///< the first failure the check found
+  AnswerMark tool_match = AnswerMark::None;      ///< against the reference call (Right/Wrong)
+  core::SharedTools tools;                       ///< the tools offered; not saved
+  std::optional<core::ToolCall> tool_reference;  ///< the line's reference call; not saved
 
   bool ok() const { return outcome == Outcome::Ok; }
   /// Where the output token count comes from: "usage", "tokenizer" or "chunks".

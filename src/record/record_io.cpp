@@ -100,6 +100,7 @@ enum class Top : size_t {
   NotChecked,
   Probe,
   OutputHash,
+  Tools,
   TimingNs,
   Chunks,
   Unknown
@@ -138,6 +139,7 @@ constexpr std::array<std::string_view, static_cast<size_t>(Top::Unknown)> kTopKe
     "not_checked",
     "probe",
     "output_hash",
+    "tools",
     "timing_ns",
     "chunks"};
 
@@ -187,6 +189,7 @@ void write_checks(JsonWriter& w, const RequestRecord& r) {
   if (r.not_checked != NotChecked::No) w.field("not_checked", not_checked_name(r.not_checked));
   if (r.probe) w.field("probe", true);
   if (!r.output_hash.empty()) w.field("output_hash", r.output_hash);
+  write_tool_fields(w, r);
 }
 
 int8_t flag_of(simdjson::dom::element v, std::string_view k) {
@@ -486,6 +489,9 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
         break;
       case Top::OutputHash:
         r.output_hash = std::string(string_of(v, k));
+        break;
+      case Top::Tools:
+        read_tool_fields(v, r);
         break;
       case Top::TimingNs:
         timing = v;

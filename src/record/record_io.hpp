@@ -19,6 +19,13 @@ namespace tokbench::record {
 /// the record was scored; nothing otherwise (the details line and the outputs file both use it).
 void write_answer_fields(JsonWriter& w, const RequestRecord& r);
 
+/// The tool calls' object, "tools": {"calls": [{"name", "arguments"}], "check", "why",
+/// "matched", "cut"}, when the body offered tools; nothing otherwise
+/// (record/tool_fields.cpp).
+void write_tool_fields(JsonWriter& w, const RequestRecord& r);
+/// Reads what write_tool_fields wrote; throws std::runtime_error naming the field.
+void read_tool_fields(simdjson::dom::element tools, RequestRecord& r);
+
 /// Serializes one record as a single JSON line (no trailing newline).
 std::string to_json_line(const RequestRecord& r, std::string_view data_abbr);
 

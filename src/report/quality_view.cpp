@@ -7,8 +7,44 @@ namespace tokbench::report {
 using metrics::Quality;
 
 bool outputs_read(const Quality& q) {
-  return q.answers.any() || q.integrity.text_checked > 0 || q.determinism.probes > 0;
+  return q.answers.any() || q.integrity.text_checked > 0 || q.determinism.probes > 0 ||
+         q.tools.any();
 }
+
+namespace {
+
+void write_share(JsonWriter& w, std::string_view key, const metrics::WilsonInterval& i, int64_t n) {
+  w.key(key);
+  if (n == 0) {
+    w.null();
+    return;
+  }
+  w.begin_object().field("share", i.p).key("interval").begin_array().value(i.low).value(i.high);
+  w.end_array().field("of", n).end_object();
+}
+
+// quality.tools: null when no body offered tools.
+void write_tools_json(JsonWriter& w, const metrics::ToolTally& t) {
+  w.key("tools");
+  if (!t.any()) {
+    w.null();
+    return;
+  }
+  w.begin_object().field("answers", t.offered).field("answers_with_calls", t.with_calls);
+  w.field("calls", t.calls);
+  write_share(w, "valid", t.validity(), t.judged());
+  w.field("bad_json", t.bad_json).field("unknown_tool", t.unknown_tool);
+  w.field("invalid_by_schema", t.invalid).field("unchecked", t.unchecked);
+  write_share(w, "matched", t.matching(), t.matched + t.mismatched);
+  w.key("first_tool_call_ms_mean");
+  if (t.first_call_n > 0)
+    w.value(t.first_call_ms_sum / static_cast<double>(t.first_call_n));
+  else
+    w.null();
+  w.field("interval_method", "Wilson score, 95%").end_object();
+}
+
+}  // namespace
 
 void write_quality_json(JsonWriter& w, const Quality& q) {
   w.key("quality").begin_object();
@@ -51,6 +87,7 @@ void write_quality_json(JsonWriter& w, const Quality& q) {
   w.field("unknown_finish_reason", in.unknown_finish)
       .field("unknown_finish_reason_example", in.unknown_example);
   w.field("no_finish_reason", in.no_finish).end_object();
+  write_tools_json(w, q.tools);
   w.key("determinism");
   if (q.determinism.probes > 0)
     w.begin_object()
@@ -82,6 +119,16 @@ std::string quality_csv(const Quality& q) {
     out += fmt::format("invalid_utf8,,,,{},{}\n", in.invalid_utf8, in.text_checked);
   }
   out += fmt::format("unknown_finish_reason,,,,{},{}\n", in.unknown_finish, in.outputs);
+  if (const metrics::ToolTally& t = q.tools; t.judged() > 0) {
+    const metrics::WilsonInterval v = t.validity();
+    out += fmt::format("tool_calls_valid,{:.6f},{:.6f},{:.6f},{},{}\n", v.p, v.low, v.high, t.valid,
+                       t.judged());
+  }
+  if (const metrics::ToolTally& t = q.tools; t.matched + t.mismatched > 0) {
+    const metrics::WilsonInterval m = t.matching();
+    out += fmt::format("tool_calls_matched,{:.6f},{:.6f},{:.6f},{},{}\n", m.p, m.low, m.high,
+                       t.matched, t.matched + t.mismatched);
+  }
   if (q.determinism.probes > 0)
     out += fmt::format("probe_distinct_outputs,,,,{},{}\n", q.determinism.distinct,
                        q.determinism.probes);
@@ -91,6 +138,7 @@ std::string quality_csv(const Quality& q) {
 std::vector<std::string> quality_lines(const Quality& q) {
   std::vector<std::string> out;
   if (q.answers.any()) out.push_back("answers: " + q.accuracy_text());
+  if (q.tools.any()) out.push_back("tool calls: " + q.tools_text());
   const metrics::Integrity& in = q.integrity;
   if (in.outputs > 0) {
     std::string line = fmt::format(

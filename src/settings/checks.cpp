@@ -207,6 +207,10 @@ void RunConfig::validate_request(std::vector<std::string>& e) const {
           fmt::format("--ignore-eos / --min-tokens: {} has no such parameter (its answers end at "
                       "EOS); drop them — tokbench counts the tokens that came",
                       api->title()));
+    check(caps.tools || (request.tools.empty() && request.tool_choice.empty()),
+          fmt::format("--tools / --tool-choice: {} ({}) takes no tools; tools go to OpenAI's "
+                      "chat completions, the Responses API or Anthropic's Messages",
+                      api->title(), api->path()));
     check(caps.stream_options || !request.continuous_usage,
           fmt::format("--continuous-usage: an OpenAI chat/completions stream option; {} ({}) "
                       "reports usage its own way: "

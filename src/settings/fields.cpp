@@ -152,6 +152,17 @@ CustomField<LoadSettings> bursts_field() {
           }};
 }
 
+// A text flag added after series were saved: written only when given, so a series saved before
+// it resumes as it was (--resume compares the settings' keys one by one).
+template <class Part>
+CustomField<Part> text_when_given(std::string Part::*member, std::string key) {
+  return {[member](Part& c, const std::string& v) { c.*member = v; },
+          [member](const Part& c) { return c.*member; },
+          [member, key](JsonWriter& w, const Part& c) {
+            if (!(c.*member).empty()) w.field(key, c.*member);
+          }};
+}
+
 CustomField<WorkloadSettings> dataset_field() {
   return {
       [](WorkloadSettings& c, const std::string& v) { c.dataset = core::parse_dataset_spec(v); },
@@ -268,6 +279,11 @@ const std::vector<Field<RequestSettings>>& request_fields() {
       {"--temperature", &R::temperature,
        "send temperature (only when given; else the server default)"},
       {"--extra-body", &R::extra_body, "JSON object merged into every body at the top level"},
+      {"--tools", text_when_given(&R::tools, "tools"),
+       "FILE: a JSON array of tool definitions offered by every request (a dataset line's own "
+       "\"tools\" win); each call is assembled, timed and checked against its tool's schema"},
+      {"--tool-choice", text_when_given(&R::tool_choice, "tool_choice"),
+       "send tool_choice: auto, required, none or a tool's name (only when given)"},
       {"--continuous-usage", &R::continuous_usage,
        "ask for stream_options.continuous_usage_stats (exact per-token ITL with multi-token "
        "chunks)"},

@@ -79,7 +79,9 @@ struct RequestSettings {
   bool ignore_eos = false;
   std::optional<int64_t> min_tokens;
   std::optional<double> temperature;
-  std::string extra_body;         ///< JSON object merged at the top level
+  std::string extra_body;  ///< JSON object merged at the top level
+  std::string tools;  ///< --tools FILE: a JSON array of tool definitions offered by every request
+  std::string tool_choice;        ///< "" (not sent), auto, required, none, or a tool's name
   bool continuous_usage = false;  ///< ask for per-chunk cumulative usage (exact per-token ITL)
   metrics::Definitions compat =
       metrics::Definitions::Tokbench;  ///< definitions + request body (--compat)

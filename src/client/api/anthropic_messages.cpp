@@ -29,6 +29,31 @@ void anthropic_image(JsonWriter& w, const std::string& url) {
   w.end_object().end_object();
 }
 
+// The tools in Anthropic's shape (input_schema, which it requires), and the choice in its words:
+// required is "any", a name is {"type": "tool", "name": ...}.
+void write_anthropic_tools(JsonWriter& w, const BodySettings& s, const dataset::RequestSpec& spec) {
+  if (const core::ToolSet* tools = s.tools_for(spec); tools && !s.overridden("tools")) {
+    w.key("tools").begin_array();
+    for (const core::Tool& t : tools->tools) {
+      w.begin_object().field("name", t.name);
+      if (!t.description.empty()) w.field("description", t.description);
+      w.field_raw("input_schema", t.parameters.empty() ? R"({"type":"object"})" : t.parameters);
+      w.end_object();
+    }
+    w.end_array();
+  }
+  const std::string& c = s.tool_choice;
+  if (c.empty() || s.overridden("tool_choice")) return;
+  w.key("tool_choice").begin_object();
+  if (c == "auto" || c == "none")
+    w.field("type", c);
+  else if (c == "required")
+    w.field("type", "any");
+  else
+    w.field("type", "tool").field("name", c);
+  w.end_object();
+}
+
 class AnthropicMessages : public ApiAdapter {
  public:
   std::string_view name() const override { return "messages"; }
@@ -36,7 +61,7 @@ class AnthropicMessages : public ApiAdapter {
   std::string_view path() const override { return "/v1/messages"; }
   ApiCaps caps() const override {
     ApiCaps c;
-    c.conversation = c.images = c.requires_cap = true;
+    c.conversation = c.images = c.requires_cap = c.tools = true;
     c.finish_reasons = "end_turn,max_tokens,stop_sequence,tool_use,pause_turn,refusal";
     c.cap_reason = "max_tokens";
     return c;
@@ -59,6 +84,7 @@ class AnthropicMessages : public ApiAdapter {
                   const dataset::RequestSpec& spec) const override {
     if (!s.overridden("model")) w.field("model", spec.model.empty() ? s.model : spec.model);
     write_conversation(w, "messages", s, spec, "text", anthropic_image);
+    write_anthropic_tools(w, s, spec);
     const int64_t max_tokens = s.cap_for(spec);
     if (max_tokens > 0 && !s.overridden("max_tokens")) w.field("max_tokens", max_tokens);
     if (s.min_tokens && !s.overridden("min_tokens")) w.field("min_tokens", *s.min_tokens);
@@ -72,9 +98,11 @@ class AnthropicMessages : public ApiAdapter {
   // (stop_reason and the output token count so far), message_stop (the end), ping and error. A
   // non-streaming body is one "message" with its content blocks. Input tokens: Anthropic counts
   // cached and cache-written tokens apart from input_tokens, so the prompt is their sum.
-  void parse(simdjson::dom::element doc, ChunkInfo& out, StreamMemory&) const override {
+  void parse(simdjson::dom::element doc, ChunkInfo& out, StreamMemory& mem) const override {
     take_error(doc, out);
     const std::string_view type = text_of(doc, "type");
+    int64_t index = int_or(doc, "index");  // a stream's content block: a call is its block
+    if (index < 0 || index >= (int64_t{1} << 20)) index = 0;
     auto take_usage = [&](simdjson::dom::element msg, bool output) {
       simdjson::dom::object usage;
       if (msg["usage"].get_object().get(usage)) return;
@@ -94,9 +122,18 @@ class AnthropicMessages : public ApiAdapter {
         out.reasoning = text_of(block, "thinking");
       } else if (kind == "tool_use") {
         out.tool_bytes += static_cast<int64_t>(text_of(block, "name").size());
+        // A body's block carries its input whole (an object); a stream's comes in deltas.
+        simdjson::dom::element input;
+        std::string_view args;
+        if (type == "message" && !block["input"].get(input))
+          args = input.is_object()
+                     ? std::string_view(mem.owned.emplace_back(simdjson::minify(input)))
+                     : string_or_empty(input);  // not an object: its text
+        add_tool_delta(out, {index, text_of(block, "name"), args});
       } else if (kind == "input_json_delta") {
         out.tool_args = text_of(block, "partial_json");
         out.tool_bytes += static_cast<int64_t>(out.tool_args.size());
+        add_tool_delta(out, {index, {}, out.tool_args});
       }
     };
     out.choices = 1;
@@ -128,8 +165,10 @@ class AnthropicMessages : public ApiAdapter {
       simdjson::dom::array blocks;
       if (!doc["content"].get_array().get(blocks)) {
         int64_t bytes = 0;
+        index = -1;
         for (auto block :
              blocks) {  // every block's text counts; the first text and thinking are kept
+          ++index;
           const std::string_view content = out.content, reasoning = out.reasoning;
           out.content = out.reasoning = {};
           take_block(block);

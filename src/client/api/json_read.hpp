@@ -44,6 +44,14 @@ inline record::ChunkKind kind_of(const ChunkInfo& i, bool role) {
   return ChunkKind::Empty;
 }
 
+/// One tool call's piece, kept while there is room (the rest are said to be dropped).
+inline void add_tool_delta(ChunkInfo& out, const ToolDelta& d) {
+  if (out.tool_delta_count < kMaxToolDeltas)
+    out.tool_deltas[out.tool_delta_count++] = d;
+  else
+    out.tool_deltas_dropped = true;
+}
+
 /// An `error` member that is not null: an object's message, or the text itself (TGI's and
 /// Ollama's errors are strings), or "error" when it says nothing.
 inline void take_error_value(simdjson::dom::element err, ChunkInfo& out) {

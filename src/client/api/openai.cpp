@@ -55,15 +55,46 @@ void read_choice(simdjson::dom::element choice, ChunkInfo& out, std::string_view
   simdjson::dom::array calls;
   if (m.has(kToolCalls) && !m.get(kToolCalls).get_array().get(calls)) {
     bool first_call = true;
+    int64_t position = 0;
     for (auto call : calls) {
       simdjson::dom::element fn;
+      const int64_t at = position++;
       if (call["function"].get(fn) || !fn.is_object()) continue;
-      const std::string_view args = text_of(fn, "arguments");
-      out.tool_bytes += static_cast<int64_t>(text_of(fn, "name").size() + args.size());
+      const std::string_view args = text_of(fn, "arguments"), name = text_of(fn, "name");
+      out.tool_bytes += static_cast<int64_t>(name.size() + args.size());
       if (first_call) out.tool_args = args;
       first_call = false;
+      // A stream's delta names its call by `index`; a body lists whole calls in order.
+      int64_t index = at;
+      if (!call["index"].get_int64().get(index) && (index < 0 || index >= (int64_t{1} << 20)))
+        index = at;
+      add_tool_delta(out, {index, name, args});
     }
   }
+}
+
+// The tools a chat request offers, in OpenAI's shape, and the choice among them when given.
+void write_tools(JsonWriter& w, const BodySettings& s, const dataset::RequestSpec& spec) {
+  const core::ToolSet* tools = s.tools_for(spec);
+  if (tools && !s.overridden("tools")) {
+    w.key("tools").begin_array();
+    for (const core::Tool& t : tools->tools) {
+      w.begin_object().field("type", "function").key("function").begin_object();
+      w.field("name", t.name);
+      if (!t.description.empty()) w.field("description", t.description);
+      if (!t.parameters.empty()) w.field_raw("parameters", t.parameters);
+      w.end_object().end_object();
+    }
+    w.end_array();
+  }
+  const std::string& c = s.tool_choice;
+  if (c.empty() || s.overridden("tool_choice")) return;
+  if (c == "auto" || c == "required" || c == "none") {
+    w.field("tool_choice", c);
+    return;
+  }
+  w.key("tool_choice").begin_object().field("type", "function");
+  w.key("function").begin_object().field("name", c).end_object().end_object();
 }
 
 // llama.cpp's own times of an answer, beside its usage (tools/server: `timings` in a body or in
@@ -144,7 +175,7 @@ class OpenAiGenerating : public OpenAiFamily {
   }
   ApiCaps caps() const override {
     ApiCaps c;
-    c.conversation = c.images = chat_;
+    c.conversation = c.images = c.tools = chat_;
     c.stream_options = true;
     return c;
   }
@@ -166,6 +197,7 @@ class OpenAiGenerating : public OpenAiFamily {
                                .end_object()
                                .end_object();
                          });
+      write_tools(w, s, spec);
     } else if (!s.overridden("prompt")) {
       w.field("prompt", spec.prompt);
     }

@@ -57,6 +57,7 @@ void read_output(simdjson::dom::element resp, ChunkInfo& out) {
       if (keep.empty()) keep = t;
     }
   };
+  int64_t position = 0;  // a call is its place among the output items, as a stream's output_index
   for (auto item : items) {
     const std::string_view type = text_of(item, "type");
     if (type == "message") {
@@ -68,9 +69,37 @@ void read_output(simdjson::dom::element resp, ChunkInfo& out) {
       out.tool_bytes +=
           static_cast<int64_t>(text_of(item, "name").size() + text_of(item, "arguments").size());
       if (out.tool_args.empty()) out.tool_args = text_of(item, "arguments");
+      add_tool_delta(out, {position, text_of(item, "name"), text_of(item, "arguments")});
     }
+    ++position;
   }
   out.text_bytes = bytes - static_cast<int64_t>(out.content.size() + out.reasoning.size());
+}
+
+// Which output item an event speaks of (its function call's place); 0 when it does not say.
+int64_t output_index(simdjson::dom::element doc) {
+  const int64_t i = int_or(doc, "output_index");
+  return i >= 0 && i < (int64_t{1} << 20) ? i : 0;
+}
+
+// The tools in the Responses shape (the function's fields at the top), and the choice.
+void write_response_tools(JsonWriter& w, const BodySettings& s, const dataset::RequestSpec& spec) {
+  if (const core::ToolSet* tools = s.tools_for(spec); tools && !s.overridden("tools")) {
+    w.key("tools").begin_array();
+    for (const core::Tool& t : tools->tools) {
+      w.begin_object().field("type", "function").field("name", t.name);
+      if (!t.description.empty()) w.field("description", t.description);
+      if (!t.parameters.empty()) w.field_raw("parameters", t.parameters);
+      w.end_object();
+    }
+    w.end_array();
+  }
+  const std::string& c = s.tool_choice;
+  if (c.empty() || s.overridden("tool_choice")) return;
+  if (c == "auto" || c == "required" || c == "none")
+    w.field("tool_choice", c);
+  else
+    w.key("tool_choice").begin_object().field("type", "function").field("name", c).end_object();
 }
 
 class OpenAiResponses : public ApiAdapter {
@@ -81,7 +110,7 @@ class OpenAiResponses : public ApiAdapter {
   std::string_view path_tail() const override { return "/responses"; }
   ApiCaps caps() const override {
     ApiCaps c;
-    c.conversation = c.images = true;
+    c.conversation = c.images = c.tools = true;
     // finish_reason is the response's status, or its incomplete_details.reason.
     c.finish_reasons = "completed,incomplete,max_output_tokens,content_filter,failed,cancelled";
     c.cap_reason = "max_output_tokens";
@@ -102,6 +131,7 @@ class OpenAiResponses : public ApiAdapter {
             iw.begin_object().field("type", "input_image").field("image_url", url).end_object();
           });
     }
+    write_response_tools(w, s, spec);
     const int64_t max_tokens = s.cap_for(spec);
     if (max_tokens > 0 && !s.overridden("max_output_tokens"))
       w.field("max_output_tokens", max_tokens);
@@ -128,10 +158,13 @@ class OpenAiResponses : public ApiAdapter {
     } else if (type == "response.function_call_arguments.delta") {
       out.tool_args = text_of(doc, "delta");
       out.tool_bytes = static_cast<int64_t>(out.tool_args.size());
+      add_tool_delta(out, {output_index(doc), {}, out.tool_args});
     } else if (type == "response.output_item.added") {  // a function call's first sign: its name
       simdjson::dom::element item;
-      if (!doc["item"].get(item) && text_of(item, "type") == "function_call")
+      if (!doc["item"].get(item) && text_of(item, "type") == "function_call") {
         out.tool_bytes = static_cast<int64_t>(text_of(item, "name").size());
+        add_tool_delta(out, {output_index(doc), text_of(item, "name"), text_of(item, "arguments")});
+      }
     } else if (type == "response.created") {
       simdjson::dom::element resp;
       if (!doc["response"].get(resp)) out.id = text_of(resp, "id");

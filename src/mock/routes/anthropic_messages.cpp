@@ -29,6 +29,41 @@ void anthropic_usage(JsonWriter& w, const AnthropicUsage& u) {
   w.field("output_tokens", u.output).end_object();
 }
 
+// The tools a Messages body offers ({"name", "input_schema"}) and its tool_choice in Anthropic's
+// words: "any" calls the first tool, {"type": "tool", "name"} that one, "none" never calls.
+bool anthropic_tools(simdjson::dom::object o, CompletionRequest& r, std::string* error) {
+  simdjson::dom::array tools;
+  if (!o["tools"].get_array().get(tools))
+    for (auto t : tools) {
+      std::string_view name;
+      simdjson::dom::element schema;
+      if (t["name"].get_string().get(name) || t["input_schema"].get(schema) ||
+          !schema.is_object()) {
+        *error = "tools: each tool needs a \"name\" and an \"input_schema\" object";
+        return false;
+      }
+      r.tools.push_back({std::string(name), {}, simdjson::minify(schema)});
+    }
+  std::string_view type, named;
+  if (o["tool_choice"]["type"].get_string().get(type)) return true;
+  if (r.tools.empty() && type != "none" && type != "auto") {
+    *error = "tool_choice: requires tools";
+    return false;
+  }
+  r.tool_choice_none = type == "none";
+  if (type == "any") r.tool_name = r.tools.front().name;
+  if (type == "tool") {
+    if (o["tool_choice"]["name"].get_string().get(named) ||
+        std::none_of(r.tools.begin(), r.tools.end(),
+                     [&](const core::Tool& t) { return t.name == named; })) {
+      *error = "tool_choice: names no tool of tools";
+      return false;
+    }
+    r.tool_name = std::string(named);
+  }
+  return true;
+}
+
 // Parses a Messages API body: model, max_tokens (required, as Anthropic requires it), messages
 // (string content or text and base64 image blocks), an optional system prompt, stream,
 // temperature; ignore_eos and min_tokens as vLLM-style servers take them. The conversation is
@@ -81,12 +116,24 @@ std::optional<CompletionRequest> parse_messages_request(const std::string& body,
             error))
       return std::nullopt;
   }
+  if (!anthropic_tools(o, r, error)) return std::nullopt;
   open_answer(r.rendered);
   return r;
 }
 
-std::string_view anthropic_stop_reason(std::string_view finish_reason) {
-  return finish_reason == "length" ? "max_tokens" : "end_turn";
+// A call's end is "tool_use"; the cap's is "max_tokens".
+std::string_view anthropic_stop_reason(const Answer& a) {
+  if (a.finish == "length") return "max_tokens";
+  return a.cr.tool_name.empty() ? "end_turn" : "tool_use";
+}
+
+// The arguments as a tool_use block's input: the object when they are one, else their text
+// (a drawn bad call: a body has no other place for what is not JSON).
+void tool_input(JsonWriter& w, std::string_view args) {
+  if (core::check_schema(args, "") == core::ToolCheck::Valid)
+    w.field_raw("input", args);
+  else
+    w.field("input", args);
 }
 
 std::string anthropic_message_start(std::string_view id, std::string_view model,
@@ -187,23 +234,53 @@ class AnthropicMessagesRoute : public MockRoute {
   }
   std::string_view id_prefix() const override { return "msg_"; }
 
+  // A call (mock/mock_tools) is one tool_use block whose input streams as input_json_delta.
   void begin(const Answer& a, Events& ev) const override {
     ev.add(anthropic_message_start(a.id, a.cr.model, usage(a)), 'R', 0, "message_start");
-    ev.add(anthropic_block_start(), 'R', 0, "content_block_start");
+    if (a.cr.tool_name.empty()) {
+      ev.add(anthropic_block_start(), 'R', 0, "content_block_start");
+      return;
+    }
+    JsonWriter w;
+    w.begin_object().field("type", "content_block_start").field("index", 0);
+    w.key("content_block").begin_object().field("type", "tool_use");
+    w.field("id", fmt::format("toolu_{}", a.id)).field("name", a.cr.tool_name);
+    w.key("input").begin_object().end_object().end_object().end_object();
+    ev.add(w.take(), 'R', 0, "content_block_start");
   }
   void piece(const Answer& a, std::string_view piece, int tokens, bool, Events& ev) const override {
-    if (!piece.empty()) ev.add(anthropic_text_delta(piece), 'C', tokens, "content_block_delta");
+    if (piece.empty()) return;
+    if (a.cr.tool_name.empty()) {
+      ev.add(anthropic_text_delta(piece), 'C', tokens, "content_block_delta");
+      return;
+    }
+    JsonWriter w;
+    w.begin_object().field("type", "content_block_delta").field("index", 0);
+    w.key("delta").begin_object().field("type", "input_json_delta");
+    w.field("partial_json", piece).end_object().end_object();
+    ev.add(w.take(), 'C', tokens, "content_block_delta");
   }
   void end(const Answer& a, bool end_marker, Events& ev) const override {
     ev.add(anthropic_block_stop(), 'F', 0, "content_block_stop");
-    ev.add(anthropic_message_delta(anthropic_stop_reason(a.finish), usage(a)), 'U', 0,
-           "message_delta");
+    ev.add(anthropic_message_delta(anthropic_stop_reason(a), usage(a)), 'U', 0, "message_delta");
     if (end_marker) ev.add(anthropic_message_stop(), 'D', 0, "message_stop");
   }
   std::string body(const Answer& a) const override {
     std::optional<AnthropicUsage> u;
     if (a.usage) u = usage(a);
-    return anthropic_body(a.id, a.cr.model, a.text, anthropic_stop_reason(a.finish), u);
+    if (a.cr.tool_name.empty())
+      return anthropic_body(a.id, a.cr.model, a.text, anthropic_stop_reason(a), u);
+    JsonWriter w;  // one tool_use block
+    w.begin_object().field("id", a.id).field("type", "message").field("role", "assistant");
+    w.field("model", a.cr.model).key("content").begin_array().begin_object();
+    w.field("type", "tool_use").field("id", fmt::format("toolu_{}", a.id));
+    w.field("name", a.cr.tool_name);
+    tool_input(w, a.text);
+    w.end_object().end_array();
+    w.field("stop_reason", anthropic_stop_reason(a)).key("stop_sequence").null();
+    if (u) anthropic_usage(w, *u);
+    w.end_object();
+    return w.take();
   }
 
  private:

@@ -17,6 +17,44 @@ namespace tokbench::mock {
 
 namespace {
 
+// The function tools a Responses body offers ({"type": "function", "name", "parameters"}) and
+// its tool_choice: "required" calls the first, {"type": "function", "name"} that one, "none" none.
+bool responses_tools(simdjson::dom::object o, CompletionRequest& r, std::string* error) {
+  simdjson::dom::array tools;
+  if (!o["tools"].get_array().get(tools))
+    for (auto t : tools) {
+      std::string_view name;
+      if (t["name"].get_string().get(name)) continue;  // not a function tool
+      simdjson::dom::element params;
+      core::Tool tool{std::string(name), {}, {}};
+      if (!t["parameters"].get(params) && params.is_object())
+        tool.parameters = simdjson::minify(params);
+      r.tools.push_back(std::move(tool));
+    }
+  std::string_view choice, named;
+  auto tc = o["tool_choice"];
+  if (tc.error()) return true;
+  if (!tc.get_string().get(choice)) {
+    r.tool_choice_none = choice == "none";
+    if (choice == "required") {
+      if (r.tools.empty()) {
+        *error = "tool_choice: required needs function tools";
+        return false;
+      }
+      r.tool_name = r.tools.front().name;
+    }
+    return true;
+  }
+  if (tc["name"].get_string().get(named) ||
+      std::none_of(r.tools.begin(), r.tools.end(),
+                   [&](const core::Tool& t) { return t.name == named; })) {
+    *error = "tool_choice: names no function of tools";
+    return false;
+  }
+  r.tool_name = std::string(named);
+  return true;
+}
+
 // Parses a Responses body into the simulator's request (rendered with the chat template).
 std::optional<CompletionRequest> parse_responses_request(const std::string& body,
                                                          std::string* error) {
@@ -77,6 +115,7 @@ std::optional<CompletionRequest> parse_responses_request(const std::string& body
     *error = "input: a string or a non-empty list of messages";
     return std::nullopt;
   }
+  if (!responses_tools(o, r, error)) return std::nullopt;
   open_answer(r.rendered);
   return r;
 }
@@ -98,7 +137,21 @@ void output_text_part(JsonWriter& w, std::string_view text) {
       .end_object();
 }
 
+std::string call_item_id(const Answer& a) { return fmt::format("fc_{}", a.id); }
+
+// A function call (mock/mock_tools) as an output item: its arguments so far.
+void call_item(JsonWriter& w, const Answer& a, bool done) {
+  w.begin_object().field("id", call_item_id(a)).field("type", "function_call");
+  w.field("status", done ? "completed" : "in_progress");
+  w.field("call_id", fmt::format("call_{}", a.id)).field("name", a.cr.tool_name);
+  w.field("arguments", done ? a.text : std::string_view()).end_object();
+}
+
 void message_item(JsonWriter& w, const Answer& a, bool done) {
+  if (!a.cr.tool_name.empty()) {
+    call_item(w, a, done);
+    return;
+  }
   w.begin_object()
       .field("id", message_id(a))
       .field("type", "message")
@@ -164,6 +217,7 @@ class OpenAiResponsesRoute : public MockRoute {
     item.key("item");
     message_item(item, a, false);
     ev.add(item.end_object().take(), 'R', 0, "response.output_item.added");
+    if (!a.cr.tool_name.empty()) return;  // a call has no content part
     JsonWriter part = located("response.content_part.added", a, ev);
     part.key("part");
     output_text_part(part, "");
@@ -172,18 +226,29 @@ class OpenAiResponsesRoute : public MockRoute {
 
   void piece(const Answer& a, std::string_view piece, int tokens, bool, Events& ev) const override {
     if (piece.empty()) return;
+    if (!a.cr.tool_name.empty()) {  // a call's arguments, piece by piece
+      JsonWriter w;
+      w.begin_object().field("type", "response.function_call_arguments.delta");
+      w.field("sequence_number", ev.count()).field("item_id", call_item_id(a));
+      w.field("output_index", 0).field("delta", piece).end_object();
+      ev.add(w.take(), 'C', tokens, "response.function_call_arguments.delta");
+      return;
+    }
     JsonWriter w = located("response.output_text.delta", a, ev);
     w.field("delta", piece).key("logprobs").begin_array().end_array();
     ev.add(w.end_object().take(), 'C', tokens, "response.output_text.delta");
   }
 
   void end(const Answer& a, bool end_marker, Events& ev) const override {
-    JsonWriter text = located("response.output_text.done", a, ev);
-    ev.add(text.field("text", a.text).end_object().take(), 'F', 0, "response.output_text.done");
-    JsonWriter part = located("response.content_part.done", a, ev);
-    part.key("part");
-    output_text_part(part, a.text);
-    ev.add(part.end_object().take(), 'F', 0, "response.content_part.done");
+    if (!a.cr.tool_name.empty()) {
+      JsonWriter args;
+      args.begin_object().field("type", "response.function_call_arguments.done");
+      args.field("sequence_number", ev.count()).field("item_id", call_item_id(a));
+      args.field("output_index", 0).field("arguments", a.text).end_object();
+      ev.add(args.take(), 'F', 0, "response.function_call_arguments.done");
+    } else {
+      end_text(a, ev);
+    }
     JsonWriter item;
     item.begin_object()
         .field("type", "response.output_item.done")
@@ -208,6 +273,16 @@ class OpenAiResponsesRoute : public MockRoute {
   }
 
  private:
+  // The .done events of a text answer, which repeat its text.
+  static void end_text(const Answer& a, Events& ev) {
+    JsonWriter text = located("response.output_text.done", a, ev);
+    ev.add(text.field("text", a.text).end_object().take(), 'F', 0, "response.output_text.done");
+    JsonWriter part = located("response.content_part.done", a, ev);
+    part.key("part");
+    output_text_part(part, a.text);
+    ev.add(part.end_object().take(), 'F', 0, "response.content_part.done");
+  }
+
   // An event about the one output text: its type, sequence number, item and indices (open object).
   static JsonWriter located(std::string_view type, const Answer& a, const Events& ev) {
     JsonWriter w;
