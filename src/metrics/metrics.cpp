@@ -9,6 +9,7 @@
 #include "common/parallel.hpp"
 #include "common/samples.hpp"
 #include "metrics/accumulator.hpp"
+#include "metrics/reasoning.hpp"
 #include "metrics/server_times.hpp"
 #include "metrics/slo.hpp"
 
@@ -99,6 +100,7 @@ class TokbenchAccumulator final : public Accumulator {
     }
 
     server_times_.add(r);  // the server's own times of the answer, beside the client's
+    reasoning_.add(r);     // the reasoning split, where the answer reasoned first
 
     if (!r.stream) return;
     if (r.first_event_ns != kNone) ttft_event_.push((r.first_event_ns - r.sent_ns) / kNsPerMs);
@@ -245,6 +247,7 @@ class TokbenchAccumulator final : public Accumulator {
       m.prefix_cache = PrefixCache{cached_requests_, cache_hit_requests_, cached_tokens_,
                                    cached_of_, !m.turns.empty() || facts_.implied_cache_hit >= 0};
     server_times_.finish(m);
+    reasoning_.finish(m);
     m.extra_rows.push_back(stream_row("ICL", Unit::Ms, icl_, "no request with 2 text chunks"));
     m.extra_rows.push_back(stream_row("TokensPerChunk", Unit::Tokens, tokens_per_chunk_,
                                       "no request with 2 text chunks"));
@@ -337,6 +340,7 @@ class TokbenchAccumulator final : public Accumulator {
          &ttft_event_, &send_lag_, &e2el_intended_, &ttft_intended_, &icl_, &tokens_per_chunk_,
          &connecting_, &tls_, &waiting_, &ttft_wire_, &session_latency_});
     server_times_.columns(out);
+    reasoning_.columns(out);
   }
 
   // Multi-turn sessions: sums per turn index (bounded: --turns is at most 10,000), and each
@@ -421,6 +425,7 @@ class TokbenchAccumulator final : public Accumulator {
   Samples connecting_, tls_, waiting_, ttft_wire_;
   Samples client_delay_;  // the client's own part of TTFT: writing the request, reading the token
   ServerTimes server_times_;  // the server's own times (llama.cpp's timings, Ollama's durations)
+  ReasoningSplit reasoning_;  // reasoning before the answer: its own first token and pace
   int64_t with_phases_ = 0, new_connections_ = 0;
   int64_t first_sent_ = INT64_MAX, last_done_ = INT64_MIN;
   int64_t no_usage_prompt_ = 0, from_tokenizer_ = 0, mismatches_ = 0, prompt_off_ = 0;

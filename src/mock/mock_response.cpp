@@ -79,6 +79,8 @@ std::vector<std::string> MockSettings::validate() const {
         fmt::format("--answers: bad value '{}' (expected gsm8k:PATH, a GSM8K jsonl file, or "
                     "tools:PATH, questions with their reference \"tool_call\")",
                     answers));
+  check(reasoning_tokens >= 0,
+        fmt::format("--reasoning-tokens {}: expected >= 0 (0 = no reasoning)", reasoning_tokens));
   check(tool_invalid_rate >= 0 && tool_invalid_rate <= 1 && tool_invalid_rate + wrong_rate <= 1,
         fmt::format("--tool-invalid-rate {}: expected a share in [0, 1], at most 1 with "
                     "--wrong-rate",
@@ -514,7 +516,7 @@ void finish_field(JsonWriter& w, std::string_view finish_reason) {
 std::string stream_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
                          bool role, std::string_view text, std::string_view finish_reason,
                          const std::optional<ChunkUsage>& usage, int64_t index,
-                         const ToolDelta* tool) {
+                         const ToolDelta* tool, std::string_view reasoning) {
   JsonWriter w;
   header(w, chat, true, id, model, created);
   w.key("choices").begin_array().begin_object();
@@ -529,7 +531,9 @@ std::string stream_chunk(bool chat, std::string_view id, std::string_view model,
   } else if (chat) {
     w.key("delta").begin_object();
     if (role) w.field("role", "assistant");
-    w.field("content", text);
+    // vLLM's reasoning parsers' field; content only when there is some, or nothing else.
+    if (!reasoning.empty()) w.field("reasoning_content", reasoning);
+    if (!text.empty() || reasoning.empty()) w.field("content", text);
     w.end_object();
   } else {
     w.field("text", text);
@@ -554,8 +558,8 @@ std::string usage_chunk(bool chat, std::string_view id, std::string_view model, 
 
 std::string full_body(bool chat, std::string_view id, std::string_view model, int64_t created,
                       std::string_view text, std::string_view finish_reason,
-                      const std::optional<ChunkUsage>& usage, int64_t n,
-                      std::string_view tool_name) {
+                      const std::optional<ChunkUsage>& usage, int64_t n, std::string_view tool_name,
+                      std::string_view reasoning) {
   JsonWriter w;
   header(w, chat, false, id, model, created);
   w.key("choices").begin_array();
@@ -574,11 +578,9 @@ std::string full_body(bool chat, std::string_view id, std::string_view model, in
           .field("arguments", text);
       w.end_object().end_object().end_array().end_object();
     } else if (chat) {
-      w.key("message")
-          .begin_object()
-          .field("role", "assistant")
-          .field("content", text)
-          .end_object();
+      w.key("message").begin_object().field("role", "assistant");
+      if (!reasoning.empty()) w.field("reasoning_content", reasoning);
+      w.field("content", text).end_object();
     } else {
       w.field("text", text);
     }

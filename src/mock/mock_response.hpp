@@ -76,6 +76,9 @@ struct MockSettings {
   double wrong_rate_per_running_request =
       0;                         ///< --answers: added to it per other request running at admission
   double tool_invalid_rate = 0;  ///< share of tool calls made invalid (mock/mock_tools)
+  /// --reasoning-tokens N: the first N tokens of every chat answer (not a tool call) are reasoning,
+  /// streamed as delta.reasoning_content (vLLM's reasoning parsers), then the answer's content.
+  int64_t reasoning_tokens = 0;
 
   /// Every problem at once, each naming the flag and the fix.
   std::vector<std::string> validate() const;
@@ -269,7 +272,7 @@ struct ToolDelta {
 std::string stream_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
                          bool role, std::string_view text, std::string_view finish_reason,
                          const std::optional<ChunkUsage>& usage, int64_t index = 0,
-                         const ToolDelta* tool = nullptr);
+                         const ToolDelta* tool = nullptr, std::string_view reasoning = {});
 /// The `choices: []` usage chunk sent after the last content when include_usage is set.
 std::string usage_chunk(bool chat, std::string_view id, std::string_view model, int64_t created,
                         ChunkUsage usage);
@@ -277,7 +280,7 @@ std::string usage_chunk(bool chat, std::string_view id, std::string_view model, 
 std::string full_body(bool chat, std::string_view id, std::string_view model, int64_t created,
                       std::string_view text, std::string_view finish_reason,
                       const std::optional<ChunkUsage>& usage, int64_t n = 1,
-                      std::string_view tool_name = {});
+                      std::string_view tool_name = {}, std::string_view reasoning = {});
 /// An OpenAI-style error body.
 std::string error_body(std::string_view message, std::string_view type, int code);
 /// GET /v1/models: the served model, then each --lora-modules name with it as parent (as vLLM lists

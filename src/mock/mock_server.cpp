@@ -465,6 +465,10 @@ struct MockServer::Impl {
                           ? called_plan(g.plan, cr, script.size(),
                                         cr.max_tokens > 0 ? cr.max_tokens : s.default_max_tokens)
                           : answered_plan(g.plan, cr, script.size(), g.seq);
+    // --reasoning-tokens: the answer's first tokens are reasoning, where the API streams it apart.
+    const int64_t reasoning_tokens =
+        g.route.reasons() && !calling && cr.chat ? s.reasoning_tokens : 0;
+    std::string reasoning, reasoned;  // this write's reasoning; a body's whole reasoning
     auto word = [&](int64_t j) {
       return !calling || static_cast<size_t>(j) < script.size() ? word_at(script, j)
                                                                 : std::string_view(" ");
@@ -494,7 +498,8 @@ struct MockServer::Impl {
                     cached,
                     text,
                     done ? std::string_view(plan.finish_reason) : std::string_view(),
-                    !s.no_usage};
+                    !s.no_usage,
+                    cr.stream ? std::string_view(reasoning) : std::string_view(reasoned)};
     };
     auto wait_until = [&](clock::time_point t) -> awaitable<void> {
       timer.expires_at(t);
@@ -520,8 +525,11 @@ struct MockServer::Impl {
         // interleaves them.
         if (cr.stream && produced == 0) route.begin(answer(false), ev);
         std::string piece;
+        reasoning.clear();
         const int chunk_tokens = static_cast<int>(pending);
-        for (int64_t k = 0; k < pending; ++k) piece += word(produced++);
+        for (int64_t k = 0; k < pending; ++k, ++produced)
+          (produced < reasoning_tokens ? reasoning : piece) += word(produced);
+        if (!cr.stream) reasoned += reasoning;
         if (done) slot.release();  // generated: the batch place is free before the bytes go out
         if (!cr.stream || route.keeps_text())
           text += piece;  // a body (and some APIs' events) carries the whole text

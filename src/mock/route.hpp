@@ -28,6 +28,9 @@ struct Answer {
       text;  ///< the answer so far: for bodies, and for stream events of routes that keep_text()
   std::string_view finish;  ///< "length" or "stop" once generation is done, else ""
   bool usage = true;        ///< a body may carry usage (false under --no-usage)
+  /// Reasoning (--reasoning-tokens, routes that reasons()): a stream event's reasoning text
+  /// before `piece`, or a body's whole reasoning before `text`.
+  std::string_view reasoning;
 };
 
 /// The events of one write to the stream: their bytes, and for the trace each event's kind (R
@@ -96,6 +99,9 @@ class MockRoute {
   }
   /// The answer id's prefix ("chatcmpl-"): the id is the prefix and the request's sequence number.
   virtual std::string_view id_prefix() const = 0;
+  /// Whether it streams reasoning apart from the answer (--reasoning-tokens): vLLM's chat
+  /// completions do (delta.reasoning_content); the rest answer with content alone here.
+  virtual bool reasons() const { return false; }
   /// Whether its stream events need the answer so far in Answer::text (cumulative text, or a
   /// final event that repeats it).
   virtual bool keeps_text() const { return false; }

@@ -18,6 +18,10 @@ struct SimTruth {
   double ttft_ms = 0;  ///< first content write - the kernel's receive time of the request
   double tpot_ms = 0;  ///< (last - first content write) / (content writes - 1); 0 with one write
   size_t content_writes = 0;
+  /// --reasoning-tokens: the first reasoning write - the receive time (< 0: none), and the
+  /// reasoning writes' pace ((last - first) / (writes - 1); 0 with one).
+  double first_reasoning_ms = -1, reasoning_tpot_ms = 0;
+  size_t reasoning_writes = 0;
 };
 
 /// Per completion id, what the simulator did (requests with no content write are left out).
@@ -30,13 +34,23 @@ inline std::map<std::string, SimTruth> read_sim_trace(const std::filesystem::pat
     const std::string_view kinds = doc["kinds"].get_string().value();
     simdjson::dom::array times =
         doc["t_ns"].get_array();  // a named array: value() of a temporary dangles
-    std::vector<int64_t> content;
+    std::vector<int64_t> content, reasoning;
     size_t i = 0;
-    for (auto t : times)
-      if (kinds[i++] == 'C') content.push_back(t.get_int64().value());
+    for (auto t : times) {
+      const char kind = kinds[i++];
+      if (kind == 'C') content.push_back(t.get_int64().value());
+      if (kind == 'T') reasoning.push_back(t.get_int64().value());
+    }
     if (content.empty()) continue;
     const int64_t received = doc["received_ns"].get_int64().value();
     SimTruth t;
+    if (!reasoning.empty()) {
+      t.first_reasoning_ms = static_cast<double>(reasoning.front() - received) / 1e6;
+      t.reasoning_writes = reasoning.size();
+      if (reasoning.size() > 1)
+        t.reasoning_tpot_ms = static_cast<double>(reasoning.back() - reasoning.front()) / 1e6 /
+                              static_cast<double>(reasoning.size() - 1);
+    }
     t.ttft_ms = static_cast<double>(content.front() - received) / 1e6;
     if (content.size() > 1)
       t.tpot_ms = static_cast<double>(content.back() - content.front()) / 1e6 /

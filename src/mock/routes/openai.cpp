@@ -29,9 +29,11 @@ class OpenAiRoute : public MockRoute {
              0);
   }
 
+  bool reasons() const override { return chat_; }
+
   void piece(const Answer& a, std::string_view piece, int tokens, bool done,
              Events& ev) const override {
-    if (piece.empty() && !done) return;
+    if (piece.empty() && a.reasoning.empty() && !done) return;
     // A tool call: the first delta names the tool; every delta's arguments are the tokens.
     const std::string call_id = fmt::format("chatcmpl-tool-{}", a.id);
     const ToolDelta tool{
@@ -42,8 +44,11 @@ class OpenAiRoute : public MockRoute {
                                                              : std::string(a.finish);
     for (int64_t c = 0; c < a.cr.n; ++c) {
       ev.add(stream_chunk(chat_, a.id, a.cr.model, a.created, false, piece, finish, usage_now(a), c,
-                          calls ? &tool : nullptr),
-             piece.empty() ? 'F' : 'C', tokens);
+                          calls ? &tool : nullptr, a.reasoning),
+             !piece.empty()        ? 'C'
+             : a.reasoning.empty() ? 'F'
+                                   : 'T',
+             tokens);
     }
   }
 
@@ -63,7 +68,7 @@ class OpenAiRoute : public MockRoute {
     const bool calls = chat_ && !a.cr.tool_name.empty();
     return full_body(chat_, a.id, a.cr.model, a.created, a.text,
                      calls && a.finish == "stop" ? "tool_calls" : a.finish, usage, a.cr.n,
-                     calls ? std::string_view(a.cr.tool_name) : std::string_view());
+                     calls ? std::string_view(a.cr.tool_name) : std::string_view(), a.reasoning);
   }
 
  private:
