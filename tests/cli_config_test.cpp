@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <regex>
 #include <tuple>
 
@@ -471,18 +472,28 @@ TEST_F(CliTest, CompareShowsTheCauseAndGatesOnThresholds) {
           "TPOT\\.median \\| [0-9.]+ \\| [0-9.]+ \\(\\+[0-9.]+%, p=[0-9.e-]+ significant\\)")))
       << r.output;
   EXPECT_NE(slurp(dir_ / "c.html").find("<table>"), std::string::npos);
-  // Two runs of the same thing: the thresholds hold.
-  r = run_tokbench({"compare", a.string(), a2.string(), "--fail-if", "tpot.mean > +20%",
-                    "--fail-if", "output_token_throughput < -20%"});
+  // Two runs of the same thing: the thresholds hold. On a busy machine (a compile beside it) one
+  // of 16 requests stalled and moved a run's TPOT mean +80%: the pair is run again, twice at
+  // most, before the gate is held to fail (a gate that trips on every pair is still caught).
+  auto a2_now = a2;
+  for (int tries = 0; tries < 3; ++tries) {
+    r = run_tokbench({"compare", a.string(), a2_now.string(), "--fail-if", "tpot.mean > +20%",
+                      "--fail-if", "output_token_throughput < -20%"});
+    if (r.code == 0 || tries == 2) break;
+    std::cout << "note: two identical runs differed past the gate on this machine; again:\n"
+              << r.output.substr(r.output.find("FAIL")) << "\n";
+    a2_now = with({"--compat", "aisbench"});
+    ASSERT_FALSE(a2_now.empty());
+  }
   EXPECT_EQ(r.code, 0) << r.output;
   // With no --html the page goes to a folder of its own beside the runs, never into a run folder;
   // a second comparison gets another.
   ASSERT_TRUE(std::regex_search(r.output, m, std::regex("page: (\\S+)"))) << r.output;
   const fs::path page = m[1].str();
   EXPECT_EQ(page.filename(), "compare.html");
-  EXPECT_EQ(page.parent_path().parent_path(), a2.parent_path());
+  EXPECT_EQ(page.parent_path().parent_path(), a2_now.parent_path());
   EXPECT_EQ(page.parent_path().filename().string().rfind("compare_", 0), 0u) << page;
-  EXPECT_FALSE(fs::exists(a2 / "compare.html"));
+  EXPECT_FALSE(fs::exists(a2_now / "compare.html"));
   // Folders given with a trailing slash (as a shell completes them) keep their names, and the
   // page still goes beside them.
   const auto again = run_tokbench({"compare", a.string() + "/", a2.string() + "/"});

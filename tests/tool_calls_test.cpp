@@ -1,7 +1,7 @@
-// Tool calls end to end (issue 42, item 1): against the simulator, the valid and matched shares
-// are its seeded rates exactly, with their Wilson intervals, in result.json, the CSV and the
-// console; against a foreign loopback server (vLLM's stream shape, not the simulator's), calls
-// split over many chunks — inside an escape, two calls interleaved — are
+// Tool calls and structured output end to end (issue 42, items 1 and 5): against the simulator, the
+// valid and matched shares are its seeded rates exactly, with their Wilson intervals, in
+// result.json, the CSV and the console; against a foreign loopback server (vLLM's stream shape, not
+// the simulator's), calls split over many chunks — inside an escape, two calls interleaved — are
 // reassembled byte for byte, streamed and whole.
 #include <gtest/gtest.h>
 
@@ -263,6 +263,37 @@ TEST_F(ToolCallsTest, AForeignStreamIsReassembledByteForByte) {
       const std::string sent = server.requests().back();
       EXPECT_NE(sent.find(api.sent_tools), std::string::npos) << sent;
     }
+}
+
+// Structured output (issue 42, item 5): answers held to --json-schema are read against it; the
+// simulator breaks floor(0.2·K) of the first K, so 4 of 20 are not JSON, on both APIs that take a
+// response format; the body asks for it in each one's words.
+TEST_F(ToolCallsTest, StructuredAnswersAreCheckedAgainstTheirSchema) {
+  testing::Sim sim({"--json-invalid-rate", "0.2", "--ttft-ms", "5", "--tpot-ms", "1"});
+  const fs::path schema =
+      write("schema.json",
+            R"({"type":"object","properties":{"city":{"type":"string"},"n":{"type":"integer",)"
+            R"("minimum":2}},"required":["city","n"],"additionalProperties":false})");
+  for (const std::string path : {"/v1/chat/completions", "/v1/responses"}) {
+    SCOPED_TRACE(path);
+    auto c = testing::RunSettings().url(sim.url(path)).concurrency(2).prompts(20).build();
+    c.request.json_schema = schema.string();
+    const runner::RunOutcome out = run(c);
+    EXPECT_TRUE(testing::IsValidUnlessBusy(out));
+    const metrics::StructuredTally& st = out.metrics.quality.structured;
+    EXPECT_EQ(st.valid, 16);
+    EXPECT_EQ(st.bad_json, 4);
+    EXPECT_EQ(st.invalid, 0);
+    auto shares = result(out)["quality"]["structured"];
+    EXPECT_DOUBLE_EQ(shares["valid"]["share"].get_double().value(), 0.8);
+    for (const auto& r : records(out))
+      EXPECT_TRUE(r.schema_check == core::ToolCheck::Valid ||
+                  r.schema_check == core::ToolCheck::BadJson);
+  }
+  // The refusal: a file that holds no schema object.
+  auto c = testing::RunSettings().prompts(1).build();
+  c.request.json_schema = write("bad.json", "[1]").string();
+  EXPECT_THROW(runner::make_plan(c, nullptr), std::invalid_argument);
 }
 
 // A --tools file that is not one names itself and the fix; --tool-choice names a tool it has.

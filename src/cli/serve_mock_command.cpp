@@ -24,6 +24,9 @@ void add_answer_flags(CLI::App* cmd, mock::MockSettings& s) {
   cmd->add_option("--wrong-rate", s.wrong_rate,
                   "--answers: share of questions answered wrong with nothing else running")
       ->capture_default_str();
+  cmd->add_option("--json-invalid-rate", s.json_invalid_rate,
+                  "share of answers held to a JSON Schema (response_format) made not JSON")
+      ->capture_default_str();
   cmd->add_option("--reasoning-tokens", s.reasoning_tokens,
                   "the first N tokens of every chat answer are reasoning (delta.reasoning_content, "
                   "as vLLM's reasoning parsers send it), then the answer")

@@ -54,6 +54,7 @@ struct BodySettings {
   std::vector<std::pair<std::string, std::string>> extra;
   core::SharedTools tools;  ///< --tools: offered by every request whose line has none of its own
   std::string tool_choice;  ///< sent when given: auto, required, none, or a tool's name
+  std::shared_ptr<const std::string> json_schema;  ///< --json-schema: the answer's format
 
   const ApiAdapter& adapter() const;
   /// The tools one request offers: its line's own, else --tools (null: none).

@@ -67,6 +67,7 @@ core::PlannedRequest plan_request(const BodySettings& s, const dataset::RequestS
   if (spec.model != s.model) p.facts.model = spec.model;
   if (const core::Ranking* r = spec.ranking(); r && caps.documents)
     p.facts.documents = static_cast<int64_t>(r->documents.size());
+  if (caps.json_schema) p.facts.json_schema = s.json_schema;
   if (caps.tools) {
     p.facts.tools = spec.tools ? spec.tools : s.tools;
     if (p.facts.tools) p.facts.tool_call = spec.tool_call;

@@ -71,6 +71,7 @@ struct Slot {
     rec.answer_key = req.facts.key;
     rec.tools = req.facts.tools;
     rec.tools_offered = rec.tools != nullptr;
+    rec.json_schema = req.facts.json_schema;
     rec.tool_reference = req.facts.tool_call;
     rec.probe = req.facts.probe;
     too_large.clear();

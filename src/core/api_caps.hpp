@@ -18,6 +18,7 @@ struct ApiCaps {
   bool images = false;        ///< takes images in the conversation (--image, dataset images)
   bool documents = false;     ///< takes a query with documents to rank (rerank), and nothing else
   bool tools = false;         ///< takes tool definitions and answers with tool calls (--tools)
+  bool json_schema = false;   ///< takes a response format of a JSON Schema (--json-schema)
   bool stream_options =
       false;  ///< takes OpenAI's stream_options (include_usage, --continuous-usage)
   bool requires_cap =

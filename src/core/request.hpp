@@ -5,6 +5,7 @@
 // nothing in tokbench; knows nothing about HTTP, JSON, time sources or statistics.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -99,7 +100,8 @@ struct SentFacts {
   std::string prompt_text;  ///< only when a local tokenizer will count it; never saved
   AnswerKey key;            ///< the line's reference (--check-answers scores the output); not saved
   SharedTools tools;        ///< the tools the body offered (each call is checked against them)
-  std::optional<ToolCall> tool_call;  ///< the line's reference call; not saved
+  std::shared_ptr<const std::string> json_schema;  ///< --json-schema the answer is held to
+  std::optional<ToolCall> tool_call;               ///< the line's reference call; not saved
   bool probe = false;  ///< a --determinism-probe request: the same prompt as the other probes
 };
 

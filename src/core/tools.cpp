@@ -360,6 +360,25 @@ ToolCheck check_schema(std::string_view value, std::string_view schema, std::str
                         : ToolCheck::Unchecked;
 }
 
+ToolCheck check_document(std::string_view value, std::string_view schema, std::string* why) {
+  simdjson::dom::parser vp, sp;
+  element v, s;
+  if (vp.parse(value.data(), value.size()).get(v)) {
+    if (why) *why = "the answer is not valid JSON";
+    return ToolCheck::BadJson;
+  }
+  if (sp.parse(schema.data(), schema.size()).get(s)) {
+    if (why) *why = "the schema is not valid JSON";
+    return ToolCheck::Unchecked;
+  }
+  Checker c;
+  const Tri t = c.check(v, s, "answer");
+  if (why) *why = c.why;
+  return t == Tri::Yes  ? ToolCheck::Valid
+         : t == Tri::No ? ToolCheck::Invalid
+                        : ToolCheck::Unchecked;
+}
+
 ToolCheck check_calls(const std::vector<ToolCall>& calls, const ToolSet& tools, std::string* why) {
   // The worst first: a broken call outranks a wrong name, which outranks a schema's verdict.
   auto rank = [](ToolCheck c) {

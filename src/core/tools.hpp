@@ -75,6 +75,10 @@ bool calls_match(const std::vector<ToolCall>& calls, const ToolCall& reference);
 /// the JSON text `schema`. Valid, Invalid (with `why`), Unchecked (with the keyword in `why`),
 /// BadJson (the value is not JSON).
 ToolCheck check_schema(std::string_view value, std::string_view schema, std::string* why = nullptr);
+/// The same for a whole answer held to a response format (--json-schema): any JSON value, not
+/// only an object, and white space around it.
+ToolCheck check_document(std::string_view value, std::string_view schema,
+                         std::string* why = nullptr);
 /// Whether two JSON texts are equal as values (the matching rule); false when either is not JSON.
 bool json_equal(std::string_view a, std::string_view b);
 

@@ -62,7 +62,8 @@ client::EngineSettings engine_settings(const Target& t, const RunPlan& plan) {
   es.drain_timeout_ms = static_cast<int64_t>(cfg.load.drain_s * 1000);
   es.reserve_chunks = static_cast<size_t>(
       std::clamp<int64_t>(std::max(cfg.request.max_tokens, cfg.workload.output_len) + 8, 16, 8192));
-  es.keep_text = t.tok.has_value() || cfg.observe.reads_outputs();
+  // --json-schema: every answer is read against its schema.
+  es.keep_text = t.tok.has_value() || cfg.observe.reads_outputs() || plan.json_schema;
   es.max_event_bytes = static_cast<size_t>(cfg.request.max_event_bytes);
   es.max_body_bytes = static_cast<size_t>(cfg.request.max_body_bytes);
   es.tls = tls_of(cfg.target);

@@ -54,6 +54,14 @@ void check_tools(RequestRecord& r) {
                                                                       : record::AnswerMark::Wrong;
 }
 
+// --json-schema: a successful answer's text against the schema it was asked for (its text read
+// here unless the checks fell behind and let it go).
+void check_structured(RequestRecord& r) {
+  if (!r.json_schema || !r.ok() || r.not_checked == record::NotChecked::Backlog) return;
+  r.schema_check = core::check_document(r.output_text, *r.json_schema, &r.schema_why);
+  if (r.schema_check == core::ToolCheck::Valid) r.schema_why.clear();
+}
+
 }  // namespace
 
 Recorder::Recorder(const std::filesystem::path& perf_dir, const std::string& abbr,
@@ -163,6 +171,7 @@ void Recorder::process(RequestRecord& r) {
       r.completion_tokens_local = static_cast<int64_t>(tok_->count(r.output_text, false));
   }
   check_tools(r);
+  check_structured(r);
   std::string line = record::to_json_line(r, abbr_);
   if (!goodput_.empty() && !r.warmup && r.outcome != record::Outcome::Cut && line.ends_with('}'))
     line.insert(line.size() - 1, slo_field(r, goodput_));

@@ -206,6 +206,7 @@ client::BodySettings body_settings(const RunPlan& plan) {
   bs.extra = plan.extra_body;
   bs.tools = plan.tools;
   bs.tool_choice = cfg.request.tool_choice;
+  bs.json_schema = plan.json_schema;
   return bs;
 }
 

@@ -61,6 +61,13 @@ void QualityPass::add(const record::RequestRecord& r) {
   using record::AnswerMark;
   AnswerTally& a = q_.answers;
   if (r.ok()) add_tools(r, q_.tools);
+  if (r.ok()) {
+    StructuredTally& st = q_.structured;
+    st.valid += r.schema_check == core::ToolCheck::Valid;
+    st.bad_json += r.schema_check == core::ToolCheck::BadJson;
+    st.invalid += r.schema_check == core::ToolCheck::Invalid;
+    st.unchecked += r.schema_check == core::ToolCheck::Unchecked;
+  }
   if (!r.ok()) {
     // The key is not saved: read back, a failed request that had one carries a mark (the
     // recorder's).

@@ -66,6 +66,15 @@ struct ToolTally {
   bool any() const { return offered > 0; }
 };
 
+/// Structured output (--json-schema): successful answers held to a schema, by their verdict.
+struct StructuredTally {
+  int64_t valid = 0, bad_json = 0, invalid = 0;
+  int64_t unchecked = 0;  ///< a keyword tokbench does not check decided it: outside the share
+  int64_t judged() const { return valid + bad_json + invalid; }
+  WilsonInterval validity() const { return wilson_interval(valid, judged()); }
+  bool any() const { return judged() + unchecked > 0; }
+};
+
 struct Determinism {
   int64_t probes = 0;    ///< successful --determinism-probe requests
   int64_t distinct = 0;  ///< different outputs among them (1 = all identical)
@@ -76,6 +85,7 @@ struct Quality {
   Integrity integrity;
   Determinism determinism;
   ToolTally tools;
+  StructuredTally structured;
   /// "tool calls: 1.00 per answer (40 of 40 answers made one); valid 0.750 [...]" ("" = no tools).
   std::string tools_text() const;
   /// Every successful output was empty: the token figures measure nothing (INVALID).

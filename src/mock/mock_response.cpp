@@ -79,6 +79,8 @@ std::vector<std::string> MockSettings::validate() const {
         fmt::format("--answers: bad value '{}' (expected gsm8k:PATH, a GSM8K jsonl file, or "
                     "tools:PATH, questions with their reference \"tool_call\")",
                     answers));
+  check(json_invalid_rate >= 0 && json_invalid_rate <= 1,
+        fmt::format("--json-invalid-rate {}: expected a share in [0, 1]", json_invalid_rate));
   check(reasoning_tokens >= 0,
         fmt::format("--reasoning-tokens {}: expected >= 0 (0 = no reasoning)", reasoning_tokens));
   check(tool_invalid_rate >= 0 && tool_invalid_rate <= 1 && tool_invalid_rate + wrong_rate <= 1,
@@ -260,6 +262,10 @@ bool parse_tool_choice(simdjson::dom::object o, CompletionRequest& r, std::strin
   auto tc = o["tool_choice"];
   const bool required = !tc.error() && !tc.get_string().get(choice) && choice == "required";
   r.tool_choice_none = choice == "none";
+  simdjson::dom::element
+      schema;  // a structured answer: OpenAI's response_format, vLLM's guided_json
+  if (!o["response_format"]["json_schema"]["schema"].get(schema) || !o["guided_json"].get(schema))
+    if (schema.is_object()) r.json_schema = simdjson::minify(schema);
   if (has_tools)  // what the simulator's calls are made of (mock/mock_tools)
     for (auto t : tools) {
       std::string_view name;

@@ -76,6 +76,7 @@ struct MockSettings {
   double wrong_rate_per_running_request =
       0;                         ///< --answers: added to it per other request running at admission
   double tool_invalid_rate = 0;  ///< share of tool calls made invalid (mock/mock_tools)
+  double json_invalid_rate = 0;  ///< share of structured answers made not JSON (mock/mock_tools)
   /// --reasoning-tokens N: the first N tokens of every chat answer (not a tool call) are reasoning,
   /// streamed as delta.reasoning_content (vLLM's reasoning parsers), then the answer's content.
   int64_t reasoning_tokens = 0;
@@ -108,6 +109,9 @@ struct CompletionRequest {
   /// The call's arguments as they are streamed (mock/mock_tools decides them at arrival); "" =
   /// a text answer, or a call of filler words where no caller decided (serve-mock's old rule).
   std::string tool_arguments;
+  /// response_format json_schema (or vLLM's guided_json; Responses' text.format): the schema the
+  /// answer must follow, and the answer mock/mock_tools made for it ("" = free text).
+  std::string json_schema, structured_answer;
   int64_t images = 0;  ///< image_url parts (chat); each adds --image-tokens to prompt_tokens and
                        ///< --image-prefill-ms
 };

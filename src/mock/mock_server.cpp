@@ -362,6 +362,8 @@ struct MockServer::Impl {
     if (auto call = tool_caller->call(cr, n)) {  // a call of a drawn worth (mock/mock_tools)
       parsed->tool_name = std::move(call->name);
       parsed->tool_arguments = std::move(call->arguments);
+    } else if (!cr.json_schema.empty()) {  // a structured answer (mock/mock_tools)
+      parsed->structured_answer = tool_caller->structured(cr, n);
     }
     if (s.fail_every > 0 && n % static_cast<uint64_t>(s.fail_every) == 0) {
       co_await send_json(sock, v, keep, http::status::internal_server_error,
@@ -458,9 +460,12 @@ struct MockServer::Impl {
     metrics.request_started(std::chrono::duration<double>(admitted - g.arrival).count());
     BatchSlot slot{this, has_min, g.arrival, cr.prompt_tokens};
     // A call streams its arguments, then white space under ignore_eos (mock/mock_tools).
-    const bool calling = !cr.tool_arguments.empty();
+    // A structured answer (--json-schema) streams the same way, as content.
+    const bool calling = !cr.tool_arguments.empty() || !cr.structured_answer.empty();
     const std::vector<std::string> script =
-        calling ? argument_pieces(cr.tool_arguments) : answer_words(cr);
+        !cr.tool_arguments.empty()      ? argument_pieces(cr.tool_arguments)
+        : !cr.structured_answer.empty() ? argument_pieces(cr.structured_answer)
+                                        : answer_words(cr);
     const Plan plan = calling
                           ? called_plan(g.plan, cr, script.size(),
                                         cr.max_tokens > 0 ? cr.max_tokens : s.default_max_tokens)
@@ -657,8 +662,8 @@ uint16_t MockServer::start() {
   if (auto errs = m.s.validate(); !errs.empty()) throw std::runtime_error(errs.front());
   if (!m.s.tokenizer_path.empty()) m.tok = tokenizer::Tokenizer::load(m.s.tokenizer_path);
   if (m.s.prefix_caching) m.prefix_cache = std::make_unique<PrefixCache>(m.s.block_size);
-  m.tool_caller =
-      std::make_unique<ToolCaller>(m.s.answers, m.s.seed, m.s.tool_invalid_rate, m.s.wrong_rate);
+  m.tool_caller = std::make_unique<ToolCaller>(m.s.answers, m.s.seed, m.s.tool_invalid_rate,
+                                               m.s.wrong_rate, m.s.json_invalid_rate);
   if (m.s.answers.starts_with("gsm8k:"))
     m.answers = std::make_unique<AnswerBook>(m.s.answers, m.s.seed, m.s.wrong_rate,
                                              m.s.wrong_rate_per_running_request);

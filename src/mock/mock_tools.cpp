@@ -225,8 +225,8 @@ Plan called_plan(Plan plan, const CompletionRequest& cr, size_t pieces, int64_t 
 }
 
 ToolCaller::ToolCaller(const std::string& answers, uint64_t seed, double invalid_rate,
-                       double wrong_rate)
-    : invalid_rate_(invalid_rate), wrong_rate_(wrong_rate) {
+                       double wrong_rate, double json_invalid_rate)
+    : invalid_rate_(invalid_rate), wrong_rate_(wrong_rate), json_invalid_rate_(json_invalid_rate) {
   if (!answers.starts_with("tools:")) return;
   const std::string path = answers.substr(6);
   std::ifstream in(path);
@@ -311,6 +311,16 @@ std::optional<core::ToolCall> ToolCaller::call(const CompletionRequest& cr, uint
   return c;
 }
 
+std::string ToolCaller::structured(const CompletionRequest& cr, uint64_t seq) {
+  std::string doc = arguments_for(cr.json_schema, mix(seq));
+  const auto k = static_cast<double>(++documents_);
+  if (std::floor(k * json_invalid_rate_) > std::floor((k - 1) * json_invalid_rate_)) {
+    doc.pop_back();
+    ++documents_broken_;
+  }
+  return doc;
+}
+
 std::string ToolCaller::render(const std::string& model_labels) const {
   std::string out =
       "# HELP tokbench_mock_tool_calls_total Tool calls the simulator made, by their drawn worth.\n"
@@ -322,6 +332,13 @@ std::string ToolCaller::render(const std::string& model_labels) const {
                                    {"invalid", &invalid_}})
     out += fmt::format("tokbench_mock_tool_calls_total{{{},verdict=\"{}\"}} {}\n", model_labels,
                        verdict, n->load());
+  out +=
+      "# HELP tokbench_mock_structured_answers_total Answers held to a JSON Schema, by their drawn "
+      "worth.\n# TYPE tokbench_mock_structured_answers_total counter\n";
+  out += fmt::format("tokbench_mock_structured_answers_total{{{},verdict=\"valid\"}} {}\n",
+                     model_labels, documents_.load() - documents_broken_.load());
+  out += fmt::format("tokbench_mock_structured_answers_total{{{},verdict=\"bad_json\"}} {}\n",
+                     model_labels, documents_broken_.load());
   return out;
 }
 

@@ -50,10 +50,16 @@ class ToolCaller {
  public:
   /// `answers`: "tools:PATH" (the reference calls of a qa file's questions) or anything else
   /// (none). Throws std::runtime_error naming the line or the fix.
-  ToolCaller(const std::string& answers, uint64_t seed, double invalid_rate, double wrong_rate);
+  ToolCaller(const std::string& answers, uint64_t seed, double invalid_rate, double wrong_rate,
+             double json_invalid_rate = 0);
 
   /// The call a request gets (its name and arguments' text), or nullopt: a text answer.
   std::optional<core::ToolCall> call(const CompletionRequest& cr, uint64_t seq);
+
+  /// The answer of a request held to a JSON Schema (its json_schema): a document the schema
+  /// accepts, made by arguments_for's rule, or — the k-th such answer when ⌊k·rate⌋ >
+  /// ⌊(k−1)·rate⌋ (--json-invalid-rate) — the same without its last character (not JSON).
+  std::string structured(const CompletionRequest& cr, uint64_t seq);
 
   size_t questions() const { return refs_.size(); }
   /// tokbench_mock_tool_calls_total{verdict="right"|"wrong"|"valid"|"bad_json"|"invalid"}.
@@ -70,6 +76,8 @@ class ToolCaller {
   std::atomic<uint64_t> made_{0};  // calls made from a schema (the k of the rule above)
   std::atomic<uint64_t> invalid_made_{0};
   std::atomic<uint64_t> right_{0}, wrong_{0}, valid_{0}, bad_json_{0}, invalid_{0};
+  double json_invalid_rate_ = 0;
+  std::atomic<uint64_t> documents_{0}, documents_broken_{0};
 };
 
 }  // namespace tokbench::mock

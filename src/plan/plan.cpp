@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <sched.h>
+#include <simdjson.h>
 
 #include <algorithm>
 #include <fstream>
@@ -48,6 +49,21 @@ ParsedFlags parse_flags(const RunConfig& c, std::vector<std::string>& e) {
         [&](const std::string& t) { p.profile_window = record::parse_profile_window(t); });
   parse(c.workload.image, [&](const std::string& t) { p.image = dataset::parse_image_size(t); });
   return p;
+}
+
+// --json-schema FILE: one JSON object (a schema), read once. A usage error names the file.
+std::shared_ptr<const std::string> read_json_schema(const std::string& path) {
+  if (path.empty()) return nullptr;
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (!in || parser.parse(text.str()).get(doc) || !doc.is_object())
+    throw std::invalid_argument(
+        fmt::format("--json-schema {}: {} (give a file holding one JSON Schema object)", path,
+                    !in ? "cannot read the file" : "not a JSON object"));
+  return std::make_shared<const std::string>(simdjson::minify(doc));
 }
 
 // --tools FILE, read once; --tool-choice NAME must be one of them. A usage error (exit 2) names
@@ -126,6 +142,7 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
     }
   }
   p.tools = read_tools(p.cfg.request);
+  p.json_schema = read_json_schema(p.cfg.request.json_schema);
   p.load = p.cfg.load_shape();
   if (p.cfg.load.workers == 0) p.cfg.load.workers = auto_workers(p.load.max_in_flight());
   p.cfg.target.endpoint =

@@ -38,7 +38,8 @@ struct RunPlan {
   RunConfig requested;  ///< as given (saved, redacted, beside the effective one)
   RunConfig cfg;        ///< effective: API key from the environment, workers resolved
   std::vector<std::pair<std::string, std::string>> extra_body;  ///< --extra-body, parsed
-  core::SharedTools tools;  ///< --tools, read and parsed (null: none)
+  core::SharedTools tools;                         ///< --tools, read and parsed (null: none)
+  std::shared_ptr<const std::string> json_schema;  ///< --json-schema, read (minified; null: none)
   metrics::Definitions definitions = metrics::Definitions::Tokbench;
   bool synthetic = false;
   core::TlsSettings tls;  ///< from --ca-bundle, --cert, --key, --insecure

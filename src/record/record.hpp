@@ -3,6 +3,7 @@
 // origin. The only input of metrics/ and report/. Knows nothing about HTTP, SSE or statistics;
 // the client fills it, record_io writes and reads its JSON Lines form.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -169,6 +170,10 @@ struct RequestRecord {
   AnswerMark tool_match = AnswerMark::None;      ///< against the reference call (Right/Wrong)
   core::SharedTools tools;                       ///< the tools offered; not saved
   std::optional<core::ToolCall> tool_reference;  ///< the line's reference call; not saved
+  // Structured output (--json-schema): the answer against the schema it was asked for.
+  std::shared_ptr<const std::string> json_schema;        ///< the schema sent; not saved
+  core::ToolCheck schema_check = core::ToolCheck::None;  ///< Valid, BadJson, Invalid, Unchecked
+  std::string schema_why;                                ///< the first failure
 
   bool ok() const { return outcome == Outcome::Ok; }
   /// Where the output token count comes from: "usage", "tokenizer" or "chunks".

@@ -101,6 +101,7 @@ enum class Top : size_t {
   Probe,
   OutputHash,
   Tools,
+  Structured,
   TimingNs,
   Chunks,
   Unknown
@@ -140,6 +141,7 @@ constexpr std::array<std::string_view, static_cast<size_t>(Top::Unknown)> kTopKe
     "probe",
     "output_hash",
     "tools",
+    "structured",
     "timing_ns",
     "chunks"};
 
@@ -190,6 +192,7 @@ void write_checks(JsonWriter& w, const RequestRecord& r) {
   if (r.probe) w.field("probe", true);
   if (!r.output_hash.empty()) w.field("output_hash", r.output_hash);
   write_tool_fields(w, r);
+  write_structured_fields(w, r);
 }
 
 int8_t flag_of(simdjson::dom::element v, std::string_view k) {
@@ -492,6 +495,9 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
         break;
       case Top::Tools:
         read_tool_fields(v, r);
+        break;
+      case Top::Structured:
+        read_structured_fields(v, r);
         break;
       case Top::TimingNs:
         timing = v;

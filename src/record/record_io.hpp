@@ -25,6 +25,9 @@ void write_answer_fields(JsonWriter& w, const RequestRecord& r);
 void write_tool_fields(JsonWriter& w, const RequestRecord& r);
 /// Reads what write_tool_fields wrote; throws std::runtime_error naming the field.
 void read_tool_fields(simdjson::dom::element tools, RequestRecord& r);
+/// --json-schema's verdict, "structured": {"check", "why"}, when the answer was held to one.
+void write_structured_fields(JsonWriter& w, const RequestRecord& r);
+void read_structured_fields(simdjson::dom::element structured, RequestRecord& r);
 
 /// Serializes one record as a single JSON line (no trailing newline).
 std::string to_json_line(const RequestRecord& r, std::string_view data_abbr);

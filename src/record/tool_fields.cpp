@@ -1,5 +1,5 @@
-// record/tool_fields: the details line's "tools" object — the calls a model made, as they came,
-// and what they were found worth (core/tools' rules; measure/recorder decides them).
+// record/tool_fields: the details line's "tools" and "structured" objects — the calls a model made,
+// as they came, and what they were found worth (core/tools' rules; measure/recorder decides them).
 #include <stdexcept>
 #include <string>
 
@@ -43,6 +43,22 @@ void read_tool_fields(simdjson::dom::element tools, RequestRecord& r) {
     r.tool_match = matched ? AnswerMark::Right : AnswerMark::Wrong;
   bool cut = false;
   if (!tools["cut"].get_bool().get(cut)) r.tool_calls_cut = cut;
+}
+
+void write_structured_fields(JsonWriter& w, const RequestRecord& r) {
+  if (r.schema_check == core::ToolCheck::None) return;
+  w.key("structured").begin_object().field("check", core::tool_check_name(r.schema_check));
+  if (!r.schema_why.empty()) w.field("why", r.schema_why);
+  w.end_object();
+}
+
+void read_structured_fields(simdjson::dom::element structured, RequestRecord& r) {
+  std::string_view check, why;
+  if (structured.is_null()) return;
+  if (structured["check"].get_string().get(check))
+    throw std::runtime_error("\"structured\" needs a \"check\" string");
+  r.schema_check = core::tool_check_named(check);
+  if (!structured["why"].get_string().get(why)) r.schema_why = std::string(why);
 }
 
 }  // namespace tokbench::record

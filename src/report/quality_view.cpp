@@ -8,7 +8,7 @@ using metrics::Quality;
 
 bool outputs_read(const Quality& q) {
   return q.answers.any() || q.integrity.text_checked > 0 || q.determinism.probes > 0 ||
-         q.tools.any();
+         q.tools.any() || q.structured.any();
 }
 
 namespace {
@@ -88,6 +88,15 @@ void write_quality_json(JsonWriter& w, const Quality& q) {
       .field("unknown_finish_reason_example", in.unknown_example);
   w.field("no_finish_reason", in.no_finish).end_object();
   write_tools_json(w, q.tools);
+  w.key("structured");
+  if (const metrics::StructuredTally& st = q.structured; st.any()) {
+    w.begin_object();
+    write_share(w, "valid", st.validity(), st.judged());
+    w.field("bad_json", st.bad_json).field("invalid_by_schema", st.invalid);
+    w.field("unchecked", st.unchecked).field("interval_method", "Wilson score, 95%").end_object();
+  } else {
+    w.null();
+  }
   w.key("determinism");
   if (q.determinism.probes > 0)
     w.begin_object()
@@ -129,6 +138,11 @@ std::string quality_csv(const Quality& q) {
     out += fmt::format("tool_calls_matched,{:.6f},{:.6f},{:.6f},{},{}\n", m.p, m.low, m.high,
                        t.matched, t.matched + t.mismatched);
   }
+  if (const metrics::StructuredTally& st = q.structured; st.judged() > 0) {
+    const metrics::WilsonInterval v = st.validity();
+    out += fmt::format("structured_valid,{:.6f},{:.6f},{:.6f},{},{}\n", v.p, v.low, v.high,
+                       st.valid, st.judged());
+  }
   if (q.determinism.probes > 0)
     out += fmt::format("probe_distinct_outputs,,,,{},{}\n", q.determinism.distinct,
                        q.determinism.probes);
@@ -139,6 +153,16 @@ std::vector<std::string> quality_lines(const Quality& q) {
   std::vector<std::string> out;
   if (q.answers.any()) out.push_back("answers: " + q.accuracy_text());
   if (q.tools.any()) out.push_back("tool calls: " + q.tools_text());
+  if (const metrics::StructuredTally& st = q.structured; st.any()) {
+    const metrics::WilsonInterval v = st.validity();
+    out.push_back(fmt::format(
+        "structured output: valid against --json-schema {:.3f} [{:.3f}, {:.3f}] (95% Wilson; {} "
+        "of {}: {} not JSON, {} against the schema){}",
+        v.p, v.low, v.high, st.valid, st.judged(), st.bad_json, st.invalid,
+        st.unchecked > 0
+            ? fmt::format("; {} unchecked (a schema keyword tokbench does not check)", st.unchecked)
+            : std::string()));
+  }
   const metrics::Integrity& in = q.integrity;
   if (in.outputs > 0) {
     std::string line = fmt::format(

@@ -211,6 +211,10 @@ void RunConfig::validate_request(std::vector<std::string>& e) const {
           fmt::format("--tools / --tool-choice: {} ({}) takes no tools; tools go to OpenAI's "
                       "chat completions, the Responses API or Anthropic's Messages",
                       api->title(), api->path()));
+    check(caps.json_schema || request.json_schema.empty(),
+          fmt::format("--json-schema: {} ({}) takes no response format in tokbench; use OpenAI's "
+                      "chat completions or the Responses API",
+                      api->title(), api->path()));
     check(caps.stream_options || !request.continuous_usage,
           fmt::format("--continuous-usage: an OpenAI chat/completions stream option; {} ({}) "
                       "reports usage its own way: "

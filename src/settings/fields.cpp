@@ -282,6 +282,9 @@ const std::vector<Field<RequestSettings>>& request_fields() {
       {"--tools", text_when_given(&R::tools, "tools"),
        "FILE: a JSON array of tool definitions offered by every request (a dataset line's own "
        "\"tools\" win); each call is assembled, timed and checked against its tool's schema"},
+      {"--json-schema", text_when_given(&R::json_schema, "json_schema"),
+       "FILE: a JSON Schema every answer is asked to follow (response_format json_schema); the "
+       "share of answers valid against it is measured"},
       {"--tool-choice", text_when_given(&R::tool_choice, "tool_choice"),
        "send tool_choice: auto, required, none or a tool's name (only when given)"},
       {"--continuous-usage", &R::continuous_usage,

@@ -82,6 +82,7 @@ struct RequestSettings {
   std::string extra_body;  ///< JSON object merged at the top level
   std::string tools;  ///< --tools FILE: a JSON array of tool definitions offered by every request
   std::string tool_choice;        ///< "" (not sent), auto, required, none, or a tool's name
+  std::string json_schema;        ///< --json-schema FILE: the answer's response format
   bool continuous_usage = false;  ///< ask for per-chunk cumulative usage (exact per-token ITL)
   metrics::Definitions compat =
       metrics::Definitions::Tokbench;  ///< definitions + request body (--compat)

@@ -175,7 +175,7 @@ class OpenAiGenerating : public OpenAiFamily {
   }
   ApiCaps caps() const override {
     ApiCaps c;
-    c.conversation = c.images = c.tools = chat_;
+    c.conversation = c.images = c.tools = c.json_schema = chat_;
     c.stream_options = true;
     return c;
   }
@@ -198,6 +198,11 @@ class OpenAiGenerating : public OpenAiFamily {
                                .end_object();
                          });
       write_tools(w, s, spec);
+      if (s.json_schema && !s.overridden("response_format")) {
+        w.key("response_format").begin_object().field("type", "json_schema");
+        w.key("json_schema").begin_object().field("name", "tokbench");
+        w.field_raw("schema", *s.json_schema).field("strict", true).end_object().end_object();
+      }
     } else if (!s.overridden("prompt")) {
       w.field("prompt", spec.prompt);
     }

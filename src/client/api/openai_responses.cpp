@@ -110,7 +110,7 @@ class OpenAiResponses : public ApiAdapter {
   std::string_view path_tail() const override { return "/responses"; }
   ApiCaps caps() const override {
     ApiCaps c;
-    c.conversation = c.images = c.tools = true;
+    c.conversation = c.images = c.tools = c.json_schema = true;
     // finish_reason is the response's status, or its incomplete_details.reason.
     c.finish_reasons = "completed,incomplete,max_output_tokens,content_filter,failed,cancelled";
     c.cap_reason = "max_output_tokens";
@@ -132,6 +132,11 @@ class OpenAiResponses : public ApiAdapter {
           });
     }
     write_response_tools(w, s, spec);
+    if (s.json_schema && !s.overridden("text")) {  // Responses: text.format
+      w.key("text").begin_object().key("format").begin_object().field("type", "json_schema");
+      w.field("name", "tokbench").field_raw("schema", *s.json_schema).field("strict", true);
+      w.end_object().end_object();
+    }
     const int64_t max_tokens = s.cap_for(spec);
     if (max_tokens > 0 && !s.overridden("max_output_tokens"))
       w.field("max_output_tokens", max_tokens);

@@ -116,6 +116,9 @@ std::optional<CompletionRequest> parse_responses_request(const std::string& body
     return std::nullopt;
   }
   if (!responses_tools(o, r, error)) return std::nullopt;
+  simdjson::dom::element schema;  // text.format json_schema: a structured answer
+  if (!o["text"]["format"]["schema"].get(schema) && schema.is_object())
+    r.json_schema = simdjson::minify(schema);
   open_answer(r.rendered);
   return r;
 }
