@@ -336,47 +336,45 @@ ToolCheck tool_check_named(std::string_view name) {
   return ToolCheck::None;
 }
 
-ToolCheck check_schema(std::string_view value, std::string_view schema, std::string* why) {
+namespace {
+
+// A JSON text against a schema: a call's arguments (`what` "arguments": one object, and no schema
+// at all accepts any) or a whole answer (`what` "answer": any JSON value).
+ToolCheck check_text(std::string_view value, std::string_view schema, std::string_view what,
+                     std::string* why) {
+  const bool arguments = what == "arguments";
   simdjson::dom::parser vp, sp;
   element v, s;
   if (vp.parse(value.data(), value.size()).get(v)) {
-    if (why) *why = "the arguments are not valid JSON";
+    if (why) *why = fmt::format("the {} {} not valid JSON", what, arguments ? "are" : "is");
     return ToolCheck::BadJson;
   }
-  if (v.type() != element_type::OBJECT) {
+  if (arguments && v.type() != element_type::OBJECT) {
     if (why) *why = "the arguments are not a JSON object";
     return ToolCheck::BadJson;
   }
-  if (schema.empty()) return ToolCheck::Valid;
+  if (arguments && schema.empty()) return ToolCheck::Valid;
   if (sp.parse(schema.data(), schema.size()).get(s)) {
-    if (why) *why = "the tool's schema is not valid JSON";
+    if (why)
+      *why = arguments ? "the tool's schema is not valid JSON" : "the schema is not valid JSON";
     return ToolCheck::Unchecked;
   }
   Checker c;
-  const Tri t = c.check(v, s, "arguments");
+  const Tri t = c.check(v, s, what);
   if (why) *why = c.why;
   return t == Tri::Yes  ? ToolCheck::Valid
          : t == Tri::No ? ToolCheck::Invalid
                         : ToolCheck::Unchecked;
 }
 
+}  // namespace
+
+ToolCheck check_schema(std::string_view value, std::string_view schema, std::string* why) {
+  return check_text(value, schema, "arguments", why);
+}
+
 ToolCheck check_document(std::string_view value, std::string_view schema, std::string* why) {
-  simdjson::dom::parser vp, sp;
-  element v, s;
-  if (vp.parse(value.data(), value.size()).get(v)) {
-    if (why) *why = "the answer is not valid JSON";
-    return ToolCheck::BadJson;
-  }
-  if (sp.parse(schema.data(), schema.size()).get(s)) {
-    if (why) *why = "the schema is not valid JSON";
-    return ToolCheck::Unchecked;
-  }
-  Checker c;
-  const Tri t = c.check(v, s, "answer");
-  if (why) *why = c.why;
-  return t == Tri::Yes  ? ToolCheck::Valid
-         : t == Tri::No ? ToolCheck::Invalid
-                        : ToolCheck::Unchecked;
+  return check_text(value, schema, "answer", why);
 }
 
 ToolCheck check_calls(const std::vector<ToolCall>& calls, const ToolSet& tools, std::string* why) {

@@ -20,30 +20,22 @@ QualityPass::QualityPass(std::string finish_reasons, std::string cap_reason)
 
 namespace {
 
+// One verdict into a tally of them (tool calls' and structured answers' share the names).
+template <typename Tally>
+void count_check(core::ToolCheck c, Tally& t) {
+  t.valid += c == core::ToolCheck::Valid;
+  t.bad_json += c == core::ToolCheck::BadJson;
+  t.invalid += c == core::ToolCheck::Invalid;
+  t.unchecked += c == core::ToolCheck::Unchecked;
+  if constexpr (requires { t.unknown_tool; }) t.unknown_tool += c == core::ToolCheck::UnknownTool;
+}
+
 void add_tools(const record::RequestRecord& r, ToolTally& t) {
   if (!r.tools_offered) return;
   ++t.offered;
   t.calls += static_cast<int64_t>(r.tool_calls.size());
   t.with_calls += !r.tool_calls.empty();
-  switch (r.tool_check) {
-    case core::ToolCheck::Valid:
-      ++t.valid;
-      break;
-    case core::ToolCheck::BadJson:
-      ++t.bad_json;
-      break;
-    case core::ToolCheck::UnknownTool:
-      ++t.unknown_tool;
-      break;
-    case core::ToolCheck::Invalid:
-      ++t.invalid;
-      break;
-    case core::ToolCheck::Unchecked:
-      ++t.unchecked;
-      break;
-    case core::ToolCheck::None:
-      break;
-  }
+  count_check(r.tool_check, t);
   t.matched += r.tool_match == record::AnswerMark::Right;
   t.mismatched += r.tool_match == record::AnswerMark::Wrong;
   if (r.sent_ns == record::kNone) return;
@@ -60,13 +52,9 @@ void add_tools(const record::RequestRecord& r, ToolTally& t) {
 void QualityPass::add(const record::RequestRecord& r) {
   using record::AnswerMark;
   AnswerTally& a = q_.answers;
-  if (r.ok()) add_tools(r, q_.tools);
   if (r.ok()) {
-    StructuredTally& st = q_.structured;
-    st.valid += r.schema_check == core::ToolCheck::Valid;
-    st.bad_json += r.schema_check == core::ToolCheck::BadJson;
-    st.invalid += r.schema_check == core::ToolCheck::Invalid;
-    st.unchecked += r.schema_check == core::ToolCheck::Unchecked;
+    add_tools(r, q_.tools);
+    count_check(r.schema_check, q_.structured);
   }
   if (!r.ok()) {
     // The key is not saved: read back, a failed request that had one carries a mark (the
