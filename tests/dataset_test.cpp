@@ -55,7 +55,8 @@ TEST(Dataset, SpecParsesEveryFormAndNamesThemWhenBad) {
     } catch (const std::invalid_argument& e) {
       EXPECT_EQ(std::string(e.what()),
                 fmt::format("--dataset: bad value '{}' (expected builtin | synthetic | qa:PATH | "
-                            "gsm8k:PATH | lines:PATH | sharegpt:PATH | trace:PATH)",
+                            "gsm8k:PATH | lines:PATH | sharegpt:PATH | trace:PATH | agent:PATH | "
+                            "agent-trace:PATH)",
                             bad));
     }
   }

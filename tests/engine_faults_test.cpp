@@ -72,7 +72,7 @@ TEST_P(EngineOn, PhaseStartsOnceTheSlotsExist) {
       if (first_next == 0) first_next = steady_now_ns();
       return load::Pull::done();
     }
-    void completed(const RequestRecord&) override {}
+    void completed(RequestRecord&) override {}
     int64_t planned() const override { return -1; }  // unbounded: every slot is made
     std::atomic<int64_t> started_at{0}, first_next{0};
   } probe;
@@ -101,7 +101,7 @@ TEST_P(EngineOn, PhaseStartsAfterTheConnectionsAreWarm) {
       if (first_next == 0) first_next = steady_now_ns();
       return load::Pull::done();
     }
-    void completed(const RequestRecord&) override {}
+    void completed(RequestRecord&) override {}
     int64_t planned() const override { return -1; }
     std::atomic<int64_t> started_at{0}, first_next{0};
   } probe;
@@ -133,7 +133,7 @@ TEST_P(EngineOn, SourceThatAnswersLaterGetsAskedAgainAfterCompletions) {
       p.body = body;
       return load::Pull::of(std::move(p));
     }
-    void completed(const RequestRecord&) override {
+    void completed(RequestRecord&) override {
       std::lock_guard l(mu);
       ++finished;
     }
@@ -305,7 +305,7 @@ TEST_P(EngineOn, BusyShareCountsTimeNotWaitingForTheNetwork) {
         p.body = body;
         return load::Pull::of(std::move(p));
       }
-      void completed(const RequestRecord&) override {
+      void completed(RequestRecord&) override {
         std::this_thread::sleep_for(std::chrono::milliseconds(hold_ms));
       }
       int64_t planned() const override { return n; }

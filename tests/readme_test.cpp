@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,7 @@ TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
   ASSERT_TRUE(fs::exists(fixture("qwen3"))) << "run `npm ci --prefix tests/tokenizer`";
   std::ifstream in(fs::path(TOKBENCH_SOURCE_DIR) / "README.md");
   std::vector<std::string> commands;  // continuation lines joined
+  std::vector<std::string> agent;     // the agent run: its simulator, then the run
   bool inside = false;
   for (std::string line, pending; std::getline(in, line);) {
     if (line.rfind("## Five typical runs", 0) == 0)
@@ -37,10 +39,15 @@ TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
     if (!inside || (pending.empty() && line.rfind("build/tokbench ", 0) != 0)) continue;
     const bool more = !line.empty() && line.back() == '\\';
     pending += line.substr(0, more ? line.size() - 1 : line.size());
-    if (!more) commands.push_back(std::exchange(pending, ""));
+    if (!more) {
+      const bool agents = pending.find("serve-mock") != std::string::npos ||
+                          pending.find("agent:") != std::string::npos;
+      (agents ? agent : commands).push_back(std::exchange(pending, ""));
+    }
   }
   ASSERT_EQ(commands.size(), 5u)
       << "the README's five typical runs changed: update this test with them";
+  ASSERT_EQ(agent.size(), 2u) << "the README's agent run: its serve-mock line, then its run";
   // A steady server for the two runs `compare` reads, a fast one (tokenizing, like the seed's
   // server) for the sweep, the search and the synthetic prompts.
   Sim steady({"--ttft-ms", "2", "--tpot-ms", "1", "--threads",
@@ -129,6 +136,24 @@ TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
     EXPECT_EQ(compared.code, kExitValid) << compared.output;
     EXPECT_EQ(compared.output.find("FAIL "), std::string::npos) << compared.output;
   }
+  // The agent run: its simulator with the README's flags (on a port of its own), then the run.
+  std::vector<std::string> flags;
+  std::istringstream words(agent[0].substr(agent[0].find("serve-mock") + 10));
+  for (std::string w; words >> w;) {
+    if (w == "--port") {  // its number too: the test's simulator takes a free port
+      words >> w;
+      continue;
+    }
+    if (w != "&") flags.push_back(w);
+  }
+  const Sim agents(flags);
+  std::smatch url;
+  ASSERT_TRUE(std::regex_search(agent[1], url, std::regex("http://127\\.0\\.0\\.1:\\d+")))
+      << agent[1];
+  std::string cmd = replace(agent[1], url[0].str(), "http://127.0.0.1:8000");
+  cmd = replace(cmd, "agent:docs/", std::string("agent:") + TOKBENCH_SOURCE_DIR + "/docs/");
+  const Result tasks = run_valid(cmd, agents);
+  EXPECT_NE(tasks.output.find("agent tasks: 6 answered"), std::string::npos) << tasks.output;
 }
 
 }  // namespace

@@ -37,6 +37,8 @@ class SessionsTest : public ::testing::Test {
     if (!ok) r.outcome = record::Outcome::HttpStatus;
     return r;
   }
+  // A source may mark the record it is handed (load/source.hpp): it takes a named one.
+  static void finish(SessionSource& src, record::RequestRecord r) { src.completed(r); }
   std::vector<Seen> seen_;
 };
 
@@ -50,23 +52,23 @@ TEST_F(SessionsTest, EachTurnWaitsForTheLastAnswerAndCarriesIt) {
   EXPECT_EQ(a.request.facts.turn, 0);
   EXPECT_FALSE(a.request.facts.last_turn);
   EXPECT_EQ(src.next(1).kind, Pull::Kind::Later);  // one session at a time, and it is in flight
-  src.completed(answer(a.request, 10));
+  finish(src, answer(a.request, 10));
   Pull b = src.next(11);
   ASSERT_EQ(b.kind, Pull::Kind::Request);
   EXPECT_EQ(seen_.back().history, 1);
   EXPECT_EQ(seen_.back().last_answer, "answer 0");  // the real answer, not a dataset's
-  src.completed(answer(b.request, 20));
+  finish(src, answer(b.request, 20));
   Pull c = src.next(21);
   EXPECT_TRUE(c.request.facts.last_turn);
   EXPECT_EQ(seen_.back().history, 2);
-  src.completed(answer(c.request, 30));
+  finish(src, answer(c.request, 30));
   Pull d = src.next(31);  // the place takes the next conversation, from an empty history
   EXPECT_EQ(d.request.facts.session, 1);
   EXPECT_EQ(seen_.back().history, 0);
   EXPECT_EQ(d.request.facts.session_start_ns, 31);
-  src.completed(answer(d.request, 40));
+  finish(src, answer(d.request, 40));
   Pull e = src.next(41);
-  src.completed(answer(e.request, 50));
+  finish(src, answer(e.request, 50));
   EXPECT_EQ(src.next(51).kind, Pull::Kind::Done);
   std::vector<int64_t> indexes{a.request.index, b.request.index, c.request.index, d.request.index,
                                e.request.index};
@@ -80,7 +82,7 @@ TEST_F(SessionsTest, ThinkTimeAndSeveralSessionsAtOnce) {
   EXPECT_EQ(a.request.facts.session, 0);
   EXPECT_EQ(b.request.facts.session, 1);
   EXPECT_EQ(src.next(0).kind, Pull::Kind::Later);  // two places, both in flight: the third waits
-  src.completed(answer(a.request, 50));
+  finish(src, answer(a.request, 50));
   Pull wait = src.next(60);
   ASSERT_EQ(wait.kind, Pull::Kind::Later);
   EXPECT_EQ(wait.retry_at_ns, 150);  // its answer at 50, then 100 of thinking
@@ -93,11 +95,11 @@ TEST_F(SessionsTest, AFailedTurnEndsItsConversation) {
   auto src = make({3, 1}, 1, 0);
   src.start(0);
   Pull a = src.next(0);
-  src.completed(answer(a.request, 10, false));
+  finish(src, answer(a.request, 10, false));
   Pull b = src.next(11);  // conversation 0's turns 2 and 3 are never sent
   EXPECT_EQ(b.request.facts.session, 1);
   EXPECT_EQ(src.sessions_cut_short(), 1);
-  src.completed(answer(b.request, 20));
+  finish(src, answer(b.request, 20));
   EXPECT_EQ(src.next(21).kind, Pull::Kind::Done);
 }
 

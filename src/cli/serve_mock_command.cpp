@@ -27,6 +27,10 @@ void add_answer_flags(CLI::App* cmd, mock::MockSettings& s) {
   cmd->add_option("--json-invalid-rate", s.json_invalid_rate,
                   "share of answers held to a JSON Schema (response_format) made not JSON")
       ->capture_default_str();
+  cmd->add_option("--tool-rounds", s.tool_rounds,
+                  "an agent's model: a chat request offering tools gets a call (of each tool in "
+                  "turn) until its conversation holds N rounds of calls, then a text answer")
+      ->capture_default_str();
   cmd->add_option("--reasoning-tokens", s.reasoning_tokens,
                   "the first N tokens of every chat answer are reasoning (delta.reasoning_content, "
                   "as vLLM's reasoning parsers send it), then the answer")

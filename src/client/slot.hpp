@@ -67,6 +67,8 @@ struct Slot {
     rec.turn = req.facts.turn;
     rec.session_start_ns = req.facts.session_start_ns;
     rec.last_turn = req.facts.last_turn;
+    rec.ready_ns = req.facts.ready_ns;
+    rec.tool_ns = req.facts.tool_ns;
     if (keep_text) rec.prompt_text = req.facts.prompt_text;
     rec.answer_key = req.facts.key;
     rec.tools = req.facts.tools;

@@ -19,6 +19,8 @@ struct ApiCaps {
   bool documents = false;     ///< takes a query with documents to rank (rerank), and nothing else
   bool tools = false;         ///< takes tool definitions and answers with tool calls (--tools)
   bool json_schema = false;   ///< takes a response format of a JSON Schema (--json-schema)
+  /// takes a history of tool calls and their results in OpenAI chat's shape (agent:FILE loops)
+  bool tool_messages = false;
   bool stream_options =
       false;  ///< takes OpenAI's stream_options (include_usage, --continuous-usage)
   bool requires_cap =

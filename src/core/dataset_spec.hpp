@@ -11,15 +11,27 @@
 
 namespace tokbench::core {
 
-enum class DatasetSource { Builtin, Synthetic, Qa, Gsm8k, Lines, Sharegpt, Trace };
-inline constexpr Choices<DatasetSource, 7> kDatasetSources{
+enum class DatasetSource {
+  Builtin,
+  Synthetic,
+  Qa,
+  Gsm8k,
+  Lines,
+  Sharegpt,
+  Trace,
+  Agent,
+  AgentTrace
+};
+inline constexpr Choices<DatasetSource, 9> kDatasetSources{
     {{{DatasetSource::Builtin, "builtin"},
       {DatasetSource::Synthetic, "synthetic"},
       {DatasetSource::Qa, "qa"},
       {DatasetSource::Gsm8k, "gsm8k"},
       {DatasetSource::Lines, "lines"},
       {DatasetSource::Sharegpt, "sharegpt"},
-      {DatasetSource::Trace, "trace"}}}};
+      {DatasetSource::Trace, "trace"},
+      {DatasetSource::Agent, "agent"},
+      {DatasetSource::AgentTrace, "agent-trace"}}}};
 
 /// Whether a kind names a file after its colon (all but builtin and synthetic).
 constexpr bool names_file(DatasetSource s) {

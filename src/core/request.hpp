@@ -95,6 +95,9 @@ struct SentFacts {
   int64_t turn = kNotSet;              ///< 0-based turn in it
   int64_t session_start_ns = kNotSet;  ///< when its first turn was handed out
   bool last_turn = false;              ///< the conversation's last turn
+  // Agent tasks (load/agents): when this turn could go, and how long its tools took before it.
+  int64_t ready_ns = kNotSet;  ///< the task's start (turn 0), or its stubs' last answer
+  int64_t tool_ns = kNotSet;   ///< the stubs' time before this turn (0 on turn 0)
   std::string
       turn_text;  ///< this turn's user message (the session keeps it in its history); not saved
   std::string prompt_text;  ///< only when a local tokenizer will count it; never saved

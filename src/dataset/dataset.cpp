@@ -292,6 +292,8 @@ Dataset load(const Spec& spec) {
     for (auto p : kBuiltinPrompts) d.items.emplace_back(std::string(p));
     return d;
   }
+  if (spec.is(Source::Agent)) return load_agents(spec);
+  if (spec.is(Source::AgentTrace)) return load_agent_trace(spec);
   if (!spec.is(Source::Qa) && !spec.is(Source::Gsm8k) && !spec.is(Source::Lines)) {
     throw std::invalid_argument(fmt::format(  // a usage error (exit 2), not a run failure
         "--dataset {}: built by the runner (synthetic prompts, sharegpt and traces need a "

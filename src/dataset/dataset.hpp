@@ -2,6 +2,7 @@
 // dataset/: turns a dataset source into RequestSpecs — what to send, never how or when.
 // Knows nothing about HTTP, time or tokens.
 #include <cstdint>
+#include <filesystem>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/agent.hpp"
 #include "core/request.hpp"
 #include "dataset/spec.hpp"
 
@@ -22,6 +24,23 @@ struct padded_string;
 namespace tokbench::dataset {
 
 using core::RequestSpec;  // the noun lives on the ground floor (core/request.hpp)
+using core::SharedTools;
+
+/// A recorded agent session (agent-trace:PATH), its messages in OpenAI chat's shape (minified
+/// JSON, one a message) and its model turns: each sends the messages before its recorded answer.
+struct RecordedSession {
+  struct Turn {
+    size_t context = 0;       ///< the messages this turn sends: the first `context`
+    int64_t think_ns = 0;     ///< recorded wait after the last answer before it (0 on turn 0)
+    int64_t max_tokens = -1;  ///< the recorded answer's output tokens; -1 = unknown (the run's)
+  };
+  std::string id;
+  std::vector<std::string> messages;
+  SharedTools tools;  ///< the tools the session offered (its line's "tools"); null = none
+  std::vector<Turn> turns;
+  /// The JSON array of the first `context` messages.
+  std::string context_json(size_t context) const;
+};
 
 struct Dataset {
   std::string kind;  ///< "qa", "gsm8k", "lines", "sharegpt", "synthetic" or "builtin"
@@ -36,6 +55,11 @@ struct Dataset {
   /// Multi-turn conversations (sharegpt --multi-turn): (first item, turns); a conversation's turns
   /// are consecutive items. Empty = none (with --turns N, conversation c is items cN..cN+N-1).
   std::vector<std::pair<int64_t, int64_t>> conversations;
+  /// Agent tasks (agent:FILE), item i being task i's first request; empty = none.
+  std::vector<core::AgentTask> agents;
+  /// Recorded agent sessions (agent-trace:PATH), item i being session i's first turn, and
+  /// conversations (i, its turns); empty = none.
+  std::vector<RecordedSession> recorded;
 };
 
 /// Loads `qa:PATH` (JSON lines with a "question" string, a chat "messages" array, or a "query"
@@ -47,6 +71,17 @@ struct Dataset {
 /// tokenizer: sharegpt().
 Dataset load(const Spec& spec);
 Dataset load(std::string_view spec);  ///< the same for the flag's text (parse_spec)
+
+/// `agent:PATH`: agent tasks (dataset/agent.cpp; docs/GUIDE.md, "Agents"). Throws
+/// std::runtime_error naming the file, the line and the fix. parse_agents reads lines already open
+/// (`dir`: where the tasks' result files are found).
+Dataset load_agents(const Spec& spec);
+Dataset parse_agents(std::string_view name, std::istream& in, const std::filesystem::path& dir);
+/// `agent-trace:PATH`: recorded agent sessions (dataset/agent_trace.cpp; docs/GUIDE.md, "Recorded
+/// agent sessions"): OpenAI chat logs ({"messages": [...]} a line) or a coding agent's transcript
+/// (Claude Code's events, a line each). Throws std::runtime_error naming the line and the fix.
+Dataset load_agent_trace(const Spec& spec);
+Dataset parse_agent_trace(std::string_view name, std::istream& in);
 
 /// The same for lines already open (`kind` "qa", "gsm8k" or "lines"; `name` stands for the path in
 /// errors and in the outputs' file stem): load() reads its file through this; fuzzers and tests

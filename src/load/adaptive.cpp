@@ -41,7 +41,7 @@ load::Pull AdaptiveSource::next(int64_t now_ns) {
   return load::Pull::of(std::move(p));
 }
 
-void AdaptiveSource::completed(const record::RequestRecord& r) {
+void AdaptiveSource::completed(record::RequestRecord& r) {
   std::lock_guard lock(mu_);
   --in_flight_;
   judge_until(r.done_ns);

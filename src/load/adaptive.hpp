@@ -27,7 +27,7 @@ class AdaptiveSource final : public RequestSource {
                  std::unique_ptr<record::WindowJudge> judge, core::RequestMaker make);
   void start(int64_t phase_start_ns) override;
   Pull next(int64_t now_ns) override;
-  void completed(const record::RequestRecord& r) override;
+  void completed(record::RequestRecord& r) override;
   int64_t planned() const override { return -1; }
 
   /// The windows judged so far (call after the run).

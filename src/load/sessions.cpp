@@ -22,7 +22,7 @@ void SessionSource::start(int64_t) {}
 
 Pull SessionSource::next(int64_t now_ns) {
   TurnContext ctx;
-  int64_t conversation = -1;
+  int64_t conversation = -1, ready_ns = 0, paused_ns = 0;
   {
     std::lock_guard lock(mu_);
     int64_t earliest = core::kNotSet;
@@ -63,6 +63,8 @@ Pull SessionSource::next(int64_t now_ns) {
     ctx.session_start_ns = pick->start_ns;
     ctx.history = &pick->history;  // stable: the session is in flight, nothing else touches it
     conversation = pick->conversation;
+    ready_ns = pick->ready_at_ns;
+    paused_ns = pick->paused_ns;
     place_of_index_[ctx.index] = pick_place;
   }
   core::PlannedRequest p = make_(conversation, ctx);
@@ -71,6 +73,10 @@ Pull SessionSource::next(int64_t now_ns) {
   p.facts.turn = ctx.turn;
   p.facts.session_start_ns = ctx.session_start_ns;
   p.facts.last_turn = ctx.turn + 1 == ctx.turns;
+  if (think_of_) {  // a recorded session: its pauses are an agent's tool and user time
+    p.facts.ready_ns = ready_ns;
+    p.facts.tool_ns = paused_ns;
+  }
   {
     std::lock_guard lock(mu_);
     places_[place_of_index_[ctx.index]].asked = p.facts.turn_text;
@@ -78,7 +84,7 @@ Pull SessionSource::next(int64_t now_ns) {
   return Pull::of(std::move(p));
 }
 
-void SessionSource::completed(const record::RequestRecord& r) {
+void SessionSource::completed(record::RequestRecord& r) {
   std::lock_guard lock(mu_);
   const auto it = place_of_index_.find(r.index);
   if (it == place_of_index_.end()) return;
@@ -88,6 +94,10 @@ void SessionSource::completed(const record::RequestRecord& r) {
   const int64_t turns = turns_of_[static_cast<size_t>(s.conversation)];
   if (!r.ok()) {  // no answer to carry on from: the conversation ends here
     if (s.turn + 1 < turns) ++cut_short_;
+    if (think_of_) {  // a recorded session ends as an agent task does (metrics/agents)
+      r.last_turn = true;
+      r.task_end = core::TaskEnd::Failed;
+    }
     s = Session{};
     return;
   }
@@ -97,7 +107,8 @@ void SessionSource::completed(const record::RequestRecord& r) {
     s = Session{};  // done: the place takes the next conversation
     return;
   }
-  s.ready_at_ns = r.done_ns + think_ns_;
+  s.paused_ns = think_of_ ? think_of_(s.conversation, s.turn) : think_ns_;
+  s.ready_at_ns = r.done_ns + s.paused_ns;
 }
 
 int64_t SessionSource::sessions_cut_short() const {

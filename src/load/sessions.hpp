@@ -39,11 +39,16 @@ class SessionSource final : public RequestSource {
   /// its requests rank, rank + size, ... so that indices stay unique across the ranks.
   SessionSource(std::vector<int64_t> turns_of, int active, int64_t think_ns, TurnMaker make,
                 int shard_rank = 0, int shard_size = 1);
+  /// Recorded sessions (agent-trace:PATH): the pause before turn t (>= 1) of conversation c is
+  /// think_of(c, t) instead of think_ns, and each turn's facts say when it could go (ready_ns)
+  /// and its pause (tool_ns: a recorded agent's tools and user), as an agent task's do.
+  using ThinkOf = std::function<int64_t(int64_t conversation, int64_t turn)>;
+  void recorded_pauses(ThinkOf think_of) { think_of_ = std::move(think_of); }
   void start(int64_t phase_start_ns) override;
   Pull next(int64_t now_ns) override;
   /// Keeps the answer (the record's output_text) in its session's history; a failed turn ends
   /// its session (the turns after it are never sent).
-  void completed(const record::RequestRecord& r) override;
+  void completed(record::RequestRecord& r) override;
   int64_t planned() const override { return planned_; }
   int64_t sessions_cut_short() const;  ///< sessions ended by a failed turn
 
@@ -53,6 +58,7 @@ class SessionSource final : public RequestSource {
     int64_t turn = 0;           ///< the next turn to send
     int64_t start_ns = 0;
     int64_t ready_at_ns = 0;  ///< the next turn may go then
+    int64_t paused_ns = 0;    ///< the pause before it
     bool in_flight = false;
     std::vector<std::pair<std::string, std::string>> history;
     std::string asked;  ///< the in-flight turn's user text (from its facts)
@@ -61,6 +67,7 @@ class SessionSource final : public RequestSource {
   std::vector<int64_t> turns_of_;
   int64_t think_ns_;
   TurnMaker make_;
+  ThinkOf think_of_;
   int64_t planned_ = 0;
   mutable std::mutex mu_;
   std::vector<Session> places_;

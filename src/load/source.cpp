@@ -216,7 +216,7 @@ Pull CountedSource::next(int64_t now_ns) {
   return Pull::of(std::move(p));
 }
 
-void CountedSource::completed(const record::RequestRecord&) {
+void CountedSource::completed(record::RequestRecord&) {
   std::lock_guard lock(mu_);
   --in_flight_;
 }

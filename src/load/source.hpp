@@ -46,8 +46,9 @@ class RequestSource {
   /// The next request, "later", or "done". Thread-safe (worker threads call it). A request's
   /// `scheduled_ns` is absolute (since the origin) or core::kNotSet (send at once).
   virtual Pull next(int64_t now_ns) = 0;
-  /// Every finished request (after retries), from worker threads. Thread-safe.
-  virtual void completed(const record::RequestRecord& r) = 0;
+  /// Every finished request (after retries), from worker threads, before it is recorded: a
+  /// source may mark it with what it decided (load/agents: the task's last turn). Thread-safe.
+  virtual void completed(record::RequestRecord& r) = 0;
   /// The most requests this source will produce (sizes the connection pool); -1 = unbounded.
   virtual int64_t planned() const = 0;
 };
@@ -127,7 +128,7 @@ class CountedSource final : public RequestSource {
       : CountedSource(PhaseLimits{count}, warmup, std::move(arrivals), std::move(make)) {}
   void start(int64_t phase_start_ns) override;
   Pull next(int64_t now_ns) override;
-  void completed(const record::RequestRecord& r) override;
+  void completed(record::RequestRecord& r) override;
   int64_t planned() const override { return limits_.count; }
 
  private:

@@ -241,6 +241,14 @@ const dataset::RequestSpec& Target::spec(int64_t i, dataset::RequestSpec& scratc
 }
 
 core::PlannedRequest Target::make_turn(int64_t conversation, const load::TurnContext& ctx) const {
+  if (!data.recorded.empty()) {  // a recorded session: its context as recorded, not as answered
+    const auto& r = data.recorded[static_cast<size_t>(conversation) % data.recorded.size()];
+    const auto& turn = r.turns[std::min(static_cast<size_t>(ctx.turn), r.turns.size() - 1)];
+    dataset::RequestSpec spec(r.context_json(turn.context), turn.max_tokens);
+    spec.payload = core::Conversation{spec.prompt, {}};
+    spec.tools = r.tools;
+    return client::plan_request(body, spec, tok.has_value());
+  }
   dataset::RequestSpec scratch;
   const int64_t item =
       data.conversations.empty()
@@ -264,6 +272,46 @@ core::PlannedRequest Target::make_turn(int64_t conversation, const load::TurnCon
   core::PlannedRequest p = client::plan_request(body, spec, tok.has_value());
   p.facts.turn_text = std::move(asked);
   return p;
+}
+
+core::PlannedRequest Target::make_agent_turn(const load::AgentTurn& t) const {
+  const core::AgentTask& task = *t.def;
+  JsonWriter w;
+  w.begin_array();
+  std::string text;  // what a local tokenizer counts: every message's text
+  auto message = [&](std::string_view role, const std::string& content) {
+    w.begin_object().field("role", role).field("content", content).end_object();
+    text += content + "\n";
+  };
+  if (!task.system.empty()) message("system", task.system);
+  message("user", task.goal);
+  for (size_t s = 0; s < t.steps->size(); ++s) {  // each answer's calls, then their results
+    const core::AgentStep& step = (*t.steps)[s];
+    w.begin_object().field("role", "assistant").key("content");
+    if (step.answer.empty()) {
+      w.null();
+    } else {
+      w.value(step.answer);
+    }
+    w.key("tool_calls").begin_array();
+    for (size_t k = 0; k < step.calls.size(); ++k) {
+      w.begin_object().field("id", fmt::format("call_{}_{}", s, k)).field("type", "function");
+      w.key("function").begin_object().field("name", step.calls[k].name);
+      w.field("arguments", step.calls[k].arguments).end_object().end_object();
+      text += step.calls[k].name + step.calls[k].arguments + "\n";
+    }
+    w.end_array().end_object();
+    for (size_t k = 0; k < step.results.size(); ++k) {
+      w.begin_object().field("role", "tool").field("tool_call_id", fmt::format("call_{}_{}", s, k));
+      w.field("content", step.results[k]).end_object();
+      text += step.results[k] + "\n";
+    }
+  }
+  w.end_array();
+  dataset::RequestSpec spec(std::move(text));
+  spec.payload = core::Conversation{w.take(), {}};
+  spec.tools = task.tools;
+  return client::plan_request(body, spec, tok.has_value());
 }
 
 core::RequestMaker Target::maker(const OutputPlan& out) const {

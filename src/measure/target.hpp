@@ -12,6 +12,7 @@
 #include "client/request_body.hpp"
 #include "core/request.hpp"
 #include "dataset/dataset.hpp"
+#include "load/agents.hpp"
 #include "load/sessions.hpp"
 #include "plan/plan.hpp"
 #include "tokenizer/tokenizer.hpp"
@@ -68,6 +69,9 @@ struct Target {
   /// body carrying the history (the user turns and the real answers) before it.
   core::PlannedRequest make_turn(int64_t conversation, const load::TurnContext& ctx) const;
   int64_t turns = 0;  ///< --turns (0 = single requests)
+  /// An agent task's turn: the system prompt, the goal, then each earlier answer's calls and the
+  /// stubs' results as chat messages (assistant tool_calls, role "tool"), its tools offered.
+  core::PlannedRequest make_agent_turn(const load::AgentTurn& t) const;
   /// How the request of index i is made: dataset item i (cycling), its body and facts.
   core::RequestMaker maker(const OutputPlan& out = {}) const;
   /// The body of request 0, for the audit and the report.

@@ -9,6 +9,7 @@
 #include "common/parallel.hpp"
 #include "common/samples.hpp"
 #include "metrics/accumulator.hpp"
+#include "metrics/agents.hpp"
 #include "metrics/reasoning.hpp"
 #include "metrics/server_times.hpp"
 #include "metrics/slo.hpp"
@@ -56,6 +57,7 @@ class TokbenchAccumulator final : public Accumulator {
 
   void add(const RequestRecord& r) override {
     ++t_.total;
+    agents_.add(r);  // an agent task's turns, failed ones too (they end the task)
     if (!r.ok()) return;
     ++t_.success;
     t_.documents += r.documents;
@@ -248,10 +250,12 @@ class TokbenchAccumulator final : public Accumulator {
                                    cached_of_, !m.turns.empty() || facts_.implied_cache_hit >= 0};
     server_times_.finish(m);
     reasoning_.finish(m);
+    agents_.finish(m);
     m.extra_rows.push_back(stream_row("ICL", Unit::Ms, icl_, "no request with 2 text chunks"));
     m.extra_rows.push_back(stream_row("TokensPerChunk", Unit::Tokens, tokens_per_chunk_,
                                       "no request with 2 text chunks"));
     add_common(m, t_, facts_, false);
+    agents_.add_common(m);
     return std::move(m_);
   }
 
@@ -341,6 +345,7 @@ class TokbenchAccumulator final : public Accumulator {
          &connecting_, &tls_, &waiting_, &ttft_wire_, &session_latency_});
     server_times_.columns(out);
     reasoning_.columns(out);
+    agents_.columns(out);
   }
 
   // Multi-turn sessions: sums per turn index (bounded: --turns is at most 10,000), and each
@@ -425,7 +430,8 @@ class TokbenchAccumulator final : public Accumulator {
   Samples connecting_, tls_, waiting_, ttft_wire_;
   Samples client_delay_;  // the client's own part of TTFT: writing the request, reading the token
   ServerTimes server_times_;  // the server's own times (llama.cpp's timings, Ollama's durations)
-  ReasoningSplit reasoning_;  // reasoning before the answer: its own first token and pace
+  AgentTasks agents_{facts_.goodput};  // agent tasks: model, tool and client time per task
+  ReasoningSplit reasoning_;           // reasoning before the answer: its own first token and pace
   int64_t with_phases_ = 0, new_connections_ = 0;
   int64_t first_sent_ = INT64_MAX, last_done_ = INT64_MIN;
   int64_t no_usage_prompt_ = 0, from_tokenizer_ = 0, mismatches_ = 0, prompt_off_ = 0;

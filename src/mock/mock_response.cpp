@@ -79,6 +79,8 @@ std::vector<std::string> MockSettings::validate() const {
         fmt::format("--answers: bad value '{}' (expected gsm8k:PATH, a GSM8K jsonl file, or "
                     "tools:PATH, questions with their reference \"tool_call\")",
                     answers));
+  check(tool_rounds >= 0 && tool_rounds <= 1000,
+        fmt::format("--tool-rounds {}: expected 0 (off) to 1000", tool_rounds));
   check(json_invalid_rate >= 0 && json_invalid_rate <= 1,
         fmt::format("--json-invalid-rate {}: expected a share in [0, 1]", json_invalid_rate));
   check(reasoning_tokens >= 0,
@@ -304,6 +306,34 @@ bool parse_tool_choice(simdjson::dom::object o, CompletionRequest& r, std::strin
   return true;
 }
 
+// An assistant message that called tools (OpenAI chat's history shape): its text, if any, and
+// each call rendered as "<tool_call>NAME ARGUMENTS</tool_call>", counted by the simple rule.
+bool add_tool_calls(CompletionRequest& r, simdjson::simdjson_result<simdjson::dom::element> content,
+                    simdjson::dom::array calls, std::string* error) {
+  open_turn(r.rendered, "assistant");
+  simdjson::dom::element c;
+  if (!content.get(c) && !c.is_null() && !count_content(c, r.prompt_tokens, r.rendered)) {
+    *error = "an assistant message's \"content\" must be a string, text parts or null";
+    return false;
+  }
+  for (auto call : calls) {
+    std::string_view name, arguments;
+    if (call["function"]["name"].get_string().get(name) ||
+        call["function"]["arguments"].get_string().get(arguments)) {
+      *error = "each tool call needs \"function\": {\"name\": ..., \"arguments\": \"...\"}";
+      return false;
+    }
+    const size_t from = r.rendered.size();
+    r.rendered.append("<tool_call>").append(name).append(" ").append(arguments);
+    r.rendered.append("</tool_call>");
+    r.prompt_tokens += count_prompt_tokens(std::string_view(r.rendered).substr(from));
+  }
+  close_turn(r.rendered);
+  r.prompt_tokens += 1;
+  ++r.tool_rounds;
+  return true;
+}
+
 // A chat request's messages: their tokens by the simple rule, their images, the ChatML rendering.
 bool parse_messages(simdjson::dom::object o, size_t body_size, CompletionRequest& r,
                     std::string* error) {
@@ -319,6 +349,12 @@ bool parse_messages(simdjson::dom::object o, size_t body_size, CompletionRequest
   for (auto m : messages) {
     std::string_view role;
     const bool has_role = !m["role"].get_string().get(role);
+    simdjson::dom::array calls;
+    if (role == "assistant" && !m["tool_calls"].get_array().get(calls)) {  // an agent's round
+      if (!add_tool_calls(r, m["content"], calls, error)) return false;
+      continue;
+    }
+    if (role == "user") r.tool_rounds = 0;
     if (!add_turn(r, role, m["content"], kErrors, error))
       return false;  // a content error is named first
     if (!has_role) {

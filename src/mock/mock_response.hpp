@@ -80,6 +80,11 @@ struct MockSettings {
   /// --reasoning-tokens N: the first N tokens of every chat answer (not a tool call) are reasoning,
   /// streamed as delta.reasoning_content (vLLM's reasoning parsers), then the answer's content.
   int64_t reasoning_tokens = 0;
+  /// --tool-rounds N: an agent's model. A chat request offering tools (tool_choice auto or none
+  /// given) whose conversation holds fewer than N rounds of tool calls after its last user
+  /// message is answered with a call (of its tools in turn, arguments by the schema rule); at N,
+  /// with text. 0 = off (the rules of mock/mock_tools alone).
+  int64_t tool_rounds = 0;
 
   /// Every problem at once, each naming the flag and the fix.
   std::vector<std::string> validate() const;
@@ -112,6 +117,8 @@ struct CompletionRequest {
   /// response_format json_schema (or vLLM's guided_json; Responses' text.format): the schema the
   /// answer must follow, and the answer mock/mock_tools made for it ("" = free text).
   std::string json_schema, structured_answer;
+  /// Assistant messages with tool_calls after the last user message (an agent's rounds so far).
+  int64_t tool_rounds = 0;
   int64_t images = 0;  ///< image_url parts (chat); each adds --image-tokens to prompt_tokens and
                        ///< --image-prefill-ms
 };

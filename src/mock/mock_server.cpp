@@ -662,8 +662,9 @@ uint16_t MockServer::start() {
   if (auto errs = m.s.validate(); !errs.empty()) throw std::runtime_error(errs.front());
   if (!m.s.tokenizer_path.empty()) m.tok = tokenizer::Tokenizer::load(m.s.tokenizer_path);
   if (m.s.prefix_caching) m.prefix_cache = std::make_unique<PrefixCache>(m.s.block_size);
-  m.tool_caller = std::make_unique<ToolCaller>(m.s.answers, m.s.seed, m.s.tool_invalid_rate,
-                                               m.s.wrong_rate, m.s.json_invalid_rate);
+  m.tool_caller =
+      std::make_unique<ToolCaller>(m.s.answers, m.s.seed, m.s.tool_invalid_rate, m.s.wrong_rate,
+                                   m.s.json_invalid_rate, m.s.tool_rounds);
   if (m.s.answers.starts_with("gsm8k:"))
     m.answers = std::make_unique<AnswerBook>(m.s.answers, m.s.seed, m.s.wrong_rate,
                                              m.s.wrong_rate_per_running_request);

@@ -225,8 +225,11 @@ Plan called_plan(Plan plan, const CompletionRequest& cr, size_t pieces, int64_t 
 }
 
 ToolCaller::ToolCaller(const std::string& answers, uint64_t seed, double invalid_rate,
-                       double wrong_rate, double json_invalid_rate)
-    : invalid_rate_(invalid_rate), wrong_rate_(wrong_rate), json_invalid_rate_(json_invalid_rate) {
+                       double wrong_rate, double json_invalid_rate, int64_t tool_rounds)
+    : invalid_rate_(invalid_rate),
+      wrong_rate_(wrong_rate),
+      json_invalid_rate_(json_invalid_rate),
+      tool_rounds_(tool_rounds) {
   if (!answers.starts_with("tools:")) return;
   const std::string path = answers.substr(6);
   std::ifstream in(path);
@@ -284,6 +287,7 @@ std::optional<core::ToolCall> ToolCaller::invalid(core::ToolCall call, std::stri
 
 std::optional<core::ToolCall> ToolCaller::call(const CompletionRequest& cr, uint64_t seq) {
   if (cr.tools.empty() || cr.tool_choice_none) return std::nullopt;
+  if (tool_rounds_ > 0 && cr.tool_rounds >= tool_rounds_) return std::nullopt;  // the final answer
   if (!line_of_.empty()) {
     const auto it = line_of_.find(std::string(asked_question(cr.rendered)));
     if (it != line_of_.end()) {
@@ -301,9 +305,14 @@ std::optional<core::ToolCall> ToolCaller::call(const CompletionRequest& cr, uint
       return ref;
     }
   }
-  if (cr.tool_name.empty()) return std::nullopt;  // "auto" on a question it does not know: text
-  const std::string_view schema = schema_of(cr, cr.tool_name);
-  core::ToolCall c{cr.tool_name, arguments_for(schema, mix(seq))};
+  // "auto" on a question it does not know: text, unless an agent's rounds are not done (then
+  // each round calls the next tool offered).
+  if (cr.tool_name.empty() && tool_rounds_ == 0) return std::nullopt;
+  const std::string& name =
+      cr.tool_name.empty() ? cr.tools[static_cast<size_t>(cr.tool_rounds) % cr.tools.size()].name
+                           : cr.tool_name;
+  const std::string_view schema = schema_of(cr, name);
+  core::ToolCall c{name, arguments_for(schema, mix(seq))};
   const auto k = static_cast<double>(++made_);
   if (std::floor(k * invalid_rate_) > std::floor((k - 1) * invalid_rate_))
     return invalid(std::move(c), schema, ++invalid_made_);

@@ -5,7 +5,10 @@
 // A chat request that offers tools gets a call when tool_choice demands one ("required": the
 // first tool; a named function: that one), or — under "auto" or no choice — when --answers
 // tools:PATH knows its question (the last user turn): then the call is the line's reference
-// "tool_call". tool_choice "none" never calls. The arguments are streamed in pieces of 4 bytes,
+// "tool_call". tool_choice "none" never calls. With --tool-rounds N (an agent's model), a request
+// whose conversation holds k < N rounds of calls after its last user turn calls tool k mod T of
+// its T tools (by the schema rule; a known question: its reference call), and at k = N answers
+// with text. The arguments are streamed in pieces of 4 bytes,
 // one token each; the answer ends with the call (EOS), or is padded with spaces (JSON's white
 // space) up to the cap under ignore_eos, and a cap shorter than the call cuts it ("length").
 //
@@ -51,7 +54,7 @@ class ToolCaller {
   /// `answers`: "tools:PATH" (the reference calls of a qa file's questions) or anything else
   /// (none). Throws std::runtime_error naming the line or the fix.
   ToolCaller(const std::string& answers, uint64_t seed, double invalid_rate, double wrong_rate,
-             double json_invalid_rate = 0);
+             double json_invalid_rate = 0, int64_t tool_rounds = 0);
 
   /// The call a request gets (its name and arguments' text), or nullopt: a text answer.
   std::optional<core::ToolCall> call(const CompletionRequest& cr, uint64_t seq);
@@ -77,6 +80,7 @@ class ToolCaller {
   std::atomic<uint64_t> invalid_made_{0};
   std::atomic<uint64_t> right_{0}, wrong_{0}, valid_{0}, bad_json_{0}, invalid_{0};
   double json_invalid_rate_ = 0;
+  int64_t tool_rounds_ = 0;  // --tool-rounds: an agent's rounds of calls before its text answer
   std::atomic<uint64_t> documents_{0}, documents_broken_{0};
 };
 

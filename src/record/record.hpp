@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/agent.hpp"
 #include "core/request.hpp"
 
 namespace tokbench::record {
@@ -150,6 +151,11 @@ struct RequestRecord {
   int64_t session_start_ns =
       kNone;               ///< multi-turn: when the conversation's first turn was handed out
   bool last_turn = false;  ///< multi-turn: the conversation's last turn (its done ends the session)
+  /// Agent tasks (load/agents; kNone elsewhere): when the turn could go (the task's start, or
+  /// its stubs' last answer), the stubs' time before it, and — on a task's last turn — how the
+  /// task ended. Client time of the turn = sent_ns - ready_ns.
+  int64_t ready_ns = kNone, tool_ns = kNone;
+  core::TaskEnd task_end = core::TaskEnd::None;
   // Output checks (--check-answers, --determinism-probe): measure/recorder reads output_text on its
   // own thread, fills these, and lets the text go.
   core::AnswerKey answer_key;  ///< the line's reference; not saved

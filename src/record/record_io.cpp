@@ -204,6 +204,10 @@ void read_session(simdjson::dom::element session, RequestRecord& r) {
   r.turn = get_count(session, "turn");
   r.session_start_ns = get_count(session, "start_ns");
   r.last_turn = get_bool(session, "last_turn", false);
+  r.ready_ns = get_count(session, "ready_ns");  // an agent task's turn (absent elsewhere)
+  r.tool_ns = get_count(session, "tool_ns");
+  std::string_view end;
+  if (!session["end"].get_string().get(end)) r.task_end = core::task_end_named(end);
   if (r.session == kNone || r.turn == kNone)
     throw std::runtime_error("\"session\" needs an \"id\" and a \"turn\"");
 }
@@ -292,7 +296,10 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   if (r.rank != kNone) w.field("rank", r.rank);
   if (r.session != kNone) {
     w.key("session").begin_object().field("id", r.session).field("turn", r.turn);
-    w.field("start_ns", r.session_start_ns).field("last_turn", r.last_turn).end_object();
+    w.field("start_ns", r.session_start_ns).field("last_turn", r.last_turn);
+    if (r.ready_ns != kNone) w.field("ready_ns", r.ready_ns).field("tool_ns", r.tool_ns);
+    if (r.task_end != core::TaskEnd::None) w.field("end", core::task_end_name(r.task_end));
+    w.end_object();
   }
   put_count(w, "input_tokens", r.prompt_tokens);
   put_count(w, "output_tokens", r.completion_tokens);

@@ -236,8 +236,8 @@ void RunConfig::validate_workload(std::vector<std::string>& e) const {
                             load.duration_s != 0 || experiment.searching() || load.ramp_up_s != 0;
   if (workload.sessions()) {  // a session's next turn goes when its answer is in
     check(!other_pacing && !workload.dataset.is(Source::Trace),
-          "--turns: sessions send each turn when the last answer is in (and --think-time-ms has "
-          "passed), with "
+          "--turns, --multi-turn and agent:PATH: sessions send each turn when the last answer "
+          "is in (and --think-time-ms has passed), with "
           "--concurrency sessions at once; drop --request-rate, --pressure, --duration-s, "
           "--ramp-up-s, "
           "--adaptive-window-s, --search and trace datasets");
@@ -245,6 +245,25 @@ void RunConfig::validate_workload(std::vector<std::string>& e) const {
           fmt::format("--turns: sessions are conversations; use an endpoint that takes them ({})",
                       client::api_paths(&client::ApiCaps::conversation)));
   }
+  if (workload.dataset.is(Source::Agent)) {  // the model's calls decide each task's turns
+    check(workload.turns == 0 && !workload.multi_turn,
+          "--dataset agent:PATH: a task's turns end when the model answers without a tool call "
+          "(or at its \"max_turns\"): drop --turns and --multi-turn");
+    check(api_of(resolved_endpoint()).caps().tool_messages,
+          fmt::format("--dataset agent:PATH: the loop sends tool calls and their results back as "
+                      "chat messages; use an endpoint that takes them ({})",
+                      client::api_paths(&client::ApiCaps::tool_messages)));
+  }
+  if (workload.dataset.is(Source::AgentTrace)) {  // the log decides the turns and the pauses
+    check(workload.turns == 0 && !workload.multi_turn && workload.think_time_ms == 0,
+          "--dataset agent-trace:PATH: each session replays its recorded turns and pauses: drop "
+          "--turns, --multi-turn and --think-time-ms (--trace-speed scales the pauses)");
+    check(api_of(resolved_endpoint()).caps().tool_messages,
+          fmt::format("--dataset agent-trace:PATH: the recorded context carries tool calls and "
+                      "results as chat messages; use an endpoint that takes them ({})",
+                      client::api_paths(&client::ApiCaps::tool_messages)));
+  }
+
   check(!workload.dataset.is(Source::Trace) || (!other_pacing && load.warmup == 0),
         "--dataset trace:PATH sends each request at its timestamp: drop --request-rate, "
         "--pressure, --duration-s, --ramp-up-s, --adaptive-window-s, --search and --warmup "

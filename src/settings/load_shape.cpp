@@ -46,7 +46,8 @@ LoadShape load_shape(const LoadSettings& load, const WorkloadSettings& workload,
   } else if (workload.dataset.is(core::DatasetSource::Trace)) {
     l.shape = TraceReplay{workload.trace_speed, open, given};
   } else if (workload.sessions()) {
-    l.shape = Sessions{closed, workload.turns, workload.think_time_ms};
+    l.shape = Sessions{closed, workload.turns, workload.think_time_ms,
+                       workload.dataset.is(core::DatasetSource::Agent)};
   } else if (load.request_rate > 0) {
     l.shape = OpenLoop{.rate_rps = load.request_rate,
                        .process = load.arrivals,
@@ -133,7 +134,9 @@ std::string LoadShape::text(bool warms_connections) const {
             return fmt::format("trace at its timestamps (x{})  {}", s.speed,
                                in_flight_text(s.max_in_flight, s.capped));
           },
-          [](const Sessions& s) { return fmt::format("sessions {} at once", s.active); },
+          [](const Sessions& s) {
+            return fmt::format("{} {} at once", s.agent_tasks ? "tasks" : "sessions", s.active);
+          },
           [](const Adaptive& s) {
             return fmt::format("adaptive: concurrency {} up to {}, {} s windows", s.start, s.max,
                                s.window_s);

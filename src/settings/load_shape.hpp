@@ -49,6 +49,7 @@ struct Sessions {
   int active = 1;
   int64_t turns = 0;  ///< 0: a file's conversations decide (--multi-turn)
   double think_time_ms = 0;
+  bool agent_tasks = false;  ///< agent:PATH: each session is a task whose calls decide its turns
 };
 /// The in-run controller: starts at `start` in flight, never above `max`, judged every window.
 struct Adaptive {

@@ -156,7 +156,12 @@ struct WorkloadSettings {
   double think_time_ms = 0;  ///< sessions: pause after an answer before the next turn
   bool multi_turn =
       false;  ///< sharegpt: whole conversations as sessions (--turns caps their turns)
-  bool sessions() const { return turns > 0 || multi_turn; }  ///< a multi-turn run
+  /// A multi-turn run: --turns, --multi-turn, agent tasks (each a session whose turns the
+  /// model's tool calls decide) or recorded agent sessions.
+  bool sessions() const {
+    return turns > 0 || multi_turn || dataset.is(core::DatasetSource::Agent) ||
+           dataset.is(core::DatasetSource::AgentTrace);
+  }
   std::string image;           ///< "WxH": synthetic PNG images with each chat request ("" = none)
   int images_per_request = 1;  ///< --image: how many per request
   int64_t documents = 4;  ///< rerank: each query's documents when the dataset's lines carry none

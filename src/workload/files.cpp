@@ -1,5 +1,6 @@
 // workload/files: the datasets read line by line as they stand — builtin (a few embedded
-// prompts), qa:PATH, gsm8k:PATH and lines:PATH (dataset/dataset.cpp reads them). They have no
+// prompts), qa:PATH, gsm8k:PATH, lines:PATH, agent:PATH and agent-trace:PATH (dataset/ reads
+// them). They have no
 // flags of their own and are read before the target is contacted, so a bad file fails fast.
 #include "dataset/dataset.hpp"
 #include "workload/registry.hpp"
@@ -42,6 +43,14 @@ const Workload& gsm8k_workload() {
 }
 const Workload& lines_workload() {
   static const FileWorkload w(dataset::Source::Lines);
+  return w;
+}
+const Workload& agent_workload() {
+  static const FileWorkload w(dataset::Source::Agent);
+  return w;
+}
+const Workload& agent_trace_workload() {
+  static const FileWorkload w(dataset::Source::AgentTrace);
   return w;
 }
 

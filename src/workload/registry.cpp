@@ -8,8 +8,9 @@ namespace tokbench::runner {
 
 const std::vector<const Workload*>& all_workloads() {
   static const std::vector<const Workload*> all{
-      &builtin_workload(), &synthetic_workload(), &qa_workload(),   &gsm8k_workload(),
-      &lines_workload(),   &sharegpt_workload(),  &trace_workload()};
+      &builtin_workload(), &synthetic_workload(), &qa_workload(),
+      &gsm8k_workload(),   &lines_workload(),     &sharegpt_workload(),
+      &trace_workload(),   &agent_workload(),     &agent_trace_workload()};
   return all;
 }
 

@@ -175,7 +175,7 @@ class OpenAiGenerating : public OpenAiFamily {
   }
   ApiCaps caps() const override {
     ApiCaps c;
-    c.conversation = c.images = c.tools = c.json_schema = chat_;
+    c.conversation = c.images = c.tools = c.json_schema = c.tool_messages = chat_;
     c.stream_options = true;
     return c;
   }
