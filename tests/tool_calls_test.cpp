@@ -99,6 +99,17 @@ TEST_F(ToolCallsTest, SharesAgainstTheSimulatorAreItsSeededRates) {
         if (r.tool_check != core::ToolCheck::Valid) EXPECT_FALSE(r.tool_why.empty());
       }
       EXPECT_EQ(right, 25);
+      // Argument tokens: the simulator streams a call's arguments 4 bytes a token, the name with
+      // the first piece in chat completions (one event a token: counted exactly, said estimated).
+      if (stream && path == "/v1/chat/completions") {
+        int64_t pieces = 0;
+        for (const auto& r : records(out))
+          pieces += (static_cast<int64_t>(r.tool_calls[0].arguments.size()) + 3) / 4;
+        EXPECT_EQ(t.argument_answers, 40);
+        EXPECT_EQ(t.argument_tokens, pieces);
+        EXPECT_EQ(t.argument_tokens_estimated, 40);
+      }
+      EXPECT_EQ(t.argument_answers, stream ? 40 : 0);
       EXPECT_NE(out.metrics.quality.tools_text().find("valid 0.750"), std::string::npos)
           << out.metrics.quality.tools_text();
     }

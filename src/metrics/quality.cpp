@@ -39,12 +39,24 @@ void add_tools(const record::RequestRecord& r, ToolTally& t) {
   t.matched += r.tool_match == record::AnswerMark::Right;
   t.mismatched += r.tool_match == record::AnswerMark::Wrong;
   if (r.sent_ns == record::kNone) return;
-  for (const record::ChunkEvent& c : r.chunks)
-    if (c.kind == record::ChunkKind::ToolCall && c.choice == 0) {
-      ++t.first_call_n;
-      t.first_call_ms_sum += static_cast<double>(c.t_ns - r.sent_ns) / 1e6;
-      break;
+  int64_t tokens = 0, events = 0, last_count = 0;
+  bool counted = true;  // every tool-call event carried a usage count
+  for (const record::ChunkEvent& c : r.chunks) {
+    if (c.choice != 0) continue;
+    if (c.kind == record::ChunkKind::ToolCall) {
+      if (events++ == 0) {
+        ++t.first_call_n;
+        t.first_call_ms_sum += static_cast<double>(c.t_ns - r.sent_ns) / 1e6;
+      }
+      counted = counted && c.cum_tokens >= 0;
+      tokens += c.cum_tokens >= 0 ? std::max<int64_t>(0, c.cum_tokens - last_count) : 1;
     }
+    if (c.cum_tokens >= 0) last_count = c.cum_tokens;
+  }
+  if (events == 0) return;
+  ++t.argument_answers;
+  t.argument_tokens += tokens;
+  t.argument_tokens_estimated += !counted;
 }
 
 }  // namespace
@@ -149,6 +161,14 @@ std::string Quality::tools_text() const {
   if (t.first_call_n > 0)
     out += fmt::format("; first tool-call token {:.1f} ms after sending (mean of {})",
                        t.first_call_ms_sum / static_cast<double>(t.first_call_n), t.first_call_n);
+  if (t.argument_answers > 0)
+    out += fmt::format(
+        "; {:.1f} argument token(s) per streamed call answer{}",
+        static_cast<double>(t.argument_tokens) / static_cast<double>(t.argument_answers),
+        t.argument_tokens_estimated > 0 ? fmt::format(" ({} counted one an event: an estimate; "
+                                                      "--continuous-usage counts them)",
+                                                      t.argument_tokens_estimated)
+                                        : "");
   return out + " (95% Wilson intervals)";
 }
 

@@ -60,6 +60,10 @@ struct ToolTally {
   int64_t matched = 0, mismatched = 0;  ///< answers to lines that name a reference call
   int64_t first_call_n = 0;             ///< answers whose stream timed a first tool-call token
   double first_call_ms_sum = 0;         ///< their times from sending to it
+  /// Argument tokens of streamed answers with calls (choice 0): each tool-call event's tokens,
+  /// from the usage count it carried (--continuous-usage), else one an event (an estimate where
+  /// a server packs several tokens in one, counted in `argument_tokens_estimated`).
+  int64_t argument_answers = 0, argument_tokens = 0, argument_tokens_estimated = 0;
   int64_t judged() const { return valid + bad_json + unknown_tool + invalid; }
   WilsonInterval validity() const { return wilson_interval(valid, judged()); }
   WilsonInterval matching() const { return wilson_interval(matched, matched + mismatched); }

@@ -41,6 +41,12 @@ void write_tools_json(JsonWriter& w, const metrics::ToolTally& t) {
     w.value(t.first_call_ms_sum / static_cast<double>(t.first_call_n));
   else
     w.null();
+  w.key("argument_tokens_mean");  // per streamed answer that called
+  if (t.argument_answers > 0)
+    w.value(static_cast<double>(t.argument_tokens) / static_cast<double>(t.argument_answers));
+  else
+    w.null();
+  w.field("argument_tokens_estimated", t.argument_tokens_estimated);
   w.field("interval_method", "Wilson score, 95%").end_object();
 }
 
