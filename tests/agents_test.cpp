@@ -252,6 +252,32 @@ TEST(AgentTrace, AClaudeCodeTranscriptBecomesChatMessages) {
   EXPECT_NE(d.summary.find("2 other event(s) left out"), std::string::npos) << d.summary;
 }
 
+// Lines join into one message only while they continue it: a thinking-only line starts its
+// answer without a message, and a tool result between two lines of one id splits them.
+TEST(AgentTrace, AnAnswersLinesJoinOnlyWhileTheyContinueIt) {
+  auto line = [](const std::string& type, const std::string& id, const std::string& content) {
+    return R"({"type":")" + type + R"(","sessionId":"S","message":{)" +
+           (id.empty() ? "" : R"("id":")" + id + R"(",)") + R"("content":)" + content + "}}\n";
+  };
+  const auto d = recorded(
+      line("user", "", R"("go")") + line("assistant", "m1", R"([{"type":"text","text":"A"}])") +
+      line("assistant", "m2", R"([{"type":"thinking","thinking":"hm"}])") +
+      line("assistant", "m2", R"([{"type":"text","text":"B"}])") +
+      line("assistant", "m3", R"([{"type":"tool_use","id":"a","name":"f","input":{}}])") +
+      line("user", "", R"([{"type":"tool_result","tool_use_id":"a","content":"1"}])") +
+      line("assistant", "m3", R"([{"type":"tool_use","id":"b","name":"g","input":{}}])"));
+  ASSERT_EQ(d.recorded.size(), 1u);
+  const auto& m = d.recorded[0].messages;
+  ASSERT_EQ(m.size(), 6u);
+  EXPECT_EQ(m[1], R"({"role":"assistant","content":"A"})");
+  EXPECT_EQ(m[2], R"({"role":"assistant","content":"B"})");
+  EXPECT_NE(m[3].find(R"("id":"a")"), std::string::npos);
+  EXPECT_EQ(m[3].find(R"("id":"b")"), std::string::npos);
+  EXPECT_EQ(m[4], R"({"role":"tool","tool_call_id":"a","content":"1"})");
+  EXPECT_NE(m[5].find(R"("id":"b")"), std::string::npos);
+  EXPECT_EQ(m[5].find(R"("id":"a")"), std::string::npos);
+}
+
 TEST(AgentTrace, ALineOfNeitherShapeIsNamed) {
   try {
     recorded("{\"messages\":[]}\n{\"hello\":1}\n");

@@ -99,6 +99,7 @@ struct Session {
   std::string last_message_id;  // Claude Code: an answer's lines share message.id
   std::string answer_said;      // and the answer's parts so far (text, calls)
   std::vector<std::string> answer_calls;
+  bool answer_written = false;  // the last message is that answer's (not only thinking so far)
 };
 
 // The text of a tool_result's content: a string, or its text blocks joined.
@@ -178,18 +179,19 @@ void add_transcript_event(element event, bool assistant, Session& session,
     }
   int64_t out_tokens = -1;
   if (message["usage"]["output_tokens"].get_int64().get(out_tokens)) out_tokens = -1;
-  const bool same = !message["id"].get_string().get(id) && !id.empty() &&
-                    id == session.last_message_id && !session.messages.empty() &&
-                    session.messages.back().assistant;
+  const bool same =
+      !message["id"].get_string().get(id) && !id.empty() && id == session.last_message_id;
   session.last_message_id = std::string(id);
-  if (said.empty() && calls.empty()) return;  // thinking only
   // The message is rebuilt whole from its parts: an answer split over lines is one message.
   std::string& all_said = session.answer_said;
   std::vector<std::string>& all_calls = session.answer_calls;
-  if (!same) {
+  // A new answer, or the same one after a tool result came between its lines: a new message.
+  if (!same || (session.answer_written && !session.messages.back().assistant)) {
     all_said.clear();
     all_calls.clear();
+    session.answer_written = false;
   }
+  if (said.empty() && calls.empty()) return;  // thinking only
   all_said += said;
   all_calls.insert(all_calls.end(), calls.begin(), calls.end());
   JsonWriter w;
@@ -206,11 +208,12 @@ void add_transcript_event(element event, bool assistant, Session& session,
   }
   w.end_object();
   Message m{w.take(), true, t, out_tokens};
-  if (same) {
+  if (session.answer_written) {  // the message of its earlier lines
     if (m.out_tokens < 0) m.out_tokens = session.messages.back().out_tokens;
     session.messages.back() = std::move(m);
   } else {
     session.messages.push_back(std::move(m));
+    session.answer_written = true;
   }
 }
 

@@ -108,8 +108,7 @@ void describe_target(runfolder::RunManifest& m, const RunPlan& plan, const Targe
       : plan.cfg.load.duration_s > 0
           ? fmt::format("requests until the {} s duration ends", plan.cfg.load.duration_s)
       : !t.data.agents.empty()
-          ? fmt::format("agent tasks {} (turns until an answer without a call)",
-                        plan.cfg.load.num_prompts)
+          ? fmt::format("agent tasks {}", plan.cfg.load.num_prompts)
           : fmt::format("sessions {} ({})", plan.cfg.load.num_prompts,
                         plan.cfg.workload.multi_turn
                             ? "each conversation's turns"

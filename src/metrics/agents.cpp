@@ -66,13 +66,12 @@ void AgentTasks::finish(MetricSet& m) {
   if (answered_ + capped_ + failed_ == 0) return;
   auto mean = [](Samples& s) { return s.empty() ? 0.0 : s.summarize().mean; };
   m.notes.push_back(fmt::format(
-      "agent tasks: {} answered, {} stopped at their turn cap, {} failed (left out); a task took "
-      "{:.1f} turns and {:.3f} ms on average: model {:.3f} + tools {:.3f} + client {:.3f} ms "
-      "(measured apart; they miss the task's latency by at most {:.2f}%){}",
+      "agent tasks: {} answered, {} at the turn cap, {} failed (left out); per task {:.1f} turns, "
+      "{:.3f} ms = model {:.3f} + tools {:.3f} + client {:.3f} ms (each measured; the sum is off "
+      "by at most {:.2f}%){}",
       answered_, capped_, failed_, mean(turns_), mean(latency_), mean(model_), mean(tool_),
       mean(client_), 100 * most_gap_,
-      goodput_.empty() ? std::string()
-                       : fmt::format("; {} answered with every turn inside --goodput", good_)));
+      goodput_.empty() ? std::string() : fmt::format("; {} answered inside --goodput", good_)));
 }
 
 }  // namespace tokbench::metrics::detail

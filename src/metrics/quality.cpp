@@ -141,15 +141,18 @@ std::string Quality::accuracy_text() const {
 std::string Quality::tools_text() const {
   const ToolTally& t = tools;
   if (!t.any()) return {};
-  std::string out = fmt::format("{:.2f} call(s) per answer ({} of {} answer(s) made a call)",
+  std::string out = fmt::format("{:.2f} per answer ({} of {} answer(s) called)",
                                 static_cast<double>(t.calls) / static_cast<double>(t.offered),
                                 t.with_calls, t.offered);
   if (t.judged() > 0) {
     const WilsonInterval v = t.validity();
-    out += fmt::format(
-        "; valid {:.3f} [{:.3f}, {:.3f}] ({} of {}: {} bad JSON, {} unknown tool, "
-        "{} against the schema)",
-        v.p, v.low, v.high, t.valid, t.judged(), t.bad_json, t.unknown_tool, t.invalid);
+    std::string why;  // the kinds of invalid calls there were
+    for (const auto& [n, what] : {std::pair{t.bad_json, "bad JSON"},
+                                  {t.unknown_tool, "unknown tool"},
+                                  {t.invalid, "against the schema"}})
+      if (n > 0) why += fmt::format("{}{} {}", why.empty() ? ": " : ", ", n, what);
+    out += fmt::format("; valid {:.3f} [{:.3f}, {:.3f}] ({} of {}{})", v.p, v.low, v.high, t.valid,
+                       t.judged(), why);
   }
   if (t.unchecked > 0)
     out += fmt::format("; {} unchecked (a schema keyword tokbench does not check)", t.unchecked);
@@ -159,16 +162,13 @@ std::string Quality::tools_text() const {
                        m.high, t.matched, t.matched + t.mismatched);
   }
   if (t.first_call_n > 0)
-    out += fmt::format("; first tool-call token {:.1f} ms after sending (mean of {})",
+    out += fmt::format("; first call token {:.1f} ms (mean of {})",
                        t.first_call_ms_sum / static_cast<double>(t.first_call_n), t.first_call_n);
-  if (t.argument_answers > 0)
+  if (t.argument_answers > 0)  // an estimate where events were counted: said
     out += fmt::format(
-        "; {:.1f} argument token(s) per streamed call answer{}",
+        "; {:.1f} argument tokens a call{}",
         static_cast<double>(t.argument_tokens) / static_cast<double>(t.argument_answers),
-        t.argument_tokens_estimated > 0 ? fmt::format(" ({} counted one an event: an estimate; "
-                                                      "--continuous-usage counts them)",
-                                                      t.argument_tokens_estimated)
-                                        : "");
+        t.argument_tokens_estimated > 0 ? " (estimated: one an event)" : "");
   return out + " (95% Wilson intervals)";
 }
 
