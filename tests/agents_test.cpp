@@ -115,7 +115,8 @@ class AgentSourceTest : public ::testing::Test {
     r.index = p.request.index;
     r.done_ns = done_ns;
     r.tool_calls = std::move(calls);
-    r.output_text = "thinking";
+    r.output_text = "thinking{}";  // the text, then the calls' arguments
+    r.content_text = "thinking";
     if (!ok) r.outcome = record::Outcome::HttpStatus;
     return r;
   }

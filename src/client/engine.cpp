@@ -281,9 +281,11 @@ class Worker {
           s.take_tool_deltas(s.info);
           r.choices = std::max<int64_t>(1, s.info.choices);
           r.output_chars = s.info.text_bytes;
-          if (s.keep_text)
+          if (s.keep_text) {
             r.output_text = std::string(s.info.reasoning) + std::string(s.info.content) +
                             std::string(s.info.tool_args);
+            r.content_text = std::string(s.info.content);
+          }
           r.finish_reason = std::string(s.info.finish_reason);
           r.request_id = std::string(s.info.id);
           if (!s.info.error.empty()) {

@@ -144,6 +144,7 @@ struct Slot {
         rec.output_text.append(info.reasoning);
         rec.output_text.append(info.content);
         rec.output_text.append(info.tool_args);
+        rec.content_text.append(info.content);
       }
     }
     take_tool_deltas(info);

@@ -98,7 +98,7 @@ void AgentSource::completed(record::RequestRecord& r) {
     slowest = std::max(slowest, a.latency_ns);
     step.results.push_back(std::move(a.result));
   }
-  step.answer = r.output_text;
+  step.answer = r.content_text;  // the text beside the calls: not their arguments, nor reasoning
   run.steps.push_back(std::move(step));
   ++run.turn;
   run.tool_ns = slowest;

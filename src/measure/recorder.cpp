@@ -91,6 +91,7 @@ Recorder::~Recorder() {
 }
 
 void Recorder::add(RequestRecord&& r) {
+  std::string().swap(r.content_text);  // the source had it (an agent's next turn): not kept here
   if (!r.warmup) {
     ++measured_done_;
     if (!r.ok() && r.outcome != record::Outcome::Cut) ++failed_count_;

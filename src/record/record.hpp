@@ -127,6 +127,9 @@ struct RequestRecord {
       kNone;                     ///< the output cap sent (max_tokens / max_completion_tokens)
   bool ignore_eos_sent = false;  ///< ignore_eos was sent: output must equal the cap
   std::string output_text;  ///< generated text, kept only while --tokenizer needs it; not saved
+  /// The answer's content alone (no reasoning, no call arguments), kept with output_text: what an
+  /// agent task's next turn sends back as the assistant's text. Not saved.
+  std::string content_text;
   std::string prompt_text;  ///< the prompt sent, kept only while --tokenizer needs it; not saved
   std::string finish_reason;
 
