@@ -78,7 +78,9 @@ TEST_F(AgentLoopTest, TaskLatencyIsModelPlusToolsPlusClientAndTheCacheGrows) {
     EXPECT_EQ(turns[0].ready_ns, turns[0].session_start_ns);
     double model = 0, tool = 0, client = 0;
     for (size_t k = 0; k < turns.size(); ++k) {
-      if (k > 0) EXPECT_EQ(turns[k].ready_ns, turns[k - 1].done_ns + turns[k].tool_ns);
+      if (k > 0) {
+        EXPECT_EQ(turns[k].ready_ns, turns[k - 1].done_ns + turns[k].tool_ns);
+      }
       EXPECT_GE(turns[k].sent_ns, turns[k].ready_ns);  // never before its tools answered
       model += static_cast<double>(turns[k].done_ns - turns[k].sent_ns);
       tool += static_cast<double>(turns[k].tool_ns);
@@ -218,7 +220,9 @@ TEST_F(AgentLoopTest, RecordedSessionsReplayTheirContextAndPauses) {
       ASSERT_TRUE(r.ok()) << r.error;
       EXPECT_EQ(r.requested_max_tokens, cap[k]);
       EXPECT_EQ(r.tool_ns, pause_ns[k]);
-      if (k > 0) EXPECT_EQ(r.ready_ns, turns[k - 1].done_ns + pause_ns[k]);
+      if (k > 0) {
+        EXPECT_EQ(r.ready_ns, turns[k - 1].done_ns + pause_ns[k]);
+      }
       EXPECT_GE(r.sent_ns, r.ready_ns);
       EXPECT_GT(static_cast<double>(r.prompt_tokens), last_in);  // the context grows as recorded
       last_in = static_cast<double>(r.prompt_tokens);

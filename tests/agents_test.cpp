@@ -163,7 +163,9 @@ TEST_F(AgentSourceTest, TheTurnCapAndAFailedTurnEndATask) {
     auto r = answer(p, now + 1, {{"fast", "{}"}});
     src.completed(r);
     EXPECT_EQ(r.last_turn, turn == 2);
-    if (turn == 2) EXPECT_EQ(r.task_end, core::TaskEnd::TurnCap);
+    if (turn == 2) {
+      EXPECT_EQ(r.task_end, core::TaskEnd::TurnCap);
+    }
     now += 100'000'000;
   }
   load::Pull p = src.next(now);  // the second task
