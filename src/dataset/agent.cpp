@@ -14,6 +14,7 @@
 
 #include "common/json_writer.hpp"
 #include "dataset/dataset.hpp"
+#include "dataset/json_lines.hpp"
 
 namespace tokbench::dataset {
 
@@ -142,20 +143,10 @@ Dataset parse_agents(std::string_view name, std::istream& in, const fs::path& di
   d.kind = "agent";
   d.path = std::string(name);
   d.abbr = fs::path(d.path).stem().string();
-  simdjson::dom::parser parser;
-  std::string line;
-  size_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string where = fmt::format("{}:{}", d.path, line_no);
-    simdjson::dom::element doc;
-    if (auto err = parser.parse(line).get(doc))
-      throw std::runtime_error(fmt::format("{}: not valid JSON ({}); each line is one task", where,
-                                           simdjson::error_message(err)));
-    d.agents.push_back(read_task(doc, dir, line_no, where));
+  for_each_json_line(in, d.path, "each line is one task", [&](const JsonLine& line) {
+    d.agents.push_back(read_task(line.doc, dir, line.number, line.where));
     d.items.push_back(first_request(d.agents.back()));
-  }
+  });
   if (d.agents.empty())
     throw std::runtime_error(fmt::format("agent file '{}' has no tasks", d.path));
   return d;

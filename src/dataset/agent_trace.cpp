@@ -25,6 +25,7 @@
 
 #include "common/json_writer.hpp"
 #include "dataset/dataset.hpp"
+#include "dataset/json_lines.hpp"
 
 namespace tokbench::dataset {
 
@@ -277,33 +278,26 @@ std::string RecordedSession::context_json(size_t context) const {
   return out + "]";
 }
 
-Dataset parse_agent_trace(std::string_view name, std::istream& in) {
-  Dataset d;
-  d.kind = "agent-trace";
-  d.path = std::string(name);
-  d.abbr = std::filesystem::path(d.path).stem().string();
+namespace {
+
+// The sessions a file's lines make: a chat log is one; transcript events join their sessionId's
+// (user and assistant events outside side chains; the others are counted in `skipped`).
+struct SessionsRead {
   std::vector<Session> sessions;
   std::map<std::string, size_t> transcript;  // Claude Code's sessionId -> its session
-  simdjson::dom::parser parser;
-  std::string line;
-  size_t line_no = 0, skipped_events = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string where = fmt::format("{}:{}", d.path, line_no);
-    element doc;
-    if (auto err = parser.parse(line).get(doc))
-      throw std::runtime_error(
-          fmt::format("{}: not valid JSON ({})", where, simdjson::error_message(err)));
+  size_t skipped = 0;
+  void read(const JsonLine& line) {
+    const element doc = line.doc;
+    const std::string& where = line.where;
     std::string_view type, session_id;
     bool sidechain = false;
     if (!doc["messages"].error()) {
-      sessions.push_back(read_chat_log(doc, line_no, where));
+      sessions.push_back(read_chat_log(doc, line.number, where));
     } else if (!doc["type"].get_string().get(type)) {
       if ((type != "user" && type != "assistant") ||
           (!doc["isSidechain"].get_bool().get(sidechain) && sidechain)) {
-        ++skipped_events;
-        continue;
+        ++skipped;
+        return;
       }
       if (doc["sessionId"].get_string().get(session_id)) session_id = "";
       auto [it, fresh] = transcript.try_emplace(std::string(session_id), sessions.size());
@@ -318,6 +312,21 @@ Dataset parse_agent_trace(std::string_view name, std::istream& in) {
                                "event ({\"type\": \"user\" | \"assistant\", \"message\": ...})");
     }
   }
+};
+
+}  // namespace
+
+Dataset parse_agent_trace(std::string_view name, std::istream& in) {
+  Dataset d;
+  d.kind = "agent-trace";
+  d.path = std::string(name);
+  d.abbr = std::filesystem::path(d.path).stem().string();
+  SessionsRead found;
+  for_each_json_line(in, d.path,
+                     "a line is a chat log ({\"messages\": [...]}) or a transcript event",
+                     [&found](const JsonLine& line) { found.read(line); });
+  std::vector<Session>& sessions = found.sessions;
+  const size_t skipped_events = found.skipped;
   size_t without_turns = 0;
   for (Session& s : sessions) {
     RecordedSession r = turns_of(std::move(s));

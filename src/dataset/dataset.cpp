@@ -13,6 +13,7 @@
 
 #include "core/answer_regex.hpp"
 #include "dataset/images.hpp"
+#include "dataset/json_lines.hpp"
 
 namespace tokbench::dataset {
 
@@ -257,25 +258,16 @@ RequestSpec spec_from_json(simdjson::dom::element doc, const Dataset& d, const s
 }
 
 void load_jsonl(Dataset& d, std::istream& in) {
-  simdjson::dom::parser parser;
-  std::string line;
-  size_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string where = fmt::format("{}:{}", d.path, line_no);
-    if (d.kind == "lines") {  // EvalScope's line_by_line: each line is a prompt as it stands
+  if (d.kind == "lines") {  // EvalScope's line_by_line: each line is a prompt as it stands
+    for (std::string line; std::getline(in, line);) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       if (line.back() == '\r') line.pop_back();
       d.items.emplace_back(std::move(line));
-      continue;
     }
-    simdjson::dom::element doc;
-    if (auto err = parser.parse(line).get(doc)) {
-      throw std::runtime_error(
-          fmt::format("{}: not valid JSON ({}); each line must be one JSON object", where,
-                      simdjson::error_message(err)));
-    }
-    d.items.push_back(spec_from_json(doc, d, where));
+  } else {
+    for_each_json_line(in, d.path, "each line must be one JSON object", [&](const JsonLine& line) {
+      d.items.push_back(spec_from_json(line.doc, d, line.where));
+    });
   }
   if (d.items.empty())
     throw std::runtime_error(fmt::format("dataset '{}' has no requests", d.path));

@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "dataset/dataset.hpp"
+#include "dataset/json_lines.hpp"
 #include "dataset/prompt_builder.hpp"
 
 namespace tokbench::dataset {
@@ -32,20 +33,14 @@ constexpr int64_t kMaxLength = 1 << 20;  // tokens: a line claiming more is refu
 
 std::vector<Line> read_lines(std::istream& in, const std::string& path) {
   std::vector<Line> out;
-  simdjson::dom::parser parser;
-  std::string text;
-  size_t line_no = 0;
-  while (std::getline(in, text)) {
-    ++line_no;
-    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string where = fmt::format("{}:{}", path, line_no);
+  constexpr std::string_view kLine =
+      "a trace line is {\"timestamp\", \"input_length\", \"output_length\", \"hash_ids\"} "
+      "(Mooncake's format)";
+  for_each_json_line(in, path, kLine, [&](const JsonLine& line) {
+    const std::string& where = line.where;
     simdjson::dom::object o;
-    if (auto err = parser.parse(text).get_object().get(o)) {
-      throw std::runtime_error(fmt::format(
-          "{}: not a JSON object ({}); a trace line is {{\"timestamp\", \"input_length\", "
-          "\"output_length\", \"hash_ids\"}} (Mooncake's format)",
-          where, simdjson::error_message(err)));
-    }
+    if (line.doc.get_object().get(o))
+      throw std::runtime_error(fmt::format("{}: not a JSON object; {}", where, kLine));
     Line l;
     auto integer = [&](std::string_view key, int64_t lo) {
       int64_t v = 0;
@@ -70,7 +65,7 @@ std::vector<Line> read_lines(std::istream& in, const std::string& path) {
       }
     }
     out.push_back(std::move(l));
-  }
+  });
   if (out.empty()) throw std::runtime_error(fmt::format("trace '{}' has no requests", path));
   // Replayed in time order; equal timestamps keep the file's order.
   std::stable_sort(out.begin(), out.end(),
