@@ -85,10 +85,13 @@ TEST(Cluster, APointSpecTravelsExactly) {
   EXPECT_TRUE(std::isinf(back.request_rate));
   EXPECT_EQ(back.num_prompts, 300);
   EXPECT_EQ(back.seed, spec.seed);
+  EXPECT_FALSE(back.unconstrained);
+  EXPECT_TRUE(spec_from_text(spec_text({"unconstrained", 1, 0, 10, 1, true})).unconstrained);
   EXPECT_EQ(spec_from_text(spec_text({"r", 1, 0.1 + 0.2, 0, 0})).request_rate,
             0.1 + 0.2);  // no digit lost
   EXPECT_THROW(spec_from_text("c4\n4"), std::invalid_argument);
-  EXPECT_THROW(spec_from_text("c4\nfour\n0\n0\n0"), std::invalid_argument);
+  EXPECT_THROW(spec_from_text("c4\nfour\n0\n0\n0\n0"), std::invalid_argument);
+  EXPECT_THROW(spec_from_text("c4\n4\n0\n0\n0"), std::invalid_argument);  // an older rank's 5 lines
 }
 
 TEST(Cluster, TheEndCombinesTheRanksCosts) {

@@ -96,7 +96,9 @@ TEST_F(ToolCallsTest, SharesAgainstTheSimulatorAreItsSeededRates) {
         ASSERT_EQ(r.tool_calls.size(), 1u);
         EXPECT_EQ(r.finish_reason, finish);
         right += r.tool_match == record::AnswerMark::Right;
-        if (r.tool_check != core::ToolCheck::Valid) EXPECT_FALSE(r.tool_why.empty());
+        if (r.tool_check != core::ToolCheck::Valid) {
+          EXPECT_FALSE(r.tool_why.empty());
+        }
       }
       EXPECT_EQ(right, 25);
       // Argument tokens: the simulator streams a call's arguments 4 bytes a token, the name with

@@ -27,6 +27,14 @@ void add_answer_flags(CLI::App* cmd, mock::MockSettings& s) {
   cmd->add_option("--json-invalid-rate", s.json_invalid_rate,
                   "share of answers held to a JSON Schema (response_format) made not JSON")
       ->capture_default_str();
+  cmd->add_option("--schema-ttft-ms", s.schema_ttft_ms,
+                  "extra time to the first token of an answer held to a JSON Schema (the grammar "
+                  "compiled)")
+      ->capture_default_str();
+  cmd->add_option("--schema-tpot-ms", s.schema_tpot_ms,
+                  "extra time of each decode step of an answer held to a JSON Schema (its token "
+                  "mask)")
+      ->capture_default_str();
   cmd->add_option("--tool-rounds", s.tool_rounds,
                   "an agent's model: a chat request offering tools gets a call (of each tool in "
                   "turn) until its conversation holds N rounds of calls, then a text answer")

@@ -132,12 +132,13 @@ std::unique_ptr<probe::TelemetryScraper> start_telemetry(
   return scraper;
 }
 
-void warm_up(client::Engine& engine, const Target& t, int64_t warmup, Recorder& recorder,
+void warm_up(client::Engine& engine, const Target& t, const RunPlan& plan, Recorder& recorder,
              int64_t origin_ns, std::atomic<int>& stop, const std::filesystem::path& perf_dir,
              spdlog::logger& log) {
+  const int64_t warmup = plan.cfg.load.warmup;
   if (warmup <= 0) return;
   log.info("warm-up: {} request(s)", warmup);
-  load::CountedSource source(warmup, true, load::closed_loop(), t.maker());
+  load::CountedSource source(warmup, true, load::closed_loop(), t.maker(plan));
   engine.run(
       source, origin_ns, [&](record::RequestRecord&& r) { recorder.add(std::move(r)); }, stop);
   recorder.drain();
@@ -242,7 +243,7 @@ std::unique_ptr<load::RequestSource> phase_source(const Target& target, const Ru
     auto controlled = std::make_unique<load::AdaptiveSource>(
         a->start, a->max, static_cast<int64_t>(a->window_s * 1e9),
         static_cast<int64_t>(load.duration_s * 1e9), metrics::slo_window_judge(plan.parsed.slos),
-        target.maker());
+        target.maker(plan));
     *controller = controlled.get();
     return controlled;
   }
@@ -274,7 +275,7 @@ std::unique_ptr<load::RequestSource> phase_source(const Target& target, const Ru
     return sessions;
   }
   return measured_source(plan.cfg.load, load, count,
-                         target.maker(output_plan(plan.cfg.observe, count, target)), es,
+                         target.maker(plan, output_plan(plan.cfg.observe, count, target)), es,
                          target.data.schedule_ns, share);
 }
 
@@ -355,7 +356,7 @@ PointResult execute(const Target& target, const RunPlan& plan,
   stop_on_write_error(recorder, stop, log);
   auto telemetry = start_telemetry(cfg.observe, tls_of(cfg.target), es.max_body_bytes, perf_dir,
                                    origin_ns, stop, log, console);
-  warm_up(engine, target, cfg.load.warmup, recorder, origin_ns, stop, perf_dir, log);
+  warm_up(engine, target, plan, recorder, origin_ns, stop, perf_dir, log);
 
   es.started = &started;
   es.phase_start_at = share.phase_start_at;

@@ -62,7 +62,7 @@ void describe_target(runfolder::RunManifest& m, const RunPlan& plan, const Targe
   info.model_abbr = plan.cfg.output.model_abbr;
   info.dataset_abbr = t.data.abbr;
   // Audited whole; shown and saved capped (a 50 MB prompt is not echoed to stdout and four files).
-  const std::string body = t.first_body();
+  const std::string body = t.first_body(plan);
   constexpr size_t kBodyShown = 16 * 1024;
   info.body_example = body.size() <= kBodyShown
                           ? body

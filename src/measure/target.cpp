@@ -314,8 +314,14 @@ core::PlannedRequest Target::make_agent_turn(const load::AgentTurn& t) const {
   return client::plan_request(body, spec, tok.has_value());
 }
 
-core::RequestMaker Target::maker(const OutputPlan& out) const {
-  return [this, out](int64_t i) {
+client::BodySettings Target::body_at(const RunPlan& point) const {
+  client::BodySettings b = body;
+  b.json_schema = point.json_schema;
+  return b;
+}
+
+core::RequestMaker Target::maker(const RunPlan& point, const OutputPlan& out) const {
+  return [this, out, body = body_at(point)](int64_t i) {
     dataset::RequestSpec scratch;
     const bool probe = out.is_probe(i);
     core::PlannedRequest p = client::plan_request(body, spec(probe ? 0 : i, scratch),
@@ -325,9 +331,9 @@ core::RequestMaker Target::maker(const OutputPlan& out) const {
   };
 }
 
-std::string Target::first_body() const {
+std::string Target::first_body(const RunPlan& point) const {
   dataset::RequestSpec scratch;
-  return client::build_body(body, spec(0, scratch));
+  return client::build_body(body_at(point), spec(0, scratch));
 }
 
 std::optional<record::ServerProcessFacts> Target::close(const fs::path& run_dir,

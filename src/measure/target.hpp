@@ -72,10 +72,13 @@ struct Target {
   /// An agent task's turn: the system prompt, the goal, then each earlier answer's calls and the
   /// stubs' results as chat messages (assistant tool_calls, role "tool"), its tools offered.
   core::PlannedRequest make_agent_turn(const load::AgentTurn& t) const;
-  /// How the request of index i is made: dataset item i (cycling), its body and facts.
-  core::RequestMaker maker(const OutputPlan& out = {}) const;
-  /// The body of request 0, for the audit and the report.
-  std::string first_body() const;
+  /// The body settings `point` sends: the target's, with the point's --json-schema (the first
+  /// point of a --schema-paired pair has none).
+  client::BodySettings body_at(const RunPlan& point) const;
+  /// How the request of index i is made at `point`: dataset item i (cycling), its body and facts.
+  core::RequestMaker maker(const RunPlan& point, const OutputPlan& out = {}) const;
+  /// The body of request 0 at `point`, for the audit and the report.
+  std::string first_body(const RunPlan& point) const;
   /// Stops a server tokbench started (no-op otherwise) and returns how it went (nullopt: none
   /// started).
   std::optional<record::ServerProcessFacts> close(const std::filesystem::path& run_dir,

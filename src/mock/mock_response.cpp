@@ -81,6 +81,9 @@ std::vector<std::string> MockSettings::validate() const {
                     answers));
   check(tool_rounds >= 0 && tool_rounds <= 1000,
         fmt::format("--tool-rounds {}: expected 0 (off) to 1000", tool_rounds));
+  check(schema_ttft_ms >= 0 && schema_tpot_ms >= 0,
+        fmt::format("--schema-ttft-ms {} / --schema-tpot-ms {}: expected milliseconds >= 0",
+                    schema_ttft_ms, schema_tpot_ms));
   check(json_invalid_rate >= 0 && json_invalid_rate <= 1,
         fmt::format("--json-invalid-rate {}: expected a share in [0, 1]", json_invalid_rate));
   check(reasoning_tokens >= 0,

@@ -77,6 +77,10 @@ struct MockSettings {
       0;                         ///< --answers: added to it per other request running at admission
   double tool_invalid_rate = 0;  ///< share of tool calls made invalid (mock/mock_tools)
   double json_invalid_rate = 0;  ///< share of structured answers made not JSON (mock/mock_tools)
+  /// What holding an answer to a JSON Schema costs (a grammar compiled, a token mask per step):
+  /// such a request's first token comes schema_ttft_ms later, each of its steps takes
+  /// schema_tpot_ms longer. Per request, so a paired run's cost has an exact answer.
+  double schema_ttft_ms = 0, schema_tpot_ms = 0;
   /// --reasoning-tokens N: the first N tokens of every chat answer (not a tool call) are reasoning,
   /// streamed as delta.reasoning_content (vLLM's reasoning parsers), then the answer's content.
   int64_t reasoning_tokens = 0;

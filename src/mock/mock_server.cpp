@@ -557,7 +557,8 @@ struct MockServer::Impl {
         }
         if (done) break;
       }
-      const Step st = model.next(running_batch.state());
+      Step st = model.next(running_batch.state());
+      if (!cr.json_schema.empty()) st.ms += s.schema_tpot_ms;  // the token mask of its grammar
       at += std::chrono::nanoseconds(static_cast<int64_t>(st.ms * 1e6));
       const int64_t tokens = std::min<int64_t>(st.tokens, target - produced - pending);
       pending += tokens;

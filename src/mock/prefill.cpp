@@ -26,6 +26,7 @@ double prefill_ms(const PrefillInputs& in, StepModel& model, int64_t& cached) {
             static_cast<double>(cr.prompt_tokens);
   }
   ms += static_cast<double>(cr.images) * in.s.image_prefill_ms;
+  if (!cr.json_schema.empty()) ms += in.s.schema_ttft_ms;  // the grammar compiled
   if (in.stall) ms += in.s.fault_stall_ms;
   return ms;
 }

@@ -200,13 +200,18 @@ RunPlan at_point(const RunPlan& base, const PointSpec& spec) {
   // The count as asked; none asked: what the plan settled (the dataset's size, a synthetic 100).
   p.requested.load.num_prompts = spec.num_prompts;
   if (spec.num_prompts > 0) p.cfg.load.num_prompts = spec.num_prompts;
+  if (spec.unconstrained) {  // the folder says what was sent: no response format
+    p.json_schema.reset();
+    p.cfg.request.json_schema.clear();
+    p.requested.request.json_schema.clear();
+  }
   p.load = p.cfg.load_shape();
   return p;
 }
 
 std::string spec_text(const PointSpec& s) {
-  return fmt::format("{}\n{}\n{}\n{}\n{}", s.label, s.concurrency, s.request_rate, s.num_prompts,
-                     s.seed);
+  return fmt::format("{}\n{}\n{}\n{}\n{}\n{}", s.label, s.concurrency, s.request_rate,
+                     s.num_prompts, s.seed, s.unconstrained ? 1 : 0);
 }
 
 PointSpec spec_from_text(const std::string& text) {
@@ -215,11 +220,12 @@ PointSpec spec_from_text(const std::string& text) {
   for (size_t nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1)
     v.push_back(text.substr(at, nl - at));
   v.push_back(text.substr(at));
-  if (v.size() != 5)
+  if (v.size() != 6 || (v[5] != "0" && v[5] != "1"))
     throw std::invalid_argument(
-        "a point spec has 5 lines: label, concurrency, rate, prompts, seed");
+        "a point spec has 6 lines: label, concurrency, rate, prompts, seed, unconstrained (0/1)");
   try {
-    return {v[0], std::stoi(v[1]), std::stod(v[2]), std::stoll(v[3]), std::stoull(v[4])};
+    return {v[0],       std::stoi(v[1]), std::stod(v[2]), std::stoll(v[3]), std::stoull(v[4]),
+            v[5] == "1"};
   } catch (const std::exception&) {
     throw std::invalid_argument("a point spec holds a value that is not a number: " + text);
   }

@@ -64,6 +64,8 @@ struct PointSpec {
   double request_rate = 0;  ///< --request-rate at this point (+inf: all due at once)
   int64_t num_prompts = 0;  ///< the workload's slice: the point's measured requests
   uint64_t seed = 0;        ///< its arrival and draw seed
+  /// A --schema-paired pair's first point: the plan's prompts sent without --json-schema.
+  bool unconstrained = false;
 };
 
 /// The spec of `plan` as it stands (its first point when it holds sweep lists), named `label`.

@@ -43,10 +43,10 @@ void check_resumable(const fs::path& root, const std::string& requested_json) {
   simdjson::dom::element saved, now;
   if (!fs::exists(path) || saved_parser.load(path.string()).get(saved) ||
       saved["requested"].get(saved) || saved.type() != simdjson::dom::element_type::OBJECT)
-    throw std::invalid_argument(fmt::format(
-        "--resume {}: no {} there, so it is not the root of a sweep, search, repeats or "
-        "grid (give the folder the interrupted run printed as its root)",
-        root.string(), kSeriesFile));
+    throw std::invalid_argument(
+        fmt::format("--resume {}: no {} there, so it is not the root of a sweep, search, repeats, "
+                    "schema pair or grid (give the folder the interrupted run printed as its root)",
+                    root.string(), kSeriesFile));
   if (now_parser.parse(requested_json).get(now))
     throw std::logic_error("the request's JSON does not parse");
   std::string differ;

@@ -14,6 +14,7 @@
 #include "runfolder/run_folder.hpp"
 #include "runner/runner.hpp"
 #include "series/repeats.hpp"
+#include "series/schema_pair.hpp"
 #include "series/search.hpp"
 #include "series/sweep.hpp"
 
@@ -96,6 +97,28 @@ RunOutcome recompute_repeats(const fs::path& root, std::FILE* console) {
   return rebuilt.finish(server, false, console);
 }
 
+// A --schema-paired root: both points recomputed, the paired costs rebuilt from their folders.
+RunOutcome recompute_schema_pair(const fs::path& root, std::FILE* console) {
+  const fs::path summary = root / "pair" / "summary.json";
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.load(summary.string()).get(doc))
+    throw std::runtime_error(
+        fmt::format("cannot read {}: not a schema pair's summary (rerun with --schema-paired)",
+                    summary.string()));
+  RunOutcome points[2];
+  for (int k = 0; k < 2; ++k) {
+    const char* label = k == 0 ? kUnconstrainedPoint : kConstrainedPoint;
+    points[k] = recompute(root / label, std::nullopt, console);
+    points[k].label = label;
+  }
+  std::optional<record::ServerProcessFacts> server =
+      record::read_optional<record::ServerProcessFacts>(doc, "server_process");
+  return finish_schema_pair(root, points[0], points[1], json::number_or(doc, "confidence", 0.95),
+                            json::bool_or(doc, "reset_prefix_cache", false), server, false,
+                            console);
+}
+
 }  // namespace
 
 RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& compat,
@@ -120,6 +143,13 @@ RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& 
       throw std::invalid_argument(
           "--compat: give one run's folder (a view is per run), not the repeats' root");
     return recompute_repeats(run_dir, console);
+  }
+  if (!fs::exists(run_dir / runfolder::kManifestFile) &&
+      fs::exists(run_dir / "pair" / "summary.json")) {
+    if (compat)
+      throw std::invalid_argument(
+          "--compat: give one run's folder (a view is per run), not the schema pair's root");
+    return recompute_schema_pair(run_dir, console);
   }
   if (!fs::exists(run_dir / runfolder::kManifestFile) &&
       fs::exists(run_dir / "grid" / "summary.json")) {

@@ -267,7 +267,9 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
         log->info("{}: resumed from its folders", sp.name);
       } else {
         RunPlan inner = configuration_plan(plan, sp);
-        SeriesOptions series{dir, resuming && fs::exists(dir / kSeriesFile), {}};
+        SeriesOptions series;
+        series.root = dir;
+        series.resume = resuming && fs::exists(dir / kSeriesFile);
         series.on_point = [&runs](const RunPlan& point, const RunOutcome& o) {
           PointSpec spec = spec_of(point, o.label);
           spec.num_prompts = point.cfg.load.num_prompts;  // the count it ran (a dataset's size)

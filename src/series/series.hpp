@@ -1,7 +1,7 @@
 #pragma once
 // series/series: the experiment of one target that the flags ask for — a --search, --repeats, a
-// load sweep (a list in a load flag) or one point — each run point by point through point/'s
-// PointSession. A server grid (series/grid) runs one per server configuration.
+// --schema-paired pair, a load sweep (a list in a load flag) or one point — each run point by point
+// through point/'s PointSession. A server grid (series/grid) runs one per server configuration.
 #include <atomic>
 #include <cstdio>
 

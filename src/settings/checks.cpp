@@ -446,10 +446,21 @@ void RunConfig::validate_experiment(std::vector<std::string>& e) const {
   check(experiment.confidence > 0 && experiment.confidence < 1,
         fmt::format("--confidence: bad value {} (expected a level in (0, 1), e.g. 0.95)",
                     experiment.confidence));
+  if (experiment.schema_paired) {
+    check(!request.json_schema.empty(),
+          "--schema-paired measures what --json-schema costs: add --json-schema FILE");
+    check(!experiment.searching() && sweep_points() == 1 && experiment.repeats == 1 &&
+              experiment.adaptive_window_s == 0,
+          "--schema-paired runs one load point twice: drop the list, --search, --repeats or "
+          "--adaptive-window-s (pair each point as its own invocation)");
+    check(!workload.sessions(),
+          "--schema-paired pairs single requests prompt by prompt: drop --turns or the agent "
+          "dataset (a session's turns depend on its earlier answers)");
+  }
   check(experiment.resume.empty() || experiment.searching() || experiment.repeats > 1 ||
-            sweep_points() > 1 || !target.server_grid.empty(),
-        "--resume finishes a sweep, search, repeats or --server-grid: a single run has nothing to "
-        "resume (run it again)");
+            sweep_points() > 1 || !target.server_grid.empty() || experiment.schema_paired,
+        "--resume finishes a sweep, search, repeats, --schema-paired pair or --server-grid: a "
+        "single run has nothing to resume (run it again)");
   check(experiment.resume.empty() || std::filesystem::is_directory(experiment.resume),
         fmt::format(
             "--resume: '{}' is not a folder (give the root folder the interrupted run printed)",

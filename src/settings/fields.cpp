@@ -456,7 +456,8 @@ const std::vector<Field<ExperimentSettings>>& experiment_fields() {
        "run the same point N times: every metric as mean ± a confidence interval",
        true,
        {.min = 1, .expected = "expected >= 1"}},
-      {"--confidence", &X::confidence, "--repeats: the confidence level (Student's t)", true},
+      {"--confidence", &X::confidence,
+       "--repeats, --schema-paired: the confidence level (Student's t)", true},
       {"--adaptive-window-s",
        &X::adaptive_window_s,
        "in-run controller: every S seconds judge --slo and raise concurrency while it holds, "
@@ -472,6 +473,10 @@ const std::vector<Field<ExperimentSettings>>& experiment_fields() {
        "before each load point, empty the server's prefix cache (vLLM /reset_prefix_cache, "
        "which needs VLLM_SERVER_DEV_MODE=1; SGLang /flush_cache; llama.cpp: erase every slot of "
        "/slots); says so when the server has none"},
+      {"--schema-paired", &X::schema_paired,
+       "with --json-schema: send the same prompts twice, unconstrained and then held to the "
+       "schema (folders unconstrained/ and constrained/), and report what the schema costs per "
+       "request: TTFT, TPOT and E2EL paired prompt by prompt, with intervals"},
       {"--stop-on-saturation", &X::stop_on_saturation,
        fmt::format("stop a point early once the server is past saturation, marked SATURATED "
                    "rather than INVALID (a sweep or search goes on): {}",

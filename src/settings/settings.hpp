@@ -191,6 +191,9 @@ struct ExperimentSettings {
   std::string resume;  ///< finish this interrupted sweep, search, repeats or grid folder (its VALID
                        ///< points kept)
   bool reset_prefix_cache = false;  ///< POST the server's prefix-cache reset before each point
+  /// --schema-paired: the same prompts unconstrained, then held to --json-schema
+  /// (series/schema_pair)
+  bool schema_paired = false;
   bool stop_on_saturation =
       false;  ///< stop a point past saturation early, marked SATURATED (metrics/saturation)
   double saturation_window_s = 5;  ///< --stop-on-saturation: the window its rule reads
