@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "load/places.hpp"
+
 namespace tokbench::load {
 
 AgentSource::AgentSource(const std::vector<core::AgentTask>& tasks, int64_t count, int active,
@@ -21,36 +23,18 @@ Pull AgentSource::next(int64_t now_ns) {
   AgentTurn t;
   {
     std::lock_guard lock(mu_);
-    int64_t earliest = core::kNotSet;
-    bool busy = false;
-    Run* pick = nullptr;
-    size_t pick_place = 0;
-    for (size_t i = 0; i < places_.size(); ++i) {
-      Run& run = places_[i];
-      if (run.task < 0) {  // a free place: start the next task
-        if (next_task_ >= count_) continue;
-        run = Run{};
-        run.task = next_task_;
-        next_task_ += shard_size_;
-        run.start_ns = run.ready_at_ns = now_ns;
-      }
-      if (run.in_flight) {
-        busy = true;
-        continue;
-      }
-      if (run.ready_at_ns > now_ns) {  // its tools have not all answered
-        earliest =
-            earliest == core::kNotSet ? run.ready_at_ns : std::min(earliest, run.ready_at_ns);
-        continue;
-      }
-      pick = &run;
-      pick_place = i;
-      break;
-    }
-    if (!pick) {
-      if (earliest != core::kNotSet) return Pull::later(earliest);
-      return busy ? Pull::later() : Pull::done();
-    }
+    const Picked<Run> picked = pick_place(places_, now_ns, [&](Run& run) {
+      if (run.task >= 0) return true;
+      if (next_task_ >= count_) return false;
+      run = Run{};  // a free place: start the next task
+      run.task = next_task_;
+      next_task_ += shard_size_;
+      run.start_ns = run.ready_at_ns = now_ns;
+      return true;
+    });
+    if (!picked.place) return picked.wait;
+    Run* pick = picked.place;
+    const size_t at = picked.at;
     pick->in_flight = true;
     t.index = next_index_++ * shard_size_ + shard_rank_;
     t.task = pick->task;
@@ -60,7 +44,7 @@ Pull AgentSource::next(int64_t now_ns) {
     t.tool_ns = pick->tool_ns;
     t.def = &tasks_[static_cast<size_t>(pick->task) % tasks_.size()];
     t.steps = &pick->steps;  // stable: the run is in flight, nothing else touches it
-    place_of_index_[t.index] = pick_place;
+    place_of_index_[t.index] = at;
   }
   core::PlannedRequest p = make_(t);
   p.index = t.index;

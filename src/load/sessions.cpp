@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "load/places.hpp"
+
 namespace tokbench::load {
 
 SessionSource::SessionSource(std::vector<int64_t> turns_of, int active, int64_t think_ns,
@@ -25,36 +27,19 @@ Pull SessionSource::next(int64_t now_ns) {
   int64_t conversation = -1, ready_ns = 0, paused_ns = 0;
   {
     std::lock_guard lock(mu_);
-    int64_t earliest = core::kNotSet;
-    bool busy = false;
-    Session* pick = nullptr;
-    size_t pick_place = 0;
-    for (size_t i = 0; i < places_.size(); ++i) {
-      Session& s = places_[i];
-      if (s.conversation < 0) {  // a free place: start the next conversation
-        if (next_conversation_ >= static_cast<int64_t>(turns_of_.size())) continue;
-        s = Session{};
-        s.conversation = next_conversation_;
-        next_conversation_ += shard_size_;
-        s.start_ns = now_ns;
-        s.ready_at_ns = now_ns;
-      }
-      if (s.in_flight) {
-        busy = true;
-        continue;
-      }
-      if (s.ready_at_ns > now_ns) {
-        earliest = earliest == core::kNotSet ? s.ready_at_ns : std::min(earliest, s.ready_at_ns);
-        continue;
-      }
-      pick = &s;
-      pick_place = i;
-      break;
-    }
-    if (!pick) {
-      if (earliest != core::kNotSet) return Pull::later(earliest);
-      return busy ? Pull::later() : Pull::done();
-    }
+    const Picked<Session> picked = pick_place(places_, now_ns, [&](Session& s) {
+      if (s.conversation >= 0) return true;
+      if (next_conversation_ >= static_cast<int64_t>(turns_of_.size())) return false;
+      s = Session{};  // a free place: start the next conversation
+      s.conversation = next_conversation_;
+      next_conversation_ += shard_size_;
+      s.start_ns = now_ns;
+      s.ready_at_ns = now_ns;
+      return true;
+    });
+    if (!picked.place) return picked.wait;
+    Session* pick = picked.place;
+    const size_t at = picked.at;
     pick->in_flight = true;
     ctx.index = next_index_++ * shard_size_ + shard_rank_;
     ctx.session = pick->conversation;
@@ -65,7 +50,7 @@ Pull SessionSource::next(int64_t now_ns) {
     conversation = pick->conversation;
     ready_ns = pick->ready_at_ns;
     paused_ns = pick->paused_ns;
-    place_of_index_[ctx.index] = pick_place;
+    place_of_index_[ctx.index] = at;
   }
   core::PlannedRequest p = make_(conversation, ctx);
   p.index = ctx.index;
