@@ -64,8 +64,16 @@ TEST_F(SchemaPairTest, ThePairedCostIsWhatTheSimulatorCharges) {
   auto cost = [&](const char* metric) {
     return doc["metrics"][metric]["cost_mean_ms"].get_double().value();
   };
-  for (const char* m : {"TTFT", "TPOT", "E2EL"})
-    EXPECT_EQ(doc["metrics"][m]["pairs"].get_int64().value(), 12) << m;
+  for (const char* m : {"TTFT", "TPOT", "E2EL"}) {
+    auto row = doc["metrics"][m];
+    EXPECT_EQ(row["pairs"].get_int64().value(), 12) << m;
+    // Both means are over the pairs: the cost is their difference.
+    EXPECT_NEAR(row["cost_mean_ms"].get_double().value(),
+                row["constrained_mean_ms"].get_double().value() -
+                    row["unconstrained_mean_ms"].get_double().value(),
+                1e-9)
+        << m;
+  }
   // The simulator's charges, paired request by request: 30 ms before the first token, 3 ms a step.
   EXPECT_TRUE(testing::WithinTimingBoundHere(std::abs(cost("TTFT") - 30), 3)) << cost("TTFT");
   EXPECT_TRUE(testing::WithinTimingBoundHere(std::abs(cost("TPOT") - 3), 0.5)) << cost("TPOT");

@@ -26,7 +26,6 @@ constexpr const char* kPairedMetrics[] = {"TTFT", "TPOT", "E2EL"};
 // the server found in its prefix cache.
 struct PointValues {
   std::map<int64_t, double> by_index[std::size(kPairedMetrics)];
-  std::vector<double> all[std::size(kPairedMetrics)];
   int64_t prompt_tokens = 0, cached_tokens = 0;
   int64_t answers = 0, output_tokens = 0;  ///< answers with a usage count, and their tokens
   double output_mean() const {
@@ -49,10 +48,8 @@ PointValues read_point(const fs::path& dir) {
       v.output_tokens += r.completion_tokens;
     }
     for (size_t m = 0; m < std::size(kPairedMetrics); ++m)
-      if (const auto x = metrics::request_value(r, kPairedMetrics[m])) {
+      if (const auto x = metrics::request_value(r, kPairedMetrics[m]))
         v.by_index[m].emplace(r.index, *x);
-        v.all[m].push_back(*x);
-      }
   });
   return v;
 }
@@ -76,11 +73,16 @@ std::string shown(double x) { return std::isfinite(x) ? format_round4(x) : ""; }
 // One metric's cost, paired by request index: into the summary, its CSV row and the console.
 void paired_cost(size_t m, const PointValues& a, const PointValues& b, double level, JsonWriter& w,
                  std::string& csv, std::FILE* console) {
-  std::vector<double> cost;
+  // Both means over the pairs, so the cost is their difference (a --duration-s run's two points
+  // send different numbers of requests; the unpaired ones are left out).
+  std::vector<double> cost, free, held;
   for (const auto& [index, x] : a.by_index[m])
-    if (auto it = b.by_index[m].find(index); it != b.by_index[m].end())
+    if (auto it = b.by_index[m].find(index); it != b.by_index[m].end()) {
       cost.push_back(it->second - x);
-  const double free_mean = mean_of(a.all[m]), held_mean = mean_of(b.all[m]);
+      free.push_back(x);
+      held.push_back(it->second);
+    }
+  const double free_mean = mean_of(free), held_mean = mean_of(held);
   const auto ci = metrics::confidence_interval(cost, level);
   const double share = cost.empty() || !(free_mean > 0) ? std::nan("") : ci.mean / free_mean;
   const bool has = !cost.empty() && std::isfinite(ci.half_width);
