@@ -1,7 +1,8 @@
 #pragma once
-// mock/mock_response: the simulator's pure parts — what a request asks for, when each token is
-// produced (the timing model), and the exact JSON of each chunk, vLLM-shaped. No sockets here;
-// mock_server writes these bytes at these times. Shares no state with the client.
+// mock/mock_response: the simulator's pure parts — what a request asks for (read by
+// mock/mock_request.cpp), when each token is produced (the timing model), and the exact JSON of
+// each chunk, vLLM-shaped. No sockets here; mock_server writes these bytes at these times. Shares
+// no state with the client.
 #include <simdjson.h>
 
 #include <cstdint>
