@@ -106,7 +106,8 @@ class Worker {
       s.id = i;
       s.origin_ns = sh_.origin_ns;
       s.stream = sh_.settings.stream;
-      s.keep_text = sh_.settings.keep_text;
+      s.keep_text = sh_.settings.keep_text || sh_.settings.keep_content;
+      s.keep_content = sh_.settings.keep_content;
       if (!sh_.settings.request_id_header.empty() && !sh_.settings.run_id.empty())
         s.id_prefix = sh_.settings.run_id + "-";
       s.max_body = sh_.settings.max_body_bytes;
@@ -284,7 +285,7 @@ class Worker {
           if (s.keep_text) {
             r.output_text = std::string(s.info.reasoning) + std::string(s.info.content) +
                             std::string(s.info.tool_args);
-            r.content_text = std::string(s.info.content);
+            if (s.keep_content) r.content_text = std::string(s.info.content);
           }
           r.finish_reason = std::string(s.info.finish_reason);
           r.request_id = std::string(s.info.id);

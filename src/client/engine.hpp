@@ -43,6 +43,9 @@ struct EngineSettings {
       5'000;                    ///< after a stop request, wait this long for in-flight requests
   size_t reserve_chunks = 512;  ///< per-request chunk capacity reserved up front
   bool keep_text = false;       ///< keep generated text in RequestRecord::output_text
+  /// Also keep the answer's content alone in RequestRecord::content_text (an agent task's next
+  /// turn sends it back); implies keep_text.
+  bool keep_content = false;
   size_t max_event_bytes =
       1 << 20;  ///< one SSE line or event larger than this fails the request (too_large)
   size_t max_body_bytes =

@@ -30,6 +30,7 @@ struct Slot {
   int64_t origin_ns = 0;
   bool stream = true;
   bool keep_text = false;
+  bool keep_content = false;  ///< content_text too (agent loops only)
   std::string id_prefix;  // "<run id>-": each request's id is this and its index ("" = none sent)
   size_t max_body = 0, max_events = 0;
   std::string too_large;     // why the response passed a cap ("" = it did not)
@@ -144,7 +145,7 @@ struct Slot {
         rec.output_text.append(info.reasoning);
         rec.output_text.append(info.content);
         rec.output_text.append(info.tool_args);
-        rec.content_text.append(info.content);
+        if (keep_content) rec.content_text.append(info.content);
       }
     }
     take_tool_deltas(info);

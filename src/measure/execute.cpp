@@ -248,7 +248,7 @@ std::unique_ptr<load::RequestSource> phase_source(const Target& target, const Ru
     return controlled;
   }
   if (const auto* s = std::get_if<Sessions>(&load.shape); s && !target.data.agents.empty()) {
-    es.keep_text = true;  // each answer's text goes back in its task's next turn
+    es.keep_content = true;  // each answer's content goes back in its task's next turn
     return std::make_unique<load::AgentSource>(
         target.data.agents, plan.cfg.load.num_prompts, s->active, plan.cfg.load.seed,
         [&target](const load::AgentTurn& t) { return target.make_agent_turn(t); }, share.rank,

@@ -165,8 +165,9 @@ RunOutcome finish_schema_pair(const fs::path& root, const RunOutcome& unconstrai
   if (!reset_cache && b.cached_share() > a.cached_share() + 0.01)
     fmt::print(console,
                "  warning: the constrained run found {:.0f}% of its prompt tokens in the server's "
-               "prefix cache, the unconstrained {:.0f}% (the first run warmed it): add "
-               "--reset-prefix-cache to empty it before each run\n",
+               "prefix cache, the unconstrained {:.0f}%\n"
+               "           (the first run warmed it): add --reset-prefix-cache to empty it before "
+               "each run\n",
                100 * b.cached_share(), 100 * a.cached_share());
   if (server_process) record::write_optional(w, "server_process", server_process);
   w.end_object();
