@@ -163,6 +163,7 @@ class Worker {
         cancel_all(now, Outcome::Cut, st.cut_reason);
       }
       const int64_t retry_due = start_due_retries(now);
+      const int64_t cancel_next = armed_.empty() ? kNone : cancel_due_requests(now);
       // Fill free slots with due requests.
       if (!pending) pending_due = kNone;  // a "later" answer is asked again each time round
       while (!exhausted && !free_.empty()) {
@@ -199,6 +200,7 @@ class Worker {
         deadline = std::min(deadline, t - sh_.origin_ns);
       if (pending_due != kNone) deadline = std::min(deadline, pending_due);
       if (retry_due != kNone) deadline = std::min(deadline, retry_due);
+      if (cancel_next != kNone) deadline = std::min(deadline, cancel_next);
       if (sh_.cut_at_ns != kNone) deadline = std::min(deadline, sh_.cut_at_ns);
       // The next request due within kSpinNs: poll instead of sleeping (sockets are still served),
       // since a sleeping thread wakes up to a few hundred µs late on a busy machine (LoadGen's
@@ -242,6 +244,42 @@ class Worker {
     if (sh_.settings.started && attempt == 1)
       sh_.settings.started->fetch_add(1, std::memory_order_relaxed);
     transport_->start(s);  // stamps sent_ns right before the request goes out
+    if (s.cancel.after_ns >= 0 && s.active) armed_.push_back(&s);
+  }
+
+  // --cancel-rate's timed cancels: the slots waiting for theirs, and the earliest due.
+  void disarm(Slot& s) {
+    if (const auto it = std::find(armed_.begin(), armed_.end(), &s); it != armed_.end()) {
+      *it = armed_.back();
+      armed_.pop_back();
+    }
+  }
+  int64_t cancel_due(const Slot& s) const { return s.rec.sent_ns + s.cancel.after_ns; }
+  // Lets go of every request whose cancel time has come, the way a client gives up: its
+  // connection is closed (the server learns it from the closed socket, as vLLM aborts). Returns
+  // the earliest cancel still to come.
+  int64_t cancel_due_requests(int64_t now) {
+    int64_t next = kNone;
+    for (size_t i = 0; i < armed_.size();) {
+      Slot& s = *armed_[i];
+      if (!s.active || s.retry_at_ns != kNone) {  // ended, or waiting out a backoff
+        armed_[i] = armed_.back();
+        armed_.pop_back();
+        continue;
+      }
+      if (cancel_due(s) > now) {
+        next = next == kNone ? cancel_due(s) : std::min(next, cancel_due(s));
+        ++i;
+        continue;
+      }
+      armed_[i] = armed_.back();
+      armed_.pop_back();
+      let_go(s, now, Outcome::ClientCancelled,
+             fmt::format("cancelled by the client {:.1f} ms after it was sent, after {} answer "
+                         "token(s) (--cancel-rate)",
+                         static_cast<double>(now - s.rec.sent_ns) / 1e6, s.tokens_seen));
+    }
+    return next;
   }
 
   static void on_transfer_end(void* worker, Slot& s, Ending ending) {
@@ -251,7 +289,11 @@ class Worker {
   void finish(Slot& s, Ending ending) {
     RequestRecord& r = s.rec;
     const int64_t now = s.now();
-    if (!s.too_large.empty()) {
+    disarm(s);
+    if (!s.cancelled.empty()) {  // its cancel point came: the partial answer is kept as it came
+      r.outcome = Outcome::ClientCancelled;
+      r.error = s.cancelled;
+    } else if (!s.too_large.empty()) {
       r.outcome = Outcome::TooLarge;
       r.error = s.too_large;
       r.chunks.clear();
@@ -304,7 +346,8 @@ class Worker {
       if (r.first_byte_ns == kNone && r.outcome == Outcome::StreamProtocol)
         r.error += " (the request was sent; the connection closed before any response byte)";
     }
-    if (r.done_ns == kNone || r.outcome != Outcome::Ok) r.done_ns = std::max(r.done_ns, now);
+    if (r.done_ns == kNone || (r.outcome != Outcome::Ok && s.cancelled.empty()))
+      r.done_ns = std::max(r.done_ns, now);
     r.malformed_sse_lines = s.framer.malformed_lines();
     // Retried: a connection never made, or a server that says "later" (429, 503). After an
     // exponential, jittered backoff, or the server's Retry-After; the slot stays taken meanwhile.
@@ -371,18 +414,24 @@ class Worker {
     give_up_retries();  // waiting out a backoff: ends as its last attempt did
     for (auto& s : slots_) {
       if (!s.active) continue;
-      transport_->abandon(s);
-      s.active = false;
-      --active_;
-      free_.push_back(&s);
-      s.rec.outcome = outcome;
-      s.rec.error =
-          fmt::format("{} after {} chunk(s)", why.empty() ? "cancelled by stop request" : why,
-                      s.rec.chunks.size());
-      s.rec.done_ns = now;
-      sh_.source.completed(s.rec);
-      sh_.on_done(std::move(s.rec));
+      let_go(s, now, outcome,
+             fmt::format("{} after {} chunk(s)", why.empty() ? "cancelled by stop request" : why,
+                         s.rec.chunks.size()));
     }
+    armed_.clear();
+  }
+
+  // Ends the request in flight in `s` now: its transfer abandoned, recorded as `outcome`.
+  void let_go(Slot& s, int64_t now, Outcome outcome, std::string error) {
+    transport_->abandon(s);
+    s.active = false;
+    --active_;
+    free_.push_back(&s);
+    s.rec.outcome = outcome;
+    s.rec.error = std::move(error);
+    s.rec.done_ns = now;
+    sh_.source.completed(s.rec);
+    sh_.on_done(std::move(s.rec));
   }
 
   Shared& sh_;
@@ -392,6 +441,7 @@ class Worker {
   std::unique_ptr<Transport> transport_;
   std::vector<Slot*> free_;
   std::vector<Slot*> retrying_;                  // failed attempts waiting out their backoff
+  std::vector<Slot*> armed_;                     // in flight with a timed cancel (--cancel-rate)
   std::mt19937_64 rng_{std::random_device{}()};  // backoff jitter only
   int active_ = 0;
 };

@@ -45,6 +45,10 @@ struct Slot {
   std::string body;            // non-streaming body, or the start of an error body
   std::string protocol_error;  // first thing in the stream that broke the protocol
   bool got_done = false;
+  // --cancel-rate (core/cancel): this request's cancel point, and why it was let go ("" = not).
+  core::CancelPoint cancel;
+  int64_t tokens_seen = 0;  // answer tokens so far: usage's running count, else text events
+  std::string cancelled;
   int64_t events = 0;
   int64_t bytes = 0;
 
@@ -77,6 +81,10 @@ struct Slot {
     rec.json_schema = req.facts.json_schema;
     rec.tool_reference = req.facts.tool_call;
     rec.probe = req.facts.probe;
+    cancel = req.warmup ? core::CancelPoint{} : req.facts.cancel;  // a warm-up runs to its end
+    rec.cancel_planned = cancel.planned();
+    tokens_seen = 0;
+    cancelled.clear();
     too_large.clear();
     content_type.clear();
     head.clear();
@@ -93,7 +101,8 @@ struct Slot {
   }
 
   void on_event(std::string_view data, int64_t t) {
-    if (got_done || !too_large.empty()) return;  // nothing after [DONE] belongs to this response
+    if (got_done || !too_large.empty() || !cancelled.empty())
+      return;  // nothing after [DONE] (or the client's cancel) belongs to this response
     if (data == "[DONE]") {  // OpenAI's end; APIs with an end event of their own ignore it (a proxy
                              // may add it)
       if (!parser.api().done_sentinel()) return;
@@ -146,6 +155,12 @@ struct Slot {
         rec.output_text.append(info.content);
         rec.output_text.append(info.tool_args);
         if (keep_content) rec.content_text.append(info.content);
+      }
+      tokens_seen = info.completion_tokens >= 0 ? info.completion_tokens : tokens_seen + 1;
+      if (cancel.after_tokens >= 0 && tokens_seen >= cancel.after_tokens) {
+        cancelled = fmt::format("cancelled by the client after {} answer token(s) (--cancel-rate)",
+                                tokens_seen);
+        rec.done_ns = t;  // let go as the read that brought it was handled
       }
     }
     take_tool_deltas(info);
@@ -223,8 +238,8 @@ struct Slot {
     }
   }
 
-  /// Body bytes of one read, stamped `t`. False once the response passed a cap: the transport
-  /// then abandons the transfer.
+  /// Body bytes of one read, stamped `t`. False once the response passed a cap, or the client's
+  /// cancel point came: the transport then abandons the transfer (and closes its connection).
   bool take_body(std::string_view p, int64_t t) {
     bytes += static_cast<int64_t>(p.size());
     const bool error_status = rec.http_status < 200 || rec.http_status >= 300;
@@ -244,7 +259,7 @@ struct Slot {
     } else {
       body.append(p);
     }
-    return too_large.empty();
+    return too_large.empty() && cancelled.empty();
   }
 };
 

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/cancel.hpp"
 #include "core/tools.hpp"
 
 namespace tokbench::core {
@@ -106,6 +107,7 @@ struct SentFacts {
   std::shared_ptr<const std::string> json_schema;  ///< --json-schema the answer is held to
   std::optional<ToolCall> tool_call;               ///< the line's reference call; not saved
   bool probe = false;  ///< a --determinism-probe request: the same prompt as the other probes
+  CancelPoint cancel;  ///< --cancel-rate drew it: when the client lets it go (none: never)
 };
 
 /// One request, made when the engine has room for it (closed loop) or when it is due (open loop).

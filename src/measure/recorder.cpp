@@ -94,7 +94,7 @@ void Recorder::add(RequestRecord&& r) {
   std::string().swap(r.content_text);  // the source had it (an agent's next turn): not kept here
   if (!r.warmup) {
     ++measured_done_;
-    if (!r.ok() && r.outcome != record::Outcome::Cut) ++failed_count_;
+    if (!r.ok() && !r.apart()) ++failed_count_;
     if (r.completion_tokens > 0) output_tokens_ += r.completion_tokens;
   }
   {
@@ -125,7 +125,7 @@ void Recorder::check(RequestRecord& r) {
   if (r.probe && r.ok()) r.output_hash = metrics::output_hash(r.output_text);
   // A failed request that had a reference: "right": null, read back as not scored because it
   // failed.
-  if (checks_.answers && !r.ok() && !r.warmup && r.outcome != record::Outcome::Cut &&
+  if (checks_.answers && !r.ok() && !r.warmup && !r.apart() &&
       r.answer_key.kind != core::AnswerKey::Kind::None)
     r.answer_mark = record::AnswerMark::Unscored;
   if (checks_.answers && r.ok() && !r.warmup) {
@@ -139,7 +139,7 @@ void Recorder::check(RequestRecord& r) {
     r.repeating = metrics::runaway_repetition(r.output_text) ? 1 : 0;
     r.valid_utf8 = metrics::valid_utf8(r.output_text) ? 1 : 0;
   }
-  if (r.warmup || r.index >= checks_.keep_outputs || r.outcome == record::Outcome::Cut) return;
+  if (r.warmup || r.index >= checks_.keep_outputs || r.apart()) return;
   JsonWriter w;
   w.begin_object().field("id", r.index).field("success", r.ok()).field("prompt", r.prompt_text);
   w.field("output", r.output_text).field("finish_reason", r.finish_reason);
@@ -174,11 +174,11 @@ void Recorder::process(RequestRecord& r) {
   check_tools(r);
   check_structured(r);
   std::string line = record::to_json_line(r, abbr_);
-  if (!goodput_.empty() && !r.warmup && r.outcome != record::Outcome::Cut && line.ends_with('}'))
+  if (!goodput_.empty() && !r.warmup && !r.apart() && line.ends_with('}'))
     line.insert(line.size() - 1, slo_field(r, goodput_));
   details_.append(line);
   ++written_;
-  if (!r.ok() && r.outcome != record::Outcome::Cut) {  // cut at a duration's end: not a failure
+  if (!r.ok() && !r.apart()) {  // cut at a duration's end: not a failure
     if (!failed_) failed_ = std::make_unique<record::LineAppender>(failed_path_.string());
     failed_->append(line);
   }

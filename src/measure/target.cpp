@@ -321,12 +321,16 @@ client::BodySettings Target::body_at(const RunPlan& point) const {
 }
 
 core::RequestMaker Target::maker(const RunPlan& point, const OutputPlan& out) const {
-  return [this, out, body = body_at(point)](int64_t i) {
+  const double cancel_rate = point.parsed.cancel_after ? point.cfg.load.cancel_rate : 0;
+  return [this, out, body = body_at(point), cancel_rate,
+          after = point.parsed.cancel_after.value_or(core::CancelAfter{}),
+          seed = point.cfg.load.seed](int64_t i) {
     dataset::RequestSpec scratch;
     const bool probe = out.is_probe(i);
     core::PlannedRequest p = client::plan_request(body, spec(probe ? 0 : i, scratch),
                                                   tok.has_value() || i < out.keep_prompts);
     p.facts.probe = probe;
+    if (!probe) p.facts.cancel = core::cancel_point(seed, i, cancel_rate, after);
     return p;
   };
 }

@@ -27,9 +27,8 @@ std::vector<CrossCheck> cross_check(const ServerSummary& s, double client_output
     // Cut or failed requests: the server counted tokens the client never received. Shown, not
     // judged.
     out.push_back({"output tokens", client_output_tokens, *s.generation_tokens, 0.02, 0, true,
-                   fmt::format("not judged: {} request(s) failed or were cut, and the server "
-                               "counted tokens the client "
-                               "never received",
+                   fmt::format("not judged: {} request(s) failed, were cut or were cancelled, "
+                               "and the server counted tokens the client's sum leaves out",
                                client_failed)});
   } else if (s.generation_tokens) {
     const Dialect* d = dialect_named(s.dialect);
@@ -80,6 +79,21 @@ std::optional<CrossCheck> in_flight_check(const ServerSummary& s, int64_t client
                            d ? d->running : "running", d ? d->waiting : "waiting",
                            s.running_waiting.size(), allowance)};
   return c;
+}
+
+std::optional<CrossCheck> abort_check(const ServerSummary& s, int64_t client_let_go) {
+  if (!s.aborted || (client_let_go == 0 && *s.aborted == 0)) return std::nullopt;
+  const double client = static_cast<double>(client_let_go);
+  const double allowed = std::max(1.0, 0.02 * client);
+  return CrossCheck{"requests aborted",
+                    client,
+                    *s.aborted,
+                    0.02,
+                    1,
+                    std::abs(*s.aborted - client) <= allowed,
+                    "the server's aborted requests (vLLM: request_success_total{finished_reason="
+                    "\"abort\"}) vs those the client let go in flight (--cancel-rate's "
+                    "client_cancelled, and any cancelled by a stop)"};
 }
 
 std::optional<CrossCheck> prompt_check(const ServerSummary& s, double client_prompt_tokens,

@@ -40,4 +40,10 @@ std::optional<CrossCheck> in_flight_check(const ServerSummary& s, int64_t client
 std::optional<CrossCheck> prompt_check(const ServerSummary& s, double client_prompt_tokens,
                                        double client_cached);
 
+/// The requests the server aborted (ServerSummary::aborted) against those the client let go in
+/// flight: cancelled on purpose (--cancel-rate) or by a stop. One either side is allowed, and 2%
+/// (a request let go in the last instant may be counted after the last scrape). nullopt when
+/// the server does not count aborts, or nothing was let go and it aborted none.
+std::optional<CrossCheck> abort_check(const ServerSummary& s, int64_t client_let_go);
+
 }  // namespace tokbench::metrics

@@ -467,6 +467,7 @@ struct MetricsPass::Impl {
   int64_t judged = 0,
           good = 0;  ///< measured requests (failures included), and those meeting every SLO
   std::optional<QualityPass> quality;
+  int64_t client_cancelled = 0;  ///< --cancel-rate's, counted apart
 };
 
 MetricsPass::MetricsPass(const RunFacts& facts, const std::vector<Definitions>& sets,
@@ -483,8 +484,9 @@ MetricsPass::~MetricsPass() = default;
 MetricsPass::MetricsPass(MetricsPass&&) noexcept = default;
 
 void MetricsPass::add(const RequestRecord& r) {
-  if (r.warmup || r.outcome == record::Outcome::Cut)
-    return;  // cut at a duration's end: neither success nor failure
+  if (!r.warmup && r.outcome == record::Outcome::ClientCancelled) ++impl_->client_cancelled;
+  if (r.warmup || r.apart())
+    return;  // cut at a duration's end, or cancelled on purpose: neither success nor failure
   if (!impl_->goodput.empty()) {
     ++impl_->judged;
     if (judge_slo(r, impl_->goodput).good) ++impl_->good;
@@ -509,6 +511,14 @@ std::vector<MetricSet> MetricsPass::finish() {
     out.back().quality = impl_->quality->finish();
     for (auto& c : out.back().common)
       if (c.key == "peak_concurrency") c.value = static_cast<double>(peak);
+    if (impl_->client_cancelled > 0) {  // beside the successes, in no other figure
+      auto& common = out.back().common;
+      const auto at = std::find_if(common.begin(), common.end(),
+                                   [](const Common& c) { return c.key == "success_requests"; });
+      common.insert(at == common.end() ? at : at + 1,
+                    {"Cancelled Requests", "cancelled_requests",
+                     static_cast<double>(impl_->client_cancelled), Unit::Requests});
+    }
     if (!impl_->goodput.empty()) add_goodput(out.back());
   }
   return out;

@@ -26,7 +26,7 @@ SliceAccumulator::Slice& SliceAccumulator::at(int64_t t_ns) {
 }
 
 void SliceAccumulator::add(const record::RequestRecord& r) {
-  if (r.warmup || r.outcome == record::Outcome::Cut || r.sent_ns == record::kNone) return;
+  if (r.warmup || r.apart() || r.sent_ns == record::kNone) return;
   Slice& sent = at(r.sent_ns);
   ++sent.sent;
   if (!r.ok()) {

@@ -8,9 +8,7 @@
 namespace tokbench::metrics {
 
 void StableStageFinder::add(const record::RequestRecord& r) {
-  if (r.warmup || r.outcome == record::Outcome::Cut || r.sent_ns == record::kNone ||
-      r.done_ns == record::kNone)
-    return;
+  if (r.warmup || r.apart() || r.sent_ns == record::kNone || r.done_ns == record::kNone) return;
   starts_.push(static_cast<double>(r.sent_ns));
   ends_.push(static_cast<double>(r.done_ns));
 }

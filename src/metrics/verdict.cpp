@@ -63,8 +63,13 @@ void VerdictTally::add(const record::RequestRecord& r) {
       warmup_tokens_in_window += static_cast<double>(output_tokens(r));
     return;
   }
+  if (r.cancel_planned) ++cancel_planned;
   if (r.outcome == record::Outcome::Cut) {
     ++cut;
+    return;
+  }
+  if (r.outcome == record::Outcome::ClientCancelled) {
+    ++client_cancelled;
     return;
   }
   ++measured;
@@ -360,6 +365,30 @@ void judge_send_lag(Verdict& v, const Summary& lag, const VerdictFacts& f) {
   }
 }
 
+// --cancel-rate: what the client let go on purpose, said as such (never a failure). The share is
+// judged against the binomial: a client that cancelled far fewer than it drew did not do as asked
+// (answers that ended before their cancel point are named as the cause).
+void judge_cancels(Verdict& v, const VerdictTally& t, const VerdictFacts& f) {
+  const int64_t n = t.measured + t.client_cancelled;
+  if (n == 0) return;
+  const double share = static_cast<double>(t.client_cancelled) / static_cast<double>(n);
+  const int64_t finished_first = t.cancel_planned - t.client_cancelled;
+  v.notes.push_back(fmt::format(
+      "{} of {} requests ({:.1f}%) were cancelled by the client as asked (--cancel-rate {} "
+      "--cancel-after {}): client_cancelled in the details, in no statistic, not failures{}",
+      t.client_cancelled, n, 100 * share, f.cancel_rate, f.cancel_after,
+      finished_first > 0
+          ? fmt::format("; {} more drawn to be cancelled finished first", finished_first)
+          : ""));
+  // Three standard deviations of the binomial below the asked share.
+  const double sd = std::sqrt(f.cancel_rate * (1 - f.cancel_rate) / static_cast<double>(n));
+  if (share < f.cancel_rate - 3 * sd - 0.5 / static_cast<double>(n) && finished_first > 0)
+    v.warnings.push_back(fmt::format(
+        "only {:.1f}% of the requests were cancelled where --cancel-rate asked {:.1f}%: {} "
+        "answers ended before their cancel point (--cancel-after {}); give an earlier one",
+        100 * share, 100 * f.cancel_rate, finished_first, f.cancel_after));
+}
+
 // The load as it went: cut requests, the arrival schedule kept, the server's view agreeing, the
 // asked concurrency reached, token counts that are chunks, SSE that is not clean.
 void judge_load(Verdict& v, const MetricSet& m, const VerdictTally& t, const VerdictFacts& f,
@@ -371,6 +400,7 @@ void judge_load(Verdict& v, const MetricSet& m, const VerdictTally& t, const Ver
         "let them finish",
         t.cut, f.grace_s, f.duration_s));
   }
+  if (f.cancel_rate > 0) judge_cancels(v, t, f);
   if (f.request_rate > 0 &&
       std::isfinite(f.request_rate)) {  // inf: everything is due at once, waiting is the point
     if (const auto* lag = m.row("SendLag"); lag && lag->stats) judge_send_lag(v, *lag->stats, f);

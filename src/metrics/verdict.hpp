@@ -35,6 +35,9 @@ struct VerdictTally {
   int64_t measured = 0, failed = 0, warmup = 0;
   int64_t cut =
       0;  ///< in flight when a --duration-s run's grace ended: cancelled, not measured, not failed
+  /// --cancel-rate: measured-phase requests the client cancelled on purpose (counted apart, like
+  /// `cut`), and those drawn to be cancelled (some finish before their cancel point).
+  int64_t client_cancelled = 0, cancel_planned = 0;
   int64_t short_outputs = 0;  ///< ignore_eos sent, and a different number of tokens came back
   /// usage.completion_tokens above what max_tokens allows (× the choices): a server whose counts
   /// cannot be true, so every token figure is wrong. `usage_over_text`: no cap was sent, and usage
@@ -87,6 +90,8 @@ struct VerdictFacts {
   bool trace = false;       ///< the schedule is a trace's timestamps (--trace-speed paces it)
   bool in_flight_capped = true;  ///< --concurrency capped the schedule's in-flight count
   double duration_s = 0, grace_s = 0;
+  double cancel_rate = 0;       ///< --cancel-rate (0: none)
+  std::string cancel_after;     ///< --cancel-after, as the run parsed it
   record::ClientHealth client;  ///< the client's own cost (< 0: unknown)
   bool server_disagrees = false;
   bool server_disagrees_on_ttft_only = false;  ///< every failed cross-check is TTFT's

@@ -100,6 +100,13 @@ void MockMetrics::step(double itl_s, int tokens, int drafted, int accepted) {
   }
 }
 
+void MockMetrics::request_aborted() {
+  std::lock_guard l(mu_);
+  --running_;
+  ++aborted_;
+  if (devices_) devices_->running_changed(running_);
+}
+
 void MockMetrics::request_finished(double e2e_s, int64_t prompt_tokens, bool prefix_cache_enabled,
                                    int64_t cached_tokens) {
   std::lock_guard l(mu_);
@@ -166,6 +173,9 @@ std::string MockMetrics::render() const {
           "Number of generation tokens processed.");
   counter(out, "vllm:request_success_total", labels_ + ",finished_reason=\"length\"", requests_,
           "Count of successfully processed requests.");
+  fmt::format_to(std::back_inserter(out),
+                 "vllm:request_success_total{{{},finished_reason=\"abort\"}} {}\n", labels_,
+                 aborted_);  // the family's second sample
   counter(out, "vllm:spec_decode_num_drafts_total", labels_, drafts_,
           "Number of spec decoding drafts.");
   counter(out, "vllm:spec_decode_num_draft_tokens_total", labels_, draft_tokens_,

@@ -38,6 +38,9 @@ class MockMetrics {
   void step(double itl_s, int tokens, int drafted, int accepted);
   void request_finished(double e2e_s, int64_t prompt_tokens, bool prefix_cache_enabled,
                         int64_t cached_tokens);
+  /// A running request whose client left before its end: vLLM aborts it, and counts it under
+  /// vllm:request_success_total{finished_reason="abort"}.
+  void request_aborted();
   std::string render() const;
 
   struct Counters {
@@ -57,7 +60,7 @@ class MockMetrics {
   MockDevices* devices_ = nullptr;
   std::string labels_;
   int64_t running_ = 0, waiting_ = 0;
-  uint64_t prompt_tokens_ = 0, generation_tokens_ = 0, requests_ = 0;
+  uint64_t prompt_tokens_ = 0, generation_tokens_ = 0, requests_ = 0, aborted_ = 0;
   uint64_t drafts_ = 0, draft_tokens_ = 0, accepted_tokens_ = 0;
   uint64_t prefix_queries_ = 0, prefix_hits_ = 0;
   std::vector<uint64_t> accepted_at_;

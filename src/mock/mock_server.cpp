@@ -269,14 +269,19 @@ struct MockServer::Impl {
     std::chrono::steady_clock::time_point arrival;
     int64_t prompt_tokens = 0;
     int64_t cached_tokens = -1;
-    void release() {
+    void release(bool finished = true) {
       if (!impl) return;
       impl->running_batch.release(min_tokens);
-      impl->metrics.request_finished(seconds_since(arrival), prompt_tokens, cached_tokens >= 0,
-                                     std::max<int64_t>(0, cached_tokens));
+      if (finished)
+        impl->metrics.request_finished(seconds_since(arrival), prompt_tokens, cached_tokens >= 0,
+                                       std::max<int64_t>(0, cached_tokens));
+      else
+        impl->metrics.request_aborted();
       impl = nullptr;
     }
-    ~BatchSlot() { release(); }
+    // Not released by its last token: its client left (a failed write, or a body's client seen
+    // gone), or its stream was cut: vLLM aborts such a request.
+    ~BatchSlot() { release(false); }
   };
 
   // The served model or one of its --lora-modules; any other name is vLLM's 404.

@@ -48,6 +48,17 @@ ParsedFlags parse_flags(const RunConfig& c, std::vector<std::string>& e) {
   parse(c.observe.profile_window,
         [&](const std::string& t) { p.profile_window = record::parse_profile_window(t); });
   parse(c.workload.image, [&](const std::string& t) { p.image = dataset::parse_image_size(t); });
+  if (c.load.cancel_rate > 0) {
+    std::string why;
+    p.cancel_after = core::parse_cancel_after(c.load.cancel_after, &why);
+    if (!p.cancel_after)
+      e.push_back(fmt::format("--cancel-after {}: {}", c.load.cancel_after, why));
+    else if (p.cancel_after->unit == core::CancelAfter::Unit::Tokens && !c.request.stream)
+      e.push_back(fmt::format(
+          "--cancel-after {}: a token count needs a stream (no token arrives before a whole "
+          "answer); give a time (500ms), or drop --no-stream",
+          c.load.cancel_after));
+  }
   return p;
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/cancel.hpp"
 #include "core/run_control.hpp"
 #include "metrics/metrics.hpp"
 #include "metrics/slo.hpp"
@@ -27,6 +28,7 @@ struct ParsedFlags {
   metrics::GoodputSpec goodput;                      ///< --goodput (empty: none)
   std::optional<record::WindowSpec> profile_window;  ///< --profile-window
   std::optional<std::pair<int, int>> image;          ///< --image WxH
+  std::optional<core::CancelAfter> cancel_after;     ///< --cancel-after (with --cancel-rate)
 };
 
 /// Every problem of `c` at once, each naming the flag and the fix: the settings' own checks

@@ -40,11 +40,13 @@ std::string throughput_line(const metrics::MetricSet& m) {
                ok = known(m, "success_requests").value_or(0);
   // Benchmark Duration spans the successful requests only (AISBench's rule): when most failed,
   // the rates over it overstate what the run made, so the span is named beside them.
-  std::string out =
-      fmt::format("requests: {:.0f} of {:.0f} succeeded in {} s{}: {} req/s", ok, total,
-                  report::format_short(known(m, "benchmark_duration").value_or(0) / 1000),
-                  ok > 0 && ok < total ? " (the successful ones' span; failed ones excluded)" : "",
-                  report::format_short(known(m, "request_throughput").value_or(0)));
+  const double cancelled = known(m, "cancelled_requests").value_or(0);
+  std::string out = fmt::format(
+      "requests: {:.0f} of {:.0f} succeeded{} in {} s{}: {} req/s", ok, total,
+      cancelled > 0 ? fmt::format(" ({:.0f} more cancelled by the client)", cancelled) : "",
+      report::format_short(known(m, "benchmark_duration").value_or(0) / 1000),
+      ok > 0 && ok < total ? " (the successful ones' span; failed ones excluded)" : "",
+      report::format_short(known(m, "request_throughput").value_or(0)));
   if (generates(m)) {
     out += fmt::format(", output {}{}", tokens_per_s(m, "output_token_throughput"),
                        m.output_tokens_from_chunks > 0 ? " (tokens counted as text chunks)" : "");

@@ -130,8 +130,7 @@ FirstPass first_pass(const runfolder::RunFolder& folder, metrics::Definitions de
       pass.add(r);
       p.tally.add(r);
       if (p.stable) p.stable->add(r);
-      if (failed && !r.ok() && r.outcome != record::Outcome::Cut)
-        failed->append(record::to_json_line(r, ds));
+      if (failed && !r.ok() && !r.apart()) failed->append(record::to_json_line(r, ds));
       if (own && r.ok() && !r.warmup) {
         const int64_t first = metrics::peer_timing(r, metrics::Definitions::Vllm).first_ns;
         if (first != record::kNone &&
@@ -234,12 +233,12 @@ void cross_check_server(Written& w, const record::ServerSummary& server,
   const double ramp_tokens = tally.warmup_tokens_in_window;
   w.checks = metrics::cross_check(
       *w.server, tokbench.common_metric("total_generated_tokens")->value + ramp_tokens,
-      mean_of(tokbench, "TPOT"), wire ? wire : mean_of(tokbench, "TTFT"), tally.failed,
-      wire.has_value());
+      mean_of(tokbench, "TPOT"), wire ? wire : mean_of(tokbench, "TTFT"),
+      tally.failed + tally.client_cancelled, wire.has_value());
   // The cache's evidence on the server's side (llama.cpp counts evaluated prompt tokens only),
   // and its requests in flight. Failed requests and warm-ups inside the window reached the
   // server's counters but not the client's figures: shown, not judged, then.
-  const bool others_in_window = tally.failed > 0 || ramp_tokens > 0;
+  const bool others_in_window = tally.failed > 0 || tally.client_cancelled > 0 || ramp_tokens > 0;
   auto unjudged = [&](record::CrossCheck c) {
     if (others_in_window && !c.agree) {
       c.agree = true;
@@ -255,6 +254,11 @@ void cross_check_server(Written& w, const record::ServerSummary& server,
     unjudged(std::move(*c));
   if (auto c = metrics::in_flight_check(*w.server, tokbench.observed_max_concurrency))
     unjudged(std::move(*c));
+  const auto stopped = tally.failures.find("cancelled");
+  if (auto c = metrics::abort_check(
+          *w.server,
+          tally.client_cancelled + (stopped == tally.failures.end() ? 0 : stopped->second)))
+    w.checks.push_back(std::move(*c));
   const auto whole = mean_of(tokbench, "TTFT");
   for (auto& c : w.checks) {
     if (c.what == "output tokens" && ramp_tokens > 0)
@@ -282,6 +286,8 @@ metrics::VerdictFacts verdict_facts(const runfolder::RunFolder& folder, const Wr
   vf.in_flight_capped = folder.manifest.load.in_flight_capped;
   vf.duration_s = folder.manifest.load.duration_s;
   vf.grace_s = folder.manifest.load.grace_s;
+  vf.cancel_rate = folder.manifest.load.cancel_rate;
+  vf.cancel_after = folder.manifest.load.cancel_after;
   if (folder.end) vf.client = folder.end->client;
   vf.server_disagrees = w.info.server_disagrees;
   vf.server_disagrees_on_ttft_only =
@@ -297,7 +303,7 @@ metrics::VerdictFacts verdict_facts(const runfolder::RunFolder& folder, const Wr
   // --warmup's).
   vf.saturated = folder.end && folder.end->stop_reason.starts_with(metrics::kSaturatedStopReason);
   vf.incomplete = incomplete_reason(
-      folder, p.tally.measured + p.tally.cut +
+      folder, p.tally.measured + p.tally.cut + p.tally.client_cancelled +
                   std::max<int64_t>(0, p.tally.warmup - folder.manifest.warmup_requests));
   vf.details_warning = p.scan.warning;
   vf.insecure_tls = folder.manifest.insecure_tls;

@@ -85,6 +85,10 @@ runfolder::RunManifest asked(const RunPlan& plan, std::time_t wall) {
   m.load.slice_s = c.observe.slice_s;
   m.load.warm_connections = c.warms_connections();
   m.load.in_flight_capped = load.in_flight_capped();
+  if (plan.parsed.cancel_after) {
+    m.load.cancel_rate = c.load.cancel_rate;
+    m.load.cancel_after = core::cancel_after_text(*plan.parsed.cancel_after);
+  }
   if (!c.observe.telemetry.empty()) {
     m.telemetry.interval_ms = c.observe.telemetry_interval_ms;
     m.telemetry.idle_s = c.observe.telemetry_idle_s;

@@ -167,6 +167,17 @@ void deeper_metrics(ServerSummary& s, const Snapshot& a, const Snapshot& b, cons
   if (const double queries = delta("vllm:prefix_cache_queries_total"); queries > 0)
     s.prefix_cache_hit_rate = delta("vllm:prefix_cache_hits_total") / queries;
   if (*d.preemptions && b.sum(d.preemptions)) s.preemptions = delta(d.preemptions);
+  // vLLM counts a request whose client left under finished_reason="abort".
+  auto aborted = [](const Snapshot& snap) {
+    std::optional<double> n;
+    for (const Sample& x : snap.samples)
+      if (x.name == "vllm:request_success_total")
+        if (const auto r = x.labels.find("finished_reason");
+            r != x.labels.end() && r->second == "abort")
+          n = n.value_or(0) + x.value;
+    return n;
+  };
+  if (const auto after = aborted(b)) s.aborted = *after - aborted(a).value_or(0);
   std::map<std::string, double> transfer;  // bounded: at most 32 names
   for (const Sample& x : b.samples) {
     if (!x.name.starts_with("vllm:nixl_") && !x.name.starts_with("sglang:kv_transfer_")) continue;

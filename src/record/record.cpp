@@ -6,7 +6,7 @@
 namespace tokbench::record {
 
 namespace {
-constexpr std::array<std::pair<Outcome, std::string_view>, 8> kOutcomeNames{{
+constexpr std::array<std::pair<Outcome, std::string_view>, 9> kOutcomeNames{{
     {Outcome::Ok, "ok"},
     {Outcome::ConnectError, "connect_error"},
     {Outcome::Timeout, "timeout"},
@@ -15,6 +15,7 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 8> kOutcomeNames{{
     {Outcome::Cancelled, "cancelled"},
     {Outcome::TooLarge, "too_large"},
     {Outcome::Cut, "cut_at_end"},
+    {Outcome::ClientCancelled, "client_cancelled"},
 }};
 }  // namespace
 

@@ -25,6 +25,8 @@ inline constexpr int64_t kMaxChoiceIndex =
 /// TooLarge: the response passed a cap (an SSE line or event, a body, the event count); only
 /// that request is lost, and memory stays bounded whatever the server sends. Cut: still in flight
 /// when a --duration-s run's grace ended; cancelled, excluded from statistics, not a failure.
+/// ClientCancelled: let go by the client on purpose (--cancel-rate), counted apart like Cut.
+/// Cancelled: in flight when a stop (Ctrl-C, --stop-on-saturation) ended the phase.
 enum class Outcome {
   Ok,
   ConnectError,
@@ -33,7 +35,8 @@ enum class Outcome {
   StreamProtocol,
   Cancelled,
   TooLarge,
-  Cut
+  Cut,
+  ClientCancelled
 };
 
 /// What an SSE data event carried, decided by the client when it arrived.
@@ -94,6 +97,9 @@ struct RequestRecord {
   /// socket transport; libcurl does the same without saying). The server may have read the first:
   /// RFC 9110 §9.2.2 warns against repeating a POST unasked, so it is counted and said.
   bool resent = false;
+  /// --cancel-rate drew this request to be cancelled (core/cancel): it ends ClientCancelled, or
+  /// Ok when its answer was whole before the cancel point came.
+  bool cancel_planned = false;
   int64_t first_byte_ns = kNone;   ///< first response header byte
   int64_t first_event_ns = kNone;  ///< first SSE data event of any kind
   int64_t first_token_ns = kNone;  ///< first event carrying generated text
@@ -185,6 +191,9 @@ struct RequestRecord {
   std::string schema_why;                                ///< the first failure
 
   bool ok() const { return outcome == Outcome::Ok; }
+  /// Neither a success nor a failure, and in no statistic: cut at a duration's end, or
+  /// cancelled by the client on purpose (counted apart).
+  bool apart() const { return outcome == Outcome::Cut || outcome == Outcome::ClientCancelled; }
   /// Where the output token count comes from: "usage", "tokenizer" or "chunks".
   std::string_view token_source() const {
     return completion_tokens != kNone         ? "usage"

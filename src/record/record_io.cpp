@@ -86,6 +86,7 @@ enum class Top : size_t {
   Attempts,
   Connects,
   Resent,
+  CancelPlanned,
   RequestId,
   ClientRequestId,
   FinishReason,
@@ -126,6 +127,7 @@ constexpr std::array<std::string_view, static_cast<size_t>(Top::Unknown)> kTopKe
     "attempts",
     "connects",
     "resent",
+    "cancel_planned",
     "request_id",
     "client_request_id",
     "finish_reason",
@@ -309,6 +311,7 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   w.field("attempts", r.attempts);
   put_count(w, "connects", r.connects);
   if (r.resent) w.field("resent", true);
+  if (r.cancel_planned) w.field("cancel_planned", true);
   w.field("request_id", r.request_id);
   if (!r.client_request_id.empty()) w.field("client_request_id", r.client_request_id);
   w.field("finish_reason", r.finish_reason);
@@ -447,6 +450,9 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
         break;
       case Top::Resent:
         r.resent = bool_of(v, k, false);
+        break;
+      case Top::CancelPlanned:
+        r.cancel_planned = bool_of(v, k, false);
         break;
       case Top::RequestId:
         r.request_id = string_of(v, k);

@@ -100,6 +100,7 @@ std::string summary_to_json(const ServerSummary& s) {
   hist_to_json(w, "inference", s.inference);
   w.key("prefix_cache_hit_rate").value(s.prefix_cache_hit_rate);
   w.key("preemptions").value(s.preemptions);
+  w.key("aborted").value(s.aborted);
   w.key("kv_transfer").begin_array();
   for (const auto& [name, v] : s.kv_transfer) w.begin_array().value(name).value(v).end_array();
   w.end_array();
@@ -149,6 +150,7 @@ ServerSummary summary_from_json(std::string_view json) {
     s.inference = hist_from_json(o, "inference");
     s.prefix_cache_hit_rate = json::strict_number(o, "prefix_cache_hit_rate");
     s.preemptions = json::strict_number(o, "preemptions");
+    s.aborted = json::strict_number(o, "aborted");
     if (!o["kv_transfer"].get_array().get(arr))
       for (auto p : arr) {
         const simdjson::dom::array a = p.get_array().value();

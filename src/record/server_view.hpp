@@ -44,6 +44,9 @@ struct ServerSummary {
       inference;                                ///< vLLM's split of a request's time (seconds)
   std::optional<double> prefix_cache_hit_rate;  ///< hit tokens / queried tokens (vLLM's counters)
   std::optional<double> preemptions;            ///< counter delta
+  /// Requests the server aborted (vLLM's request_success_total{finished_reason="abort"}): a
+  /// client that left, as --cancel-rate's requests do. Counter delta; absent when not exposed.
+  std::optional<double> aborted;
   /// P/D disaggregation's KV transfer, as exposed (vllm:nixl_*, sglang:kv_transfer_*): a counter's
   /// delta, or a histogram's mean (its name without _sum), by name.
   std::vector<std::pair<std::string, double>> kv_transfer;

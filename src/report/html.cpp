@@ -364,10 +364,14 @@ std::string headline_cards(const HtmlInputs& in) {
       card("Verdict", in.info.interrupted ? "INTERRUPTED" : metrics::verdict_status(in.verdict),
            fmt::format("{} reason(s), {} warning(s)", in.verdict.reasons.size(),
                        in.verdict.warnings.size()));
-  cards += card("Requests",
-                fmt::format("{:.0f} / {:.0f}", common("success_requests").value_or(0),
-                            common("total_requests").value_or(0)),
-                fmt::format("succeeded; {:.0f} failed", common("failed_requests").value_or(0)));
+  cards += card(
+      "Requests",
+      fmt::format("{:.0f} / {:.0f}", common("success_requests").value_or(0),
+                  common("total_requests").value_or(0)),
+      fmt::format("succeeded; {:.0f} failed{}", common("failed_requests").value_or(0),
+                  common("cancelled_requests") ? fmt::format("; {:.0f} cancelled by the client",
+                                                             *common("cancelled_requests"))
+                                               : ""));
   for (const char* row : {"TTFT", "TPOT", "E2EL"}) cards += latency(row);
   const auto out_tps = common("output_token_throughput");
   if (!in.one_shot)

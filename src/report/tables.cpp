@@ -287,6 +287,7 @@ std::string server_tables(const record::ServerSummary& s,
   if (s.prefix_cache_hit_rate)
     c.push_back({"Prefix Cache Hit Rate (tokens)", format_round4(*s.prefix_cache_hit_rate)});
   if (s.preemptions) c.push_back({"Preemptions", format_round4(*s.preemptions)});
+  if (s.aborted) c.push_back({"Aborted requests", format_round4(*s.aborted)});
   for (const auto& [name, v] : s.kv_transfer)
     c.push_back({"KV transfer: " + name, format_round4(v)});
   out += grid(c);
@@ -354,6 +355,7 @@ std::string server_json(const record::ServerSummary& s,
   w.end_array();
   w.key("prefix_cache_hit_rate").value(s.prefix_cache_hit_rate);
   w.key("preemptions").value(s.preemptions);
+  w.key("aborted").value(s.aborted);
   w.key("kv_transfer").begin_object();
   for (const auto& [name, v] : s.kv_transfer) w.field(name, v);
   w.end_object();

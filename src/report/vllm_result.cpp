@@ -58,7 +58,7 @@ VllmResultWriter::VllmResultWriter(fs::path path, VllmResultFacts facts)
 VllmResultWriter::~VllmResultWriter() = default;
 
 void VllmResultWriter::add(const record::RequestRecord& r) {
-  if (r.warmup || r.outcome == record::Outcome::Cut) return;
+  if (r.warmup || r.apart()) return;
   const bool ok = r.ok();
   const int64_t in = metrics::input_tokens(r);
   const auto timing = metrics::peer_timing(r, metrics::Definitions::Vllm);

@@ -29,7 +29,7 @@ using json::raw_or_null;
 
 // Each part of the two files as one table, read and written alike (names as they have been since
 // format /1, so older folders read; a field a folder lacks keeps its default).
-constexpr std::array<Field<LoadFacts>, 10> kLoadFields{{
+constexpr std::array<Field<LoadFacts>, 12> kLoadFields{{
     {"arrivals", &LoadFacts::arrivals},
     {"burstiness", &LoadFacts::burstiness},
     {"duration_s", &LoadFacts::duration_s},
@@ -40,6 +40,8 @@ constexpr std::array<Field<LoadFacts>, 10> kLoadFields{{
     {"slice_s", &LoadFacts::slice_s},
     {"warm_connections", &LoadFacts::warm_connections},
     {"in_flight_capped", &LoadFacts::in_flight_capped},
+    {"cancel_rate", &LoadFacts::cancel_rate},
+    {"cancel_after", &LoadFacts::cancel_after},
 }};
 constexpr std::array<Field<TelemetryFacts>, 5> kTelemetryFields{{
     {"interval_ms", &TelemetryFacts::interval_ms},

@@ -37,6 +37,8 @@ struct LoadFacts {
   /// --concurrency capped a schedule's in-flight count (false: an open loop or trace with none;
   /// older folders read true)
   bool in_flight_capped = true;
+  double cancel_rate = 0;    ///< --cancel-rate: the share of requests the client cancels
+  std::string cancel_after;  ///< --cancel-after, as parsed ("" = no cancellations)
 };
 
 /// What the telemetry sources (--telemetry) were asked for: the report prices the phase from it.

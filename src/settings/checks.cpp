@@ -245,6 +245,10 @@ void RunConfig::validate_workload(std::vector<std::string>& e) const {
           fmt::format("--turns: sessions are conversations; use an endpoint that takes them ({})",
                       client::api_paths(&client::ApiCaps::conversation)));
   }
+  // A cancelled turn would end its session with a hole in its history.
+  check(load.cancel_rate == 0 || !workload.sessions(),
+        "--cancel-rate cancels single requests; sessions (--turns, --multi-turn, agent datasets) "
+        "are not cancelled turn by turn yet: drop --cancel-rate or the sessions");
   if (workload.dataset.is(Source::Agent)) {  // the model's calls decide each task's turns
     check(workload.turns == 0 && !workload.multi_turn,
           "--dataset agent:PATH: a task's turns end when the model answers without a tool call "

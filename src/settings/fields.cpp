@@ -372,6 +372,17 @@ const std::vector<Field<LoadSettings>>& load_fields() {
        {.min = 0, .expected = "expected >= 0; 0 = automatic"}},
       {"--drain-s", &L::drain_s, "after Ctrl-C, seconds in-flight requests may finish", true,
        kNonNegative},
+      {"--cancel-rate",
+       &L::cancel_rate,
+       "cancel this share of the measured requests (drawn by --seed) by closing their connection "
+       "--cancel-after into the answer, as a client that gives up; counted apart, neither "
+       "successes nor failures",
+       true,
+       {.min = 0, .max = 1, .expected = "expected a share from 0 to 1 (0.2 = 20%)"}},
+      {"--cancel-after", &L::cancel_after,
+       "when a cancelled request is let go: a time after it was sent (500ms, 2s), a count of "
+       "answer tokens received (16tok), or a range drawn uniformly (200ms..2s, 8tok..64tok)",
+       true},
   };
   return fields;
 }

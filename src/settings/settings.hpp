@@ -135,6 +135,11 @@ struct LoadSettings {
   uint64_t seed = 0;   ///< arrival-time seed
   int workers = 0;     ///< client threads; 0 = one per 256 of concurrency, at most the CPUs
   double drain_s = 5;  ///< after Ctrl-C, how long in-flight requests may finish
+  /// A client that gives up (core/cancel): this share of the measured requests, drawn by the
+  /// seed, is cancelled --cancel-after into its answer (the connection is closed, as a browser's
+  /// stop button does); counted apart, neither successes nor failures.
+  double cancel_rate = 0;
+  std::string cancel_after = "16tok";  ///< "500ms", "2s", "16tok", or a range "200ms..2s"
 };
 
 /// Workload: what the requests ask — prompts, lengths, conversations, images, traces, adapters.
