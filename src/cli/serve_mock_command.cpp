@@ -124,8 +124,20 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--block-size", s->block_size, "prefix-cache block, in tokens")
       ->capture_default_str();
   cmd->add_option("--max-num-seqs", s->max_num_seqs,
-                  "running requests at most; the rest queue (FIFO); 0 = no limit")
+                  "running requests at most; the rest queue (--scheduling-policy); 0 = no limit")
       ->capture_default_str();
+  static const std::map<std::string, mock::SchedulingPolicy> kPolicies{
+      {"fcfs", mock::SchedulingPolicy::Fcfs},
+      {"priority", mock::SchedulingPolicy::Priority},
+      {"fair", mock::SchedulingPolicy::Fair}};
+  cmd->add_option("--scheduling-policy", s->scheduling_policy,
+                  "who gets a free place in the batch: fcfs (arrival order, vLLM's default); "
+                  "priority (the body's \"priority\", lower first, as vLLM's: a better waiter "
+                  "preempts the worst running request when the batch is full; without it a "
+                  "priority is refused, as vLLM does); fair (the tenant of "
+                  "x-gateway-inference-fairness-id served the fewest tokens first)")
+      ->transform(CLI::CheckedTransformer(kPolicies, CLI::ignore_case))
+      ->default_str("fcfs");
   cmd->add_option("--batch-slowdown-ms", s->batch_slowdown_ms,
                   "extra step time per running request beyond the first")
       ->capture_default_str();

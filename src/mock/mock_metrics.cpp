@@ -107,6 +107,21 @@ void MockMetrics::request_aborted() {
   if (devices_) devices_->running_changed(running_);
 }
 
+void MockMetrics::request_preempted() {
+  std::lock_guard l(mu_);
+  --running_;
+  ++waiting_;
+  ++preempted_;
+  if (devices_) devices_->running_changed(running_);
+}
+
+void MockMetrics::request_resumed() {
+  std::lock_guard l(mu_);
+  --waiting_;
+  ++running_;
+  if (devices_) devices_->running_changed(running_);
+}
+
 void MockMetrics::request_finished(double e2e_s, int64_t prompt_tokens, bool prefix_cache_enabled,
                                    int64_t cached_tokens) {
   std::lock_guard l(mu_);
@@ -197,7 +212,7 @@ std::string MockMetrics::render() const {
   gauge(out, "vllm:kv_cache_usage_perc", labels_,
         std::min<double>(1.0, static_cast<double>(running_) / 256),
         "KV-cache usage. 1 means 100 percent usage.");
-  counter(out, "vllm:num_preemptions_total", labels_, 0,
+  counter(out, "vllm:num_preemptions_total", labels_, preempted_,
           "Cumulative number of preemption from the engine.");
   counter(out, "vllm:prefix_cache_queries_total", labels_, prefix_queries_,
           "Prefix cache queries, in tokens.");

@@ -41,6 +41,10 @@ class MockMetrics {
   /// A running request whose client left before its end: vLLM aborts it, and counts it under
   /// vllm:request_success_total{finished_reason="abort"}.
   void request_aborted();
+  /// The scheduler took a running request's place for a better one (vllm:num_preemptions_total),
+  /// and gave it back later.
+  void request_preempted();
+  void request_resumed();
   std::string render() const;
 
   struct Counters {
@@ -60,7 +64,7 @@ class MockMetrics {
   MockDevices* devices_ = nullptr;
   std::string labels_;
   int64_t running_ = 0, waiting_ = 0;
-  uint64_t prompt_tokens_ = 0, generation_tokens_ = 0, requests_ = 0, aborted_ = 0;
+  uint64_t prompt_tokens_ = 0, generation_tokens_ = 0, requests_ = 0, aborted_ = 0, preempted_ = 0;
   uint64_t drafts_ = 0, draft_tokens_ = 0, accepted_tokens_ = 0;
   uint64_t prefix_queries_ = 0, prefix_hits_ = 0;
   std::vector<uint64_t> accepted_at_;

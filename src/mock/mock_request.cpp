@@ -299,6 +299,10 @@ std::optional<CompletionRequest> parse_request(const std::string& body, bool cha
     return std::nullopt;
   }
   r.ignore_eos = bool_field(o, "ignore_eos");
+  if (auto pv = o["priority"]; !pv.error() && !pv.is_null() && pv.get_int64().get(r.priority)) {
+    *error = "\"priority\" must be an integer";
+    return std::nullopt;
+  }
   if (chat) {
     if (!parse_messages(o, body.size(), r, error)) return std::nullopt;
   } else {

@@ -19,6 +19,9 @@
 
 namespace tokbench::mock {
 
+/// Which waiting request gets a free place in the batch (--scheduling-policy, mock/batch).
+enum class SchedulingPolicy { Fcfs, Priority, Fair };
+
 struct MockSettings {
   std::string host = "127.0.0.1";
   uint16_t port = 8000;  ///< 0 = any free port (printed on start)
@@ -56,7 +59,12 @@ struct MockSettings {
   bool no_usage = false;         ///< never send usage (servers such as TGI or MindIE without it)
   // Batching, vLLM-style: a step produces one token per running request (more with speculative
   // decoding); its duration grows with the batch and with batch-wide costs.
-  int max_num_seqs = 0;  ///< running requests at most; more wait in a FIFO queue; 0 = no limit
+  int max_num_seqs = 0;  ///< running requests at most; more wait in a queue; 0 = no limit
+  /// Who gets a free place: fcfs (arrival order, vLLM's default); priority (the body's
+  /// `priority`, lower first, then arrival; a better waiter preempts the worst running request
+  /// on a full batch, as vLLM's --scheduling-policy priority); fair (the tenant of
+  /// x-gateway-inference-fairness-id served the fewest tokens first: a virtual token counter).
+  SchedulingPolicy scheduling_policy = SchedulingPolicy::Fcfs;
   double batch_slowdown_ms = 0;  ///< extra step time per running request beyond the first
   int spec_tokens = 0;           ///< speculative decoding: draft tokens per step (MTP's K); 0 = off
   double spec_acceptance =
@@ -108,6 +116,8 @@ struct CompletionRequest {
   int64_t max_tokens = -1;  ///< max_completion_tokens wins over max_tokens; -1 = not given
   int64_t min_tokens = -1;
   bool ignore_eos = false;
+  int64_t priority = 0;  ///< vLLM's `priority` (lower is served first under that policy)
+  std::string tenant;    ///< x-gateway-inference-fairness-id (at most 64 bytes kept); "" = none
   int64_t n = 1;  ///< choices; each streams the same tokens at the same times (its own index)
   int64_t prompt_tokens = 0;  ///< by the simple rule; the server recounts with --tokenizer
   std::string rendered;  ///< chat: the ChatML rendering of the messages; completions: the prompt

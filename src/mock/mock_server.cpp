@@ -61,7 +61,7 @@ struct MockServer::Impl {
   std::optional<tokenizer::Tokenizer> tok;
   MockMetrics metrics{s.model_name};
   MockDevices devices{s.devices};
-  Batch running_batch{s.max_num_seqs};
+  Batch running_batch{s.max_num_seqs, s.scheduling_policy};
   std::unique_ptr<PrefixCache> prefix_cache;
   std::unique_ptr<AnswerBook> answers;      // --answers: what it says to the questions it knows
   std::unique_ptr<ToolCaller> tool_caller;  // the calls it makes, of a drawn worth
@@ -265,13 +265,13 @@ struct MockServer::Impl {
   // The destructor releases what a dropped or cut request still holds.
   struct BatchSlot {
     Impl* impl = nullptr;
-    bool min_tokens = false;
+    TicketPtr ticket;
     std::chrono::steady_clock::time_point arrival;
     int64_t prompt_tokens = 0;
     int64_t cached_tokens = -1;
     void release(bool finished = true) {
       if (!impl) return;
-      impl->running_batch.release(min_tokens);
+      impl->running_batch.release(ticket);
       if (finished)
         impl->metrics.request_finished(seconds_since(arrival), prompt_tokens, cached_tokens >= 0,
                                        std::max<int64_t>(0, cached_tokens));
@@ -357,6 +357,8 @@ struct MockServer::Impl {
     if (tok) parsed->prompt_tokens = static_cast<int64_t>(tok->count(parsed->rendered, !chat));
     parsed->prompt_tokens +=
         parsed->images * s.image_tokens;  // what the vision encoder adds per image
+    if (auto f = req.find("x-gateway-inference-fairness-id"); f != req.end())
+      parsed->tenant = std::string(f->value().substr(0, 64));  // bounded: it names a tenant
     const CompletionRequest& cr = *parsed;
     if (!serves(cr.model)) {
       co_await send_json(sock, v, keep, http::status::not_found, unknown_model(cr.model));
@@ -397,6 +399,15 @@ struct MockServer::Impl {
       beast::error_code ec;
       sock.close(ec);
       co_return false;
+    }
+    // vLLM refuses a priority it would not honour (its processor's check).
+    if (cr.priority != 0 && s.scheduling_policy != SchedulingPolicy::Priority) {
+      co_await send_json(sock, v, keep, http::status::bad_request,
+                         error_body(fmt::format("Got priority {} but Priority scheduling is not "
+                                                "enabled.",
+                                                cr.priority),
+                                    "BadRequestError", 400));
+      co_return true;
     }
     // vLLM refuses a request that cannot fit its context: prompt plus the asked output.
     const int64_t asked = cr.max_tokens > 0 ? cr.max_tokens : s.default_max_tokens;
@@ -459,11 +470,16 @@ struct MockServer::Impl {
     TraceLine tl;
     tl.arrival_ns = to_ns(g.arrival);
     metrics.request_queued();
-    co_await running_batch.admit(has_min);
+    auto ticket = std::make_shared<Ticket>();
+    ticket->priority = cr.priority;
+    ticket->tenant = cr.tenant;
+    ticket->min_tokens = has_min;
+    co_await running_batch.admit(ticket);
     const auto admitted = clock::now();
     tl.admitted_ns = to_ns(admitted);
     metrics.request_started(std::chrono::duration<double>(admitted - g.arrival).count());
-    BatchSlot slot{this, has_min, g.arrival, cr.prompt_tokens};
+    BatchSlot slot{this, ticket, g.arrival, cr.prompt_tokens};
+    running_batch.served(*ticket, cr.prompt_tokens);
     // A call streams its arguments, then white space under ignore_eos (mock/mock_tools).
     // A structured answer (--json-schema) streams the same way, as content.
     const bool calling = !cr.tool_arguments.empty() || !cr.structured_answer.empty();
@@ -511,9 +527,26 @@ struct MockServer::Impl {
                     !s.no_usage,
                     cr.stream ? std::string_view(reasoning) : std::string_view(reasoned)};
     };
-    auto wait_until = [&](clock::time_point t) -> awaitable<void> {
-      timer.expires_at(t);
-      co_await timer.async_wait(use_awaitable);
+    // Waits until `t`. Under the priority policy it waits in slices of 1 ms at most and gives its
+    // place up as soon as a better request asks for it (vLLM's scheduler takes it at once); once
+    // readmitted, `t` becomes the end of a recomputed prefill (vLLM's recompute preemption: the
+    // prefill over the prompt and what was generated yields the next token).
+    const bool preemptible = s.scheduling_policy == SchedulingPolicy::Priority;
+    auto wait_until = [&](clock::time_point& t) -> awaitable<void> {
+      while (true) {
+        if (preemptible && Batch::preempted(*ticket)) {
+          metrics.request_preempted();
+          co_await running_batch.requeue(ticket);
+          metrics.request_resumed();
+          int64_t recached = -1;
+          t = clock::now() + std::chrono::nanoseconds(
+                                 static_cast<int64_t>(prefill_ms(prefill, model, recached) * 1e6));
+        }
+        timer.expires_at(preemptible ? std::min(t, clock::now() + std::chrono::milliseconds(1))
+                                     : t);
+        co_await timer.async_wait(use_awaitable);
+        if (!preemptible || clock::now() >= t) co_return;
+      }
     };
 
     // Prefill: the first token (or, for max_tokens 0, only a finish). /metrics observes when it
@@ -563,6 +596,7 @@ struct MockServer::Impl {
         if (done) break;
       }
       Step st = model.next(running_batch.state());
+      running_batch.served(*ticket, st.tokens);
       if (!cr.json_schema.empty()) st.ms += s.schema_tpot_ms;  // the token mask of its grammar
       at += std::chrono::nanoseconds(static_cast<int64_t>(st.ms * 1e6));
       const int64_t tokens = std::min<int64_t>(st.tokens, target - produced - pending);
