@@ -81,6 +81,24 @@ TEST_F(CancelRunTest, TheAskedShareIsCancelledCountedApartAndTheServerAgrees) {
   EXPECT_EQ(sim_aborted(sim, cancelled), cancelled);
   const std::string server = runfolder::read_file(out.run_dir / "server.json");
   EXPECT_NE(server.find("\"requests aborted\""), std::string::npos) << server;
+  // The page draws them apart (status 2 in its rows: neither failed nor succeeded) and says so.
+  const std::string page =
+      runfolder::read_file(out.run_dir / "performances/tokbench-mock/builtin_plot.html");
+  const std::string open_tag = "id=\"tokbench-data\">";
+  const size_t from = page.find(open_tag) + open_tag.size();
+  const std::string data = page.substr(from, page.find("</script>", from) - from);
+  simdjson::dom::parser page_parser;
+  int64_t drawn_apart = 0, drawn_failed = 0;
+  const simdjson::dom::element page_data = page_parser.parse(data).value();
+  const simdjson::dom::array rows = page_data["requests"].get_array().value();
+  for (auto row : rows) {
+    const int64_t status = row.at(3).get_int64().value();
+    drawn_apart += status == 2;
+    drawn_failed += status == 0;
+  }
+  EXPECT_EQ(drawn_apart, cancelled);
+  EXPECT_EQ(drawn_failed, 0);
+  EXPECT_NE(page.find(fmt::format("{} cancelled by the client", cancelled)), std::string::npos);
   // `report` reads the folder back to the same counts, said on the console.
   char* text = nullptr;
   size_t size = 0;

@@ -1,7 +1,8 @@
 // The run report's script (report/html.cpp embeds it): reads the data embedded in the page and
 // draws every panel; window.TOKBENCH is what the browser test reads.
 const D = JSON.parse(document.getElementById('tokbench-data').textContent);
-// Sorted by start; [start_ms, first_ms|null, end_ms, ok, ttft_ms|null, tpot_ms|null, e2el_ms, out_tokens,
+// Sorted by start; [start_ms, first_ms|null, end_ms, ok (1; 0 failed; 2 counted apart: cancelled
+// by the client or cut at a duration's end), ttft_ms|null, tpot_ms|null, e2el_ms, out_tokens,
 // scheduled_ms|null, index in the details]. Past a limit the rows are a stated sample (D.sampling).
 const R = D.requests.sort((a, b) => a[0] - b[0]);
 const S = D.sampling;
@@ -29,9 +30,10 @@ function chart(id, option) {
 }
 // Timeline (one line per request, sorted by start) above the concurrency step chart.
 const large = R.length > 10000;
-const ttft = [], decode = [], e2e = [], failed = [];
+const ttft = [], decode = [], e2e = [], failed = [], apart = [];
 R.forEach((r, i) => {
-  if (!r[3]) failed.push({coords: [[r[0], i], [r[2], i]]});
+  if (r[3] === 0) failed.push({coords: [[r[0], i], [r[2], i]]});
+  else if (r[3] === 2) apart.push({coords: [[r[0], i], [r[2], i]]});
   else if (D.stream && r[1] != null) {
     ttft.push({coords: [[r[0], i], [r[1], i]]});
     decode.push({coords: [[r[1], i], [r[2], i]]});
@@ -53,7 +55,8 @@ const lines = (name, data, color) => ({name, type: 'lines', coordinateSystem: 'c
   polyline: false, large, data, lineStyle: {color, width: 1.5, opacity: 0.9}, silent: true});
 chart('timeline', {
   animation: false, toolbox: tools,
-  title: {text: D.stream ? 'Requests: TTFT (red) and decode (blue); failed (grey)' : 'Requests: E2EL (non-streaming)',
+  title: {text: (D.stream ? 'Requests: TTFT (red) and decode (blue); failed (grey)' : 'Requests: E2EL (non-streaming)') +
+          (apart.length ? '; cancelled or cut (orange)' : ''),
           subtext: sampledNote, left: 'center', textStyle: {fontSize: 14}},
 
   grid: [{top: S ? 58 : 40, height: '52%', left: 60, right: 30}, {top: '70%', height: '18%', left: 60, right: 30}],
@@ -64,7 +67,7 @@ chart('timeline', {
            axisLabel: {formatter: (v) => (v < 0 ? '' : String(v))}}, {type: 'value', gridIndex: 1, name: S ? 'mean in flight' : 'in flight'}],
   dataZoom: [{type: 'inside', xAxisIndex: [0, 1]}, {type: 'slider', xAxisIndex: [0, 1], bottom: 5}],
   series: [lines('TTFT', ttft, '#d62728'), lines('decode', decode, '#1f77b4'), lines('E2EL', e2e, '#1f77b4'),
-           lines('failed', failed, '#999999'),
+           lines('failed', failed, '#999999'), lines('cancelled or cut', apart, '#ff7f0e'),
            {name: concName, type: 'line', step: 'end', xAxisIndex: 1, yAxisIndex: 1, data: conc, symbol: 'none',
             areaStyle: {color: '#2ca02c', opacity: 0.3}, lineStyle: {color: '#2ca02c'}}]
 });
@@ -76,7 +79,7 @@ window.TOKBENCH.hover = (i, px = 80, py = 80) => {
   const r = R[i];
   hoverBox.innerHTML = `request ${r[9]}<br>start: ${fmt(r[0] / 1000)} s<br>TTFT: ${fmt(r[4])} ms<br>` +
       `Decode: ${r[1] == null ? 'n/a' : fmt(r[2] - r[1])} ms<br>E2EL: ${fmt(r[6])} ms<br>output tokens: ${r[7]}` +
-      (r[3] ? '' : '<br>FAILED') +
+      (r[3] === 0 ? '<br>FAILED' : r[3] === 2 ? '<br>CANCELLED or CUT (counted apart)' : '') +
       // The id it was sent with (--request-id-header): find it in the server's log.
       (D.request_ids ? `<br>id: ${D.run_id}-${r[9]}` : '');
   hoverBox.style.left = (px + 16) + 'px';

@@ -173,6 +173,7 @@ class DataWriter {
     row.first = ms_or_nan(r.stream ? r.first_token_ns : kNone, t0);
     row.end = ms_or_nan(r.done_ns, t0);
     row.ok = r.ok();
+    row.apart = r.apart();
     // TTFT and TPOT as the tables define them (n > 1: the mean over the request's choices).
     const auto value = [&](const char* metric) {
       const auto v = r.ok() ? metrics::request_value(r, metric) : std::nullopt;
@@ -225,7 +226,7 @@ class DataWriter {
       JsonWriter row;
       row.begin_array();
       for (double v : {r.start, r.first, r.end}) value_or_null(row, v);
-      row.value(r.ok ? 1 : 0);
+      row.value(r.ok ? 1 : r.apart ? 2 : 0);  // 2: counted apart (cancelled, cut)
       for (double v : {r.ttft, r.tpot, r.e2el}) value_or_null(row, v);
       row.value(r.out_tokens);
       value_or_null(row, r.scheduled);

@@ -56,6 +56,10 @@ void RowSampler::Reservoir::offer(const PageRow& r, uint64_t draw) {
 }
 
 void RowSampler::feed(const PageRow& row) {
+  if (row.apart) {  // neither a failure nor a success: drawn as the ordinary rest are
+    rest_.offer(row, next_random());
+    return;
+  }
   if (!row.ok) {
     failures_.offer(row, next_random());
     return;
@@ -70,7 +74,7 @@ void RowSampler::feed(const PageRow& row) {
 
 void RowSampler::add(const PageRow& row) {
   ++total_;
-  failed_ += !row.ok;
+  failed_ += !row.ok && !row.apart;
   if (sampling_) {
     feed(row);
     return;

@@ -22,6 +22,7 @@ struct PageRow {
   int64_t out_tokens = 0;
   int64_t index = 0;  ///< the request's index in the details file (its id: "<run id>-<index>")
   bool ok = false;
+  bool apart = false;  ///< counted apart (cancelled by the client, cut at a duration's end)
 };
 
 class RowSampler {

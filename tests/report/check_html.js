@@ -28,7 +28,7 @@ async function main() {
   const info = await page.evaluate(() => ({
     n: window.TOKBENCH.requests.length,
     sampling: window.TOKBENCH.sampling,
-    failedRows: window.TOKBENCH.requests.filter((r) => !r[3]).length,
+    failedRows: window.TOKBENCH.requests.filter((r) => r[3] === 0).length,
     timelineSub: window.TOKBENCH.charts.timeline.getOption().title[0].subtext,
     renderMs: window.TOKBENCH.render_ms,
     charts: Object.keys(window.TOKBENCH.charts),
