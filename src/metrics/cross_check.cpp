@@ -82,7 +82,7 @@ std::optional<CrossCheck> in_flight_check(const ServerSummary& s, int64_t client
 }
 
 std::optional<CrossCheck> abort_check(const ServerSummary& s, int64_t client_let_go) {
-  if (!s.aborted || (client_let_go == 0 && *s.aborted == 0)) return std::nullopt;
+  if (!s.aborted) return std::nullopt;
   const double client = static_cast<double>(client_let_go);
   const double allowed = std::max(1.0, 0.02 * client);
   return CrossCheck{"requests aborted",

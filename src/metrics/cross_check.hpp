@@ -43,7 +43,7 @@ std::optional<CrossCheck> prompt_check(const ServerSummary& s, double client_pro
 /// The requests the server aborted (ServerSummary::aborted) against those the client let go in
 /// flight: cancelled on purpose (--cancel-rate) or by a stop. One either side is allowed, and 2%
 /// (a request let go in the last instant may be counted after the last scrape). nullopt when
-/// the server does not count aborts, or nothing was let go and it aborted none.
+/// the server does not count aborts.
 std::optional<CrossCheck> abort_check(const ServerSummary& s, int64_t client_let_go);
 
 }  // namespace tokbench::metrics

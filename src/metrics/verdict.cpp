@@ -63,11 +63,11 @@ void VerdictTally::add(const record::RequestRecord& r) {
       warmup_tokens_in_window += static_cast<double>(output_tokens(r));
     return;
   }
-  if (r.cancel_planned) ++cancel_planned;
   if (r.outcome == record::Outcome::Cut) {
     ++cut;
     return;
   }
+  if (r.cancel_planned) ++cancel_planned;
   if (r.outcome == record::Outcome::ClientCancelled) {
     ++client_cancelled;
     return;

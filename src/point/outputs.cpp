@@ -254,11 +254,18 @@ void cross_check_server(Written& w, const record::ServerSummary& server,
     unjudged(std::move(*c));
   if (auto c = metrics::in_flight_check(*w.server, tokbench.observed_max_concurrency))
     unjudged(std::move(*c));
-  const auto stopped = tally.failures.find("cancelled");
-  if (auto c = metrics::abort_check(
-          *w.server,
-          tally.client_cancelled + (stopped == tally.failures.end() ? 0 : stopped->second)))
-    w.checks.push_back(std::move(*c));
+  // Aborts, where the client let requests go: cancelled on purpose or by a stop. A failed stream
+  // may have been aborted too (a connection that broke), so failures leave it unjudged.
+  const auto found = tally.failures.find("cancelled");
+  const int64_t stopped = found == tally.failures.end() ? 0 : found->second;
+  if (tally.client_cancelled + stopped > 0)
+    if (auto c = metrics::abort_check(*w.server, tally.client_cancelled + stopped)) {
+      if (tally.failed > stopped && !c->agree) {
+        c->agree = true;
+        c->note += "; not judged: failed requests' connections may have been aborted too";
+      }
+      w.checks.push_back(std::move(*c));
+    }
   const auto whole = mean_of(tokbench, "TTFT");
   for (auto& c : w.checks) {
     if (c.what == "output tokens" && ramp_tokens > 0)
