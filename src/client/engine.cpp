@@ -163,7 +163,7 @@ class Worker {
         cancel_all(now, Outcome::Cut, st.cut_reason);
       }
       const int64_t retry_due = start_due_retries(now);
-      const int64_t cancel_next = armed_.empty() ? kNone : cancel_due_requests(now);
+      if (!armed_.empty()) cancel_due_requests(now);  // their slots are filled just below
       // Fill free slots with due requests.
       if (!pending) pending_due = kNone;  // a "later" answer is asked again each time round
       while (!exhausted && !free_.empty()) {
@@ -193,6 +193,8 @@ class Worker {
       }
       if (exhausted && active_ == 0) break;
 
+      // The timed cancels of what was just sent too (the earliest is a deadline below).
+      const int64_t cancel_next = armed_.empty() ? kNone : cancel_due_requests(now);
       // Sleep until a socket is ready, the transport's timer fires, the next request is due, or
       // the idle cap passes (so a stop request is noticed).
       int64_t deadline = now + kIdlePollMs * 1'000'000;
@@ -257,9 +259,10 @@ class Worker {
   int64_t cancel_due(const Slot& s) const { return s.rec.sent_ns + s.cancel.after_ns; }
   // Lets go of every request whose cancel time has come, the way a client gives up: its
   // connection is closed (the server learns it from the closed socket, as vLLM aborts). Returns
-  // the earliest cancel still to come.
+  // the earliest cancel still to come, or `now` when it freed a slot (to be filled at once).
   int64_t cancel_due_requests(int64_t now) {
     int64_t next = kNone;
+    bool freed = false;
     for (size_t i = 0; i < armed_.size();) {
       Slot& s = *armed_[i];
       if (!s.active || s.retry_at_ns != kNone) {  // ended, or waiting out a backoff
@@ -274,12 +277,13 @@ class Worker {
       }
       armed_[i] = armed_.back();
       armed_.pop_back();
+      freed = true;
       let_go(s, now, Outcome::ClientCancelled,
              fmt::format("cancelled by the client {:.1f} ms after it was sent, after {} answer "
                          "token(s) (--cancel-rate)",
                          static_cast<double>(now - s.rec.sent_ns) / 1e6, s.tokens_seen));
     }
-    return next;
+    return freed ? now : next;
   }
 
   static void on_transfer_end(void* worker, Slot& s, Ending ending) {
