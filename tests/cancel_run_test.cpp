@@ -8,31 +8,17 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <regex>
-#include <thread>
 
-#include "net/http_get.hpp"
 #include "plan/plan.hpp"
 #include "runfolder/files.hpp"
 #include "support/run_test.hpp"
+#include "support/server_counter.hpp"
 #include "support/sim_process.hpp"
 
 namespace tokbench {
 namespace {
 
 class CancelRunTest : public testing::RunTest {};
-
-int64_t sim_aborted(const testing::Sim& sim, int64_t want) {
-  int64_t n = -1;
-  for (int i = 0; i < 100 && n != want; ++i) {
-    if (i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    const auto got = net::http_get(sim.url("/metrics"), {}, "", 2000);
-    std::smatch m;
-    if (std::regex_search(got.body, m, std::regex(R"(finished_reason="abort"\} (\d+))")))
-      n = std::stoll(m[1]);
-  }
-  return n;
-}
 
 TEST_F(CancelRunTest, TheAskedShareIsCancelledCountedApartAndTheServerAgrees) {
   testing::Sim sim({"--ttft-ms", "5", "--tpot-ms", "1"});
@@ -78,7 +64,7 @@ TEST_F(CancelRunTest, TheAskedShareIsCancelledCountedApartAndTheServerAgrees) {
   }
   EXPECT_TRUE(noted);
   // The server's side: the simulator counts each one under finished_reason="abort".
-  EXPECT_EQ(sim_aborted(sim, cancelled), cancelled);
+  EXPECT_EQ(testing::aborted_at(sim.url("/metrics"), cancelled), cancelled);
   const std::string server = runfolder::read_file(out.run_dir / "server.json");
   EXPECT_NE(server.find("\"requests aborted\""), std::string::npos) << server;
   // The page draws them apart (status 2 in its rows: neither failed nor succeeded) and says so.

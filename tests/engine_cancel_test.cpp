@@ -4,67 +4,35 @@
 // a client that left. Both transports.
 #include <gtest/gtest.h>
 
-#include <regex>
 #include <thread>
 
 #include "client/engine.hpp"
-#include "net/http_get.hpp"
 #include "support/engine_harness.hpp"
 #include "support/engine_like.hpp"
 #include "support/machine_noise.hpp"
+#include "support/server_counter.hpp"
 
 namespace tokbench::client {
 namespace {
 
 TOKBENCH_ENGINE_ON_BOTH_TRANSPORTS();
 
-// No schedule: each request goes when a slot is free (a closed loop).
-struct ClosedLoop final : load::Arrivals {
-  int64_t next_offset_ns() override { return core::kNotSet; }
-};
-
 // Runs `bodies` closed-loop, request i cancelled at `cancel(i)` (none: runs to its end).
 std::vector<RequestRecord> run_cancelling(EngineSettings es, const std::vector<std::string>& bs,
                                           const std::function<core::CancelPoint(int64_t)>& cancel) {
-  std::atomic<int> stop{kRunning};
-  std::mutex mu;
-  std::vector<RequestRecord> out;
-  Engine engine(std::move(es));
-  load::CountedSource source(static_cast<int64_t>(bs.size()), false, std::make_unique<ClosedLoop>(),
+  load::CountedSource source(static_cast<int64_t>(bs.size()), false, load::closed_loop(),
                              [&](int64_t i) {
                                core::PlannedRequest p;
                                p.body = bs[static_cast<size_t>(i)];
                                p.facts.cancel = cancel(i);
                                return p;
                              });
-  engine.run(
-      source, steady_now_ns(),
-      [&](RequestRecord&& r) {
-        std::lock_guard l(mu);
-        out.push_back(std::move(r));
-      },
-      stop);
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
-  return out;
+  return run_source(std::move(es), source);
 }
 
 int64_t text_events(const RequestRecord& r) {
   return std::count_if(r.chunks.begin(), r.chunks.end(),
                        [](const record::ChunkEvent& c) { return c.has_text(); });
-}
-
-// The simulator's vllm:request_success_total{finished_reason="abort"}, once it reaches `want`
-// (it learns of a client that left at its next write), or what it says after 5 s.
-int64_t aborted_at(const std::string& metrics_url, int64_t want) {
-  int64_t n = -1;
-  for (int i = 0; i < 100 && n != want; ++i) {
-    if (i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    const auto got = net::http_get(metrics_url, {}, "", 2000);
-    std::smatch m;
-    if (std::regex_search(got.body, m, std::regex(R"(finished_reason="abort"\} (\d+))")))
-      n = std::stoll(m[1]);
-  }
-  return n;
 }
 
 TEST_P(EngineOn, ATokenCountCancelKeepsWhatCameAndTheServerAbortsIt) {
@@ -92,7 +60,7 @@ TEST_P(EngineOn, ATokenCountCancelKeepsWhatCameAndTheServerAbortsIt) {
       EXPECT_EQ(r.completion_tokens, 40);
     }
   }
-  EXPECT_EQ(aborted_at("http://127.0.0.1:" + std::to_string(h.port) + "/metrics", 4), 4);
+  EXPECT_EQ(testing::aborted_at("http://127.0.0.1:" + std::to_string(h.port) + "/metrics", 4), 4);
 }
 
 TEST_P(EngineOn, ATimedCancelLetsGoOnTimeStreamedOrNot) {
@@ -125,7 +93,7 @@ TEST_P(EngineOn, ATimedCancelLetsGoOnTimeStreamedOrNot) {
       }
     }
   }
-  EXPECT_EQ(aborted_at("http://127.0.0.1:" + std::to_string(h.port) + "/metrics", 4), 4);
+  EXPECT_EQ(testing::aborted_at("http://127.0.0.1:" + std::to_string(h.port) + "/metrics", 4), 4);
 }
 
 // A warm-up request is never cancelled: it exists to run to its end.
@@ -133,23 +101,13 @@ TEST_P(EngineOn, AWarmUpRunsToItsEnd) {
   Harness h(fast());
   EngineSettings es = settings();
   es.url = h.url();
-  std::atomic<int> stop{kRunning};
-  std::vector<RequestRecord> out;
-  std::mutex mu;
-  Engine engine(es);
-  load::CountedSource source(2, true, std::make_unique<ClosedLoop>(), [&](int64_t) {
+  load::CountedSource source(2, true, load::closed_loop(), [&](int64_t) {
     core::PlannedRequest p;
     p.body = bodies(1, true, true, 20)[0];
     p.facts.cancel.after_tokens = 2;
     return p;
   });
-  engine.run(
-      source, steady_now_ns(),
-      [&](RequestRecord&& r) {
-        std::lock_guard l(mu);
-        out.push_back(std::move(r));
-      },
-      stop);
+  const auto out = run_source(es, source);
   ASSERT_EQ(out.size(), 2u);
   for (const auto& r : out) {
     EXPECT_TRUE(r.warmup);

@@ -6,12 +6,11 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <regex>
 #include <thread>
 
-#include "net/http_get.hpp"
 #include "support/engine_harness.hpp"
 #include "support/machine_noise.hpp"
+#include "support/server_counter.hpp"
 
 namespace tokbench::client {
 namespace {
@@ -59,13 +58,9 @@ double ttft_ms(const RequestRecord& r) {
   return static_cast<double>(r.first_token_ns - r.sent_ns) / 1e6;
 }
 
-int64_t preemptions(const Harness& h) {
-  const auto got = net::http_get(h.url().substr(0, h.url().find("/v1")) + "/metrics", {}, "", 2000);
-  std::smatch m;
-  EXPECT_TRUE(
-      std::regex_search(got.body, m, std::regex(R"(vllm:num_preemptions_total\{[^}]*\} (\d+))")))
-      << got.body;
-  return m.empty() ? -1 : std::stoll(m[1]);
+int64_t preemptions(const Harness& h, int64_t want) {
+  return testing::counter_at("http://127.0.0.1:" + std::to_string(h.port) + "/metrics",
+                             R"(vllm:num_preemptions_total\{[^}]*\} (\d+))", want);
 }
 
 TEST(MockScheduling, ABetterPriorityPreemptsTheWorstRunningRequest) {
@@ -82,7 +77,7 @@ TEST(MockScheduling, ABetterPriorityPreemptsTheWorstRunningRequest) {
     EXPECT_EQ(r.outcome, Outcome::Ok) << r.error;
     EXPECT_EQ(r.completion_tokens, 200);
   }
-  EXPECT_EQ(preemptions(h), 1);
+  EXPECT_EQ(preemptions(h, 1), 1);
 }
 
 TEST(MockScheduling, AnEqualPriorityWaitsItsTurn) {
@@ -91,7 +86,7 @@ TEST(MockScheduling, AnEqualPriorityWaitsItsTurn) {
                           std::chrono::milliseconds(60));
   ASSERT_EQ(two.later.size(), 1u);
   EXPECT_GT(ttft_ms(two.later[0]), 150) << "it waits for a place (about 340 ms)";
-  EXPECT_EQ(preemptions(h), 0);
+  EXPECT_EQ(preemptions(h, 0), 0);
 }
 
 TEST(MockScheduling, FairServesTheLeastServedTenantFirst) {

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/draw.hpp"
+
 namespace tokbench::core {
 
 namespace {
@@ -24,14 +26,9 @@ std::optional<std::pair<double, CancelAfter::Unit>> parse_end(std::string_view s
   return std::nullopt;
 }
 
-// splitmix64 of (seed, index, draw k): independent of every other seeded draw of the request.
+// In [0, 1); the seed is salted, so the draw is independent of the request's other draws.
 double unit_draw(uint64_t seed, int64_t index, uint64_t k) {
-  uint64_t z = seed ^ 0xC4E1A7C0FFEE5EEDULL;
-  z += 0x9E3779B97F4A7C15ULL * (static_cast<uint64_t>(index + 1) + (k << 40));
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;  // [0, 1)
+  return static_cast<double>(seeded_draw(seed ^ 0xC4E1A7C0FFEE5EEDULL, index, k) >> 11) * 0x1.0p-53;
 }
 
 }  // namespace

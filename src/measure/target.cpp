@@ -8,6 +8,7 @@
 
 #include "common/json_writer.hpp"
 #include "common/redact.hpp"
+#include "core/draw.hpp"
 #include "dataset/images.hpp"
 #include "mock/mock_server.hpp"
 #include "net/http_get.hpp"
@@ -216,27 +217,19 @@ Target::Target() = default;
 Target::~Target() = default;
 Target::Target(Target&&) noexcept = default;
 
-// --lora: request i names one of the adapters, drawn by the seed (splitmix64 of seed and index), so
-// a run repeats; a dataset line's own "model" wins.
-namespace {
-// splitmix64 of (seed, request index, draw): the same request draws the same names and images.
-uint64_t draw(uint64_t seed, int64_t i, uint64_t k) {
-  uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (static_cast<uint64_t>(i + 1) + (k << 40));
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-}  // namespace
+// --lora: request i names one of the adapters, drawn by the seed (core::seeded_draw of seed and
+// index), so a run repeats; a dataset line's own "model" wins.
+using core::seeded_draw;
 
 const dataset::RequestSpec& Target::spec(int64_t i, dataset::RequestSpec& scratch) const {
   const auto& item = dataset::cycle(data, static_cast<size_t>(i));
   const bool pick_model = !lora.empty() && item.model.empty();
   if (!pick_model && images.empty()) return item;
   scratch = item;
-  if (pick_model) scratch.model = lora[draw(lora_seed, i, 0) % lora.size()];
+  if (pick_model) scratch.model = lora[seeded_draw(lora_seed, i, 0) % lora.size()];
   for (int k = 0; k < images_per_request && !images.empty(); ++k)
     scratch.as_conversation().image_urls.push_back(
-        images[draw(lora_seed, i, static_cast<uint64_t>(k) + 1) % images.size()]);
+        images[seeded_draw(lora_seed, i, static_cast<uint64_t>(k) + 1) % images.size()]);
   return scratch;
 }
 

@@ -66,14 +66,28 @@ class EngineOn : public ::testing::TestWithParam<TransportKind> {
   }
 };
 
-inline std::vector<RequestRecord> run(EngineSettings es, const std::vector<std::string>& bs,
-                                      const std::vector<int64_t>& schedule = {},
-                                      std::atomic<int>* stop_in = nullptr) {
+/// Every record of `source` run by an engine with `es`, in index order.
+inline std::vector<RequestRecord> run_source(EngineSettings es, load::RequestSource& source,
+                                             std::atomic<int>* stop_in = nullptr) {
   std::atomic<int> local{kRunning};
   std::atomic<int>& stop = stop_in ? *stop_in : local;
   std::mutex mu;
   std::vector<RequestRecord> out;
   Engine engine(std::move(es));
+  engine.run(
+      source, steady_now_ns(),
+      [&](RequestRecord&& r) {
+        std::lock_guard l(mu);
+        out.push_back(std::move(r));
+      },
+      stop);
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+  return out;
+}
+
+inline std::vector<RequestRecord> run(EngineSettings es, const std::vector<std::string>& bs,
+                                      const std::vector<int64_t>& schedule = {},
+                                      std::atomic<int>* stop_in = nullptr) {
   // The given schedule as arrivals (empty: closed loop); bodies cycle as a dataset does.
   struct Offsets final : load::Arrivals {
     explicit Offsets(const std::vector<int64_t>& s) : s(s) {}
@@ -87,15 +101,7 @@ inline std::vector<RequestRecord> run(EngineSettings es, const std::vector<std::
                                p.body = bs[static_cast<size_t>(i)];
                                return p;
                              });
-  engine.run(
-      source, steady_now_ns(),
-      [&](RequestRecord&& r) {
-        std::lock_guard l(mu);
-        out.push_back(std::move(r));
-      },
-      stop);
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
-  return out;
+  return run_source(std::move(es), source, stop_in);
 }
 
 /// The parameter names of EngineOn's instances: "sockets", "libcurl".
