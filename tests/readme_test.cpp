@@ -30,6 +30,7 @@ TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
   std::ifstream in(fs::path(TOKBENCH_SOURCE_DIR) / "README.md");
   std::vector<std::string> commands;  // continuation lines joined
   std::vector<std::string> agent;     // the agent run: its simulator, then the run
+  std::vector<std::string> classes;   // the traffic classes' run (the built-in simulator)
   bool inside = false;
   for (std::string line, pending; std::getline(in, line);) {
     if (line.rfind("## Five typical runs", 0) == 0)
@@ -42,12 +43,16 @@ TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
     if (!more) {
       const bool agents = pending.find("serve-mock") != std::string::npos ||
                           pending.find("agent:") != std::string::npos;
-      (agents ? agent : commands).push_back(std::exchange(pending, ""));
+      (agents                                          ? agent
+       : pending.find("--class ") != std::string::npos ? classes
+                                                       : commands)
+          .push_back(std::exchange(pending, ""));
     }
   }
   ASSERT_EQ(commands.size(), 5u)
       << "the README's five typical runs changed: update this test with them";
   ASSERT_EQ(agent.size(), 2u) << "the README's agent run: its serve-mock line, then its run";
+  ASSERT_EQ(classes.size(), 1u) << "the README's traffic classes' run";
   // A steady server for the two runs `compare` reads, a fast one (tokenizing, like the seed's
   // server) for the sweep, the search and the synthetic prompts.
   Sim steady({"--ttft-ms", "2", "--tpot-ms", "1", "--threads",
@@ -136,6 +141,12 @@ TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
     EXPECT_EQ(compared.code, kExitValid) << compared.output;
     EXPECT_EQ(compared.output.find("FAIL "), std::string::npos) << compared.output;
   }
+  // The two traffic classes, against the built-in simulator: a line each, and their fairness.
+  const Result two = run_valid(classes[0], steady);
+  EXPECT_NE(two.output.find("class chat (concurrency 2, priority 0): 40 req"), std::string::npos)
+      << two.output;
+  EXPECT_NE(two.output.find("class batch (concurrency 8, priority 10): 40 req"), std::string::npos);
+  EXPECT_NE(two.output.find("fairness: Jain's index "), std::string::npos);
   // The agent run: its simulator with the README's flags (on a port of its own), then the run.
   std::vector<std::string> flags;
   std::istringstream words(agent[0].substr(agent[0].find("serve-mock") + 10));

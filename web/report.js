@@ -3,7 +3,8 @@
 const D = JSON.parse(document.getElementById('tokbench-data').textContent);
 // Sorted by start; [start_ms, first_ms|null, end_ms, ok (1; 0 failed; 2 counted apart: cancelled
 // by the client or cut at a duration's end), ttft_ms|null, tpot_ms|null, e2el_ms, out_tokens,
-// scheduled_ms|null, index in the details]. Past a limit the rows are a stated sample (D.sampling).
+// scheduled_ms|null, index in the details, and with --class its class's position in D.classes].
+// Past a limit the rows are a stated sample (D.sampling).
 const R = D.requests.sort((a, b) => a[0] - b[0]);
 const S = D.sampling;
 const n = (v) => v.toLocaleString('en-US');
@@ -11,6 +12,11 @@ const sampledNote = S ? `sampled: ${n(S.drawn)} of ${n(S.total)} requests drawn 
     (S.failed_drawn < S.failed ? ` up to ${n(S.failed_drawn)} of ${n(S.failed)}` : '') +
     `, the ${n(S.slowest_drawn)} slowest, a seeded sample of ${n(S.sampled_drawn)} of the rest)` : '';
 window.TOKBENCH = {requests: R, sampling: S, rendered: false, charts: {}};
+// --class: each class's decode (or whole answer) in a colour of its own.
+const C = D.classes || [];
+const classColors = ['#1f77b4', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#7f7f7f', '#2ca02c'];
+const classColorNames = ['blue', 'purple', 'brown', 'pink', 'cyan', 'olive', 'grey', 'green'];
+const classColor = (k) => classColors[k % classColors.length];
 const t0 = performance.now();
 const tools = {feature: {dataZoom: {}, restore: {}, saveAsImage: {name: 'tokbench'}}};
 const fmt = (v) => v == null ? 'n/a' : (Math.round(v * 10000) / 10000).toString();
@@ -31,14 +37,18 @@ function chart(id, option) {
 // Timeline (one line per request, sorted by start) above the concurrency step chart.
 const large = R.length > 10000;
 const ttft = [], decode = [], e2e = [], failed = [], apart = [];
+const byClass = C.map(() => []);
+const rest = (r, list) => (C.length && r[10] >= 0 ? byClass[r[10]] : list);
 R.forEach((r, i) => {
   if (r[3] === 0) failed.push({coords: [[r[0], i], [r[2], i]]});
   else if (r[3] === 2) apart.push({coords: [[r[0], i], [r[2], i]]});
   else if (D.stream && r[1] != null) {
     ttft.push({coords: [[r[0], i], [r[1], i]]});
-    decode.push({coords: [[r[1], i], [r[2], i]]});
-  } else e2e.push({coords: [[r[0], i], [r[2], i]]});
+    rest(r, decode).push({coords: [[r[1], i], [r[2], i]]});
+  } else rest(r, e2e).push({coords: [[r[0], i], [r[2], i]]});
 });
+// What the browser test reads: each class with the requests drawn in its colour.
+window.TOKBENCH.class_drawn = C.map((name, k) => `${name}:${byClass[k].length}`).join(',');
 const maxEnd = Math.ceil(R.reduce((m, r) => Math.max(m, r[2]), Math.max(1, D.span_s * 1000)));
 // In flight: exact steps from every request when all are drawn; from a sample they would be wrong,
 // so then the time-weighted mean per bin that the report made from every request.
@@ -55,7 +65,9 @@ const lines = (name, data, color) => ({name, type: 'lines', coordinateSystem: 'c
   polyline: false, large, data, lineStyle: {color, width: 1.5, opacity: 0.9}, silent: true});
 chart('timeline', {
   animation: false, toolbox: tools,
-  title: {text: (D.stream ? 'Requests: TTFT (red) and decode (blue); failed (grey)' : 'Requests: E2EL (non-streaming)') +
+  title: {text: (C.length ? (D.stream ? 'Requests: TTFT (red), then by class: ' : 'Requests by class: ') +
+                C.map((name, k) => `${name} (${classColorNames[k % classColors.length]})`).join(', ') + '; failed (grey)'
+                : D.stream ? 'Requests: TTFT (red) and decode (blue); failed (grey)' : 'Requests: E2EL (non-streaming)') +
           (apart.length ? '; cancelled or cut (orange)' : ''),
           subtext: sampledNote, left: 'center', textStyle: {fontSize: 14}},
 
@@ -68,6 +80,7 @@ chart('timeline', {
   dataZoom: [{type: 'inside', xAxisIndex: [0, 1]}, {type: 'slider', xAxisIndex: [0, 1], bottom: 5}],
   series: [lines('TTFT', ttft, '#d62728'), lines('decode', decode, '#1f77b4'), lines('E2EL', e2e, '#1f77b4'),
            lines('failed', failed, '#999999'), lines('cancelled or cut', apart, '#ff7f0e'),
+           ...C.map((name, k) => lines(name, byClass[k], classColor(k))),
            {name: concName, type: 'line', step: 'end', xAxisIndex: 1, yAxisIndex: 1, data: conc, symbol: 'none',
             areaStyle: {color: '#2ca02c', opacity: 0.3}, lineStyle: {color: '#2ca02c'}}]
 });

@@ -11,7 +11,7 @@ inline constexpr int kExitValid = 0;   ///< a VALID run, or the command succeede
 inline constexpr int kExitFailed = 1;  ///< the target could not be used, or no request succeeded
 inline constexpr int kExitUsage = 2;   ///< a bad flag or value, named with its fix
 inline constexpr int kExitThreshold =
-    3;  ///< compare: a --fail-if crossed; history check: a regression
+    3;  ///< compare: a --fail-if crossed; history check: a regression; run: a --class SLO missed
 inline constexpr int kExitInvalid = 4;      ///< an INVALID run (its reports are written)
 inline constexpr int kExitDiskStopped = 5;  ///< the disk refused a record: the load stopped at once
 inline constexpr int kExitInterrupted = 130;  ///< Ctrl-C: the run folder holds what was measured
@@ -22,7 +22,7 @@ inline constexpr std::array<std::pair<int, const char*>, 7> kExitCodes{{
     {kExitUsage, "a usage error: a bad flag or value, named with its fix"},
     {kExitThreshold,
      "compare: a --fail-if threshold was crossed; history check: a scenario's newest run "
-     "regressed"},
+     "regressed; run and report: a VALID run's traffic class (--class) missed its SLO"},
     {kExitInvalid, "an INVALID run (its reports are written)"},
     {kExitDiskStopped,
      "the disk refused a record: the load stopped at once, what was recorded stays"},

@@ -279,12 +279,107 @@ std::unique_ptr<load::RequestSource> phase_source(const Target& target, const Ru
                          target.data.schedule_ns, share);
 }
 
+// One load of the measured phase on its own engine: the run's, or one --class's (its records
+// carry its name; its request ids "<run id>-<class>-<index>").
+struct Lane {
+  std::string name;  ///< "" = the run's one lane
+  RunPlan plan;
+  client::EngineSettings es;
+  std::unique_ptr<load::RequestSource> source;
+};
+
+std::vector<Lane> measured_lanes(const Target& target, const RunPlan& plan,
+                                 const client::EngineSettings& es, int64_t count,
+                                 const RankShare& share, load::AdaptiveSource** controller) {
+  std::vector<Lane> lanes;
+  if (plan.parsed.classes.empty()) {
+    Lane& l = lanes.emplace_back(Lane{"", plan, es, nullptr});
+    l.source = phase_source(target, plan, count, l.es, share, controller);
+    return lanes;
+  }
+  if (share.size > 1)
+    throw std::runtime_error(
+        "--class does not go with a multi-host run (mpirun) yet: run the classes on one host");
+  for (size_t i = 0; i < plan.parsed.classes.size(); ++i) {
+    RunPlan cp = class_plan(plan, i);
+    Lane& l = lanes.emplace_back(Lane{cp.traffic_class->name, cp, engine_settings(target, cp), {}});
+    l.es.run_id = es.run_id + "-" + l.name;
+    l.es.started = es.started;
+    // Its own slots warmed, as its own run would (a closed class; an open one has none to warm).
+    if (cp.cfg.warms_connections()) l.es.warm_url = net::root_url_for(target.url) + "/v1/models";
+    for (const auto& h : cp.traffic_class->headers) l.es.headers.push_back(h);
+    l.source = phase_source(target, l.plan, count_bound(cp.cfg.load, cp.requested.load.num_prompts),
+                            l.es, share, controller);
+  }
+  return lanes;
+}
+
+// The lanes' client costs as one client's: sums, and the busiest worker of any lane.
+void add_counters(client::EngineCounters& to, const client::EngineCounters& c) {
+  to.events += c.events;
+  to.bytes += c.bytes;
+  to.cpu_ns += c.cpu_ns;
+  to.server_closed += c.server_closed;
+  to.busiest_cpu_ns = std::max(to.busiest_cpu_ns, c.busiest_cpu_ns);
+  to.busy_share = std::max(to.busy_share, c.busy_share);
+  if (c.peak_busy > to.peak_busy) {
+    to.peak_busy = c.peak_busy;
+    to.peak_busy_at_ns = c.peak_busy_at_ns;
+  }
+}
+
+// Runs every lane's engine at once, on the run's one clock, each record tagged with its lane.
+client::EngineCounters run_lanes(std::vector<Lane>& lanes, int64_t origin_ns,
+                                 std::atomic<int>& stop,
+                                 const std::function<void(record::RequestRecord&&)>& on_done) {
+  if (lanes.size() == 1 && lanes[0].name.empty())
+    return client::Engine(lanes[0].es).run(*lanes[0].source, origin_ns, on_done, stop);
+  std::vector<client::EngineCounters> each(lanes.size());
+  std::vector<std::exception_ptr> errors(lanes.size());
+  {
+    std::vector<std::jthread> threads;
+    for (size_t i = 0; i < lanes.size(); ++i)
+      threads.emplace_back([&, i] {
+        try {
+          client::Engine engine(lanes[i].es);
+          each[i] = engine.run(
+              *lanes[i].source, origin_ns,
+              [&, i](record::RequestRecord&& r) {
+                r.traffic_class = lanes[i].name;
+                on_done(std::move(r));
+              },
+              stop);
+        } catch (...) {
+          errors[i] = std::current_exception();
+          stop.store(client::kCancelNow);  // the other lanes stop too: the run is broken
+        }
+      });
+  }
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  client::EngineCounters all;
+  for (const auto& c : each) add_counters(all, c);
+  return all;
+}
+
 }  // namespace
 
 std::string transport_text(const Target& target, const RunPlan& plan) {
   std::string why;
   const client::TransportKind k = client::chosen_transport(engine_settings(target, plan), &why);
   return fmt::format("{} ({})", client::transport_name(k), why);
+}
+
+int64_t planned_requests(const RunPlan& plan) {
+  if (plan.parsed.classes.empty())
+    return planned_requests(plan.cfg.load, plan.cfg.workload, plan.requested.load.num_prompts);
+  int64_t sum = 0;
+  for (size_t i = 0; i < plan.parsed.classes.size() && sum >= 0; ++i) {
+    const RunPlan cp = class_plan(plan, i);
+    const int64_t n = planned_requests(cp.cfg.load, cp.cfg.workload, cp.requested.load.num_prompts);
+    sum = n < 0 ? -1 : sum + n;
+  }
+  return sum;
 }
 
 int64_t count_bound(const LoadSettings& load, int64_t requested_num_prompts) {
@@ -362,17 +457,17 @@ PointResult execute(const Target& target, const RunPlan& plan,
   es.phase_start_at = share.phase_start_at;
   if (cfg.warms_connections()) es.warm_url = net::root_url_for(target.url) + "/v1/models";
   load::AdaptiveSource* controller = nullptr;
-  const std::unique_ptr<load::RequestSource> source =
-      phase_source(target, plan, count, es, share, &controller);
-  client::Engine measured(es);
+  std::vector<Lane> lanes = measured_lanes(target, plan, es, count, share, &controller);
+  const int64_t planned = planned_requests(plan);
+  double mean_rate = 0;
+  for (const Lane& l : lanes) mean_rate += l.plan.load.mean_rate();
   std::optional<Progress> progress;
   if (!cfg.output.quiet) {
     progress.emplace(
         ProgressCounters{[&] { return recorder.measured_done(); },
                          [&] { return recorder.failed(); },
                          [&] { return recorder.output_tokens(); }, [&] { return started.load(); }},
-        planned_requests(cfg.load, cfg.workload, plan.requested.load.num_prompts), load.mean_rate(),
-        cfg.output.progress_interval_s);
+        planned, mean_rate, cfg.output.progress_interval_s);
   }
   auto scraper =
       start_scraper(target, cfg.observe, cfg.target, es.max_body_bytes, origin_ns, log, console);
@@ -404,13 +499,11 @@ PointResult execute(const Target& target, const RunPlan& plan,
         SaturationCounters{[&] { return started.load(); }, [&] { return recorder.measured_done(); },
                            [&] { return recorder.output_tokens(); }},
         stop, point_stop, log, console);
-  const auto counters = measured.run(
-      *source, origin_ns,
-      [&](record::RequestRecord&& r) {
+  const client::EngineCounters counters =
+      run_lanes(lanes, origin_ns, watch ? point_stop : stop, [&](record::RequestRecord&& r) {
         if (watch) watch->add(r);
         recorder.add(std::move(r));
-      },
-      watch ? point_stop : stop);
+      });
   PointResult out;
   if (watch) out.saturated = watch->finish().value_or("");
   out.client.measured_wall_s = static_cast<double>(steady_now_ns() - measured_start) / 1e9;

@@ -30,6 +30,9 @@ int64_t count_bound(const LoadSettings& load, int64_t requested_num_prompts);
 /// bounds the run or sessions run (how many fit, or how many turns go out, is not known ahead).
 int64_t planned_requests(const LoadSettings& load, const WorkloadSettings& workload,
                          int64_t requested_num_prompts);
+/// planned_requests of the plan's load, or with --class the classes' sum (-1 when any is
+/// unbounded).
+int64_t planned_requests(const RunPlan& plan);
 /// The transport the measured requests use, and why: "sockets (a plain http:// URL with no proxy)".
 std::string transport_text(const Target& target, const RunPlan& plan);
 

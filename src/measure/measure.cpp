@@ -80,8 +80,7 @@ void describe_target(runfolder::RunManifest& m, const RunPlan& plan, const Targe
     m.facts.open_loop = true;
     m.facts.implied_cache_hit = t.data.implied_cache_hit;
   }
-  m.planned_requests =
-      planned_requests(plan.cfg.load, plan.cfg.workload, plan.requested.load.num_prompts);
+  m.planned_requests = planned_requests(plan);
   m.target_ready = true;
   info.transport = transport_text(t, plan);
   for (const auto& f : client::audit_body(body, t.body.adapter()))
@@ -113,8 +112,11 @@ void describe_target(runfolder::RunManifest& m, const RunPlan& plan, const Targe
                         plan.cfg.workload.multi_turn
                             ? "each conversation's turns"
                             : fmt::format("{} turns each", plan.cfg.workload.turns));
+  std::string names;  // --class: the classes say their loads on their own lines, at the end
+  for (const auto& k : plan.parsed.classes) names += (names.empty() ? "" : ", ") + k.name;
   fmt::print(console, "target {}  model {}  dataset {}  {}  {}\n", info.target_url, t.model,
-             t.data.abbr, requests, plan.load.text(plan.cfg.warms_connections()));
+             t.data.abbr, requests,
+             names.empty() ? plan.load.text(plan.cfg.warms_connections()) : "classes " + names);
   if (!plan.requested.target.url.empty() &&
       plan.requested.target.url != plan.cfg.target.url)  // a base URL, completed: said, not silent
     fmt::print(console,

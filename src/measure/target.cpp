@@ -310,6 +310,10 @@ core::PlannedRequest Target::make_agent_turn(const load::AgentTurn& t) const {
 client::BodySettings Target::body_at(const RunPlan& point) const {
   client::BodySettings b = body;
   b.json_schema = point.json_schema;
+  if (point.traffic_class) {  // a class's priority and extra body, over the run's; its model
+    b.extra = point.extra_body;
+    if (!point.traffic_class->model.empty()) b.model = point.traffic_class->model;
+  }
   return b;
 }
 
@@ -452,14 +456,27 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log,
     // default).
     if (cfg.observe.check_answers && cfg.workload.dataset.is(dataset::Source::Gsm8k))
       ms.answers = cfg.workload.dataset.text();
+    // --class priorities or fairness ids: the simulator schedules by them, as a server set up
+    // for shared traffic would (vLLM refuses a priority its scheduler does not use).
+    std::string policy;
+    for (const auto& k : plan.parsed.classes) {
+      if (k.priority) ms.scheduling_policy = mock::SchedulingPolicy::Priority;
+      for (const auto& h : k.headers)
+        if (h.starts_with("x-gateway-inference-fairness-id") &&
+            ms.scheduling_policy == mock::SchedulingPolicy::Fcfs)
+          ms.scheduling_policy = mock::SchedulingPolicy::Fair;
+    }
+    if (ms.scheduling_policy != mock::SchedulingPolicy::Fcfs)
+      policy = ms.scheduling_policy == mock::SchedulingPolicy::Priority ? ", priority scheduling"
+                                                                        : ", fair scheduling";
     t.sim = std::make_unique<mock::MockServer>(ms);
     const uint16_t port = t.sim->start();
     t.url = fmt::format("http://127.0.0.1:{}{}", port,
                         endpoint_path(cfg.target.endpoint, cfg.request.stream));
     fmt::print(console,
                "no --url or --host given: started the built-in simulator (tokbench serve-mock "
-               "defaults{}) at {}\n",
-               ms.answers.empty() ? "" : ", answering the GSM8K questions right", t.url);
+               "defaults{}{}) at {}\n",
+               ms.answers.empty() ? "" : ", answering the GSM8K questions right", policy, t.url);
   }
   std::vector<std::string> served;
   cfg.target.model = resolve_model(cfg.target, static_cast<size_t>(cfg.request.max_body_bytes),

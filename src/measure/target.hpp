@@ -73,7 +73,7 @@ struct Target {
   /// stubs' results as chat messages (assistant tool_calls, role "tool"), its tools offered.
   core::PlannedRequest make_agent_turn(const load::AgentTurn& t) const;
   /// The body settings `point` sends: the target's, with the point's --json-schema (the first
-  /// point of a --schema-paired pair has none).
+  /// point of a --schema-paired pair has none) and a traffic class's body fields and model.
   client::BodySettings body_at(const RunPlan& point) const;
   /// How the request of index i is made at `point`: dataset item i (cycling), its body and facts.
   core::RequestMaker maker(const RunPlan& point, const OutputPlan& out = {}) const;

@@ -44,7 +44,7 @@ std::optional<OwnDelay> own_delay(const MetricSet& m) {
 
 bool VerdictTally::first_of_its_id(const record::RequestRecord& r) {
   if (r.warmup || r.index < 0 || r.index >= kMaxCheckedIds) return true;  // warm-up: own ids
-  std::vector<bool>& seen = seen_[r.rank];
+  std::vector<bool>& seen = seen_[{r.rank, r.traffic_class}];
   const auto i = static_cast<size_t>(r.index);
   if (seen.size() <= i)
     seen.resize(std::min(std::max(i + 1, seen.size() * 2), static_cast<size_t>(kMaxCheckedIds)));

@@ -23,6 +23,9 @@ struct Verdict {
   /// --stop-on-saturation stopped the point past saturation: not a measurement of the asked load
   /// but an answer about it (a sweep or search goes on; status SATURATED, not INVALID).
   bool saturated = false;
+  /// --class SLOs the run missed, each by name ("class chat: ttft.p99 412.3 ms > 300 ms"): the
+  /// measurement stands (VALID), the service did not (exit 3).
+  std::vector<std::string> slo_missed;
 };
 
 /// What the verdict needs from the records, gathered in one pass.
@@ -77,7 +80,7 @@ struct VerdictTally {
 
  private:
   static constexpr int64_t kMaxCheckedIds = int64_t{1} << 27;
-  std::map<int64_t, std::vector<bool>> seen_;  ///< per rank
+  std::map<std::pair<int64_t, std::string>, std::vector<bool>> seen_;  ///< per rank and class
 };
 
 /// Facts of the run folder that are not in the records.

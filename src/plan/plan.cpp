@@ -59,7 +59,60 @@ ParsedFlags parse_flags(const RunConfig& c, std::vector<std::string>& e) {
           "answer); give a time (500ms), or drop --no-stream",
           c.load.cancel_after));
   }
+  for (const std::string& text : c.load.classes) {
+    try {
+      p.classes.push_back(parse_traffic_class(text));
+    } catch (const std::invalid_argument& x) {
+      e.push_back(x.what());
+    }
+  }
   return p;
+}
+
+// --class: what a run of several classes cannot do yet, each named with what to do instead.
+void check_classes(const RunConfig& c, const ParsedFlags& p, std::vector<std::string>& e) {
+  if (c.load.classes.empty()) return;
+  for (size_t i = 0; i < p.classes.size(); ++i) {
+    const TrafficClass& k = p.classes[i];
+    for (size_t j = 0; j < i; ++j)
+      if (p.classes[j].name == k.name)
+        e.push_back(
+            fmt::format("--class name={} is given twice: give each class its own name", k.name));
+    if (!k.dataset.empty())
+      e.push_back(
+          fmt::format("--class name={}: dataset= is not supported yet (every class draws the run's "
+                      "--dataset); drop it, or run the class on its own",
+                      k.name));
+    if (!k.extra_body.empty()) try {
+        client::parse_extra_body(k.extra_body);
+      } catch (const std::runtime_error& x) {
+        e.push_back(fmt::format("--class name={}: extra-body: {}", k.name, x.what()));
+      }
+    if (!c.request.stream)
+      for (const auto& slo : k.slos)
+        if (slo.metric == "TTFT" || slo.metric == "TPOT" || slo.metric == "ITL")
+          e.push_back(fmt::format(
+              "--class name={}: slo={} needs a stream (a non-streamed answer has no first token): "
+              "drop --no-stream, or give an e2el SLO",
+              k.name, slo.text()));
+  }
+  auto refuse = [&](bool with, std::string_view what) {
+    if (with)
+      e.push_back(fmt::format(
+          "--class does not go with {} yet: run the classes at one load point, without it", what));
+  };
+  if (c.sweep_points() <= 1 && (c.load.concurrency != 0 || c.load.request_rate != 0))
+    e.push_back(
+        "--concurrency and --request-rate are each class's own with --class: give them in each "
+        "class (concurrency=8, request-rate=4) and drop the run's");
+  refuse(c.sweep_points() > 1, "a list of --concurrency, --request-rate or --num-prompts");
+  refuse(c.experiment.searching(), "--search");
+  refuse(c.experiment.adaptive_window_s > 0, "--adaptive-window-s");
+  refuse(!c.target.server_grid.empty(), "--server-grid");
+  refuse(c.workload.sessions(), "sessions (--turns, a conversation dataset, agent tasks)");
+  refuse(c.workload.dataset.is(dataset::Source::Trace), "a trace's schedule (--dataset trace:)");
+  refuse(c.load.pressure, "--pressure");
+  refuse(c.load.ramp_up_s > 0, "--ramp-up-s");
 }
 
 // --json-schema FILE: one JSON object (a schema), read once. A usage error names the file.
@@ -109,6 +162,7 @@ core::SharedTools read_tools(const RequestSettings& r) {
 std::vector<std::string> validate(const RunConfig& c, ParsedFlags* out) {
   std::vector<std::string> e;
   ParsedFlags parsed = parse_flags(c, e);
+  check_classes(c, parsed, e);
   if (!c.request.stream && (parsed.goodput.ttft_ms || parsed.goodput.tpot_ms))
     e.push_back(
         "--goodput ttft/tpot need streaming (a non-streaming answer has no first token): drop "
@@ -217,6 +271,35 @@ RunPlan at_point(const RunPlan& base, const PointSpec& spec) {
     p.requested.request.json_schema.clear();
   }
   p.load = p.cfg.load_shape();
+  return p;
+}
+
+RunPlan class_plan(const RunPlan& base, size_t index) {
+  const TrafficClass& k = base.parsed.classes.at(index);
+  RunPlan p = base;
+  for (RunConfig* c : {&p.cfg, &p.requested}) {
+    // A closed class has no schedule; an open one is capped by its own concurrency= alone.
+    c->load.concurrency = k.concurrency.value_or(0);
+    c->load.request_rate = k.request_rate.value_or(0);
+    c->load.seed = base.cfg.load.seed + index;
+    c->load.classes.clear();
+    if (k.num_prompts) c->load.num_prompts = *k.num_prompts;
+  }
+  auto set = [&p](std::string key, std::string value) {
+    std::erase_if(p.extra_body, [&key](const auto& kv) { return kv.first == key; });
+    p.extra_body.emplace_back(std::move(key), std::move(value));
+  };
+  if (!k.extra_body.empty()) {
+    try {
+      for (auto& [key, value] : client::parse_extra_body(k.extra_body)) set(key, value);
+    } catch (const std::runtime_error& x) {
+      throw std::invalid_argument(fmt::format("--class name={}: extra-body: {}", k.name, x.what()));
+    }
+  }
+  if (k.priority) set("priority", std::to_string(*k.priority));
+  p.traffic_class = k;
+  p.load = p.cfg.load_shape();
+  if (base.requested.load.workers == 0) p.cfg.load.workers = auto_workers(p.load.max_in_flight());
   return p;
 }
 

@@ -18,6 +18,7 @@
 #include "record/run_parts.hpp"
 #include "settings/load_shape.hpp"
 #include "settings/run_config.hpp"
+#include "settings/traffic_class.hpp"
 
 namespace tokbench::runner {
 
@@ -29,6 +30,7 @@ struct ParsedFlags {
   std::optional<record::WindowSpec> profile_window;  ///< --profile-window
   std::optional<std::pair<int, int>> image;          ///< --image WxH
   std::optional<core::CancelAfter> cancel_after;     ///< --cancel-after (with --cancel-rate)
+  std::vector<TrafficClass> classes;                 ///< --class, in the order given
 };
 
 /// Every problem of `c` at once, each naming the flag and the fix: the settings' own checks
@@ -51,6 +53,8 @@ struct RunPlan {
   LoadShape load;
   /// Added to a started server's environment (a grid point's values, series/grid).
   std::map<std::string, std::string> server_env;
+  /// A traffic class's own plan (class_plan): its load, and the body fields and model it sends.
+  std::optional<TrafficClass> traffic_class;
 };
 
 /// Validates `requested` (every problem at once) and resolves what needs no network.
@@ -77,6 +81,12 @@ std::vector<PointSpec> sweep_specs(const RunPlan& plan);
 /// `base` at `spec`: the point's values set in cfg and requested, the sweep lists consumed, its
 /// LoadShape decided.
 RunPlan at_point(const RunPlan& base, const PointSpec& spec);
+/// Class `index` of `base` (its --class): the class's load in place of the run's (its concurrency,
+/// request rate and count; its arrivals seeded by --seed + index, so a class draws the same
+/// schedule alone and beside the others), its priority and extra body over --extra-body, its
+/// model; its headers go with its requests (measure/execute).
+RunPlan class_plan(const RunPlan& base, size_t index);
+
 /// The spec as text (one value a line: the rate as fmt writes a double, exact, "inf" for all at
 /// once), and back; throws std::invalid_argument on text spec_text did not write.
 std::string spec_text(const PointSpec& spec);

@@ -204,6 +204,7 @@ void print_verdict(const Written& w, std::FILE* console) {
   for (const auto& [level, text] : w.info.audit)
     if (level == "warning") fmt::print(console, "  warning: request body: {}\n", printable(text));
   for (const auto& r : w.verdict.notes) fmt::print(console, "  note: {}\n", printable(r));
+  for (const auto& r : w.verdict.slo_missed) fmt::print(console, "  SLO missed: {}\n", r);
 }
 
 void print_summary(const Written& w, std::FILE* console) {
@@ -248,6 +249,7 @@ void print_outputs(const Written& w, std::FILE* console, bool verbose) {
     for (const auto& line : report::quality_lines(w.metrics.quality))
       fmt::print(console, "{}\n", line);
   for (const auto& line : w.telemetry_lines) fmt::print(console, "{}\n", line);
+  for (const auto& line : w.class_lines) fmt::print(console, "{}\n", printable(line));
   print_verdict(w, console);
   std::fflush(console);
 }

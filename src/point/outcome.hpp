@@ -19,8 +19,8 @@ struct RunOutcome {
   metrics::MetricSet metrics;
   metrics::Verdict verdict;
   bool interrupted = false;
-  int exit_code =
-      0;  ///< 0 VALID, 4 INVALID (reports written), 1 no request succeeded, 130 interrupted
+  int exit_code = 0;  ///< 0 VALID, 3 VALID but a --class SLO missed, 4 INVALID (reports written), 1
+                      ///< no request succeeded, 130 interrupted
   bool resumed =
       false;          ///< --resume: read back from a folder that had completed VALID, not run again
   std::string label;  ///< the point's folder name inside a sweep, search or repeat series ("" = a

@@ -13,6 +13,7 @@
 #include "metrics/slices.hpp"
 #include "metrics/stable_stage.hpp"
 #include "metrics/verdict.hpp"
+#include "point/class_outputs.hpp"
 #include "record/record_io.hpp"
 #include "report/html.hpp"
 #include "report/quality_view.hpp"
@@ -92,6 +93,7 @@ struct FirstPass {
   std::optional<metrics::StableStageFinder>
       stable;  // closed loop: the in-flight count has a target
   record::DetailsScan scan;
+  std::unique_ptr<ClassesPass> classes;  // --class: each class's own figures
   bool has_details = false;
   int64_t vllm_first_token_ns = record::kNone;  // where vllm_result.json's peak buckets begin
 
@@ -115,12 +117,14 @@ FirstPass first_pass(const runfolder::RunFolder& folder, metrics::Definitions de
     if (d != defs && d != metrics::Definitions::Tokbench && d != metrics::Definitions::Vllm)
       side_only.push_back(d);
   metrics::MetricsPass pass(facts, p.sets, side_only);
+  p.classes = std::make_unique<ClassesPass>(folder.manifest, defs);
   const fs::path failed_path = folder.perf_dir / (ds + "_failed.jsonl");
   std::unique_ptr<record::LineAppender> failed;
   if (own) failed = std::make_unique<record::LineAppender>(failed_path.string() + ".tmp");
   p.has_details = fs::exists(folder.details);
   // A closed loop holds a level; an open loop or the adaptive controller (which moves it) does not.
-  if (folder.manifest.request_rate == 0 && folder.manifest.load.arrivals != "adaptive")
+  if (folder.manifest.request_rate == 0 && folder.manifest.load.arrivals != "adaptive" &&
+      folder.manifest.load.arrivals != "mixed")
     p.stable.emplace(facts.max_concurrency);
   if (folder.end && folder.end->server && !folder.end->server->running_waiting.empty())
     p.tally.window_start_ns = std::get<0>(folder.end->server->running_waiting.front());
@@ -129,6 +133,7 @@ FirstPass first_pass(const runfolder::RunFolder& folder, metrics::Definitions de
       if (!p.tally.first_of_its_id(r)) return;  // a line the file holds twice: read once
       pass.add(r);
       p.tally.add(r);
+      if (p.classes->any()) p.classes->add(r);
       if (p.stable) p.stable->add(r);
       if (failed && !r.ok() && !r.apart()) failed->append(record::to_json_line(r, ds));
       if (own && r.ok() && !r.warmup) {
@@ -318,6 +323,20 @@ metrics::VerdictFacts verdict_facts(const runfolder::RunFolder& folder, const Wr
   return vf;
 }
 
+// --class: each class's figures, SLOs and fairness (result.json, <ds>_classes.csv, the console);
+// a missed SLO is the verdict's, by name.
+void class_outputs(Written& w, ClassesPass& classes, const metrics::VerdictTally& tally) {
+  const bool any = tally.first_sent_ns != INT64_MAX;
+  ClassResults r =
+      classes.finish(any ? static_cast<double>(tally.last_done_ns - tally.first_sent_ns) / 1e9 : 0);
+  w.info.classes_json = r.classes_json;
+  w.info.fairness_json = r.fairness_json;
+  w.class_lines = r.console_lines;
+  w.verdict.slo_missed = r.missed;
+  for (auto& n : r.records_without_class) w.verdict.notes.push_back(std::move(n));
+  runfolder::write_file(w.perf_dir / (w.info.dataset_abbr + "_classes.csv"), r.csv);
+}
+
 // The stable stage's view (closed loops): its window and metrics in result.json, its rows for the
 // CSV (under the total's header); "" when there are none.
 std::string stable_outputs(Written& w, const metrics::StableWindow& window,
@@ -448,6 +467,7 @@ Written write_outputs(const runfolder::RunFolder& folder, metrics::Definitions d
   w.metrics = std::move(p.set(defs));
 
   w.verdict = metrics::judge(w.metrics, p.tally, verdict_facts(folder, w, p));
+  if (p.classes->any()) class_outputs(w, *p.classes, p.tally);
   const metrics::StableWindow window = p.stable ? p.stable->finish() : metrics::StableWindow{};
   telemetry_outputs(w, folder, p, window);
   std::optional<metrics::MetricsPass> stable_pass;  // the stable stage's requests, on pass 2
@@ -468,6 +488,8 @@ Written write_outputs(const runfolder::RunFolder& folder, metrics::Definitions d
   if (p.tally.first_sent_ns != INT64_MAX) in.span_ns = p.tally.last_done_ns - p.tally.first_sent_ns;
   if (w.server) in.server_tables = report::server_tables(*w.server, w.checks);
   in.telemetry_tables = w.telemetry_table;
+  for (const auto& k : folder.manifest.classes) in.classes.push_back(k.name);
+  in.class_lines = w.class_lines;
   // The stable stage's tables reach the page as it closes (its requests stream through this pass).
   std::string stable_rows;
   in.late_stable_tables = [&] {

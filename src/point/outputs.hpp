@@ -26,6 +26,7 @@ struct Written {
   std::optional<metrics::MetricSet> stable;  ///< the stable stage (closed loop, when one was found)
   std::string stable_text;  ///< how it was found, or why there is none ("" = open loop)
   std::vector<std::string> telemetry_lines;  ///< --telemetry: devices, energy, cost (console)
+  std::vector<std::string> class_lines;      ///< --class: a line per class, then the fairness
   std::string telemetry_table;               ///< --telemetry: per device (--verbose, the page)
   std::optional<double> j_per_output_token;  ///< --telemetry: when the energy is known
   std::optional<double>

@@ -155,6 +155,9 @@ struct RequestRecord {
   int64_t images = 0;  ///< image_url parts the body carried (multimodal; their tokens are in usage)
   int64_t documents = 0;  ///< documents the body asked to rank (rerank; their tokens are in usage)
   int64_t rank = kNone;   ///< a multi-host run: the rank that sent it (kNone on a single host)
+  /// --class: the traffic class that sent it ("" = a run without classes). Its index is unique
+  /// within its class only: (class, index) names a request.
+  std::string traffic_class;
   int64_t session = kNone;  ///< multi-turn: the conversation (kNone outside sessions)
   int64_t turn = kNone;     ///< multi-turn: 0-based turn in it
   int64_t session_start_ns =

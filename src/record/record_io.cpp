@@ -77,6 +77,7 @@ enum class Top : size_t {
   Images,
   Documents,
   Rank,
+  Class,
   Session,
   InputTokens,
   OutputTokens,
@@ -118,6 +119,7 @@ constexpr std::array<std::string_view, static_cast<size_t>(Top::Unknown)> kTopKe
     "images",
     "documents",
     "rank",
+    "class",
     "session",
     "input_tokens",
     "output_tokens",
@@ -296,6 +298,7 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   if (r.images > 0) w.field("images", r.images);
   if (r.documents > 0) w.field("documents", r.documents);
   if (r.rank != kNone) w.field("rank", r.rank);
+  if (!r.traffic_class.empty()) w.field("class", r.traffic_class);
   if (r.session != kNone) {
     w.key("session").begin_object().field("id", r.session).field("turn", r.turn);
     w.field("start_ns", r.session_start_ns).field("last_turn", r.last_turn);
@@ -423,6 +426,9 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
         break;
       case Top::Rank:
         r.rank = count_of(v, k);
+        break;
+      case Top::Class:
+        r.traffic_class = string_of(v, k);
         break;
       case Top::Session:
         session = v;

@@ -185,6 +185,8 @@ class DataWriter {
     row.out_tokens = out;
     row.scheduled = ms_or_nan(r.scheduled_ns, t0);
     row.index = r.index;
+    for (size_t k = 0; k < in_.classes.size(); ++k)
+      if (in_.classes[k] == r.traffic_class) row.traffic_class = static_cast<int32_t>(k);
     request_ids_ = request_ids_ || !r.client_request_id.empty();
     rows_.add(row);
     inflight_.add(row.start, row.end);
@@ -231,6 +233,7 @@ class DataWriter {
       row.value(r.out_tokens);
       value_or_null(row, r.scheduled);
       row.value(r.index);
+      if (!in_.classes.empty()) row.value(int64_t{r.traffic_class});  // --class: its position
       row.end_array();
       if (!first) out_ << ',';
       first = false;
@@ -241,6 +244,9 @@ class DataWriter {
     JsonWriter w;
     w.begin_object();
     w.field("request_ids", request_ids_);
+    w.key("classes").begin_array();
+    for (const auto& name : in_.classes) w.value(name);
+    w.end_array();
     // Past the limit, what the timeline shows and how it was chosen (the page says so on the
     // chart).
     w.key("sampling");
@@ -458,6 +464,11 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in,
       "<p>Metric definitions used: <a href=\"#definitions\">below</a> (docs/METRICS.md in the "
       "tokbench sources).</p>";
   page += "<h2>Tables</h2><pre id=\"tables\">" + escape_html(tables) + "</pre>";
+  if (!in.class_lines.empty()) {
+    std::string lines;
+    for (const auto& l : in.class_lines) lines += l + "\n";
+    page += "<h2>Traffic classes</h2><pre id=\"classes\">" + escape_html(lines) + "</pre>";
+  }
   page += "<pre id=\"stable-tables\"></pre>";  // filled from the data: the stable stage is found on
                                                // the page's own pass
   page += "<h2>Request body</h2><pre id=\"body\">" + escape_html(in.info.body_example) +

@@ -41,6 +41,10 @@ struct HtmlInputs {
   /// Called once every record has streamed through: more data for the page ("slices": a JSON
   /// object, or "" for none), made on the same pass.
   std::function<std::string()> late_slices_json = {};
+  /// --class: the classes' names in the run's order (the timeline colours each), and their
+  /// lines (a line per class, then the fairness) for the page's Classes section.
+  std::vector<std::string> classes = {};
+  std::vector<std::string> class_lines = {};
 };
 
 /// Calls its argument once per record, in file order (a pass over the details file).

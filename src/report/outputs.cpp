@@ -170,6 +170,11 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   w.key("warnings").begin_array();
   for (const auto& r : v.warnings) w.value(r);
   w.end_array();
+  if (!v.slo_missed.empty()) {
+    w.key("slo_missed").begin_array();
+    for (const auto& r : v.slo_missed) w.value(r);
+    w.end_array();
+  }
   if (!v.notes.empty()) {
     w.key("notes").begin_array();
     for (const auto& r : v.notes) w.value(r);
@@ -220,6 +225,8 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   w.end_object();
   if (!info.stable_json.empty()) w.field_raw("stable", info.stable_json);
   if (!info.slices_json.empty()) w.field_raw("slices", info.slices_json);
+  if (!info.classes_json.empty()) w.field_raw("classes", info.classes_json);
+  if (!info.fairness_json.empty()) w.field_raw("fairness", info.fairness_json);
   if (!info.telemetry_json.empty()) w.field_raw("telemetry", info.telemetry_json);
   if (info.adaptive) record::write_optional(w, "adaptive", info.adaptive);
   if (!info.server_json.empty()) {

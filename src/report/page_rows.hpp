@@ -22,7 +22,8 @@ struct PageRow {
   int64_t out_tokens = 0;
   int64_t index = 0;  ///< the request's index in the details file (its id: "<run id>-<index>")
   bool ok = false;
-  bool apart = false;  ///< counted apart (cancelled by the client, cut at a duration's end)
+  bool apart = false;          ///< counted apart (cancelled by the client, cut at a duration's end)
+  int32_t traffic_class = -1;  ///< --class: its class's position in the run's list (-1: none)
 };
 
 class RowSampler {

@@ -43,6 +43,12 @@ constexpr std::array<Field<LoadFacts>, 12> kLoadFields{{
     {"cancel_rate", &LoadFacts::cancel_rate},
     {"cancel_after", &LoadFacts::cancel_after},
 }};
+constexpr std::array<Field<ClassFacts>, 4> kClassFields{{
+    {"name", &ClassFacts::name},
+    {"weight", &ClassFacts::weight},
+    {"slo", &ClassFacts::slo},
+    {"load", &ClassFacts::load},
+}};
 constexpr std::array<Field<TelemetryFacts>, 5> kTelemetryFields{{
     {"interval_ms", &TelemetryFacts::interval_ms},
     {"idle_s", &TelemetryFacts::idle_s},
@@ -126,6 +132,9 @@ RunManifest manifest_from(simdjson::dom::element root) {
   if (std::string goodput = json::string_or(plan, "goodput"); !goodput.empty())
     m.facts.goodput = metrics::parse_goodput(goodput);
   info.transport = json::string_or(plan, "transport");
+  simdjson::dom::array classes;
+  if (!plan["classes"].get_array().get(classes))
+    for (auto k : classes) read_part(k, m.classes.emplace_back(), kClassFields);
   m.target_ready = json::bool_or(root, "target_ready", false);
   return m;
 }
@@ -206,6 +215,15 @@ void write_manifest(const fs::path& dir, const RunManifest& m) {
     w.key("telemetry").begin_object();
     write_part(w, m.telemetry, kTelemetryFields);
     w.end_object();
+  }
+  if (!m.classes.empty()) {
+    w.key("classes").begin_array();
+    for (const auto& k : m.classes) {
+      w.begin_object();
+      write_part(w, k, kClassFields);
+      w.end_object();
+    }
+    w.end_array();
   }
   w.key("request_rate").rate(m.request_rate);
   w.field("goodput", m.facts.goodput.to_string()).field("transport", info.transport).end_object();

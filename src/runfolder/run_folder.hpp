@@ -41,6 +41,14 @@ struct LoadFacts {
   std::string cancel_after;  ///< --cancel-after, as parsed ("" = no cancellations)
 };
 
+/// One --class of the run (records carry its name): what the report judges it by.
+struct ClassFacts {
+  std::string name;
+  double weight = 1;  ///< its share of the server relative to the others' (fairness)
+  std::string slo;    ///< its SLOs, "ttft.p99<=300ms,tpot.p90<=50ms" ("" = none)
+  std::string load;   ///< what it sent, for people: "concurrency 8, priority 0"
+};
+
 /// What the telemetry sources (--telemetry) were asked for: the report prices the phase from it.
 struct TelemetryFacts {
   int64_t interval_ms = 0;           ///< 0: no --telemetry
@@ -69,6 +77,7 @@ struct RunManifest {
   bool target_ready = false;  ///< false: written before the target was contacted
   bool insecure_tls = false;  ///< --insecure: TLS certificates were not verified
   int ranks = 1;  ///< mpirun -np N: the ranks that shared the load (records name theirs)
+  std::vector<ClassFacts> classes;  ///< --class, in the order given (empty: one load)
 };
 
 /// How the run ended (the end marker) and what it learned while running.

@@ -49,8 +49,10 @@ struct RunInfo {
       profile;  ///< --profile-window: when /start_profile and /stop_profile were called
   std::string
       view_of;  ///< a `report --compat` view: the definitions the run itself used ("" = not a view)
-  std::string stable_json;  ///< the stable stage (window, metrics), "" = not applicable
-  std::string slices_json;  ///< --slice-s: the metrics per time slice, "" = none
+  std::string stable_json;    ///< the stable stage (window, metrics), "" = not applicable
+  std::string slices_json;    ///< --slice-s: the metrics per time slice, "" = none
+  std::string classes_json;   ///< --class: each class's figures and SLOs, "" = no classes
+  std::string fairness_json;  ///< --class: the fairness of their service, "" = none
   std::string
       telemetry_json;  ///< --telemetry: devices, energy, cost (report/telemetry_view), "" = none
   std::optional<record::AdaptiveLog> adaptive;  ///< --adaptive-window-s: the controller's windows

@@ -3,6 +3,8 @@
 // validate() enforces; its key is config.json's.
 #include "settings/fields.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
@@ -11,6 +13,7 @@
 #include "core/dataset_spec.hpp"
 #include "core/engines.hpp"
 #include "metrics/saturation.hpp"
+#include "settings/traffic_class.hpp"
 
 namespace tokbench::runner {
 
@@ -383,6 +386,17 @@ const std::vector<Field<LoadSettings>>& load_fields() {
        "when a cancelled request is let go: a time after it was sent (500ms, 2s), a count of "
        "answer tokens received (16tok), or a range drawn uniformly (200ms..2s, 8tok..64tok)",
        true},
+      {"--class,--classes",
+       &L::classes,
+       fmt::format("a traffic class of the run (repeatable): 'name=chat,concurrency=8,priority=0,"
+                   "slo=ttft.p99<=300ms'; each class sends its own load beside the others, with "
+                   "its body overrides, headers and SLOs; results per class and overall, with "
+                   "their fairness. Keys: {}",
+                   fmt::join(traffic_class_keys(), ", ")),
+       false,
+       {},
+       Redact::None,
+       "classes"},
   };
   return fields;
 }

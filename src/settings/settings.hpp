@@ -140,6 +140,9 @@ struct LoadSettings {
   /// stop button does); counted apart, neither successes nor failures.
   double cancel_rate = 0;
   std::string cancel_after = "16tok";  ///< "500ms", "2s", "16tok", or a range "200ms..2s"
+  /// --class: the run's traffic classes, each with its own load, body and SLOs, sharing the
+  /// target and the clock (settings/traffic_class spells one; plan parses them once).
+  std::vector<std::string> classes;
 };
 
 /// Workload: what the requests ask — prompts, lengths, conversations, images, traces, adapters.

@@ -4,7 +4,8 @@
 // are separated by commas; a comma starts a new key only when a key's spelling (lower-case
 // letters, digits, '-') and '=' follow it, so a value may hold commas of its own (an SLO list, a
 // JSON object). Parsed once into its typed form,
-// every problem naming the key and the fix. (Not yet a flag: the run side of classes comes next.)
+// every problem naming the key and the fix. The --class flag (settings/fields) holds the texts;
+// plan/ parses them once into ParsedFlags::classes.
 #include <cstdint>
 #include <optional>
 #include <string>

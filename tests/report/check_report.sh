@@ -65,6 +65,12 @@ node "$HERE/check_page.js" "$(ls "$OUT"/adaptive/*/performances/*/builtin_plot.h
 # Multi-turn sessions: the per-turn chart.
 tb_run --turns 3 --num-prompts 4 --concurrency 2 --max-tokens 4 --quiet --output-dir "$OUT/turns" >/dev/null
 node "$HERE/check_page.js" "$(ls "$OUT"/turns/*/performances/*/builtin_plot.html)" TOKBENCH turns
+# Two traffic classes on the simulator's priority scheduling: each class's requests in its colour.
+tb_run --class 'name=chat,concurrency=2,num-prompts=10,priority=0' \
+  --class 'name=batch,concurrency=4,num-prompts=20,priority=10' --max-tokens 8 --ignore-eos --quiet \
+  --output-dir "$OUT/classes" >/dev/null
+node "$HERE/check_page.js" "$(ls "$OUT"/classes/*/performances/*/builtin_plot.html)" TOKBENCH timeline \
+  class_drawn=chat:10,batch:20
 # A page made from 200,000 requests, 1 in 1,000 failed by the simulator: at most 10 MB, its timeline
 # a stated sample that keeps every failure, every panel drawn (the run is INVALID: exit 4).
 # start_sim NAME FLAGS...: a simulator on a free port, logged to $OUT/NAME.log; sets $port; stopped on exit.
