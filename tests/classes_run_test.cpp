@@ -197,6 +197,7 @@ TEST(ClassFlags, WhatClassesCannotDoIsRefusedNamingTheFix) {
     return all;
   };
   EXPECT_EQ(problems([](auto&) {}), "");
+  EXPECT_EQ(problems([](auto& c) { c.load.ramp_up_s = 1; }), "");  // each class ramps its own
   EXPECT_NE(problems([](auto& c) {
               c.load.classes.push_back("name=a,concurrency=2");
             }).find("--class name=a is given twice"),

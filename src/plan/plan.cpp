@@ -112,7 +112,6 @@ void check_classes(const RunConfig& c, const ParsedFlags& p, std::vector<std::st
   refuse(c.workload.sessions(), "sessions (--turns, a conversation dataset, agent tasks)");
   refuse(c.workload.dataset.is(dataset::Source::Trace), "a trace's schedule (--dataset trace:)");
   refuse(c.load.pressure, "--pressure");
-  refuse(c.load.ramp_up_s > 0, "--ramp-up-s");
 }
 
 // --json-schema FILE: one JSON object (a schema), read once. A usage error names the file.
