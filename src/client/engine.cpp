@@ -234,6 +234,7 @@ class Worker {
       c.bytes += s.bytes;
     }
     c.cpu_ns = thread_cpu_ns() - cpu_start;
+    c.busiest_cpu_ns = c.cpu_ns;  // one thread: its own busiest
     return c;
   }
 
@@ -557,17 +558,7 @@ EngineCounters Engine::run(load::RequestSource& source, int64_t origin_ns,
   ws.clear();
   EngineCounters total;
   total.server_closed = habits_->closed.load() - closed_before;
-  for (const auto& c : counters) {
-    total.events += c.events;
-    total.bytes += c.bytes;
-    total.cpu_ns += c.cpu_ns;
-    total.busiest_cpu_ns = std::max(total.busiest_cpu_ns, c.cpu_ns);
-    total.busy_share = std::max(total.busy_share, c.busy_share);
-    if (c.peak_busy > total.peak_busy) {
-      total.peak_busy = c.peak_busy;
-      total.peak_busy_at_ns = c.peak_busy_at_ns;
-    }
-  }
+  for (const auto& c : counters) total.add(c);
   return total;
 }
 

@@ -5,6 +5,7 @@
 // happen elsewhere, after the fact. Decides nothing about WHAT or WHEN: it pulls requests from a
 // load::RequestSource when it has room, holds an open-loop request until it is due, and reports
 // every completion back to the source.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -90,6 +91,20 @@ struct EngineCounters {
   /// Kept-alive connections the server closed after a response, found before they were reused
   /// (llama.cpp's server closes every connection after a stream though it says Keep-Alive).
   int64_t server_closed = 0;
+
+  /// Adds `c` (a worker's, or another engine's): sums, and the busiest thread of either.
+  void add(const EngineCounters& c) {
+    events += c.events;
+    bytes += c.bytes;
+    cpu_ns += c.cpu_ns;
+    server_closed += c.server_closed;
+    busiest_cpu_ns = std::max(busiest_cpu_ns, c.busiest_cpu_ns);
+    busy_share = std::max(busy_share, c.busy_share);
+    if (c.peak_busy > peak_busy) {
+      peak_busy = c.peak_busy;
+      peak_busy_at_ns = c.peak_busy_at_ns;
+    }
+  }
 };
 
 /// What the engine learnt of the server's connections, kept across its runs (a warm-up teaches

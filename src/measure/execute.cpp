@@ -314,20 +314,6 @@ std::vector<Lane> measured_lanes(const Target& target, const RunPlan& plan,
   return lanes;
 }
 
-// The lanes' client costs as one client's: sums, and the busiest worker of any lane.
-void add_counters(client::EngineCounters& to, const client::EngineCounters& c) {
-  to.events += c.events;
-  to.bytes += c.bytes;
-  to.cpu_ns += c.cpu_ns;
-  to.server_closed += c.server_closed;
-  to.busiest_cpu_ns = std::max(to.busiest_cpu_ns, c.busiest_cpu_ns);
-  to.busy_share = std::max(to.busy_share, c.busy_share);
-  if (c.peak_busy > to.peak_busy) {
-    to.peak_busy = c.peak_busy;
-    to.peak_busy_at_ns = c.peak_busy_at_ns;
-  }
-}
-
 // Runs every lane's engine at once, on the run's one clock, each record tagged with its lane.
 client::EngineCounters run_lanes(std::vector<Lane>& lanes, int64_t origin_ns,
                                  std::atomic<int>& stop,
@@ -358,7 +344,7 @@ client::EngineCounters run_lanes(std::vector<Lane>& lanes, int64_t origin_ns,
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
   client::EngineCounters all;
-  for (const auto& c : each) add_counters(all, c);
+  for (const auto& c : each) all.add(c);  // one client's cost: the busiest worker of any lane
   return all;
 }
 

@@ -127,14 +127,20 @@ std::string csv_of(const ClassResults& r) {
   return csv;
 }
 
-std::string console_line(const ClassResult& c) {
+// A class's console line; its SLOs on a line of their own when they would pass 120 columns.
+std::vector<std::string> console_lines(const ClassResult& c) {
+  constexpr size_t kColumns = 120;
   std::string line = fmt::format(
       "class {} ({}): {} req{}, TTFT p99 {}, TPOT mean {}, {} tok/s", c.facts.name, c.facts.load,
       c.requests, c.failed > 0 ? fmt::format(" ({} failed)", c.failed) : "",
       ms(stat(c.metrics, "TTFT", "p99")), ms(stat(c.metrics, "TPOT", "mean")),
       format_short(common(c.metrics, "output_token_throughput")));
-  for (const auto& s : c.slos) line += fmt::format("; {} {}", s.text, s.met ? "met" : "MISSED");
-  return line;
+  std::string slos;
+  for (const auto& s : c.slos)
+    slos += fmt::format("{}{} {}", slos.empty() ? "" : "; ", s.text, s.met ? "met" : "MISSED");
+  if (slos.empty()) return {line};
+  if (line.size() + 2 + slos.size() <= kColumns) return {line + "; " + slos};
+  return {line, "  " + slos};
 }
 
 }  // namespace
@@ -215,17 +221,20 @@ ClassResults ClassesPass::finish(double span_s) {
   out.classes_json = w.end_object().take();
   if (out.fairness) out.fairness_json = fairness_json(*out.fairness);
   out.csv = csv_of(out);
-  for (const auto& c : out.classes) out.console_lines.push_back(console_line(c));
-  if (out.fairness && out.fairness->jain_throughput)
+  for (const auto& c : out.classes)
+    for (auto& line : console_lines(c)) out.console_lines.push_back(std::move(line));
+  if (out.fairness && out.fairness->jain_throughput) {
     out.console_lines.push_back(fmt::format(
-        "fairness: Jain's index {:.3f} over tokens/s per weight{}; largest share gap {:.1f} "
-        "points; longest wait: {} ({})",
+        "fairness: Jain's index {:.3f} over tokens/s per weight{}; largest share gap {:.1f} points",
         *out.fairness->jain_throughput,
         out.fairness->jain_goodput
-            ? fmt::format(" ({:.3f} over goodput)", *out.fairness->jain_goodput)
+            ? fmt::format(", {:.3f} over goodput", *out.fairness->jain_goodput)
             : "",
-        out.fairness->largest_share_gap * 100, out.fairness->most_starved,
-        ms(starved_wait(*out.fairness))));
+        out.fairness->largest_share_gap * 100));
+    out.console_lines.push_back(fmt::format("  longest wait for an answer to start: {} ({})",
+                                            out.fairness->most_starved,
+                                            ms(starved_wait(*out.fairness))));
+  }
   if (unknown_ > 0)
     out.records_without_class.push_back(fmt::format(
         "{} measured record(s) name no class of the manifest (first: \"{}\"): left out of every "
