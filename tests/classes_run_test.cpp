@@ -147,7 +147,9 @@ TEST_F(ClassesRunTest, AMissedClassSloIsNamedAndTheRunExitsThree) {
   ASSERT_EQ(out.verdict.slo_missed.size(), 1u);
   EXPECT_NE(out.verdict.slo_missed[0].find("class chat: ttft.p99 "), std::string::npos)
       << out.verdict.slo_missed[0];
-  if (out.verdict.valid) EXPECT_EQ(out.exit_code, 3);
+  if (out.verdict.valid) {
+    EXPECT_EQ(out.exit_code, 3);
+  }
   auto doc = result(out);
   EXPECT_FALSE(doc["classes"]["chat"]["slo"].at(0)["met"].get_bool().value());
   EXPECT_TRUE(doc["classes"]["batch"]["slo"].at(0)["met"].get_bool().value());

@@ -90,8 +90,12 @@ TEST(Cluster, APointSpecTravelsExactly) {
   EXPECT_EQ(spec_from_text(spec_text({"r", 1, 0.1 + 0.2, 0, 0})).request_rate,
             0.1 + 0.2);  // no digit lost
   EXPECT_THROW(spec_from_text("c4\n4"), std::invalid_argument);
-  EXPECT_THROW(spec_from_text("c4\nfour\n0\n0\n0\n0"), std::invalid_argument);
-  EXPECT_THROW(spec_from_text("c4\n4\n0\n0\n0"), std::invalid_argument);  // an older rank's 5 lines
+  EXPECT_THROW(spec_from_text("c4\nfour\n0\n0\n0\n0\n"), std::invalid_argument);
+  EXPECT_THROW(spec_from_text("c4\n4\n0\n0\n0\n0"), std::invalid_argument);  // an older rank's 6
+  EXPECT_TRUE(back.classes.empty());                                         // every class
+  PointSpec alone{"alone-chat-run-1", 0, 0, 20, 7};
+  alone.classes = {"chat", "batch.2"};
+  EXPECT_EQ(spec_from_text(spec_text(alone)).classes, alone.classes);
 }
 
 TEST(Cluster, TheEndCombinesTheRanksCosts) {

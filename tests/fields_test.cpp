@@ -59,7 +59,7 @@ TEST(Fields, FlagsAndKeysAreEachDeclaredOnce) {
       "think_time_ms multi_turn image images_per_request documents trace_block_size trace_speed "
       "search slo search_min search_max search_resolution search_margin repeats confidence "
       "adaptive_window_s adaptive_max goodput resume reset_prefix_cache schema_paired "
-      "stop_on_saturation "
+      "interference stop_on_saturation "
       "saturation_window_s server_metrics scrape_interval_ms server_metrics_auth profile_window "
       "slice_s telemetry telemetry_interval_ms telemetry_idle_s price_per_device_hour "
       "price_per_kwh check_answers keep_outputs determinism_probe output_dir model_abbr history "

@@ -1,6 +1,7 @@
 #include "plan/plan.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sched.h>
 #include <simdjson.h>
 
@@ -62,6 +63,7 @@ ParsedFlags parse_flags(const RunConfig& c, std::vector<std::string>& e) {
   for (const std::string& text : c.load.classes) {
     try {
       p.classes.push_back(parse_traffic_class(text));
+      p.classes.back().position = p.classes.size() - 1;
     } catch (const std::invalid_argument& x) {
       e.push_back(x.what());
     }
@@ -233,6 +235,31 @@ RunPlan make_plan(const RunConfig& requested, const char* env_api_key) {
   return p;
 }
 
+namespace {
+
+// A point that runs some of the plan's classes (--interference: one alone): the others dropped
+// from the plan, their texts from its settings (the manifest's), each kept class its position.
+void keep_classes(RunPlan& p, const std::vector<std::string>& names) {
+  for (const std::string& name : names)
+    if (std::none_of(p.parsed.classes.begin(), p.parsed.classes.end(),
+                     [&](const TrafficClass& k) { return k.name == name; }))
+      throw std::invalid_argument(
+          fmt::format("the point names --class {}, which the run has not", name));
+  std::vector<TrafficClass> kept;
+  std::vector<std::string> texts;
+  for (size_t i = 0; i < p.parsed.classes.size(); ++i) {
+    const TrafficClass& k = p.parsed.classes[i];
+    if (std::find(names.begin(), names.end(), k.name) == names.end()) continue;
+    kept.push_back(k);
+    if (i < p.cfg.load.classes.size()) texts.push_back(p.cfg.load.classes[i]);
+  }
+  p.parsed.classes = std::move(kept);
+  p.cfg.load.classes = texts;
+  p.requested.load.classes = std::move(texts);
+}
+
+}  // namespace
+
 PointSpec spec_of(const RunPlan& plan, std::string label) {
   return {std::move(label), plan.cfg.load.concurrency, plan.cfg.load.request_rate,
           plan.requested.load.num_prompts, plan.cfg.load.seed};
@@ -269,6 +296,7 @@ RunPlan at_point(const RunPlan& base, const PointSpec& spec) {
     p.cfg.request.json_schema.clear();
     p.requested.request.json_schema.clear();
   }
+  if (!spec.classes.empty()) keep_classes(p, spec.classes);
   p.load = p.cfg.load_shape();
   return p;
 }
@@ -280,7 +308,7 @@ RunPlan class_plan(const RunPlan& base, size_t index) {
     // A closed class has no schedule; an open one is capped by its own concurrency= alone.
     c->load.concurrency = k.concurrency.value_or(0);
     c->load.request_rate = k.request_rate.value_or(0);
-    c->load.seed = base.cfg.load.seed + index;
+    c->load.seed = base.cfg.load.seed + k.position;
     c->load.classes.clear();
     if (k.num_prompts) c->load.num_prompts = *k.num_prompts;
   }
@@ -303,8 +331,8 @@ RunPlan class_plan(const RunPlan& base, size_t index) {
 }
 
 std::string spec_text(const PointSpec& s) {
-  return fmt::format("{}\n{}\n{}\n{}\n{}\n{}", s.label, s.concurrency, s.request_rate,
-                     s.num_prompts, s.seed, s.unconstrained ? 1 : 0);
+  return fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}", s.label, s.concurrency, s.request_rate,
+                     s.num_prompts, s.seed, s.unconstrained ? 1 : 0, fmt::join(s.classes, ","));
 }
 
 PointSpec spec_from_text(const std::string& text) {
@@ -313,15 +341,23 @@ PointSpec spec_from_text(const std::string& text) {
   for (size_t nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1)
     v.push_back(text.substr(at, nl - at));
   v.push_back(text.substr(at));
-  if (v.size() != 6 || (v[5] != "0" && v[5] != "1"))
+  if (v.size() != 7 || (v[5] != "0" && v[5] != "1"))
     throw std::invalid_argument(
-        "a point spec has 6 lines: label, concurrency, rate, prompts, seed, unconstrained (0/1)");
+        "a point spec has 7 lines: label, concurrency, rate, prompts, seed, unconstrained (0/1), "
+        "classes");
+  PointSpec spec;
   try {
-    return {v[0],       std::stoi(v[1]), std::stod(v[2]), std::stoll(v[3]), std::stoull(v[4]),
+    spec = {v[0],       std::stoi(v[1]), std::stod(v[2]), std::stoll(v[3]), std::stoull(v[4]),
             v[5] == "1"};
   } catch (const std::exception&) {
     throw std::invalid_argument("a point spec holds a value that is not a number: " + text);
   }
+  for (size_t at = 0; at < v[6].size();) {  // class names hold no commas (settings/traffic_class)
+    const size_t comma = std::min(v[6].find(',', at), v[6].size());
+    spec.classes.push_back(v[6].substr(at, comma - at));
+    at = comma + 1;
+  }
+  return spec;
 }
 
 }  // namespace tokbench::runner

@@ -72,6 +72,9 @@ struct PointSpec {
   uint64_t seed = 0;        ///< its arrival and draw seed
   /// A --schema-paired pair's first point: the plan's prompts sent without --json-schema.
   bool unconstrained = false;
+  /// The --class names run at this point, in the plan's order (--interference: a class alone);
+  /// empty: every class the plan has.
+  std::vector<std::string> classes = {};
 };
 
 /// The spec of `plan` as it stands (its first point when it holds sweep lists), named `label`.
@@ -88,7 +91,8 @@ RunPlan at_point(const RunPlan& base, const PointSpec& spec);
 RunPlan class_plan(const RunPlan& base, size_t index);
 
 /// The spec as text (one value a line: the rate as fmt writes a double, exact, "inf" for all at
-/// once), and back; throws std::invalid_argument on text spec_text did not write.
+/// once; the classes comma-separated, "" for all), and back; throws std::invalid_argument on text
+/// spec_text did not write.
 std::string spec_text(const PointSpec& spec);
 PointSpec spec_from_text(const std::string& text);
 

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/exit_codes.hpp"
 #include "metrics/metrics.hpp"
@@ -25,6 +27,8 @@ struct RunOutcome {
       false;          ///< --resume: read back from a folder that had completed VALID, not run again
   std::string label;  ///< the point's folder name inside a sweep, search or repeat series ("" = a
                       ///< single run)
+  /// --class: each class's metrics by name, in the run's order (empty: no classes).
+  std::vector<std::pair<std::string, metrics::MetricSet>> class_metrics;
   /// --telemetry: J per output token and $ per million output tokens (with a price), when known.
   std::optional<double> j_per_output_token, usd_per_m_output_tokens;
 };

@@ -332,6 +332,7 @@ void class_outputs(Written& w, ClassesPass& classes, const metrics::VerdictTally
   w.info.classes_json = r.classes_json;
   w.info.fairness_json = r.fairness_json;
   w.class_lines = r.console_lines;
+  for (ClassResult& c : r.classes) w.class_metrics.emplace_back(c.facts.name, std::move(c.metrics));
   w.verdict.slo_missed = r.missed;
   for (auto& n : r.records_without_class) w.verdict.notes.push_back(std::move(n));
   runfolder::write_file(w.perf_dir / (w.info.dataset_abbr + "_classes.csv"), r.csv);
@@ -439,6 +440,30 @@ void telemetry_outputs(Written& w, const runfolder::RunFolder& folder, const Fir
                         report::telemetry_csv(*view));
 }
 
+// What the page draws beside its request rows: the run's figures as written, its span, the
+// server's and the devices' tables, its classes.
+report::HtmlInputs page_inputs(const Written& w, const runfolder::RunFolder& folder,
+                               const metrics::VerdictTally& tally,
+                               const std::optional<metrics::Summary>& itl_ms) {
+  const metrics::RunFacts& facts = folder.manifest.facts;
+  const bool any = tally.first_sent_ns != INT64_MAX;
+  report::HtmlInputs in{w.metrics,
+                        w.info,
+                        w.verdict,
+                        w.side_by_side,
+                        facts.stream,
+                        folder.manifest.request_rate > 0,
+                        any ? tally.first_sent_ns : 0,
+                        itl_ms};
+  in.one_shot = facts.one_shot;
+  if (any) in.span_ns = tally.last_done_ns - tally.first_sent_ns;
+  if (w.server) in.server_tables = report::server_tables(*w.server, w.checks);
+  in.telemetry_tables = w.telemetry_table;
+  for (const auto& k : folder.manifest.classes) in.classes.push_back(k.name);
+  in.class_lines = w.class_lines;
+  return in;
+}
+
 }  // namespace
 
 Written write_outputs(const runfolder::RunFolder& folder, metrics::Definitions defs,
@@ -461,9 +486,8 @@ Written write_outputs(const runfolder::RunFolder& folder, metrics::Definitions d
   // The server's view, cross-checked against the client's (tokbench's definitions).
   if (folder.end && folder.end->server)
     cross_check_server(w, *folder.end->server, tokbench, p.tally, out_dir);
-  const metrics::Summary* itl =
-      tokbench.row("ITL") && tokbench.row("ITL")->stats ? &*tokbench.row("ITL")->stats : nullptr;
-  const std::optional<metrics::Summary> itl_ms = itl ? std::optional(*itl) : std::nullopt;
+  std::optional<metrics::Summary> itl_ms;  // the page's ITL axis: tokbench's, whatever `defs`
+  if (const auto* row = tokbench.row("ITL"); row && row->stats) itl_ms = row->stats;
   w.metrics = std::move(p.set(defs));
 
   w.verdict = metrics::judge(w.metrics, p.tally, verdict_facts(folder, w, p));
@@ -476,20 +500,7 @@ Written write_outputs(const runfolder::RunFolder& folder, metrics::Definitions d
 
   if (folder.end && folder.end->adaptive) w.info.adaptive = folder.end->adaptive;
   // Pass 2: the HTML page, its request rows streamed from the details file into the page.
-  report::HtmlInputs in{w.metrics,
-                        w.info,
-                        w.verdict,
-                        w.side_by_side,
-                        facts.stream,
-                        folder.manifest.request_rate > 0,
-                        p.tally.first_sent_ns == INT64_MAX ? 0 : p.tally.first_sent_ns,
-                        itl_ms};
-  in.one_shot = facts.one_shot;
-  if (p.tally.first_sent_ns != INT64_MAX) in.span_ns = p.tally.last_done_ns - p.tally.first_sent_ns;
-  if (w.server) in.server_tables = report::server_tables(*w.server, w.checks);
-  in.telemetry_tables = w.telemetry_table;
-  for (const auto& k : folder.manifest.classes) in.classes.push_back(k.name);
-  in.class_lines = w.class_lines;
+  report::HtmlInputs in = page_inputs(w, folder, p.tally, itl_ms);
   // The stable stage's tables reach the page as it closes (its requests stream through this pass).
   std::string stable_rows;
   in.late_stable_tables = [&] {

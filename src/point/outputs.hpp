@@ -27,6 +27,8 @@ struct Written {
   std::string stable_text;  ///< how it was found, or why there is none ("" = open loop)
   std::vector<std::string> telemetry_lines;  ///< --telemetry: devices, energy, cost (console)
   std::vector<std::string> class_lines;      ///< --class: a line per class, then the fairness
+  /// --class: each class's metrics, in the manifest's order (--interference reads them)
+  std::vector<std::pair<std::string, metrics::MetricSet>> class_metrics;
   std::string telemetry_table;               ///< --telemetry: per device (--verbose, the page)
   std::optional<double> j_per_output_token;  ///< --telemetry: when the energy is known
   std::optional<double>

@@ -32,6 +32,7 @@ RunOutcome recompute_point(const fs::path& run_dir, const std::optional<std::str
   out.run_dir = run_dir;
   out.perf_dir = w.perf_dir;
   out.metrics = w.metrics;
+  out.class_metrics = w.class_metrics;
   out.verdict = w.verdict;
   out.interrupted = w.info.interrupted;
   out.exit_code = verdict_exit_code(

@@ -215,6 +215,7 @@ RunOutcome conclude(const RunPlan& plan, const fs::path& dir, const PointResult&
   try {
     const Written w = write_outputs(runfolder::load_run_folder(dir), plan.definitions, dir, true);
     out.metrics = w.metrics;
+    out.class_metrics = w.class_metrics;
     out.verdict = w.verdict;
     out.j_per_output_token = w.j_per_output_token;
     out.usd_per_m_output_tokens = w.usd_per_m_output_tokens;

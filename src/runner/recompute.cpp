@@ -13,6 +13,7 @@
 #include "record/run_parts.hpp"
 #include "runfolder/run_folder.hpp"
 #include "runner/runner.hpp"
+#include "series/interference.hpp"
 #include "series/repeats.hpp"
 #include "series/schema_pair.hpp"
 #include "series/search.hpp"
@@ -97,6 +98,37 @@ RunOutcome recompute_repeats(const fs::path& root, std::FILE* console) {
   return rebuilt.finish(server, false, console);
 }
 
+// An --interference root: every run the summary planned whose folder holds a run recomputed (a
+// series killed mid-run leaves its last folder unlisted: it is read too), the matrix rebuilt.
+RunOutcome recompute_interference(const fs::path& root, std::FILE* console) {
+  const fs::path summary = root / "interference" / "summary.json";
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.load(summary.string()).get(doc))
+    throw std::runtime_error(
+        fmt::format("cannot read {}: not an interference summary (rerun with --interference)",
+                    summary.string()));
+  std::vector<std::string> classes;
+  simdjson::dom::array names;
+  if (doc["classes"].get_array().get(names))
+    throw std::runtime_error(fmt::format("{}: no classes", summary.string()));
+  for (simdjson::dom::element n : names) {
+    std::string_view name;
+    if (!n.get_string().get(name)) classes.emplace_back(name);
+  }
+  const int rounds = static_cast<int>(json::number_or(doc, "rounds", 1));
+  InterferenceSummary rebuilt(root, classes, rounds, json::number_or(doc, "confidence", 0.95));
+  for (const InterferenceRun& run : interference_runs(classes, rounds)) {
+    if (!fs::exists(root / run.folder() / runfolder::kManifestFile)) continue;
+    RunOutcome o = recompute(root / run.folder(), std::nullopt, console);
+    o.label = run.folder();
+    rebuilt.add(run, o);
+  }
+  std::optional<record::ServerProcessFacts> server =
+      record::read_optional<record::ServerProcessFacts>(doc, "server_process");
+  return rebuilt.finish(server, false, console);
+}
+
 // A --schema-paired root: both points recomputed, the paired costs rebuilt from their folders.
 RunOutcome recompute_schema_pair(const fs::path& root, std::FILE* console) {
   const fs::path summary = root / "pair" / "summary.json";
@@ -143,6 +175,13 @@ RunOutcome recompute(const fs::path& run_dir, const std::optional<std::string>& 
       throw std::invalid_argument(
           "--compat: give one run's folder (a view is per run), not the repeats' root");
     return recompute_repeats(run_dir, console);
+  }
+  if (!fs::exists(run_dir / runfolder::kManifestFile) &&
+      fs::exists(run_dir / "interference" / "summary.json")) {
+    if (compat)
+      throw std::invalid_argument(
+          "--compat: give one run's folder (a view is per run), not the interference's root");
+    return recompute_interference(run_dir, console);
   }
   if (!fs::exists(run_dir / runfolder::kManifestFile) &&
       fs::exists(run_dir / "pair" / "summary.json")) {

@@ -11,6 +11,7 @@
 
 #include "point/outcome.hpp"
 #include "point/points.hpp"
+#include "series/interference.hpp"
 #include "series/repeats.hpp"
 #include "series/schema_pair.hpp"
 #include "series/search.hpp"
@@ -57,6 +58,7 @@ RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
 RunOutcome run_series(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
                       const SeriesOptions& options) {
   if (plan.cfg.experiment.searching()) return run_search(plan, stop, console, options);
+  if (plan.cfg.experiment.interference) return run_interference(plan, stop, console, options);
   if (plan.cfg.experiment.repeats > 1) return run_repeats(plan, stop, console, options);
   if (plan.cfg.experiment.schema_paired) return run_schema_pair(plan, stop, console, options);
   // A grid's server point is a series folder even for one load point (a sweep of one).

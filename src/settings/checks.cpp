@@ -461,10 +461,19 @@ void RunConfig::validate_experiment(std::vector<std::string>& e) const {
           "--schema-paired pairs single requests prompt by prompt: drop --turns or the agent "
           "dataset (a session's turns depend on its earlier answers)");
   }
+  if (experiment.interference) {
+    check(load.classes.size() >= 2,
+          "--interference measures how classes slow each other: give two --class or more, e.g. "
+          "--class 'name=chat,concurrency=2' --class 'name=batch,concurrency=8'");
+    check(!experiment.searching() && !experiment.schema_paired,
+          "--interference runs its own series (each class alone, then together): drop --search "
+          "or --schema-paired");
+  }
   check(experiment.resume.empty() || experiment.searching() || experiment.repeats > 1 ||
-            sweep_points() > 1 || !target.server_grid.empty() || experiment.schema_paired,
-        "--resume finishes a sweep, search, repeats, --schema-paired pair or --server-grid: a "
-        "single run has nothing to resume (run it again)");
+            sweep_points() > 1 || !target.server_grid.empty() || experiment.schema_paired ||
+            experiment.interference,
+        "--resume finishes a sweep, search, repeats, --interference, --schema-paired pair or "
+        "--server-grid: a single run has nothing to resume (run it again)");
   check(experiment.resume.empty() || std::filesystem::is_directory(experiment.resume),
         fmt::format(
             "--resume: '{}' is not a folder (give the root folder the interrupted run printed)",

@@ -491,7 +491,9 @@ const std::vector<Field<ExperimentSettings>>& experiment_fields() {
        {.min = 0, .expected = "expected seconds > 0"}},
       {"--adaptive-max", &X::adaptive_max, "the controller's highest concurrency", true},
       {"--resume", &X::resume,
-       "finish the interrupted sweep, search, repeats or --server-grid in this root folder, with "
+       "finish the interrupted sweep, search, repeats, --interference or --server-grid in this "
+       "root "
+       "folder, with "
        "the same flags: points that completed VALID are read back, the others run again (an "
        "unfinished folder is kept as NAME.interrupted)"},
       {"--reset-prefix-cache", &X::reset_prefix_cache,
@@ -502,6 +504,10 @@ const std::vector<Field<ExperimentSettings>>& experiment_fields() {
        "with --json-schema: send the same prompts twice, unconstrained and then held to the "
        "schema (folders unconstrained/ and constrained/), and report what the schema costs per "
        "request: TTFT, TPOT and E2EL paired prompt by prompt, with intervals"},
+      {"--interference", &X::interference,
+       "with two --class or more: run each class alone, then all together (folders "
+       "alone-<class>-run-K, together-run-K; --repeats rounds), and report each class's slowdown "
+       "beside the others (TTFT P99, TPOT and E2EL means, its output tokens/s) with intervals"},
       {"--stop-on-saturation", &X::stop_on_saturation,
        fmt::format("stop a point early once the server is past saturation, marked SATURATED "
                    "rather than INVALID (a sweep or search goes on): {}",

@@ -73,9 +73,10 @@ struct RunConfig {
   std::vector<std::string> multi_host_problems(int size) const;
   /// The settings as a JSON object; the API key and Authorization headers are redacted.
   std::string to_json() const;
-  /// Whether the flags ask for more than one point: a search, repeats or a list.
+  /// Whether the flags ask for more than one point: a search, repeats, a list, --interference.
   bool is_series() const {
-    return experiment.searching() || experiment.repeats > 1 || sweep_points() > 1;
+    return experiment.searching() || experiment.repeats > 1 || sweep_points() > 1 ||
+           experiment.interference;
   }
   /// How many load points the sweep lists make (1 = a single run).
   size_t sweep_points() const;

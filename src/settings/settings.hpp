@@ -196,12 +196,15 @@ struct ExperimentSettings {
   int adaptive_max = 1024;  ///< the controller's ceiling (it starts at --concurrency)
   std::string
       goodput;  ///< per-request SLOs in ms, e.g. "ttft:500 tpot:50 e2el:20000" (vLLM's --goodput)
-  std::string resume;  ///< finish this interrupted sweep, search, repeats or grid folder (its VALID
-                       ///< points kept)
+  std::string resume;  ///< finish this interrupted sweep, search, repeats, interference or grid
+                       ///< folder (its VALID points kept)
   bool reset_prefix_cache = false;  ///< POST the server's prefix-cache reset before each point
   /// --schema-paired: the same prompts unconstrained, then held to --json-schema
   /// (series/schema_pair)
   bool schema_paired = false;
+  /// --interference: each --class alone, then all together, round by round (--repeats rounds):
+  /// each class's slowdown beside the others (series/interference)
+  bool interference = false;
   bool stop_on_saturation =
       false;  ///< stop a point past saturation early, marked SATURATED (metrics/saturation)
   double saturation_window_s = 5;  ///< --stop-on-saturation: the window its rule reads

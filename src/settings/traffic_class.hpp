@@ -6,6 +6,7 @@
 // JSON object). Parsed once into its typed form,
 // every problem naming the key and the fix. The --class flag (settings/fields) holds the texts;
 // plan/ parses them once into ParsedFlags::classes.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,6 +30,9 @@ struct TrafficClass {
   std::vector<std::string> headers;    ///< "Name: value", each sent with its requests
   std::vector<metrics::RunSlo> slos;   ///< its SLOs (its attainment, its goodput)
   double weight = 1;                   ///< its share of the server relative to the others (> 0)
+  /// Its place in the run's --class list (plan/ sets it): its arrivals are seeded by --seed +
+  /// this, so it draws the same schedule when run alone (--interference) as beside the others.
+  size_t position = 0;
 };
 
 /// The class `text` describes; throws std::invalid_argument naming the key and the fix.
