@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 
 #include "metrics/metrics.hpp"
 #include "net/http_get.hpp"
@@ -161,6 +162,42 @@ TEST_F(ClassesRunTest, AMissedClassSloIsNamedAndTheRunExitsThree) {
   EXPECT_NE(said.find("ttft.p99<=5ms MISSED"), std::string::npos) << said;
 }
 
+// dataset=: a class draws its own prompts (one pass over its file when it names no count), the
+// other the run's; each class's figures are its own prompts', and its load says which dataset.
+TEST_F(ClassesRunTest, AClassDrawsItsOwnDataset) {
+  testing::Sim sim({"--ttft-ms", "5", "--tpot-ms", "1"});
+  const std::filesystem::path short_file = dir_ / "short.jsonl", long_file = dir_ / "long.jsonl";
+  {
+    std::ofstream s(short_file), l(long_file);
+    for (const char* q : {"Hi", "Hello", "Hey there"}) s << "{\"question\": \"" << q << "\"}\n";
+    std::string words;  // lines of 300, 340, ... words: each its own prompt length
+    for (int i = 0; i < 460; ++i) {
+      words += "word" + std::to_string(i) + " ";
+      if (i >= 299 && (i - 299) % 40 == 0) l << "{\"question\": \"" << words << "\"}\n";
+    }
+  }
+  const runner::RunOutcome out = run_classes(
+      sim.url(), {"name=chat,concurrency=2,dataset=qa:" + short_file.string(),
+                  "name=batch,concurrency=2,num-prompts=8,dataset=qa:" + long_file.string(),
+                  "name=plain,concurrency=1,num-prompts=4"});
+  EXPECT_TRUE(testing::IsValidUnlessBusy(out));
+  std::map<std::string, int64_t> sent;
+  std::map<std::string, std::set<int64_t>> input;
+  for (const auto& r : records(out)) {
+    if (r.warmup) continue;
+    ++sent[r.traffic_class];
+    input[r.traffic_class].insert(r.prompt_tokens);
+  }
+  EXPECT_EQ(sent, (std::map<std::string, int64_t>{{"batch", 8}, {"chat", 3}, {"plain", 4}}));
+  EXPECT_EQ(input["chat"].size(), 3u);   // its three lines, once each
+  EXPECT_EQ(input["batch"].size(), 5u);  // its five lines, cycled
+  EXPECT_GT(*input["batch"].begin(), 10 * *input["chat"].rbegin());
+  auto doc = result(out);
+  EXPECT_EQ(doc["classes"]["chat"]["load"].get_string().value(),
+            "concurrency 2, dataset qa:" + short_file.string());
+  EXPECT_EQ(doc["classes"]["chat"]["requests"].get_int64().value(), 3);
+}
+
 class ClassesCliTest : public testing::CliFixture {};
 
 // As a user writes them: a `classes:` list in --config, and a missed class SLO's exit status.
@@ -221,6 +258,29 @@ TEST(ClassFlags, WhatClassesCannotDoIsRefusedNamingTheFix) {
               c.load.classes.push_back("name=s,concurrency=1,slo=ttft.p99<=9ms");
             }).find("slo=ttft.p99<=9ms needs a stream"),
             std::string::npos);
+  // dataset=: single requests from a file that is there; the synthetic flags go with a class's.
+  EXPECT_NE(problems([](auto& c) {
+              c.load.classes.push_back("name=t,concurrency=1,dataset=trace:x.jsonl");
+            }).find("--class name=t: dataset=trace:x.jsonl is a schedule or sessions"),
+            std::string::npos);
+  EXPECT_NE(problems([](auto& c) {
+              c.load.classes.push_back("name=q,concurrency=1,dataset=qa:/nonexistent/q.jsonl");
+            }).find("no such file '/nonexistent/q.jsonl'"),
+            std::string::npos);
+  EXPECT_NE(problems([](auto& c) {
+              c.load.classes.push_back("name=w,concurrency=1,dataset=wiki");
+            }).find("--class name=w: dataset=: --dataset: bad value 'wiki'"),
+            std::string::npos);
+  auto lengths = [](runner::RunConfig& c) {
+    c.workload.input_len = 300;
+    c.workload.output_len = 20;
+  };
+  EXPECT_NE(problems(lengths).find("only with --dataset synthetic"), std::string::npos);
+  EXPECT_EQ(problems([&](auto& c) {
+              lengths(c);
+              c.load.classes.push_back("name=s,concurrency=1,dataset=synthetic");
+            }),
+            "");
 }
 
 TEST(ClassPlan, AClassSendsItsLoadItsPriorityAndItsBodyOverTheRuns) {

@@ -10,6 +10,7 @@
 #include "common/redact.hpp"
 #include "core/draw.hpp"
 #include "dataset/images.hpp"
+#include "dataset/spec.hpp"
 #include "mock/mock_server.hpp"
 #include "net/http_get.hpp"
 #include "probe/server_process.hpp"
@@ -221,8 +222,9 @@ Target::Target(Target&&) noexcept = default;
 // index), so a run repeats; a dataset line's own "model" wins.
 using core::seeded_draw;
 
-const dataset::RequestSpec& Target::spec(int64_t i, dataset::RequestSpec& scratch) const {
-  const auto& item = dataset::cycle(data, static_cast<size_t>(i));
+const dataset::RequestSpec& Target::spec(int64_t i, dataset::RequestSpec& scratch,
+                                         const dataset::Dataset* from) const {
+  const auto& item = dataset::cycle(from ? *from : data, static_cast<size_t>(i));
   const bool pick_model = !lora.empty() && item.model.empty();
   if (!pick_model && images.empty()) return item;
   scratch = item;
@@ -307,24 +309,32 @@ core::PlannedRequest Target::make_agent_turn(const load::AgentTurn& t) const {
   return client::plan_request(body, spec, tok.has_value());
 }
 
+const dataset::Dataset& Target::data_at(const RunPlan& point) const {
+  if (!point.traffic_class) return data;
+  const auto own = class_data.find(point.traffic_class->name);
+  return own == class_data.end() ? data : own->second;
+}
+
 client::BodySettings Target::body_at(const RunPlan& point) const {
   client::BodySettings b = body;
   b.json_schema = point.json_schema;
   if (point.traffic_class) {  // a class's priority and extra body, over the run's; its model
     b.extra = point.extra_body;
     if (!point.traffic_class->model.empty()) b.model = point.traffic_class->model;
+    // Its own synthetic prompts always produce their M tokens, as the run's would.
+    if (point.traffic_class->dataset == "synthetic") b.ignore_eos = true;
   }
   return b;
 }
 
 core::RequestMaker Target::maker(const RunPlan& point, const OutputPlan& out) const {
   const double cancel_rate = point.parsed.cancel_after ? point.cfg.load.cancel_rate : 0;
-  return [this, out, body = body_at(point), cancel_rate,
+  return [this, out, body = body_at(point), cancel_rate, from = &data_at(point),
           after = point.parsed.cancel_after.value_or(core::CancelAfter{}),
           seed = point.cfg.load.seed](int64_t i) {
     dataset::RequestSpec scratch;
     const bool probe = out.is_probe(i);
-    core::PlannedRequest p = client::plan_request(body, spec(probe ? 0 : i, scratch),
+    core::PlannedRequest p = client::plan_request(body, spec(probe ? 0 : i, scratch, from),
                                                   tok.has_value() || i < out.keep_prompts);
     p.facts.probe = probe;
     if (!probe) p.facts.cancel = core::cancel_point(seed, i, cancel_rate, after);
@@ -334,7 +344,7 @@ core::RequestMaker Target::maker(const RunPlan& point, const OutputPlan& out) co
 
 std::string Target::first_body(const RunPlan& point) const {
   dataset::RequestSpec scratch;
-  return client::build_body(body_at(point), spec(0, scratch));
+  return client::build_body(body_at(point), spec(0, scratch, &data_at(point)));
 }
 
 std::optional<record::ServerProcessFacts> Target::close(const fs::path& run_dir,
@@ -416,6 +426,40 @@ void check_names_served(const dataset::Dataset& data, const std::vector<std::str
                     net::models_url_for(url), join(served, ", ")));
   }
 }
+// --class dataset=: each such class's own prompts, read as the run's are with the run's workload
+// flags, fitted to the endpoint, their models checked; a class that names no count sends one pass
+// over them (its settled count), as the run does over --dataset.
+void build_class_data(Target& t, RunPlan& plan, const std::vector<std::string>& served,
+                      std::FILE* console) {
+  const RunConfig& cfg = plan.cfg;
+  for (TrafficClass& k : plan.parsed.classes) {
+    if (k.dataset.empty()) continue;
+    WorkloadSettings w = cfg.workload;
+    w.dataset = dataset::parse_spec(k.dataset);
+    LoadSettings load = cfg.load;  // synthetic prompts: its count, else the run's
+    load.num_prompts =
+        k.num_prompts.value_or(w.dataset.is(dataset::Source::Synthetic) ? cfg.load.num_prompts : 0);
+    WorkloadInput in{w,
+                     load,
+                     cfg.target,
+                     api_of(cfg.target.endpoint).caps().conversation,
+                     t.url,
+                     plan.tls,
+                     t.tok ? &*t.tok : nullptr,
+                     console};
+    Prompts p;
+    workload_of(w.dataset.source).build(in, p);
+    fit_payloads(p.data, w, cfg.target.endpoint);
+    check_names_served(p.data, w.lora, served, cfg.target.skip_model_check, t.url);
+    if (p.data.items.empty())
+      throw std::runtime_error(
+          fmt::format("--class name={}: dataset={} holds no prompt: give it a file with lines",
+                      k.name, k.dataset));
+    if (!k.num_prompts) k.settled_prompts = load.num_prompts;
+    t.class_data.insert_or_assign(k.name, std::move(p.data));
+  }
+}
+
 }  // namespace
 
 Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log,
@@ -506,6 +550,7 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log,
           std::max<int64_t>(1, static_cast<int64_t>(t.data.items.size()) / cfg.workload.turns);
     t.turns = cfg.workload.turns;
   }
+  build_class_data(t, plan, served, console);
   t.body = body_settings(plan);
   if (cfg.observe.check_answers &&
       std::none_of(t.data.items.begin(), t.data.items.end(),

@@ -5,6 +5,7 @@
 // made. Stays open across load points; close() stops what it started.
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +49,8 @@ struct Target {
   std::string url;    ///< the endpoint URL requests go to
   std::string model;  ///< resolved (from --model or GET /v1/models)
   dataset::Dataset data;
+  /// --class dataset=: each such class's own prompts, by class name (the others draw `data`).
+  std::map<std::string, dataset::Dataset> class_data;
   std::optional<tokenizer::Tokenizer> tok;
   std::optional<record::SyntheticFacts> synthetic;  ///< how synthetic prompts were built
   std::optional<record::TraceFacts> trace;  ///< how a trace's prompts and schedule were built
@@ -63,8 +66,12 @@ struct Target {
       images;  ///< --image: a pool of synthetic PNG data URLs, drawn per request
   int images_per_request = 0;
 
-  /// Dataset item i (cycling), with its --lora model when it names none (built in `scratch`).
-  const dataset::RequestSpec& spec(int64_t i, dataset::RequestSpec& scratch) const;
+  /// Dataset item i (cycling) of `from` (null: `data`), with its --lora model when it names none
+  /// (built in `scratch`).
+  const dataset::RequestSpec& spec(int64_t i, dataset::RequestSpec& scratch,
+                                   const dataset::Dataset* from = nullptr) const;
+  /// The prompts `point` draws: its traffic class's own dataset, else the run's.
+  const dataset::Dataset& data_at(const RunPlan& point) const;
   /// Multi-turn: turn ctx.turn of conversation c asks dataset item c * turns + turn (cycling), its
   /// body carrying the history (the user turns and the real answers) before it.
   core::PlannedRequest make_turn(int64_t conversation, const load::TurnContext& ctx) const;

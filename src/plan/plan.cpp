@@ -13,6 +13,7 @@
 
 #include "client/request_body.hpp"
 #include "dataset/images.hpp"
+#include "dataset/spec.hpp"
 #include "settings/load_shape.hpp"
 #include "workload/workload.hpp"
 
@@ -71,6 +72,25 @@ ParsedFlags parse_flags(const RunConfig& c, std::vector<std::string>& e) {
   return p;
 }
 
+// --class dataset=: a dataset of single requests, as --dataset spells it, whose file is there.
+void check_class_dataset(const TrafficClass& k, std::vector<std::string>& e) {
+  try {
+    const dataset::Spec spec = dataset::parse_spec(k.dataset);
+    if (spec.is(dataset::Source::Trace) || spec.is(dataset::Source::Agent) ||
+        spec.is(dataset::Source::AgentTrace))
+      e.push_back(fmt::format(
+          "--class name={}: dataset={} is a schedule or sessions, which classes do not run yet: "
+          "give a class a dataset of single requests (builtin, synthetic, qa:, gsm8k:, lines:, "
+          "sharegpt:)",
+          k.name, k.dataset));
+    else if (!spec.path.empty() && !std::filesystem::is_regular_file(spec.path))
+      e.push_back(fmt::format("--class name={}: dataset={}: no such file '{}' (give its path)",
+                              k.name, k.dataset, spec.path));
+  } catch (const std::invalid_argument& x) {
+    e.push_back(fmt::format("--class name={}: dataset=: {}", k.name, x.what()));
+  }
+}
+
 // --class: what a run of several classes cannot do yet, each named with what to do instead.
 void check_classes(const RunConfig& c, const ParsedFlags& p, std::vector<std::string>& e) {
   if (c.load.classes.empty()) return;
@@ -80,11 +100,7 @@ void check_classes(const RunConfig& c, const ParsedFlags& p, std::vector<std::st
       if (p.classes[j].name == k.name)
         e.push_back(
             fmt::format("--class name={} is given twice: give each class its own name", k.name));
-    if (!k.dataset.empty())
-      e.push_back(
-          fmt::format("--class name={}: dataset= is not supported yet (every class draws the run's "
-                      "--dataset); drop it, or run the class on its own",
-                      k.name));
+    if (!k.dataset.empty()) check_class_dataset(k, e);
     if (!k.extra_body.empty()) try {
         client::parse_extra_body(k.extra_body);
       } catch (const std::runtime_error& x) {
@@ -168,16 +184,21 @@ std::vector<std::string> validate(const RunConfig& c, ParsedFlags* out) {
     e.push_back(
         "--goodput ttft/tpot need streaming (a non-streaming answer has no first token): drop "
         "--no-stream or keep only e2el");
-  if (out) *out = std::move(parsed);
   c.validate_target(e);
   c.validate_request(e);
   c.validate_load(e);
   c.validate_experiment(e);
-  const WorkloadContext with{c.load.num_prompts, api_of(c.resolved_endpoint()).caps().generates};
+  WorkloadContext with{c.load.num_prompts, api_of(c.resolved_endpoint()).caps().generates};
+  for (const TrafficClass& k : parsed.classes)
+    if (!k.dataset.empty()) try {
+        with.class_sources.push_back(dataset::parse_spec(k.dataset).source);
+      } catch (const std::invalid_argument&) {  // said by check_classes
+      }
   for (const Workload* w : all_workloads())
     w->validate(c.workload, with, e);  // each dataset source's checks
   c.validate_workload(e);
   c.validate_observe(e);
+  if (out) *out = std::move(parsed);
   return e;
 }
 
@@ -312,6 +333,7 @@ RunPlan class_plan(const RunPlan& base, size_t index) {
     c->load.classes.clear();
     if (k.num_prompts) c->load.num_prompts = *k.num_prompts;
   }
+  if (!k.num_prompts && k.settled_prompts > 0) p.cfg.load.num_prompts = k.settled_prompts;
   auto set = [&p](std::string key, std::string value) {
     std::erase_if(p.extra_body, [&key](const auto& kv) { return kv.first == key; });
     p.extra_body.emplace_back(std::move(key), std::move(value));

@@ -74,6 +74,7 @@ void add_classes(runfolder::RunManifest& m, const RunPlan& plan) {
       f.load += fmt::format(" (at most {} in flight)", *k.concurrency);
     if (k.priority) f.load += fmt::format(", priority {}", *k.priority);
     if (!k.model.empty()) f.load += ", model " + k.model;
+    if (!k.dataset.empty()) f.load += ", dataset " + k.dataset;
     m.facts.max_concurrency = static_cast<int>(
         std::min<int64_t>(int64_t{m.facts.max_concurrency} + cp.load.max_in_flight(), INT32_MAX));
     m.facts.open_loop = m.facts.open_loop || cp.load.open_loop();

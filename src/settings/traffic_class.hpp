@@ -23,7 +23,7 @@ struct TrafficClass {
   std::optional<int> concurrency;      ///< its requests in flight at most (a closed loop alone)
   std::optional<double> request_rate;  ///< its open-loop arrivals, req/s
   std::optional<int64_t> num_prompts;  ///< its measured requests
-  std::string dataset;                 ///< its own --dataset ("" = the run's)
+  std::string dataset;                 ///< its own --dataset text ("" = the run's)
   std::optional<int64_t> priority;     ///< sent as the body's "priority" (vLLM's; lower first)
   std::string model;                   ///< sent as the body's "model" (a LoRA adapter)
   std::string extra_body;              ///< a JSON object merged into its bodies
@@ -33,6 +33,9 @@ struct TrafficClass {
   /// Its place in the run's --class list (plan/ sets it): its arrivals are seeded by --seed +
   /// this, so it draws the same schedule when run alone (--interference) as beside the others.
   size_t position = 0;
+  /// With dataset= and no num-prompts=: one pass over its dataset, which the target settles
+  /// (measure/target) as the run's count is settled from --dataset (0: not settled).
+  int64_t settled_prompts = 0;
 };
 
 /// The class `text` describes; throws std::invalid_argument naming the key and the fix.

@@ -26,7 +26,7 @@ class ShareGptWorkload final : public Workload {
     check(
         w.sharegpt_output_len >= 0,
         fmt::format("--sharegpt-output-len: bad value {} (expected >= 0)", w.sharegpt_output_len));
-    check(w.sharegpt_output_len == 0 || selected(w),
+    check(w.sharegpt_output_len == 0 || used(w, with),
           "--sharegpt-output-len: only with --dataset sharegpt:PATH");
   }
 

@@ -21,7 +21,7 @@ class SyntheticWorkload final : public Workload {
     auto check = [&e](bool ok, std::string msg) {
       if (!ok) e.push_back(std::move(msg));
     };
-    const bool on = selected(w);
+    const bool on = used(w, with);
     check(!on || with.num_prompts <= 1'000'000,
           fmt::format("--num-prompts: {} synthetic prompts would all be built before the run; use "
                       "at most 1000000 with "

@@ -5,6 +5,7 @@
 // known — and records how. One file per workload in workload/, chosen by the registry
 // (workload/registry.cpp) from the --dataset spec's source. Below what runs a point: it fills
 // Prompts, which the target (measure/target) holds.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -34,6 +35,8 @@ struct Prompts {
 struct WorkloadContext {
   int64_t num_prompts = 0;  ///< --num-prompts (0: one pass over the dataset)
   bool generates = true;    ///< the API answers with tokens (an answer length means something)
+  /// The sources --class dataset= names besides --dataset (their flags are the run's workload's).
+  std::vector<dataset::Source> class_sources = {};
 };
 
 /// What building a workload's prompts may use: its own part, and of the others only this.
@@ -65,6 +68,11 @@ class Workload {
 
  protected:
   bool selected(const WorkloadSettings& w) const { return w.dataset.is(source()); }
+  /// Selected, or a --class draws it: its flags mean something.
+  bool used(const WorkloadSettings& w, const WorkloadContext& with) const {
+    return selected(w) || std::find(with.class_sources.begin(), with.class_sources.end(),
+                                    source()) != with.class_sources.end();
+  }
 };
 
 /// The workload of a --dataset source.
