@@ -43,8 +43,9 @@ struct Page {
   simdjson::dom::element data;
 };
 
-// Writes the page for n requests and parses the data it embeds.
-void make_page(int64_t n, Page& page) {
+// Writes the page for n requests and parses the data it embeds (`classes`: request i is of class
+// i % their count).
+void make_page(int64_t n, Page& page, const std::vector<std::string>& classes = {}) {
   std::vector<record::RequestRecord>
       few;  // the tables' statistics: their range spans the histograms
   for (int64_t i = 0; i < 2000; ++i) few.push_back(request(i));
@@ -55,9 +56,15 @@ void make_page(int64_t n, Page& page) {
   const std::vector<metrics::DefinitionColumn> none;
   HtmlInputs in{m, info, verdict, none};
   in.span_ns = testing::ms(static_cast<double>(n) + 50);
+  in.classes = classes;
+  if (const auto* itl = m.row("ITL"); itl && itl->stats) in.itl_ms = itl->stats;
   const fs::path path = testing::test_dir() / "page.html";
-  write_html_report(path, in, [n](const std::function<void(const record::RequestRecord&)>& fn) {
-    for (int64_t i = 0; i < n; ++i) fn(request(i));
+  write_html_report(path, in, [&](const std::function<void(const record::RequestRecord&)>& fn) {
+    for (int64_t i = 0; i < n; ++i) {
+      auto r = request(i);
+      if (!classes.empty()) r.traffic_class = classes[static_cast<size_t>(i) % classes.size()];
+      fn(r);
+    }
   });
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;
@@ -82,6 +89,46 @@ TEST(HtmlPage, ShortRunDrawsEveryRequest) {
   double sum = 0;
   for (auto c : p.data["hist"]["TTFT"]["counts"].get_array()) sum += c.get_double().value();
   EXPECT_EQ(sum, 1000 - failures_in(1000));
+}
+
+// --class: each class binned on the run's edges and bins, so its bars stack into the run's exactly.
+TEST(HtmlPage, EachClassIsBinnedOnTheRunsEdges) {
+  Page p;
+  make_page(1200, p, {"a", "b", "c"});
+  const auto hist = p.data["class_hist"].get_array();
+  ASSERT_EQ(hist.size(), 3u);
+  for (const char* row : {"TTFT", "TPOT", "E2EL", "ITL"}) {
+    const auto all = row == std::string("ITL") ? p.data["itl_hist"] : p.data["hist"][row];
+    const auto edges = all["edges"].get_array(), counts = all["counts"].get_array();
+    std::vector<double> sum(counts.size(), 0);
+    double a = 0;
+    for (size_t k = 0; k < 3; ++k) {
+      const auto own = hist.at(k)[row];
+      EXPECT_EQ(own["edges"].get_array().size(), edges.size());
+      EXPECT_EQ(own["edges"].at(7).get_double().value(), edges.at(7).get_double().value());
+      size_t i = 0;
+      for (auto c : own["counts"].get_array()) {
+        sum[i++] += c.get_double().value();
+        if (k == 0) a += c.get_double().value();
+      }
+    }
+    for (size_t i = 0; i < sum.size(); ++i)
+      EXPECT_EQ(sum[i], counts.at(i).get_double().value()) << row << " bin " << i;
+    // Class a: requests 0, 3, 6, ..., none failed (request 500 is c's); one token gap each.
+    EXPECT_EQ(a, 400) << row;
+  }
+  const auto tput = p.data["throughput"].get_array();
+  const auto own = p.data["class_throughput"].get_array();
+  ASSERT_EQ(own.size(), 3u);
+  for (size_t i = 0; i < tput.size(); i += 97) {
+    double sum = 0;
+    for (size_t k = 0; k < 3; ++k) {
+      ASSERT_EQ(own.at(k).get_array().size(), tput.size());
+      EXPECT_EQ(own.at(k).at(i).at(0).get_double().value(), tput.at(i).at(0).get_double().value());
+      sum += own.at(k).at(i).at(1).get_double().value();
+    }
+    EXPECT_NEAR(sum, tput.at(i).at(1).get_double().value(), 1e-9);
+  }
 }
 
 TEST(HtmlPage, LongRunIsBoundedSaysItsSampleAndKeepsEveryFailure) {

@@ -114,16 +114,29 @@ window.TOKBENCH.hover = (i, px = 80, py = 80) => {
 // The percentiles are lines of three colours, their values in the subtitle: labels on the lines
 // overlapped whenever P90 and P99 sat a bar apart.
 const pctColors = {P50: '#2ca02c', P90: '#ff7f0e', P99: '#d62728'};
+// --class: a chart's bars stacked by class, each in its colour (the report binned each class on
+// the run's edges); what the browser test reads: each chart's total per class.
+const stacked = C.length > 0;
+const classBars = (perClass, data) => C.map((name, k) => ({name, type: 'bar', stack: 'classes', barWidth: '90%',
+  itemStyle: {color: classColor(k)}, data: data(perClass[k])}));
+const classTotals = [];
+const countClasses = (label, perClass, value) =>
+  classTotals.push(label + ':' + C.map((name, k) => `${name}=${Math.round(perClass[k].reduce((s, x) => s + value(x), 0))}`).join(','));
 function dist(id, name, h) {
   const p = D.percentiles[name];
   const marks = p ? [['P50', p.p50], ['P90', p.p90], ['P99', p.p99]].map(([n, v]) => ({name: n, xAxis: v,
     lineStyle: {color: pctColors[n], type: 'solid', width: 1.5}, label: {show: false}})) : [];
   const sub = p ? ['P50', 'P90', 'P99'].map((n) => `${n} ${fmt(p[n.toLowerCase()])}`).join('   ') + ' ms (green, orange, red)' : '';
   chart(id, {animation: false, toolbox: tools, title: {text: name + ' (ms)', subtext: sub, left: 'center', textStyle: {fontSize: 13}},
-    tooltip: {trigger: 'axis'}, grid: {left: 50, right: 20, top: 55, bottom: 30},
+    tooltip: {trigger: 'axis'}, grid: {left: 50, right: 20, top: 55, bottom: stacked ? 45 : 30},
     xAxis: {type: 'value', scale: true}, yAxis: {type: 'value', name: 'count'},
-    series: [{type: 'bar', barWidth: '90%', data: h.edges.map((e, i) => [e, h.counts[i]]),
-              markLine: {symbol: 'none', silent: true, data: marks}}]});
+    legend: stacked ? {bottom: 0, itemWidth: 12, textStyle: {fontSize: 11}} : undefined,
+    series: stacked
+      ? classBars(D.class_hist.map((c) => c[name]), (c) => c.edges.map((e, i) => [e, c.counts[i]]))
+          .map((s, k) => (k ? s : Object.assign(s, {markLine: {symbol: 'none', silent: true, data: marks}})))
+      : [{type: 'bar', barWidth: '90%', data: h.edges.map((e, i) => [e, h.counts[i]]),
+          markLine: {symbol: 'none', silent: true, data: marks}}]});
+  if (stacked) countClasses(name, D.class_hist.map((c) => c[name].counts), (x) => x);
 }
 if (D.stream) {
   dist('dist-ttft', 'TTFT', D.hist.TTFT);
@@ -137,11 +150,14 @@ dist('dist-e2el', 'E2EL', D.hist.E2EL);
 if (!D.one_shot) {
   chart('throughput', {animation: false, toolbox: tools,
     title: {text: `Output tokens per second (${D.throughput_bin_s} s bins)`, left: 'center', textStyle: {fontSize: 13}},
-    tooltip: {trigger: 'axis'}, grid: {left: 60, right: 20, top: 40, bottom: 30},
+    tooltip: {trigger: 'axis'}, grid: {left: 60, right: 20, top: 40, bottom: stacked ? 50 : 30},
     xAxis: {type: 'value', name: 's', min: 0, max: Math.max(1, Math.ceil(D.span_s / D.throughput_bin_s)) * D.throughput_bin_s},
     yAxis: {type: 'value', name: 'token/s'},
-    series: [{type: 'bar', barWidth: '90%', data: D.throughput}]});
+    legend: stacked ? {bottom: 0} : undefined,
+    series: stacked ? classBars(D.class_throughput, (c) => c) : [{type: 'bar', barWidth: '90%', data: D.throughput}]});
+  if (stacked) countClasses('tokens', D.class_throughput, (x) => x[1] * D.throughput_bin_s);
 } else document.getElementById('throughput').style.display = 'none';
+window.TOKBENCH.class_bars = classTotals.join(';');
 if (D.rate) {
   chart('sendlag', {animation: false, toolbox: tools,
     title: {text: 'Send lag (sent - scheduled)', subtext: sampledNote, left: 'center', textStyle: {fontSize: 13}},

@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include "common/json_writer.hpp"
 #include "common/temp_path.hpp"
@@ -162,6 +163,8 @@ class DataWriter {
       const auto* r = in.metrics.row(row);
       if (r && r->stats && r->stats->n > 0) *bins = Bins(r->stats->min, r->stats->max);
     }
+    // --class: each class binned on the run's edges (empty yet), so its bars stack into the run's.
+    classes_.assign(in.classes.size(), ClassBins{ttft_, tpot_, e2el_, itl_, {}});
   }
 
   void add(const record::RequestRecord& r) {
@@ -191,14 +194,24 @@ class DataWriter {
     rows_.add(row);
     inflight_.add(row.start, row.end);
     if (!r.ok()) return;
-    if (!std::isnan(row.ttft)) ttft_.add(row.ttft);
-    if (!std::isnan(row.tpot)) tpot_.add(row.tpot);
-    e2el_.add(row.e2el);  // request_value's E2EL: (done - sent) of a successful request
+    ClassBins* cls =
+        row.traffic_class >= 0 ? &classes_[static_cast<size_t>(row.traffic_class)] : nullptr;
+    for (auto [v, all, own] : {std::tuple{row.ttft, &ttft_, cls ? &cls->ttft : nullptr},
+                               {row.tpot, &tpot_, cls ? &cls->tpot : nullptr},
+                               {row.e2el, &e2el_, cls ? &cls->e2el : nullptr}}) {
+      if (std::isnan(v)) continue;  // E2EL is request_value's: (done - sent) of a success
+      all->add(v);
+      if (own) own->add(v);
+    }
     // Tokens over time: each text chunk's share (exact with cumulative usage, else spread).
+    const auto tokens_at = [&](int64_t t_ns, double k) {
+      per_bin_[(t_ns - t0) / bin_ns_] += k;
+      if (cls) cls->per_bin[(t_ns - t0) / bin_ns_] += k;
+    };
     int64_t texts = 0;
     for (const auto& c : r.chunks) texts += c.has_text();
     if (!r.stream || texts == 0) {
-      per_bin_[(r.done_ns - t0) / bin_ns_] += static_cast<double>(out);
+      tokens_at(r.done_ns, static_cast<double>(out));
     } else {
       int64_t prev_cum = 0;
       for (const auto& c : r.chunks) {
@@ -208,13 +221,15 @@ class DataWriter {
           k = static_cast<double>(c.cum_tokens - prev_cum);
           prev_cum = c.cum_tokens;
         }
-        per_bin_[(c.t_ns - t0) / bin_ns_] += k;
+        tokens_at(c.t_ns, k);
       }
     }
     if (!in_.itl_ms || in_.itl_ms->n == 0) return;
     metrics::for_each_choice(r, [&](const record::RequestRecord& choice, bool) {
-      metrics::for_each_token_gap(
-          choice, [&](double g_ns, int64_t n) { itl_.add(g_ns / 1e6, static_cast<double>(n)); });
+      metrics::for_each_token_gap(choice, [&](double g_ns, int64_t n) {
+        itl_.add(g_ns / 1e6, static_cast<double>(n));
+        if (cls) cls->itl.add(g_ns / 1e6, static_cast<double>(n));
+      });
     });
   }
 
@@ -270,6 +285,18 @@ class DataWriter {
       bins->write(w);
     }
     w.end_object();
+    // --class: each class's histograms and token throughput, on the run's edges and bins.
+    w.key("class_hist").begin_array();
+    for (const ClassBins& c : classes_) {
+      w.begin_object();
+      for (auto [name, bins] :
+           {std::pair{"TTFT", &c.ttft}, {"TPOT", &c.tpot}, {"E2EL", &c.e2el}, {"ITL", &c.itl}}) {
+        w.key(name);
+        bins->write(w);
+      }
+      w.end_object();
+    }
+    w.end_array();
     w.key("itl_hist");
     itl_.write(w);
     // Output tokens per second, in bins that suit the run's length (a 0.6 s run gets 10 ms bins,
@@ -277,12 +304,22 @@ class DataWriter {
     const double bin_s = static_cast<double>(bin_ns_) / 1e9;
     w.field("throughput_bin_s", bin_s).field("span_s", static_cast<double>(in_.span_ns) / 1e9);
     w.field("t0_ms", static_cast<double>(in_.t0_ns) / 1e6).field("one_shot", in_.one_shot);
-    w.key("throughput").begin_array();
-    for (const auto& [bin, tokens] : per_bin_)
-      w.begin_array()
-          .value((static_cast<double>(bin) + 0.5) * bin_s)
-          .value(tokens / bin_s)
-          .end_array();
+    // Every class on the run's bins (0 where it had none): the page stacks bars by position.
+    const auto per_s = [&](const std::map<int64_t, double>& bins) {
+      w.begin_array();
+      for (const auto& [bin, all] : per_bin_) {
+        const auto own = bins.find(bin);
+        w.begin_array()
+            .value((static_cast<double>(bin) + 0.5) * bin_s)
+            .value((own == bins.end() ? 0.0 : own->second) / bin_s)
+            .end_array();
+      }
+      w.end_array();
+    };
+    w.key("throughput");
+    per_s(per_bin_);
+    w.key("class_throughput").begin_array();
+    for (const ClassBins& c : classes_) per_s(c.per_bin);
     w.end_array();
     w.key("percentiles").begin_object();
     for (const char* row : {"TTFT", "TPOT", "ITL", "E2EL"}) {
@@ -345,6 +382,11 @@ class DataWriter {
   bool request_ids_ = false;
   std::map<int64_t, double> per_bin_;  // output tokens by bin of arrival
   Bins itl_, ttft_, tpot_, e2el_;
+  struct ClassBins {  // --class: one class's share of the histograms and of the tokens
+    Bins ttft, tpot, e2el, itl;
+    std::map<int64_t, double> per_bin;
+  };
+  std::vector<ClassBins> classes_;
   InFlightBins inflight_;
 };
 

@@ -69,8 +69,10 @@ node "$HERE/check_page.js" "$(ls "$OUT"/turns/*/performances/*/builtin_plot.html
 tb_run --class 'name=chat,concurrency=2,num-prompts=10,priority=0' \
   --class 'name=batch,concurrency=4,num-prompts=20,priority=10' --max-tokens 8 --ignore-eos --quiet \
   --output-dir "$OUT/classes" >/dev/null
-node "$HERE/check_page.js" "$(ls "$OUT"/classes/*/performances/*/builtin_plot.html)" TOKBENCH timeline \
-  class_drawn=chat:10,batch:20
+# Every chart's bars stacked by class: each class's requests, token gaps and tokens (8 a request).
+node "$HERE/check_page.js" "$(ls "$OUT"/classes/*/performances/*/builtin_plot.html)" TOKBENCH \
+  timeline,dist-ttft,dist-tpot,dist-itl,dist-e2el,throughput class_drawn=chat:10,batch:20 \
+  'class_bars=TTFT:chat=10,batch=20;TPOT:chat=10,batch=20;ITL:chat=70,batch=140;E2EL:chat=10,batch=20;tokens:chat=80,batch=160'
 # A page made from 200,000 requests, 1 in 1,000 failed by the simulator: at most 10 MB, its timeline
 # a stated sample that keeps every failure, every panel drawn (the run is INVALID: exit 4).
 # start_sim NAME FLAGS...: a simulator on a free port, logged to $OUT/NAME.log; sets $port; stopped on exit.
