@@ -339,6 +339,58 @@ TEST_F(MpiRun, SweepOfTwoPointsOverTwoRanks) {
   EXPECT_EQ(scratch_folders(), scratch_before);  // rank 1's scratch folders are gone
 }
 
+// Traffic classes under mpirun: each rank sends its share of every class (a closed class's
+// in-flight cap split, an open class's global schedule dealt by index); one folder whose records
+// carry both ranks and their classes, each class's count exact and its indices one sequence.
+TEST_F(MpiRun, TrafficClassesOverTwoRanks) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "2"});
+  const auto r =
+      mpirun(2, {"run", "--url", sim.url(), "--max-tokens", "4", "--ignore-eos", "--quiet",
+                 "--output-dir", dir_.string(), "--class", "name=chat,concurrency=2,num-prompts=20",
+                 "--class", "name=batch,request-rate=50,num-prompts=30"});
+  ASSERT_TRUE(RanValidUnlessBusy(r, dir_));
+  const fs::path root = run_dir(dir_);
+  std::map<std::string, std::set<int64_t>> ids, ranks;
+  for (const auto& rec : point_records(root)) {
+    ids[rec.traffic_class].insert(rec.index);
+    ranks[rec.traffic_class].insert(rec.rank);
+  }
+  EXPECT_EQ(ids["chat"].size(), 20u);
+  EXPECT_EQ(ids["batch"].size(), 30u);
+  EXPECT_EQ(*ids["batch"].rbegin(), 29);
+  EXPECT_EQ(ranks["chat"], (std::set<int64_t>{0, 1}));
+  EXPECT_EQ(ranks["batch"], (std::set<int64_t>{0, 1}));
+  simdjson::dom::parser p;
+  simdjson::dom::element result = p.load((root / "result.json").string());
+  EXPECT_EQ(result["classes"]["chat"]["requests"].get_int64().value(), 20);
+  EXPECT_EQ(result["classes"]["batch"]["requests"].get_int64().value(), 30);
+  // --interference composes: each of its runs is a point every rank sends its share of.
+  const fs::path series = dir_ / "interference";
+  const auto i = mpirun(
+      2, {"run", "--url", sim.url(), "--max-tokens", "4", "--ignore-eos", "--quiet", "--output-dir",
+          series.string(), "--interference", "--class", "name=chat,concurrency=2,num-prompts=6",
+          "--class", "name=batch,request-rate=50,num-prompts=8"});
+  ASSERT_TRUE(RanValidUnlessBusy(i, series));
+  const fs::path iroot = run_dir(series);
+  for (const char* point : {"alone-chat-run-1", "alone-batch-run-1", "together-run-1"}) {
+    SCOPED_TRACE(point);
+    std::set<std::string> classes;
+    for (const auto& rec : point_records(iroot / point)) classes.insert(rec.traffic_class);
+    EXPECT_EQ(ranks_of(point_records(iroot / point)), (std::set<int64_t>{0, 1}));
+    EXPECT_EQ(classes.size(), std::string(point).starts_with("alone") ? 1u : 2u);
+  }
+  simdjson::dom::element summary = p.load((iroot / "interference" / "summary.json").string());
+  EXPECT_TRUE(summary["complete"].get_bool().value());
+  // A closed class split across the ranks needs one stream per rank, named.
+  const auto refused =
+      mpirun(2, {"run", "--url", sim.url(), "--output-dir", dir_.string(), "--class",
+                 "name=solo,concurrency=1", "--class", "name=b,concurrency=2"});
+  EXPECT_EQ(refused.code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--class name=solo: concurrency=1 is split across the ranks"),
+            std::string::npos)
+      << refused.output;
+}
+
 // A search and repeats under mpirun: every probe and every repeat is a point folder whose records
 // carry both ranks, and the series' own summary is written as on one host.
 TEST_F(MpiRun, SearchAndRepeatsOverTwoRanks) {

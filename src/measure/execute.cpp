@@ -279,6 +279,14 @@ std::unique_ptr<load::RequestSource> phase_source(const Target& target, const Ru
                          target.data.schedule_ns, share);
 }
 
+}  // namespace
+
+int rank_share(int total, int rank, int size) {
+  return total / size + (rank < total % size ? 1 : 0);
+}
+
+namespace {
+
 // One load of the measured phase on its own engine: the run's, or one --class's (its records
 // carry its name; its request ids "<run id>-<class>-<index>").
 struct Lane {
@@ -297,11 +305,15 @@ std::vector<Lane> measured_lanes(const Target& target, const RunPlan& plan,
     l.source = phase_source(target, plan, count, l.es, share, controller);
     return lanes;
   }
-  if (share.size > 1)
-    throw std::runtime_error(
-        "--class does not go with a multi-host run (mpirun) yet: run the classes on one host");
   for (size_t i = 0; i < plan.parsed.classes.size(); ++i) {
     RunPlan cp = class_plan(plan, i);
+    // mpirun: each rank its share of a closed class's in-flight cap (an open class's arrivals are
+    // drawn whole and dealt by index, as a single load's are; so is every class's count).
+    if (share.size > 1 && cp.cfg.load.concurrency > 0) {
+      cp.cfg.load.concurrency =
+          std::max(1, rank_share(cp.cfg.load.concurrency, share.rank, share.size));
+      cp.load = cp.cfg.load_shape();
+    }
     Lane& l = lanes.emplace_back(Lane{cp.traffic_class->name, cp, engine_settings(target, cp), {}});
     l.es.run_id = es.run_id + "-" + l.name;
     l.es.started = es.started;

@@ -49,6 +49,9 @@ struct PointResult {
 
 /// One rank's part of a multi-host run (point/cluster_run): which requests of the global
 /// sequence it sends (index % size == rank) and when the measured phase starts on every rank.
+/// This rank's share of a total: total / size, the remainder going to the lowest ranks.
+int rank_share(int total, int rank, int size);
+
 struct RankShare {
   int rank = 0;
   int size = 1;                             ///< 1 = a single-host run

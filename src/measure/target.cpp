@@ -426,6 +426,40 @@ void check_names_served(const dataset::Dataset& data, const std::vector<std::str
                     net::models_url_for(url), join(served, ", ")));
   }
 }
+// No --url or --host: the built-in simulator, started for this run on a free port.
+void start_simulator(Target& t, const RunPlan& plan, std::FILE* console) {
+  const RunConfig& cfg = plan.cfg;
+  mock::MockSettings ms;
+  ms.port = 0;
+  ms.tokenizer_path =
+      cfg.workload.tokenizer;  // exact prompt counts and /tokenize when a tokenizer is given
+  // A first --check-answers run on GSM8K meets answers to read (all right: the simulator's
+  // default).
+  if (cfg.observe.check_answers && cfg.workload.dataset.is(dataset::Source::Gsm8k))
+    ms.answers = cfg.workload.dataset.text();
+  // --class priorities or fairness ids: the simulator schedules by them, as a server set up
+  // for shared traffic would (vLLM refuses a priority its scheduler does not use).
+  std::string policy;
+  for (const auto& k : plan.parsed.classes) {
+    if (k.priority) ms.scheduling_policy = mock::SchedulingPolicy::Priority;
+    for (const auto& h : k.headers)
+      if (h.starts_with("x-gateway-inference-fairness-id") &&
+          ms.scheduling_policy == mock::SchedulingPolicy::Fcfs)
+        ms.scheduling_policy = mock::SchedulingPolicy::Fair;
+  }
+  if (ms.scheduling_policy != mock::SchedulingPolicy::Fcfs)
+    policy = ms.scheduling_policy == mock::SchedulingPolicy::Priority ? ", priority scheduling"
+                                                                      : ", fair scheduling";
+  t.sim = std::make_unique<mock::MockServer>(ms);
+  const uint16_t port = t.sim->start();
+  t.url = fmt::format("http://127.0.0.1:{}{}", port,
+                      endpoint_path(cfg.target.endpoint, cfg.request.stream));
+  fmt::print(console,
+             "no --url or --host given: started the built-in simulator (tokbench serve-mock "
+             "defaults{}{}) at {}\n",
+             ms.answers.empty() ? "" : ", answering the GSM8K questions right", policy, t.url);
+}
+
 // --class dataset=: each such class's own prompts, read as the run's are with the run's workload
 // flags, fitted to the endpoint, their models checked; a class that names no count sends one pass
 // over them (its settled count), as the run does over --dataset.
@@ -491,37 +525,7 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log,
     t.secrets = known_secrets(cfg.target, cfg.observe);
     t.server = start_server(cfg.target, plan, t.url, run_dir, log, console);
   }
-  if (cfg.embedded_target()) {
-    mock::MockSettings ms;
-    ms.port = 0;
-    ms.tokenizer_path =
-        cfg.workload.tokenizer;  // exact prompt counts and /tokenize when a tokenizer is given
-    // A first --check-answers run on GSM8K meets answers to read (all right: the simulator's
-    // default).
-    if (cfg.observe.check_answers && cfg.workload.dataset.is(dataset::Source::Gsm8k))
-      ms.answers = cfg.workload.dataset.text();
-    // --class priorities or fairness ids: the simulator schedules by them, as a server set up
-    // for shared traffic would (vLLM refuses a priority its scheduler does not use).
-    std::string policy;
-    for (const auto& k : plan.parsed.classes) {
-      if (k.priority) ms.scheduling_policy = mock::SchedulingPolicy::Priority;
-      for (const auto& h : k.headers)
-        if (h.starts_with("x-gateway-inference-fairness-id") &&
-            ms.scheduling_policy == mock::SchedulingPolicy::Fcfs)
-          ms.scheduling_policy = mock::SchedulingPolicy::Fair;
-    }
-    if (ms.scheduling_policy != mock::SchedulingPolicy::Fcfs)
-      policy = ms.scheduling_policy == mock::SchedulingPolicy::Priority ? ", priority scheduling"
-                                                                        : ", fair scheduling";
-    t.sim = std::make_unique<mock::MockServer>(ms);
-    const uint16_t port = t.sim->start();
-    t.url = fmt::format("http://127.0.0.1:{}{}", port,
-                        endpoint_path(cfg.target.endpoint, cfg.request.stream));
-    fmt::print(console,
-               "no --url or --host given: started the built-in simulator (tokbench serve-mock "
-               "defaults{}{}) at {}\n",
-               ms.answers.empty() ? "" : ", answering the GSM8K questions right", policy, t.url);
-  }
+  if (cfg.embedded_target()) start_simulator(t, plan, console);
   std::vector<std::string> served;
   cfg.target.model = resolve_model(cfg.target, static_cast<size_t>(cfg.request.max_body_bytes),
                                    t.url, plan.tls, &served);

@@ -17,10 +17,6 @@
 
 namespace tokbench::runner {
 
-int rank_share(int total, int rank, int size) {
-  return total / size + (rank < total % size ? 1 : 0);
-}
-
 std::string rank_health_json(const PointResult& p, int rank, const cluster::ClockSync& clock) {
   JsonWriter w;
   w.begin_object().field("rank", static_cast<int64_t>(rank));

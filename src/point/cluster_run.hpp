@@ -27,9 +27,6 @@ class logger;
 
 namespace tokbench::runner {
 
-/// This rank's share of a total: total / size, the remainder going to the lowest ranks.
-int rank_share(int total, int rank, int size);
-
 /// This rank's client health for rank 0, as one JSON object, and back (with the records it wrote
 /// and whether it was interrupted, when asked).
 std::string rank_health_json(const PointResult& p, int rank, const cluster::ClockSync& clock);

@@ -21,6 +21,7 @@
 #include "settings/load_shape.hpp"
 #include "settings/run_config.hpp"
 #include "settings/server_grid.hpp"
+#include "settings/traffic_class.hpp"
 
 namespace tokbench::runner {
 
@@ -505,9 +506,20 @@ std::vector<std::string> RunConfig::multi_host_problems(int size) const {
   if (levels.empty() && experiment.search != SearchAxis::MaxConcurrency)
     levels.push_back(std::max(load.concurrency, 1));  // auto: 1
   for (const int c : levels) {
-    check(open_loop || c >= size, fmt::format("--concurrency {} is split across the ranks (a "
-                                              "closed loop): give at least one per rank ({})",
-                                              c, size));
+    check(open_loop || !load.classes.empty() || c >= size,
+          fmt::format("--concurrency {} is split across the ranks (a closed loop): give at least "
+                      "one per rank ({})",
+                      c, size));
+  }
+  for (const std::string& text : load.classes) {  // each closed class is split the same way
+    try {
+      const TrafficClass k = parse_traffic_class(text);
+      check(k.request_rate || k.concurrency.value_or(size) >= size,
+            fmt::format("--class name={}: concurrency={} is split across the ranks (a closed "
+                        "loop): give at least one per rank ({})",
+                        k.name, k.concurrency.value_or(0), size));
+    } catch (const std::invalid_argument&) {  // said by validate()
+    }
   }
   check(experiment.search != SearchAxis::MaxConcurrency || experiment.search_min >= size,
         fmt::format("--search max-concurrency is split across the ranks: give --search-min {} or "
