@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -198,6 +199,51 @@ TEST_F(ClassesRunTest, AClassDrawsItsOwnDataset) {
   EXPECT_EQ(doc["classes"]["chat"]["requests"].get_int64().value(), 3);
 }
 
+// dataset=trace: a class replays its own schedule (each request at its timestamp, its prompt its
+// input_length) beside a closed class drawing the run's prompts.
+TEST_F(ClassesRunTest, AClassReplaysItsOwnTrace) {
+  const std::filesystem::path tok = testing::fixture("qwen3");
+  ASSERT_TRUE(std::filesystem::exists(tok)) << "run `npm ci --prefix tests/tokenizer`";
+  testing::Sim sim({"--ttft-ms", "5", "--tpot-ms", "1", "--tokenizer", tok.string()});
+  const std::filesystem::path trace = dir_ / "trace.jsonl";
+  {
+    std::ofstream out(trace);
+    for (int i = 0; i < 12; ++i)
+      out << R"({"timestamp": )" << i * 25 << R"(, "input_length": 48, "output_length": 4, )"
+          << R"("hash_ids": [)" << i * 3 + 1 << ", " << i * 3 + 2 << ", " << i * 3 + 3 << "]}\n";
+  }
+  const runner::RunOutcome out =
+      run(testing::RunSettings()
+              .url(sim.url())
+              .max_tokens(4)
+              .with([&](runner::RunConfig& r) {
+                r.workload.tokenizer = tok.string();
+                r.workload.trace_block_size = 16;
+                r.load.classes = {"name=replay,dataset=trace:" + trace.string(),
+                                  "name=chat,concurrency=1,num-prompts=5"};
+              })
+              .build());
+  EXPECT_TRUE(testing::IsValidUnlessBusy(out));
+  std::vector<int64_t> scheduled;
+  int64_t chat = 0;
+  for (const auto& r : records(out)) {
+    if (r.warmup) continue;
+    if (r.traffic_class == "chat") {
+      ++chat;
+      continue;
+    }
+    ASSERT_EQ(r.traffic_class, "replay");
+    EXPECT_EQ(r.prompt_tokens, 48) << r.index;
+    scheduled.push_back(r.scheduled_ns);
+  }
+  EXPECT_EQ(chat, 5);
+  ASSERT_EQ(scheduled.size(), 12u);
+  std::sort(scheduled.begin(), scheduled.end());
+  for (size_t i = 0; i < scheduled.size(); ++i)  // its own timestamps, to the nanosecond
+    EXPECT_EQ(scheduled[i] - scheduled[0], static_cast<int64_t>(i) * 25'000'000) << i;
+  EXPECT_EQ(result(out)["classes"]["replay"]["requests"].get_int64().value(), 12);
+}
+
 class ClassesCliTest : public testing::CliFixture {};
 
 // As a user writes them: a `classes:` list in --config, and a missed class SLO's exit status.
@@ -260,8 +306,16 @@ TEST(ClassFlags, WhatClassesCannotDoIsRefusedNamingTheFix) {
             std::string::npos);
   // dataset=: single requests from a file that is there; the synthetic flags go with a class's.
   EXPECT_NE(problems([](auto& c) {
-              c.load.classes.push_back("name=t,concurrency=1,dataset=trace:x.jsonl");
-            }).find("--class name=t: dataset=trace:x.jsonl is a schedule or sessions"),
+              c.load.classes.push_back("name=t,concurrency=1,dataset=agent:x.jsonl");
+            }).find("--class name=t: dataset=agent:x.jsonl is sessions"),
+            std::string::npos);
+  EXPECT_NE(problems([](auto& c) {
+              c.load.classes.push_back("name=r,request-rate=3,dataset=trace:x.jsonl");
+            }).find("--class name=r: dataset=trace:x.jsonl replays its own schedule"),
+            std::string::npos);
+  EXPECT_NE(problems([](auto& c) {
+              c.workload.dataset = dataset::parse_spec("trace:x.jsonl");
+            }).find("give it to the class that replays it, dataset=trace:PATH"),
             std::string::npos);
   EXPECT_NE(problems([](auto& c) {
               c.load.classes.push_back("name=q,concurrency=1,dataset=qa:/nonexistent/q.jsonl");

@@ -276,7 +276,7 @@ std::unique_ptr<load::RequestSource> phase_source(const Target& target, const Ru
   }
   return measured_source(plan.cfg.load, load, count,
                          target.maker(plan, output_plan(plan.cfg.observe, count, target)), es,
-                         target.data.schedule_ns, share);
+                         target.data_at(plan).schedule_ns, share);
 }
 
 }  // namespace

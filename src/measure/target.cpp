@@ -322,7 +322,7 @@ client::BodySettings Target::body_at(const RunPlan& point) const {
     b.extra = point.extra_body;
     if (!point.traffic_class->model.empty()) b.model = point.traffic_class->model;
     // Its own synthetic prompts always produce their M tokens, as the run's would.
-    if (point.traffic_class->dataset == "synthetic") b.ignore_eos = true;
+    if (point.synthetic) b.ignore_eos = true;
   }
   return b;
 }

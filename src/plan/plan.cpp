@@ -76,12 +76,16 @@ ParsedFlags parse_flags(const RunConfig& c, std::vector<std::string>& e) {
 void check_class_dataset(const TrafficClass& k, std::vector<std::string>& e) {
   try {
     const dataset::Spec spec = dataset::parse_spec(k.dataset);
-    if (spec.is(dataset::Source::Trace) || spec.is(dataset::Source::Agent) ||
-        spec.is(dataset::Source::AgentTrace))
+    if (spec.is(dataset::Source::Agent) || spec.is(dataset::Source::AgentTrace))
       e.push_back(fmt::format(
-          "--class name={}: dataset={} is a schedule or sessions, which classes do not run yet: "
-          "give a class a dataset of single requests (builtin, synthetic, qa:, gsm8k:, lines:, "
-          "sharegpt:)",
+          "--class name={}: dataset={} is sessions, which classes do not run yet: give a class "
+          "single requests (builtin, synthetic, qa:, gsm8k:, lines:, sharegpt:) or a schedule "
+          "(trace:)",
+          k.name, k.dataset));
+    else if (spec.is(dataset::Source::Trace) && k.request_rate)
+      e.push_back(fmt::format(
+          "--class name={}: dataset={} replays its own schedule: drop request-rate= (the trace "
+          "sets when each request is sent; concurrency= caps it)",
           k.name, k.dataset));
     else if (!spec.path.empty() && !std::filesystem::is_regular_file(spec.path))
       e.push_back(fmt::format("--class name={}: dataset={}: no such file '{}' (give its path)",
@@ -128,7 +132,10 @@ void check_classes(const RunConfig& c, const ParsedFlags& p, std::vector<std::st
   refuse(c.experiment.adaptive_window_s > 0, "--adaptive-window-s");
   refuse(!c.target.server_grid.empty(), "--server-grid");
   refuse(c.workload.sessions(), "sessions (--turns, a conversation dataset, agent tasks)");
-  refuse(c.workload.dataset.is(dataset::Source::Trace), "a trace's schedule (--dataset trace:)");
+  if (c.workload.dataset.is(dataset::Source::Trace))
+    e.push_back(
+        "--class does not go with the run's --dataset trace:PATH (whose schedule would every class "
+        "replay?): give it to the class that replays it, dataset=trace:PATH");
   refuse(c.load.pressure, "--pressure");
 }
 
@@ -326,7 +333,9 @@ RunPlan class_plan(const RunPlan& base, size_t index) {
   const TrafficClass& k = base.parsed.classes.at(index);
   RunPlan p = base;
   for (RunConfig* c : {&p.cfg, &p.requested}) {
-    // A closed class has no schedule; an open one is capped by its own concurrency= alone.
+    // A closed class has no schedule; an open one is capped by its own concurrency= alone; a
+    // trace of its own replays its schedule.
+    if (!k.dataset.empty()) c->workload.dataset = dataset::parse_spec(k.dataset);
     c->load.concurrency = k.concurrency.value_or(0);
     c->load.request_rate = k.request_rate.value_or(0);
     c->load.seed = base.cfg.load.seed + k.position;
@@ -347,6 +356,7 @@ RunPlan class_plan(const RunPlan& base, size_t index) {
   }
   if (k.priority) set("priority", std::to_string(*k.priority));
   p.traffic_class = k;
+  p.synthetic = p.cfg.workload.dataset.is(dataset::Source::Synthetic);
   p.load = p.cfg.load_shape();
   if (base.requested.load.workers == 0) p.cfg.load.workers = auto_workers(p.load.max_in_flight());
   return p;

@@ -125,10 +125,10 @@ TrafficClass parse_traffic_class(std::string_view text) {
   if (c.name.empty())
     throw std::invalid_argument(
         fmt::format("--class '{}': every class needs a name (name=chat)", text));
-  if (c.concurrency.has_value() == false && !c.request_rate)
+  if (c.concurrency.has_value() == false && !c.request_rate && !c.dataset.starts_with("trace:"))
     throw std::invalid_argument(fmt::format(
-        "--class '{}': give its load: concurrency=N (a closed loop) or request-rate=R (an open "
-        "loop, with concurrency=N as its cap)",
+        "--class '{}': give its load: concurrency=N (a closed loop), request-rate=R (an open "
+        "loop, with concurrency=N as its cap) or dataset=trace:PATH (its own schedule)",
         text));
   return c;
 }

@@ -28,9 +28,9 @@ class TraceWorkload final : public Workload {
           fmt::format("--trace-block-size: bad value {} (expected >= 1)", w.trace_block_size));
     check(w.trace_speed > 0 && std::isfinite(w.trace_speed),
           fmt::format("--trace-speed: bad value {} (expected > 0)", w.trace_speed));
-    check(selected(w) || w.trace_block_size == 512,
+    check(used(w, with) || w.trace_block_size == 512,
           "--trace-block-size: only with --dataset trace:PATH");
-    check(selected(w) || w.dataset.is(dataset::Source::AgentTrace) || w.trace_speed == 1,
+    check(used(w, with) || w.dataset.is(dataset::Source::AgentTrace) || w.trace_speed == 1,
           "--trace-speed: only with --dataset trace:PATH or agent-trace:PATH (it scales their "
           "recorded times)");
   }
