@@ -200,12 +200,14 @@ TEST_F(ClassesRunTest, AClassDrawsItsOwnDataset) {
 }
 
 // dataset=trace: a class replays its own schedule (each request at its timestamp, its prompt its
-// input_length) beside a closed class drawing the run's prompts.
+// input_length) beside a closed class drawing the run's synthetic prompts (sent with ignore_eos,
+// as synthetic prompts are) and one drawing a file of its own (sent as --ignore-eos says: not).
 TEST_F(ClassesRunTest, AClassReplaysItsOwnTrace) {
   const std::filesystem::path tok = testing::fixture("qwen3");
   ASSERT_TRUE(std::filesystem::exists(tok)) << "run `npm ci --prefix tests/tokenizer`";
   testing::Sim sim({"--ttft-ms", "5", "--tpot-ms", "1", "--tokenizer", tok.string()});
-  const std::filesystem::path trace = dir_ / "trace.jsonl";
+  const std::filesystem::path trace = dir_ / "trace.jsonl", qa = dir_ / "qa.jsonl";
+  std::ofstream(qa) << "{\"question\": \"Hi\"}\n{\"question\": \"Hello\"}\n";
   {
     std::ofstream out(trace);
     for (int i = 0; i < 12; ++i)
@@ -219,17 +221,28 @@ TEST_F(ClassesRunTest, AClassReplaysItsOwnTrace) {
               .with([&](runner::RunConfig& r) {
                 r.workload.tokenizer = tok.string();
                 r.workload.trace_block_size = 16;
+                r.workload.dataset = dataset::parse_spec("synthetic");
+                r.workload.input_len = 32;
+                r.workload.output_len = 4;
                 r.load.classes = {"name=replay,dataset=trace:" + trace.string(),
-                                  "name=chat,concurrency=1,num-prompts=5"};
+                                  "name=chat,concurrency=1,num-prompts=5",
+                                  "name=file,concurrency=1,dataset=qa:" + qa.string()};
               })
               .build());
   EXPECT_TRUE(testing::IsValidUnlessBusy(out));
   std::vector<int64_t> scheduled;
-  int64_t chat = 0;
+  int64_t chat = 0, file = 0;
   for (const auto& r : records(out)) {
     if (r.warmup) continue;
     if (r.traffic_class == "chat") {
       ++chat;
+      EXPECT_TRUE(r.ignore_eos_sent);
+      EXPECT_EQ(r.prompt_tokens, 32);
+      continue;
+    }
+    if (r.traffic_class == "file") {
+      ++file;
+      EXPECT_FALSE(r.ignore_eos_sent);
       continue;
     }
     ASSERT_EQ(r.traffic_class, "replay");
@@ -237,6 +250,7 @@ TEST_F(ClassesRunTest, AClassReplaysItsOwnTrace) {
     scheduled.push_back(r.scheduled_ns);
   }
   EXPECT_EQ(chat, 5);
+  EXPECT_EQ(file, 2);  // one pass over its two lines
   ASSERT_EQ(scheduled.size(), 12u);
   std::sort(scheduled.begin(), scheduled.end());
   for (size_t i = 0; i < scheduled.size(); ++i)  // its own timestamps, to the nanosecond

@@ -47,11 +47,11 @@ struct PointResult {
   std::string saturated;  ///< --stop-on-saturation stopped the point: why ("" = it did not)
 };
 
-/// One rank's part of a multi-host run (point/cluster_run): which requests of the global
-/// sequence it sends (index % size == rank) and when the measured phase starts on every rank.
 /// This rank's share of a total: total / size, the remainder going to the lowest ranks.
 int rank_share(int total, int rank, int size);
 
+/// One rank's part of a multi-host run (point/cluster_run): which requests of the global
+/// sequence it sends (index % size == rank) and when the measured phase starts on every rank.
 struct RankShare {
   int rank = 0;
   int size = 1;                             ///< 1 = a single-host run

@@ -321,8 +321,9 @@ client::BodySettings Target::body_at(const RunPlan& point) const {
   if (point.traffic_class) {  // a class's priority and extra body, over the run's; its model
     b.extra = point.extra_body;
     if (!point.traffic_class->model.empty()) b.model = point.traffic_class->model;
-    // Its own synthetic prompts always produce their M tokens, as the run's would.
-    if (point.synthetic) b.ignore_eos = true;
+    // Synthetic prompts (its own, or the run's it draws) always produce their M tokens; a class
+    // with a dataset of its own that is not synthetic sends what --ignore-eos says.
+    b.ignore_eos = point.cfg.request.ignore_eos || point.synthetic;
   }
   return b;
 }
@@ -426,6 +427,7 @@ void check_names_served(const dataset::Dataset& data, const std::vector<std::str
                     net::models_url_for(url), join(served, ", ")));
   }
 }
+
 // No --url or --host: the built-in simulator, started for this run on a free port.
 void start_simulator(Target& t, const RunPlan& plan, std::FILE* console) {
   const RunConfig& cfg = plan.cfg;
