@@ -10,6 +10,7 @@
 #include "common/significance.hpp"
 #include "runfolder/files.hpp"
 #include "series/repeats.hpp"
+#include "series/summary_file.hpp"
 
 namespace tokbench::runner {
 
@@ -174,12 +175,7 @@ void InterferenceSummary::write(
     w.end_object();
   }
   w.end_object();
-  if (server_process) record::write_optional(w, "server_process", server_process);
-  w.end_object();
-  const fs::path dir = root_ / "interference";
-  fs::create_directories(dir);
-  runfolder::write_file(dir / "summary.json", w.take());
-  runfolder::write_file(dir / "summary.csv", csv);
+  write_summary(root_, "interference", w, csv, server_process);
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include "point/points.hpp"
 #include "report/outputs.hpp"
 #include "runfolder/files.hpp"
+#include "series/summary_file.hpp"
 
 namespace tokbench::runner {
 
@@ -102,14 +103,8 @@ RunOutcome RepeatsSummary::finish(const std::optional<record::ServerProcessFacts
                100 * ci.cv, ci.n);
   }
   w.end_object();
-  if (server_process) record::write_optional(w, "server_process", server_process);
-  w.end_object();
-  const fs::path dir = root_ / "repeats";
-  fs::create_directories(dir);
-  runfolder::write_file(dir / "summary.json", w.take());
-  runfolder::write_file(dir / "summary.csv", csv);
-  fmt::print(console, "repeats: {}\n  summary: {}\n", root_.string(),
-             (dir / "summary.json").string());
+  const fs::path summary = write_summary(root_, "repeats", w, csv, server_process);
+  fmt::print(console, "repeats: {}\n  summary: {}\n", root_.string(), summary.string());
   std::fflush(console);
   RunOutcome out;
   out.run_dir = root_;

@@ -13,6 +13,7 @@
 #include "record/record_io.hpp"
 #include "runfolder/files.hpp"
 #include "runfolder/run_folder.hpp"
+#include "series/summary_file.hpp"
 
 namespace tokbench::runner {
 
@@ -169,14 +170,8 @@ RunOutcome finish_schema_pair(const fs::path& root, const RunOutcome& unconstrai
                "           (the first run warmed it): add --reset-prefix-cache to empty it before "
                "each run\n",
                100 * b.cached_share(), 100 * a.cached_share());
-  if (server_process) record::write_optional(w, "server_process", server_process);
-  w.end_object();
-  const fs::path dir = root / "pair";
-  fs::create_directories(dir);
-  runfolder::write_file(dir / "summary.json", w.take());
-  runfolder::write_file(dir / "summary.csv", csv);
-  fmt::print(console, "schema pair: {}\n  summary: {}\n", root.string(),
-             (dir / "summary.json").string());
+  const fs::path summary = write_summary(root, "pair", w, csv, server_process);
+  fmt::print(console, "schema pair: {}\n  summary: {}\n", root.string(), summary.string());
   std::fflush(console);
   RunOutcome out;
   out.run_dir = root;
