@@ -96,6 +96,11 @@ TEST(Cluster, APointSpecTravelsExactly) {
   PointSpec alone{"alone-chat-run-1", 0, 0, 20, 7};
   alone.classes = {"chat", "batch.2"};
   EXPECT_EQ(spec_from_text(spec_text(alone)).classes, alone.classes);
+  EXPECT_EQ(spec_from_text(spec_text(alone)).load_class, "");
+  PointSpec swept{"batch-r2.5", 0, 2.5, 0, 7};
+  swept.load_class = "batch";  // a sweep over one class's load
+  EXPECT_EQ(spec_from_text(spec_text(swept)).load_class, "batch");
+  EXPECT_THROW(spec_from_text("c4\n4\n0\n0\n0\n0\n"), std::invalid_argument);  // an older 7
 }
 
 TEST(Cluster, TheEndCombinesTheRanksCosts) {
@@ -381,6 +386,25 @@ TEST_F(MpiRun, TrafficClassesOverTwoRanks) {
   }
   simdjson::dom::element summary = p.load((iroot / "interference" / "summary.json").string());
   EXPECT_TRUE(summary["complete"].get_bool().value());
+  // A sweep over one class's load composes: each point a folder both ranks send their shares to,
+  // the swept class at the point's cap, the other at its own.
+  const fs::path swept = dir_ / "class-sweep";
+  const auto w =
+      mpirun(2, {"run", "--url", sim.url(), "--max-tokens", "4", "--ignore-eos", "--quiet",
+                 "--output-dir", swept.string(), "--class", "name=chat,concurrency=2,num-prompts=6",
+                 "--class", "name=batch,concurrency=2,4,num-prompts=8"});
+  ASSERT_TRUE(RanValidUnlessBusy(w, swept));
+  const fs::path wroot = run_dir(swept);
+  for (const char* point : {"batch-c2", "batch-c4"}) {
+    SCOPED_TRACE(point);
+    std::map<std::string, int64_t> sent;
+    for (const auto& rec : point_records(wroot / point)) ++sent[rec.traffic_class];
+    EXPECT_EQ(sent, (std::map<std::string, int64_t>{{"batch", 8}, {"chat", 6}}));
+    EXPECT_EQ(ranks_of(point_records(wroot / point)), (std::set<int64_t>{0, 1}));
+  }
+  simdjson::dom::element sweep = p.load((wroot / "sweep" / "summary.json").string());
+  EXPECT_EQ(sweep["load_class"].get_string().value(), "batch");
+  EXPECT_EQ(sweep["classes"].get_array().size(), 4u);
   // A closed class split across the ranks needs one stream per rank, named.
   const auto refused =
       mpirun(2, {"run", "--url", sim.url(), "--output-dir", dir_.string(), "--class",

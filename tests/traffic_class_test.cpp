@@ -46,7 +46,8 @@ TEST(TrafficClass, EveryProblemNamesTheKeyAndTheFix) {
   };
   EXPECT_NE(why("concurrency=4").find("needs a name"), std::string::npos);
   EXPECT_NE(why("name=a").find("give its load"), std::string::npos);
-  EXPECT_NE(why("name=a,concurrency=0").find("concurrency=0 (an integer >= 1)"), std::string::npos);
+  EXPECT_NE(why("name=a,concurrency=0").find("concurrency=0 (an integer >= 1, or a list"),
+            std::string::npos);
   EXPECT_NE(why("name=a,concurrency=4,speed=9").find("unknown key 'speed'"), std::string::npos);
   EXPECT_NE(why("name=a b,concurrency=4").find("name=a b (1 to 32"), std::string::npos);
   EXPECT_NE(why("name=a,concurrency=4,weight=0").find("weight=0 (a number > 0)"),

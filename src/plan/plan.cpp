@@ -123,11 +123,25 @@ void check_classes(const RunConfig& c, const ParsedFlags& p, std::vector<std::st
       e.push_back(fmt::format(
           "--class does not go with {} yet: run the classes at one load point, without it", what));
   };
-  if (c.sweep_points() <= 1 && (c.load.concurrency != 0 || c.load.request_rate != 0))
+  const bool run_lists = !c.load.concurrency_sweep.empty() || !c.load.request_rate_sweep.empty() ||
+                         !c.load.num_prompts_sweep.empty();
+  if (run_lists)
+    e.push_back(
+        "--class does not go with a list of --concurrency, --request-rate or --num-prompts (the "
+        "classes carry the load): give the list to the class whose load the sweep moves, "
+        "--class 'name=batch,request-rate=1,2,4'");
+  else if (c.load.concurrency != 0 || c.load.request_rate != 0)
     e.push_back(
         "--concurrency and --request-rate are each class's own with --class: give them in each "
         "class (concurrency=8, request-rate=4) and drop the run's");
-  refuse(c.sweep_points() > 1, "a list of --concurrency, --request-rate or --num-prompts");
+  std::vector<std::string> swept;
+  for (const TrafficClass& k : p.classes)
+    if (k.sweep_points() > 1) swept.push_back(k.name);
+  if (swept.size() > 1)
+    e.push_back(fmt::format(
+        "--class: {} each give a list: a sweep moves one class's load while the others hold "
+        "theirs; give a list to one class",
+        fmt::join(swept, " and ")));
   refuse(c.experiment.searching(), "--search");
   refuse(c.experiment.adaptive_window_s > 0, "--adaptive-window-s");
   refuse(!c.target.server_grid.empty(), "--server-grid");
@@ -288,6 +302,33 @@ void keep_classes(RunPlan& p, const std::vector<std::string>& names) {
 
 }  // namespace
 
+// A sweep over one class's load (plan/sweep_specs): the class named by the point takes the point's
+// in-flight cap and rate (0: none), its lists consumed, its text in the settings rewritten to say
+// so; the run's own load stays none.
+void set_class_load(RunPlan& p, const PointSpec& spec) {
+  for (size_t i = 0; i < p.parsed.classes.size(); ++i) {
+    TrafficClass& k = p.parsed.classes[i];
+    if (k.name != spec.load_class) continue;
+    k.concurrency_sweep.clear();
+    k.request_rate_sweep.clear();
+    k.concurrency = spec.concurrency > 0 ? std::optional<int>(spec.concurrency) : std::nullopt;
+    k.request_rate =
+        spec.request_rate > 0 ? std::optional<double>(spec.request_rate) : std::nullopt;
+    for (RunConfig* c : {&p.cfg, &p.requested}) {
+      c->load.concurrency = 0;
+      c->load.request_rate = 0;
+      if (i >= c->load.classes.size()) continue;
+      std::string& text = c->load.classes[i];
+      if (k.concurrency) text = with_class_key(text, "concurrency", std::to_string(*k.concurrency));
+      if (k.request_rate)
+        text = with_class_key(text, "request-rate", fmt::format("{}", *k.request_rate));
+    }
+    return;
+  }
+  throw std::invalid_argument(
+      fmt::format("the point moves --class {}'s load, which the run has not", spec.load_class));
+}
+
 PointSpec spec_of(const RunPlan& plan, std::string label) {
   return {std::move(label), plan.cfg.load.concurrency, plan.cfg.load.request_rate,
           plan.requested.load.num_prompts, plan.cfg.load.seed};
@@ -301,6 +342,13 @@ std::vector<PointSpec> sweep_specs(const RunPlan& plan) {
     if (i < c.load.concurrency_sweep.size()) s.concurrency = c.load.concurrency_sweep[i];
     if (i < c.load.request_rate_sweep.size()) s.request_rate = c.load.request_rate_sweep[i];
     if (i < c.load.num_prompts_sweep.size()) s.num_prompts = c.load.num_prompts_sweep[i];
+    for (const TrafficClass& k : plan.parsed.classes)
+      if (k.sweep_points() > 1) {  // a sweep over this class's load (check_classes: one class)
+        const TrafficClass at = k.at_sweep_point(i);
+        s.load_class = k.name;
+        s.concurrency = at.concurrency.value_or(0);
+        s.request_rate = at.request_rate.value_or(0);
+      }
     out.push_back(std::move(s));
   }
   return out;
@@ -324,6 +372,7 @@ RunPlan at_point(const RunPlan& base, const PointSpec& spec) {
     p.cfg.request.json_schema.clear();
     p.requested.request.json_schema.clear();
   }
+  if (!spec.load_class.empty()) set_class_load(p, spec);
   if (!spec.classes.empty()) keep_classes(p, spec.classes);
   p.load = p.cfg.load_shape();
   return p;
@@ -363,8 +412,9 @@ RunPlan class_plan(const RunPlan& base, size_t index) {
 }
 
 std::string spec_text(const PointSpec& s) {
-  return fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}", s.label, s.concurrency, s.request_rate,
-                     s.num_prompts, s.seed, s.unconstrained ? 1 : 0, fmt::join(s.classes, ","));
+  return fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}", s.label, s.concurrency, s.request_rate,
+                     s.num_prompts, s.seed, s.unconstrained ? 1 : 0, fmt::join(s.classes, ","),
+                     s.load_class);
 }
 
 PointSpec spec_from_text(const std::string& text) {
@@ -373,10 +423,10 @@ PointSpec spec_from_text(const std::string& text) {
   for (size_t nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1)
     v.push_back(text.substr(at, nl - at));
   v.push_back(text.substr(at));
-  if (v.size() != 7 || (v[5] != "0" && v[5] != "1"))
+  if (v.size() != 8 || (v[5] != "0" && v[5] != "1"))
     throw std::invalid_argument(
-        "a point spec has 7 lines: label, concurrency, rate, prompts, seed, unconstrained (0/1), "
-        "classes");
+        "a point spec has 8 lines: label, concurrency, rate, prompts, seed, unconstrained (0/1), "
+        "classes, the class whose load it sets");
   PointSpec spec;
   try {
     spec = {v[0],       std::stoi(v[1]), std::stod(v[2]), std::stoll(v[3]), std::stoull(v[4]),
@@ -389,6 +439,7 @@ PointSpec spec_from_text(const std::string& text) {
     spec.classes.push_back(v[6].substr(at, comma - at));
     at = comma + 1;
   }
+  spec.load_class = v[7];
   return spec;
 }
 

@@ -75,6 +75,9 @@ struct PointSpec {
   /// The --class names run at this point, in the plan's order (--interference: a class alone);
   /// empty: every class the plan has.
   std::vector<std::string> classes = {};
+  /// A sweep over one --class's load: that class's name, and `concurrency` and `request_rate`
+  /// above are its load at this point (the run's own stays none); "": they are the run's.
+  std::string load_class = {};
 };
 
 /// The spec of `plan` as it stands (its first point when it holds sweep lists), named `label`.
@@ -91,8 +94,8 @@ RunPlan at_point(const RunPlan& base, const PointSpec& spec);
 RunPlan class_plan(const RunPlan& base, size_t index);
 
 /// The spec as text (one value a line: the rate as fmt writes a double, exact, "inf" for all at
-/// once; the classes comma-separated, "" for all), and back; throws std::invalid_argument on text
-/// spec_text did not write.
+/// once; the classes comma-separated, "" for all; the class whose load it sets), and back; throws
+/// std::invalid_argument on text spec_text did not write.
 std::string spec_text(const PointSpec& spec);
 PointSpec spec_from_text(const std::string& text);
 

@@ -25,6 +25,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// RowLoad as a summary recorded it (a point's, or a class's at a point).
+RowLoad recorded_load(simdjson::dom::element p) {
+  return {static_cast<int>(json::int_or(p, "concurrency", 0)), json::rate_or(p, "request_rate", 0),
+          json::int_or(p, "num_prompts", 0)};
+}
+
+// --class: each class's own load at point `label`, as sweep/summary.json recorded it.
+ClassLoads class_loads_of(simdjson::dom::element doc, const std::string& label) {
+  ClassLoads out;
+  if (simdjson::dom::array classes; !doc["classes"].get_array().get(classes))
+    for (simdjson::dom::element c : classes)
+      if (json::string_or(c, "point") == label)
+        out.emplace_back(json::string_or(c, "class"), recorded_load(c));
+  return out;
+}
+
 // A sweep's root: every point folder recomputed (its own outputs, as `report` does one run), then
 // sweep/ rebuilt from them — the points listed in sweep/summary.json, a point that never ran kept
 // as it was recorded.
@@ -38,7 +54,8 @@ RunOutcome recompute_sweep(const fs::path& root, std::FILE* console) {
   }
   const simdjson::dom::element sweep = doc["sweep"].value();
   SweepSummary rebuilt(
-      root, json::string_or(sweep, "x_name") == "request_rate" ? "request_rate" : "concurrency");
+      root, {json::string_or(sweep, "x_name") == "request_rate" ? "request_rate" : "concurrency",
+             json::string_or(doc, "load_class")});
   simdjson::dom::array points;
   if (sweep["points"].get_array().get(points))
     throw std::runtime_error(fmt::format("{}: no points", summary.string()));
@@ -52,10 +69,7 @@ RunOutcome recompute_sweep(const fs::path& root, std::FILE* console) {
   rebuilt.expect(expected);
   for (simdjson::dom::element p : points) {
     const std::string label = json::string_or(p, "point");
-    RowLoad point;  // as the summary recorded it: the in-flight cap it ran at
-    point.in_flight = static_cast<int>(json::int_or(p, "concurrency", 0));
-    point.request_rate = json::rate_or(p, "request_rate", 0);
-    point.num_prompts = json::int_or(p, "num_prompts", 0);
+    const RowLoad point = recorded_load(p);  // as the summary recorded it: its in-flight cap
     if (!fs::exists(
             root / label /
             runfolder::kManifestFile)) {  // it never ran (its server failed, Ctrl-C): as recorded
@@ -65,7 +79,7 @@ RunOutcome recompute_sweep(const fs::path& root, std::FILE* console) {
     RunOutcome o = recompute_point(root / label, std::nullopt, console);
     o.label = label;
     o.resumed = json::bool_or(p, "resumed", false);
-    rebuilt.add(label, point, o);
+    rebuilt.add(label, point, o, class_loads_of(doc, label));
   }
   std::optional<record::ServerProcessFacts> server =
       record::read_optional<record::ServerProcessFacts>(doc, "server_process");

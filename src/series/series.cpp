@@ -23,13 +23,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A list in a load flag: one run folder per point under one root, the target opened once.
+// A list in a load flag or in one --class's load: one run folder per point under one root, the
+// target opened once.
 RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
                      const SeriesOptions& options) {
   const std::vector<PointSpec> specs = sweep_specs(plan);
   PointSession session(plan, stop, console, fmt::format("sweep of {} load points", specs.size()),
                        options);
-  SweepSummary summary(session.root(), plan.cfg.load);
+  SweepSummary summary(session.root(), sweep_axis(plan));
   std::vector<std::string> labels;
   for (const PointSpec& s : specs) labels.push_back(s.label);
   summary.expect(labels);
@@ -37,9 +38,10 @@ RunOutcome run_sweep(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
     const PointSpec& spec = specs[i];
     fmt::print(session.point_console(), "\n== sweep point {}/{}: {} ==\n", i + 1, specs.size(),
                spec.label);
-    const RowLoad load = row_load(session.at(spec));
+    const RunPlan at = session.at(spec);
+    const RowLoad load = row_load(at, spec.load_class);
     try {
-      summary.add(spec.label, load, session.run(spec));
+      summary.add(spec.label, load, session.run(spec), class_loads(at));
     } catch (const std::exception& e) {
       summary.add_failed(spec.label, load, e.what());
       fmt::print(console, "sweep point {} stopped: {}\n", spec.label, e.what());

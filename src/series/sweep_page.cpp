@@ -54,6 +54,12 @@ std::string sweep_csv(const std::vector<metrics::LoadPoint>& rows) {
   return out;
 }
 
+std::string class_points_csv(const std::vector<ClassPoint>& rows) {
+  std::string out = fmt::format("class,{}\n", kLoadPointCsvHeader);
+  for (const ClassPoint& c : rows) out += fmt::format("{},{}\n", c.name, load_point_csv(c.row));
+  return out;
+}
+
 void write_load_point_fields(JsonWriter& w, const metrics::LoadPoint& r) {
   w.field("point", r.label);
   w.key("load").rate(r.load);
@@ -104,8 +110,33 @@ std::string sweep_json(const std::vector<metrics::LoadPoint>& rows, const std::s
   return w.take();
 }
 
+namespace {
+
+// --class: each class's row at every point, its own load beside its figures.
+std::string class_table(const std::vector<ClassPoint>& rows) {
+  if (rows.empty()) return {};
+  std::string t =
+      "<h2>By class</h2><table id=\"classes\"><tr><th>point</th><th>class</th><th>in flight "
+      "at most</th><th>request rate</th><th>req/s</th><th>output tok/s</th><th>TTFT P99</th>"
+      "<th>TPOT P99</th><th>E2EL P99</th><th>goodput</th></tr>";
+  for (const ClassPoint& c : rows) {
+    const metrics::LoadPoint& r = c.row;
+    t += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td></tr>",
+        escape_html(r.label), escape_html(c.name), r.concurrency,
+        r.request_rate > 0 ? load_str(r.request_rate) : "closed",
+        format_round4(r.request_throughput), format_round4(r.output_token_throughput),
+        opt_str(r.ttft_p99), opt_str(r.tpot_p99), opt_str(r.e2el_p99), opt_str(r.goodput));
+  }
+  return t + "</table>";
+}
+
+}  // namespace
+
 std::string sweep_page(const std::vector<metrics::LoadPoint>& rows, const std::string& json,
-                       const metrics::KneeAnalysis& knee) {
+                       const metrics::KneeAnalysis& knee,
+                       const std::vector<ClassPoint>& class_rows) {
   std::string p =
       "<!doctype html><html><head><meta charset=\"utf-8\"><title>tokbench sweep</title><style>"
       "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px "
@@ -135,7 +166,7 @@ std::string sweep_page(const std::vector<metrics::LoadPoint>& rows, const std::s
        escape_html(
            "the lowest load whose output token throughput "
            "reaches 90% of the sweep's highest.") +
-       "</p>";
+       "</p>" + class_table(class_rows);
   p += "<h2>Throughput and latency</h2><div id=\"curve\" style=\"width:100%;height:360px\"></div>";
   for (const char* id : {"lat-ttft", "lat-tpot", "lat-e2el"})
     p += fmt::format("<div id=\"{}\" style=\"display:inline-block;width:33%;height:300px\"></div>",

@@ -514,10 +514,13 @@ std::vector<std::string> RunConfig::multi_host_problems(int size) const {
   for (const std::string& text : load.classes) {  // each closed class is split the same way
     try {
       const TrafficClass k = parse_traffic_class(text);
-      check(k.request_rate || k.concurrency.value_or(size) >= size,
-            fmt::format("--class name={}: concurrency={} is split across the ranks (a closed "
-                        "loop): give at least one per rank ({})",
-                        k.name, k.concurrency.value_or(0), size));
+      for (size_t i = 0; i < k.sweep_points(); ++i) {  // each point of a list in it too
+        const TrafficClass at = k.at_sweep_point(i);
+        check(at.request_rate || at.concurrency.value_or(size) >= size,
+              fmt::format("--class name={}: concurrency={} is split across the ranks (a closed "
+                          "loop): give at least one per rank ({})",
+                          k.name, at.concurrency.value_or(0), size));
+      }
     } catch (const std::invalid_argument&) {  // said by validate()
     }
   }

@@ -391,7 +391,8 @@ const std::vector<Field<LoadSettings>>& load_fields() {
        fmt::format("a traffic class of the run (repeatable): 'name=chat,concurrency=8,priority=0,"
                    "slo=ttft.p99<=300ms'; each class sends its own load beside the others, with "
                    "its body overrides, headers and SLOs; results per class and overall, with "
-                   "their fairness. Keys: {}",
+                   "their fairness; a list in one class's load (concurrency=1,2,4) sweeps it. "
+                   "Keys: {}",
                    fmt::join(traffic_class_keys(), ", ")),
        false,
        {},

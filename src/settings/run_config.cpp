@@ -9,6 +9,7 @@
 #include "common/json_writer.hpp"
 #include "settings/fields.hpp"
 #include "settings/load_shape.hpp"
+#include "settings/traffic_class.hpp"
 
 namespace tokbench::runner {
 
@@ -48,7 +49,7 @@ std::string endpoint_path(const std::string& endpoint, bool stream) {
 
 size_t RunConfig::sweep_points() const {
   return std::max({load.concurrency_sweep.size(), load.request_rate_sweep.size(),
-                   load.num_prompts_sweep.size(), size_t{1}});
+                   load.num_prompts_sweep.size(), class_sweep_points(load.classes)});
 }
 
 RunConfig RunConfig::sweep_point(size_t i) const {
@@ -74,6 +75,11 @@ std::string RunConfig::sweep_label(size_t i) const {
                  : fmt::format("{}", load.request_rate_sweep[i]));
   if (i < load.num_prompts_sweep.size()) add('n', std::to_string(load.num_prompts_sweep[i]));
   if (!out.empty()) return out;
+  for (const std::string& text : load.classes) try {  // a list in one --class: its own points
+      if (const TrafficClass k = parse_traffic_class(text); k.sweep_points() > 1)
+        return k.sweep_label(i);
+    } catch (const std::invalid_argument&) {  // plan/ names it
+    }
   // No list: the point's own load names it (a one-point --server-grid's point read "p1").
   const LoadShape shape = load_shape();
   if (!shape.open_loop()) return fmt::format("c{}", shape.max_in_flight());

@@ -55,9 +55,58 @@ T number(std::string_view cls, std::string_view key, std::string_view v,
   return out;
 }
 
+// A load key's value: one number, or a list "1,2,4" (a sweep over the class's load).
+std::vector<std::string_view> values(std::string_view v) {
+  std::vector<std::string_view> out;
+  for (size_t at = 0;;) {
+    const size_t comma = std::min(v.find(',', at), v.size());
+    out.push_back(v.substr(at, comma - at));
+    if (comma == v.size()) return out;
+    at = comma + 1;
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string_view>& traffic_class_keys() { return kKeys; }
+
+TrafficClass TrafficClass::at_sweep_point(size_t i) const {
+  TrafficClass k = *this;
+  if (i < concurrency_sweep.size()) k.concurrency = concurrency_sweep[i];
+  if (i < request_rate_sweep.size()) k.request_rate = request_rate_sweep[i];
+  k.concurrency_sweep.clear();
+  k.request_rate_sweep.clear();
+  return k;
+}
+
+std::string TrafficClass::sweep_label(size_t i) const {
+  std::string out = name;
+  if (i < concurrency_sweep.size()) out += fmt::format("-c{}", concurrency_sweep[i]);
+  if (i < request_rate_sweep.size()) out += fmt::format("-r{}", request_rate_sweep[i]);
+  return out;
+}
+
+std::string with_class_key(std::string_view text, std::string_view key, std::string_view value) {
+  std::string out;
+  bool found = false;
+  for (const std::string_view piece : pieces(text)) {
+    const bool is = piece.starts_with(key) && piece.size() > key.size() && piece[key.size()] == '=';
+    found |= is;
+    out += fmt::format("{}{}", out.empty() ? "" : ",",
+                       is ? fmt::format("{}={}", key, value) : std::string(piece));
+  }
+  if (!found) out += fmt::format(",{}={}", key, value);
+  return out;
+}
+
+size_t class_sweep_points(const std::vector<std::string>& texts) {
+  size_t points = 1;
+  for (const std::string& text : texts) try {
+      points = std::max(points, parse_traffic_class(text).sweep_points());
+    } catch (const std::invalid_argument&) {  // plan/ names it
+    }
+  return points;
+}
 
 TrafficClass parse_traffic_class(std::string_view text) {
   TrafficClass c;
@@ -83,12 +132,21 @@ TrafficClass parse_traffic_class(std::string_view text) {
       if (!fine) bad(text, key, v, "1 to 32 letters, digits, '_', '-' or '.'");
       c.name = v;
     } else if (key == "concurrency") {
-      c.concurrency = number<int>(text, key, v, "an integer >= 1");
-      if (*c.concurrency < 1) bad(text, key, v, "an integer >= 1");
+      for (const std::string_view one : values(v)) {
+        c.concurrency_sweep.push_back(
+            number<int>(text, key, one, "an integer >= 1, or a list: 1,2,4"));
+        if (c.concurrency_sweep.back() < 1) bad(text, key, v, "an integer >= 1, or a list: 1,2,4");
+      }
+      c.concurrency = c.concurrency_sweep.front();
+      if (c.concurrency_sweep.size() == 1) c.concurrency_sweep.clear();
     } else if (key == "request-rate") {
-      c.request_rate = number<double>(text, key, v, "a rate in req/s > 0");
-      if (!(*c.request_rate > 0) || std::isinf(*c.request_rate))
-        bad(text, key, v, "a rate in req/s > 0");
+      for (const std::string_view one : values(v)) {
+        const double r = number<double>(text, key, one, "a rate in req/s > 0, or a list: 1,2,4");
+        if (!(r > 0) || std::isinf(r)) bad(text, key, v, "a rate in req/s > 0, or a list: 1,2,4");
+        c.request_rate_sweep.push_back(r);
+      }
+      c.request_rate = c.request_rate_sweep.front();
+      if (c.request_rate_sweep.size() == 1) c.request_rate_sweep.clear();
     } else if (key == "num-prompts") {
       c.num_prompts = number<int64_t>(text, key, v, "an integer >= 1");
       if (*c.num_prompts < 1) bad(text, key, v, "an integer >= 1");
@@ -122,6 +180,12 @@ TrafficClass parse_traffic_class(std::string_view text) {
       if (!(c.weight > 0) || std::isinf(c.weight)) bad(text, key, v, "a number > 0");
     }
   }
+  if (!c.concurrency_sweep.empty() && !c.request_rate_sweep.empty() &&
+      c.concurrency_sweep.size() != c.request_rate_sweep.size())
+    throw std::invalid_argument(fmt::format(
+        "--class '{}': concurrency= has {} values and request-rate= {}: the lists are zipped "
+        "point by point; give them one length (or one of them a single value)",
+        text, c.concurrency_sweep.size(), c.request_rate_sweep.size()));
   if (c.name.empty())
     throw std::invalid_argument(
         fmt::format("--class '{}': every class needs a name (name=chat)", text));

@@ -3,9 +3,11 @@
 // `--class` spells it: 'name=chat,concurrency=8,priority=0,slo=ttft.p99<=300ms'. Keys and values
 // are separated by commas; a comma starts a new key only when a key's spelling (lower-case
 // letters, digits, '-') and '=' follow it, so a value may hold commas of its own (an SLO list, a
-// JSON object). Parsed once into its typed form,
+// JSON object) — and a list of loads: concurrency=1,2,4 or request-rate=1,2,4 makes the run a
+// sweep over that class's load (the others held). Parsed once into its typed form,
 // every problem naming the key and the fix. The --class flag (settings/fields) holds the texts;
 // plan/ parses them once into ParsedFlags::classes.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -22,6 +24,10 @@ struct TrafficClass {
   std::string name;                    ///< [A-Za-z0-9_.-], 1 to 32 characters
   std::optional<int> concurrency;      ///< its requests in flight at most (a closed loop alone)
   std::optional<double> request_rate;  ///< its open-loop arrivals, req/s
+  /// A list in concurrency= or request-rate= (a sweep over this class's load, point by point;
+  /// two lists are zipped and have one length); the scalars above hold the first point.
+  std::vector<int> concurrency_sweep;
+  std::vector<double> request_rate_sweep;
   std::optional<int64_t> num_prompts;  ///< its measured requests
   std::string dataset;                 ///< its own --dataset text ("" = the run's)
   std::optional<int64_t> priority;     ///< sent as the body's "priority" (vLLM's; lower first)
@@ -36,10 +42,27 @@ struct TrafficClass {
   /// With dataset= and no num-prompts=: one pass over its dataset, which the target settles
   /// (measure/target) as the run's count is settled from --dataset (0: not settled).
   int64_t settled_prompts = 0;
+
+  /// How many load points its lists make (1: none).
+  size_t sweep_points() const {
+    return std::max({concurrency_sweep.size(), request_rate_sweep.size(), size_t{1}});
+  }
+  /// Its load at sweep point i (the lists consumed; a key with no list keeps its value).
+  TrafficClass at_sweep_point(size_t i) const;
+  /// "batch-c4", "batch-r2.5": the folder name of its sweep point i.
+  std::string sweep_label(size_t i) const;
 };
 
 /// The class `text` describes; throws std::invalid_argument naming the key and the fix.
 TrafficClass parse_traffic_class(std::string_view text);
+
+/// `text` with `key`'s value replaced by `value` (a point of a class's sweep, as its run folder's
+/// settings say it); every other key as written.
+std::string with_class_key(std::string_view text, std::string_view key, std::string_view value);
+
+/// Of --class texts, the sweep points the one class with a list makes (1: none has one); texts
+/// that do not parse count as none (plan/ names their problems).
+size_t class_sweep_points(const std::vector<std::string>& texts);
 
 /// The keys a class takes, in the order --help lists them.
 const std::vector<std::string_view>& traffic_class_keys();
