@@ -321,7 +321,7 @@ TEST(ClassFlags, WhatClassesCannotDoIsRefusedNamingTheFix) {
   // dataset=: single requests from a file that is there; the synthetic flags go with a class's.
   EXPECT_NE(problems([](auto& c) {
               c.load.classes.push_back("name=t,concurrency=1,dataset=agent:x.jsonl");
-            }).find("--class name=t: dataset=agent:x.jsonl is sessions"),
+            }).find("--class name=t: dataset=agent:x.jsonl: no such file 'x.jsonl'"),
             std::string::npos);
   EXPECT_NE(problems([](auto& c) {
               c.load.classes.push_back("name=r,request-rate=3,dataset=trace:x.jsonl");

@@ -247,31 +247,37 @@ std::unique_ptr<load::RequestSource> phase_source(const Target& target, const Ru
     *controller = controlled.get();
     return controlled;
   }
-  if (const auto* s = std::get_if<Sessions>(&load.shape); s && !target.data.agents.empty()) {
+  // Sessions draw the point's prompts (a --class's own) and send its body.
+  const dataset::Dataset& data = target.data_at(plan);
+  if (const auto* s = std::get_if<Sessions>(&load.shape); s && !data.agents.empty()) {
     es.keep_content = true;  // each answer's content goes back in its task's next turn
     return std::make_unique<load::AgentSource>(
-        target.data.agents, plan.cfg.load.num_prompts, s->active, plan.cfg.load.seed,
-        [&target](const load::AgentTurn& t) { return target.make_agent_turn(t); }, share.rank,
-        share.size);
+        data.agents, plan.cfg.load.num_prompts, s->active, plan.cfg.load.seed,
+        [&target, body = target.body_at(plan)](const load::AgentTurn& t) {
+          return target.make_agent_turn(body, t);
+        },
+        share.rank, share.size);
   }
   if (const auto* s = std::get_if<Sessions>(&load.shape)) {
     es.keep_text = true;
     std::vector<int64_t> turns_of(static_cast<size_t>(plan.cfg.load.num_prompts), s->turns);
     // A file's conversations have their own lengths.
-    const auto& conversations = target.data.conversations;  // cycled, as make_turn cycles them
+    const auto& conversations = data.conversations;  // cycled, as make_turn cycles them
     for (size_t c = 0; c < turns_of.size() && !conversations.empty(); ++c)
       turns_of[c] = conversations[c % conversations.size()].second;
     auto sessions = std::make_unique<load::SessionSource>(
         std::move(turns_of), s->active, static_cast<int64_t>(s->think_time_ms * 1e6),
-        [&target](int64_t c, const load::TurnContext& ctx) { return target.make_turn(c, ctx); },
+        [&target, at = target.turns_at(plan)](int64_t c, const load::TurnContext& ctx) {
+          return target.make_turn(at, c, ctx);
+        },
         share.rank, share.size);
-    if (!target.data.recorded.empty())  // recorded sessions pause as they were recorded
-      sessions->recorded_pauses([&target, speed = plan.cfg.workload.trace_speed](int64_t c,
-                                                                                 int64_t turn) {
-        const auto& r = target.data.recorded[static_cast<size_t>(c) % target.data.recorded.size()];
-        const size_t t = std::min(static_cast<size_t>(turn), r.turns.size() - 1);
-        return static_cast<int64_t>(static_cast<double>(r.turns[t].think_ns) / speed);
-      });
+    if (!data.recorded.empty())  // recorded sessions pause as they were recorded
+      sessions->recorded_pauses(
+          [&data, speed = plan.cfg.workload.trace_speed](int64_t c, int64_t turn) {
+            const auto& r = data.recorded[static_cast<size_t>(c) % data.recorded.size()];
+            const size_t t = std::min(static_cast<size_t>(turn), r.turns.size() - 1);
+            return static_cast<int64_t>(static_cast<double>(r.turns[t].think_ns) / speed);
+          });
     return sessions;
   }
   return measured_source(plan.cfg.load, load, count,

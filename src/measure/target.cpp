@@ -235,7 +235,14 @@ const dataset::RequestSpec& Target::spec(int64_t i, dataset::RequestSpec& scratc
   return scratch;
 }
 
-core::PlannedRequest Target::make_turn(int64_t conversation, const load::TurnContext& ctx) const {
+Target::Turns Target::turns_at(const RunPlan& point) const {
+  return {&data_at(point), body_at(point), point.cfg.workload.turns};
+}
+
+core::PlannedRequest Target::make_turn(const Turns& at, int64_t conversation,
+                                       const load::TurnContext& ctx) const {
+  const dataset::Dataset& data = *at.from;
+  const client::BodySettings& body = at.body;
   if (!data.recorded.empty()) {  // a recorded session: its context as recorded, not as answered
     const auto& r = data.recorded[static_cast<size_t>(conversation) % data.recorded.size()];
     const auto& turn = r.turns[std::min(static_cast<size_t>(ctx.turn), r.turns.size() - 1)];
@@ -247,11 +254,11 @@ core::PlannedRequest Target::make_turn(int64_t conversation, const load::TurnCon
   dataset::RequestSpec scratch;
   const int64_t item =
       data.conversations.empty()
-          ? conversation * turns + ctx.turn
+          ? conversation * at.turns + ctx.turn
           : data.conversations[static_cast<size_t>(conversation) % data.conversations.size()]
                     .first +
                 ctx.turn;
-  dataset::RequestSpec spec = this->spec(item, scratch);
+  dataset::RequestSpec spec = this->spec(item, scratch, &data);
   JsonWriter w;
   w.begin_array();
   std::string text;  // what a local tokenizer counts: every message's text
@@ -269,7 +276,8 @@ core::PlannedRequest Target::make_turn(int64_t conversation, const load::TurnCon
   return p;
 }
 
-core::PlannedRequest Target::make_agent_turn(const load::AgentTurn& t) const {
+core::PlannedRequest Target::make_agent_turn(const client::BodySettings& body,
+                                             const load::AgentTurn& t) const {
   const core::AgentTask& task = *t.def;
   JsonWriter w;
   w.begin_array();
@@ -554,7 +562,6 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log,
     if (cfg.load.num_prompts == 0 || plan.requested.load.num_prompts == 0)
       cfg.load.num_prompts =
           std::max<int64_t>(1, static_cast<int64_t>(t.data.items.size()) / cfg.workload.turns);
-    t.turns = cfg.workload.turns;
   }
   build_class_data(t, plan, served, console);
   t.body = body_settings(plan);

@@ -72,13 +72,21 @@ struct Target {
                                    const dataset::Dataset* from = nullptr) const;
   /// The prompts `point` draws: its traffic class's own dataset, else the run's.
   const dataset::Dataset& data_at(const RunPlan& point) const;
-  /// Multi-turn: turn ctx.turn of conversation c asks dataset item c * turns + turn (cycling), its
-  /// body carrying the history (the user turns and the real answers) before it.
-  core::PlannedRequest make_turn(int64_t conversation, const load::TurnContext& ctx) const;
-  int64_t turns = 0;  ///< --turns (0 = single requests)
+  /// How a point's sessions are made: its prompts (data_at), its body (body_at), its turns.
+  struct Turns {
+    const dataset::Dataset* from = nullptr;
+    client::BodySettings body;
+    int64_t turns = 0;
+  };
+  Turns turns_at(const RunPlan& point) const;
+  /// Multi-turn: turn ctx.turn of conversation c asks item c * turns + turn (cycling) of `at`'s
+  /// prompts, its body carrying the history (the user turns and the real answers) before it.
+  core::PlannedRequest make_turn(const Turns& at, int64_t conversation,
+                                 const load::TurnContext& ctx) const;
   /// An agent task's turn: the system prompt, the goal, then each earlier answer's calls and the
   /// stubs' results as chat messages (assistant tool_calls, role "tool"), its tools offered.
-  core::PlannedRequest make_agent_turn(const load::AgentTurn& t) const;
+  core::PlannedRequest make_agent_turn(const client::BodySettings& body,
+                                       const load::AgentTurn& t) const;
   /// The body settings `point` sends: the target's, with the point's --json-schema (the first
   /// point of a --schema-paired pair has none) and a traffic class's body fields and model.
   client::BodySettings body_at(const RunPlan& point) const;

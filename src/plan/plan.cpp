@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "client/api.hpp"
 #include "client/request_body.hpp"
 #include "dataset/images.hpp"
 #include "dataset/spec.hpp"
@@ -76,11 +77,11 @@ ParsedFlags parse_flags(const RunConfig& c, std::vector<std::string>& e) {
 void check_class_dataset(const TrafficClass& k, std::vector<std::string>& e) {
   try {
     const dataset::Spec spec = dataset::parse_spec(k.dataset);
-    if (spec.is(dataset::Source::Agent) || spec.is(dataset::Source::AgentTrace))
+    if (k.turns && (spec.is(dataset::Source::Agent) || spec.is(dataset::Source::AgentTrace) ||
+                    spec.is(dataset::Source::Trace)))
       e.push_back(fmt::format(
-          "--class name={}: dataset={} is sessions, which classes do not run yet: give a class "
-          "single requests (builtin, synthetic, qa:, gsm8k:, lines:, sharegpt:) or a schedule "
-          "(trace:)",
+          "--class name={}: dataset={} sets its own turns and pace: drop turns= (a class's "
+          "turns= makes sessions of single-request prompts)",
           k.name, k.dataset));
     else if (spec.is(dataset::Source::Trace) && k.request_rate)
       e.push_back(fmt::format(
@@ -93,6 +94,30 @@ void check_class_dataset(const TrafficClass& k, std::vector<std::string>& e) {
   } catch (const std::invalid_argument& x) {
     e.push_back(fmt::format("--class name={}: dataset=: {}", k.name, x.what()));
   }
+}
+
+// --class turns= or an agent dataset: sessions, each turn sent when the last answer is in, as the
+// run's own sessions (RunConfig::validate_workload) — nothing else may pace them.
+void check_class_sessions(const RunConfig& c, const TrafficClass& k, std::vector<std::string>& e) {
+  if (!k.sessions()) return;
+  const std::string pacing = k.request_rate            ? "its request-rate="
+                             : c.load.duration_s != 0  ? "the run's --duration-s"
+                             : c.load.ramp_up_s != 0   ? "the run's --ramp-up-s"
+                             : c.load.cancel_rate != 0 ? "the run's --cancel-rate"
+                                                       : "";
+  if (!pacing.empty())
+    e.push_back(fmt::format(
+        "--class name={}: sessions send each turn when the last answer is in, concurrency= "
+        "sessions at once: drop {}",
+        k.name, pacing));
+  const client::ApiCaps caps = api_of(c.resolved_endpoint()).caps();
+  const bool agent = k.dataset.starts_with("agent:");
+  if (!(agent ? caps.tool_messages : caps.conversation))
+    e.push_back(fmt::format(
+        "--class name={}: its sessions are conversations{}; use an endpoint that takes them ({})",
+        k.name, agent ? " with tool calls" : "",
+        client::api_paths(agent ? &client::ApiCaps::tool_messages
+                                : &client::ApiCaps::conversation)));
 }
 
 // --class: what a run of several classes cannot do yet, each named with what to do instead.
@@ -118,6 +143,7 @@ void check_classes(const RunConfig& c, const ParsedFlags& p, std::vector<std::st
               "drop --no-stream, or give an e2el SLO",
               k.name, slo.text()));
   }
+  for (const TrafficClass& k : p.classes) check_class_sessions(c, k, e);
   auto refuse = [&](bool with, std::string_view what) {
     if (with)
       e.push_back(fmt::format(
@@ -145,7 +171,10 @@ void check_classes(const RunConfig& c, const ParsedFlags& p, std::vector<std::st
   refuse(c.experiment.searching(), "--search");
   refuse(c.experiment.adaptive_window_s > 0, "--adaptive-window-s");
   refuse(!c.target.server_grid.empty(), "--server-grid");
-  refuse(c.workload.sessions(), "sessions (--turns, a conversation dataset, agent tasks)");
+  if (c.workload.sessions())
+    e.push_back(
+        "--class does not go with the run's sessions (--turns, --multi-turn, an agent dataset): "
+        "give them to a class, turns=N or dataset=agent:PATH / agent-trace:PATH");
   if (c.workload.dataset.is(dataset::Source::Trace))
     e.push_back(
         "--class does not go with the run's --dataset trace:PATH (whose schedule would every class "
@@ -390,8 +419,12 @@ RunPlan class_plan(const RunPlan& base, size_t index) {
     c->load.seed = base.cfg.load.seed + k.position;
     c->load.classes.clear();
     if (k.num_prompts) c->load.num_prompts = *k.num_prompts;
+    c->workload.turns = k.turns.value_or(0);  // turns=: its sessions
   }
   if (!k.num_prompts && k.settled_prompts > 0) p.cfg.load.num_prompts = k.settled_prompts;
+  // Sessions of turns= with no count: one pass over its prompts, a session each `turns` of them.
+  if (!k.num_prompts && k.turns)
+    p.cfg.load.num_prompts = std::max<int64_t>(1, p.cfg.load.num_prompts / *k.turns);
   auto set = [&p](std::string key, std::string value) {
     std::erase_if(p.extra_body, [&key](const auto& kv) { return kv.first == key; });
     p.extra_body.emplace_back(std::move(key), std::move(value));

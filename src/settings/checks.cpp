@@ -229,8 +229,17 @@ void RunConfig::validate_workload(std::vector<std::string>& e) const {
   const Check check{e};
   check_ranges(workload, workload_fields(), e);  // each field in its range (settings/fields)
   using dataset::Source;
-  check(workload.think_time_ms == 0 || workload.sessions(),
-        "--think-time-ms: only with --turns N or --multi-turn (multi-turn sessions)");
+  const bool class_sessions =
+      std::any_of(load.classes.begin(), load.classes.end(), [](const std::string& text) {
+        try {
+          return parse_traffic_class(text).sessions();
+        } catch (const std::invalid_argument&) {  // said by plan/
+          return false;
+        }
+      });
+  check(workload.think_time_ms == 0 || workload.sessions() || class_sessions,
+        "--think-time-ms: only with --turns N or --multi-turn (multi-turn sessions), or a "
+        "--class with turns=N");
   // Sessions and traces pace themselves: nothing else may set when requests go.
   const bool other_pacing = load.request_rate != 0 || !load.request_rate_sweep.empty() ||
                             load.pressure || experiment.adaptive_window_s != 0 ||

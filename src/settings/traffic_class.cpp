@@ -13,7 +13,7 @@ namespace {
 
 const std::vector<std::string_view> kKeys{
     "name",       "concurrency", "request-rate", "num-prompts", "dataset", "priority", "model",
-    "extra-body", "header",      "objective",    "fairness-id", "slo",     "weight"};
+    "extra-body", "header",      "objective",    "fairness-id", "slo",     "weight",   "turns"};
 
 bool is_key(std::string_view k) { return std::find(kKeys.begin(), kKeys.end(), k) != kKeys.end(); }
 
@@ -175,6 +175,9 @@ TrafficClass parse_traffic_class(std::string_view text) {
       } catch (const std::invalid_argument& e) {
         bad(text, key, v, e.what());
       }
+    } else if (key == "turns") {
+      c.turns = number<int64_t>(text, key, v, "an integer >= 1: each session's turns");
+      if (*c.turns < 1) bad(text, key, v, "an integer >= 1: each session's turns");
     } else if (key == "weight") {
       c.weight = number<double>(text, key, v, "a number > 0");
       if (!(c.weight > 0) || std::isinf(c.weight)) bad(text, key, v, "a number > 0");

@@ -36,6 +36,9 @@ struct TrafficClass {
   std::vector<std::string> headers;    ///< "Name: value", each sent with its requests
   std::vector<metrics::RunSlo> slos;   ///< its SLOs (its attainment, its goodput)
   double weight = 1;                   ///< its share of the server relative to the others (> 0)
+  /// Multi-turn sessions of this many turns (--turns for this class: concurrency= sessions at
+  /// once, num-prompts= sessions in all).
+  std::optional<int64_t> turns;
   /// Its place in the run's --class list (plan/ sets it): its arrivals are seeded by --seed +
   /// this, so it draws the same schedule when run alone (--interference) as beside the others.
   size_t position = 0;
@@ -43,6 +46,11 @@ struct TrafficClass {
   /// (measure/target) as the run's count is settled from --dataset (0: not settled).
   int64_t settled_prompts = 0;
 
+  /// Whether it sends sessions: turns=, or agent tasks or recorded agent sessions as its dataset.
+  bool sessions() const {
+    return turns.has_value() || dataset.starts_with("agent:") ||
+           dataset.starts_with("agent-trace:");
+  }
   /// How many load points its lists make (1: none).
   size_t sweep_points() const {
     return std::max({concurrency_sweep.size(), request_rate_sweep.size(), size_t{1}});

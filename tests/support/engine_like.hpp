@@ -75,6 +75,12 @@ class EngineLike {
     return most + 1;
   }
   int generations() const { return generations_.load(); }
+  /// Every request it read (head and body), in arrival order.
+  std::vector<std::string> requests() const {
+    std::vector<std::string> out;
+    for (auto& s : srv_.seen()) out.push_back(std::move(s.request));
+    return out;
+  }
   int64_t prompt_tokens_evaluated() const {
     std::lock_guard lock(mu_);
     return prompt_evaluated_;
