@@ -138,7 +138,34 @@ TEST_F(ClassesRunTest, FairnessEqualsAHandComputationFromTheDetails) {
     EXPECT_NEAR(c["token_throughput"].get_double().value(), tokens[name] / span,
                 1e-9 * tokens[name] / span);
   }
-  EXPECT_EQ(doc["classes"]["c"]["load"].get_string().value(), "request-rate 40");
+  EXPECT_EQ(doc["classes"]["c"]["load"].get_string().value(), "request-rate 40 (poisson)");
+}
+
+// A class's own arrival process: constant arrivals every 1/rate exactly, beside a Poisson class.
+TEST_F(ClassesRunTest, AClassDrawsItsOwnArrivals) {
+  testing::Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
+  const runner::RunOutcome out =
+      run_classes(sim.url(), {"name=even,request-rate=50,arrivals=constant,num-prompts=12",
+                              "name=burst,request-rate=50,arrivals=gamma,burstiness=0.3,"
+                              "num-prompts=12"});
+  EXPECT_TRUE(testing::IsValidUnlessBusy(out));
+  std::map<std::string, std::vector<int64_t>> scheduled;
+  for (const auto& r : records(out))
+    if (!r.warmup) scheduled[r.traffic_class].push_back(r.scheduled_ns);
+  for (auto& [cls, at] : scheduled) std::sort(at.begin(), at.end());
+  ASSERT_EQ(scheduled["even"].size(), 12u);
+  ASSERT_EQ(scheduled["burst"].size(), 12u);
+  int64_t least = INT64_MAX, most = 0;
+  for (size_t i = 1; i < 12; ++i) {
+    EXPECT_NEAR(scheduled["even"][i] - scheduled["even"][i - 1], 20'000'000, 1'000);
+    const int64_t gap = scheduled["burst"][i] - scheduled["burst"][i - 1];
+    least = std::min(least, gap);
+    most = std::max(most, gap);
+  }
+  EXPECT_GT(most - least, 5'000'000);  // gamma gaps of shape 0.3 spread far (not a fixed pace)
+  auto doc = result(out);
+  EXPECT_EQ(doc["classes"]["even"]["load"].get_string().value(), "request-rate 50 (constant)");
+  EXPECT_EQ(doc["classes"]["burst"]["load"].get_string().value(), "request-rate 50 (gamma)");
 }
 
 TEST_F(ClassesRunTest, AMissedClassSloIsNamedAndTheRunExitsThree) {
@@ -318,7 +345,7 @@ TEST(ClassFlags, WhatClassesCannotDoIsRefusedNamingTheFix) {
               c.load.classes.push_back("name=s,concurrency=1,slo=ttft.p99<=9ms");
             }).find("slo=ttft.p99<=9ms needs a stream"),
             std::string::npos);
-  // dataset=: single requests from a file that is there; the synthetic flags go with a class's.
+  // dataset=: a file that is there; the synthetic flags go with a class's.
   EXPECT_NE(problems([](auto& c) {
               c.load.classes.push_back("name=t,concurrency=1,dataset=agent:x.jsonl");
             }).find("--class name=t: dataset=agent:x.jsonl: no such file 'x.jsonl'"),

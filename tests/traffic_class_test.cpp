@@ -58,6 +58,13 @@ TEST(TrafficClass, EveryProblemNamesTheKeyAndTheFix) {
   EXPECT_NE(why("name=a,concurrency=4,concurrency=8").find("concurrency given twice"),
             std::string::npos);
   EXPECT_NE(why("name=a,request-rate=inf").find("request-rate=inf"), std::string::npos);
+  EXPECT_NE(why("name=a,concurrency=2,arrivals=gamma").find("arrivals= shapes an open loop"),
+            std::string::npos);
+  EXPECT_NE(why("name=a,request-rate=2,burstiness=0.5").find("add arrivals=gamma"),
+            std::string::npos);
+  EXPECT_NE(why("name=a,request-rate=2,arrivals=bursty").find("arrivals=bursty (poisson, gamma"),
+            std::string::npos);
+  EXPECT_EQ(why("name=a,request-rate=2,arrivals=gamma,burstiness=0.5"), "accepted");
   EXPECT_NE(why("name=a,concurrency=4,header=nocolon").find("'Name: value'"), std::string::npos);
   EXPECT_NE(why("name=a,concurrency=4,extra-body=[1]").find("a JSON object"), std::string::npos);
 }

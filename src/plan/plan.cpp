@@ -420,6 +420,8 @@ RunPlan class_plan(const RunPlan& base, size_t index) {
     c->load.classes.clear();
     if (k.num_prompts) c->load.num_prompts = *k.num_prompts;
     c->workload.turns = k.turns.value_or(0);  // turns=: its sessions
+    if (k.arrivals) c->load.arrivals = *k.arrivals;
+    if (k.burstiness) c->load.burstiness = *k.burstiness;
   }
   if (!k.num_prompts && k.settled_prompts > 0) p.cfg.load.num_prompts = k.settled_prompts;
   // Sessions of turns= with no count: one pass over its prompts, a session each `turns` of them.

@@ -68,8 +68,10 @@ void add_classes(runfolder::RunManifest& m, const RunPlan& plan) {
     f.name = k.name;
     f.weight = k.weight;
     for (const auto& slo : k.slos) f.slo += (f.slo.empty() ? "" : ",") + slo.text();
-    f.load = k.request_rate ? fmt::format("request-rate {}", *k.request_rate)
-                            : fmt::format("concurrency {}", cp.load.max_in_flight());
+    f.load = k.request_rate
+                 ? fmt::format("request-rate {} ({})", *k.request_rate, cp.load.arrivals())
+                 : fmt::format("concurrency {}", cp.load.max_in_flight());
+    if (k.turns) f.load += fmt::format(", sessions of {} turns", *k.turns);
     if (k.request_rate && k.concurrency)
       f.load += fmt::format(" (at most {} in flight)", *k.concurrency);
     if (k.priority) f.load += fmt::format(", priority {}", *k.priority);
@@ -80,6 +82,7 @@ void add_classes(runfolder::RunManifest& m, const RunPlan& plan) {
     m.facts.open_loop = m.facts.open_loop || cp.load.open_loop();
     all_paced = all_paced && cp.load.open_loop();
     if (i == 0) arrivals = cp.load.arrivals();
+    if (cp.load.open_loop() && cp.load.arrivals() != arrivals) arrivals = "mixed";
     m.request_rate += cp.load.paced_rate();
   }
   if (!all_paced) m.request_rate = 0;

@@ -11,9 +11,10 @@ namespace tokbench::runner {
 
 namespace {
 
-const std::vector<std::string_view> kKeys{
-    "name",       "concurrency", "request-rate", "num-prompts", "dataset", "priority", "model",
-    "extra-body", "header",      "objective",    "fairness-id", "slo",     "weight",   "turns"};
+const std::vector<std::string_view> kKeys{"name",    "concurrency", "request-rate", "num-prompts",
+                                          "dataset", "priority",    "model",        "extra-body",
+                                          "header",  "objective",   "fairness-id",  "slo",
+                                          "weight",  "turns",       "arrivals",     "burstiness"};
 
 bool is_key(std::string_view k) { return std::find(kKeys.begin(), kKeys.end(), k) != kKeys.end(); }
 
@@ -178,6 +179,12 @@ TrafficClass parse_traffic_class(std::string_view text) {
     } else if (key == "turns") {
       c.turns = number<int64_t>(text, key, v, "an integer >= 1: each session's turns");
       if (*c.turns < 1) bad(text, key, v, "an integer >= 1: each session's turns");
+    } else if (key == "arrivals") {
+      c.arrivals = core::kArrivalKinds.parse(v);
+      if (!c.arrivals) bad(text, key, v, "poisson, gamma or constant: its open loop's process");
+    } else if (key == "burstiness") {
+      c.burstiness = number<double>(text, key, v, "a gamma shape > 0");
+      if (!(*c.burstiness > 0) || std::isinf(*c.burstiness)) bad(text, key, v, "a gamma shape > 0");
     } else if (key == "weight") {
       c.weight = number<double>(text, key, v, "a number > 0");
       if (!(c.weight > 0) || std::isinf(c.weight)) bad(text, key, v, "a number > 0");
@@ -189,6 +196,12 @@ TrafficClass parse_traffic_class(std::string_view text) {
         "--class '{}': concurrency= has {} values and request-rate= {}: the lists are zipped "
         "point by point; give them one length (or one of them a single value)",
         text, c.concurrency_sweep.size(), c.request_rate_sweep.size()));
+  if (c.arrivals && !c.request_rate)
+    throw std::invalid_argument(
+        fmt::format("--class '{}': arrivals= shapes an open loop: give its request-rate=R", text));
+  if (c.burstiness && c.arrivals != core::ArrivalKind::Gamma)
+    throw std::invalid_argument(
+        fmt::format("--class '{}': burstiness= shapes gamma arrivals: add arrivals=gamma", text));
   if (c.name.empty())
     throw std::invalid_argument(
         fmt::format("--class '{}': every class needs a name (name=chat)", text));

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/run_control.hpp"
 #include "metrics/slo.hpp"
 
 namespace tokbench::runner {
@@ -24,6 +25,8 @@ struct TrafficClass {
   std::string name;                    ///< [A-Za-z0-9_.-], 1 to 32 characters
   std::optional<int> concurrency;      ///< its requests in flight at most (a closed loop alone)
   std::optional<double> request_rate;  ///< its open-loop arrivals, req/s
+  std::optional<core::ArrivalKind> arrivals;  ///< its open loop's process (else --arrivals)
+  std::optional<double> burstiness;           ///< its gamma shape (else --burstiness)
   /// A list in concurrency= or request-rate= (a sweep over this class's load, point by point;
   /// two lists are zipped and have one length); the scalars above hold the first point.
   std::vector<int> concurrency_sweep;
