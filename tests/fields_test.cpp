@@ -46,6 +46,7 @@ TEST(Fields, FlagsAndKeysAreEachDeclaredOnce) {
   // flags resumes as it was.)
   std::istringstream words(
       "url host port endpoint model skip_model_check api_key headers request_id_header "
+      "trace_context "
       "ca_bundle tls_cert tls_key insecure transport engine server_cmd deploy_sh model_path "
       "server_ready_timeout_s server_stop_grace_s server_grid server_devices stream max_tokens "
       "ignore_eos min_tokens temperature extra_body continuous_usage compat timeout_s retries "

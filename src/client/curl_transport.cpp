@@ -127,6 +127,10 @@ class CurlTransport final : public Transport {
       node->data = strdup(
           fmt::format("{}: {}", ctx_.settings.request_id_header, s.rec.client_request_id).c_str());
     }
+    if (curl_slist* node = easy_[s.id].trace_node; node && !s.rec.traceparent.empty()) {
+      std::free(node->data);
+      node->data = strdup(fmt::format("traceparent: {}", s.rec.traceparent).c_str());
+    }
     s.rec.sent_ns = s.now();
     curl_multi_add_handle(multi_, e);
     // Start it now, not after the next epoll_wait has handed every ready stream to libcurl: in a
@@ -170,6 +174,7 @@ class CurlTransport final : public Transport {
     // request; libcurl reads the list when the request goes out).
     curl_slist* headers = nullptr;
     curl_slist* id_node = nullptr;
+    curl_slist* trace_node = nullptr;  // --trace-context: its traceparent, replaced per request
   };
 
   // Just before the request goes out on a connection: a kept-alive connection that already holds
@@ -266,12 +271,18 @@ class CurlTransport final : public Transport {
     CURL* e = easy_[s.id].handle = curl_easy_init();
     curl_easy_setopt(e, CURLOPT_URL, st.url.c_str());
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers_);
-    if (!st.request_id_header.empty() && !st.run_id.empty()) {
+    const bool ids = !st.request_id_header.empty() && !st.run_id.empty();
+    if (ids || st.trace_context) {  // per-request lines, each replaced before its request
       Easy& easy = easy_[s.id];
       for (const auto& h : ctx_.headers) easy.headers = curl_slist_append(easy.headers, h.c_str());
-      easy.headers = curl_slist_append(
-          easy.headers, (st.request_id_header + ":").c_str());  // replaced per request
-      for (easy.id_node = easy.headers; easy.id_node->next;) easy.id_node = easy.id_node->next;
+      auto append = [&easy](const std::string& line) {
+        easy.headers = curl_slist_append(easy.headers, line.c_str());
+        curl_slist* last = easy.headers;
+        while (last->next) last = last->next;
+        return last;
+      };
+      if (ids) easy.id_node = append(st.request_id_header + ":");
+      if (st.trace_context) easy.trace_node = append("traceparent:");
       curl_easy_setopt(e, CURLOPT_HTTPHEADER, easy.headers);
     }
     curl_easy_setopt(e, CURLOPT_POST, 1L);

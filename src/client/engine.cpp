@@ -110,6 +110,7 @@ class Worker {
       s.keep_content = sh_.settings.keep_content;
       if (!sh_.settings.request_id_header.empty() && !sh_.settings.run_id.empty())
         s.id_prefix = sh_.settings.run_id + "-";
+      if (sh_.settings.trace_context) s.trace_seed = trace_seed_of(sh_.settings.run_id);
       s.max_body = sh_.settings.max_body_bytes;
       s.max_events = sh_.settings.max_events;
       s.framer.set_max_bytes(sh_.settings.max_event_bytes);

@@ -31,6 +31,9 @@ struct EngineSettings {
   /// Each request's id goes in this header as "<run_id>-<index>" ("" either: none is sent).
   std::string request_id_header;
   std::string run_id;
+  /// Each request carries a W3C `traceparent` (its trace id drawn from run_id and its index, a
+  /// span per attempt), recorded as RequestRecord::traceparent.
+  bool trace_context = false;
   std::string api_key;  ///< sent as the API's credential header (Authorization: Bearer, x-api-key)
                         ///< when non-empty
   const ApiAdapter* api =

@@ -15,6 +15,7 @@
 #include "client/chunk_parser.hpp"
 #include "client/sse.hpp"
 #include "common/clock.hpp"
+#include "core/draw.hpp"
 #include "core/request.hpp"
 #include "net/http1.hpp"
 #include "record/record.hpp"
@@ -22,6 +23,23 @@
 namespace tokbench::client {
 
 inline constexpr size_t kErrorBodyLimit = 1024;  // first KiB of a failing server's body is kept
+
+/// --trace-context: the seed of a lane's trace ids, from its run id (FNV-1a; never 0).
+inline uint64_t trace_seed_of(std::string_view run_id) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : run_id) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return h | 1;
+}
+
+/// The W3C traceparent of attempt `attempt` of request `index` (a warm-up's apart): its trace id
+/// one per request, its span id (the parent of the server's spans) one per attempt; drawn, so no
+/// two requests of a run share a trace, and neither id is all zeros as the format forbids.
+inline std::string traceparent(uint64_t seed, int64_t index, bool warmup, int attempt) {
+  const int64_t key = index * 2 + (warmup ? 1 : 0);
+  return fmt::format("00-{:016x}{:016x}-{:016x}-01", core::seeded_draw(seed, key, 0),
+                     core::seeded_draw(seed, key, 1) | 1,
+                     core::seeded_draw(seed, key, 2 + static_cast<uint64_t>(attempt)) | 1);
+}
 
 struct Slot {
   size_t id = 0;  // its place in the worker's slots (the transports keep their own state by it)
@@ -31,6 +49,7 @@ struct Slot {
   bool stream = true;
   bool keep_text = false;
   bool keep_content = false;  ///< content_text too (agent loops only)
+  uint64_t trace_seed = 0;    // --trace-context: each request's trace id drawn from it (0: none)
   std::string id_prefix;  // "<run id>-": each request's id is this and its index ("" = none sent)
   size_t max_body = 0, max_events = 0;
   std::string too_large;     // why the response passed a cap ("" = it did not)
@@ -62,6 +81,7 @@ struct Slot {
     rec.warmup = req.warmup;
     if (!id_prefix.empty())
       rec.client_request_id = fmt::format("{}{}{}", id_prefix, req.warmup ? "w" : "", req.index);
+    if (trace_seed != 0) rec.traceparent = traceparent(trace_seed, req.index, req.warmup, attempt);
     rec.expected_prompt_tokens = req.facts.expected_prompt_tokens;
     rec.requested_max_tokens = req.facts.requested_max_tokens;
     rec.ignore_eos_sent = req.facts.ignore_eos_sent;

@@ -149,6 +149,8 @@ class SocketTransport final : public Transport {
     if (!s.rec.client_request_id.empty())
       fmt::format_to(std::back_inserter(c.head), "{}: {}\r\n", ctx_.settings.request_id_header,
                      s.rec.client_request_id);
+    if (!s.rec.traceparent.empty())
+      fmt::format_to(std::back_inserter(c.head), "traceparent: {}\r\n", s.rec.traceparent);
     fmt::format_to(std::back_inserter(c.head), "Content-Length: {}\r\n\r\n", s.req.body.size());
     c.body = s.req.body;
     c.sent = 0;

@@ -53,6 +53,8 @@ client::EngineSettings engine_settings(const Target& t, const RunPlan& plan) {
   if (cfg.target.request_id_header != "none" &&
       !net::has_header(cfg.target.headers, cfg.target.request_id_header))
     es.request_id_header = cfg.target.request_id_header;
+  es.trace_context =
+      cfg.target.trace_context && !net::has_header(cfg.target.headers, "traceparent");
   es.api_key = cfg.target.api_key;
   es.api = t.body.api;
   es.stream = cfg.request.stream;

@@ -150,6 +150,10 @@ struct RequestRecord {
   /// warm-up's "<run id>-w<index>"; "" = none sent. vLLM takes it as its request's id, so the
   /// server's log finds this request.
   std::string client_request_id;
+  /// The W3C trace context it carried (--trace-context): "00-<trace id>-<span id>-01", one trace
+  /// per request, one span per attempt; a server that exports spans (vLLM's
+  /// --otlp-traces-endpoint) parents its own to it. "" = none sent.
+  std::string traceparent;
   std::string
       model;  ///< the model named in the body when not the run's (a LoRA adapter); "" = the run's
   int64_t images = 0;  ///< image_url parts the body carried (multimodal; their tokens are in usage)

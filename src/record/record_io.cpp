@@ -90,6 +90,7 @@ enum class Top : size_t {
   CancelPlanned,
   RequestId,
   ClientRequestId,
+  Traceparent,
   FinishReason,
   OutputChars,
   LocalTokens,
@@ -132,6 +133,7 @@ constexpr std::array<std::string_view, static_cast<size_t>(Top::Unknown)> kTopKe
     "cancel_planned",
     "request_id",
     "client_request_id",
+    "traceparent",
     "finish_reason",
     "output_chars",
     "local_tokens",
@@ -317,6 +319,7 @@ std::string to_json_line(const RequestRecord& r, std::string_view data_abbr) {
   if (r.cancel_planned) w.field("cancel_planned", true);
   w.field("request_id", r.request_id);
   if (!r.client_request_id.empty()) w.field("client_request_id", r.client_request_id);
+  if (!r.traceparent.empty()) w.field("traceparent", r.traceparent);
   w.field("finish_reason", r.finish_reason);
   w.field("output_chars", r.output_chars);
   w.key("local_tokens").begin_object();
@@ -465,6 +468,9 @@ RequestRecord from_json_line(std::string_view line, simdjson::dom::parser& parse
         break;
       case Top::ClientRequestId:
         r.client_request_id = string_of(v, k);
+        break;
+      case Top::Traceparent:
+        r.traceparent = string_of(v, k);
         break;
       case Top::FinishReason:
         r.finish_reason = string_of(v, k);

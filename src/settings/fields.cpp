@@ -214,6 +214,10 @@ const std::vector<Field<TargetSettings>>& target_fields() {
        "header that carries each request's id, <run id>-<index> (in the details; vLLM and the "
        "simulator's --trace use it as the request id): a header name, or none",
        true},
+      {"--trace-context,!--no-trace-context", &T::trace_context,
+       "send each request a W3C traceparent (its own trace, a span per attempt; in the details), "
+       "which a server exporting spans (vLLM's --otlp-traces-endpoint) parents its own to",
+       true},
       {"--ca-bundle", &T::ca_bundle,
        "PEM file of CAs to trust for an https target (default: the system's)"},
       {"--cert",

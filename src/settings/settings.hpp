@@ -48,6 +48,9 @@ struct TargetSettings {
   /// simulator's --trace and vLLM take it as the request's id); "none" = not sent. A --header of
   /// the same name wins.
   std::string request_id_header = "X-Request-Id";
+  /// Each request carries a W3C `traceparent` (details: traceparent); a --header traceparent
+  /// wins (the user's own trace, sent as given).
+  bool trace_context = true;
   std::string ca_bundle;          ///< PEM CAs to trust for https ("" = the system's)
   std::string tls_cert, tls_key;  ///< client certificate and key for mutual TLS
   bool insecure = false;          ///< skip TLS verification (named in the verdict)
