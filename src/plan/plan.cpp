@@ -329,8 +329,6 @@ void keep_classes(RunPlan& p, const std::vector<std::string>& names) {
   p.requested.load.classes = std::move(texts);
 }
 
-}  // namespace
-
 // A sweep over one class's load (plan/sweep_specs): the class named by the point takes the point's
 // in-flight cap and rate (0: none), its lists consumed, its text in the settings rewritten to say
 // so; the run's own load stays none.
@@ -357,6 +355,8 @@ void set_class_load(RunPlan& p, const PointSpec& spec) {
   throw std::invalid_argument(
       fmt::format("the point moves --class {}'s load, which the run has not", spec.load_class));
 }
+
+}  // namespace
 
 PointSpec spec_of(const RunPlan& plan, std::string label) {
   return {std::move(label), plan.cfg.load.concurrency, plan.cfg.load.request_rate,
