@@ -131,6 +131,11 @@ class CurlTransport final : public Transport {
       std::free(node->data);
       node->data = strdup(fmt::format("traceparent: {}", s.rec.traceparent).c_str());
     }
+    if (curl_slist* node = easy_[s.id].state_node; node && !s.rec.client_request_id.empty()) {
+      std::free(node->data);
+      node->data =
+          strdup(fmt::format("tracestate: {}", tracestate(s.rec.client_request_id)).c_str());
+    }
     s.rec.sent_ns = s.now();
     curl_multi_add_handle(multi_, e);
     // Start it now, not after the next epoll_wait has handed every ready stream to libcurl: in a
@@ -175,6 +180,7 @@ class CurlTransport final : public Transport {
     curl_slist* headers = nullptr;
     curl_slist* id_node = nullptr;
     curl_slist* trace_node = nullptr;  // --trace-context: its traceparent, replaced per request
+    curl_slist* state_node = nullptr;  // and its tracestate (the request's id), when ids are sent
   };
 
   // Just before the request goes out on a connection: a kept-alive connection that already holds
@@ -283,6 +289,7 @@ class CurlTransport final : public Transport {
       };
       if (ids) easy.id_node = append(st.request_id_header + ":");
       if (st.trace_context) easy.trace_node = append("traceparent:");
+      if (st.trace_context && ids) easy.state_node = append("tracestate:");
       curl_easy_setopt(e, CURLOPT_HTTPHEADER, easy.headers);
     }
     curl_easy_setopt(e, CURLOPT_POST, 1L);

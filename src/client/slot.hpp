@@ -41,6 +41,13 @@ inline std::string traceparent(uint64_t seed, int64_t index, bool warmup, int at
                      core::seeded_draw(seed, key, 2 + static_cast<uint64_t>(attempt)) | 1);
 }
 
+/// The W3C tracestate beside it: tokbench's entry, the request's id (--request-id-header's
+/// value: letters, digits, '_', '-', '.', as a tracestate value may hold), so a span store finds
+/// the request by the id the details and the server's log name it by.
+inline std::string tracestate(std::string_view client_request_id) {
+  return fmt::format("tokbench={}", client_request_id);
+}
+
 struct Slot {
   size_t id = 0;  // its place in the worker's slots (the transports keep their own state by it)
   bool active = false;

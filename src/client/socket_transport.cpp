@@ -151,6 +151,9 @@ class SocketTransport final : public Transport {
                      s.rec.client_request_id);
     if (!s.rec.traceparent.empty())
       fmt::format_to(std::back_inserter(c.head), "traceparent: {}\r\n", s.rec.traceparent);
+    if (!s.rec.traceparent.empty() && !s.rec.client_request_id.empty())
+      fmt::format_to(std::back_inserter(c.head), "tracestate: {}\r\n",
+                     tracestate(s.rec.client_request_id));
     fmt::format_to(std::back_inserter(c.head), "Content-Length: {}\r\n\r\n", s.req.body.size());
     c.body = s.req.body;
     c.sent = 0;

@@ -215,8 +215,9 @@ const std::vector<Field<TargetSettings>>& target_fields() {
        "simulator's --trace use it as the request id): a header name, or none",
        true},
       {"--trace-context,!--no-trace-context", &T::trace_context,
-       "send each request a W3C traceparent (its own trace, a span per attempt; in the details), "
-       "which a server exporting spans (vLLM's --otlp-traces-endpoint) parents its own to",
+       "send each request a W3C traceparent (its own trace, a span per attempt; in the details) "
+       "and a tracestate tokbench=<request id>; a server exporting spans (vLLM's "
+       "--otlp-traces-endpoint) parents its own to them",
        true},
       {"--ca-bundle", &T::ca_bundle,
        "PEM file of CAs to trust for an https target (default: the system's)"},
