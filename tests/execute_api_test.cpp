@@ -272,7 +272,7 @@ TEST_F(ExecuteTest, ToolCallAnswersAreTimedLikeText) {
   EXPECT_NEAR(m.row("TPOT")->stats->mean, sent, kStep);
   std::string notes;
   for (const auto& n : m.notes) notes += n + "\n";
-  EXPECT_NE(notes.find("12 request(s) were answered with tool calls"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("12 request(s) answered with tool calls"), std::string::npos) << notes;
   for (const auto& r : records(out)) {
     int calls = 0;
     for (const auto& ch : r.chunks) calls += ch.kind == record::ChunkKind::ToolCall;

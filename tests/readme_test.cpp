@@ -81,17 +81,35 @@ TEST_F(ReadmeTest, ReadmeExamplesRunValidAsWritten) {
                : std::string("?");
   };
   // Each run's console is one screen: at most 45 lines of at most 120 columns (a column per
-  // UTF-8 character; the request body's prompt is abbreviated, the prose fitted).
+  // UTF-8 character; the request body's prompt is abbreviated, the prose fitted). A verdict item
+  // only a busy machine causes (its wrapped lines joined) is not the example's: a quiet machine
+  // prints none, so its lines are not counted.
   auto one_screen = [](const Result& r, const std::string& cmd) {
-    size_t lines = 0, widest = 0;
-    for (size_t at = 0; at < r.output.size(); ++lines) {
+    std::vector<std::string> text;
+    for (size_t at = 0; at < r.output.size();) {
       size_t end = r.output.find('\n', at);
       if (end == std::string::npos) end = r.output.size();
-      size_t cols = 0;
-      for (size_t k = at; k < end; ++k)
-        cols += (static_cast<unsigned char>(r.output[k]) & 0xC0) != 0x80;
-      widest = std::max(widest, cols);
+      text.push_back(r.output.substr(at, end - at));
       at = end + 1;
+    }
+    size_t lines = 0, widest = 0;
+    for (size_t i = 0; i < text.size();) {
+      size_t next = i + 1;  // the item's wrapped lines are indented deeper
+      if (text[i].starts_with("  - ") || text[i].starts_with("  warning: ")) {
+        std::string item = text[i];
+        for (; next < text.size() && text[next].starts_with("    "); ++next)
+          item += " " + text[next].substr(4);
+        if (busy_machine_warning(item)) {
+          i = next;
+          continue;
+        }
+      }
+      for (; i < next; ++i) {
+        size_t cols = 0;
+        for (unsigned char c : text[i]) cols += (c & 0xC0) != 0x80;
+        widest = std::max(widest, cols);
+        ++lines;
+      }
     }
     EXPECT_LE(lines, 45u) << cmd << "\n" << r.output;
     EXPECT_LE(widest, 120u) << cmd << "\n" << r.output;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "metrics/verdict.hpp"
+#include "support/records.hpp"
 #include "support/run_test.hpp"
 
 namespace tokbench::testing {
@@ -58,6 +59,36 @@ TEST(Support, OnlyTheVerdictsBusyMachineReasonsAreExcused) {
   cut_short.incomplete = "the run stopped early";
   t.usage_over_cap = 0;
   for (const auto& reason : reasons_of(cut_short)) EXPECT_FALSE(busy_machine_reason(reason));
+}
+
+// The README test leaves out of its one-screen count the verdict items only a busy machine
+// causes: the client's measured own delay (a warning under 1 ms, a reason past it), never the
+// warnings every quiet run of the example prints too.
+TEST(Support, BusyMachineWarningsAreTheClientsOwnDelay) {
+  metrics::VerdictTally t;
+  for (int i = 0; i < 50; ++i)
+    t.add(stream_record(0, {{10, record::ChunkKind::Content}}, 11, 1, 1));
+  auto judged = [&](double delay_ms) {
+    metrics::MetricSet m;
+    metrics::Summary ttft, delay;
+    ttft.mean = 10;
+    ttft.n = 50;
+    delay.mean = delay_ms;
+    delay.p99 = 3 * delay_ms;
+    delay.n = 50;
+    m.rows.push_back({"TTFT", metrics::Unit::Ms, ttft, "", ""});
+    m.extra_rows.push_back({"ClientDelay", metrics::Unit::Ms, delay, "", ""});
+    return metrics::judge(m, t, metrics::VerdictFacts{});
+  };
+  const metrics::Verdict grain = judged(0.5);  // 5% of a 10 ms TTFT, under 1 ms: a warning
+  ASSERT_TRUE(grain.valid);
+  ASSERT_EQ(grain.warnings.size(), 2u);  // and 50 requests: P99 interpolates
+  size_t busy = 0;
+  for (const auto& w : grain.warnings) busy += busy_machine_warning(w);
+  EXPECT_EQ(busy, 1u) << grain.warnings[0] << "\n" << grain.warnings[1];
+  const metrics::Verdict past = judged(2);  // 20%, over 1 ms: INVALID, for a busy machine
+  ASSERT_FALSE(past.reasons.empty());
+  for (const auto& r : past.reasons) EXPECT_TRUE(busy_machine_warning(r)) << r;
 }
 
 TEST(Support, RunSettingsSetWhatTheyName) {

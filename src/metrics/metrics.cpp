@@ -302,8 +302,8 @@ class TokbenchAccumulator final : public Accumulator {
     }
     if (tool_calls_ > 0) {
       m.notes.push_back(fmt::format(
-          "{} request(s) were answered with tool calls: their first token is the first tool-call "
-          "delta (the tool's name), and the call's argument text is their output",
+          "{} request(s) answered with tool calls: their first token is the call's first "
+          "delta, their output its arguments",
           tool_calls_));
     }
     if (m.output_tokens_from_chunks > 0) {

@@ -280,9 +280,8 @@ bool judge_client(Verdict& v, const MetricSet& m, const VerdictFacts& f) {
                           "machine or lift its CPU quota";
   const std::string delay =
       own ? fmt::format(
-                "its own delay in TTFT, measured (ClientDelay: writing each request, and "
-                "the first token waiting in this host's kernel to be read), was {:.3f} ms "
-                "on average, {:.2f}% of mean TTFT (p99 {:.3f} ms)",
+                "its own delay in TTFT (ClientDelay: sending, and the first token waiting in "
+                "the kernel) was {:.3f} ms mean, {:.2f}% of mean TTFT (p99 {:.3f} ms)",
                 own->mean_ms, 100 * own->share, own->p99_ms)
           : std::string();
   if (over_floor) {
@@ -292,9 +291,8 @@ bool judge_client(Verdict& v, const MetricSet& m, const VerdictFacts& f) {
                     delay, 100 * kClientDelayShare, busy, fix));
   } else if (over) {
     v.warnings.push_back(fmt::format(
-        "{}: over {:.0f}% of a TTFT this short, but under {:.1f} ms, what a client's wake-up "
-        "costs on a shared machine: TTFT is measured to that grain{}",
-        delay, 100 * kClientDelayShare, kClientDelayFloorMs,
+        "{}: under {:.1f} ms, a shared host's wake-up; TTFT is measured to that grain{}", delay,
+        kClientDelayFloorMs,
         saturated ? fmt::format("; {}; for headroom {}", busy, fix) : std::string()));
   } else if (saturated && own) {
     v.warnings.push_back(

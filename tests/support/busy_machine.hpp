@@ -29,6 +29,13 @@ inline bool busy_machine_reason(std::string_view reason) {
          reason.find("busiest worker thread") != std::string_view::npos;
 }
 
+/// A verdict warning or reason only a busy machine causes: one of the reasons above, or the
+/// warnings beside them (the client's measured own delay, a send lag beside the wake-up floor).
+inline bool busy_machine_warning(std::string_view text) {
+  return busy_machine_reason(text) || text.find("(ClientDelay") != std::string_view::npos ||
+         text.find("wake-up floor") != std::string_view::npos;
+}
+
 /// Every run folder under `root` (its result.json) whose verdict is INVALID: "" when each of
 /// them is INVALID only for busy-machine reasons and at least one is, else what is not.
 inline std::string not_only_busy(const std::filesystem::path& root, int* invalid_runs = nullptr) {
