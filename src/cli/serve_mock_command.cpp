@@ -94,6 +94,10 @@ void add_serve_mock(CLI::App& app, std::function<int()>& action) {
   cmd->add_option("--trace", s->trace_path,
                   "write per request its arrival (kernel receive, read, admission), first token "
                   "and every write time here (JSON lines)");
+  cmd->add_option("--otlp-traces-endpoint", s->otlp_traces_endpoint,
+                  "send each finished completion's llm_request span (its true queue, prefill and "
+                  "decode times, parented to the request's traceparent) to this OTLP/HTTP URL, "
+                  "e.g. http://127.0.0.1:4318/v1/traces, as vLLM's flag does");
   cmd->add_option("--threads", s->threads, "server threads")->capture_default_str();
   cmd->add_option("--fail-every", s->fail_every,
                   "answer every N-th completion with HTTP 500; 0 = never")

@@ -25,6 +25,10 @@ std::vector<std::string> MockSettings::validate() const {
   check(devices.dialect == "dcgm" || devices.dialect == "npu",
         fmt::format("--telemetry-dialect: bad value '{}' (expected dcgm or npu)", devices.dialect));
   check(tpot_ms >= 0, fmt::format("--tpot-ms: bad value {} (expected >= 0)", tpot_ms));
+  check(otlp_traces_endpoint.empty() || otlp_traces_endpoint.starts_with("http://"),
+        fmt::format("--otlp-traces-endpoint: bad URL '{}' (expected an OTLP/HTTP receiver's "
+                    "http:// URL, e.g. http://127.0.0.1:4318/v1/traces)",
+                    otlp_traces_endpoint));
   check(jitter_ms >= 0, fmt::format("--jitter-ms: bad value {} (expected >= 0)", jitter_ms));
   check(tokens_per_chunk >= 1,
         fmt::format("--tokens-per-chunk: bad value {} (expected >= 1)", tokens_per_chunk));

@@ -45,8 +45,11 @@ struct MockSettings {
       131072;  ///< prompt + max_tokens past it: HTTP 400, as vLLM answers (its --max-model-len)
   uint64_t seed = 42;
   std::string
-      trace_path;   ///< "" = no trace; else one JSON line per request: arrival, admission, writes
-  int threads = 1;  ///< io_context threads
+      trace_path;  ///< "" = no trace; else one JSON line per request: arrival, admission, writes
+  /// "" = none; else an OTLP/HTTP traces URL each finished completion's `llm_request` span goes
+  /// to, as vLLM's --otlp-traces-endpoint (mock/mock_spans)
+  std::string otlp_traces_endpoint;
+  int threads = 1;     ///< io_context threads
   int fail_every = 0;  ///< every N-th completion request answers HTTP 500; 0 = never
   int drop_every = 0;  ///< every N-th streaming request is cut mid-stream; 0 = never
   /// Fault injection for users testing their own pipelines: this share of completion requests

@@ -24,6 +24,7 @@
 #include "mock/batch.hpp"
 #include "mock/mock_answers.hpp"
 #include "mock/mock_metrics.hpp"
+#include "mock/mock_spans.hpp"
 #include "mock/mock_tokenize.hpp"
 #include "mock/mock_tools.hpp"
 #include "mock/mock_trace.hpp"
@@ -57,6 +58,7 @@ struct MockServer::Impl {
   std::atomic<uint64_t> seq{0};
   std::atomic<uint64_t> served{0};
   TraceFile trace;
+  std::unique_ptr<SpanExport> spans;  // --otlp-traces-endpoint
   bool started = false;
   std::optional<tokenizer::Tokenizer> tok;
   MockMetrics metrics{s.model_name};
@@ -435,6 +437,8 @@ struct MockServer::Impl {
                                 std::chrono::system_clock::now().time_since_epoch())
                                 .count();
     Generation g{cr, route, plan, id, created, chat, n, arrival, conn, fault};
+    if (auto t = req.find("traceparent"); t != req.end())
+      g.traceparent = std::string(t->value().substr(0, 64));  // bounded: a header of 55 bytes
     co_return co_await generate(sock, g, keep, v);
   }
 
@@ -449,6 +453,7 @@ struct MockServer::Impl {
     std::chrono::steady_clock::time_point arrival;
     const Conn& conn;
     Fault fault = Fault::None;  // reset-mid-stream, stall, malformed-sse and no-done act here
+    std::string traceparent;    // the W3C trace context it came with ("" = none)
   };
 
   // A client that left: vLLM aborts its request (and frees its place in the batch). A stream learns
@@ -573,7 +578,10 @@ struct MockServer::Impl {
         for (int64_t k = 0; k < pending; ++k, ++produced)
           (produced < reasoning_tokens ? reasoning : piece) += word(produced);
         if (!cr.stream) reasoned += reasoning;
-        if (done) slot.release();  // generated: the batch place is free before the bytes go out
+        if (done) {  // generated: the batch place is free before the bytes go out
+          tl.last_token_ns = steady_now_ns();
+          slot.release();
+        }
         if (!cr.stream || route.keeps_text())
           text += piece;  // a body (and some APIs' events) carries the whole text
         pending = 0;
@@ -635,6 +643,12 @@ struct MockServer::Impl {
   // The end of an answer: a stream's last chunk, or the whole body of one that was not streamed.
   awaitable<void> finish(tcp::socket& sock, const Generation& g, bool keep, unsigned version,
                          std::string body, TraceLine& tl, int64_t produced) {
+    if (spans) {  // vLLM's span ends as its output processor finishes the request
+      const int64_t asked = g.cr.max_tokens > 0 ? g.cr.max_tokens : s.default_max_tokens;
+      spans->request_done(g.traceparent, g.id, g.cr.model,
+                          {tl.arrival_ns, tl.admitted_ns, tl.first_token_ns, tl.last_token_ns,
+                           steady_now_ns(), g.cr.prompt_tokens, produced, asked});
+    }
     if (g.cr.stream) {
       // The trace line goes first: once the client has the last byte it may stop this server.
       write_trace(g, tl, false);
@@ -708,6 +722,8 @@ uint16_t MockServer::start() {
   if (m.s.answers.starts_with("gsm8k:"))
     m.answers = std::make_unique<AnswerBook>(m.s.answers, m.s.seed, m.s.wrong_rate,
                                              m.s.wrong_rate_per_running_request);
+  if (!m.s.otlp_traces_endpoint.empty())
+    m.spans = std::make_unique<SpanExport>(m.s.otlp_traces_endpoint, "tokbench-mock");
   if (!m.s.trace_path.empty() && !m.trace.open(m.s.trace_path))
     throw std::runtime_error(fmt::format("--trace: cannot write '{}'", m.s.trace_path));
   beast::error_code ec;
@@ -741,6 +757,7 @@ void MockServer::stop() {
   m.ioc.stop();
   for (auto& t : m.threads) t.join();
   m.threads.clear();
+  if (m.spans) m.spans->stop();  // what is queued goes out
   m.trace.close();
 }
 

@@ -41,7 +41,8 @@ void TraceFile::write(std::string_view id, std::string_view model, bool stream, 
   if (conn.received_ns >= 0) w.field("received_ns", conn.received_ns);
   w.field("arrival_ns", tl.arrival_ns)
       .field("admitted_ns", tl.admitted_ns)
-      .field("first_token_ns", tl.first_token_ns);
+      .field("first_token_ns", tl.first_token_ns)
+      .field("last_token_ns", tl.last_token_ns);
   w.key("t_ns").begin_array();
   for (auto x : tl.t_ns) w.value(x);
   w.end_array();

@@ -37,6 +37,7 @@ struct TraceLine {
   int64_t arrival_ns = 0;
   int64_t admitted_ns = 0;
   int64_t first_token_ns = 0;  ///< the prefill's end: when the first token exists (stream or not)
+  int64_t last_token_ns = 0;   ///< when the last token was generated (before its bytes go out)
   std::vector<int64_t> t_ns;   ///< write times, one per event (streaming) or one for the body ('B')
   std::string kinds;  ///< R role, C content, F finish only, U usage, D end marker, B whole body
   std::vector<int> tokens;  ///< tokens each event carried

@@ -1,0 +1,258 @@
+// otlp/: OTLP's http/protobuf trace export written and read back field for field (every attribute
+// kind, resources by service, unknown fields skipped, a truncated body refused with its reason);
+// the exporter and the receiver over loopback (batched, bounded, a JSON body refused naming the
+// protocol to set); and the simulator's --otlp-traces-endpoint (issue 46, item 5): one vLLM-shaped
+// `llm_request` span per request, parented to the traceparent tokbench sent, whose queue, prefill
+// and decode times are the simulator's own instants (its --trace file).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "net/http_get.hpp"
+#include "otlp/exporter.hpp"
+#include "otlp/protobuf.hpp"
+#include "otlp/receiver.hpp"
+#include "support/run_test.hpp"
+#include "support/sim_process.hpp"
+
+namespace tokbench::otlp {
+namespace {
+
+Span sample(int i, std::string service) {
+  Span s;
+  s.trace_id = fmt::format("{:032x}", 0xabc000 + i);
+  s.span_id = fmt::format("{:016x}", 0x1000 + i);
+  if (i % 2) s.parent_span_id = "00f067aa0ba902b7";
+  s.name = "llm_request";
+  s.kind = SpanKind::Server;
+  s.start_unix_ns = 1765000000000000000ull + static_cast<uint64_t>(i);
+  s.end_unix_ns = s.start_unix_ns + 123456789;
+  s.attributes = {{"gen_ai.request.id", std::string("chatcmpl-") + std::to_string(i)},
+                  {"gen_ai.usage.prompt_tokens", int64_t{-7} + i},
+                  {"gen_ai.latency.time_in_queue", 0.25 * i},
+                  {"flag", i % 2 == 0}};
+  s.service = std::move(service);
+  return s;
+}
+
+void expect_same(const Span& a, const Span& b) {
+  EXPECT_EQ(a.trace_id, b.trace_id);
+  EXPECT_EQ(a.span_id, b.span_id);
+  EXPECT_EQ(a.parent_span_id, b.parent_span_id);
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.start_unix_ns, b.start_unix_ns);
+  EXPECT_EQ(a.end_unix_ns, b.end_unix_ns);
+  EXPECT_EQ(a.service, b.service);
+  ASSERT_EQ(a.attributes.size(), b.attributes.size());
+  for (size_t k = 0; k < a.attributes.size(); ++k) {
+    EXPECT_EQ(a.attributes[k].key, b.attributes[k].key);
+    EXPECT_EQ(a.attributes[k].value, b.attributes[k].value) << a.attributes[k].key;
+  }
+}
+
+TEST(Otlp, TracesRoundTripFieldForField) {
+  std::vector<Span> spans;
+  for (int i = 0; i < 6; ++i) spans.push_back(sample(i, i < 3 ? "vllm" : "router"));
+  const std::string body = encode_traces(spans, "tokbench");
+  std::vector<Span> back;
+  size_t dropped = 0;
+  std::string why;
+  ASSERT_TRUE(decode_traces(body, back, 100, &dropped, &why)) << why;
+  ASSERT_EQ(back.size(), 6u);
+  std::map<std::string, const Span*> by_id;
+  for (const auto& s : back) by_id[s.span_id] = &s;
+  for (const auto& s : spans) {
+    ASSERT_TRUE(by_id.count(s.span_id));
+    expect_same(s, *by_id[s.span_id]);
+  }
+  EXPECT_EQ(*back[0].number("gen_ai.usage.prompt_tokens"),
+            -7 + std::stoi(back[0].span_id, 0, 16) - 0x1000);
+  EXPECT_EQ(back[0].text("gen_ai.request.id").value().rfind("chatcmpl-", 0), 0u);
+  EXPECT_FALSE(back[0].number("gen_ai.request.id"));  // a string is not a number
+  // Past the cap: counted, never held.
+  back.clear();
+  ASSERT_TRUE(decode_traces(body, back, 4, &dropped, &why));
+  EXPECT_EQ(back.size(), 4u);
+  EXPECT_EQ(dropped, 2u);
+}
+
+// Protobuf's rule: a reader skips the fields it does not know (events, links, status, a newer
+// field) of every wire type; a body cut short, or with a group, is refused with its reason.
+TEST(Otlp, UnknownFieldsAreSkippedAndABrokenBodyIsNamed) {
+  Span s = sample(1, "vllm");
+  const std::string plain = encode_traces({s}, "x");
+  // The same export with unknown fields appended inside the span: an event (11, bytes), flags
+  // (16, fixed32), a varint (99) and a fixed64 (98). The span is the innermost message, last in
+  // each enclosing one, so appending to the body's end and growing each length would be fiddly;
+  // instead re-encode by hand around the known span bytes.
+  auto varint = [](std::string& o, uint64_t v) {
+    while (v >= 0x80) o.push_back(static_cast<char>((v & 0x7F) | 0x80)), v >>= 7;
+    o.push_back(static_cast<char>(v));
+  };
+  auto len_field = [&](std::string& o, int field, const std::string& b) {
+    varint(o, static_cast<uint64_t>(field) << 3 | 2);
+    varint(o, b.size());
+    o += b;
+  };
+  std::vector<Span> one;
+  size_t dropped = 0;
+  std::string why;
+  // The span message alone: the export of one span, its three wrappers peeled off.
+  auto inner = [&](const std::string& body) {
+    std::string_view v = body;
+    for (int level = 0; level < 3; ++level) {  // request → resource spans → scope spans → span
+      size_t at = 0;
+      for (;;) {
+        const int tag = static_cast<unsigned char>(v[at]);
+        at += 1;
+        uint64_t n = 0;
+        for (int shift = 0;; shift += 7) {
+          const auto c = static_cast<unsigned char>(v[at++]);
+          n |= static_cast<uint64_t>(c & 0x7F) << shift;
+          if (!(c & 0x80)) break;
+        }
+        const bool want = level == 0 ? tag == (1 << 3 | 2) : tag == (2 << 3 | 2);
+        if (want) {
+          v = v.substr(at, n);
+          break;
+        }
+        at += n;
+      }
+    }
+    return std::string(v);
+  };
+  std::string span = inner(plain);
+  len_field(span, 11, "\x09\x01\x02\x03\x04\x05\x06\x07\x08\x12\x05ready");  // Event
+  span += "\x85\x01";                                                        // 16 fixed32
+  span += std::string("\x01\x00\x00\x00", 4);
+  varint(span, 99 << 3 | 0), varint(span, 300);
+  varint(span, 98 << 3 | 1), span += std::string(8, '\x07');
+  std::string scope, resource, request;
+  len_field(scope, 1, "\x0a\x04vllm");
+  len_field(scope, 2, span);
+  len_field(resource, 2, scope);
+  varint(resource, 3 << 3 | 2), varint(resource, 0);  // schema_url ""
+  len_field(request, 1, resource);
+  ASSERT_TRUE(decode_traces(request, one, 10, &dropped, &why)) << why;
+  ASSERT_EQ(one.size(), 1u);
+  s.service = "";  // this hand-made resource names none
+  expect_same(s, one[0]);
+  // Cut short: refused, the reason named.
+  one.clear();
+  why.clear();
+  EXPECT_FALSE(decode_traces(request.substr(0, request.size() - 5), one, 10, &dropped, &why));
+  EXPECT_NE(why.find("past the end"), std::string::npos) << why;
+  why.clear();
+  EXPECT_FALSE(decode_traces("\x0b", one, 10, &dropped, &why));  // field 1, a group
+  EXPECT_NE(why.find("groups"), std::string::npos) << why;
+}
+
+TEST(Otlp, TraceParentIsReadAsW3cWritesIt) {
+  const auto p = parse_traceparent("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->trace_id, "0af7651916cd43dd8448eb211c80319c");
+  EXPECT_EQ(p->span_id, "b7ad6b7169203331");
+  EXPECT_FALSE(parse_traceparent("00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01"));
+  EXPECT_FALSE(parse_traceparent("00-00000000000000000000000000000000-b7ad6b7169203331-01"));
+  EXPECT_FALSE(parse_traceparent("00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01"));
+  EXPECT_FALSE(parse_traceparent("00-0af7651916cd43dd8448eb211c80319c-b7ad6b716920333-01"));
+  EXPECT_FALSE(parse_traceparent(""));
+}
+
+// The exporter batches from its own thread; the receiver keeps every span; stop() sends the rest.
+TEST(Otlp, ExporterToReceiverOverLoopback) {
+  Receiver receiver;
+  const uint16_t port = receiver.start("127.0.0.1", 0);
+  const std::string url = fmt::format("http://127.0.0.1:{}/v1/traces", port);
+  {
+    Exporter exporter(url, "test", 50, 100);
+    for (int i = 0; i < 1234; ++i) exporter.add(sample(i, "vllm"));
+    exporter.stop();
+    EXPECT_EQ(exporter.stats().exported, 1234);
+    EXPECT_EQ(exporter.stats().failed, 0) << exporter.stats().last_error;
+  }
+  const std::vector<Span> got = receiver.take();
+  ASSERT_EQ(got.size(), 1234u);
+  for (size_t i = 0; i < got.size(); i += 111)
+    expect_same(sample(static_cast<int>(i), "vllm"), got[i]);
+  EXPECT_GE(receiver.stats().exports, 13);  // batches of at most 100
+  EXPECT_TRUE(receiver.take().empty());     // handed over once
+  // OTLP's JSON encoding is not read: refused, naming the protocol to set.
+  const auto r = net::http_post(url, "{}", {}, "", 5000);
+  ASSERT_TRUE(r.reached) << r.error;
+  EXPECT_EQ(r.status, 415);
+  EXPECT_NE(receiver.stats().last_error.find("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf"),
+            std::string::npos);
+  EXPECT_THROW(Exporter("https://127.0.0.1:1/v1/traces", "x"), std::invalid_argument);
+  EXPECT_THROW(receiver.start("not-an-address", 0), std::runtime_error);
+}
+
+// The simulator as vLLM exports: one llm_request span per request, a child of the request's
+// traceparent, its queue, prefill and decode the simulator's own instants (--trace).
+class SimSpans : public testing::RunTest {};
+
+TEST_F(SimSpans, EachRequestsSpanIsItsTraceparentsChildWithTheTrueTimes) {
+  Receiver receiver;
+  const uint16_t port = receiver.start("127.0.0.1", 0);
+  const auto trace = dir_ / "sim_trace.jsonl";
+  testing::Sim sim({"--ttft-ms", "20", "--tpot-ms", "2", "--max-num-seqs", "2", "--trace",
+                    trace.string(), "--otlp-traces-endpoint",
+                    fmt::format("http://127.0.0.1:{}/v1/traces", port)});
+  const runner::RunOutcome out =
+      run(testing::RunSettings().url(sim.url()).concurrency(4).prompts(16).max_tokens(12).build());
+  const auto recs = records(out);
+  std::map<std::string, Span> by_trace;
+  for (int waited = 0; by_trace.size() < recs.size() && waited < 100; ++waited) {
+    for (auto& s : receiver.take()) by_trace[s.trace_id] = std::move(s);
+    if (by_trace.size() < recs.size()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  // The truth: each request's instants from the simulator's trace.
+  struct Truth {
+    int64_t arrival, admitted, first, last;
+  };
+  std::map<std::string, Truth> truth;
+  simdjson::dom::parser p;
+  std::ifstream in(trace);
+  for (std::string line; std::getline(in, line);) {
+    auto d = p.parse(line);
+    truth[std::string(d["id"].get_string().value())] =
+        Truth{d["arrival_ns"].get_int64(), d["admitted_ns"].get_int64(),
+              d["first_token_ns"].get_int64(), d["last_token_ns"].get_int64()};
+  }
+  ASSERT_EQ(by_trace.size(), recs.size());  // warm-up included: every request has its span
+  double queued = 0;
+  for (const auto& r : recs) {
+    const auto parent = parse_traceparent(r.traceparent);
+    ASSERT_TRUE(parent) << r.traceparent;
+    ASSERT_TRUE(by_trace.count(parent->trace_id));
+    const Span& s = by_trace[parent->trace_id];
+    EXPECT_EQ(s.parent_span_id, parent->span_id);
+    EXPECT_EQ(s.name, "llm_request");
+    EXPECT_EQ(s.kind, SpanKind::Server);
+    EXPECT_EQ(s.text("gen_ai.request.id"), r.request_id);
+    EXPECT_EQ(s.number("gen_ai.usage.completion_tokens"), static_cast<double>(r.completion_tokens));
+    ASSERT_TRUE(truth.count(r.request_id));
+    const Truth& t = truth[r.request_id];
+    auto near = [](std::optional<double> got, int64_t ns) {
+      const double want = static_cast<double>(ns) / 1e9;
+      return got && std::abs(*got - want) <= 0.01 * want + 1e-9;
+    };
+    EXPECT_TRUE(near(s.number("gen_ai.latency.time_in_queue"), t.admitted - t.arrival));
+    EXPECT_TRUE(near(s.number("gen_ai.latency.time_in_model_prefill"), t.first - t.admitted));
+    EXPECT_TRUE(near(s.number("gen_ai.latency.time_in_model_decode"), t.last - t.first));
+    EXPECT_GT(*s.number("gen_ai.latency.time_in_model_prefill"), 0.015);  // --ttft-ms 20
+    EXPECT_GE(s.end_unix_ns - s.start_unix_ns,
+              static_cast<uint64_t>(t.last - t.arrival));  // it ends after its last token
+    queued += *s.number("gen_ai.latency.time_in_queue");
+  }
+  EXPECT_GT(queued, 0.05);  // 4 at once on 2 places: half of them waited
+}
+
+}  // namespace
+}  // namespace tokbench::otlp
