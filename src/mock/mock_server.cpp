@@ -643,11 +643,11 @@ struct MockServer::Impl {
   // The end of an answer: a stream's last chunk, or the whole body of one that was not streamed.
   awaitable<void> finish(tcp::socket& sock, const Generation& g, bool keep, unsigned version,
                          std::string body, TraceLine& tl, int64_t produced) {
-    if (spans) {  // vLLM's span ends as its output processor finishes the request
+    if (spans) {  // vLLM's span ends with the iteration of its last token, before the bytes go
       const int64_t asked = g.cr.max_tokens > 0 ? g.cr.max_tokens : s.default_max_tokens;
       spans->request_done(g.traceparent, g.id, g.cr.model,
                           {tl.arrival_ns, tl.admitted_ns, tl.first_token_ns, tl.last_token_ns,
-                           steady_now_ns(), g.cr.prompt_tokens, produced, asked});
+                           tl.last_token_ns, g.cr.prompt_tokens, produced, asked});
     }
     if (g.cr.stream) {
       // The trace line goes first: once the client has the last byte it may stop this server.

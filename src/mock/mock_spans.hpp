@@ -1,12 +1,13 @@
 #pragma once
 // mock/mock_spans: the simulator's --otlp-traces-endpoint — one `llm_request` span per finished
 // completion, shaped as vLLM's output processor makes it (vllm/tracing.py SpanAttributes): a
-// SERVER span from the request's arrival to its end, parented to the traceparent the request
-// carried (else a trace of its own), with the request's id, model, token counts and its true
-// latencies in seconds — time in queue (admitted − arrival), prefill (first token − admitted),
-// decode (last token − first token), inference, time to first token and e2e. Sent over OTLP/HTTP
-// (http/protobuf) in batches off the serving threads (otlp/exporter), so the waterfall tokbench
-// joins from them has a known answer: the same instants the --trace file holds.
+// SERVER span from the request's arrival to the iteration of its last token (before the bytes go
+// out), parented to the traceparent the request carried (else a trace of its own), with the
+// request's id, model, token counts and its true latencies in seconds — time in queue (admitted −
+// arrival), prefill (first token − admitted), decode (last token − first token), inference, time
+// to first token and e2e. Sent over OTLP/HTTP (http/protobuf) in batches off the serving threads
+// (otlp/exporter), so the waterfall tokbench joins from them has a known answer: the same
+// instants the --trace file holds.
 #include <cstdint>
 #include <memory>
 #include <string>

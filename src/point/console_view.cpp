@@ -249,6 +249,7 @@ void print_outputs(const Written& w, std::FILE* console, bool verbose) {
     for (const auto& line : report::quality_lines(w.metrics.quality))
       fmt::print(console, "{}\n", line);
   for (const auto& line : w.telemetry_lines) fmt::print(console, "{}\n", line);
+  fmt::print(console, "{}", w.waterfall);
   for (const auto& line : w.class_lines) fmt::print(console, "{}\n", printable(line));
   print_verdict(w, console);
   std::fflush(console);

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <memory>
 #include <tuple>
+#include <unordered_map>
 
 #include "common/format.hpp"
 #include "core/engines.hpp"
@@ -13,13 +14,16 @@
 #include "metrics/slices.hpp"
 #include "metrics/stable_stage.hpp"
 #include "metrics/verdict.hpp"
+#include "metrics/waterfall.hpp"
 #include "point/class_outputs.hpp"
 #include "record/record_io.hpp"
+#include "record/server_span.hpp"
 #include "report/html.hpp"
 #include "report/quality_view.hpp"
 #include "report/tables.hpp"
 #include "report/telemetry_view.hpp"
 #include "report/vllm_result.hpp"
+#include "report/waterfall_view.hpp"
 #include "runfolder/files.hpp"
 
 namespace tokbench::runner {
@@ -86,6 +90,9 @@ std::optional<double> mean_of(const metrics::MetricSet& m, const char* row) {
 
 // Pass 1 over the details file: every definition set, the verdict's tally and, for the run's own
 // outputs, the failed requests' file.
+// The most server spans joined: what the receiver holds (otlp/receiver's kDefaultMaxSpans).
+constexpr size_t kMaxSpans = size_t{1} << 20;
+
 struct FirstPass {
   std::vector<metrics::Definitions> sets;
   std::vector<metrics::MetricSet> computed;
@@ -93,7 +100,9 @@ struct FirstPass {
   std::optional<metrics::StableStageFinder>
       stable;  // closed loop: the in-flight count has a target
   record::DetailsScan scan;
-  std::unique_ptr<ClassesPass> classes;  // --class: each class's own figures
+  std::unique_ptr<ClassesPass> classes;               // --class: each class's own figures
+  std::unique_ptr<metrics::WaterfallPass> waterfall;  // --otlp-receive: the server's spans
+  std::string waterfall_error;  // why its spans file could not be read ("" = read, or none)
   bool has_details = false;
   int64_t vllm_first_token_ns = record::kNone;  // where vllm_result.json's peak buckets begin
 
@@ -122,6 +131,13 @@ FirstPass first_pass(const runfolder::RunFolder& folder, metrics::Definitions de
   std::unique_ptr<record::LineAppender> failed;
   if (own) failed = std::make_unique<record::LineAppender>(failed_path.string() + ".tmp");
   p.has_details = fs::exists(folder.details);
+  if (fs::exists(folder.server_spans)) {
+    record::ServerSpansHeader header;
+    std::unordered_map<std::string, record::ServerSpan> spans;
+    if (record::read_server_spans(folder.server_spans.string(), header, spans, kMaxSpans,
+                                  &p.waterfall_error))
+      p.waterfall = std::make_unique<metrics::WaterfallPass>(std::move(header), std::move(spans));
+  }
   // A closed loop holds a level; an open loop or the adaptive controller (which moves it) does not.
   if (folder.manifest.request_rate == 0 && folder.manifest.load.arrivals != "adaptive" &&
       folder.manifest.load.arrivals != "mixed")
@@ -134,6 +150,7 @@ FirstPass first_pass(const runfolder::RunFolder& folder, metrics::Definitions de
       pass.add(r);
       p.tally.add(r);
       if (p.classes->any()) p.classes->add(r);
+      if (p.waterfall) p.waterfall->add(r);
       if (p.stable) p.stable->add(r);
       if (failed && !r.ok() && !r.apart()) failed->append(record::to_json_line(r, ds));
       if (own && r.ok() && !r.warmup) {
@@ -440,6 +457,19 @@ void telemetry_outputs(Written& w, const runfolder::RunFolder& folder, const Fir
                         report::telemetry_csv(*view));
 }
 
+// --otlp-receive: the server's spans joined per request — result.json's "waterfall", the
+// console's lines and bucket table (the page's too), <ds>_waterfall.csv.
+void waterfall_outputs(Written& w, FirstPass& p) {
+  if (!p.waterfall_error.empty()) w.verdict.notes.push_back("no waterfall: " + p.waterfall_error);
+  if (!p.waterfall) return;
+  const metrics::Waterfall wf = p.waterfall->finish();
+  w.info.waterfall_json = report::waterfall_json(wf);
+  for (const auto& line : report::waterfall_lines(wf)) w.waterfall += line + "\n";
+  w.waterfall += report::waterfall_table(wf);
+  runfolder::write_file(w.perf_dir / (w.info.dataset_abbr + "_waterfall.csv"),
+                        report::waterfall_csv(wf));
+}
+
 // What the page draws beside its request rows: the run's figures as written, its span, the
 // server's and the devices' tables, its classes.
 report::HtmlInputs page_inputs(const Written& w, const runfolder::RunFolder& folder,
@@ -459,6 +489,7 @@ report::HtmlInputs page_inputs(const Written& w, const runfolder::RunFolder& fol
   if (any) in.span_ns = tally.last_done_ns - tally.first_sent_ns;
   if (w.server) in.server_tables = report::server_tables(*w.server, w.checks);
   in.telemetry_tables = w.telemetry_table;
+  in.waterfall = w.waterfall;
   for (const auto& k : folder.manifest.classes) in.classes.push_back(k.name);
   in.class_lines = w.class_lines;
   return in;
@@ -494,6 +525,7 @@ Written write_outputs(const runfolder::RunFolder& folder, metrics::Definitions d
   if (p.classes->any()) class_outputs(w, *p.classes, p.tally);
   const metrics::StableWindow window = p.stable ? p.stable->finish() : metrics::StableWindow{};
   telemetry_outputs(w, folder, p, window);
+  waterfall_outputs(w, p);
   std::optional<metrics::MetricsPass> stable_pass;  // the stable stage's requests, on pass 2
   metrics::WindowArrivals arrived;                  // and what arrived inside its window
   if (window.found) stable_pass.emplace(facts, std::vector<metrics::Definitions>{defs});

@@ -29,7 +29,9 @@ struct Written {
   std::vector<std::string> class_lines;      ///< --class: a line per class, then the fairness
   /// --class: each class's metrics, in the manifest's order (--interference reads them)
   std::vector<std::pair<std::string, metrics::MetricSet>> class_metrics;
-  std::string telemetry_table;               ///< --telemetry: per device (--verbose, the page)
+  std::string telemetry_table;  ///< --telemetry: per device (--verbose, the page)
+  /// --otlp-receive: the join's lines and the waterfall's bucket table (console, the page)
+  std::string waterfall;
   std::optional<double> j_per_output_token;  ///< --telemetry: when the energy is known
   std::optional<double>
       usd_per_m_output_tokens;  ///< --telemetry with a price: when the cost is known

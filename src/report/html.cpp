@@ -459,6 +459,7 @@ void write_html_report(const std::filesystem::path& path, const HtmlInputs& in,
   if (!in.side_by_side.empty()) tables += definitions_table(in.side_by_side);
   tables += in.server_tables;
   tables += in.telemetry_tables;
+  tables += in.waterfall;
   if (outputs_read(in.metrics.quality)) {
     tables += "\nAnswers and integrity (" + in.info.dataset_abbr + "_quality.csv)\n";
     for (const auto& line : quality_lines(in.metrics.quality)) tables += line + "\n";

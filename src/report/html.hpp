@@ -33,6 +33,7 @@ struct HtmlInputs {
   std::string server_tables =
       {};  ///< report::server_tables' text ("" when /metrics was not scraped)
   std::string telemetry_tables = {};  ///< report::telemetry_table's text ("" without --telemetry)
+  std::string waterfall = {};  ///< --otlp-receive: the join's lines and bucket table ("" = none)
   /// Called once every record has streamed through, like late_slices_json: the stable stage's
   /// tables (console_tables(stable, "stable")), found on the same pass; "" for none.
   std::function<std::string()> late_stable_tables = {};

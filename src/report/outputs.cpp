@@ -228,6 +228,7 @@ std::string result_json(const metrics::MetricSet& m, const RunInfo& info, const 
   if (!info.classes_json.empty()) w.field_raw("classes", info.classes_json);
   if (!info.fairness_json.empty()) w.field_raw("fairness", info.fairness_json);
   if (!info.telemetry_json.empty()) w.field_raw("telemetry", info.telemetry_json);
+  if (!info.waterfall_json.empty()) w.field_raw("waterfall", info.waterfall_json);
   if (info.adaptive) record::write_optional(w, "adaptive", info.adaptive);
   if (!info.server_json.empty()) {
     w.field_raw("server", info.server_json);

@@ -7,6 +7,7 @@
 
 #include "common/format.hpp"
 #include "common/json_writer.hpp"
+#include "metrics/waterfall.hpp"
 #include "report/telemetry_view.hpp"
 
 namespace tokbench::report {
@@ -444,6 +445,20 @@ std::string telemetry_table(const TelemetryView& v) {
                  d.series[0] ? std::to_string(d.series[0]->n) : std::string("0")});
   }
   return grid(t);
+}
+
+std::string waterfall_table(const metrics::Waterfall& w) {
+  if (w.buckets.empty()) return "";
+  Table t{{"E2EL (ms)", "Sched lag", "To server", "Queue", "Prefill", "Decode", "Server other",
+           "Delivery", "E2EL", "N"}};
+  for (const auto& b : w.buckets) {
+    std::vector<std::string> row{b.name};
+    for (double ms : b.mean_ms) row.push_back(format_short(ms));
+    row.push_back(format_short(b.e2el_mean_ms));
+    row.push_back(std::to_string(b.n));
+    t.push_back(std::move(row));
+  }
+  return grid(t, false);
 }
 
 }  // namespace tokbench::report

@@ -8,6 +8,10 @@
 #include "metrics/metrics.hpp"
 #include "record/server_view.hpp"
 
+namespace tokbench::metrics {
+struct Waterfall;
+}
+
 namespace tokbench::report {
 
 /// The Performance Parameters and Common Metric tables, box-drawn like AISBench's
@@ -49,6 +53,9 @@ struct TelemetryView;
 /// --telemetry: one row per device over the measured phase (power, utilisation, memory,
 /// temperature, energy and its method), box-drawn.
 std::string telemetry_table(const TelemetryView& v);
+
+/// --otlp-receive: each phase's mean (ms) per E2EL bucket, box-drawn (metrics/waterfall).
+std::string waterfall_table(const metrics::Waterfall& w);
 
 /// A statistic with its unit as AISBench prints it: "50.332 ms", "287.375", "41.6 token/s".
 std::string format_value(double v, metrics::Unit u);

@@ -276,6 +276,7 @@ RunFolder load_run_folder(const fs::path& dir) {
   f.perf_dir = dir / "performances" / f.manifest.info.model_abbr;
   f.details = f.perf_dir / (f.manifest.info.dataset_abbr + "_details.jsonl");
   f.telemetry = f.perf_dir / kTelemetryFile;
+  f.server_spans = f.perf_dir / kServerSpansFile;
   if (const fs::path end_path = dir / kEndFile; fs::exists(end_path))
     f.end = parse_file(end_path, "end marker", end_from);
   return f;

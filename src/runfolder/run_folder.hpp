@@ -21,6 +21,8 @@ inline constexpr const char* kManifestFile = "manifest.json";
 inline constexpr const char* kEndFile = "end.json";
 /// --telemetry's samples, one JSON line each, in performances/<model-abbr>/.
 inline constexpr const char* kTelemetryFile = "telemetry.jsonl";
+/// --otlp-receive: the server's spans (record/server_span), in performances/<model-abbr>/.
+inline constexpr const char* kServerSpansFile = "server_spans.jsonl";
 
 /// The load shape the run was asked for (docs/METRICS.md, "Load shapes").
 struct LoadFacts {
@@ -101,6 +103,8 @@ struct RunFolder {
   std::filesystem::path perf_dir;   ///< performances/<model-abbr>
   std::filesystem::path details;    ///< <ds>_details.jsonl
   std::filesystem::path telemetry;  ///< performances/<model-abbr>/telemetry.jsonl (--telemetry)
+  /// performances/<model-abbr>/server_spans.jsonl (--otlp-receive)
+  std::filesystem::path server_spans;
   RunManifest manifest;
   std::optional<RunEnd> end;  ///< nullopt: the run did not finish (killed, or still running)
 };

@@ -56,6 +56,8 @@ struct RunInfo {
   std::string
       telemetry_json;  ///< --telemetry: devices, energy, cost (report/telemetry_view), "" = none
   std::optional<record::AdaptiveLog> adaptive;  ///< --adaptive-window-s: the controller's windows
+  /// --otlp-receive: the server's spans joined per request (report/waterfall_view), "" = none
+  std::string waterfall_json;
 };
 
 }  // namespace tokbench::runfolder

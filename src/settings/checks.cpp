@@ -12,6 +12,7 @@
 #include "client/api.hpp"
 #include "client/request_body.hpp"
 #include "common/abbreviate.hpp"
+#include "common/listen_address.hpp"
 #include "common/redact.hpp"
 #include "core/engines.hpp"
 #include "dataset/dataset.hpp"
@@ -335,6 +336,16 @@ void RunConfig::validate_observe(std::vector<std::string>& e) const {
   check(!observe.telemetry.empty() || (observe.telemetry_idle_s == 0 && observe.price_per_kwh == 0),
         "--telemetry-idle-s and --price-per-kwh need --telemetry (the devices' power and energy "
         "come from it); --price-per-device-hour alone does not (it counts --server-devices)");
+  check(!observe.otlp_receive.empty() ||
+            (observe.otlp_wait_s == ObserveSettings{}.otlp_wait_s &&
+             observe.client_share_budget == ObserveSettings{}.client_share_budget),
+        "--otlp-wait-s and --client-share-budget need --otlp-receive (they shape the waterfall of "
+        "the server's spans it receives)");
+  if (!observe.otlp_receive.empty()) {
+    std::string why;
+    check(parse_listen_address(observe.otlp_receive, &why).has_value(),
+          fmt::format("--otlp-receive: bad value '{}' ({})", observe.otlp_receive, why));
+  }
 }
 
 void RunConfig::validate_load(std::vector<std::string>& e) const {

@@ -580,6 +580,23 @@ const std::vector<Field<ObserveSettings>>& observe_fields() {
        "$ per accelerator-hour: the cost per million tokens at the measured load (the devices "
        "--telemetry read, else --server-devices)"},
       {"--price-per-kwh", &O::price_per_kwh, "$ per kWh of the measured energy (with --telemetry)"},
+      {"--otlp-receive", &O::otlp_receive,
+       "PORT or HOST:PORT (a bare port listens on every address): receive the server's OTLP "
+       "spans (http/protobuf POST /v1/traces; vLLM: --otlp-traces-endpoint) and join them to "
+       "the requests by their traceparent: each request's waterfall (schedule lag, to the "
+       "server, queue, prefill, decode, delivery) and where the time goes per E2EL bucket"},
+      {"--otlp-wait-s",
+       &O::otlp_wait_s,
+       "after the measured phase, wait at most this long for the spans still due (an SDK "
+       "exports every 5 s)",
+       true,
+       {0, 600, false, "expected 0 to 600"}},
+      {"--client-share-budget",
+       &O::client_share_budget,
+       "% of a request's time spent outside the server (schedule lag, network, delivery) past "
+       "which the waterfall names it",
+       true,
+       {0, 100, false, "expected 0 to 100"}},
       {"--check-answers", &O::check_answers,
        "score each output against its dataset line's reference (gsm8k: the final number; qa: "
        "\"choices\" and a letter, \"answer\", or \"answer_regex\"): accuracy with its 95% Wilson "

@@ -230,6 +230,12 @@ struct ObserveSettings {
       0;  ///< watch the devices this long with no load first: their idle power
   double price_per_device_hour = 0;  ///< $ per accelerator-hour: cost per million tokens (0 = none)
   double price_per_kwh = 0;          ///< $ per kWh of the measured energy (0 = none)
+  /// --otlp-receive: "PORT" or "HOST:PORT" of an OTLP/HTTP receiver for the server's spans,
+  /// joined to the requests by trace id (the waterfall); "" = none
+  std::string otlp_receive;
+  double otlp_wait_s = 6;  ///< after the phase, wait this long at most for the spans still due
+  double client_share_budget =
+      10;  ///< % of a request's time outside the server past which the waterfall names it
   // What came back (metrics/quality): read on the recorder's thread, each output then let go.
   bool check_answers =
       false;  ///< score outputs against the dataset's references; repetition and UTF-8 checks
