@@ -56,7 +56,7 @@ std::map<std::string, std::map<std::string, double>> waterfall_rows(
     size_t k = 0;
     for (std::string c; std::getline(l, c, ','); ++k) {
       if (names[k] == "request_id")
-        id = c;
+        id = c.substr(1, c.size() - 2);  // quoted
       else if (names[k] != "class")
         row[names[k]] = std::stod(c);
     }

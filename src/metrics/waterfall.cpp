@@ -38,14 +38,13 @@ void WaterfallPass::add(const record::RequestRecord& r) {
   const int64_t origin = w_.header.origin_unix_ns;
   auto ns = [](double seconds) { return std::llround(seconds * 1e9); };
   const int64_t queue = ns(s.queue_s), prefill = ns(s.prefill_s), decode = ns(s.decode_s);
-  const int64_t phases[7] = {
-      r.scheduled_ns != record::kNone ? r.sent_ns - r.scheduled_ns : 0,
-      s.start_unix_ns - (origin + r.sent_ns),
-      queue,
-      prefill,
-      decode,
-      (s.end_unix_ns - s.start_unix_ns) - queue - prefill - decode,
-      (origin + r.done_ns) - s.end_unix_ns};
+  const int64_t phases[7] = {r.scheduled_ns != record::kNone ? r.sent_ns - r.scheduled_ns : 0,
+                             s.start_unix_ns - (origin + r.sent_ns),
+                             queue,
+                             prefill,
+                             decode,
+                             (s.end_unix_ns - s.start_unix_ns) - queue - prefill - decode,
+                             (origin + r.done_ns) - s.end_unix_ns};
   for (size_t k = 0; k < row.ms.size(); ++k) row.ms[k] = static_cast<double>(phases[k]) / 1e6;
   row.e2el_ms = static_cast<double>(r.done_ns - r.sent_ns) / 1e6;
   const double outside = row.ms[0] + row.ms[1] + row.ms[6];

@@ -14,6 +14,13 @@ void phases(JsonWriter& j, const std::array<double, 7>& ms) {
     j.field(std::string(metrics::kWaterfallPhases[k]) + "_ms", ms[k]);
 }
 
+// A text cell as RFC 4180 quotes it: ids come from the server and may hold commas.
+std::string quoted(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
 std::string request_name(const metrics::WaterfallRow& r) {
   return r.traffic_class.empty() ? fmt::format("#{}", r.index)
                                  : fmt::format("{}#{}", r.traffic_class, r.index);
@@ -91,7 +98,7 @@ std::string waterfall_csv(const metrics::Waterfall& w) {
   for (const char* p : metrics::kWaterfallPhases) csv += fmt::format(",{}_ms", p);
   csv += ",e2el_ms,client_share_pct\n";
   for (const auto& r : w.rows) {
-    csv += fmt::format("{},{},{}", r.index, r.traffic_class, r.request_id);
+    csv += fmt::format("{},{},{}", r.index, quoted(r.traffic_class), quoted(r.request_id));
     for (double ms : r.ms) csv += fmt::format(",{:.3f}", ms);
     csv += fmt::format(",{:.3f},{:.2f}\n", r.e2el_ms, 100 * r.client_share);
   }
