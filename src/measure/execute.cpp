@@ -446,14 +446,14 @@ namespace {
 // server_spans.jsonl, with the client's clock on the wall so the join can place a send on the
 // server's clock.
 void collect_spans(probe::SpanSink& spans, int64_t records, const ObserveSettings& observe,
-                   int64_t origin_ns, const std::filesystem::path& perf_dir, spdlog::logger& log,
-                   std::FILE* console) {
+                   double wait_s, int64_t origin_ns, const std::filesystem::path& perf_dir,
+                   spdlog::logger& log, std::FILE* console) {
   const int64_t unix_now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
   const int64_t origin_unix = origin_ns + (unix_now - steady_now_ns());
   const record::ServerSpansHeader h =
-      spans.finish(records, observe.otlp_wait_s, origin_unix, observe.client_share_budget,
+      spans.finish(records, wait_s, origin_unix, observe.client_share_budget,
                    perf_dir / runfolder::kServerSpansFile);
   log.info("server spans: {} from {} export(s); {} refused{}", h.spans, h.exports, h.refused,
            h.last_error.empty() ? "" : ": " + h.last_error);
@@ -462,7 +462,7 @@ void collect_spans(probe::SpanSink& spans, int64_t records, const ObserveSetting
                "warning: --otlp-receive {}: no span came in {} s{} (start the server with "
                "--otlp-traces-endpoint http://<this host>:<port>/v1/traces and "
                "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf)\n",
-               h.listen, observe.otlp_wait_s, h.last_error.empty() ? "" : ": " + h.last_error);
+               h.listen, wait_s, h.last_error.empty() ? "" : ": " + h.last_error);
 }
 
 }  // namespace
@@ -554,8 +554,10 @@ PointResult execute(const Target& target, const RunPlan& plan,
   if (share.all_measured)
     share.all_measured();  // the other ranks' last requests are in the server's counters too
   if (telemetry) telemetry->stop();  // and one right after it
-  if (spans)
-    collect_spans(*spans, recorder.written(), cfg.observe, origin_ns, perf_dir, log, console);
+  if (spans)                         // (stopped by Ctrl-C: what came is kept, nothing more awaited)
+    collect_spans(*spans, recorder.written(), cfg.observe,
+                  stop.load() != client::kRunning ? 0.0 : cfg.observe.otlp_wait_s, origin_ns,
+                  perf_dir, log, console);
   if (scraper) {
     scraper->stop();
     out.server = scraper->summary();

@@ -34,6 +34,17 @@ record::ServerSpan server_span(const otlp::Span& s) {
 
 }  // namespace
 
+// Held across takes at most as many as the receiver holds at once: the rest are counted.
+void SpanSink::keep(std::vector<otlp::Span>& spans, std::vector<otlp::Span>& more) {
+  for (auto& s : more) {
+    if (spans.size() >= otlp::Receiver::kDefaultMaxSpans) {
+      ++dropped_;
+      continue;
+    }
+    spans.push_back(std::move(s));
+  }
+}
+
 SpanSink::SpanSink(const std::string& listen) : receiver_(std::make_unique<otlp::Receiver>()) {
   std::string why;
   const auto at = parse_listen_address(listen, &why);
@@ -55,7 +66,7 @@ record::ServerSpansHeader SpanSink::finish(int64_t expected, double wait_s, int6
   for (;;) {
     auto more = receiver_->take();
     if (!more.empty()) last_new = steady_now_ns();
-    for (auto& s : more) spans.push_back(std::move(s));
+    keep(spans, more);
     const int64_t now = steady_now_ns();
     const bool all_in = static_cast<int64_t>(spans.size()) >= expected &&
                         now - last_new >= 1'000'000'000;  // and a second with none (other ranks')
@@ -63,7 +74,8 @@ record::ServerSpansHeader SpanSink::finish(int64_t expected, double wait_s, int6
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   receiver_->stop();
-  for (auto& s : receiver_->take()) spans.push_back(std::move(s));
+  auto last = receiver_->take();
+  keep(spans, last);
   const otlp::ReceiverStats stats = receiver_->stats();
   record::ServerSpansHeader h;
   h.origin_unix_ns = origin_unix_ns;
@@ -71,7 +83,7 @@ record::ServerSpansHeader SpanSink::finish(int64_t expected, double wait_s, int6
   h.listen = where_;
   h.exports = stats.exports;
   h.refused = stats.refused;
-  h.dropped = static_cast<int64_t>(stats.dropped);
+  h.dropped = static_cast<int64_t>(stats.dropped) + dropped_;
   h.spans = static_cast<int64_t>(spans.size());
   h.last_error = stats.last_error;
   const std::filesystem::path tmp = file.string() + ".tmp";

@@ -8,12 +8,14 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "record/server_span.hpp"
 
 namespace tokbench::otlp {
 class Receiver;
-}
+struct Span;
+}  // namespace tokbench::otlp
 
 namespace tokbench::probe {
 
@@ -31,8 +33,10 @@ class SpanSink {
                                    double client_share_budget, const std::filesystem::path& file);
 
  private:
+  void keep(std::vector<otlp::Span>& spans, std::vector<otlp::Span>& more);
   std::unique_ptr<otlp::Receiver> receiver_;
   std::string where_;
+  int64_t dropped_ = 0;  ///< spans past the cap, not held
 };
 
 }  // namespace tokbench::probe
