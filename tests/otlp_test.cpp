@@ -6,8 +6,12 @@
 // and decode times are the simulator's own instants (its --trace file).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <simdjson.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -15,6 +19,7 @@
 
 #include "net/http_get.hpp"
 #include "otlp/exporter.hpp"
+#include "otlp/metric.hpp"
 #include "otlp/protobuf.hpp"
 #include "otlp/receiver.hpp"
 #include "support/run_test.hpp"
@@ -82,15 +87,15 @@ TEST(Otlp, TracesRoundTripFieldForField) {
   EXPECT_EQ(dropped, 2u);
 }
 
-// Protobuf's rule: a reader skips the fields it does not know (events, links, status, a newer
-// field) of every wire type; a body cut short, or with a group, is refused with its reason.
+// Protobuf's rule: a reader skips the fields it does not know (flags, a newer field) of every
+// wire type; a body cut short, or with a group, is refused with its reason.
 TEST(Otlp, UnknownFieldsAreSkippedAndABrokenBodyIsNamed) {
   Span s = sample(1, "vllm");
   const std::string plain = encode_traces({s}, "x");
-  // The same export with unknown fields appended inside the span: an event (11, bytes), flags
-  // (16, fixed32), a varint (99) and a fixed64 (98). The span is the innermost message, last in
-  // each enclosing one, so appending to the body's end and growing each length would be fiddly;
-  // instead re-encode by hand around the known span bytes.
+  // The same export with fields appended inside the span: an event (11, read), flags (16,
+  // fixed32), a varint (99) and a fixed64 (98) (all three unknown). The span is the innermost
+  // message, last in each enclosing one, so appending to the body's end and growing each length
+  // would be fiddly; instead re-encode by hand around the known span bytes.
   auto varint = [](std::string& o, uint64_t v) {
     while (v >= 0x80) o.push_back(static_cast<char>((v & 0x7F) | 0x80)), v >>= 7;
     o.push_back(static_cast<char>(v));
@@ -143,6 +148,9 @@ TEST(Otlp, UnknownFieldsAreSkippedAndABrokenBodyIsNamed) {
   ASSERT_EQ(one.size(), 1u);
   s.service = "";  // this hand-made resource names none
   expect_same(s, one[0]);
+  ASSERT_EQ(one[0].events.size(), 1u);
+  EXPECT_EQ(one[0].events[0].name, "ready");
+  EXPECT_EQ(one[0].events[0].time_unix_ns, 0x0807060504030201ull);
   // Cut short: refused, the reason named.
   one.clear();
   why.clear();
@@ -151,6 +159,179 @@ TEST(Otlp, UnknownFieldsAreSkippedAndABrokenBodyIsNamed) {
   why.clear();
   EXPECT_FALSE(decode_traces("\x0b", one, 10, &dropped, &why));  // field 1, a group
   EXPECT_NE(why.find("groups"), std::string::npos) << why;
+}
+
+// A span's events (each with attributes) and its status come back as written; a span with more
+// events than kMaxEventsPerSpan keeps the first ones.
+TEST(Otlp, EventsAndStatusRoundTrip) {
+  Span s = sample(2, "tokbench");
+  s.kind = SpanKind::Client;
+  for (int e = 0; e < 5; ++e)
+    s.events.push_back({fmt::format("phase{}", e),
+                        s.start_unix_ns + 1000u * static_cast<unsigned>(e),
+                        {{"n", int64_t{e}}}});
+  s.status = StatusCode::Error;
+  s.status_message = "HTTP 500: overloaded";
+  std::vector<Span> back;
+  size_t dropped = 0;
+  std::string why;
+  ASSERT_TRUE(decode_traces(encode_traces({s}, "x"), back, 10, &dropped, &why)) << why;
+  ASSERT_EQ(back.size(), 1u);
+  expect_same(s, back[0]);
+  ASSERT_EQ(back[0].events.size(), 5u);
+  for (int e = 0; e < 5; ++e) {
+    EXPECT_EQ(back[0].events[e].name, s.events[e].name);
+    EXPECT_EQ(back[0].events[e].time_unix_ns, s.events[e].time_unix_ns);
+    ASSERT_EQ(back[0].events[e].attributes.size(), 1u);
+    EXPECT_EQ(back[0].events[e].attributes[0].value, Value{int64_t{e}});
+  }
+  EXPECT_EQ(back[0].status, StatusCode::Error);
+  EXPECT_EQ(back[0].status_message, "HTTP 500: overloaded");
+  // An unset status is not written, and reads back unset.
+  s.status = StatusCode::Unset;
+  s.status_message.clear();
+  for (int e = 5; e < 200; ++e) s.events.push_back({"more", 1, {}});
+  back.clear();
+  ASSERT_TRUE(decode_traces(encode_traces({s}, "x"), back, 10, &dropped, &why)) << why;
+  EXPECT_EQ(back[0].status, StatusCode::Unset);
+  EXPECT_EQ(back[0].events.size(), kMaxEventsPerSpan);
+}
+
+Metric histogram(std::string name, std::vector<double> bounds, std::vector<uint64_t> counts) {
+  Metric m{std::move(name), "a histogram", "s", MetricKind::Histogram, {}, ""};
+  DataPoint p;
+  p.attributes = {{"tokbench.class", std::string("short")}};
+  p.start_unix_ns = 1765000000000000000ull;
+  p.time_unix_ns = p.start_unix_ns + 5'000'000'000ull;
+  p.bounds = std::move(bounds);
+  p.bucket_counts = std::move(counts);
+  for (uint64_t c : p.bucket_counts) p.count += c;
+  p.sum = 12.5;
+  m.points.push_back(p);
+  return m;
+}
+
+// Metrics as sent (a Sum of ints, a Gauge, a Histogram with packed counts and bounds) come back
+// field for field; a point past the cap is counted, not held; a histogram's packed field of a
+// length that is no multiple of 8 is refused with its reason.
+TEST(Otlp, MetricsRoundTripFieldForField) {
+  Metric sum{"tokbench.requests", "finished", "{request}", MetricKind::Sum, {}, ""};
+  for (auto [outcome, n] : {std::pair<const char*, int>{"ok", 41}, {"failed", 2}}) {
+    DataPoint p;
+    p.attributes = {{"tokbench.outcome", std::string(outcome)}};
+    p.start_unix_ns = 10, p.time_unix_ns = 20, p.value = n, p.integer = true;
+    sum.points.push_back(p);
+  }
+  Metric gauge{"tokbench.requests.in_flight", "", "{request}", MetricKind::Gauge, {}, ""};
+  DataPoint g;
+  g.time_unix_ns = 20, g.value = 2.5;
+  gauge.points.push_back(g);
+  const std::vector<Metric> sent = {
+      sum, gauge, histogram("gen_ai.client.operation.duration", {0.01, 0.02, 0.04}, {1, 0, 7, 3})};
+  const std::string body = encode_metrics(sent, "tokbench", "tokbench");
+  std::vector<Metric> back;
+  size_t dropped = 0;
+  std::string why;
+  ASSERT_TRUE(decode_metrics(body, back, 100, &dropped, &why)) << why;
+  ASSERT_EQ(back.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(back[k].name, sent[k].name);
+    EXPECT_EQ(back[k].unit, sent[k].unit);
+    EXPECT_EQ(back[k].kind, sent[k].kind);
+    EXPECT_EQ(back[k].service, "tokbench");
+    ASSERT_EQ(back[k].points.size(), sent[k].points.size());
+  }
+  EXPECT_EQ(back[0].points[0].text("tokbench.outcome"), "ok");
+  EXPECT_TRUE(back[0].points[0].integer);
+  EXPECT_EQ(back[0].points[0].value, 41);
+  EXPECT_EQ(back[0].points[1].value, 2);
+  EXPECT_EQ(back[0].points[1].start_unix_ns, 10u);
+  EXPECT_EQ(back[0].points[1].time_unix_ns, 20u);
+  EXPECT_FALSE(back[1].points[0].integer);
+  EXPECT_EQ(back[1].points[0].value, 2.5);
+  const DataPoint& h = back[2].points[0];
+  EXPECT_EQ(h.text("tokbench.class"), "short");
+  EXPECT_EQ(h.bounds, (std::vector<double>{0.01, 0.02, 0.04}));
+  EXPECT_EQ(h.bucket_counts, (std::vector<uint64_t>{1, 0, 7, 3}));
+  EXPECT_EQ(h.count, 11u);
+  EXPECT_EQ(h.sum, 12.5);
+  EXPECT_EQ(h.time_unix_ns, h.start_unix_ns + 5'000'000'000ull);
+  back.clear();
+  ASSERT_TRUE(decode_metrics(body, back, 2, &dropped, &why)) << why;
+  EXPECT_EQ(dropped, 2u);  // the gauge's point and the histogram's
+  // A packed bucket_counts of 7 bytes: refused, the reason named.
+  std::string broken = body;
+  const std::string packed_counts = std::string("\x32\x20", 2);  // field 6, 32 bytes
+  const size_t at = broken.find(packed_counts);
+  ASSERT_NE(at, std::string::npos);
+  broken[at + 1] = '\x07';
+  back.clear();
+  why.clear();
+  EXPECT_FALSE(decode_metrics(broken, back, 100, &dropped, &why));
+  EXPECT_FALSE(why.empty());
+  // A histogram of more bounds than kMaxBounds: refused before they are held.
+  std::vector<double> many(kMaxBounds + 1);
+  for (size_t k = 0; k < many.size(); ++k) many[k] = static_cast<double>(k);
+  back.clear();
+  why.clear();
+  EXPECT_FALSE(decode_metrics(
+      encode_metrics({histogram("h", many, std::vector<uint64_t>(many.size() + 1))}, "x", "y"),
+      back, 100, &dropped, &why));
+  EXPECT_NE(why.find("bounds"), std::string::npos) << why;
+}
+
+// The exporter's metrics go to the same host's /v1/metrics every interval and once more at stop()
+// (the final counts, after the last spans); the receiver keeps them as a collector would.
+TEST(Otlp, ExporterSendsMetricsOnItsIntervalAndAtStop) {
+  Receiver receiver;
+  const uint16_t port = receiver.start("127.0.0.1", 0);
+  std::atomic<int> calls{0};
+  {
+    Exporter exporter(fmt::format("http://127.0.0.1:{}/v1/traces", port), "test", 50, 100);
+    exporter.start_metrics(
+        "/v1/metrics",
+        [&] {
+          const int n = ++calls;
+          return std::vector<Metric>{histogram("h", {1, 2}, {uint64_t(n), 0, 0})};
+        },
+        100, "svc");
+    exporter.add(sample(1, "svc"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(450));
+    exporter.stop();
+    EXPECT_EQ(exporter.stats().metric_failures, 0) << exporter.stats().last_error;
+    EXPECT_EQ(exporter.stats().metric_exports, calls.load());
+  }
+  EXPECT_GE(calls.load(), 2);  // at least one on the interval, and the last at stop()
+  const std::vector<Metric> got = receiver.take_metrics();
+  ASSERT_EQ(static_cast<int>(got.size()), calls.load());
+  EXPECT_EQ(got.back().points[0].bucket_counts[0], static_cast<uint64_t>(calls.load()));
+  EXPECT_EQ(got.back().service, "svc");
+  EXPECT_EQ(receiver.stats().metric_exports, calls.load());
+  EXPECT_EQ(receiver.take().size(), 1u);
+}
+
+// A collector that takes the connection and never answers: the exporter's wait is bounded (its
+// timer cuts the read), the spans are counted as failed with why, and stop() returns.
+TEST(Otlp, ACollectorThatNeverAnswersCannotHoldTheExporter) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(fd, 8), 0);  // the kernel completes the handshake; nobody reads
+  socklen_t n = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
+  const auto t0 = std::chrono::steady_clock::now();
+  Exporter exporter(fmt::format("http://127.0.0.1:{}/v1/traces", ntohs(a.sin_port)), "x", 50, 4);
+  for (int i = 0; i < 10; ++i) exporter.add(sample(i, "vllm"));
+  exporter.stop();
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ::close(fd);
+  EXPECT_LT(took, 30.0);  // one timeout (5 s) per batch tried, never a hang
+  EXPECT_EQ(exporter.stats().exported, 0);
+  EXPECT_EQ(exporter.stats().failed, 10);
+  EXPECT_NE(exporter.stats().last_error.find("no answer"), std::string::npos)
+      << exporter.stats().last_error;
 }
 
 TEST(Otlp, TraceParentIsReadAsW3cWritesIt) {

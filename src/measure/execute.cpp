@@ -16,6 +16,7 @@
 #include "load/agents.hpp"
 #include "load/sessions.hpp"
 #include "load/source.hpp"
+#include "measure/observers.hpp"
 #include "measure/progress.hpp"
 #include "measure/recorder.hpp"
 #include "measure/saturation_watch.hpp"
@@ -23,7 +24,6 @@
 #include "net/http_get.hpp"
 #include "probe/profile_window.hpp"
 #include "probe/server_metrics.hpp"
-#include "probe/server_spans.hpp"
 #include "probe/telemetry_scraper.hpp"
 #include "runfolder/run_folder.hpp"
 
@@ -440,33 +440,6 @@ static void add_wakeup_floor(record::ClientHealth& c, const WakeupFloor& floor,
            floor.deadlines, floor.p50_ms, floor.p99_ms);
 }
 
-namespace {
-
-// --otlp-receive after the phase: the spans still due (bounded by --otlp-wait-s) into the point's
-// server_spans.jsonl, with the client's clock on the wall so the join can place a send on the
-// server's clock.
-void collect_spans(probe::SpanSink& spans, int64_t records, const ObserveSettings& observe,
-                   double wait_s, int64_t origin_ns, const std::filesystem::path& perf_dir,
-                   spdlog::logger& log, std::FILE* console) {
-  const int64_t unix_now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
-  const int64_t origin_unix = origin_ns + (unix_now - steady_now_ns());
-  const record::ServerSpansHeader h =
-      spans.finish(records, wait_s, origin_unix, observe.client_share_budget,
-                   perf_dir / runfolder::kServerSpansFile);
-  log.info("server spans: {} from {} export(s); {} refused{}", h.spans, h.exports, h.refused,
-           h.last_error.empty() ? "" : ": " + h.last_error);
-  if (h.spans == 0)
-    fmt::print(console,
-               "warning: --otlp-receive {}: no span came in {} s{} (start the server with "
-               "--otlp-traces-endpoint http://<this host>:<port>/v1/traces and "
-               "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf)\n",
-               h.listen, wait_s, h.last_error.empty() ? "" : ": " + h.last_error);
-}
-
-}  // namespace
-
 PointResult execute(const Target& target, const RunPlan& plan,
                     const std::filesystem::path& perf_dir, const std::string& run_id,
                     int64_t origin_ns, std::atomic<int>& stop, spdlog::logger& log,
@@ -485,15 +458,9 @@ PointResult execute(const Target& target, const RunPlan& plan,
   stop_on_write_error(recorder, stop, log);
   auto telemetry = start_telemetry(cfg.observe, tls_of(cfg.target), es.max_body_bytes, perf_dir,
                                    origin_ns, stop, log, console);
-  // --otlp-receive: the server's spans come in from before the warm-up (rank 0's receiver takes
-  // every rank's: the server has one exporter).
-  std::optional<probe::SpanSink> spans;
-  if (!cfg.observe.otlp_receive.empty() && share.rank == 0) {
-    spans.emplace(cfg.observe.otlp_receive);
-    fmt::print(console, "  server spans: OTLP receiver on {} (POST /v1/traces, http/protobuf)\n",
-               spans->where());
-    log.info("OTLP receiver on {}", spans->where());
-  }
+  PointObservers observers(
+      target, cfg.observe, run_id, share, origin_ns, [&] { return started.load(); }, recorder, log,
+      console);
   warm_up(engine, target, plan, recorder, origin_ns, stop, perf_dir, log);
 
   es.started = &started;
@@ -554,10 +521,7 @@ PointResult execute(const Target& target, const RunPlan& plan,
   if (share.all_measured)
     share.all_measured();  // the other ranks' last requests are in the server's counters too
   if (telemetry) telemetry->stop();  // and one right after it
-  if (spans)                         // (stopped by Ctrl-C: what came is kept, nothing more awaited)
-    collect_spans(*spans, recorder.written(), cfg.observe,
-                  stop.load() != client::kRunning ? 0.0 : cfg.observe.otlp_wait_s, origin_ns,
-                  perf_dir, log, console);
+  observers.finish(recorder.written(), stop.load() != client::kRunning, perf_dir);
   if (scraper) {
     scraper->stop();
     out.server = scraper->summary();

@@ -182,6 +182,7 @@ void Recorder::process(RequestRecord& r) {
     if (!failed_) failed_ = std::make_unique<record::LineAppender>(failed_path_.string());
     failed_->append(line);
   }
+  if (on_written_) on_written_(r);
 }
 
 void Recorder::loop() {

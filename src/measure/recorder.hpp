@@ -82,6 +82,11 @@ class Recorder {
   /// Called once, on the recorder's thread, when the disk first refuses a record: the run stops
   /// its load there (nothing later could be recorded). Set before the first add().
   void on_write_error(std::function<void(const std::string&)> f) { on_write_error_ = std::move(f); }
+  /// Called on the recorder's thread with each record once it is written (warm-up ones too):
+  /// --otlp-endpoint's spans and tally. Set before the first add().
+  void on_written(std::function<void(const record::RequestRecord&)> f) {
+    on_written_ = std::move(f);
+  }
 
  private:
   void loop();
@@ -110,6 +115,7 @@ class Recorder {
   WarmupTally warmup_;
   std::string write_error_;
   std::function<void(const std::string&)> on_write_error_;
+  std::function<void(const record::RequestRecord&)> on_written_;
   std::atomic<int64_t> measured_done_{0};
   std::atomic<int64_t> failed_count_{0};
   std::atomic<int64_t> output_tokens_{0};

@@ -11,15 +11,23 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "otlp/metric.hpp"
 #include "otlp/protobuf.hpp"
 
 namespace tokbench::otlp {
+
+namespace {
+// An export's connect, and its write and answer, each get this long (an SDK's default is 10 s;
+// shorter, so a dead collector delays a point's end by seconds, not minutes).
+constexpr std::chrono::seconds kTimeout{5};
+}  // namespace
 
 namespace net = boost::asio;
 namespace beast = boost::beast;
@@ -36,59 +44,111 @@ struct Exporter::Impl {
   bool stopping = false;
   ExporterStats stats;
   std::thread thread;
+  // Metrics (start_metrics): collected and sent from this thread every metrics_interval.
+  std::function<std::vector<Metric>()> collect;
+  std::string metrics_path, service;
+  std::chrono::milliseconds metrics_interval{0};
+  std::chrono::steady_clock::time_point metrics_due;
   // One kept-alive connection, reopened after a failure.
   net::io_context ioc;
   std::optional<beast::tcp_stream> stream;
 
-  void post(const std::vector<Span>& spans) {
-    const std::string body = encode_traces(spans, scope);
+  // Runs one async operation on this thread's io_context until it completes or the stream's
+  // timer (expires_after) cuts it: a collector that accepts and never answers cannot hold the
+  // exporter (a blocking read would ignore the timer).
+  template <class Start>
+  beast::error_code run_op(Start&& start) {
+    beast::error_code result;
+    start([&](beast::error_code ec, auto&&...) { result = ec; });
+    ioc.restart();
+    ioc.run();
+    return result;
+  }
+
+  // Sends `body` to `target`; true when the endpoint took it (HTTP 2xx), else why in *error.
+  bool post(const std::string& target, const std::string& body, std::string* error) {
     beast::error_code ec;
-    for (int attempt = 0; attempt < 2; ++attempt) {  // once more on a fresh connection
-      if (!stream) {
+    for (int attempt = 0; attempt < 2; ++attempt) {  // once more when a kept-alive one had closed
+      const bool fresh = !stream;
+      if (fresh) {
         stream.emplace(ioc);
-        stream->expires_after(std::chrono::seconds(5));
         tcp::resolver resolver(ioc);
         const auto found = resolver.resolve(host, port, ec);
-        if (!ec) stream->connect(found, ec);
+        stream->expires_after(kTimeout);
+        if (!ec) ec = run_op([&](auto h) { stream->async_connect(found, h); });
         if (ec) {
           stream.reset();
           break;
         }
       }
-      http::request<http::string_body> req{http::verb::post, path, 11};
+      http::request<http::string_body> req{http::verb::post, target, 11};
       req.set(http::field::host, host);
       req.set(http::field::content_type, "application/x-protobuf");
       req.keep_alive(true);
       req.body() = body;
       req.prepare_payload();
-      stream->expires_after(std::chrono::seconds(10));
-      http::write(*stream, req, ec);
       beast::flat_buffer buf;
       http::response<http::string_body> res;
-      if (!ec) http::read(*stream, buf, res, ec);
+      stream->expires_after(kTimeout);
+      ec = run_op([&](auto h) { http::async_write(*stream, req, h); });
+      if (!ec) ec = run_op([&](auto h) { http::async_read(*stream, buf, res, h); });
       if (ec) {
         stream.reset();
+        if (fresh || ec == beast::error::timeout) break;  // a new connection failed: no retry
         continue;
       }
-      std::lock_guard lock(mu);
-      if (res.result_int() / 100 == 2) {
-        stats.exported += static_cast<int64_t>(spans.size());
-      } else {
-        stats.failed += static_cast<int64_t>(spans.size());
-        stats.last_error = fmt::format("HTTP {}: {}", res.result_int(), res.body().substr(0, 200));
-      }
       if (!res.keep_alive()) stream.reset();
-      return;
+      if (res.result_int() / 100 == 2) return true;
+      *error = fmt::format("HTTP {}: {}", res.result_int(), res.body().substr(0, 200));
+      return false;
     }
+    *error = ec == beast::error::timeout ? fmt::format("no answer in {} s", kTimeout.count())
+                                         : (ec ? ec.message() : "cannot connect");
+    return false;
+  }
+
+  bool post_spans(const std::vector<Span>& spans) {
+    std::string error;
+    const bool ok = post(path, encode_traces(spans, scope), &error);
     std::lock_guard lock(mu);
-    stats.failed += static_cast<int64_t>(spans.size());
-    stats.last_error = ec ? ec.message() : "cannot connect";
+    (ok ? stats.exported : stats.failed) += static_cast<int64_t>(spans.size());
+    if (!ok) stats.last_error = error;
+    return ok;
+  }
+
+  void post_metrics() {
+    std::string error;
+    const bool ok = post(metrics_path, encode_metrics(collect(), scope, service), &error);
+    std::lock_guard lock(mu);
+    ++(ok ? stats.metric_exports : stats.metric_failures);
+    if (!ok) stats.last_error = error;
+  }
+
+  // Stopping, and the endpoint just failed: what is left is counted as failed, not tried batch by
+  // batch (each try could take kTimeout), so stop() ends in one timeout at most.
+  void give_up_on_rest() {
+    stats.failed += static_cast<int64_t>(queue.size());
+    queue.clear();
+    if (collect) ++stats.metric_failures;
+    collect = nullptr;
+  }
+
+  bool metrics_due_now() const {
+    return collect && std::chrono::steady_clock::now() >= metrics_due;
   }
 
   void run() {
     std::unique_lock lock(mu);
     for (;;) {
       cv.wait_for(lock, interval, [&] { return stopping || queue.size() >= batch; });
+      if (metrics_due_now() || (queue.empty() && stopping && collect)) {
+        metrics_due = std::chrono::steady_clock::now() + metrics_interval;
+        const bool last = queue.empty() && stopping;
+        lock.unlock();
+        post_metrics();  // the last one after every span: the run's final counts
+        lock.lock();
+        if (last) return;
+      }
       if (queue.empty()) {
         if (stopping) return;
         continue;
@@ -99,8 +159,9 @@ struct Exporter::Impl {
         queue.pop_front();
       }
       lock.unlock();
-      post(out);
+      const bool ok = post_spans(out);
       lock.lock();
+      if (!ok && stopping) give_up_on_rest();
     }
   }
 };
@@ -133,6 +194,17 @@ Exporter::Exporter(const std::string& url, std::string scope, int interval_ms, s
 }
 
 Exporter::~Exporter() { stop(); }
+
+void Exporter::start_metrics(std::string path, std::function<std::vector<Metric>()> collect,
+                             int interval_ms, std::string service) {
+  auto& m = *impl_;
+  std::lock_guard lock(m.mu);
+  m.metrics_path = std::move(path);
+  m.service = std::move(service);
+  m.metrics_interval = std::chrono::milliseconds(interval_ms);
+  m.metrics_due = std::chrono::steady_clock::now() + m.metrics_interval;
+  m.collect = std::move(collect);
+}
 
 void Exporter::add(Span span) {
   auto& m = *impl_;

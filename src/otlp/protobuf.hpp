@@ -18,6 +18,9 @@ namespace tokbench::otlp {
 /// its service.name), under the instrumentation scope `scope`.
 std::string encode_traces(const std::vector<Span>& spans, std::string_view scope);
 
+/// The most events read of one span (the rest are skipped).
+inline constexpr size_t kMaxEventsPerSpan = 64;
+
 /// Appends the spans of an ExportTraceServiceRequest body to `out`, at most `max_spans` in all
 /// (the rest are counted in `*dropped`). False, with why, when the body is not one (truncated,
 /// a length past its end, a group wire type); the spans read before the fault are kept.

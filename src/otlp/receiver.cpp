@@ -5,6 +5,7 @@
 #include <utility>
 // clang-format on
 
+#include <algorithm>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -12,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "otlp/metric.hpp"
 #include "otlp/protobuf.hpp"
 
 namespace tokbench::otlp {
@@ -31,6 +33,8 @@ struct Receiver::Impl {
   std::thread thread;
   mutable std::mutex mu;
   std::vector<Span> spans;
+  std::vector<Metric> metrics;
+  size_t metric_points = 0;
   ReceiverStats stats;
 
   awaitable<void> accept_loop() {
@@ -42,8 +46,9 @@ struct Receiver::Impl {
     }
   }
 
-  // What one export body gives: the spans kept, or why it is refused (HTTP 400/415).
-  std::pair<http::status, std::string> take_export(const http::request<http::string_body>& req) {
+  // What one export body gives: the spans (or metrics) kept, or why it is refused (HTTP 400/415).
+  std::pair<http::status, std::string> take_export(const http::request<http::string_body>& req,
+                                                   bool is_metrics) {
     const std::string_view type(req[http::field::content_type].data(),
                                 req[http::field::content_type].size());
     std::lock_guard lock(mu);
@@ -51,18 +56,25 @@ struct Receiver::Impl {
       ++stats.refused;
       stats.last_error = fmt::format(
           "an export with Content-Type '{}': tokbench reads OTLP's http/protobuf (set "
-          "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf on the server)",
-          type);
+          "OTEL_EXPORTER_OTLP_{}_PROTOCOL=http/protobuf on the server)",
+          type, is_metrics ? "METRICS" : "TRACES");
       return {http::status::unsupported_media_type, stats.last_error};
     }
     std::string why;
-    const bool ok = decode_traces(req.body(), spans, max_spans, &stats.dropped, &why);
+    size_t dropped_points = 0;
+    const bool ok = is_metrics ? decode_metrics(req.body(), metrics,
+                                                max_spans - std::min(max_spans, metric_points),
+                                                &dropped_points, &why)
+                               : decode_traces(req.body(), spans, max_spans, &stats.dropped, &why);
+    metric_points = 0;
+    for (const auto& m : metrics) metric_points += m.points.size();
+    stats.dropped += dropped_points;
     if (!ok) {
       ++stats.refused;
       stats.last_error = "a malformed export body: " + why;
       return {http::status::bad_request, stats.last_error};
     }
-    ++stats.exports;
+    ++(is_metrics ? stats.metric_exports : stats.exports);
     return {http::status::ok, ""};
   }
 
@@ -85,16 +97,17 @@ struct Receiver::Impl {
         auto req = parser.release();
         http::response<http::string_body> res{http::status::not_found, req.version()};
         const std::string_view target(req.target().data(), req.target().size());
-        if (req.method() == http::verb::post && target.starts_with("/v1/traces")) {
-          auto [status, text] = take_export(req);
+        const bool is_metrics = target.starts_with("/v1/metrics");
+        if (req.method() == http::verb::post && (is_metrics || target.starts_with("/v1/traces"))) {
+          auto [status, text] = take_export(req, is_metrics);
           res.result(status);
-          // An empty ExportTraceServiceResponse: full success.
+          // An empty Export(Trace|Metrics)ServiceResponse: full success.
           res.set(http::field::content_type,
                   status == http::status::ok ? "application/x-protobuf" : "text/plain");
           res.body() = std::move(text);
         } else {
           res.set(http::field::content_type, "text/plain");
-          res.body() = "tokbench's OTLP receiver takes POST /v1/traces";
+          res.body() = "tokbench's OTLP receiver takes POST /v1/traces and /v1/metrics";
         }
         res.keep_alive(req.keep_alive());
         res.prepare_payload();
@@ -142,6 +155,12 @@ void Receiver::stop() {
 std::vector<Span> Receiver::take() {
   std::lock_guard lock(impl_->mu);
   return std::exchange(impl_->spans, {});
+}
+
+std::vector<Metric> Receiver::take_metrics() {
+  std::lock_guard lock(impl_->mu);
+  impl_->metric_points = 0;
+  return std::exchange(impl_->metrics, {});
 }
 
 ReceiverStats Receiver::stats() const {

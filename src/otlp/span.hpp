@@ -1,9 +1,9 @@
 #pragma once
 // otlp/span: one span as OTLP carries it (opentelemetry-proto's trace.v1.Span, the fields tokbench
 // reads and writes): its trace and span ids (hex, as W3C traceparent spells them), its parent,
-// name, kind, wall-clock start and end (ns since the Unix epoch: a span crosses hosts), and its
-// attributes. otlp/protobuf encodes and decodes ExportTraceServiceRequest bodies of these;
-// otlp/receiver collects them, otlp/exporter sends them.
+// name, kind, wall-clock start and end (ns since the Unix epoch: a span crosses hosts), its
+// attributes, events and status. otlp/protobuf encodes and decodes ExportTraceServiceRequest bodies
+// of these; otlp/receiver collects them, otlp/exporter sends them.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,6 +23,15 @@ struct Attribute {
 
 /// OTLP's SpanKind.
 enum class SpanKind : int { Unspecified = 0, Internal = 1, Server = 2, Client = 3 };
+/// OTLP's Status.code: Unset for an operation that went as asked, Error with a message.
+enum class StatusCode : int { Unset = 0, Ok = 1, Error = 2 };
+
+/// A named instant inside a span (Span.Event), with attributes of its own.
+struct Event {
+  std::string name;
+  uint64_t time_unix_ns = 0;
+  std::vector<Attribute> attributes;
+};
 
 struct Span {
   std::string trace_id;        ///< 32 lower-case hex digits
@@ -33,6 +42,9 @@ struct Span {
   uint64_t start_unix_ns = 0;
   uint64_t end_unix_ns = 0;
   std::vector<Attribute> attributes;
+  std::vector<Event> events;
+  StatusCode status = StatusCode::Unset;
+  std::string status_message;
   std::string service;  ///< the resource's service.name ("" = none)
 
   /// The attribute `key` as a number (an int or a double), or nullopt.

@@ -346,6 +346,12 @@ void RunConfig::validate_observe(std::vector<std::string>& e) const {
     check(parse_listen_address(observe.otlp_receive, &why).has_value(),
           fmt::format("--otlp-receive: bad value '{}' ({})", observe.otlp_receive, why));
   }
+  const std::string& otlp = observe.otlp_endpoint;
+  check(otlp.empty() || (otlp.starts_with("http://") && otlp.size() > 7 && otlp[7] != '/'),
+        fmt::format("--otlp-endpoint: bad value '{}' (expected a collector's OTLP/HTTP address "
+                    "such as http://127.0.0.1:4318; https is not spoken: run a local collector "
+                    "that forwards)",
+                    otlp));
 }
 
 void RunConfig::validate_load(std::vector<std::string>& e) const {

@@ -597,6 +597,12 @@ const std::vector<Field<ObserveSettings>>& observe_fields() {
        "which the waterfall names it",
        true,
        {0, 100, false, "expected 0 to 100"}},
+      {"--otlp-endpoint", &O::otlp_endpoint,
+       "an OpenTelemetry collector's OTLP/HTTP address (http://host:4318; http/protobuf): a "
+       "CLIENT span per measured request (GenAI names, its traceparent's ids, its phases as "
+       "events) to /v1/traces, and the run's metrics (requests by outcome, in flight, latency "
+       "and token histograms) to /v1/metrics every OTEL_METRIC_EXPORT_INTERVAL ms (10000) and "
+       "at each point's end"},
       {"--check-answers", &O::check_answers,
        "score each output against its dataset line's reference (gsm8k: the final number; qa: "
        "\"choices\" and a letter, \"answer\", or \"answer_regex\"): accuracy with its 95% Wilson "

@@ -236,6 +236,9 @@ struct ObserveSettings {
   double otlp_wait_s = 6;  ///< after the phase, wait this long at most for the spans still due
   double client_share_budget =
       10;  ///< % of a request's time outside the server past which the waterfall names it
+  /// --otlp-endpoint: an OpenTelemetry collector's OTLP/HTTP address (http://host:4318) that gets
+  /// a span per measured request and the run's metrics (probe/otlp_export); "" = none
+  std::string otlp_endpoint;
   // What came back (metrics/quality): read on the recorder's thread, each output then let go.
   bool check_answers =
       false;  ///< score outputs against the dataset's references; repetition and UTF-8 checks
