@@ -63,7 +63,7 @@ TEST(Fields, FlagsAndKeysAreEachDeclaredOnce) {
       "interference stop_on_saturation "
       "saturation_window_s server_metrics scrape_interval_ms server_metrics_auth profile_window "
       "slice_s telemetry telemetry_interval_ms telemetry_idle_s price_per_device_hour "
-      "price_per_kwh otlp_receive otlp_wait_s client_share_budget otlp_endpoint check_answers "
+      "price_per_kwh otlp_receive otlp_wait_s client_share_budget otlp_endpoint live check_answers "
       "keep_outputs "
       "determinism_probe output_dir model_abbr history "
       "labels quiet verbose progress_interval_s bursts tools tool_choice json_schema");

@@ -19,6 +19,7 @@
 #include "otlp/receiver.hpp"
 #include "runner/runner.hpp"
 #include "settings/run_config.hpp"
+#include "support/ports.hpp"
 #include "support/run_test.hpp"
 #include "support/sim_process.hpp"
 
@@ -33,12 +34,6 @@ const otlp::Metric* last_metric(const std::vector<otlp::Metric>& all, std::strin
   for (const auto& m : all)
     if (m.name == name) found = &m;
   return found;
-}
-
-const otlp::Attribute* attribute(const std::vector<otlp::Attribute>& a, std::string_view key) {
-  for (const auto& x : a)
-    if (x.key == key) return &x;
-  return nullptr;
 }
 
 class OtlpExportTest : public testing::RunTest {
@@ -140,8 +135,11 @@ TEST_F(OtlpExportTest, EveryRequestIsASpanAndTheLastMetricsAreTheRecords) {
   EXPECT_NEAR(ttft.sum, ttft_s, 1e-9 * 18);
   const otlp::Metric* usage = last_metric(got, "gen_ai.client.token.usage");
   ASSERT_EQ(usage->points.size(), 2u);
-  for (const auto& p : usage->points)
-    if (p.text("gen_ai.token.type") == "output") EXPECT_EQ(p.sum, out_tokens);
+  for (const auto& p : usage->points) {
+    if (p.text("gen_ai.token.type") == "output") {
+      EXPECT_EQ(p.sum, out_tokens);
+    }
+  }
   // Cumulative from the point's start, up to the export.
   EXPECT_GT(duration.time_unix_ns, duration.start_unix_ns);
   EXPECT_GT(duration.start_unix_ns, 0u);
@@ -150,11 +148,7 @@ TEST_F(OtlpExportTest, EveryRequestIsASpanAndTheLastMetricsAreTheRecords) {
 
 // A collector that is not there: the run's records and verdict are whole, and it says so.
 TEST_F(OtlpExportTest, AnAbsentCollectorCostsTheRunNothingButAWarning) {
-  uint16_t port = 0;
-  {
-    otlp::Receiver placeholder;  // bound, then closed: a loopback port that refuses
-    port = placeholder.start("127.0.0.1", 0);
-  }
+  const uint16_t port = testing::unused_loopback_port();  // a loopback port that refuses
   testing::Sim sim({"--ttft-ms", "5", "--tpot-ms", "1"});
   const runner::RunOutcome out = run_to(sim, fmt::format("http://127.0.0.1:{}/", port), 8);
   EXPECT_TRUE(testing::IsValidUnlessBusy(out));

@@ -6,9 +6,7 @@
 // and decode times are the simulator's own instants (its --trace file).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <simdjson.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -22,6 +20,7 @@
 #include "otlp/metric.hpp"
 #include "otlp/protobuf.hpp"
 #include "otlp/receiver.hpp"
+#include "support/ports.hpp"
 #include "support/run_test.hpp"
 #include "support/sim_process.hpp"
 
@@ -313,16 +312,11 @@ TEST(Otlp, ExporterSendsMetricsOnItsIntervalAndAtStop) {
 // A collector that takes the connection and never answers: the exporter's wait is bounded (its
 // timer cuts the read), the spans are counted as failed with why, and stop() returns.
 TEST(Otlp, ACollectorThatNeverAnswersCannotHoldTheExporter) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  uint16_t port = 0;
+  const int fd = testing::bound_loopback_socket(port);
   ASSERT_EQ(::listen(fd, 8), 0);  // the kernel completes the handshake; nobody reads
-  socklen_t n = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
   const auto t0 = std::chrono::steady_clock::now();
-  Exporter exporter(fmt::format("http://127.0.0.1:{}/v1/traces", ntohs(a.sin_port)), "x", 50, 4);
+  Exporter exporter(fmt::format("http://127.0.0.1:{}/v1/traces", port), "x", 50, 4);
   for (int i = 0; i < 10; ++i) exporter.add(sample(i, "vllm"));
   exporter.stop();
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

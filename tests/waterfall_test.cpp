@@ -6,10 +6,7 @@
 // over it; a server that sends nothing leaves every request unjoined, said, never a guess.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <simdjson.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -19,25 +16,12 @@
 
 #include "runner/runner.hpp"
 #include "settings/run_config.hpp"
+#include "support/ports.hpp"
 #include "support/run_test.hpp"
 #include "support/sim_process.hpp"
 
 namespace tokbench {
 namespace {
-
-// A loopback port no one listens on now (the kernel's pick), for the receiver the simulator is
-// told of before the run starts it.
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t n = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &n);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 // <ds>_waterfall.csv's rows by request id: the column values by name.
 std::map<std::string, std::map<std::string, double>> waterfall_rows(
@@ -84,7 +68,7 @@ class WaterfallTest : public testing::RunTest {
 };
 
 TEST_F(WaterfallTest, EveryRequestIsJoinedWithTheSimulatorsTrueTimes) {
-  const int port = free_port();
+  const int port = testing::unused_loopback_port();
   const auto trace = dir_ / "sim_trace.jsonl";
   testing::Sim sim({"--ttft-ms", "15", "--tpot-ms", "2", "--max-num-seqs", "2", "--trace",
                     trace.string(), "--otlp-traces-endpoint",
@@ -154,7 +138,7 @@ TEST_F(WaterfallTest, EveryRequestIsJoinedWithTheSimulatorsTrueTimes) {
 }
 
 TEST_F(WaterfallTest, ABudgetNamesTheRequestsOverItAndNoSpansAreSaid) {
-  const int port = free_port();
+  const int port = testing::unused_loopback_port();
   testing::Sim sim({"--ttft-ms", "5", "--tpot-ms", "1", "--otlp-traces-endpoint",
                     fmt::format("http://127.0.0.1:{}/v1/traces", port)});
   // Budget 0: every request spent some time outside the server, so each is named.
@@ -165,7 +149,7 @@ TEST_F(WaterfallTest, ABudgetNamesTheRequestsOverItAndNoSpansAreSaid) {
   EXPECT_EQ(wf["over_budget_requests"].get_array().size(), 24u);
   // A server that exports nowhere near us: after --otlp-wait-s, every request unjoined.
   testing::Sim silent({"--ttft-ms", "5", "--tpot-ms", "1"});
-  const runner::RunOutcome none = run_with_spans(silent, free_port(), 10, 0.3);
+  const runner::RunOutcome none = run_with_spans(silent, testing::unused_loopback_port(), 10, 0.3);
   const auto nothing = result(none)["waterfall"];
   ASSERT_FALSE(nothing.error());
   EXPECT_EQ(nothing["joined"].get_int64().value(), 0);

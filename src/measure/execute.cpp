@@ -459,8 +459,8 @@ PointResult execute(const Target& target, const RunPlan& plan,
   auto telemetry = start_telemetry(cfg.observe, tls_of(cfg.target), es.max_body_bytes, perf_dir,
                                    origin_ns, stop, log, console);
   PointObservers observers(
-      target, cfg.observe, run_id, share, origin_ns, [&] { return started.load(); }, recorder, log,
-      console);
+      target, cfg.observe, run_id, perf_dir.parent_path().parent_path().filename().string(), share,
+      origin_ns, [&] { return started.load(); }, recorder, log, console);
   warm_up(engine, target, plan, recorder, origin_ns, stop, perf_dir, log);
 
   es.started = &started;

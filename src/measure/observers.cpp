@@ -10,6 +10,8 @@
 #include "measure/execute.hpp"
 #include "measure/recorder.hpp"
 #include "measure/target.hpp"
+#include "metrics/live_tally.hpp"
+#include "probe/live_server.hpp"
 #include "probe/otlp_export.hpp"
 #include "probe/server_spans.hpp"
 #include "runfolder/run_folder.hpp"
@@ -29,7 +31,8 @@ int64_t origin_unix_ns(int64_t origin_ns) {
 }  // namespace
 
 PointObservers::PointObservers(const Target& target, const ObserveSettings& observe,
-                               const std::string& run_id, const RankShare& share, int64_t origin_ns,
+                               const std::string& run_id, const std::string& point,
+                               const RankShare& share, int64_t origin_ns,
                                std::function<int64_t()> sent, Recorder& recorder,
                                spdlog::logger& log, std::FILE* console)
     : observe_(observe), origin_ns_(origin_ns), log_(log), console_(console) {
@@ -41,6 +44,8 @@ PointObservers::PointObservers(const Target& target, const ObserveSettings& obse
                spans_->where());
     log.info("OTLP receiver on {}", spans_->where());
   }
+  if (observe.otlp_endpoint.empty() && observe.live.empty()) return;
+  tally_ = std::make_shared<metrics::LiveTally>();
   // --otlp-endpoint: this point's spans and metrics go to the collector as records are written.
   if (!observe.otlp_endpoint.empty()) {
     probe::OtlpFacts facts{observe.otlp_endpoint,
@@ -49,12 +54,23 @@ PointObservers::PointObservers(const Target& target, const ObserveSettings& obse
                            run_id,
                            share.size > 1 ? share.rank : -1,
                            origin_unix_ns(origin_ns)};
-    otlp_ = std::make_shared<probe::OtlpExport>(std::move(facts), std::move(sent));
-    recorder.on_written([otlp = otlp_](const record::RequestRecord& r) { otlp->add(r); });
+    otlp_ = std::make_shared<probe::OtlpExport>(std::move(facts), tally_, sent);
     fmt::print(console, "  OTLP export: a span per request and the run's metrics to {}\n",
                redact_url(otlp_->traces_url()));
     log.info("OTLP export to {}", redact_url(otlp_->traces_url()));
   }
+  // --live: the point as it runs, for a browser and a scraper.
+  if (!observe.live.empty()) {
+    live_ = std::make_unique<probe::LiveServer>(observe.live, tally_, sent,
+                                                probe::PointLabels{run_id, point, target.model});
+    fmt::print(console, "  live: {} (the page; {}metrics for Prometheus)\n", live_->url(),
+               live_->url());
+    log.info("live view on {}", live_->url());
+  }
+  recorder.on_written([tally = tally_, otlp = otlp_](const record::RequestRecord& r) {
+    tally->add(r);
+    if (otlp) otlp->add(r);
+  });
 }
 
 PointObservers::~PointObservers() = default;
@@ -72,6 +88,10 @@ void PointObservers::finish(int64_t records, bool stopped, const std::filesystem
                  "(the run's own results are whole)\n",
                  redact_url(otlp_->traces_url()), s.spans_failed + s.spans_dropped,
                  s.metric_failures, s.last_error.empty() ? "" : ": " + s.last_error);
+  }
+  if (live_) {  // the final state; a scraper that came gets its last scrape of it
+    const int64_t scrapes = live_->finish(stopped);
+    log_.info("live view: {} /metrics scrape(s) served", scrapes);
   }
   if (!spans_) return;
   // The server's spans still due (bounded by --otlp-wait-s; none awaited after a Ctrl-C) into

@@ -99,22 +99,55 @@ std::vector<otlp::Metric> collect(const metrics::LiveTally& tally, const OtlpFac
     return a;
   };
   std::vector<otlp::Metric> m = {
-      {"tokbench.requests", "Measured requests finished, by outcome", "{request}", MetricKind::Sum},
-      {"tokbench.requests.sent", "Measured requests sent", "{request}", MetricKind::Sum},
-      {"tokbench.requests.in_flight", "Requests sent and not yet finished", "{request}",
-       MetricKind::Gauge},
-      {"gen_ai.client.operation.duration", "E2EL of successful requests", "s",
-       MetricKind::Histogram},
-      {"gen_ai.client.token.usage", "Input and output tokens of successful requests", "{token}",
-       MetricKind::Histogram},
-      {"gen_ai.client.operation.time_to_first_chunk", "Sent to the first streamed chunk", "s",
-       MetricKind::Histogram},
-      {"gen_ai.client.operation.time_per_output_chunk", "Gaps between streamed text chunks", "s",
-       MetricKind::Histogram},
-      {"tokbench.time_to_first_token", "TTFT: sent to the first generated text", "s",
-       MetricKind::Histogram},
-      {"tokbench.time_per_output_token", "TPOT: (last - first token) / (output tokens - 1)", "s",
-       MetricKind::Histogram}};
+      {"tokbench.requests",
+       "Measured requests finished, by outcome",
+       "{request}",
+       MetricKind::Sum,
+       {},
+       {}},
+      {"tokbench.requests.sent", "Measured requests sent", "{request}", MetricKind::Sum, {}, {}},
+      {"tokbench.requests.in_flight",
+       "Requests sent and not yet finished",
+       "{request}",
+       MetricKind::Gauge,
+       {},
+       {}},
+      {"gen_ai.client.operation.duration",
+       "E2EL of successful requests",
+       "s",
+       MetricKind::Histogram,
+       {},
+       {}},
+      {"gen_ai.client.token.usage",
+       "Input and output tokens of successful requests",
+       "{token}",
+       MetricKind::Histogram,
+       {},
+       {}},
+      {"gen_ai.client.operation.time_to_first_chunk",
+       "Sent to the first streamed chunk",
+       "s",
+       MetricKind::Histogram,
+       {},
+       {}},
+      {"gen_ai.client.operation.time_per_output_chunk",
+       "Gaps between streamed text chunks",
+       "s",
+       MetricKind::Histogram,
+       {},
+       {}},
+      {"tokbench.time_to_first_token",
+       "TTFT: sent to the first generated text",
+       "s",
+       MetricKind::Histogram,
+       {},
+       {}},
+      {"tokbench.time_per_output_token",
+       "TPOT: (last - first token) / (output tokens - 1)",
+       "s",
+       MetricKind::Histogram,
+       {},
+       {}}};
   int64_t finished = 0;
   for (const auto& [cls, c] : tally.snapshot()) {
     finished += c.finished();
@@ -205,10 +238,11 @@ std::string gen_ai_operation(std::string_view api) {
   return std::string(api);
 }
 
-OtlpExport::OtlpExport(OtlpFacts facts, std::function<int64_t()> sent)
+OtlpExport::OtlpExport(OtlpFacts facts, std::shared_ptr<const metrics::LiveTally> tally,
+                       std::function<int64_t()> sent)
     : facts_(std::move(facts)),
       sent_(std::move(sent)),
-      tally_(std::make_unique<metrics::LiveTally>()),
+      tally_(std::move(tally)),
       rng_(std::random_device{}()) {
   const std::string base = endpoint_base(facts_.endpoint);
   traces_url_ = base + "/v1/traces";
@@ -233,7 +267,6 @@ OtlpExport::~OtlpExport() { finish(); }
 
 void OtlpExport::add(const record::RequestRecord& r) {
   if (r.warmup) return;
-  tally_->add(r);
   exporter_->add(request_span(r, facts_, rng_));
 }
 

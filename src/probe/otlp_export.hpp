@@ -4,8 +4,8 @@
 // GenAI semantic conventions name it ("chat <model>", gen_ai.* attributes), whose ids are the
 // traceparent the request carried (so the server's span is its child), with its phases as events
 // (scheduled, sent, first_byte, first_token, done) and an error status when it failed; and the
-// point's metrics (metrics/live_tally: requests by outcome, sent, in flight, and the GenAI and
-// tokbench latency and token histograms), cumulative from the point's start, every
+// point's metrics (metrics/live_tally, fed by the caller: requests by outcome, sent, in flight, and
+// the GenAI and tokbench latency and token histograms), cumulative from the point's start, every
 // OTEL_METRIC_EXPORT_INTERVAL ms (default 10000) and once at its end. Spans are made on the
 // recorder's thread and queued; the network is the exporter's thread's: a slow or absent collector
 // costs the client's workers nothing (spans past the queue's bound are counted, not held).
@@ -45,11 +45,13 @@ struct OtlpExportStats {
 
 class OtlpExport {
  public:
-  /// `sent`: measured requests sent so far (for sent and in flight). Throws std::invalid_argument
-  /// naming the flag when the endpoint is not an http:// URL.
-  OtlpExport(OtlpFacts facts, std::function<int64_t()> sent);
+  /// `tally`: the point's counts (fed by the caller); `sent`: measured requests sent so far (for
+  /// sent and in flight). Throws std::invalid_argument naming the flag when the endpoint is not an
+  /// http:// URL.
+  OtlpExport(OtlpFacts facts, std::shared_ptr<const metrics::LiveTally> tally,
+             std::function<int64_t()> sent);
   ~OtlpExport();
-  /// A finished record (measured ones only are exported). The recorder's thread.
+  /// A finished record's span (measured ones only are exported). The recorder's thread.
   void add(const record::RequestRecord& r);
   /// Sends what is queued and the final metrics; stops.
   OtlpExportStats finish();
@@ -60,7 +62,7 @@ class OtlpExport {
   OtlpFacts facts_;
   std::function<int64_t()> sent_;
   std::string traces_url_;
-  std::unique_ptr<metrics::LiveTally> tally_;
+  std::shared_ptr<const metrics::LiveTally> tally_;
   std::unique_ptr<otlp::Exporter> exporter_;
   uint64_t start_unix_ns_ = 0;
   std::mt19937_64 rng_;  ///< span ids of requests sent without a traceparent

@@ -29,6 +29,7 @@ TOKBENCH_EMBED(search_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/search.js")
 TOKBENCH_EMBED(compare_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/compare.js")
 TOKBENCH_EMBED(history_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/history.js")
 TOKBENCH_EMBED(grid_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/grid.js")
+TOKBENCH_EMBED(live_js, TOKBENCH_STR(TOKBENCH_WEB_DIR) "/live.js")
 
 namespace tokbench::report {
 
@@ -56,6 +57,8 @@ std::string_view web_asset(WebAsset which) {
       return view(tokbench_history_js_begin, tokbench_history_js_end);
     case WebAsset::Grid:
       return view(tokbench_grid_js_begin, tokbench_grid_js_end);
+    case WebAsset::Live:
+      return view(tokbench_live_js_begin, tokbench_live_js_end);
   }
   return {};
 }

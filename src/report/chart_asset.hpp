@@ -18,6 +18,7 @@ enum class WebAsset {
   Compare,  ///< web/compare.js: compare.html's load-point curves
   History,  ///< web/history.js: the results store's dashboard (tokbench history page)
   Grid,     ///< web/grid.js: a server grid's grid/grid.html
+  Live,     ///< web/live.js: --live's page, served during the run (live/live_server)
 };
 std::string_view web_asset(WebAsset which);
 

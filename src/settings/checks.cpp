@@ -346,6 +346,14 @@ void RunConfig::validate_observe(std::vector<std::string>& e) const {
     check(parse_listen_address(observe.otlp_receive, &why).has_value(),
           fmt::format("--otlp-receive: bad value '{}' ({})", observe.otlp_receive, why));
   }
+  if (!observe.live.empty()) {
+    std::string why;
+    check(parse_listen_address(observe.live, &why).has_value(),
+          fmt::format("--live: bad value '{}' ({}; e.g. --live 9464 or --live 127.0.0.1:9464)",
+                      observe.live, why));
+    check(observe.live != observe.otlp_receive,
+          "--live and --otlp-receive name the same address: give each its own port");
+  }
   const std::string& otlp = observe.otlp_endpoint;
   check(otlp.empty() || (otlp.starts_with("http://") && otlp.size() > 7 && otlp[7] != '/'),
         fmt::format("--otlp-endpoint: bad value '{}' (expected a collector's OTLP/HTTP address "
@@ -525,6 +533,9 @@ std::vector<std::string> RunConfig::multi_host_problems(int size) const {
   check(!load.pressure, "--pressure is single-host: its clients join one at a time on one clock");
   check(experiment.resume.empty(),
         "--resume is single-host: run the series again on one host, or resume it without mpirun");
+  check(observe.live.empty(),
+        "--live is single-host: each rank would show only its own requests (--otlp-endpoint "
+        "exports every rank's to one collector)");
   const bool open_loop = load.request_rate > 0 || !load.request_rate_sweep.empty() ||
                          workload.dataset.is(dataset::Source::Trace);
   std::vector<int> levels =

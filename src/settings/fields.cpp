@@ -603,6 +603,11 @@ const std::vector<Field<ObserveSettings>>& observe_fields() {
        "events) to /v1/traces, and the run's metrics (requests by outcome, in flight, latency "
        "and token histograms) to /v1/metrics every OTEL_METRIC_EXPORT_INTERVAL ms (10000) and "
        "at each point's end"},
+      {"--live", &O::live,
+       "PORT or HOST:PORT (a bare port listens on every address): serve the load point as it "
+       "runs — a page redrawn every second (requests, in flight, tokens/s, TTFT and E2EL "
+       "histograms) and /metrics in Prometheus' format (sent, finished by outcome, in flight, "
+       "TTFT, TPOT and E2EL histograms)"},
       {"--check-answers", &O::check_answers,
        "score each output against its dataset line's reference (gsm8k: the final number; qa: "
        "\"choices\" and a letter, \"answer\", or \"answer_regex\"): accuracy with its 95% Wilson "

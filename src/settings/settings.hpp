@@ -239,6 +239,9 @@ struct ObserveSettings {
   /// --otlp-endpoint: an OpenTelemetry collector's OTLP/HTTP address (http://host:4318) that gets
   /// a span per measured request and the run's metrics (probe/otlp_export); "" = none
   std::string otlp_endpoint;
+  /// --live: "PORT" or "HOST:PORT" where a page of the point as it runs and its /metrics (for
+  /// Prometheus) are served during the run (probe/live_server); "" = none
+  std::string live;
   // What came back (metrics/quality): read on the recorder's thread, each output then let go.
   bool check_answers =
       false;  ///< score outputs against the dataset's references; repetition and UTF-8 checks

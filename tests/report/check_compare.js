@@ -1,17 +1,11 @@
 // Checks a `tokbench compare` page in headless Chromium: no console errors, no network, the
 // throughput-latency curve drawn with one point per load point. Usage: node check_compare.js PAGE N
 'use strict';
-const { chromium } = require('playwright-core');
+const { open, offline } = require('./browser');
 
 (async () => {
   const [html, expected] = process.argv.slice(2);
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
-  const page = await browser.newPage();
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('request', (r) => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) problems.push(`network request: ${r.url()}`); });
+  const { browser, page, problems } = await open(offline);
   await page.goto('file://' + require('path').resolve(html));
   await page.waitForFunction(() => window.TOKBENCH_COMPARE && window.TOKBENCH_COMPARE.rendered, null, { timeout: 30000 });
   const info = await page.evaluate(() => ({

@@ -3,17 +3,11 @@
 // element; KEY=VALUE arguments after it are fields the global must hold (KEY~TEXT: contain).
 // Usage: node check_page.js PAGE GLOBAL ID[,ID...] [KEY=VALUE|KEY~TEXT...]
 'use strict';
-const { chromium } = require('playwright-core');
+const { open, offline } = require('./browser');
 
 (async () => {
   const [html, global, ids, ...fields] = process.argv.slice(2);
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
-  const page = await browser.newPage();
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('request', (r) => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:')) problems.push(`network request: ${r.url()}`); });
+  const { browser, page, problems } = await open(offline);
   await page.goto('file://' + require('path').resolve(html));
   await page.waitForFunction((g) => window[g] && window[g].rendered, global, { timeout: 30000 });
   const drawn = await page.evaluate((list) => list.map((id) => [id, document.querySelectorAll(`#${id} canvas`).length]),

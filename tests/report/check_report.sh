@@ -2,8 +2,8 @@
 # Integration test of the HTML pages in a real browser: real runs against the built-in simulator
 # (streaming with time slices, non-streaming, --check-answers), a compare page, a sweep's and a search's pages,
 # a page made from 200,000 requests (bounded, sampled, every failure kept), a run with --telemetry
-# (the devices' panel), a server grid's page and the results store's dashboard, each checked in
-# headless Chromium.
+# (the devices' panel), a server grid's page, the results store's dashboard and --live's page of a
+# running point, each checked in headless Chromium.
 # Usage: check_report.sh TOKBENCH_BINARY OUT_DIR
 set -euo pipefail
 BIN=$1
@@ -133,4 +133,11 @@ for i in 1 2 3 4; do
 done
 "$BIN" history page --history "$OUT/hist.db" --out "$OUT/history.html" >/dev/null
 node "$HERE/check_page.js" "$OUT/history.html" TOKBENCH_HISTORY p0,p1,p2,p3,p4,p5,p6,p7 panels=8
-echo "report pages checked in Chromium: $OUT/stream.png $OUT/nostream.png"
+# --live: the page of a point while it runs (40 requests at 4/s: ~10 s), checked mid-run in Chromium.
+lport=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+tb_run --live "127.0.0.1:$lport" --request-rate 4 --num-prompts 40 --max-tokens 16 --quiet \
+  --output-dir "$OUT/live" >/dev/null &
+live_pid=$!
+node "$HERE/check_live.js" "http://127.0.0.1:$lport/" "$OUT/live.png"
+wait "$live_pid"
+echo "report pages checked in Chromium: $OUT/stream.png $OUT/nostream.png $OUT/live.png"
