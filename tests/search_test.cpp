@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "client/engine.hpp"
+#include "common/exit_codes.hpp"
 #include "support/in_process_run.hpp"
 #include "support/run_test.hpp"
 #include "support/sim_process.hpp"
@@ -142,6 +143,27 @@ TEST(Search, FindsTheSimulatorsCapacity) {
   }
   EXPECT_GE(probes, 5u);  // 1, 2, 4, 8, then bisection
   EXPECT_TRUE(fs::exists(out.run_dir / "search" / "search.html"));
+  fs::remove_all(dir);
+}
+
+// A first probe that is INVALID (here every third request fails): no answer, and the search exits
+// as an INVALID run does (4: its reports are written), so a script tells it from a failure (1).
+TEST(Search, AnInvalidFirstProbeExitsAsAnInvalidRun) {
+  testing::Sim sim({"--ttft-ms", "5", "--tpot-ms", "2", "--fail-every", "3"});
+  const fs::path dir = testing::fresh_test_dir("tokbench_search_invalid");
+  auto c = testing::RunSettings()
+               .url(sim.url())
+               .with([&](auto& x) { x.experiment.search = SearchAxis::MaxConcurrency; })
+               .build();
+  c.experiment.slo = "ttft.p90<=500ms";
+  c.experiment.search_max = 4;
+  c.load.num_prompts = 12;
+  c.request.max_tokens = 8;
+  const RunOutcome out = testing::run_in_process(c, dir);
+  EXPECT_EQ(out.exit_code, kExitInvalid);
+  ASSERT_FALSE(out.verdict.reasons.empty());
+  EXPECT_NE(out.verdict.reasons.front().find("was INVALID"), std::string::npos)
+      << out.verdict.reasons.front();
   fs::remove_all(dir);
 }
 

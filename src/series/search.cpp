@@ -145,7 +145,14 @@ RunOutcome finish_search(const fs::path& root, const SearchResult& r,
   out.interrupted = interrupted;
   out.verdict.valid = r.answer.has_value();
   if (!r.answer) out.verdict.reasons.push_back(r.text);
-  out.exit_code = series_exit_code(disk_stopped, out.interrupted, r.answer ? 0 : 1);
+  // No answer because the first probe was INVALID: the series' reports are written and its
+  // verdict is that probe's, so it exits as an INVALID run does (4), not as a failure (1).
+  const bool first_invalid =
+      !r.answer && !r.history.empty() && r.history.front().verdict == "INVALID";
+  out.exit_code = series_exit_code(disk_stopped, out.interrupted,
+                                   r.answer        ? kExitValid
+                                   : first_invalid ? kExitInvalid
+                                                   : kExitFailed);
   return out;
 }
 
