@@ -88,7 +88,8 @@ TEST(LiveTally, ANonStreamedAnswerHasNoStreamTimes) {
   r.done_ns = 2'000'000'000;
   r.completion_tokens = 9;
   t.add(r);
-  const ClassTally& c = t.snapshot().at("");
+  const auto snap = t.snapshot();  // a copy: hold it while its entries are read
+  const ClassTally& c = snap.at("");
   EXPECT_EQ(c.e2el_s.count, 1u);
   EXPECT_EQ(c.ttft_s.count, 0u);
   EXPECT_EQ(c.tpot_s.count, 0u);
