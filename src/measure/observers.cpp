@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "common/abbreviate.hpp"
 #include "common/clock.hpp"
 #include "common/redact.hpp"
 #include "measure/execute.hpp"
@@ -84,10 +85,11 @@ void PointObservers::finish(int64_t records, bool stopped, const std::filesystem
         s.last_error.empty() ? "" : ": " + s.last_error);
     if (s.spans_failed + s.spans_dropped + s.metric_failures > 0)
       fmt::print(console_,
-                 "warning: --otlp-endpoint {}: {} span(s) and {} metric export(s) not taken{} "
-                 "(the run's own results are whole)\n",
+                 "warning: --otlp-endpoint {}: {} span(s) and {} metric export(s) not taken\n"
+                 "  {}; the run's own results are whole\n",
                  redact_url(otlp_->traces_url()), s.spans_failed + s.spans_dropped,
-                 s.metric_failures, s.last_error.empty() ? "" : ": " + s.last_error);
+                 s.metric_failures,
+                 headline(s.last_error.empty() ? "no reason given" : s.last_error, 80));
   }
   if (live_) {  // the final state; a scraper that came gets its last scrape of it
     const int64_t scrapes = live_->finish(stopped);
