@@ -366,6 +366,22 @@ TEST(ClassFlags, WhatClassesCannotDoIsRefusedNamingTheFix) {
               c.load.classes.push_back("name=w,concurrency=1,dataset=wiki");
             }).find("--class name=w: dataset=: --dataset: bad value 'wiki'"),
             std::string::npos);
+  // A search and the in-run controller move one load: a class's sweep is named instead.
+  EXPECT_NE(problems([](auto& c) {
+              c.experiment.search = runner::SearchAxis::MaxConcurrency;
+            }).find("--class does not go with --search: it moves one load"),
+            std::string::npos);
+  EXPECT_NE(problems([](auto& c) { c.experiment.adaptive_window_s = 5; })
+                .find("--adaptive-window-s: it moves one load, and each class carries its own; "
+                      "sweep the class"),
+            std::string::npos);
+  EXPECT_NE(problems([](auto& c) { c.load.pressure = true; }).find("--ramp-up-s S --duration-s S"),
+            std::string::npos);
+  const std::string grid = problems([](auto& c) {  // a grid runs the classes at each server
+    c.target.server_grid = "max_num_seqs=1,2";
+    c.target.server_cmd = "serve --port {port} --max-num-seqs {max_num_seqs}";
+  });
+  EXPECT_EQ(grid.find("--class"), std::string::npos) << grid;
   auto lengths = [](runner::RunConfig& c) {
     c.workload.input_len = 300;
     c.workload.output_len = 20;

@@ -43,8 +43,6 @@ class GridRun : public CliFixture {
                                   std::string(TOKBENCH_BINARY) +
                                       " serve-mock --port {port} --max-num-seqs {max_num_seqs} "
                                       "--ttft-ms 5 --tpot-ms 10",
-                                  "--concurrency",
-                                  concurrency_,
                                   "--num-prompts",
                                   "8",
                                   "--max-tokens",
@@ -55,6 +53,7 @@ class GridRun : public CliFixture {
                                   "30",
                                   "--output-dir",
                                   (dir_ / name).string()};
+    if (!concurrency_.empty()) args.insert(args.end(), {"--concurrency", concurrency_});
     if (!values.empty()) args.insert(args.end(), {"--server-grid", "max_num_seqs=" + values});
     args.insert(args.end(), extra.begin(), extra.end());
     return run_tokbench(args);
@@ -132,6 +131,41 @@ TEST_F(GridRun, TwoServersTimesASweepWritesTheGridAndPicksTheBetter) {
   EXPECT_TRUE(
       RanValidUnlessBusy(run_tokbench({"report", (root / "max_num_seqs-4").string()}), dir_));
   EXPECT_NE(slurp(root / "grid/grid.html").find("id=\"grid-data\""), std::string::npos);
+}
+
+// Traffic classes in every configuration, each class's SLO judging its points: with one place
+// (max_num_seqs 1) the chat class waits behind the batch class's answers (~85 ms each) and misses
+// its TTFT bound; with four it is served at once. Each configuration's folder has both classes.
+TEST_F(GridRun, EachClassesSloJudgesTheConfigurations) {
+  concurrency_.clear();  // the classes carry the load
+  const Result r = grid("g", "1,4",
+                        {"--class", "name=chat,concurrency=1,slo=ttft.p99<=40ms", "--class",
+                         "name=batch,concurrency=3"});
+  ASSERT_TRUE(RanValidUnlessBusy(r, dir_));
+  const fs::path root = root_of(dir_ / "g");
+  auto s = summary(root);
+  simdjson::dom::array configs = s["configurations"];
+  ASSERT_EQ(configs.size(), 2u);
+  for (auto c : configs) {
+    simdjson::dom::array points = c["points"];
+    ASSERT_EQ(points.size(), 1u);
+    const std::string name = std::string(std::string_view(c["name"]));
+    auto p = points.at(0);
+    EXPECT_EQ(std::string_view(p["point"]), "classes");
+    EXPECT_EQ(p["concurrency"].get_int64().value(), 4);  // the classes' loads summed
+    simdjson::dom::parser one;
+    const auto result = one.load((root / name / "classes" / "result.json").string()).value();
+    EXPECT_EQ(result["classes"]["chat"]["requests"].get_int64().value(), 8) << name;
+    EXPECT_EQ(result["classes"]["batch"]["requests"].get_int64().value(), 8) << name;
+    if (std::string_view(p["verdict"]) != "VALID") continue;  // a busy machine's: meets nothing
+    const bool missed = name == "max_num_seqs-1";
+    EXPECT_EQ(p["meets_slo"].get_bool().value(), !missed) << name;
+    if (missed)
+      EXPECT_NE(std::string_view(p["slo_why"]).find("class chat: ttft.p99"), std::string::npos)
+          << std::string_view(p["slo_why"]);
+  }
+  if (std::string_view(configs.at(1)["points"].at(0)["verdict"]) == "VALID")
+    EXPECT_EQ(std::string_view(s["recommendation"]["best"]), "max_num_seqs-4");
 }
 
 TEST_F(GridRun, AServerThatFailsToStartIsRecordedAndTheGridGoesOn) {

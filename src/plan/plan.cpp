@@ -120,7 +120,7 @@ void check_class_sessions(const RunConfig& c, const TrafficClass& k, std::vector
                                 : &client::ApiCaps::conversation)));
 }
 
-// --class: what a run of several classes cannot do yet, each named with what to do instead.
+// --class: what a run of several classes cannot do, each named with what to do instead.
 void check_classes(const RunConfig& c, const ParsedFlags& p, std::vector<std::string>& e) {
   if (c.load.classes.empty()) return;
   for (size_t i = 0; i < p.classes.size(); ++i) {
@@ -144,11 +144,6 @@ void check_classes(const RunConfig& c, const ParsedFlags& p, std::vector<std::st
               k.name, slo.text()));
   }
   for (const TrafficClass& k : p.classes) check_class_sessions(c, k, e);
-  auto refuse = [&](bool with, std::string_view what) {
-    if (with)
-      e.push_back(fmt::format(
-          "--class does not go with {} yet: run the classes at one load point, without it", what));
-  };
   const bool run_lists = !c.load.concurrency_sweep.empty() || !c.load.request_rate_sweep.empty() ||
                          !c.load.num_prompts_sweep.empty();
   if (run_lists)
@@ -168,9 +163,16 @@ void check_classes(const RunConfig& c, const ParsedFlags& p, std::vector<std::st
         "--class: {} each give a list: a sweep moves one class's load while the others hold "
         "theirs; give a list to one class",
         fmt::join(swept, " and ")));
-  refuse(c.experiment.searching(), "--search");
-  refuse(c.experiment.adaptive_window_s > 0, "--adaptive-window-s");
-  refuse(!c.target.server_grid.empty(), "--server-grid");
+  // A search and the in-run controller move the run's one load; with classes there are several.
+  const char* mover = c.experiment.searching()             ? "--search"
+                      : c.experiment.adaptive_window_s > 0 ? "--adaptive-window-s"
+                                                           : nullptr;
+  if (mover)
+    e.push_back(fmt::format(
+        "--class does not go with {}: it moves one load, and each class carries its own; sweep "
+        "the class whose load you seek, --class 'name=batch,request-rate=1,2,4,8', and each "
+        "point judges every class's slo=",
+        mover));
   if (c.workload.sessions())
     e.push_back(
         "--class does not go with the run's sessions (--turns, --multi-turn, an agent dataset): "
@@ -179,7 +181,11 @@ void check_classes(const RunConfig& c, const ParsedFlags& p, std::vector<std::st
     e.push_back(
         "--class does not go with the run's --dataset trace:PATH (whose schedule would every class "
         "replay?): give it to the class that replays it, dataset=trace:PATH");
-  refuse(c.load.pressure, "--pressure");
+  if (c.load.pressure)
+    e.push_back(
+        "--class does not go with --pressure (one pool of clients added at a rate): give each "
+        "class its concurrency= and the run --ramp-up-s S --duration-s S, which ramps every "
+        "class's clients over the same seconds");
 }
 
 // --json-schema FILE: one JSON object (a schema), read once. A usage error names the file.

@@ -40,9 +40,9 @@ struct PointRun {
   RunOutcome outcome;
 };
 
-std::string x_name_of(const LoadSettings& load, const ExperimentSettings& e) {
-  return !load.request_rate_sweep.empty() || e.search == SearchAxis::MaxRate ? "request_rate"
-                                                                             : "concurrency";
+std::string x_name_of(const RunPlan& plan) {
+  return plan.cfg.experiment.search == SearchAxis::MaxRate ? "request_rate"
+                                                           : sweep_axis(plan).x_name;
 }
 
 std::string experiment_of(const ExperimentSettings& e, size_t sweep_points) {
@@ -93,21 +93,25 @@ std::optional<std::vector<PointRun>> completed_configuration(const fs::path& dir
     const double rate = json::number_or(p, "request_rate", 0);
     spec.request_rate = rate < 0 ? std::numeric_limits<double>::infinity() : rate;
     spec.num_prompts = json::int_or(p, "num_prompts", base.cfg.load.num_prompts);
-    const RowLoad load = row_load(at_point(base, spec));
+    const RowLoad load = row_load(at_point(base, spec), sweep_axis(base).load_class);
     runs.push_back({std::move(spec), load, std::move(*done)});
   }
   return runs;
 }
 
 // The rows of one configuration, each judged against the SLOs.
+// `class_slos`: a --class has its own slo=, which the point's verdict judges (slo_missed).
 std::vector<report::GridRow> rows_of(const std::vector<PointRun>& runs, const std::string& x_name,
-                                     const std::vector<metrics::RunSlo>& slos, int devices) {
+                                     const std::vector<metrics::RunSlo>& slos, bool class_slos,
+                                     int devices) {
   std::vector<report::GridRow> rows;
   for (const PointRun& p : runs) {
     report::GridRow r;
     r.point = load_point_row(p.outcome.label, x_name, p.load, p.outcome);
     r.per_device = r.point.output_token_throughput / devices;
-    if (!slos.empty()) {
+    // The run's --slo, and each --class's own (the point's verdict names a missed one).
+    const std::vector<std::string>& class_missed = p.outcome.verdict.slo_missed;
+    if (!slos.empty() || class_slos) {
       r.meets_slo = r.point.verdict == "VALID";
       if (!*r.meets_slo) r.slo_why = r.point.verdict;
       for (const auto& s : slos) {
@@ -116,6 +120,10 @@ std::vector<report::GridRow> rows_of(const std::vector<PointRun>& runs, const st
         if (r.slo_why.empty())
           r.slo_why =
               v ? fmt::format("{} was {} ms", s.text(), format_round4(*v)) : s.text() + ": n/a";
+        r.meets_slo = false;
+      }
+      if (!class_missed.empty()) {
+        if (r.slo_why.empty()) r.slo_why = class_missed.front();
         r.meets_slo = false;
       }
     }
@@ -245,7 +253,9 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
   log->info("{}server grid of {} configuration(s), {} each: {}", resuming ? "resumed: " : "",
             servers.size(), experiment_of(plan.cfg.experiment, plan.cfg.sweep_points()),
             plan.requested.to_json());
-  const std::string x_name = x_name_of(plan.cfg.load, plan.cfg.experiment);
+  const std::string x_name = x_name_of(plan);
+  const bool class_slos = std::any_of(plan.parsed.classes.begin(), plan.parsed.classes.end(),
+                                      [](const TrafficClass& k) { return !k.slos.empty(); });
   std::vector<report::GridConfig> configs;
   bool disk_stopped = false;
   for (size_t i = 0; i < servers.size(); ++i) {
@@ -270,10 +280,11 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
         SeriesOptions series;
         series.root = dir;
         series.resume = resuming && fs::exists(dir / kSeriesFile);
-        series.on_point = [&runs](const RunPlan& point, const RunOutcome& o) {
+        const std::string load_class = sweep_axis(plan).load_class;
+        series.on_point = [&runs, &load_class](const RunPlan& point, const RunOutcome& o) {
           PointSpec spec = spec_of(point, o.label);
           spec.num_prompts = point.cfg.load.num_prompts;  // the count it ran (a dataset's size)
-          runs.push_back({std::move(spec), row_load(point), o});
+          runs.push_back({std::move(spec), row_load(point, load_class), o});
         };
         try {
           const RunOutcome o = run_series(inner, stop, console, series);
@@ -293,7 +304,7 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
         }
         write_point_file(dir, c.status, c.why, runs);
       }
-      c.rows = rows_of(runs, x_name, plan.parsed.slos, c.devices);
+      c.rows = rows_of(runs, x_name, plan.parsed.slos, class_slos, c.devices);
       c.answer = answer_of(c, plan.cfg.experiment);
       if (plan.cfg.experiment.searching()) c.search_answer = search_answer(dir);
     }

@@ -75,11 +75,10 @@ std::string grid_json(const std::vector<GridConfig>& configs, const metrics::Cap
   for (const auto& m : choice.missing) w.value(m);
   w.end_array();
   w.field("rule",
-          "among configurations with a VALID point meeting every --slo, the highest output "
-          "tokens/s per device at "
-          "such a point wins (with repeats: the mean over the runs, all of which must meet the "
-          "SLO); the margin is "
-          "over the runner-up, and the confidence intervals say whether it is beyond the noise");
+          "among configurations with a VALID point meeting every --slo (and each --class's slo=), "
+          "the highest output tokens/s per device at such a point wins (with repeats: the mean "
+          "over the runs, all of which must meet the SLO); the margin is over the runner-up, and "
+          "the confidence intervals say whether it is beyond the noise");
   w.end_object().end_object();
   return w.take();
 }

@@ -36,6 +36,15 @@ SweepSummary::SweepSummary(fs::path root, SweepAxis axis)
 RowLoad row_load(const RunPlan& point, const std::string& load_class) {
   for (size_t i = 0; i < point.parsed.classes.size() && !load_class.empty(); ++i)
     if (point.parsed.classes[i].name == load_class) return row_load(class_plan(point, i));
+  if (!point.traffic_class && !point.parsed.classes.empty()) {  // the whole run's: every class's
+    RowLoad sum;
+    for (const auto& [name, l] : class_loads(point)) {
+      sum.in_flight += l.in_flight;
+      sum.request_rate += l.request_rate;
+      sum.num_prompts += l.num_prompts;
+    }
+    return sum;
+  }
   return {point.load.max_in_flight(), point.cfg.load.request_rate, point.cfg.load.num_prompts};
 }
 

@@ -29,7 +29,7 @@ struct RowLoad {
   int64_t num_prompts = 0;
 };
 /// The row load of a plan at one point (plan/plan at_point); `load_class` named: that --class's
-/// own load (a sweep over one class's load).
+/// own load (a sweep over one class's load); none named in a run of classes: theirs summed.
 RowLoad row_load(const RunPlan& point, const std::string& load_class = "");
 /// Each --class's own load at one point, in the plan's order (none without classes).
 using ClassLoads = std::vector<std::pair<std::string, RowLoad>>;

@@ -80,6 +80,7 @@ std::string RunConfig::sweep_label(size_t i) const {
         return k.sweep_label(i);
     } catch (const std::invalid_argument&) {  // plan/ names it
     }
+  if (!load.classes.empty()) return "classes";  // no list: the classes carry the load
   // No list: the point's own load names it (a one-point --server-grid's point read "p1").
   const LoadShape shape = load_shape();
   if (!shape.open_loop()) return fmt::format("c{}", shape.max_in_flight());
