@@ -5,8 +5,9 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
 # Test-only npm packages, pinned by lock files: the HF tokenizers oracle and tokenizer fixtures,
 # playwright-core to drive Chromium for the HTML report, and the openai SDK with TypeScript to
-# type-check the bodies tokbench sends.
-for dir in tests/tokenizer tests/report tests/openai_sdk; do
+# type-check the bodies tokbench sends, and OpenTelemetry JS's OTLP classes to read and write
+# the OTLP bodies tokbench writes and reads.
+for dir in tests/tokenizer tests/report tests/openai_sdk tests/otlp_js; do
   if ! npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >/dev/null; then
     echo "test.sh: npm ci --prefix $dir failed: the tests need the npm registry" >&2
     exit 1

@@ -100,16 +100,17 @@ std::optional<std::vector<PointRun>> completed_configuration(const fs::path& dir
 }
 
 // The rows of one configuration, each judged against the SLOs.
-// `class_slos`: a --class has its own slo=, which the point's verdict judges (slo_missed).
+// The run's --slo, and each --class's slo= (which the point's verdict judges: slo_missed).
 std::vector<report::GridRow> rows_of(const std::vector<PointRun>& runs, const std::string& x_name,
-                                     const std::vector<metrics::RunSlo>& slos, bool class_slos,
-                                     int devices) {
+                                     const ParsedFlags& parsed, int devices) {
+  const std::vector<metrics::RunSlo>& slos = parsed.slos;
+  const bool class_slos = std::any_of(parsed.classes.begin(), parsed.classes.end(),
+                                      [](const TrafficClass& k) { return !k.slos.empty(); });
   std::vector<report::GridRow> rows;
   for (const PointRun& p : runs) {
     report::GridRow r;
     r.point = load_point_row(p.outcome.label, x_name, p.load, p.outcome);
     r.per_device = r.point.output_token_throughput / devices;
-    // The run's --slo, and each --class's own (the point's verdict names a missed one).
     const std::vector<std::string>& class_missed = p.outcome.verdict.slo_missed;
     if (!slos.empty() || class_slos) {
       r.meets_slo = r.point.verdict == "VALID";
@@ -254,8 +255,6 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
             servers.size(), experiment_of(plan.cfg.experiment, plan.cfg.sweep_points()),
             plan.requested.to_json());
   const std::string x_name = x_name_of(plan);
-  const bool class_slos = std::any_of(plan.parsed.classes.begin(), plan.parsed.classes.end(),
-                                      [](const TrafficClass& k) { return !k.slos.empty(); });
   std::vector<report::GridConfig> configs;
   bool disk_stopped = false;
   for (size_t i = 0; i < servers.size(); ++i) {
@@ -280,8 +279,8 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
         SeriesOptions series;
         series.root = dir;
         series.resume = resuming && fs::exists(dir / kSeriesFile);
-        const std::string load_class = sweep_axis(plan).load_class;
-        series.on_point = [&runs, &load_class](const RunPlan& point, const RunOutcome& o) {
+        series.on_point = [&runs, load_class = sweep_axis(plan).load_class](const RunPlan& point,
+                                                                            const RunOutcome& o) {
           PointSpec spec = spec_of(point, o.label);
           spec.num_prompts = point.cfg.load.num_prompts;  // the count it ran (a dataset's size)
           runs.push_back({std::move(spec), row_load(point, load_class), o});
@@ -304,7 +303,7 @@ RunOutcome run_grid(RunPlan& plan, std::atomic<int>& stop, std::FILE* console,
         }
         write_point_file(dir, c.status, c.why, runs);
       }
-      c.rows = rows_of(runs, x_name, plan.parsed.slos, class_slos, c.devices);
+      c.rows = rows_of(runs, x_name, plan.parsed, c.devices);
       c.answer = answer_of(c, plan.cfg.experiment);
       if (plan.cfg.experiment.searching()) c.search_answer = search_answer(dir);
     }
