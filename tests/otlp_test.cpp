@@ -196,6 +196,29 @@ TEST(Otlp, EventsAndStatusRoundTrip) {
   EXPECT_EQ(back[0].events.size(), kMaxEventsPerSpan);
 }
 
+// A sender does not size a span: past kMaxAttributes its attributes are skipped, and a key or text
+// value past kMaxAttributeBytes is cut, never inside a UTF-8 sequence.
+TEST(Otlp, AttributesAreCappedInCountAndLength) {
+  Span s = sample(1, "vllm");
+  s.attributes.clear();
+  for (int a = 0; a < 300; ++a) s.attributes.push_back({fmt::format("k{}", a), int64_t{a}});
+  std::string euro;  // "€" is 3 bytes: kMaxAttributeBytes - 1 lands inside one
+  for (size_t i = 0; i < kMaxAttributeBytes; i += 3) euro += "\u20ac";
+  s.events = {{"e", 1, {{std::string(kMaxAttributeBytes + 10, 'k'), euro}}}};
+  std::vector<Span> back;
+  size_t dropped = 0;
+  std::string why;
+  ASSERT_TRUE(decode_traces(encode_traces({s}, "x"), back, 10, &dropped, &why)) << why;
+  ASSERT_EQ(back.size(), 1u);
+  ASSERT_EQ(back[0].attributes.size(), kMaxAttributes);
+  EXPECT_EQ(back[0].attributes.back().key, fmt::format("k{}", kMaxAttributes - 1));
+  const Attribute& cut = back[0].events.at(0).attributes.at(0);
+  EXPECT_EQ(cut.key.size(), kMaxAttributeBytes);
+  const std::string& text = std::get<std::string>(cut.value);
+  EXPECT_EQ(text.size(), kMaxAttributeBytes / 3 * 3);  // whole characters only
+  EXPECT_EQ(text, euro.substr(0, text.size()));
+}
+
 Metric histogram(std::string name, std::vector<double> bounds, std::vector<uint64_t> counts) {
   Metric m{std::move(name), "a histogram", "s", MetricKind::Histogram, {}, ""};
   DataPoint p;

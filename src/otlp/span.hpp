@@ -16,6 +16,12 @@ namespace tokbench::otlp {
 /// An attribute's value: OTLP's AnyValue, less arrays, key-value lists and bytes (read as absent).
 using Value = std::variant<std::string, bool, int64_t, double>;
 
+/// The most attributes read of one span, event, resource or data point (the rest are skipped),
+/// and the longest key or text value kept (cut at a UTF-8 boundary): what a sender's attributes
+/// cost is not the sender's to size.
+inline constexpr size_t kMaxAttributes = 128;
+inline constexpr size_t kMaxAttributeBytes = 4096;
+
 struct Attribute {
   std::string key;
   Value value;

@@ -2,6 +2,18 @@
 
 namespace tokbench::otlp::wire {
 
+namespace {
+
+// `s` cut to kMaxAttributeBytes, never inside a UTF-8 sequence.
+std::string capped(std::string_view s) {
+  if (s.size() <= kMaxAttributeBytes) return std::string(s);
+  size_t n = kMaxAttributeBytes;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return std::string(s.substr(0, n));
+}
+
+}  // namespace
+
 bool read_any(std::string_view b, Value& out, bool& known, std::string* why) {
   Reader r(b);
   int field = 0, wire = 0;
@@ -10,7 +22,7 @@ bool read_any(std::string_view b, Value& out, bool& known, std::string* why) {
     uint64_t v = 0;
     std::string_view s;
     if (field == 1 && wire == kLen && r.take_bytes(s)) {
-      out = std::string(s), known = true;
+      out = capped(s), known = true;
     } else if (field == 2 && wire == kVarint && r.take_varint(v)) {
       out = v != 0, known = true;
     } else if (field == 3 && wire == kVarint && r.take_varint(v)) {
@@ -35,7 +47,7 @@ bool read_key_value(std::string_view b, std::vector<Attribute>& out, std::string
   while (!r.done() && r.next(field, wire)) {
     std::string_view s;
     if (field == 1 && wire == kLen && r.take_bytes(s))
-      a.key = std::string(s);
+      a.key = capped(s);
     else if (field == 2 && wire == kLen && r.take_bytes(s)) {
       if (!read_any(s, a.value, known, why)) return false;
     } else if (r.error().empty())
@@ -45,7 +57,7 @@ bool read_key_value(std::string_view b, std::vector<Attribute>& out, std::string
     if (why && why->empty()) *why = r.error();
     return false;
   }
-  if (known) out.push_back(std::move(a));
+  if (known && out.size() < kMaxAttributes) out.push_back(std::move(a));
   return true;
 }
 
