@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "otlp/metric.hpp"
@@ -91,39 +92,47 @@ std::string service_of(element resource) {
   return "";
 }
 
+// The items of an export (spans, metrics) in order, each with its resource's service.name: the
+// `items` of every scope `scopes` of every resource `groups`.
+std::vector<std::pair<std::string, element>> items_of(element theirs, const char* groups,
+                                                      const char* scopes, const char* items) {
+  std::vector<std::pair<std::string, element>> out;
+  for (element group : theirs[groups].get_array().value())
+    for (element scope : group[scopes].get_array().value())
+      for (element item : scope[items].get_array().value())
+        out.emplace_back(service_of(group["resource"]), item);
+  return out;
+}
+
 // Every span tokbench holds equals the foreign message's, in order, field by field.
 void expect_same_spans(const std::vector<Span>& ours, element theirs) {
   size_t i = 0;
-  for (element rs : theirs["resourceSpans"].get_array().value()) {
-    const std::string service = service_of(rs["resource"]);
-    for (element ss : rs["scopeSpans"].get_array().value())
-      for (element s : ss["spans"].get_array().value()) {
-        ASSERT_LT(i, ours.size());
-        const Span& o = ours[i++];
-        SCOPED_TRACE(o.name);
-        EXPECT_EQ(o.trace_id, text(s, "traceId"));
-        EXPECT_EQ(o.span_id, text(s, "spanId"));
-        EXPECT_EQ(o.parent_span_id, text(s, "parentSpanId"));
-        EXPECT_EQ(o.name, text(s, "name"));
-        EXPECT_EQ(static_cast<int>(o.kind), integer(s, "kind"));
-        EXPECT_EQ(o.start_unix_ns, u64(s["startTimeUnixNano"]));
-        EXPECT_EQ(o.end_unix_ns, u64(s["endTimeUnixNano"]));
-        EXPECT_EQ(o.service, service);
-        EXPECT_EQ(shown(o.attributes), shown(scalars(s["attributes"])));
-        size_t e = 0;
-        for (element ev : s["events"].get_array().value()) {
-          ASSERT_LT(e, o.events.size());
-          EXPECT_EQ(o.events[e].name, text(ev, "name"));
-          EXPECT_EQ(o.events[e].time_unix_ns, u64(ev["timeUnixNano"]));
-          EXPECT_EQ(shown(o.events[e].attributes), shown(scalars(ev["attributes"])));
-          ++e;
-        }
-        EXPECT_EQ(e, o.events.size());
-        element status;
-        const bool has_status = !s["status"].get(status);
-        EXPECT_EQ(static_cast<int>(o.status), has_status ? integer(status, "code") : 0);
-        EXPECT_EQ(o.status_message, has_status ? text(status, "message") : "");
-      }
+  for (const auto& [service, s] : items_of(theirs, "resourceSpans", "scopeSpans", "spans")) {
+    ASSERT_LT(i, ours.size());
+    const Span& o = ours[i++];
+    SCOPED_TRACE(o.name);
+    EXPECT_EQ(o.trace_id, text(s, "traceId"));
+    EXPECT_EQ(o.span_id, text(s, "spanId"));
+    EXPECT_EQ(o.parent_span_id, text(s, "parentSpanId"));
+    EXPECT_EQ(o.name, text(s, "name"));
+    EXPECT_EQ(static_cast<int>(o.kind), integer(s, "kind"));
+    EXPECT_EQ(o.start_unix_ns, u64(s["startTimeUnixNano"]));
+    EXPECT_EQ(o.end_unix_ns, u64(s["endTimeUnixNano"]));
+    EXPECT_EQ(o.service, service);
+    EXPECT_EQ(shown(o.attributes), shown(scalars(s["attributes"])));
+    size_t e = 0;
+    for (element ev : s["events"].get_array().value()) {
+      ASSERT_LT(e, o.events.size());
+      EXPECT_EQ(o.events[e].name, text(ev, "name"));
+      EXPECT_EQ(o.events[e].time_unix_ns, u64(ev["timeUnixNano"]));
+      EXPECT_EQ(shown(o.events[e].attributes), shown(scalars(ev["attributes"])));
+      ++e;
+    }
+    EXPECT_EQ(e, o.events.size());
+    element status;
+    const bool has_status = !s["status"].get(status);
+    EXPECT_EQ(static_cast<int>(o.status), has_status ? integer(status, "code") : 0);
+    EXPECT_EQ(o.status_message, has_status ? text(status, "message") : "");
   }
   EXPECT_EQ(i, ours.size());
 }
@@ -132,57 +141,53 @@ void expect_same_spans(const std::vector<Span>& ours, element theirs) {
 // attributes, times and values (a histogram's count, sum, bounds and bucket counts).
 void expect_same_metrics(const std::vector<Metric>& ours, element theirs) {
   size_t i = 0;
-  for (element rm : theirs["resourceMetrics"].get_array().value()) {
-    const std::string service = service_of(rm["resource"]);
-    for (element sm : rm["scopeMetrics"].get_array().value())
-      for (element m : sm["metrics"].get_array().value()) {
-        ASSERT_LT(i, ours.size());
-        const Metric& o = ours[i++];
-        SCOPED_TRACE(o.name);
-        EXPECT_EQ(o.name, text(m, "name"));
-        EXPECT_EQ(o.description, text(m, "description"));
-        EXPECT_EQ(o.unit, text(m, "unit"));
-        EXPECT_EQ(o.service, service);
-        element data;
-        MetricKind kind = MetricKind::Sum;
-        if (!m["sum"].get(data)) {
-          EXPECT_EQ(integer(data, "aggregationTemporality"), 2);  // cumulative
-          EXPECT_TRUE(data["isMonotonic"].get_bool().value());
-        } else if (!m["gauge"].get(data)) {
-          kind = MetricKind::Gauge;
-        } else {
-          ASSERT_FALSE(m["histogram"].get(data)) << "a kind otlp/metric does not hold";
-          kind = MetricKind::Histogram;
-          EXPECT_EQ(integer(data, "aggregationTemporality"), 2);
-        }
-        EXPECT_EQ(o.kind, kind);
-        size_t p = 0;
-        for (element dp : data["dataPoints"].get_array().value()) {
-          ASSERT_LT(p, o.points.size());
-          const DataPoint& q = o.points[p++];
-          EXPECT_EQ(shown(q.attributes), shown(scalars(dp["attributes"])));
-          EXPECT_EQ(q.start_unix_ns, u64(dp["startTimeUnixNano"]));
-          EXPECT_EQ(q.time_unix_ns, u64(dp["timeUnixNano"]));
-          if (kind == MetricKind::Histogram) {
-            EXPECT_EQ(q.count, u64(dp["count"]));
-            EXPECT_DOUBLE_EQ(q.sum, dp["sum"].get_double().value());
-            std::vector<double> bounds;
-            for (element b : dp["explicitBounds"].get_array().value())
-              bounds.push_back(b.get_double().value());
-            std::vector<uint64_t> counts;
-            for (element c : dp["bucketCounts"].get_array().value()) counts.push_back(u64(c));
-            EXPECT_EQ(q.bounds, bounds);
-            EXPECT_EQ(q.bucket_counts, counts);
-          } else {
-            std::string_view as_int;
-            const bool is_int = !dp["asInt"].get(as_int);
-            EXPECT_EQ(q.integer, is_int);
-            EXPECT_DOUBLE_EQ(q.value, is_int ? std::stod(std::string(as_int))
-                                             : dp["asDouble"].get_double().value());
-          }
-        }
-        EXPECT_EQ(p, o.points.size());
+  for (const auto& [service, m] : items_of(theirs, "resourceMetrics", "scopeMetrics", "metrics")) {
+    ASSERT_LT(i, ours.size());
+    const Metric& o = ours[i++];
+    SCOPED_TRACE(o.name);
+    EXPECT_EQ(o.name, text(m, "name"));
+    EXPECT_EQ(o.description, text(m, "description"));
+    EXPECT_EQ(o.unit, text(m, "unit"));
+    EXPECT_EQ(o.service, service);
+    element data;
+    MetricKind kind = MetricKind::Sum;
+    if (!m["sum"].get(data)) {
+      EXPECT_EQ(integer(data, "aggregationTemporality"), 2);  // cumulative
+      EXPECT_TRUE(data["isMonotonic"].get_bool().value());
+    } else if (!m["gauge"].get(data)) {
+      kind = MetricKind::Gauge;
+    } else {
+      ASSERT_FALSE(m["histogram"].get(data)) << "a kind otlp/metric does not hold";
+      kind = MetricKind::Histogram;
+      EXPECT_EQ(integer(data, "aggregationTemporality"), 2);
+    }
+    EXPECT_EQ(o.kind, kind);
+    size_t p = 0;
+    for (element dp : data["dataPoints"].get_array().value()) {
+      ASSERT_LT(p, o.points.size());
+      const DataPoint& q = o.points[p++];
+      EXPECT_EQ(shown(q.attributes), shown(scalars(dp["attributes"])));
+      EXPECT_EQ(q.start_unix_ns, u64(dp["startTimeUnixNano"]));
+      EXPECT_EQ(q.time_unix_ns, u64(dp["timeUnixNano"]));
+      if (kind == MetricKind::Histogram) {
+        EXPECT_EQ(q.count, u64(dp["count"]));
+        EXPECT_DOUBLE_EQ(q.sum, dp["sum"].get_double().value());
+        std::vector<double> bounds;
+        for (element b : dp["explicitBounds"].get_array().value())
+          bounds.push_back(b.get_double().value());
+        std::vector<uint64_t> counts;
+        for (element c : dp["bucketCounts"].get_array().value()) counts.push_back(u64(c));
+        EXPECT_EQ(q.bounds, bounds);
+        EXPECT_EQ(q.bucket_counts, counts);
+      } else {
+        std::string_view as_int;
+        const bool is_int = !dp["asInt"].get(as_int);
+        EXPECT_EQ(q.integer, is_int);
+        EXPECT_DOUBLE_EQ(
+            q.value, is_int ? std::stod(std::string(as_int)) : dp["asDouble"].get_double().value());
       }
+    }
+    EXPECT_EQ(p, o.points.size());
   }
   EXPECT_EQ(i, ours.size());
 }
