@@ -99,8 +99,8 @@ std::optional<std::vector<PointRun>> completed_configuration(const fs::path& dir
   return runs;
 }
 
-// The rows of one configuration, each judged against the SLOs.
-// The run's --slo, and each --class's slo= (which the point's verdict judges: slo_missed).
+// The rows of one configuration, each judged against the run's --slo and each --class's slo=
+// (which the point's verdict judges: slo_missed).
 std::vector<report::GridRow> rows_of(const std::vector<PointRun>& runs, const std::string& x_name,
                                      const ParsedFlags& parsed, int devices) {
   const std::vector<metrics::RunSlo>& slos = parsed.slos;
