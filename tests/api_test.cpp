@@ -1,4 +1,4 @@
-// client/api + mock/routes: the API seam. The registry (names and paths found both ways, a
+// client/api + mockapi/routes: the API seam. The registry (names and paths found both ways, a
 // gateway's prefix, errors that list what there is), the simulator mirroring every generating API
 // the client speaks, and one TEST_P per API — as EngineOn runs every engine test on both
 // transports — that benchmarks the built-in simulator through that API, streamed and not, and
@@ -14,7 +14,7 @@
 #include <string>
 
 #include "client/request_body.hpp"
-#include "mock/route.hpp"
+#include "mockapi/route.hpp"
 #include "support/run_test.hpp"
 #include "support/sim_process.hpp"
 #include "support/sim_trace.hpp"
@@ -60,8 +60,8 @@ TEST(ApiRegistry, TheSimulatorServesEveryApi) {
   for (const ApiAdapter* a : all_apis()) {
     const bool served = a->caps().generates ? mock::route_of(a->path()) != nullptr
                                             : mock::one_shot_route_of(a->path()) != nullptr;
-    EXPECT_TRUE(served) << a->path()
-                        << ": add mock/routes/<api>.cpp and a line in mock/routes/registry.cpp";
+    EXPECT_TRUE(served)
+        << a->path() << ": add mockapi/routes/<api>.cpp and a line in mockapi/routes/registry.cpp";
     if (a->body_path() == a->path()) continue;
     // Whole answers at a path another API shares (TGI's /generate, SGLang's too): the route that
     // claims this API's body answers whole.

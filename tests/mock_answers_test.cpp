@@ -1,7 +1,7 @@
-// mock/mock_answers: the simulator's answers to a GSM8K file — exactly ceil(p·N) of N questions
+// mockapi/mock_answers: the simulator's answers to a GSM8K file — exactly ceil(p·N) of N questions
 // wrong at a fixed wrong rate, more as the batch grows, the same answer to the same question at the
 // same load, the question found inside a chat template's rendering, and bad files named.
-#include "mock/mock_answers.hpp"
+#include "mockapi/mock_answers.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -19,7 +19,7 @@
 #include <regex>
 #include <thread>
 
-#include "mock/mock_response.hpp"
+#include "mockapi/mock_response.hpp"
 #include "net/http_get.hpp"
 #include "support/http_post.hpp"
 #include "support/sim_process.hpp"

@@ -1,4 +1,4 @@
-// core/tools and mock/mock_tools: tool definitions read in the three shapes and refused with a
+// core/tools and mockapi/mock_tools: tool definitions read in the three shapes and refused with a
 // fix; the schema subset (each keyword passing and failing, unknown keywords never valid); BFCL's
 // value equality; a request's calls judged by their worst; the simulator's arguments valid
 // against their schema, its pieces rejoining byte for byte, and its drawn worth exact.
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-#include "mock/mock_tools.hpp"
+#include "mockapi/mock_tools.hpp"
 #include "support/temp_dir.hpp"
 
 namespace tokbench {

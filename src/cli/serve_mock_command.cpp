@@ -12,7 +12,7 @@ namespace tokbench::cli {
 
 namespace {
 
-// --answers: the simulator as the truth of --check-answers (mock/mock_answers).
+// --answers: the simulator as the truth of --check-answers (mockapi/mock_answers).
 void add_answer_flags(CLI::App* cmd, mock::MockSettings& s) {
   cmd->add_option(
       "--answers", s.answers,

@@ -4,7 +4,7 @@
 // body, how its answers read (stream events and bodies), how its stream ends, what its audit
 // looks for and what it can do (capabilities) — and nothing else in tokbench tests which API it
 // is. One file per API under client/api/, listed once in client/api/registry.cpp; the simulator
-// mirrors it with one route file per API (mock/routes/). Adding an API: docs/ARCHITECTURE.md.
+// mirrors it with one route file per API (mockapi/routes/). Adding an API: docs/ARCHITECTURE.md.
 #include <simdjson.h>
 
 #include <cstdint>

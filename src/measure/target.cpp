@@ -11,7 +11,7 @@
 #include "core/draw.hpp"
 #include "dataset/images.hpp"
 #include "dataset/spec.hpp"
-#include "mock/mock_server.hpp"
+#include "measure/simulator.hpp"
 #include "net/http_get.hpp"
 #include "probe/server_process.hpp"
 #include "runfolder/files.hpp"
@@ -437,37 +437,31 @@ void check_names_served(const dataset::Dataset& data, const std::vector<std::str
 }
 
 // No --url or --host: the built-in simulator, started for this run on a free port.
-void start_simulator(Target& t, const RunPlan& plan, std::FILE* console) {
+void open_simulator(Target& t, const RunPlan& plan, std::FILE* console) {
+  using Scheduling = SimulatorAsk::Scheduling;
   const RunConfig& cfg = plan.cfg;
-  mock::MockSettings ms;
-  ms.port = 0;
-  ms.tokenizer_path =
-      cfg.workload.tokenizer;  // exact prompt counts and /tokenize when a tokenizer is given
+  SimulatorAsk ask;
+  ask.tokenizer = cfg.workload.tokenizer;  // exact prompt counts and /tokenize when one is given
   // A first --check-answers run on GSM8K meets answers to read (all right: the simulator's
   // default).
   if (cfg.observe.check_answers && cfg.workload.dataset.is(dataset::Source::Gsm8k))
-    ms.answers = cfg.workload.dataset.text();
-  // --class priorities or fairness ids: the simulator schedules by them, as a server set up
-  // for shared traffic would (vLLM refuses a priority its scheduler does not use).
-  std::string policy;
+    ask.answers = cfg.workload.dataset.text();
   for (const auto& k : plan.parsed.classes) {
-    if (k.priority) ms.scheduling_policy = mock::SchedulingPolicy::Priority;
+    if (k.priority) ask.scheduling = Scheduling::Priority;
     for (const auto& h : k.headers)
-      if (h.starts_with("x-gateway-inference-fairness-id") &&
-          ms.scheduling_policy == mock::SchedulingPolicy::Fcfs)
-        ms.scheduling_policy = mock::SchedulingPolicy::Fair;
+      if (h.starts_with("x-gateway-inference-fairness-id") && ask.scheduling == Scheduling::Fcfs)
+        ask.scheduling = Scheduling::Fair;
   }
-  if (ms.scheduling_policy != mock::SchedulingPolicy::Fcfs)
-    policy = ms.scheduling_policy == mock::SchedulingPolicy::Priority ? ", priority scheduling"
-                                                                      : ", fair scheduling";
-  t.sim = std::make_unique<mock::MockServer>(ms);
-  const uint16_t port = t.sim->start();
-  t.url = fmt::format("http://127.0.0.1:{}{}", port,
+  const char* policy = ask.scheduling == Scheduling::Priority ? ", priority scheduling"
+                       : ask.scheduling == Scheduling::Fair   ? ", fair scheduling"
+                                                              : "";
+  t.sim = runner::start_simulator(ask);
+  t.url = fmt::format("http://127.0.0.1:{}{}", t.sim->port(),
                       endpoint_path(cfg.target.endpoint, cfg.request.stream));
   fmt::print(console,
              "no --url or --host given: started the built-in simulator (tokbench serve-mock "
              "defaults{}{}) at {}\n",
-             ms.answers.empty() ? "" : ", answering the GSM8K questions right", policy, t.url);
+             ask.answers.empty() ? "" : ", answering the GSM8K questions right", policy, t.url);
 }
 
 // --class dataset=: each such class's own prompts, read as the run's are with the run's workload
@@ -535,7 +529,7 @@ Target open_target(RunPlan& plan, const fs::path& run_dir, spdlog::logger& log,
     t.secrets = known_secrets(cfg.target, cfg.observe);
     t.server = start_server(cfg.target, plan, t.url, run_dir, log, console);
   }
-  if (cfg.embedded_target()) start_simulator(t, plan, console);
+  if (cfg.embedded_target()) open_simulator(t, plan, console);
   std::vector<std::string> served;
   cfg.target.model = resolve_model(cfg.target, static_cast<size_t>(cfg.request.max_body_bytes),
                                    t.url, plan.tls, &served);

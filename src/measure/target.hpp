@@ -15,14 +15,12 @@
 #include "dataset/dataset.hpp"
 #include "load/agents.hpp"
 #include "load/sessions.hpp"
+#include "measure/simulator.hpp"
 #include "plan/plan.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace spdlog {
 class logger;
-}
-namespace tokbench::mock {
-class MockServer;
 }
 namespace tokbench::probe {
 class ServerProcess;
@@ -55,7 +53,7 @@ struct Target {
   std::optional<record::SyntheticFacts> synthetic;  ///< how synthetic prompts were built
   std::optional<record::TraceFacts> trace;  ///< how a trace's prompts and schedule were built
   client::BodySettings body;
-  std::unique_ptr<mock::MockServer> sim;
+  std::unique_ptr<Simulator> sim;  ///< the built-in simulator, when the run started one
   std::unique_ptr<probe::ServerProcess> server;
   std::string server_command;
   std::vector<std::string>

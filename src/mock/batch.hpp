@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "mock/mock_response.hpp"
+#include "mockapi/mock_response.hpp"
 
 namespace tokbench::mock {
 

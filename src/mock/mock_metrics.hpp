@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "mock/mock_devices.hpp"
-#include "mock/mock_response.hpp"
+#include "mockapi/mock_devices.hpp"
+#include "mockapi/mock_response.hpp"
 
 namespace tokbench::mock {
 

@@ -22,14 +22,14 @@
 #include "common/json_writer.hpp"
 #include "common/receive_time.hpp"
 #include "mock/batch.hpp"
-#include "mock/mock_answers.hpp"
 #include "mock/mock_metrics.hpp"
 #include "mock/mock_spans.hpp"
-#include "mock/mock_tokenize.hpp"
-#include "mock/mock_tools.hpp"
 #include "mock/mock_trace.hpp"
 #include "mock/prefill.hpp"
-#include "mock/route.hpp"
+#include "mockapi/mock_answers.hpp"
+#include "mockapi/mock_tokenize.hpp"
+#include "mockapi/mock_tools.hpp"
+#include "mockapi/route.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace tokbench::mock {
@@ -368,10 +368,10 @@ struct MockServer::Impl {
     }
     const uint64_t n = seq.fetch_add(1) + 1;  // 1-based, so "every N-th" reads naturally
     served.fetch_add(1);
-    if (auto call = tool_caller->call(cr, n)) {  // a call of a drawn worth (mock/mock_tools)
+    if (auto call = tool_caller->call(cr, n)) {  // a call of a drawn worth (mockapi/mock_tools)
       parsed->tool_name = std::move(call->name);
       parsed->tool_arguments = std::move(call->arguments);
-    } else if (!cr.json_schema.empty()) {  // a structured answer (mock/mock_tools)
+    } else if (!cr.json_schema.empty()) {  // a structured answer (mockapi/mock_tools)
       parsed->structured_answer = tool_caller->structured(cr, n);
     }
     if (s.fail_every > 0 && n % static_cast<uint64_t>(s.fail_every) == 0) {
@@ -485,7 +485,7 @@ struct MockServer::Impl {
     metrics.request_started(std::chrono::duration<double>(admitted - g.arrival).count());
     BatchSlot slot{this, ticket, g.arrival, cr.prompt_tokens};
     running_batch.served(*ticket, cr.prompt_tokens);
-    // A call streams its arguments, then white space under ignore_eos (mock/mock_tools).
+    // A call streams its arguments, then white space under ignore_eos (mockapi/mock_tools).
     // A structured answer (--json-schema) streams the same way, as content.
     const bool calling = !cr.tool_arguments.empty() || !cr.structured_answer.empty();
     const std::vector<std::string> script =

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "mock/mock_response.hpp"
+#include "mockapi/mock_response.hpp"
 
 namespace tokbench::mock {
 

@@ -3,7 +3,7 @@
 // what the prefix cache already holds of the prompt, plus each image's time and a stall fault's.
 #include <cstdint>
 
-#include "mock/mock_response.hpp"
+#include "mockapi/mock_response.hpp"
 
 namespace tokbench::tokenizer {
 class Tokenizer;

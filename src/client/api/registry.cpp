@@ -1,5 +1,5 @@
 // client/api/registry: the one list of the APIs tokbench speaks. Adding an API is a file under
-// client/api/ and a line here (and the simulator's route, mock/routes/registry.cpp).
+// client/api/ and a line here (and the simulator's route, mockapi/routes/registry.cpp).
 #include <fmt/format.h>
 
 #include <array>

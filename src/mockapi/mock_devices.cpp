@@ -1,4 +1,4 @@
-#include "mock/mock_devices.hpp"
+#include "mockapi/mock_devices.hpp"
 
 #include <fmt/format.h>
 

@@ -1,10 +1,10 @@
 #pragma once
-// mock/route: the seam between the simulator and one API it serves, the mirror of client/api.
+// mockapi/route: the seam between the simulator and one API it serves, the mirror of client/api.
 // A MockRoute says what differs between generating APIs — the path, the request it takes, the
 // exact JSON of its stream events and bodies, its error body — and a OneShotRoute the same for
 // APIs that answer once and generate nothing (embeddings, rerank); the simulator's engine
 // (mock_server) does the timing, the same for every API, so a test can hold every API to one
-// ground truth. One file per API under mock/routes/, listed once in mock/routes/registry.cpp.
+// ground truth. One file per API under mockapi/routes/, listed once in mockapi/routes/registry.cpp.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "mock/mock_response.hpp"
+#include "mockapi/mock_response.hpp"
 
 namespace tokbench::mock {
 

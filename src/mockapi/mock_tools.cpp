@@ -1,5 +1,5 @@
-// mock/mock_tools: the simulator's tool calls and their drawn worth (the rules: mock_tools.hpp).
-#include "mock/mock_tools.hpp"
+// mockapi/mock_tools: the simulator's tool calls and their drawn worth (the rules: mock_tools.hpp).
+#include "mockapi/mock_tools.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "common/json_writer.hpp"
-#include "mock/mock_answers.hpp"
+#include "mockapi/mock_answers.hpp"
 
 namespace tokbench::mock {
 

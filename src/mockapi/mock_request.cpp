@@ -1,15 +1,15 @@
-// mock/mock_request: the simulator reading a request — the body's fields (the model, the
+// mockapi/mock_request: the simulator reading a request — the body's fields (the model, the
 // limits, the sampling flags), the chat messages with their content parts, images, tool calls and
 // tool results, the tools offered and tool_choice, a response format — into a CompletionRequest,
 // and the ChatML it renders them to (what the prefix cache and the token counts see). The answer
-// itself is mock/mock_response's.
+// itself is mockapi/mock_response's.
 #include <fmt/format.h>
 #include <simdjson.h>
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "mock/mock_response.hpp"
+#include "mockapi/mock_response.hpp"
 
 namespace tokbench::mock {
 
@@ -144,7 +144,7 @@ bool parse_tool_choice(simdjson::dom::object o, CompletionRequest& r, std::strin
       schema;  // a structured answer: OpenAI's response_format, vLLM's guided_json
   if (!o["response_format"]["json_schema"]["schema"].get(schema) || !o["guided_json"].get(schema))
     if (schema.is_object()) r.json_schema = simdjson::minify(schema);
-  if (has_tools)  // what the simulator's calls are made of (mock/mock_tools)
+  if (has_tools)  // what the simulator's calls are made of (mockapi/mock_tools)
     for (auto t : tools) {
       std::string_view name;
       simdjson::dom::element params;

@@ -1,9 +1,9 @@
-#include "mock/mock_tokenize.hpp"
+#include "mockapi/mock_tokenize.hpp"
 
 #include <simdjson.h>
 
 #include "common/json_writer.hpp"
-#include "mock/mock_response.hpp"
+#include "mockapi/mock_response.hpp"
 
 namespace tokbench::mock {
 

@@ -1,4 +1,4 @@
-// mock/routes/ollama_chat: Ollama's native /api/chat, as its server writes it (api/types.go,
+// mockapi/routes/ollama_chat: Ollama's native /api/chat, as its server writes it (api/types.go,
 // server/routes.go): {"model", "messages", "stream" (true when left out), "options":
 // {num_predict, temperature}} in; a stream of newline-delimited JSON (application/x-ndjson), a
 // line per write — {"model", "created_at", "message": {"role": "assistant", "content"}, "done":
@@ -13,7 +13,7 @@
 #include <ctime>
 
 #include "common/json_writer.hpp"
-#include "mock/route.hpp"
+#include "mockapi/route.hpp"
 
 namespace tokbench::mock {
 

@@ -1,5 +1,5 @@
 #pragma once
-// mock/mock_devices: `serve-mock --devices N` — accelerators behind the simulator, served at
+// mockapi/mock_devices: `serve-mock --devices N` — accelerators behind the simulator, served at
 // /device-metrics as NVIDIA's dcgm-exporter (or Ascend's npu-exporter) names them, from a stated
 // power model, so tokbench's --telemetry is tested end to end against a known truth:
 //

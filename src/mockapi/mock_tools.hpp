@@ -1,5 +1,5 @@
 #pragma once
-// mock/mock_tools: the simulator's tool calls, of a known worth, so tokbench's tool-call shares
+// mockapi/mock_tools: the simulator's tool calls, of a known worth, so tokbench's tool-call shares
 // meet a truth (core/tools' rules judge them).
 //
 // A chat request that offers tools gets a call when tool_choice demands one ("required": the
@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "core/tools.hpp"
-#include "mock/mock_response.hpp"
+#include "mockapi/mock_response.hpp"
 
 namespace tokbench::mock {
 

@@ -1,4 +1,4 @@
-#include "mock/mock_answers.hpp"
+#include "mockapi/mock_answers.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>

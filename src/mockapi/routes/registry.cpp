@@ -1,9 +1,9 @@
-// mock/routes/registry: the one list of the APIs the simulator serves (generating ones, then
+// mockapi/routes/registry: the one list of the APIs the simulator serves (generating ones, then
 // one-shot ones), the mirror of client/api/registry.cpp. Adding an API is a file under
-// mock/routes/ and a line here.
+// mockapi/routes/ and a line here.
 #include <array>
 
-#include "mock/route.hpp"
+#include "mockapi/route.hpp"
 
 namespace tokbench::mock {
 

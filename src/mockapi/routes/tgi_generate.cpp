@@ -1,4 +1,4 @@
-// mock/routes/tgi_generate: Text Generation Inference's /generate_stream and /generate, as its
+// mockapi/routes/tgi_generate: Text Generation Inference's /generate_stream and /generate, as its
 // router writes them (router/src/server.rs, router/src/lib.rs): {"inputs", "parameters":
 // {max_new_tokens, details, temperature, adapter_id}} in; an event per write — {"index": tokens so
 // far, "token": {"id", "text", "logprob", "special"}, "generated_text": null, "details": null} —
@@ -14,7 +14,7 @@
 #include <simdjson.h>
 
 #include "common/json_writer.hpp"
-#include "mock/route.hpp"
+#include "mockapi/route.hpp"
 
 namespace tokbench::mock {
 

@@ -1,4 +1,4 @@
-#include "mock/mock_response.hpp"
+#include "mockapi/mock_response.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>

@@ -1,5 +1,5 @@
 #pragma once
-// mock/mock_answers: serve-mock --answers gsm8k:PATH — the simulator answers the questions of a
+// mockapi/mock_answers: serve-mock --answers gsm8k:PATH — the simulator answers the questions of a
 // GSM8K file with a known correctness, so --check-answers meets a known truth. Its answer to a
 // question it knows begins " The answer is #### N." (then the usual filler words), N the line's
 // reference or, when the question is drawn wrong, a different number (the reference + 1).
@@ -18,7 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "mock/mock_response.hpp"
+#include "mockapi/mock_response.hpp"
 
 namespace tokbench::mock {
 

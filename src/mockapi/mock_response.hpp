@@ -1,6 +1,6 @@
 #pragma once
-// mock/mock_response: the simulator's pure parts — what a request asks for (read by
-// mock/mock_request.cpp), when each token is produced (the timing model), and the exact JSON of
+// mockapi/mock_response: the simulator's pure parts — what a request asks for (read by
+// mockapi/mock_request.cpp), when each token is produced (the timing model), and the exact JSON of
 // each chunk, vLLM-shaped. No sockets here; mock_server writes these bytes at these times. Shares
 // no state with the client.
 #include <simdjson.h>
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/tools.hpp"
-#include "mock/mock_devices.hpp"
+#include "mockapi/mock_devices.hpp"
 
 namespace tokbench::mock {
 
@@ -80,15 +80,15 @@ struct MockSettings {
       -1;  ///< extra step time while any running request has min_tokens
            ///< and spec decoding is on; -1 = --tpot-ms (doubles a step)
   DeviceModel
-      devices;  ///< --devices N: accelerators' telemetry at /device-metrics (mock/mock_devices)
-  std::string answers;  ///< "gsm8k:PATH": answer that file's questions (mock/mock_answers); "" =
+      devices;  ///< --devices N: accelerators' telemetry at /device-metrics (mockapi/mock_devices)
+  std::string answers;  ///< "gsm8k:PATH": answer that file's questions (mockapi/mock_answers); "" =
                         ///< filler text only
   double wrong_rate =
       0;  ///< --answers: share of questions answered wrong with nothing else running
   double wrong_rate_per_running_request =
       0;                         ///< --answers: added to it per other request running at admission
-  double tool_invalid_rate = 0;  ///< share of tool calls made invalid (mock/mock_tools)
-  double json_invalid_rate = 0;  ///< share of structured answers made not JSON (mock/mock_tools)
+  double tool_invalid_rate = 0;  ///< share of tool calls made invalid (mockapi/mock_tools)
+  double json_invalid_rate = 0;  ///< share of structured answers made not JSON (mockapi/mock_tools)
   /// What holding an answer to a JSON Schema costs (a grammar compiled, a token mask per step):
   /// such a request's first token comes schema_ttft_ms later, each of its steps takes
   /// schema_tpot_ms longer. Per request, so a paired run's cost has an exact answer.
@@ -99,7 +99,7 @@ struct MockSettings {
   /// --tool-rounds N: an agent's model. A chat request offering tools (tool_choice auto or none
   /// given) whose conversation holds fewer than N rounds of tool calls after its last user
   /// message is answered with a call (of its tools in turn, arguments by the schema rule); at N,
-  /// with text. 0 = off (the rules of mock/mock_tools alone).
+  /// with text. 0 = off (the rules of mockapi/mock_tools alone).
   int64_t tool_rounds = 0;
 
   /// Every problem at once, each naming the flag and the fix.
@@ -108,7 +108,8 @@ struct MockSettings {
 
 inline constexpr int64_t kMaxChoices = 16;  ///< the simulator's cap on "n"
 
-/// A generation request, whichever API it came in on (mock/route.hpp: each route parses its own).
+/// A generation request, whichever API it came in on (mockapi/route.hpp: each route parses its
+/// own).
 struct CompletionRequest {
   bool chat =
       true;  ///< a conversation (chat, messages, responses): rendered with the chat template
@@ -129,11 +130,11 @@ struct CompletionRequest {
   std::string tool_name;
   std::vector<core::Tool> tools;  ///< the tools offered (names and parameter schemas)
   bool tool_choice_none = false;  ///< tool_choice "none": never a call
-  /// The call's arguments as they are streamed (mock/mock_tools decides them at arrival); "" =
+  /// The call's arguments as they are streamed (mockapi/mock_tools decides them at arrival); "" =
   /// a text answer, or a call of filler words where no caller decided (serve-mock's old rule).
   std::string tool_arguments;
   /// response_format json_schema (or vLLM's guided_json; Responses' text.format): the schema the
-  /// answer must follow, and the answer mock/mock_tools made for it ("" = free text).
+  /// answer must follow, and the answer mockapi/mock_tools made for it ("" = free text).
   std::string json_schema, structured_answer;
   /// Assistant messages with tool_calls after the last user message (an agent's rounds so far).
   int64_t tool_rounds = 0;

@@ -1,4 +1,4 @@
-// mock/routes/openai_responses: OpenAI's Responses API (/v1/responses) as OpenAI and vLLM shape
+// mockapi/routes/openai_responses: OpenAI's Responses API (/v1/responses) as OpenAI and vLLM shape
 // it. In: model, input (a string, or messages whose content is a string or input_text and
 // input_image parts), instructions, max_output_tokens, stream. Out, streamed: response.created,
 // response.in_progress, output_item.added, content_part.added, one response.output_text.delta per
@@ -11,7 +11,7 @@
 #include <algorithm>
 
 #include "common/json_writer.hpp"
-#include "mock/route.hpp"
+#include "mockapi/route.hpp"
 
 namespace tokbench::mock {
 
@@ -142,7 +142,7 @@ void output_text_part(JsonWriter& w, std::string_view text) {
 
 std::string call_item_id(const Answer& a) { return fmt::format("fc_{}", a.id); }
 
-// A function call (mock/mock_tools) as an output item: its arguments so far.
+// A function call (mockapi/mock_tools) as an output item: its arguments so far.
 void call_item(JsonWriter& w, const Answer& a, bool done) {
   w.begin_object().field("id", call_item_id(a)).field("type", "function_call");
   w.field("status", done ? "completed" : "in_progress");

@@ -1,4 +1,4 @@
-// mock/routes/openai_embeddings: /v1/embeddings as vLLM answers it — `input` is a string, a list
+// mockapi/routes/openai_embeddings: /v1/embeddings as vLLM answers it — `input` is a string, a list
 // of strings, a list of token ids, or a list of such lists (OpenAI's forms); one vector of
 // --embedding-dims seeded floats per input, and usage (prompt and total tokens alike).
 #include <simdjson.h>
@@ -6,7 +6,7 @@
 #include <random>
 
 #include "common/json_writer.hpp"
-#include "mock/route.hpp"
+#include "mockapi/route.hpp"
 
 namespace tokbench::mock {
 

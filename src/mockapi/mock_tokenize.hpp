@@ -1,5 +1,5 @@
 #pragma once
-// mock/mock_tokenize: the simulator's vLLM-style POST /tokenize ({"prompt"} or {"messages"},
+// mockapi/mock_tokenize: the simulator's vLLM-style POST /tokenize ({"prompt"} or {"messages"},
 // optional add_special_tokens) and /detokenize ({"tokens"}), answered with --tokenizer's counts.
 #include <string>
 

@@ -1,6 +1,6 @@
-// mock/routes/rerank: /v1/rerank as vLLM answers it (its serving_score, Jina's and Cohere's shape):
-// a `query` and `documents` (strings, or objects with `text`) in; `results` — each document's
-// `index` and `relevance_score`, best first, the best `top_n` when asked, its text with
+// mockapi/routes/rerank: /v1/rerank as vLLM answers it (its serving_score, Jina's and Cohere's
+// shape): a `query` and `documents` (strings, or objects with `text`) in; `results` — each
+// document's `index` and `relevance_score`, best first, the best `top_n` when asked, its text with
 // `return_documents` — and usage out. vLLM's usage has total_tokens only: every (query, document)
 // pair's tokens, as a cross-encoder reads them (counted here without the model's own separators).
 // The scores are made up but steady: the share of the query's words the document holds.
@@ -12,7 +12,7 @@
 #include <set>
 
 #include "common/json_writer.hpp"
-#include "mock/route.hpp"
+#include "mockapi/route.hpp"
 
 namespace tokbench::mock {
 

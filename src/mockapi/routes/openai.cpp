@@ -1,10 +1,11 @@
-// mock/routes/openai: /v1/chat/completions and /v1/completions as vLLM answers them — a role-only
-// first chunk (chat), one chunk per write per choice (n > 1 interleaved by index), tool-call
-// deltas, usage with stream_options.include_usage (continuous with continuous_usage_stats), and
-// data: [DONE]. The request parser and chunk JSON are mock_response's (shared with /tokenize).
+// mockapi/routes/openai: /v1/chat/completions and /v1/completions as vLLM answers them — a
+// role-only first chunk (chat), one chunk per write per choice (n > 1 interleaved by index),
+// tool-call deltas, usage with stream_options.include_usage (continuous with
+// continuous_usage_stats), and data: [DONE]. The request parser and chunk JSON are mock_response's
+// (shared with /tokenize).
 #include <fmt/format.h>
 
-#include "mock/route.hpp"
+#include "mockapi/route.hpp"
 
 namespace tokbench::mock {
 

@@ -1,17 +1,18 @@
-// mock/routes/mindie_infer: MindIE Service's native /infer, as its endpoint writes it (MindIE-LLM
-// single_req_self_develop_infer_interface.cpp, utils/infer_param.cpp): {"inputs", "stream"
-// (false when left out), "parameters": {max_new_tokens (20 when left out), details, temperature}}
-// in; a stream of SSE events with no end marker — {"token": {"id", "text"}} per write, then a
-// last event whose token's text is null and whose "generated_text" holds the whole answer, with
-// details {finish_reason, generated_tokens, seed} when details was asked (else null) — or one
-// body {"generated_text", "details"}. It ignores what MindIE's /infer does not read (ignore_eos,
-// min_tokens) and refuses what it refuses (a temperature <= 0, max_new_tokens <= 0) with its
+// mockapi/routes/mindie_infer: MindIE Service's native /infer, as its endpoint writes it
+// (MindIE-LLM single_req_self_develop_infer_interface.cpp, utils/infer_param.cpp): {"inputs",
+// "stream" (false when left out), "parameters": {max_new_tokens (20 when left out), details,
+// temperature}} in; a stream of SSE events with no end marker — {"token": {"id", "text"}} per
+// write, then a last event whose token's text is null and whose "generated_text" holds the whole
+// answer, with details {finish_reason, generated_tokens, seed} when details was asked (else null) —
+// or one body {"generated_text", "details"}. It ignores what MindIE's /infer does not read
+// (ignore_eos, min_tokens) and refuses what it refuses (a temperature <= 0, max_new_tokens <= 0)
+// with its
 // {"error", "error_type"}. The per-step prefill_time and decode_time are left out: the simulator
 // has no per-request server times of its own to report.
 #include <simdjson.h>
 
 #include "common/json_writer.hpp"
-#include "mock/route.hpp"
+#include "mockapi/route.hpp"
 
 namespace tokbench::mock {
 

@@ -1,5 +1,5 @@
-// mock/routes/anthropic_messages: Anthropic's Messages API (/v1/messages) as Anthropic shapes it —
-// a body whose max_tokens is required, typed events (message_start, content_block_start,
+// mockapi/routes/anthropic_messages: Anthropic's Messages API (/v1/messages) as Anthropic shapes it
+// — a body whose max_tokens is required, typed events (message_start, content_block_start,
 // content_block_delta per write, content_block_stop, message_delta with the stop reason and output
 // count, message_stop), usage in every answer, errors as {"type": "error", "error": {...}}.
 #include <fmt/format.h>
@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "common/json_writer.hpp"
-#include "mock/route.hpp"
+#include "mockapi/route.hpp"
 
 namespace tokbench::mock {
 
@@ -234,7 +234,7 @@ class AnthropicMessagesRoute : public MockRoute {
   }
   std::string_view id_prefix() const override { return "msg_"; }
 
-  // A call (mock/mock_tools) is one tool_use block whose input streams as input_json_delta.
+  // A call (mockapi/mock_tools) is one tool_use block whose input streams as input_json_delta.
   void begin(const Answer& a, Events& ev) const override {
     ev.add(anthropic_message_start(a.id, a.cr.model, usage(a)), 'R', 0, "message_start");
     if (a.cr.tool_name.empty()) {

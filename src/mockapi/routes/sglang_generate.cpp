@@ -1,4 +1,4 @@
-// mock/routes/sglang_generate: SGLang's native /generate — {text, sampling_params} in (no model
+// mockapi/routes/sglang_generate: SGLang's native /generate — {text, sampling_params} in (no model
 // field: lora_path names an adapter), and events whose text is the whole answer so far (SGLang's
 // default), meta_info with cumulative completion_tokens, finish_reason null until the end, then
 // data: [DONE]; a body with n > 1 is a list, one object per choice.
@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "common/json_writer.hpp"
-#include "mock/route.hpp"
+#include "mockapi/route.hpp"
 
 namespace tokbench::mock {
 
