@@ -297,6 +297,52 @@ std::vector<ForeignCase> foreign_cases() {
                .stream = false,
                .ok = false,
                .error = "without a \"results\" list"});
+  // vLLM's pooling family (entrypoints/pooling): /score answers one `data` item per pair, with
+  // usage's prompt_tokens; /classify a label and probabilities per input; /pooling the pooled
+  // states. An answer without its `data` list did nothing: it fails.
+  c.push_back(
+      {.name = "vLLM score",
+       .api = "score",
+       .path = "/score",
+       .response = json_answer(
+           R"({"id":"score-1","object":"list","created":1,"model":"bge-reranker","data":[)"
+           R"({"index":0,"object":"score","score":0.2},{"index":1,"object":"score","score":0.9}],)"
+           R"("usage":{"prompt_tokens":21,"total_tokens":21,"completion_tokens":0}})"),
+       .body = R"({"model":"m","text_1":"q","text_2":["a","b"]})",
+       .stream = false,
+       .request_id = "score-1",
+       .prompt_tokens = 21});
+  c.push_back({.name = "score without data",
+               .api = "score",
+               .path = "/score",
+               .response = json_answer(R"({"usage":{"prompt_tokens":4}})"),
+               .body = R"({"model":"m","text_1":"q","text_2":["a"]})",
+               .stream = false,
+               .ok = false,
+               .error = "without a \"data\" list"});
+  c.push_back(
+      {.name = "vLLM classify",
+       .api = "classify",
+       .path = "/classify",
+       .response = json_answer(
+           R"({"id":"classify-1","object":"list","created":1,"model":"m","data":[{"index":0,)"
+           R"("label":"positive","probs":[0.1,0.9],"num_classes":2}],)"
+           R"("usage":{"prompt_tokens":7,"total_tokens":7,"completion_tokens":0}})"),
+       .body = R"({"model":"m","input":"hi"})",
+       .stream = false,
+       .request_id = "classify-1",
+       .prompt_tokens = 7});
+  c.push_back({.name = "vLLM pooling",
+               .api = "pooling",
+               .path = "/pooling",
+               .response = json_answer(
+                   R"({"id":"pool-1","object":"list","created":1,"model":"m","data":[{"index":0,)"
+                   R"("object":"pooling","data":[[0.1,0.2],[0.3,0.4]]}],)"
+                   R"("usage":{"prompt_tokens":5,"total_tokens":5,"completion_tokens":0}})"),
+               .body = R"({"model":"m","input":"hi"})",
+               .stream = false,
+               .request_id = "pool-1",
+               .prompt_tokens = 5});
   // TGI's /generate_stream as its router writes it: `data:` with no space, an event per token
   // (index = the count so far), the EOS a special token with no text, the last event with the
   // whole text and details, no [DONE]: the body ends after it. An error mid-stream is an event of

@@ -705,7 +705,7 @@ TEST_F(ExecuteTest, RerankDatasetSendsEachLinesDocuments) {
     (void)run(c);
     FAIL() << "a ranking dataset on chat completions";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("use an endpoint that ranks (/v1/rerank)"),
+    EXPECT_NE(std::string(e.what()).find("use an endpoint that ranks (/v1/rerank, /score)"),
               std::string::npos)
         << e.what();
   }

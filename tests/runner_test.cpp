@@ -109,7 +109,11 @@ TEST(Plan, UrlPathDecidesTheEndpoint) {
   p = make_plan(c, nullptr);
   EXPECT_EQ(p.cfg.target.endpoint, "rerank");
   EXPECT_FALSE(p.cfg.request.stream);
-  c.target.url = "http://127.0.0.1:8000/v1/score";  // an API tokbench does not speak
+  c.target.url = "http://127.0.0.1:8000/v1/score";  // vLLM's score (its older path): one-shot
+  p = make_plan(c, nullptr);
+  EXPECT_EQ(p.cfg.target.endpoint, "score");
+  EXPECT_FALSE(p.cfg.request.stream);
+  c.target.url = "http://127.0.0.1:8000/v1/moderations";  // an API tokbench does not speak
   EXPECT_THROW(make_plan(c, nullptr), std::invalid_argument);
   c.target.url = "http://127.0.0.1:8000";
   c.target.endpoint = "embeddings";
@@ -214,7 +218,7 @@ TEST(Plan, NativeApiMistakesAreNamed) {
   const std::string rerank = "http://127.0.0.1:8000/v1/rerank";
   EXPECT_EQ(error(rerank, [](RunConfig& c) { c.workload.documents = 16; }), "");
   EXPECT_NE(error(messages, [](RunConfig& c) { c.workload.documents = 16; })
-                .find("--documents: only with an API that ranks documents (/v1/rerank)"),
+                .find("--documents: only with an API that ranks documents (/v1/rerank, /score)"),
             std::string::npos);
   EXPECT_NE(error(rerank, [](RunConfig& c) { c.workload.documents = 0; })
                 .find("--documents: bad value 0"),

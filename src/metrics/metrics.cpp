@@ -181,14 +181,15 @@ class TokbenchAccumulator final : public Accumulator {
     m.rows.push_back(output_row("OutputTokenThroughput", Unit::TokensPerS, out_tput_));
     if (facts_.one_shot && t_.documents > 0) {
       m.notes.push_back(
-          "rerank: each request ranks its documents in one answer; E2EL is the whole answer (the "
-          "scores), Document Throughput the documents ranked per second, Input Token Throughput "
-          "every (query, document) pair's tokens as the server counted them; nothing is generated "
-          "(the output rows are n/a)");
+          "rerank/score: each request scores its documents against its query in one answer; E2EL "
+          "is the whole answer (the scores), Document Throughput the documents scored per second, "
+          "Input Token Throughput every (query, document) pair's tokens as the server counted "
+          "them; nothing is generated (the output rows are n/a)");
     } else if (facts_.one_shot) {
       m.notes.push_back(
-          "embeddings: one input per request, so Request Throughput is inputs per second; E2EL is "
-          "the whole answer (the vectors), and nothing is generated (the output rows are n/a)");
+          "embeddings/classify/pooling: one input per request, so Request Throughput is inputs per "
+          "second; E2EL is the whole answer (the vectors or labels), and nothing is generated (the "
+          "output rows are n/a)");
     }
     m.rows.push_back(stream_row("PrefillTokenThroughput", Unit::TokensPerS, prefill_tput_,
                                 "no prompt token counts"));

@@ -158,6 +158,14 @@ class OneShotRoute {
   virtual std::string body(const OneShotRequest& r, const OneShotAnswer& a) const = 0;
 };
 
+/// `input` as OpenAI's embeddings take it — a string, a list of strings, token ids, or a list of
+/// such lists — into r.texts, r.token_id_tokens and r.inputs, with the request's "model"; false
+/// with *why when it is none of them. Embeddings, classify and pooling read their inputs so.
+bool read_inputs(simdjson::dom::object o, OneShotRequest& r, std::string* why);
+/// A made-up but steady relevance of `document` to `query` in (0, 1): the share of the query's
+/// words the document holds (rerank, score).
+double relevance(std::string_view query, std::string_view document);
+
 /// Every generating API the simulator serves.
 std::span<const MockRoute* const> all_routes();
 /// The route of exactly this path, or null.

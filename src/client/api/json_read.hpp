@@ -65,6 +65,23 @@ inline void take_error(simdjson::dom::element doc, ChunkInfo& out) {
   if (!doc["error"].get(err)) take_error_value(err, out);
 }
 
+/// A one-shot answer (rerank, score, classify, pooling): its error, id and prompt tokens (usage's
+/// prompt_tokens, else its total_tokens: vLLM's rerank usage has only the total, all of it input),
+/// and a failure saying `missing` when the list `list` that carries its results is absent.
+inline void take_one_shot(simdjson::dom::element doc, ChunkInfo& out, std::string_view list,
+                          std::string_view missing) {
+  take_error(doc, out);
+  if (!out.error.empty()) return;
+  out.id = text_of(doc, "id");
+  simdjson::dom::element usage;
+  if (!doc["usage"].get(usage) && usage.is_object()) {
+    out.prompt_tokens = int_or(usage, "prompt_tokens");
+    if (out.prompt_tokens < 0) out.prompt_tokens = int_or(usage, "total_tokens");
+  }
+  simdjson::dom::array results;
+  if (doc[list].get_array().get(results)) out.error = missing;
+}
+
 // The first field of each wanted name in one pass over an object, as simdjson's at_key would find
 // it (at_key scans the fields anew for every name asked, present or not: an OpenAI event asked
 // for about fifteen, more than simdjson's own parse cost; docs/PERFORMANCE.md). Not an object:

@@ -21,17 +21,21 @@ const ApiAdapter& tgi_generate_api();
 const ApiAdapter& ollama_chat_api();
 const ApiAdapter& ollama_generate_api();
 const ApiAdapter& mindie_infer_api();
+const ApiAdapter& score_api();
+const ApiAdapter& classify_api();
+const ApiAdapter& pooling_api();
 
 std::span<const ApiAdapter* const> all_apis() {
   // Matched in this order: "/chat/completions" before "/completions", Ollama's "/api/generate"
   // before SGLang's "/generate".
-  static const std::array<const ApiAdapter*, 11> apis{
+  static const std::array<const ApiAdapter*, 14> apis{
       &openai_chat_api(),       &openai_completions_api(),
       &openai_embeddings_api(), &anthropic_messages_api(),
       &ollama_generate_api(),   &sglang_generate_api(),
       &openai_responses_api(),  &rerank_api(),
       &tgi_generate_api(),      &ollama_chat_api(),
-      &mindie_infer_api()};
+      &mindie_infer_api(),      &score_api(),
+      &classify_api(),          &pooling_api()};
   return apis;
 }
 

@@ -41,17 +41,8 @@ class Rerank : public ApiAdapter {
   // vLLM's usage has total_tokens only (every pair's tokens: all input); llama.cpp's also
   // prompt_tokens. An answer without a `results` list ranked nothing: it fails.
   void parse(simdjson::dom::element doc, ChunkInfo& out, StreamMemory&) const override {
-    take_error(doc, out);
-    if (!out.error.empty()) return;
-    out.id = text_of(doc, "id");
-    simdjson::dom::element usage;
-    if (!doc["usage"].get(usage) && usage.is_object()) {
-      out.prompt_tokens = int_or(usage, "prompt_tokens");
-      if (out.prompt_tokens < 0) out.prompt_tokens = int_or(usage, "total_tokens");
-    }
-    simdjson::dom::array results;
-    if (doc["results"].get_array().get(results))
-      out.error = "a rerank answer without a \"results\" list (the server ranked nothing)";
+    take_one_shot(doc, out, "results",
+                  "a rerank answer without a \"results\" list (the server ranked nothing)");
   }
 
   void audit(simdjson::dom::object o, std::vector<AuditFinding>& out) const override {

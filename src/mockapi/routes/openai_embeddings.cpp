@@ -10,6 +10,48 @@
 
 namespace tokbench::mock {
 
+bool read_inputs(simdjson::dom::object o, OneShotRequest& r, std::string* why) {
+  std::string_view model, text;
+  if (!o["model"].get_string().get(model)) r.model = std::string(model);
+  simdjson::dom::element input;
+  if (o["input"].get(input)) {
+    *why = "\"input\" is required: a string, a list of strings, or token ids";
+    return false;
+  }
+  auto bad = [&] {
+    *why =
+        "\"input\" must be a string, a list of strings, a list of token ids, or a list of such "
+        "lists";
+    return false;
+  };
+  if (!input.get_string().get(text)) {
+    r.texts.emplace_back(text);
+  } else if (input.is_array()) {
+    simdjson::dom::array items = input.get_array();
+    if (items.size() == 0) return bad();
+    if (items.at(0).is_int64()) {  // one input as token ids
+      r.token_id_tokens = static_cast<int64_t>(items.size());
+      r.inputs = 1;
+    } else {
+      for (auto item : items) {
+        simdjson::dom::array ids;
+        if (!item.get_string().get(text)) {
+          r.texts.emplace_back(text);
+        } else if (!item.get_array().get(ids)) {
+          r.token_id_tokens += static_cast<int64_t>(ids.size());
+          ++r.inputs;
+        } else {
+          return bad();
+        }
+      }
+    }
+  } else {
+    return bad();
+  }
+  r.inputs += static_cast<int64_t>(r.texts.size());
+  return true;
+}
+
 namespace {
 
 class EmbeddingsRoute : public OneShotRoute {
@@ -25,44 +67,7 @@ class EmbeddingsRoute : public OneShotRoute {
       return std::nullopt;
     }
     OneShotRequest r;
-    std::string_view model, text;
-    if (!o["model"].get_string().get(model)) r.model = std::string(model);
-    simdjson::dom::element input;
-    if (o["input"].get(input)) {
-      *why = "\"input\" is required: a string, a list of strings, or token ids";
-      return std::nullopt;
-    }
-    auto bad = [&] {
-      *why =
-          "\"input\" must be a string, a list of strings, a list of token ids, or a list of such "
-          "lists";
-      return std::nullopt;
-    };
-    if (!input.get_string().get(text)) {
-      r.texts.emplace_back(text);
-    } else if (input.is_array()) {
-      simdjson::dom::array items = input.get_array();
-      if (items.size() == 0) return bad();
-      if (items.at(0).is_int64()) {  // one input as token ids
-        r.token_id_tokens = static_cast<int64_t>(items.size());
-        r.inputs = 1;
-      } else {
-        for (auto item : items) {
-          simdjson::dom::array ids;
-          if (!item.get_string().get(text)) {
-            r.texts.emplace_back(text);
-          } else if (!item.get_array().get(ids)) {
-            r.token_id_tokens += static_cast<int64_t>(ids.size());
-            ++r.inputs;
-          } else {
-            return bad();
-          }
-        }
-      }
-    } else {
-      return bad();
-    }
-    r.inputs += static_cast<int64_t>(r.texts.size());
+    if (!read_inputs(o, r, why)) return std::nullopt;
     return r;
   }
 

@@ -20,6 +20,9 @@ const MockRoute& ollama_generate_route();
 const MockRoute& mindie_infer_route();
 const OneShotRoute& openai_embeddings_route();
 const OneShotRoute& rerank_route();
+const OneShotRoute& score_route();
+const OneShotRoute& classify_route();
+const OneShotRoute& pooling_route();
 
 std::span<const MockRoute* const> all_routes() {
   // TGI's /generate before SGLang's: it claims only bodies with TGI's `inputs`.
@@ -48,8 +51,9 @@ const MockRoute* route_of(std::string_view path, const std::string& body) {
 }
 
 std::span<const OneShotRoute* const> all_one_shot_routes() {
-  static const std::array<const OneShotRoute*, 2> routes{&openai_embeddings_route(),
-                                                         &rerank_route()};
+  static const std::array<const OneShotRoute*, 5> routes{&openai_embeddings_route(),
+                                                         &rerank_route(), &score_route(),
+                                                         &classify_route(), &pooling_route()};
   return routes;
 }
 

@@ -17,7 +17,6 @@
 namespace tokbench::mock {
 
 namespace {
-
 constexpr size_t kMaxDocuments = 10000;
 
 std::set<std::string> words_of(std::string_view text) {
@@ -33,13 +32,6 @@ std::set<std::string> words_of(std::string_view text) {
   }
   if (!word.empty()) out.insert(std::move(word));
   return out;
-}
-
-double relevance(const std::set<std::string>& query, std::string_view document) {
-  const std::set<std::string> doc = words_of(document);
-  const auto shared = std::count_if(query.begin(), query.end(),
-                                    [&](const std::string& w) { return doc.count(w) > 0; });
-  return (static_cast<double>(shared) + 0.5) / (static_cast<double>(query.size()) + 1.0);
 }
 
 class RerankRoute : public OneShotRoute {
@@ -84,9 +76,8 @@ class RerankRoute : public OneShotRoute {
   }
 
   std::string body(const OneShotRequest& r, const OneShotAnswer& a) const override {
-    const std::set<std::string> query = words_of(r.query);
     std::vector<double> score(r.documents.size());
-    for (size_t i = 0; i < score.size(); ++i) score[i] = relevance(query, r.documents[i]);
+    for (size_t i = 0; i < score.size(); ++i) score[i] = relevance(r.query, r.documents[i]);
     std::vector<size_t> order(score.size());
     std::iota(order.begin(), order.end(), size_t{0});
     std::stable_sort(order.begin(), order.end(),
@@ -109,6 +100,14 @@ class RerankRoute : public OneShotRoute {
 };
 
 }  // namespace
+
+double relevance(std::string_view query, std::string_view document) {
+  const std::set<std::string> asked = words_of(query);
+  const std::set<std::string> doc = words_of(document);
+  const auto shared = std::count_if(asked.begin(), asked.end(),
+                                    [&](const std::string& w) { return doc.count(w) > 0; });
+  return (static_cast<double>(shared) + 0.5) / (static_cast<double>(asked.size()) + 1.0);
+}
 
 const OneShotRoute& rerank_route() {
   static const RerankRoute route;
