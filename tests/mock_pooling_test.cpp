@@ -69,6 +69,11 @@ TEST_F(PoolingRoutes, ScoreAnswersEveryPairInOrder) {
     EXPECT_EQ(http_post(base_ + "/score", bad).status, 400) << bad;
   EXPECT_EQ(http_post(base_ + "/score", R"({"model":"nope","text_1":"q","text_2":"a"})").status,
             404);
+  // vLLM's older path answers the same.
+  const auto v1 = http_post(base_ + "/v1/score",
+                            R"({"model":"tokbench-mock","text_1":"q","text_2":["q","x"]})");
+  ASSERT_EQ(v1.status, 200) << v1.body;
+  EXPECT_EQ(p_.parse(v1.body)["data"].get_array().size(), 2u);
 }
 
 // /classify: a label and two probabilities summing to 1 per input; /pooling: --embedding-dims

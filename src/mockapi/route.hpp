@@ -151,6 +151,8 @@ class OneShotRoute {
  public:
   virtual ~OneShotRoute() = default;
   virtual std::string_view path() const = 0;
+  /// Whether it answers at `path`: its own, or another the engine it mirrors serves it at too.
+  virtual bool serves(std::string_view at) const { return at == path(); }
   /// The request, or nullopt with *why set (the body of a 400).
   virtual std::optional<OneShotRequest> parse(const std::string& body, std::string* why) const = 0;
   virtual std::string_view id_prefix() const = 0;

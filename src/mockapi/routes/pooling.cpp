@@ -1,10 +1,10 @@
 // mockapi/routes/pooling: the rest of vLLM's pooling family as it answers them
-// (entrypoints/pooling) — `/score`: text_1 against text_2 (also queries/documents), one score per
-// pair, a single text_1 paired with every text_2 or the two lists zipped; `/classify`: a label
-// and two class probabilities per input; `/pooling`: --embedding-dims seeded floats per input.
-// Usage is every input's tokens (a pair's as a cross-encoder reads the two texts), none generated.
-// The numbers are made up but steady: a pair's score is rerank's relevance, the rest are seeded
-// by the request's sequence number.
+// (entrypoints/pooling) — `/score` (also `/v1/score`): text_1 against text_2 (also
+// queries/documents), one score per pair, a single text_1 paired with every text_2 or the two lists
+// zipped; `/classify`: a label and two class probabilities per input; `/pooling`: --embedding-dims
+// seeded floats per input. Usage is every input's tokens (a pair's as a cross-encoder reads the two
+// texts), none generated. The numbers are made up but steady: a pair's score is rerank's relevance,
+// the rest are seeded by the request's sequence number.
 #include <simdjson.h>
 
 #include <chrono>
@@ -65,6 +65,7 @@ bool texts_of(simdjson::dom::element v, std::vector<std::string>& out) {
 class ScoreRoute : public OneShotRoute {
  public:
   std::string_view path() const override { return "/score"; }
+  bool serves(std::string_view at) const override { return at == "/score" || at == "/v1/score"; }
   std::string_view id_prefix() const override { return "score-"; }
 
   std::optional<OneShotRequest> parse(const std::string& body, std::string* why) const override {

@@ -59,7 +59,7 @@ std::span<const OneShotRoute* const> all_one_shot_routes() {
 
 const OneShotRoute* one_shot_route_of(std::string_view path) {
   for (const OneShotRoute* r : all_one_shot_routes())
-    if (r->path() == path) return r;
+    if (r->serves(path)) return r;
   return nullptr;
 }
 
