@@ -62,10 +62,7 @@ class EmbeddingsRoute : public OneShotRoute {
   std::optional<OneShotRequest> parse(const std::string& body, std::string* why) const override {
     simdjson::dom::parser parser;
     simdjson::dom::object o;
-    if (parser.parse(body).get_object().get(o)) {
-      *why = "the body must be a JSON object";
-      return std::nullopt;
-    }
+    if (!body_object(parser, body, o, why)) return std::nullopt;
     OneShotRequest r;
     if (!read_inputs(o, r, why)) return std::nullopt;
     return r;

@@ -36,16 +36,6 @@ void close_list(JsonWriter& w, int64_t prompt_tokens) {
   w.end_object().end_object();
 }
 
-std::optional<simdjson::dom::object> object_of(simdjson::dom::parser& parser,
-                                               const std::string& body, std::string* why) {
-  simdjson::dom::object o;
-  if (parser.parse(body).get_object().get(o)) {
-    *why = "the body must be a JSON object";
-    return std::nullopt;
-  }
-  return o;
-}
-
 // A score side: a string or a list of strings (vLLM also takes content parts: not here).
 bool texts_of(simdjson::dom::element v, std::vector<std::string>& out) {
   std::string_view text;
@@ -70,14 +60,14 @@ class ScoreRoute : public OneShotRoute {
 
   std::optional<OneShotRequest> parse(const std::string& body, std::string* why) const override {
     simdjson::dom::parser parser;
-    const auto o = object_of(parser, body, why);
-    if (!o) return std::nullopt;
+    simdjson::dom::object o;
+    if (!body_object(parser, body, o, why)) return std::nullopt;
     OneShotRequest r;
     std::string_view model;
-    if (!(*o)["model"].get_string().get(model)) r.model = std::string(model);
+    if (!o["model"].get_string().get(model)) r.model = std::string(model);
     simdjson::dom::element one, two;
-    if ((*o)["text_1"].get(one) || (*o)["text_2"].get(two))
-      if ((*o)["queries"].get(one) || (*o)["documents"].get(two)) {
+    if (o["text_1"].get(one) || o["text_2"].get(two))
+      if (o["queries"].get(one) || o["documents"].get(two)) {
         *why = "\"text_1\" and \"text_2\" are required (or \"queries\" and \"documents\")";
         return std::nullopt;
       }
@@ -121,9 +111,9 @@ class PerInputRoute : public OneShotRoute {
 
   std::optional<OneShotRequest> parse(const std::string& body, std::string* why) const override {
     simdjson::dom::parser parser;
-    const auto o = object_of(parser, body, why);
+    simdjson::dom::object o;
     OneShotRequest r;
-    if (!o || !read_inputs(*o, r, why)) return std::nullopt;
+    if (!body_object(parser, body, o, why) || !read_inputs(o, r, why)) return std::nullopt;
     return r;
   }
 
