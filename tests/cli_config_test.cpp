@@ -368,7 +368,7 @@ TEST_F(CliTest, TokenizerCountsWhenTheServerSendsNoUsage) {
   EXPECT_NE(last_.output.find("counted as text chunks"), std::string::npos);
 }
 
-// The seed incident (../shared/seeds/README.md, first document): same server with MTP speculative
+// The seed incident (the project's seed documents, the first one): same server with MTP speculative
 // decoding; EvalScope-style requests (min_tokens = max_tokens with ignore_eos) see about twice the
 // TPOT of AISBench-style ones (ignore_eos only) while TTFT agrees; without MTP they agree.
 TEST_F(CliTest, MinTokensIncidentReproducesAndTheAuditNamesIt) {
