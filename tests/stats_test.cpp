@@ -1,5 +1,5 @@
 // common/stats: percentiles against hand-computed values and against the AISBench example
-// table in ../shared/seeds/004 (its InputTokens and OutputTokens rows, reproduced exactly from
+// table in the fourth seed document (its InputTokens and OutputTokens rows, reproduced exactly from
 // eight values reconstructed by hand from the printed statistics).
 #include "common/stats.hpp"
 
