@@ -69,6 +69,7 @@ void add_commands(CLI::App& app, std::function<int()>& action) {
   add_compare(app, action);
   add_history(app, action);
   add_tokenize(app, action);
+  add_doctor(app, action);
   add_reference(app, action);
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // cli/: wires CLI11 options to the settings structs and calls library code, one file per verb
 // (run_command, serve_mock_command, report_command, compare_command, history_command,
-// tokenize_command, reference_command). No benchmark logic. Each option is declared once, in its
-// verb's file under its help section; --help, docs/CLI.md, the shell completions and the man pages
-// are all produced from the parsed CLI11 app (reference_command).
+// tokenize_command, doctor_command, reference_command). No benchmark logic. Each option is declared
+// once, in its verb's file under its help section; --help, docs/CLI.md, the shell completions and
+// the man pages are all produced from the parsed CLI11 app (reference_command).
 #include <CLI/CLI.hpp>
 #include <array>
 #include <functional>
@@ -32,6 +32,7 @@ void add_report(CLI::App& app, std::function<int()>& action);
 void add_compare(CLI::App& app, std::function<int()>& action);
 void add_tokenize(CLI::App& app, std::function<int()>& action);
 void add_history(CLI::App& app, std::function<int()>& action);
+void add_doctor(CLI::App& app, std::function<int()>& action);
 /// `tokbench cli-reference` (docs/CLI.md), `tokbench completion bash|zsh` and `tokbench man
 /// [COMMAND]` (man pages), from `app` itself.
 void add_reference(CLI::App& app, std::function<int()>& action);

@@ -21,6 +21,7 @@
 #include "common/console.hpp"
 #include "history/commands.hpp"
 #include "history/entry.hpp"
+#include "host/limits.hpp"
 #include "plan/plan.hpp"
 #include "point/points.hpp"
 #include "runner/runner.hpp"
@@ -151,6 +152,20 @@ void apply_config_file(CLI::App& run, const std::string& path, const YamlConfig&
   }
 }
 
+// Before sending: the streams asked for against the limits that would make connections fail
+// (open files, local ports), said on stderr with the fix; the run goes on (a server may need fewer
+// connections than streams, e.g. a short --num-prompts).
+void warn_of_host_limits(const runner::RunConfig& cfg) {
+  int64_t streams = cfg.load.concurrency;
+  for (int c : cfg.load.concurrency_sweep) streams = std::max<int64_t>(streams, c);
+  if (cfg.load.num_prompts > 0 && cfg.load.concurrency_sweep.empty() && cfg.load.duration_s <= 0)
+    streams = std::min(streams, cfg.load.num_prompts);
+  if (streams <= 0) return;
+  for (const std::string& w :
+       host::stream_limit_warnings(host::read_host_limits(), streams, cfg.embedded_target()))
+    fmt::print(stderr, "tokbench: warning: {}\n", w);
+}
+
 }  // namespace
 
 void add_run(CLI::App& app, std::function<int()>& action) {
@@ -208,6 +223,7 @@ void add_run(CLI::App& app, std::function<int()>& action) {
       sigemptyset(&sa.sa_mask);
       sigaction(SIGINT, &sa, nullptr);
       sigaction(SIGTERM, &sa, nullptr);
+      warn_of_host_limits(*cfg);
       const Console console = fitted_console(stdout);  // one screen wide, wherever it prints
       runner::keep_folders_with(record_in_history);
       return runner::run_benchmark(*cfg, g_stop, console ? console.get() : stdout).exit_code;
