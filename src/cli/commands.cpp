@@ -70,7 +70,17 @@ void add_commands(CLI::App& app, std::function<int()>& action) {
   add_history(app, action);
   add_tokenize(app, action);
   add_doctor(app, action);
+  add_render(app, action);
   add_reference(app, action);
+}
+
+std::string command_path(const CLI::App& app) {
+  std::string out;
+  for (const CLI::App* c = &app; !c->get_subcommands().empty();) {
+    c = c->get_subcommands().front();
+    out += " " + c->get_name();
+  }
+  return out;
 }
 
 std::string closest_option(const CLI::App& app, std::string_view word) {
@@ -89,10 +99,12 @@ std::string closest_option(const CLI::App& app, std::string_view word) {
 }
 
 std::vector<std::string> unknown_flag_hints(const CLI::App& app, int argc, char** argv) {
-  const CLI::App* verb = app.get_subcommands().empty() ? &app : app.get_subcommands().front();
+  const CLI::App* verb = &app;  // the command named, down to a nested one's (render kube)
+  while (!verb->get_subcommands().empty()) verb = verb->get_subcommands().front();
   std::vector<std::string> out;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
+    if (arg == "--") break;  // what follows is positional (render's run flags)
     if (!arg.starts_with("--") || arg.size() < 3) continue;
     const std::string name(arg.substr(
         2, arg.find('=') == std::string_view::npos ? std::string_view::npos : arg.find('=') - 2));
@@ -100,7 +112,7 @@ std::vector<std::string> unknown_flag_hints(const CLI::App& app, int argc, char*
     const std::string near = closest_option(*verb, name);
     out.push_back(near.empty()
                       ? fmt::format("unknown option --{} (`tokbench{} --help` lists them)", name,
-                                    verb == &app ? "" : " " + verb->get_name())
+                                    command_path(app))
                       : fmt::format("unknown option --{}: did you mean --{}?", name, near));
   }
   return out;

@@ -1,9 +1,10 @@
 #pragma once
 // cli/: wires CLI11 options to the settings structs and calls library code, one file per verb
 // (run_command, serve_mock_command, report_command, compare_command, history_command,
-// tokenize_command, doctor_command, reference_command). No benchmark logic. Each option is declared
-// once, in its verb's file under its help section; --help, docs/CLI.md, the shell completions and
-// the man pages are all produced from the parsed CLI11 app (reference_command).
+// tokenize_command, doctor_command, render_command, reference_command). No benchmark logic. Each
+// option is declared once, in its verb's file under its help section; --help, docs/CLI.md, the
+// shell completions and the man pages are all produced from the parsed CLI11 app
+// (reference_command).
 #include <CLI/CLI.hpp>
 #include <array>
 #include <functional>
@@ -11,6 +12,10 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace tokbench::runner {
+struct RunConfig;
+}
 
 namespace tokbench::cli {
 
@@ -26,17 +31,21 @@ std::shared_ptr<CLI::Formatter> help_formatter();
 /// Registers the sub-commands on `app`; each sets `action` to what main runs after parsing.
 void add_commands(CLI::App& app, std::function<int()>& action);
 
-void add_run(CLI::App& app, std::function<int()>& action);
+/// `tokbench run`; returns the settings its options fill (`render` parses a run's flags with it).
+std::shared_ptr<runner::RunConfig> add_run(CLI::App& app, std::function<int()>& action);
 void add_serve_mock(CLI::App& app, std::function<int()>& action);
 void add_report(CLI::App& app, std::function<int()>& action);
 void add_compare(CLI::App& app, std::function<int()>& action);
 void add_tokenize(CLI::App& app, std::function<int()>& action);
 void add_history(CLI::App& app, std::function<int()>& action);
 void add_doctor(CLI::App& app, std::function<int()>& action);
+void add_render(CLI::App& app, std::function<int()>& action);
 /// `tokbench cli-reference` (docs/CLI.md), `tokbench completion bash|zsh` and `tokbench man
 /// [COMMAND]` (man pages), from `app` itself.
 void add_reference(CLI::App& app, std::function<int()>& action);
 
+/// The commands named on the parsed command line, each after a space: " run", " render kube".
+std::string command_path(const CLI::App& app);
 /// The long option name of `app` nearest to `word` (a typo away), "" when none is near.
 std::string closest_option(const CLI::App& app, std::string_view word);
 /// For each --flag on the command line that the chosen verb does not know: a line naming it and

@@ -87,8 +87,7 @@ int main(int argc, char** argv) {
     // One line a mistake, each with its fix: an unknown flag with the nearest one, else what the
     // parser found and where the options are listed (CLI11's own two lines say less).
     const auto hints = tokbench::cli::unknown_flag_hints(app, argc, argv);
-    const std::string verb =
-        app.get_subcommands().empty() ? "" : " " + app.get_subcommands().front()->get_name();
+    const std::string verb = tokbench::cli::command_path(app);
     for (const auto& hint : hints) fmt::print(stderr, "tokbench{}: {}\n", verb, hint);
     if (verb.empty()) {  // no command named one of ours
       std::string names;

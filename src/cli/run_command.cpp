@@ -168,7 +168,7 @@ void warn_of_host_limits(const runner::RunConfig& cfg) {
 
 }  // namespace
 
-void add_run(CLI::App& app, std::function<int()>& action) {
+std::shared_ptr<runner::RunConfig> add_run(CLI::App& app, std::function<int()>& action) {
   auto cfg = std::make_shared<runner::RunConfig>();
   auto* run = app.add_subcommand(
       "run", "benchmark an OpenAI-compatible endpoint (default: the built-in simulator)");
@@ -229,6 +229,7 @@ void add_run(CLI::App& app, std::function<int()>& action) {
       return runner::run_benchmark(*cfg, g_stop, console ? console.get() : stdout).exit_code;
     };
   });
+  return cfg;
 }
 
 }  // namespace tokbench::cli
