@@ -17,27 +17,22 @@ Usage: bench/doctor_truth.py [--tpot-ms 50] [--factors 0.5,1,2] [--tokens 128] [
        [--rounds 3]
 Needs: a build in build/ (scripts/build.sh), python3, taskset, 2 or more CPUs.
 """
-import argparse, glob, json, os, re, resource, shutil, subprocess, sys, tempfile, time
+import argparse, glob, json, os, resource, shutil, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
 from benchlib import BIN  # noqa: E402
-from sim_truth import matched, mean, read_trace  # noqa: E402
+from sim_truth import matched, mean, read_trace, traced_run  # noqa: E402
 
 
 def start_simulator(out, tpot_ms, name, traced):
-    log = open(os.path.join(out, name + ".log"), "w")
+    """A simulator on core 0 (TTFT 50 ms, TPOT tpot_ms), with its --trace when traced."""
     trace = os.path.join(out, name + "_trace.jsonl")
-    sim = subprocess.Popen(["taskset", "-c", "0", BIN, "serve-mock", "--port", "0", "--ttft-ms",
-                            "50", "--tpot-ms", str(tpot_ms), "--threads", "1"]
-                           + (["--trace", trace] if traced else []),
-                           stdout=log, stderr=subprocess.STDOUT)
-    for _ in range(50):
-        m = re.search(r"http://[0-9.:]+", open(log.name).read())
-        if m:
-            return sim, m.group(0) + "/v1/chat/completions", trace
-        time.sleep(0.1)
-    sim.kill()
-    sys.exit("the simulator did not start: " + open(log.name).read())
+    sim, url = benchlib.start_simulator(
+        os.path.join(out, name + ".log"),
+        ["--ttft-ms", "50", "--tpot-ms", str(tpot_ms), "--threads", "1"]
+        + (["--trace", trace] if traced else []), prefix=("taskset", "-c", "0"))
+    return sim, url, trace
 
 
 def doctor(url, rate):
@@ -49,17 +44,10 @@ def doctor(url, rate):
 
 
 def one_run(url, trace, out, streams, tokens, ramp_s, rounds):
-    open(trace, "w").close()  # this run's truth starts empty (the simulator appends)
-    runs = os.path.join(out, "runs")
-    p = subprocess.run(["taskset", "-c", "1", BIN, "run", "--url", url, "--concurrency",
-                        str(streams), "--num-prompts", str(rounds * streams), "--max-tokens", str(tokens),
-                        "--ignore-eos", "--ramp-up-s", str(ramp_s), "--ramp-up-measured",
-                        "--output-dir", runs, "--quiet"],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if p.returncode not in (0, 4):  # 4 = INVALID: its numbers are still held to the truth
-        sys.exit(f"tokbench run failed ({p.returncode}):\n{p.stdout[-2000:]}")
-    run = re.search(r"results: (\S+)", p.stdout).group(1)
-    r = json.load(open(os.path.join(run, "result.json")))
+    run, r = traced_run(["taskset", "-c", "1", BIN, "run", "--url", url, "--concurrency",
+                         str(streams), "--num-prompts", str(rounds * streams), "--max-tokens",
+                         str(tokens), "--ignore-eos", "--ramp-up-s", str(ramp_s),
+                         "--ramp-up-measured"], trace, os.path.join(out, "runs"))
     pairs = list(matched(run, read_trace(trace)))
     end = json.load(open(glob.glob(os.path.join(run, "**", "end.json"), recursive=True)[0]))
     dur_s = r["common"]["benchmark_duration"] / 1000

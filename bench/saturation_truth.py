@@ -23,28 +23,22 @@ Usage: bench/saturation_truth.py [--rounds 10] [--levels 512,1024,1400,2048,4096
 Needs: a build in build/ (scripts/build.sh) and python3. Takes ~1.5 min a round at the defaults,
 ~2.2 min with --hogs 2 (docs/PERFORMANCE.md ran --rounds 10 --hogs 2).
 """
-import argparse, glob, json, os, re, resource, shutil, subprocess, sys, tempfile, time
+import argparse, glob, json, os, resource, shutil, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchlib  # noqa: E402
 from benchlib import BIN  # noqa: E402
-from sim_truth import matched, mean, read_trace  # noqa: E402
+from sim_truth import matched, mean, read_trace, traced_run  # noqa: E402
 
 TOLERANCE = 0.02  # TTFT within 2% of truth: what the verdict promises
 
 
 def start_simulator(out, tpot_ms):
-    log = open(os.path.join(out, "sim.log"), "w")
     trace = os.path.join(out, "trace.jsonl")
-    sim = subprocess.Popen([BIN, "serve-mock", "--port", "0", "--ttft-ms", "50", "--tpot-ms",
-                            str(tpot_ms), "--threads", "1", "--trace", trace],
-                           stdout=log, stderr=subprocess.STDOUT)
-    for _ in range(50):
-        m = re.search(r"http://[0-9.:]+", open(log.name).read())
-        if m:
-            return sim, m.group(0) + "/v1/chat/completions", trace
-        time.sleep(0.1)
-    sim.kill()
-    sys.exit("the simulator did not start: " + open(log.name).read())
+    sim, url = benchlib.start_simulator(
+        os.path.join(out, "sim.log"),
+        ["--ttft-ms", "50", "--tpot-ms", str(tpot_ms), "--threads", "1", "--trace", trace])
+    return sim, url, trace
 
 
 def start_hogs(n):
@@ -53,16 +47,9 @@ def start_hogs(n):
 
 
 def one_run(url, trace, out, streams, tokens):
-    open(trace, "w").close()  # this run's truth starts empty (the simulator appends)
-    runs = os.path.join(out, "runs")
-    p = subprocess.run([BIN, "run", "--url", url, "--concurrency", str(streams), "--num-prompts",
-                        str(2 * streams), "--max-tokens", str(tokens), "--ignore-eos",
-                        "--output-dir", runs, "--quiet"],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if p.returncode not in (0, 4):  # 4 = INVALID: its numbers are still held to the truth
-        sys.exit(f"tokbench run failed ({p.returncode}):\n{p.stdout[-2000:]}")
-    run = re.search(r"results: (\S+)", p.stdout).group(1)
-    r = json.load(open(os.path.join(run, "result.json")))
+    run, r = traced_run([BIN, "run", "--url", url, "--concurrency", str(streams), "--num-prompts",
+                         str(2 * streams), "--max-tokens", str(tokens), "--ignore-eos"], trace,
+                        os.path.join(out, "runs"))
     origin = json.load(open(os.path.join(run, "manifest.json")))["origin_steady_ns"]
     client, truth, write_to_host, merged = [], [], [], 0
     for d, t in matched(run, read_trace(trace)):
