@@ -44,6 +44,18 @@ TEST(Doctor, MeasuresTheCostPerEventAgainstTheSimulatorAndEstimatesStreams) {
     EXPECT_NE(text.output.find(line), std::string::npos) << line << "\n" << text.output;
 }
 
+TEST(Doctor, TheMeasurementStaysWithinTheOpenFiles) {
+  // 512 streams to a simulator in the same process need 1,088 descriptors; 200 allow 68.
+  const auto r = testing::run_cmd({"/usr/bin/prlimit", "--nofile=200:200", TOKBENCH_BINARY,
+                                   "doctor", "--requests", "68", "--max-tokens", "4", "--json"});
+  ASSERT_EQ(r.code, 0) << r.output;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.output).get(doc), simdjson::SUCCESS) << r.output;
+  EXPECT_EQ(doc["measured"]["streams"].get_int64().value(), 68);
+  EXPECT_EQ(doc["estimate"]["stream_cap"].get_int64().value(), 136);
+}
+
 TEST(Doctor, NoMeasureAndBadFlagsSayWhatTheyDo) {
   const auto r = testing::run_tokbench({"doctor", "--no-measure"});
   ASSERT_EQ(r.code, 0) << r.output;

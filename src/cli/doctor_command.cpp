@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -122,7 +123,16 @@ void add_doctor(CLI::App& app, std::function<int()>& action) {
         r.target_streams = static_cast<int64_t>(o->hosts_needed[0]);
         r.target_tokens_per_s = o->hosts_needed[1];
       }
-      if (!o->no_measure) r.cost = measure(*o);
+      if (!o->no_measure) {
+        // The simulator in this process holds the other end of each stream: the measurement
+        // stays within the open files (a container's 1,024 would otherwise fail it).
+        DoctorOptions m = *o;
+        const int64_t hard = r.limits.nofile_hard;
+        if (r.in_process_server && hard > 0 && hard != INT64_MAX)
+          m.streams = static_cast<int>(
+              std::clamp<int64_t>((hard - host::kSpareDescriptors) / 2, 1, m.streams));
+        r.cost = measure(m);
+      }
       fmt::print("{}", o->json ? host::doctor_json(r) : host::doctor_text(r));
       return 0;
     };
