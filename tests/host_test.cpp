@@ -63,7 +63,7 @@ TEST(HostLimits, ReadsProcAndSysUnderARoot) {
 TEST(HostLimits, TheTightestCgroupV2QuotaOnTheWayUp) {
   const fs::path root = testing::test_dir() / "root";
   put(root, "proc/self/cgroup", "0::/user.slice/run-1.scope\n");
-  put(root, "sys/fs/cgroup/cpu.max", "max 100000\n");
+  put(root, "sys/fs/cgroup/cpu.max", "garbage 1\n");  // unreadable: passed over, not thrown
   put(root, "sys/fs/cgroup/user.slice/cpu.max", "50000 100000\n");
   put(root, "sys/fs/cgroup/user.slice/run-1.scope/cpu.max", "max 100000\n");
   const HostLimits h = read_host_limits(root);

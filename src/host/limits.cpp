@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -80,11 +81,10 @@ std::optional<double> cpu_quota(const fs::path& root) {
   }
   if (own.v2) {
     walk(root / "sys/fs/cgroup", *own.v2, [&](const fs::path& d) {
-      std::istringstream in(read_text(d / "cpu.max").value_or(""));
-      std::string quota;
+      std::istringstream in(read_text(d / "cpu.max").value_or(""));  // "QUOTA PERIOD" or "max …"
+      double quota = 0;
       int64_t period = 0;
-      if (in >> quota >> period && quota != "max" && period > 0)
-        take(std::stod(quota) / static_cast<double>(period));
+      if (in >> quota >> period && period > 0) take(quota / static_cast<double>(period));
     });
   }
   return best;
@@ -95,7 +95,9 @@ std::vector<std::string> governors(const fs::path& root) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(root / "sys/devices/system/cpu", ec)) {
     const std::string name = e.path().filename().string();
-    if (!name.starts_with("cpu") || name.size() < 4 || !std::isdigit(name[3])) continue;
+    if (!name.starts_with("cpu") || name.size() < 4 ||
+        !std::isdigit(static_cast<unsigned char>(name[3])))
+      continue;
     if (auto g = read_text(e.path() / "cpufreq/scaling_governor")) {
       g->erase(std::remove(g->begin(), g->end(), '\n'), g->end());
       if (!g->empty()) seen.insert(*g);
