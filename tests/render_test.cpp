@@ -88,6 +88,22 @@ TEST(Render, SlurmScriptFromTheRunsFlags) {
   const fs::path script = testing::test_dir() / "job.sbatch";
   std::ofstream(script) << r.output;
   EXPECT_EQ(testing::run_cmd({"/bin/bash", "-n", script.string()}).code, 0);
+  // A line break inside a flag's value stays inside its quotes, and out of the comment: the
+  // script's one command is srun, its argument whole.
+  const auto nl = testing::run_tokbench(
+      with({"render", "slurm", "--"}, with(kRun, {"--extra-body", "{\"a\":\n1}; rm -rf x"})));
+  ASSERT_EQ(nl.code, 0) << nl.output;
+  EXPECT_NE(nl.output.find("--extra-body '{\"a\":\\n1}; rm -rf x'\n"), std::string::npos)
+      << nl.output;  // the comment: one line
+  EXPECT_NE(nl.output.find(" --extra-body '{\"a\":\n1}; rm -rf x'\n"), std::string::npos)
+      << nl.output;  // the command: quoted
+  const fs::path echo = testing::test_dir() / "echo.sh";
+  std::string body = nl.output;
+  body.replace(body.find("\nsrun --mpi=pmix "), 18, "\nprintf '%s|' ");  // what srun would get
+  std::ofstream(echo) << body;
+  const auto args = testing::run_cmd({"/bin/bash", echo.string()});
+  EXPECT_NE(args.output.find("|--extra-body|{\"a\":\n1}; rm -rf x|"), std::string::npos)
+      << args.output;
 }
 
 TEST(Render, TheRunsFlagsAreCheckedAtRenderTimeNotOnTheCluster) {

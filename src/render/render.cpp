@@ -30,10 +30,13 @@ std::string command_line(const std::vector<std::string>& argv) {
   return out;
 }
 
-// The run's flags, one per line of a comment (what was rendered from).
+// What was rendered from, as one comment line: a line break inside a flag's value (a JSON
+// --extra-body) is written \n there, or the rest of the value would be read as a command.
 std::string provenance(const LaunchSpec& s) {
-  return fmt::format("# Rendered by `tokbench render` from: tokbench run {}\n",
-                     command_line(s.run_args));
+  std::string flags;
+  for (const char c : command_line(s.run_args))
+    flags += c == '\n' ? std::string("\\n") : c == '\r' ? std::string("\\r") : std::string(1, c);
+  return fmt::format("# Rendered by `tokbench render` from: tokbench run {}\n", flags);
 }
 
 // The worker: sshd in the foreground, for the launcher's mpirun to start its ranks through.
