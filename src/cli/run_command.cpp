@@ -18,6 +18,7 @@
 #include "cli/commands.hpp"
 #include "cli/yaml_config.hpp"
 #include "client/engine.hpp"
+#include "common/abbreviate.hpp"
 #include "common/console.hpp"
 #include "history/commands.hpp"
 #include "history/entry.hpp"
@@ -163,7 +164,7 @@ void warn_of_host_limits(const runner::RunConfig& cfg) {
   if (streams <= 0) return;
   for (const std::string& w :
        host::stream_limit_warnings(host::read_host_limits(), streams, cfg.embedded_target()))
-    fmt::print(stderr, "tokbench: warning: {}\n", w);
+    fmt::print(stderr, "{}\n", fit_line("tokbench: warning: " + w));
 }
 
 }  // namespace

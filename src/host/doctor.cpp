@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/abbreviate.hpp"
 #include "common/json_writer.hpp"
 
 namespace tokbench::host {
@@ -121,7 +122,7 @@ std::string doctor_text(const DoctorReport& r) {
         *r.target_streams, r.target_tokens_per_s, h.hosts, h.by_events, h.by_streams);
   }
   const auto advice = host_advice(l);
-  for (const std::string& a : advice) out += "advice: " + a + "\n";
+  for (const std::string& a : advice) out += fit_line("advice: " + a) + "\n";  // one screen wide
   return out;
 }
 
