@@ -34,8 +34,11 @@ if [[ "${1:-}" == "--test" ]]; then
   # Chromium checks the HTML report; clang and its runtimes (libFuzzer) build the fuzz targets;
   # openssl's command line serves TLS on loopback for the TLS tests; zsh checks the completion script;
   # man-db renders the packaged man page (tests/package_check.sh); clang-format checks the code's
-  # formatting (tests/style_check.cmake); prometheus scrapes --live in a test (tests/live_test.cpp).
-  for p in chromium clang libclang-rt-14-dev clang-format openssl zsh man-db prometheus; do
+  # formatting (tests/style_check.cmake); prometheus scrapes --live in a test (tests/live_test.cpp);
+  # munge, slurmctld, slurmd and slurm-client make the single-node Slurm that tests/slurm_test.cpp
+  # starts on loopback (srun --mpi=pmix, salloc + mpirun, sbatch).
+  for p in chromium clang libclang-rt-14-dev clang-format openssl zsh man-db prometheus \
+           munge slurmctld slurmd slurm-client; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
   done
 fi
