@@ -6,6 +6,7 @@
 #include "cluster/cluster.hpp"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <simdjson.h>
 #include <unistd.h>
 
@@ -15,14 +16,18 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
+#include <thread>
 
+#include "common/exit_codes.hpp"
 #include "load/source.hpp"
 #include "point/cluster_run.hpp"
 #include "record/record_io.hpp"
 #include "support/busy_machine.hpp"
 #include "support/machine_noise.hpp"
 #include "support/process.hpp"
+#include "support/rank_process.hpp"
 #include "support/sim_process.hpp"
 #include "support/sim_trace.hpp"
 #include "support/temp_dir.hpp"
@@ -180,7 +185,15 @@ class MpiRun : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   testing::Result mpirun(int ranks, std::vector<std::string> args) {
+    testing::Child c(mpirun_argv(ranks, std::move(args)));
+    const int code = c.wait(std::chrono::seconds(120));
+    return {code, c.output()};
+  }
+  // `mpirun [launcher flags] -np N tokbench ARGS`.
+  static std::vector<std::string> mpirun_argv(int ranks, std::vector<std::string> args,
+                                              std::vector<std::string> launcher = {}) {
     std::vector<std::string> argv{TOKBENCH_MPIEXEC, "--allow-run-as-root", "--oversubscribe"};
+    argv.insert(argv.end(), launcher.begin(), launcher.end());
 #ifdef TOKBENCH_SANITIZED
     // Open MPI never frees what MPI_Init allocates: LeakSanitizer is told (tests/lsan.supp), with
     // whole stacks (the fast unwinder stops inside Open MPI's libraries, before a frame matches).
@@ -190,9 +203,7 @@ class MpiRun : public ::testing::Test {
 #endif
     argv.insert(argv.end(), {"-np", std::to_string(ranks), TOKBENCH_BINARY});
     argv.insert(argv.end(), args.begin(), args.end());
-    testing::Child c(argv);
-    const int code = c.wait(std::chrono::seconds(120));
-    return {code, c.output()};
+    return argv;
   }
   fs::path run_dir(const fs::path& out) const {
     for (const auto& e : fs::directory_iterator(out))
@@ -550,6 +561,117 @@ TEST_F(MpiRun, OpenLoopClosingScrapeWaitsForEveryRank) {
         << simdjson::minify(c);  // the last rank's tokens included
   }
   EXPECT_TRUE(tokens_checked) << simdjson::minify(server);
+}
+
+// ---- a rank that is lost mid-run (cluster/watch) ----------------------------------------------
+
+class LostRank : public MpiRun {
+ protected:
+  // Three ranks of a long closed loop; returns once rank 0 has recorded a few requests.
+  std::unique_ptr<testing::Child> start(const Sim& sim, std::vector<std::string> launcher = {}) {
+    auto run = std::make_unique<testing::Child>(mpirun_argv(
+        3,
+        {"run", "--url", sim.url(), "--num-prompts", "3000", "--concurrency", "6", "--max-tokens",
+         "20", "--ignore-eos", "--quiet", "--output-dir", dir_.string()},
+        std::move(launcher)));
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (!fs::exists(dir_) || run_dir(dir_).empty()) continue;
+      if (testing::lines_in(details(run_dir(dir_))) >= 4) break;
+    }
+    return run;
+  }
+  static fs::path details(const fs::path& run) {
+    return run / "performances" / "tokbench-mock" / "builtin_details.jsonl";
+  }
+  // The run ended within `limit` of the loss (no rank waits in a collective).
+  static void ends_within(testing::Child& run, std::chrono::seconds limit) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run.wait(limit + std::chrono::seconds(30));  // killed at the bound, should it hang
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, limit) << run.output();
+  }
+  // rank_lost.json names `rank` of 3; `report` judges the folder INVALID for it.
+  void expect_named(const fs::path& run, int rank, std::string_view how) {
+    simdjson::dom::parser p;
+    simdjson::dom::element lost = p.load((run / "rank_lost.json").string());
+    EXPECT_EQ(lost["rank"].get_int64().value(), rank);
+    EXPECT_EQ(lost["ranks"].get_int64().value(), 3);
+    EXPECT_NE(std::string(lost["how"].get_string().value()).find(how), std::string::npos)
+        << simdjson::minify(lost);
+    EXPECT_NE(std::string(lost["seen_at"].get_string().value()).find(" UTC"), std::string::npos);
+    const auto rep = testing::run_tokbench({"report", run.string()});
+    EXPECT_EQ(rep.code, kExitInvalid) << rep.output;
+    const std::string want = "rank " + std::to_string(rank) + " of 3 was lost ";
+    EXPECT_NE(rep.output.find(want), std::string::npos) << rep.output;
+    simdjson::dom::element result = p.load((run / "result.json").string());
+    EXPECT_EQ(std::string_view(result["verdict"]["status"]), "INVALID");
+    EXPECT_TRUE(
+        std::string(result["verdict"]["reasons"].at(0).get_string().value()).starts_with(want));
+  }
+  // Every record kept is named in rank_lost.json, from the ranks that survived.
+  void expect_survivors_records(const fs::path& run, int lost_rank) {
+    simdjson::dom::parser p;
+    simdjson::dom::element lost = p.load((run / "rank_lost.json").string());
+    ASSERT_TRUE(lost["collected"].get_bool().value()) << simdjson::minify(lost);
+    std::map<int64_t, int64_t> kept, seen;
+    for (auto [key, value] : simdjson::dom::object(lost["kept"]))
+      kept[std::stoll(std::string(key))] = value.get_int64().value();
+    for (const auto& r : record::read_details(details(run).string())) ++seen[r.rank];
+    EXPECT_EQ(seen, kept);
+    EXPECT_EQ(seen.count(lost_rank), 0u);
+    for (int64_t r = 0; r < 3; ++r)
+      if (r != lost_rank) EXPECT_GT(seen[r], 0) << "rank " << r << "'s records were not kept";
+  }
+};
+
+// A rank killed by a signal while the launcher leaves the others running (mpirun
+// --enable-recovery; a plain mpirun or srun ends them itself a moment later): rank 0 sees its
+// connection close, stops every rank, collects the survivors' records and ends INVALID, naming it.
+TEST_F(LostRank, AKilledRankStopsTheOthersAndIsNamed) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "20"});
+  auto run = start(sim, {"--enable-recovery"});
+  const pid_t victim = testing::rank_pid("OMPI_COMM_WORLD_RANK", 1, dir_);
+  ASSERT_GT(victim, 0) << run->output();
+  const pid_t survivor = testing::rank_pid("OMPI_COMM_WORLD_RANK", 2, dir_);
+  kill(victim, SIGKILL);
+  ends_within(*run, std::chrono::seconds(20));
+  EXPECT_NE(kill(survivor, 0), 0) << "rank 2 still runs";
+  EXPECT_NE(run->output().find("tokbench (rank 2 of 3): rank 1 was lost"), std::string::npos)
+      << run->output();
+  const fs::path folder = run_dir(dir_);
+  ASSERT_TRUE(fs::exists(folder / "end.json")) << run->output();
+  expect_named(folder, 1, "connection to rank 0 closed");
+  expect_survivors_records(folder, 1);
+}
+
+// The same under a plain mpirun, which ends every rank a moment after one dies: the folder still
+// names the lost rank (rank 0 marks it the moment it learns of it) and `report` judges it.
+TEST_F(LostRank, UnderAPlainMpirunTheFolderStillNamesIt) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "20"});
+  auto run = start(sim);
+  const pid_t victim = testing::rank_pid("OMPI_COMM_WORLD_RANK", 2, dir_);
+  ASSERT_GT(victim, 0) << run->output();
+  kill(victim, SIGKILL);
+  ends_within(*run, std::chrono::seconds(20));
+  expect_named(run_dir(dir_), 2, "connection to rank 0 closed");
+}
+
+// A rank that stops answering (its host frozen or cut off: here SIGSTOP) is lost after the
+// silence limit; the others stop and rank 0 keeps their records.
+TEST_F(LostRank, ASilentRankIsLostAfterTheLimit) {
+  Sim sim({"--ttft-ms", "5", "--tpot-ms", "20"});
+  auto run = start(sim);  // rank 0's INVALID exit ends the stopped rank (SIGKILL reaches it)
+  const pid_t victim = testing::rank_pid("OMPI_COMM_WORLD_RANK", 2, dir_);
+  ASSERT_GT(victim, 0) << run->output();
+  kill(victim, SIGSTOP);
+  ends_within(*run, std::chrono::seconds(10 + 20));
+  kill(victim, SIGKILL);  // should the launcher have left it
+  const fs::path folder = run_dir(dir_);
+  expect_named(folder, 2, "no word from it in 10 s");
+  expect_survivors_records(folder, 2);
+  simdjson::dom::parser p;
+  EXPECT_GE(p.load((folder / "rank_lost.json").string())["after_s"].get_double().value(), 10.0);
 }
 
 }  // namespace

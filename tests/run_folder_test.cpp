@@ -112,6 +112,41 @@ TEST_F(RunFolderTest, KillNineMidRunThenReportSaysIncompleteAndCountsEveryFinish
   EXPECT_TRUE(r["interrupted"].get_bool().value());
 }
 
+// A multi-host run's rank 0 killed right after it marked a lost rank (the launcher ends every
+// rank a moment after one dies): `report` judges the folder INVALID for the lost rank first,
+// named with when and how, and says the other ranks' records never reached it.
+TEST_F(RunFolderTest, AFolderMarkedWithALostRankIsJudgedForItAfterAKill) {
+  Sim sim({"--ttft-ms", "2", "--tpot-ms", "2"});
+  Child run(with_binary(run_args({"--url", sim.url(), "--num-prompts", "2000", "--concurrency", "4",
+                                  "--max-tokens", "20", "--ignore-eos"})));
+  fs::path rd;
+  for (int i = 0; i < 200 && rd.empty(); ++i) {
+    std::this_thread::sleep_for(50ms);
+    if (fs::exists(dir_ / "outputs") && !fs::is_empty(dir_ / "outputs")) rd = only_run();
+  }
+  ASSERT_FALSE(rd.empty());
+  wait_for_lines(rd / "performances/tokbench-mock/builtin_details.jsonl", 10);
+  runfolder::RankLost lost;
+  lost.rank = 2;
+  lost.ranks = 4;
+  lost.how = "its connection to rank 0 closed: its process ended, or its host went away";
+  lost.seen_at = "2026-12-07 23:38:31.479 UTC";
+  lost.after_s = 2.5;
+  runfolder::write_rank_lost(rd, lost);
+  run.signal(SIGKILL);
+  run.wait();
+  const auto rep = run_tokbench({"report", rd.string()});
+  EXPECT_EQ(rep.code, 4) << rep.output;
+  auto r = json(rd / "result.json");
+  EXPECT_EQ(std::string_view(r["verdict"]["status"]), "INVALID");
+  const std::string first(std::string_view(r["verdict"]["reasons"].at(0)));
+  EXPECT_TRUE(
+      first.starts_with("rank 2 of 4 was lost 2.5 s into the run (2026-12-07 "
+                        "23:38:31.479 UTC): its connection to rank 0 closed"))
+      << first;
+  EXPECT_NE(first.find("the surviving ranks' records were never sent"), std::string::npos) << first;
+}
+
 TEST_F(RunFolderTest, TornLastLineIsSkippedWithAWarning) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "1"});
   const auto res = run_tokbench(run_args(
@@ -350,6 +385,37 @@ TEST(RunFolder, ManifestAndEndMarkerRoundTrip) {
   EXPECT_EQ(f.end->client.peak_busy_at_s, 12.5);
   EXPECT_EQ(f.end->client.busy_share, 0.75);
   EXPECT_EQ(f.end->records_written, 256);
+  fs::remove_all(dir);
+}
+
+// rank_lost.json: every field back as written, the records kept per rank included.
+TEST(RunFolder, ALostRankMarkerRoundTrips) {
+  const fs::path dir = testing::fresh_test_dir("tokbench_run_folder_lost");
+  RunManifest m;
+  m.info.model_abbr = "m";
+  m.info.dataset_abbr = "ds";
+  write_manifest(dir, m);
+  EXPECT_FALSE(load_run_folder(dir).rank_lost.has_value());
+  RankLost lost;
+  lost.rank = 1;
+  lost.ranks = 3;
+  lost.how = "no word from it in 10 s";
+  lost.seen_at = "2026-12-07 23:38:52.761 UTC";
+  lost.after_s = 12.5;
+  lost.collected = true;
+  lost.kept = {{0, 26}, {2, 25}};
+  write_rank_lost(dir, lost);
+  const RunFolder f = load_run_folder(dir);
+  ASSERT_TRUE(f.rank_lost.has_value());
+  EXPECT_EQ(f.rank_lost->rank, 1);
+  EXPECT_EQ(f.rank_lost->ranks, 3);
+  EXPECT_EQ(f.rank_lost->how, lost.how);
+  EXPECT_EQ(f.rank_lost->seen_at, lost.seen_at);
+  EXPECT_EQ(f.rank_lost->after_s, 12.5);
+  EXPECT_TRUE(f.rank_lost->collected);
+  EXPECT_EQ(f.rank_lost->kept, lost.kept);
+  runfolder::write_file(dir / kRankLostFile, "{\"rank\": 1, \"kept\": {\"x\": 3}}");
+  EXPECT_THROW(load_run_folder(dir), std::runtime_error);  // named, not a crash
   fs::remove_all(dir);
 }
 

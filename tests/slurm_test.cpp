@@ -3,9 +3,11 @@
 // slurm.conf it writes) and runs two-rank concurrency sweeps the ways a cluster user does:
 // `srun --mpi=pmix` (PMIx direct launch), `salloc` then `mpirun` inside the allocation, and
 // `sbatch` of the script `tokbench render slurm` writes. Each: one merged run folder, every point's
-// records exact in count and index, both ranks in them. Nothing reaches past 127.0.0.1.
+// records exact in count and index, both ranks in them. And a rank killed under srun: the folder
+// names it and `report` judges it INVALID. Nothing reaches past 127.0.0.1.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <simdjson.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -19,9 +21,11 @@
 #include <thread>
 
 #include "cluster/cluster.hpp"
+#include "common/exit_codes.hpp"
 #include "record/record_io.hpp"
 #include "support/busy_machine.hpp"
 #include "support/process.hpp"
+#include "support/rank_process.hpp"
 #include "support/sim_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -308,6 +312,58 @@ TEST_F(Slurm, TheRenderedSbatchScriptRuns) {
   ASSERT_TRUE(RanValidUnlessBusy({r.code, r.output + printed}, out_));
   EXPECT_NE(printed.find("sweep over concurrency (2 point(s))"), std::string::npos) << printed;
   expect_one_merged_sweep();
+}
+
+// A rank killed under srun: Slurm ends the step's other tasks a moment later, and the folder rank
+// 0 wrote first names the lost rank (`report` judges it INVALID for that); no task is left.
+TEST_F(Slurm, AKilledRankIsNamedInTheFolder) {
+  testing::Sim sim({"--ttft-ms", "5", "--tpot-ms", "20"});
+  testing::Child run({program("srun"),
+                      "--mpi=pmix",
+                      "-n",
+                      "3",
+                      "-J",
+                      "tokbench-lost",
+                      TOKBENCH_BINARY,
+                      "run",
+                      "--url",
+                      sim.url(),
+                      "--concurrency",
+                      "6",
+                      "--num-prompts",
+                      "3000",
+                      "--max-tokens",
+                      "20",
+                      "--ignore-eos",
+                      "--quiet",
+                      "--output-dir",
+                      out_.string()});
+  fs::path folder;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (folder.empty() && fs::exists(out_))
+      for (const auto& e : fs::directory_iterator(out_))
+        if (e.is_directory()) folder = e.path();
+    if (!folder.empty() &&
+        testing::lines_in(folder / "performances" / "tokbench-mock" / "builtin_details.jsonl") >= 4)
+      break;
+  }
+  const pid_t victim = testing::rank_pid("SLURM_PROCID", 1, out_);
+  ASSERT_GT(victim, 0) << run.output();
+  kill(victim, SIGKILL);
+  const auto t0 = std::chrono::steady_clock::now();
+  run.wait(std::chrono::seconds(60));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30)) << run.output();
+  EXPECT_EQ(testing::rank_pid("SLURM_PROCID", 0, out_), -1) << "a task was left";
+  EXPECT_EQ(testing::rank_pid("SLURM_PROCID", 2, out_), -1) << "a task was left";
+  simdjson::dom::parser p;
+  simdjson::dom::element lost = p.load((folder / "rank_lost.json").string());
+  EXPECT_EQ(lost["rank"].get_int64().value(), 1);
+  EXPECT_EQ(lost["ranks"].get_int64().value(), 3);
+  const auto rep = testing::run_tokbench({"report", folder.string()});
+  EXPECT_EQ(rep.code, kExitInvalid) << rep.output;
+  EXPECT_NE(rep.output.find("rank 1 of 3 was lost"), std::string::npos) << rep.output;
 }
 
 }  // namespace

@@ -1,17 +1,21 @@
 // tokbench: a benchmark for OpenAI-compatible LLM inference services.
 // Exit codes: common/exit_codes.hpp (the one table; the man page and the README follow it).
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "cli/commands.hpp"
 #include "cluster/cluster.hpp"
+#include "cluster/watch.hpp"
+#include "common/exit_codes.hpp"
 #include "probe/nvml.hpp"
 #include "tokbench/version.hpp"
 
@@ -21,6 +25,17 @@ namespace {
 // in a collective); with one rank it just returns its code.
 int finish(int code, const std::string& error) {
   const auto& world = tokbench::cluster::world();
+  // A lost rank (cluster/watch): no MPI_Abort (it would end rank 0 while it writes the folder)
+  // and no MPI_Finalize (it would wait for the lost rank); this rank just ends, INVALID.
+  if (const auto loss = tokbench::cluster::rank_lost()) {
+    if (!error.empty())
+      fmt::print(stderr, "tokbench (rank {} of {}): {}\n", world.rank, world.size, error);
+    tokbench::cluster::end_watch();
+    spdlog::shutdown();  // the run's log, whole
+    std::fflush(nullptr);
+    // INVALID whatever stopped it (the interruption it caused included); a full disk says so.
+    std::_Exit(code == tokbench::kExitDiskStopped ? code : tokbench::kExitInvalid);
+  }
   if (!error.empty()) {
     if (world.size > 1) {
       fmt::print(stderr, "tokbench (rank {} of {}): {}\n", world.rank, world.size, error);

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "cluster/mpi_plugin.hpp"
+#include "cluster/watch.hpp"
 #include "common/clock.hpp"
 
 namespace tokbench::cluster {
@@ -100,7 +101,9 @@ const World& init(int* argc, char*** argv) {
 const World& world() { return g_world; }
 
 void finalize() {
-  if (g_world.initialized) g_mpi->finalize();
+  end_watch();
+  // After a lost rank MPI_Finalize would wait for it: the process just ends.
+  if (g_world.initialized && !rank_lost()) g_mpi->finalize();
   g_world.initialized = false;
 }
 
@@ -111,7 +114,7 @@ void abort(int code) {
 
 ClockSync sync_clocks(int rounds) {
   ClockSync out;
-  if (g_world.size <= 1) return out;
+  if (g_world.size <= 1 || rank_lost()) return out;
   // Rank 0 answers each rank in turn: t0 = its clock when the ping arrived.
   if (g_world.rank == 0) {
     for (int r = 1; r < g_world.size; ++r) {
@@ -141,18 +144,18 @@ ClockSync sync_clocks(int rounds) {
 }
 
 int64_t common_moment(int64_t local_ns, const ClockSync& clock, int64_t margin_ns) {
-  if (g_world.size > 1)
+  if (g_world.size > 1 && !rank_lost())
     return g_mpi->max_all(local_ns + clock.offset_ns) + margin_ns - clock.offset_ns;
   return local_ns + margin_ns;
 }
 
 int64_t broadcast(int64_t value) {
-  if (g_world.size > 1) g_mpi->broadcast(&value, sizeof value);
+  if (g_world.size > 1 && !rank_lost()) g_mpi->broadcast(&value, sizeof value);
   return value;
 }
 
 std::string broadcast(const std::string& value) {
-  if (g_world.size > 1) {
+  if (g_world.size > 1 && !rank_lost()) {
     int64_t n = broadcast(static_cast<int64_t>(value.size()));
     std::string out = g_world.rank == 0 ? value : std::string(static_cast<size_t>(n), '\0');
     for (int64_t at = 0; at < n; at += static_cast<int64_t>(kPiece)) {
@@ -166,7 +169,7 @@ std::string broadcast(const std::string& value) {
 
 std::vector<std::string> gather(const std::string& payload) {
   std::vector<std::string> out;
-  if (g_world.size > 1) {
+  if (g_world.size > 1 && !rank_lost()) {
     if (g_world.rank != 0) {
       const int64_t n = static_cast<int64_t>(payload.size());
       send_value(n, 0, kTagPayload);
@@ -195,7 +198,7 @@ std::vector<std::string> gather(const std::string& payload) {
 
 int64_t append_to_root(const std::filesystem::path& path) {
   int64_t appended = 0;
-  if (g_world.size <= 1) return 0;
+  if (g_world.size <= 1 || rank_lost()) return 0;
   constexpr size_t kFilePiece = size_t{16} << 20;
   std::string buf(kFilePiece, '\0');
   if (g_world.rank != 0) {

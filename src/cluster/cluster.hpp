@@ -17,6 +17,10 @@ struct World {
   bool initialized = false;  ///< MPI_Init was called (started by mpirun or srun)
 };
 
+/// Once a rank is lost (cluster/watch.hpp), every collective below returns at once with this
+/// rank's own value (a broadcast or a merge is a world of one): the run is over, and no rank
+/// waits for the lost one.
+
 /// True when this tokbench was built with MPI.
 bool available();
 
@@ -26,7 +30,8 @@ bool available();
 const World& init(int* argc, char*** argv);
 /// The world init() made (a world of one before it).
 const World& world();
-/// MPI_Finalize when MPI was initialized.
+/// The ranks' lifeline ended, then MPI_Finalize when MPI was initialized (not after a lost rank:
+/// it would wait for that rank).
 void finalize();
 /// Ends every rank at once (MPI_Abort): a rank that failed must not leave the others waiting.
 [[noreturn]] void abort(int code);

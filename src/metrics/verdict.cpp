@@ -487,7 +487,8 @@ void judge_ranks_and_tls(Verdict& v, const VerdictTally& t, const VerdictFacts& 
         "rank {} of {}: {} measured request(s), client CPU {:.2f} s (busiest thread {:.0f}%), "
         "{:.0f} "
         "events/s, {}; clock offset to rank 0 {:+.1f} µs (± {:.1f} µs)",
-        h.rank, f.ranks.size(), k.requests, h.client.cpu_s, 100 * std::max(0.0, h.client.cpu_share),
+        h.rank, std::max<size_t>(f.ranks.size(), static_cast<size_t>(f.rank_count)), k.requests,
+        h.client.cpu_s, 100 * std::max(0.0, h.client.cpu_share),
         h.client.measured_wall_s > 0
             ? static_cast<double>(h.client.events) / h.client.measured_wall_s
             : 0.0,

@@ -104,6 +104,7 @@ struct VerdictFacts {
   std::string details_warning;            ///< a torn last line that was skipped ("" = none)
   bool insecure_tls = false;              ///< --insecure: certificates were not verified
   std::vector<record::RankHealth> ranks;  ///< a multi-host run's ranks (empty on a single host)
+  int rank_count = 1;  ///< the run's ranks (more than `ranks` holds when one was lost)
 };
 
 Verdict judge(const MetricSet& m, const VerdictTally& t, const VerdictFacts& f);

@@ -9,11 +9,14 @@
 #include <random>
 #include <stdexcept>
 
+#include "cluster/watch.hpp"
 #include "common/clock.hpp"
 #include "common/json_fields.hpp"
 #include "common/json_writer.hpp"
+#include "core/run_control.hpp"
 #include "measure/measure.hpp"
 #include "point/stages.hpp"
+#include "runfolder/run_folder.hpp"
 
 namespace tokbench::runner {
 
@@ -60,8 +63,9 @@ runfolder::RunEnd combine_ends(runfolder::RunEnd e, const std::vector<record::Ra
 
 RankStart start_ranks() {
   const auto tag = static_cast<uint16_t>(std::random_device{}());
-  if (cluster::world().size == 1) return {{}, std::time(nullptr), tag};
+  if (cluster::world().size == 1) return {{}, std::time(nullptr), tag, {}};
   RankStart s;
+  s.lifeline_problem = cluster::watch_ranks();
   s.clock = cluster::sync_clocks();
   s.wall = static_cast<std::time_t>(cluster::broadcast(static_cast<int64_t>(std::time(nullptr))));
   s.tag = static_cast<uint16_t>(cluster::broadcast(static_cast<int64_t>(tag)));
@@ -81,6 +85,54 @@ void log_rank(spdlog::logger& log, const RankStart& start) {
   if (world.size > 1)
     log.info("rank {} of {}; clock offset to rank 0 {} ns (± {} ns)", world.rank, world.size,
              start.clock.offset_ns, start.clock.residual_ns);
+  if (!start.lifeline_problem.empty()) log.warn("{}", start.lifeline_problem);
+}
+
+namespace {
+
+// What rank 0 writes of a loss: seen_at is the wall-clock time of the moment it learned of it.
+runfolder::RankLost lost_note(const cluster::RankLoss& loss, int ranks, int64_t origin) {
+  const auto wall =
+      std::chrono::system_clock::now() - std::chrono::nanoseconds(steady_now_ns() - loss.seen_ns);
+  const std::time_t t = std::chrono::system_clock::to_time_t(wall);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(wall.time_since_epoch()) % 1000;
+  runfolder::RankLost note;
+  note.rank = loss.rank;
+  note.ranks = ranks;
+  note.how = loss.how;
+  note.seen_at =
+      fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:03} UTC", tm.tm_year + 1900, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms.count());
+  note.after_s = std::max<double>(0, static_cast<double>(loss.seen_ns - origin) / 1e9);
+  return note;
+}
+
+}  // namespace
+
+void after_loss(SharedPoint& out, const cluster::RankLoss& loss,
+                const std::vector<std::filesystem::path>& files, const std::filesystem::path& dir,
+                int64_t origin, const cluster::ClockSync& clock, spdlog::logger& log) {
+  const cluster::World& world = cluster::world();
+  cluster::loss_handled();  // past the collectives: the watchdog is called off
+  out.result.interrupted = true;
+  log.error("rank {} of {} was lost: {}", loss.rank, world.size, loss.how);
+  if (world.rank != 0) {  // the survivors' records go to rank 0 over the lifeline, then it ends
+    const bool sent = cluster::ship_files(files, std::chrono::seconds(10));
+    throw std::runtime_error(fmt::format(
+        "rank {} was lost ({}): this rank stopped{}", loss.rank, loss.how,
+        sent ? " and sent its records to rank 0" : "; its records stay in " + dir.string()));
+  }
+  runfolder::RankLost note = lost_note(loss, world.size, origin);
+  note.kept = cluster::collect_files(files, std::chrono::seconds(10));
+  note.kept[0] = out.result.records_written;
+  note.collected = true;
+  out.records = 0;
+  for (const auto& [rank, n] : note.kept) out.records += n;
+  runfolder::write_rank_lost(dir, note);
+  out.ranks = {rank_health_from_json(rank_health_json(out.result, 0, clock))};
 }
 
 SharedPoint measure_point(const RunPlan& point, const Target& target,
@@ -128,12 +180,24 @@ SharedPoint measure_shared(const RunPlan& point, const Target& target,
                                       20'000'000);  // 20 ms for the slowest rank
       },
       [] { cluster::gather(std::string()); }};  // rank 0 hears from every rank: all have finished
+  // A lost rank (cluster/watch) while this point runs: the load stops at once on every rank, and
+  // rank 0 marks the folder before anything else (the launcher may end every rank a moment later).
+  cluster::on_rank_loss([&stop, dir, origin, root, size = world.size](const cluster::RankLoss& l) {
+    stop.store(core::kCancelNow);
+    if (root) runfolder::write_rank_lost(dir, lost_note(l, size, origin));
+  });
   SharedPoint out;
   out.result = measure(mine, target, manifest, dir, log, stop, console, origin, share, &point);
-  const auto healths = cluster::gather(rank_health_json(out.result, world.rank, clock));
+  cluster::on_rank_loss(nullptr);
   const auto perf = dir / "performances" / point.cfg.output.model_abbr;
-  cluster::append_to_root(perf / (dataset_abbr(target) + "_details.jsonl"));
-  cluster::append_to_root(perf / (dataset_abbr(target) + "_failed.jsonl"));
+  const std::vector<std::filesystem::path> files{perf / (dataset_abbr(target) + "_details.jsonl"),
+                                                 perf / (dataset_abbr(target) + "_failed.jsonl")};
+  if (const auto loss = cluster::rank_lost()) {
+    after_loss(out, *loss, files, dir, origin, clock, log);
+    return out;
+  }
+  const auto healths = cluster::gather(rank_health_json(out.result, world.rank, clock));
+  for (const auto& f : files) cluster::append_to_root(f);
   for (const auto& h : healths) {  // rank 0 only: the others get an empty list
     int64_t written = 0;
     bool interrupted = false;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cluster/cluster.hpp"
+#include "cluster/watch.hpp"
 #include "measure/execute.hpp"
 #include "plan/plan.hpp"
 #include "point/points.hpp"
@@ -47,6 +48,7 @@ struct RankStart {
   std::time_t wall = 0;
   uint16_t tag =
       0;  ///< random, rank 0's on every rank: tells apart runs started in the same second
+  std::string lifeline_problem;  ///< rank 0: what of cluster/watch could not be set up ("")
 };
 RankStart start_ranks();
 /// The run's id, the same on every rank: "<start, YYYYMMDD_HHMMSS>-<tag, 4 hex>", and "-<label>"
@@ -69,6 +71,12 @@ SharedPoint measure_shared(const RunPlan& point, const Target& target,
                            runfolder::RunManifest& manifest, const std::filesystem::path& dir,
                            spdlog::logger& log, std::atomic<int>& stop, std::FILE* console,
                            const cluster::ClockSync& clock);
+/// After a rank was lost while `out` was measured (cluster/watch): rank 0 collects the survivors'
+/// `files` (the point's details and failed files) into its own and marks the folder with what it
+/// kept; another rank ships its files to rank 0 and throws (it ends, naming the loss).
+void after_loss(SharedPoint& out, const cluster::RankLoss& loss,
+                const std::vector<std::filesystem::path>& files, const std::filesystem::path& dir,
+                int64_t origin, const cluster::ClockSync& clock, spdlog::logger& log);
 /// One point on any number of ranks: measure() on one host, measure_shared() on several.
 SharedPoint measure_point(const RunPlan& point, const Target& target,
                           runfolder::RunManifest& manifest, const std::filesystem::path& dir,

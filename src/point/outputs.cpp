@@ -33,8 +33,24 @@ namespace fs = std::filesystem;
 namespace {
 
 // Why the folder is not a finished run ("" when it is).
+// A multi-host run that lost a rank: which, when, how it was seen, and whose records are here.
+std::string lost_rank_reason(const runfolder::RankLost& lost, int64_t recorded) {
+  std::string kept;
+  for (const auto& [rank, n] : lost.kept)
+    kept += fmt::format("{}rank {}: {}", kept.empty() ? "" : ", ", rank, n);
+  return fmt::format(
+      "rank {} of {} was lost {:.1f} s into the run ({}): {}; every rank stopped there, so the "
+      "load asked for was not held. {} record(s) are here{}; rank {}'s were on its own host",
+      lost.rank, lost.ranks, lost.after_s, lost.seen_at, lost.how, recorded,
+      lost.collected ? fmt::format(" ({})", kept)
+                     : " (what reached rank 0's disk before the run was ended: the surviving "
+                       "ranks' records were never sent)",
+      lost.rank);
+}
+
 std::string incomplete_reason(const runfolder::RunFolder& f, int64_t recorded) {
   const runfolder::RunManifest& m = f.manifest;
+  if (f.rank_lost) return lost_rank_reason(*f.rank_lost, recorded);
   if (!m.target_ready) {
     return "incomplete: the run stopped before its target was ready, so no request was sent (see "
            "logs/run.log)";
@@ -337,6 +353,7 @@ metrics::VerdictFacts verdict_facts(const runfolder::RunFolder& folder, const Wr
   vf.details_warning = p.scan.warning;
   vf.insecure_tls = folder.manifest.insecure_tls;
   if (folder.end) vf.ranks = folder.end->ranks;
+  vf.rank_count = folder.manifest.ranks;
   return vf;
 }
 

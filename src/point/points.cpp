@@ -100,10 +100,15 @@ PointSession::~PointSession() {
   if (quiet_) std::fclose(quiet_);
 }
 
-bool PointSession::stopped() const { return stop_.load() != core::kRunning; }
+bool PointSession::stopped() const {
+  return stop_.load() != core::kRunning || cluster::rank_lost().has_value();
+}
 
 RunOutcome PointSession::run(const PointSpec& spec) {
   const cluster::World& world = cluster::world();
+  if (const auto loss = cluster::rank_lost())  // between points: no point runs on fewer ranks
+    throw std::runtime_error(fmt::format("rank {} of {} was lost before point {} ({})", loss->rank,
+                                         world.size, spec.label, loss->how));
   // The other ranks run the same spec on the same plan: the point is the same there by type.
   if (world.size > 1) cluster::broadcast(spec_text(spec));
   try {

@@ -262,6 +262,41 @@ void write_end(const fs::path& dir, const RunEnd& e) {
   write_file(dir / kEndFile, w.take());
 }
 
+void write_rank_lost(const fs::path& dir, const RankLost& lost) {
+  JsonWriter w;
+  w.begin_object()
+      .field("format", "tokbench-rank-lost/1")
+      .field("rank", static_cast<int64_t>(lost.rank))
+      .field("ranks", static_cast<int64_t>(lost.ranks))
+      .field("how", lost.how)
+      .field("seen_at", lost.seen_at)
+      .field("after_s", lost.after_s)
+      .field("collected", lost.collected);
+  w.key("kept").begin_object();
+  for (const auto& [rank, n] : lost.kept) w.field(std::to_string(rank), n);
+  w.end_object().end_object();
+  write_file(dir / kRankLostFile, w.take());
+}
+
+namespace {
+RankLost rank_lost_from(simdjson::dom::element root) {
+  RankLost r;
+  r.rank = static_cast<int>(json::int_or(root, "rank", -1));
+  r.ranks = static_cast<int>(json::int_or(root, "ranks", 0));
+  r.how = json::string_or(root, "how");
+  r.seen_at = json::string_or(root, "seen_at");
+  r.after_s = json::number_or(root, "after_s", 0);
+  r.collected = json::bool_or(root, "collected", false);
+  simdjson::dom::object kept;
+  if (!root["kept"].get(kept))
+    for (auto [key, value] : kept) {
+      int64_t n = 0;
+      if (!value.get(n)) r.kept[std::stoi(std::string(key))] = n;
+    }
+  return r;
+}
+}  // namespace
+
 RunFolder load_run_folder(const fs::path& dir) {
   const fs::path manifest_path = dir / kManifestFile;
   if (!fs::exists(manifest_path)) {
@@ -279,6 +314,8 @@ RunFolder load_run_folder(const fs::path& dir) {
   f.server_spans = f.perf_dir / kServerSpansFile;
   if (const fs::path end_path = dir / kEndFile; fs::exists(end_path))
     f.end = parse_file(end_path, "end marker", end_from);
+  if (const fs::path lost = dir / kRankLostFile; fs::exists(lost))
+    f.rank_lost = parse_file(lost, "lost-rank marker", rank_lost_from);
   return f;
 }
 

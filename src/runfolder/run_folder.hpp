@@ -6,6 +6,7 @@
 // /metrics summary). `report` needs nothing else; result.json and the tables are outputs, never
 // inputs. A folder without end.json is an incomplete run, and is judged as one.
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@ namespace tokbench::runfolder {
 
 inline constexpr const char* kManifestFile = "manifest.json";
 inline constexpr const char* kEndFile = "end.json";
+inline constexpr const char* kRankLostFile = "rank_lost.json";
 /// --telemetry's samples, one JSON line each, in performances/<model-abbr>/.
 inline constexpr const char* kTelemetryFile = "telemetry.jsonl";
 /// --otlp-receive: the server's spans (record/server_span), in performances/<model-abbr>/.
@@ -98,6 +100,20 @@ struct RunEnd {
       ranks;  ///< a multi-host run's ranks, rank 0 first (empty on one host)
 };
 
+/// A multi-host run's rank lost mid-point (rank_lost.json): written by rank 0 the moment it
+/// learns of it (a launcher may end every rank a moment later), and again with the records
+/// kept once the surviving ranks have sent theirs.
+struct RankLost {
+  int rank = -1;
+  int ranks = 0;                ///< the run's ranks
+  std::string how;              ///< what rank 0 saw: the connection closed, or silence
+  std::string seen_at;          ///< UTC, "YYYY-MM-DD HH:MM:SS.mmm"
+  double after_s = 0;           ///< seconds after the point's start
+  bool collected = false;       ///< the survivors' records were asked for (kept says what came)
+  std::map<int, int64_t> kept;  ///< records in the details file per rank
+};
+void write_rank_lost(const std::filesystem::path& dir, const RankLost& lost);
+
 struct RunFolder {
   std::filesystem::path dir;
   std::filesystem::path perf_dir;   ///< performances/<model-abbr>
@@ -107,6 +123,7 @@ struct RunFolder {
   std::filesystem::path server_spans;
   RunManifest manifest;
   std::optional<RunEnd> end;  ///< nullopt: the run did not finish (killed, or still running)
+  std::optional<RankLost> rank_lost;  ///< a multi-host run that lost a rank
 };
 
 /// Writes manifest.json (atomically: a temporary file renamed over it).
