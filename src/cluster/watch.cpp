@@ -149,7 +149,8 @@ void take_file_bytes(Peer& p, std::string_view payload) {
 std::function<void(const RankLoss&)> take_frame(Peer& p, Frame type, std::string_view payload) {
   p.heard_ns = steady_now_ns();
   switch (type) {
-    case kStop:
+    case kStop:  // rank 0's word only
+      if (world().rank == 0) break;
       return learn_loss(bytes_int(payload),
                         std::string(payload.substr(std::min<size_t>(4, payload.size()))));
     case kSend:
@@ -177,9 +178,11 @@ std::string whose_connection() {
   return world().rank == 0 ? "its connection to rank 0" : "rank 0's connection";
 }
 
-// Under g.mu: reads what `p` sent; a closed connection without a goodbye is a loss.
+// Under g.mu: reads what `p` sent; a closed connection without a goodbye is a loss. Returns the
+// handler of the first loss learned (every frame read is taken, whatever it says).
 std::function<void(const RankLoss&)> read_peer(Peer& p) {
   char buf[64 << 10];
+  std::function<void(const RankLoss&)> call;
   while (true) {
     const ssize_t k = ::recv(p.fd, buf, sizeof buf, MSG_DONTWAIT);
     if (k > 0) {
@@ -190,22 +193,24 @@ std::function<void(const RankLoss&)> read_peer(Peer& p) {
         if (len > kMaxPayload) {
           ::close(p.fd);
           p.fd = -1;
+          if (call) return call;
           return learn_loss(p.rank, "it sent what is not tokbench's lifeline (a frame over 1 MiB)");
         }
         if (p.in.size() < kHeader + len) break;
         auto h =
             take_frame(p, static_cast<Frame>(p.in[0]), std::string_view(p.in).substr(kHeader, len));
         p.in.erase(0, kHeader + len);
-        if (h) return h;
+        if (h && !call) call = h;
       }
       continue;
     }
     const int err = errno;
-    if (k < 0 && (err == EAGAIN || err == EWOULDBLOCK || err == EINTR)) return nullptr;
+    if (k < 0 && (err == EAGAIN || err == EWOULDBLOCK || err == EINTR)) return call;
     ::close(p.fd);  // closed, or an error: the other end is gone
     p.fd = -1;
-    if (p.bye) return nullptr;
+    if (p.bye) return call;
     const std::string what = k == 0 ? "closed" : fmt::format("failed: {}", std::strerror(err));
+    if (call) return call;
     return learn_loss(p.rank, fmt::format("{} {}: its process ended, or its host went away",
                                           whose_connection(), what));
   }
@@ -468,8 +473,8 @@ std::map<int, int64_t> collect_files(const std::vector<std::filesystem::path>& p
                        [](const Peer& p) { return p.done || p.lost || p.fd < 0; });
   };
   g.cv.wait_for(lk, limit, settled);
-  for (auto& p : g.peers)
-    if (!p.lost && p.rank != (g.loss ? g.loss->rank : -1)) out[p.rank] = p.lines;
+  for (auto& p : g.peers)  // what reached the details file, a survivor cut off mid-way included
+    if (p.rank != (g.loss ? g.loss->rank : -1) && (p.done || p.lines > 0)) out[p.rank] = p.lines;
   for (auto& s : g.sinks) s.flush();
   g.sinks.clear();
   return out;
