@@ -46,6 +46,19 @@ class RunFolderTest : public ::testing::Test {
     args.insert(args.begin(), TOKBENCH_BINARY);
     return args;
   }
+  // A run of 2,000 requests of 20 tokens at concurrency 4 (long enough to be killed mid-way).
+  std::vector<std::string> long_run(const Sim& sim) {
+    return run_args({"--url", sim.url(), "--num-prompts", "2000", "--concurrency", "4",
+                     "--max-tokens", "20", "--ignore-eos"});
+  }
+  // The run folder once it exists (bounded: "" after 10 s).
+  fs::path wait_for_run() {
+    for (int i = 0; i < 200; ++i) {
+      std::this_thread::sleep_for(50ms);
+      if (fs::exists(dir_ / "outputs") && !fs::is_empty(dir_ / "outputs")) return only_run();
+    }
+    return {};
+  }
   // The one run folder under outputs/.
   fs::path only_run() {
     std::vector<fs::path> runs;
@@ -82,13 +95,8 @@ class RunFolderTest : public ::testing::Test {
 
 TEST_F(RunFolderTest, KillNineMidRunThenReportSaysIncompleteAndCountsEveryFinishedRequest) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "2"});
-  Child run(with_binary(run_args({"--url", sim.url(), "--num-prompts", "2000", "--concurrency", "4",
-                                  "--max-tokens", "20", "--ignore-eos"})));
-  fs::path rd;
-  for (int i = 0; i < 200 && rd.empty(); ++i) {
-    std::this_thread::sleep_for(50ms);
-    if (fs::exists(dir_ / "outputs") && !fs::is_empty(dir_ / "outputs")) rd = only_run();
-  }
+  Child run(with_binary(long_run(sim)));
+  const fs::path rd = wait_for_run();
   ASSERT_FALSE(rd.empty());
   const fs::path details = rd / "performances/tokbench-mock/builtin_details.jsonl";
   wait_for_lines(details, 40);
@@ -117,13 +125,8 @@ TEST_F(RunFolderTest, KillNineMidRunThenReportSaysIncompleteAndCountsEveryFinish
 // named with when and how, and says the other ranks' records never reached it.
 TEST_F(RunFolderTest, AFolderMarkedWithALostRankIsJudgedForItAfterAKill) {
   Sim sim({"--ttft-ms", "2", "--tpot-ms", "2"});
-  Child run(with_binary(run_args({"--url", sim.url(), "--num-prompts", "2000", "--concurrency", "4",
-                                  "--max-tokens", "20", "--ignore-eos"})));
-  fs::path rd;
-  for (int i = 0; i < 200 && rd.empty(); ++i) {
-    std::this_thread::sleep_for(50ms);
-    if (fs::exists(dir_ / "outputs") && !fs::is_empty(dir_ / "outputs")) rd = only_run();
-  }
+  Child run(with_binary(long_run(sim)));
+  const fs::path rd = wait_for_run();
   ASSERT_FALSE(rd.empty());
   wait_for_lines(rd / "performances/tokbench-mock/builtin_details.jsonl", 10);
   runfolder::RankLost lost;
