@@ -63,6 +63,7 @@ struct Watch {
   std::mutex mu;  // everything below, and every write to a socket
   std::condition_variable cv;
   bool started = false, ending = false, handled = false, asked_to_send = false;
+  bool calling = false;     // the handler runs (outside the lock): on_rank_loss waits for it
   std::vector<Peer> peers;  // rank 0: the other ranks; elsewhere: rank 0 alone
   std::optional<RankLoss> loss;
   std::function<void(const RankLoss&)> handler;
@@ -266,9 +267,17 @@ void watch_loop() {
       if (g.loss && !g.handled &&
           now - g.loss->seen_ns > (world().rank == 0 ? kWatchdogRootNs : kWatchdogOtherNs))
         watchdog_ends_this_rank();
-      if (call) loss = *g.loss;
+      if (call) {
+        loss = *g.loss;
+        g.calling = true;
+      }
     }
-    if (call) call(loss);
+    if (call) {
+      call(loss);
+      std::lock_guard lk(g.mu);
+      g.calling = false;
+      g.cv.notify_all();
+    }
   }
 }
 
@@ -456,7 +465,8 @@ std::optional<RankLoss> rank_lost() {
 }
 
 void on_rank_loss(std::function<void(const RankLoss&)> handler) {
-  std::lock_guard lk(g.mu);
+  std::unique_lock lk(g.mu);
+  g.cv.wait(lk, [] { return !g.calling; });  // a handler taken has run to its end
   g.handler = std::move(handler);
 }
 

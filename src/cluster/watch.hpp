@@ -38,7 +38,8 @@ std::string watch_ranks();
 std::optional<RankLoss> rank_lost();
 
 /// What to do when this rank first learns of a loss (called on the lifeline's thread; nullptr
-/// clears it). Set while a point is measured, so the point's folder is marked at once.
+/// clears it). Set while a point is measured, so the point's folder is marked at once. Returns
+/// once a handler already called has returned: after on_rank_loss(nullptr), none runs.
 void on_rank_loss(std::function<void(const RankLoss&)> handler);
 
 /// After a loss, on rank 0: asks every surviving rank for the files of the point it measured
