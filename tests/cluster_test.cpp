@@ -578,7 +578,7 @@ class LostRank : public MpiRun {
     while (std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (!fs::exists(dir_) || run_dir(dir_).empty()) continue;
-      if (testing::lines_in(details(run_dir(dir_))) >= 4) break;
+      if (testing::count_lines(details(run_dir(dir_))) >= 4) break;
     }
     return run;
   }

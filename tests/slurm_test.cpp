@@ -6,10 +6,8 @@
 // records exact in count and index, both ranks in them. And a rank killed under srun: the folder
 // names it and `report` judges it INVALID. Nothing reaches past 127.0.0.1.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <simdjson.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -24,6 +22,7 @@
 #include "common/exit_codes.hpp"
 #include "record/record_io.hpp"
 #include "support/busy_machine.hpp"
+#include "support/ports.hpp"
 #include "support/process.hpp"
 #include "support/rank_process.hpp"
 #include "support/sim_process.hpp"
@@ -42,30 +41,11 @@ std::string program(const std::string& name) {
   return "";
 }
 
-// A loopback port no one listens on now (the kernel's pick, released for the daemon to bind).
-int free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
-    ADD_FAILURE() << "no free loopback port";
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
 std::string short_hostname() {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
   std::string s = name;
   return s.substr(0, s.find('.'));
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // munged, slurmctld and slurmd in the foreground (each a child the suite ends), their logs and
@@ -114,9 +94,9 @@ class SlurmCluster {
     }
     return ::testing::AssertionFailure()
            << "the node never went idle (sinfo: " << state << ")\nslurmctld.log:\n"
-           << slurp(dir_ / "log" / "slurmctld.log") << "\nslurmd.log:\n"
-           << slurp(dir_ / "log" / "slurmd.log") << "\nmunged.log:\n"
-           << slurp(dir_ / "log" / "munged.log");
+           << testing::slurp(dir_ / "log" / "slurmctld.log") << "\nslurmd.log:\n"
+           << testing::slurp(dir_ / "log" / "slurmd.log") << "\nmunged.log:\n"
+           << testing::slurp(dir_ / "log" / "munged.log");
   }
 
  private:
@@ -150,8 +130,8 @@ class SlurmCluster {
     std::ofstream c(conf_);
     c << "ClusterName=tokbench\n"
       << "SlurmctldHost=" << host << "(127.0.0.1)\n"
-      << "SlurmctldPort=" << free_port() << "\n"
-      << "SlurmdPort=" << free_port() << "\n"
+      << "SlurmctldPort=" << testing::unused_loopback_port() << "\n"
+      << "SlurmdPort=" << testing::unused_loopback_port() << "\n"
       << "AuthType=auth/munge\nCredType=cred/munge\n"
       << "AuthInfo=socket=" << munge_socket << "\n"
       << "SlurmUser=root\nSlurmdUser=root\n"
@@ -307,7 +287,7 @@ TEST_F(Slurm, TheRenderedSbatchScriptRuns) {
   std::ofstream(job) << script.output;
   const fs::path log = testing::test_dir() / "job.out";
   const auto r = slurm("sbatch", {"--wait", "--output=" + log.string(), job.string()});
-  const std::string printed = slurp(log);
+  const std::string printed = testing::slurp(log);
   EXPECT_NE(r.output.find("Submitted batch job"), std::string::npos) << r.output;
   ASSERT_TRUE(RanValidUnlessBusy({r.code, r.output + printed}, out_));
   EXPECT_NE(printed.find("sweep over concurrency (2 point(s))"), std::string::npos) << printed;
@@ -345,8 +325,8 @@ TEST_F(Slurm, AKilledRankIsNamedInTheFolder) {
     if (folder.empty() && fs::exists(out_))
       for (const auto& e : fs::directory_iterator(out_))
         if (e.is_directory()) folder = e.path();
-    if (!folder.empty() &&
-        testing::lines_in(folder / "performances" / "tokbench-mock" / "builtin_details.jsonl") >= 4)
+    if (!folder.empty() && testing::count_lines(folder / "performances" / "tokbench-mock" /
+                                                "builtin_details.jsonl") >= 4)
       break;
   }
   const pid_t victim = testing::rank_pid("SLURM_PROCID", 1, out_);

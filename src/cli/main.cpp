@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cluster/cluster.hpp"
 #include "cluster/watch.hpp"
+#include "common/abbreviate.hpp"
 #include "common/exit_codes.hpp"
 #include "probe/nvml.hpp"
 #include "tokbench/version.hpp"
@@ -28,8 +29,10 @@ int finish(int code, const std::string& error) {
   // A lost rank (cluster/watch): no MPI_Abort (it would end rank 0 while it writes the folder)
   // and no MPI_Finalize (it would wait for the lost rank); this rank just ends, INVALID.
   if (const auto loss = tokbench::cluster::rank_lost()) {
-    if (!error.empty())
-      fmt::print(stderr, "tokbench (rank {} of {}): {}\n", world.rank, world.size, error);
+    if (!error.empty())  // one screen wide: the loss's words run long
+      fmt::print(stderr, "{}\n",
+                 tokbench::fit_line(
+                     fmt::format("tokbench (rank {} of {}): {}", world.rank, world.size, error)));
     tokbench::cluster::end_watch();
     spdlog::shutdown();  // the run's log, whole
     std::fflush(nullptr);

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "cluster/cluster.hpp"
+#include "common/abbreviate.hpp"
 #include "common/clock.hpp"
 
 namespace tokbench::cluster {
@@ -218,12 +219,13 @@ std::function<void(const RankLoss&)> read_peer(Peer& p) {
 }
 
 [[noreturn]] void watchdog_ends_this_rank() {
-  fmt::print(stderr,
-             "tokbench (rank {} of {}): rank {} was lost ({}) and this rank is still waiting in "
-             "an MPI call after {} s: it ends now{}\n",
-             world().rank, world().size, g.loss->rank, g.loss->how,
-             (world().rank == 0 ? kWatchdogRootNs : kWatchdogOtherNs) / 1'000'000'000,
-             world().rank == 0 ? " (the run folder says which rank was lost and when)" : "");
+  fmt::print(stderr, "{}\n",
+             fit_line(fmt::format(
+                 "tokbench (rank {} of {}): rank {} was lost ({}) and this rank is still waiting "
+                 "in an MPI call after {} s: it ends now{}",
+                 world().rank, world().size, g.loss->rank, g.loss->how,
+                 (world().rank == 0 ? kWatchdogRootNs : kWatchdogOtherNs) / 1'000'000'000,
+                 world().rank == 0 ? " (the run folder says which rank was lost and when)" : "")));
   std::fflush(stderr);
   std::_Exit(4);  // kExitInvalid: the run did not measure what it was asked to
 }

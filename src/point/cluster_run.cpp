@@ -112,6 +112,20 @@ runfolder::RankLost lost_note(const cluster::RankLoss& loss, int ranks, int64_t 
 
 }  // namespace
 
+std::string lost_rank_reason(const runfolder::RankLost& lost, int64_t recorded) {
+  std::string kept;
+  for (const auto& [rank, n] : lost.kept)
+    kept += fmt::format("{}rank {}: {}", kept.empty() ? "" : ", ", rank, n);
+  return fmt::format(
+      "rank {} of {} was lost {:.1f} s into the run ({}): {}; every rank stopped there, so the "
+      "load asked for was not held. {} record(s) are here{}; rank {}'s were on its own host",
+      lost.rank, lost.ranks, lost.after_s, lost.seen_at, lost.how, recorded,
+      lost.collected ? fmt::format(" ({})", kept)
+                     : " (what reached rank 0's disk before the run was ended: the surviving "
+                       "ranks' records were never sent)",
+      lost.rank);
+}
+
 void after_loss(SharedPoint& out, const cluster::RankLoss& loss,
                 const std::vector<std::filesystem::path>& files, const std::filesystem::path& dir,
                 int64_t origin, const cluster::ClockSync& clock, spdlog::logger& log) {

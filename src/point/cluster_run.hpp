@@ -71,6 +71,9 @@ SharedPoint measure_shared(const RunPlan& point, const Target& target,
                            runfolder::RunManifest& manifest, const std::filesystem::path& dir,
                            spdlog::logger& log, std::atomic<int>& stop, std::FILE* console,
                            const cluster::ClockSync& clock);
+/// The verdict's reason for a folder whose run lost a rank (rank_lost.json): which, when, how it
+/// was seen, and whose `recorded` records are here.
+std::string lost_rank_reason(const runfolder::RankLost& lost, int64_t recorded);
 /// After a rank was lost while `out` was measured (cluster/watch): rank 0 collects the survivors'
 /// `files` (the point's details and failed files) into its own and marks the folder with what it
 /// kept; another rank ships its files to rank 0 and throws (it ends, naming the loss).

@@ -16,6 +16,7 @@
 #include "metrics/verdict.hpp"
 #include "metrics/waterfall.hpp"
 #include "point/class_outputs.hpp"
+#include "point/cluster_run.hpp"
 #include "record/record_io.hpp"
 #include "record/server_span.hpp"
 #include "report/html.hpp"
@@ -33,21 +34,6 @@ namespace fs = std::filesystem;
 namespace {
 
 // Why the folder is not a finished run ("" when it is).
-// A multi-host run that lost a rank: which, when, how it was seen, and whose records are here.
-std::string lost_rank_reason(const runfolder::RankLost& lost, int64_t recorded) {
-  std::string kept;
-  for (const auto& [rank, n] : lost.kept)
-    kept += fmt::format("{}rank {}: {}", kept.empty() ? "" : ", ", rank, n);
-  return fmt::format(
-      "rank {} of {} was lost {:.1f} s into the run ({}): {}; every rank stopped there, so the "
-      "load asked for was not held. {} record(s) are here{}; rank {}'s were on its own host",
-      lost.rank, lost.ranks, lost.after_s, lost.seen_at, lost.how, recorded,
-      lost.collected ? fmt::format(" ({})", kept)
-                     : " (what reached rank 0's disk before the run was ended: the surviving "
-                       "ranks' records were never sent)",
-      lost.rank);
-}
-
 std::string incomplete_reason(const runfolder::RunFolder& f, int64_t recorded) {
   const runfolder::RunManifest& m = f.manifest;
   if (f.rank_lost) return lost_rank_reason(*f.rank_lost, recorded);

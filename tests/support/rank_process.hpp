@@ -4,7 +4,6 @@
 // output folder), so a test can kill or stop exactly that rank.
 #include <sys/types.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -26,12 +25,6 @@ inline pid_t rank_pid(const std::string& rank_var, int rank, const std::filesyst
     if (v.find(want) != std::string::npos) return static_cast<pid_t>(std::stol(name));
   }
   return -1;
-}
-
-/// Lines in a file (0 when it is missing).
-inline size_t lines_in(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  return static_cast<size_t>(std::count(std::istreambuf_iterator<char>(in), {}, '\n'));
 }
 
 }  // namespace tokbench::testing
